@@ -1,0 +1,1 @@
+"""Command-line interface (click): parse options, call the app, map errors to exit codes."""

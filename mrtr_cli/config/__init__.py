@@ -1,0 +1,1 @@
+"""Targets (which server to talk to), headers and secrets."""

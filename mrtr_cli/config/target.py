@@ -1,0 +1,113 @@
+"""The target of a run: a Streamable HTTP URL or a stdio command (DESIGN.md section 1).
+
+A target knows how to build its transport and how to describe itself without
+secrets (for pending documents, task records and messages): headers and
+environment values are never part of `public()`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import UsageError
+from mrtr_cli.render.trace import Tracer
+from mrtr_cli.transport.base import Transport
+
+
+@dataclass
+class Target:
+    """Where the server is.
+
+    Attributes:
+        url: the MCP endpoint for Streamable HTTP, or None.
+        command: the stdio command line (argv), or None.
+        server: the config name it came from (`-s NAME`), or None.
+        headers: HTTP headers to send (may hold secrets).
+        env: extra environment for a stdio server (may hold secrets).
+        cwd: working directory for a stdio server.
+    """
+
+    url: str | None = None
+    command: list[str] | None = None
+    server: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.server:
+            return self.server
+        if self.url:
+            return self.url
+        return " ".join(self.command or [])
+
+    def public(self) -> dict[str, Any]:
+        """A description safe to store or print: no headers, no environment values."""
+        out: dict[str, Any] = {}
+        if self.server:
+            out["server"] = self.server
+        if self.url:
+            out["url"] = self.url
+        if self.command:
+            out["stdio"] = shlex.join(self.command)
+        return out
+
+    def make_transport(self, env: Environment, tracer: Tracer) -> Transport:
+        """Build (not start) the transport for this target."""
+        if self.url:
+            from mrtr_cli.transport.http import HttpTransport  # noqa: PLC0415
+
+            return HttpTransport(self.url, headers=self.headers, on_http=tracer.http if tracer.active else None)
+        from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415
+
+        sink = None if env.quiet else (lambda line: env.err(line))
+        return StdioTransport(self.command or [], env=self.env, cwd=self.cwd, stderr_sink=sink)
+
+
+def parse_stdio(command: str) -> list[str]:
+    """Split a `--stdio` command line like a POSIX shell would (no shell runs it).
+
+    Raises:
+        UsageError: unbalanced quotes or an empty command.
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"--stdio {command!r}: {exc}") from None
+    if not argv:
+        raise UsageError("--stdio needs a command, e.g. --stdio \"python server.py\"")
+    return argv
+
+
+def parse_header(text: str) -> tuple[str, str]:
+    """Parse `-H "Name: value"`.
+
+    Raises:
+        UsageError: no colon, an empty or invalid name.
+    """
+    name, sep, value = text.partition(":")
+    name = name.strip()
+    if not sep or not name or any(c in name for c in " \t\r\n"):
+        raise UsageError(f"-H {text!r}: expected \"Name: value\"")
+    if "\r" in value or "\n" in value:
+        raise UsageError(f"-H {name}: header values cannot contain line breaks")
+    return name, value.strip()
+
+
+def target_from_public(doc: dict[str, Any]) -> Target:
+    """Rebuild a target from its `public()` form (pending documents, task records).
+
+    Raises:
+        UsageError: the description names neither a URL nor a stdio command.
+    """
+    if doc.get("url"):
+        return Target(url=str(doc["url"]), server=doc.get("server"))
+    if doc.get("stdio"):
+        return Target(command=parse_stdio(str(doc["stdio"])), server=doc.get("server"))
+    if doc.get("server"):
+        return Target(server=str(doc["server"]))
+    raise UsageError("the saved target names neither a URL nor a stdio command")

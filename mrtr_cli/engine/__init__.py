@@ -1,0 +1,1 @@
+"""The MRTR engine: the input_required round-trip loop and pending documents."""

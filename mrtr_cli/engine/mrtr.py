@@ -1,0 +1,282 @@
+"""The Multi Round-Trip Request loop (2026-07-28 basic/patterns/mrtr; DESIGN.md section 5).
+
+For `tools/call`, `prompts/get` and `resources/read`:
+
+- `resultType` absent or `"complete"`: done.
+- `"input_required"`: answer every key of `inputRequests` through the responder
+  chain, then retry: a new JSON-RPC id, the original method and params,
+  `inputResponses` for the keys asked, and the exact `requestState` string if one
+  came (none if none came). Nothing of this leaks into any other request.
+- `requestState` alone: retry at once with a short growing back-off.
+- `"task"`: handed to the task driver, only for `tools/call` when the tasks
+  extension was declared on that request.
+- anything else: an invalid response (exit 4).
+
+The number of `input_required` rounds is capped (`--max-rounds`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.engine.pending import build_pending, save_interrupted
+from mrtr_cli.errors import InputRequired, Interrupted, ProtocolError, TimeoutExpired
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.session import ProgressCallback, Session
+from mrtr_cli.responders.chain import ResponderChain
+
+MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+DEFAULT_MAX_ROUNDS = 10
+_BACKOFF_START = 0.05
+_BACKOFF_MAX = 2.0
+
+
+def origin_of(method: str, params: dict[str, Any]) -> str:
+    """A short description of a request for people: "tools/call update_work_item"."""
+    subject = params.get("name") if method != "resources/read" else params.get("uri")
+    return f"{method} {subject}" if subject is not None else method
+
+
+class AnswerRecorder:
+    """Every input response actually sent, for `--save-answers`.
+
+    A key answered in several rounds is saved as a list (one entry per round), which
+    an answer file consumes in the same order on replay.
+    """
+
+    def __init__(self) -> None:
+        self.responses: dict[str, list[Any]] = {}
+
+    def record(self, responses: dict[str, Any]) -> None:
+        for key, value in responses.items():
+            self.responses.setdefault(key, []).append(value)
+
+    def document(self) -> dict[str, Any]:
+        """The answer file: `{"inputResponses": {key: value | [values...]}}`."""
+        return {"inputResponses": {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}}
+
+
+@dataclass
+class EngineOutcome:
+    """How a call ended.
+
+    Attributes:
+        result: the final result object exactly as the server sent it.
+        rounds: how many input_required rounds were answered.
+        declined: some elicitation was answered with decline or cancel.
+        task: for a call that became a task, the task driver's summary (else None).
+    """
+
+    result: dict[str, Any]
+    rounds: int = 0
+    declined: bool = False
+    task: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+TaskHandler = Callable[[dict[str, Any], dict[str, Any]], EngineOutcome]
+
+
+class MrtrEngine:
+    """Drives one MRTR-capable request to a final result.
+
+    Args:
+        session: the server session.
+        chain: the responder chain answering input requests.
+        target: the public description of the target, for pending documents.
+        max_rounds: cap on input_required rounds (`--max-rounds`).
+        deadline: the overall bound (`--timeout`).
+        recorder: collects sent answers for `--save-answers`, or None.
+        on_task: task driver, called as `on_task(create_task_result, capabilities)`
+            when `tools/call` returns `resultType: "task"`; None means tasks are not
+            declared (and a task result is invalid).
+        on_progress: progress callback passed to every request.
+    """
+
+    def __init__(
+        self,
+        session: Session,
+        chain: ResponderChain,
+        *,
+        target: dict[str, Any],
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        deadline: Deadline | None = None,
+        recorder: AnswerRecorder | None = None,
+        on_task: TaskHandler | None = None,
+        on_progress: ProgressCallback | None = None,
+    ):
+        self.session = session
+        self.chain = chain
+        self.target = target
+        self.max_rounds = max_rounds
+        self.deadline = deadline or Deadline.unbounded()
+        self.recorder = recorder
+        self.on_task = on_task
+        self.on_progress = on_progress
+
+    def capabilities(self, method: str) -> dict[str, Any]:
+        """The client capabilities declared on every request of this call."""
+        caps = self.chain.capabilities()
+        if method == "tools/call" and self.on_task is not None:
+            caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
+        return caps
+
+    def run(
+        self,
+        method: str,
+        params: dict[str, Any],
+        *,
+        resume_from: dict[str, Any] | None = None,
+        answered: dict[str, Any] | None = None,
+    ) -> EngineOutcome:
+        """Send `method` with `params` and answer input rounds until a final result.
+
+        Args:
+            method: `tools/call`, `prompts/get` or `resources/read`.
+            params: the original params (`name`/`arguments`, or `uri`), without `_meta`.
+            resume_from: an `input_required` result to continue from instead of sending
+                the first request (used by `mrtr resume`).
+            answered: responses already gathered for keys of `resume_from`.
+
+        Raises:
+            InputRequired: input is needed that nobody can give now (pending document attached).
+            ProtocolError: invalid resultType, malformed input_required result, round cap.
+            JsonRpcError, TransportError, AuthError, TimeoutExpired, UsageError, Declined.
+            Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
+        """
+        caps = self.capabilities(method)
+        outcome = EngineOutcome(result={})
+        result = resume_from if resume_from is not None else self._send(method, params, caps, None, None)
+        backoff = _BACKOFF_START
+        preset = dict(answered or {})
+        while True:
+            result_type = result.get("resultType", "complete")
+            if result_type == "complete":
+                outcome.result = result
+                return outcome
+            if result_type == "task":
+                if self.on_task is None or method != "tools/call" or TASKS_EXTENSION not in caps.get("extensions", {}):
+                    raise ProtocolError(
+                        f"the server answered {method} with a task, but this request did not declare the "
+                        "tasks extension"
+                    )
+                task_outcome = self.on_task(result, caps)
+                task_outcome.rounds += outcome.rounds
+                task_outcome.declined = task_outcome.declined or outcome.declined
+                return task_outcome
+            if result_type != "input_required":
+                raise ProtocolError(
+                    f"the server sent an unrecognised resultType {result_type!r} for {method}",
+                    data={"resultType": result_type},
+                )
+            outcome.rounds += 1
+            if outcome.rounds > self.max_rounds:
+                raise ProtocolError(
+                    f"the server still asks for input after {self.max_rounds} rounds (--max-rounds {self.max_rounds})",
+                    hint="raise --max-rounds if the server really needs more rounds",
+                )
+            input_requests = result.get("inputRequests")
+            request_state = result.get("requestState")
+            if input_requests is None and request_state is None:
+                raise ProtocolError("the server's input_required result has neither inputRequests nor requestState")
+            if request_state is not None and not isinstance(request_state, str):
+                raise ProtocolError("the server's requestState is not a string")
+            responses: dict[str, Any] | None = None
+            if input_requests:
+                responses = self._answer(method, params, caps, input_requests, request_state, preset)
+                preset = {}
+                if self.recorder is not None:
+                    self.recorder.record(responses)
+                if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in responses.values()):
+                    outcome.declined = True
+                backoff = _BACKOFF_START
+            else:
+                # Load shedding: only requestState came back. Retry soon, backing off.
+                self._sleep(backoff)
+                backoff = min(backoff * 2, _BACKOFF_MAX)
+            result = self._send(method, params, caps, responses, request_state)
+
+    # ------------------------------------------------------------------ internals
+    def _send(
+        self,
+        method: str,
+        params: dict[str, Any],
+        caps: dict[str, Any],
+        responses: dict[str, Any] | None,
+        request_state: str | None,
+    ) -> dict[str, Any]:
+        body = dict(params)
+        if responses is not None:
+            body["inputResponses"] = responses
+        if request_state is not None:
+            body["requestState"] = request_state
+        return self.session.request(
+            method, body, capabilities=caps, deadline=self.deadline, on_progress=self.on_progress
+        )
+
+    def _answer(
+        self,
+        method: str,
+        params: dict[str, Any],
+        caps: dict[str, Any],
+        input_requests: Any,
+        request_state: str | None,
+        preset: dict[str, Any],
+    ) -> dict[str, Any]:
+        remaining = (
+            {k: v for k, v in input_requests.items() if k not in preset} if isinstance(input_requests, dict)
+            else input_requests
+        )
+        try:
+            round_outcome = self.chain.answer_round(
+                remaining, server_name=self.session.server_name, origin=origin_of(method, params), capabilities=caps
+            )
+        except KeyboardInterrupt:
+            doc = self._pending(method, params, input_requests, request_state, list(input_requests), preset, {})
+            path = save_interrupted(doc)
+            hint = f"the call can be finished later: mrtr resume {path} --answers FILE" if path else None
+            raise Interrupted("interrupted while answering the server's questions", hint=hint) from None
+        answered = {**preset, **round_outcome.responses}
+        if round_outcome.missing:
+            doc = self._pending(method, params, input_requests, request_state, round_outcome.missing,
+                                answered, round_outcome.prefill)
+            missing = ", ".join(round_outcome.missing)
+            env = self.chain.env
+            why = ("--no-input was given" if env.no_input
+                   else "no terminal to ask" if not self.chain.interactive else "no answer was given")
+            raise InputRequired(f"input required for {missing} ({why}); the pending document is on stdout", doc)
+        return answered
+
+    def _pending(
+        self,
+        method: str,
+        params: dict[str, Any],
+        input_requests: dict[str, Any],
+        request_state: str | None,
+        missing: list[str],
+        answered: dict[str, Any],
+        prefill: dict[str, dict[str, Any]],
+    ) -> dict[str, Any]:
+        return build_pending(
+            target=self.target,
+            protocol_version=self.session.protocol_version,
+            method=method,
+            params=params,
+            input_requests=input_requests,
+            request_state=request_state,
+            missing=missing,
+            answered=answered,
+            prefill=prefill,
+        )
+
+    def _sleep(self, seconds: float) -> None:
+        left = self.deadline.remaining()
+        if left is not None:
+            if left <= 0:
+                raise TimeoutExpired(f"timed out after {self.deadline.timeout:g}s")
+            seconds = min(seconds, left)
+        time.sleep(seconds)

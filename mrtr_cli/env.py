@@ -1,0 +1,109 @@
+"""The run's environment: standard streams, terminal facts, verbosity and secrets.
+
+Every part of `mrtr` that writes to the user or asks a question gets its
+streams from one `Environment` instead of touching `sys.*`, so output rules
+(stdout carries results only) hold everywhere and tests can inspect them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from mrtr_cli.render.sanitize import sanitize
+
+
+@dataclass
+class Environment:
+    """Streams and facts for one run.
+
+    Attributes:
+        stdout: results only (text, JSON, pending documents).
+        stderr: diagnostics, progress, logs, traces, and prompts when it is a terminal.
+        stdin: arguments or answers read with `-` / `@-`.
+        no_input: `--no-input` was given (never prompt).
+        verbosity: 0 normal, 1 (`-v`) JSON-RPC messages, 2 (`-vv`) also HTTP headers.
+        quiet: `-q`: hide server stderr and non-essential notes.
+        json_mode: `--json`: results and errors as JSON.
+        secrets: strings that must never be printed (header values, tokens); every
+            diagnostic write replaces them with `***`.
+    """
+
+    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    stdin: IO[str] = field(default_factory=lambda: sys.stdin)
+    no_input: bool = False
+    verbosity: int = 0
+    quiet: bool = False
+    json_mode: bool = False
+    secrets: set[str] = field(default_factory=set)
+    stdin_consumed: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    # ------------------------------------------------------------------ terminal facts
+    @staticmethod
+    def _isatty(stream: Any) -> bool:
+        try:
+            return bool(stream.isatty())
+        except (AttributeError, ValueError):
+            return False
+
+    @property
+    def stdout_isatty(self) -> bool:
+        return self._isatty(self.stdout)
+
+    @property
+    def stderr_isatty(self) -> bool:
+        return self._isatty(self.stderr)
+
+    @property
+    def stdin_isatty(self) -> bool:
+        return self._isatty(self.stdin)
+
+    def can_prompt(self) -> bool:
+        """True when a person can be asked: input allowed and a terminal on stdin and stderr.
+
+        `MRTR_NO_INPUT=1` in the environment has the same effect as `--no-input`.
+        """
+        if self.no_input or os.environ.get("MRTR_NO_INPUT", "") not in ("", "0"):
+            return False
+        return self.stdin_isatty and self.stderr_isatty
+
+    # ------------------------------------------------------------------ writing
+    def redact(self, text: str) -> str:
+        """Replace every known secret in `text` with `***`."""
+        for secret in self.secrets:
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
+    def add_secret(self, value: str) -> None:
+        """Register a value that must never appear in diagnostics (ignored if under 4 chars)."""
+        if value and len(value) >= 4:
+            self.secrets.add(value)
+
+    def err(self, text: str = "", *, untrusted: bool = False) -> None:
+        """Write one diagnostic line to stderr, redacted (and sanitised if `untrusted`)."""
+        if untrusted:
+            text = sanitize(text)
+        with self._lock:
+            try:
+                self.stderr.write(self.redact(text) + "\n")
+                self.stderr.flush()
+            except (BrokenPipeError, ValueError):
+                pass
+
+    def out(self, text: str) -> None:
+        """Write result text to stdout (no redaction: results are the server's own)."""
+        try:
+            self.stdout.write(text if text.endswith("\n") else text + "\n")
+            self.stdout.flush()
+        except BrokenPipeError:
+            # The reader went away (e.g. `| head`); nothing more to say.
+            try:
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's final flush
+            except OSError:
+                pass

@@ -1,0 +1,112 @@
+"""Exit statuses and the error hierarchy every failure path goes through.
+
+Every way `mrtr` can end is one `ExitStatus` (DESIGN.md section 2). Code below
+the CLI raises a `MrtrError` subclass; the CLI catches it once, prints one line
+(or one JSON line with `--json`) and exits with the error's status.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Any
+
+
+class ExitStatus(IntEnum):
+    """Process exit codes (DESIGN.md section 2)."""
+
+    SUCCESS = 0
+    TOOL_ERROR = 1  # the result has isError: true
+    USAGE = 2  # bad option, argument, answer file, or arguments failing inputSchema
+    TRANSPORT = 3  # cannot start/reach the server, process died, HTTP 5xx, broken stream
+    PROTOCOL = 4  # JSON-RPC error, invalid response, round cap, task failed
+    INPUT_REQUIRED = 5  # input needed and nobody can answer: pending document on stdout
+    DECLINED = 6  # the user declined or cancelled an input request, or a task was cancelled
+    TIMEOUT = 7
+    AUTH = 8  # HTTP 401/403
+    INTERRUPTED = 130  # Ctrl-C
+
+
+class MrtrError(Exception):
+    """Base of every error that ends a run with a documented exit status.
+
+    Attributes:
+        message: one line for the user (never a traceback).
+        code: the JSON-RPC error code when the error came from the server, else None.
+        data: the JSON-RPC `error.data` or other structured detail, else None.
+        hint: an optional second line telling the user what to do.
+    """
+
+    exit_status: ExitStatus = ExitStatus.PROTOCOL
+
+    def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.data = data
+        self.hint = hint
+
+
+class UsageError(MrtrError):
+    """Bad command line, argument, answer file or answer (exit 2)."""
+
+    exit_status = ExitStatus.USAGE
+
+
+class TransportError(MrtrError):
+    """The server cannot be started or reached, died, or broke the stream (exit 3)."""
+
+    exit_status = ExitStatus.TRANSPORT
+
+
+class ProtocolError(MrtrError):
+    """Invalid or unrecognised response, or a protocol rule broken (exit 4)."""
+
+    exit_status = ExitStatus.PROTOCOL
+
+
+class JsonRpcError(ProtocolError):
+    """The server answered with a JSON-RPC error object (exit 4).
+
+    `code`, `message` and `data` are the server's own `error` members.
+    """
+
+    def __init__(self, code: int, message: str, data: Any = None, *, hint: str | None = None):
+        super().__init__(message, code=code, data=data, hint=hint)
+
+
+class InputRequired(MrtrError):
+    """Input is needed and nobody can answer it now (exit 5).
+
+    Attributes:
+        pending: the pending document (DESIGN.md section 4) to print on stdout.
+    """
+
+    exit_status = ExitStatus.INPUT_REQUIRED
+
+    def __init__(self, message: str, pending: dict[str, Any]):
+        super().__init__(message)
+        self.pending = pending
+
+
+class Declined(MrtrError):
+    """The user declined or cancelled, or a task was cancelled (exit 6)."""
+
+    exit_status = ExitStatus.DECLINED
+
+
+class TimeoutExpired(MrtrError):
+    """`--timeout` ran out (exit 7)."""
+
+    exit_status = ExitStatus.TIMEOUT
+
+
+class AuthError(MrtrError):
+    """HTTP 401 or 403 from the server (exit 8)."""
+
+    exit_status = ExitStatus.AUTH
+
+
+class Interrupted(MrtrError):
+    """Ctrl-C (exit 130)."""
+
+    exit_status = ExitStatus.INTERRUPTED

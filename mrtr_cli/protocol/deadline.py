@@ -1,0 +1,51 @@
+"""An overall time bound for a run (`--timeout`), optionally extended by progress.
+
+Spec: basic/patterns/cancellation ("Timeouts"): a client MAY reset its timer on
+progress notifications but SHOULD enforce a maximum (`--max-timeout`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+
+class Deadline:
+    """A point in monotonic time after which waiting stops.
+
+    Args:
+        timeout: seconds from now, or None for no bound.
+        max_timeout: seconds from now that progress may never push the deadline past;
+            None means progress does not extend the deadline.
+    """
+
+    def __init__(self, timeout: float | None = None, max_timeout: float | None = None):
+        now = time.monotonic()
+        self.timeout = timeout
+        self._at = None if timeout is None else now + timeout
+        self._cap = None if max_timeout is None or timeout is None else now + max(max_timeout, timeout)
+        self._lock = threading.Lock()
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or None when unbounded."""
+        with self._lock:
+            if self._at is None:
+                return None
+            return max(0.0, self._at - time.monotonic())
+
+    def expired(self) -> bool:
+        """True once the deadline has passed."""
+        left = self.remaining()
+        return left is not None and left <= 0
+
+    def on_progress(self) -> None:
+        """Restart the `timeout` window, bounded by the `max_timeout` cap (if any)."""
+        with self._lock:
+            if self._at is None or self._cap is None or self.timeout is None:
+                return
+            self._at = min(self._cap, time.monotonic() + self.timeout)
+
+    @classmethod
+    def unbounded(cls) -> Deadline:
+        """A deadline that never expires."""
+        return cls(None)

@@ -1,0 +1,66 @@
+"""JSON-RPC 2.0 message helpers (2026-07-28 `basic/index` "Message envelope").
+
+Request ids are integers from one process-wide counter, so no two requests in
+flight ever share an id (and every MRTR retry gets a new one).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any
+
+from mrtr_cli.errors import JsonRpcError, ProtocolError
+
+_counter = itertools.count(1)
+_counter_lock = threading.Lock()
+
+
+def next_id() -> int:
+    """A fresh request id, unique within this process."""
+    with _counter_lock:
+        return next(_counter)
+
+
+def make_request(method: str, params: dict[str, Any] | None, request_id: int | str | None = None) -> dict[str, Any]:
+    """A JSON-RPC request message `{jsonrpc, id, method, params?}` with a new id unless given."""
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": next_id() if request_id is None else request_id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def make_notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A JSON-RPC notification message (no id)."""
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def unwrap_response(response: dict[str, Any]) -> dict[str, Any]:
+    """Return the `result` object of a response message.
+
+    Raises:
+        JsonRpcError: the response carries an `error` object (code, message, data kept).
+        ProtocolError: the message is neither a result nor an error, or `result` is not an object.
+    """
+    if "error" in response:
+        err = response["error"]
+        if not isinstance(err, dict):
+            raise ProtocolError("the server sent a malformed JSON-RPC error")
+        code = err.get("code")
+        message = err.get("message")
+        if not isinstance(code, int):
+            raise ProtocolError(f"the server sent a JSON-RPC error without an integer code: {message!r}")
+        return _raise(JsonRpcError(code, str(message) if message is not None else "", err.get("data")))
+    if "result" not in response:
+        raise ProtocolError("the server sent a response with neither result nor error")
+    result = response["result"]
+    if not isinstance(result, dict):
+        raise ProtocolError(f"the server's result is a {type(result).__name__}, not an object")
+    return result
+
+
+def _raise(exc: Exception) -> Any:
+    raise exc

@@ -1,0 +1,322 @@
+"""A 2026-07-28 (modern) session: stateless requests with the per-request envelope.
+
+Spec: basic/index ("Message envelope", per-request `_meta`), basic/versioning
+(`-32022` UnsupportedProtocolVersion), server/tools (`-32021`
+MissingRequiredClientCapability), basic/patterns/progress, cancellation.
+
+Every request carries `_meta` with `io.modelcontextprotocol/protocolVersion`,
+`io.modelcontextprotocol/clientCapabilities` (what this run can answer) and
+`io.modelcontextprotocol/clientInfo`, plus a fresh `progressToken`. On HTTP the
+`MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers mirror the body.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli import __version__
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.headers import request_headers
+from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
+from mrtr_cli.render.trace import Tracer
+from mrtr_cli.transport.base import Message, Transport
+
+MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+LATEST_MODERN = MODERN_VERSIONS[-1]
+META = "io.modelcontextprotocol/"
+
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+HEADER_MISMATCH = -32020
+
+ProgressCallback = Callable[[dict[str, Any]], None]
+
+_POLL = 0.2  # seconds between deadline checks while waiting on a response
+
+
+def client_info() -> dict[str, str]:
+    """`Implementation` for `io.modelcontextprotocol/clientInfo`: name `mrtr`, the package version."""
+    return {"name": "mrtr", "version": __version__}
+
+
+class MissingCapability(JsonRpcError):
+    """`-32021`: the server needs a client capability this run did not declare."""
+
+
+# What to tell the user for each capability a server may require.
+CAPABILITY_HINTS = {
+    "elicitation": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
+    "elicitation.form": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
+    "elicitation.url": "URL elicitation needs a person to consent: run in a terminal (or --open-urls)",
+    "sampling": "give a sampling source: --sampling-command CMD, or sampling answers in --answers",
+    "sampling.tools": "pass --sampling-tools with a --sampling-command that supports tool use",
+    "roots": "give roots with --root PATH",
+    "extensions.io.modelcontextprotocol/tasks": "tasks are declared on tools/call and tasks/* requests",
+}
+
+
+def describe_capabilities(required: Any) -> list[str]:
+    """Flatten a `ClientCapabilities` object into dotted names, e.g. `elicitation.url`."""
+    names: list[str] = []
+    if not isinstance(required, dict):
+        return names
+    for key, value in required.items():
+        if key == "extensions" and isinstance(value, dict):
+            names.extend(f"extensions.{ext}" for ext in value)
+        elif isinstance(value, dict) and value:
+            names.extend(f"{key}.{sub}" for sub in value)
+        else:
+            names.append(key)
+    return names
+
+
+class Session:
+    """Sends requests to one server and routes what comes back.
+
+    Args:
+        transport: a started-or-startable transport.
+        env: the run's environment (for log notifications and diagnostics).
+        tracer: message tracer (`-v`, `--trace`).
+        protocol_version: the modern version to speak (default 2026-07-28).
+        log_level: `io.modelcontextprotocol/logLevel` to set on every request, or None.
+
+    Attributes:
+        server_info: the last `io.modelcontextprotocol/serverInfo` seen in a result `_meta`.
+        on_log: called with the params of each `notifications/message`.
+        on_server_request: for older servers; called with a server-initiated request and
+            returns the response message to send (None: not handled).
+    """
+
+    era = "modern"
+
+    def __init__(
+        self,
+        transport: Transport,
+        env: Environment,
+        tracer: Tracer,
+        *,
+        protocol_version: str = LATEST_MODERN,
+        log_level: str | None = None,
+    ):
+        self.transport = transport
+        self.env = env
+        self.tracer = tracer
+        self.protocol_version = protocol_version
+        self.log_level = log_level
+        self.server_info: dict[str, Any] | None = None
+        self.on_log: Callable[[dict[str, Any]], None] | None = None
+        self.on_server_request: Callable[[Message], Message | None] | None = None
+        self._progress: dict[Any, tuple[ProgressCallback | None, Deadline]] = {}
+        self._lock = threading.Lock()
+        self._started = False
+
+    # ------------------------------------------------------------------ lifecycle
+    def open(self) -> None:
+        """Start the transport (spawn the process / open the HTTP client)."""
+        if not self._started:
+            self.transport.start(self._on_message)
+            self._started = True
+
+    def close(self) -> None:
+        """Close the transport; safe to call more than once."""
+        self.transport.close()
+
+    @property
+    def server_name(self) -> str:
+        """A display name for the server: its self-reported title/name, else the target."""
+        info = self.server_info or {}
+        return str(info.get("title") or info.get("name") or self.transport.label)
+
+    # ------------------------------------------------------------------ requests
+    def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
+        """The `_meta` object for one request."""
+        meta: dict[str, Any] = {
+            META + "protocolVersion": self.protocol_version,
+            META + "clientCapabilities": capabilities,
+            META + "clientInfo": client_info(),
+            "progressToken": f"mrtr-{request_id}",
+        }
+        if self.log_level:
+            meta[META + "logLevel"] = self.log_level
+        return meta
+
+    def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        capabilities: dict[str, Any] | None = None,
+        deadline: Deadline | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> dict[str, Any]:
+        """Send one request and return its `result` object.
+
+        `params` must not contain `_meta` keys of its own except ones the caller wants
+        merged (they are kept; the protocol keys are set on top).
+
+        Raises:
+            JsonRpcError: the server answered with an error (MissingCapability for -32021).
+            ProtocolError: unsupported version with no common version, or a malformed response.
+            TransportError / AuthError: the connection failed.
+            TimeoutExpired: the deadline passed (the request was cancelled).
+            KeyboardInterrupt: Ctrl-C (the request was cancelled first).
+        """
+        deadline = deadline or Deadline.unbounded()
+        capabilities = capabilities if capabilities is not None else {}
+        version_retried = False
+        stream_retried = False
+        while True:
+            msg = make_request(method, None)
+            body = dict(params or {})
+            meta = dict(body.get("_meta") or {})
+            meta.update(self.envelope(capabilities, msg["id"]))
+            body["_meta"] = meta
+            msg["params"] = body
+            try:
+                response = self._exchange(msg, deadline, on_progress)
+            except TransportError as exc:
+                from mrtr_cli.transport.http import BrokenStream  # noqa: PLC0415
+
+                # 2026-07-28: a broken response stream loses the request; re-issue it
+                # once as a new request with a new id.
+                if isinstance(exc, BrokenStream) and not stream_retried and not deadline.expired():
+                    stream_retried = True
+                    self.tracer.note(f"{exc.message}; re-issuing the request with a new id")
+                    continue
+                raise
+            try:
+                result = unwrap_response(response)
+            except JsonRpcError as err:
+                if err.code == UNSUPPORTED_PROTOCOL_VERSION and not version_retried:
+                    version_retried = True
+                    self.protocol_version = self._pick_version(err)
+                    self.tracer.note(f"retrying with protocol version {self.protocol_version}")
+                    continue
+                if err.code == UNSUPPORTED_PROTOCOL_VERSION:
+                    raise ProtocolError(
+                        f"the server rejected protocol version {self.protocol_version} twice",
+                        code=err.code,
+                        data=err.data,
+                    ) from None
+                if err.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
+                    raise self._missing_capability(err) from None
+                raise
+            self._note_server_info(result)
+            return result
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification (stdio only in 2026-07-28; HTTP defines none)."""
+        msg = make_notification(method, params)
+        self.tracer.message("send", msg)
+        self.transport.send(msg, request_headers(method, params, self.protocol_version))
+
+    def cancel(self, request_id: Any, reason: str) -> None:
+        """Cancel an in-flight request: `notifications/cancelled` on stdio, close the
+        response stream on HTTP (basic/patterns/cancellation)."""
+        if not self.transport.cancel_by_close:
+            try:
+                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+            except Exception:  # noqa: BLE001 - the server may already be gone
+                pass
+        self.transport.abort(request_id)
+
+    # ------------------------------------------------------------------ internals
+    def _exchange(self, msg: Message, deadline: Deadline, on_progress: ProgressCallback | None) -> Message:
+        rid = msg["id"]
+        token = msg["params"]["_meta"]["progressToken"]
+        with self._lock:
+            self._progress[token] = (on_progress, deadline)
+        self.tracer.message("send", msg)
+        headers = request_headers(msg["method"], msg.get("params"), self.protocol_version)
+        fut = self.transport.request(msg, headers)
+        try:
+            while True:
+                left = deadline.remaining()
+                if left is not None and left <= 0:
+                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {msg['method']}")
+                wait = _POLL if left is None else min(_POLL, left)
+                try:
+                    response = fut.result(timeout=wait)
+                except concurrent.futures.TimeoutError:
+                    continue
+                except concurrent.futures.CancelledError:
+                    raise TransportError(f"the request {msg['method']} was abandoned") from None
+                break
+        except (KeyboardInterrupt, TimeoutExpired) as exc:
+            reason = "timeout" if isinstance(exc, TimeoutExpired) else "user interrupted (Ctrl-C)"
+            self.cancel(rid, reason)
+            raise
+        finally:
+            with self._lock:
+                self._progress.pop(token, None)
+        self.tracer.message("recv", response)
+        return response
+
+    def _on_message(self, msg: Message) -> None:
+        self.tracer.message("recv", msg)
+        method = msg.get("method")
+        if "id" in msg and method:
+            handler = self.on_server_request
+            reply = handler(msg) if handler is not None else None
+            if reply is not None:
+                self.tracer.message("send", reply)
+                self.transport.send(reply)
+            return
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if method == "notifications/progress":
+            with self._lock:
+                entry = self._progress.get(params.get("progressToken"))
+            if entry is not None:
+                callback, deadline = entry
+                deadline.on_progress()
+                if callback is not None:
+                    callback(params)
+        elif method == "notifications/message":
+            if self.on_log is not None:
+                self.on_log(params)
+
+    def _note_server_info(self, result: dict[str, Any]) -> None:
+        meta = result.get("_meta")
+        if isinstance(meta, dict):
+            info = meta.get(META + "serverInfo")
+            if isinstance(info, dict):
+                self.server_info = info
+
+    def _pick_version(self, err: JsonRpcError) -> str:
+        data = err.data if isinstance(err.data, dict) else {}
+        supported = data.get("supported")
+        if not isinstance(supported, list):
+            raise ProtocolError(
+                f"the server does not support protocol version {self.protocol_version} and did not say "
+                "which versions it supports",
+                code=err.code,
+                data=err.data,
+            )
+        common = [v for v in MODERN_VERSIONS if v in supported]
+        if not common:
+            shown = ", ".join(str(v) for v in supported) or "(none)"
+            raise ProtocolError(
+                f"the server does not support protocol version {self.protocol_version}; it supports: {shown}",
+                code=err.code,
+                data=err.data,
+                hint="this server speaks an older protocol era (initialize handshake)",
+            )
+        return common[-1]
+
+    def _missing_capability(self, err: JsonRpcError) -> MissingCapability:
+        data = err.data if isinstance(err.data, dict) else {}
+        names = describe_capabilities(data.get("requiredCapabilities"))
+        hints = []
+        for name in names:
+            hint = CAPABILITY_HINTS.get(name) or CAPABILITY_HINTS.get(name.split(".")[0])
+            if hint and hint not in hints:
+                hints.append(hint)
+        what = ", ".join(names) if names else "a client capability"
+        message = f"the server requires the client capability {what}, which this run does not declare"
+        return MissingCapability(err.code or MISSING_REQUIRED_CLIENT_CAPABILITY, message, err.data,
+                                 hint="; ".join(hints) or (err.message or None))

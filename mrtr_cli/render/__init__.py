@@ -1,0 +1,1 @@
+"""Rendering: results (text or lossless JSON), errors, sanitising, traces and progress."""

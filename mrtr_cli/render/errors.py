@@ -1,0 +1,31 @@
+"""Printing errors: one line on stderr (and an optional hint), or one JSON line with `--json`.
+
+DESIGN.md section 2: with `--json` an error is
+`{"error": {"exitCode": N, "code": <json-rpc code or null>, "message": "...", "data": ...}}`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import JsonRpcError, MrtrError
+from mrtr_cli.render.sanitize import sanitize
+
+
+def print_error(env: Environment, err: MrtrError, *, json_mode: bool) -> None:
+    """Report `err` on stderr (secrets redacted, server text sanitised)."""
+    if json_mode:
+        doc = {"error": {"exitCode": int(err.exit_status), "code": err.code, "message": err.message,
+                         "data": err.data}}
+        if err.hint:
+            doc["error"]["hint"] = err.hint
+        env.err(json.dumps(doc, ensure_ascii=True, default=str))
+        return
+    prefix = "mrtr: error: "
+    if isinstance(err, JsonRpcError):
+        prefix = f"mrtr: server error {err.code}: "
+    env.err(prefix + sanitize(err.message, single_line=True))
+    if err.hint:
+        for line in str(err.hint).splitlines():
+            env.err("  " + sanitize(line))

@@ -1,0 +1,155 @@
+"""Printing results on stdout.
+
+`--json` prints the final result object exactly as the server sent it (every
+field, camelCase, `_meta` included). Text mode is for people: text blocks as
+plain text, `structuredContent` as pretty JSON, other blocks summarised, and every
+server string sanitised for the terminal.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from mrtr_cli.env import Environment
+from mrtr_cli.render.sanitize import dumps_safe, sanitize
+
+
+def print_json(env: Environment, value: Any) -> None:
+    """Print one JSON value on stdout: indented for a terminal, one line for a pipe."""
+    env.out(dumps_safe(value, indent=2 if env.stdout_isatty else None))
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"
+
+
+def _b64_len(data: Any) -> int:
+    if not isinstance(data, str):
+        return 0
+    return len(data) * 3 // 4 - data[-2:].count("=")
+
+
+def summarise_block(block: Any) -> str:
+    """One line for a non-text content block (image, audio, resource link, blob)."""
+    if not isinstance(block, dict):
+        return f"[{type(block).__name__}]"
+    kind = block.get("type")
+    if kind in ("image", "audio"):
+        return f"[{kind} {sanitize(str(block.get('mimeType', '?')), single_line=True)}, {_size(_b64_len(block.get('data')))}]"
+    if kind == "resource_link":
+        name = block.get("title") or block.get("name") or ""
+        return f"[resource link] {sanitize(str(name), single_line=True)} <{sanitize(str(block.get('uri')), single_line=True)}>"
+    if kind == "resource":
+        res = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+        return f"[resource {sanitize(str(res.get('uri')), single_line=True)}, {_size(_b64_len(res.get('blob')))}]"
+    return f"[{sanitize(str(kind), single_line=True)} block]"
+
+
+def _block_text(block: Any) -> str | None:
+    if isinstance(block, dict):
+        if block.get("type") == "text":
+            return str(block.get("text", ""))
+        if block.get("type") == "resource":
+            res = block.get("resource")
+            if isinstance(res, dict) and "text" in res:
+                return str(res["text"])
+    return None
+
+
+def _is_json_of(text: str, value: Any) -> bool:
+    try:
+        return json.loads(text) == value
+    except ValueError:
+        return False
+
+
+def tool_result_text(result: dict[str, Any]) -> str:
+    """The text rendering of a CallToolResult."""
+    lines: list[str] = []
+    structured = result.get("structuredContent", _MISSING)
+    shown_structured = False
+    for block in result.get("content") or []:
+        text = _block_text(block)
+        if text is None:
+            lines.append(summarise_block(block))
+        elif structured is not _MISSING and not shown_structured and _is_json_of(text, structured):
+            lines.append(dumps_safe(structured, indent=2))
+            shown_structured = True
+        else:
+            lines.append(sanitize(text))
+    if structured is not _MISSING and not shown_structured:
+        lines.append(dumps_safe(structured, indent=2))
+    return "\n".join(lines)
+
+
+def prompt_result_text(result: dict[str, Any]) -> str:
+    """The text rendering of a GetPromptResult: each message as `[role]` then its content."""
+    lines: list[str] = []
+    if result.get("description"):
+        lines.append(f"# {sanitize(str(result['description']), single_line=True)}")
+    for message in result.get("messages") or []:
+        if not isinstance(message, dict):
+            continue
+        lines.append(f"[{sanitize(str(message.get('role')), single_line=True)}]")
+        content = message.get("content")
+        for block in content if isinstance(content, list) else [content]:
+            text = _block_text(block)
+            lines.append(sanitize(text) if text is not None else summarise_block(block))
+    return "\n".join(lines)
+
+
+def resource_result_text(result: dict[str, Any]) -> str:
+    """The text rendering of a ReadResourceResult: text contents as-is, blobs summarised."""
+    lines: list[str] = []
+    for item in result.get("contents") or []:
+        if not isinstance(item, dict):
+            continue
+        if "text" in item:
+            lines.append(sanitize(str(item["text"])))
+        else:
+            mime = sanitize(str(item.get("mimeType", "application/octet-stream")), single_line=True)
+            lines.append(f"[blob {sanitize(str(item.get('uri')), single_line=True)}, {mime}, "
+                         f"{_size(_b64_len(item.get('blob')))}; use --json or redirect stdout to a file]")
+    return "\n".join(lines)
+
+
+_MISSING = object()
+
+
+def print_result(env: Environment, method: str, result: dict[str, Any], *, json_mode: bool) -> None:
+    """Print a final result for `method` (tools/call, prompts/get, resources/read, or other)."""
+    if json_mode:
+        print_json(env, result)
+        return
+    if method == "resources/read":
+        contents = result.get("contents") or []
+        if (
+            len(contents) == 1
+            and isinstance(contents[0], dict)
+            and "blob" in contents[0]
+            and not env.stdout_isatty
+        ):
+            # A single binary resource to a file or pipe: write its bytes.
+            try:
+                data = base64.b64decode(contents[0]["blob"], validate=False)
+            except (ValueError, TypeError):
+                data = b""
+            env.stdout.flush()
+            env.stdout.buffer.write(data)  # type: ignore[attr-defined]
+            env.stdout.flush()
+            return
+        text = resource_result_text(result)
+    elif method == "prompts/get":
+        text = prompt_result_text(result)
+    elif method == "tools/call":
+        text = tool_result_text(result)
+    else:
+        text = dumps_safe(result, indent=2)
+    if text:
+        env.out(text)

@@ -1,0 +1,71 @@
+"""Make untrusted server text inert before it reaches a terminal.
+
+Text from a server (messages, titles, descriptions, URLs, tool output) may carry
+ANSI/OSC escape sequences, carriage-return overwrite tricks, C1 controls or
+bidirectional overrides. `sanitize` keeps newlines and tabs and turns every
+other control character into a visible escape such as `\\x1b` or `\\r`, so the
+person sees exactly what was sent and the terminal interprets none of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+# C0 controls except TAB and LF, DEL, C1 controls, and Unicode format characters
+# that reorder or hide text (bidi embeddings/overrides/isolates, zero-width joiners
+# are left alone as they are needed for emoji; the line/paragraph separators are
+# made visible because terminals and editors treat them as line breaks).
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_SINGLE_LINE_EXTRA = re.compile("[\n\t]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    ch = match.group(0)
+    code = ord(ch)
+    if ch == "\r":
+        return "\\r"
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}"
+
+
+_SGR = re.compile("\x1b\\[[0-9;:]*m")
+
+
+def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False) -> str:
+    """Return `text` with every terminal control made visible and inert.
+
+    Args:
+        text: untrusted text from a server.
+        single_line: also make `\\n` and `\\t` visible (for titles, URLs, names).
+        drop_colours: remove plain SGR colour sequences (`ESC [ ... m`) instead of
+            showing them (used for a server's own stderr log lines).
+
+    Returns:
+        A string safe to write to a terminal; printable characters are unchanged.
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    if drop_colours:
+        text = _SGR.sub("", text)
+    out = _UNSAFE.sub(_visible, text)
+    if single_line:
+        out = _SINGLE_LINE_EXTRA.sub(lambda m: "\\n" if m.group(0) == "\n" else "\\t", out)
+    return out
+
+
+# JSON output keeps every value exactly, but escapes the characters a terminal
+# would interpret (json.dumps already escapes C0 controls) as \\uXXXX.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def dumps_safe(value: Any, *, indent: int | None = None) -> str:
+    """Serialise `value` as JSON that is lossless and inert on a terminal.
+
+    The output parses back to exactly `value`; non-ASCII text stays readable,
+    only control and bidi-override characters are written as `\\uXXXX` escapes.
+    """
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)

@@ -1,0 +1,89 @@
+"""Message tracing: `-v` prints JSON-RPC messages to stderr, `-vv` adds HTTP headers,
+`--trace FILE` writes every message as one JSON line.
+
+Secrets never reach a trace: header values of credential headers are replaced by
+`***`, and every known secret string is redacted from every line.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from typing import IO, Any
+
+from mrtr_cli.env import Environment
+from mrtr_cli.render.sanitize import sanitize
+
+SENSITIVE_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
+
+
+def redact_headers(headers: dict[str, str], env: Environment) -> dict[str, str]:
+    """A copy of `headers` with credential values replaced by `***`."""
+    out = {}
+    for name, value in headers.items():
+        if name.lower() in SENSITIVE_HEADERS or value in env.secrets:
+            out[name] = "***"
+        else:
+            out[name] = env.redact(value)
+    return out
+
+
+class Tracer:
+    """Writes traces of what crosses the wire.
+
+    Args:
+        env: the run's environment (stderr, secrets).
+        verbosity: 0 none, 1 JSON-RPC messages, 2 messages and HTTP headers.
+        trace_file: an open text file for JSON lines, or None.
+    """
+
+    def __init__(self, env: Environment, verbosity: int = 0, trace_file: IO[str] | None = None):
+        self.env = env
+        self.verbosity = verbosity
+        self.trace_file = trace_file
+        self._lock = threading.Lock()
+
+    @property
+    def active(self) -> bool:
+        return self.verbosity > 0 or self.trace_file is not None
+
+    def message(self, direction: str, msg: dict[str, Any]) -> None:
+        """Trace one JSON-RPC message; `direction` is "send" or "recv"."""
+        if not self.active:
+            return
+        if self.verbosity > 0:
+            arrow = "->" if direction == "send" else "<-"
+            text = json.dumps(msg, ensure_ascii=False)
+            if len(text) > 4000 and self.verbosity < 2:
+                text = text[:4000] + f"... ({len(text)} chars)"
+            self.env.err(f"{arrow} {sanitize(text)}")
+        self._write({"ts": time.time(), "dir": direction, "message": msg})
+
+    def http(self, kind: str, info: dict[str, Any]) -> None:
+        """Trace HTTP request/response metadata (headers redacted)."""
+        info = dict(info)
+        if "headers" in info:
+            info["headers"] = redact_headers(dict(info["headers"]), self.env)
+        if self.verbosity >= 2:
+            if kind == "request":
+                self.env.err(f"-> HTTP {info.get('method')} {info.get('url')}")
+            else:
+                self.env.err(f"<- HTTP {info.get('status')}")
+            for name, value in info.get("headers", {}).items():
+                self.env.err(f"   {name}: {sanitize(str(value), single_line=True)}")
+        if self.trace_file is not None:
+            self._write({"ts": time.time(), "dir": "http-" + kind, "http": info})
+
+    def note(self, text: str) -> None:
+        """A free-form diagnostic line shown at `-v`."""
+        if self.verbosity > 0:
+            self.env.err(f"-- {text}")
+
+    def _write(self, record: dict[str, Any]) -> None:
+        if self.trace_file is None:
+            return
+        line = self.env.redact(json.dumps(record, ensure_ascii=False))
+        with self._lock:
+            self.trace_file.write(line + "\n")
+            self.trace_file.flush()

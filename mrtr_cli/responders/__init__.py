@@ -1,0 +1,1 @@
+"""Input responders: answer files, `-a` flags, roots, sampling sources and the terminal."""

@@ -1,0 +1,188 @@
+"""Answer files and `-a` flags: answers prepared before the run (DESIGN.md section 3).
+
+An answer file is a JSON object with any of `inputResponses` (by input-request
+key, values in the spec's own shapes; a list is consumed one entry per round in
+which that key is asked), `fields` (form values by property name) and `roots`.
+A file with none of these members is read as a bare `inputResponses` object.
+Members whose names start with `_` or `$` are ignored (templates carry help there).
+Several files merge, later files winning.
+
+`-a` flags are `FIELD=VALUE`, `INPUTKEY.FIELD=VALUE` (typed by the form's schema)
+or `FIELD:=JSON` for a literal value.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+
+KNOWN_MEMBERS = ("inputResponses", "fields", "roots")
+
+
+@dataclass
+class AnswerFile:
+    """One loaded answer file.
+
+    Attributes:
+        path: the path as given (used in every message about this file).
+        input_responses: key -> an InputResponse, or a list of them (one per round).
+        fields: property name -> value, for form elicitation.
+        roots: a `roots` list (ListRootsResult.roots), or None.
+    """
+
+    path: str
+    input_responses: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
+    roots: list[Any] | None = None
+
+
+def parse_answer_document(doc: Any, path: str) -> AnswerFile:
+    """Read an already-parsed answer document.
+
+    Raises:
+        UsageError: the document is not an object or a member has the wrong type.
+    """
+    if not isinstance(doc, dict):
+        raise UsageError(f"{path}: an answer file must be a JSON object, not {type(doc).__name__}")
+    if not any(member in doc for member in KNOWN_MEMBERS):
+        doc = {"inputResponses": {k: v for k, v in doc.items() if not k.startswith(("_", "$"))}}
+    answers = AnswerFile(path)
+    responses = doc.get("inputResponses", {})
+    if not isinstance(responses, dict):
+        raise UsageError(f"{path}: inputResponses must be an object keyed by input request key")
+    answers.input_responses = dict(responses)
+    fields = doc.get("fields", {})
+    if not isinstance(fields, dict):
+        raise UsageError(f"{path}: fields must be an object of property name -> value")
+    answers.fields = dict(fields)
+    roots = doc.get("roots")
+    if roots is not None and not isinstance(roots, list):
+        raise UsageError(f"{path}: roots must be a list of {{uri, name}} objects")
+    answers.roots = roots
+    return answers
+
+
+def load_answer_file(path: str, stdin_text: str | None = None) -> AnswerFile:
+    """Load one answer file (`-` reads `stdin_text`).
+
+    Raises:
+        UsageError: the file cannot be read, is not JSON, or has the wrong shape.
+    """
+    try:
+        if path == "-":
+            text = stdin_text if stdin_text is not None else ""
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    except FileNotFoundError:
+        raise UsageError(f"cannot read answer file {path}: no such file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read answer file {path}: {exc.strerror or exc}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    return parse_answer_document(doc, path)
+
+
+@dataclass
+class FlagAnswer:
+    """One `-a` flag: `name` is `FIELD` or `INPUTKEY.FIELD`; `raw` is the text after `=`,
+    or the parsed JSON value when `is_json` (`:=`)."""
+
+    name: str
+    raw: Any
+    is_json: bool
+    text: str
+
+    def matches(self, key: str, field_name: str) -> bool:
+        return self.name == field_name or self.name == f"{key}.{field_name}"
+
+
+def parse_flag(text: str) -> FlagAnswer:
+    """Parse one `-a` value.
+
+    Raises:
+        UsageError: no `=` in the flag, an empty name, or invalid JSON after `:=`.
+    """
+    json_sep = text.find(":=")
+    eq = text.find("=")
+    if json_sep != -1 and (eq == -1 or json_sep < eq):
+        name, raw = text[:json_sep], text[json_sep + 2 :]
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"-a {text}: the value after := is not valid JSON ({exc.msg})") from None
+        if not name:
+            raise UsageError(f"-a {text}: missing the field name before :=")
+        return FlagAnswer(name, value, True, text)
+    if eq <= 0:
+        raise UsageError(f"-a {text}: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON")
+    return FlagAnswer(text[:eq], text[eq + 1 :], False, text)
+
+
+class AnswerStore:
+    """Every prepared answer of a run: files (later wins) and `-a` flags.
+
+    Keeps per-key consumption counters so a list answer serves one entry per round.
+    """
+
+    def __init__(self, files: list[AnswerFile] | None = None, flags: list[FlagAnswer] | None = None):
+        self.files = list(files or [])
+        self.flags = list(flags or [])
+        self._consumed: dict[str, int] = {}
+        self.used_flags: set[int] = set()
+
+    @property
+    def empty(self) -> bool:
+        return not self.files and not self.flags
+
+    def exact(self, key: str) -> tuple[Any, str] | None:
+        """The `inputResponses[key]` answer for this round and its source label, consuming
+        one list entry; None when no file has the key (or its list is used up)."""
+        for answers in reversed(self.files):
+            if key in answers.input_responses:
+                value = answers.input_responses[key]
+                label = f"{answers.path}: inputResponses.{key}"
+                if isinstance(value, list):
+                    index = self._consumed.get(key, 0)
+                    self._consumed[key] = index + 1
+                    if index >= len(value):
+                        return None
+                    return value[index], f"{label}[{index}]"
+                return value, label
+        return None
+
+    def field_value(self, name: str) -> tuple[Any, str] | None:
+        """The `fields[name]` value from the last file that has it, with its source label."""
+        for answers in reversed(self.files):
+            if name in answers.fields:
+                return answers.fields[name], f"{answers.path}: fields.{name}"
+        return None
+
+    def flags_for(self, key: str, field_name: str) -> list[tuple[int, FlagAnswer]]:
+        """The `-a` flags that answer `field_name` of input request `key`, in order
+        (a `KEY.FIELD` flag beats a bare `FIELD` flag)."""
+        specific = [(i, f) for i, f in enumerate(self.flags) if f.name == f"{key}.{field_name}"]
+        if specific:
+            return specific
+        return [(i, f) for i, f in enumerate(self.flags) if f.name == field_name]
+
+    def roots(self) -> tuple[list[Any], str] | None:
+        """The `roots` list from the last file that has one, with its source label."""
+        for answers in reversed(self.files):
+            if answers.roots is not None:
+                return answers.roots, f"{answers.path}: roots"
+        return None
+
+    def has_exact_of_shape(self, predicate: Any) -> bool:
+        """True when any file's `inputResponses` holds a value for which `predicate` is true."""
+        for answers in self.files:
+            for value in answers.input_responses.values():
+                for item in value if isinstance(value, list) else [value]:
+                    if predicate(item):
+                        return True
+        return False

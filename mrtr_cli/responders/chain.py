@@ -1,0 +1,337 @@
+"""The responder chain: one place that answers every input request.
+
+MRTR `inputRequests` (2026-07-28 basic/patterns/mrtr), task input requests and,
+for older servers, server-initiated requests all come here. For each request the
+chain tries, in order (DESIGN.md section 3): `-a` flags, answer files, other
+configured sources (roots, a sampling command), then the terminal when a person
+is there. Whatever is left is reported as missing, and the caller turns that into
+a pending document (exit 5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.responders.answers import AnswerStore
+from mrtr_cli.responders.shapes import (
+    elicit_result_problems,
+    looks_like_sampling_result,
+    roots_result_problems,
+    sampling_result_problems,
+)
+from mrtr_cli.schema.elicit import form_fields
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.responders.terminal import TerminalResponder
+
+ELICIT = "elicitation/create"
+SAMPLING = "sampling/createMessage"
+ROOTS = "roots/list"
+INPUT_METHODS = (ELICIT, SAMPLING, ROOTS)
+
+
+@dataclass
+class InputAsk:
+    """One input request being answered.
+
+    Attributes:
+        key: the server's `inputRequests` key.
+        method: `elicitation/create`, `sampling/createMessage` or `roots/list`.
+        params: the request's params (may be empty).
+        server_name: who is asking (serverInfo title/name, else the target).
+        origin: what the request belongs to, e.g. "tools/call update_work_item".
+        index, total: position among the requests asked interactively this round.
+    """
+
+    key: str
+    method: str
+    params: dict[str, Any]
+    server_name: str
+    origin: str
+    index: int = 1
+    total: int = 1
+
+    @property
+    def mode(self) -> str:
+        return str(self.params.get("mode") or "form") if self.method == ELICIT else ""
+
+
+@dataclass
+class RoundOutcome:
+    """What the chain could answer in one round.
+
+    Attributes:
+        responses: key -> InputResponse, ready to send.
+        missing: keys nobody could answer.
+        prefill: key -> partial form content found in flags/files (for templates).
+        sources: key -> where the answer came from (for `-v`).
+    """
+
+    responses: dict[str, Any] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    prefill: dict[str, dict[str, Any]] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+class ResponderChain:
+    """Answers input requests from flags, files, configured sources and the terminal.
+
+    Args:
+        env: the run's environment (decides whether a person can be asked).
+        store: prepared answers (`-a` flags and `--answers` files).
+        roots: roots configured on the command line (`--root`), as Root objects.
+        sampler: a callable answering `sampling/createMessage` params with a
+            CreateMessageResult (e.g. `--sampling-command`), or None.
+        sampling_tools: the sampler supports tool use (`sampling.tools`).
+        terminal_factory: builds the interactive responder on first use (lazy import).
+        url_consent: a person can consent to URL elicitation on this run.
+    """
+
+    def __init__(
+        self,
+        env: Environment,
+        store: AnswerStore | None = None,
+        *,
+        roots: list[dict[str, Any]] | None = None,
+        sampler: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        sampling_tools: bool = False,
+        terminal_factory: Callable[[], TerminalResponder] | None = None,
+        url_consent: bool | None = None,
+    ):
+        self.env = env
+        self.store = store or AnswerStore()
+        self.roots = roots
+        self.sampler = sampler
+        self.sampling_tools = sampling_tools
+        self._terminal_factory = terminal_factory
+        self._terminal: TerminalResponder | None = None
+        self.url_consent = url_consent
+
+    # ------------------------------------------------------------------ capabilities
+    @property
+    def interactive(self) -> bool:
+        """A person can be asked on this run."""
+        return self._terminal_factory is not None and self.env.can_prompt()
+
+    def capabilities(self) -> dict[str, Any]:
+        """The `ClientCapabilities` this run can honour (2026-07-28 basic/index).
+
+        Form elicitation is always declared: an answer may come from flags, files, the
+        terminal, or later from `mrtr resume` with a pending document. URL mode is declared
+        when a person can consent (a terminal, or a pending document they will act on).
+        Sampling only with a sampling source; roots only when roots are given.
+        """
+        caps: dict[str, Any] = {"elicitation": {"form": {}}}
+        if self.url_consent if self.url_consent is not None else True:
+            caps["elicitation"]["url"] = {}
+        if self.sampler is not None or self.interactive or self.store.has_exact_of_shape(looks_like_sampling_result):
+            caps["sampling"] = {"tools": {}} if self.sampling_tools else {}
+        if self.roots is not None or self.store.roots() is not None:
+            caps["roots"] = {}
+        return caps
+
+    # ------------------------------------------------------------------ answering
+    def answer_round(
+        self,
+        input_requests: Any,
+        *,
+        server_name: str,
+        origin: str,
+        capabilities: dict[str, Any] | None = None,
+    ) -> RoundOutcome:
+        """Answer every request of one round.
+
+        Args:
+            input_requests: the server's `inputRequests` map.
+            server_name, origin: shown to the person with each request.
+            capabilities: what was declared on the request (to reject undeclared asks).
+
+        Raises:
+            ProtocolError: a malformed input request, or one for a capability not declared.
+            UsageError: a prepared answer (flag or file) is invalid for its request.
+            KeyboardInterrupt: the person pressed Ctrl-C at a prompt.
+        """
+        asks = self._parse(input_requests, server_name, origin, capabilities)
+        outcome = RoundOutcome()
+        left: list[InputAsk] = []
+        for ask in asks:
+            answer = self._prepared(ask, outcome)
+            if answer is not None:
+                outcome.responses[ask.key] = answer
+            else:
+                left.append(ask)
+        if left and self.interactive:
+            terminal = self._get_terminal()
+            for i, ask in enumerate(left, 1):
+                ask.index, ask.total = i, len(left)
+                answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
+                if answer is not None:
+                    outcome.responses[ask.key] = answer
+                    outcome.sources[ask.key] = "terminal"
+            left = [a for a in left if a.key not in outcome.responses]
+        outcome.missing = [a.key for a in left]
+        if self.env.verbosity:
+            for key, source in outcome.sources.items():
+                self.env.err(f"-- answer for {key!r}: {source}")
+        return outcome
+
+    def _get_terminal(self) -> TerminalResponder:
+        if self._terminal is None:
+            assert self._terminal_factory is not None
+            self._terminal = self._terminal_factory()
+        return self._terminal
+
+    def _parse(
+        self, input_requests: Any, server_name: str, origin: str, capabilities: dict[str, Any] | None
+    ) -> list[InputAsk]:
+        if not isinstance(input_requests, dict):
+            raise ProtocolError("the server's inputRequests is not an object")
+        asks = []
+        for key, req in input_requests.items():
+            if not isinstance(req, dict) or not isinstance(req.get("method"), str):
+                raise ProtocolError(f"input request {key!r} is not a {{method, params}} object")
+            method = req["method"]
+            if method not in INPUT_METHODS:
+                raise ProtocolError(f"input request {key!r} has an unknown method {method!r}")
+            params = req.get("params") if isinstance(req.get("params"), dict) else {}
+            ask = InputAsk(str(key), method, params, server_name, origin)
+            if capabilities is not None:
+                self._check_declared(ask, capabilities)
+            if method == ELICIT and ask.mode == "form":
+                try:
+                    form_fields(params.get("requestedSchema"))
+                except ValueError as exc:
+                    raise ProtocolError(f"input request {key!r}: {exc}") from None
+            asks.append(ask)
+        return asks
+
+    @staticmethod
+    def _check_declared(ask: InputAsk, caps: dict[str, Any]) -> None:
+        needed = {ELICIT: "elicitation", SAMPLING: "sampling", ROOTS: "roots"}[ask.method]
+        declared = caps.get(needed)
+        ok = declared is not None
+        if ok and ask.method == ELICIT:
+            modes = declared or {}
+            ok = ask.mode in modes or (ask.mode == "form" and not modes)
+        if not ok:
+            what = f"{needed}.{ask.mode}" if ask.method == ELICIT else needed
+            raise ProtocolError(
+                f"the server sent input request {ask.key!r} ({ask.method}, {what}) although this run "
+                f"did not declare that capability"
+            )
+
+    # ------------------------------------------------------------------ prepared answers
+    def _prepared(self, ask: InputAsk, outcome: RoundOutcome) -> Any:
+        """An answer from flags/files/configured sources, or None."""
+        exact = self.store.exact(ask.key)
+        if exact is not None:
+            value, source = exact
+            value = _drop_null_fields(value) if ask.method == ELICIT else value
+            self._check_exact(ask, value, source)
+            outcome.sources[ask.key] = source
+            return value
+        if ask.method == ELICIT and ask.mode == "form":
+            return self._form_from_fields(ask, outcome)
+        if ask.method == ROOTS:
+            roots = self.roots
+            source = "--root"
+            if roots is None:
+                from_file = self.store.roots()
+                if from_file is not None:
+                    roots, source = from_file
+                    self._check_exact(ask, {"roots": roots}, source)
+            if roots is not None:
+                outcome.sources[ask.key] = source
+                return {"roots": roots}
+        if ask.method == SAMPLING and self.sampler is not None:
+            result = self.sampler(ask.params)
+            outcome.sources[ask.key] = "--sampling-command"
+            return result
+        return None
+
+    def _check_exact(self, ask: InputAsk, value: Any, source: str) -> None:
+        if ask.method == ELICIT:
+            problems = elicit_result_problems(value, ask.params)
+        elif ask.method == SAMPLING:
+            problems = sampling_result_problems(value)
+        else:
+            problems = roots_result_problems(value)
+        if problems:
+            raise UsageError(f"{source}: {problems[0]}", data={"key": ask.key, "problems": problems})
+
+    def _form_from_fields(self, ask: InputAsk, outcome: RoundOutcome) -> Any:
+        fields = form_fields(ask.params.get("requestedSchema"))
+        content: dict[str, Any] = {}
+        sources: list[str] = []
+        for f in fields:
+            flags = self.store.flags_for(ask.key, f.name)
+            if flags:
+                content[f.name] = self._flag_value(ask, f, flags)
+                sources.append("-a " + f.name)
+                continue
+            found = self.store.field_value(f.name)
+            if found is not None:
+                value, source = found
+                if value is None and not f.required:
+                    continue
+                reason = f.check(value)
+                if reason:
+                    raise UsageError(
+                        f"{source}: field {f.name!r} of input request {ask.key!r}: {_explain(reason, f)}",
+                        data={"key": ask.key, "field": f.name},
+                    )
+                content[f.name] = value
+                sources.append(source)
+        if not content:
+            return None
+        if all(f.name in content for f in fields if f.required):
+            outcome.sources[ask.key] = ", ".join(sources)
+            return {"action": "accept", "content": content}
+        outcome.prefill[ask.key] = content
+        return None
+
+    def _flag_value(self, ask: InputAsk, f: Any, flags: list[tuple[int, Any]]) -> Any:
+        values = []
+        for index, flag in flags:
+            self.store.used_flags.add(index)
+            if flag.is_json:
+                values.append(flag.raw)
+                continue
+            try:
+                values.append(f.coerce(flag.raw))
+            except ValueError as exc:
+                raise UsageError(
+                    f"-a {flag.text}: field {f.name!r} of input request {ask.key!r}: {_explain(str(exc), f)}",
+                    data={"key": ask.key, "field": f.name},
+                ) from None
+        if f.kind == "multi":
+            value: Any = [item for v in values for item in (v if isinstance(v, list) else [v])]
+        else:
+            value = values[-1]
+        reason = f.check(value)
+        if reason:
+            raise UsageError(
+                f"-a {flags[-1][1].text}: field {f.name!r} of input request {ask.key!r}: {_explain(reason, f)}",
+                data={"key": ask.key, "field": f.name},
+            )
+        return value
+
+
+def _explain(reason: str, f: Any) -> str:
+    """`reason` plus what the field expects, unless the reason already says so."""
+    expected = f.expected()
+    if "one of:" in reason or expected in reason:
+        return reason
+    return f"{reason} (expected {expected})"
+
+
+def _drop_null_fields(value: Any) -> Any:
+    """An accept answer with `null` fields (as in a filled-in template) leaves those fields out."""
+    if isinstance(value, dict) and isinstance(value.get("content"), dict):
+        content = {k: v for k, v in value["content"].items() if v is not None}
+        return {**value, "content": content}
+    return value

@@ -1,0 +1,1 @@
+"""Schemas: elicitation forms (requestedSchema) and tool arguments (inputSchema)."""

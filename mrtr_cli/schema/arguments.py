@@ -1,0 +1,219 @@
+"""Tool arguments from the command line, typed by the tool's `inputSchema`.
+
+Item syntax (after HTTPie): `key=value` (coerced to the property's type: a string
+property keeps `02134` as the string "02134"), `key:=<json>` (a literal JSON
+value), `key=@path` (the file's text; `@-` reads stdin), dotted keys for nested
+objects (`address.city=Paris`), and a repeated `key=v` for arrays. `--args`
+gives a whole JSON object (`JSON`, `@file` or `-`), which items then extend.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+
+_INT = re.compile(r"^[+-]?\d+$")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+@dataclass
+class ArgItem:
+    """One command-line argument item.
+
+    Attributes:
+        path: the key split on dots (`["address", "city"]`).
+        value: the raw text (for `=`), or the parsed JSON value (for `:=`).
+        literal: True for `:=` (already typed).
+        text: the item as typed, for messages.
+    """
+
+    path: list[str]
+    value: Any
+    literal: bool
+    text: str
+
+    @property
+    def key(self) -> str:
+        return ".".join(self.path)
+
+
+def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
+    """Parse one `key=value` / `key:=json` / `key=@file` item.
+
+    Raises:
+        UsageError: no `=`, an empty key, invalid JSON after `:=`, an unreadable file.
+    """
+    json_at = text.find(":=")
+    eq = text.find("=")
+    if json_at != -1 and (eq == -1 or json_at < eq):
+        key, raw = text[:json_at], text[json_at + 2 :]
+        if raw.startswith("@"):
+            raw = read_file(raw[1:])
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"argument {text!r}: the value after := is not valid JSON ({exc.msg})") from None
+        literal = True
+    elif eq > 0:
+        key, value = text[:eq], text[eq + 1 :]
+        if value.startswith("@") and len(value) > 1:
+            value = read_file(value[1:])
+        literal = False
+    else:
+        raise UsageError(f"argument {text!r}: expected key=value, key:=<json> or key=@file")
+    path = key.split(".")
+    if not key or any(not part for part in path):
+        raise UsageError(f"argument {text!r}: the key is empty")
+    return ArgItem(path, value, literal, text)
+
+
+def _types(schema: Any) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    t = schema.get("type")
+    if isinstance(t, str):
+        return [t]
+    if isinstance(t, list):
+        return [x for x in t if isinstance(x, str)]
+    out: list[str] = []
+    for combo in ("anyOf", "oneOf"):
+        for branch in schema.get(combo) or []:
+            out.extend(x for x in _types(branch) if x not in out)
+    if not out and "enum" in schema:
+        out = sorted({_json_kind(v) for v in schema["enum"]})
+    if not out and "const" in schema:
+        out = [_json_kind(schema["const"])]
+    return out
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def property_schema(schema: Any, path: list[str]) -> Any:
+    """The subschema for a dotted `path` through `properties` (None if unknown)."""
+    node = schema
+    for part in path:
+        if not isinstance(node, dict):
+            return None
+        props = node.get("properties")
+        if isinstance(props, dict) and part in props:
+            node = props[part]
+            continue
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict):
+            node = extra
+            continue
+        return None
+    return node
+
+
+def coerce_value(text: str, schema: Any, where: str) -> Any:
+    """Coerce the text of `key=value` to the JSON type its schema asks for.
+
+    With no schema, or a schema allowing strings, the text stays a string. Type
+    unions are tried in a fixed order: integer, number, boolean, null, then string.
+
+    Raises:
+        UsageError: the text cannot be any of the allowed types.
+    """
+    types = _types(schema)
+    if not types or "string" in types:
+        return text
+    for kind in ("integer", "number", "boolean", "null"):
+        if kind not in types:
+            continue
+        if kind == "integer" and _INT.match(text.strip()):
+            return int(text.strip())
+        if kind == "number" and _NUMBER.match(text.strip()):
+            t = text.strip()
+            return int(t) if _INT.match(t) else float(t)
+        if kind == "boolean" and text.strip().lower() in ("true", "false"):
+            return text.strip().lower() == "true"
+        if kind == "null" and text.strip() == "null":
+            return None
+    if "object" in types or "array" in types:
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            pass
+    wanted = " or ".join(types)
+    raise UsageError(f"argument {where}: {text!r} is not {('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
+                     hint=f"use {where.split('=')[0]}:=<json> to pass a literal JSON value")
+
+
+def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_schema: Any) -> dict[str, Any]:
+    """Combine `--args` (`base`) and items into the `arguments` object.
+
+    A key given more than once becomes an array (or extends one); an array-typed
+    property always gets an array, even from a single item.
+
+    Raises:
+        UsageError: a value cannot be coerced, or a key is both a value and an object.
+    """
+    args: dict[str, Any] = json.loads(json.dumps(base)) if base else {}
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.key] = counts.get(item.key, 0) + 1
+    seen: dict[str, int] = {}
+    for item in items:
+        schema = property_schema(input_schema, item.path)
+        types = _types(schema)
+        is_array = "array" in types and (item.literal is False or not isinstance(item.value, list))
+        if item.literal:
+            value = item.value
+        elif is_array:
+            item_schema = schema.get("items") if isinstance(schema, dict) else None
+            value = coerce_value(item.value, item_schema, item.text)
+        else:
+            value = coerce_value(item.value, schema, item.text)
+        node = args
+        for part in item.path[:-1]:
+            child = node.get(part)
+            if child is None:
+                child = node[part] = {}
+            if not isinstance(child, dict):
+                raise UsageError(f"argument {item.text!r}: {part!r} is already a value, not an object")
+            node = child
+        last = item.path[-1]
+        seen[item.key] = seen.get(item.key, 0) + 1
+        if is_array or counts[item.key] > 1:
+            if seen[item.key] == 1 and not isinstance(node.get(last), list):
+                node[last] = []
+            elif not isinstance(node.get(last), list):
+                node[last] = [node[last]]
+            node[last].append(value)
+        else:
+            node[last] = value
+    return args
+
+
+def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, Any]:
+    """Read `--args JSON|@file|-` as a JSON object.
+
+    Raises:
+        UsageError: not JSON, or not an object.
+    """
+    raw = read_file(value[1:]) if value.startswith("@") else read_file("-") if value == "-" else value
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--args: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    if not isinstance(doc, dict):
+        raise UsageError(f"--args: expected a JSON object, got {_json_kind(doc)}")
+    return doc

@@ -1,0 +1,332 @@
+"""Form elicitation schemas: field models, text coercion and validation.
+
+Spec: client/elicitation (2026-07-28), `ElicitRequestFormParams.requestedSchema`:
+a flat object whose properties are `PrimitiveSchemaDefinition`s: string (minLength,
+maxLength, format email|uri|date|date-time), number/integer (minimum, maximum),
+boolean, single-select enum (plain `enum`, titled `oneOf` const/title, legacy
+`enumNames`), multi-select array (plain `items.enum`, titled `items.anyOf`,
+minItems, maxItems), each with optional title, description and default.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+TRUE_WORDS = {"true", "yes", "y", "1", "on"}
+FALSE_WORDS = {"false", "no", "n", "0", "off"}
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]+$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def check_format(fmt: str, value: str) -> str | None:
+    """Why `value` does not match string `format` `fmt` (email, uri, date, date-time), or None."""
+    if fmt == "email" and not _EMAIL.match(value):
+        return "is not an email address"
+    if fmt == "uri" and not _URI.match(value):
+        return "is not an absolute URI (scheme:...)"
+    if fmt == "date":
+        if not _DATE.match(value):
+            return "is not a date (YYYY-MM-DD)"
+        try:
+            _dt.date.fromisoformat(value)
+        except ValueError:
+            return "is not a valid calendar date"
+    if fmt == "date-time":
+        if not _DATETIME.match(value):
+            return "is not a date-time (RFC 3339, e.g. 2026-07-28T09:30:00Z)"
+        try:
+            _dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            return "is not a valid date-time"
+    return None
+
+
+def _article(word: str) -> str:
+    return ("an " if word[:1] in "aeiou" else "a ") + word
+
+
+_FORMAT_CHECKER: Any = None
+
+
+def property_validator(prop_schema: dict[str, Any]) -> Any:
+    """A `jsonschema` Draft 2020-12 validator for one property, enforcing the
+    elicitation formats (email, uri, date, date-time) with this module's checks."""
+    global _FORMAT_CHECKER
+    from jsonschema import Draft202012Validator, FormatChecker  # noqa: PLC0415 - lazy: startup time
+
+    if _FORMAT_CHECKER is None:
+        checker = FormatChecker(formats=())
+        for fmt in ("email", "uri", "date", "date-time"):
+            checker.checks(fmt)(lambda value, _fmt=fmt: not isinstance(value, str) or check_format(_fmt, value) is None)
+        _FORMAT_CHECKER = checker
+    return Draft202012Validator(prop_schema, format_checker=_FORMAT_CHECKER)
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a Python value (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+@dataclass
+class FormField:
+    """One property of a `requestedSchema`.
+
+    Attributes:
+        name: the property name (the key in `content`).
+        schema: the property's schema as sent.
+        required: listed in the schema's `required`.
+        kind: "string", "number", "integer", "boolean", "enum" (single select) or
+            "multi" (multi select).
+        options: for enum/multi, `(const, title)` pairs in the server's order.
+    """
+
+    name: str
+    schema: dict[str, Any]
+    required: bool
+    kind: str
+    options: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return str(self.schema.get("title") or self.name)
+
+    @property
+    def description(self) -> str | None:
+        d = self.schema.get("description")
+        return str(d) if d else None
+
+    @property
+    def default(self) -> Any:
+        return self.schema.get("default")
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.schema
+
+    def expected(self) -> str:
+        """A short description of what this field accepts, for error messages and templates."""
+        s = self.schema
+        if self.kind in ("enum", "multi"):
+            values = ", ".join(c for c, _ in self.options)
+            base = f"one of: {values}" if self.kind == "enum" else f"a list of: {values}"
+            extra = []
+            if self.kind == "multi":
+                if "minItems" in s:
+                    extra.append(f"at least {s['minItems']}")
+                if "maxItems" in s:
+                    extra.append(f"at most {s['maxItems']}")
+            return base + (f" ({', '.join(extra)})" if extra else "")
+        if self.kind in ("number", "integer"):
+            bounds = []
+            if "minimum" in s:
+                bounds.append(f">= {s['minimum']:g}" if isinstance(s["minimum"], float) else f">= {s['minimum']}")
+            if "maximum" in s:
+                bounds.append(f"<= {s['maximum']:g}" if isinstance(s["maximum"], float) else f"<= {s['maximum']}")
+            return f"{'an integer' if self.kind == 'integer' else 'a number'}" + (
+                f" {' and '.join(bounds)}" if bounds else ""
+            )
+        if self.kind == "boolean":
+            return "a boolean (true/false)"
+        parts = ["a string"]
+        if s.get("format"):
+            parts.append(f"in {s['format']} format")
+        if "minLength" in s:
+            parts.append(f"of at least {s['minLength']} characters")
+        if "maxLength" in s:
+            parts.append(f"of at most {s['maxLength']} characters")
+        return " ".join(parts)
+
+    def check(self, value: Any) -> str | None:
+        """Why `value` is not acceptable for this field, or None when it is.
+
+        The property schema is checked with `jsonschema` (Draft 2020-12, with the
+        four elicitation string formats enforced); the first error becomes a short
+        human reason.
+        """
+        if self.kind == "multi" and isinstance(value, list) and len(set(map(str, value))) != len(value):
+            return "lists a value more than once"
+        for error in property_validator(self.schema).iter_errors(value):
+            return self._reason(error, value)
+        return None
+
+    def _reason(self, error: Any, value: Any) -> str:
+        kind = error.validator
+        consts = ", ".join(c for c, _ in self.options)
+        if kind == "type":
+            want = error.validator_value
+            want = " or ".join(want) if isinstance(want, list) else want
+            return f"expected {_article(str(want))}, got {json_type(error.instance)}"
+        if kind in ("enum", "oneOf", "anyOf", "const"):
+            return f"{error.instance!r} is not one of: {consts}"
+        if kind == "minimum":
+            return f"must be >= {error.validator_value}"
+        if kind == "maximum":
+            return f"must be <= {error.validator_value}"
+        if kind == "minLength":
+            return f"must be at least {error.validator_value} characters"
+        if kind == "maxLength":
+            return f"must be at most {error.validator_value} characters"
+        if kind == "minItems":
+            return f"needs at least {error.validator_value} choices"
+        if kind == "maxItems":
+            return f"allows at most {error.validator_value} choices"
+        if kind == "format":
+            return check_format(str(error.validator_value), str(error.instance)) or f"is not a valid {error.validator_value}"
+        return error.message
+
+    def coerce(self, text: str) -> Any:
+        """Turn typed text (a terminal answer or `-a FIELD=VALUE`) into this field's type.
+
+        Enum choices may be given by const or (case-insensitively) by title. A
+        multi-select accepts comma-separated choices.
+
+        Raises:
+            ValueError: with a one-line reason when the text cannot be this type.
+        """
+        text = text.strip() if self.kind != "string" else text
+        if self.kind == "boolean":
+            low = text.lower()
+            if low in TRUE_WORDS:
+                return True
+            if low in FALSE_WORDS:
+                return False
+            raise ValueError(f"expected a boolean (true/false), got {text!r}")
+        if self.kind == "integer":
+            try:
+                return int(text, 10)
+            except ValueError:
+                raise ValueError(f"expected an integer, got {text!r}") from None
+        if self.kind == "number":
+            try:
+                if re.fullmatch(r"[+-]?\d+", text):
+                    return int(text)
+                value = float(text)
+            except ValueError:
+                raise ValueError(f"expected a number, got {text!r}") from None
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ValueError(f"expected a finite number, got {text!r}")
+            return value
+        if self.kind == "enum":
+            return self._choice(text)
+        if self.kind == "multi":
+            if text == "":
+                return []
+            try:
+                return [self._choice(text)]
+            except ValueError:
+                return [self._choice(part.strip()) for part in text.split(",") if part.strip()]
+        return text
+
+    def _choice(self, text: str) -> str:
+        for const, _title in self.options:
+            if text == const:
+                return const
+        for const, title in self.options:
+            if text.casefold() == title.casefold():
+                return const
+        raise ValueError(f"{text!r} is not one of: {', '.join(c for c, _ in self.options)}")
+
+
+def _options(prop: dict[str, Any]) -> tuple[str, list[tuple[str, str]]] | None:
+    """(kind, options) for an enum-like property, or None."""
+    if prop.get("type") == "array":
+        items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+        if isinstance(items.get("anyOf"), list):
+            return "multi", [(str(o.get("const")), str(o.get("title") or o.get("const"))) for o in items["anyOf"]
+                             if isinstance(o, dict)]
+        if isinstance(items.get("enum"), list):
+            return "multi", [(str(v), str(v)) for v in items["enum"]]
+        return "multi", []
+    if isinstance(prop.get("oneOf"), list):
+        return "enum", [(str(o.get("const")), str(o.get("title") or o.get("const"))) for o in prop["oneOf"]
+                        if isinstance(o, dict)]
+    if isinstance(prop.get("enum"), list):
+        values = [str(v) for v in prop["enum"]]
+        names = prop.get("enumNames")
+        if isinstance(names, list) and len(names) == len(values):
+            return "enum", [(v, str(n)) for v, n in zip(values, names, strict=True)]
+        return "enum", [(v, v) for v in values]
+    return None
+
+
+def form_fields(requested_schema: Any) -> list[FormField]:
+    """The fields of a `requestedSchema`, in the server's order.
+
+    Raises:
+        ValueError: the schema is not an object schema with a `properties` map.
+    """
+    if not isinstance(requested_schema, dict):
+        raise ValueError("requestedSchema is not an object")
+    props = requested_schema.get("properties")
+    if props is None:
+        props = {}
+    if not isinstance(props, dict):
+        raise ValueError("requestedSchema.properties is not an object")
+    required = requested_schema.get("required") or []
+    fields = []
+    for name, prop in props.items():
+        if not isinstance(prop, dict):
+            prop = {}
+        enum = _options(prop)
+        if enum is not None:
+            kind, options = enum
+        else:
+            kind = {"boolean": "boolean", "integer": "integer", "number": "number"}.get(str(prop.get("type")), "string")
+            options = []
+        fields.append(FormField(str(name), prop, name in required, kind, options))
+    return fields
+
+
+@dataclass
+class Problem:
+    """One reason a form answer is not acceptable: `field` (None for the whole form) and `message`."""
+
+    field: str | None
+    message: str
+    expected: str | None = None
+
+
+def validate_content(requested_schema: Any, content: Any) -> list[Problem]:
+    """Check an accept answer's `content` against `requestedSchema`.
+
+    Returns every problem found (empty when valid): a missing required field, a
+    value of the wrong type, out of range, not an allowed choice, a bad format.
+    Fields the schema does not list are reported too: nothing the server did not
+    ask for is sent.
+    """
+    fields = form_fields(requested_schema)
+    if not isinstance(content, dict):
+        return [Problem(None, f"content must be an object, got {json_type(content)}")]
+    problems = []
+    known = {f.name for f in fields}
+    for f in fields:
+        if f.name not in content:
+            if f.required:
+                problems.append(Problem(f.name, "is required but missing", f.expected()))
+            continue
+        reason = f.check(content[f.name])
+        if reason:
+            problems.append(Problem(f.name, reason, f.expected()))
+    for extra in content:
+        if extra not in known:
+            problems.append(Problem(extra, "is not a field of this form",
+                                    "one of: " + ", ".join(sorted(known)) if known else "no fields"))
+    return problems

@@ -1,0 +1,66 @@
+"""The transport interface shared by stdio, Streamable HTTP and in-memory transports.
+
+A transport carries JSON-RPC messages as dicts. It correlates responses with the
+requests it sent (by JSON-RPC `id`) and hands every other incoming message
+(notifications, and for older servers server-initiated requests) to the
+`on_message` callback given to `start`. It knows nothing of MCP methods: the
+protocol layer computes any HTTP headers and passes them in.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from typing import Any
+
+Message = dict[str, Any]
+MessageHandler = Callable[[Message], None]
+
+
+class Transport(ABC):
+    """One connection to one server.
+
+    Lifecycle: `start(on_message)` once, then any number of `request`/`send`
+    calls from any thread, then `close()`.
+    """
+
+    #: A short description of the target for messages ("stdio: python srv.py", a URL).
+    label: str = ""
+    #: True when aborting a request is itself the cancellation signal (HTTP closes
+    #: the SSE stream); False when the protocol must send `notifications/cancelled`.
+    cancel_by_close: bool = False
+
+    @abstractmethod
+    def start(self, on_message: MessageHandler) -> None:
+        """Open the connection. `on_message` receives every message that is not a
+        response to one of our requests; it may be called from a reader thread.
+
+        Raises:
+            TransportError: the server cannot be started or reached.
+        """
+
+    @abstractmethod
+    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+        """Send a JSON-RPC request; the future resolves to its response message.
+
+        The future fails with `TransportError` (server gone, broken stream, HTTP 5xx)
+        or `AuthError` (HTTP 401/403). A JSON-RPC error response is a normal result.
+        """
+
+    @abstractmethod
+    def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
+        """Send a notification or a response to a server request; no reply is awaited."""
+
+    @abstractmethod
+    def abort(self, request_id: Any) -> None:
+        """Stop waiting for `request_id`. HTTP closes the response stream (the
+        2026-07-28 cancellation signal); stdio just forgets the request."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the connection (and stop a server process) cleanly. Idempotent."""
+
+    def describe_failure(self) -> str | None:
+        """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
+        return None

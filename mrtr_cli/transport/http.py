@@ -1,0 +1,305 @@
+"""Streamable HTTP transport (2026-07-28 `basic/transports/streamable-http`).
+
+Every message is one POST. A request's response is either `application/json`
+(one JSON-RPC response) or `text/event-stream` (request-scoped notifications,
+then the final response). Each request runs on its own worker thread so the
+caller can wait with a deadline, be interrupted by Ctrl-C, and abort: closing
+the SSE response stream is the 2026-07-28 cancellation signal.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.transport.base import Message, MessageHandler, Transport
+from mrtr_cli.transport.sse import parse_sse
+
+if TYPE_CHECKING:  # pragma: no cover
+    import httpx
+
+ACCEPT = "application/json, text/event-stream"
+
+
+class HttpStatusError(TransportError):
+    """A non-2xx HTTP status without a JSON-RPC error body.
+
+    Attributes:
+        status: the HTTP status code.
+        body: up to 2 KB of the response body, for era detection and diagnostics.
+    """
+
+    def __init__(self, message: str, status: int, body: str, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.status = status
+        self.body = body
+        if 400 <= status < 500 and status not in (404, 405, 410):
+            # The server is there and answered, but not with anything we understand.
+            self.exit_status = ExitStatus.PROTOCOL
+
+
+class BrokenStream(TransportError):
+    """The response stream ended or failed before the final JSON-RPC response."""
+
+
+class HttpTransport(Transport):
+    """POST JSON-RPC messages to one MCP endpoint.
+
+    Args:
+        url: the MCP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
+        headers: user headers (`-H`) sent on every request; values may be secrets.
+        connect_timeout: seconds to establish a connection.
+        on_http: optional trace hook called as `on_http(kind, info)` with kind
+            "request" (method, url, headers) or "response" (status, headers).
+        verify: TLS verification (True, False, or a CA bundle path).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        connect_timeout: float = 10.0,
+        on_http: Callable[[str, dict[str, Any]], None] | None = None,
+        verify: bool | str = True,
+    ):
+        self.url = url
+        self.label = url
+        self.cancel_by_close = True
+        self._user_headers = dict(headers or {})
+        self._connect_timeout = connect_timeout
+        self._on_http = on_http
+        self._verify = verify
+        self._client: httpx.Client | None = None
+        self._on_message: MessageHandler = lambda m: None
+        self._responses: dict[Any, httpx.Response] = {}
+        self._aborted: set[Any] = set()
+        self._lock = threading.Lock()
+        #: Headers the protocol layer adds to every later request (e.g. a legacy session id).
+        self.session_headers: dict[str, str] = {}
+        #: Called with the headers of every response (the protocol layer reads session ids).
+        self.on_response_headers: Callable[[Mapping[str, str]], None] | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, on_message: MessageHandler) -> None:
+        import httpx  # noqa: PLC0415 - imported only when HTTP is used (startup time)
+
+        self._on_message = on_message
+        self._client = httpx.Client(
+            headers=self._user_headers,
+            timeout=httpx.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
+            follow_redirects=True,
+            verify=self._verify,
+            limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+        )
+
+    def close(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            with self._lock:
+                responses = list(self._responses.values())
+            for resp in responses:
+                try:
+                    resp.close()
+                except Exception:  # noqa: BLE001
+                    pass
+            client.close()
+
+    # ------------------------------------------------------------------ messages
+    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+        fut: Future[Message] = Future()
+        thread = threading.Thread(
+            target=self._run_request, args=(message, dict(headers or {}), fut), name="mrtr-http", daemon=True
+        )
+        thread.start()
+        return fut
+
+    def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
+        client = self._require_client()
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        all_headers = self._headers(headers)
+        self._trace("request", {"method": "POST", "url": self.url, "headers": all_headers})
+        try:
+            resp = client.post(self.url, content=body, headers=all_headers)
+        except Exception as exc:  # noqa: BLE001
+            raise self._connect_error(exc) from None
+        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        if resp.status_code in (401, 403):
+            raise self._auth_error(resp)
+
+    def abort(self, request_id: Any) -> None:
+        with self._lock:
+            self._aborted.add(request_id)
+            resp = self._responses.pop(request_id, None)
+        if resp is not None:
+            try:
+                resp.close()
+            except Exception:  # noqa: BLE001
+                pass
+
+    # ------------------------------------------------------------------ internals
+    def _require_client(self) -> httpx.Client:
+        if self._client is None:
+            raise TransportError("the HTTP connection is closed")
+        return self._client
+
+    def _headers(self, headers: Mapping[str, str] | None) -> dict[str, str]:
+        out = {"Accept": ACCEPT, "Content-Type": "application/json"}
+        out.update(self.session_headers)
+        out.update(headers or {})
+        return out
+
+    def _trace(self, kind: str, info: dict[str, Any]) -> None:
+        if self._on_http is not None:
+            try:
+                self._on_http(kind, info)
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _connect_error(self, exc: Exception) -> TransportError:
+        import httpx  # noqa: PLC0415
+
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+            return TransportError(f"cannot connect to {self.url}: {exc}", hint="is the server running at that address?")
+        if isinstance(exc, httpx.TimeoutException):
+            return TransportError(f"timed out talking to {self.url}: {exc}")
+        if isinstance(exc, httpx.HTTPError):
+            return BrokenStream(f"the connection to {self.url} failed: {exc}")
+        return TransportError(f"HTTP request to {self.url} failed: {exc}")
+
+    def _auth_error(self, resp: httpx.Response) -> AuthError:
+        challenge = resp.headers.get("www-authenticate")
+        hint = "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR"
+        if challenge:
+            hint = f"server says: WWW-Authenticate: {sanitize(challenge, single_line=True)[:300]}\n{hint}"
+        verb = "refused" if resp.status_code == 403 else "required"
+        return AuthError(f"HTTP {resp.status_code}: authentication {verb} by {self.url}", hint=hint)
+
+    def _run_request(self, message: Message, headers: dict[str, str], fut: Future[Message]) -> None:
+        try:
+            result = self._post(message, headers)
+        except BaseException as exc:  # noqa: BLE001 - everything goes to the waiting caller
+            if not fut.done():
+                fut.set_exception(exc if isinstance(exc, Exception) else TransportError(str(exc)))
+            return
+        if not fut.done():
+            fut.set_result(result)
+
+    def _post(self, message: Message, headers: dict[str, str]) -> Message:
+        import httpx  # noqa: PLC0415
+
+        client = self._require_client()
+        rid = message.get("id")
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        all_headers = self._headers(headers)
+        self._trace("request", {"method": "POST", "url": self.url, "headers": all_headers})
+        try:
+            req = client.build_request("POST", self.url, content=body, headers=all_headers)
+            resp = client.send(req, stream=True)
+        except Exception as exc:  # noqa: BLE001
+            raise self._connect_error(exc) from None
+        with self._lock:
+            if rid in self._aborted:
+                resp.close()
+                raise BrokenStream("request aborted")
+            self._responses[rid] = resp
+        try:
+            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+            if self.on_response_headers is not None:
+                self.on_response_headers(resp.headers)
+            return self._read_response(resp, rid)
+        except httpx.HTTPError as exc:
+            with self._lock:
+                aborted = rid in self._aborted
+            if aborted:
+                raise BrokenStream("request aborted") from None
+            raise BrokenStream(
+                f"the response stream from {self.url} broke before the final response ({type(exc).__name__})"
+            ) from None
+        finally:
+            with self._lock:
+                self._responses.pop(rid, None)
+            resp.close()
+
+    def _read_response(self, resp: httpx.Response, rid: Any) -> Message:
+        status = resp.status_code
+        ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+        if status in (401, 403):
+            resp.read()
+            raise self._auth_error(resp)
+        if status >= 500:
+            text = resp.read().decode("utf-8", "replace")
+            msg = _jsonrpc_error(text, rid)
+            if msg is not None:
+                return msg
+            raise HttpStatusError(
+                f"HTTP {status} from {self.url}", status, text[:2048], hint=_body_hint(text)
+            )
+        if status == 202:
+            raise ProtocolError(f"the server accepted the request (HTTP 202) but sent no response from {self.url}")
+        if ctype == "text/event-stream" and 200 <= status < 300:
+            for event in parse_sse(resp.iter_lines()):
+                if not event.data.strip():
+                    continue
+                try:
+                    msg = json.loads(event.data)
+                except ValueError:
+                    raise ProtocolError("the server sent an SSE event that is not JSON") from None
+                if not isinstance(msg, dict):
+                    raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
+                if "method" in msg:
+                    self._on_message(msg)
+                    continue
+                if "result" in msg or "error" in msg:
+                    if msg.get("id") == rid or msg.get("id") is None:
+                        return msg
+                    continue  # a response to another request on this stream: not ours
+            raise BrokenStream(f"the response stream from {self.url} ended before the final response")
+        raw = resp.read()
+        if 200 <= status < 300:
+            if ctype != "application/json":
+                raise ProtocolError(
+                    f"unexpected Content-Type {ctype or '(none)'!r} (HTTP {status}) from {self.url}",
+                    hint="is this an MCP Streamable HTTP endpoint?",
+                )
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                raise ProtocolError(f"the server's response from {self.url} is not valid JSON") from None
+            if not isinstance(msg, dict):
+                raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
+            return msg
+        text = raw.decode("utf-8", "replace")
+        msg = _jsonrpc_error(text, rid)
+        if msg is not None:
+            return msg
+        cls_hint = _body_hint(text)
+        if status in (404, 405, 410):
+            raise HttpStatusError(
+                f"HTTP {status} from {self.url}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
+            )
+        raise HttpStatusError(f"HTTP {status} from {self.url}", status, text[:2048], hint=cls_hint)
+
+
+def _jsonrpc_error(text: str, rid: Any) -> Message | None:
+    """The JSON-RPC error response in an HTTP error body, if there is one."""
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(msg, dict) and isinstance(msg.get("error"), dict):
+        msg.setdefault("id", rid)
+        return msg
+    return None
+
+
+def _body_hint(text: str) -> str | None:
+    text = text.strip()
+    if not text:
+        return None
+    return "response body: " + sanitize(text[:300], single_line=True)

@@ -1,0 +1,260 @@
+"""stdio transport: a server subprocess speaking newline-delimited JSON-RPC.
+
+Spec: basic/transports/stdio (2026-07-28). One JSON message per line on the
+child's stdin/stdout, UTF-8, no embedded newlines. The child's stderr is passed
+through to ours (sanitised) or hidden, and its last lines are kept to explain a
+crash. Shutdown: close stdin, wait, SIGTERM, wait, SIGKILL.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import subprocess
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from typing import IO, Any
+
+from mrtr_cli.errors import TransportError
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.transport.base import Message, MessageHandler, Transport
+
+STDERR_TAIL_LINES = 20
+
+
+def encode_line(message: Message) -> bytes:
+    """One JSON-RPC message as a compact UTF-8 line (json escapes any newline in strings)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+class StdioTransport(Transport):
+    """Launch `argv` and exchange messages over its stdin/stdout.
+
+    Args:
+        argv: the command and its arguments (already split; no shell is used).
+        env: extra environment variables for the child (added to ours).
+        cwd: working directory for the child, or None.
+        stderr_sink: called with each sanitised stderr line of the child; None hides it.
+        close_timeout: seconds to wait at each step of shutdown.
+
+    Raises (from `start`):
+        TransportError: the command cannot be started (not found, not executable).
+    """
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        stderr_sink: Callable[[str], None] | None = None,
+        close_timeout: float = 2.0,
+    ):
+        if not argv:
+            raise TransportError("the --stdio command is empty")
+        self.argv = list(argv)
+        self.label = "stdio: " + " ".join(argv)
+        self._env = dict(env or {})
+        self._cwd = cwd
+        self._stderr_sink = stderr_sink
+        self._close_timeout = close_timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pending: dict[Any, Future[Message]] = {}
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._on_message: MessageHandler = lambda m: None
+        self._closing = False
+        self._dead: TransportError | None = None
+        self._stderr_thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self, on_message: MessageHandler) -> None:
+        self._on_message = on_message
+        env = {**os.environ, **self._env} if self._env else None
+        try:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                cwd=self._cwd,
+                bufsize=0,
+                # Own process group: a Ctrl-C at the terminal reaches mrtr only, which
+                # then cancels the request and shuts the server down cleanly.
+                start_new_session=True,
+            )
+        except FileNotFoundError:
+            raise TransportError(
+                f"cannot start the server: command not found: {self.argv[0]}",
+                hint="check the --stdio command (it is split like a shell would, but no shell runs it)",
+            ) from None
+        except PermissionError:
+            raise TransportError(f"cannot start the server: permission denied: {self.argv[0]}") from None
+        except OSError as exc:
+            raise TransportError(f"cannot start the server: {exc.strerror or exc}") from None
+        self._stderr_thread = threading.Thread(target=self._pump_stderr, name="mrtr-stdio-stderr", daemon=True)
+        self._stderr_thread.start()
+        threading.Thread(target=self._read_loop, name="mrtr-stdio-reader", daemon=True).start()
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc is None or self._closing:
+            return
+        self._closing = True
+        try:
+            if proc.stdin:
+                proc.stdin.close()
+        except OSError:
+            pass
+        for step in (None, proc.terminate, proc.kill):
+            if step is not None:
+                try:
+                    step()
+                except OSError:
+                    pass
+            try:
+                proc.wait(timeout=self._close_timeout)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        if self._stderr_thread is not None:
+            self._stderr_thread.join(timeout=0.5)
+
+    # ------------------------------------------------------------------ messages
+    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+        fut: Future[Message] = Future()
+        with self._lock:
+            if self._dead is not None:
+                fut.set_exception(self._dead)
+                return fut
+            self._pending[message["id"]] = fut
+        try:
+            self._write(message)
+        except TransportError as exc:
+            with self._lock:
+                self._pending.pop(message["id"], None)
+            if not fut.done():
+                fut.set_exception(exc)
+        return fut
+
+    def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
+        self._write(message)
+
+    def abort(self, request_id: Any) -> None:
+        with self._lock:
+            fut = self._pending.pop(request_id, None)
+        if fut is not None and not fut.done():
+            fut.cancel()
+
+    def describe_failure(self) -> str | None:
+        if not self._tail:
+            return None
+        return "last lines of the server's stderr:\n" + "\n".join("  " + line for line in self._tail)
+
+    # ------------------------------------------------------------------ internals
+    def _write(self, message: Message) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise TransportError("the server process is not running")
+        data = encode_line(message)
+        with self._write_lock:
+            try:
+                proc.stdin.write(data)
+                proc.stdin.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                raise self._death() from None
+
+    def _death(self) -> TransportError:
+        """The error describing why the server is gone (computed once)."""
+        with self._lock:
+            if self._dead is not None:
+                return self._dead
+        proc = self._proc
+        rc = None
+        if proc is not None:
+            try:
+                rc = proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                rc = None
+        if self._stderr_thread is not None:
+            self._stderr_thread.join(timeout=1.0)
+        if rc is None:
+            msg = "the server closed its stdout"
+        elif rc < 0:
+            msg = f"the server process died (signal {-rc})"
+        else:
+            msg = f"the server process exited with code {rc}"
+        err = TransportError(msg, hint=self.describe_failure())
+        with self._lock:
+            if self._dead is None:
+                self._dead = err
+            return self._dead
+
+    def _read_loop(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        stdout: IO[bytes] = proc.stdout
+        try:
+            for line in iter(stdout.readline, b""):
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    msg = json.loads(line)
+                except ValueError:
+                    self._note_noise(line)
+                    continue
+                if not isinstance(msg, dict):
+                    self._note_noise(line)
+                    continue
+                self._dispatch(msg)
+        except (OSError, ValueError):
+            pass
+        if self._closing:
+            err = TransportError("the connection to the server was closed")
+            with self._lock:
+                self._dead = self._dead or err
+        else:
+            err = self._death()
+        with self._lock:
+            pending, self._pending = self._pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(err)
+
+    def _dispatch(self, msg: Message) -> None:
+        if "method" not in msg and ("result" in msg or "error" in msg):
+            with self._lock:
+                fut = self._pending.pop(msg.get("id"), None)
+            if fut is not None:
+                if not fut.done():
+                    fut.set_result(msg)
+                return
+            # A response to nothing we are waiting for (e.g. after cancellation): ignore.
+            return
+        try:
+            self._on_message(msg)
+        except Exception:  # noqa: BLE001 - a bad handler must not kill the reader
+            pass
+
+    def _note_noise(self, line: bytes) -> None:
+        text = line.decode("utf-8", "replace")
+        self._tail.append("(stdout) " + sanitize(text[:200]))
+        if self._stderr_sink is not None:
+            self._stderr_sink("server wrote a non-JSON line to stdout: " + sanitize(text[:200], single_line=True))
+
+    def _pump_stderr(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stderr is not None
+        try:
+            for raw in iter(proc.stderr.readline, b""):
+                text = sanitize(raw.decode("utf-8", "replace").rstrip("\r\n"), drop_colours=True)
+                self._tail.append(text)
+                if self._stderr_sink is not None:
+                    self._stderr_sink(text)
+        except (OSError, ValueError):
+            pass
