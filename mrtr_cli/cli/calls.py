@@ -1,0 +1,102 @@
+"""`call`, `prompt`, `read` and `resume`: the MRTR-capable commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from mrtr_cli.cli.main import cli
+from mrtr_cli.cli.options import answer_options, global_options, make_app
+
+@cli.command("call")
+@click.argument("tool")
+@click.argument("items", nargs=-1)
+@click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
+@global_options
+@answer_options
+@click.pass_context
+def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
+    """Call TOOL (tools/call) with ARG items: key=value, key:=<json>, key=@file."""
+    from mrtr_cli.schema.arguments import build_arguments, load_args_option, parse_item  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    parsed = [parse_item(text, app.read_file) for text in items]
+    base = load_args_option(args_json, app.read_file) if args_json else None
+    store = app.answer_store()
+    target = app.target()
+    with app.session(target) as session:
+        schema = None
+        if any(not item.literal for item in parsed):
+            schema = app.tool_input_schema(session, tool)
+        arguments = build_arguments(parsed, base, schema)
+        params: dict[str, Any] = {"name": tool, "arguments": arguments}
+        return app.run_mrtr("tools/call", params, session=session, chain=app.chain(store), target=target)
+
+
+@cli.command("prompt")
+@click.argument("name")
+@click.argument("items", nargs=-1)
+@click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
+@global_options
+@answer_options
+@click.pass_context
+def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
+    """Get prompt NAME (prompts/get) with key=value arguments (prompt arguments are strings)."""
+    from mrtr_cli.schema.arguments import build_arguments, load_args_option, parse_item  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    parsed = [parse_item(text, app.read_file) for text in items]
+    base = load_args_option(args_json, app.read_file) if args_json else None
+    arguments = build_arguments(parsed, base, None)
+    store = app.answer_store()
+    target = app.target()
+    params: dict[str, Any] = {"name": name}
+    if arguments:
+        params["arguments"] = arguments
+    with app.session(target) as session:
+        return app.run_mrtr("prompts/get", params, session=session, chain=app.chain(store), target=target)
+
+
+@cli.command("read")
+@click.argument("uri")
+@global_options
+@answer_options
+@click.pass_context
+def read_cmd(ctx: click.Context, uri: str, **kw: Any) -> int:
+    """Read resource URI (resources/read)."""
+    app = make_app(ctx, kw)
+    store = app.answer_store()
+    target = app.target()
+    with app.session(target) as session:
+        return app.run_mrtr("resources/read", {"uri": uri}, session=session, chain=app.chain(store), target=target)
+
+
+@cli.command("resume")
+@click.argument("pending")
+@global_options
+@answer_options
+@click.pass_context
+def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
+    """Finish a call that stopped for input (exit 5) from its PENDING document."""
+    from mrtr_cli.engine.pending import load_pending  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    doc = load_pending(pending, app.read_stdin() if pending == "-" else None)
+    store = app.answer_store()
+    o = app.opts
+    if not (o.url or o.stdio or o.server):
+        # The saved target (never with headers: -H on resume still applies).
+        saved = doc["target"] if isinstance(doc["target"], dict) else {}
+        o.url, o.stdio = saved.get("url"), saved.get("stdio")
+        o.server = saved.get("server") if not (o.url or o.stdio) else None
+    target = app.target()
+    resume_from: dict[str, Any] = {"resultType": "input_required", "inputRequests": doc["inputRequests"]}
+    if "requestState" in doc:
+        resume_from["requestState"] = doc["requestState"]
+    answered = doc.get("answered") if isinstance(doc.get("answered"), dict) else None
+    with app.session(target) as session:
+        if doc.get("protocolVersion"):
+            session.protocol_version = str(doc["protocolVersion"])
+        return app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
+                            target=target, resume_from=resume_from, answered=answered)

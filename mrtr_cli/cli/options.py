@@ -1,0 +1,85 @@
+"""Option sets shared by commands, and building the `App` from parsed options.
+
+Global options (target, output, verbosity, protocol) are accepted both before
+and after the command; command-level values win, repeatable options add up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from mrtr_cli.env import Environment
+
+def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def apply(f: Any) -> Any:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply
+
+
+global_options = _options(
+    click.option("--url", metavar="URL", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp (or MRTR_URL)."),
+    click.option("--stdio", metavar="'CMD ARGS'", help="Launch a server subprocess (split like a shell; no shell runs it) (or MRTR_STDIO)."),
+    click.option("-s", "--server", metavar="NAME", help="A server from an mcp.json-style config (or MRTR_SERVER)."),
+    click.option("--config", metavar="FILE", help="Config file for -s/--server."),
+    click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable)."),
+    click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
+    click.option("--json", "json_mode", is_flag=True, default=None, help="Print results (and errors) as JSON, exactly as the server sent them."),
+    click.option("-v", "--verbose", "verbosity", count=True, help="Trace JSON-RPC messages to stderr (-vv: HTTP headers too)."),
+    click.option("-q", "--quiet", is_flag=True, default=None, help="Hide the server's stderr and notes."),
+    click.option("--trace", metavar="FILE", help="Write every message as a JSON line to FILE."),
+    click.option("--no-input", is_flag=True, default=None, help="Never prompt; unanswerable input exits 5 with a pending document."),
+    click.option("--timeout", type=float, metavar="SECONDS", help="Overall time bound (exit 7)."),
+    click.option("--max-timeout", type=float, metavar="SECONDS", help="Let progress notifications extend --timeout up to this."),
+    click.option("--protocol", metavar="auto|2026-07-28", help="Protocol era and version (default auto)."),
+    click.option("--log-level", metavar="LEVEL", help="Ask the server for log notifications at LEVEL and above."),
+)
+
+answer_options = _options(
+    click.option("--answers", multiple=True, metavar="FILE", help="Answer file (repeatable; later files win)."),
+    click.option("-a", "--answer", "answer_flags", multiple=True, metavar="KEY=VALUE", help="One answer: FIELD=VALUE or INPUTKEY.FIELD=VALUE (repeatable)."),
+    click.option("--save-answers", metavar="FILE", help="Write every answer sent as an answer file."),
+    click.option("--max-rounds", type=click.IntRange(min=1), metavar="N", help="Cap on input_required rounds (default 10)."),
+    click.option("--open-urls", is_flag=True, default=None, help="Consent up front to opening URL-elicitation links in a browser."),
+)
+
+
+def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
+    """Combine group-level and command-level values of the same options."""
+    out = dict(group)
+    for key, value in sub.items():
+        before = out.get(key)
+        if isinstance(value, tuple):
+            out[key] = tuple(before or ()) + value
+        elif isinstance(value, int) and not isinstance(value, bool) and key == "verbosity":
+            out[key] = (before or 0) + value
+        elif value is not None:
+            out[key] = value
+    return out
+
+
+def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
+    """Build the App for a command from its options and the group's."""
+    from mrtr_cli.app import App, RunOptions  # noqa: PLC0415
+
+    values = _merge(ctx.find_root().params, kw)
+    env: Environment = ctx.find_root().obj
+    opts = RunOptions()
+    for key, value in values.items():
+        if value is None or not hasattr(opts, key):
+            continue
+        if isinstance(value, tuple):
+            value = list(value)
+        setattr(opts, key, value)
+    env.json_mode = opts.json_mode
+    env.verbosity = opts.verbosity
+    env.quiet = opts.quiet
+    env.no_input = opts.no_input
+    return App(opts, env)
+
+
