@@ -151,7 +151,8 @@ class StdioTransport(Transport):
             fut.cancel()
 
     def describe_failure(self) -> str | None:
-        if not self._tail:
+        # When the server's stderr was shown live, its last lines are already on screen.
+        if not self._tail or self._stderr_sink is not None:
             return None
         return "last lines of the server's stderr:\n" + "\n".join("  " + line for line in self._tail)
 

@@ -1,0 +1,177 @@
+"""Test fixtures: run `mrtr` as a real process against real servers started here.
+
+Servers are the official SDK's (examples/ and tests/servers/) or hand-written raw
+JSON-RPC processes, over stdio or Streamable HTTP on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+EXAMPLE_SERVER = ROOT / "examples" / "servers" / "work_items.py"
+ANSWERS = ROOT / "examples" / "answers"
+PY = sys.executable
+
+
+@dataclass
+class Run:
+    """A finished `mrtr` process."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRTR_")}
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+@pytest.fixture
+def mrtr(tmp_path: Path) -> Callable[..., Run]:
+    """Run `python -m mrtr_cli ARGS...` and return its exit code and output."""
+
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 60,
+            cwd: Path | None = None) -> Run:
+        proc = subprocess.run(
+            [PY, "-m", "mrtr_cli", *map(str, args)],
+            input=input if input is not None else "",
+            capture_output=True,
+            text=True,
+            env=clean_env(tmp_path, env),
+            cwd=cwd or ROOT,
+            timeout=timeout,
+        )
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    return run
+
+
+def stdio_cmd(script: Path | str, *extra: str) -> str:
+    """A `--stdio` command line running `script` with this interpreter."""
+    return shlex.join([PY, str(script), *extra])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"test server exited early with code {proc.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"test server did not listen on port {port} within {timeout}s")
+
+
+class HttpServers:
+    """Starts HTTP test servers and stops them at teardown."""
+
+    def __init__(self) -> None:
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self, script: Path | str, *extra: str, env: dict[str, str] | None = None) -> str:
+        port = free_port()
+        proc = subprocess.Popen(
+            [PY, str(script), "--http", str(port), *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, **(env or {})},
+        )
+        self.procs.append(proc)
+        wait_for_port(port, proc)
+        return f"http://127.0.0.1:{port}/mcp"
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="module")
+def http_servers() -> Iterator[HttpServers]:
+    servers = HttpServers()
+    yield servers
+    servers.stop()
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The JSON-RPC messages a test server recorded (stdio lines or HTTP bodies), with HTTP headers
+    under `_http` when present."""
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        if "raw" in rec:
+            out.append(json.loads(rec["raw"]))
+        elif rec.get("body"):
+            msg = json.loads(rec["body"])
+            msg["_http"] = {"method": rec["method"], "headers": rec["headers"]}
+            out.append(msg)
+    return out
+
+
+class Target:
+    """One server reachable over stdio or HTTP, with a record of what it received."""
+
+    def __init__(self, kind: str, args: list[str], record: Path | None):
+        self.kind = kind
+        self.args = args
+        self.record = record
+
+    def reset(self) -> None:
+        if self.record is not None and self.record.exists():
+            self.record.write_text("")
+
+    def requests(self) -> list[dict[str, Any]]:
+        return [m for m in read_records(self.record) if "id" in m] if self.record else []
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def core(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The lowlevel SDK test server (tests/servers/core_server.py), recording requests."""
+    record = tmp_path_factory.mktemp("core") / "record.jsonl"
+    if request.param == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(SERVERS / "core_server.py", "--record", str(record))], record)
+    url = http_servers.start(SERVERS / "core_server.py", "--record", str(record))
+    return Target("http", ["--url", url], record)
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def example(request: pytest.FixtureRequest, http_servers: HttpServers) -> Target:
+    """The bundled example server (examples/servers/work_items.py)."""
+    if request.param == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(EXAMPLE_SERVER)], None)
+    return Target("http", ["--url", http_servers.start(EXAMPLE_SERVER)], None)

@@ -1,0 +1,103 @@
+"""Shared plumbing for the test servers: run over stdio or HTTP, and record what arrives.
+
+`--record FILE` makes a server append every raw incoming message to FILE, one JSON
+object per line: over stdio the exact line read from stdin (`{"raw": ...}`), over
+HTTP the method, headers and exact body of each request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import threading
+from typing import Any
+
+
+def parse_args(description: str = "test server") -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--record", metavar="FILE")
+    parser.add_argument("--json-response", action="store_true", help="HTTP: answer with application/json")
+    args, _ = parser.parse_known_args()
+    return args
+
+
+def record_stdin(path: str) -> None:
+    """Tee every line arriving on fd 0 into `path` before the server reads it."""
+    read_end, write_end = os.pipe()
+    original = os.dup(0)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+
+    def pump() -> None:
+        with os.fdopen(original, "rb") as src, os.fdopen(write_end, "wb", buffering=0) as dst, \
+                open(path, "a", encoding="utf-8") as log:
+            for line in iter(src.readline, b""):
+                log.write(json.dumps({"raw": line.decode("utf-8", "replace").rstrip("\n")}) + "\n")
+                log.flush()
+                dst.write(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+
+
+class RecordingApp:
+    """ASGI middleware appending each HTTP request (method, headers, body) to a file."""
+
+    def __init__(self, app: Any, path: str):
+        self.app = app
+        self.path = path
+        self.lock = threading.Lock()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        messages = []
+        body = b""
+        while True:
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        record = {
+            "method": scope["method"],
+            "path": scope["path"],
+            "headers": {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]},
+            "body": body.decode("utf-8", "replace"),
+        }
+        with self.lock, open(self.path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(record) + "\n")
+
+        async def replay() -> Any:
+            if messages:
+                return messages.pop(0)
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool) -> None:
+    """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP."""
+    if args.http:
+        import uvicorn
+
+        app = server.streamable_http_app(json_response=args.json_response)
+        if args.record:
+            app = RecordingApp(app, args.record)
+        uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="warning")
+        return
+    if args.record:
+        record_stdin(args.record)
+    if lowlevel:
+        import anyio
+        from mcp.server.stdio import stdio_server
+
+        async def main() -> None:
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+
+        anyio.run(main)
+    else:
+        server.run()

@@ -1,0 +1,61 @@
+"""A hand-written stdio JSON-RPC server driven by a script, for wire cases an SDK will not produce.
+
+Usage: python raw_server.py SCRIPT.json [--record FILE]
+
+The script is a JSON object:
+- "calls": {"TOOL": [response, ...]}: the n-th `tools/call` of TOOL gets the n-th entry
+  (the last one repeats). An entry is {"result": {...}} or {"error": {...}} and is sent
+  as-is, so a result may lack `resultType` or carry an unknown one.
+- "rejectVersions": [versions]: answer -32022 (with "supported") to requests in these versions.
+- "supported": the versions listed in -32022 errors.
+- "discover": the server/discover result (a default is used when absent).
+- "tools": the tools/list tools (default: none).
+Anything else gets -32601.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+META = "io.modelcontextprotocol/"
+
+
+def main() -> None:
+    script = json.load(open(sys.argv[1], encoding="utf-8"))
+    record = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
+    counts: dict[str, int] = {}
+    for line in sys.stdin:
+        if record:
+            with open(record, "a", encoding="utf-8") as log:
+                log.write(json.dumps({"raw": line.rstrip("\n")}) + "\n")
+        msg = json.loads(line)
+        if "id" not in msg:
+            continue
+        rid = msg["id"]
+        params = msg.get("params") or {}
+        version = (params.get("_meta") or {}).get(META + "protocolVersion")
+        method = msg.get("method")
+        if version in script.get("rejectVersions", []):
+            reply = {"error": {"code": -32022, "message": "Unsupported protocol version",
+                               "data": {"supported": script.get("supported", ["2026-07-28"]), "requested": version}}}
+        elif method == "server/discover":
+            reply = {"result": script.get("discover", {
+                "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                "ttlMs": 0, "cacheScope": "public"})}
+        elif method == "tools/list":
+            reply = {"result": {"resultType": "complete", "tools": script.get("tools", []), "ttlMs": 0,
+                                "cacheScope": "public"}}
+        elif method == "tools/call" and params.get("name") in script.get("calls", {}):
+            entries = script["calls"][params["name"]]
+            n = counts.get(params["name"], 0)
+            counts[params["name"]] = n + 1
+            reply = entries[min(n, len(entries) - 1)]
+        else:
+            reply = {"error": {"code": -32601, "message": f"Method not found: {method}"}}
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, **reply}) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""The core: `mrtr call` finishes multi round-trip calls on real 2026-07-28 SDK servers,
+over stdio and HTTP (issue 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from mcp_types.methods import validate_client_request
+
+from tests.conftest import ANSWERS, Target
+
+MODERN = "2026-07-28"
+
+
+def test_resolve_duplicate_from_answer_file(mrtr, example: Target):
+    r = mrtr(*example.args, "call", "update_work_item", "workItemId=4522", "state=Resolved",
+             "--answers", ANSWERS / "resolve-duplicate.json", "--json")
+    assert r.code == 0, r.stderr
+    result = r.json()
+    assert result["content"][0]["text"] == "Work item 4522 resolved as a duplicate of 4301."
+    assert result["structuredContent"]["duplicateOf"] == 4301
+    # Lossless: the server's _meta and resultType are printed as sent.
+    assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "work-items"
+    assert result["resultType"] == "complete"
+
+
+def test_text_output_shows_text_and_structured_content(mrtr, example: Target):
+    r = mrtr(*example.args, "call", "update_work_item", "workItemId=4522", "state=Resolved",
+             "-a", "resolution=Fixed")
+    assert r.code == 0, r.stderr
+    first, rest = r.stdout.split("\n", 1)
+    assert first == "Work item 4522 resolved: Fixed."
+    assert json.loads(rest)["resolution"] == "Fixed"
+
+
+def test_prompt_and_resource_answer_input(mrtr, example: Target):
+    r = mrtr(*example.args, "prompt", "triage", "workItemId=4522", "-a", "audience=Engineers", "--json")
+    assert r.code == 0, r.stderr
+    assert "for an engineer" in r.json()["messages"][0]["content"]["text"]
+    r = mrtr(*example.args, "read", "workitems://4301/export", "-a", "includeHistory=true")
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["history"] == ["created", "triaged"]
+
+
+def test_decline_is_sent_and_exits_6(mrtr, example: Target):
+    r = mrtr(*example.args, "call", "delete_work_item", "workItemId=4600",
+             "--answers", ANSWERS / "decline.json")
+    assert r.code == 6, r.stderr
+    assert r.stdout.strip() == "Work item 4600 was kept."
+
+
+def test_every_request_validates_against_official_types(mrtr, core: Target):
+    core.reset()
+    r = mrtr(*core.args, "call", "two_forms", "-a", "a=x", "-a", "b=2")
+    assert r.code == 0, r.stderr
+    r = mrtr(*core.args, "call", "big_state", "size:=50", "-a", "ok=true")
+    assert r.code == 0, r.stderr
+    requests = core.requests()
+    assert len(requests) >= 4
+    for msg in requests:
+        params = {k: v for k, v in msg.get("params", {}).items()}
+        validate_client_request(msg["method"], MODERN, params)
+        meta = params["_meta"]
+        assert meta["io.modelcontextprotocol/protocolVersion"] == MODERN
+        assert meta["io.modelcontextprotocol/clientInfo"]["name"] == "mrtr"
+        assert "elicitation" in meta["io.modelcontextprotocol/clientCapabilities"] or msg["method"] != "tools/call"
+
+
+@pytest.mark.parametrize("size", [100, 100_000])
+def test_request_state_echoed_byte_for_byte(mrtr, core: Target, size: int):
+    core.reset()
+    r = mrtr(*core.args, "call", "big_state", f"size:={size}", "-a", "ok=true")
+    assert r.code == 0, r.stderr + r.stdout
+    assert r.stdout.strip() == "state ok"
+    first, retry = core.requests()
+    # The server's own check passed; also compare the raw wire values.
+    assert retry["params"]["requestState"] == first_state(size)
+    assert retry["id"] != first["id"]
+    assert retry["params"]["arguments"] == first["params"]["arguments"]
+    assert retry["params"]["inputResponses"] == {"ok": {"action": "accept", "content": {"ok": True}}}
+
+
+def first_state(size: int) -> str:
+    from tests.servers.core_server import big_state
+
+    return big_state(size)
+
+
+def test_each_retry_has_a_new_id(mrtr, core: Target):
+    core.reset()
+    r = mrtr(*core.args, "call", "loop", "-a", "go=true", "--max-rounds", "4")
+    assert r.code == 4
+    ids = [m["id"] for m in core.requests() if m["method"] == "tools/call"]
+    assert len(ids) == 5
+    assert len(set(ids)) == 5
+
+
+def test_no_request_state_sent_when_none_came(mrtr, core: Target):
+    core.reset()
+    r = mrtr(*core.args, "call", "no_state", "-a", "name=Ada")
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "requestState present: False"
+    retry = core.requests()[-1]
+    assert "requestState" not in retry["params"]
+    assert retry["params"]["inputResponses"] == {"q": {"action": "accept", "content": {"name": "Ada"}}}
+
+
+def test_request_state_only_result_is_retried_without_prompting(mrtr, core: Target):
+    core.reset()
+    r = mrtr(*core.args, "call", "shed", "--no-input")
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "shed ok (try-again-1, inputResponses: False)"
+    first, retry = core.requests()
+    assert retry["params"]["requestState"] == "try-again-1"
+    assert "inputResponses" not in retry["params"]
+    assert "requestState" not in first["params"]
+
+
+def test_round_cap_exits_4_naming_the_rounds(mrtr, core: Target):
+    r = mrtr(*core.args, "call", "loop", "-a", "go=true", "--max-rounds", "3")
+    assert r.code == 4
+    assert "after 3 rounds" in r.stderr
+    assert "--max-rounds" in r.stderr
+    assert r.stdout == ""
+
+
+def test_wrong_answer_type_exits_2_naming_the_field(mrtr, core: Target, tmp_path):
+    core.reset()
+    r = mrtr(*core.args, "call", "typed", "-a", "count=many")
+    assert r.code == 2
+    assert "'count'" in r.stderr and "integer" in r.stderr
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"f": {"action": "accept", "content": {"count": "three"}}}))
+    r = mrtr(*core.args, "call", "typed", "--answers", bad)
+    assert r.code == 2
+    assert str(bad) in r.stderr and "'count'" in r.stderr and "integer" in r.stderr
+    # Nothing invalid was sent: only the first request reached the server each time.
+    calls = [m for m in core.requests() if m["method"] == "tools/call"]
+    assert all("inputResponses" not in m["params"] for m in calls)
+
+
+def test_out_of_range_and_enum_answers_are_refused(mrtr, core: Target):
+    r = mrtr(*core.args, "call", "typed", "-a", "count=11")
+    assert r.code == 2 and "<= 10" in r.stderr
+    r = mrtr(*core.args, "call", "typed", "-a", "count=1", "-a", "color=blue")
+    assert r.code == 2 and "red, green" in r.stderr
+
+
+def test_typed_flags_are_coerced_by_the_form_schema(mrtr, core: Target):
+    r = mrtr(*core.args, "call", "typed", "-a", "count=3", "-a", "ratio=0.5", "-a", "flag=yes", "-a", "color=red")
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout) == {"color": "red", "count": 3, "flag": True, "ratio": 0.5}
+
+
+def test_no_input_exits_5_with_pending_document(mrtr, core: Target):
+    core.reset()
+    r = mrtr(*core.args, "call", "two_forms", "--no-input")
+    assert r.code == 5
+    doc = r.json()
+    assert doc["mrtr"] == "pending/1"
+    assert doc["missing"] == ["first", "second"]
+    assert doc["method"] == "tools/call"
+    assert doc["params"] == {"name": "two_forms", "arguments": {}}
+    assert doc["requestState"] == "two"
+    assert set(doc["inputRequests"]) == {"first", "second"}
+    assert doc["answersTemplate"]["inputResponses"]["second"] == {"action": "accept", "content": {"b": None}}
+    assert "input required" in r.stderr
+    assert len(core.requests()) == 1
+
+
+def test_partial_answers_still_pend_and_resume_finishes(mrtr, core: Target, tmp_path):
+    r = mrtr(*core.args, "call", "two_forms", "--no-input", "-a", "a=x")
+    assert r.code == 5
+    doc = r.json()
+    assert doc["missing"] == ["second"]
+    assert doc["answered"] == {"first": {"action": "accept", "content": {"a": "x"}}}
+    pending = tmp_path / "pending.json"
+    pending.write_text(r.stdout)
+    r = mrtr("resume", pending, "-a", "b=7", *core.args)
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout) == {"first": {"a": "x"}, "second": {"b": 7}}
+
+
+def test_missing_capability_is_a_clear_error(mrtr, core: Target):
+    r = mrtr(*core.args, "call", "needs_sampling")
+    assert r.code == 4
+    assert "sampling" in r.stderr
+    assert "--sampling-command" in r.stderr
+
+
+def test_json_errors_are_one_json_line_on_stderr(mrtr, core: Target):
+    r = mrtr(*core.args, "call", "needs_sampling", "--json")
+    assert r.code == 4
+    assert r.stdout == ""
+    err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert err["exitCode"] == 4 and err["code"] == -32021
+    assert err["data"] == {"requiredCapabilities": {"sampling": {}}}
+
+
+def test_timeout_exits_7(mrtr, core: Target):
+    r = mrtr(*core.args, "call", "hang", "--timeout", "1")
+    assert r.code == 7
+    assert "timed out" in r.stderr
+
+
+def test_progress_notifications_do_not_reach_stdout(mrtr, core: Target):
+    r = mrtr(*core.args, "call", "slow_progress", "steps:=3", "-v")
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "slow done"
+    assert r.stderr.count("notifications/progress") == 3
+
+
+def test_trace_file_has_every_message(mrtr, core: Target, tmp_path):
+    trace = tmp_path / "t.jsonl"
+    r = mrtr(*core.args, "call", "no_state", "-a", "name=Ada", "--trace", trace)
+    assert r.code == 0, r.stderr
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    sent = [rec["message"] for rec in records if rec.get("dir") == "send"]
+    received = [rec["message"] for rec in records if rec.get("dir") == "recv"]
+    assert [m["method"] for m in sent] == ["tools/call", "tools/call"]
+    assert received[-1]["result"]["content"][0]["text"] == "requestState present: False"

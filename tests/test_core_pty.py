@@ -1,0 +1,66 @@
+"""Interactive answers in a real pseudo-terminal (pexpect): the forms appear on the terminal,
+typed answers are sent, and stdout (redirected to a file) holds only the result (issue 2)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, clean_env, stdio_cmd
+
+pexpect = pytest.importorskip("pexpect")
+
+pytestmark = pytest.mark.pty
+
+DOWN = "\x1b[B"
+ENTER = "\r"
+
+
+def spawn(tmp_path: Path, *args: str) -> tuple[pexpect.spawn, Path]:
+    out = tmp_path / "stdout.txt"
+    command = " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
+    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
+                          encoding="utf-8", timeout=30, dimensions=(40, 140))
+    return child, out
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_two_forms_in_turn_on_the_terminal(tmp_path, transport, http_servers):
+    target = (["--stdio", stdio_cmd(EXAMPLE_SERVER)] if transport == "stdio"
+              else ["--url", http_servers.start(EXAMPLE_SERVER)])
+    child, out = spawn(tmp_path, *target, "call", "update_work_item", "workItemId=4522", "state=Resolved", "--json")
+    child.expect("asks \\(tools/call update_work_item, input resolution\\)")
+    child.expect("How was work item 4522")
+    child.expect("Resolution")
+    child.send(DOWN + DOWN + ENTER)  # Fixed -> Won't Fix -> Duplicate
+    child.expect("Comment")
+    child.send("dup of 4301" + ENTER)
+    child.expect("Send these answers\\?")
+    child.send(ENTER)  # Send
+    child.expect("Which work item does 4522 duplicate\\?")
+    child.expect("Original work item id")
+    child.send("abc" + ENTER)
+    child.expect("expected an integer")
+    child.send("\x08" * 3 + "4301" + ENTER)
+    child.expect("Send these answers\\?")
+    child.send(ENTER)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    result = json.loads(out.read_text())
+    assert result["content"][0]["text"] == "Work item 4522 resolved as a duplicate of 4301."
+
+
+def test_decline_from_the_review_step(tmp_path):
+    child, out = spawn(tmp_path, "--stdio", stdio_cmd(EXAMPLE_SERVER), "call", "delete_work_item", "workItemId=4301")
+    child.expect("Delete it")
+    child.send("y")
+    child.expect("Send these answers\\?")
+    child.send(DOWN + DOWN + ENTER)  # Send -> Edit -> Decline
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 6
+    assert out.read_text().strip() == "Work item 4301 was kept."

@@ -1,0 +1,89 @@
+"""A third-party server nobody here wrote: kubectl-mcp-server 2.0.0 (PyPI) with
+`--confirm-destructive` asks for a boolean confirmation on `exec_in_pod` (MRTR on
+2026-07-28) before touching any cluster. Skipped cleanly when the package is missing."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+
+import pytest
+
+from tests.conftest import PY, ROOT, clean_env, free_port, wait_for_port
+
+pytest.importorskip("kubectl_mcp_tool", reason="kubectl-mcp-server is not installed")
+
+pytestmark = pytest.mark.integration
+
+SERVER = [PY, "-m", "kubectl_mcp_tool.mcp_server", "--confirm-destructive"]
+CALL = ["call", "exec_in_pod", "pod_name=web-0", "command=ls", "namespace=default"]
+# Point kubectl at nothing so "accept" never reaches a real cluster.
+KUBE_ENV = {"KUBECONFIG": "/nonexistent/kubeconfig"}
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def kube(request, tmp_path_factory):
+    if request.param == "stdio":
+        yield ["-q", "--stdio", shlex.join([*SERVER, "--transport", "stdio"])]
+        return
+    port = free_port()
+    proc = subprocess.Popen([*SERVER, "--transport", "http", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=clean_env(tmp_path_factory.mktemp("kube"), KUBE_ENV))
+    try:
+        wait_for_port(port, proc, timeout=60)
+        yield ["--url", f"http://127.0.0.1:{port}/mcp"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def answers(tmp_path, response):
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps({"confirm": response}))
+    return path
+
+
+def test_confirmation_is_asked_before_anything_runs(mrtr, kube):
+    r = mrtr(*kube, *CALL, "--no-input", env=KUBE_ENV, timeout=120)
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["missing"] == ["confirm"]
+    request = doc["inputRequests"]["confirm"]
+    assert request["method"] == "elicitation/create"
+    assert "Exec in pod 'web-0'" in request["params"]["message"]
+    assert request["params"]["requestedSchema"]["properties"]["confirm"]["type"] == "boolean"
+
+
+def test_decline_from_a_file(mrtr, kube, tmp_path):
+    r = mrtr(*kube, *CALL, "--answers", answers(tmp_path, {"action": "decline"}), "--json", env=KUBE_ENV,
+             timeout=120)
+    assert r.code == 6, r.stderr
+    assert "Operation cancelled by user" in r.stdout
+
+
+def test_accept_from_a_file_gets_past_the_confirmation(mrtr, kube, tmp_path):
+    path = answers(tmp_path, {"action": "accept", "content": {"confirm": True}})
+    r = mrtr(*kube, *CALL, "--answers", path, "--json", env=KUBE_ENV, timeout=120)
+    assert r.code in (0, 1), r.stderr
+    text = r.stdout
+    assert "Operation cancelled by user" not in text and "Blocked" not in text
+    json.loads(text)
+
+
+def test_confirmation_from_the_terminal(tmp_path):
+    pexpect = pytest.importorskip("pexpect")
+    out = tmp_path / "out.json"
+    args = [PY, "-m", "mrtr_cli", "-q", "--stdio", shlex.join([*SERVER, "--transport", "stdio"]), *CALL, "--json"]
+    child = pexpect.spawn("/bin/sh", ["-c", shlex.join(args) + f" > {shlex.quote(str(out))}"], cwd=str(ROOT),
+                          env=clean_env(tmp_path, KUBE_ENV), encoding="utf-8", timeout=120)
+    child.expect("Exec in pod 'web-0'")
+    child.expect("Confirm")
+    child.send("n")
+    child.expect("Send these answers\\?")
+    child.send("\r")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "Operation cancelled by user" in out.read_text()
