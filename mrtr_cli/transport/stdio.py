@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import signal
 import subprocess
 import threading
 from collections.abc import Callable, Mapping
@@ -123,6 +124,21 @@ class StdioTransport(Transport):
                 continue
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
+
+    def kill(self) -> None:
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return
+        self._closing = True
+        try:
+            # start_new_session=True: the server leads its own process group, so this
+            # also stops anything it launched (e.g. npx -> node).
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            try:
+                proc.kill()
+            except OSError:
+                pass
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
