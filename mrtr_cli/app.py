@@ -74,6 +74,7 @@ class App:
         self._trace_file: IO[str] | None = None
         self._stdin_text: str | None = None
         self._deadline: Deadline | None = None
+        self._sources: tuple[tuple[AnswerStore, Any], tuple[Any, str, Any]] | None = None
         self.tracer = Tracer(env, opts.verbosity)
         #: Roots a server config supplies (issue 7): (entries, source label, base directory
         #: for relative paths). Used when neither --root nor an answer file gives roots.
@@ -149,15 +150,16 @@ class App:
             stdin_text = self.read_stdin() if path == "-" else None
             files.append(load_answer_file(path, stdin_text))
         flags = [parse_flag(text) for text in self.opts.answer_flags]
-        return AnswerStore(files, flags)
+        store = AnswerStore(files, flags)
+        self.input_sources(store)  # roots and sampling options are checked before anything is sent
+        return store
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
         """The responder chain for this run: prepared answers, roots, a sampling command,
         then the terminal.
 
         Raises:
-            UsageError: a root that does not exist, a bad --sampling-command, or
-                --sampling-tools without a sampling source (before anything is sent).
+            UsageError: see `input_sources` (already raised by `answer_store`).
         """
         store = store or self.answer_store()
 
@@ -166,21 +168,37 @@ class App:
 
             return TerminalResponder(self.env, open_urls=self.opts.open_urls)
 
+        roots, roots_source, sampler = self.input_sources(store)
+        if sampler is not None:
+            sampler.deadline = self.deadline()
+        return ResponderChain(self.env, store, terminal_factory=terminal, roots=roots, roots_source=roots_source,
+                              sampler=sampler, sampling_tools=bool(self.opts.sampling_tools))
+
+    def input_sources(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str, Any]:
+        """Roots, their source label and the `--sampling-command` runner for `store`
+        (computed once per store and `config_roots`).
+
+        Raises:
+            UsageError: a root that does not exist, a bad --sampling-command, or
+                --sampling-tools / --sampling-timeout without a sampling source.
+        """
+        key = (store, self.config_roots)
+        if self._sources is not None and self._sources[0][0] is store and self._sources[0][1] is self.config_roots:
+            return self._sources[1]
         roots, roots_source = self.roots(store)
         sampler = None
         o = self.opts
         if o.sampling_command:
             from mrtr_cli.responders.sampling import DEFAULT_SAMPLING_TIMEOUT, CommandSampler  # noqa: PLC0415
 
-            sampler = CommandSampler(o.sampling_command, self.env, deadline=self.deadline(),
-                                     timeout=o.sampling_timeout or DEFAULT_SAMPLING_TIMEOUT)
+            sampler = CommandSampler(o.sampling_command, self.env, timeout=o.sampling_timeout or DEFAULT_SAMPLING_TIMEOUT)
         elif o.sampling_timeout is not None:
             raise UsageError("--sampling-timeout applies to --sampling-command, which was not given")
         if o.sampling_tools and sampler is None and not store.has_exact_of_shape(looks_like_sampling_result):
             raise UsageError("--sampling-tools needs a sampling source that can use tools",
                              hint="give --sampling-command CMD, or sampling answers in --answers")
-        return ResponderChain(self.env, store, terminal_factory=terminal, roots=roots, roots_source=roots_source,
-                              sampler=sampler, sampling_tools=bool(o.sampling_tools))
+        self._sources = (key, (roots, roots_source, sampler))
+        return self._sources[1]
 
     def roots(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str]:
         """The roots this run exposes (client/roots) and where they came from: `--root`

@@ -5,7 +5,6 @@ HTTP: progress tokens, progress lines on stderr, `--timeout` extended by progres
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
@@ -197,10 +196,13 @@ def test_second_ctrl_c_exits_at_once_and_kills_a_stubborn_server(tmp_path):
 def test_first_ctrl_c_alone_still_stops_a_stubborn_server(tmp_path):
     record, pidfile = tmp_path / "record.jsonl", tmp_path / "pid"
     server = stdio_cmd(SERVERS / "stubborn_server.py", "--record", str(record), "--pidfile", str(pidfile))
-    proc = start_mrtr(tmp_path, "--stdio", server, "call", "never")
+    proc = start_mrtr(tmp_path, "--stdio", server, "call", "never", "--json")
     wait_for(lambda: bool(read_records(record)))
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
+    assert out == ""
+    # Closing took the grace periods (stdin EOF, SIGTERM, both ignored), then SIGKILL.
     assert not _running(int(pidfile.read_text()))
-    assert os.path.exists(record)
+    assert json.loads(err.strip().splitlines()[-1]) == {"error": {"exitCode": 130, "code": None,
+                                                                 "message": "interrupted", "data": None}}

@@ -260,3 +260,12 @@ def _running(pid: int) -> bool:
             return False
         return True
 
+
+
+def test_a_missing_root_is_refused_even_before_arguments_are_typed(mrtr, server: Target, tmp_path):
+    # `topic=x` needs tools/list to type it; the root is checked before even that.
+    server.reset()
+    r = mrtr(*server.args, "call", "brief", "topic=x", "--root", "missing", "--sampling-command", fake_llm("echo"),
+             cwd=tmp_path)
+    assert r.code == 2 and "does not exist" in r.stderr
+    assert server.requests() == []

@@ -81,7 +81,12 @@ def run(argv: list[str] | None, env: Environment) -> int:
         print_error(env, exc, json_mode=env.json_mode)
         return int(exc.exit_status)
     except KeyboardInterrupt:
-        env.err("mrtr: interrupted")
+        if env.json_mode:
+            from mrtr_cli.errors import Interrupted  # noqa: PLC0415
+
+            print_error(env, Interrupted("interrupted"), json_mode=True)
+        else:
+            env.err("mrtr: interrupted")
         return int(ExitStatus.INTERRUPTED)
     except BrokenPipeError:
         try:

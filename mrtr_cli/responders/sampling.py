@@ -116,9 +116,12 @@ class CommandSampler:
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
+        os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+    except (OSError, AttributeError):  # AttributeError: no process groups here
+        try:
+            proc.kill()
+        except OSError:
+            pass
     try:
         proc.wait(timeout=2)
     except subprocess.TimeoutExpired:

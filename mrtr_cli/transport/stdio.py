@@ -133,8 +133,8 @@ class StdioTransport(Transport):
         try:
             # start_new_session=True: the server leads its own process group, so this
             # also stops anything it launched (e.g. npx -> node).
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
+            os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+        except (OSError, AttributeError):  # AttributeError: no process groups here
             try:
                 proc.kill()
             except OSError:
