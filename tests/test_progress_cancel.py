@@ -76,7 +76,8 @@ def test_progress_lines_on_stderr_and_only_the_result_on_stdout(mrtr, tmp_path, 
 
 
 def test_progress_extends_the_timeout_up_to_max_timeout(mrtr, tmp_path, http_servers):
-    args, _, _ = slow_target("stdio", tmp_path, http_servers)
+    # Over HTTP the server is up before the clock starts (a stdio server's start-up counts).
+    args, _, _ = slow_target("http", tmp_path, http_servers)
     call = ("call", "slow", "steps:=8", "delay:=0.3")  # ~2.4 s, a notification every 0.3 s
     r = mrtr(*args, *call, "--timeout", "1.2")
     assert r.code == 7, r.stderr
@@ -150,9 +151,9 @@ def test_ctrl_c_on_stdio_sends_cancelled_and_exits_130(tmp_path, http_servers):
 
 def test_timeout_on_stdio_sends_cancelled_and_exits_7(mrtr, tmp_path, http_servers):
     args, record, marker = slow_target("stdio", tmp_path, http_servers)
-    r = mrtr(*args, "call", "hang", "--timeout", "1")
+    r = mrtr(*args, "call", "hang", "--timeout", "3")  # the server's start-up counts: leave it time
     assert r.code == 7, r.stderr
-    assert "timed out after 1s waiting for tools/call" in r.stderr
+    assert "timed out after 3s waiting for tools/call" in r.stderr
     (cancel,) = cancellations(record)
     assert cancel["params"] == {"requestId": tools_call_id(record), "reason": "timeout"}
     assert [e["event"] for e in events(marker)] == ["started", "cancelled"]

@@ -12,8 +12,6 @@ the result before it is sent. `sampling.tools` is declared only with `--sampling
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 from typing import Any
 
@@ -115,13 +113,9 @@ class CommandSampler:
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
-    except (OSError, AttributeError):  # AttributeError: no process groups here
-        try:
-            proc.kill()
-        except OSError:
-            pass
+    from mrtr_cli.transport.stdio import kill_process_group  # noqa: PLC0415
+
+    kill_process_group(proc)
     try:
         proc.wait(timeout=2)
     except subprocess.TimeoutExpired:

@@ -30,6 +30,18 @@ def encode_line(message: Message) -> bytes:
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
+def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a child started with `start_new_session=True` and everything it launched
+    (its process group; e.g. npx -> node). Never raises; safe in a signal handler."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+    except (OSError, AttributeError):  # AttributeError: no process groups on this platform
+        try:
+            proc.kill()
+        except OSError:
+            pass
+
+
 class StdioTransport(Transport):
     """Launch `argv` and exchange messages over its stdin/stdout.
 
@@ -130,15 +142,7 @@ class StdioTransport(Transport):
         if proc is None or proc.returncode is not None:
             return
         self._closing = True
-        try:
-            # start_new_session=True: the server leads its own process group, so this
-            # also stops anything it launched (e.g. npx -> node).
-            os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
-        except (OSError, AttributeError):  # AttributeError: no process groups here
-            try:
-                proc.kill()
-            except OSError:
-                pass
+        kill_process_group(proc)
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
