@@ -143,6 +143,7 @@ def test_progress_text_and_plain_display():
     display.update("t1", {"progress": 1, "total": 2, "message": "one"}, "tools/call x")
     display.update("t1", {"progress": 2, "total": 2, "message": "two"}, "tools/call x")  # throttled
     display.end("t1")
+    display.update("t1", {"progress": 3, "total": 2}, "tools/call x")  # late: ignored
     display.update("t2", {"progress": 1}, "prompts/get p")
     assert err.getvalue().splitlines() == ["mrtr: progress 1/2 (50%) tools/call x: one",
                                            "mrtr: progress 1 prompts/get p"]
@@ -159,3 +160,17 @@ def test_deadline_extension_is_capped():
     plain = Deadline(0.2)
     plain.on_progress()
     assert not plain.extended
+
+
+def test_live_display_routes_other_lines_above_it_and_stops_for_good():
+    err = io.StringIO()
+    env = Environment(stderr=err)
+    display = ProgressDisplay(env, live=True)
+    display.update("t1", {"progress": 1, "total": 4, "message": "one"}, "tools/call x")
+    assert env.stderr is not err  # lines now go through the live console
+    env.err("[server info] hello")
+    display.end("t1")
+    assert env.stderr is err
+    assert "[server info] hello" in err.getvalue()
+    display.update("t1", {"progress": 2, "total": 4}, "tools/call x")  # late notification
+    assert env.stderr is err

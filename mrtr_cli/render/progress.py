@@ -65,12 +65,15 @@ class ProgressDisplay:
         self.plain_interval = plain_interval
         self._lock = threading.RLock()
         self._tasks: dict[Any, Any] = {}  # token -> rich task id (live) or last print time (plain)
+        self._ended: set[Any] = set()  # a late notification must not bring a finished request back
         self._progress: Any = None
         self._real_stderr: IO[str] | None = None
 
     def update(self, token: Any, params: dict[str, Any], label: str) -> None:
         """Show one `notifications/progress` (params) for the request `label` (e.g. "tools/call slow")."""
         with self._lock:
+            if token in self._ended:
+                return
             if self.live:
                 self._update_live(token, params, label)
             else:
@@ -79,6 +82,7 @@ class ProgressDisplay:
     def end(self, token: Any) -> None:
         """The request with `token` finished: remove its line (and stop the display when none is left)."""
         with self._lock:
+            self._ended.add(token)
             task = self._tasks.pop(token, None)
             if task is not None and self._progress is not None:
                 self._progress.remove_task(task)
