@@ -17,16 +17,16 @@ from typing import IO, Any
 from mrtr_cli.config.target import Target, parse_header, parse_stdio
 from mrtr_cli.engine.mrtr import DEFAULT_MAX_ROUNDS, AnswerRecorder, EngineOutcome, MrtrEngine
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import ExitStatus, JsonRpcError, UsageError
+from mrtr_cli.errors import ExitStatus, Interrupted, JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.logs import LOG_LEVELS, LogPrinter
 from mrtr_cli.render.output import print_result
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_flag
 from mrtr_cli.responders.chain import ResponderChain
-
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+from mrtr_cli.responders.shapes import looks_like_sampling_result
 
 
 @dataclass
@@ -53,6 +53,11 @@ class RunOptions:
     save_answers: str | None = None
     max_rounds: int = DEFAULT_MAX_ROUNDS
     open_urls: bool = False
+    # Sampling and roots sources (issue 6).
+    roots: list[str] = field(default_factory=list)
+    sampling_command: str | None = None
+    sampling_tools: bool = False
+    sampling_timeout: float | None = None
 
 
 class App:
@@ -68,7 +73,12 @@ class App:
         self.env = env
         self._trace_file: IO[str] | None = None
         self._stdin_text: str | None = None
+        self._deadline: Deadline | None = None
+        self._sources: tuple[tuple[AnswerStore, Any], tuple[Any, str, Any]] | None = None
         self.tracer = Tracer(env, opts.verbosity)
+        #: Roots a server config supplies (issue 7): (entries, source label, base directory
+        #: for relative paths). Used when neither --root nor an answer file gives roots.
+        self.config_roots: tuple[list[Any], str, str | None] | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -140,30 +150,103 @@ class App:
             stdin_text = self.read_stdin() if path == "-" else None
             files.append(load_answer_file(path, stdin_text))
         flags = [parse_flag(text) for text in self.opts.answer_flags]
-        return AnswerStore(files, flags)
+        store = AnswerStore(files, flags)
+        self.input_sources(store)  # roots and sampling options are checked before anything is sent
+        return store
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
-        """The responder chain for this run."""
+        """The responder chain for this run: prepared answers, roots, a sampling command,
+        then the terminal.
+
+        Raises:
+            UsageError: see `input_sources` (already raised by `answer_store`).
+        """
+        store = store or self.answer_store()
 
         def terminal() -> Any:
             from mrtr_cli.responders.terminal import TerminalResponder  # noqa: PLC0415 - lazy
 
             return TerminalResponder(self.env, open_urls=self.opts.open_urls)
 
-        return ResponderChain(self.env, store or self.answer_store(), terminal_factory=terminal)
+        roots, roots_source, sampler = self.input_sources(store)
+        if sampler is not None:
+            sampler.deadline = self.deadline()
+        return ResponderChain(self.env, store, terminal_factory=terminal, roots=roots, roots_source=roots_source,
+                              sampler=sampler, sampling_tools=bool(self.opts.sampling_tools))
+
+    def input_sources(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str, Any]:
+        """Roots, their source label and the `--sampling-command` runner for `store`
+        (computed once per store and `config_roots`).
+
+        Raises:
+            UsageError: a root that does not exist, a bad --sampling-command, or
+                --sampling-tools / --sampling-timeout without a sampling source.
+        """
+        key = (store, self.config_roots)
+        if self._sources is not None and self._sources[0][0] is store and self._sources[0][1] is self.config_roots:
+            return self._sources[1]
+        roots, roots_source = self.roots(store)
+        sampler = None
+        o = self.opts
+        if o.sampling_command:
+            from mrtr_cli.responders.sampling import DEFAULT_SAMPLING_TIMEOUT, CommandSampler  # noqa: PLC0415
+
+            sampler = CommandSampler(o.sampling_command, self.env, timeout=o.sampling_timeout or DEFAULT_SAMPLING_TIMEOUT)
+        elif o.sampling_timeout is not None:
+            raise UsageError("--sampling-timeout applies to --sampling-command, which was not given")
+        if o.sampling_tools and sampler is None and not store.has_exact_of_shape(looks_like_sampling_result):
+            raise UsageError("--sampling-tools needs a sampling source that can use tools",
+                             hint="give --sampling-command CMD, or sampling answers in --answers")
+        self._sources = (key, (roots, roots_source, sampler))
+        return self._sources[1]
+
+    def roots(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str]:
+        """The roots this run exposes (client/roots) and where they came from: `--root`
+        flags, else the last answer file with a `roots` member, else the server config.
+        Every path is resolved to an absolute `file://` URI and must exist.
+
+        Raises:
+            UsageError: a root that does not exist or a malformed roots entry.
+        """
+        if not (self.opts.roots or store.roots() is not None or self.config_roots is not None):
+            return None, ""
+        from mrtr_cli.responders.roots import parse_root_flags, resolve_root_entries  # noqa: PLC0415
+
+        if self.opts.roots:
+            return parse_root_flags(self.opts.roots), "--root"
+        from_file = store.roots()
+        if from_file is not None:
+            entries, label = from_file
+            path = label.rsplit(": roots", 1)[0]
+            base = os.path.dirname(os.path.abspath(path)) if path != "-" else None
+            return resolve_root_entries(entries, label, base), label
+        assert self.config_roots is not None
+        entries, label, base = self.config_roots
+        return resolve_root_entries(entries, label, base), label
 
     def deadline(self) -> Deadline:
-        return Deadline(self.opts.timeout, self.opts.max_timeout)
+        """The run's overall time bound (`--timeout`, extended by progress up to `--max-timeout`),
+        created on first use and shared by every request, sampling command and poll."""
+        if self._deadline is None:
+            self._deadline = Deadline(self.opts.timeout, self.opts.max_timeout)
+        return self._deadline
 
     # ------------------------------------------------------------------ session
     @contextlib.contextmanager
     def session(self, target: Target | None = None) -> Iterator[Session]:
-        """Open a session to the target; always closes it (Ctrl-C during close exits at once)."""
+        """Open a session to the target; always closes it.
+
+        Progress notifications are shown on stderr (not with `-q`), log notifications
+        printed there. After a Ctrl-C the server is shut down; a second Ctrl-C kills it
+        and exits 130 at once.
+        """
         target = target or self.target()
         if self.opts.protocol not in ("auto", "2026-07-28"):
             raise UsageError(f"--protocol {self.opts.protocol}: only 2026-07-28 (modern) is supported by this build")
-        if self.opts.log_level and self.opts.log_level not in LOG_LEVELS:
-            raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+        if self.opts.log_level:
+            self.opts.log_level = self.opts.log_level.lower()
+            if self.opts.log_level not in LOG_LEVELS:
+                raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
         if self.opts.trace:
             try:
                 self._trace_file = open(self.opts.trace, "w", encoding="utf-8")  # noqa: SIM115
@@ -172,25 +255,30 @@ class App:
             self.tracer.trace_file = self._trace_file
         transport = target.make_transport(self.env, self.tracer)
         session = Session(transport, self.env, self.tracer, log_level=self.opts.log_level)
-        session.on_log = self._print_log
+        session.on_log = LogPrinter(self.env, self.opts.log_level)
+        display = None
+        if not self.env.quiet:
+            from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
+
+            display = session.progress = ProgressDisplay(self.env)
         try:
             session.open()
             yield session
+        except (KeyboardInterrupt, Interrupted):
+            from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
+
+            arm_hard_exit(transport.kill)
+            raise
         finally:
+            if display is not None:
+                display.close()
             try:
                 session.close()
             except KeyboardInterrupt:
+                transport.kill()
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
                 self._trace_file.close()
-
-    def _print_log(self, params: dict[str, Any]) -> None:
-        level = sanitize(str(params.get("level", "info")), single_line=True)
-        logger = params.get("logger")
-        data = params.get("data")
-        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        where = f" {sanitize(str(logger), single_line=True)}" if logger else ""
-        self.env.err(f"[server {level}{where}] {sanitize(text)}")
 
     # ------------------------------------------------------------------ commands
     def run_mrtr(self, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,

@@ -46,6 +46,11 @@ answer_options = _options(
     click.option("--save-answers", metavar="FILE", help="Write every answer sent as an answer file."),
     click.option("--max-rounds", type=click.IntRange(min=1), metavar="N", help="Cap on input_required rounds (default 10)."),
     click.option("--open-urls", is_flag=True, default=None, help="Consent up front to opening URL-elicitation links in a browser."),
+    # Sampling and roots sources (issue 6).
+    click.option("--root", "roots", multiple=True, metavar="PATH[=NAME]", help="Expose PATH (a file or directory) to the server as a root (repeatable)."),
+    click.option("--sampling-command", metavar="CMD", help="Answer sampling requests with CMD: request params as JSON on its stdin, a CreateMessageResult as JSON on its stdout."),
+    click.option("--sampling-tools", is_flag=True, default=None, help="The sampling source can use tools (declares sampling.tools)."),
+    click.option("--sampling-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Time limit for one run of --sampling-command (default 120; exit 7)."),
 )
 
 
