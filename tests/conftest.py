@@ -158,6 +158,10 @@ class Target:
     def requests(self) -> list[dict[str, Any]]:
         return [m for m in read_records(self.record) if "id" in m] if self.record else []
 
+    def calls(self) -> list[dict[str, Any]]:
+        """The `tools/call` requests only (a call also reads `tools/list` to type its arguments)."""
+        return [m for m in self.requests() if m.get("method") == "tools/call"]
+
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def core(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:

@@ -18,7 +18,7 @@ from mrtr_cli.cli.options import answer_options, global_options, make_app
 @click.pass_context
 def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Call TOOL (tools/call) with ARG items: key=value, key:=<json>, key=@file."""
-    from mrtr_cli.schema.arguments import build_arguments, load_args_option, parse_item  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     parsed = [parse_item(text, app.read_file) for text in items]
@@ -26,10 +26,7 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
     store = app.answer_store()
     target = app.target()
     with app.session(target) as session:
-        schema = None
-        if any(not item.literal for item in parsed):
-            schema = app.tool_input_schema(session, tool)
-        arguments = build_arguments(parsed, base, schema)
+        arguments = app.tool_arguments(session, tool, parsed, base)
         params: dict[str, Any] = {"name": tool, "arguments": arguments}
         return app.run_mrtr("tools/call", params, session=session, chain=app.chain(store), target=target)
 
