@@ -7,10 +7,10 @@ from typing import Any
 import click
 
 from mrtr_cli.cli.main import cli
-from mrtr_cli.cli.options import answer_options, global_options, make_app
+from mrtr_cli.cli.options import answer_options, complete, global_options, make_app
 
 @cli.command("call")
-@click.argument("tool")
+@click.argument("tool", shell_complete=complete("tools"))
 @click.argument("items", nargs=-1)
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
 @global_options
@@ -32,7 +32,7 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
 
 
 @cli.command("prompt")
-@click.argument("name")
+@click.argument("name", shell_complete=complete("prompts"))
 @click.argument("items", nargs=-1)
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
 @global_options
@@ -56,7 +56,7 @@ def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json:
 
 
 @cli.command("read")
-@click.argument("uri")
+@click.argument("uri", shell_complete=complete("resources"))
 @global_options
 @answer_options
 @click.pass_context
