@@ -276,7 +276,7 @@ class App:
 
         if self._catalog is None or self._catalog.session is not session:
             self._catalog = ToolCatalog(session, self.list_cache(), exclude_invalid=bool(self.target().url),
-                                        deadline=self.deadline, warn=self._note)
+                                        deadline=self.deadline)
         return self._catalog
 
     def tool_arguments(self, session: Session, name: str, items: list[Any], base: dict[str, Any] | None) -> dict[str, Any]:

@@ -5,8 +5,8 @@
   (server/utilities/caching). A fresh cached list saves the round trip; a cached
   list that does not know a tool is re-fetched once before the tool is called unknown.
 - On Streamable HTTP, tools whose `x-mcp-header` annotations are invalid are left
-  out of the list, with a warning naming the tool and the reason
-  (basic/transports/streamable-http, "x-mcp-header").
+  out of the list (basic/transports/streamable-http, "x-mcp-header"); `excluded`
+  says which and why (`mrtr tools` prints it as a warning, `-v` notes it always).
 - For each `tools/call`, the `Mcp-Param-{Name}` headers are computed from the
   tool's annotations and the call's arguments; when the server answers `-32020`
   (HeaderMismatch) the list is fetched again and the request retried once, if the
@@ -58,7 +58,6 @@ class ToolCatalog:
         exclude_invalid: leave out tools with invalid `x-mcp-header` annotations
             (MUST on Streamable HTTP; stdio MAY ignore the annotation).
         deadline: makes the deadline for a list walk.
-        warn: writes one warning line for the user.
 
     Attributes:
         from_cache: the current list came from the cache (not fetched this run).
@@ -67,15 +66,13 @@ class ToolCatalog:
     """
 
     def __init__(self, session: Session, cache: ListCache | None, *, exclude_invalid: bool,
-                 deadline: Callable[[], Deadline], warn: Callable[[str], None]):
+                 deadline: Callable[[], Deadline]):
         self.session = session
         self.cache = cache
         self.exclude_invalid = exclude_invalid
         self._deadline = deadline
-        self._warn = warn
         self._tools: list[dict[str, Any]] | None = None
         self._maps: dict[str, dict[tuple[str, ...], str]] = {}
-        self._warned: set[str] = set()
         self.pages: list[dict[str, Any]] = []
         self.from_cache = False
         self.excluded: dict[str, str] = {}
@@ -116,10 +113,8 @@ class ToolCatalog:
             if reason is not None:
                 name = str(tool.get("name"))
                 self.excluded[name] = reason
-                if name not in self._warned:
-                    self._warned.add(name)
-                    self._warn(f"mrtr: warning: leaving out tool {sanitize(name, single_line=True)!r}: "
-                               f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
+                self.session.tracer.note(f"leaving out tool {sanitize(name, single_line=True)!r}: "
+                                         f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
                 continue
             tools.append(tool)
         self._tools = tools

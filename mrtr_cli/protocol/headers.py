@@ -9,6 +9,7 @@ looks like that encoding.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from typing import Any
 
@@ -110,7 +111,9 @@ def invalid_x_mcp_header(input_schema: Any) -> str | None:
             return f"property {where!r}: {X_MCP_HEADER} {shown} is not an HTTP header-name token"
         kind = schema.get("type")
         if kind not in _HEADER_TYPES:
-            return f"property {where!r}: {X_MCP_HEADER} is only allowed on string, integer or boolean properties"
+            shown = json.dumps(kind) if kind is not None else "no type"
+            return (f"property {where!r}: {X_MCP_HEADER} is only allowed on string, integer or boolean "
+                    f"properties (this one is {shown})")
         if token.lower() in seen:
             return f"{X_MCP_HEADER} {token!r} on {where!r} repeats the one on {seen[token.lower()]!r}"
         seen[token.lower()] = where

@@ -258,7 +258,8 @@ def _problem(error: Any) -> str:
     if kind == "type":
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else str(want)
-        return f"argument {where or '(all)'}: expected {want}, got {_json_kind(error.instance)} {shown}"
+        got = _json_kind(error.instance)
+        return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
     return f"argument {where or '(all)'}: {error.message}"
 
 

@@ -15,7 +15,11 @@ Tools:
   schema changes under a client's cached list).
 - `bad_header`: an invalid `x-mcp-header` (on a number): clients on HTTP leave it out.
 - `whoami`: returns the Authorization header it received (a careless server).
+- `proc_info`: returns this process's argv and its `MRTR_TEST_*` environment variables.
 - `t01`..: filler so that there are several pages.
+
+`--strict-headers` makes the HTTP header check use region_query's annotated schema
+even while its listed schema has no annotations (a server that can never be satisfied).
 
 Options: `--ttl MS` and `--scope public|private` set the cache hints of every list;
 `--require-token TOKEN` answers HTTP 401 (with a challenge that echoes the token it
@@ -54,6 +58,8 @@ extra.add_argument("--ttl", type=int, default=0)
 extra.add_argument("--scope", default="private")
 extra.add_argument("--require-token")
 extra.add_argument("--header-flag")
+extra.add_argument("--label")
+extra.add_argument("--strict-headers", action="store_true")
 OPTS, _ = extra.parse_known_args()
 
 ECHO_SCHEMA = {
@@ -82,8 +88,9 @@ ECHO_SCHEMA = {
 }
 
 
-def region_schema() -> dict:
-    annotated = OPTS.header_flag is None or os.path.exists(OPTS.header_flag)
+def region_schema(annotated: bool | None = None) -> dict:
+    if annotated is None:
+        annotated = OPTS.header_flag is None or os.path.exists(OPTS.header_flag)
 
     def h(name: str) -> dict:
         return {"x-mcp-header": name} if annotated else {}
@@ -109,6 +116,7 @@ def tools() -> list[Tool]:
         Tool(name="bad_header", description="Has an invalid x-mcp-header annotation",
              input_schema={"type": "object", "properties": {"weight": {"type": "number", "x-mcp-header": "Weight"}}}),
         Tool(name="whoami", description="Echoes the Authorization header", input_schema={"type": "object"}),
+        Tool(name="proc_info", description="argv and MRTR_TEST_* variables", input_schema={"type": "object"}),
         *[Tool(name=f"t{i:02d}", description=f"Filler tool {i}", input_schema={"type": "object"}) for i in range(1, 5)],
     ]
 
@@ -161,6 +169,9 @@ async def call_tool(ctx, params):
     if params.name == "region_query":
         got = {k: v for k, v in _headers(ctx).items() if k.startswith("mcp-param-")}
         return CallToolResult(content=[TextContent(text=json.dumps(got, sort_keys=True))])
+    if params.name == "proc_info":
+        env = {k: v for k, v in os.environ.items() if k.startswith("MRTR_TEST_")}
+        return CallToolResult(content=[TextContent(text=json.dumps({"argv": sys.argv[1:], "env": env}))])
     if params.name == "whoami":
         return CallToolResult(content=[TextContent(text=f"you sent: {_headers(ctx).get('authorization')}")])
     return CallToolResult(content=[TextContent(text=f"{params.name} ok")])
@@ -171,6 +182,8 @@ server = Server(
     "catalog-test", version="2.0", title="Catalog Test Server", instructions="Lists in pages.\nTry tools.",
     on_list_tools=list_tools, on_call_tool=call_tool, on_list_prompts=list_prompts,
     on_list_resources=list_resources, on_list_resource_templates=list_templates,
+    get_tool_input_schema=(lambda name: region_schema(True) if name == "region_query" else None)
+    if OPTS.strict_headers else None,
     cache_hints={m: hint for m in ("tools/list", "prompts/list", "resources/list", "resources/templates/list")},
 )
 
