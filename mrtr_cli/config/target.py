@@ -109,7 +109,9 @@ def parse_header(text: str) -> tuple[str, str]:
     name, sep, value = text.partition(":")
     name = name.strip()
     if not sep or not name or any(c in name for c in " \t\r\n"):
-        raise UsageError(f"-H {text!r}: expected \"Name: value\"")
+        # Never echo the text: it may be a credential with a typo in it.
+        first = (text.strip().split(None, 1) or [""])[0].split(":")[0][:40]
+        raise UsageError(f"-H {first!r}...: expected \"Name: value\" (a header name, a colon, then the value)")
     if "\r" in value or "\n" in value:
         raise UsageError(f"-H {name}: header values cannot contain line breaks")
     return name, value.strip()
