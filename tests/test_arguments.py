@@ -79,7 +79,8 @@ def test_args_from_a_heredoc_or_a_redirected_file(catalog: Target, tmp_path, red
     (["zip=1", "color=purple"], "argument color: 'purple' is not one of ['red', 'green', 'blue']"),
     (["zip=1", 'address:={"zip": "1"}'], "missing required argument address.city"),
     (["count=1"], "missing required argument zip"),
-    (["zip=1", "surprise=1"], "unexpected argument surprise"),
+    (["zip=1", "surprise=1"], "unexpected argument surprise (the schema allows no other properties)"),
+    (["zip=1", "colour=red"], "unexpected argument colour (did you mean color?)"),
     (["zip:=2134"], "argument zip: expected string, got integer 2134"),
     (["zip=1", "ids=1", "ids:=true"], "argument ids[1]: expected integer, got boolean true"),
 ])

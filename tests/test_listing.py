@@ -142,17 +142,22 @@ def test_server_text_is_sanitised_in_tables(mrtr, tmp_path):
 
 @pytest.mark.pty
 def test_table_on_a_terminal(tmp_path):
+    import io
+
     pexpect = pytest.importorskip("pexpect")
-    args = ["--stdio", stdio_cmd(CATALOG_SERVER), "tools"]
-    child = pexpect.spawn(PY, ["-m", "mrtr_cli", *args], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", timeout=30, dimensions=(40, 100))
-    child.expect("NAME")
-    child.expect("PARAMETERS")
-    child.expect("DESCRIPTION")
-    child.expect("echo_args")
-    child.expect("t04")
+    child = pexpect.spawn(PY, ["-m", "mrtr_cli", "--stdio", stdio_cmd(CATALOG_SERVER), "tools"], cwd=str(ROOT),
+                          env=clean_env(tmp_path), encoding="utf-8", timeout=30, dimensions=(40, 100))
+    seen = io.StringIO()
+    child.logfile_read = seen
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0
-    text = child.before
-    assert all(len(line) <= 100 for line in text.splitlines())  # wrapped to the terminal
+    import re
+
+    text = re.sub("\x1b\\[[0-9;]*m", "", seen.getvalue())  # the header is bold
+    lines = text.replace("\r\n", "\n").splitlines()
+    assert lines[0].split() == ["NAME", "PARAMETERS", "DESCRIPTION"]
+    assert lines[1].startswith("echo_args ")
+    assert "t04" in text
+    assert all(len(line) <= 100 for line in lines)  # wrapped to the terminal width
+    assert any(line.startswith(" ") and "payload" in line for line in lines)  # a long cell wraps

@@ -251,7 +251,12 @@ def _problem(error: Any) -> str:
     if kind in ("additionalProperties", "unevaluatedProperties"):
         extra = re.findall(r"'([^']*)'", error.message)
         names = ", ".join(prefix + e for e in extra) if extra else error.message
-        return f"unexpected argument {names} (the schema allows no other properties)"
+        known = list(error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
+        import difflib  # noqa: PLC0415
+
+        close = [m for e in extra for m in difflib.get_close_matches(e, known, n=1)]
+        return f"unexpected argument {names} " + (f"(did you mean {', '.join(prefix + c for c in close)}?)" if close
+                                                  else "(the schema allows no other properties)")
     shown = json.dumps(error.instance, ensure_ascii=False)
     if len(shown) > 60:
         shown = shown[:57] + "..."
