@@ -20,12 +20,8 @@ reading or writing the cache is ignored: the cache only saves round trips.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
-import secrets
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +65,8 @@ def scope_of(pages: list[dict[str, Any]]) -> str:
 
 
 def _digest(*parts: Any) -> str:
+    import hashlib  # noqa: PLC0415 - lazy: OpenSSL loads slowly
+
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:32]
 
 
@@ -103,7 +101,7 @@ class ListCache:
         except OSError:
             pass
         os.makedirs(self.root, mode=0o700, exist_ok=True)
-        key = secrets.token_bytes(32)
+        key = os.urandom(32)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:  # another run made it first
@@ -119,6 +117,9 @@ class ListCache:
             if self._auth_context is None:
                 self._auth_name = "none"
             else:
+                import hashlib  # noqa: PLC0415
+                import hmac  # noqa: PLC0415
+
                 material = json.dumps(self._auth_context, sort_keys=True).encode("utf-8")
                 self._auth_name = hmac.new(self._key(), material, hashlib.sha256).hexdigest()[:32]
         return self._auth_name
@@ -155,7 +156,8 @@ class ListCache:
         doc = {"format": FORMAT, "method": method, "scope": entry.scope, "received": received, "pages": pages}
         try:
             os.makedirs(self.server_dir, mode=0o700, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.server_dir, prefix=".tmp-", suffix=".json")
+            tmp = os.path.join(self.server_dir, f".tmp-{os.getpid()}-{os.urandom(6).hex()}.json")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
                     json.dump(doc, fh, ensure_ascii=False)

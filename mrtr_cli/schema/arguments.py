@@ -227,6 +227,21 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
     return doc
 
 
+def warm_validator() -> None:
+    """Start importing `jsonschema` on a background thread (it takes ~70 ms), so that the
+    import overlaps with starting the server and fetching the tool list."""
+    import importlib  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    def load() -> None:
+        try:
+            importlib.import_module("jsonschema")
+        except Exception:  # noqa: BLE001 - the real import reports any problem
+            pass
+
+    threading.Thread(target=load, name="mrtr-import-jsonschema", daemon=True).start()
+
+
 def _no_retrieve(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource  # noqa: PLC0415
 
