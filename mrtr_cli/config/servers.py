@@ -231,13 +231,20 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         skipped.extend(n for n in names if n not in skipped)
         return value
 
+    def secret(value: str, raw: Any) -> None:
+        # A value left as a `${VAR}` template is not a secret; anything else may be.
+        if not (isinstance(raw, str) and value == raw and expand_vars(raw, allowed=False)[1]):
+            add_secret(value)
+
     e = entry.entry
+    if e.get("envFile"):
+        warn(f"mrtr: note: {where}: envFile is not read by mrtr; put the variables in \"env\"")
     if entry.kind == "stdio":
         argv = [expand(e["command"], "command")] + [expand(a, "each of args") for a in e.get("args") or []]
         env = {}
         for key, value in (e.get("env") or {}).items():
             env[str(key)] = expand(value, f"env {key}")
-            add_secret(env[str(key)])
+            secret(env[str(key)], value)
         cwd = expand(e["cwd"], "cwd") if e.get("cwd") else None
         if cwd is not None and not os.path.isabs(os.path.expanduser(cwd)):
             cwd = os.path.join(entry.source.root, cwd)
@@ -248,14 +255,14 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             raise UsageError(f"{where}: url {url!r} is not an http:// or https:// URL")
         headers = {}
         for name, raw in (e.get("headers") or {}).items():
-            value, secret = resolve_header_value(expand(raw, f"header {name}"), allowed=allowed,
+            value, part = resolve_header_value(expand(raw, f"header {name}"), allowed=allowed,
                                                  where=f"{where}: header {name}")
             if "\r" in value or "\n" in value:
                 raise UsageError(f"{where}: header {name} has a line break")
             headers[str(name)] = value
-            add_secret(value)
-            if secret:
-                add_secret(secret)
+            secret(value, raw)
+            if part:
+                add_secret(part)
         target = Target(url=url, server=entry.name, headers=headers)
     if skipped:
         names = ", ".join("${" + n + "}" for n in skipped)

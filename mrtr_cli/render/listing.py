@@ -96,6 +96,18 @@ def flatten_parameters(schema: Any, prefix: str = "", depth: int = 0) -> list[tu
     return out
 
 
+def _property_text(name: str, prop: dict[str, Any]) -> str:
+    """A property's description, else its title unless that only repeats the name
+    (as generated titles do: `workItemId` -> "Workitemid")."""
+    if prop.get("description"):
+        return one_line(prop["description"])
+    title = prop.get("title")
+    plain = "".join(c for c in str(title or "").lower() if c.isalnum())
+    if not title or plain == "".join(c for c in name.rsplit(".", 1)[-1].lower() if c.isalnum()):
+        return ""
+    return one_line(title)
+
+
 def _example_value(schema: dict[str, Any]) -> str:
     for key in ("default", "const"):
         if key in schema and not isinstance(schema[key], dict | list):
@@ -173,7 +185,7 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
             if "x-mcp-header" in prop:
                 facts.append(f"header Mcp-Param-{prop['x-mcp-header']}")
             rows.append((sanitize(dotted, single_line=True), sanitize(type_label(prop), single_line=True),
-                         sanitize("; ".join(facts), single_line=True), one_line(prop.get("description") or prop.get("title"))))
+                         sanitize("; ".join(facts), single_line=True), _property_text(dotted, prop)))
         widths = [max(len(r[i]) for r in rows) for i in range(3)]
         for row in rows:
             text = "  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3]))
