@@ -58,6 +58,7 @@ class RunOptions:
     sampling_command: str | None = None
     sampling_tools: bool = False
     sampling_timeout: float | None = None
+    expand_env: bool = False
 
 
 class App:
@@ -79,6 +80,8 @@ class App:
         #: Roots a server config supplies (issue 7): (entries, source label, base directory
         #: for relative paths). Used when neither --root nor an answer file gives roots.
         self.config_roots: tuple[list[Any], str, str | None] | None = None
+        self._target: Target | None = None
+        self._catalog: Any = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -103,11 +106,16 @@ class App:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
     def target(self) -> Target:
-        """The target from `--url` / `--stdio` (or MRTR_URL / MRTR_STDIO).
+        """The target from `--url` / `--stdio` / `-s NAME` (or MRTR_URL / MRTR_STDIO / MRTR_SERVER).
+
+        Header values given as `env:VAR` or `file:PATH` are read here; every header
+        value, token and config `env`/`headers` value is registered as a secret.
 
         Raises:
-            UsageError: none or more than one target given, or a bad header.
+            UsageError: none or more than one target given, a bad header, an unknown server.
         """
+        if self._target is not None:
+            return self._target
         o = self.opts
         given = [x for x in (o.url, o.stdio, o.server) if x]
         if not given:
@@ -119,25 +127,46 @@ class App:
             raise UsageError("no server given: use --url URL, --stdio \"CMD ARGS\" or -s NAME")
         if len(given) > 1:
             raise UsageError("give exactly one of --url, --stdio and -s/--server")
+        headers = self._command_line_headers()
         if o.server:
-            raise UsageError(f"-s {o.server}: named servers from config files are not supported yet; "
-                             "use --url or --stdio")
+            from mrtr_cli.config.servers import resolve_server  # noqa: PLC0415
+
+            target = resolve_server(o.server, o.config, expand_env=o.expand_env, add_secret=self.env.add_secret,
+                                    warn=self._note)
+            target.headers.update(headers)  # the command line wins over the config file
+        elif o.url:
+            if not o.url.startswith(("http://", "https://")):
+                raise UsageError(f"--url {o.url!r}: expected an http:// or https:// URL")
+            target = Target(url=o.url, headers=headers)
+        else:
+            target = Target(command=parse_stdio(o.stdio or ""))
+        self._target = target
+        return target
+
+    def _command_line_headers(self) -> dict[str, str]:
+        """`-H` headers (values may be `env:VAR` / `file:PATH`) and `--bearer-token-env`."""
+        from mrtr_cli.config.values import resolve_header_value  # noqa: PLC0415
+
+        o = self.opts
         headers: dict[str, str] = {}
         for text in o.headers:
             name, value = parse_header(text)
+            value, secret = resolve_header_value(value, allowed=True, where=f"-H {name}", read_file=self.read_file)
             headers[name] = value
             self.env.add_secret(value)
+            if secret:
+                self.env.add_secret(secret)
         if o.bearer_token_env:
             token = os.environ.get(o.bearer_token_env)
             if not token:
                 raise UsageError(f"--bearer-token-env {o.bearer_token_env}: that environment variable is empty or unset")
             headers["Authorization"] = f"Bearer {token}"
             self.env.add_secret(token)
-        if o.url:
-            if not o.url.startswith(("http://", "https://")):
-                raise UsageError(f"--url {o.url!r}: expected an http:// or https:// URL")
-            return Target(url=o.url, headers=headers)
-        return Target(command=parse_stdio(o.stdio or ""))
+        return headers
+
+    def _note(self, text: str) -> None:
+        if not self.opts.quiet:
+            self.env.err(text)
 
     def answer_store(self) -> AnswerStore:
         """Load `--answers` files and `-a` flags.
@@ -261,6 +290,9 @@ class App:
             from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
 
             display = session.progress = ProgressDisplay(self.env)
+        if target.url:
+            # Streamable HTTP: every tools/call mirrors x-mcp-header arguments into headers.
+            session.param_headers = self.catalog(session)
         try:
             session.open()
             yield session
@@ -314,27 +346,57 @@ class App:
         except OSError as exc:
             self.env.err(f"mrtr: warning: cannot write --save-answers {path}: {exc.strerror or exc}")
 
-    def tool_input_schema(self, session: Session, name: str) -> Any:
-        """The `inputSchema` of tool `name` from `tools/list` (all pages).
+    # ------------------------------------------------------------------ tools
+    def list_cache(self) -> Any:
+        """The list cache of this run's server (`protocol.listcache.ListCache`), or None
+        when `MRTR_NO_CACHE` is set."""
+        from mrtr_cli.protocol.listcache import ListCache  # noqa: PLC0415
+        from mrtr_cli.state import state_dir  # noqa: PLC0415
+
+        if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
+            return None
+        target = self.target()
+        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context())
+
+    def catalog(self, session: Session) -> Any:
+        """The server's tools for this run (`protocol.catalog.ToolCatalog`, one per session)."""
+        from mrtr_cli.protocol.catalog import ToolCatalog  # noqa: PLC0415
+
+        if self._catalog is None or self._catalog.session is not session:
+            self._catalog = ToolCatalog(session, self.list_cache(), exclude_invalid=bool(self.target().url),
+                                        deadline=self.deadline)
+        return self._catalog
+
+    def tool_arguments(self, session: Session, name: str, items: list[Any], base: dict[str, Any] | None) -> dict[str, Any]:
+        """The `arguments` of `tools/call` NAME: items typed by the tool's `inputSchema`
+        and validated against it (schema/arguments.py). The tool list comes from the
+        cache when fresh; a cached schema that rejects the arguments is re-fetched once.
 
         Raises:
-            UsageError: the server lists tools but not this one (with a "did you mean").
+            UsageError: unknown tool ("did you mean"), an item that cannot be typed, or
+                arguments that fail the schema (exit 2; nothing is sent).
         """
-        from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415
+        from mrtr_cli.schema.arguments import build_arguments, validate_arguments  # noqa: PLC0415
+
+        catalog = self.catalog(session)
+        try:
+            tool = catalog.find(name)
+        except JsonRpcError as err:
+            self.tracer.note(f"tools/list failed ({err.message}); arguments stay untyped and unchecked")
+            return build_arguments(items, base, None)
+
+        def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
+            if tool is None:
+                raise catalog.unknown(name)
+            arguments = build_arguments(items, base, tool.get("inputSchema"))
+            validate_arguments(arguments, tool.get("inputSchema"), name)
+            return arguments
 
         try:
-            tools, _ = list_all(session, "tools/list", deadline=self.deadline())
-        except JsonRpcError as err:
-            self.tracer.note(f"tools/list failed ({err.message}); arguments stay untyped strings")
-            return None
-        for tool in tools:
-            if isinstance(tool, dict) and tool.get("name") == name:
-                return tool.get("inputSchema")
-        import difflib  # noqa: PLC0415
-
-        names = [str(t.get("name")) for t in tools if isinstance(t, dict)]
-        close = difflib.get_close_matches(name, names, n=3)
-        hint = f"did you mean: {', '.join(close)}?" if close else (
-            f"the server's tools: {', '.join(names[:20])}" if names else "the server lists no tools")
-        raise UsageError(f"unknown tool {name!r}", hint=sanitize(hint, single_line=True))
-
+            return typed(tool)
+        except UsageError:
+            if not catalog.from_cache:
+                raise
+        self.tracer.note("the cached tool list rejects these arguments; fetching it again")
+        catalog.load(refresh=True)
+        return typed(catalog.find(name))

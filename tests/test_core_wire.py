@@ -102,7 +102,7 @@ def test_http_headers_and_base64_name(mrtr, http_servers, tmp_path):
     assert r.code == 0, r.stderr
     r = mrtr("--url", url, "call", "ünïcode tool")
     records = read_records(record)
-    first = records[0]["_http"]
+    first = [m for m in records if m.get("method") == "tools/call"][0]["_http"]
     assert first["method"] == "POST"
     headers = first["headers"]
     assert set(map(str.strip, headers["accept"].split(","))) == {"application/json", "text/event-stream"}

@@ -13,6 +13,18 @@ import click
 
 from mrtr_cli.env import Environment
 
+def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[Any]]:
+    """A click `shell_complete` callback listing `kind` ("servers", "tools", "prompts",
+    "resources") from config files or the list cache (cli/completion.py; imported lazily)."""
+
+    def callback(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from mrtr_cli.cli.completion import complete_names  # noqa: PLC0415
+
+        return complete_names(kind, ctx, incomplete)
+
+    return callback
+
+
 def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def apply(f: Any) -> Any:
         for decorator in reversed(decorators):
@@ -25,9 +37,11 @@ def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
 global_options = _options(
     click.option("--url", metavar="URL", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp (or MRTR_URL)."),
     click.option("--stdio", metavar="'CMD ARGS'", help="Launch a server subprocess (split like a shell; no shell runs it) (or MRTR_STDIO)."),
-    click.option("-s", "--server", metavar="NAME", help="A server from an mcp.json-style config (or MRTR_SERVER)."),
-    click.option("--config", metavar="FILE", help="Config file for -s/--server."),
-    click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable)."),
+    click.option("-s", "--server", metavar="NAME", shell_complete=complete("servers"),
+                 help="A server from an mcp.json-style config (or MRTR_SERVER); see: mrtr servers."),
+    click.option("--config", metavar="FILE", help="Config file for -s/--server (searched before the usual places)."),
+    click.option("--expand-env", is_flag=True, default=None, help="Expand ${VAR} and env:/file: values in project-directory config files."),
+    click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable); a value of env:VAR or file:PATH (also 'Bearer env:VAR') is read from there."),
     click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
     click.option("--json", "json_mode", is_flag=True, default=None, help="Print results (and errors) as JSON, exactly as the server sent them."),
     click.option("-v", "--verbose", "verbosity", count=True, help="Trace JSON-RPC messages to stderr (-vv: HTTP headers too)."),

@@ -104,6 +104,9 @@ class Session:
         progress: shows the progress of every request (a ProgressSink), or None.
         on_server_request: for older servers; called with a server-initiated request and
             returns the response message to send (None: not handled).
+        param_headers: optional `Mcp-Param-*` source (`protocol.catalog.ToolCatalog`):
+            `headers_for(method, params)` adds headers to each request, and
+            `refresh_after_mismatch(method, params)` decides whether a `-32020` is retried.
     """
 
     era = "modern"
@@ -126,6 +129,7 @@ class Session:
         self.on_log: Callable[[dict[str, Any]], None] | None = None
         self.on_server_request: Callable[[Message], Message | None] | None = None
         self.progress: ProgressSink | None = None
+        self.param_headers: Any = None
         self._progress: dict[Any, tuple[ProgressCallback | None, Deadline, str]] = {}
         self._lock = threading.Lock()
         self._started = False
@@ -185,6 +189,7 @@ class Session:
         capabilities = capabilities if capabilities is not None else {}
         version_retried = False
         stream_retried = False
+        header_retried = False
         while True:
             msg = make_request(method, None)
             body = dict(params or {})
@@ -220,6 +225,12 @@ class Session:
                     ) from None
                 if err.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
                     raise self._missing_capability(err) from None
+                if (err.code == HEADER_MISMATCH and not header_retried and self.param_headers is not None
+                        and self.param_headers.refresh_after_mismatch(method, body)):
+                    # streamable-http "x-mcp-header": re-read tools/list, retry once.
+                    header_retried = True
+                    self.tracer.note("header mismatch (-32020): tool list refreshed; retrying with new Mcp-Param headers")
+                    continue
                 raise
             self._note_server_info(result)
             return result
@@ -255,10 +266,12 @@ class Session:
         """
         rid = msg["id"]
         token = msg["params"]["_meta"]["progressToken"]
+        headers = request_headers(msg["method"], msg.get("params"), self.protocol_version)
+        if self.param_headers is not None:  # may fetch tools/list first
+            headers.update(self.param_headers.headers_for(msg["method"], msg.get("params")))
         with self._lock:
             self._progress[token] = (on_progress, deadline, _label(msg))
         self.tracer.message("send", msg)
-        headers = request_headers(msg["method"], msg.get("params"), self.protocol_version)
         try:
             fut = self.transport.request(msg, headers)
             while True:

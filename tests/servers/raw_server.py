@@ -9,7 +9,7 @@ The script is a JSON object:
 - "rejectVersions": [versions]: answer -32022 (with "supported") to requests in these versions.
 - "supported": the versions listed in -32022 errors.
 - "discover": the server/discover result (a default is used when absent).
-- "tools": the tools/list tools (default: none).
+- "tools": the tools/list tools (default: each tool named in "calls", taking any arguments).
 Anything else gets -32601.
 """
 
@@ -44,7 +44,8 @@ def main() -> None:
                 "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
                 "ttlMs": 0, "cacheScope": "public"})}
         elif method == "tools/list":
-            reply = {"result": {"resultType": "complete", "tools": script.get("tools", []), "ttlMs": 0,
+            reply = {"result": {"resultType": "complete", "tools": script.get("tools", [
+                {"name": name, "inputSchema": {"type": "object"}} for name in script.get("calls", {})]), "ttlMs": 0,
                                 "cacheScope": "public"}}
         elif method == "tools/call" and params.get("name") in script.get("calls", {}):
             entries = script["calls"][params["name"]]
