@@ -92,4 +92,4 @@ def run(argv: list[str] | None, env: Environment) -> int:
 
 
 # The command modules register their commands on `cli` when imported.
-from mrtr_cli.cli import calls, info  # noqa: E402, F401
+from mrtr_cli.cli import calls, info, tasks  # noqa: E402, F401

@@ -48,6 +48,12 @@ answer_options = _options(
     click.option("--open-urls", is_flag=True, default=None, help="Consent up front to opening URL-elicitation links in a browser."),
 )
 
+# Tasks (issue 4): what to do when a tools/call becomes a task.
+task_options = _options(
+    click.option("--detach", is_flag=True, default=None, help="If the server creates a task, print it (its id; the task with --json) and exit 0."),
+    click.option("--cancel-on-interrupt", is_flag=True, default=None, help="Ctrl-C while waiting on a task cancels it (tasks/cancel) instead of leaving it running."),
+)
+
 
 def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
     """Combine group-level and command-level values of the same options."""

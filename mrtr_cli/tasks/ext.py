@@ -1,0 +1,57 @@
+"""The tasks extension `io.modelcontextprotocol/tasks` (ext-tasks "Tasks"; SEP-2663).
+
+- Creation: `tools/call` answers `resultType: "task"` with a flat CreateTaskResult
+  (`taskId`, `status`, `statusMessage?`, `createdAt`, `lastUpdatedAt`, `ttlMs`,
+  `pollIntervalMs?`).
+- `tasks/get {taskId}` returns a DetailedTask: `inputRequests` inlined when
+  `input_required`, `result` when `completed`, `error` when `failed`. It is read
+  by method, whatever its `resultType` says.
+- `tasks/update {taskId, inputResponses}` answers outstanding keys (partial sets allowed).
+- `tasks/cancel {taskId}` asks for cancellation (an empty acknowledgement).
+
+The extension must be declared in `clientCapabilities.extensions` on every one of
+these requests; `TaskWire.request` sends the capabilities it was built with.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.tasks.state import COMPLETED, INPUT_REQUIRED, TaskState, parse_task
+from mrtr_cli.tasks.wire import TaskWire
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+class ExtTasksWire(TaskWire):
+    """Polls, feeds and cancels a task of the tasks extension."""
+
+    variant = "ext"
+
+    def created(self, result: dict[str, Any]) -> TaskState:
+        return parse_task(result, what="CreateTaskResult")
+
+    def get(self, task_id: str) -> TaskState:
+        result = self.request("tasks/get", {"taskId": task_id})
+        return parse_task(result, what="tasks/get result", known_id=task_id)
+
+    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
+        self.request("tasks/update", {"taskId": task_id, "inputResponses": responses})
+
+    def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> None:
+        self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
+
+    def adapt(self, state: TaskState) -> TaskWire:
+        """Switch to the SEP-2322 workflow when the server shows its signature: an
+        `input_required` status without `inputRequests`, or `completed` without `result`
+        (both mean "call tasks/result" there)."""
+        if (state.status == INPUT_REQUIRED and state.input_requests is None) or (
+            state.status == COMPLETED and state.result is None
+        ):
+            from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
+
+            self.session.tracer.note(f"task {state.task_id}: {state.status} without its payload; "
+                                     "using the SEP-2322 tasks/result workflow")
+            return Sep2322Wire(self.session, self.capabilities, self.deadline)
+        return self
