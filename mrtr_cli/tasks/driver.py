@@ -86,11 +86,13 @@ class TaskContext:
     prefix: str
     origin: str
 
-    def command(self, verb: str, task_id: str) -> str:
-        """The exact `mrtr ... task VERB ID` command for this target."""
+    def command(self, verb: str, task_id: str, *options: str) -> str:
+        """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target (an id that
+        starts with `-` comes after `--`, so it is not read as an option)."""
         import shlex  # noqa: PLC0415
 
-        return f"{self.prefix} task {verb} {shlex.quote(task_id)}"
+        words = [*options, *(["--"] if task_id.startswith("-") else []), task_id]
+        return f"{self.prefix} task {verb} {shlex.join(words)}"
 
 
 class TaskFailed(JsonRpcError):
@@ -199,6 +201,8 @@ class TaskDriver:
     def _loop(self, state: TaskState) -> EngineOutcome:
         while True:
             self.wire = self.wire.adapt(state)
+            if self.record.variant != self.wire.variant:
+                self._save(variant=self.wire.variant)
             state = self.wire.complete(state)
             self._observe(state)
             if state.status == COMPLETED:
@@ -288,7 +292,7 @@ class TaskDriver:
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
                             "the pending document is on stdout", doc)
         err.hint = (f"the task waits on the server; or answer it with: "
-                    f"{self.context.command('update', self.task_id)} --answers ANSWERS.json")
+                    f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
         return err
 
     # ------------------------------------------------------------------ waiting

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.tasks.state import COMPLETED, INPUT_REQUIRED, TaskState, parse_task
+from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, parse_task
 from mrtr_cli.tasks.wire import TaskWire
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
@@ -44,11 +44,10 @@ class ExtTasksWire(TaskWire):
 
     def adapt(self, state: TaskState) -> TaskWire:
         """Switch to the SEP-2322 workflow when the server shows its signature: an
-        `input_required` status without `inputRequests`, or `completed` without `result`
-        (both mean "call tasks/result" there)."""
+        `input_required` status without `inputRequests`, `completed` without `result` or
+        `failed` without `error` (each means "call tasks/result" there)."""
         if (state.status == INPUT_REQUIRED and state.input_requests is None) or (
-            state.status == COMPLETED and state.result is None
-        ):
+            state.status == COMPLETED and state.result is None) or (state.status == FAILED and state.error is None):
             from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
 
             self.session.tracer.note(f"task {state.task_id}: {state.status} without its payload; "

@@ -31,6 +31,8 @@ Tools (each becomes a task; `deploy` goes through an MRTR round first):
   four polls with the measured gaps between polls in `structuredContent`.
 - `error_result`: completed with a tool result that has `isError: true`.
 - `deploy`: MRTR round `env` (with requestState), then a task that asks `approve-1`.
+- `sloppy`: like `countdown` with 2 polls, but its `tasks/get` results say `resultType: "task"`
+  (as ext-tasks' own examples do), which a client must tolerate.
 """
 
 from __future__ import annotations
@@ -128,8 +130,8 @@ def evaluate(task: dict[str, Any], now: float) -> dict[str, Any]:
         return {"status": "cancelled", "statusMessage": "cancelled at the client's request"}
     tool, args, answers = task["tool"], task["args"], task["answers"]
     polls = len(task["gets"])
-    if tool == "countdown":
-        total = int(args.get("polls", 3))
+    if tool in ("countdown", "sloppy"):
+        total = int(args.get("polls", 3 if tool == "countdown" else 2))
         if polls >= total:
             return {"status": "completed", "result": text_result(f"done after {polls} polls")}
         return {"status": "working", "statusMessage": f"step {polls} of {total}"}
@@ -307,6 +309,8 @@ class TestTasks(Extension):
             for key in ("inputRequests", "result", "error"):
                 if key in state:
                     fields[key] = state[key]
+        if task["tool"] == "sloppy":
+            fields["resultType"] = "task"
         return fields
 
     async def update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> dict[str, Any]:
@@ -386,6 +390,8 @@ def build_server(store: Store, variant: str) -> MCPServer:
     def error_result() -> str: ...
     @mcp.tool()
     def deploy() -> str: ...
+    @mcp.tool()
+    def sloppy() -> str: ...
 
     return mcp
 
