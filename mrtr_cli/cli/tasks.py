@@ -8,7 +8,8 @@ A task id may be shortened to a unique prefix of a recorded one.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,13 +17,21 @@ from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import answer_options, global_options, make_app
 from mrtr_cli.errors import UsageError
 
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.app import App
+    from mrtr_cli.config.target import Target
+    from mrtr_cli.engine.mrtr import AnswerRecorder
+    from mrtr_cli.protocol.session import Session
+    from mrtr_cli.tasks.records import TaskRecord
+    from mrtr_cli.tasks.runner import TaskRunner
+
 
 @cli.group("task")
 def task_group() -> None:
     """Follow tasks: get, wait, update, cancel, list (the local records)."""
 
 
-def _open(app: Any, task_id: str) -> tuple[str, Any, Any]:
+def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
     """The full task id, its record (or None) and the target to reach it."""
     from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
     from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
@@ -44,8 +53,8 @@ def _open(app: Any, task_id: str) -> tuple[str, Any, Any]:
     return (record.task_id if record is not None else task_id), record, target
 
 
-def _runner(app: Any, session: Any, target: Any, record: Any, *, params: dict[str, Any] | None = None,
-            recorder: Any = None) -> Any:
+def _runner(app: App, session: Session, target: Target, record: TaskRecord | None, *,
+            params: dict[str, Any] | None = None, recorder: AnswerRecorder | None = None) -> TaskRunner:
     from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415
 
     if record is not None and record.protocol_version:
@@ -54,7 +63,8 @@ def _runner(app: Any, session: Any, target: Any, record: Any, *, params: dict[st
     return TaskRunner(app, session, app.chain(), target, tool=tool, params=params, recorder=recorder)
 
 
-def _wait(app: Any, task_id: str, record: Any, target: Any, params: dict[str, Any] | None = None) -> int:
+def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
+          params: dict[str, Any] | None = None) -> int:
     from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415
 
     recorder = AnswerRecorder() if app.opts.save_answers else None
@@ -68,7 +78,7 @@ def _wait(app: Any, task_id: str, record: Any, target: Any, params: dict[str, An
     return int(app.finish("tools/call", outcome))
 
 
-def resume_task(app: Any, doc: dict[str, Any]) -> int:
+def resume_task(app: App, doc: dict[str, Any]) -> int:
     """`mrtr resume PENDING.json` for a task that stopped for input: answer it and wait."""
     from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415
     from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
@@ -82,6 +92,17 @@ def resume_task(app: Any, doc: dict[str, Any]) -> int:
     return _wait(app, record.task_id, record, app.target(), params=doc["params"] or None)
 
 
+def _on_server(ctx: click.Context, kw: dict[str, Any], task_id: str,
+               act: Callable[..., Any]) -> tuple[App, str, Any]:
+    """Open the task's server and run `act(runner, task_id, variant)`; returns (app, full id, its value)."""
+    app = make_app(ctx, kw)
+    task_id, record, target = _open(app, task_id)
+    with app.session(target) as session:
+        runner = _runner(app, session, target, record)
+        value = act(runner, task_id, record.variant if record is not None else None)
+    return app, task_id, value
+
+
 @task_group.command("get")
 @click.argument("task_id")
 @global_options
@@ -90,10 +111,7 @@ def get_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
     """Poll task TASK_ID once (tasks/get) and print it as the server sent it."""
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
-    app = make_app(ctx, kw)
-    task_id, record, target = _open(app, task_id)
-    with app.session(target) as session:
-        _, state = _runner(app, session, target, record).get(task_id, record.variant if record else None)
+    app, _, (_, state) = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.get(tid, variant))
     print_json(app.env, state.raw)
     return 0
 
@@ -119,18 +137,14 @@ def wait_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
 @click.pass_context
 def update_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
     """Answer the input requests task TASK_ID waits for (tasks/update), then exit."""
-    app = make_app(ctx, kw)
-    task_id, record, target = _open(app, task_id)
-    with app.session(target) as session:
-        runner = _runner(app, session, target, record)
-        sent = runner.update(task_id, record.variant if record else None)
-        command = runner.context(task_id).command("wait", task_id)
-    if sent:
-        app.env.err(f"mrtr: sent {len(sent)} answer(s) to task {task_id} ({', '.join(sent)}); "
-                    f"follow it with: {command}", untrusted=True)
-    else:
-        app.env.err(f"mrtr: task {task_id} has no unanswered input requests; follow it with: {command}",
-                    untrusted=True)
+
+    def update(runner: TaskRunner, tid: str, variant: str | None) -> tuple[list[str], str]:
+        return runner.update(tid, variant), runner.context(tid).command("wait", tid)
+
+    app, task_id, (sent, command) = _on_server(ctx, kw, task_id, update)
+    what = (f"sent {len(sent)} answer(s) to task {task_id} ({', '.join(sent)})" if sent
+            else f"task {task_id} has no unanswered input requests")
+    app.env.err(f"mrtr: {what}; follow it with: {command}", untrusted=True)
     return 0
 
 
@@ -140,10 +154,7 @@ def update_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
 @click.pass_context
 def cancel_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
     """Ask the server to cancel task TASK_ID (tasks/cancel; cooperative)."""
-    app = make_app(ctx, kw)
-    task_id, record, target = _open(app, task_id)
-    with app.session(target) as session:
-        _runner(app, session, target, record).cancel(task_id, record.variant if record else None)
+    app, task_id, _ = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.cancel(tid, variant))
     app.env.err(f"mrtr: asked the server to cancel task {task_id}; cancellation is cooperative "
                 "(`task get` shows the outcome)", untrusted=True)
     return 0

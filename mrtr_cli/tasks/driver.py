@@ -118,14 +118,13 @@ class TaskDriver:
         env: the run's environment.
         status: the status line on stderr.
         deadline: bounds the whole wait (`--timeout`).
-        server_name: who is asking, shown with each input request.
         max_rounds: cap on input rounds answered (`--max-rounds`).
         recorder: collects sent answers (`--save-answers`), or None.
         cancel_on_interrupt: Ctrl-C sends `tasks/cancel` instead of leaving the task running.
     """
 
     def __init__(self, wire: TaskWire, chain: ResponderChain, context: TaskContext, *, record: TaskRecord,
-                 records: TaskRecords, env: Environment, status: StatusLine, deadline: Deadline, server_name: str,
+                 records: TaskRecords, env: Environment, status: StatusLine, deadline: Deadline,
                  max_rounds: int, recorder: AnswerRecorder | None = None, cancel_on_interrupt: bool = False):
         self.wire = wire
         self.chain = chain
@@ -135,7 +134,6 @@ class TaskDriver:
         self.env = env
         self.status = status
         self.deadline = deadline
-        self.server_name = server_name
         self.max_rounds = max_rounds
         self.recorder = recorder
         self.cancel_on_interrupt = cancel_on_interrupt
@@ -264,7 +262,7 @@ class TaskDriver:
                 f"task {self.task_id} still asks for input after {self.max_rounds} rounds "
                 f"(--max-rounds {self.max_rounds})", hint="raise --max-rounds if the task really needs more")
         self.status.pause()
-        outcome = self.chain.answer_round(new, server_name=self.server_name, origin=self.context.origin,
+        outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
                                           capabilities=self.wire.capabilities)
         if outcome.responses:
             self.wire.send_input(self.task_id, outcome.responses)

@@ -106,7 +106,7 @@ class TaskRunner:
     def driver(self, wire: TaskWire, record: TaskRecord, *, cancel_on_interrupt: bool = False) -> TaskDriver:
         return TaskDriver(wire, self.chain, self.context(record.task_id), record=record, records=self.records,
                           env=self.env, status=StatusLine(self.env), deadline=self.deadline,
-                          server_name=self.session.server_name, max_rounds=self.app.opts.max_rounds,
+                          max_rounds=self.app.opts.max_rounds,
                           recorder=self.recorder, cancel_on_interrupt=cancel_on_interrupt)
 
     def record_for(self, task_id: str, wire: TaskWire, state: TaskState | None = None) -> TaskRecord:

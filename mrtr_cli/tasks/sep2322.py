@@ -28,7 +28,8 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 METHOD_NOT_FOUND = -32601
 
 
-def _parse(obj: Any, what: str, known_id: str | None = None) -> TaskState:
+def parse_sep2322_task(obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    """Read a SEP-2322 task (flat, or nested under `task` as its creation result is)."""
     if isinstance(obj, dict) and isinstance(obj.get("task"), dict):
         obj = obj["task"]  # the SEP's creation result nests the task
     names = obj if isinstance(obj, dict) else {}
@@ -43,10 +44,10 @@ class Sep2322Wire(TaskWire):
     variant = "sep-2322"
 
     def created(self, result: dict[str, Any]) -> TaskState:
-        return _parse(result, "CreateTaskResult")
+        return parse_sep2322_task(result, "CreateTaskResult")
 
     def get(self, task_id: str) -> TaskState:
-        return _parse(self.request("tasks/get", {"taskId": task_id}), "tasks/get result", task_id)
+        return parse_sep2322_task(self.request("tasks/get", {"taskId": task_id}), "tasks/get result", task_id)
 
     def complete(self, state: TaskState) -> TaskState:
         wanted = (state.status == INPUT_REQUIRED and state.input_requests is None) or (
