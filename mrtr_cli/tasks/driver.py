@@ -158,12 +158,14 @@ class TaskDriver:
                 shown and recorded, then polled, rather than acted on.
 
         Raises:
-            JsonRpcError: the task failed (its JSON-RPC error; exit 4).
-            Declined: the task was cancelled (exit 6).
+            TaskFailed: the task failed (its JSON-RPC error; exit 4).
+            TaskCancelled: the task was cancelled (exit 6).
+            TaskGone: the server no longer knows the task (exit 4).
             InputRequired: it needs input nobody can give now (exit 5; pending document).
             TimeoutExpired: `--timeout` passed (exit 7; the task goes on).
             Interrupted: Ctrl-C (exit 130; the task goes on unless `--cancel-on-interrupt`).
-            ProtocolError: a malformed message, an unknown or expired task, the round cap.
+            MrtrError: anything else that ends the run (a bad answer, a malformed message,
+                the round cap, the server unreachable), with a hint to resume the task.
         """
         try:
             if state is not None and fresh:
@@ -175,9 +177,9 @@ class TaskDriver:
         except KeyboardInterrupt:
             self.status.close()
             raise self._interrupted() from None
-        except TimeoutExpired as exc:
+        except TimeoutExpired:
             self.status.close()
-            raise self._timed_out(exc) from None
+            raise self._timed_out() from None
         except (TaskFailed, TaskGone, TaskCancelled, InputRequired, Interrupted):
             raise
         except MrtrError as exc:
@@ -363,7 +365,7 @@ class TaskDriver:
         return Interrupted(f"interrupted; {self._where()} is still running on the server",
                            data=data, hint=self._resume_lines())
 
-    def _timed_out(self, exc: TimeoutExpired) -> TimeoutExpired:
+    def _timed_out(self) -> TimeoutExpired:
         self._save()
         data = {"taskId": self.task_id, "command": self.context.command("wait", self.task_id)}
         limit = f" after {self.deadline.timeout:g}s" if self.deadline.timeout is not None else ""

@@ -11,7 +11,8 @@ Each task gets one small JSON file under `<state dir>/tasks/` (see
      "ttlMs": 60000, "pollIntervalMs": 5000, "answeredKeys": ["..."],
      "bearerTokenEnv": "VAR"}
 
-The target is the public one (URL or stdio command, never headers or tokens);
+`status` is the last task status seen, or `unknown` once the server answered that it
+does not know the task (expired or removed). The target is the public one (URL or stdio command, never headers or tokens);
 `bearerTokenEnv` is the *name* of an environment variable, never its value.
 Task ids may act as bearer tokens on some servers, so files are private to the
 user (directory 0700, files 0600).
