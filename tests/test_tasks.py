@@ -48,6 +48,12 @@ def sep(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_fact
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
+def sep_ms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The SEP-2322 workflow with the extension's field names: recognised only by behaviour."""
+    return task_target(request, http_servers, tmp_path_factory, "--variant", "sep2322ms")
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
 def fastmcp(request: pytest.FixtureRequest, http_servers: HttpServers) -> Target:
     """fastmcp + fastmcp-tasks (PyPI), in-memory Docket backend."""
     pytest.importorskip("fastmcp_tasks")
@@ -344,6 +350,16 @@ def test_sep2322_no_input_then_task_wait(mrtr, sep: Target, tmp_path):
     assert [t["variant"] for t in mrtr("task", "list", "--json").json()] == ["sep-2322"]
 
 
+def test_sep2322_recognised_by_what_tasks_get_leaves_out(mrtr, sep_ms: Target):
+    sep_ms.reset()
+    r = mrtr(*sep_ms.args, "call", "ask_once", "-a", "name=Gus", "-v")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "hello Gus\n"
+    assert "the server follows SEP-2322" in r.stderr
+    assert [m for m in methods(sep_ms) if m.startswith("tasks/") and m != "tasks/get"] == [
+        "tasks/result", "tasks/input_response", "tasks/result"]
+
+
 # ---------------------------------------------------------------------- fastmcp-tasks (PyPI)
 def test_fastmcp_task_completes_after_polls(mrtr, fastmcp: Target):
     r = mrtr(*fastmcp.args, "call", "slow", "seconds:=1", "--json")
@@ -378,6 +394,17 @@ def test_fastmcp_failed_and_tool_error(mrtr, fastmcp: Target):
     r = mrtr(*fastmcp.args, "call", "oops")
     assert r.code == 1, r.stderr
     assert "the tool failed politely" in r.stdout
+
+
+def test_fastmcp_task_cancel(mrtr, fastmcp: Target):
+    if fastmcp.kind == "stdio":
+        pytest.skip("fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run")
+    r = mrtr(*fastmcp.args, "call", "slow", "seconds:=30", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    assert mrtr("task", "cancel", "--", task_id).code == 0
+    r = mrtr("task", "wait", "--", task_id)
+    assert r.code == 6, r.stderr
 
 
 def test_fastmcp_no_input_then_update_and_wait(mrtr, fastmcp: Target, http_servers, tmp_path):

@@ -13,6 +13,8 @@ from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.render.status import StatusLine, StatusView, format_seconds
 from mrtr_cli.tasks.driver import MIN_POLL_MS, TaskContext, poll_delay
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
+from mrtr_cli.tasks.ext import ExtTasksWire
+from mrtr_cli.tasks.sep2322 import Sep2322Wire
 from mrtr_cli.tasks.sep2322 import parse_sep2322_task as parse_sep
 from mrtr_cli.tasks.state import parse_task
 
@@ -45,6 +47,13 @@ def test_parse_task_ignores_result_type_and_checks_payloads():
 def test_sep2322_names_and_nested_creation():
     state = parse_sep({"task": {"taskId": "echo_1", "status": "working", "ttl": 60000, "pollInterval": 100}}, "x")
     assert (state.task_id, state.ttl_ms, state.poll_interval_ms) == ("echo_1", 60000, 100)
+
+
+def test_variant_recognised_from_the_creation_result():
+    assert ExtTasksWire.recognises(HANDLE) and not Sep2322Wire.recognises(HANDLE)
+    assert Sep2322Wire.recognises({"task": {"taskId": "echo_1", "status": "working"}})
+    assert Sep2322Wire.recognises({"taskId": "t", "status": "working", "ttl": 1, "pollInterval": 100})
+    assert not ExtTasksWire.recognises({"content": []})
 
 
 def test_poll_delay_is_a_floor_plus_bounded_jitter():

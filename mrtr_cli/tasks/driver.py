@@ -200,9 +200,11 @@ class TaskDriver:
     # ------------------------------------------------------------------ the loop
     def _loop(self, state: TaskState) -> EngineOutcome:
         while True:
-            self.wire = self.wire.adapt(state)
-            if self.record.variant != self.wire.variant:
-                self._save(variant=self.wire.variant)
+            adapted = self.wire.adapt(state)
+            if adapted is not self.wire:
+                self.wire = adapted
+                state = adapted.read(state.raw, "tasks/get result", self.task_id)
+                self._save(variant=adapted.variant)
             state = self.wire.complete(state)
             self._observe(state)
             if state.status == COMPLETED:

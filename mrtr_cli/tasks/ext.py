@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, parse_task
 from mrtr_cli.tasks.wire import TaskWire
 
@@ -29,28 +28,26 @@ class ExtTasksWire(TaskWire):
 
     variant = "ext"
 
-    def created(self, result: dict[str, Any]) -> TaskState:
-        return parse_task(result, what="CreateTaskResult")
+    @classmethod
+    def recognises(cls, result: dict[str, Any]) -> bool:
+        return isinstance(result.get("taskId"), str)
 
-    def get(self, task_id: str) -> TaskState:
-        result = self.request("tasks/get", {"taskId": task_id})
-        return parse_task(result, what="tasks/get result", known_id=task_id)
+    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+        return parse_task(obj, what=what, known_id=known_id)
 
     def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
         self.request("tasks/update", {"taskId": task_id, "inputResponses": responses})
 
-    def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> None:
-        self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
-
     def adapt(self, state: TaskState) -> TaskWire:
-        """Switch to the SEP-2322 workflow when the server shows its signature: an
+        """Switch to the SEP-2322 workflow when a `tasks/get` result shows its signature: an
         `input_required` status without `inputRequests`, `completed` without `result` or
-        `failed` without `error` (each means "call tasks/result" there)."""
-        if (state.status == INPUT_REQUIRED and state.input_requests is None) or (
-            state.status == COMPLETED and state.result is None) or (state.status == FAILED and state.error is None):
-            from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
+        `failed` without `error` (each means "call tasks/result" there), or the SEP's names."""
+        from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
 
-            self.session.tracer.note(f"task {state.task_id}: {state.status} without its payload; "
-                                     "using the SEP-2322 tasks/result workflow")
+        if (state.status == INPUT_REQUIRED and state.input_requests is None) or (
+            state.status == COMPLETED and state.result is None) or (
+            state.status == FAILED and state.error is None) or Sep2322Wire.recognises(state.raw):
+            self.session.tracer.note(f"task {state.task_id}: the server follows SEP-2322; "
+                                     "using tasks/result and tasks/input_response")
             return Sep2322Wire(self.session, self.capabilities, self.deadline)
         return self

@@ -21,7 +21,7 @@ from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
 from mrtr_cli.tasks.ext import TASKS_EXTENSION
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
-from mrtr_cli.tasks.wire import TaskWire, wire_for
+from mrtr_cli.tasks.wire import TaskWire, wire_for, wire_for_created
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.app import App
@@ -125,7 +125,7 @@ class TaskRunner:
     # ------------------------------------------------------------------ the engine's hook
     def on_task(self, create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
         """`tools/call` became a task: record it, then detach or drive it to the end."""
-        wire = self.wire(capabilities=capabilities)
+        wire = wire_for_created(create_result, self.session, capabilities, self.deadline)
         state = wire.created(create_result)
         record = self.record_for(state.task_id, wire, state)
         self.records.save(record)
@@ -148,7 +148,9 @@ class TaskRunner:
         """One `tasks/get` (recorded); returns the wire that fits the server, and the state."""
         wire = self.wire(variant)
         state = wire.get(task_id)
-        wire = wire.adapt(state)
+        adapted = wire.adapt(state)
+        if adapted is not wire:
+            wire, state = adapted, adapted.read(state.raw, "tasks/get result", task_id)
         self.records.save(self.record_for(task_id, wire, state))
         return wire, state
 

@@ -11,7 +11,7 @@ A pre-release server of this kind says `input_required` (or `completed`) on
 - names the TTL and interval `ttl`/`pollInterval` (the `...Ms` names are accepted too).
 
 Only what differs from the extension lives here; polling and cancelling are the
-extension's `tasks/get` and `tasks/cancel`.
+shared `tasks/get` and `tasks/cancel` of `TaskWire`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from dataclasses import replace
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError
-from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, parse_task
 from mrtr_cli.tasks.wire import TaskWire
 
@@ -43,11 +42,17 @@ class Sep2322Wire(TaskWire):
 
     variant = "sep-2322"
 
-    def created(self, result: dict[str, Any]) -> TaskState:
-        return parse_sep2322_task(result, "CreateTaskResult")
+    @classmethod
+    def recognises(cls, result: dict[str, Any]) -> bool:
+        """The SEP's shapes: the task nested under `task`, or `ttl`/`pollInterval` without
+        the extension's `...Ms` names."""
+        if isinstance(result.get("task"), dict):
+            return True
+        return ("ttl" in result and "ttlMs" not in result) or (
+            "pollInterval" in result and "pollIntervalMs" not in result)
 
-    def get(self, task_id: str) -> TaskState:
-        return parse_sep2322_task(self.request("tasks/get", {"taskId": task_id}), "tasks/get result", task_id)
+    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+        return parse_sep2322_task(obj, what, known_id)
 
     def complete(self, state: TaskState) -> TaskState:
         wanted = (state.status == INPUT_REQUIRED and state.input_requests is None) or (
@@ -73,6 +78,3 @@ class Sep2322Wire(TaskWire):
     def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
         self.request("tasks/input_response",
                      {"inputResponses": responses, "_meta": {RELATED_TASK: {"taskId": task_id}}})
-
-    def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> None:
-        self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)

@@ -31,6 +31,11 @@ class TaskWire:
 
     variant = "base"
 
+    @classmethod
+    def recognises(cls, result: dict[str, Any]) -> bool:
+        """True when a `tools/call` result that created a task is in this variant's shape."""
+        return False
+
     def __init__(self, session: Session, capabilities: dict[str, Any], deadline: Deadline):
         self.session = session
         self.capabilities = capabilities
@@ -42,13 +47,17 @@ class TaskWire:
                                     deadline=deadline or self.deadline)
 
     # ------------------------------------------------------------------ the variant's job
-    def created(self, result: dict[str, Any]) -> TaskState:
-        """The task a `tools/call` result created (raises ProtocolError when malformed)."""
+    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+        """Normalise one task object of this variant (raises ProtocolError when malformed)."""
         raise NotImplementedError
 
+    def created(self, result: dict[str, Any]) -> TaskState:
+        """The task a `tools/call` result created."""
+        return self.read(result, "CreateTaskResult")
+
     def get(self, task_id: str) -> TaskState:
-        """Poll the task once."""
-        raise NotImplementedError
+        """Poll the task once (`tasks/get`, read by method whatever its `resultType`)."""
+        return self.read(self.request("tasks/get", {"taskId": task_id}), "tasks/get result", task_id)
 
     def complete(self, state: TaskState) -> TaskState:
         """Fetch what this variant does not put in its status message (input requests,
@@ -60,20 +69,33 @@ class TaskWire:
         raise NotImplementedError
 
     def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> None:
-        """Ask the server to cancel the task (cooperative; the task may still finish)."""
-        raise NotImplementedError
+        """Ask the server to cancel the task (`tasks/cancel`; cooperative, it may still finish)."""
+        self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
 
     def adapt(self, state: TaskState) -> TaskWire:
-        """The wire that fits how this server behaves, judging by `state` (default: self)."""
+        """The wire that fits how this server behaves, judging by `state` (default: self).
+        A different wire re-reads `state.raw` with `read` before using it."""
         return self
 
 
-def wire_for(variant: str | None, session: Session, capabilities: dict[str, Any], deadline: Deadline) -> TaskWire:
-    """The wire for a variant name from a task record ("ext" when unknown)."""
+def wire_classes() -> list[type[TaskWire]]:
+    """Every variant, most specific first; the extension (the current protocol) last."""
     from mrtr_cli.tasks.ext import ExtTasksWire  # noqa: PLC0415
     from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
 
-    for cls in (Sep2322Wire, ExtTasksWire):
-        if cls.variant == variant:
-            return cls(session, capabilities, deadline)
-    return ExtTasksWire(session, capabilities, deadline)
+    return [Sep2322Wire, ExtTasksWire]
+
+
+def wire_for(variant: str | None, session: Session, capabilities: dict[str, Any], deadline: Deadline) -> TaskWire:
+    """The wire for a variant name from a task record (the extension when unknown)."""
+    classes = wire_classes()
+    cls = next((c for c in classes if c.variant == variant), classes[-1])
+    return cls(session, capabilities, deadline)
+
+
+def wire_for_created(result: dict[str, Any], session: Session, capabilities: dict[str, Any],
+                     deadline: Deadline) -> TaskWire:
+    """The wire for the variant whose shape a task-creating `tools/call` result has."""
+    classes = wire_classes()
+    cls = next((c for c in classes if c.recognises(result)), classes[-1])
+    return cls(session, capabilities, deadline)

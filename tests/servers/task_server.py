@@ -1,6 +1,6 @@
 """A tasks test server on the official SDK's extension hooks (`MCPServer(extensions=[...])`).
 
-Usage: python task_server.py [--http PORT] [--record FILE] [--store FILE] [--variant ext|sep2322]
+Usage: python task_server.py [--http PORT] [--record FILE] [--store FILE] [--variant ext|sep2322|sep2322ms]
 
 `--variant ext` (default) serves the `io.modelcontextprotocol/tasks` extension:
 `tools/call` answers with a flat CreateTaskResult (`resultType: "task"`), `tasks/get`
@@ -10,7 +10,9 @@ workflow" instead: `tasks/get` says `input_required` or `completed` without
 `inputRequests`/`result` and uses the SEP's `ttl`/`pollInterval` names;
 `tasks/result` returns the input requests (or the final result, or the error);
 `tasks/input_response` carries the answers with the task id only in
-`_meta["io.modelcontextprotocol/related-task"]`.
+`_meta["io.modelcontextprotocol/related-task"]`. `--variant sep2322ms` is the same
+workflow with the extension's `ttlMs`/`pollIntervalMs` names, so a client can only
+tell it apart by what `tasks/get` leaves out.
 
 A task's status is a pure function of its stored record (creation time, polls seen,
 answers, cancel flag), so with `--store FILE` tasks outlive a stdio connection: a
@@ -238,14 +240,15 @@ class TestTasks(Extension):
 
     def __init__(self, store: Store, variant: str):
         self.store = store
-        self.variant = variant
+        self.sep = variant.startswith("sep2322")
+        self.sep_names = variant == "sep2322"
 
     def methods(self) -> list[MethodBinding]:
         bindings = [
             MethodBinding("tasks/get", TaskIdParams, self.get),
             MethodBinding("tasks/cancel", TaskIdParams, self.cancel),
         ]
-        if self.variant == "sep2322":
+        if self.sep:
             bindings += [MethodBinding("tasks/result", TaskIdParams, self.result),
                          MethodBinding("tasks/input_response", InputResponseParams, self.input_response)]
         else:
@@ -284,7 +287,7 @@ class TestTasks(Extension):
                                   "lastUpdatedAt": iso(now)}
         if state.get("statusMessage"):
             fields["statusMessage"] = state["statusMessage"]
-        if self.variant == "sep2322":
+        if self.sep_names:
             fields.update(ttl=task["ttlMs"], pollInterval=poll_interval(task))
         else:
             fields.update(ttlMs=task["ttlMs"], pollIntervalMs=poll_interval(task))
@@ -305,7 +308,7 @@ class TestTasks(Extension):
             task["gets"].append(now)
             state = evaluate(task, now)
             fields = self.task_fields(params.task_id, task, state, now)
-        if self.variant != "sep2322":
+        if not self.sep:
             for key in ("inputRequests", "result", "error"):
                 if key in state:
                     fields[key] = state[key]
