@@ -76,6 +76,7 @@ def test_records_save_find_by_prefix_and_reject_ambiguity(tmp_path):
     assert records.find("abc-1").tool == "deploy"
     assert records.find("abc-111", {"stdio": "python s.py"}) is None
     assert records.find("zzz") is None
+    assert records.find("abc", prefix=False) is None  # exact only: no ambiguity
     with pytest.raises(UsageError, match="ambiguous"):
         records.find("abc")
     (tmp_path / "tasks" / "junk.json").write_text("not json")
@@ -111,8 +112,10 @@ def test_status_lines_off_terminal_only_on_change_and_sanitised():
     line.show(view)
     line.show(view)
     line.show(StatusView(label="task t1", status="working", message="step 2", started=0.0, next_at=5.0))
+    line.show(StatusView(label="task t\x1b]0;x\x07", status="working", message=None, started=0.0))
     line.close()
-    assert err.getvalue() == "mrtr: task t1: working: step 1\\x1b[2J\nmrtr: task t1: working: step 2\n"
+    assert err.getvalue() == ("mrtr: task t1: working: step 1\\x1b[2J\nmrtr: task t1: working: step 2\n"
+                              "mrtr: task t\\x1b]0;x\\x07: working\n")
 
 
 def test_format_seconds():

@@ -84,8 +84,8 @@ def resume_task(app: App, doc: dict[str, Any]) -> int:
     from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
 
     saved = doc["target"] if isinstance(doc["target"], dict) else {}
-    record = TaskRecords().find(doc["taskId"], saved)
-    if record is None or record.task_id != doc["taskId"]:
+    record = TaskRecords().find(doc["taskId"], saved, prefix=False)
+    if record is None:
         record = TaskRecord(task_id=doc["taskId"], target=saved, tool=doc["params"].get("name"),
                             protocol_version=doc.get("protocolVersion"))
     use_saved_target(app, record)

@@ -31,7 +31,8 @@ class StatusView:
     """What the line says.
 
     Attributes:
-        label: what is being waited on, e.g. "task 786512e2-9e0d…" (trusted text).
+        label: what is being waited on, e.g. "task 786512e2-9e0d…" (sanitised here: it may
+            carry a server's id).
         status: a short state word, e.g. "working", "input_required", "42%".
         message: free text from the server (untrusted; sanitised here), or None.
         started: `time.monotonic()` when the wait began (for the elapsed time).
@@ -97,7 +98,8 @@ class StatusLine:
         if key != self._last_line and not self.env.quiet:
             self._last_line = key
             message = f": {sanitize(view.message, single_line=True)}" if view.message else ""
-            self.env.err(f"{self.prefix}{view.label}: {view.status}{message}")
+            self.env.err(f"{self.prefix}{sanitize(view.label, single_line=True)}: "
+                         f"{sanitize(view.status, single_line=True)}{message}")
 
     def refresh(self) -> None:
         """Redraw the live line (elapsed time and countdown move on)."""
@@ -140,9 +142,9 @@ class StatusLine:
         now = time.monotonic()
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("⏳ " if view.tone == "active" else "● ", style=_TONES.get(view.tone, "cyan"))
-        text.append(view.label, style="bold")
+        text.append(sanitize(view.label, single_line=True), style="bold")
         text.append("  ")
-        text.append(view.status, style=f"bold {_TONES.get(view.tone, 'cyan')}")
+        text.append(sanitize(view.status, single_line=True), style=f"bold {_TONES.get(view.tone, 'cyan')}")
         if view.message:
             text.append("  " + sanitize(view.message, single_line=True))
         clock = format_seconds(now - view.started)

@@ -132,16 +132,18 @@ class TaskRecords:
         records.sort(key=lambda r: r.created, reverse=True)
         return records
 
-    def find(self, task_id: str, target: dict[str, Any] | None = None) -> TaskRecord | None:
-        """The record for `task_id` (exactly, else a unique prefix), optionally on `target`.
+    def find(self, task_id: str, target: dict[str, Any] | None = None, *,
+             prefix: bool = True) -> TaskRecord | None:
+        """The record for `task_id` (exactly, else a unique prefix unless `prefix` is
+        False), optionally only on `target`.
 
         Raises:
             UsageError: the prefix matches several tasks.
         """
         records = [r for r in self.all() if target is None or r.target == target]
         exact = [r for r in records if r.task_id == task_id]
-        if exact:
-            return exact[0]
+        if exact or not prefix:
+            return exact[0] if exact else None
         matches = [r for r in records if r.task_id.startswith(task_id)]
         if len(matches) > 1:
             shown = ", ".join(r.task_id for r in matches[:5])

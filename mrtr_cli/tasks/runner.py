@@ -15,6 +15,7 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.output import print_json
+from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.status import StatusLine
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
@@ -96,9 +97,8 @@ class TaskRunner:
         return wire_for(variant, self.session, capabilities or task_capabilities(self.chain), self.deadline)
 
     def context(self, task_id: str) -> TaskContext:
-        origin = f"task {short_id(task_id)}" + (f" of tools/call {self.tool}" if self.tool else "")
-        if self.params is not None:
-            origin = f"task {short_id(task_id)} of {origin_of('tools/call', self.params)}"
+        call = origin_of("tools/call", self.params or {"name": self.tool}) if (self.params or self.tool) else None
+        origin = f"task {short_id(task_id)}" + (f" of {call}" if call else "")
         return TaskContext(target=self.target, tool=self.tool, params=self.params,
                            protocol_version=self.session.protocol_version,
                            prefix=command_prefix(self.app, self.target), origin=origin)
@@ -111,9 +111,10 @@ class TaskRunner:
 
     def record_for(self, task_id: str, wire: TaskWire, state: TaskState | None = None) -> TaskRecord:
         """The local record of `task_id` on this target (a new one if there is none yet)."""
-        record = self.records.find(task_id, self.target)
-        if record is None or record.task_id != task_id:
+        record = self.records.find(task_id, self.target, prefix=False)
+        if record is None:
             record = TaskRecord(task_id=task_id, target=self.target, tool=self.tool)
+        record.tool = record.tool or self.tool
         record.variant = wire.variant
         record.protocol_version = self.session.protocol_version
         record.bearer_token_env = self.app.opts.bearer_token_env or record.bearer_token_env
@@ -137,9 +138,10 @@ class TaskRunner:
         if self.app.opts.json_mode:
             print_json(self.env, create_result)
         else:
-            self.env.out(state.task_id)
+            self.env.out(sanitize(state.task_id, single_line=True))
         command = self.context(state.task_id).command("wait", state.task_id)
-        self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}")
+        self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
+                     untrusted=True)
         return EngineOutcome(result=create_result, task={"taskId": state.task_id, "status": state.status},
                              extra={"detached": True})
 
@@ -155,7 +157,7 @@ class TaskRunner:
         return wire, state
 
     def wait(self, task_id: str, variant: str | None = None) -> EngineOutcome:
-        """Drive an existing task to its end, as `call` would."""
+        """Drive an existing task to its end, as `call` would (raises like `TaskDriver.run`)."""
         wire = self.wire(variant)
         driver = self.driver(wire, self.record_for(task_id, wire),
                              cancel_on_interrupt=self.app.opts.cancel_on_interrupt)
