@@ -175,3 +175,14 @@ def example(request: pytest.FixtureRequest, http_servers: HttpServers) -> Target
     if request.param == "stdio":
         return Target("stdio", ["--stdio", stdio_cmd(EXAMPLE_SERVER)], None)
     return Target("http", ["--url", http_servers.start(EXAMPLE_SERVER)], None)
+
+
+# ---------------------------------------------------------------------- issue 3: elicitation
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def forms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The elicitation test server (tests/servers/forms_server.py), recording requests."""
+    record = tmp_path_factory.mktemp("forms") / "record.jsonl"
+    if request.param == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(SERVERS / "forms_server.py", "--record", str(record))], record)
+    url = http_servers.start(SERVERS / "forms_server.py", "--record", str(record))
+    return Target("http", ["--url", url], record)

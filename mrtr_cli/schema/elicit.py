@@ -336,7 +336,7 @@ class FormField:
         for const, title in self.options:
             if text.casefold() == title.casefold():
                 return const
-        raise ValueError(f"{text!r} is not one of: {', '.join(c for c, _ in self.options)}")
+        raise ValueError(f"{text!r} is not one of: {self.choices_text()}")
 
 
 def _options(prop: dict[str, Any]) -> tuple[str, list[tuple[str, str]]] | None:
