@@ -159,14 +159,19 @@ class Target:
         return [m for m in read_records(self.record) if "id" in m] if self.record else []
 
 
+def recording_target(kind: str, script: Path, http_servers: HttpServers,
+                     tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """A test server `script` (taking `--record FILE`) over `kind` ("stdio" or "http")."""
+    record = tmp_path_factory.mktemp(script.stem) / "record.jsonl"
+    if kind == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(script, "--record", str(record))], record)
+    return Target("http", ["--url", http_servers.start(script, "--record", str(record))], record)
+
+
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def core(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The lowlevel SDK test server (tests/servers/core_server.py), recording requests."""
-    record = tmp_path_factory.mktemp("core") / "record.jsonl"
-    if request.param == "stdio":
-        return Target("stdio", ["--stdio", stdio_cmd(SERVERS / "core_server.py", "--record", str(record))], record)
-    url = http_servers.start(SERVERS / "core_server.py", "--record", str(record))
-    return Target("http", ["--url", url], record)
+    return recording_target(request.param, SERVERS / "core_server.py", http_servers, tmp_path_factory)
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
@@ -181,8 +186,4 @@ def example(request: pytest.FixtureRequest, http_servers: HttpServers) -> Target
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def forms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The elicitation test server (tests/servers/forms_server.py), recording requests."""
-    record = tmp_path_factory.mktemp("forms") / "record.jsonl"
-    if request.param == "stdio":
-        return Target("stdio", ["--stdio", stdio_cmd(SERVERS / "forms_server.py", "--record", str(record))], record)
-    url = http_servers.start(SERVERS / "forms_server.py", "--record", str(record))
-    return Target("http", ["--url", url], record)
+    return recording_target(request.param, SERVERS / "forms_server.py", http_servers, tmp_path_factory)

@@ -29,13 +29,11 @@ from mcp_types import (
     ElicitRequestFormParams,
     ElicitRequestURLParams,
     InputRequiredResult,
-    ListToolsResult,
     TextContent,
-    Tool,
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import list_tools_handler, parse_args, serve  # noqa: E402
 
 EVERY_KIND = {
     "type": "object",
@@ -93,22 +91,6 @@ def echo(response) -> str:
     if response.action != "accept":
         return f"action: {response.action}"
     return json.dumps(response.content, sort_keys=True)
-
-
-TOOLS = [
-    Tool(name=name, input_schema={"type": "object", "properties": props})
-    for name, props in [
-        ("every_kind", {}),
-        ("two_rounds", {}),
-        ("three_forms", {}),
-        ("url_login", {"url": {"type": "string"}}),
-        ("hostile", {}),
-    ]
-]
-
-
-async def list_tools(ctx, params) -> ListToolsResult:
-    return ListToolsResult(tools=TOOLS)
 
 
 async def call_tool(ctx, params):
@@ -176,7 +158,10 @@ async def call_tool(ctx, params):
     return text(f"unknown tool {name}", is_error=True)
 
 
-server = Server("forms-test", version="1.0", title="Forms Test Server", on_list_tools=list_tools,
+TOOLS = {"every_kind": {}, "two_rounds": {}, "three_forms": {}, "url_login": {"url": {"type": "string"}},
+         "hostile": {}}
+
+server = Server("forms-test", version="1.0", title="Forms Test Server", on_list_tools=list_tools_handler(TOOLS),
                 on_call_tool=call_tool)
 
 if __name__ == "__main__":
