@@ -82,6 +82,21 @@ def test_key_dot_field_flags_and_json_flags(mrtr, forms: Target):
     assert json.loads(r.stdout)["days"] == ["mon", "wed"]
 
 
+def test_flags_come_before_files(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    answers = write(tmp_path, "a.json", {"kinds": {"action": "accept", "content": EXPECTED},
+                                         "a": {"action": "decline"}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers, "-a", "kinds.age=40", "-v")
+    assert r.code == 0, r.stderr
+    assert sent(forms)[-1] == {"kinds": {"action": "accept", "content": {**EXPECTED, "age": 40}}}
+    assert f"input 'kinds' answered from {answers}, inputResponses.kinds, -a kinds.age=40" in r.stderr
+    # A flag turns a file's decline into an answer; the others still come from the file.
+    r = mrtr(*forms.args, "call", "three_forms", "--answers", answers, "-a", "word=flagged", "-a", "sure=y",
+             "-a", "pick=x")
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["a"] == '{"word": "flagged"}'
+
+
 def test_bare_file_several_files_and_unknown_keys(mrtr, forms: Target, tmp_path):
     forms.reset()
     first = write(tmp_path, "1.json", {"fields": {"word": "first", "sure": True}, "otherTool": {"x": 1}})

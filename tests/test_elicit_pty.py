@@ -135,6 +135,18 @@ def test_every_kind_at_the_terminal_with_review_and_edit(tmp_path, forms: Target
     assert json.loads(replay.stdout) == json.loads(s.stdout)
 
 
+def test_a_form_without_fields_is_a_plain_confirmation(tmp_path, forms: Target):
+    s = Session(tmp_path, *forms.args, "call", "just_confirm")
+    s.expect("Restart the service now?")
+    s.expect("this form has no fields")
+    s.expect("Send these answers?")
+    s.expect("Send")
+    s.answer("Decline (refuse to answer)", ENTER)  # Send; there is nothing to edit
+    assert s.finish() == 0
+    assert "Edit" not in s.screen
+    assert s.stdout.strip() == "accept {}"
+
+
 def test_several_requests_are_asked_in_turn_and_sent_together(tmp_path, forms: Target):
     forms.reset()
     s = Session(tmp_path, *forms.args, "call", "three_forms")
@@ -155,12 +167,13 @@ def test_several_requests_are_asked_in_turn_and_sent_together(tmp_path, forms: T
     assert retry["requestState"] == "three"
 
 
-def test_ctrl_c_keeps_earlier_answers_for_resume(tmp_path, forms: Target, mrtr):
+@pytest.mark.parametrize("key", ["\x03", "\x04"], ids=["ctrl-c", "ctrl-d"])
+def test_ctrl_c_keeps_earlier_answers_for_resume(tmp_path, forms: Target, mrtr, key):
     forms.reset()
     s = Session(tmp_path, *forms.args, "call", "three_forms")
     s.answer("A word *", "kept" + ENTER)
     s.answer("Send these answers?", ENTER)
-    s.answer("Sure", "\x03")  # Ctrl-C
+    s.answer("Sure", key)
     assert s.finish() == 130
     match = re.search(r"mrtr resume (\S+\.json)", s.screen)
     assert match, s.screen

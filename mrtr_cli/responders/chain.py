@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.shapes import (
     elicit_result_problems,
@@ -163,7 +163,7 @@ class ResponderChain:
         Raises:
             ProtocolError: a malformed input request, or one for a capability not declared.
             UsageError: a prepared answer (flag or file) is invalid for its request.
-            PromptInterrupted: the person pressed Ctrl-C at a prompt (a KeyboardInterrupt
+            PromptInterrupted: the person pressed Ctrl-C (or Ctrl-D) at a prompt (a KeyboardInterrupt
                 carrying the answers given earlier in the round).
         """
         asks = self._parse(input_requests, server_name, origin, capabilities)
@@ -181,7 +181,7 @@ class ResponderChain:
                 ask.index, ask.total = i, len(left)
                 try:
                     answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
-                except KeyboardInterrupt:
+                except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
                     raise PromptInterrupted(dict(outcome.responses)) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
@@ -246,6 +246,14 @@ class ResponderChain:
             value, source = exact
             if ask.method == ELICIT:
                 value = _drop_null_fields(value)
+            if ask.method == ELICIT and ask.mode == "form":
+                # -a flags come before files (DESIGN.md section 3): they override field by field.
+                overlay, flag_sources = self._flag_overlay(ask)
+                if overlay:
+                    accepted = isinstance(value, dict) and value.get("action") == "accept"
+                    content = value.get("content") if accepted and isinstance(value.get("content"), dict) else {}
+                    value = {"action": "accept", "content": {**content, **overlay}}
+                    source = ", ".join([source, *flag_sources])
             self._check_exact(ask, value, source)
             if ask.method == ELICIT and ask.mode == "form":
                 value = _normalized(value, ask.params)
@@ -289,13 +297,9 @@ class ResponderChain:
         otherwise what was found becomes the pre-fill for the terminal or the template.
         """
         fields = form_fields(ask.params.get("requestedSchema"))
-        given: dict[str, Any] = {}
-        sources: list[str] = []
+        given, sources = self._flag_overlay(ask)
         for f in fields:
-            flags = self.store.flags_for(ask.key, f.name)
-            if flags:
-                given[f.name] = self._flag_value(ask, f, flags)
-                sources.extend("-a " + flag.text for _, flag in flags)
+            if f.name in given:
                 continue
             found = self.store.field_value(f.name)
             if found is None or found[0] is None:
@@ -316,6 +320,17 @@ class ResponderChain:
             return {"action": "accept", "content": content}
         outcome.prefill[ask.key] = given
         return None
+
+    def _flag_overlay(self, ask: InputAsk) -> tuple[dict[str, Any], list[str]]:
+        """The form values `-a` flags give for `ask` (typed and checked), and the flags used."""
+        values: dict[str, Any] = {}
+        sources: list[str] = []
+        for f in form_fields(ask.params.get("requestedSchema")):
+            flags = self.store.flags_for(ask.key, f.name)
+            if flags:
+                values[f.name] = self._flag_value(ask, f, flags)
+                sources.extend("-a " + flag.text for _, flag in flags)
+        return values, sources
 
     def _flag_value(self, ask: InputAsk, f: Any, flags: list[tuple[int, Any]]) -> Any:
         values = []

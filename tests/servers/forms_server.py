@@ -12,6 +12,7 @@ Tools:
 - `three_forms`: three input requests in one round.
 - `url_login {url?}`: a URL-mode elicitation ("login") with requestState `url-state ☃`; the retry
   must carry `{"action": "accept"}` and that exact state.
+- `just_confirm`: a form with no fields (a plain yes/no); echoes the action and content.
 - `hostile`: a form whose message, titles, descriptions and enum titles carry ANSI escape
   sequences, an OSC title change and a carriage-return overwrite; its result text does too.
 """
@@ -146,6 +147,10 @@ async def call_tool(ctx, params):
             return text(f"not connected ({response.action})")
         return text("connected" if response.content is None else "unexpected content", is_error=response.content
                     is not None)
+    if name == "just_confirm":
+        if "ok" not in responses:
+            return InputRequiredResult(input_requests={"ok": form("Restart the service now?", simple({}, []))})
+        return text(f"{responses['ok'].action} {json.dumps(responses['ok'].content)}")
     if name == "hostile":
         if "evil" not in responses:
             schema = simple({
@@ -159,7 +164,7 @@ async def call_tool(ctx, params):
 
 
 TOOLS = {"every_kind": {}, "two_rounds": {}, "three_forms": {}, "url_login": {"url": {"type": "string"}},
-         "hostile": {}}
+         "hostile": {}, "just_confirm": {}}
 
 server = Server("forms-test", version="1.0", title="Forms Test Server", on_list_tools=list_tools_handler(TOOLS),
                 on_call_tool=call_tool)
