@@ -106,7 +106,7 @@ class TerminalResponder:
             choices = [SEND, EDIT, DECLINE, CANCEL] if fields else [SEND, DECLINE, CANCEL]
             choice = self._q().select("Send these answers?", choices=choices, **self._pt).unsafe_ask()
             if choice == SEND:
-                return {"action": "accept", "content": answers}
+                return {"action": "accept", "content": {f.name: answers[f.name] for f in fields if f.name in answers}}
             if choice == DECLINE:
                 return {"action": "decline"}
             if choice == CANCEL:
