@@ -64,6 +64,18 @@ class RunOptions:
     cancel_on_interrupt: bool = False
 
 
+def outcome_status(method: str, outcome: EngineOutcome) -> int:
+    """The exit code of a finished request: 0, 1 when a tool result has `isError: true`,
+    6 after a decline or cancel (DESIGN.md section 2); a detached task is 0."""
+    if outcome.extra.get("detached"):
+        return int(ExitStatus.SUCCESS)
+    if method == "tools/call" and outcome.result.get("isError") is True:
+        return int(ExitStatus.TOOL_ERROR)
+    if outcome.declined:
+        return int(ExitStatus.DECLINED)
+    return int(ExitStatus.SUCCESS)
+
+
 class App:
     """One run of `mrtr`.
 
@@ -229,8 +241,9 @@ class App:
         if o.sampling_tools and sampler is None and not store.has_exact_of_shape(looks_like_sampling_result):
             raise UsageError("--sampling-tools needs a sampling source that can use tools",
                              hint="give --sampling-command CMD, or sampling answers in --answers")
-        self._sources = (key, (roots, roots_source, sampler))
-        return self._sources[1]
+        sources = (roots, roots_source, sampler)
+        self._sources = (key, sources)
+        return sources
 
     def roots(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str]:
         """The roots this run exposes (client/roots) and where they came from: `--root`
@@ -320,41 +333,57 @@ class App:
                  target: Target, resume_from: dict[str, Any] | None = None,
                  answered: dict[str, Any] | None = None) -> int:
         """Drive one MRTR-capable request, print its result, return the exit code."""
+        try:
+            outcome = self.drive(method, params, session=session, chain=chain, target=target,
+                                 resume_from=resume_from, answered=answered)
+        except InputRequired:
+            chain.report_unused()
+            raise
+        chain.report_unused()
+        return self.finish(method, outcome)
+
+    def drive(self, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
+              target: Target, deadline: Deadline | None = None, resume_from: dict[str, Any] | None = None,
+              answered: dict[str, Any] | None = None) -> EngineOutcome:
+        """Drive one MRTR-capable request (and the task it may become) to its outcome,
+        printing nothing of the result: `run_mrtr` for one command, `mrtr batch` per line.
+
+        Args:
+            deadline: bounds this request (default: the run's `deadline()`).
+
+        Raises:
+            MrtrError: as `MrtrEngine.run` and the task driver raise (InputRequired with
+                the pending document, JsonRpcError, TransportError, TimeoutExpired, ...).
+        """
         recorder = AnswerRecorder() if self.opts.save_answers else None
-        deadline = self.deadline()
+        deadline = deadline or self.deadline()
         on_task = None
         if method == "tools/call":  # the tasks extension is always declared on tools/call
 
             def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
-                from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
-
-                runner = TaskRunner(self, session, chain, target, tool=params.get("name"), params=params,
-                                    recorder=recorder, deadline=deadline)
+                runner = self.task_runner(session, chain, target, tool=params.get("name"), params=params,
+                                          recorder=recorder, deadline=deadline)
                 return runner.on_task(create_result, capabilities)
 
         engine = MrtrEngine(session, chain, target=target.public(), max_rounds=self.opts.max_rounds,
                             deadline=deadline, recorder=recorder, on_task=on_task)
         try:
-            outcome = engine.run(method, params, resume_from=resume_from, answered=answered)
-        except InputRequired:
-            chain.report_unused()
-            raise
+            return engine.run(method, params, resume_from=resume_from, answered=answered)
         finally:
             if recorder is not None and recorder.responses:
                 self._save_answers(recorder)
-        chain.report_unused()
-        return self.finish(method, outcome)
+
+    def task_runner(self, session: Session, chain: ResponderChain, target: Target, **kw: Any) -> Any:
+        """The `tasks.runner.TaskRunner` for a call that became a task (keywords as its own)."""
+        from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
+
+        return TaskRunner(self, session, chain, target, **kw)
 
     def finish(self, method: str, outcome: EngineOutcome) -> int:
         """Print the final result and choose the exit code (1 for isError, 6 after a decline)."""
-        if outcome.extra.get("detached"):
-            return int(ExitStatus.SUCCESS)  # `--detach`: the task was printed, the result comes later
-        print_result(self.env, method, outcome.result, json_mode=self.opts.json_mode)
-        if method == "tools/call" and outcome.result.get("isError") is True:
-            return int(ExitStatus.TOOL_ERROR)
-        if outcome.declined:
-            return int(ExitStatus.DECLINED)
-        return int(ExitStatus.SUCCESS)
+        if not outcome.extra.get("detached"):  # `--detach`: the task was printed, the result comes later
+            print_result(self.env, method, outcome.result, json_mode=self.opts.json_mode)
+        return outcome_status(method, outcome)
 
     def _save_answers(self, recorder: AnswerRecorder) -> None:
         path = self.opts.save_answers
@@ -365,6 +394,34 @@ class App:
                 fh.write("\n")
         except OSError as exc:
             self.env.err(f"mrtr: warning: cannot write --save-answers {path}: {exc.strerror or exc}")
+
+    # ------------------------------------------------------------------ one request
+    def request_params(self, session: Session, command: str, subject: str, items: list[Any] | None = None,
+                       base: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """The method and params of `call TOOL`, `prompt NAME` or `read URI` (also a line of
+        `mrtr batch`): tool arguments typed by the tool's `inputSchema` and validated
+        (`tool_arguments`), prompt arguments as given (strings), a resource's URI.
+
+        Args:
+            command: "call", "prompt" or "read".
+            subject: the tool or prompt name, or the resource URI.
+            items: parsed `key=value` items (`schema.arguments.parse_item`).
+            base: an arguments object (`--args`, or a batch line's `arguments`).
+
+        Raises:
+            UsageError: as `tool_arguments` and `schema.arguments.build_arguments` raise (exit 2).
+        """
+        if command == "read":
+            return "resources/read", {"uri": subject}
+        if command == "call":
+            return "tools/call", {"name": subject, "arguments": self.tool_arguments(session, subject, items or [], base)}
+        from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
+
+        params: dict[str, Any] = {"name": subject}
+        arguments = build_arguments(items or [], base, None)
+        if arguments:
+            params["arguments"] = arguments
+        return "prompts/get", params
 
     # ------------------------------------------------------------------ tools
     def list_cache(self) -> Any:

@@ -28,9 +28,8 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
     target = app.target()
     warm_validator()  # arguments are checked against the inputSchema before sending
     with app.session(target) as session:
-        arguments = app.tool_arguments(session, tool, parsed, base)
-        params: dict[str, Any] = {"name": tool, "arguments": arguments}
-        return app.run_mrtr("tools/call", params, session=session, chain=app.chain(store), target=target)
+        method, params = app.request_params(session, "call", tool, parsed, base)
+        return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
 
 
 @cli.command("prompt")
@@ -42,19 +41,16 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
 @click.pass_context
 def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Get prompt NAME (prompts/get) with key=value arguments (prompt arguments are strings)."""
-    from mrtr_cli.schema.arguments import build_arguments, load_args_option, parse_item  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     parsed = [parse_item(text, app.read_file) for text in items]
     base = load_args_option(args_json, app.read_file) if args_json else None
-    arguments = build_arguments(parsed, base, None)
     store = app.answer_store()
     target = app.target()
-    params: dict[str, Any] = {"name": name}
-    if arguments:
-        params["arguments"] = arguments
     with app.session(target) as session:
-        return app.run_mrtr("prompts/get", params, session=session, chain=app.chain(store), target=target)
+        method, params = app.request_params(session, "prompt", name, parsed, base)
+        return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
 
 
 @cli.command("read")
@@ -68,7 +64,8 @@ def read_cmd(ctx: click.Context, uri: str, **kw: Any) -> int:
     store = app.answer_store()
     target = app.target()
     with app.session(target) as session:
-        return app.run_mrtr("resources/read", {"uri": uri}, session=session, chain=app.chain(store), target=target)
+        method, params = app.request_params(session, "read", uri)
+        return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
 
 
 @cli.command("resume")

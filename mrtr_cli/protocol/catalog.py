@@ -19,6 +19,7 @@ hook); the transport never learns about any of this.
 from __future__ import annotations
 
 import difflib
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -77,18 +78,27 @@ class ToolCatalog:
         self.from_cache = False
         self.excluded: dict[str, str] = {}
         self.available = True
+        self._lock = threading.RLock()  # `mrtr batch` lines share one catalog: one fetch at a time
 
     # ------------------------------------------------------------------ the list
     def load(self, *, refresh: bool = False) -> list[dict[str, Any]]:
         """The valid tools: from this run, else a fresh cache entry, else fetched.
 
-        `refresh=True` always fetches (and updates the cache).
+        `refresh=True` always fetches (and updates the cache). Safe to call from several
+        threads: one fetches, the others wait for its list.
 
         Raises:
             JsonRpcError / ProtocolError / TransportError: fetching failed.
         """
-        if self._tools is not None and not refresh:
-            return self._tools
+        tools = self._tools
+        if tools is not None and not refresh:
+            return tools
+        with self._lock:
+            if self._tools is not None and (not refresh or self._tools is not tools):
+                return self._tools  # another thread loaded (or refreshed) it meanwhile
+            return self._load(refresh)
+
+    def _load(self, refresh: bool) -> list[dict[str, Any]]:
         entry = self.cache.get("tools/list") if self.cache is not None and not refresh else None
         if entry is not None and entry.fresh():
             pages = entry.pages

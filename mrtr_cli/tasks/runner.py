@@ -76,11 +76,14 @@ class TaskRunner:
         params: the original `tools/call` params (when known).
         recorder: collects sent answers for `--save-answers`.
         deadline: bounds the whole run (`--timeout`).
+        batch: a line of `mrtr batch`: a detached task goes into the line's record instead of
+            stdout, and status lines are plain (several lines share the terminal).
     """
 
     def __init__(self, app: App, session: Session, chain: ResponderChain, target: Target, *,
                  tool: str | None = None, params: dict[str, Any] | None = None,
-                 recorder: AnswerRecorder | None = None, deadline: Deadline | None = None):
+                 recorder: AnswerRecorder | None = None, deadline: Deadline | None = None,
+                 batch: bool = False):
         self.app = app
         self.env = app.env
         self.session = session
@@ -90,6 +93,7 @@ class TaskRunner:
         self.params = params
         self.recorder = recorder
         self.deadline = deadline or app.deadline()
+        self.batch = batch
         self.records = TaskRecords(warn=self.env.err)
 
     # ------------------------------------------------------------------ building blocks
@@ -104,8 +108,10 @@ class TaskRunner:
                            prefix=command_prefix(self.app, self.target), origin=origin)
 
     def driver(self, wire: TaskWire, record: TaskRecord, *, cancel_on_interrupt: bool = False) -> TaskDriver:
+        status = StatusLine(self.env)
+        status.live = status.live and not self.batch
         return TaskDriver(wire, self.chain, self.context(record.task_id), record=record, records=self.records,
-                          env=self.env, status=StatusLine(self.env), deadline=self.deadline,
+                          env=self.env, status=status, deadline=self.deadline,
                           max_rounds=self.app.opts.max_rounds,
                           recorder=self.recorder, cancel_on_interrupt=cancel_on_interrupt)
 
@@ -135,10 +141,11 @@ class TaskRunner:
         return self.driver(wire, record, cancel_on_interrupt=self.app.opts.cancel_on_interrupt).run(state, fresh=True)
 
     def _detach(self, state: TaskState, create_result: dict[str, Any]) -> EngineOutcome:
-        if self.app.opts.json_mode:
-            print_json(self.env, create_result)
-        else:
-            self.env.out(sanitize(state.task_id, single_line=True))
+        if not self.batch:  # in `mrtr batch` the creation result goes into the line's record
+            if self.app.opts.json_mode:
+                print_json(self.env, create_result)
+            else:
+                self.env.out(sanitize(state.task_id, single_line=True))
         command = self.context(state.task_id).command("wait", state.task_id)
         self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
                      untrusted=True)

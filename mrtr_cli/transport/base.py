@@ -65,6 +65,11 @@ class Transport(ABC):
         """Stop at once, without waiting (a second Ctrl-C): a stdio server's whole
         process group gets SIGKILL. Safe to call from a signal handler; never raises."""
 
+    def alive(self) -> bool:
+        """False once the server is known to be gone (a stdio server process that exited or
+        closed its stdout). An HTTP server is reached afresh by every request: always True."""
+        return True
+
     def describe_failure(self) -> str | None:
         """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
         return None

@@ -170,6 +170,10 @@ class StdioTransport(Transport):
         if fut is not None and not fut.done():
             fut.cancel()
 
+    def alive(self) -> bool:
+        proc = self._proc
+        return self._dead is None and proc is not None and proc.poll() is None
+
     def describe_failure(self) -> str | None:
         # When the server's stderr was shown live, its last lines are already on screen.
         if not self._tail or self._stderr_sink is not None:

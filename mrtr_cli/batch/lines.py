@@ -1,0 +1,164 @@
+"""The `mrtr batch` input: one JSON object per line.
+
+    {"id": "a1", "call": "update_work_item", "arguments": {"workItemId": 4522}, "answers": {...}}
+    {"id": "a2", "prompt": "triage", "arguments": {"workItemId": "4522"}, "answersFile": "answers/eng.json"}
+    {"read": "workitems://4301/export", "answers": {"fields": {"includeHistory": true}}}
+
+Members: exactly one of `call` (a tool name), `prompt` (a prompt name) or `read` (a
+resource URI); `arguments` (an object; not for `read`); `answers` (an answer document,
+DESIGN.md section 3) and `answersFile` (a path, or a list of paths, relative to the batch
+file's directory); `id` (a string or an integer; default: the line number). Members
+starting with `_` are comments. Blank lines are skipped; line numbers count every line.
+
+A line that breaks these rules is *malformed*: it becomes an exit-2 record naming its
+line number, and the other lines still run.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.responders.answers import AnswerFile, load_answer_file, parse_answer_document
+
+COMMANDS = ("call", "prompt", "read")
+MEMBERS = ("id", *COMMANDS, "arguments", "answers", "answersFile")
+
+
+@dataclass
+class BatchLine:
+    """One line of the input.
+
+    Attributes:
+        number: the 1-based line number in the file.
+        id: the line's `id` (a string or an integer; the line number when absent).
+        command: "call", "prompt" or "read"; empty for a malformed line.
+        subject: the tool or prompt name, or the resource URI.
+        arguments: the `arguments` object, or None.
+        answers: the line's answer files (`answersFile` entries, then inline `answers`),
+            used after the batch's own `--answers` files (later ones win).
+        error: why the line is malformed (exit 2), or None.
+    """
+
+    number: int
+    id: Any
+    command: str = ""
+    subject: str = ""
+    arguments: dict[str, Any] | None = None
+    answers: list[AnswerFile] = field(default_factory=list)
+    error: UsageError | None = None
+
+    @property
+    def key(self) -> str:
+        """The id as a lookup key (`7` and `"7"` are different ids)."""
+        return id_key(self.id)
+
+
+def id_key(value: Any) -> str:
+    """A record id as a dictionary key: its JSON text."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def read_batch(text: str, base_dir: str, files: dict[str, AnswerFile] | None = None) -> list[BatchLine]:
+    """Parse the batch input `text`; never raises for a bad line (it comes back with `error`).
+
+    Args:
+        text: the whole input (JSON lines).
+        base_dir: the directory `answersFile` paths are relative to.
+        files: a cache of answer files already loaded, by absolute path (shared by lines).
+
+    Returns:
+        One `BatchLine` per non-blank line, in input order. A line whose `id` repeats an
+        earlier line's is malformed (records and `--resume` find lines by id).
+    """
+    cache = files if files is not None else {}
+    lines: list[BatchLine] = []
+    first_seen: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        line = parse_line(raw, number, base_dir, cache)
+        earlier = first_seen.setdefault(line.key, number)
+        if earlier != number and line.error is None:
+            line.error = UsageError(f"line {number}: the id {line.key} is already used by line {earlier}",
+                                    data={"line": number}, hint="give every line its own id")
+        lines.append(line)
+    return lines
+
+
+def parse_line(raw: str, number: int, base_dir: str, cache: dict[str, AnswerFile]) -> BatchLine:
+    """One input line (see the module docstring); a malformed one carries its `error`."""
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return _malformed(number, number, f"not valid JSON (column {exc.colno}: {exc.msg})")
+    if not isinstance(doc, dict):
+        return _malformed(number, number, f"expected a JSON object, not {_kind(doc)}")
+    line_id = doc.get("id", number)
+    if "id" in doc and (isinstance(line_id, bool) or not isinstance(line_id, str | int)):
+        return _malformed(number, number, f"the id must be a string or an integer, not {_kind(line_id)}")
+    try:
+        return _parse_members(doc, number, line_id, base_dir, cache)
+    except UsageError as exc:
+        return _malformed(number, line_id, exc.message, hint=exc.hint)
+
+
+def _parse_members(doc: dict[str, Any], number: int, line_id: Any, base_dir: str,
+                   cache: dict[str, AnswerFile]) -> BatchLine:
+    unknown = [k for k in doc if k not in MEMBERS and not k.startswith("_")]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], MEMBERS, n=1)
+        raise UsageError(f"unknown member {unknown[0]!r}",
+                         hint=f"did you mean {close[0]!r}?" if close else f"members: {', '.join(MEMBERS)}")
+    commands = [c for c in COMMANDS if c in doc]
+    if len(commands) != 1:
+        raise UsageError("give exactly one of \"call\", \"prompt\" and \"read\""
+                         + (f" (found {', '.join(commands)})" if commands else ""))
+    command = commands[0]
+    subject = doc[command]
+    if not isinstance(subject, str) or not subject:
+        what = "resource URI" if command == "read" else "tool name" if command == "call" else "prompt name"
+        raise UsageError(f"\"{command}\" must be a non-empty string (the {what})")
+    arguments = doc.get("arguments")
+    if arguments is not None:
+        if command == "read":
+            raise UsageError("\"read\" takes no \"arguments\" (a resource is named by its URI)")
+        if not isinstance(arguments, dict):
+            raise UsageError(f"\"arguments\" must be an object, not {_kind(arguments)}")
+    answers = _answer_files(doc.get("answersFile"), base_dir, cache)
+    if "answers" in doc:
+        answers.append(parse_answer_document(doc["answers"], f"line {number} answers"))
+    return BatchLine(number, line_id, command, subject, arguments, answers)
+
+
+def _answer_files(value: Any, base_dir: str, cache: dict[str, AnswerFile]) -> list[AnswerFile]:
+    if value is None:
+        return []
+    paths = value if isinstance(value, list) else [value]
+    if not paths or not all(isinstance(p, str) and p for p in paths):
+        raise UsageError("\"answersFile\" must be a path or a list of paths")
+    out = []
+    for path in paths:
+        if path == "-":
+            raise UsageError("\"answersFile\" cannot be - (stdin) in a batch")
+        full = os.path.join(base_dir, os.path.expanduser(path))
+        if full not in cache:
+            cache[full] = load_answer_file(full)
+        out.append(cache[full])
+    return out
+
+
+def _malformed(number: int, line_id: Any, message: str, *, hint: str | None = None) -> BatchLine:
+    text = message if message.startswith(f"line {number}") else f"line {number}: {message}"
+    return BatchLine(number, line_id, error=UsageError(text, data={"line": number}, hint=hint))
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
+            dict: "an object"}.get(type(value), type(value).__name__)

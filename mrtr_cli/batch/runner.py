@@ -1,0 +1,310 @@
+"""Running the lines of `mrtr batch`: `-j N` workers over one session.
+
+Every line goes through the same path as `mrtr call` / `prompt` / `read`
+(`App.request_params`, then `App.drive`: the MRTR engine and the task driver) with
+its own answer store and responder chain (the batch's `--answers` and `-a`, then
+the line's `answersFile` and `answers`), its own `--timeout` window, and no
+terminal: nobody is asked (`--no-input` is implied) and URL elicitation is not
+declared, since nobody can consent during a batch.
+
+All lines share one session: one HTTP connection pool, or one stdio server
+process with requests multiplexed by JSON-RPC id. If a stdio server dies, the
+lines in flight fail (exit 3: their outcome is unknown) and the server is started
+again once; if it dies again, every line left fails at once with exit 3.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from typing import Any
+
+from mrtr_cli.app import App, outcome_status
+from mrtr_cli.batch.lines import BatchLine
+from mrtr_cli.batch.records import CODE_NAMES, RecordSink, Summary, error_record, pending_record, result_record
+from mrtr_cli.errors import InputRequired, MrtrError, ProtocolError, TransportError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.responders.answers import AnswerStore
+from mrtr_cli.responders.chain import ResponderChain
+
+_WAIT = 0.2  # seconds the collecting thread waits at a time (Ctrl-C stays responsive)
+
+
+class BatchApp(App):
+    """The `App` of a batch run: every line gets its own time bound, its own responder
+    chain without a terminal, and a task it creates is reported in its record."""
+
+    def deadline(self) -> Deadline:
+        """A fresh `--timeout` window (for one line, or one tool-list fetch)."""
+        return Deadline(self.opts.timeout, self.opts.max_timeout)
+
+    def chain(self, store: AnswerStore | None = None) -> ResponderChain:
+        """A responder chain for `store` (default: the batch's own answers) that never asks a
+        person and does not declare URL elicitation."""
+        return self.line_chain(store or self.answer_store(), self.deadline())
+
+    def line_chain(self, store: AnswerStore, deadline: Deadline) -> ResponderChain:
+        """The chain for one line: its answers, roots and sampling command, no terminal.
+
+        Raises:
+            UsageError: a root in the line's answers that does not exist.
+        """
+        roots, roots_source, sampler = self.input_sources(store)
+        if sampler is not None:
+            sampler.deadline = deadline
+        return ResponderChain(self.env, store, roots=roots, roots_source=roots_source, sampler=sampler,
+                              sampling_tools=bool(self.opts.sampling_tools), url_consent=False)
+
+    def task_runner(self, session: Session, chain: ResponderChain, target: Any, **kw: Any) -> Any:
+        return super().task_runner(session, chain, target, batch=True, **kw)
+
+
+class SessionSlot:
+    """The batch's session: opened once, opened again (at most `restarts` times) when a
+    stdio server process has died.
+
+    Raises (from `get`):
+        MrtrError: the session cannot be opened (the server cannot be started), or the
+            server is gone for good; the same error for every later line.
+    """
+
+    def __init__(self, app: BatchApp, restarts: int = 1):
+        self.app = app
+        self.restarts = restarts
+        self.session: Session | None = None
+        self._context: Any = None
+        self._gone: MrtrError | None = None
+        self._death: str | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Session:
+        """The open session, (re)starting the server when needed."""
+        with self._lock:
+            session = self.session
+            if self._gone is None and session is not None and not session.transport.alive():
+                why = self._death or "the server process is gone"
+                if self.restarts <= 0:
+                    self._gone = TransportError(f"not sent: the server died ({why}) after being restarted",
+                                                hint=session.transport.describe_failure())
+                else:
+                    self.restarts -= 1
+                    self.app.env.err(f"mrtr: batch: the server died ({sanitize(why, single_line=True)}); "
+                                     "starting it again")
+                    self._close(None)
+            if self._gone is not None:
+                gone = self._gone
+                raise type(gone)(gone.message, code=gone.code, data=gone.data, hint=gone.hint)
+            if self.session is None:
+                self._open()
+            assert self.session is not None
+            return self.session
+
+    def failed(self, session: Session, err: TransportError) -> None:
+        """A line on `session` failed with a transport error: remember why, if the server died."""
+        if not session.transport.alive():
+            with self._lock:
+                if session is self.session and self._death is None:
+                    self._death = err.message
+
+    def close(self, exc: BaseException | None = None) -> None:
+        """Close the session (with the exception that ends the batch, if any)."""
+        with self._lock:
+            self._close(exc)
+
+    def _open(self) -> None:
+        context = self.app.session(self.app.target())
+        try:
+            session = context.__enter__()
+        except MrtrError as exc:
+            self._gone = exc
+            raise
+        self._context, self.session, self._death = context, session, None
+        self.app.catalog(session)  # one tool catalog for every line of this session
+
+    def _close(self, exc: BaseException | None) -> None:
+        context, self._context, self.session = self._context, None, None
+        if context is not None:
+            context.__exit__(type(exc) if exc else None, exc, exc.__traceback__ if exc else None)
+
+
+class BatchRunner:
+    """Runs `lines` and hands each record to `sink`, filling `summary`.
+
+    Args:
+        app: the batch's `BatchApp` (options, target, environment).
+        lines: the lines to run this time, in input order (malformed ones included: they
+            become exit-2 records when their turn comes).
+        sink: where records go.
+        summary: counts every record (`codes`).
+        jobs: lines in flight at once (`-j`).
+        fail_fast: after the first failing record, start no more lines (those in flight finish).
+        restarts: how many times a dead stdio server is started again.
+    """
+
+    def __init__(self, app: BatchApp, lines: list[BatchLine], sink: RecordSink, summary: Summary, *,
+                 jobs: int = 1, fail_fast: bool = False, restarts: int = 1):
+        self.app = app
+        self.env = app.env
+        self.lines = lines
+        self.sink = sink
+        self.summary = summary
+        self.jobs = max(1, jobs)
+        self.fail_fast = fail_fast
+        self.slot = SessionSlot(app, restarts)
+        self._base = app.answer_store()
+        self._used_flags: set[int] = set()
+        self._next = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._interrupted = False
+        self._done: queue.Queue[tuple[BatchLine, dict[str, Any]]] = queue.Queue()
+        self.recorded = 0
+
+    def run(self) -> None:
+        """Run every line; returns when all started lines have their records.
+
+        Raises:
+            MrtrError: the session cannot be opened at all (nothing has run).
+            KeyboardInterrupt: Ctrl-C; records finished so far are written, the lines in
+                flight are cancelled (they get no record, so `--resume` runs them again).
+        """
+        if not any(line.error is None for line in self.lines):
+            for line in self.lines:  # only malformed lines: no server needed
+                self._take(line, self.run_line(line))
+            return
+        calls = any(line.command == "call" and line.error is None for line in self.lines)
+        if calls:
+            from mrtr_cli.schema.arguments import warm_validator  # noqa: PLC0415
+
+            warm_validator()  # overlaps the jsonschema import with starting the server
+        session = self.slot.get()  # batch-level problems (cannot start the server, a bad option) end here
+        if calls:
+            # The tool list, once, in its own --timeout window (a slow-starting server is not
+            # charged to the first lines); if it fails, each line tries again and says why.
+            with contextlib.suppress(MrtrError):
+                self.app.catalog(session).load()
+        workers = [threading.Thread(target=self._work, name=f"mrtr-batch-{i}", daemon=True)
+                   for i in range(min(self.jobs, len(self.lines)))]
+        for worker in workers:
+            worker.start()
+        try:
+            self._collect(workers)
+        except KeyboardInterrupt as exc:
+            with self._lock:
+                self._interrupted = True
+            self._stop.set()
+            self._drain()
+            self.sink.flush()
+            self.summary.interrupted = True
+            self.slot.close(exc)
+            raise
+        self.sink.flush()
+        self.slot.close()
+        self.report_unused_flags()
+
+    # ------------------------------------------------------------------ one line
+    def run_line(self, line: BatchLine) -> dict[str, Any]:
+        """Run one line and return its record (never raises but for KeyboardInterrupt)."""
+        if line.error is not None:
+            return error_record(line, line.error, self.env)
+        store = AnswerStore([*self._base.files, *line.answers], self._base.flags)
+        session: Session | None = None
+        try:
+            session = self.slot.get()
+            deadline = self.app.deadline()
+            chain = self.app.line_chain(store, deadline)
+            method, params = self.app.request_params(session, line.command, line.subject, base=line.arguments)
+            outcome = self.app.drive(method, params, session=session, chain=chain, target=self.app.target(),
+                                     deadline=deadline)
+            return result_record(line, outcome_status(method, outcome), outcome.result)
+        except InputRequired as exc:
+            return pending_record(line, exc.pending)
+        except TransportError as exc:
+            if session is not None:
+                self.slot.failed(session, exc)
+            return error_record(line, exc, self.env)
+        except MrtrError as exc:
+            return error_record(line, exc, self.env)
+        except Exception as exc:  # noqa: BLE001 - a bug must not take the other lines down
+            err = ProtocolError(f"internal error in mrtr: {type(exc).__name__}: {exc}",
+                                hint="please report this; the other lines are not affected")
+            return error_record(line, err, self.env)
+        finally:
+            with self._lock:
+                self._used_flags |= store.used_flags
+
+    # ------------------------------------------------------------------ workers
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                if self._next >= len(self.lines):
+                    return
+                line = self.lines[self._next]
+                self._next += 1
+            record = self.run_line(line)
+            with self._lock:
+                if self._interrupted:
+                    return  # cancelled by Ctrl-C: no record, --resume runs the line again
+                if self.fail_fast and record["exitCode"] != 0:
+                    self._stop.set()  # before this worker (or another) takes the next line
+                self._done.put((line, record))
+
+    def _collect(self, workers: list[threading.Thread]) -> None:
+        while True:
+            try:
+                line, record = self._done.get(timeout=_WAIT)
+            except queue.Empty:
+                if not any(w.is_alive() for w in workers) and self._done.empty():
+                    return
+                continue
+            self._take(line, record)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                self._take(*self._done.get_nowait())
+            except queue.Empty:
+                return
+
+    def _take(self, line: BatchLine, record: dict[str, Any]) -> None:
+        self.sink.add(record)
+        self.recorded += 1
+        code = record["exitCode"]
+        self.summary.codes[line.number] = code
+        self.summary.ids[line.number] = line.id
+        if code == 0:
+            return
+        if not self.env.json_mode:  # with --json, the records say it all
+            self._note_failure(line, record)
+
+    def _note_failure(self, line: BatchLine, record: dict[str, Any]) -> None:
+        if line.error is not None:  # the person's own input: always worth a line on stderr
+            self.env.err(f"mrtr: batch: {sanitize(line.error.message, single_line=True)}")
+        elif self.env.verbosity:
+            error = record.get("error")
+            what = error["message"] if error else CODE_NAMES.get(record["exitCode"], "failed")
+            self.env.err(f"mrtr: batch: line {line.number}: exit {record['exitCode']}: "
+                         f"{sanitize(str(what), single_line=True)}")
+
+    def report_unused_flags(self) -> None:
+        """Note each `-a` flag that no line's input request used (not with `-q`)."""
+        if self.env.quiet:
+            return
+        for index, flag in enumerate(self._base.flags):
+            if index not in self._used_flags:
+                self.env.err(f"mrtr: note: -a {flag.text} was not used: no form in this batch has a field "
+                             f"{flag.name!r}")
+
+
+def run_batch(app: BatchApp, lines: list[BatchLine], sink: RecordSink, summary: Summary, **kw: Any) -> None:
+    """Run `lines` (see `BatchRunner`); lines left without a record are counted in `summary.not_run`."""
+    runner = BatchRunner(app, lines, sink, summary, **kw)
+    try:
+        runner.run()
+    finally:
+        summary.not_run = len(lines) - runner.recorded
+        with contextlib.suppress(Exception):
+            runner.slot.close()

@@ -1,0 +1,361 @@
+"""`mrtr batch` (issue 8): per-line records, the overall exit code, --resume, --fail-fast,
+a server that dies, tasks, and one shared session.
+
+Servers: tests/servers/batch_server.py (stateless tools, prompts, resources; over stdio
+and HTTP, recording what arrives) and tests/servers/task_server.py (the tasks extension).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, free_port, recording_target, stdio_cmd
+
+BATCH_SERVER = SERVERS / "batch_server.py"
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def server(request: pytest.FixtureRequest, http_servers, tmp_path_factory) -> Target:
+    return recording_target(request.param, BATCH_SERVER, http_servers, tmp_path_factory)
+
+
+def write_lines(path: Path, lines: list[Any]) -> Path:
+    """Write batch input: dicts as JSON, strings as they are."""
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines),
+                    encoding="utf-8")
+    return path
+
+
+def records(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def text_of(record: dict[str, Any]) -> str:
+    result = record["result"]
+    if "content" in result:
+        return result["content"][0]["text"]
+    if "messages" in result:
+        return result["messages"][0]["content"]["text"]
+    return result["contents"][0]["text"]
+
+
+# ---------------------------------------------------------------------- 200 mixed lines
+def mixed_line(i: int, answers_file: str) -> tuple[Any, int, str | None]:
+    """Line `i` (1-based) of the mixed batch: (the line, its expected exit code, expected text)."""
+    kind = i % 12
+    if kind == 1:
+        return {"id": f"echo-{i}", "call": "echo", "arguments": {"text": f"hello {i}"}}, 0, f"hello {i}"
+    if kind == 2:
+        return {"id": f"add-{i}", "call": "add", "arguments": {"a": i, "b": 1}}, 0, str(i + 1)
+    if kind == 3:
+        return {"id": f"fail-{i}", "call": "fail", "arguments": {"reason": str(i)}}, 1, f"failed: {i}"
+    if kind == 4:
+        return {"id": f"ask-{i}", "call": "ask", "answers": {"fields": {"name": f"N{i}"}}}, 0, f"Hello N{i}"
+    if kind == 5:
+        return {"id": f"askf-{i}", "call": "ask", "answersFile": answers_file}, 0, "Hello FromFile"
+    if kind == 6:
+        return {"id": f"pending-{i}", "call": "ask"}, 5, None
+    if kind == 7:
+        return '{"id": "broken-%d", "call": ' % i, 2, None
+    if kind == 8:
+        return {"id": f"typo-{i}", "call": "echo", "argument": {"text": "x"}}, 2, None
+    if kind == 9:
+        return {"id": f"badarg-{i}", "call": "add", "arguments": {"a": "x", "b": 1}}, 2, None
+    if kind == 10:
+        return {"id": f"prompt-{i}", "prompt": "greet", "arguments": {"name": f"P{i}"}}, 0, f"Say hello to P{i}"
+    if kind == 11:
+        return {"id": f"read-{i}", "read": f"mem://{i}"}, 0, f"resource {i}"
+    two = {"color": {"action": "accept", "content": {"color": "green"}},
+           "size": {"action": "accept", "content": {"size": i}}}
+    return {"call": "two_step", "answers": {"inputResponses": two}}, 0, f"green {i}"
+
+
+def test_two_hundred_mixed_lines(mrtr, server: Target, tmp_path):
+    (tmp_path / "answers").mkdir()
+    (tmp_path / "answers" / "name.json").write_text(json.dumps({"fields": {"name": "FromFile"}}))
+    lines, expected = [], []
+    for i in range(1, 201):
+        line, code, text = mixed_line(i, "answers/name.json")
+        lines.append(line)
+        expected.append((i, code, text))
+    batch = write_lines(tmp_path / "batch.jsonl", lines)
+    server.reset()
+    run = mrtr(*server.args, "batch", str(batch), "-j", "8", cwd=tmp_path)
+
+    got = records(run.stdout)
+    assert [r["line"] for r in got] == list(range(1, 201))  # input order, one record per line
+    for record, (i, code, text) in zip(got, expected, strict=True):
+        assert record["exitCode"] == code, record
+        if code in (0, 1):
+            assert text_of(record) == text
+        if i % 12 == 0:
+            assert record["id"] == i  # no id: the line number
+    by_kind: dict[int, dict[str, Any]] = {}
+    for r in got:
+        by_kind.setdefault(r["line"] % 12, r)  # the first line of each kind
+    pending = by_kind[6]["pending"]
+    assert pending["mrtr"] == "pending/1" and pending["missing"] == ["name"]
+    assert pending["requestState"] == "ask-1" and pending["params"] == {"name": "ask", "arguments": {}}
+    broken = by_kind[7]
+    assert broken["id"] == 7 and broken["error"]["message"].startswith("line 7: not valid JSON")
+    assert broken["error"]["exitCode"] == 2 and broken["error"]["code"] is None
+    assert by_kind[8]["error"]["message"] == "line 8: unknown member 'argument'"
+    assert by_kind[8]["error"]["hint"] == "did you mean 'arguments'?"
+    assert "argument a: expected integer" in by_kind[9]["error"]["message"]
+    assert by_kind[2]["result"]["structuredContent"] == {"sum": 3}  # lossless
+    # the first failing line in input order is line 3 (a tool error)
+    assert run.code == 1
+    counts = Counter(code for _, code, _ in expected)
+    assert counts == {0: 116, 1: 17, 2: 50, 5: 17}
+    assert "200 lines: 116 ok, 17 tool error (1), 50 usage (2), 17 input required (5)" in run.stderr
+    assert "line 7: not valid JSON" in run.stderr  # malformed lines are named on stderr
+    # one session: the tool list was read once, and every tools/call went to the same server
+    assert sum(1 for m in server.requests() if m.get("method") == "tools/list") == 1
+
+
+def test_malformed_lines_are_reported_with_their_numbers(mrtr, server: Target, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": "ok", "call": "echo", "arguments": {"text": "a"}},
+        "",  # blank lines are skipped but still counted
+        "[1, 2]",
+        {"id": "x", "call": "echo", "read": "mem://1"},
+        {"id": "ok", "call": "echo", "arguments": {"text": "dup"}},
+        {"id": True, "call": "echo"},
+        {"id": "r", "read": "mem://1", "arguments": {"a": 1}},
+        {"id": "f", "call": "echo", "answersFile": "missing.json"},
+        {"id": "last", "call": "echo", "arguments": {"text": "still runs"}},
+    ])
+    run = mrtr(*server.args, "batch", str(batch))
+    got = {r["line"]: r for r in records(run.stdout)}
+    assert sorted(got) == [1, 3, 4, 5, 6, 7, 8, 9]
+    assert got[3]["error"]["message"] == "line 3: expected a JSON object, not an array"
+    assert "exactly one of" in got[4]["error"]["message"] and got[4]["id"] == "x"
+    assert got[5]["error"]["message"] == "line 5: the id \"ok\" is already used by line 1"
+    assert got[6]["error"]["message"].startswith("line 6: the id must be a string or an integer")
+    assert "takes no \"arguments\"" in got[7]["error"]["message"]
+    assert "cannot read answer file" in got[8]["error"]["message"] and "missing.json" in got[8]["error"]["message"]
+    assert text_of(got[9]) == "still runs" and got[1]["exitCode"] == 0
+    assert run.code == 2
+
+
+# ---------------------------------------------------------------------- the exit code
+def test_exit_code_is_the_first_failure_in_input_order(mrtr, server: Target, tmp_path):
+    # Line 2 (exit 1) finishes last in time; line 3 (exit 2, malformed) at once. Input order decides.
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": 1, "call": "echo", "arguments": {"text": "a"}},
+        {"id": 2, "call": "fail", "arguments": {"reason": "slow"}},
+        "{nope",
+        {"id": 4, "call": "slow", "arguments": {"ms": 300}},
+    ])
+    for extra in ([], ["--unordered"]):
+        run = mrtr(*server.args, "batch", str(batch), "-j", "4", "--json", *extra)
+        assert run.code == 1, run.stderr
+        summary = json.loads(run.stderr.strip().splitlines()[-1])["batch"]
+        assert summary["firstFailure"] == {"line": 2, "id": 2, "exitCode": 1}
+        assert summary["exitCodes"] == {"0": 2, "1": 1, "2": 1} and summary["exitCode"] == 1
+    unordered = records(run.stdout)
+    assert unordered[-1]["line"] == 4  # the slow line finishes last
+
+    ok = write_lines(tmp_path / "ok.jsonl", [{"call": "echo", "arguments": {"text": "a"}}, {"read": "mem://2"}])
+    run = mrtr(*server.args, "batch", str(ok), "-j", "2")
+    assert run.code == 0 and "2 lines: 2 ok" in run.stderr
+
+
+def test_fail_fast_starts_no_more_lines(mrtr, server: Target, tmp_path):
+    lines = [{"id": i, "call": "fail" if i == 3 else "echo", "arguments": {"reason" if i == 3 else "text": "x"}}
+             for i in range(1, 31)]
+    run = mrtr(*server.args, "batch", str(write_lines(tmp_path / "b.jsonl", lines)), "--fail-fast")
+    assert [r["id"] for r in records(run.stdout)] == [1, 2, 3]
+    assert run.code == 1 and "27 without a record" in run.stderr
+
+
+# ---------------------------------------------------------------------- shared session
+def test_lines_share_one_stdio_server_and_run_concurrently(mrtr, tmp_path):
+    lines = [{"id": f"pid-{i}", "call": "pid"} for i in range(10)]
+    lines += [{"id": f"slow-{i}", "call": "slow", "arguments": {"ms": 400}} for i in range(8)]
+    batch = write_lines(tmp_path / "b.jsonl", lines)
+    start = time.monotonic()
+    run = mrtr("--stdio", stdio_cmd(BATCH_SERVER), "batch", str(batch), "-j", "8")
+    elapsed = time.monotonic() - start
+    got = records(run.stdout)
+    assert run.code == 0
+    assert len({text_of(r) for r in got if r["id"].startswith("pid-")}) == 1  # one server process
+    assert max(r["result"]["structuredContent"]["peak"] for r in got if r["id"].startswith("slow-")) > 1
+    assert elapsed < 8 * 0.4  # not one after the other
+
+
+def test_per_line_timeout(mrtr, server: Target, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": "slow", "call": "slow", "arguments": {"ms": 3000}},
+        {"id": "fast", "call": "echo", "arguments": {"text": "quick"}},
+    ])
+    run = mrtr(*server.args, "batch", str(batch), "-j", "2", "--timeout", "1")
+    got = {r["id"]: r for r in records(run.stdout)}
+    assert got["slow"]["exitCode"] == 7 and got["slow"]["error"]["message"].startswith("timed out after 1s")
+    assert got["fast"]["exitCode"] == 0
+    assert run.code == 7
+
+
+def test_batch_answers_apply_to_every_line_and_lines_win(mrtr, server: Target, tmp_path):
+    shared = tmp_path / "shared.json"
+    shared.write_text(json.dumps({"fields": {"name": "Shared"}}))
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": "a", "call": "ask"},
+        {"id": "b", "call": "ask", "answers": {"fields": {"name": "Own"}}},
+        {"id": "c", "call": "two_step", "answers": {"fields": {"color": "red"}}},
+    ])
+    run = mrtr(*server.args, "batch", str(batch), "--answers", str(shared), "-a", "size=4")
+    got = {r["id"]: r for r in records(run.stdout)}
+    assert text_of(got["a"]) == "Hello Shared" and text_of(got["b"]) == "Hello Own"
+    assert text_of(got["c"]) == "red 4"
+    assert run.code == 0
+
+
+def test_input_is_never_prompted_and_url_mode_is_not_declared(mrtr, server: Target, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [{"id": "q", "call": "ask"}])
+    server.reset()
+    run = mrtr(*server.args, "batch", str(batch), input="Somebody\n")
+    assert records(run.stdout)[0]["exitCode"] == 5 and run.code == 5
+    call = [m for m in server.requests() if m.get("method") == "tools/call"][0]
+    caps = call["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert caps["elicitation"] == {"form": {}}
+
+
+def test_batch_from_stdin(mrtr, server: Target):
+    run = mrtr(*server.args, "batch", "-", input='{"call": "echo", "arguments": {"text": "piped"}}\n')
+    assert run.code == 0 and text_of(records(run.stdout)[0]) == "piped"
+
+
+def test_usage_errors(mrtr, server: Target, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [{"call": "echo"}])
+    run = mrtr(*server.args, "batch", str(tmp_path / "none.jsonl"))
+    assert run.code == 2 and "cannot read" in run.stderr and run.stdout == ""
+    run = mrtr(*server.args, "batch", str(batch), "--save-answers", str(tmp_path / "s.json"))
+    assert run.code == 2 and "--save-answers does not apply to batch" in run.stderr
+    run = mrtr(*server.args, "batch", str(batch), "--retry-failed")
+    assert run.code == 2 and "--retry-failed goes with --resume" in run.stderr
+    run = mrtr(*server.args, "batch", str(batch), "--answers", str(tmp_path / "none.json"))
+    assert run.code == 2 and "cannot read answer file" in run.stderr and run.stdout == ""
+
+
+# ---------------------------------------------------------------------- --resume
+def start_batch(server: Target, batch: Path, out: Path, *extra: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([PY, "-m", "mrtr_cli", *server.args, "batch", str(batch), "-o", str(out), *extra],
+                            cwd=ROOT, env=clean_env(cwd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_resume_after_an_interrupted_run_completes_only_the_missing_lines(mrtr, server: Target, tmp_path):
+    lines = [{"id": f"L{i}", "call": "slow", "arguments": {"ms": 150}} for i in range(1, 31)]
+    batch = write_lines(tmp_path / "b.jsonl", lines)
+    out = tmp_path / "out.jsonl"
+    proc = start_batch(server, batch, out, "-j", "2", cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 6):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "interrupted; run it again with --resume" in err
+    first = records(out.read_text())
+    done = {r["id"] for r in first}
+    assert 6 <= len(done) < 30 and all(r["exitCode"] == 0 for r in first)
+    with out.open("a") as fh:
+        fh.write('{"id": "L30", "line": 30, "exitC')  # a record cut short when the run was killed
+
+    server.reset()
+    run = mrtr(*server.args, "batch", str(batch), "-j", "4", "--resume", str(out))
+    assert run.code == 0, run.stderr
+    sent = [m["params"]["arguments"] for m in server.requests() if m.get("method") == "tools/call"]
+    assert len(sent) == 30 - len(done)  # only the missing lines ran
+    final = records(out.read_text())  # the partial line is gone: every line parses
+    assert sorted(r["id"] for r in final) == sorted(f"L{i}" for i in range(1, 31))
+    assert f"{len(done)} recorded earlier (--resume)" in run.stderr and run.stdout == ""
+
+    again = mrtr(*server.args, "batch", str(batch), "--resume", str(out))  # nothing left to do
+    assert again.code == 0 and len(records(out.read_text())) == 30
+
+
+def test_resume_keeps_earlier_failures_in_the_exit_code_and_retry_failed_reruns_them(mrtr, server: Target, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": "ok", "call": "echo", "arguments": {"text": "x"}},
+        {"id": "q", "call": "ask"},
+    ])
+    out = tmp_path / "out.jsonl"
+    first = mrtr(*server.args, "batch", str(batch), "-o", str(out))
+    assert first.code == 5 and first.stdout == ""
+    second = mrtr(*server.args, "batch", str(batch), "--resume", str(out))
+    assert second.code == 5 and len(records(out.read_text())) == 2  # nothing re-run; still failing
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"fields": {"name": "Later"}}))
+    server.reset()
+    third = mrtr(*server.args, "batch", str(batch), "--resume", str(out), "--retry-failed", "--answers", str(answers))
+    assert third.code == 0, third.stderr
+    assert [m["params"]["name"] for m in server.requests() if m.get("method") == "tools/call"] == ["ask", "ask"]
+    final = records(out.read_text())
+    assert [r["id"] for r in final] == ["ok", "q", "q"] and text_of(final[-1]) == "Hello Later"
+
+
+# ---------------------------------------------------------------------- the server dies
+def test_stdio_server_that_dies_is_restarted_once_then_the_rest_fail_fast(mrtr, tmp_path):
+    lines = [{"id": i, "call": "crash" if i in (4, 9) else "pid"} for i in range(1, 41)]
+    batch = write_lines(tmp_path / "b.jsonl", lines)
+    start = time.monotonic()
+    run = mrtr("--stdio", stdio_cmd(BATCH_SERVER), "batch", str(batch), timeout=60)
+    assert time.monotonic() - start < 30
+    got = {r["id"]: r for r in records(run.stdout)}
+    assert len(got) == 40
+    assert got[4]["exitCode"] == 3 and "exited with code 3" in got[4]["error"]["message"]
+    assert text_of(got[3]) != text_of(got[5])  # a new server process after the first death
+    assert all(got[i]["exitCode"] == 0 for i in range(5, 9))
+    assert got[9]["exitCode"] == 3
+    rest = [got[i] for i in range(10, 41)]
+    assert all(r["exitCode"] == 3 and r["error"]["message"].startswith("not sent: the server died") for r in rest)
+    assert "the server died" in run.stderr and "starting it again" in run.stderr
+    assert run.code == 3
+
+
+def test_http_server_that_is_gone_fails_every_line_with_exit_3(mrtr, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [{"call": "echo", "arguments": {"text": str(i)}} for i in range(5)])
+    run = mrtr("--url", f"http://127.0.0.1:{free_port()}/mcp", "batch", str(batch), "-j", "2", timeout=60)
+    got = records(run.stdout)
+    assert [r["exitCode"] for r in got] == [3] * 5 and "cannot connect" in got[0]["error"]["message"]
+    assert run.code == 3
+
+
+def test_stdio_server_that_cannot_start_ends_the_batch_at_once(mrtr, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [{"call": "echo"}, {"call": "echo"}])
+    run = mrtr("--stdio", "no-such-command-mrtr", "batch", str(batch))
+    assert run.code == 3 and "command not found" in run.stderr and run.stdout == ""
+
+
+# ---------------------------------------------------------------------- tasks
+def test_tasks_are_waited_for_or_recorded_when_detached(mrtr, tmp_path):
+    tasks = stdio_cmd(SERVERS / "task_server.py")
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": "count", "call": "countdown", "arguments": {"polls": 2}},
+        {"id": "asked", "call": "ask_once", "answers": {"fields": {"name": "Ann"}}},
+        {"id": "unanswered", "call": "ask_once"},
+        {"id": "failed", "call": "fail"},
+    ])
+    run = mrtr("--stdio", tasks, "batch", str(batch), "-j", "4", timeout=120)
+    got = {r["id"]: r for r in records(run.stdout)}
+    assert got["count"]["exitCode"] == 0 and got["count"]["result"].get("resultType") != "task"
+    assert got["count"]["result"]["content"]
+    assert got["asked"]["exitCode"] == 0 and "Ann" in text_of(got["asked"])
+    assert got["unanswered"]["exitCode"] == 5 and got["unanswered"]["pending"]["taskId"]
+    assert got["failed"]["exitCode"] == 4
+    assert run.code == 5
+
+    detached = mrtr("--stdio", tasks, "batch", str(batch), "--detach", timeout=120)
+    got = records(detached.stdout)
+    assert all(r["exitCode"] == 0 and r["result"]["resultType"] == "task" for r in got), detached.stdout
+    assert detached.code == 0 and "task wait" in detached.stderr
