@@ -1,21 +1,144 @@
-"""A minimal raw-JSON stdio MCP server (no framework) for benchmarks: `tools/call echo`."""
+"""A minimal raw-JSON MCP server (standard library only) for the benchmarks.
+
+    python benchmarks/min_server.py               # stdio: one JSON-RPC message per line
+    python benchmarks/min_server.py --http PORT   # Streamable HTTP on 127.0.0.1:PORT/mcp (JSON responses)
+    python benchmarks/min_server.py --http PORT --sse   # the same, each response as one SSE event
+
+It does as little as a server can, so the figures measure the clients:
+- `tools/call echo {text}`: the text back;
+- `tools/call resolve {workItemId}`: two MRTR rounds, like the example server's
+  `update_work_item`: `resolution` (requestState "r1"), then, for "Duplicate",
+  `duplicateOfId` (requestState "r2"); then a result;
+- `resources/read big://N`: one text resource of N bytes (ASCII);
+- `initialize` / `notifications/initialized` / `ping`, so clients of the 2025-11-25
+  handshake (e.g. `fastmcp call`, the MCP Inspector CLI) can call `echo` too.
+Every 2026-07-28 `_meta` is accepted and ignored.
+"""
+
+from __future__ import annotations
 
 import json
 import sys
 
-for line in sys.stdin:
-    msg = json.loads(line)
-    if "id" not in msg:
-        continue
-    if msg.get("method") == "tools/call":
-        text = (msg["params"].get("arguments") or {}).get("text", "")
-        result = {"resultType": "complete", "content": [{"type": "text", "text": text}]}
-        reply = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
-    elif msg.get("method") == "tools/list":
-        reply = {"jsonrpc": "2.0", "id": msg["id"], "result": {"resultType": "complete", "tools": [
-            {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}],
-            "ttlMs": 0, "cacheScope": "public"}}
+TOOLS = [
+    {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
+    {"name": "resolve", "inputSchema": {"type": "object", "properties": {"workItemId": {"type": "integer"}},
+                                        "required": ["workItemId"]}},
+]
+
+
+def _form(key: str, prop: dict) -> dict:
+    return {"method": "elicitation/create", "params": {
+        "message": f"{key}?", "requestedSchema": {"type": "object", "properties": {key: prop}, "required": [key]}}}
+
+
+def _text(text: str) -> dict:
+    return {"resultType": "complete", "content": [{"type": "text", "text": text}]}
+
+
+def _resolve(params: dict) -> dict:
+    state = params.get("requestState")
+    answers = params.get("inputResponses") or {}
+    item = (params.get("arguments") or {}).get("workItemId")
+    if state is None:
+        return {"resultType": "input_required", "requestState": "r1", "inputRequests": {
+            "resolution": _form("resolution", {"type": "string", "enum": ["Fixed", "Duplicate"]})}}
+    if state == "r1":
+        resolution = ((answers.get("resolution") or {}).get("content") or {}).get("resolution")
+        if resolution != "Duplicate":
+            return _text(f"Work item {item} resolved: {resolution}.")
+        return {"resultType": "input_required", "requestState": "r2", "inputRequests": {
+            "duplicateOfId": _form("duplicateOfId", {"type": "integer"})}}
+    original = ((answers.get("duplicateOfId") or {}).get("content") or {}).get("duplicateOfId")
+    return _text(f"Work item {item} resolved as a duplicate of {original}.")
+
+
+_BIG: dict[int, str] = {}
+
+
+def _big(size: int) -> str:
+    if size not in _BIG:
+        unit = "0123456789abcdefghijklmnopqrstuvwxyz-mrtr-benchmark-payload\n"
+        _BIG.clear()
+        _BIG[size] = (unit * (size // len(unit) + 1))[:size]
+    return _BIG[size]
+
+
+def handle(msg: dict) -> dict | None:
+    """The response to one JSON-RPC message (None for a notification or a response)."""
+    if "id" not in msg or "method" not in msg:
+        return None
+    method, params = msg["method"], msg.get("params") or {}
+    result: dict | None = None
+    if method == "tools/call":
+        if params.get("name") == "resolve":
+            result = _resolve(params)
+        else:
+            result = _text((params.get("arguments") or {}).get("text", ""))
+    elif method == "tools/list":
+        result = {"resultType": "complete", "tools": TOOLS, "ttlMs": 0, "cacheScope": "public"}
+    elif method == "resources/read":
+        uri = str(params.get("uri"))
+        size = int(uri.split("//", 1)[1]) if uri.startswith("big://") else 0
+        result = {"resultType": "complete", "contents": [{"uri": uri, "mimeType": "text/plain", "text": _big(size)}]}
+    elif method == "initialize":
+        result = {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                  "capabilities": {"tools": {}, "resources": {}}, "serverInfo": {"name": "min-server", "version": "1"}}
+    elif method == "ping":
+        result = {}
+    if result is None:
+        return {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}}
+    return {"jsonrpc": "2.0", "id": msg["id"], "result": result}
+
+
+def serve_stdio() -> None:
+    for line in sys.stdin:
+        reply = handle(json.loads(line))
+        if reply is not None:
+            sys.stdout.write(json.dumps(reply) + "\n")
+            sys.stdout.flush()
+
+
+def serve_http(port: int, sse: bool = False) -> None:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: one connection serves many requests
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            reply = handle(json.loads(body))
+            if reply is None:
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            data = json.dumps(reply).encode()
+            if sse:
+                data = b"event: message\ndata: " + data + b"\n\n"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream" if sse else "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:  # noqa: N802 - no server-initiated stream
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_DELETE = do_GET  # noqa: N815
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer.request_queue_size = 128
+    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--http":
+        serve_http(int(sys.argv[2]), sse="--sse" in sys.argv[3:])
     else:
-        reply = {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}}
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
+        serve_stdio()

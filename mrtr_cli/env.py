@@ -10,10 +10,13 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from mrtr_cli.render.sanitize import sanitize
+
+_SLICE = 1 << 20  # characters written at a time by `out_chunks`
 
 
 @dataclass
@@ -97,9 +100,23 @@ class Environment:
                 pass
 
     def out(self, text: str) -> None:
-        """Write result text to stdout (no redaction: results are the server's own)."""
+        """Write result text to stdout, ending with a newline (no redaction: results are the
+        server's own)."""
+        self.out_chunks((text, "" if text.endswith("\n") else "\n"))
+
+    def out_chunks(self, chunks: Iterable[str]) -> None:
+        """Write result text given in pieces (e.g. a JSON encoder's output) to stdout, then flush.
+
+        Large pieces are written in slices, so a 50 MB result is never copied whole again
+        on its way out (the text layer encodes what it is given at once)."""
         try:
-            self.stdout.write(text if text.endswith("\n") else text + "\n")
+            write = self.stdout.write
+            for chunk in chunks:
+                if len(chunk) <= _SLICE:
+                    write(chunk)
+                    continue
+                for start in range(0, len(chunk), _SLICE):
+                    write(chunk[start:start + _SLICE])
             self.stdout.flush()
         except BrokenPipeError:
             # The reader went away (e.g. `| head`); nothing more to say.

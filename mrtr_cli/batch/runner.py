@@ -176,10 +176,6 @@ class BatchRunner:
                 self._take(line, self.run_line(line))
             return
         calls = any(line.command == "call" and line.error is None for line in self.lines)
-        if calls:
-            from mrtr_cli.schema.arguments import warm_validator  # noqa: PLC0415
-
-            warm_validator()  # overlaps the jsonschema import with starting the server
         session = self.slot.get()  # batch-level problems (cannot start the server, a bad option) end here
         if calls:
             # The tool list, once, in its own --timeout window (a slow-starting server is not

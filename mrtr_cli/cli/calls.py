@@ -19,14 +19,13 @@ from mrtr_cli.cli.options import answer_options, complete, global_options, make_
 @click.pass_context
 def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Call TOOL (tools/call) with ARG items: key=value, key:=<json>, key=@file."""
-    from mrtr_cli.schema.arguments import load_args_option, parse_item, warm_validator  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     parsed = [parse_item(text, app.read_file) for text in items]
     base = load_args_option(args_json, app.read_file) if args_json else None
     store = app.answer_store()
     target = app.target()
-    warm_validator()  # arguments are checked against the inputSchema before sending
     with app.session(target) as session:
         method, params = app.request_params(session, "call", tool, parsed, base)
         return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)

@@ -9,16 +9,18 @@ server string sanitised for the terminal.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.render.sanitize import dumps_safe, sanitize
+from mrtr_cli.render.sanitize import dumps_safe, iter_dumps_safe, sanitize
 
 
 def print_json(env: Environment, value: Any) -> None:
-    """Print one JSON value on stdout: indented for a terminal, one line for a pipe."""
-    env.out(dumps_safe(value, indent=2 if env.stdout_isatty else None))
+    """Print one JSON value on stdout: indented for a terminal, one line for a pipe
+    (streamed as it is encoded: a large result is not copied whole)."""
+    env.out_chunks(itertools.chain(iter_dumps_safe(value, indent=2 if env.stdout_isatty else None), ("\n",)))
 
 
 def _size(n: int) -> str:

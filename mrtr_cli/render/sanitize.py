@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 # C0 controls except TAB and LF, DEL, C1 controls, and Unicode format characters
@@ -61,6 +62,10 @@ def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False
 _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
 def dumps_safe(value: Any, *, indent: int | None = None) -> str:
     """Serialise `value` as JSON that is lossless and inert on a terminal.
 
@@ -68,4 +73,12 @@ def dumps_safe(value: Any, *, indent: int | None = None) -> str:
     only control and bidi-override characters are written as `\\uXXXX` escapes.
     """
     text = json.dumps(value, ensure_ascii=False, indent=indent)
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return _JSON_UNSAFE.sub(_json_escape, text)
+
+
+def iter_dumps_safe(value: Any, *, indent: int | None = None) -> Iterator[str]:
+    """`dumps_safe(value)` in pieces, as the JSON encoder produces them: the same text,
+    without ever holding all of it (a 50 MB result is printed with one more copy of its
+    largest string at most, not three)."""
+    for chunk in json.JSONEncoder(ensure_ascii=False, indent=indent).iterencode(value):
+        yield _JSON_UNSAFE.sub(_json_escape, chunk)

@@ -227,21 +227,6 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
     return doc
 
 
-def warm_validator() -> None:
-    """Start importing `jsonschema` on a background thread (it takes ~70 ms), so that the
-    import overlaps with starting the server and fetching the tool list."""
-    import importlib  # noqa: PLC0415
-    import threading  # noqa: PLC0415
-
-    def load() -> None:
-        try:
-            importlib.import_module("jsonschema")
-        except Exception:  # noqa: BLE001 - the real import reports any problem
-            pass
-
-    threading.Thread(target=load, name="mrtr-import-jsonschema", daemon=True).start()
-
-
 def _no_retrieve(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource  # noqa: PLC0415
 
@@ -283,6 +268,32 @@ def _problem(error: Any) -> str:
     return f"argument {where or '(all)'}: {error.message}"
 
 
+_VALIDATORS: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator or None): one per tool
+
+
+def _validator(input_schema: dict[str, Any]) -> Any:
+    """The jsonschema validator for a tool's `inputSchema` (built once per schema object, so
+    a batch of calls to one tool checks its schema once); None when the schema is invalid.
+
+    Raises:
+        Unresolvable: a `$ref` that cannot be resolved locally.
+    """
+    cached = _VALIDATORS.get(id(input_schema))
+    if cached is not None and cached[0] is input_schema:
+        return cached[1]
+    from jsonschema import Draft202012Validator, exceptions, validators  # noqa: PLC0415 - lazy: startup time
+    from referencing import Registry  # noqa: PLC0415
+
+    cls = validators.validator_for(input_schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(input_schema)
+        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))
+    except exceptions.SchemaError:
+        validator = None
+    _VALIDATORS[id(input_schema)] = (input_schema, validator)
+    return validator
+
+
 def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) -> None:
     """Check `arguments` against the tool's `inputSchema` before it is sent.
 
@@ -297,15 +308,16 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     """
     if not isinstance(input_schema, dict) or not input_schema:
         return
-    from jsonschema import Draft202012Validator, exceptions, validators  # noqa: PLC0415 - lazy: startup time
-    from referencing import Registry  # noqa: PLC0415
+    from mrtr_cli.schema.quickcheck import plainly_valid  # noqa: PLC0415
+
+    if plainly_valid(arguments, input_schema):
+        return  # a simple schema, plainly met: no need to import jsonschema (~70 ms)
+    from jsonschema import exceptions  # noqa: PLC0415 - lazy: startup time
     from referencing.exceptions import Unresolvable  # noqa: PLC0415
 
-    cls = validators.validator_for(input_schema, default=Draft202012Validator)
     try:
-        cls.check_schema(input_schema)
-        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))
-        errors = list(validator.iter_errors(arguments))
+        validator = _validator(input_schema)
+        errors = list(validator.iter_errors(arguments)) if validator is not None else []
     except (exceptions.SchemaError, Unresolvable, exceptions._WrappedReferencingError):  # noqa: SLF001
         return
     if not errors:

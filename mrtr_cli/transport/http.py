@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.base import Message, MessageHandler, Transport
-from mrtr_cli.transport.sse import parse_sse
+from mrtr_cli.transport.sse import parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
@@ -243,7 +243,7 @@ class HttpTransport(Transport):
         if status == 202:
             raise ProtocolError(f"the server accepted the request (HTTP 202) but sent no response from {self.url}")
         if ctype == "text/event-stream" and 200 <= status < 300:
-            for event in parse_sse(resp.iter_lines()):
+            for event in parse_sse_bytes(resp.iter_bytes()):
                 if not event.data.strip():
                     continue
                 try:
@@ -260,20 +260,20 @@ class HttpTransport(Transport):
                         return msg
                     continue  # a response to another request on this stream: not ours
             raise BrokenStream(f"the response stream from {self.url} ended before the final response")
-        raw = resp.read()
         if 200 <= status < 300:
             if ctype != "application/json":
+                resp.read()
                 raise ProtocolError(
                     f"unexpected Content-Type {ctype or '(none)'!r} (HTTP {status}) from {self.url}",
                     hint="is this an MCP Streamable HTTP endpoint?",
                 )
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                raise ProtocolError(f"the server's response from {self.url} is not valid JSON") from None
+            msg = _json_body(resp)
+            if msg is None:
+                raise ProtocolError(f"the server's response from {self.url} is not valid JSON")
             if not isinstance(msg, dict):
                 raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
             return msg
+        raw = resp.read()
         text = raw.decode("utf-8", "replace")
         msg = _jsonrpc_error(text, rid)
         if msg is not None:
@@ -284,6 +284,25 @@ class HttpTransport(Transport):
                 f"HTTP {status} from {self.url}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
             )
         raise HttpStatusError(f"HTTP {status} from {self.url}", status, text[:2048], hint=cls_hint)
+
+
+def _json_body(resp: httpx.Response) -> Any:
+    """The JSON value of a response body, or None when it is not JSON.
+
+    Read with one copy of the body alive at a time beside the parsed value (the bytes are
+    dropped once decoded), so a 50 MB result peaks near twice its size, not four times."""
+    body = bytearray()
+    for chunk in resp.iter_bytes():
+        body += chunk
+    try:
+        text = body.decode(json.detect_encoding(body), "surrogatepass")
+    except (UnicodeDecodeError, LookupError):
+        return None
+    del body
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _jsonrpc_error(text: str, rid: Any) -> Message | None:

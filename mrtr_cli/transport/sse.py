@@ -3,6 +3,10 @@
 Used for Streamable HTTP responses of type `text/event-stream`: each event's
 `data` is one JSON-RPC message. Comment lines (starting with `:`) are keep-alives
 and are ignored; `id` and `retry` are parsed but 2026-07-28 has no resumption.
+
+The parser reads the raw bytes as they arrive and keeps one copy of a data line at
+a time (a 50 MB result in one event is not held as chunks, line, field value and
+event data at once), decoding the event's data only when it is dispatched.
 """
 
 from __future__ import annotations
@@ -26,27 +30,93 @@ def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
     An event is dispatched at each blank line when it has data; a final event
     without a trailing blank line is dispatched at the end of the stream.
     """
-    event_type = ""
-    data: list[str] = []
-    last_id: str | None = None
-    for line in lines:
-        if line == "":
-            if data:
-                yield SseEvent(event_type or "message", "\n".join(data), last_id)
-            event_type, data = "", []
-            continue
-        if line.startswith(":"):
-            continue
-        name, sep, value = line.partition(":")
-        if sep and value.startswith(" "):
-            value = value[1:]
-        if name == "data":
-            data.append(value)
-        elif name == "event":
-            event_type = value
-        elif name == "id":
-            if "\0" not in value:
-                last_id = value
+    return parse_sse_bytes(line.encode("utf-8") + b"\n" for line in lines)
+
+
+def parse_sse_bytes(chunks: Iterable[bytes]) -> Iterator[SseEvent]:
+    """Yield events from the raw bytes of a stream, in chunks of any size (lines may end
+    with CRLF, LF or CR, and may be split across chunks)."""
+    state = _EventState()
+    line = bytearray()
+    after_cr = False  # the last chunk ended with CR: a LF starting the next one is its pair
+    for chunk in chunks:
+        start = 0
+        if after_cr and chunk[:1] == b"\n":
+            start = 1
+        after_cr = False
+        while start < len(chunk):
+            end = _line_end(chunk, start)
+            if end < 0:
+                line += chunk[start:]
+                break
+            line += chunk[start:end]
+            event = state.take(line)
+            line = bytearray()
+            if event is not None:
+                yield event
+            if chunk[end:end + 1] == b"\r":
+                if end + 1 == len(chunk):
+                    after_cr = True
+                elif chunk[end + 1:end + 2] == b"\n":
+                    end += 1
+            start = end + 1
+    if line:
+        event = state.take(line)
+        if event is not None:
+            yield event
+    event = state.take(bytearray())
+    if event is not None:
+        yield event
+
+
+def _line_end(chunk: bytes, start: int) -> int:
+    """The index of the first CR or LF at or after `start`, or -1."""
+    lf, cr = chunk.find(b"\n", start), chunk.find(b"\r", start)
+    if lf < 0 or (0 <= cr < lf):
+        return cr
+    return lf
+
+
+class _EventState:
+    """The fields of the event being read."""
+
+    def __init__(self) -> None:
+        self.event_type = ""
+        self.data: list[bytearray] = []
+        self.last_id: str | None = None
+
+    def take(self, line: bytearray) -> SseEvent | None:
+        """Handle one complete line (owned by the parser: it may be kept as data)."""
+        if not line:
+            return self._dispatch()
+        if line[:1] == b":":
+            return None
+        colon = line.find(b":")
+        if colon < 0:
+            name, value = bytes(line), bytearray()
+        else:
+            name = bytes(line[:colon])
+            del line[:colon + 1]  # in place: the value is what is left of the line
+            if line[:1] == b" ":
+                del line[:1]
+            value = line
+        if name == b"data":
+            self.data.append(value)
+        elif name == b"event":
+            self.event_type = value.decode("utf-8", "replace")
+        elif name == b"id":
+            if b"\0" not in value:
+                self.last_id = value.decode("utf-8", "replace")
         # "retry" and unknown fields are ignored.
-    if data:
-        yield SseEvent(event_type or "message", "\n".join(data), last_id)
+        return None
+
+    def _dispatch(self) -> SseEvent | None:
+        if not self.data:
+            self.event_type = ""
+            return None
+        parts, self.data = self.data, []
+        raw = parts[0] if len(parts) == 1 else bytearray(b"\n").join(parts)
+        del parts
+        event = SseEvent(self.event_type or "message", raw.decode("utf-8", "replace"), self.last_id)
+        self.event_type = ""
+        return event

@@ -9,6 +9,7 @@ crash. Shutdown: close stdin, wait, SIGTERM, wait, SIGKILL.
 from __future__ import annotations
 
 import collections
+import io
 import json
 import os
 import signal
@@ -23,6 +24,15 @@ from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.base import Message, MessageHandler, Transport
 
 STDERR_TAIL_LINES = 20
+_READ_BUFFER = 1 << 16
+
+
+def _loads(text: str) -> Any:
+    """The JSON value of one line, or None when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def encode_line(message: Message) -> bytes:
@@ -222,20 +232,26 @@ class StdioTransport(Transport):
     def _read_loop(self) -> None:
         proc = self._proc
         assert proc is not None and proc.stdout is not None
-        stdout: IO[bytes] = proc.stdout
+        # Buffered: the pipe itself is unbuffered, and its readline would read a byte at a time.
+        stdout: IO[bytes] = io.BufferedReader(proc.stdout, _READ_BUFFER)  # type: ignore[arg-type]
         try:
-            for line in iter(stdout.readline, b""):
-                line = line.strip()
-                if not line:
+            while True:
+                raw = stdout.readline()
+                if not raw:
+                    break
+                if len(raw) <= 2 and not raw.strip():
                     continue
                 try:
-                    msg = json.loads(line)
-                except ValueError:
-                    self._note_noise(line)
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    self._note_noise(raw.decode("utf-8", "replace"))
                     continue
+                del raw  # decoded: a large message is not held as bytes and text while it is parsed
+                msg = _loads(text)
                 if not isinstance(msg, dict):
-                    self._note_noise(line)
+                    self._note_noise(text)
                     continue
+                del text
                 self._dispatch(msg)
         except (OSError, ValueError):
             pass
@@ -266,8 +282,7 @@ class StdioTransport(Transport):
         except Exception:  # noqa: BLE001 - a bad handler must not kill the reader
             pass
 
-    def _note_noise(self, line: bytes) -> None:
-        text = line.decode("utf-8", "replace")
+    def _note_noise(self, text: str) -> None:
         self._tail.append("(stdout) " + sanitize(text[:200]))
         if self._stderr_sink is not None:
             self._stderr_sink("server wrote a non-JSON line to stdout: " + sanitize(text[:200], single_line=True))

@@ -1,0 +1,168 @@
+"""A fast yes for arguments that plainly satisfy a simple `inputSchema`.
+
+Importing `jsonschema` costs about 70 ms, more than the rest of a `mrtr call` over
+stdio adds to the exchange (docs/performance.md). Most tool schemas use a handful of
+keywords (`type`, `properties`, `required`, `enum`, bounds...), and most arguments
+pass them. `plainly_valid` confirms exactly that case without the import.
+
+It only ever says "certainly valid" (True) or "ask jsonschema" (False): any keyword
+outside the subset below, a dialect other than 2020-12 / 2019-09 / draft-07 / draft-06,
+anything malformed, and every failure go to `jsonschema` (schema/arguments.py), which
+stays the validator of record and writes every error message.
+
+Subset (same meaning in all four dialects): `type`, `properties`, `required`,
+`additionalProperties`, `enum`, `const`, `items` (one schema), `minimum`, `maximum`,
+`exclusiveMinimum`, `exclusiveMaximum` (numbers), `minLength`, `maxLength`,
+`minItems`, `maxItems`, `minProperties`, `maxProperties`, boolean `true` schemas, and
+annotations (`title`, `description`, `default`, `examples`, `format` (not asserted),
+`deprecated`, `readOnly`, `writeOnly`, `$comment`, `$schema`, `$id`, `x-*`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_DIALECTS = {
+    None,
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema#",
+    "http://json-schema.org/draft-06/schema",
+}
+_ANNOTATIONS = {"title", "description", "default", "examples", "format", "deprecated", "readOnly", "writeOnly",
+                "$comment", "$schema", "$id", "contentMediaType", "contentEncoding"}
+_ASSERTIONS = {"type", "properties", "required", "additionalProperties", "enum", "const", "items", "minimum",
+               "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
+               "minProperties", "maxProperties"}
+
+
+class _Unsure(Exception):
+    """The instance fails, or the schema is outside the subset: ask jsonschema."""
+
+
+def plainly_valid(instance: Any, schema: Any) -> bool:
+    """True only when `instance` certainly satisfies `schema` (a schema within the subset
+    above); False means "not known here": validate with jsonschema."""
+    if not isinstance(schema, dict) or schema.get("$schema") not in _DIALECTS:
+        return False
+    try:
+        _check(instance, schema)
+    except (_Unsure, TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _type_ok(value: Any, name: str) -> bool:
+    if name == "string":
+        return isinstance(value, str)
+    if name == "integer":
+        return _is_number(value) and (isinstance(value, int) or value.is_integer())
+    if name == "number":
+        return _is_number(value)
+    if name == "boolean":
+        return isinstance(value, bool)
+    if name == "object":
+        return isinstance(value, dict)
+    if name == "array":
+        return isinstance(value, list)
+    if name == "null":
+        return value is None
+    raise _Unsure(name)
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """JSON equality: `true` is not `1`, `1` is `1.0`."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) and _is_number(b):
+        return bool(a == b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and bool(a == b)
+
+
+def _bound(value: Any) -> float | int:
+    if not _is_number(value):
+        raise _Unsure("bound")
+    return value  # type: ignore[no-any-return]
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Unsure("count")
+    return value
+
+
+def _check(instance: Any, schema: Any) -> None:
+    if schema is True or schema == {}:
+        return
+    if not isinstance(schema, dict):
+        raise _Unsure("schema")
+    for key in schema:
+        if key not in _ASSERTIONS and key not in _ANNOTATIONS and not key.startswith("x-"):
+            raise _Unsure(key)
+    if "type" in schema:
+        names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(_type_ok(instance, str(name)) for name in names):
+            raise _Unsure("type")
+    if "enum" in schema and not (isinstance(schema["enum"], list) and any(_equal(instance, e) for e in schema["enum"])):
+        raise _Unsure("enum")
+    if "const" in schema and not _equal(instance, schema["const"]):
+        raise _Unsure("const")
+    if _is_number(instance):
+        if "minimum" in schema and instance < _bound(schema["minimum"]):
+            raise _Unsure("minimum")
+        if "maximum" in schema and instance > _bound(schema["maximum"]):
+            raise _Unsure("maximum")
+        if "exclusiveMinimum" in schema and instance <= _bound(schema["exclusiveMinimum"]):
+            raise _Unsure("exclusiveMinimum")
+        if "exclusiveMaximum" in schema and instance >= _bound(schema["exclusiveMaximum"]):
+            raise _Unsure("exclusiveMaximum")
+    elif isinstance(instance, str):
+        if "minLength" in schema and len(instance) < _count(schema["minLength"]):
+            raise _Unsure("minLength")
+        if "maxLength" in schema and len(instance) > _count(schema["maxLength"]):
+            raise _Unsure("maxLength")
+    elif isinstance(instance, list):
+        _check_array(instance, schema)
+    elif isinstance(instance, dict):
+        _check_object(instance, schema)
+
+
+def _check_array(instance: list[Any], schema: dict[str, Any]) -> None:
+    if "minItems" in schema and len(instance) < _count(schema["minItems"]):
+        raise _Unsure("minItems")
+    if "maxItems" in schema and len(instance) > _count(schema["maxItems"]):
+        raise _Unsure("maxItems")
+    if "items" in schema:
+        if not isinstance(schema["items"], dict | bool):
+            raise _Unsure("items")  # draft-07 tuple form
+        for item in instance:
+            _check(item, schema["items"])
+
+
+def _check_object(instance: dict[str, Any], schema: dict[str, Any]) -> None:
+    if "minProperties" in schema and len(instance) < _count(schema["minProperties"]):
+        raise _Unsure("minProperties")
+    if "maxProperties" in schema and len(instance) > _count(schema["maxProperties"]):
+        raise _Unsure("maxProperties")
+    required = schema.get("required", [])
+    if not isinstance(required, list) or any(name not in instance for name in required):
+        raise _Unsure("required")
+    properties = schema.get("properties", {})
+    if not isinstance(properties, dict):
+        raise _Unsure("properties")
+    extra = schema.get("additionalProperties", True)
+    for name, value in instance.items():
+        if name in properties:
+            _check(value, properties[name])
+        elif extra is not True:
+            _check(value, extra)  # `false` (no extra allowed) is not a dict: _Unsure
