@@ -53,6 +53,7 @@ class RunOptions:
     save_answers: str | None = None
     max_rounds: int = DEFAULT_MAX_ROUNDS
     open_urls: bool = False
+    probe_timeout: float | None = None
 
 
 class App:
@@ -69,6 +70,9 @@ class App:
         self._trace_file: IO[str] | None = None
         self._stdin_text: str | None = None
         self.tracer = Tracer(env, opts.verbosity)
+        self._store: AnswerStore | None = None
+        self._chain: ResponderChain | None = None
+        self._recorder: AnswerRecorder | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -130,27 +134,40 @@ class App:
         return Target(command=parse_stdio(o.stdio or ""))
 
     def answer_store(self) -> AnswerStore:
-        """Load `--answers` files and `-a` flags.
+        """Load `--answers` files and `-a` flags (once per run; later calls get the same store).
 
         Raises:
             UsageError: an unreadable or malformed file or flag.
         """
+        if self._store is not None:
+            return self._store
         files = []
         for path in self.opts.answers:
             stdin_text = self.read_stdin() if path == "-" else None
             files.append(load_answer_file(path, stdin_text))
         flags = [parse_flag(text) for text in self.opts.answer_flags]
-        return AnswerStore(files, flags)
+        self._store = AnswerStore(files, flags)
+        return self._store
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
-        """The responder chain for this run."""
+        """The responder chain for this run (one per run: MRTR input requests and, for
+        older servers, server-initiated requests share it)."""
+        if self._chain is not None:
+            return self._chain
 
         def terminal() -> Any:
             from mrtr_cli.responders.terminal import TerminalResponder  # noqa: PLC0415 - lazy
 
             return TerminalResponder(self.env, open_urls=self.opts.open_urls)
 
-        return ResponderChain(self.env, store or self.answer_store(), terminal_factory=terminal)
+        self._chain = ResponderChain(self.env, store or self.answer_store(), terminal_factory=terminal)
+        return self._chain
+
+    def recorder(self) -> AnswerRecorder | None:
+        """The `--save-answers` recorder of this run, or None."""
+        if self._recorder is None and self.opts.save_answers:
+            self._recorder = AnswerRecorder()
+        return self._recorder
 
     def deadline(self) -> Deadline:
         return Deadline(self.opts.timeout, self.opts.max_timeout)
@@ -158,31 +175,54 @@ class App:
     # ------------------------------------------------------------------ session
     @contextlib.contextmanager
     def session(self, target: Target | None = None) -> Iterator[Session]:
-        """Open a session to the target; always closes it (Ctrl-C during close exits at once)."""
+        """Open a session to the target in the right protocol era (`--protocol`, probing
+        when auto); always closes it (Ctrl-C during close exits at once)."""
+        from mrtr_cli.protocol.era import (  # noqa: PLC0415
+            DEFAULT_PROBE_TIMEOUT,
+            SessionSettings,
+            open_session,
+            parse_protocol,
+            server_key,
+        )
+
         target = target or self.target()
-        if self.opts.protocol not in ("auto", "2026-07-28"):
-            raise UsageError(f"--protocol {self.opts.protocol}: only 2026-07-28 (modern) is supported by this build")
+        parse_protocol(self.opts.protocol)
         if self.opts.log_level and self.opts.log_level not in LOG_LEVELS:
             raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+        probe_timeout = self.opts.probe_timeout if self.opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
+        if probe_timeout <= 0:
+            raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")
         if self.opts.trace:
             try:
                 self._trace_file = open(self.opts.trace, "w", encoding="utf-8")  # noqa: SIM115
             except OSError as exc:
                 raise UsageError(f"--trace {self.opts.trace}: {exc.strerror or exc}") from None
             self.tracer.trace_file = self._trace_file
+        settings = SessionSettings(
+            protocol=self.opts.protocol, probe_timeout=probe_timeout, log_level=self.opts.log_level,
+            capabilities=self.chain().capabilities(), target=target.public(),
+            cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
+            responder=self._server_request_responder, on_log=self._print_log,
+        )
         transport = target.make_transport(self.env, self.tracer)
-        session = Session(transport, self.env, self.tracer, log_level=self.opts.log_level)
-        session.on_log = self._print_log
+        session: Session | None = None
         try:
-            session.open()
+            session = open_session(transport, self.env, self.tracer, settings, deadline=self.deadline())
             yield session
         finally:
             try:
-                session.close()
+                if session is not None:
+                    session.close()
             except KeyboardInterrupt:
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
                 self._trace_file.close()
+
+    def _server_request_responder(self) -> Any:
+        """Answers an older server's own requests with this run's responder chain."""
+        from mrtr_cli.responders.server_requests import ServerRequestResponder  # noqa: PLC0415
+
+        return ServerRequestResponder(self.chain(), capabilities={}, recorder=self.recorder())
 
     def _print_log(self, params: dict[str, Any]) -> None:
         level = sanitize(str(params.get("level", "info")), single_line=True)
@@ -197,7 +237,7 @@ class App:
                  target: Target, resume_from: dict[str, Any] | None = None,
                  answered: dict[str, Any] | None = None) -> int:
         """Drive one MRTR-capable request, print its result, return the exit code."""
-        recorder = AnswerRecorder() if self.opts.save_answers else None
+        recorder = self.recorder()
         engine = MrtrEngine(session, chain, target=target.public(), max_rounds=self.opts.max_rounds,
                             deadline=self.deadline(), recorder=recorder)
         try:

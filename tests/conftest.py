@@ -156,7 +156,10 @@ class Target:
             self.record.write_text("")
 
     def requests(self) -> list[dict[str, Any]]:
-        return [m for m in read_records(self.record) if "id" in m] if self.record else []
+        """The requests the server received, without the era probe (`server/discover`,
+        sent first under `--protocol auto`)."""
+        records = read_records(self.record) if self.record else []
+        return [m for m in records if "id" in m and m.get("method") != "server/discover"]
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])

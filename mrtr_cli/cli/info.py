@@ -14,13 +14,18 @@ from mrtr_cli.errors import UsageError
 @global_options
 @click.pass_context
 def discover_cmd(ctx: click.Context, **kw: Any) -> int:
-    """Show server info, supported versions and capabilities (server/discover)."""
+    """Show the protocol era and version, server info and capabilities (server/discover,
+    or the initialize result of an older server). --json: {era, protocolVersion, result}."""
+    from mrtr_cli.render.discover import discover_text  # noqa: PLC0415
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     with app.session() as session:
-        result = session.request("server/discover", {}, capabilities={}, deadline=app.deadline())
-    print_json(app.env, result)
+        description = session.describe(app.deadline())
+    if app.opts.json_mode:
+        print_json(app.env, description)
+    else:
+        app.env.out(discover_text(description))
     return 0
 
 

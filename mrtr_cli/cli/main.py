@@ -74,7 +74,7 @@ def run(argv: list[str] | None, env: Environment) -> int:
 
         print_json(env, exc.pending)
         print_error(env, exc, json_mode=env.json_mode)
-        if not env.json_mode:
+        if not env.json_mode and not exc.hint:
             env.err("  fill in answersTemplate, then: mrtr resume PENDING.json --answers ANSWERS.json")
         return int(exc.exit_status)
     except MrtrError as exc:

@@ -144,6 +144,13 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
         raise UsageError(f"{path}: params and inputRequests must be objects")
     if "requestState" in doc and not isinstance(doc["requestState"], str):
         raise UsageError(f"{path}: requestState must be a string")
+    if doc.get("resumable") is False:
+        version = doc.get("protocolVersion") or "an older protocol"
+        raise UsageError(
+            f"{path} cannot be resumed: the server speaks MCP {version}, which asks its questions during "
+            "the call and has no requestState to resume",
+            hint="fill in its answersTemplate and run the original command again with --answers FILE",
+        )
     return doc
 
 

@@ -12,6 +12,7 @@ Every request carries `_meta` with `io.modelcontextprotocol/protocolVersion`,
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import threading
 from collections.abc import Callable
@@ -89,7 +90,10 @@ class Session:
         server_info: the last `io.modelcontextprotocol/serverInfo` seen in a result `_meta`.
         on_log: called with the params of each `notifications/message`.
         on_server_request: for older servers; called with a server-initiated request and
-            returns the response message to send (None: not handled).
+            returns the response message to send (None: not handled). It runs on the
+            thread waiting in `request` (the message pump), never on a reader thread,
+            so it may prompt a person; `ping` is answered at once without it.
+        discover_result: the `server/discover` result when one was fetched (era probe).
     """
 
     era = "modern"
@@ -111,9 +115,14 @@ class Session:
         self.server_info: dict[str, Any] | None = None
         self.on_log: Callable[[dict[str, Any]], None] | None = None
         self.on_server_request: Callable[[Message], Message | None] | None = None
+        self.discover_result: dict[str, Any] | None = None
         self._progress: dict[Any, tuple[ProgressCallback | None, Deadline]] = {}
         self._lock = threading.Lock()
         self._started = False
+        # Server-initiated requests wait here for a thread blocked in `request` to answer them.
+        self._server_requests: collections.deque[Message] = collections.deque()
+        self._waiters: set[threading.Event] = set()
+        self._serving = threading.Lock()
 
     # ------------------------------------------------------------------ lifecycle
     def open(self) -> None:
@@ -121,6 +130,12 @@ class Session:
         if not self._started:
             self.transport.start(self._on_message)
             self._started = True
+
+    def adopt_transport(self) -> None:
+        """Take over a transport that is already started (after an era probe): its
+        incoming messages are routed to this session from now on."""
+        self.transport.rebind(self._on_message)
+        self._started = True
 
     def close(self) -> None:
         """Close the transport; safe to call more than once."""
@@ -131,6 +146,16 @@ class Session:
         """A display name for the server: its self-reported title/name, else the target."""
         info = self.server_info or {}
         return str(info.get("title") or info.get("name") or self.transport.label)
+
+    def describe(self, deadline: Deadline | None = None) -> dict[str, Any]:
+        """What `mrtr discover` shows: `{era, protocolVersion, result}`, where `result` is
+        the `server/discover` result as sent (fetched now unless the era probe has it).
+
+        Raises: as `request`.
+        """
+        if self.discover_result is None:
+            self.discover_result = self.request("server/discover", {}, capabilities={}, deadline=deadline)
+        return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.discover_result}
 
     # ------------------------------------------------------------------ requests
     def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
@@ -213,7 +238,11 @@ class Session:
         """Send a notification (stdio only in 2026-07-28; HTTP defines none)."""
         msg = make_notification(method, params)
         self.tracer.message("send", msg)
-        self.transport.send(msg, request_headers(method, params, self.protocol_version))
+        self.transport.send(msg, self.headers_for(method, params))
+
+    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+        """The HTTP headers of one POSTed message (2026-07-28: version, method, name)."""
+        return request_headers(method, params, self.protocol_version)
 
     def cancel(self, request_id: Any, reason: str) -> None:
         """Cancel an in-flight request: `notifications/cancelled` on stdio, close the
@@ -228,44 +257,99 @@ class Session:
     # ------------------------------------------------------------------ internals
     def _exchange(self, msg: Message, deadline: Deadline, on_progress: ProgressCallback | None) -> Message:
         rid = msg["id"]
-        token = msg["params"]["_meta"]["progressToken"]
-        with self._lock:
-            self._progress[token] = (on_progress, deadline)
+        meta = (msg.get("params") or {}).get("_meta") or {}
+        token = meta.get("progressToken")
+        if token is not None:
+            with self._lock:
+                self._progress[token] = (on_progress, deadline)
         self.tracer.message("send", msg)
-        headers = request_headers(msg["method"], msg.get("params"), self.protocol_version)
-        fut = self.transport.request(msg, headers)
+        fut = self.transport.request(msg, self.headers_for(msg["method"], msg.get("params")))
         try:
-            while True:
-                left = deadline.remaining()
-                if left is not None and left <= 0:
-                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {msg['method']}")
-                wait = _POLL if left is None else min(_POLL, left)
-                try:
-                    response = fut.result(timeout=wait)
-                except concurrent.futures.TimeoutError:
-                    continue
-                except concurrent.futures.CancelledError:
-                    raise TransportError(f"the request {msg['method']} was abandoned") from None
-                break
-        except (KeyboardInterrupt, TimeoutExpired) as exc:
-            reason = "timeout" if isinstance(exc, TimeoutExpired) else "user interrupted (Ctrl-C)"
+            response = self._wait(fut, deadline, msg["method"])
+        except TransportError:
+            raise
+        except BaseException as exc:
+            # Ctrl-C, the deadline, or a failure while answering a server request:
+            # the request is abandoned, so tell the server.
+            reason = ("timeout" if isinstance(exc, TimeoutExpired)
+                      else "user interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt)
+                      else "the client stopped")
             self.cancel(rid, reason)
             raise
         finally:
-            with self._lock:
-                self._progress.pop(token, None)
+            if token is not None:
+                with self._lock:
+                    self._progress.pop(token, None)
         self.tracer.message("recv", response)
         return response
+
+    def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str) -> Message:
+        """Wait for `fut`, answering server-initiated requests on this thread meanwhile."""
+        wake = threading.Event()
+        fut.add_done_callback(lambda _f: wake.set())
+        with self._lock:
+            self._waiters.add(wake)
+        try:
+            while True:
+                self._serve_server_requests()
+                if fut.done():
+                    try:
+                        return fut.result()
+                    except concurrent.futures.CancelledError:
+                        raise TransportError(f"the request {method} was abandoned") from None
+                left = deadline.remaining()
+                if left is not None and left <= 0:
+                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {method}")
+                wake.wait(_POLL if left is None else min(_POLL, left))
+                wake.clear()
+        finally:
+            with self._lock:
+                self._waiters.discard(wake)
+
+    def _serve_server_requests(self) -> None:
+        """Answer queued server requests, one at a time across threads (the message pump)."""
+        if not self._serving.acquire(blocking=False):
+            return
+        try:
+            while True:
+                with self._lock:
+                    if not self._server_requests:
+                        return
+                    msg = self._server_requests.popleft()
+                handler = self.on_server_request
+                try:
+                    reply = handler(msg) if handler is not None else None
+                except BaseException:
+                    # The run is stopping (Ctrl-C, a bad answer file, a refusal): the
+                    # server still gets an answer before the request is cancelled.
+                    self._reply({"jsonrpc": "2.0", "id": msg.get("id"),
+                                 "error": {"code": -32603, "message": "the client stopped before answering"}})
+                    raise
+                if reply is not None:
+                    self._reply(reply)
+        finally:
+            self._serving.release()
+
+    def _reply(self, reply: Message) -> None:
+        """Send a response to a server-initiated request."""
+        self.tracer.message("send", reply)
+        try:
+            self.transport.send(reply, {"MCP-Protocol-Version": self.protocol_version})
+        except TransportError as exc:
+            self.tracer.note(f"could not send the response to server request {reply.get('id')!r}: {exc.message}")
 
     def _on_message(self, msg: Message) -> None:
         self.tracer.message("recv", msg)
         method = msg.get("method")
         if "id" in msg and method:
-            handler = self.on_server_request
-            reply = handler(msg) if handler is not None else None
-            if reply is not None:
-                self.tracer.message("send", reply)
-                self.transport.send(reply)
+            if method == "ping":
+                self._reply({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
+                return
+            with self._lock:
+                self._server_requests.append(msg)
+                waiters = list(self._waiters)
+            for wake in waiters:
+                wake.set()
             return
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "notifications/progress":

@@ -78,12 +78,15 @@ class RecordingApp:
         await self.app(scope, replay, send)
 
 
-def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool) -> None:
-    """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP."""
+def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool, wrap: Any = None) -> None:
+    """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP (`wrap`, if
+    given, wraps the HTTP ASGI app, inside the recorder)."""
     if args.http:
         import uvicorn
 
         app = server.streamable_http_app(json_response=args.json_response)
+        if wrap is not None:
+            app = wrap(app)
         if args.record:
             app = RecordingApp(app, args.record)
         uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="warning")
