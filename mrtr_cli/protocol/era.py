@@ -318,13 +318,10 @@ class _Opener:
 
     def open(self) -> Session:
         era, version = parse_protocol(self.settings.protocol)
-        if era == "modern":
-            session: Session = self.modern(version)
-            session.open()
-            return session
-        if era == "legacy":
-            session = self.legacy(version)
+        if era != "auto":
+            session: Session = self.modern(version) if era == "modern" else self.legacy(version)
             session.open(self.deadline)
+            self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era}, --protocol {version})")
             return session
         self.transport.start(lambda msg: self.tracer.message("recv", msg))
         known = self.cache.get(self.settings.cache_key) if self.cache and self.settings.cache_key else None
@@ -354,7 +351,7 @@ class _Opener:
         except (ProtocolError, TransportError) as exc:
             if isinstance(exc, TransportError) and not _is_http_4xx(exc):
                 raise
-            modern = _modern_after_all(exc, late)
+            modern = _modern_after_all(exc, late, guess=verdict.version is None)
             if modern is None:
                 exc.hint = exc.hint or (f"{verdict.reason}; initialize failed too. Pin the era with "
                                         "--protocol 2026-07-28 or --protocol 2025-11-25")
@@ -380,8 +377,10 @@ def _is_http_4xx(exc: Exception) -> bool:
     return isinstance(status, int) and 400 <= status < 500
 
 
-def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] | None) -> Verdict | None:
-    """A modern verdict from a failed `initialize` (or a late probe answer), else None."""
+def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] | None, *,
+                      guess: bool) -> Verdict | None:
+    """A modern verdict from a failed `initialize` (or a late probe answer), else None.
+    With `guess` (the probe named no versions), `-32601` for `initialize` counts as modern."""
     if late is not None and late.done() and not late.cancelled() and late.exception() is None:
         try:
             verdict = classify_response(late.result())
@@ -393,7 +392,7 @@ def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] |
         modern, _ = _common((exc.data or {}).get("supported") if isinstance(exc.data, dict) else None)
         if modern:
             return Verdict("modern", modern, None, "initialize error lists a modern version")
-        if exc.code in MODERN_ERRORS or exc.code == METHOD_NOT_FOUND:
+        if exc.code in MODERN_ERRORS or (guess and exc.code == METHOD_NOT_FOUND):
             return Verdict("modern", LATEST_MODERN, None, f"initialize answered {exc.code}")
     return None
 

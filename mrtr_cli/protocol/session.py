@@ -125,8 +125,9 @@ class Session:
         self._serving = threading.Lock()
 
     # ------------------------------------------------------------------ lifecycle
-    def open(self) -> None:
-        """Start the transport (spawn the process / open the HTTP client)."""
+    def open(self, deadline: Deadline | None = None) -> None:
+        """Start the transport (spawn the process / open the HTTP client). A legacy
+        session also runs its handshake within `deadline`."""
         if not self._started:
             self.transport.start(self._on_message)
             self._started = True
@@ -318,7 +319,9 @@ class Session:
                     msg = self._server_requests.popleft()
                 handler = self.on_server_request
                 try:
-                    reply = handler(msg) if handler is not None else None
+                    reply = handler(msg) if handler is not None else {
+                        "jsonrpc": "2.0", "id": msg.get("id"),
+                        "error": {"code": -32601, "message": f"this client does not answer {msg.get('method')!r}"}}
                 except BaseException:
                     # The run is stopping (Ctrl-C, a bad answer file, a refusal): the
                     # server still gets an answer before the request is cancelled.

@@ -8,6 +8,9 @@ question in both eras (issue 5).
 is not `initialize` and carries no `Mcp-Session-Id` gets 400 with a `-32600` body, so
 a modern request (or the `server/discover` probe) is refused.
 
+`--expire-first-call` (HTTP): the first `tools/call` is sent on to the SDK with an unknown
+session id, so it answers 404 as for an expired session.
+
 Tools:
 - `book_table {date}`: asks "Book a table on DATE" (party size 1-12, seating indoor/outdoor);
   an accepted form books it, a declined or cancelled one books nothing.
@@ -22,6 +25,7 @@ import sys
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import AcceptedElicitation, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.request_state import RequestStateSecurity
 from pydantic import BaseModel, Field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -33,7 +37,9 @@ class Booking(BaseModel):
     seating: Literal["indoor", "outdoor"] = Field(title="Seating")
 
 
-mcp = MCPServer("dual-test", title="Dual-era test server", version="1.0.0")
+# A fixed key, so a call stopped after round 1 can be resumed against a new process.
+mcp = MCPServer("dual-test", title="Dual-era test server", version="1.0.0",
+                request_state_security=RequestStateSecurity(keys=[b"mrtr-dual-era-test-key-0123456789abcdef"], ttl=3600))
 
 
 def ask_booking(date: str) -> Elicit[Booking]:
@@ -89,5 +95,38 @@ class LegacyOnlyApp:
         await send({"type": "http.response.body", "body": json.dumps(error).encode()})
 
 
+class ExpireFirstCallApp:
+    """ASGI middleware making the first sessioned `tools/call` look like one on an expired session."""
+
+    def __init__(self, app: Any):
+        self.app = app
+        self.done = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        headers = dict(scope.get("headers") or []) if scope["type"] == "http" else {}
+        if self.done or scope["type"] != "http" or scope["method"] != "POST" or b"mcp-session-id" not in headers:
+            await self.app(scope, receive, send)
+            return
+        message = await receive()  # the tests' requests fit in one body message
+        if json.loads(message.get("body") or b"{}").get("method") == "tools/call":
+            self.done = True
+            scope = {**scope, "headers": [(k, b"expired-session" if k == b"mcp-session-id" else v)
+                                          for k, v in scope["headers"]]}
+        sent = [message]
+
+        async def replay() -> Any:
+            return sent.pop() if sent else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def wrap(app: Any) -> Any:
+    if "--legacy-only" in sys.argv:
+        app = LegacyOnlyApp(app)
+    if "--expire-first-call" in sys.argv:
+        app = ExpireFirstCallApp(app)
+    return app
+
+
 if __name__ == "__main__":
-    serve(mcp, parse_args(__doc__), lowlevel=False, wrap=LegacyOnlyApp if "--legacy-only" in sys.argv else None)
+    serve(mcp, parse_args(__doc__), lowlevel=False, wrap=wrap)
