@@ -12,12 +12,10 @@ Results and exit codes are the same in every era.
 from __future__ import annotations
 
 import json
-import shlex
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY, ROOT, SERVERS, HttpServers, Target, clean_env, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
 
 DUAL = SERVERS / "dual_server.py"
 LEGACY = SERVERS / "legacy_server.py"
@@ -118,22 +116,12 @@ def test_save_answers_replays_in_the_same_era(mrtr, era: Target, tmp_path):
 
 # ---------------------------------------------------------------------- a person at a terminal
 pexpect = pytest.importorskip("pexpect")
-
-DOWN = "\x1b[B"
-ENTER = "\r"
-
-
-def spawn(tmp_path: Path, *args: str) -> tuple[pexpect.spawn, Path]:
-    out = tmp_path / "stdout.txt"
-    command = " ".join(shlex.quote(str(a)) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
-    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", timeout=30, dimensions=(40, 140))
-    return child, out
+from tests.test_core_pty import DOWN, ENTER, spawn  # noqa: E402 - after the pexpect check
 
 
 @pytest.mark.pty
 def test_form_answered_at_the_terminal(era: Target, tmp_path):
-    child, out = spawn(tmp_path, *era.args, *CALL)
+    child, out = spawn(tmp_path, *map(str, era.args), *CALL)
     child.expect("asks \\(tools/call book_table, input ")
     child.expect("Book a table on Friday\\?")
     child.expect("Party size")
@@ -152,7 +140,7 @@ def test_form_answered_at_the_terminal(era: Target, tmp_path):
 
 @pytest.mark.pty
 def test_decline_at_the_terminal(era: Target, tmp_path):
-    child, out = spawn(tmp_path, *era.args, *CALL)
+    child, out = spawn(tmp_path, *map(str, era.args), *CALL)
     child.expect("Party size")
     child.send("2" + ENTER)
     child.expect("Seating")

@@ -6,6 +6,10 @@ the protocol version, the original method and params, the server's
 `answersTemplate` that is itself an answer file once its nulls are filled in
 (its `_fields` member, ignored when read back, describes each field: type,
 required, allowed values, default).
+
+A server speaking a handshake-era version (2025-11-25 and earlier) asks during the
+call, so its documents say `"era": "legacy", "resumable": false` (plus the server's
+`result` or `error`); `load_pending` refuses them: the call is run again instead.
 """
 
 from __future__ import annotations

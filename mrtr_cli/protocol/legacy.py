@@ -217,6 +217,10 @@ class LegacySession(Session):
         """`{era, protocolVersion, result}` with the InitializeResult as sent."""
         return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.initialize_result}
 
+    def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
+        """Only a fresh `progressToken`: handshake versions carry no protocol `_meta` keys."""
+        return {"progressToken": f"mrtr-{request_id}"}
+
     def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
         """`MCP-Protocol-Version` on every message after `initialize` (the session id is
         added by the transport); nothing on `initialize` itself."""
@@ -252,10 +256,7 @@ class LegacySession(Session):
         reinitialized = False
         url_rounds = 0
         while True:
-            msg = make_request(method, None)
-            body = dict(params or {})
-            body["_meta"] = {**(body.get("_meta") or {}), "progressToken": f"mrtr-{msg['id']}"}
-            msg["params"] = body
+            msg = self.new_request(method, params, {})
             with self._inflight_lock:
                 self._inflight.append((method, dict(params or {})))
             try:

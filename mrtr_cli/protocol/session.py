@@ -171,6 +171,15 @@ class Session:
             meta[META + "logLevel"] = self.log_level
         return meta
 
+    def new_request(self, method: str, params: dict[str, Any] | None, capabilities: dict[str, Any]) -> Message:
+        """A request message with a fresh id and this session's `_meta` (`envelope`) set
+        on top of any `_meta` the caller put in `params`."""
+        msg = make_request(method, None)
+        body = dict(params or {})
+        body["_meta"] = {**(body.get("_meta") or {}), **self.envelope(capabilities, msg["id"])}
+        msg["params"] = body
+        return msg
+
     def request(
         self,
         method: str,
@@ -197,12 +206,7 @@ class Session:
         version_retried = False
         stream_retried = False
         while True:
-            msg = make_request(method, None)
-            body = dict(params or {})
-            meta = dict(body.get("_meta") or {})
-            meta.update(self.envelope(capabilities, msg["id"]))
-            body["_meta"] = meta
-            msg["params"] = body
+            msg = self.new_request(method, params, capabilities)
             try:
                 response = self._exchange(msg, deadline, on_progress)
             except TransportError as exc:

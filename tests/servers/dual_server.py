@@ -29,7 +29,7 @@ from mcp.server.request_state import RequestStateSecurity
 from pydantic import BaseModel, Field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, read_body, serve  # noqa: E402
 
 
 class Booking(BaseModel):
@@ -60,6 +60,13 @@ async def echo(text: str) -> str:
     return text
 
 
+def _method(body: bytes) -> Any:
+    try:
+        return json.loads(body).get("method")
+    except (ValueError, AttributeError):
+        return None
+
+
 class LegacyOnlyApp:
     """ASGI middleware refusing sessionless non-initialize POSTs as mcp 1.x servers do."""
 
@@ -71,21 +78,8 @@ class LegacyOnlyApp:
         if scope["type"] != "http" or scope["method"] != "POST" or b"mcp-session-id" in headers:
             await self.app(scope, receive, send)
             return
-        messages, body = [], b""
-        while True:
-            message = await receive()
-            messages.append(message)
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        try:
-            method = json.loads(body).get("method")
-        except (ValueError, AttributeError):
-            method = None
-        if method == "initialize":
-            async def replay() -> Any:
-                return messages.pop(0) if messages else await receive()
-
+        _, body, replay = await read_body(receive)
+        if _method(body) == "initialize":
             await self.app(scope, replay, send)
             return
         error = {"jsonrpc": "2.0", "id": "server-error",
@@ -107,16 +101,11 @@ class ExpireFirstCallApp:
         if self.done or scope["type"] != "http" or scope["method"] != "POST" or b"mcp-session-id" not in headers:
             await self.app(scope, receive, send)
             return
-        message = await receive()  # the tests' requests fit in one body message
-        if json.loads(message.get("body") or b"{}").get("method") == "tools/call":
+        _, body, replay = await read_body(receive)
+        if _method(body) == "tools/call":
             self.done = True
             scope = {**scope, "headers": [(k, b"expired-session" if k == b"mcp-session-id" else v)
                                           for k, v in scope["headers"]]}
-        sent = [message]
-
-        async def replay() -> Any:
-            return sent.pop() if sent else await receive()
-
         await self.app(scope, replay, send)
 
 
