@@ -178,7 +178,7 @@ def test_http_session_id_on_every_request_and_deleted_at_exit(mrtr, http_servers
     record = tmp_path / "http.jsonl"
     url = http_servers.start(DUAL, "--record", str(record))
     r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "book_table", "date=Friday",
-             "-a", "partySize=4", "-a", "seating=indoor")
+             "-a", "partySize=4", "-a", "seating=indoor", "-vv")
     assert r.code == 0, r.stderr
     records = raw_records(record)
     first, rest = records[0], records[1:]
@@ -186,6 +186,7 @@ def test_http_session_id_on_every_request_and_deleted_at_exit(mrtr, http_servers
     assert "mcp-session-id" not in first["headers"] and "mcp-protocol-version" not in first["headers"]
     session_ids = {rec["headers"].get("mcp-session-id") for rec in rest}
     assert len(session_ids) == 1 and None not in session_ids
+    assert session_ids.pop() not in r.stderr and "mcp-session-id: ***" in r.stderr.lower()  # never traced
     assert all(rec["headers"].get("mcp-protocol-version") == "2025-11-25" for rec in rest)
     bodies = [json.loads(rec["body"]) for rec in rest if rec["body"]]
     assert [b.get("method") for b in bodies][:1] == ["notifications/initialized"]

@@ -326,6 +326,7 @@ class LegacySession(Session):
             return
         if not _SESSION_ID.match(session_id):
             raise ProtocolError("the server sent an Mcp-Session-Id with characters outside visible ASCII")
+        self.env.add_secret(session_id)  # whoever holds it can act in the session: never traced
         self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]
 
     def _url_elicitation_required(self, err: JsonRpcError, method: str, params: dict[str, Any]) -> None:

@@ -258,9 +258,9 @@ class HttpTransport(Transport):
                 raise BrokenStream("request aborted")
             self._responses[rid] = resp
         try:
-            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             if self.on_response_headers is not None:
-                self.on_response_headers(resp.headers)
+                self.on_response_headers(resp.headers)  # first: it may register a secret (session id)
+            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             return self._read_response(resp, rid, had_session=SESSION_HEADER in all_headers)
         except httpx.HTTPError as exc:
             with self._lock:
