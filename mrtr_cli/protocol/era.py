@@ -294,7 +294,8 @@ class _Opener:
         self.tracer = tracer
         self.settings = settings
         self.deadline = deadline
-        self.cache = EraCache() if settings.cache_key else None
+        self.key = settings.cache_key
+        self.cache = EraCache() if self.key else None
 
     def modern(self, version: str | None) -> Session:
         session = Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
@@ -310,12 +311,6 @@ class _Opener:
         session.on_log = self.settings.on_log
         return session
 
-    def remember(self, session: Session) -> Session:
-        if self.cache is not None and self.settings.cache_key:
-            self.cache.put(self.settings.cache_key, session.era, session.protocol_version)
-        self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era})")
-        return session
-
     def open(self) -> Session:
         era, version = parse_protocol(self.settings.protocol)
         if era != "auto":
@@ -324,26 +319,35 @@ class _Opener:
             self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era}, --protocol {version})")
             return session
         self.transport.start(lambda msg: self.tracer.message("recv", msg))
-        known = self.cache.get(self.settings.cache_key) if self.cache and self.settings.cache_key else None
-        if known and known.get("era") == "legacy":
-            session = self.legacy(known.get("protocolVersion"))
-            session.adopt_transport()
-            try:
-                session.initialize(self.deadline)
-                self.tracer.note(f"speaking MCP {session.protocol_version} (legacy, known from the era cache)")
-                return session
-            except (ProtocolError, TransportError) as exc:
-                if isinstance(exc, TransportError) and not _is_http_4xx(exc):
-                    raise
-                self.tracer.note(f"the cached era (legacy) failed ({exc.message}); probing again")
-                getattr(self.transport, "session_headers", {}).clear()
-                if self.settings.cache_key:
-                    self.cache.forget(self.settings.cache_key)  # type: ignore[union-attr]
+        return self._from_cache() or self._probe_and_open()
+
+    def _from_cache(self) -> Session | None:
+        """A server known to be legacy gets `initialize` at once; None when unknown, modern,
+        or when that guess fails (the entry is then dropped)."""
+        known = self.cache.get(self.key) if self.cache is not None and self.key else None
+        if not known or known.get("era") != "legacy":
+            return None
+        session = self.legacy(known.get("protocolVersion"))
+        session.adopt_transport()
+        try:
+            session.initialize(self.deadline)
+        except (ProtocolError, TransportError) as exc:
+            if isinstance(exc, TransportError) and not _is_http_4xx(exc):
+                raise
+            self.tracer.note(f"the cached era (legacy) failed ({exc.message}); probing again")
+            getattr(self.transport, "session_headers", {}).clear()
+            if self.cache is not None and self.key:
+                self.cache.forget(self.key)
+            return None
+        self.tracer.note(f"speaking MCP {session.protocol_version} (legacy, known from the era cache)")
+        return session
+
+    def _probe_and_open(self) -> Session:
         verdict, late = probe(self.transport, self.tracer, timeout=self.settings.probe_timeout,
                               deadline=self.deadline)
         self.tracer.note(f"era probe: {verdict.reason} -> {verdict.era}")
         if verdict.era == "modern":
-            return self.remember(self._adopt_modern(verdict.version, verdict.discover))
+            return self._remember(self._adopt_modern(verdict.version, verdict.discover))
         legacy = self.legacy(verdict.version)
         legacy.adopt_transport()
         try:
@@ -357,11 +361,11 @@ class _Opener:
                                         "--protocol 2026-07-28 or --protocol 2025-11-25")
                 raise
             self.tracer.note(f"initialize failed ({exc.message}): the server is modern after all")
-            return self.remember(self._adopt_modern(modern.version, modern.discover))
+            return self._remember(self._adopt_modern(modern.version, modern.discover))
         finally:
             if late is not None and not late.done():
                 late.cancel()
-        return self.remember(legacy)
+        return self._remember(legacy)
 
     def _adopt_modern(self, version: str | None, discover: dict[str, Any] | None) -> Session:
         session = self.modern(version)
@@ -369,6 +373,12 @@ class _Opener:
         session.discover_result = discover
         if discover is not None:
             session._note_server_info(discover)  # noqa: SLF001 - same class family
+        return session
+
+    def _remember(self, session: Session) -> Session:
+        if self.cache is not None and self.key:
+            self.cache.put(self.key, session.era, session.protocol_version)
+        self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era})")
         return session
 
 
