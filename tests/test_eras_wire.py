@@ -5,13 +5,14 @@ server-initiated requests, URL elicitation and -32042, legacy results and errors
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 
 import pytest
 from mcp_types.methods import validate_client_notification, validate_client_request, validate_client_result
 
-from tests.conftest import SERVERS, read_records, stdio_cmd
+from tests.conftest import PY, SERVERS, read_records, stdio_cmd
 
 DUAL = SERVERS / "dual_server.py"
 LEGACY = SERVERS / "legacy_server.py"
@@ -339,3 +340,24 @@ def test_a_bad_answer_file_stops_the_run_and_answers_the_server(mrtr, http_serve
     assert r.code == 2
     assert "'partySize'" in r.stderr and "integer" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+# ---------------------------------------------------------------------- a third-party server
+@pytest.mark.integration
+def test_third_party_server_pinned_to_the_handshake(mrtr, tmp_path):
+    """kubectl-mcp-server 2.0.0 (PyPI) confirms `exec_in_pod` with a server-initiated
+    elicitation when spoken to as 2025-11-25 (skipped when the package is missing)."""
+    pytest.importorskip("kubectl_mcp_tool", reason="kubectl-mcp-server is not installed")
+    server = shlex.join([PY, "-m", "kubectl_mcp_tool.mcp_server", "--confirm-destructive", "--transport", "stdio"])
+    call = ["-q", "--stdio", server, "--protocol", "2025-11-25",
+            "call", "exec_in_pod", "pod_name=web-0", "command=ls", "namespace=default"]
+    env = {"KUBECONFIG": "/nonexistent/kubeconfig"}  # "accept" never reaches a real cluster
+    r = mrtr(*call, "--no-input", env=env, timeout=120)
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["era"] == "legacy" and doc["missing"] == ["elicitation-1"]
+    assert "Exec in pod 'web-0'" in doc["inputRequests"]["elicitation-1"]["params"]["message"]
+    answers = tmp_path / "decline.json"
+    answers.write_text(json.dumps({"elicitation-1": {"action": "decline"}}))
+    r = mrtr(*call, "--answers", answers, env=env, timeout=120)
+    assert r.code == 6, r.stderr
