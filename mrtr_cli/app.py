@@ -17,16 +17,16 @@ from typing import IO, Any
 from mrtr_cli.config.target import Target, parse_header, parse_stdio
 from mrtr_cli.engine.mrtr import DEFAULT_MAX_ROUNDS, AnswerRecorder, EngineOutcome, MrtrEngine
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import ExitStatus, JsonRpcError, UsageError
+from mrtr_cli.errors import ExitStatus, Interrupted, JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.logs import LOG_LEVELS, LogPrinter
 from mrtr_cli.render.output import print_result
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_flag
 from mrtr_cli.responders.chain import ResponderChain
-
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+from mrtr_cli.responders.shapes import looks_like_sampling_result
 
 
 @dataclass
@@ -53,6 +53,13 @@ class RunOptions:
     save_answers: str | None = None
     max_rounds: int = DEFAULT_MAX_ROUNDS
     open_urls: bool = False
+    # Sampling and roots sources (issue 6).
+    roots: list[str] = field(default_factory=list)
+    sampling_command: str | None = None
+    sampling_tools: bool = False
+    sampling_timeout: float | None = None
+    expand_env: bool = False
+    # Protocol era (issue 5).
     probe_timeout: float | None = None
 
 
@@ -69,7 +76,16 @@ class App:
         self.env = env
         self._trace_file: IO[str] | None = None
         self._stdin_text: str | None = None
+        self._deadline: Deadline | None = None
+        self._sources: tuple[tuple[AnswerStore, Any], tuple[Any, str, Any]] | None = None
         self.tracer = Tracer(env, opts.verbosity)
+        #: Roots a server config supplies (issue 7): (entries, source label, base directory
+        #: for relative paths). Used when neither --root nor an answer file gives roots.
+        self.config_roots: tuple[list[Any], str, str | None] | None = None
+        self._target: Target | None = None
+        self._catalog: Any = None
+        # One answer store, responder chain and recorder per run (issue 5: an older
+        # server's own requests are answered by the same chain as MRTR input requests).
         self._store: AnswerStore | None = None
         self._chain: ResponderChain | None = None
         self._recorder: AnswerRecorder | None = None
@@ -97,11 +113,16 @@ class App:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
     def target(self) -> Target:
-        """The target from `--url` / `--stdio` (or MRTR_URL / MRTR_STDIO).
+        """The target from `--url` / `--stdio` / `-s NAME` (or MRTR_URL / MRTR_STDIO / MRTR_SERVER).
+
+        Header values given as `env:VAR` or `file:PATH` are read here; every header
+        value, token and config `env`/`headers` value is registered as a secret.
 
         Raises:
-            UsageError: none or more than one target given, or a bad header.
+            UsageError: none or more than one target given, a bad header, an unknown server.
         """
+        if self._target is not None:
+            return self._target
         o = self.opts
         given = [x for x in (o.url, o.stdio, o.server) if x]
         if not given:
@@ -113,25 +134,46 @@ class App:
             raise UsageError("no server given: use --url URL, --stdio \"CMD ARGS\" or -s NAME")
         if len(given) > 1:
             raise UsageError("give exactly one of --url, --stdio and -s/--server")
+        headers = self._command_line_headers()
         if o.server:
-            raise UsageError(f"-s {o.server}: named servers from config files are not supported yet; "
-                             "use --url or --stdio")
+            from mrtr_cli.config.servers import resolve_server  # noqa: PLC0415
+
+            target = resolve_server(o.server, o.config, expand_env=o.expand_env, add_secret=self.env.add_secret,
+                                    warn=self._note)
+            target.headers.update(headers)  # the command line wins over the config file
+        elif o.url:
+            if not o.url.startswith(("http://", "https://")):
+                raise UsageError(f"--url {o.url!r}: expected an http:// or https:// URL")
+            target = Target(url=o.url, headers=headers)
+        else:
+            target = Target(command=parse_stdio(o.stdio or ""))
+        self._target = target
+        return target
+
+    def _command_line_headers(self) -> dict[str, str]:
+        """`-H` headers (values may be `env:VAR` / `file:PATH`) and `--bearer-token-env`."""
+        from mrtr_cli.config.values import resolve_header_value  # noqa: PLC0415
+
+        o = self.opts
         headers: dict[str, str] = {}
         for text in o.headers:
             name, value = parse_header(text)
+            value, secret = resolve_header_value(value, allowed=True, where=f"-H {name}", read_file=self.read_file)
             headers[name] = value
             self.env.add_secret(value)
+            if secret:
+                self.env.add_secret(secret)
         if o.bearer_token_env:
             token = os.environ.get(o.bearer_token_env)
             if not token:
                 raise UsageError(f"--bearer-token-env {o.bearer_token_env}: that environment variable is empty or unset")
             headers["Authorization"] = f"Bearer {token}"
             self.env.add_secret(token)
-        if o.url:
-            if not o.url.startswith(("http://", "https://")):
-                raise UsageError(f"--url {o.url!r}: expected an http:// or https:// URL")
-            return Target(url=o.url, headers=headers)
-        return Target(command=parse_stdio(o.stdio or ""))
+        return headers
+
+    def _note(self, text: str) -> None:
+        if not self.opts.quiet:
+            self.env.err(text)
 
     def answer_store(self) -> AnswerStore:
         """Load `--answers` files and `-a` flags (once per run; later calls get the same store).
@@ -147,20 +189,32 @@ class App:
             files.append(load_answer_file(path, stdin_text))
         flags = [parse_flag(text) for text in self.opts.answer_flags]
         self._store = AnswerStore(files, flags)
+        self.input_sources(self._store)  # roots and sampling options are checked before anything is sent
         return self._store
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
-        """The responder chain for this run (one per run: MRTR input requests and, for
-        older servers, server-initiated requests share it)."""
+        """The responder chain for this run: prepared answers, roots, a sampling command,
+        then the terminal. One per run: MRTR input requests and, for older servers,
+        server-initiated requests share it.
+
+        Raises:
+            UsageError: see `input_sources` (already raised by `answer_store`).
+        """
         if self._chain is not None:
             return self._chain
+        store = store or self.answer_store()
 
         def terminal() -> Any:
             from mrtr_cli.responders.terminal import TerminalResponder  # noqa: PLC0415 - lazy
 
             return TerminalResponder(self.env, open_urls=self.opts.open_urls)
 
-        self._chain = ResponderChain(self.env, store or self.answer_store(), terminal_factory=terminal)
+        roots, roots_source, sampler = self.input_sources(store)
+        if sampler is not None:
+            sampler.deadline = self.deadline()
+        self._chain = ResponderChain(self.env, store, terminal_factory=terminal, roots=roots,
+                                     roots_source=roots_source, sampler=sampler,
+                                     sampling_tools=bool(self.opts.sampling_tools))
         return self._chain
 
     def recorder(self) -> AnswerRecorder | None:
@@ -169,14 +223,73 @@ class App:
             self._recorder = AnswerRecorder()
         return self._recorder
 
+    def input_sources(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str, Any]:
+        """Roots, their source label and the `--sampling-command` runner for `store`
+        (computed once per store and `config_roots`).
+
+        Raises:
+            UsageError: a root that does not exist, a bad --sampling-command, or
+                --sampling-tools / --sampling-timeout without a sampling source.
+        """
+        key = (store, self.config_roots)
+        if self._sources is not None and self._sources[0][0] is store and self._sources[0][1] is self.config_roots:
+            return self._sources[1]
+        roots, roots_source = self.roots(store)
+        sampler = None
+        o = self.opts
+        if o.sampling_command:
+            from mrtr_cli.responders.sampling import DEFAULT_SAMPLING_TIMEOUT, CommandSampler  # noqa: PLC0415
+
+            sampler = CommandSampler(o.sampling_command, self.env, timeout=o.sampling_timeout or DEFAULT_SAMPLING_TIMEOUT)
+        elif o.sampling_timeout is not None:
+            raise UsageError("--sampling-timeout applies to --sampling-command, which was not given")
+        if o.sampling_tools and sampler is None and not store.has_exact_of_shape(looks_like_sampling_result):
+            raise UsageError("--sampling-tools needs a sampling source that can use tools",
+                             hint="give --sampling-command CMD, or sampling answers in --answers")
+        self._sources = (key, (roots, roots_source, sampler))
+        return self._sources[1]
+
+    def roots(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str]:
+        """The roots this run exposes (client/roots) and where they came from: `--root`
+        flags, else the last answer file with a `roots` member, else the server config.
+        Every path is resolved to an absolute `file://` URI and must exist.
+
+        Raises:
+            UsageError: a root that does not exist or a malformed roots entry.
+        """
+        if not (self.opts.roots or store.roots() is not None or self.config_roots is not None):
+            return None, ""
+        from mrtr_cli.responders.roots import parse_root_flags, resolve_root_entries  # noqa: PLC0415
+
+        if self.opts.roots:
+            return parse_root_flags(self.opts.roots), "--root"
+        from_file = store.roots()
+        if from_file is not None:
+            entries, label = from_file
+            path = label.rsplit(": roots", 1)[0]
+            base = os.path.dirname(os.path.abspath(path)) if path != "-" else None
+            return resolve_root_entries(entries, label, base), label
+        assert self.config_roots is not None
+        entries, label, base = self.config_roots
+        return resolve_root_entries(entries, label, base), label
+
     def deadline(self) -> Deadline:
-        return Deadline(self.opts.timeout, self.opts.max_timeout)
+        """The run's overall time bound (`--timeout`, extended by progress up to `--max-timeout`),
+        created on first use and shared by every request, sampling command and poll."""
+        if self._deadline is None:
+            self._deadline = Deadline(self.opts.timeout, self.opts.max_timeout)
+        return self._deadline
 
     # ------------------------------------------------------------------ session
     @contextlib.contextmanager
     def session(self, target: Target | None = None) -> Iterator[Session]:
         """Open a session to the target in the right protocol era (`--protocol`, probing
-        when auto); always closes it (Ctrl-C during close exits at once)."""
+        when auto: protocol/era.py); always closes it.
+
+        Progress notifications are shown on stderr (not with `-q`), log notifications
+        printed there. After a Ctrl-C the server is shut down; a second Ctrl-C kills it
+        and exits 130 at once.
+        """
         from mrtr_cli.protocol.era import (  # noqa: PLC0415
             DEFAULT_PROBE_TIMEOUT,
             SessionSettings,
@@ -187,8 +300,10 @@ class App:
 
         target = target or self.target()
         parse_protocol(self.opts.protocol)
-        if self.opts.log_level and self.opts.log_level not in LOG_LEVELS:
-            raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+        if self.opts.log_level:
+            self.opts.log_level = self.opts.log_level.lower()
+            if self.opts.log_level not in LOG_LEVELS:
+                raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
         probe_timeout = self.opts.probe_timeout if self.opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
         if probe_timeout <= 0:
             raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")
@@ -202,18 +317,34 @@ class App:
             protocol=self.opts.protocol, probe_timeout=probe_timeout, log_level=self.opts.log_level,
             capabilities=self.chain().capabilities(), target=target.public(),
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
-            responder=self._server_request_responder, on_log=self._print_log,
+            responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
         )
         transport = target.make_transport(self.env, self.tracer)
         session: Session | None = None
+        display = None
         try:
             session = open_session(transport, self.env, self.tracer, settings, deadline=self.deadline())
+            if not self.env.quiet:
+                from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
+
+                display = session.progress = ProgressDisplay(self.env)
+            if target.url and session.era == "modern":
+                # Streamable HTTP (2026-07-28): every tools/call mirrors x-mcp-header arguments into headers.
+                session.param_headers = self.catalog(session)
             yield session
+        except (KeyboardInterrupt, Interrupted):
+            from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
+
+            arm_hard_exit(transport.kill)
+            raise
         finally:
+            if display is not None:
+                display.close()
             try:
                 if session is not None:
                     session.close()
             except KeyboardInterrupt:
+                transport.kill()
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
                 self._trace_file.close()
@@ -223,14 +354,6 @@ class App:
         from mrtr_cli.responders.server_requests import ServerRequestResponder  # noqa: PLC0415
 
         return ServerRequestResponder(self.chain(), capabilities={}, recorder=self.recorder())
-
-    def _print_log(self, params: dict[str, Any]) -> None:
-        level = sanitize(str(params.get("level", "info")), single_line=True)
-        logger = params.get("logger")
-        data = params.get("data")
-        text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        where = f" {sanitize(str(logger), single_line=True)}" if logger else ""
-        self.env.err(f"[server {level}{where}] {sanitize(text)}")
 
     # ------------------------------------------------------------------ commands
     def run_mrtr(self, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
@@ -266,27 +389,57 @@ class App:
         except OSError as exc:
             self.env.err(f"mrtr: warning: cannot write --save-answers {path}: {exc.strerror or exc}")
 
-    def tool_input_schema(self, session: Session, name: str) -> Any:
-        """The `inputSchema` of tool `name` from `tools/list` (all pages).
+    # ------------------------------------------------------------------ tools
+    def list_cache(self) -> Any:
+        """The list cache of this run's server (`protocol.listcache.ListCache`), or None
+        when `MRTR_NO_CACHE` is set."""
+        from mrtr_cli.protocol.listcache import ListCache  # noqa: PLC0415
+        from mrtr_cli.state import state_dir  # noqa: PLC0415
+
+        if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
+            return None
+        target = self.target()
+        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context())
+
+    def catalog(self, session: Session) -> Any:
+        """The server's tools for this run (`protocol.catalog.ToolCatalog`, one per session)."""
+        from mrtr_cli.protocol.catalog import ToolCatalog  # noqa: PLC0415
+
+        if self._catalog is None or self._catalog.session is not session:
+            self._catalog = ToolCatalog(session, self.list_cache(), exclude_invalid=bool(self.target().url),
+                                        deadline=self.deadline)
+        return self._catalog
+
+    def tool_arguments(self, session: Session, name: str, items: list[Any], base: dict[str, Any] | None) -> dict[str, Any]:
+        """The `arguments` of `tools/call` NAME: items typed by the tool's `inputSchema`
+        and validated against it (schema/arguments.py). The tool list comes from the
+        cache when fresh; a cached schema that rejects the arguments is re-fetched once.
 
         Raises:
-            UsageError: the server lists tools but not this one (with a "did you mean").
+            UsageError: unknown tool ("did you mean"), an item that cannot be typed, or
+                arguments that fail the schema (exit 2; nothing is sent).
         """
-        from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415
+        from mrtr_cli.schema.arguments import build_arguments, validate_arguments  # noqa: PLC0415
+
+        catalog = self.catalog(session)
+        try:
+            tool = catalog.find(name)
+        except JsonRpcError as err:
+            self.tracer.note(f"tools/list failed ({err.message}); arguments stay untyped and unchecked")
+            return build_arguments(items, base, None)
+
+        def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
+            if tool is None:
+                raise catalog.unknown(name)
+            arguments = build_arguments(items, base, tool.get("inputSchema"))
+            validate_arguments(arguments, tool.get("inputSchema"), name)
+            return arguments
 
         try:
-            tools, _ = list_all(session, "tools/list", deadline=self.deadline())
-        except JsonRpcError as err:
-            self.tracer.note(f"tools/list failed ({err.message}); arguments stay untyped strings")
-            return None
-        for tool in tools:
-            if isinstance(tool, dict) and tool.get("name") == name:
-                return tool.get("inputSchema")
-        import difflib  # noqa: PLC0415
-
-        names = [str(t.get("name")) for t in tools if isinstance(t, dict)]
-        close = difflib.get_close_matches(name, names, n=3)
-        hint = f"did you mean: {', '.join(close)}?" if close else (
-            f"the server's tools: {', '.join(names[:20])}" if names else "the server lists no tools")
-        raise UsageError(f"unknown tool {name!r}", hint=sanitize(hint, single_line=True))
-
+            return typed(tool)
+        except UsageError:
+            if not catalog.from_cache:
+                raise
+        self.tracer.note("the cached tool list rejects these arguments; fetching it again")
+        catalog.load(refresh=True)
+        return typed(catalog.find(name))

@@ -161,6 +161,10 @@ class Target:
         records = read_records(self.record) if self.record else []
         return [m for m in records if "id" in m and m.get("method") != "server/discover"]
 
+    def calls(self) -> list[dict[str, Any]]:
+        """The `tools/call` requests only (a call also reads `tools/list` to type its arguments)."""
+        return [m for m in self.requests() if m.get("method") == "tools/call"]
+
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def core(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
@@ -178,3 +182,16 @@ def example(request: pytest.FixtureRequest, http_servers: HttpServers) -> Target
     if request.param == "stdio":
         return Target("stdio", ["--stdio", stdio_cmd(EXAMPLE_SERVER)], None)
     return Target("http", ["--url", http_servers.start(EXAMPLE_SERVER)], None)
+
+
+CATALOG_SERVER = SERVERS / "catalog_server.py"
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def catalog(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The paginated catalog server (tests/servers/catalog_server.py), recording requests."""
+    record = tmp_path_factory.mktemp("catalog") / "record.jsonl"
+    if request.param == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(CATALOG_SERVER, "--record", str(record))], record)
+    url = http_servers.start(CATALOG_SERVER, "--record", str(record))
+    return Target("http", ["--url", url], record)

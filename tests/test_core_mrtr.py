@@ -73,7 +73,7 @@ def test_request_state_echoed_byte_for_byte(mrtr, core: Target, size: int):
     r = mrtr(*core.args, "call", "big_state", f"size:={size}", "-a", "ok=true")
     assert r.code == 0, r.stderr + r.stdout
     assert r.stdout.strip() == "state ok"
-    first, retry = core.requests()
+    first, retry = core.calls()
     # The server's own check passed; also compare the raw wire values.
     assert retry["params"]["requestState"] == first_state(size)
     assert retry["id"] != first["id"]
@@ -101,7 +101,7 @@ def test_no_request_state_sent_when_none_came(mrtr, core: Target):
     r = mrtr(*core.args, "call", "no_state", "-a", "name=Ada")
     assert r.code == 0, r.stderr
     assert r.stdout.strip() == "requestState present: False"
-    retry = core.requests()[-1]
+    retry = core.calls()[-1]
     assert "requestState" not in retry["params"]
     assert retry["params"]["inputResponses"] == {"q": {"action": "accept", "content": {"name": "Ada"}}}
 
@@ -111,7 +111,7 @@ def test_request_state_only_result_is_retried_without_prompting(mrtr, core: Targ
     r = mrtr(*core.args, "call", "shed", "--no-input")
     assert r.code == 0, r.stderr
     assert r.stdout.strip() == "shed ok (try-again-1, inputResponses: False)"
-    first, retry = core.requests()
+    first, retry = core.calls()
     assert retry["params"]["requestState"] == "try-again-1"
     assert "inputResponses" not in retry["params"]
     assert "requestState" not in first["params"]
@@ -166,7 +166,7 @@ def test_no_input_exits_5_with_pending_document(mrtr, core: Target):
     assert set(doc["inputRequests"]) == {"first", "second"}
     assert doc["answersTemplate"]["inputResponses"]["second"] == {"action": "accept", "content": {"b": None}}
     assert "input required" in r.stderr
-    assert len(core.requests()) == 1
+    assert len(core.calls()) == 1
 
 
 def test_partial_answers_still_pend_and_resume_finishes(mrtr, core: Target, tmp_path):
@@ -219,5 +219,5 @@ def test_trace_file_has_every_message(mrtr, core: Target, tmp_path):
     sent = [rec["message"] for rec in records if rec.get("dir") == "send"
             and rec["message"].get("method") != "server/discover"]  # the era probe
     received = [rec["message"] for rec in records if rec.get("dir") == "recv"]
-    assert [m["method"] for m in sent] == ["tools/call", "tools/call"]
+    assert [m["method"] for m in sent if m["method"] != "tools/list"] == ["tools/call", "tools/call"]
     assert received[-1]["result"]["content"][0]["text"] == "requestState present: False"

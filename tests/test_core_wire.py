@@ -101,8 +101,8 @@ def test_http_headers_and_base64_name(mrtr, http_servers, tmp_path):
     r = mrtr("--url", url, "-H", "X-Trace: abc", "call", "no_state", "-a", "name=Ada")
     assert r.code == 0, r.stderr
     r = mrtr("--url", url, "call", "ünïcode tool")
-    records = [m for m in read_records(record) if m.get("method") != "server/discover"]  # not the era probe
-    first = records[0]["_http"]
+    records = read_records(record)
+    first = [m for m in records if m.get("method") == "tools/call"][0]["_http"]
     assert first["method"] == "POST"
     headers = first["headers"]
     assert set(map(str.strip, headers["accept"].split(","))) == {"application/json", "text/event-stream"}

@@ -153,25 +153,24 @@ def test_pinned_older_version_is_offered(mrtr, tmp_path):
 def test_discover_shows_both_eras(mrtr):
     r = mrtr(*legacy(None), "discover")
     assert r.code == 0, r.stderr
-    assert r.stdout.splitlines()[:3] == [
-        "era: legacy (initialize handshake, MCP 2025-06-18)",
-        "server: Legacy 2025-06-18 test server (legacy-test 0.9)",
-        "capabilities: tools, resources, logging",
+    assert r.stdout.splitlines()[:2] == [
+        "Era:           legacy (initialize handshake, MCP 2025-06-18)",
+        "Server:        Legacy 2025-06-18 test server (legacy-test) 0.9",
     ]
+    assert "  tools\n  resources\n  logging" in r.stdout
     assert "A hand-written server for mrtr's tests." in r.stdout
     r = mrtr(*legacy(None), "discover", "--json")
-    doc = r.json()
-    assert doc["era"] == "legacy" and doc["protocolVersion"] == "2025-06-18"
-    assert doc["result"]["serverInfo"]["name"] == "legacy-test"  # the InitializeResult as sent
+    doc = r.json()  # the InitializeResult as sent
+    assert doc["protocolVersion"] == "2025-06-18" and doc["serverInfo"]["name"] == "legacy-test"
     r = mrtr("--stdio", stdio_cmd(DUAL), "discover")
     assert r.code == 0, r.stderr
     assert r.stdout.splitlines()[:3] == [
-        "era: modern (per-request metadata, MCP 2026-07-28)",
-        "supported versions: 2026-07-28",
-        "server: Dual-era test server (dual-test 1.0.0)",
+        "Era:           modern (per-request metadata, MCP 2026-07-28)",
+        "Server:        Dual-era test server (dual-test) 1.0.0",
+        "Versions:      2026-07-28 (speaking 2026-07-28)",
     ]
     r = mrtr("--stdio", stdio_cmd(DUAL), "discover", "--json")
-    assert r.json()["result"]["supportedVersions"] == ["2026-07-28"]
+    assert r.json()["supportedVersions"] == ["2026-07-28"]  # the DiscoverResult as sent (from the probe)
 
 
 # ---------------------------------------------------------------------- legacy Streamable HTTP
@@ -237,11 +236,11 @@ def test_http_404_on_a_session_reinitializes_and_resends(mrtr, http_servers, tmp
 def test_roots_sampling_and_ping_requests(mrtr, tmp_path):
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps({
-        "roots": [{"uri": "file:///srv/project", "name": "project"}],
+        "roots": [{"uri": tmp_path.as_uri(), "name": "project"}],
         "inputResponses": {"sampling-1": {"role": "assistant", "content": {"type": "text", "text": "Paris"},
                                           "model": "human"}}}))
     record = tmp_path / "rec.jsonl"
-    for tool, expected in [("ask_roots", "file:///srv/project"), ("ask_sampling", "model said: Paris"),
+    for tool, expected in [("ask_roots", tmp_path.as_uri()), ("ask_sampling", "model said: Paris"),
                            ("ping_client", "ping answered: {}")]:
         r = mrtr(*legacy(record), "call", tool, "--answers", answers)
         assert r.code == 0, r.stderr

@@ -9,7 +9,7 @@ import pytest
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol.era import EraCache, classify_response, parse_protocol, server_key
 from mrtr_cli.protocol.legacy import declared_capabilities
-from mrtr_cli.render.discover import capability_names, discover_text
+from mrtr_cli.render.listing import describe_discover
 
 
 def error(code: int, data: object = None) -> dict:
@@ -84,19 +84,13 @@ def test_era_cache_round_trip_and_broken_file(tmp_path):
     assert EraCache(str(tmp_path / "file" / "x.json")).get("k") is None
 
 
-def test_capability_names_and_discover_text():
-    assert capability_names({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}) == [
-        "list", "cancel", "requests.tools.call"]
-    assert capability_names({"subscribe": False, "listChanged": True}) == ["listChanged"]
-    text = discover_text({"era": "legacy", "protocolVersion": "2025-11-25", "result": {
-        "serverInfo": {"name": "n", "version": "1", "title": "T\x1b[31m"},
-        "capabilities": {"tasks": {"requests": {"tools": {"call": {}}}}, "tools": {}},
-        "instructions": "line1\nline2"}})
-    assert text.splitlines() == [
-        "era: legacy (initialize handshake, MCP 2025-11-25)",
-        "server: T\\x1b[31m (n 1)",
-        "capabilities: tasks (requests.tools.call), tools",
-        "instructions:",
-        "  line1",
-        "  line2",
-    ]
+def test_discover_text_for_a_legacy_server():
+    text = describe_discover({
+        "protocolVersion": "2025-11-25", "serverInfo": {"name": "n", "version": "1", "title": "T\x1b[31m"},
+        "capabilities": {"tasks": {"list": {}}, "tools": {}}, "instructions": "line1\nline2"},
+        "2025-11-25", era="legacy")
+    lines = text.splitlines()
+    assert lines[0] == "Era:           legacy (initialize handshake, MCP 2025-11-25)"
+    assert lines[1].startswith("Server:        T\\x1b[31m (n) 1")
+    assert "  tasks: list={}" in lines and "  tools" in lines
+    assert lines[-2:] == ["  line1", "  line2"]

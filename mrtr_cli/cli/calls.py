@@ -7,10 +7,10 @@ from typing import Any
 import click
 
 from mrtr_cli.cli.main import cli
-from mrtr_cli.cli.options import answer_options, global_options, make_app
+from mrtr_cli.cli.options import answer_options, complete, global_options, make_app
 
 @cli.command("call")
-@click.argument("tool")
+@click.argument("tool", shell_complete=complete("tools"))
 @click.argument("items", nargs=-1)
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
 @global_options
@@ -18,24 +18,22 @@ from mrtr_cli.cli.options import answer_options, global_options, make_app
 @click.pass_context
 def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Call TOOL (tools/call) with ARG items: key=value, key:=<json>, key=@file."""
-    from mrtr_cli.schema.arguments import build_arguments, load_args_option, parse_item  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import load_args_option, parse_item, warm_validator  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     parsed = [parse_item(text, app.read_file) for text in items]
     base = load_args_option(args_json, app.read_file) if args_json else None
     store = app.answer_store()
     target = app.target()
+    warm_validator()  # arguments are checked against the inputSchema before sending
     with app.session(target) as session:
-        schema = None
-        if any(not item.literal for item in parsed):
-            schema = app.tool_input_schema(session, tool)
-        arguments = build_arguments(parsed, base, schema)
+        arguments = app.tool_arguments(session, tool, parsed, base)
         params: dict[str, Any] = {"name": tool, "arguments": arguments}
         return app.run_mrtr("tools/call", params, session=session, chain=app.chain(store), target=target)
 
 
 @cli.command("prompt")
-@click.argument("name")
+@click.argument("name", shell_complete=complete("prompts"))
 @click.argument("items", nargs=-1)
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
 @global_options
@@ -59,7 +57,7 @@ def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json:
 
 
 @cli.command("read")
-@click.argument("uri")
+@click.argument("uri", shell_complete=complete("resources"))
 @global_options
 @answer_options
 @click.pass_context

@@ -1,4 +1,10 @@
-"""`discover` and `tools`: what a server offers."""
+"""What a server offers: `tools [NAME]`, `prompts`, `resources`, `templates`, `discover`,
+and the configured servers (`servers`).
+
+Lists follow every page (2026-07-28 server/utilities/pagination); `--json` prints one
+array of every item exactly as sent. Fetched lists are stored in the list cache,
+which `call` (and shell completion) read.
+"""
 
 from __future__ import annotations
 
@@ -7,50 +13,165 @@ from typing import Any
 import click
 
 from mrtr_cli.cli.main import cli
-from mrtr_cli.cli.options import global_options, make_app
-from mrtr_cli.errors import UsageError
+from mrtr_cli.cli.options import complete, global_options, make_app
+
+# command -> (list method, table headers)
+LISTS: dict[str, tuple[str, list[str]]] = {
+    "prompts": ("prompts/list", ["NAME", "ARGUMENTS", "DESCRIPTION"]),
+    "resources": ("resources/list", ["URI", "NAME", "TYPE", "DESCRIPTION"]),
+    "templates": ("resources/templates/list", ["URI TEMPLATE", "NAME", "TYPE", "DESCRIPTION"]),
+}
+
+
+def _row(kind: str, item: Any) -> list[str]:
+    from mrtr_cli.render.listing import one_line  # noqa: PLC0415
+
+    item = item if isinstance(item, dict) else {}
+    label = one_line(item.get("title") or item.get("name"))
+    description = one_line(item.get("description"))
+    if kind == "tools":
+        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415
+
+        params = [name + ("*" if required else "") for name, _, required in
+                  flatten_parameters(item.get("inputSchema")) if "." not in name]
+        return [one_line(item.get("name")), one_line(", ".join(params)), description]
+    if kind == "prompts":
+        args = item.get("arguments") if isinstance(item.get("arguments"), list) else []
+        names = [str(a.get("name")) + ("*" if a.get("required") else "") for a in args if isinstance(a, dict)]
+        return [one_line(item.get("name")), one_line(", ".join(names)), description]
+    uri = item.get("uri") if kind == "resources" else item.get("uriTemplate")
+    return [one_line(uri), label, one_line(item.get("mimeType")), description]
+
+
+def _print_items(app: Any, kind: str, headers: list[str], items: list[Any]) -> None:
+    from mrtr_cli.render.listing import print_table  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+
+    if app.opts.json_mode:
+        print_json(app.env, items)
+        return
+    if not items:
+        app.env.err(f"mrtr: the server lists no {kind}")
+        return
+    print_table(app.env, headers, [_row(kind, item) for item in items])
+
+
+def _target_words(app: Any) -> list[str]:
+    o = app.opts
+    if o.server:
+        return ["-s", o.server]
+    if o.url:
+        return ["--url", o.url]
+    return ["--stdio", o.stdio] if o.stdio else []
+
 
 @cli.command("discover")
 @global_options
 @click.pass_context
 def discover_cmd(ctx: click.Context, **kw: Any) -> int:
     """Show the protocol era and version, server info and capabilities (server/discover,
-    or the initialize result of an older server). --json: {era, protocolVersion, result}."""
-    from mrtr_cli.render.discover import discover_text  # noqa: PLC0415
+    or the initialize result of an older server; --json prints that result as sent)."""
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     with app.session() as session:
         description = session.describe(app.deadline())
     if app.opts.json_mode:
-        print_json(app.env, description)
+        print_json(app.env, description["result"])
     else:
-        app.env.out(discover_text(description))
+        from mrtr_cli.render.listing import describe_discover  # noqa: PLC0415
+
+        app.env.out(describe_discover(description["result"], description["protocolVersion"],
+                                      era=description["era"]))
     return 0
 
 
 @cli.command("tools")
-@click.argument("name", required=False)
+@click.argument("name", required=False, shell_complete=complete("tools"))
 @global_options
 @click.pass_context
 def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
-    """List the server's tools (all pages), or describe tool NAME."""
-    from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415
+    """List the server's tools (all pages), or describe tool NAME.
+
+    Required parameters are marked *. Over HTTP, tools with an invalid x-mcp-header
+    annotation are left out (with a warning).
+    """
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     with app.session() as session:
-        tools, _ = list_all(session, "tools/list", deadline=app.deadline())
-    if name is not None:
-        tools = [t for t in tools if isinstance(t, dict) and t.get("name") == name]
-        if not tools:
-            raise UsageError(f"unknown tool {name!r}")
-    if app.opts.json_mode:
-        print_json(app.env, tools if name is None else tools[0])
+        catalog = app.catalog(session)
+        tools = catalog.load(refresh=True)
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    for excluded, reason in catalog.excluded.items():
+        app.env.err(f"mrtr: warning: leaving out tool {sanitize(excluded, single_line=True)!r}: "
+                    f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
+    if name is None:
+        _print_items(app, "tools", ["NAME", "PARAMETERS", "DESCRIPTION"], tools)
         return 0
-    for tool in tools:
-        if isinstance(tool, dict):
-            desc = sanitize(str(tool.get("description") or ""), single_line=True)
-            app.env.out(f"{sanitize(str(tool.get('name')), single_line=True)}" + (f"  {desc}" if desc else ""))
+    tool = next((t for t in tools if t.get("name") == name), None)
+    if tool is None:
+        raise catalog.unknown(name)
+    if app.opts.json_mode:
+        print_json(app.env, tool)
+    else:
+        from mrtr_cli.render.listing import describe_tool  # noqa: PLC0415
+
+        app.env.out(describe_tool(tool, _target_words(app)))
+    return 0
+
+
+def _list_command(kind: str) -> None:
+    method, headers = LISTS[kind]
+
+    @cli.command(kind, help=f"List the server's {kind} ({method}, all pages).")
+    @global_options
+    @click.pass_context
+    def command(ctx: click.Context, **kw: Any) -> int:
+        from mrtr_cli.protocol.catalog import fetch_list  # noqa: PLC0415
+
+        app = make_app(ctx, kw)
+        with app.session() as session:
+            items, _ = fetch_list(session, method, app.list_cache(), deadline=app.deadline())
+        _print_items(app, kind, headers, items)
+        return 0
+
+
+for _kind in LISTS:
+    _list_command(_kind)
+
+
+@cli.command("servers")
+@global_options
+@click.pass_context
+def servers_cmd(ctx: click.Context, **kw: Any) -> int:
+    """List the servers in config files (--config, ./.mcp.json, ./.vscode/mcp.json,
+    ./.cursor/mcp.json, Claude Desktop, ~/.config/mrtr/servers.json) and where each
+    comes from. Env and header values are never shown."""
+    import shlex  # noqa: PLC0415
+
+    from mrtr_cli.config.servers import config_files, find_servers  # noqa: PLC0415
+    from mrtr_cli.render.listing import print_table  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    servers = find_servers(app.opts.config, warn=app.env.err)
+    if app.opts.json_mode:
+        print_json(app.env, [s.public() for s in servers])
+        return 0
+    if not servers:
+        app.env.err("mrtr: no servers configured; looked in: " + ", ".join(c.path for c in config_files(app.opts.config)))
+        return 0
+    rows = []
+    for s in servers:
+        e = s.entry
+        where = (shlex.join([str(e.get("command"))] + [str(a) for a in e.get("args") or []]) if s.kind == "stdio"
+                 else str(e.get("url") or e.get("serverUrl")))
+        source = s.source.path + (" (shadowed)" if s.shadowed else "")
+        rows.append([s.name, s.kind, where, source])
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    print_table(app.env, ["NAME", "TYPE", "COMMAND / URL", "SOURCE"],
+                [[sanitize(c, single_line=True) for c in row] for row in rows])
     return 0

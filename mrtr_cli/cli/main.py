@@ -60,9 +60,8 @@ def run(argv: list[str] | None, env: Environment) -> int:
         return int(rv or 0) if not isinstance(rv, bool) else 0
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:
-        env.err("mrtr: interrupted")
-        return int(ExitStatus.INTERRUPTED)
+    except click.exceptions.Abort:  # click turns Ctrl-C into Abort
+        return _interrupted(env)
     except click.ClickException as exc:
         if env.json_mode:
             print_error(env, UsageError(exc.format_message()), json_mode=True)
@@ -81,8 +80,7 @@ def run(argv: list[str] | None, env: Environment) -> int:
         print_error(env, exc, json_mode=env.json_mode)
         return int(exc.exit_status)
     except KeyboardInterrupt:
-        env.err("mrtr: interrupted")
-        return int(ExitStatus.INTERRUPTED)
+        return _interrupted(env)
     except BrokenPipeError:
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
@@ -91,5 +89,17 @@ def run(argv: list[str] | None, env: Environment) -> int:
         return 0
 
 
+def _interrupted(env: Environment) -> int:
+    """Report a Ctrl-C (one JSON line with --json) and return 130."""
+    if env.json_mode:
+        from mrtr_cli.errors import Interrupted  # noqa: PLC0415
+        from mrtr_cli.render.errors import print_error  # noqa: PLC0415
+
+        print_error(env, Interrupted("interrupted"), json_mode=True)
+    else:
+        env.err("mrtr: interrupted")
+    return int(ExitStatus.INTERRUPTED)
+
+
 # The command modules register their commands on `cli` when imported.
-from mrtr_cli.cli import calls, info  # noqa: E402, F401
+from mrtr_cli.cli import calls, info, completion  # noqa: E402, F401, I001 - order: the help's command order

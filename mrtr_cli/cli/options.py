@@ -13,6 +13,18 @@ import click
 
 from mrtr_cli.env import Environment
 
+def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[Any]]:
+    """A click `shell_complete` callback listing `kind` ("servers", "tools", "prompts",
+    "resources") from config files or the list cache (cli/completion.py; imported lazily)."""
+
+    def callback(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
+        from mrtr_cli.cli.completion import complete_names  # noqa: PLC0415
+
+        return complete_names(kind, ctx, incomplete)
+
+    return callback
+
+
 def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def apply(f: Any) -> Any:
         for decorator in reversed(decorators):
@@ -25,9 +37,11 @@ def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
 global_options = _options(
     click.option("--url", metavar="URL", help="Streamable HTTP endpoint, e.g. http://127.0.0.1:8000/mcp (or MRTR_URL)."),
     click.option("--stdio", metavar="'CMD ARGS'", help="Launch a server subprocess (split like a shell; no shell runs it) (or MRTR_STDIO)."),
-    click.option("-s", "--server", metavar="NAME", help="A server from an mcp.json-style config (or MRTR_SERVER)."),
-    click.option("--config", metavar="FILE", help="Config file for -s/--server."),
-    click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable)."),
+    click.option("-s", "--server", metavar="NAME", shell_complete=complete("servers"),
+                 help="A server from an mcp.json-style config (or MRTR_SERVER); see: mrtr servers."),
+    click.option("--config", metavar="FILE", help="Config file for -s/--server (searched before the usual places)."),
+    click.option("--expand-env", is_flag=True, default=None, help="Expand ${VAR} and env:/file: values in project-directory config files."),
+    click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable); a value of env:VAR or file:PATH (also 'Bearer env:VAR') is read from there."),
     click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
     click.option("--json", "json_mode", is_flag=True, default=None, help="Print results (and errors) as JSON, exactly as the server sent them."),
     click.option("-v", "--verbose", "verbosity", count=True, help="Trace JSON-RPC messages to stderr (-vv: HTTP headers too)."),
@@ -47,6 +61,11 @@ answer_options = _options(
     click.option("--save-answers", metavar="FILE", help="Write every answer sent as an answer file."),
     click.option("--max-rounds", type=click.IntRange(min=1), metavar="N", help="Cap on input_required rounds (default 10)."),
     click.option("--open-urls", is_flag=True, default=None, help="Consent up front to opening URL-elicitation links in a browser."),
+    # Sampling and roots sources (issue 6).
+    click.option("--root", "roots", multiple=True, metavar="PATH[=NAME]", help="Expose PATH (a file or directory) to the server as a root (repeatable)."),
+    click.option("--sampling-command", metavar="CMD", help="Answer sampling requests with CMD: request params as JSON on its stdin, a CreateMessageResult as JSON on its stdout."),
+    click.option("--sampling-tools", is_flag=True, default=None, help="The sampling source can use tools (declares sampling.tools)."),
+    click.option("--sampling-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Time limit for one run of --sampling-command (default 120; exit 7)."),
 )
 
 

@@ -46,15 +46,32 @@ class Target:
         return " ".join(self.command or [])
 
     def public(self) -> dict[str, Any]:
-        """A description safe to store or print: no headers, no environment values."""
+        """A description safe to store or print: no headers, no environment values.
+
+        A server from a config file is named only (`{"server": NAME}`): its URL or
+        command line may hold expanded values, and `-s NAME` finds it again.
+        """
         out: dict[str, Any] = {}
         if self.server:
-            out["server"] = self.server
+            return {"server": self.server}
         if self.url:
             out["url"] = self.url
         if self.command:
             out["stdio"] = shlex.join(self.command)
         return out
+
+    def cache_identity(self) -> dict[str, Any]:
+        """What identifies the server for caching: its URL, or its stdio argv and cwd."""
+        if self.url:
+            return {"url": self.url}
+        return {"stdio": list(self.command or []), "cwd": self.cwd}
+
+    def auth_context(self) -> dict[str, Any] | None:
+        """What identifies the authorization context (header and environment values;
+        secrets: hash it, never store it), or None when nothing is sent."""
+        if not self.headers and not self.env:
+            return None
+        return {"headers": {k.lower(): v for k, v in self.headers.items()}, "env": dict(self.env)}
 
     def make_transport(self, env: Environment, tracer: Tracer) -> Transport:
         """Build (not start) the transport for this target."""
@@ -92,7 +109,9 @@ def parse_header(text: str) -> tuple[str, str]:
     name, sep, value = text.partition(":")
     name = name.strip()
     if not sep or not name or any(c in name for c in " \t\r\n"):
-        raise UsageError(f"-H {text!r}: expected \"Name: value\"")
+        # Never echo the text: it may be a credential with a typo in it.
+        first = (text.strip().split(None, 1) or [""])[0].split(":")[0][:40]
+        raise UsageError(f"-H {first!r}...: expected \"Name: value\" (a header name, a colon, then the value)")
     if "\r" in value or "\n" in value:
         raise UsageError(f"-H {name}: header values cannot contain line breaks")
     return name, value.strip()

@@ -25,6 +25,8 @@ class Deadline:
         self._at = None if timeout is None else now + timeout
         self._cap = None if max_timeout is None or timeout is None else now + max(max_timeout, timeout)
         self._lock = threading.Lock()
+        #: True once progress has pushed the deadline later than `timeout` from the start.
+        self.extended = False
 
     def remaining(self) -> float | None:
         """Seconds left (never negative), or None when unbounded."""
@@ -43,7 +45,10 @@ class Deadline:
         with self._lock:
             if self._at is None or self._cap is None or self.timeout is None:
                 return
-            self._at = min(self._cap, time.monotonic() + self.timeout)
+            at = min(self._cap, time.monotonic() + self.timeout)
+            if at > self._at:
+                self._at = at
+                self.extended = True
 
     @classmethod
     def unbounded(cls) -> Deadline:

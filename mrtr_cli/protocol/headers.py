@@ -9,6 +9,7 @@ looks like that encoding.
 from __future__ import annotations
 
 import base64
+import json
 import re
 from typing import Any
 
@@ -49,4 +50,97 @@ def request_headers(method: str, params: dict[str, Any] | None, protocol_version
     name_param = NAME_PARAM.get(method)
     if name_param and params is not None and params.get(name_param) is not None:
         headers["Mcp-Name"] = encode_header_value(params[name_param])
+    return headers
+
+
+# ---------------------------------------------------------------------- x-mcp-header
+# 2026-07-28 basic/transports/streamable-http, "Custom Headers" / server/tools#x-mcp-header.
+
+X_MCP_HEADER = "x-mcp-header"
+PARAM_HEADER_PREFIX = "Mcp-Param-"
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 section 5.6.2 token
+_HEADER_TYPES = ("string", "integer", "boolean")
+# Applicators whose subschemas are off the pure `properties` chain (JSON Schema 2020-12).
+_SINGLE = ("items", "contains", "unevaluatedItems", "additionalProperties", "propertyNames",
+           "unevaluatedProperties", "not", "if", "then", "else", "contentSchema")
+_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+_MAPS = ("patternProperties", "dependentSchemas", "$defs", "definitions")
+
+
+def _schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str, Any]]]:
+    """Every subschema of `root` with its chain of `properties` keys (None once the chain
+    passes through any other applicator). `$ref` is never followed."""
+    out: list[tuple[tuple[str, ...] | None, dict[str, Any]]] = []
+    stack: list[tuple[tuple[str, ...] | None, Any]] = [((), root)]
+    while stack:
+        path, node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        out.append((path, node))
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                stack.extend(((*path, name) if path is not None else None, sub) for name, sub in value.items())
+            elif key in _SINGLE:
+                stack.append((None, value))
+            elif key in _LISTS and isinstance(value, list):
+                stack.extend((None, sub) for sub in value)
+            elif key in _MAPS and isinstance(value, dict):
+                stack.extend((None, sub) for sub in value.values())
+    return out
+
+
+def invalid_x_mcp_header(input_schema: Any) -> str | None:
+    """Why a tool's `x-mcp-header` annotations are invalid, or None when they are all valid.
+
+    A valid annotation is a non-empty RFC 9110 token (so no CR/LF), unique
+    case-insensitively within the schema, on a property of type `string`,
+    `integer` or `boolean` that is reachable from the root through `properties`
+    keys only (not through `items`, `anyOf`/`oneOf`/`allOf`/`not`, `if`/`then`/`else`
+    or `$ref`). Clients on HTTP MUST leave out tools with an invalid annotation.
+    """
+    seen: dict[str, str] = {}
+    for path, schema in _schema_positions(input_schema):
+        if X_MCP_HEADER not in schema:
+            continue
+        if not path:
+            return f"{X_MCP_HEADER} is on a schema position not reachable through `properties` alone"
+        where = ".".join(path)
+        token = schema[X_MCP_HEADER]
+        if not isinstance(token, str) or not _TOKEN.match(token):
+            shown = repr(token) if isinstance(token, str) else f"a {type(token).__name__}"
+            return f"property {where!r}: {X_MCP_HEADER} {shown} is not an HTTP header-name token"
+        kind = schema.get("type")
+        if kind not in _HEADER_TYPES:
+            shown = json.dumps(kind) if kind is not None else "no type"
+            return (f"property {where!r}: {X_MCP_HEADER} is only allowed on string, integer or boolean "
+                    f"properties (this one is {shown})")
+        if token.lower() in seen:
+            return f"{X_MCP_HEADER} {token!r} on {where!r} repeats the one on {seen[token.lower()]!r}"
+        seen[token.lower()] = where
+    return None
+
+
+def x_mcp_header_map(input_schema: Any) -> dict[tuple[str, ...], str]:
+    """`{property path: header token}` for each annotated property of a valid schema."""
+    return {path: str(schema[X_MCP_HEADER]) for path, schema in _schema_positions(input_schema)
+            if path and X_MCP_HEADER in schema}
+
+
+def param_headers(header_map: dict[tuple[str, ...], str], arguments: Any) -> dict[str, str]:
+    """The `Mcp-Param-{Name}` headers for one `tools/call`'s `arguments`.
+
+    The value at each annotated property path is encoded with `encode_header_value`;
+    a missing or `null` value (or an object/array, which no valid schema allows)
+    sends no header.
+    """
+    headers: dict[str, str] = {}
+    for path, token in header_map.items():
+        node: Any = arguments
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is None or isinstance(node, dict | list):
+            continue
+        if isinstance(node, float):
+            node = int(node) if node.is_integer() else repr(node)
+        headers[PARAM_HEADER_PREFIX + token] = encode_header_value(node)
     return headers

@@ -16,7 +16,7 @@ import collections
 import concurrent.futures
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from mrtr_cli import __version__
 from mrtr_cli.env import Environment
@@ -37,6 +37,19 @@ HEADER_MISMATCH = -32020
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 
+
+class ProgressSink(Protocol):
+    """Where the progress of every request is shown (render/progress.ProgressDisplay).
+
+    `update(token, params, label)` gets each `notifications/progress` params of an
+    in-flight request (from a reader thread) with a label such as "tools/call slow";
+    `end(token)` is called once that request is over, however it ended.
+    """
+
+    def update(self, token: Any, params: dict[str, Any], label: str) -> None: ...
+
+    def end(self, token: Any) -> None: ...
+
 _POLL = 0.2  # seconds between deadline checks while waiting on a response
 
 
@@ -54,9 +67,9 @@ CAPABILITY_HINTS = {
     "elicitation": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
     "elicitation.form": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
     "elicitation.url": "URL elicitation needs a person to consent: run in a terminal (or --open-urls)",
-    "sampling": "give a sampling source: --sampling-command CMD, or sampling answers in --answers",
+    "sampling": "give a sampling source: --sampling-command CMD, sampling answers in --answers, or run in a terminal",
     "sampling.tools": "pass --sampling-tools with a --sampling-command that supports tool use",
-    "roots": "give roots with --root PATH",
+    "roots": "give roots with --root PATH (repeatable), or a roots list in --answers",
     "extensions.io.modelcontextprotocol/tasks": "tasks are declared on tools/call and tasks/* requests",
 }
 
@@ -89,10 +102,14 @@ class Session:
     Attributes:
         server_info: the last `io.modelcontextprotocol/serverInfo` seen in a result `_meta`.
         on_log: called with the params of each `notifications/message`.
+        progress: shows the progress of every request (a ProgressSink), or None.
         on_server_request: for older servers; called with a server-initiated request and
             returns the response message to send (None: not handled). It runs on the
             thread waiting in `request` (the message pump), never on a reader thread,
             so it may prompt a person; `ping` is answered at once without it.
+        param_headers: optional `Mcp-Param-*` source (`protocol.catalog.ToolCatalog`):
+            `headers_for(method, params)` adds headers to each request, and
+            `refresh_after_mismatch(method, params)` decides whether a `-32020` is retried.
         discover_result: the `server/discover` result when one was fetched (era probe).
     """
 
@@ -116,7 +133,9 @@ class Session:
         self.on_log: Callable[[dict[str, Any]], None] | None = None
         self.on_server_request: Callable[[Message], Message | None] | None = None
         self.discover_result: dict[str, Any] | None = None
-        self._progress: dict[Any, tuple[ProgressCallback | None, Deadline]] = {}
+        self.progress: ProgressSink | None = None
+        self.param_headers: Any = None
+        self._progress: dict[Any, tuple[ProgressCallback | None, Deadline, str]] = {}
         self._lock = threading.Lock()
         self._started = False
         # Server-initiated requests wait here for a thread blocked in `request` to answer them.
@@ -205,6 +224,7 @@ class Session:
         capabilities = capabilities if capabilities is not None else {}
         version_retried = False
         stream_retried = False
+        header_retried = False
         while True:
             msg = self.new_request(method, params, capabilities)
             try:
@@ -235,6 +255,12 @@ class Session:
                     ) from None
                 if err.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
                     raise self._missing_capability(err) from None
+                if (err.code == HEADER_MISMATCH and not header_retried and self.param_headers is not None
+                        and self.param_headers.refresh_after_mismatch(method, msg["params"])):
+                    # streamable-http "x-mcp-header": re-read tools/list, retry once.
+                    header_retried = True
+                    self.tracer.note("header mismatch (-32020): tool list refreshed; retrying with new Mcp-Param headers")
+                    continue
                 raise
             self._note_server_info(result)
             return result
@@ -250,41 +276,61 @@ class Session:
         return request_headers(method, params, self.protocol_version)
 
     def cancel(self, request_id: Any, reason: str) -> None:
-        """Cancel an in-flight request: `notifications/cancelled` on stdio, close the
-        response stream on HTTP (basic/patterns/cancellation)."""
+        """Cancel an in-flight request (basic/patterns/cancellation): send
+        `notifications/cancelled` `{requestId, reason}` on stdio, close the response
+        stream on HTTP (no notification there). Never raises: the server may be gone."""
         if not self.transport.cancel_by_close:
             try:
                 self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
             except Exception:  # noqa: BLE001 - the server may already be gone
                 pass
-        self.transport.abort(request_id)
+        try:
+            self.transport.abort(request_id)
+        except Exception:  # noqa: BLE001
+            pass
 
     # ------------------------------------------------------------------ internals
     def _exchange(self, msg: Message, deadline: Deadline, on_progress: ProgressCallback | None) -> Message:
+        """Send `msg` and wait for its response, honouring `deadline` and Ctrl-C.
+
+        The request's `progressToken` routes its progress notifications to `on_progress`
+        and the session's progress sink, and extends `deadline` (up to its cap).
+        On timeout or Ctrl-C the request is cancelled first; after a Ctrl-C a second one
+        exits at once (protocol/interrupts). Server-initiated requests that arrive
+        meanwhile are answered on this thread (`_wait`, the message pump).
+        """
         rid = msg["id"]
         meta = (msg.get("params") or {}).get("_meta") or {}
         token = meta.get("progressToken")
+        headers = self.headers_for(msg["method"], msg.get("params"))
+        if self.param_headers is not None:  # may fetch tools/list first
+            headers.update(self.param_headers.headers_for(msg["method"], msg.get("params")))
         if token is not None:
             with self._lock:
-                self._progress[token] = (on_progress, deadline)
+                self._progress[token] = (on_progress, deadline, _label(msg))
         self.tracer.message("send", msg)
-        fut = self.transport.request(msg, self.headers_for(msg["method"], msg.get("params")))
         try:
+            fut = self.transport.request(msg, headers)
             response = self._wait(fut, deadline, msg["method"])
         except TransportError:
             raise
+        except KeyboardInterrupt:
+            from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
+
+            arm_hard_exit(self.transport.kill)
+            self._end_progress(token)
+            if not self.env.quiet:
+                self.env.err(f"mrtr: cancelling {_label(msg)} (press Ctrl-C again to stop at once)")
+            self.cancel(rid, "user interrupted (Ctrl-C)")
+            raise
         except BaseException as exc:
-            # Ctrl-C, the deadline, or a failure while answering a server request:
-            # the request is abandoned, so tell the server.
-            reason = ("timeout" if isinstance(exc, TimeoutExpired)
-                      else "user interrupted (Ctrl-C)" if isinstance(exc, KeyboardInterrupt)
-                      else "the client stopped")
-            self.cancel(rid, reason)
+            # The deadline, or a failure while answering a server request (a bad
+            # answer file, a refusal): the request is abandoned, so tell the server.
+            self._end_progress(token)
+            self.cancel(rid, "timeout" if isinstance(exc, TimeoutExpired) else "the client stopped")
             raise
         finally:
-            if token is not None:
-                with self._lock:
-                    self._progress.pop(token, None)
+            self._end_progress(token)
         self.tracer.message("recv", response)
         return response
 
@@ -304,7 +350,8 @@ class Session:
                         raise TransportError(f"the request {method} was abandoned") from None
                 left = deadline.remaining()
                 if left is not None and left <= 0:
-                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {method}")
+                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {method}"
+                                         + (" (extended by progress up to --max-timeout)" if deadline.extended else ""))
                 wake.wait(_POLL if left is None else min(_POLL, left))
                 wake.clear()
         finally:
@@ -345,6 +392,15 @@ class Session:
         except TransportError as exc:
             self.tracer.note(f"could not send the response to server request {reply.get('id')!r}: {exc.message}")
 
+    def _end_progress(self, token: Any) -> None:
+        with self._lock:
+            known = self._progress.pop(token, None) is not None
+        if known and self.progress is not None:
+            try:
+                self.progress.end(token)
+            except Exception:  # noqa: BLE001 - a display problem must not change the outcome
+                pass
+
     def _on_message(self, msg: Message) -> None:
         self.tracer.message("recv", msg)
         method = msg.get("method")
@@ -360,13 +416,17 @@ class Session:
             return
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "notifications/progress":
+            token = params.get("progressToken")
             with self._lock:
-                entry = self._progress.get(params.get("progressToken"))
-            if entry is not None:
-                callback, deadline = entry
-                deadline.on_progress()
-                if callback is not None:
-                    callback(params)
+                entry = self._progress.get(token)
+            if entry is None:
+                return  # not an in-flight request of ours (spec: ignore)
+            callback, deadline, label = entry
+            deadline.on_progress()
+            if callback is not None:
+                callback(params)
+            if self.progress is not None:
+                self.progress.update(token, params, label)
         elif method == "notifications/message":
             if self.on_log is not None:
                 self.on_log(params)
@@ -411,3 +471,10 @@ class Session:
         message = f"the server requires the client capability {what}, which this run does not declare"
         return MissingCapability(err.code or MISSING_REQUIRED_CLIENT_CAPABILITY, message, err.data,
                                  hint="; ".join(hints) or (err.message or None))
+
+
+def _label(msg: Message) -> str:
+    """A short description of a request for progress lines: "tools/call slow"."""
+    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    subject = params.get("uri") if msg.get("method") == "resources/read" else params.get("name")
+    return f"{msg.get('method')} {subject}" if isinstance(subject, str) else str(msg.get("method"))

@@ -19,6 +19,7 @@ from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.shapes import (
     elicit_result_problems,
+    looks_like_roots_result,
     looks_like_sampling_result,
     roots_result_problems,
     sampling_result_problems,
@@ -83,10 +84,12 @@ class ResponderChain:
     Args:
         env: the run's environment (decides whether a person can be asked).
         store: prepared answers (`-a` flags and `--answers` files).
-        roots: roots configured on the command line (`--root`), as Root objects.
+        roots: resolved roots (`--root`, an answer file's or a server config's `roots`),
+            as Root objects `{uri, name?}`; None when none were given.
+        roots_source: where `roots` came from, for `-v` (default "--root").
         sampler: a callable answering `sampling/createMessage` params with a
             CreateMessageResult (e.g. `--sampling-command`), or None.
-        sampling_tools: the sampler supports tool use (`sampling.tools`).
+        sampling_tools: the sampling sources support tool use (`sampling.tools`).
         terminal_factory: builds the interactive responder on first use (lazy import).
         url_consent: a person can consent to URL elicitation on this run.
     """
@@ -97,6 +100,7 @@ class ResponderChain:
         store: AnswerStore | None = None,
         *,
         roots: list[dict[str, Any]] | None = None,
+        roots_source: str = "--root",
         sampler: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         sampling_tools: bool = False,
         terminal_factory: Callable[[], TerminalResponder] | None = None,
@@ -105,6 +109,7 @@ class ResponderChain:
         self.env = env
         self.store = store or AnswerStore()
         self.roots = roots
+        self.roots_source = roots_source or "--root"
         self.sampler = sampler
         self.sampling_tools = sampling_tools
         self._terminal_factory = terminal_factory
@@ -126,14 +131,16 @@ class ResponderChain:
         Form elicitation is always declared: an answer may come from flags, files, the
         terminal, or later from `mrtr resume` with a pending document. URL mode is declared
         when a person can consent (a terminal, or a pending document they will act on).
-        Sampling only with a sampling source; roots only when roots are given.
+        Sampling only with a sampling source (a command, a terminal, or sampling answers in a
+        file); roots only when roots are given (flags, config, or roots in a file).
         """
         caps: dict[str, Any] = {"elicitation": {"form": {}}}
         if self.url_consent if self.url_consent is not None else True:
             caps["elicitation"]["url"] = {}
         if self.sampler is not None or self.interactive or self.store.has_exact_of_shape(looks_like_sampling_result):
             caps["sampling"] = {"tools": {}} if self.sampling_tools else {}
-        if self.roots is not None or self.store.roots() is not None:
+        if (self.roots is not None or self.store.roots() is not None
+                or self.store.has_exact_of_shape(looks_like_roots_result)):
             caps["roots"] = {}
         return caps
 
@@ -222,6 +229,9 @@ class ResponderChain:
         if ok and ask.method == ELICIT:
             modes = declared or {}
             ok = ask.mode in modes or (ask.mode == "form" and not modes)
+        if ok and ask.method == SAMPLING and ("tools" in ask.params or "toolChoice" in ask.params):
+            # client/sampling: tools only to clients that declared sampling.tools.
+            ok, needed = "tools" in (declared or {}), "sampling.tools"
         if not ok:
             what = f"{needed}.{ask.mode}" if ask.method == ELICIT else needed
             raise ProtocolError(
@@ -236,6 +246,7 @@ class ResponderChain:
         if exact is not None:
             value, source = exact
             value = _drop_null_fields(value) if ask.method == ELICIT else value
+            value = _drop_null_root_names(value) if ask.method == ROOTS else value
             self._check_exact(ask, value, source)
             outcome.sources[ask.key] = source
             return value
@@ -243,7 +254,7 @@ class ResponderChain:
             return self._form_from_fields(ask, outcome)
         if ask.method == ROOTS:
             roots = self.roots
-            source = "--root"
+            source = self.roots_source
             if roots is None:
                 from_file = self.store.roots()
                 if from_file is not None:
@@ -251,7 +262,7 @@ class ResponderChain:
                     self._check_exact(ask, {"roots": roots}, source)
             if roots is not None:
                 outcome.sources[ask.key] = source
-                return {"roots": roots}
+                return {"roots": [dict(r) for r in roots]}
         if ask.method == SAMPLING and self.sampler is not None:
             result = self.sampler(ask.params)
             outcome.sources[ask.key] = "--sampling-command"
@@ -262,7 +273,7 @@ class ResponderChain:
         if ask.method == ELICIT:
             problems = elicit_result_problems(value, ask.params)
         elif ask.method == SAMPLING:
-            problems = sampling_result_problems(value)
+            problems = sampling_result_problems(value, ask.params)
         else:
             problems = roots_result_problems(value)
         if problems:
@@ -339,4 +350,13 @@ def _drop_null_fields(value: Any) -> Any:
     if isinstance(value, dict) and isinstance(value.get("content"), dict):
         content = {k: v for k, v in value["content"].items() if v is not None}
         return {**value, "content": content}
+    return value
+
+
+def _drop_null_root_names(value: Any) -> Any:
+    """A roots answer with `"name": null` (as in a filled-in template) leaves the name out."""
+    if isinstance(value, dict) and isinstance(value.get("roots"), list):
+        roots = [{k: v for k, v in r.items() if not (k == "name" and v is None)} if isinstance(r, dict) else r
+                 for r in value["roots"]]
+        return {**value, "roots": roots}
     return value

@@ -246,35 +246,33 @@ class TerminalResponder:
 
     # ------------------------------------------------------------------ sampling
     def _sampling(self, ask: InputAsk) -> dict[str, Any]:
-        params = ask.params
-        if params.get("systemPrompt"):
-            self.console.print("  system prompt: " + sanitize(str(params["systemPrompt"])), markup=False)
-        for message in params.get("messages") or []:
-            if not isinstance(message, dict):
-                continue
-            content = message.get("content")
-            blocks = content if isinstance(content, list) else [content]
-            for block in blocks:
-                if isinstance(block, dict) and block.get("type") == "text":
-                    text = sanitize(str(block.get("text", "")))
-                else:
-                    kind = block.get("type") if isinstance(block, dict) else type(block).__name__
-                    text = f"[{sanitize(str(kind), single_line=True)} block]"
-                self.console.print(f"  {sanitize(str(message.get('role')), single_line=True)}: {text}", markup=False)
-        prefs = params.get("modelPreferences")
-        if prefs:
-            self.console.print("  model preferences: " + dumps_safe(prefs), markup=False)
-        self.console.print(f"  maxTokens: {params.get('maxTokens')}", markup=False)
+        """client/sampling: show the request (system prompt, messages, model preferences,
+        maxTokens, ...), let the person type a reply as the assistant and review it.
+        The reply is sent with `model: "human"`. Declining stops the call (exit 6): MRTR
+        has no decline answer for sampling, so nothing is retried."""
+        from mrtr_cli.responders.sampling import describe_request  # noqa: PLC0415
+
+        self.console.print("  The server asks for a model reply (sampling). You answer as the assistant.",
+                           markup=False)
+        for line in describe_request(ask.params):
+            self.console.print("  " + line.replace("\n", "\n  "), markup=False)
+        max_tokens = ask.params.get("maxTokens")
         q = self._q()
         reply = ""
         while True:
-            reply = q.text("Your reply (as the assistant):", default=reply, multiline=False,
+            reply = q.text("Your reply (as the assistant):", default=reply,
                            validate=lambda t: True if t.strip() else "type a reply, or Ctrl-C to stop",
                            **self._pt).unsafe_ask()
-            choice = q.select("Send this reply?", choices=["Send", "Edit", "Decline"], **self._pt).unsafe_ask()
+            tokens = max(1, (len(reply) + 3) // 4)
+            self.console.print(f"  Review: {dumps_safe(reply)}", markup=False)
+            self.console.print(f"    model: human, about {tokens} tokens (maxTokens {max_tokens})", markup=False)
+            if isinstance(max_tokens, int) and tokens > max_tokens:
+                self.console.print(f"    warning: this reply is probably longer than maxTokens ({max_tokens})",
+                                   style="bold yellow", markup=False)
+            choice = q.select("Send this reply?", choices=["Send", "Edit", "Decline (stop the call)"],
+                              **self._pt).unsafe_ask()
             if choice == "Send":
                 return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",
                         "stopReason": "endTurn"}
-            if choice == "Decline":
-                raise Declined(f"you declined the sampling request {ask.key!r}")
-
+            if choice.startswith("Decline"):
+                raise Declined(f"you declined the sampling request {ask.key!r}; the call was not retried")

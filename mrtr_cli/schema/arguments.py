@@ -1,5 +1,9 @@
 """Tool arguments from the command line, typed by the tool's `inputSchema`.
 
+Arguments are then checked against the `inputSchema` with `jsonschema` (the
+schema's own `$schema` dialect, else 2020-12; `$ref` never fetched over the network)
+before anything is sent.
+
 Item syntax (after HTTPie): `key=value` (coerced to the property's type: a string
 property keeps `02134` as the string "02134"), `key:=<json>` (a literal JSON
 value), `key=@path` (the file's text; `@-` reads stdin), dotted keys for nested
@@ -10,6 +14,7 @@ gives a whole JSON object (`JSON`, `@file` or `-`), which items then extend.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -142,7 +147,10 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
             return int(text.strip())
         if kind == "number" and _NUMBER.match(text.strip()):
             t = text.strip()
-            return int(t) if _INT.match(t) else float(t)
+            if _INT.match(t):
+                return int(t)
+            if math.isfinite(float(t)):
+                return float(t)
         if kind == "boolean" and text.strip().lower() in ("true", "false"):
             return text.strip().lower() == "true"
         if kind == "null" and text.strip() == "null":
@@ -217,3 +225,94 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
     if not isinstance(doc, dict):
         raise UsageError(f"--args: expected a JSON object, got {_json_kind(doc)}")
     return doc
+
+
+def warm_validator() -> None:
+    """Start importing `jsonschema` on a background thread (it takes ~70 ms), so that the
+    import overlaps with starting the server and fetching the tool list."""
+    import importlib  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    def load() -> None:
+        try:
+            importlib.import_module("jsonschema")
+        except Exception:  # noqa: BLE001 - the real import reports any problem
+            pass
+
+    threading.Thread(target=load, name="mrtr-import-jsonschema", daemon=True).start()
+
+
+def _no_retrieve(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource  # noqa: PLC0415
+
+    raise NoSuchResource(ref=uri)
+
+
+def _where(path: Any) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _problem(error: Any) -> str:
+    """One line for one `jsonschema` error, naming the argument's path."""
+    where = _where(error.absolute_path)
+    kind = error.validator
+    prefix = where + "." if where else ""
+    if kind == "required" and isinstance(error.instance, dict):
+        missing = [str(k) for k in error.validator_value or [] if k not in error.instance]
+        return f"missing required argument {', '.join(prefix + m for m in missing) or error.message}"
+    if kind in ("additionalProperties", "unevaluatedProperties"):
+        extra = re.findall(r"'([^']*)'", error.message)
+        names = ", ".join(prefix + e for e in extra) if extra else error.message
+        known = list(error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
+        import difflib  # noqa: PLC0415
+
+        close = [m for e in extra for m in difflib.get_close_matches(e, known, n=1)]
+        return f"unexpected argument {names} " + (f"(did you mean {', '.join(prefix + c for c in close)}?)" if close
+                                                  else "(the schema allows no other properties)")
+    shown = json.dumps(error.instance, ensure_ascii=False)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    if kind == "type":
+        want = error.validator_value
+        want = " or ".join(want) if isinstance(want, list) else str(want)
+        got = _json_kind(error.instance)
+        return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
+    return f"argument {where or '(all)'}: {error.message}"
+
+
+def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) -> None:
+    """Check `arguments` against the tool's `inputSchema` before it is sent.
+
+    The validator is chosen by the schema's `$schema` (default JSON Schema 2020-12);
+    `format` is not asserted; `$ref`s resolve only inside the schema (never over the
+    network). A schema that is itself invalid, or has a `$ref` that cannot be
+    resolved locally, is not checked (the server will judge).
+
+    Raises:
+        UsageError: the arguments do not match (exit 2), naming the property path,
+            with the other problems (up to five) in the hint.
+    """
+    if not isinstance(input_schema, dict) or not input_schema:
+        return
+    from jsonschema import Draft202012Validator, exceptions, validators  # noqa: PLC0415 - lazy: startup time
+    from referencing import Registry  # noqa: PLC0415
+    from referencing.exceptions import Unresolvable  # noqa: PLC0415
+
+    cls = validators.validator_for(input_schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(input_schema)
+        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))
+        errors = list(validator.iter_errors(arguments))
+    except (exceptions.SchemaError, Unresolvable, exceptions._WrappedReferencingError):  # noqa: SLF001
+        return
+    if not errors:
+        return
+    errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    best = exceptions.best_match(errors)
+    others = [_problem(e) for e in errors if e is not best]
+    hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
+    hint_lines.append(f"see the parameters: mrtr tools {tool}")
+    raise UsageError(f"{tool}: {_problem(best)}", hint="\n".join(hint_lines))

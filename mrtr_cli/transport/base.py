@@ -61,6 +61,10 @@ class Transport(ABC):
     def close(self) -> None:
         """Release the connection (and stop a server process) cleanly. Idempotent."""
 
+    def kill(self) -> None:
+        """Stop at once, without waiting (a second Ctrl-C): a stdio server's whole
+        process group gets SIGKILL. Safe to call from a signal handler; never raises."""
+
     def describe_failure(self) -> str | None:
         """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
         return None

@@ -172,7 +172,7 @@ class HttpTransport(Transport):
         client = self._require_client()
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         all_headers = self._headers(headers)
-        self._trace("request", {"method": "POST", "url": self.url, "headers": all_headers})
+        self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
         try:
             resp = client.post(self.url, content=body, headers=all_headers)
         except Exception as exc:  # noqa: BLE001
@@ -246,7 +246,7 @@ class HttpTransport(Transport):
         rid = message.get("id")
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         all_headers = self._headers(headers)
-        self._trace("request", {"method": "POST", "url": self.url, "headers": all_headers})
+        self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
         try:
             req = client.build_request("POST", self.url, content=body, headers=all_headers)
             resp = client.send(req, stream=True)

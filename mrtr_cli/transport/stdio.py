@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import signal
 import subprocess
 import threading
 from collections.abc import Callable, Mapping
@@ -27,6 +28,18 @@ STDERR_TAIL_LINES = 20
 def encode_line(message: Message) -> bytes:
     """One JSON-RPC message as a compact UTF-8 line (json escapes any newline in strings)."""
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a child started with `start_new_session=True` and everything it launched
+    (its process group; e.g. npx -> node). Never raises; safe in a signal handler."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+    except (OSError, AttributeError):  # AttributeError: no process groups on this platform
+        try:
+            proc.kill()
+        except OSError:
+            pass
 
 
 class StdioTransport(Transport):
@@ -123,6 +136,13 @@ class StdioTransport(Transport):
                 continue
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
+
+    def kill(self) -> None:
+        proc = self._proc
+        if proc is None or proc.returncode is not None:
+            return
+        self._closing = True
+        kill_process_group(proc)
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:

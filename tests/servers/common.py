@@ -86,8 +86,8 @@ class RecordingApp:
 
 
 def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool, wrap: Any = None) -> None:
-    """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP (`wrap`, if
-    given, wraps the HTTP ASGI app, inside the recorder)."""
+    """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP
+    (`wrap`: optional ASGI middleware factory for the HTTP app)."""
     if args.http:
         import uvicorn
 

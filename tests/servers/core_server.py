@@ -66,6 +66,7 @@ TOOLS = [
         ("slow_progress", {"steps": {"type": "integer"}}),
         ("crash", {}),
         ("hang", {}),
+        ("ünïcode tool", {}),
     ]
 ]
 

@@ -12,7 +12,7 @@ The script is a JSON object:
 - "discoverError": answer server/discover with this error object instead (a modern server
   that does not implement it).
 - "startDelay": seconds to sleep before reading anything (a slow-starting server).
-- "tools": the tools/list tools (default: none).
+- "tools": the tools/list tools (default: each tool named in "calls", taking any arguments).
 Anything else gets -32601.
 """
 
@@ -51,7 +51,8 @@ def main() -> None:
                 "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
                 "ttlMs": 0, "cacheScope": "public"})}
         elif method == "tools/list":
-            reply = {"result": {"resultType": "complete", "tools": script.get("tools", []), "ttlMs": 0,
+            reply = {"result": {"resultType": "complete", "tools": script.get("tools", [
+                {"name": name, "inputSchema": {"type": "object"}} for name in script.get("calls", {})]), "ttlMs": 0,
                                 "cacheScope": "public"}}
         elif method == "tools/call" and params.get("name") in script.get("calls", {}):
             entries = script["calls"][params["name"]]

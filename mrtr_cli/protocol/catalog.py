@@ -1,0 +1,175 @@
+"""The server's tool list as a client needs it: cached, filtered, and mirrored into headers.
+
+- `tools/list` is fetched through every page once per run and kept in the list
+  cache (`listcache`) per server, honouring `ttlMs` and `cacheScope`
+  (server/utilities/caching). A fresh cached list saves the round trip; a cached
+  list that does not know a tool is re-fetched once before the tool is called unknown.
+- On Streamable HTTP, tools whose `x-mcp-header` annotations are invalid are left
+  out of the list (basic/transports/streamable-http, "x-mcp-header"); `excluded`
+  says which and why (`mrtr tools` prints it as a warning, `-v` notes it always).
+- For each `tools/call`, the `Mcp-Param-{Name}` headers are computed from the
+  tool's annotations and the call's arguments; when the server answers `-32020`
+  (HeaderMismatch) the list is fetched again and the request retried once, if the
+  new list changes the headers.
+
+The session calls `headers_for` and `refresh_after_mismatch` (its `param_headers`
+hook); the transport never learns about any of this.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli.errors import JsonRpcError, UsageError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp_header_map
+from mrtr_cli.protocol.listcache import ListCache
+from mrtr_cli.protocol.listing import list_all
+from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.sanitize import sanitize
+
+
+def fetch_list(session: Session, method: str, cache: ListCache | None, *,
+               deadline: Deadline | None = None) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Fetch every page of a list method and store the pages in `cache` (if any).
+
+    Returns:
+        (items, pages) as `list_all` gives them.
+
+    Raises:
+        JsonRpcError / ProtocolError / TransportError: from the session.
+    """
+    started = time.time()  # conservative: each page counts as received when the walk began
+    items, pages = list_all(session, method, deadline=deadline)
+    if cache is not None:
+        cache.put(method, pages, [started] * len(pages))
+    return items, pages
+
+
+class ToolCatalog:
+    """The tools of one server for one run.
+
+    Args:
+        session: the open session.
+        cache: the server's list cache, or None for no caching.
+        exclude_invalid: leave out tools with invalid `x-mcp-header` annotations
+            (MUST on Streamable HTTP; stdio MAY ignore the annotation).
+        deadline: makes the deadline for a list walk.
+
+    Attributes:
+        from_cache: the current list came from the cache (not fetched this run).
+        excluded: `{tool name: reason}` for tools left out.
+        available: False when the server does not answer `tools/list` at all.
+    """
+
+    def __init__(self, session: Session, cache: ListCache | None, *, exclude_invalid: bool,
+                 deadline: Callable[[], Deadline]):
+        self.session = session
+        self.cache = cache
+        self.exclude_invalid = exclude_invalid
+        self._deadline = deadline
+        self._tools: list[dict[str, Any]] | None = None
+        self._maps: dict[str, dict[tuple[str, ...], str]] = {}
+        self.pages: list[dict[str, Any]] = []
+        self.from_cache = False
+        self.excluded: dict[str, str] = {}
+        self.available = True
+
+    # ------------------------------------------------------------------ the list
+    def load(self, *, refresh: bool = False) -> list[dict[str, Any]]:
+        """The valid tools: from this run, else a fresh cache entry, else fetched.
+
+        `refresh=True` always fetches (and updates the cache).
+
+        Raises:
+            JsonRpcError / ProtocolError / TransportError: fetching failed.
+        """
+        if self._tools is not None and not refresh:
+            return self._tools
+        entry = self.cache.get("tools/list") if self.cache is not None and not refresh else None
+        if entry is not None and entry.fresh():
+            pages = entry.pages
+            items = [t for p in pages for t in (p.get("tools") if isinstance(p.get("tools"), list) else [])]
+            self.from_cache = True
+        else:
+            items, pages = fetch_list(self.session, "tools/list", self.cache, deadline=self._deadline())
+            self.from_cache = False
+        self.pages = pages
+        self._set(items)
+        assert self._tools is not None
+        return self._tools
+
+    def _set(self, items: list[Any]) -> None:
+        self._maps = {}
+        self.excluded = {}
+        tools = []
+        for tool in items:
+            if not isinstance(tool, dict):
+                continue
+            reason = invalid_x_mcp_header(tool.get("inputSchema")) if self.exclude_invalid else None
+            if reason is not None:
+                name = str(tool.get("name"))
+                self.excluded[name] = reason
+                self.session.tracer.note(f"leaving out tool {sanitize(name, single_line=True)!r}: "
+                                         f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
+                continue
+            tools.append(tool)
+        self._tools = tools
+
+    def find(self, name: str) -> dict[str, Any] | None:
+        """The tool called `name`, re-fetching once when a cached list does not have it."""
+        for tool in self.load():
+            if tool.get("name") == name:
+                return tool
+        if self.from_cache:
+            for tool in self.load(refresh=True):
+                if tool.get("name") == name:
+                    return tool
+        return None
+
+    def unknown(self, name: str) -> UsageError:
+        """The error for a tool the server does not list, with a "did you mean" hint."""
+        names = [str(t.get("name")) for t in self._tools or []]
+        if name in self.excluded:
+            return UsageError(f"tool {name!r} is not usable over HTTP: its definition has an invalid "
+                              f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
+        close = difflib.get_close_matches(name, names, n=3)
+        hint = (f"did you mean: {', '.join(close)}?" if close
+                else f"the server's tools: {', '.join(names[:20])}" if names else "the server lists no tools")
+        return UsageError(f"unknown tool {name!r}", hint=sanitize(hint, single_line=True))
+
+    # ------------------------------------------------------------------ headers (session hook)
+    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+        """`Mcp-Param-*` headers for one request (only `tools/call` has any).
+
+        The list is loaded on first use; if the server does not answer `tools/list`
+        the call goes without parameter headers.
+        """
+        if method != "tools/call" or not isinstance(params, dict) or not self.available:
+            return {}
+        name = params.get("name")
+        try:
+            tools = self.load()
+        except JsonRpcError as err:
+            self.available = False
+            self.session.tracer.note(f"tools/list failed ({err.message}); no Mcp-Param headers")
+            return {}
+        if name not in self._maps:
+            tool = next((t for t in tools if t.get("name") == name), None)
+            self._maps[str(name)] = x_mcp_header_map(tool.get("inputSchema")) if tool else {}
+        return param_headers(self._maps[str(name)], params.get("arguments"))
+
+    def refresh_after_mismatch(self, method: str, params: dict[str, Any] | None) -> bool:
+        """After a `-32020` HeaderMismatch: fetch the list again; True when the request's
+        headers changed (so a retry can succeed)."""
+        if method != "tools/call":
+            return False
+        before = self.headers_for(method, params)
+        try:
+            self.load(refresh=True)
+        except JsonRpcError:
+            return False
+        return self.headers_for(method, params) != before

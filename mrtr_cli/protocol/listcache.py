@@ -1,0 +1,188 @@
+"""A cache of list results per server, in the state directory (2026-07-28 server/utilities/caching).
+
+`tools/list` (and the other list methods) carry `ttlMs` and `cacheScope`. Every page
+is stored as sent with the time it arrived; a cached list is *fresh* while every
+page is (`now < receivedAt + ttlMs`; an absent or negative `ttlMs` counts as 0).
+Stale entries are still readable for offline uses (shell completion), never for
+typing a call.
+
+Keys: one directory per server (a hash of its URL, or of its stdio command and
+working directory). `public` results are shared by every authorization context;
+`private` ones are stored per authorization context, named by an HMAC of the
+headers and environment values the target sends, under a random local key: the
+secret itself is never written, and the file name cannot be checked against a
+guessed token without that key. Results of MRTR retries are never cached (list
+methods are not retried with `inputResponses`).
+
+Files are written atomically with mode 0600 in a 0700 directory. Any error
+reading or writing the cache is ignored: the cache only saves round trips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+FORMAT = "mrtr-list-cache/1"
+
+
+@dataclass
+class CachedList:
+    """One cached list.
+
+    Attributes:
+        method: the list method, e.g. "tools/list".
+        pages: each page's result as the server sent it, in order.
+        received: when each page arrived (seconds since the epoch).
+        scope: "public" or "private".
+    """
+
+    method: str
+    pages: list[dict[str, Any]]
+    received: list[float]
+    scope: str
+
+    def expires_at(self) -> float:
+        """The time (epoch seconds) at which the first page goes stale."""
+        ends = []
+        for page, at in zip(self.pages, self.received):
+            ttl = page.get("ttlMs")
+            ttl = ttl if isinstance(ttl, int | float) and not isinstance(ttl, bool) and ttl > 0 else 0
+            ends.append(at + ttl / 1000.0)
+        return min(ends) if ends else 0.0
+
+    def fresh(self, now: float | None = None) -> bool:
+        """True while every page is fresh (`now < receivedAt + ttlMs`)."""
+        return (time.time() if now is None else now) < self.expires_at()
+
+
+def scope_of(pages: list[dict[str, Any]]) -> str:
+    """`public` only when every page says so; anything else (absent, odd) is `private`."""
+    return "public" if pages and all(p.get("cacheScope") == "public" for p in pages) else "private"
+
+
+def _digest(*parts: Any) -> str:
+    import hashlib  # noqa: PLC0415 - lazy: OpenSSL loads slowly
+
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:32]
+
+
+def _safe_method(method: str) -> str:
+    return method.replace("/", "_")
+
+
+class ListCache:
+    """The list cache of one server, seen from one authorization context.
+
+    Args:
+        root: the cache directory (e.g. `$XDG_STATE_HOME/mrtr/cache`).
+        server_identity: what identifies the server (URL, or stdio argv and cwd); any JSON value.
+        auth_context: what identifies the authorization context (header and environment
+            values), or None when there is none; hashed with a local key, never stored.
+    """
+
+    def __init__(self, root: str, server_identity: Any, auth_context: Any = None):
+        self.root = root
+        self.server_dir = os.path.join(root, _digest(server_identity))
+        self._auth_context = auth_context
+        self._auth_name: str | None = None
+
+    # ------------------------------------------------------------------ keys
+    def _key(self) -> bytes:
+        path = os.path.join(self.root, "key")
+        try:
+            with open(path, "rb") as fh:
+                key = fh.read()
+            if len(key) >= 32:
+                return key
+        except OSError:
+            pass
+        os.makedirs(self.root, mode=0o700, exist_ok=True)
+        key = os.urandom(32)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:  # another run made it first
+            time.sleep(0.05)
+            with open(path, "rb") as fh:
+                return fh.read()
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key)
+        return key
+
+    def _auth(self) -> str:
+        if self._auth_name is None:
+            if self._auth_context is None:
+                self._auth_name = "none"
+            else:
+                import hashlib  # noqa: PLC0415
+                import hmac  # noqa: PLC0415
+
+                material = json.dumps(self._auth_context, sort_keys=True).encode("utf-8")
+                self._auth_name = hmac.new(self._key(), material, hashlib.sha256).hexdigest()[:32]
+        return self._auth_name
+
+    def _path(self, method: str, scope: str) -> str:
+        name = _safe_method(method) + (".public" if scope == "public" else f".private-{self._auth()}") + ".json"
+        return os.path.join(self.server_dir, name)
+
+    # ------------------------------------------------------------------ read / write
+    def get(self, method: str) -> CachedList | None:
+        """The cached list for `method` visible to this authorization context (fresh or not):
+        this context's private entry, else the public one, whichever arrived last."""
+        found = []
+        for scope in ("private", "public"):
+            try:
+                with open(self._path(method, scope), encoding="utf-8") as fh:
+                    doc = json.load(fh)
+            except (OSError, ValueError):
+                continue
+            except Exception:  # noqa: BLE001 - a broken cache never breaks a run
+                continue
+            if (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("method") == method
+                    and isinstance(doc.get("pages"), list) and isinstance(doc.get("received"), list)
+                    and len(doc["pages"]) == len(doc["received"])
+                    and all(isinstance(p, dict) for p in doc["pages"])):
+                found.append(CachedList(method, doc["pages"], [float(t) for t in doc["received"]], scope))
+        if not found:
+            return None
+        return max(found, key=lambda c: min(c.received) if c.received else 0.0)
+
+    def put(self, method: str, pages: list[dict[str, Any]], received: list[float]) -> CachedList:
+        """Store a freshly fetched list (all its pages). Returns what was stored."""
+        entry = CachedList(method, pages, received, scope_of(pages))
+        doc = {"format": FORMAT, "method": method, "scope": entry.scope, "received": received, "pages": pages}
+        try:
+            os.makedirs(self.server_dir, mode=0o700, exist_ok=True)
+            tmp = os.path.join(self.server_dir, f".tmp-{os.getpid()}-{os.urandom(6).hex()}.json")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    json.dump(doc, fh, ensure_ascii=False)
+                os.replace(tmp, self._path(method, entry.scope))
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+            if entry.scope == "public":
+                # A list that became public supersedes this context's private copy.
+                self._remove(self._path(method, "private"))
+        except (OSError, TypeError, ValueError):
+            pass
+        return entry
+
+    def invalidate(self, method: str) -> None:
+        """Forget `method`'s cached list for this authorization context (and the public one)."""
+        for scope in ("private", "public"):
+            self._remove(self._path(method, scope))
+
+    @staticmethod
+    def _remove(path: str) -> None:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

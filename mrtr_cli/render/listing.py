@@ -1,0 +1,250 @@
+"""Text views of what a server offers: list tables, one tool in detail, server/discover.
+
+For people only: `--json` prints the server's objects as sent instead. On a terminal
+a list is a `rich` table (wrapped to the width); to a pipe it is plain aligned
+columns without a header, one item per line, first column the name. Every server
+string is sanitised (`render.sanitize`) and never read as markup.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from mrtr_cli.env import Environment
+from mrtr_cli.render.sanitize import sanitize
+
+
+def one_line(value: Any, limit: int | None = None) -> str:
+    """The first line of a server string, sanitised (empty for None)."""
+    if value is None:
+        return ""
+    text = str(value).strip().splitlines()[0] if str(value).strip() else ""
+    text = sanitize(text, single_line=True)
+    if limit is not None and len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def print_table(env: Environment, headers: list[str], rows: list[list[str]]) -> None:
+    """Print rows (already sanitised strings): a table on a terminal, aligned columns otherwise."""
+    if not rows:
+        return
+    if env.stdout_isatty:
+        from rich.console import Console  # noqa: PLC0415 - lazy: startup time
+        from rich.table import Table  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415
+
+        table = Table(box=None, header_style="bold", pad_edge=False, show_edge=False)
+        for i, name in enumerate(headers):
+            table.add_column(name, no_wrap=i == 0, overflow="fold", ratio=2 if i == len(headers) - 1 else None)
+        for row in rows:
+            table.add_row(*(Text(cell) for cell in row))
+        Console(file=env.stdout, highlight=False, soft_wrap=False).print(table)
+        return
+    widths = [max(len(row[i]) for row in rows) for i in range(len(headers) - 1)]
+    for row in rows:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
+        env.out("  ".join(cells).rstrip())
+
+
+# ---------------------------------------------------------------------- schemas
+def type_label(schema: Any) -> str:
+    """A short type name for a property schema: `string`, `integer`, `array of string`,
+    `string | null`, `enum`, `object`..."""
+    if not isinstance(schema, dict):
+        return "any"
+    t = schema.get("type")
+    if isinstance(t, list):
+        return " | ".join(str(x) for x in t)
+    if t == "array":
+        items = schema.get("items")
+        return f"array of {type_label(items)}" if isinstance(items, dict) else "array"
+    if isinstance(t, str):
+        return t
+    for combo in ("anyOf", "oneOf"):
+        branches = schema.get(combo)
+        if isinstance(branches, list) and branches:
+            return " | ".join(dict.fromkeys(type_label(b) for b in branches))
+    if "enum" in schema:
+        return "enum"
+    if "const" in schema:
+        return "const"
+    if "$ref" in schema:
+        return sanitize(str(schema["$ref"]).rsplit("/", 1)[-1], single_line=True)
+    return "any"
+
+
+def flatten_parameters(schema: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, dict[str, Any], bool]]:
+    """`(dotted name, property schema, required)` for each property, nested objects
+    expanded; `required` means required by its own parent object."""
+    out: list[tuple[str, dict[str, Any], bool]] = []
+    if not isinstance(schema, dict):
+        return out
+    props = schema.get("properties")
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    if not isinstance(props, dict):
+        return out
+    for name, prop in props.items():
+        prop = prop if isinstance(prop, dict) else {}
+        dotted = f"{prefix}{name}"
+        is_required = name in required
+        out.append((dotted, prop, is_required))
+        if prop.get("type") == "object" and isinstance(prop.get("properties"), dict) and depth < 3:
+            out.extend(flatten_parameters(prop, dotted + ".", depth + 1))
+    return out
+
+
+def _property_text(name: str, prop: dict[str, Any]) -> str:
+    """A property's description, else its title unless that only repeats the name
+    (as generated titles do: `workItemId` -> "Workitemid")."""
+    if prop.get("description"):
+        return one_line(prop["description"])
+    title = prop.get("title")
+    plain = "".join(c for c in str(title or "").lower() if c.isalnum())
+    if not title or plain == "".join(c for c in name.rsplit(".", 1)[-1].lower() if c.isalnum()):
+        return ""
+    return one_line(title)
+
+
+def _example_value(schema: dict[str, Any]) -> str:
+    for key in ("default", "const"):
+        if key in schema and not isinstance(schema[key], dict | list):
+            return _as_item_text(schema[key])
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return _as_item_text(schema["enum"][0])
+    examples = schema.get("examples")
+    if isinstance(examples, list) and examples and not isinstance(examples[0], dict | list):
+        return _as_item_text(examples[0])
+    label = type_label(schema)
+    if label.startswith("array of "):
+        label = label[len("array of "):]
+    return f"<{label}>"
+
+
+def _as_item_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def example_call(tool: dict[str, Any], command: list[str]) -> str:
+    """A `mrtr ... call NAME key=value...` line with the required parameters."""
+    schema = tool.get("inputSchema")
+    items = []
+    required_names: set[str] = set()
+    for name, prop, required in flatten_parameters(schema):
+        parent = name.rsplit(".", 1)[0] if "." in name else None
+        if not required or (parent is not None and parent not in required_names):
+            continue
+        required_names.add(name)
+        if prop.get("type") == "object" and isinstance(prop.get("properties"), dict):
+            continue
+        if prop.get("type") in ("object", "array") and "items" not in prop and "properties" not in prop:
+            items.append(f"{name}:=<json>")
+        else:
+            items.append(f"{name}={_example_value(prop)}")
+    words = ["mrtr", *command, "call", str(tool.get("name")), *items]
+    return sanitize(shlex.join(words), single_line=True)
+
+
+def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
+    """A person's view of one tool: title, description, parameters, headers, hints, example."""
+    lines = []
+    name = sanitize(str(tool.get("name")), single_line=True)
+    annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    title = tool.get("title") or annotations.get("title")
+    lines.append(f"{name}" + (f" — {one_line(title)}" if title else ""))
+    description = tool.get("description")
+    if isinstance(description, str) and description.strip():
+        lines.append("")
+        lines.extend("  " + sanitize(line) for line in description.strip().splitlines())
+    schema = tool.get("inputSchema")
+    params = flatten_parameters(schema)
+    lines.append("")
+    if not params:
+        lines.append("Parameters: none")
+    else:
+        lines.append("Parameters:")
+        rows = []
+        for dotted, prop, required in params:
+            parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
+            facts = [("required" + (f" in {parent}" if parent else "")) if required else "optional"]
+            if "default" in prop:
+                facts.append("default " + json.dumps(prop["default"], ensure_ascii=False))
+            enum = prop.get("enum")
+            if enum is None and isinstance(prop.get("items"), dict):
+                enum = prop["items"].get("enum")
+            if isinstance(enum, list):
+                facts.append("one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in enum))
+            for key, word in (("minimum", ">="), ("maximum", "<="), ("minLength", "min length"),
+                              ("maxLength", "max length"), ("pattern", "pattern"), ("format", "format")):
+                if key in prop:
+                    facts.append(f"{word} {prop[key]}")
+            if "x-mcp-header" in prop:
+                facts.append(f"header Mcp-Param-{prop['x-mcp-header']}")
+            rows.append((sanitize(dotted, single_line=True), sanitize(type_label(prop), single_line=True),
+                         sanitize("; ".join(facts), single_line=True), _property_text(dotted, prop)))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        for row in rows:
+            text = "  " + "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3]))
+            lines.append((text + ("  " + row[3] if row[3] else "")).rstrip())
+    hints = [word for key, word in (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"),
+                                     ("idempotentHint", "idempotent"), ("openWorldHint", "open world"))
+             if annotations.get(key) is True]
+    if hints:
+        lines.append("")
+        lines.append("Hints: " + ", ".join(hints))
+    if isinstance(tool.get("outputSchema"), dict):
+        lines.append("Output: structured (outputSchema: " + sanitize(type_label(tool["outputSchema"]), single_line=True) + ")")
+    lines.append("")
+    lines.append("Example:")
+    lines.append("  " + example_call(tool, command))
+    return "\n".join(lines)
+
+
+def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "modern") -> str:
+    """A person's view of a `server/discover` result (2026-07-28 section 1.5), or with
+    `era="legacy"` of an older server's `InitializeResult` (2025-11-25 basic/lifecycle)."""
+    if era == "legacy":
+        lines = [f"Era:           legacy (initialize handshake, MCP {one_line(speaking)})"]
+        info = result.get("serverInfo")
+    else:
+        lines = [f"Era:           modern (per-request metadata, MCP {one_line(speaking)})"]
+        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        info = meta.get("io.modelcontextprotocol/serverInfo")
+    if isinstance(info, dict):
+        who = one_line(info.get("title") or info.get("name"))
+        if info.get("title") and info.get("name"):
+            who += f" ({one_line(info.get('name'))})"
+        if info.get("version"):
+            who += f" {one_line(info.get('version'))}"
+        lines.append(f"Server:        {who}")
+        if info.get("description"):
+            lines.append(f"               {one_line(info.get('description'))}")
+        if info.get("websiteUrl"):
+            lines.append(f"Website:       {one_line(info.get('websiteUrl'))}")
+    versions = result.get("supportedVersions")
+    if isinstance(versions, list):
+        shown = ", ".join(one_line(v) for v in versions)
+        lines.append(f"Versions:      {shown}" + (f" (speaking {speaking})" if speaking else ""))
+    caps = result.get("capabilities")
+    if isinstance(caps, dict):
+        lines.append("Capabilities:" + ("" if caps else "  none"))
+        for key, value in caps.items():
+            detail = ""
+            if isinstance(value, dict) and value:
+                if key == "extensions":
+                    detail = ", ".join(one_line(k) for k in value)
+                else:
+                    detail = ", ".join(one_line(k) + ("" if v is True else f"={json.dumps(v)}")
+                                       for k, v in value.items() if v is not False)
+            lines.append(f"  {one_line(key)}" + (f": {detail}" if detail else ""))
+    if "ttlMs" in result or "cacheScope" in result:
+        lines.append(f"Cache:         ttlMs {one_line(result.get('ttlMs'))}, {one_line(result.get('cacheScope'))}")
+    instructions = result.get("instructions")
+    if isinstance(instructions, str) and instructions.strip():
+        lines.append("Instructions:")
+        lines.extend("  " + sanitize(line) for line in instructions.strip().splitlines())
+    return "\n".join(lines)

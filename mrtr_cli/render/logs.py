@@ -1,0 +1,69 @@
+"""Printing the server's `notifications/message` (log) notifications on stderr.
+
+Spec: server/utilities/logging (deprecated by SEP-2577 but functional). A request
+opts in with `_meta["io.modelcontextprotocol/logLevel"]` (`--log-level`); the server
+then sends `{level, logger?, data}` at or above that level. Each one becomes one
+entry on stderr, `[server LEVEL LOGGER] text`, with the server's text sanitised,
+structured `data` as compact JSON, and continuation lines indented. On a terminal
+the level is coloured (unless NO_COLOR is set).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mrtr_cli.env import Environment
+from mrtr_cli.render.sanitize import dumps_safe, sanitize
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+MAX_LOG_CHARS = 4000  # longer data is cut (shown whole at -vv)
+
+_COLOURS = {"debug": "2", "info": "36", "notice": "34", "warning": "33"}  # SGR; error and above: bold red
+
+
+def level_rank(level: Any) -> int:
+    """Position of `level` in the syslog order (unknown levels rank as `info`)."""
+    return LOG_LEVELS.index(level) if level in LOG_LEVELS else LOG_LEVELS.index("info")
+
+
+def format_log(params: dict[str, Any], *, colour: bool = False, limit: int | None = MAX_LOG_CHARS) -> str:
+    """One log notification as text for stderr.
+
+    Args:
+        params: the notification's params `{level, logger?, data}`.
+        colour: colour the level with an SGR sequence.
+        limit: cut the data text at this many characters (None: never).
+    """
+    level = sanitize(str(params.get("level", "info")), single_line=True)
+    logger = params.get("logger")
+    data = params.get("data")
+    text = data if isinstance(data, str) else dumps_safe(data)
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + f"… ({len(text)} chars)"
+    where = f" {sanitize(str(logger), single_line=True)}" if logger is not None else ""
+    shown_level = level
+    if colour:
+        sgr = _COLOURS.get(level, "1;31")
+        shown_level = f"\x1b[{sgr}m{level}\x1b[0m"
+    return f"[server {shown_level}{where}] " + sanitize(text).replace("\n", "\n  ")
+
+
+class LogPrinter:
+    """Prints log notifications, dropping any below the requested level.
+
+    Args:
+        env: the run's environment (stderr, terminal facts, verbosity).
+        min_level: the `--log-level` asked for, or None (then every log the server sends is shown).
+    """
+
+    def __init__(self, env: Environment, min_level: str | None = None):
+        self.env = env
+        self.min_rank = level_rank(min_level) if min_level else 0
+
+    def __call__(self, params: dict[str, Any]) -> None:
+        if level_rank(params.get("level")) < self.min_rank:
+            return
+        colour = self.env.stderr_isatty and not os.environ.get("NO_COLOR")
+        limit = None if self.env.verbosity >= 2 else MAX_LOG_CHARS
+        self.env.err(format_log(params, colour=colour, limit=limit))

@@ -1,0 +1,33 @@
+"""A hand-written stdio server that never answers `tools/call`, ignores SIGTERM and keeps
+running after its stdin closes: only SIGKILL stops it. For the "second Ctrl-C exits at
+once" test.
+
+Usage: python stubborn_server.py [--record FILE] [--pidfile FILE]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    record = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
+    if "--pidfile" in sys.argv:
+        with open(sys.argv[sys.argv.index("--pidfile") + 1], "w", encoding="utf-8") as fh:
+            fh.write(str(os.getpid()))
+    for line in sys.stdin:
+        if record:
+            with open(record, "a", encoding="utf-8") as log:
+                log.write(json.dumps({"raw": line.rstrip("\n")}) + "\n")
+    while True:  # stdin closed: carry on regardless
+        time.sleep(1)
+
+
+if __name__ == "__main__":
+    main()

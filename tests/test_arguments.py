@@ -1,0 +1,137 @@
+"""Tool arguments typed by the tool's inputSchema and checked locally before sending
+(issue 7): key=value coercion, key:=json, key=@file, stdin, heredocs, arrays, nested
+objects, and schema violations that never reach tools/call."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+
+import pytest
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments
+from tests.conftest import PY, ROOT, Target, clean_env
+
+
+def sent(r) -> dict:
+    """The arguments as the server received them (echo_args returns them as structuredContent)."""
+    assert r.code == 0, r.stderr
+    return r.json()["structuredContent"]
+
+
+def test_scalars_are_typed_by_the_schema(mrtr, catalog: Target):
+    big = "123456789012345678901234567890"
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=02134", "count=7", f"big={big}", "ratio=2.5",
+             "flag=false", "color=red", "note=null", "--json")
+    assert sent(r) == {"zip": "02134", "count": 7, "big": int(big), "ratio": 2.5, "flag": False,
+                       "color": "red", "note": "null"}
+    assert big in r.stdout and big + ".0" not in r.stdout  # exact, never a float
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=00000", "ratio=3", "flag=TRUE", "note:=null", "--json")
+    assert sent(r) == {"zip": "00000", "ratio": 3, "flag": True, "note": None}
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", "ratio=-1.5e3", "--json")
+    assert sent(r) == {"zip": "1", "ratio": -1500.0}
+
+
+def test_arrays_nested_objects_and_literal_json(mrtr, catalog: Target):
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", "tags=a", "tags=b c", "ids=1", "ids=22",
+             "address.city=Paris", "address.zip=01000", "address.floor=3", 'payload:={"k": [1, 2.5, null]}',
+             "--json")
+    assert sent(r) == {"zip": "1", "tags": ["a", "b c"], "ids": [1, 22],
+                       "address": {"city": "Paris", "zip": "01000", "floor": 3}, "payload": {"k": [1, 2.5, None]}}
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", "tags=solo", "ids:=[3,4]", "--json")
+    assert sent(r) == {"zip": "1", "tags": ["solo"], "ids": [3, 4]}
+
+
+def test_file_stdin_and_args_sources(mrtr, catalog: Target, tmp_path):
+    note = tmp_path / "note.txt"
+    note.write_text("line one\nline two\n")
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", f"text=@{note}", "--json")
+    assert sent(r) == {"zip": "1", "text": "line one\nline two\n"}
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", "text=@-", "--json", input="from stdin")
+    assert sent(r) == {"zip": "1", "text": "from stdin"}
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"zip": "09999", "ids": [1]}))
+    r = mrtr(*catalog.args, "call", "echo_args", "--args", f"@{args}", "count=2", "--json")
+    assert sent(r) == {"zip": "09999", "ids": [1], "count": 2}
+    r = mrtr(*catalog.args, "call", "echo_args", "--args", "-", "--json", input='{"zip": "x", "flag": true}')
+    assert sent(r) == {"zip": "x", "flag": True}
+
+
+@pytest.mark.parametrize("redirect", ["heredoc", "file"])
+def test_args_from_a_heredoc_or_a_redirected_file(catalog: Target, tmp_path, redirect):
+    base = " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *catalog.args, "call", "echo_args", "--args", "-",
+                                             "--json"])
+    if redirect == "heredoc":
+        script = base + " <<'EOF'\n{\"zip\": \"02134\",\n \"address\": {\"city\": \"Oslo\"}}\nEOF\n"
+    else:
+        (tmp_path / "a.json").write_text('{"zip": "02134", "address": {"city": "Oslo"}}')
+        script = base + f" < {shlex.quote(str(tmp_path / 'a.json'))}"
+    proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=clean_env(tmp_path), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["structuredContent"] == {"zip": "02134", "address": {"city": "Oslo"}}
+
+
+@pytest.mark.parametrize(("items", "expected"), [
+    (["zip=1", "count=-1"], "argument count: -1 is less than the minimum of 0"),
+    (["zip=1", "color=purple"], "argument color: 'purple' is not one of ['red', 'green', 'blue']"),
+    (["zip=1", 'address:={"zip": "1"}'], "missing required argument address.city"),
+    (["count=1"], "missing required argument zip"),
+    (["zip=1", "surprise=1"], "unexpected argument surprise (the schema allows no other properties)"),
+    (["zip=1", "colour=red"], "unexpected argument colour (did you mean color?)"),
+    (["zip:=2134"], "argument zip: expected string, got integer 2134"),
+    (["zip=1", "ids=1", "ids:=true"], "argument ids[1]: expected integer, got boolean true"),
+])
+def test_schema_violation_exits_2_with_the_path_and_sends_nothing(mrtr, catalog: Target, items, expected):
+    catalog.reset()
+    r = mrtr(*catalog.args, "call", "echo_args", *items)
+    assert r.code == 2, r.stderr
+    assert f"mrtr: error: echo_args: {expected}" in r.stderr
+    assert "mrtr tools echo_args" in r.stderr
+    assert r.stdout == ""
+    assert not catalog.calls()  # validated before tools/call
+
+
+def test_uncoercible_values_exit_2(mrtr, catalog: Target):
+    catalog.reset()
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", "count=seven")
+    assert r.code == 2 and "'seven' is not an integer" in r.stderr and "count:=" in r.stderr
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", "ratio=1e400")
+    assert r.code == 2 and "is not a number" in r.stderr
+    r = mrtr(*catalog.args, "call", "echo_args", "zip=1", "--json", "flag=maybe")
+    assert r.code == 2
+    assert json.loads(r.stderr.strip().splitlines()[-1])["error"]["exitCode"] == 2
+    assert not catalog.calls()
+
+
+# ---------------------------------------------------------------------- unit level
+def _read(path: str) -> str:
+    raise AssertionError("no files here")
+
+
+def test_validation_never_fetches_remote_refs_and_skips_broken_schemas():
+    schema = {"type": "object", "properties": {"a": {"$ref": "https://example.invalid/schema.json"}}}
+    validate_arguments({"a": 1}, schema, "t")  # unresolvable: not checked locally, no network
+    validate_arguments({"a": 1}, {"type": "object", "properties": {"a": {"type": 5}}}, "t")  # invalid schema
+    local = {"type": "object", "$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}
+    with pytest.raises(UsageError, match="argument a: expected integer"):
+        validate_arguments({"a": "x"}, local, "t")
+
+
+def test_older_dialect_is_honoured():
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+              "properties": {"n": {"type": "integer", "exclusiveMinimum": 5}}}
+    validate_arguments({"n": 6}, schema, "t")
+    with pytest.raises(UsageError, match="less than or equal to the minimum of 5"):
+        validate_arguments({"n": 5}, schema, "t")
+
+
+def test_union_types_coerce_in_order():
+    schema = {"type": "object", "properties": {"v": {"type": ["integer", "boolean", "null"]},
+                                               "w": {"anyOf": [{"type": "number"}, {"type": "string"}]}}}
+    items = [parse_item(t, _read) for t in ("v=12", "w=3.5")]
+    assert build_arguments(items, None, schema) == {"v": 12, "w": "3.5"}  # a string branch keeps the text
+    assert build_arguments([parse_item("v=true", _read)], None, schema) == {"v": True}
+    assert build_arguments([parse_item("v=null", _read)], None, schema) == {"v": None}

@@ -1,0 +1,87 @@
+"""Shell completions (issue 7): `mrtr completion SHELL` prints the checked-in scripts, and
+the bash script completes commands, options, server names from config files and tool
+names from the cached tool list, without contacting the server."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CATALOG_SERVER, PY, ROOT, clean_env, read_records, stdio_cmd
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_checked_in_scripts_match_the_generated_ones(mrtr, shell):
+    r = mrtr("completion", shell)
+    assert r.code == 0, r.stderr
+    assert r.stdout == (ROOT / "completions" / f"mrtr.{shell}").read_text(), \
+        f"regenerate: mrtr completion {shell} > completions/mrtr.{shell}"
+
+
+def test_unknown_shell_is_a_usage_error(mrtr):
+    r = mrtr("completion", "tcsh")
+    assert r.code == 2 and "tcsh" in r.stderr
+
+
+@pytest.fixture
+def complete(tmp_path: Path):
+    """Complete a command line with the real bash script; returns COMPREPLY."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    shim = bindir / "mrtr"
+    shim.write_text(f"#!/bin/sh\nexec {shlex.quote(PY)} -m mrtr_cli \"$@\"\n")
+    shim.chmod(0o755)
+    env = clean_env(tmp_path, {"PATH": f"{bindir}:/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+
+    def run(words: list[str], cwd: Path = ROOT) -> list[str]:
+        # Bash keeps each word as typed, quotes included: `--stdio 'python x.py'`.
+        typed = [shlex.quote(w) if w else "" for w in words]
+        script = (f"source {shlex.quote(str(ROOT / 'completions' / 'mrtr.bash'))}\n"
+                  f"COMP_WORDS=({' '.join(shlex.quote(w) for w in typed)})\n"
+                  f"COMP_CWORD={len(words) - 1}\n"
+                  "_mrtr_completion mrtr\n"
+                  "printf '%s\\n' \"${COMPREPLY[@]}\"\n")
+        proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr == ""
+        return [line for line in proc.stdout.splitlines() if line]
+
+    return run
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_bash_completes_commands_and_options(complete):
+    assert complete(["mrtr", "ca"]) == ["call"]
+    assert set(complete(["mrtr", "t"])) == {"tools", "templates"}
+    assert complete(["mrtr", "call", "x", "--save"]) == ["--save-answers"]
+    assert complete(["mrtr", "completion", "z"]) == ["zsh"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_tool_names_complete_from_the_cache_without_the_server(mrtr, complete, tmp_path):
+    record = tmp_path / "rec.jsonl"
+    cmd = stdio_cmd(CATALOG_SERVER, "--record", str(record))
+    assert complete(["mrtr", "--stdio", cmd, "call", "e"]) == []  # nothing cached yet, nothing fetched
+    assert read_records(record) == []
+    r = mrtr("--stdio", cmd, "tools")
+    assert r.code == 0, r.stderr
+    before = len(read_records(record))
+    assert complete(["mrtr", "--stdio", cmd, "call", "e"]) == ["echo_args"]
+    assert complete(["mrtr", "--stdio", cmd, "tools", "t0"]) == ["t01", "t02", "t03", "t04"]
+    assert complete(["mrtr", "call", "--stdio", cmd, "w"]) == ["whoami"]  # options after the command count too
+    assert len(read_records(record)) == before  # completion never contacts the server
+    assert mrtr("--stdio", cmd, "prompts").code == 0
+    assert complete(["mrtr", "--stdio", cmd, "prompt", "prompt_"]) == [f"prompt_{i}" for i in range(1, 6)]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_server_names_complete_from_config_files(complete, tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".mcp.json").write_text('{"mcpServers": {"alpha": {"command": "x"}, "beta": {"url": "http://h/mcp"}}}')
+    assert complete(["mrtr", "-s", ""], cwd=project) == ["alpha", "beta"]
+    assert complete(["mrtr", "--server", "b"], cwd=project) == ["beta"]

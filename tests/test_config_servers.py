@@ -1,0 +1,174 @@
+"""Named servers from config files (issue 7): Claude Desktop, VS Code and .mcp.json shapes,
+search order, `mrtr servers`, `${VAR}` expansion only where it is safe, and config
+secrets kept out of diagnostics and pending documents. HOME is a temp directory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ANSWERS, CATALOG_SERVER, EXAMPLE_SERVER, PY, ROOT
+
+SECRET = "envs3cret-value"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    (path / ".config").mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def run(mrtr, home: Path, project: Path):
+    """Run mrtr in the project directory with HOME (and XDG_CONFIG_HOME) in the temp dir."""
+
+    def go(*args, env=None, cwd=None, **kw):
+        base = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "PYTHONPATH": str(ROOT),
+                "API_KEY": "key-from-env"}
+        return mrtr(*args, env={**base, **(env or {})}, cwd=cwd or project, **kw)
+
+    return go
+
+
+def write(path: Path, doc: dict) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2))
+    return path
+
+
+def stdio_entry(*extra: str, env: dict | None = None) -> dict:
+    entry: dict = {"command": PY, "args": [str(CATALOG_SERVER), *extra]}
+    if env:
+        entry["env"] = env
+    return entry
+
+
+def proc_info(r) -> dict:
+    assert r.code == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_claude_desktop_config_starts_the_server_by_name(run, home):
+    write(home / ".config" / "Claude" / "claude_desktop_config.json", {"mcpServers": {
+        "catalog": stdio_entry("--label", "${HOME}", env={"MRTR_TEST_TOKEN": SECRET}),
+        "other": {"command": "does-not-matter"}}})
+    r = run("-s", "catalog", "call", "proc_info", "-v")
+    info = proc_info(r)
+    assert info["argv"][-2:] == ["--label", str(home)]  # a user-level config is expanded
+    assert info["env"] == {"MRTR_TEST_TOKEN": SECRET}
+    assert SECRET not in r.stderr and "***" in r.stderr  # config env values are secrets
+
+
+def test_vscode_config_starts_an_http_server_by_name(run, project, http_servers):
+    url = http_servers.start(CATALOG_SERVER)
+    write(project / ".vscode" / "mcp.json", {"inputs": [], "servers": {
+        "web": {"type": "http", "url": url, "headers": {"Authorization": "Bearer ${env:API_KEY}"}},
+        "local": {"type": "stdio", "command": PY, "args": ["${workspaceFolder}/missing.py"]}}})
+    r = run("-s", "web", "call", "whoami")
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "you sent: Bearer ${env:API_KEY}"  # a project config is not expanded
+    assert "${API_KEY} left as written" in r.stderr and "--expand-env" in r.stderr
+    r = run("-s", "web", "--expand-env", "call", "whoami", "-vv")
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "you sent: Bearer key-from-env"
+    assert "key-from-env" not in r.stderr
+
+
+def test_home_in_a_project_config_is_not_expanded_without_expand_env(run, project, home):
+    write(project / ".mcp.json", {"mcpServers": {
+        "cat": stdio_entry("--label", "${HOME}", env={"MRTR_TEST_HOME": "${HOME}", "MRTR_TEST_D": "${NOPE:-dflt}"})}})
+    info = proc_info(r := run("-s", "cat", "call", "proc_info"))
+    assert info["argv"][-1] == "${HOME}"
+    assert info["env"] == {"MRTR_TEST_HOME": "${HOME}", "MRTR_TEST_D": "${NOPE:-dflt}"}
+    assert "server 'cat': ${HOME}, ${NOPE} left as written" in r.stderr and "--expand-env" in r.stderr
+    info = proc_info(r := run("-s", "cat", "--expand-env", "call", "proc_info", "-v"))
+    assert info["argv"][-1] == str(home)
+    assert info["env"] == {"MRTR_TEST_HOME": str(home), "MRTR_TEST_D": "dflt"}
+    assert str(home) not in r.stderr  # an expanded env value is a secret
+    write(project / ".mcp.json", {"mcpServers": {"cat": stdio_entry("--label", "${UNSET_VAR_XYZ}")}})
+    r = run("-s", "cat", "--expand-env", "call", "proc_info")
+    assert r.code == 2 and "${UNSET_VAR_XYZ} is not set" in r.stderr
+
+
+def test_header_values_from_env_and_file(run, home, project, http_servers):
+    url = http_servers.start(CATALOG_SERVER)
+    (home / "token.txt").write_text("tok-from-file\n")
+    write(home / ".config" / "mrtr" / "servers.json", {"mcpServers": {
+        "user": {"url": url, "headers": {"Authorization": "Bearer file:~/token.txt"}}}})
+    write(project / ".mcp.json", {"mcpServers": {
+        "proj": {"type": "http", "url": url, "headers": {"Authorization": "Bearer file:~/token.txt"}}}})
+    r = run("-s", "user", "call", "whoami", "-v")
+    assert r.stdout.strip() == "you sent: Bearer tok-from-file"
+    assert "tok-from-file" not in r.stderr
+    r = run("-s", "proj", "call", "whoami")  # a project file cannot read your files
+    assert r.stdout.strip() == "you sent: Bearer file:~/token.txt"
+    r = run("--url", url, "-H", "Authorization: Bearer env:API_KEY", "call", "whoami")
+    assert r.stdout.strip() == "you sent: Bearer key-from-env"
+    r = run("--url", url, "-H", f"Authorization: file:{home / 'token.txt'}", "call", "whoami")
+    assert r.stdout.strip() == "you sent: tok-from-file"
+    r = run("--url", url, "-H", "X-Key: env:NOT_SET_ANYWHERE", "call", "whoami")
+    assert r.code == 2 and "NOT_SET_ANYWHERE is empty or unset" in r.stderr
+
+
+def test_search_order_and_mrtr_servers(run, home, project, tmp_path):
+    write(home / ".config" / "Claude" / "claude_desktop_config.json", {"mcpServers": {
+        "dup": stdio_entry("--label", "claude"), "desk": stdio_entry(env={"MRTR_TEST_X": SECRET})}})
+    write(project / ".mcp.json", {"mcpServers": {"dup": stdio_entry("--label", "project")}})
+    explicit = write(tmp_path / "mine.json", {"servers": {"dup": stdio_entry("--label", "explicit")}})
+    assert proc_info(run("-s", "dup", "call", "proc_info"))["argv"][-1] == "project"
+    assert proc_info(run("-s", "dup", "--config", explicit, "call", "proc_info"))["argv"][-1] == "explicit"
+    assert proc_info(run("call", "proc_info", env={"MRTR_SERVER": "dup"}))["argv"][-1] == "project"
+    r = run("servers", "--json")
+    assert r.code == 0, r.stderr
+    listed = r.json()
+    assert [(s["name"], s["shadowed"]) for s in listed] == [("dup", False), ("dup", True), ("desk", False)]
+    assert listed[0]["source"] == "./.mcp.json" and listed[1]["source"].endswith("claude_desktop_config.json")
+    assert listed[2]["env"] == ["MRTR_TEST_X"] and SECRET not in r.stdout
+    r = run("servers")
+    lines = r.stdout.splitlines()
+    assert lines[0].split()[:2] == ["dup", "stdio"] and lines[0].endswith("./.mcp.json")
+    assert lines[1].endswith("(shadowed)")
+    assert SECRET not in r.stdout
+
+
+def test_unknown_and_malformed(run, project, tmp_path):
+    write(project / ".mcp.json", {"mcpServers": {"catalog": stdio_entry()}})
+    r = run("-s", "catalgo", "tools")
+    assert r.code == 2 and "no server by that name" in r.stderr and "did you mean: catalog?" in r.stderr
+    (project / ".cursor").mkdir()
+    (project / ".cursor" / "mcp.json").write_text("{not json")
+    r = run("-s", "catalog", "tools")
+    assert r.code == 0, r.stderr
+    assert "skipping ./.cursor/mcp.json: not valid JSON" in r.stderr
+    bad = write(tmp_path / "bad.json", {"mcpServers": {"x": {"type": "carrier-pigeon"}}})
+    r = run("-s", "x", "--config", bad, "tools")
+    assert r.code == 2 and "unknown type 'carrier-pigeon'" in r.stderr
+    r = run("-s", "x", "--config", tmp_path / "nope.json", "tools")
+    assert r.code == 2 and "no such file" in r.stderr
+    r = run("-s", "catalog", "--url", "http://127.0.0.1:9/mcp", "tools")
+    assert r.code == 2 and "exactly one" in r.stderr
+
+
+def test_pending_document_names_the_server_only_and_resumes(run, project, tmp_path):
+    write(project / ".mcp.json", {"mcpServers": {"work": {
+        "command": PY, "args": [str(EXAMPLE_SERVER)], "env": {"MRTR_TEST_TOKEN": SECRET}}}})
+    r = run("-s", "work", "--no-input", "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["target"] == {"server": "work"}
+    assert SECRET not in r.stdout and SECRET not in r.stderr
+    pending = tmp_path / "pending.json"
+    pending.write_text(r.stdout)
+    r = run("resume", pending, "--answers", ANSWERS / "resolve-fixed.json")
+    assert r.code == 0, r.stderr
+    assert "4522" in r.stdout

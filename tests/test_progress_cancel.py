@@ -1,0 +1,209 @@
+"""Progress, server logs and cancellation (issue 6) against real SDK servers over stdio and
+HTTP: progress tokens, progress lines on stderr, `--timeout` extended by progress up to
+`--max-timeout`, `--log-level`, and Ctrl-C / timeouts cancelling the request (exit 130 / 7)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY, ROOT, SERVERS, HttpServers, Target, clean_env, read_records, stdio_cmd
+from tests.test_sampling_roots import _running
+
+SLOW = SERVERS / "slow_server.py"
+
+
+def slow_target(kind: str, tmp_path: Path, http_servers: HttpServers) -> tuple[list[str], Path, Path]:
+    """A fresh slow_server (args, record file, marker file)."""
+    record, marker = tmp_path / "record.jsonl", tmp_path / "marker.jsonl"
+    extra = ("--record", str(record), "--marker", str(marker))
+    if kind == "stdio":
+        return ["--stdio", stdio_cmd(SLOW, *extra)], record, marker
+    return ["--url", http_servers.start(SLOW, *extra)], record, marker
+
+
+def events(marker: Path) -> list[dict]:
+    return [json.loads(line) for line in marker.read_text().splitlines()] if marker.exists() else []
+
+
+def wait_for(predicate, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.05)
+
+
+def start_mrtr(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    """`mrtr ARGS` as a background process with the default Ctrl-C behaviour."""
+    return subprocess.Popen(
+        [PY, "-m", "mrtr_cli", *map(str, args)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=clean_env(tmp_path), cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+# ---------------------------------------------------------------------- progress
+def test_every_request_has_its_own_progress_token(mrtr, core: Target):
+    core.reset()
+    r = mrtr(*core.args, "call", "two_forms", "-a", "a=x", "-a", "b=2")
+    assert r.code == 0, r.stderr
+    requests = core.requests()
+    tokens = [m["params"]["_meta"]["progressToken"] for m in requests]
+    assert len(requests) == 2 and len(set(tokens)) == 2
+    for msg, token in zip(requests, tokens):
+        assert token == f"mrtr-{msg['id']}"
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_progress_lines_on_stderr_and_only_the_result_on_stdout(mrtr, tmp_path, http_servers, kind):
+    args, _, _ = slow_target(kind, tmp_path, http_servers)
+    r = mrtr(*args, "call", "slow", "steps:=3", "delay:=0.1")
+    assert r.code == 0, r.stderr
+    assert r.stdout.startswith("slow done\n")
+    # Not a terminal: a plain line, at most one every 2 seconds.
+    assert "mrtr: progress 1/3 (33%) tools/call slow: step 1" in r.stderr
+    assert r.stderr.count("mrtr: progress") == 1
+    r = mrtr(*args, "call", "spin", "steps:=2", "delay:=0.05")
+    assert "mrtr: progress 10 tools/call spin: fetched 10 rows" in r.stderr
+    r = mrtr(*args, "-q", "call", "slow", "steps:=2", "delay:=0.05")
+    assert r.code == 0 and "progress" not in r.stderr
+
+
+def test_progress_extends_the_timeout_up_to_max_timeout(mrtr, tmp_path, http_servers):
+    # Over HTTP the server is up before the clock starts (a stdio server's start-up counts).
+    args, _, _ = slow_target("http", tmp_path, http_servers)
+    call = ("call", "slow", "steps:=8", "delay:=0.3")  # ~2.4 s, a notification every 0.3 s
+    r = mrtr(*args, *call, "--timeout", "1.2")
+    assert r.code == 7, r.stderr
+    r = mrtr(*args, *call, "--timeout", "1.2", "--max-timeout", "30")
+    assert r.code == 0, r.stderr
+    assert r.stdout.startswith("slow done")
+    r = mrtr(*args, *call, "--timeout", "1.2", "--max-timeout", "1.8")
+    assert r.code == 7, r.stderr
+    assert "extended by progress up to --max-timeout" in r.stderr
+
+
+# ---------------------------------------------------------------------- logs
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_log_level_asks_for_logs_and_they_are_printed_sanitised(mrtr, tmp_path, http_servers, kind):
+    args, record, _ = slow_target(kind, tmp_path, http_servers)
+    r = mrtr(*args, "call", "noisy", "--log-level", "WARNING")
+    assert r.code == 0, r.stderr
+    assert r.stdout.startswith("noisy done")
+    lines = r.stderr.splitlines()
+    assert "[server warning noisy] a warning message" in lines
+    assert "[server emergency noisy] a emergency message" in lines
+    assert not any(word in r.stderr for word in ("a debug message", "a info message", "a notice message"))
+    assert '[server warning db] {"disk": "full", "free": 0}' in lines
+    # Escape sequences from the server are made visible, continuation lines indented.
+    assert "\x1b" not in r.stderr and "\x07" not in r.stderr
+    assert "[server error x\\x1b[31m] evil \\x1b[2J\\x1b]0;pwned\\x07 text" in lines
+    assert "  second line" in lines
+    calls = [m for m in read_records(record) if m.get("method") == "tools/call"]
+    assert calls[-1]["params"]["_meta"]["io.modelcontextprotocol/logLevel"] == "warning"
+
+
+def test_no_log_level_no_logs_and_a_bad_level_exits_2(mrtr, tmp_path, http_servers):
+    args, record, _ = slow_target("stdio", tmp_path, http_servers)
+    r = mrtr(*args, "call", "noisy")
+    assert r.code == 0, r.stderr
+    assert "[server" not in r.stderr
+    calls = [m for m in read_records(record) if m.get("method") == "tools/call"]
+    assert "io.modelcontextprotocol/logLevel" not in calls[-1]["params"]["_meta"]
+    r = mrtr(*args, "call", "noisy", "--log-level", "loud")
+    assert r.code == 2
+    assert "--log-level loud" in r.stderr and "debug, info" in r.stderr
+
+
+# ---------------------------------------------------------------------- cancellation
+def tools_call_id(record: Path) -> object:
+    (call,) = [m for m in read_records(record) if m.get("method") == "tools/call"]
+    return call["id"]
+
+
+def cancellations(record: Path) -> list[dict]:
+    return [m for m in read_records(record) if m.get("method") == "notifications/cancelled"]
+
+
+def test_ctrl_c_on_stdio_sends_cancelled_and_exits_130(tmp_path, http_servers):
+    args, record, marker = slow_target("stdio", tmp_path, http_servers)
+    proc = start_mrtr(tmp_path, *args, "call", "hang")
+    wait_for(lambda: any(e["event"] == "started" for e in events(marker)))
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out == ""
+    assert "Traceback" not in err
+    assert "mrtr: cancelling tools/call hang (press Ctrl-C again to stop at once)" in err
+    assert "mrtr: interrupted" in err
+    (cancel,) = cancellations(record)
+    assert cancel["params"]["requestId"] == tools_call_id(record)
+    assert cancel["params"]["reason"] == "user interrupted (Ctrl-C)"
+    assert "cancelled" in [e["event"] for e in events(marker)]  # the SDK stopped the tool
+    assert not _running(events(marker)[0]["pid"])  # and no server is left behind
+
+
+def test_timeout_on_stdio_sends_cancelled_and_exits_7(mrtr, tmp_path, http_servers):
+    args, record, marker = slow_target("stdio", tmp_path, http_servers)
+    r = mrtr(*args, "call", "hang", "--timeout", "3")  # the server's start-up counts: leave it time
+    assert r.code == 7, r.stderr
+    assert "timed out after 3s waiting for tools/call" in r.stderr
+    (cancel,) = cancellations(record)
+    assert cancel["params"] == {"requestId": tools_call_id(record), "reason": "timeout"}
+    assert [e["event"] for e in events(marker)] == ["started", "cancelled"]
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "timeout"])
+def test_http_cancels_by_closing_the_stream(tmp_path, http_servers, how):
+    args, record, marker = slow_target("http", tmp_path, http_servers)
+    extra = ["--timeout", "1.5"] if how == "timeout" else []
+    proc = start_mrtr(tmp_path, *args, "call", "hang", *extra)
+    wait_for(lambda: any(e["event"] == "started" for e in events(marker)))
+    if how == "ctrl-c":
+        proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == (130 if how == "ctrl-c" else 7), err
+    assert "Traceback" not in err
+    # The server saw the stream close and cancelled the tool; no notification was POSTed.
+    wait_for(lambda: "cancelled" in [e["event"] for e in events(marker)])
+    assert cancellations(record) == []
+
+
+def test_second_ctrl_c_exits_at_once_and_kills_a_stubborn_server(tmp_path):
+    record, pidfile = tmp_path / "record.jsonl", tmp_path / "pid"
+    server = stdio_cmd(SERVERS / "stubborn_server.py", "--record", str(record), "--pidfile", str(pidfile))
+    proc = start_mrtr(tmp_path, "--stdio", server, "call", "never")
+    wait_for(lambda: bool(read_records(record)))
+    pid = int(pidfile.read_text())
+    proc.send_signal(signal.SIGINT)
+    wait_for(lambda: bool(cancellations(record)))
+    first = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    # The server ignores stdin EOF and SIGTERM: a graceful close would take over 4 s.
+    assert time.monotonic() - first < 1.5
+    assert proc.returncode == 130, err
+    assert "interrupted again" in err and "Traceback" not in err
+    wait_for(lambda: not _running(pid), timeout=5)
+    assert cancellations(record)[0]["params"]["requestId"] == tools_call_id(record)
+
+
+def test_first_ctrl_c_alone_still_stops_a_stubborn_server(tmp_path):
+    record, pidfile = tmp_path / "record.jsonl", tmp_path / "pid"
+    server = stdio_cmd(SERVERS / "stubborn_server.py", "--record", str(record), "--pidfile", str(pidfile))
+    proc = start_mrtr(tmp_path, "--stdio", server, "call", "never", "--json")
+    wait_for(lambda: bool(read_records(record)))
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert out == ""
+    # Closing took the grace periods (stdin EOF, SIGTERM, both ignored), then SIGKILL.
+    assert not _running(int(pidfile.read_text()))
+    assert json.loads(err.strip().splitlines()[-1]) == {"error": {"exitCode": 130, "code": None,
+                                                                 "message": "interrupted", "data": None}}

@@ -1,0 +1,271 @@
+"""Sampling and roots answers (issue 6) against a real SDK server whose tools ask through the
+SDK's own resolvers: answer files, `--sampling-command`, `--root`, the capabilities declared
+for each, and every way a sampling command can fail."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
+
+STYLE, DRAFT, WORKSPACE = "__main__:style", "__main__:draft", "__main__:workspace"
+QUESTION, FORECAST, LISTED = "__main__:question", "__main__:forecast", "__main__:listed"
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def server(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """tests/servers/sampling_server.py over stdio or HTTP, recording what it receives."""
+    record = tmp_path_factory.mktemp("sampling") / "record.jsonl"
+    script = SERVERS / "sampling_server.py"
+    if request.param == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(script, "--record", str(record))], record)
+    return Target("http", ["--url", http_servers.start(script, "--record", str(record))], record)
+
+
+def fake_llm(mode: str, log: Path | None = None) -> str:
+    return stdio_cmd(SERVERS / "fake_llm.py", mode, *([str(log)] if log else []))
+
+
+def calls(target: Target) -> list[dict]:
+    return [m for m in target.requests() if m.get("method") == "tools/call"]
+
+
+def tool_json(stdout: str) -> dict:
+    """The JSON text a sampling_server tool returns (first content block of --json output)."""
+    return json.loads(json.loads(stdout)["content"][0]["text"])
+
+
+# ---------------------------------------------------------------------- one round, three kinds
+def test_elicitation_sampling_and_roots_in_one_round_from_one_file(mrtr, server: Target, tmp_path):
+    (tmp_path / "proj" / "src").mkdir(parents=True)
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({
+        "inputResponses": {
+            STYLE: {"action": "accept", "content": {"tone": "dry"}},
+            DRAFT: {"role": "assistant", "content": {"type": "text", "text": "Cats nap."}, "model": "human",
+                    "stopReason": "endTurn"},
+        },
+        # Paths in an answer file are taken from the file's own directory.
+        "roots": ["proj/src", {"uri": (tmp_path / "proj").as_uri(), "name": "Project"}],
+    }))
+    server.reset()
+    r = mrtr(*server.args, "call", "brief", "topic=cats", "--answers", answers, "--json", cwd=Path("/"))
+    assert r.code == 0, r.stderr
+    got = tool_json(r.stdout)
+    assert got["tone"] == "dry"
+    assert got["draft"] == {"role": "assistant", "content": {"type": "text", "text": "Cats nap."}, "model": "human",
+                            "stopReason": "endTurn"}
+    assert got["roots"] == [{"uri": (tmp_path / "proj" / "src").as_uri()},
+                            {"uri": (tmp_path / "proj").as_uri(), "name": "Project"}]
+    first, retry = calls(server)
+    # One round: all three were asked at once and answered in one retry.
+    assert set(retry["params"]["inputResponses"]) == {STYLE, DRAFT, WORKSPACE}
+    for msg in (first, retry):
+        caps = msg["params"]["_meta"][CAPS]
+        assert caps["sampling"] == {} and caps["roots"] == {}
+
+
+def test_the_same_round_with_a_sampling_command_flags_and_root(mrtr, server: Target, tmp_path):
+    (tmp_path / "some" / "dir").mkdir(parents=True)
+    log = tmp_path / "llm.jsonl"
+    server.reset()
+    r = mrtr(*server.args, "call", "brief", "topic=owls", "-a", "tone=warm", "--root", "./some/dir=Work",
+             "--sampling-command", fake_llm("echo", log), "--json", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    got = tool_json(r.stdout)
+    assert got["draft"]["model"] == "fake-llm-1"
+    assert got["draft"]["content"]["text"] == "echo: Write one sentence about owls. (maxTokens 60)"
+    assert got["roots"] == [{"uri": (tmp_path / "some" / "dir").as_uri(), "name": "Work"}]
+    # The command got the request's params exactly, as JSON on stdin.
+    sent = [json.loads(line)["params"] for line in log.read_text().splitlines()]
+    assert sent == [{"messages": [{"role": "user", "content": {"type": "text", "text": "Write one sentence about owls."}}],
+                     "maxTokens": 60, "systemPrompt": "You write briefs."}]
+    assert "fake-llm: echo" in r.stderr  # the command's stderr is relayed
+
+
+def test_sampling_tools_only_with_sampling_tools(mrtr, server: Target):
+    server.reset()
+    r = mrtr(*server.args, "call", "weather_agent", "--sampling-command", fake_llm("tool"))
+    assert r.code == 4
+    assert "sampling.tools" in r.stderr and "--sampling-tools" in r.stderr
+    assert "tools" not in calls(server)[-1]["params"]["_meta"][CAPS]["sampling"]
+    r = mrtr(*server.args, "call", "weather_agent", "--sampling-command", fake_llm("tool"), "--sampling-tools",
+             "--json")
+    assert r.code == 0, r.stderr
+    got = tool_json(r.stdout)
+    assert got["stopReason"] == "toolUse"
+    assert got["content"] == [{"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}}]
+    assert calls(server)[-1]["params"]["_meta"][CAPS]["sampling"] == {"tools": {}}
+
+
+# ---------------------------------------------------------------------- roots
+def test_root_flag_becomes_an_absolute_file_uri(mrtr, server: Target, tmp_path):
+    (tmp_path / "some" / "dir").mkdir(parents=True)
+    (tmp_path / "a=b").mkdir()
+    server.reset()
+    r = mrtr(*server.args, "call", "show_roots", "--root", "./some/dir", "--root", "some/../a=b=Eq",
+             "--root", "./some/dir", "--json", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert tool_json(r.stdout) == [{"uri": (tmp_path / "some" / "dir").as_uri()},
+                                   {"uri": (tmp_path / "a=b").as_uri(), "name": "Eq"}]
+
+
+def test_missing_root_exits_2_before_anything_is_sent(mrtr, server: Target, tmp_path):
+    server.reset()
+    r = mrtr(*server.args, "call", "show_roots", "--root", "./some/missing", cwd=tmp_path)
+    assert r.code == 2
+    assert "--root ./some/missing" in r.stderr and "does not exist" in r.stderr
+    assert r.stdout == ""
+    assert calls(server) == []
+
+
+@pytest.mark.parametrize(("roots", "message"), [
+    ([{"uri": "file:///tmp/../etc"}], "path traversal"),
+    ([{"uri": "https://example.com/x"}], "file:// URI"),
+    (["./not-there"], "does not exist"),
+    ("nope", "must be a list"),
+])
+def test_bad_roots_in_an_answer_file_exit_2(mrtr, server: Target, tmp_path, roots, message):
+    answers = tmp_path / "roots.json"
+    answers.write_text(json.dumps({"roots": roots}))
+    server.reset()
+    r = mrtr(*server.args, "call", "show_roots", "--answers", answers)
+    assert r.code == 2, r.stderr
+    assert message in r.stderr and str(answers) in r.stderr
+    assert calls(server) == []
+
+
+def test_capabilities_only_for_sources_that_exist(mrtr, server: Target, tmp_path):
+    server.reset()
+    r = mrtr(*server.args, "call", "show_roots", "--no-input")
+    assert r.code == 4
+    assert "roots" in r.stderr and "--root" in r.stderr
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--no-input", "--json")
+    assert r.code == 4
+    err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert err["code"] == -32021 and err["data"]["requiredCapabilities"] == {"sampling": {}}
+    for msg in calls(server):
+        caps = msg["params"]["_meta"][CAPS]
+        assert "sampling" not in caps and "roots" not in caps
+
+
+def test_save_answers_replays_sampling_and_roots(mrtr, server: Target, tmp_path):
+    saved = tmp_path / "saved.json"
+    r = mrtr(*server.args, "call", "brief", "topic=x", "-a", "tone=odd", "--root", str(tmp_path),
+             "--sampling-command", fake_llm("echo"), "--save-answers", saved, "--json")
+    assert r.code == 0, r.stderr
+    doc = json.loads(saved.read_text())["inputResponses"]
+    assert doc[WORKSPACE] == {"roots": [{"uri": tmp_path.as_uri()}]}
+    assert doc[DRAFT]["model"] == "fake-llm-1"
+    r2 = mrtr(*server.args, "call", "brief", "topic=x", "--answers", saved, "--json")
+    assert r2.code == 0, r2.stderr
+    assert tool_json(r2.stdout) == tool_json(r.stdout)
+
+
+def test_pending_template_for_sampling_and_roots_resumes(mrtr, server: Target, tmp_path):
+    # A sampling answer in a file declares sampling; nothing answers the roots key, and
+    # a roots list (declaring roots) is given for a different call below.
+    r = mrtr(*server.args, "call", "ask_model", "question=Capital of France?", "--no-input",
+             "--answers", _file(tmp_path, "decl.json", {"inputResponses": {"other": {
+                 "role": "assistant", "content": {"type": "text", "text": "-"}, "model": "m"}}}))
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["missing"] == [QUESTION]
+    template = doc["answersTemplate"]
+    assert template["inputResponses"][QUESTION] == {"role": "assistant", "content": {"type": "text", "text": None},
+                                                     "model": "human"}
+    pending = _file(tmp_path, "pending.json", doc)
+    # The unfilled template is refused (the text is null), nothing is sent.
+    r = mrtr("resume", pending, "--answers", _file(tmp_path, "unfilled.json", template), *server.args)
+    assert r.code == 2
+    assert "a text block needs 'text'" in r.stderr
+    template["inputResponses"][QUESTION]["content"]["text"] = "Paris"
+    r = mrtr("resume", pending, "--answers", _file(tmp_path, "filled.json", template), *server.args, "--json")
+    assert r.code == 0, r.stderr
+    assert tool_json(r.stdout)["content"]["text"] == "Paris"
+
+
+def _file(tmp_path: Path, name: str, doc: object) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+# ---------------------------------------------------------------------- sampling command failures
+@pytest.mark.parametrize(("mode", "code", "messages"), [
+    ("fail", 2, ["exited with code 3", "no API key"]),
+    ("garbage", 2, ["is not JSON", "Sure! Here is your answer."]),
+    ("invalid", 2, ["invalid CreateMessageResult", "model must be a string"]),
+])
+def test_sampling_command_failures_name_the_command(mrtr, server: Target, mode, code, messages):
+    server.reset()
+    command = fake_llm(mode)
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command", command)
+    assert r.code == code, r.stderr
+    assert f"--sampling-command {command!r}" in r.stderr
+    for message in messages:
+        assert message in r.stderr
+    assert "Traceback" not in r.stderr
+    assert len(calls(server)) == 1  # the retry was never sent
+
+
+def test_sampling_command_not_found_and_tool_use_without_tools(mrtr, server: Target, tmp_path):
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command", "no-such-llm-command-xyz")
+    assert r.code == 2
+    assert "command not found: no-such-llm-command-xyz" in r.stderr
+    script = tmp_path / "tool_anyway.py"
+    script.write_text("import json,sys; json.load(sys.stdin); print(json.dumps({'role': 'assistant', 'model': 'm', "
+                      "'content': {'type': 'tool_use', 'id': 'a', 'name': 'rm', 'input': {}}}))")
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command", stdio_cmd(script))
+    assert r.code == 2
+    assert "tool_use blocks are only allowed when the request offers tools" in r.stderr
+
+
+def test_sampling_command_timeout_exits_7_and_kills_it(mrtr, server: Target, tmp_path):
+    log = tmp_path / "sleep.jsonl"
+    start = time.monotonic()
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command", fake_llm("sleep", log),
+             "--sampling-timeout", "1")
+    assert r.code == 7, r.stderr
+    assert time.monotonic() - start < 20
+    assert "did not answer within 1s (--sampling-timeout)" in r.stderr
+    pid = json.loads(log.read_text())["pid"]
+    assert not _running(pid)
+
+
+def test_sampling_tools_and_timeout_need_a_command(mrtr, server: Target):
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-tools")
+    assert r.code == 2 and "--sampling-tools needs a sampling source" in r.stderr
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-timeout", "5")
+    assert r.code == 2 and "--sampling-command" in r.stderr
+
+
+def _running(pid: int) -> bool:
+    """True when `pid` is alive (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
+    except FileNotFoundError:
+        return False
+    except OSError:  # pragma: no cover - no /proc
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+
+def test_a_missing_root_is_refused_even_before_arguments_are_typed(mrtr, server: Target, tmp_path):
+    # `topic=x` needs tools/list to type it; the root is checked before even that.
+    server.reset()
+    r = mrtr(*server.args, "call", "brief", "topic=x", "--root", "missing", "--sampling-command", fake_llm("echo"),
+             cwd=tmp_path)
+    assert r.code == 2 and "does not exist" in r.stderr
+    assert server.requests() == []
