@@ -59,6 +59,9 @@ class RunOptions:
     sampling_tools: bool = False
     sampling_timeout: float | None = None
     expand_env: bool = False
+    # Tasks (issue 4): print the task and exit once one exists; Ctrl-C cancels it.
+    detach: bool = False
+    cancel_on_interrupt: bool = False
     # Protocol era (issue 5).
     probe_timeout: float | None = None
 
@@ -361,8 +364,19 @@ class App:
                  answered: dict[str, Any] | None = None) -> int:
         """Drive one MRTR-capable request, print its result, return the exit code."""
         recorder = self.recorder()
+        deadline = self.deadline()
+        on_task = None
+        if method == "tools/call":  # the tasks extension is always declared on tools/call
+
+            def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
+                from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
+
+                runner = TaskRunner(self, session, chain, target, tool=params.get("name"), params=params,
+                                    recorder=recorder, deadline=deadline)
+                return runner.on_task(create_result, capabilities)
+
         engine = MrtrEngine(session, chain, target=target.public(), max_rounds=self.opts.max_rounds,
-                            deadline=self.deadline(), recorder=recorder)
+                            deadline=deadline, recorder=recorder, on_task=on_task)
         try:
             outcome = engine.run(method, params, resume_from=resume_from, answered=answered)
         finally:
@@ -372,6 +386,8 @@ class App:
 
     def finish(self, method: str, outcome: EngineOutcome) -> int:
         """Print the final result and choose the exit code (1 for isError, 6 after a decline)."""
+        if outcome.extra.get("detached"):
+            return int(ExitStatus.SUCCESS)  # `--detach`: the task was printed, the result comes later
         print_result(self.env, method, outcome.result, json_mode=self.opts.json_mode)
         if method == "tools/call" and outcome.result.get("isError") is True:
             return int(ExitStatus.TOOL_ERROR)

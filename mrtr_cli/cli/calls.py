@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from mrtr_cli.cli.main import cli
-from mrtr_cli.cli.options import answer_options, complete, global_options, make_app
+from mrtr_cli.cli.options import answer_options, complete, global_options, make_app, task_options
 
 @cli.command("call")
 @click.argument("tool", shell_complete=complete("tools"))
@@ -15,6 +15,7 @@ from mrtr_cli.cli.options import answer_options, complete, global_options, make_
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
 @global_options
 @answer_options
+@task_options
 @click.pass_context
 def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Call TOOL (tools/call) with ARG items: key=value, key:=<json>, key=@file."""
@@ -74,6 +75,7 @@ def read_cmd(ctx: click.Context, uri: str, **kw: Any) -> int:
 @click.argument("pending")
 @global_options
 @answer_options
+@task_options
 @click.pass_context
 def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     """Finish a call that stopped for input (exit 5) from its PENDING document."""
@@ -82,6 +84,10 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
 
     app = make_app(ctx, kw)
     doc = load_pending(pending, app.read_stdin() if pending == "-" else None)
+    if isinstance(doc.get("taskId"), str):  # a task waiting for input: answer it and wait
+        from mrtr_cli.cli.tasks import resume_task  # noqa: PLC0415
+
+        return resume_task(app, doc)
     store = app.answer_store()
     o = app.opts
     if not (o.url or o.stdio or o.server):

@@ -102,4 +102,4 @@ def _interrupted(env: Environment) -> int:
 
 
 # The command modules register their commands on `cli` when imported.
-from mrtr_cli.cli import calls, info, completion  # noqa: E402, F401, I001 - order: the help's command order
+from mrtr_cli.cli import calls, info, tasks, completion  # noqa: E402, F401, I001 - order: the help's command order

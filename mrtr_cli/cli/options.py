@@ -68,6 +68,12 @@ answer_options = _options(
     click.option("--sampling-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Time limit for one run of --sampling-command (default 120; exit 7)."),
 )
 
+# Tasks (issue 4): what to do when a tools/call becomes a task.
+task_options = _options(
+    click.option("--detach", is_flag=True, default=None, help="If the server creates a task, print it (its id; the task with --json) and exit 0."),
+    click.option("--cancel-on-interrupt", is_flag=True, default=None, help="Ctrl-C while waiting on a task cancels it (tasks/cancel) instead of leaving it running."),
+)
+
 
 def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
     """Combine group-level and command-level values of the same options."""

@@ -1,4 +1,4 @@
-"""A hand-written stdio server that never answers `tools/call`, ignores SIGTERM and keeps
+"""A hand-written stdio server that lists one tool but never answers `tools/call`, ignores SIGTERM and keeps
 running after its stdin closes: only SIGKILL stops it. For the "second Ctrl-C exits at
 once" test.
 
@@ -25,6 +25,12 @@ def main() -> None:
         if record:
             with open(record, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"raw": line.rstrip("\n")}) + "\n")
+        msg = json.loads(line)
+        if msg.get("method") == "tools/list":
+            result = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+                      "tools": [{"name": "never", "inputSchema": {"type": "object"}}]}
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+            sys.stdout.flush()
     while True:  # stdin closed: carry on regardless
         time.sleep(1)
 

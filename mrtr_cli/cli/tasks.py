@@ -1,0 +1,190 @@
+"""`mrtr task get|wait|update|cancel|list`: follow tasks after (or apart from) the call
+that created them.
+
+A task command needs the server the task lives on: `--url`/`--stdio` when given,
+else the target saved in the task's local record (never headers: give `-H` again).
+A task id may be shortened to a unique prefix of a recorded one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from mrtr_cli.cli.main import cli
+from mrtr_cli.cli.options import answer_options, global_options, make_app
+from mrtr_cli.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.app import App
+    from mrtr_cli.config.target import Target
+    from mrtr_cli.engine.mrtr import AnswerRecorder
+    from mrtr_cli.protocol.session import Session
+    from mrtr_cli.tasks.records import TaskRecord
+    from mrtr_cli.tasks.runner import TaskRunner
+
+
+@cli.group("task")
+def task_group() -> None:
+    """Follow tasks: get, wait, update, cancel, list (the local records)."""
+
+
+def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
+    """The full task id, its record (or None) and the target to reach it."""
+    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
+    from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
+
+    o = app.opts
+    given = bool(o.url or o.stdio or o.server)
+    records = TaskRecords()
+    record = None
+    if given:
+        target = app.target()
+        record = records.find(task_id, target.public())
+    else:
+        record = records.find(task_id)
+        if record is None:
+            raise UsageError(f"no local record of task {task_id!r}",
+                             hint="name its server: mrtr --url URL task ... or mrtr --stdio \"CMD\" task ...")
+        use_saved_target(app, record)
+        target = app.target()
+    return (record.task_id if record is not None else task_id), record, target
+
+
+def _runner(app: App, session: Session, target: Target, record: TaskRecord | None, *,
+            params: dict[str, Any] | None = None, recorder: AnswerRecorder | None = None) -> TaskRunner:
+    from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415
+
+    if record is not None and record.protocol_version:
+        session.protocol_version = record.protocol_version
+    tool = params.get("name") if params else (record.tool if record is not None else None)
+    return TaskRunner(app, session, app.chain(), target, tool=tool, params=params, recorder=recorder)
+
+
+def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
+          params: dict[str, Any] | None = None) -> int:
+    from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415
+
+    recorder = AnswerRecorder() if app.opts.save_answers else None
+    with app.session(target) as session:
+        runner = _runner(app, session, target, record, params=params, recorder=recorder)
+        try:
+            outcome = runner.wait(task_id, record.variant if record is not None else None)
+        finally:
+            if recorder is not None and recorder.responses:
+                app._save_answers(recorder)
+    return int(app.finish("tools/call", outcome))
+
+
+def resume_task(app: App, doc: dict[str, Any]) -> int:
+    """`mrtr resume PENDING.json` for a task that stopped for input: answer it and wait."""
+    from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415
+    from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
+
+    saved = doc["target"] if isinstance(doc["target"], dict) else {}
+    record = TaskRecords().find(doc["taskId"], saved, prefix=False)
+    if record is None:
+        record = TaskRecord(task_id=doc["taskId"], target=saved, tool=doc["params"].get("name"),
+                            protocol_version=doc.get("protocolVersion"))
+    use_saved_target(app, record)
+    return _wait(app, record.task_id, record, app.target(), params=doc["params"] or None)
+
+
+def _on_server(ctx: click.Context, kw: dict[str, Any], task_id: str,
+               act: Callable[..., Any]) -> tuple[App, str, Any]:
+    """Open the task's server and run `act(runner, task_id, variant)`; returns (app, full id, its value)."""
+    app = make_app(ctx, kw)
+    task_id, record, target = _open(app, task_id)
+    with app.session(target) as session:
+        runner = _runner(app, session, target, record)
+        value = act(runner, task_id, record.variant if record is not None else None)
+    return app, task_id, value
+
+
+@task_group.command("get")
+@click.argument("task_id")
+@global_options
+@click.pass_context
+def get_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
+    """Poll task TASK_ID once (tasks/get) and print it as the server sent it."""
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+
+    app, _, (_, state) = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.get(tid, variant))
+    print_json(app.env, state.raw)
+    return 0
+
+
+@task_group.command("wait")
+@click.argument("task_id")
+@global_options
+@answer_options
+@click.option("--cancel-on-interrupt", is_flag=True, default=None,
+              help="Ctrl-C cancels the task (tasks/cancel) instead of leaving it running.")
+@click.pass_context
+def wait_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
+    """Wait for task TASK_ID to finish, answering its input requests, and print its result."""
+    app = make_app(ctx, kw)
+    task_id, record, target = _open(app, task_id)
+    return _wait(app, task_id, record, target)
+
+
+@task_group.command("update")
+@click.argument("task_id")
+@global_options
+@answer_options
+@click.pass_context
+def update_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
+    """Answer the input requests task TASK_ID waits for (tasks/update), then exit."""
+
+    def update(runner: TaskRunner, tid: str, variant: str | None) -> tuple[list[str], str]:
+        return runner.update(tid, variant), runner.context(tid).command("wait", tid)
+
+    app, task_id, (sent, command) = _on_server(ctx, kw, task_id, update)
+    what = (f"sent {len(sent)} answer(s) to task {task_id} ({', '.join(sent)})" if sent
+            else f"task {task_id} has no unanswered input requests")
+    app.env.err(f"mrtr: {what}; follow it with: {command}", untrusted=True)
+    return 0
+
+
+@task_group.command("cancel")
+@click.argument("task_id")
+@global_options
+@click.pass_context
+def cancel_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
+    """Ask the server to cancel task TASK_ID (tasks/cancel; cooperative)."""
+    app, task_id, _ = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.cancel(tid, variant))
+    app.env.err(f"mrtr: asked the server to cancel task {task_id}; cancellation is cooperative "
+                "(`task get` shows the outcome)", untrusted=True)
+    return 0
+
+
+@task_group.command("list")
+@global_options
+@click.pass_context
+def list_cmd(ctx: click.Context, **kw: Any) -> int:
+    """List the tasks recorded on this machine, newest first (the protocol has no tasks/list)."""
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    o = app.opts
+    target = app.target().public() if (o.url or o.stdio or o.server) else None
+    records = [r for r in TaskRecords().all() if target is None or r.target == target]
+    if app.opts.json_mode:
+        print_json(app.env, [r.document() for r in records])
+        return 0
+    if not records:
+        app.env.err("mrtr: no tasks recorded")
+        return 0
+    rows = [("TASK ID", "STATUS", "TOOL", "CREATED", "TARGET")]
+    for r in records:
+        where = r.target.get("url") or r.target.get("stdio") or r.target.get("server") or ""
+        rows.append((r.task_id, r.status, r.tool or "-", r.created.replace("T", " ").rstrip("Z"), where))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:4])] + [row[4]]
+        app.env.out(sanitize("  ".join(cells).rstrip(), single_line=False))
+    return 0

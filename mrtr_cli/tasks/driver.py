@@ -1,0 +1,375 @@
+"""The task waiting loop: poll, answer input, finish, and never lose the task.
+
+Spec: ext-tasks "Task Polling", "Task Update Requests", "Task Cancellation";
+DESIGN.md sections 2 and 5. Works on normalised `TaskState`s through a
+`TaskWire`, so every variant shares it:
+
+- poll at the task's `pollIntervalMs` (re-read on every poll), never faster than
+  `MIN_POLL_MS`, plus a little jitter; sleep on an event between polls (no busy
+  loop); `--timeout` bounds the whole wait;
+- `input_required`: answer the keys not answered yet through the responder chain
+  (flags, answer files, the terminal) and send them in one update; a key seen
+  again on a later poll is not asked twice; what nobody can answer stops the run
+  with exit 5 and a pending document naming the task;
+- `completed` -> the result; `failed` -> the task's JSON-RPC error (exit 4);
+  `cancelled` -> exit 6;
+- Ctrl-C leaves the task running and says how to pick it up again (or, with
+  `--cancel-on-interrupt`, asks the server to cancel it); exit 130.
+
+Every status change is written to the task's local record.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
+from mrtr_cli.engine.pending import build_pending
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import (
+    Declined,
+    InputRequired,
+    Interrupted,
+    JsonRpcError,
+    MrtrError,
+    ProtocolError,
+    TimeoutExpired,
+)
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.render.status import StatusLine, StatusView
+from mrtr_cli.responders.chain import ResponderChain
+from mrtr_cli.tasks.records import TaskRecord, TaskRecords
+from mrtr_cli.tasks.state import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskState
+from mrtr_cli.tasks.wire import TaskWire
+
+DEFAULT_POLL_MS = 1000  # when the server suggests no interval
+MIN_POLL_MS = 100  # never poll faster than this, whatever the server says
+JITTER_FRACTION = 0.1  # up to 10% of the interval is added...
+MAX_JITTER_SECONDS = 1.0  # ...but never more than a second
+CANCEL_TIMEOUT_SECONDS = 5.0  # for tasks/cancel after Ctrl-C
+INVALID_PARAMS = -32602  # an unknown or expired task id
+
+
+def short_id(task_id: str) -> str:
+    """A task id short enough for a status line."""
+    return task_id if len(task_id) <= 20 else task_id[:16] + "…"
+
+
+def poll_delay(poll_interval_ms: int | None, rng: random.Random | None = None) -> float:
+    """Seconds to wait before the next poll: `pollIntervalMs` as a floor plus jitter."""
+    interval = max(poll_interval_ms if poll_interval_ms is not None else DEFAULT_POLL_MS, MIN_POLL_MS) / 1000
+    return interval + (rng or random).uniform(0, min(interval * JITTER_FRACTION, MAX_JITTER_SECONDS))
+
+
+@dataclass
+class TaskContext:
+    """Where a task lives and what created it.
+
+    Attributes:
+        target: the public target (URL or stdio command; never headers).
+        tool: the tool the task runs, when known.
+        params: the original `tools/call` params, when known (for pending documents).
+        protocol_version: the protocol version of the session.
+        prefix: the command line that reaches the same server, e.g.
+            `mrtr --url http://127.0.0.1:8000/mcp` (no secrets).
+        origin: how to name the task's input requests to a person.
+    """
+
+    target: dict[str, Any]
+    tool: str | None
+    params: dict[str, Any] | None
+    protocol_version: str
+    prefix: str
+    origin: str
+
+    def command(self, verb: str, task_id: str, *options: str) -> str:
+        """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target (an id that
+        starts with `-` comes after `--`, so it is not read as an option)."""
+        import shlex  # noqa: PLC0415
+
+        words = [*options, *(["--"] if task_id.startswith("-") else []), task_id]
+        return f"{self.prefix} task {verb} {shlex.join(words)}"
+
+
+class TaskFailed(JsonRpcError):
+    """The task ended `failed`; carries the task's own JSON-RPC error (exit 4)."""
+
+
+class TaskGone(ProtocolError):
+    """The server answers `-32602` for the task: unknown, expired or removed (exit 4)."""
+
+
+class TaskCancelled(Declined):
+    """The task ended `cancelled` (exit 6)."""
+
+
+class TaskDriver:
+    """Drives one task to its end.
+
+    Args:
+        wire: the variant's wire code (may be swapped by `wire.adapt`).
+        chain: answers the task's input requests.
+        context: target, tool and the resume command.
+        record, records: the task's local record and where it is saved.
+        env: the run's environment.
+        status: the status line on stderr.
+        deadline: bounds the whole wait (`--timeout`).
+        max_rounds: cap on input rounds answered (`--max-rounds`).
+        recorder: collects sent answers (`--save-answers`), or None.
+        cancel_on_interrupt: Ctrl-C sends `tasks/cancel` instead of leaving the task running.
+    """
+
+    def __init__(self, wire: TaskWire, chain: ResponderChain, context: TaskContext, *, record: TaskRecord,
+                 records: TaskRecords, env: Environment, status: StatusLine, deadline: Deadline,
+                 max_rounds: int, recorder: AnswerRecorder | None = None, cancel_on_interrupt: bool = False):
+        self.wire = wire
+        self.chain = chain
+        self.context = context
+        self.record = record
+        self.records = records
+        self.env = env
+        self.status = status
+        self.deadline = deadline
+        self.max_rounds = max_rounds
+        self.recorder = recorder
+        self.cancel_on_interrupt = cancel_on_interrupt
+        self.answered: set[str] = set(record.answered_keys)
+        self.rounds = 0
+        self.declined = False
+        self.started = time.monotonic()
+        self.state: TaskState | None = None
+        self._wake = threading.Event()
+
+    @property
+    def task_id(self) -> str:
+        return self.record.task_id
+
+    # ------------------------------------------------------------------ entry points
+    def run(self, state: TaskState | None = None, *, fresh: bool = False) -> EngineOutcome:
+        """Wait for the task until it ends; returns the completed result.
+
+        Args:
+            state: the latest known state; None polls the task first.
+            fresh: `state` is the creation handle (a Task without payloads): it is
+                shown and recorded, then polled, rather than acted on.
+
+        Raises:
+            TaskFailed: the task failed (its JSON-RPC error; exit 4).
+            TaskCancelled: the task was cancelled (exit 6).
+            TaskGone: the server no longer knows the task (exit 4).
+            InputRequired: it needs input nobody can give now (exit 5; pending document).
+            TimeoutExpired: `--timeout` passed (exit 7; the task goes on).
+            Interrupted: Ctrl-C (exit 130; the task goes on unless `--cancel-on-interrupt`).
+            MrtrError: anything else that ends the run (a bad answer, a malformed message,
+                the round cap, the server unreachable), with a hint to resume the task.
+        """
+        try:
+            if state is not None and fresh:
+                self._observe(state)
+                if state.status == WORKING:
+                    self._sleep_until_poll(state)
+                state = None
+            return self._loop(state if state is not None else self._get())
+        except KeyboardInterrupt:
+            self.status.close()
+            raise self._interrupted() from None
+        except TimeoutExpired:
+            self.status.close()
+            raise self._timed_out() from None
+        except (TaskFailed, TaskGone, TaskCancelled, InputRequired, Interrupted):
+            raise
+        except MrtrError as exc:
+            # Anything else (a bad answer, the server dying) ends the run, not the task.
+            self._add_resume_hint(exc)
+            raise
+        finally:
+            self.status.close()
+
+    def answer(self, state: TaskState) -> list[str]:
+        """Answer the outstanding input requests of `state` once (`mrtr task update`).
+
+        Returns the keys sent. Raises like `run` (InputRequired when some stay unanswered).
+        """
+        self.state = state
+        return self._answer(state)
+
+    # ------------------------------------------------------------------ the loop
+    def _loop(self, state: TaskState) -> EngineOutcome:
+        while True:
+            adapted = self.wire.adapt(state)
+            if adapted is not self.wire:
+                self.wire = adapted
+                state = adapted.read(state.raw, "tasks/get result", self.task_id)
+                self._save(variant=adapted.variant)
+            state = self.wire.complete(state)
+            self._observe(state)
+            if state.status == COMPLETED:
+                return self._completed(state)
+            if state.status == FAILED:
+                raise self._failed(state)
+            if state.status == CANCELLED:
+                message = f": {state.status_message}" if state.status_message else ""
+                raise TaskCancelled(f"task {self.task_id} was cancelled{message}",
+                                    data={"taskId": self.task_id, "status": CANCELLED})
+            if state.status == INPUT_REQUIRED:
+                self._answer(state)
+            self._sleep_until_poll(state)
+            state = self._get()
+
+    def _get(self) -> TaskState:
+        try:
+            return self.wire.get(self.task_id)
+        except JsonRpcError as err:
+            if err.code != INVALID_PARAMS:
+                raise
+            self._save(status="unknown")
+            ttl = self.record.ttl_ms
+            why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
+            raise TaskGone(f"the server no longer knows task {self.task_id}: {err.message}",
+                           code=err.code, data=err.data, hint=why) from None
+
+    def _observe(self, state: TaskState) -> None:
+        self.state = state
+        self.record.poll_interval_ms = state.poll_interval_ms
+        if state.ttl_ms is not None:
+            self.record.ttl_ms = state.ttl_ms
+        if (state.status, state.status_message) != (self.record.status, self.record.status_message):
+            self._save(status=state.status, status_message=state.status_message)
+        self._show(state)
+
+    def _completed(self, state: TaskState) -> EngineOutcome:
+        if state.result is None:
+            raise ProtocolError(f"task {self.task_id} completed but the server sent no result")
+        return EngineOutcome(result=state.result, rounds=self.rounds, declined=self.declined,
+                             task={"taskId": self.task_id, "status": COMPLETED, "variant": self.wire.variant})
+
+    def _failed(self, state: TaskState) -> TaskFailed:
+        error = state.error if isinstance(state.error, dict) else {}
+        code = error.get("code")
+        message = error.get("message") or state.status_message or "the server sent no error"
+        return TaskFailed(code if isinstance(code, int) and not isinstance(code, bool) else -32603,
+                          f"task {self.task_id} failed: {message}", error.get("data"))
+
+    # ------------------------------------------------------------------ input
+    def _answer(self, state: TaskState) -> list[str]:
+        requests = state.input_requests or {}
+        new = {key: request for key, request in requests.items() if key not in self.answered}
+        if not new:
+            return []  # everything asked is answered; the server has not caught up yet
+        self.rounds += 1
+        if self.rounds > self.max_rounds:
+            raise ProtocolError(
+                f"task {self.task_id} still asks for input after {self.max_rounds} rounds "
+                f"(--max-rounds {self.max_rounds})", hint="raise --max-rounds if the task really needs more")
+        self.status.pause()
+        outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
+                                          capabilities=self.wire.capabilities)
+        if outcome.responses:
+            self.wire.send_input(self.task_id, outcome.responses)
+            self.answered.update(outcome.responses)
+            self.record.answered_keys = sorted(self.answered)
+            self._save()
+            if self.recorder is not None:
+                self.recorder.record(outcome.responses)
+            if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
+                self.declined = True
+        if outcome.missing:
+            raise self._input_required(new, outcome.missing, outcome.prefill)
+        return list(outcome.responses)
+
+    def _input_required(self, requests: dict[str, Any], missing: list[str],
+                        prefill: dict[str, dict[str, Any]]) -> InputRequired:
+        params = self.context.params if self.context.params is not None else (
+            {"name": self.context.tool} if self.context.tool else {})
+        doc = build_pending(target=self.context.target, protocol_version=self.context.protocol_version,
+                            method="tools/call", params=params,
+                            input_requests={k: requests[k] for k in missing}, request_state=None,
+                            missing=missing, prefill=prefill, task_id=self.task_id)
+        why = ("--no-input was given" if self.env.no_input
+               else "no terminal to ask" if not self.chain.interactive else "no answer was given")
+        err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
+                            "the pending document is on stdout", doc)
+        err.hint = (f"the task waits on the server; or answer it with: "
+                    f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
+        return err
+
+    # ------------------------------------------------------------------ waiting
+    def _sleep_until_poll(self, state: TaskState) -> None:
+        delay = poll_delay(state.poll_interval_ms)
+        left = self.deadline.remaining()
+        if left is not None:
+            if left <= 0:
+                raise TimeoutExpired("timed out")
+            delay = min(delay, left)
+        next_at = time.monotonic() + delay
+        self._show(state, next_at)
+        while True:
+            remaining = next_at - time.monotonic()
+            if remaining <= 0:
+                break
+            tick = self.status.refresh_interval
+            self._wake.wait(remaining if tick is None else min(remaining, tick))
+            self.status.refresh()
+        if self.deadline.expired():
+            raise TimeoutExpired("timed out")
+
+    def _show(self, state: TaskState, next_at: float | None = None) -> None:
+        waiting_on_server = state.status == INPUT_REQUIRED and all(
+            k in self.answered for k in (state.input_requests or {}))
+        message = state.status_message
+        if waiting_on_server and state.input_requests:
+            message = "answers sent; waiting for the server" + (f" ({message})" if message else "")
+        tone = {INPUT_REQUIRED: "attention", COMPLETED: "done", FAILED: "error", CANCELLED: "error"}.get(
+            state.status, "active")
+        hint = "Ctrl-C cancels it" if self.cancel_on_interrupt else "Ctrl-C leaves it running"
+        self.status.show(StatusView(label=f"task {short_id(self.task_id) if self.status.live else self.task_id}",
+                                    status=state.status, message=message, started=self.started,
+                                    next_at=next_at, tone=tone, hint=hint if not state.terminal else None))
+
+    # ------------------------------------------------------------------ endings
+    def _save(self, **changes: Any) -> None:
+        for name, value in changes.items():
+            setattr(self.record, name, value)
+        self.records.save(self.record)
+
+    def _where(self) -> str:
+        status = self.state.status if self.state is not None else self.record.status
+        return f"task {self.task_id} ({status})"
+
+    def _resume_lines(self) -> str:
+        lines = f"wait for it: {self.context.command('wait', self.task_id)}"
+        if "stdio" in self.context.target:
+            lines += ("\n(over stdio the task lives in the server process, which mrtr stops on exit; "
+                      "`task wait` finds it only if the server keeps its tasks)")
+        return lines
+
+    def _add_resume_hint(self, err: MrtrError) -> None:
+        note = f"{self._where()} stays on the server; {self._resume_lines()}"
+        err.hint = f"{err.hint}\n{note}" if err.hint else note
+
+    def _interrupted(self) -> Interrupted:
+        data = {"taskId": self.task_id, "command": self.context.command("wait", self.task_id)}
+        if self.cancel_on_interrupt:
+            try:
+                self.wire.cancel(self.task_id, deadline=Deadline(CANCEL_TIMEOUT_SECONDS))
+            except (MrtrError, KeyboardInterrupt) as exc:
+                reason = exc.message if isinstance(exc, MrtrError) else "interrupted again"
+                self._save(status=self.record.status)
+                return Interrupted(f"interrupted; could not cancel task {self.task_id} ({reason})",
+                                   data=data, hint=f"it may still be running; {self._resume_lines()}")
+            self._save(status_message="cancellation requested")
+            return Interrupted(f"interrupted; asked the server to cancel task {self.task_id}", data=data)
+        self._save()
+        return Interrupted(f"interrupted; {self._where()} is still running on the server",
+                           data=data, hint=self._resume_lines())
+
+    def _timed_out(self) -> TimeoutExpired:
+        self._save()
+        data = {"taskId": self.task_id, "command": self.context.command("wait", self.task_id)}
+        limit = f" after {self.deadline.timeout:g}s" if self.deadline.timeout is not None else ""
+        return TimeoutExpired(f"timed out{limit} waiting for {self._where()}; the task goes on",
+                              data=data, hint=self._resume_lines())

@@ -1,0 +1,185 @@
+"""Task work for one run of `mrtr`: the engine's task hook and the `mrtr task ...` commands.
+
+Builds the wire, the status line, the local record and the driver from the
+`App`'s options, and knows how to find a task's server again from its record.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.config.target import Target
+from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, origin_of
+from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.output import print_json
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.status import StatusLine
+from mrtr_cli.responders.chain import ResponderChain
+from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
+from mrtr_cli.tasks.ext import TASKS_EXTENSION
+from mrtr_cli.tasks.records import TaskRecord, TaskRecords
+from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
+from mrtr_cli.tasks.wire import TaskWire, wire_for, wire_for_created
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.app import App
+
+
+def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
+    """What every `tasks/*` request declares: what the chain can answer, plus the extension."""
+    caps = chain.capabilities()
+    caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
+    return caps
+
+
+def command_prefix(app: App, target: dict[str, Any]) -> str:
+    """`mrtr` plus the options that reach `target` again, without any secret.
+
+    `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
+    values are secrets and are never repeated (`-H` must be given again).
+    """
+    if target.get("url"):
+        words = ["mrtr", "--url", target["url"]]
+    elif target.get("stdio"):
+        words = ["mrtr", "--stdio", target["stdio"]]
+    else:
+        words = ["mrtr", "-s", str(target.get("server", ""))]
+    if app.opts.bearer_token_env:
+        words += ["--bearer-token-env", app.opts.bearer_token_env]
+    return shlex.join(words)
+
+
+def use_saved_target(app: App, record: TaskRecord) -> None:
+    """Point `app` at the server in `record` unless the command line named one."""
+    o = app.opts
+    if o.url or o.stdio or o.server:
+        return
+    saved = record.target
+    o.url, o.stdio = saved.get("url"), saved.get("stdio")
+    o.server = saved.get("server") if not (o.url or o.stdio) else None
+    if record.bearer_token_env and not o.bearer_token_env:
+        o.bearer_token_env = record.bearer_token_env
+
+
+class TaskRunner:
+    """Task handling bound to one session.
+
+    Args:
+        app: the run (options, environment, output).
+        session: the open session.
+        chain: answers input requests.
+        target: the target the session reaches.
+        tool: the tool the task runs (when known).
+        params: the original `tools/call` params (when known).
+        recorder: collects sent answers for `--save-answers`.
+        deadline: bounds the whole run (`--timeout`).
+    """
+
+    def __init__(self, app: App, session: Session, chain: ResponderChain, target: Target, *,
+                 tool: str | None = None, params: dict[str, Any] | None = None,
+                 recorder: AnswerRecorder | None = None, deadline: Deadline | None = None):
+        self.app = app
+        self.env = app.env
+        self.session = session
+        self.chain = chain
+        self.target = target.public()
+        self.tool = tool
+        self.params = params
+        self.recorder = recorder
+        self.deadline = deadline or app.deadline()
+        self.records = TaskRecords(warn=self.env.err)
+
+    # ------------------------------------------------------------------ building blocks
+    def wire(self, variant: str | None = None, capabilities: dict[str, Any] | None = None) -> TaskWire:
+        return wire_for(variant, self.session, capabilities or task_capabilities(self.chain), self.deadline)
+
+    def context(self, task_id: str) -> TaskContext:
+        call = origin_of("tools/call", self.params or {"name": self.tool}) if (self.params or self.tool) else None
+        origin = f"task {short_id(task_id)}" + (f" of {call}" if call else "")
+        return TaskContext(target=self.target, tool=self.tool, params=self.params,
+                           protocol_version=self.session.protocol_version,
+                           prefix=command_prefix(self.app, self.target), origin=origin)
+
+    def driver(self, wire: TaskWire, record: TaskRecord, *, cancel_on_interrupt: bool = False) -> TaskDriver:
+        return TaskDriver(wire, self.chain, self.context(record.task_id), record=record, records=self.records,
+                          env=self.env, status=StatusLine(self.env), deadline=self.deadline,
+                          max_rounds=self.app.opts.max_rounds,
+                          recorder=self.recorder, cancel_on_interrupt=cancel_on_interrupt)
+
+    def record_for(self, task_id: str, wire: TaskWire, state: TaskState | None = None) -> TaskRecord:
+        """The local record of `task_id` on this target (a new one if there is none yet)."""
+        record = self.records.find(task_id, self.target, prefix=False)
+        if record is None:
+            record = TaskRecord(task_id=task_id, target=self.target, tool=self.tool)
+        record.tool = record.tool or self.tool
+        record.variant = wire.variant
+        record.protocol_version = self.session.protocol_version
+        record.bearer_token_env = self.app.opts.bearer_token_env or record.bearer_token_env
+        if state is not None:
+            record.status, record.status_message = state.status, state.status_message
+            record.ttl_ms, record.poll_interval_ms = state.ttl_ms, state.poll_interval_ms
+        return record
+
+    # ------------------------------------------------------------------ the engine's hook
+    def on_task(self, create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
+        """`tools/call` became a task: record it, then detach or drive it to the end."""
+        wire = wire_for_created(create_result, self.session, capabilities, self.deadline)
+        state = wire.created(create_result)
+        record = self.record_for(state.task_id, wire, state)
+        self.records.save(record)
+        if self.app.opts.detach:
+            return self._detach(state, create_result)
+        return self.driver(wire, record, cancel_on_interrupt=self.app.opts.cancel_on_interrupt).run(state, fresh=True)
+
+    def _detach(self, state: TaskState, create_result: dict[str, Any]) -> EngineOutcome:
+        if self.app.opts.json_mode:
+            print_json(self.env, create_result)
+        else:
+            self.env.out(sanitize(state.task_id, single_line=True))
+        command = self.context(state.task_id).command("wait", state.task_id)
+        self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
+                     untrusted=True)
+        return EngineOutcome(result=create_result, task={"taskId": state.task_id, "status": state.status},
+                             extra={"detached": True})
+
+    # ------------------------------------------------------------------ mrtr task ...
+    def get(self, task_id: str, variant: str | None = None) -> tuple[TaskWire, TaskState]:
+        """One `tasks/get` (recorded); returns the wire that fits the server, and the state."""
+        wire = self.wire(variant)
+        state = wire.get(task_id)
+        adapted = wire.adapt(state)
+        if adapted is not wire:
+            wire, state = adapted, adapted.read(state.raw, "tasks/get result", task_id)
+        self.records.save(self.record_for(task_id, wire, state))
+        return wire, state
+
+    def wait(self, task_id: str, variant: str | None = None) -> EngineOutcome:
+        """Drive an existing task to its end, as `call` would (raises like `TaskDriver.run`)."""
+        wire = self.wire(variant)
+        driver = self.driver(wire, self.record_for(task_id, wire),
+                             cancel_on_interrupt=self.app.opts.cancel_on_interrupt)
+        return driver.run()
+
+    def update(self, task_id: str, variant: str | None = None) -> list[str]:
+        """Answer the task's outstanding input requests once; returns the keys sent.
+
+        Raises:
+            UsageError: the task is not waiting for input.
+            InputRequired: some requests stay unanswered (pending document).
+        """
+        wire, state = self.get(task_id, variant)
+        state = wire.complete(state)
+        if state.status != INPUT_REQUIRED:
+            raise UsageError(f"task {task_id} is not waiting for input (status {state.status})")
+        return self.driver(wire, self.record_for(task_id, wire, state)).answer(state)
+
+    def cancel(self, task_id: str, variant: str | None = None) -> None:
+        """Ask the server to cancel the task (`tasks/cancel`)."""
+        wire = self.wire(variant)
+        wire.cancel(task_id)
+        record = self.record_for(task_id, wire)
+        record.status_message = "cancellation requested"
+        self.records.save(record)

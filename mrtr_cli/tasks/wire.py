@@ -1,0 +1,101 @@
+"""The interface every task variant's wire code implements.
+
+A `TaskWire` knows the methods and shapes of one task protocol and nothing else:
+it reads the task a server created, fetches its current state, delivers input
+responses and asks for cancellation, always returning a normalised `TaskState`.
+The waiting loop (`mrtr_cli.tasks.driver`) only talks to this interface, so a new
+variant (e.g. 2025-11-25 core tasks) is one more small subclass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.session import Session
+from mrtr_cli.tasks.state import TaskState
+
+
+class TaskWire:
+    """Variant-specific task requests on one session.
+
+    Args:
+        session: the server session.
+        capabilities: the `ClientCapabilities` declared on every task request (the
+            tasks extension is always among them).
+        deadline: bounds every request (`--timeout`).
+
+    Attributes:
+        variant: a short name stored in task records ("ext", "sep-2322", ...).
+    """
+
+    variant = "base"
+
+    @classmethod
+    def recognises(cls, result: dict[str, Any]) -> bool:
+        """True when a `tools/call` result that created a task is in this variant's shape."""
+        return False
+
+    def __init__(self, session: Session, capabilities: dict[str, Any], deadline: Deadline):
+        self.session = session
+        self.capabilities = capabilities
+        self.deadline = deadline
+
+    def request(self, method: str, params: dict[str, Any], *, deadline: Deadline | None = None) -> dict[str, Any]:
+        """Send one task request with this wire's capabilities; returns the result object."""
+        return self.session.request(method, params, capabilities=self.capabilities,
+                                    deadline=deadline or self.deadline)
+
+    # ------------------------------------------------------------------ the variant's job
+    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+        """Normalise one task object of this variant (raises ProtocolError when malformed)."""
+        raise NotImplementedError
+
+    def created(self, result: dict[str, Any]) -> TaskState:
+        """The task a `tools/call` result created."""
+        return self.read(result, "CreateTaskResult")
+
+    def get(self, task_id: str) -> TaskState:
+        """Poll the task once (`tasks/get`, read by method whatever its `resultType`)."""
+        return self.read(self.request("tasks/get", {"taskId": task_id}), "tasks/get result", task_id)
+
+    def complete(self, state: TaskState) -> TaskState:
+        """Fetch what this variant does not put in its status message (input requests,
+        the final result); the extension inlines everything, so by default nothing."""
+        return state
+
+    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
+        """Deliver input responses for outstanding input request keys."""
+        raise NotImplementedError
+
+    def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> None:
+        """Ask the server to cancel the task (`tasks/cancel`; cooperative, it may still finish)."""
+        self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
+
+    def adapt(self, state: TaskState) -> TaskWire:
+        """The wire that fits how this server behaves, judging by `state` (default: self).
+        A different wire re-reads `state.raw` with `read` before using it."""
+        return self
+
+
+def wire_classes() -> list[type[TaskWire]]:
+    """Every variant, most specific first; the extension (the current protocol) last."""
+    from mrtr_cli.tasks.ext import ExtTasksWire  # noqa: PLC0415
+    from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
+
+    return [Sep2322Wire, ExtTasksWire]
+
+
+def wire_for(variant: str | None, session: Session, capabilities: dict[str, Any], deadline: Deadline) -> TaskWire:
+    """The wire for a variant name from a task record (the extension when unknown)."""
+    classes = wire_classes()
+    cls = next((c for c in classes if c.variant == variant), classes[-1])
+    return cls(session, capabilities, deadline)
+
+
+def wire_for_created(result: dict[str, Any], session: Session, capabilities: dict[str, Any],
+                     deadline: Deadline) -> TaskWire:
+    """The wire for the variant whose shape a task-creating `tools/call` result has."""
+    classes = wire_classes()
+    cls = next((c for c in classes if c.recognises(result)), classes[-1])
+    return cls(session, capabilities, deadline)

@@ -1,0 +1,423 @@
+"""Tasks: `mrtr` polls, feeds and finishes tasks, over stdio and HTTP (issue 4).
+
+Servers: tests/servers/task_server.py (the SDK's extension hooks; tasks stored in a
+file over stdio so they outlive a connection, in memory over HTTP), in its
+extension and SEP-2322 variants, and fastmcp + fastmcp-tasks from PyPI (a real
+implementation of the tasks extension, in-memory backend).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import resource
+import time
+from pathlib import Path
+
+import pytest
+from mcp_types.methods import validate_client_request
+
+from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
+
+TASK_SERVER = SERVERS / "task_server.py"
+FASTMCP_SERVER = SERVERS / "fastmcp_tasks_server.py"
+TASKS_EXT = "io.modelcontextprotocol/tasks"
+RELATED = "io.modelcontextprotocol/related-task"
+
+
+def task_target(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory,
+                *extra: str) -> Target:
+    directory = tmp_path_factory.mktemp("tasks")
+    record = directory / "record.jsonl"
+    if request.param == "stdio":
+        command = stdio_cmd(TASK_SERVER, "--record", str(record), "--store", str(directory / "store.json"), *extra)
+        return Target("stdio", ["--stdio", command], record)
+    return Target("http", ["--url", http_servers.start(TASK_SERVER, "--record", str(record), *extra)], record)
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def tasks(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The tasks-extension test server."""
+    return task_target(request, http_servers, tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def sep(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The same server speaking the SEP-2322 persistent workflow."""
+    return task_target(request, http_servers, tmp_path_factory, "--variant", "sep2322")
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def sep_ms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The SEP-2322 workflow with the extension's field names: recognised only by behaviour."""
+    return task_target(request, http_servers, tmp_path_factory, "--variant", "sep2322ms")
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def fastmcp(request: pytest.FixtureRequest, http_servers: HttpServers) -> Target:
+    """fastmcp + fastmcp-tasks (PyPI), in-memory Docket backend."""
+    pytest.importorskip("fastmcp_tasks")
+    if request.param == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(FASTMCP_SERVER)], None)
+    return Target("http", ["--url", http_servers.start(FASTMCP_SERVER, env={"FASTMCP_DOCKET_URL": "memory://"})], None)
+
+
+def methods(target: Target) -> list[str]:
+    return [m["method"] for m in target.requests()]
+
+
+def write_json(path: Path, value: object) -> Path:
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------- the tasks extension
+def test_task_completes_after_a_few_polls(mrtr, tasks: Target):
+    tasks.reset()
+    r = mrtr(*tasks.args, "call", "countdown", "polls:=3")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "done after 3 polls\n"
+    assert "step 2 of 3" in r.stderr  # status changes are reported on stderr
+    requests = tasks.requests()
+    assert [m["method"] for m in requests] == ["tools/call", "tasks/get", "tasks/get", "tasks/get"]
+    task_id = re.search(r"task (countdown-\S+):", r.stderr).group(1)
+    for msg in requests:
+        caps = msg["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+        assert caps["extensions"] == {TASKS_EXT: {}}, msg["method"]
+        if msg["method"] == "tools/call":
+            validate_client_request("tools/call", "2026-07-28", msg["params"])
+        else:
+            assert msg["params"]["taskId"] == task_id
+            if tasks.kind == "http":
+                assert msg["_http"]["headers"]["mcp-method"] == "tasks/get"
+                assert msg["_http"]["headers"]["mcp-name"] == task_id
+
+
+def test_completed_result_json_is_lossless(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "countdown", "polls:=1", "--json")
+    assert r.code == 0, r.stderr
+    assert r.json() == {"content": [{"type": "text", "text": "done after 1 polls"}], "isError": False}
+
+
+def test_input_once(mrtr, tasks: Target):
+    tasks.reset()
+    r = mrtr(*tasks.args, "call", "ask_once", "-a", "name=Ann")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "hello Ann\n"
+    updates = [m for m in tasks.requests() if m["method"] == "tasks/update"]
+    assert [u["params"]["inputResponses"] for u in updates] == [
+        {"name-1": {"action": "accept", "content": {"name": "Ann"}}}]
+
+
+def test_input_twice_from_an_answer_file(mrtr, tasks: Target, tmp_path):
+    tasks.reset()
+    answers = write_json(tmp_path / "a.json", {"fields": {"name": "Ann", "color": "red"}})
+    r = mrtr(*tasks.args, "call", "ask_twice", "--answers", answers)
+    assert r.code == 0, r.stderr
+    assert r.stdout == "Ann likes red\n"
+    updates = [m["params"]["inputResponses"] for m in tasks.requests() if m["method"] == "tasks/update"]
+    assert [list(u) for u in updates] == [["name-1"], ["color-1"]]
+
+
+def test_reasked_under_a_new_key_when_an_answer_is_wrong(mrtr, tasks: Target, tmp_path):
+    tasks.reset()
+    answers = write_json(tmp_path / "a.json", {"inputResponses": {
+        "code-1": {"action": "accept", "content": {"code": "41"}},
+        "code-2": {"action": "accept", "content": {"code": "42"}}}})
+    r = mrtr(*tasks.args, "call", "reask", "--answers", answers)
+    assert r.code == 0, r.stderr
+    assert r.stdout == "unlocked after 2 attempts\n"
+    updates = [m["params"]["inputResponses"] for m in tasks.requests() if m["method"] == "tasks/update"]
+    # Each key is answered once, however many polls still show it.
+    assert [list(u) for u in updates] == [["code-1"], ["code-2"]]
+    assert len([m for m in methods(tasks) if m == "tasks/get"]) >= 3
+
+
+def test_two_input_requests_answered_in_one_update(mrtr, tasks: Target):
+    tasks.reset()
+    r = mrtr(*tasks.args, "call", "two_at_once", "-a", "a=x", "-a", "b=3")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "a=x b=3 in 1 update(s)\n"
+    updates = [m["params"]["inputResponses"] for m in tasks.requests() if m["method"] == "tasks/update"]
+    assert updates == [{"a-1": {"action": "accept", "content": {"a": "x"}},
+                        "b-1": {"action": "accept", "content": {"b": 3}}}]
+
+
+def test_failed_task_exits_4_with_its_error(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "fail")
+    assert r.code == 4, r.stderr
+    assert r.stdout == ""
+    assert "server error -32000: task fail-" in r.stderr
+    assert "the build broke at the link step" in r.stderr
+    r = mrtr(*tasks.args, "call", "fail", "--json")
+    assert r.code == 4
+    error = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert (error["exitCode"], error["code"], error["data"]) == (4, -32000, {"step": "link"})
+
+
+def test_cancelled_task_exits_6(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "cancel_self")
+    assert r.code == 6, r.stderr
+    assert "was cancelled: cancelled by an operator" in r.stderr
+
+
+def test_tool_error_result_exits_1(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "error_result")
+    assert r.code == 1, r.stderr
+    assert r.stdout == "tool failed politely\n"
+
+
+def test_expired_ttl(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "expire", "ttlMs:=500")
+    assert r.code == 4, r.stderr
+    assert "the server no longer knows task expire-" in r.stderr
+    assert "expired (ttlMs 500)" in r.stderr
+    r = mrtr("task", "list", "--json")
+    assert [t["status"] for t in r.json()] == ["unknown"]
+
+
+def test_poll_interval_is_respected_as_it_changes(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "intervals", "--json")
+    assert r.code == 0, r.stderr
+    measured = r.json()["structuredContent"]
+    # The server measured the gap before each poll; the interval it announced before
+    # that poll (200, 700, 300, 300 ms) is a floor, and jitter adds at most 10%.
+    assert measured["announcedMs"] == [200, 200, 700, 300]
+    for gap, announced in zip(measured["gapsMs"], measured["announcedMs"]):
+        assert announced - 1 <= gap <= announced * 1.1 + 400, measured
+
+
+def test_tasks_get_with_a_wrong_result_type_is_tolerated(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "sloppy")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "done after 2 polls\n"
+
+
+def test_mrtr_rounds_then_a_task(mrtr, tasks: Target):
+    tasks.reset()
+    r = mrtr(*tasks.args, "call", "deploy", "-a", "env=staging", "-a", "approve=true")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "deployed to staging, approved=True\n"
+    requests = tasks.requests()
+    first, retry = requests[0], requests[1]
+    assert (first["method"], retry["method"]) == ("tools/call", "tools/call")
+    assert "inputResponses" not in first["params"]
+    assert retry["params"]["inputResponses"] == {"env": {"action": "accept", "content": {"env": "staging"}}}
+    assert retry["params"]["requestState"]
+    updates = [m["params"] for m in requests if m["method"] == "tasks/update"]
+    assert [u["inputResponses"] for u in updates] == [{"approve-1": {"action": "accept", "content": {"approve": True}}}]
+    assert all("requestState" not in m["params"] for m in requests[2:])
+
+
+# ---------------------------------------------------------------------- nobody to answer; resuming
+def test_no_input_pending_document_then_update_and_wait(mrtr, tasks: Target, tmp_path):
+    r = mrtr(*tasks.args, "--no-input", "call", "ask_once")
+    assert r.code == 5, r.stderr
+    pending = r.json()
+    task_id = pending["taskId"]
+    assert task_id.startswith("ask_once-")
+    assert pending["mrtr"] == "pending/1"
+    assert pending["params"] == {"name": "ask_once", "arguments": {}}
+    assert list(pending["inputRequests"]) == ["name-1"] and pending["missing"] == ["name-1"]
+    assert "task update" in r.stderr and task_id in r.stderr
+    template = pending["answersTemplate"]
+    template["inputResponses"]["name-1"]["content"]["name"] = "Bea"
+    answers = write_json(tmp_path / "answers.json", template)
+    # The local record knows the server: no --url/--stdio needed.
+    r = mrtr("task", "update", task_id, "--answers", answers)
+    assert r.code == 0, r.stderr
+    assert "sent 1 answer(s)" in r.stderr
+    r = mrtr("task", "wait", task_id)
+    assert r.code == 0, r.stderr
+    assert r.stdout == "hello Bea\n"
+
+
+def test_resume_a_task_pending_document(mrtr, tasks: Target, tmp_path):
+    r = mrtr(*tasks.args, "call", "ask_twice", "--no-input", "-a", "name=Cy")
+    assert r.code == 5, r.stderr
+    assert r.json()["missing"] == ["color-1"]
+    pending = write_json(tmp_path / "pending.json", r.json())
+    r = mrtr("resume", pending, "-a", "color=green")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "Cy likes green\n"
+
+
+def test_detach_then_list_and_wait(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "slow", "seconds:=1.5", "--detach", "--json")
+    assert r.code == 0, r.stderr
+    handle = r.json()
+    assert handle["resultType"] == "task" and handle["status"] == "working"
+    task_id = handle["taskId"]
+    assert f"task wait {task_id}" in r.stderr
+    r = mrtr(*tasks.args, "call", "slow", "seconds:=1", "--detach")
+    assert r.code == 0 and r.stdout.strip().startswith("slow-")
+    r = mrtr("task", "list")
+    assert r.code == 0
+    assert task_id in r.stdout and "working" in r.stdout
+    r = mrtr("task", "get", task_id[:12])
+    assert r.code == 0, r.stderr
+    assert r.json()["taskId"] == task_id
+    r = mrtr("task", "wait", task_id)
+    assert r.code == 0, r.stderr
+    assert r.stdout == "slept 1.5s\n"
+    assert [t["status"] for t in mrtr("task", "list", "--json").json() if t["taskId"] == task_id] == ["completed"]
+
+
+def test_timeout_leaves_the_task_running(mrtr, tasks: Target):
+    started = time.monotonic()
+    r = mrtr(*tasks.args, "call", "slow", "seconds:=30", "--timeout", "4")
+    assert r.code == 7, r.stderr
+    assert time.monotonic() - started < 12
+    task_id = re.search(r"waiting for task (slow-\S+) ", r.stderr).group(1)
+    assert f"task wait {task_id}" in r.stderr
+    r = mrtr("task", "get", task_id)
+    assert r.code == 0 and r.json()["status"] == "working"
+
+
+def test_task_cancel_then_wait_exits_6(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "slow", "seconds:=30", "--detach")
+    task_id = r.stdout.strip()
+    r = mrtr("task", "cancel", task_id)
+    assert r.code == 0, r.stderr
+    r = mrtr("task", "wait", task_id)
+    assert r.code == 6, r.stderr
+
+
+def test_unknown_task(mrtr, tasks: Target):
+    r = mrtr("task", "wait", "nope")
+    assert r.code == 2 and "no local record of task 'nope'" in r.stderr
+    r = mrtr(*tasks.args, "task", "get", "nope")
+    assert r.code == 4 and "not found" in r.stderr
+
+
+def test_records_and_commands_hold_no_secrets(mrtr, http_servers, tmp_path):
+    url = http_servers.start(TASK_SERVER)
+    r = mrtr("--url", url, "-H", "Authorization: Bearer sekrit-token-123", "call", "slow", "seconds:=9",
+             "--timeout", "0.5")
+    assert r.code == 7
+    assert "sekrit" not in r.stderr and f"mrtr --url {url} task wait" in r.stderr
+    records = list((tmp_path / "state" / "mrtr" / "tasks").glob("*.json"))
+    assert len(records) == 1
+    text = records[0].read_text()
+    assert "sekrit" not in text and json.loads(text)["target"] == {"url": url}
+    assert records[0].stat().st_mode & 0o077 == 0
+
+
+def test_waiting_uses_no_cpu_between_polls(mrtr, http_servers):
+    url = http_servers.start(TASK_SERVER)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    r = mrtr("--url", url, "call", "slow", "seconds:=4")
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert r.code == 0, r.stderr
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    # Start-up plus ~20 polls; a busy loop would burn the whole 4 s.
+    assert cpu < wall * 0.4, (cpu, wall)
+
+
+# ---------------------------------------------------------------------- the SEP-2322 variant
+def test_sep2322_persistent_workflow(mrtr, sep: Target):
+    sep.reset()
+    r = mrtr(*sep.args, "call", "ask_twice", "-a", "name=Di", "-a", "color=red", "--json")
+    assert r.code == 0, r.stderr
+    result = r.json()
+    assert result["content"][0]["text"] == "Di likes red"
+    assert result["_meta"][RELATED]["taskId"].startswith("ask_twice-")
+    requests = sep.requests()
+    used = [m["method"] for m in requests]
+    assert "tasks/update" not in used
+    assert used.count("tasks/input_response") == 2 and "tasks/result" in used
+    for msg in requests:
+        if msg["method"] == "tasks/input_response":
+            assert "taskId" not in msg["params"]
+            assert msg["params"]["_meta"][RELATED]["taskId"] == result["_meta"][RELATED]["taskId"]
+
+
+def test_sep2322_failure_comes_from_tasks_result(mrtr, sep: Target):
+    r = mrtr(*sep.args, "call", "fail")
+    assert r.code == 4, r.stderr
+    assert "the build broke at the link step" in r.stderr
+
+
+def test_sep2322_no_input_then_task_wait(mrtr, sep: Target, tmp_path):
+    r = mrtr(*sep.args, "call", "ask_once", "--no-input")
+    assert r.code == 5, r.stderr
+    task_id = r.json()["taskId"]
+    r = mrtr("task", "wait", task_id, "-a", "name=Ed")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "hello Ed\n"
+    assert [t["variant"] for t in mrtr("task", "list", "--json").json()] == ["sep-2322"]
+
+
+def test_sep2322_recognised_by_what_tasks_get_leaves_out(mrtr, sep_ms: Target):
+    sep_ms.reset()
+    r = mrtr(*sep_ms.args, "call", "ask_once", "-a", "name=Gus", "-v")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "hello Gus\n"
+    assert "the server follows SEP-2322" in r.stderr
+    assert [m for m in methods(sep_ms) if m.startswith("tasks/") and m != "tasks/get"] == [
+        "tasks/result", "tasks/input_response", "tasks/result"]
+
+
+# ---------------------------------------------------------------------- fastmcp-tasks (PyPI)
+def test_fastmcp_task_completes_after_polls(mrtr, fastmcp: Target):
+    r = mrtr(*fastmcp.args, "call", "slow", "seconds:=1", "--json")
+    assert r.code == 0, r.stderr
+    assert r.json()["content"][0]["text"] == "slept 1s"
+    assert "step 2 of 4" in r.stderr
+
+
+def test_fastmcp_input_once_and_twice(mrtr, fastmcp: Target, tmp_path):
+    r = mrtr(*fastmcp.args, "call", "greet", "-a", "name=Ann", "--json")
+    assert r.code == 0, r.stderr
+    assert r.json()["structuredContent"] == {"result": "hello Ann"}
+    answers = write_json(tmp_path / "a.json", {"fields": {"name": "Bo", "color": "green"}})
+    r = mrtr(*fastmcp.args, "call", "greet_twice", "--answers", answers, "--json")
+    assert r.code == 0, r.stderr
+    assert r.json()["structuredContent"] == {"result": "Bo likes green"}
+
+
+def test_fastmcp_two_requests_in_one_update(mrtr, fastmcp: Target):
+    r = mrtr(*fastmcp.args, "call", "pair", "-a", "a=x", "-a", "b=3", "--json", "-v")
+    assert r.code == 0, r.stderr
+    assert r.json()["structuredContent"] == {"result": "a=x b=3"}
+    sent = [line for line in r.stderr.splitlines() if line.startswith("-> ") and '"tasks/update"' in line]
+    assert len(sent) == 1
+    assert len(json.loads(sent[0][3:])["params"]["inputResponses"]) == 2
+
+
+def test_fastmcp_failed_and_tool_error(mrtr, fastmcp: Target):
+    r = mrtr(*fastmcp.args, "call", "explode")
+    assert r.code == 4, r.stderr
+    assert "server error -32001" in r.stderr and "the reactor overheated" in r.stderr
+    r = mrtr(*fastmcp.args, "call", "oops")
+    assert r.code == 1, r.stderr
+    assert "the tool failed politely" in r.stdout
+
+
+def test_fastmcp_task_cancel(mrtr, fastmcp: Target):
+    if fastmcp.kind == "stdio":
+        pytest.skip("fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run")
+    r = mrtr(*fastmcp.args, "call", "slow", "seconds:=30", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    assert mrtr("task", "cancel", "--", task_id).code == 0
+    r = mrtr("task", "wait", "--", task_id)
+    assert r.code == 6, r.stderr
+
+
+def test_fastmcp_no_input_then_update_and_wait(mrtr, fastmcp: Target, http_servers, tmp_path):
+    if fastmcp.kind == "stdio":
+        pytest.skip("fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run")
+    r = mrtr(*fastmcp.args, "call", "greet", "--no-input")
+    assert r.code == 5, r.stderr
+    pending = r.json()
+    (key,) = pending["missing"]
+    assert key.startswith(pending["taskId"])  # fastmcp-tasks mints keys from the task id
+    answers = write_json(tmp_path / "a.json", {"fields": {"name": "Flo"}})
+    assert mrtr("task", "update", pending["taskId"], "--answers", answers).code == 0
+    r = mrtr("task", "wait", pending["taskId"], "--json")
+    assert r.code == 0, r.stderr
+    assert r.json()["structuredContent"] == {"result": "hello Flo"}
+

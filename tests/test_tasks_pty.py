@@ -1,0 +1,120 @@
+"""Tasks in a real pseudo-terminal (pexpect): the live status line on stderr, task input
+asked at the terminal, and Ctrl-C leaving the task on the server (issue 4)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
+from tests.test_core_pty import ENTER, spawn
+
+pexpect = pytest.importorskip("pexpect")
+
+pytestmark = pytest.mark.pty
+
+TASK_SERVER = SERVERS / "task_server.py"
+FASTMCP_SERVER = SERVERS / "fastmcp_tasks_server.py"
+ERASE_LINE = "\x1b[2K"
+
+
+def answer_form(child: pexpect.spawn, value: str) -> None:
+    """Type one field's value, then choose Send at the review step."""
+    child.send(value + ENTER)
+    child.expect(r"Send these answers\?")
+    child.send(ENTER)
+
+
+def task_server(transport: str, http_servers: HttpServers, tmp_path) -> tuple[list[str], object]:
+    """Target arguments for the task server (tasks stored in a file over stdio) and its record file."""
+    record = tmp_path / "record.jsonl"
+    if transport == "stdio":
+        command = stdio_cmd(TASK_SERVER, "--store", str(tmp_path / "store.json"), "--record", str(record))
+        return ["--stdio", command], record
+    return ["--url", http_servers.start(TASK_SERVER, "--record", str(record))], record
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_status_line_updates_while_stdout_stays_empty(tmp_path, transport, http_servers):
+    target, _ = task_server(transport, http_servers, tmp_path)
+    child, out = spawn(tmp_path, *target, "call", "slow", "seconds:=4")
+    child.expect(r"task slow-")
+    child.expect(r"working: 1s of 4s")
+    assert out.read_text() == ""
+    child.expect(r"next poll in \d+s")
+    child.expect(r"working: 2s of 4s")
+    redraw = child.before
+    assert out.read_text() == ""
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert out.read_text() == "slept 4s\n"
+    # The line is redrawn in place (erased and rewritten), not printed line after line.
+    assert ERASE_LINE in redraw or "\r" in redraw
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_ctrl_c_leaves_the_task_running_and_task_wait_finishes_it(tmp_path, transport, http_servers, mrtr):
+    target, record = task_server(transport, http_servers, tmp_path)
+    child, out = spawn(tmp_path, *target, "call", "slow", "seconds:=5")
+    child.expect(r"working: \ds of 5s")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    text = re.sub(r"\s*\n\s*", " ", child.before)
+    task_id = re.search(r"task (slow-\S+) \(working\) is still running on the server", text).group(1)
+    assert re.search(rf"wait for it: mrtr --(url|stdio) .* task wait {task_id}", text)
+    assert out.read_text() == ""
+    assert "tasks/cancel" not in [m["method"] for m in read_records(record)]
+    listed = mrtr("task", "list", "--json").json()
+    assert [(t["taskId"], t["status"]) for t in listed] == [(task_id, "working")]
+    r = mrtr("task", "wait", task_id)  # a new process, target from the local record
+    assert r.code == 0, r.stderr
+    assert r.stdout == "slept 5s\n"
+
+
+def test_cancel_on_interrupt_cancels_the_task(tmp_path, http_servers, mrtr):
+    target, record = task_server("http", http_servers, tmp_path)
+    child, _ = spawn(tmp_path, *target, "call", "slow", "seconds:=30", "--cancel-on-interrupt")
+    child.expect("Ctrl-C cancels it")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "asked the server to cancel task slow-" in child.before
+    cancels = [m for m in read_records(record) if m.get("method") == "tasks/cancel"]
+    assert len(cancels) == 1
+    task_id = cancels[0]["params"]["taskId"]
+    r = mrtr("task", "wait", task_id)
+    assert r.code == 6, r.stderr
+
+
+def test_task_input_is_asked_at_the_terminal_and_asked_again(tmp_path):
+    pytest.importorskip("fastmcp_tasks")
+    child, out = spawn(tmp_path, "--stdio", stdio_cmd(FASTMCP_SERVER), "call", "unlock")
+    child.expect(r"asks \(task .* of tools/call unlock, input ")
+    child.expect("Enter the code")
+    child.expect("code")
+    answer_form(child, "41")
+    child.expect("Wrong code; try again")  # a new input request (a new key) after the wrong answer
+    child.expect("code")
+    answer_form(child, "42")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert out.read_text().splitlines()[0] == "unlocked"
+    assert json.loads("".join(out.read_text().splitlines()[1:])) == {"result": "unlocked"}
+
+
+def test_task_input_at_the_terminal_over_http(tmp_path, http_servers):
+    target, _ = task_server("http", http_servers, tmp_path)
+    child, out = spawn(tmp_path, *target, "call", "ask_once")
+    child.expect("Who should be greeted")
+    answer_form(child, "Ann")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert out.read_text() == "hello Ann\n"
