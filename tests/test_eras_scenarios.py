@@ -41,7 +41,7 @@ def era(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_fact
 
 def assert_era(era: Target) -> None:
     """The server really was spoken to in the era under test."""
-    methods = [m.get("method") for m in read_records(era.record)]
+    methods = [m.get("method") for m in read_records(era.record, probe=True)]
     if era.kind == "modern-stdio":
         assert methods[0] == "server/discover" and "initialize" not in methods
     elif era.kind == "handwritten-2025-06-18":

@@ -40,13 +40,13 @@ def test_silent_legacy_server_is_detected_within_the_probe_timeout(mrtr, tmp_pat
     assert r.stdout == "hi\n"
     assert "server/discover: no answer within 2s -> legacy" in r.stderr
     assert elapsed < 2 + 8, elapsed  # the default probe timeout, plus generous start-up slack
-    assert [m["method"] for m in read_records(record) if "id" in m][:2] == ["server/discover", "initialize"]
+    assert [m["method"] for m in read_records(record, probe=True) if "id" in m][:2] == ["server/discover", "initialize"]
     # The era cache: the second run sends initialize at once, no probe, no wait.
     record.write_text("")
     r = mrtr(*args, "call", "echo", "text=again", "-v")
     assert r.code == 0, r.stderr
     assert "known from the era cache" in r.stderr
-    assert [m["method"] for m in read_records(record) if "id" in m][0] == "initialize"
+    assert [m["method"] for m in read_records(record, probe=True) if "id" in m][0] == "initialize"
 
 
 def test_probe_timeout_is_configurable(mrtr, tmp_path):
@@ -120,7 +120,7 @@ def test_legacy_messages_validate_against_the_negotiated_version(mrtr, tmp_path)
     record = tmp_path / "rec.jsonl"
     r = mrtr(*legacy(record), "call", "book_table", "date=Mon", "-a", "partySize=2", "-a", "seating=outdoor")
     assert r.code == 0, r.stderr
-    messages = read_records(record)
+    messages = read_records(record, probe=True)
     methods = [m.get("method") for m in messages]
     assert methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
     init = messages[1]["params"]
