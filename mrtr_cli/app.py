@@ -17,7 +17,7 @@ from typing import IO, Any
 from mrtr_cli.config.target import Target, parse_header, parse_stdio
 from mrtr_cli.engine.mrtr import DEFAULT_MAX_ROUNDS, AnswerRecorder, EngineOutcome, MrtrEngine
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import ExitStatus, Interrupted, JsonRpcError, UsageError
+from mrtr_cli.errors import ExitStatus, InputRequired, Interrupted, JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.logs import LOG_LEVELS, LogPrinter
@@ -379,9 +379,13 @@ class App:
                             deadline=deadline, recorder=recorder, on_task=on_task)
         try:
             outcome = engine.run(method, params, resume_from=resume_from, answered=answered)
+        except InputRequired:
+            chain.report_unused()
+            raise
         finally:
             if recorder is not None and recorder.responses:
                 self._save_answers(recorder)
+        chain.report_unused()
         return self.finish(method, outcome)
 
     def finish(self, method: str, outcome: EngineOutcome) -> int:

@@ -165,14 +165,19 @@ class Target:
         return [m for m in self.requests() if m.get("method") == "tools/call"]
 
 
+def recording_target(kind: str, script: Path, http_servers: HttpServers,
+                     tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """A test server `script` (taking `--record FILE`) over `kind` ("stdio" or "http")."""
+    record = tmp_path_factory.mktemp(script.stem) / "record.jsonl"
+    if kind == "stdio":
+        return Target("stdio", ["--stdio", stdio_cmd(script, "--record", str(record))], record)
+    return Target("http", ["--url", http_servers.start(script, "--record", str(record))], record)
+
+
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def core(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The lowlevel SDK test server (tests/servers/core_server.py), recording requests."""
-    record = tmp_path_factory.mktemp("core") / "record.jsonl"
-    if request.param == "stdio":
-        return Target("stdio", ["--stdio", stdio_cmd(SERVERS / "core_server.py", "--record", str(record))], record)
-    url = http_servers.start(SERVERS / "core_server.py", "--record", str(record))
-    return Target("http", ["--url", url], record)
+    return recording_target(request.param, SERVERS / "core_server.py", http_servers, tmp_path_factory)
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
@@ -189,8 +194,11 @@ CATALOG_SERVER = SERVERS / "catalog_server.py"
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def catalog(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The paginated catalog server (tests/servers/catalog_server.py), recording requests."""
-    record = tmp_path_factory.mktemp("catalog") / "record.jsonl"
-    if request.param == "stdio":
-        return Target("stdio", ["--stdio", stdio_cmd(CATALOG_SERVER, "--record", str(record))], record)
-    url = http_servers.start(CATALOG_SERVER, "--record", str(record))
-    return Target("http", ["--url", url], record)
+    return recording_target(request.param, CATALOG_SERVER, http_servers, tmp_path_factory)
+
+
+# ---------------------------------------------------------------------- issue 3: elicitation
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def forms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """The elicitation test server (tests/servers/forms_server.py), recording requests."""
+    return recording_target(request.param, SERVERS / "forms_server.py", http_servers, tmp_path_factory)

@@ -56,7 +56,7 @@ def complete(tmp_path: Path):
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 def test_bash_completes_commands_and_options(complete):
     assert complete(["mrtr", "ca"]) == ["call"]
-    assert set(complete(["mrtr", "t"])) == {"tools", "templates"}
+    assert set(complete(["mrtr", "t"])) == {"task", "tools", "templates"}
     assert complete(["mrtr", "call", "x", "--save"]) == ["--save-answers"]
     assert complete(["mrtr", "completion", "z"]) == ["zsh"]
 

@@ -82,7 +82,7 @@ def test_no_input_exits_5_then_the_filled_template_finishes(mrtr, era: Target, t
         assert doc["resumable"] is False and doc["era"] == "legacy"
         assert "requestState" not in doc
         assert doc["result"]["content"][0]["text"] == "No table booked (cancel)."
-        assert "run the same command again" in r.stderr
+        assert "start it again" in r.stderr and f"--protocol {doc['protocolVersion']}" in r.stderr
         refused = mrtr("resume", pending, "--answers", filled)
         assert refused.code == 2
         assert "cannot be resumed" in refused.stderr and "--answers" in refused.stderr

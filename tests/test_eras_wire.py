@@ -333,12 +333,17 @@ def test_resource_not_found_minus_32002(mrtr):
 def test_a_bad_answer_file_stops_the_run_and_answers_the_server(mrtr, http_servers, tmp_path, kind):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"fields": {"partySize": "many", "seating": "indoor"}}))
-    args = (legacy(None) if kind == "stdio"
-            else ["--url", http_servers.start(DUAL), "--protocol", "2025-11-25"])
+    record = tmp_path / "rec.jsonl"
+    args = (legacy(record) if kind == "stdio"
+            else ["--url", http_servers.start(DUAL, "--record", str(record)), "--protocol", "2025-11-25"])
     r = mrtr(*args, "call", "book_table", "date=Friday", "--answers", bad)
     assert r.code == 2
-    assert "'partySize'" in r.stderr and "integer" in r.stderr
+    assert "partySize" in r.stderr and "expected an integer" in r.stderr and str(bad) in r.stderr
     assert "Traceback" not in r.stderr
+    # The server's question still got an answer (an error), and the call was cancelled.
+    messages = read_records(record)
+    assert any(m.get("error", {}).get("message") == "the client stopped before answering" for m in messages)
+    assert any(m.get("method") == "notifications/cancelled" for m in messages)
 
 
 # ---------------------------------------------------------------------- a third-party server

@@ -78,7 +78,7 @@ def test_task_completes_after_a_few_polls(mrtr, tasks: Target):
     assert r.code == 0, r.stderr
     assert r.stdout == "done after 3 polls\n"
     assert "step 2 of 3" in r.stderr  # status changes are reported on stderr
-    requests = tasks.requests()
+    requests = [m for m in tasks.requests() if m["method"] != "tools/list"]  # tools/list types the arguments
     assert [m["method"] for m in requests] == ["tools/call", "tasks/get", "tasks/get", "tasks/get"]
     task_id = re.search(r"task (countdown-\S+):", r.stderr).group(1)
     for msg in requests:
@@ -198,7 +198,7 @@ def test_mrtr_rounds_then_a_task(mrtr, tasks: Target):
     r = mrtr(*tasks.args, "call", "deploy", "-a", "env=staging", "-a", "approve=true")
     assert r.code == 0, r.stderr
     assert r.stdout == "deployed to staging, approved=True\n"
-    requests = tasks.requests()
+    requests = [m for m in tasks.requests() if m["method"] != "tools/list"]
     first, retry = requests[0], requests[1]
     assert (first["method"], retry["method"]) == ("tools/call", "tools/call")
     assert "inputResponses" not in first["params"]

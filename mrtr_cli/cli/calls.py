@@ -78,8 +78,16 @@ def read_cmd(ctx: click.Context, uri: str, **kw: Any) -> int:
 @task_options
 @click.pass_context
 def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
-    """Finish a call that stopped for input (exit 5) from its PENDING document."""
-    from mrtr_cli.engine.pending import load_pending  # noqa: PLC0415
+    """Finish a call that stopped for input (exit 5) from its PENDING document (`-`: stdin).
+
+    \b
+    The retry goes straight to the round that stopped (earlier rounds are not redone):
+    same method and params, the answers, and the document's exact requestState.
+    The target is the saved one unless --url/--stdio is given; headers are never
+    saved, so give -H / --bearer-token-env again when the server needs them.
+    """
+    from mrtr_cli.engine.pending import is_rejected_state, load_pending, start_again_command  # noqa: PLC0415
+    from mrtr_cli.errors import JsonRpcError, ProtocolError  # noqa: PLC0415
     from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
 
     app = make_app(ctx, kw)
@@ -105,5 +113,14 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     with app.session(target) as session:
         if doc.get("protocolVersion"):
             session.protocol_version = str(doc["protocolVersion"])
-        return app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
-                            target=target, resume_from=resume_from, answered=answered)
+        try:
+            return app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
+                                target=target, resume_from=resume_from, answered=answered)
+        except JsonRpcError as err:
+            if not is_rejected_state(err):
+                raise
+            raise ProtocolError(
+                f"the server refused this pending call's requestState ({err.message}): it has expired, or the "
+                "server was restarted without a shared key, so the call cannot be resumed and must be started again",
+                code=err.code, data=err.data, hint="start it again: " + start_again_command(doc),
+            ) from None

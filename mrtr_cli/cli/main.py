@@ -73,8 +73,11 @@ def run(argv: list[str] | None, env: Environment) -> int:
 
         print_json(env, exc.pending)
         print_error(env, exc, json_mode=env.json_mode)
-        if not env.json_mode and not exc.hint:
-            env.err("  fill in answersTemplate, then: mrtr resume PENDING.json --answers ANSWERS.json")
+        if not env.json_mode:
+            from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415
+
+            for line in pending_notes(exc.pending):
+                env.err(line)
         return int(exc.exit_status)
     except MrtrError as exc:
         print_error(env, exc, json_mode=env.json_mode)

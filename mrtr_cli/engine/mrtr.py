@@ -236,8 +236,10 @@ class MrtrEngine:
             round_outcome = self.chain.answer_round(
                 remaining, server_name=self.session.server_name, origin=origin_of(method, params), capabilities=caps
             )
-        except KeyboardInterrupt:
-            doc = self._pending(method, params, input_requests, request_state, list(input_requests), preset, {})
+        except KeyboardInterrupt as exc:
+            typed = {**preset, **getattr(exc, "responses", {})}
+            left = [k for k in input_requests if k not in typed]
+            doc = self._pending(method, params, input_requests, request_state, left, typed, {})
             path = save_interrupted(doc)
             hint = f"the call can be finished later: mrtr resume {path} --answers FILE" if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint) from None

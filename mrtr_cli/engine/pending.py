@@ -68,24 +68,110 @@ def template_entry(request: Any, prefill: dict[str, Any] | None = None) -> Any:
     return None
 
 
+TEMPLATE_HELP = (
+    "Replace each null with an answer (_fields gives each field's type, whether it is required and its "
+    "allowed values); an optional field may stay null. To refuse a request, replace its whole value with "
+    "{\"action\": \"decline\"} (or \"cancel\"). For a URL request, open the URL yourself first."
+)
+
+
+def _url_request(request: Any) -> str | None:
+    """The URL of a URL-mode elicitation request, else None."""
+    if isinstance(request, dict) and request.get("method") == "elicitation/create":
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        if params.get("mode") == "url":
+            return str(params.get("url"))
+    return None
+
+
 def answers_template(input_requests: dict[str, Any], missing: list[str],
                      prefill: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """An answer file for the `missing` keys, with `_fields` help for forms."""
+    """An answer file for the `missing` keys: `inputResponses` with `null` where an answer
+    goes, `_fields` help for forms (and the URL for URL requests), and a `_help` line.
+    Members starting with `_` are ignored when the file is read back."""
     responses = {}
     help_: dict[str, Any] = {}
     for key in missing:
         request = input_requests.get(key)
         responses[key] = template_entry(request, (prefill or {}).get(key))
-        if isinstance(request, dict) and request.get("method") == "elicitation/create":
-            params = request.get("params") or {}
-            if (params.get("mode") or "form") == "form":
-                help_[key] = field_help(params.get("requestedSchema"))
-            else:
-                help_[key] = {"url": params.get("url"), "note": "open the URL yourself, then resume with accept"}
-    template: dict[str, Any] = {"inputResponses": responses}
+        url = _url_request(request)
+        if url is not None:
+            help_[key] = {"url": url, "note": "open this URL yourself; when you are done there, "
+                                             "resume with {\"action\": \"accept\"}"}
+        elif isinstance(request, dict) and request.get("method") == "elicitation/create":
+            help_[key] = field_help((request.get("params") or {}).get("requestedSchema"))
+    template: dict[str, Any] = {"_help": TEMPLATE_HELP, "inputResponses": responses}
     if help_:
         template["_fields"] = help_
     return template
+
+
+def pending_notes(doc: dict[str, Any]) -> list[str]:
+    """Lines for stderr after a pending document was printed: what to do next.
+
+    URLs of URL-mode requests are listed (sanitised) so a person can open them
+    themselves; `mrtr` never opens anything without a person's consent.
+    """
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    lines = []
+    requests = doc.get("inputRequests") if isinstance(doc.get("inputRequests"), dict) else {}
+    for key in doc.get("missing") or []:
+        url = _url_request(requests.get(key))
+        if url is not None:
+            lines.append(f"  input {sanitize(str(key), single_line=True)!r} asks you to open this URL yourself: "
+                         f"{sanitize(url, single_line=True)}")
+    if doc.get("resumable") is False:  # an older server asked during the call: start it again
+        lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
+        lines.append("  " + start_again_legacy(doc))
+    else:
+        lines.append("  save the document, fill in its answersTemplate, then: "
+                     "mrtr resume PENDING.json --answers ANSWERS.json")
+    lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
+    return lines
+
+
+def is_rejected_state(err: Any) -> bool:
+    """True when a JSON-RPC error says the server refused the echoed `requestState`
+    (the official SDK's -32602 "Invalid or expired requestState", `data.reason`
+    "invalid_request_state")."""
+    if getattr(err, "code", None) != -32602:
+        return False
+    data = getattr(err, "data", None)
+    if isinstance(data, dict) and data.get("reason") == "invalid_request_state":
+        return True
+    return "requeststate" in str(getattr(err, "message", "")).lower()
+
+
+def start_again_command(doc: dict[str, Any]) -> str:
+    """The `mrtr` command line that starts the pending call over (target, command, arguments)."""
+    import shlex  # noqa: PLC0415
+
+    target = doc.get("target") if isinstance(doc.get("target"), dict) else {}
+    words = ["mrtr"]
+    for option in ("url", "stdio", "server"):
+        if target.get(option):
+            words += ["--url" if option == "url" else "--stdio" if option == "stdio" else "-s", str(target[option])]
+            break
+    params = doc.get("params") if isinstance(doc.get("params"), dict) else {}
+    method = doc.get("method")
+    if method == "resources/read":
+        words += ["read", str(params.get("uri"))]
+    else:
+        words += ["prompt" if method == "prompts/get" else "call", str(params.get("name"))]
+        if params.get("arguments"):
+            words += ["--args", json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))]
+    return shlex.join(words)
+
+
+def start_again_legacy(doc: dict[str, Any]) -> str:
+    """For a document from an older server (`resumable: false`): the command that starts
+    the call again in the same protocol version, with the filled-in answers."""
+    import shlex  # noqa: PLC0415
+
+    version = doc.get("protocolVersion")
+    pin = f" --protocol {shlex.quote(str(version))}" if version else ""
+    return start_again_command(doc) + pin + " --answers ANSWERS.json"
 
 
 def build_pending(
@@ -104,6 +190,7 @@ def build_pending(
     """The pending document (DESIGN.md section 4); `requestState` only if one came."""
     doc: dict[str, Any] = {
         "mrtr": PENDING_FORMAT,
+        "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "target": target,
         "protocolVersion": protocol_version,
         "method": method,
@@ -153,7 +240,7 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
         raise UsageError(
             f"{path} cannot be resumed: the server speaks MCP {version}, which asks its questions during "
             "the call and has no requestState to resume",
-            hint="fill in its answersTemplate and run the original command again with --answers FILE",
+            hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc),
         )
     return doc
 
@@ -166,7 +253,8 @@ def save_interrupted(doc: dict[str, Any]) -> str | None:
         directory = os.path.join(state_dir(), "pending")
         os.makedirs(directory, exist_ok=True)
         path = os.path.join(directory, time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}.json")
-        with open(path, "w", encoding="utf-8") as fh:
+        # Answers are the person's own data: readable by them only.
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
             json.dump(doc, fh, ensure_ascii=False, indent=2)
         return path
     except OSError:

@@ -373,17 +373,14 @@ class LegacySession(Session):
         doc = {**head, "era": "legacy", "resumable": False, **doc}
         doc["note"] = (f"This server speaks MCP {self.protocol_version}: it asks its questions during the call, "
                        "and what nobody could answer was answered 'cancel', so there is no requestState to "
-                       "resume. Fill in answersTemplate and run the same command again with --answers FILE.")
+                       "resume. Fill in answersTemplate and start the call again with --answers FILE.")
         if result is not None:
             doc["result"] = result
         if error is not None:
             doc["error"] = {"code": error.code, "message": error.message, "data": error.data}
         missing = ", ".join(asks.missing)
-        exc = InputRequired(f"input required for {missing} ({asks.reason}); the server was answered 'cancel' "
-                            "and the pending document is on stdout", doc)
-        exc.hint = ("fill in answersTemplate, then run the same command again with --answers ANSWERS.json "
-                    f"(a {self.protocol_version} server cannot resume a call, so `mrtr resume` does not apply)")
-        return exc
+        return InputRequired(f"input required for {missing} ({asks.reason}); the server was answered 'cancel' "
+                             "and the pending document is on stdout", doc)
 
 
 def _newest_common(data: Any) -> str | None:

@@ -146,7 +146,7 @@ class AnswerStore:
         for answers in reversed(self.files):
             if key in answers.input_responses:
                 value = answers.input_responses[key]
-                label = f"{answers.path}: inputResponses.{key}"
+                label = f"{answers.path}, inputResponses.{key}"
                 if isinstance(value, list):
                     index = self._consumed.get(key, 0)
                     self._consumed[key] = index + 1
@@ -160,7 +160,7 @@ class AnswerStore:
         """The `fields[name]` value from the last file that has it, with its source label."""
         for answers in reversed(self.files):
             if name in answers.fields:
-                return answers.fields[name], f"{answers.path}: fields.{name}"
+                return answers.fields[name], f"{answers.path}, fields.{name}"
         return None
 
     def flags_for(self, key: str, field_name: str) -> list[tuple[int, FlagAnswer]]:
@@ -175,7 +175,7 @@ class AnswerStore:
         """The `roots` list from the last file that has one, with its source label."""
         for answers in reversed(self.files):
             if answers.roots is not None:
-                return answers.roots, f"{answers.path}: roots"
+                return answers.roots, f"{answers.path}, roots"
         return None
 
     def has_exact_of_shape(self, predicate: Any) -> bool:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.shapes import (
     elicit_result_problems,
@@ -24,7 +25,7 @@ from mrtr_cli.responders.shapes import (
     roots_result_problems,
     sampling_result_problems,
 )
-from mrtr_cli.schema.elicit import form_fields
+from mrtr_cli.schema.elicit import explain, form_fields
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.responders.terminal import TerminalResponder
@@ -59,6 +60,15 @@ class InputAsk:
     @property
     def mode(self) -> str:
         return str(self.params.get("mode") or "form") if self.method == ELICIT else ""
+
+
+class PromptInterrupted(KeyboardInterrupt):
+    """Ctrl-C at a prompt. `responses` holds the answers already given in that round
+    (key -> InputResponse), so a pending document can keep them."""
+
+    def __init__(self, responses: dict[str, Any]):
+        super().__init__()
+        self.responses = responses
 
 
 @dataclass
@@ -163,7 +173,8 @@ class ResponderChain:
         Raises:
             ProtocolError: a malformed input request, or one for a capability not declared.
             UsageError: a prepared answer (flag or file) is invalid for its request.
-            KeyboardInterrupt: the person pressed Ctrl-C at a prompt.
+            PromptInterrupted: the person pressed Ctrl-C (or Ctrl-D) at a prompt (a KeyboardInterrupt
+                carrying the answers given earlier in the round).
         """
         asks = self._parse(input_requests, server_name, origin, capabilities)
         outcome = RoundOutcome()
@@ -178,17 +189,20 @@ class ResponderChain:
             terminal = self._get_terminal()
             for i, ask in enumerate(left, 1):
                 ask.index, ask.total = i, len(left)
-                answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
+                try:
+                    answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
+                except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
+                    raise PromptInterrupted(dict(outcome.responses)) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
-                    outcome.sources[ask.key] = "terminal"
+                    outcome.sources[ask.key] = "the terminal"
             left = [a for a in left if a.key not in outcome.responses]
         outcome.missing = [a.key for a in left]
         if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
             self.declined = True
         if self.env.verbosity:
             for key, source in outcome.sources.items():
-                self.env.err(f"-- answer for {key!r}: {source}")
+                self.env.err(f"mrtr: input {sanitize(key, single_line=True)!r} answered from {source}")
         return outcome
 
     def _get_terminal(self) -> TerminalResponder:
@@ -245,9 +259,21 @@ class ResponderChain:
         exact = self.store.exact(ask.key)
         if exact is not None:
             value, source = exact
-            value = _drop_null_fields(value) if ask.method == ELICIT else value
-            value = _drop_null_root_names(value) if ask.method == ROOTS else value
+            if ask.method == ELICIT:
+                value = _drop_null_fields(value)
+            if ask.method == ELICIT and ask.mode == "form":
+                # -a flags come before files (DESIGN.md section 3): they override field by field.
+                overlay, flag_sources = self._flag_overlay(ask)
+                if overlay:
+                    accepted = isinstance(value, dict) and value.get("action") == "accept"
+                    content = value.get("content") if accepted and isinstance(value.get("content"), dict) else {}
+                    value = {"action": "accept", "content": {**content, **overlay}}
+                    source = ", ".join([source, *flag_sources])
+            if ask.method == ROOTS:
+                value = _drop_null_root_names(value)
             self._check_exact(ask, value, source)
+            if ask.method == ELICIT and ask.mode == "form":
+                value = _normalized(value, ask.params)
             outcome.sources[ask.key] = source
             return value
         if ask.method == ELICIT and ask.mode == "form":
@@ -277,38 +303,51 @@ class ResponderChain:
         else:
             problems = roots_result_problems(value)
         if problems:
-            raise UsageError(f"{source}: {problems[0]}", data={"key": ask.key, "problems": problems})
+            hint = "also: " + "; ".join(problems[1:]) if len(problems) > 1 else None
+            raise UsageError(f"{source}, {problems[0]}", data={"key": ask.key, "problems": problems}, hint=hint)
 
     def _form_from_fields(self, ask: InputAsk, outcome: RoundOutcome) -> Any:
+        """An accept answer built from `-a` flags and `fields` by property name.
+
+        Fields given neither way take the schema's default (as a pre-filled form would
+        send them). The answer is complete only when every required field has a value;
+        otherwise what was found becomes the pre-fill for the terminal or the template.
+        """
         fields = form_fields(ask.params.get("requestedSchema"))
-        content: dict[str, Any] = {}
-        sources: list[str] = []
+        given, sources = self._flag_overlay(ask)
         for f in fields:
-            flags = self.store.flags_for(ask.key, f.name)
-            if flags:
-                content[f.name] = self._flag_value(ask, f, flags)
-                sources.append("-a " + f.name)
+            if f.name in given:
                 continue
             found = self.store.field_value(f.name)
-            if found is not None:
-                value, source = found
-                if value is None and not f.required:
-                    continue
-                reason = f.check(value)
-                if reason:
-                    raise UsageError(
-                        f"{source}: field {f.name!r} of input request {ask.key!r}: {_explain(reason, f)}",
-                        data={"key": ask.key, "field": f.name},
-                    )
-                content[f.name] = value
-                sources.append(source)
-        if not content:
+            if found is None or found[0] is None:
+                continue  # a null field means "not answered here"
+            value, source = found
+            reason = f.check(value)
+            if reason:
+                raise UsageError(f"{source} (input request {ask.key!r}): {explain(reason, f.expected())}",
+                                 data={"key": ask.key, "field": f.name})
+            given[f.name] = f.normalize(value)
+            sources.append(source)
+        if not given:
             return None
+        content = {f.name: given[f.name] if f.name in given else f.default
+                   for f in fields if f.name in given or (f.has_default and f.check(f.default) is None)}
         if all(f.name in content for f in fields if f.required):
             outcome.sources[ask.key] = ", ".join(sources)
             return {"action": "accept", "content": content}
-        outcome.prefill[ask.key] = content
+        outcome.prefill[ask.key] = given
         return None
+
+    def _flag_overlay(self, ask: InputAsk) -> tuple[dict[str, Any], list[str]]:
+        """The form values `-a` flags give for `ask` (typed and checked), and the flags used."""
+        values: dict[str, Any] = {}
+        sources: list[str] = []
+        for f in form_fields(ask.params.get("requestedSchema")):
+            flags = self.store.flags_for(ask.key, f.name)
+            if flags:
+                values[f.name] = self._flag_value(ask, f, flags)
+                sources.extend("-a " + flag.text for _, flag in flags)
+        return values, sources
 
     def _flag_value(self, ask: InputAsk, f: Any, flags: list[tuple[int, Any]]) -> Any:
         values = []
@@ -320,29 +359,28 @@ class ResponderChain:
             try:
                 values.append(f.coerce(flag.raw))
             except ValueError as exc:
-                raise UsageError(
-                    f"-a {flag.text}: field {f.name!r} of input request {ask.key!r}: {_explain(str(exc), f)}",
-                    data={"key": ask.key, "field": f.name},
-                ) from None
+                raise UsageError(f"-a {flag.text} (input request {ask.key!r}, field {f.name!r}): "
+                                 f"{explain(str(exc), f.expected())}", data={"key": ask.key, "field": f.name}) from None
         if f.kind == "multi":
             value: Any = [item for v in values for item in (v if isinstance(v, list) else [v])]
         else:
             value = values[-1]
         reason = f.check(value)
         if reason:
-            raise UsageError(
-                f"-a {flags[-1][1].text}: field {f.name!r} of input request {ask.key!r}: {_explain(reason, f)}",
-                data={"key": ask.key, "field": f.name},
-            )
-        return value
+            raise UsageError(f"-a {flags[-1][1].text} (input request {ask.key!r}, field {f.name!r}): "
+                             f"{explain(reason, f.expected())}", data={"key": ask.key, "field": f.name})
+        return f.normalize(value)
 
-
-def _explain(reason: str, f: Any) -> str:
-    """`reason` plus what the field expects, unless the reason already says so."""
-    expected = f.expected()
-    if "one of:" in reason or expected in reason:
-        return reason
-    return f"{reason} (expected {expected})"
+    # ------------------------------------------------------------------ reporting
+    def report_unused(self) -> None:
+        """Note on stderr each `-a` flag no input request used (a typo, or a question the
+        server did not ask on this run). Silent with `-q`."""
+        if self.env.quiet:
+            return
+        for index, flag in enumerate(self.store.flags):
+            if index not in self.store.used_flags:
+                self.env.err(f"mrtr: note: -a {flag.text} was not used: no form on this run has a field "
+                             f"{flag.name!r}")
 
 
 def _drop_null_fields(value: Any) -> Any:
@@ -360,3 +398,13 @@ def _drop_null_root_names(value: Any) -> Any:
                  for r in value["roots"]]
         return {**value, "roots": roots}
     return value
+
+
+def _normalized(value: Any, params: dict[str, Any]) -> Any:
+    """A valid form answer with integral floats sent as integers for integer fields."""
+    content = value.get("content") if isinstance(value, dict) else None
+    if not isinstance(content, dict):
+        return value
+    by_name = {f.name: f for f in form_fields(params.get("requestedSchema"))}
+    fixed = {k: by_name[k].normalize(v) if k in by_name else v for k, v in content.items()}
+    return {**value, "content": fixed}

@@ -32,13 +32,7 @@ def elicit_result_problems(value: Any, params: dict[str, Any]) -> list[str]:
     content = value.get("content")
     if content is None:
         content = {}
-    problems = []
-    for p in validate_content(params.get("requestedSchema") or {}, content):
-        where = f"field {p.field!r}: " if p.field else ""
-        expected = (f" (expected {p.expected})" if p.expected and "expected" not in p.message
-                    and "one of:" not in p.message else "")
-        problems.append(f"{where}{p.message}{expected}")
-    return problems
+    return [p.describe() for p in validate_content(params.get("requestedSchema") or {}, content)]
 
 
 def looks_like_sampling_result(value: Any) -> bool:

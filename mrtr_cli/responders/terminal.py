@@ -7,48 +7,30 @@ open it without consent. client/sampling: a person can review the request and
 their reply.
 
 Prompts are drawn on stderr (stdout carries results only) with `questionary`;
-headings with `rich`. Both are imported only when a person is actually asked.
-Every string from the server is sanitised before it is shown.
+headings with `rich` (always as `Text`, so server text is never read as markup).
+Both are imported only when a person is actually asked. Every string from the
+server is sanitised before it is shown.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
-from urllib.parse import urlsplit
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
 from mrtr_cli.responders.chain import ELICIT, SAMPLING, InputAsk
+from mrtr_cli.responders.urls import open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
 
 _SKIP = object()
+SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
+OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finished there (continue)"
+ALL_FIELDS, BACK = "(all of them, in order)", "(back to the review)"
 
 
-def url_warnings(url: str) -> list[str]:
-    """Reasons to be careful with `url`: not https, an IP-literal or punycode host,
-    credentials in the URL, or a URL that does not parse."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-    except ValueError:
-        return ["the URL does not parse"]
-    warnings = []
-    if parts.scheme.lower() != "https":
-        warnings.append(f"not https (scheme {parts.scheme or 'missing'!r})")
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-        warnings.append("the host is an IP address, not a name")
-    except ValueError:
-        pass
-    if any(label.startswith("xn--") for label in host.split(".")) or any(ord(c) > 127 for c in host):
-        warnings.append("the host uses punycode / non-ASCII characters (look-alike domains)")
-    if parts.username or parts.password:
-        warnings.append("the URL carries a user name or password before the host")
-    if not host:
-        warnings.append("the URL has no host")
-    return warnings
+def _one_line(text: Any) -> str:
+    return sanitize(str(text), single_line=True)
 
 
 class TerminalResponder:
@@ -74,6 +56,10 @@ class TerminalResponder:
         """Ask for one input request; returns the InputResponse, or None if it cannot
         be answered here (e.g. `roots/list`).
 
+        Args:
+            ask: the request, with who asks and its place in the round ("2 of 3").
+            prefill: form values found in flags/files, shown as the starting answers.
+
         Raises:
             Declined: the person refused a sampling request (there is no decline answer).
             KeyboardInterrupt: Ctrl-C.
@@ -94,8 +80,8 @@ class TerminalResponder:
         count = f"[{ask.index} of {ask.total}] " if ask.total > 1 else ""
         line = Text()
         line.append(f"\n{count}", style="bold")
-        line.append(sanitize(ask.server_name, single_line=True), style="bold cyan")
-        line.append(f" asks ({sanitize(ask.origin, single_line=True)}, input {sanitize(ask.key, single_line=True)!s}):")
+        line.append(_one_line(ask.server_name), style="bold cyan")
+        line.append(f" asks ({_one_line(ask.origin)}, input {_one_line(ask.key)}):")
         self.console.print(line)
         message = ask.params.get("message")
         if message:
@@ -108,139 +94,183 @@ class TerminalResponder:
 
     # ------------------------------------------------------------------ forms
     def _form(self, ask: InputAsk, prefill: dict[str, Any]) -> dict[str, Any]:
+        """Fill the form field by field, then review: send, edit, decline or cancel."""
         fields = form_fields(ask.params.get("requestedSchema"))
-        current: dict[str, Any] = {f.name: f.default for f in fields if f.has_default}
+        current: dict[str, Any] = {f.name: f.default for f in fields if f.has_default and f.check(f.default) is None}
         current.update(prefill)
-        while True:
-            answers: dict[str, Any] = {}
-            for f in fields:
-                value = self._field(f, current.get(f.name))
-                if value is not _SKIP:
-                    answers[f.name] = value
-            self._show_review(fields, answers)
-            choice = self._q().select(
-                "Send these answers?",
-                choices=["Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"],
-                **self._pt,
-            ).unsafe_ask()
-            if choice == "Send":
-                return {"action": "accept", "content": answers}
-            if choice.startswith("Decline"):
-                return {"action": "decline"}
-            if choice.startswith("Cancel"):
-                return {"action": "cancel"}
-            current = answers
-
-    def _show_review(self, fields: list[FormField], answers: dict[str, Any]) -> None:
-        self.console.print("  Review:")
+        answers: dict[str, Any] = {}
         for f in fields:
-            shown = "(empty)" if f.name not in answers else dumps_safe(answers[f.name])
-            self.console.print(f"    {sanitize(f.title, single_line=True)}: {shown}", markup=False)
+            self._fill(f, current.get(f.name), answers)
+        while True:
+            self._show_review(ask, fields, answers)
+            choices = [SEND, EDIT, DECLINE, CANCEL] if fields else [SEND, DECLINE, CANCEL]
+            choice = self._q().select("Send these answers?", choices=choices, **self._pt).unsafe_ask()
+            if choice == SEND:
+                return {"action": "accept", "content": {f.name: answers[f.name] for f in fields if f.name in answers}}
+            if choice == DECLINE:
+                return {"action": "decline"}
+            if choice == CANCEL:
+                return {"action": "cancel"}
+            for f in self._fields_to_edit(fields, answers):
+                self._fill(f, answers.get(f.name), answers)
+
+    def _fill(self, f: FormField, current: Any, answers: dict[str, Any]) -> None:
+        """Ask one field (starting from `current`) and store the answer, or drop it when left empty."""
+        value = self._field(f, current)
+        if value is _SKIP:
+            answers.pop(f.name, None)
+        else:
+            answers[f.name] = value
+
+    def _fields_to_edit(self, fields: list[FormField], answers: dict[str, Any]) -> list[FormField]:
+        """The fields the person wants to change (each is then asked with its answer pre-filled)."""
+        if len(fields) == 1:
+            return fields
+        from questionary import Choice  # noqa: PLC0415
+
+        choices = [Choice(f"{_one_line(f.title)}: {self._shown(f, answers)}", value=f.name) for f in fields]
+        choices += [Choice(ALL_FIELDS, value=ALL_FIELDS), Choice(BACK, value=BACK)]
+        picked = self._q().select("Which answer do you want to change?", choices=choices, **self._pt).unsafe_ask()
+        if picked == BACK:
+            return []
+        return fields if picked == ALL_FIELDS else [f for f in fields if f.name == picked]
+
+    def _shown(self, f: FormField, answers: dict[str, Any]) -> str:
+        return _one_line(f.display(answers[f.name])) if f.name in answers else "(empty)"
+
+    def _show_review(self, ask: InputAsk, fields: list[FormField], answers: dict[str, Any]) -> None:
+        from rich.text import Text  # noqa: PLC0415
+
+        line = Text("  Review your answers for ")
+        line.append(_one_line(ask.server_name), style="bold cyan")
+        line.append(f" (input {_one_line(ask.key)}):")
+        self.console.print(line)
+        if not fields:
+            self.console.print(Text("    (this form has no fields: sending it just says yes)"))
+        width = max((len(_one_line(f.title)) for f in fields), default=0)
+        for f in fields:
+            row = Text(f"    {_one_line(f.title).ljust(width)}  ")
+            row.append(self._shown(f, answers), style="bold" if f.name in answers else "dim")
+            self.console.print(row)
 
     def _label(self, f: FormField) -> str:
-        label = sanitize(f.title, single_line=True) + (" *" if f.required else "")
-        if f.description:
-            label += f"  ({sanitize(f.description, single_line=True)})"
+        label = _one_line(f.title) + (" *" if f.required else "")
+        hint = f.hint()
+        if hint:
+            label += f" [{_one_line(hint)}]"
         return label
 
     def _field(self, f: FormField, current: Any) -> Any:
-        q = self._q()
+        """Ask one field; returns its typed value, or `_SKIP` for an optional field left empty."""
+        from rich.text import Text  # noqa: PLC0415
+
+        if f.description:
+            self.console.print(Text("  " + sanitize(f.description).replace("\n", "\n  "), style="dim"))
+        if f.kind == "enum" and f.options:
+            return self._enum(f, current)
+        if f.kind == "multi" and f.options:
+            return self._multi(f, current)
+        if f.kind == "boolean":
+            return self._boolean(f, current)
+        return self._text(f, current)
+
+    def _enum(self, f: FormField, current: Any) -> Any:
         from questionary import Choice  # noqa: PLC0415
 
-        label = self._label(f)
-        if f.kind == "enum":
-            choices = [Choice(sanitize(title, single_line=True), value=const) for const, title in f.options]
-            if not f.required:
-                choices.append(Choice("(leave empty)", value=_SKIP))
-            default = current if current in [c for c, _ in f.options] else None
-            return q.select(label, choices=choices, default=default, **self._pt).unsafe_ask()
-        if f.kind == "multi":
-            chosen = current if isinstance(current, list) else []
-            choices = [
-                Choice(sanitize(title, single_line=True), value=const, checked=const in chosen)
-                for const, title in f.options
-            ]
+        choices = [Choice(_one_line(title), value=const) for const, title in f.options]
+        if not f.required:
+            choices.append(Choice("(leave empty)", value=_SKIP))
+        default = current if current in [c for c, _ in f.options] else None
+        return self._q().select(self._label(f), choices=choices, default=default, **self._pt).unsafe_ask()
 
-            def check_multi(selected: list[str]) -> bool | str:
-                if not selected and not f.required:
-                    return True
-                return f.check(list(selected)) or True
+    def _multi(self, f: FormField, current: Any) -> Any:
+        from questionary import Choice  # noqa: PLC0415
 
-            selected = q.checkbox(label, choices=choices, validate=check_multi, **self._pt).unsafe_ask()
+        chosen = current if isinstance(current, list) else []
+        choices = [Choice(_one_line(title), value=const, checked=const in chosen) for const, title in f.options]
+
+        def check(selected: list[str]) -> bool | str:
             if not selected and not f.required:
-                return _SKIP
-            return list(selected)
-        if f.kind == "boolean":
-            if f.required or isinstance(current, bool):
-                return q.confirm(label, default=bool(current) if isinstance(current, bool) else False,
-                                 **self._pt).unsafe_ask()
-            return q.select(label, choices=[Choice("yes", value=True), Choice("no", value=False),
-                                            Choice("(leave empty)", value=_SKIP)], **self._pt).unsafe_ask()
+                return True
+            return f.check(list(selected)) or True
 
-        def check_text(text: str) -> bool | str:
+        selected = self._q().checkbox(self._label(f), choices=choices, validate=check, **self._pt).unsafe_ask()
+        if not selected and not f.required:
+            return _SKIP
+        return list(selected)
+
+    def _boolean(self, f: FormField, current: Any) -> Any:
+        from questionary import Choice  # noqa: PLC0415
+
+        if f.required or isinstance(current, bool):
+            return self._q().confirm(self._label(f), default=current is True, **self._pt).unsafe_ask()
+        choices = [Choice("yes", value=True), Choice("no", value=False), Choice("(leave empty)", value=_SKIP)]
+        return self._q().select(self._label(f), choices=choices, **self._pt).unsafe_ask()
+
+    def _text(self, f: FormField, current: Any) -> Any:
+        """A typed text answer, re-asked with the reason until it is valid for `f`."""
+
+        def check(text: str) -> bool | str:
             if text == "":
-                return "required" if f.required else True
+                return "required: type a value" if f.required else True
             try:
                 value = f.coerce(text)
             except ValueError as exc:
                 return str(exc)
             return f.check(value) or True
 
-        default = "" if current is None else str(current)
-        text = q.text(label, default=default, validate=check_text, **self._pt).unsafe_ask()
+        raw = "" if current is None else current if isinstance(current, str) else f.display(current)
+        # The buffer shows an inert copy of a server default; accepting it unchanged sends the default itself.
+        shown = _one_line(raw)
+        text = self._q().text(self._label(f), default=shown, validate=check, **self._pt).unsafe_ask()
         if text == "" and not f.required:
             return _SKIP
+        if text == shown and shown != raw and f.check(raw) is None:
+            return raw
         return f.coerce(text)
 
     # ------------------------------------------------------------------ URL mode
     def _url(self, ask: InputAsk) -> dict[str, Any]:
+        """Show the URL (host highlighted, warnings), open it only with consent, and answer
+        accept once the person says they are done there (or decline / cancel)."""
         from rich.text import Text  # noqa: PLC0415
 
         url = str(ask.params.get("url") or "")
-        shown = Text("  URL: ")
-        try:
-            parts = urlsplit(url)
-            host = parts.netloc
-        except ValueError:
-            host = ""
-        safe_url = sanitize(url, single_line=True)
-        safe_host = sanitize(host, single_line=True)
-        start = safe_url.find(safe_host) if safe_host else -1
-        if start >= 0:
-            shown.append(safe_url[:start])
-            shown.append(safe_url[start : start + len(safe_host)], style="bold reverse")
-            shown.append(safe_url[start + len(safe_host) :])
+        shown = Text("  URL:  ")
+        parts = split_for_display(url)
+        if parts is None:
+            shown.append(_one_line(url))
         else:
-            shown.append(safe_url)
+            shown.append(_one_line(parts.before_host))
+            shown.append(_one_line(parts.userinfo), style="bold red")
+            shown.append(_one_line(parts.host), style="bold reverse")
+            shown.append(_one_line(parts.after_host))
         self.console.print(shown)
-        if safe_host:
-            self.console.print(Text("  host: ").append(safe_host, style="bold"))
+        if parts is not None and parts.host:
+            self.console.print(Text("  host: ").append(_one_line(parts.host), style="bold"))
         for warning in url_warnings(url):
-            self.console.print(Text(f"  warning: {warning}", style="bold yellow"))
-        q = self._q()
+            self.console.print(Text(f"  warning: {_one_line(warning)}", style="bold yellow"))
+        can_open = openable(url)
         opened = False
-        if self.open_urls:
+        if self.open_urls and can_open:
             opened = self._open(url)
         while True:
-            choices = ["I have finished there (continue)", "Decline", "Cancel"]
-            if not opened:
-                choices.insert(0, "Open it in my browser")
-            choice = q.select("What now?", choices=choices, **self._pt).unsafe_ask()
-            if choice.startswith("Open"):
-                opened = self._open(url)
+            choices = [DONE, DECLINE, CANCEL]
+            if can_open:
+                choices.insert(1 if opened else 0, OPEN_AGAIN if opened else OPEN)
+            choice = self._q().select("What now?", choices=choices, **self._pt).unsafe_ask()
+            if choice in (OPEN, OPEN_AGAIN):
+                opened = self._open(url) or opened
                 continue
-            if choice.startswith("I have"):
+            if choice == DONE:
                 return {"action": "accept"}
-            return {"action": "decline" if choice == "Decline" else "cancel"}
+            return {"action": "decline" if choice == DECLINE else "cancel"}
 
     def _open(self, url: str) -> bool:
-        import webbrowser  # noqa: PLC0415
-
-        try:
-            ok = webbrowser.open(url)
-        except Exception:  # noqa: BLE001
-            ok = False
-        if not ok:
+        ok = open_in_browser(url)
+        if ok:
+            self.console.print("  opened in your browser; come back here when you are done")
+        else:
             self.console.print("  could not open a browser here; open the URL yourself, then continue")
         return ok
 

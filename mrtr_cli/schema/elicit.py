@@ -11,6 +11,7 @@ minItems, maxItems), each with optional title, description and default.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,33 +19,61 @@ from typing import Any
 TRUE_WORDS = {"true", "yes", "y", "1", "on"}
 FALSE_WORDS = {"false", "no", "n", "0", "off"}
 
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[^\s]+$")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s]+")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})")
 
 
 def check_format(fmt: str, value: str) -> str | None:
     """Why `value` does not match string `format` `fmt` (email, uri, date, date-time), or None."""
-    if fmt == "email" and not _EMAIL.match(value):
+    if fmt == "email" and not _EMAIL.fullmatch(value):
         return "is not an email address"
-    if fmt == "uri" and not _URI.match(value):
+    if fmt == "uri" and not _URI.fullmatch(value):
         return "is not an absolute URI (scheme:...)"
     if fmt == "date":
-        if not _DATE.match(value):
+        if not _DATE.fullmatch(value):
             return "is not a date (YYYY-MM-DD)"
         try:
             _dt.date.fromisoformat(value)
         except ValueError:
             return "is not a valid calendar date"
     if fmt == "date-time":
-        if not _DATETIME.match(value):
+        if not _DATETIME.fullmatch(value):
             return "is not a date-time (RFC 3339, e.g. 2026-07-28T09:30:00Z)"
         try:
             _dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
         except ValueError:
             return "is not a valid date-time"
     return None
+
+
+FORMAT_HINTS = {"email": "email address", "uri": "URI, e.g. https://...", "date": "YYYY-MM-DD",
+                "date-time": "date-time, e.g. 2026-07-28T09:30:00Z"}
+
+
+def _num(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def explain(reason: str, expected: str | None) -> str:
+    """`reason` completed with what the field expects, unless it already says so.
+
+    A type error ("expected an integer, got string "x"") is rewritten to name the full
+    expectation: `got string "x", expected an integer >= 18 and <= 130`.
+    """
+    if not expected or "one of:" in reason or expected in reason:
+        return reason
+    if reason.startswith("expected ") and ", got " in reason:
+        return f"got {reason.split(', got ', 1)[1]}, expected {expected}"
+    return f"{reason} (expected {expected})"
 
 
 def _article(word: str) -> str:
@@ -121,12 +150,16 @@ class FormField:
     def has_default(self) -> bool:
         return "default" in self.schema
 
+    def choices_text(self) -> str:
+        """The allowed values, each with its title when it differs: "S (Small), M (Medium)"."""
+        return ", ".join(c if c == t else f"{c} ({t})" for c, t in self.options)
+
     def expected(self) -> str:
         """A short description of what this field accepts, for error messages and templates."""
         s = self.schema
         if self.kind in ("enum", "multi"):
-            values = ", ".join(c for c, _ in self.options)
-            base = f"one of: {values}" if self.kind == "enum" else f"a list of: {values}"
+            base = (f"one of: {self.choices_text()}" if self.kind == "enum"
+                    else f"a list of: {self.choices_text()}")
             extra = []
             if self.kind == "multi":
                 if "minItems" in s:
@@ -137,9 +170,9 @@ class FormField:
         if self.kind in ("number", "integer"):
             bounds = []
             if "minimum" in s:
-                bounds.append(f">= {s['minimum']:g}" if isinstance(s["minimum"], float) else f">= {s['minimum']}")
+                bounds.append(f">= {_num(s['minimum'])}")
             if "maximum" in s:
-                bounds.append(f"<= {s['maximum']:g}" if isinstance(s["maximum"], float) else f"<= {s['maximum']}")
+                bounds.append(f"<= {_num(s['maximum'])}")
             return f"{'an integer' if self.kind == 'integer' else 'a number'}" + (
                 f" {' and '.join(bounds)}" if bounds else ""
             )
@@ -153,6 +186,65 @@ class FormField:
         if "maxLength" in s:
             parts.append(f"of at most {s['maxLength']} characters")
         return " ".join(parts)
+
+    def hint(self) -> str:
+        """A short reminder of the constraints, shown beside a prompt: "integer 18..130",
+        "YYYY-MM-DD", "choose 1 to 2". Empty when there is nothing to say."""
+        s = self.schema
+        if self.kind in ("number", "integer"):
+            low, high = s.get("minimum"), s.get("maximum")
+            rng = ""
+            if low is not None and high is not None:
+                rng = f" {_num(low)}..{_num(high)}"
+            elif low is not None:
+                rng = f" >= {_num(low)}"
+            elif high is not None:
+                rng = f" <= {_num(high)}"
+            return self.kind + rng
+        if self.kind == "multi":
+            low, high = s.get("minItems"), s.get("maxItems")
+            if low is not None and high is not None:
+                return f"choose {low} to {high}" if low != high else f"choose {low}"
+            if low is not None:
+                return f"choose at least {low}"
+            if high is not None:
+                return f"choose at most {high}"
+            return ""
+        if self.kind == "string":
+            parts = []
+            fmt = s.get("format")
+            if fmt:
+                parts.append(FORMAT_HINTS.get(str(fmt), str(fmt)))
+            low, high = s.get("minLength"), s.get("maxLength")
+            if low is not None and high is not None:
+                parts.append(f"{low}-{high} characters")
+            elif low is not None:
+                parts.append(f"at least {low} characters")
+            elif high is not None:
+                parts.append(f"at most {high} characters")
+            return ", ".join(parts)
+        return ""
+
+    def display(self, value: Any) -> str:
+        """`value` as a person reads it: titles for choices, yes/no for booleans, plain text
+        for strings. Not sanitised: callers showing it on a terminal sanitise it."""
+        titles = dict(self.options)
+        if self.kind == "enum" and isinstance(value, str):
+            return titles.get(value, value)
+        if self.kind == "multi" and isinstance(value, list):
+            return ", ".join(titles.get(v, str(v)) for v in value) if value else "(none)"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, str):
+            return value
+        return json.dumps(value, ensure_ascii=False)
+
+    def normalize(self, value: Any) -> Any:
+        """`value` as it should be sent: an integral float for an integer field becomes an int
+        (`3.0` -> `3`); everything else is returned unchanged."""
+        if self.kind == "integer" and isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
 
     def check(self, value: Any) -> str | None:
         """Why `value` is not acceptable for this field, or None when it is.
@@ -169,13 +261,17 @@ class FormField:
 
     def _reason(self, error: Any, value: Any) -> str:
         kind = error.validator
-        consts = ", ".join(c for c, _ in self.options)
         if kind == "type":
             want = error.validator_value
             want = " or ".join(want) if isinstance(want, list) else want
-            return f"expected {_article(str(want))}, got {json_type(error.instance)}"
+            return f"expected {_article(str(want))}, got {json_type(error.instance)} {_short(error.instance)}"
         if kind in ("enum", "oneOf", "anyOf", "const"):
-            return f"{error.instance!r} is not one of: {consts}"
+            wrong = error.instance
+            by_title = [c for c, t in self.options if isinstance(wrong, str) and t.casefold() == wrong.casefold()
+                        and c != wrong]
+            if by_title:
+                return f"{wrong!r} is a title: send its value {by_title[0]!r} (one of: {self.choices_text()})"
+            return f"{wrong!r} is not one of: {self.choices_text()}"
         if kind == "minimum":
             return f"must be >= {error.validator_value}"
         if kind == "maximum":
@@ -185,9 +281,9 @@ class FormField:
         if kind == "maxLength":
             return f"must be at most {error.validator_value} characters"
         if kind == "minItems":
-            return f"needs at least {error.validator_value} choices"
+            return f"choose at least {error.validator_value}"
         if kind == "maxItems":
-            return f"allows at most {error.validator_value} choices"
+            return f"choose at most {error.validator_value}"
         if kind == "format":
             return check_format(str(error.validator_value), str(error.instance)) or f"is not a valid {error.validator_value}"
         return error.message
@@ -210,18 +306,16 @@ class FormField:
                 return False
             raise ValueError(f"expected a boolean (true/false), got {text!r}")
         if self.kind == "integer":
-            try:
-                return int(text, 10)
-            except ValueError:
-                raise ValueError(f"expected an integer, got {text!r}") from None
+            if not _INTEGER.fullmatch(text):
+                raise ValueError(f"expected an integer, got {text!r}")
+            return int(text)
         if self.kind == "number":
-            try:
-                if re.fullmatch(r"[+-]?\d+", text):
-                    return int(text)
-                value = float(text)
-            except ValueError:
-                raise ValueError(f"expected a number, got {text!r}") from None
-            if value != value or value in (float("inf"), float("-inf")):
+            if _INTEGER.fullmatch(text):
+                return int(text)
+            if not _NUMBER.fullmatch(text):
+                raise ValueError(f"expected a number, got {text!r}")
+            value = float(text)
+            if value in (float("inf"), float("-inf")):
                 raise ValueError(f"expected a finite number, got {text!r}")
             return value
         if self.kind == "enum":
@@ -242,7 +336,7 @@ class FormField:
         for const, title in self.options:
             if text.casefold() == title.casefold():
                 return const
-        raise ValueError(f"{text!r} is not one of: {', '.join(c for c, _ in self.options)}")
+        raise ValueError(f"{text!r} is not one of: {self.choices_text()}")
 
 
 def _options(prop: dict[str, Any]) -> tuple[str, list[tuple[str, str]]] | None:
@@ -302,6 +396,11 @@ class Problem:
     field: str | None
     message: str
     expected: str | None = None
+
+    def describe(self) -> str:
+        """One line: "field 'age': got string "x", expected an integer >= 18"."""
+        where = f"field {self.field!r}: " if self.field else ""
+        return where + explain(self.message, self.expected)
 
 
 def validate_content(requested_schema: Any, content: Any) -> list[Problem]:

@@ -85,6 +85,19 @@ class RecordingApp:
         await self.app(scope, replay, send)
 
 
+def list_tools_handler(specs: dict[str, dict[str, Any]]) -> Any:
+    """An `on_list_tools` handler for a lowlevel `Server` listing one tool per entry of
+    `specs` (tool name -> `inputSchema` properties)."""
+    from mcp_types import ListToolsResult, Tool
+
+    tools = [Tool(name=name, input_schema={"type": "object", "properties": props}) for name, props in specs.items()]
+
+    async def list_tools(ctx: Any, params: Any) -> ListToolsResult:
+        return ListToolsResult(tools=tools)
+
+    return list_tools
+
+
 def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool, wrap: Any = None) -> None:
     """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP
     (`wrap`: optional ASGI middleware factory for the HTTP app)."""

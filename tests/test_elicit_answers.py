@@ -1,0 +1,267 @@
+"""Answering every elicitation property kind from answer files and `-a` flags, against a real
+SDK server over stdio and HTTP; wrong answers stop before anything is sent (issue 3)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SERVERS, Target, stdio_cmd
+
+# The content a correct client sends for the every_kind form (types, consts, arrays).
+EXPECTED = {
+    "name": "Ada Lovelace", "email": "ada@example.com", "homepage": "https://ada.dev", "birthday": "1815-12-10",
+    "meeting": "2026-07-28T09:30:00Z", "age": 36, "score": 0.5, "subscribe": False, "color": "blue",
+    "size": "M", "legacy": "b", "toppings": ["cheese", "ham"], "days": ["tue", "wed"],
+}
+
+FLAGS = [
+    "name=Ada Lovelace", "email=ada@example.com", "homepage=https://ada.dev", "birthday=1815-12-10",
+    "meeting=2026-07-28T09:30:00Z", "age=36", "score=.5", "subscribe=no", "color=blue",
+    "size=Medium",  # a title: the const "M" is sent
+    "legacy=Beta",  # a legacy enumNames title: "b" is sent
+    "toppings=cheese,ham",  # comma-separated
+    "days=Tuesday", "days=wed",  # repeated flags build the array; titles or consts
+]
+
+
+def write(tmp_path: Path, name: str, doc: object) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def sent(target: Target) -> list[dict]:
+    """The inputResponses of every tools/call retry the server received."""
+    return [m["params"]["inputResponses"] for m in target.requests()
+            if m["method"] == "tools/call" and "inputResponses" in m["params"]]
+
+
+def flags(*items: str) -> list[str]:
+    return [arg for item in items for arg in ("-a", item)]
+
+
+def test_every_kind_from_an_inputresponses_file(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    answers = write(tmp_path, "a.json", {"inputResponses": {"kinds": {"action": "accept", "content": EXPECTED}}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers, "--no-input")
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout) == EXPECTED
+    assert sent(forms) == [{"kinds": {"action": "accept", "content": EXPECTED}}]
+
+
+def test_every_kind_from_fields_with_defaults_filled_in(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    given = {k: v for k, v in EXPECTED.items() if k not in ("subscribe", "color", "days")}
+    answers = write(tmp_path, "f.json", {"fields": given})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers, "--no-input")
+    assert r.code == 0, r.stderr
+    # Fields not given take the schema's default, as a pre-filled form would send them.
+    expected = {**given, "subscribe": True, "color": "green", "days": ["mon"]}
+    assert sent(forms) == [{"kinds": {"action": "accept", "content": expected}}]
+
+
+def test_every_kind_from_typed_flags(mrtr, forms: Target):
+    forms.reset()
+    r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS), "--no-input")
+    assert r.code == 0, r.stderr
+    content = sent(forms)[0]["kinds"]["content"]
+    assert content == EXPECTED
+    assert isinstance(content["age"], int) and isinstance(content["score"], float)
+    assert content["subscribe"] is False
+
+
+def test_key_dot_field_flags_and_json_flags(mrtr, forms: Target):
+    r = mrtr(*forms.args, "call", "three_forms", *flags("a.word=hello", "b.sure=yes", "c.pick=y", "word=ignored"))
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout) == {"a": '{"word": "hello"}', "b": '{"sure": true}', "c": '{"pick": "y"}'}
+    r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS[:-2]), "-a", 'days:=["mon","wed"]', "--no-input")
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["days"] == ["mon", "wed"]
+
+
+def test_flags_come_before_files(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    answers = write(tmp_path, "a.json", {"kinds": {"action": "accept", "content": EXPECTED},
+                                         "a": {"action": "decline"}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers, "-a", "kinds.age=40", "-v")
+    assert r.code == 0, r.stderr
+    assert sent(forms)[-1] == {"kinds": {"action": "accept", "content": {**EXPECTED, "age": 40}}}
+    assert f"input 'kinds' answered from {answers}, inputResponses.kinds, -a kinds.age=40" in r.stderr
+    # A flag turns a file's decline into an answer; the others still come from the file.
+    r = mrtr(*forms.args, "call", "three_forms", "--answers", answers, "-a", "word=flagged", "-a", "sure=y",
+             "-a", "pick=x")
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["a"] == '{"word": "flagged"}'
+
+
+def test_bare_file_several_files_and_unknown_keys(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    first = write(tmp_path, "1.json", {"fields": {"word": "first", "sure": True}, "otherTool": {"x": 1}})
+    # A bare inputResponses object (no known top-level member); it also holds keys for other tools.
+    second = write(tmp_path, "2.json", {"c": {"action": "accept", "content": {"pick": "x"}},
+                                        "unrelated_key": {"action": "decline"}})
+    third = write(tmp_path, "3.json", {"fields": {"word": "later wins"}})
+    r = mrtr(*forms.args, "call", "three_forms", "--answers", first, "--answers", second, "--answers", third,
+             "--no-input", "-v")
+    assert r.code == 0, r.stderr
+    assert sent(forms) == [{"a": {"action": "accept", "content": {"word": "later wins"}},
+                            "b": {"action": "accept", "content": {"sure": True}},
+                            "c": {"action": "accept", "content": {"pick": "x"}}}]
+    # -v says where each answer came from.
+    assert f"input 'a' answered from {third}, fields.word" in r.stderr
+    assert f"input 'c' answered from {second}, inputResponses.c" in r.stderr
+
+
+def test_a_list_is_consumed_one_entry_per_round(mrtr, core: Target, tmp_path):
+    core.reset()
+    answers = write(tmp_path, "l.json", {"inputResponses": {"again": [
+        {"action": "accept", "content": {"go": True}}, {"action": "accept", "content": {"go": False}}]}})
+    r = mrtr(*core.args, "call", "loop", "--answers", answers, "--no-input")
+    assert r.code == 5  # round 3: the list is used up and nobody can answer
+    rounds = [m["params"].get("inputResponses") for m in core.requests() if m["method"] == "tools/call"]
+    assert rounds == [None, {"again": {"action": "accept", "content": {"go": True}}},
+                      {"again": {"action": "accept", "content": {"go": False}}}]
+
+
+def test_integral_float_is_sent_as_integer(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    answers = write(tmp_path, "n.json", {"kinds": {"action": "accept", "content": {**EXPECTED, "age": 36.0}}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
+    assert r.code == 0, r.stderr
+    age = forms.requests()[-1]["params"]["inputResponses"]["kinds"]["content"]["age"]
+    assert age == 36 and type(age) is int
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_decline_and_cancel_from_a_file(mrtr, forms: Target, tmp_path, action):
+    forms.reset()
+    answers = write(tmp_path, "d.json", {"kinds": {"action": action}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
+    assert r.code == 6
+    assert r.stdout.strip() == f"action: {action}"
+    assert sent(forms) == [{"kinds": {"action": action}}]
+
+
+BAD_CONTENT = [
+    ("wrong type", {"age": "36"}, "age", ["got string \"36\"", "an integer >= 18 and <= 130"]),
+    ("out of range", {"age": 12}, "age", ["must be >= 18"]),
+    ("not in enum", {"size": "XL"}, "size", ["'XL' is not one of: S (Small), M (Medium), L (Large)"]),
+    ("title for const", {"size": "Medium"}, "size", ["is a title: send its value 'M'"]),
+    ("missing required", {"email": None}, "email", ["is required but missing", "email format"]),
+    ("bad format", {"birthday": "10/12/1815"}, "birthday", ["is not a date (YYYY-MM-DD)"]),
+    ("too many items", {"toppings": ["cheese", "ham", "olives"]}, "toppings", ["choose at most 2"]),
+    ("multi not in enum", {"days": ["fri"]}, "days", ["'fri' is not one of: mon (Monday)"]),
+    ("too short", {"name": "A"}, "name", ["must be at least 2 characters"]),
+    ("boolean as string", {"subscribe": "yes"}, "subscribe", ["got string \"yes\"", "boolean"]),
+    ("unknown field", {"nickname": "Ada"}, "nickname", ["is not a field of this form"]),
+]
+
+
+@pytest.mark.parametrize(("case", "change", "field", "words"), BAD_CONTENT, ids=[c[0] for c in BAD_CONTENT])
+def test_wrong_answer_in_a_file_exits_2_and_sends_nothing(mrtr, forms: Target, tmp_path, case, change, field, words):
+    forms.reset()
+    content = {**EXPECTED, **change}
+    if None in change.values():
+        content = {k: v for k, v in content.items() if v is not None}
+    answers = write(tmp_path, "bad.json", {"inputResponses": {"kinds": {"action": "accept", "content": content}}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
+    assert r.code == 2, r.stderr
+    first_line = r.stderr.splitlines()[0]
+    assert f"{answers}, inputResponses.kinds, field {field!r}" in first_line
+    for word in words:
+        assert word in first_line
+    assert r.stdout == ""
+    assert sent(forms) == []  # the server saw only the first call
+
+
+def test_wrong_fields_and_flags_name_their_source(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    answers = write(tmp_path, "f.json", {"fields": {**EXPECTED, "score": 2}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
+    assert r.code == 2
+    assert f"{answers}, fields.score (input request 'kinds'): must be <= 1 (expected a number >= 0 and <= 1)" in r.stderr
+    r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS[:-2], "days=friday"))
+    assert r.code == 2
+    assert ("-a days=friday (input request 'kinds', field 'days'): 'friday' is not one of: "
+            "mon (Monday), tue (Tuesday), wed (Wednesday)") in r.stderr
+    r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS[1:], "name=A"))
+    assert r.code == 2 and "field 'name'" in r.stderr and "at least 2 characters" in r.stderr
+    assert sent(forms) == []
+
+
+def test_every_problem_is_listed(mrtr, forms: Target, tmp_path):
+    answers = write(tmp_path, "bad.json", {"kinds": {"action": "accept", "content": {"age": 1, "size": "Q"}}})
+    r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
+    assert r.code == 2
+    assert "field 'name': is required but missing" in r.stderr
+    assert "also:" in r.stderr and "field 'size'" in r.stderr and "field 'age'" in r.stderr
+
+
+def test_unused_flag_is_noted_and_partial_answers_pend(mrtr, forms: Target):
+    r = mrtr(*forms.args, "call", "every_kind", *flags("name=Ada", "nmae=typo"), "--no-input")
+    assert r.code == 5
+    assert "-a nmae=typo was not used" in r.stderr
+    doc = r.json()
+    # What was found is kept in the template; defaults are there too.
+    content = doc["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    assert content["name"] == "Ada" and content["color"] == "green" and content["email"] is None
+
+
+def test_url_elicitation_from_a_file_sends_bare_accept(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    answers = write(tmp_path, "u.json", {"login": {"action": "accept"}})
+    r = mrtr(*forms.args, "call", "url_login", "--answers", answers)
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "connected"
+    retry = forms.requests()[-1]["params"]
+    assert retry["inputResponses"] == {"login": {"action": "accept"}}
+    assert retry["requestState"] == "url-state ☃"
+    bad = write(tmp_path, "ub.json", {"login": {"action": "accept", "content": {"x": 1}}})
+    r = mrtr(*forms.args, "call", "url_login", "--answers", bad)
+    assert r.code == 2 and "URL-mode answer has no content" in r.stderr
+
+
+def test_both_elicitation_modes_are_declared(mrtr, forms: Target):
+    forms.reset()
+    r = mrtr(*forms.args, "call", "url_login", "--no-input")
+    assert r.code == 5
+    caps = forms.requests()[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    assert caps["elicitation"] == {"form": {}, "url": {}}
+
+
+def test_save_answers_replays_the_same_run(mrtr, forms: Target, tmp_path):
+    saved = tmp_path / "saved.json"
+    first = mrtr(*forms.args, "call", "two_rounds", *flags("city=Zürich", "nights=3"), "--save-answers", saved)
+    assert first.code == 0, first.stderr
+    assert first.stdout.strip() == "Zürich for 3 nights"
+    doc = json.loads(saved.read_text())
+    assert doc == {"inputResponses": {"first": {"action": "accept", "content": {"city": "Zürich"}},
+                                      "second": {"action": "accept", "content": {"nights": 3}}}}
+    replay = mrtr(*forms.args, "call", "two_rounds", "--no-input", "--answers", saved)
+    assert replay.code == 0, replay.stderr
+    assert replay.stdout == first.stdout
+
+
+def test_no_secret_in_pending_documents_or_saved_answers(mrtr, http_servers, tmp_path):
+    record = tmp_path / "rec.jsonl"
+    url = http_servers.start(SERVERS / "forms_server.py", "--record", str(record))
+    saved = tmp_path / "saved.json"
+    secret, token = "header-secret-4242", "token-secret-9797"
+    r = mrtr("--url", url, "-H", f"X-Api-Key: {secret}", "--bearer-token-env", "MY_TOKEN", "call", "two_rounds",
+             "-a", "city=Oslo", "--no-input", "--save-answers", saved, env={"MY_TOKEN": token})
+    assert r.code == 5
+    assert r.json()["target"] == {"url": url}
+    assert json.loads(saved.read_text())["inputResponses"]["first"]["content"] == {"city": "Oslo"}
+    for text in (r.stdout, r.stderr, saved.read_text()):
+        assert secret not in text and token not in text
+    # ...yet the server did get them.
+    assert any(secret in line for line in record.read_text().splitlines())
+
+
+def test_stdio_target_in_pending_document_has_no_environment(mrtr, tmp_path):
+    r = mrtr("--stdio", stdio_cmd(SERVERS / "forms_server.py"), "call", "every_kind", "--no-input")
+    assert r.code == 5
+    assert set(r.json()["target"]) == {"stdio"}

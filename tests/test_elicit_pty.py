@@ -1,0 +1,278 @@
+"""A person at a real pseudo-terminal (pexpect) answers every property kind, reviews and edits,
+answers several requests of one round in turn, consents (or not) to URLs, is shown hostile
+server text inertly, and presses Ctrl-C (issue 3). stdout goes to a file and holds only the result."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, stdio_cmd
+from tests.test_elicit_answers import EXPECTED
+
+pexpect = pytest.importorskip("pexpect")
+
+pytestmark = pytest.mark.pty
+
+DOWN = "\x1b[B"
+ENTER = "\r"
+BACKSPACE = "\x7f"
+URL = "https://auth.example.com/connect?flow=42"
+CPR, CPR_REPLY = "\x1b[6n", "\x1b[1;1R"  # cursor position request / report (row 1, column 1)
+
+
+class Session:
+    """One `mrtr` run in a pseudo-terminal; everything it draws is kept in `screen`."""
+
+    def __init__(self, tmp_path: Path, *args: str, env: dict[str, str] | None = None):
+        self.out = tmp_path / "stdout.txt"
+        command = shlex.join([PY, "-m", "mrtr_cli", *map(str, args)]) + f" > {shlex.quote(str(self.out))}"
+        self.log = io.StringIO()
+        self.child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), encoding="utf-8", timeout=30,
+                                   env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
+                                   dimensions=(50, 160))
+        self.child.logfile_read = self.log
+
+    def expect(self, text: str) -> None:
+        """Wait for `text`, answering the prompt library's cursor-position requests on the way
+        (as a real terminal does; without answers it hides validation messages)."""
+        while self.child.expect_exact([text, CPR]) == 1:
+            self.child.send(CPR_REPLY)
+
+    def answer(self, prompt: str, keys: str) -> None:
+        """Wait for `prompt`, then type `keys`."""
+        self.expect(prompt)
+        self.child.send(keys)
+
+    def finish(self) -> int:
+        while self.child.expect_exact([pexpect.EOF, CPR]) == 1:
+            self.child.send(CPR_REPLY)
+        self.child.close()
+        return self.child.exitstatus
+
+    @property
+    def screen(self) -> str:
+        return self.log.getvalue()
+
+    @property
+    def stdout(self) -> str:
+        return self.out.read_text(encoding="utf-8")
+
+
+def browser(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A BROWSER that records the URL it is asked to open (Python's webbrowser honours $BROWSER)."""
+    opened = tmp_path / "opened.txt"
+    script = tmp_path / "browser.sh"
+    script.write_text(f"#!/bin/sh\necho \"$1\" >> {shlex.quote(str(opened))}\n")
+    script.chmod(0o755)
+    return {"BROWSER": str(script)}, opened
+
+
+def retries(target: Target) -> list[dict]:
+    return [m["params"] for m in target.requests() if m["method"] == "tools/call" and "inputResponses" in m["params"]]
+
+
+def fill_every_kind(s: Session) -> None:
+    """Answer the every_kind form, with a wrong answer for most kinds (each is re-asked with the reason)."""
+    s.expect("Forms Test Server")  # who asks
+    s.expect("Tell us about you")
+    s.expect("As on your badge")  # a description
+    s.answer("Full name * [2-20 characters]", "A" + ENTER)
+    s.answer("must be at least 2 characters", "da" + ENTER)
+    s.answer("Email * [email address]", "ada@" + ENTER)
+    s.answer("is not an email address", "example.com" + ENTER)
+    s.answer("Homepage [URI", "ada.dev" + ENTER)
+    s.answer("is not an absolute URI", "\x01https://" + ENTER)  # Ctrl-A: to the start of the line
+    s.answer("Birthday [YYYY-MM-DD]", "1815-02-30" + ENTER)
+    s.answer("is not a valid calendar date", BACKSPACE * 5 + "12-10" + ENTER)
+    s.answer("Meeting time [date-time", "2026-07-28 09:30" + ENTER)
+    s.answer("is not a date-time", "\x15" + "2026-07-28T09:30:00Z" + ENTER)  # Ctrl-U: clear the line
+    s.answer("Age * [integer 18..130]", "12" + ENTER)
+    s.answer("must be >= 18", BACKSPACE * 2 + "36" + ENTER)
+    s.answer("Score [number 0..1]", "half" + ENTER)
+    s.answer("expected a number", "\x15.5" + ENTER)
+    s.expect("Subscribe")
+    s.answer("(Y/n)", "n")  # the default (true) is shown; "n" answers no
+    s.answer("Color", DOWN + ENTER)  # the pointer starts at the default, green -> blue
+    s.expect("Small")
+    s.answer("Medium", DOWN + ENTER)  # titles shown: Small -> Medium
+    s.expect("Alpha")
+    s.answer("(leave empty)", DOWN + ENTER)  # optional: Alpha -> Beta
+    s.answer("Toppings * [choose 1 to 2]", ENTER)
+    s.answer("choose at least 1", " " + DOWN + " " + DOWN + " " + ENTER)
+    s.answer("most 2", " " + ENTER)  # "choose at most 2" (drawn over "choose at least 1"); untick olives
+    s.expect("Monday")  # ticked by default
+    s.answer("Wednesday", " " + DOWN + " " + DOWN + " " + ENTER)
+
+
+def test_every_kind_at_the_terminal_with_review_and_edit(tmp_path, forms: Target, mrtr):
+    forms.reset()
+    saved = tmp_path / "saved.json"
+    s = Session(tmp_path, *forms.args, "call", "every_kind", "--json", "--save-answers", saved)
+    fill_every_kind(s)
+    s.expect("Review your answers for")
+    for shown in ("Ada", "ada@example.com", "1815-12-10", "36", "0.5", "no", "blue", "Medium", "Beta",
+                  "cheese, ham", "Tuesday, Wednesday"):
+        s.expect(shown)
+    s.answer("Send these answers?", DOWN + ENTER)  # Edit
+    s.answer("Which answer do you want to change?", ENTER)  # the first: Full name
+    # The earlier answer is pre-filled: typing appends to it.
+    s.answer("Full name * [2-20 characters]", " Lovelace" + ENTER)
+    s.expect("Ada Lovelace")
+    s.answer("Send these answers?", ENTER)
+    assert s.finish() == 0
+    assert json.loads(json.loads(s.stdout)["content"][0]["text"]) == EXPECTED
+    (retry,) = retries(forms)
+    assert retry["inputResponses"] == {"kinds": {"action": "accept", "content": EXPECTED}}
+    # Replaying the saved answers without a terminal gives the same result.
+    replay = mrtr(*forms.args, "call", "every_kind", "--json", "--no-input", "--answers", saved)
+    assert replay.code == 0, replay.stderr
+    assert json.loads(replay.stdout) == json.loads(s.stdout)
+
+
+def test_a_form_without_fields_is_a_plain_confirmation(tmp_path, forms: Target):
+    s = Session(tmp_path, *forms.args, "call", "just_confirm")
+    s.expect("Restart the service now?")
+    s.expect("this form has no fields")
+    s.expect("Send these answers?")
+    s.expect("Send")
+    s.answer("Decline (refuse to answer)", ENTER)  # Send; there is nothing to edit
+    assert s.finish() == 0
+    assert "Edit" not in s.screen
+    assert s.stdout.strip() == "accept {}"
+
+
+def test_several_requests_are_asked_in_turn_and_sent_together(tmp_path, forms: Target):
+    forms.reset()
+    s = Session(tmp_path, *forms.args, "call", "three_forms")
+    s.expect("[1 of 3] ")
+    s.answer("A word *", "hello" + ENTER)
+    s.answer("Send these answers?", ENTER)
+    s.expect("[2 of 3] ")
+    s.answer("Sure", "y")
+    s.answer("Send these answers?", ENTER)
+    s.expect("[3 of 3] ")
+    s.answer("Pick *", DOWN + ENTER)
+    s.answer("Send these answers?", DOWN + DOWN + DOWN + ENTER)  # Cancel (dismiss)
+    assert s.finish() == 6
+    (retry,) = retries(forms)  # one retry carries the whole round
+    assert retry["inputResponses"] == {"a": {"action": "accept", "content": {"word": "hello"}},
+                                       "b": {"action": "accept", "content": {"sure": True}},
+                                       "c": {"action": "cancel"}}
+    assert retry["requestState"] == "three"
+
+
+@pytest.mark.parametrize("key", ["\x03", "\x04"], ids=["ctrl-c", "ctrl-d"])
+def test_ctrl_c_keeps_earlier_answers_for_resume(tmp_path, forms: Target, mrtr, key):
+    forms.reset()
+    s = Session(tmp_path, *forms.args, "call", "three_forms")
+    s.answer("A word *", "kept" + ENTER)
+    s.answer("Send these answers?", ENTER)
+    s.answer("Sure", key)
+    assert s.finish() == 130
+    match = re.search(r"mrtr resume (\S+\.json)", s.screen)
+    assert match, s.screen
+    doc = json.loads(Path(match.group(1)).read_text())
+    assert Path(match.group(1)).is_relative_to(tmp_path / "state" / "mrtr" / "pending")
+    assert doc["answered"] == {"a": {"action": "accept", "content": {"word": "kept"}}}
+    assert doc["missing"] == ["b", "c"]
+    assert retries(forms) == []
+    r = mrtr("resume", match.group(1), "-a", "sure=no", "-a", "pick=x", *forms.args)
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["a"] == '{"word": "kept"}'
+
+
+def test_hostile_server_text_is_shown_inert(tmp_path, forms: Target):
+    s = Session(tmp_path, *forms.args, "call", "hostile")
+    s.expect("Approve the change?")
+    s.answer("Fine", ENTER)
+    s.answer("Send these answers?", ENTER)
+    assert s.finish() == 0
+    screen = s.screen
+    # Nothing the server sent reaches the terminal as a control sequence ...
+    for raw in ("\x1b]0;PWNED", "\x1b[2J\rAll good", "nothing to see\x1b[31m", "Choice\x1b[5m", "Fine\x1b[41m",
+                "Nope\x1b]8;;http://evil", "desc\x1b[1mBOLD", "BOLD\rX", "hidden\rOVERWRITTEN"):
+        assert raw not in screen, repr(raw)
+    # ... it is shown, visibly escaped.
+    for shown in ("\\x1b]0;PWNED", "\\x1b[2J\\rAll good, nothing to see\\x1b[31m", "Choice\\x1b[5m",
+                  "Fine\\x1b[41m", "desc\\x1b[1mBOLD\\rX", "Nope\\x1b]8;;http://evil.example"):
+        assert shown in screen, shown
+    # Tool output in text mode too.
+    assert s.stdout.strip() == 'done\\x1b[8m hidden\\rOVERWRITTEN {"pick": "ok"}'
+
+
+def test_url_shown_with_host_and_nothing_opens_without_consent(tmp_path, forms: Target):
+    env, opened = browser(tmp_path)
+    forms.reset()
+    s = Session(tmp_path, *forms.args, "call", "url_login", env=env)
+    s.expect("Sign in to Example to connect your account.")
+    s.expect("URL:")
+    s.expect("host: ")
+    s.expect("auth.example.com")
+    s.answer("Open it in my browser", DOWN + ENTER)  # "I have finished there" without opening
+    assert s.finish() == 0
+    assert s.stdout.strip() == "connected"
+    assert re.search(r"https://\x1b\[[0-9;]*7[0-9;]*mauth\.example\.com\x1b\[0m/connect\?flow=42", s.screen)
+    assert "warning" not in s.screen
+    assert not opened.exists()
+    (retry,) = retries(forms)
+    assert retry["inputResponses"] == {"login": {"action": "accept"}}
+    assert retry["requestState"] == "url-state ☃"
+
+
+def test_url_opens_after_choosing_open(tmp_path, forms: Target):
+    env, opened = browser(tmp_path)
+    forms.reset()
+    s = Session(tmp_path, *forms.args, "call", "url_login", env=env)
+    s.answer("Open it in my browser", ENTER)
+    s.expect("opened in your browser")
+    s.answer("Open it again", ENTER)  # the pointer is on "I have finished there (continue)"
+    assert s.finish() == 0
+    assert opened.read_text().strip() == URL
+    assert s.stdout.strip() == "connected"
+    assert retries(forms)[0]["inputResponses"] == {"login": {"action": "accept"}}
+
+
+def test_open_urls_consents_up_front(tmp_path, forms: Target):
+    env, opened = browser(tmp_path)
+    s = Session(tmp_path, *forms.args, "call", "url_login", "--open-urls", env=env)
+    s.expect("opened in your browser")
+    s.answer("I have finished there (continue)", ENTER)
+    assert s.finish() == 0
+    assert opened.read_text().strip() == URL
+
+
+@pytest.mark.parametrize(("url", "warnings"), [
+    ("http://xn--80ak6aa92e.com/login", ["not https", "the host is punycode", "'аррӏе.com'"]),
+    ("https://192.168.1.10/login", ["the host is an IP address"]),
+    ("https://accounts.example.com@evil.example/login", ["user name or password before the host"]),
+])
+def test_suspicious_urls_are_warned_about_and_can_be_declined(tmp_path, forms: Target, url, warnings):
+    env, opened = browser(tmp_path)
+    forms.reset()
+    s = Session(tmp_path, *forms.args, "call", "url_login", f"url={url}", env=env)
+    s.expect("URL:")
+    for warning in warnings:
+        s.expect(warning)
+    s.answer("Decline (refuse to answer)", DOWN + DOWN + ENTER)
+    assert s.finish() == 6
+    assert s.stdout.strip() == "not connected (decline)"
+    assert not opened.exists()
+    assert retries(forms)[0]["inputResponses"] == {"login": {"action": "decline"}}
+
+
+def test_non_web_url_is_never_offered_for_opening(tmp_path):
+    env, opened = browser(tmp_path)
+    target = stdio_cmd(SERVERS / "forms_server.py")
+    s = Session(tmp_path, "--stdio", target, "call", "url_login", "url=file:///etc/passwd", "--open-urls", env=env)
+    s.expect("will not open it")
+    s.expect("What now?")
+    s.answer("I have finished there (continue)", DOWN + DOWN + ENTER)  # Cancel
+    assert s.finish() == 6
+    assert "Open it in my browser" not in s.screen
+    assert not opened.exists()

@@ -1,0 +1,199 @@
+"""Pending documents and `mrtr resume` (DESIGN.md section 4; issue 3): templates that mark every
+field, resuming without redoing earlier rounds with the exact requestState, URL mode with
+nobody at a terminal, and a server that refuses a resumed requestState."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, Target, clean_env, stdio_cmd
+from tests.servers.forms_server import round_one_state, round_two_state
+
+
+def calls(target: Target) -> list[dict]:
+    return [m["params"] for m in target.requests() if m["method"] == "tools/call"]
+
+
+def pend(mrtr, target: Target, tmp_path: Path, *args: str) -> tuple[dict, Path]:
+    r = mrtr(*target.args, "call", *args, "--no-input")
+    assert r.code == 5, r.stderr
+    path = tmp_path / "pending.json"
+    path.write_text(r.stdout)
+    return r.json(), path
+
+
+def test_stopped_at_round_one_is_resumed_with_the_exact_state(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    doc, path = pend(mrtr, forms, tmp_path, "two_rounds")
+    assert doc["requestState"] == round_one_state()
+    assert doc["missing"] == ["first"]
+    answers = tmp_path / "answers.json"
+    # One file answers both rounds: "second" is not asked in the first round (unknown keys are fine).
+    answers.write_text(json.dumps({"inputResponses": {
+        "first": {"action": "accept", "content": {"city": "Kraków"}},
+        "second": {"action": "accept", "content": {"nights": 2}}}}))
+    forms.reset()
+    r = mrtr("resume", path, "--answers", answers)
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "Kraków for 2 nights"
+    resumed, second = calls(forms)
+    # No round was redone: the first request of the resume is the retry of round 1.
+    assert resumed["requestState"] == round_one_state()
+    assert resumed["inputResponses"] == {"first": {"action": "accept", "content": {"city": "Kraków"}}}
+    assert resumed["arguments"] == {} and resumed["name"] == "two_rounds"
+    assert second["requestState"] == round_two_state(json.dumps("Kraków"))
+
+
+def test_stopped_after_round_one_is_resumed_byte_for_byte(mrtr, forms: Target, tmp_path):
+    forms.reset()
+    doc, path = pend(mrtr, forms, tmp_path, "two_rounds", "-a", "city=Zürich \"Z\"")
+    round_two = round_two_state(json.dumps('Zürich "Z"'))
+    assert doc["requestState"] == round_two
+    assert doc["missing"] == ["second"]
+    # The server gets back exactly the state it sent (as decoded from the recorded wire message).
+    forms.reset()
+    r = mrtr("resume", path, "-a", "nights=4", *forms.args)
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == 'Zürich "Z" for 4 nights'
+    (retry,) = calls(forms)
+    assert retry["requestState"] == round_two
+    assert retry["inputResponses"] == {"second": {"action": "accept", "content": {"nights": 4}}}
+
+
+def test_template_marks_type_required_and_allowed_values(mrtr, forms: Target, tmp_path):
+    doc, _ = pend(mrtr, forms, tmp_path, "every_kind")
+    template = doc["answersTemplate"]
+    assert "_help" in template
+    assert template["inputResponses"]["kinds"]["content"] == {
+        "name": None, "email": None, "homepage": None, "birthday": None, "meeting": None, "age": None,
+        "score": None, "subscribe": True, "color": "green", "size": None, "legacy": None, "toppings": None,
+        "days": ["mon"]}
+    help_ = template["_fields"]["kinds"]
+    assert help_["age"] == {"type": "integer", "required": True, "title": "Age", "minimum": 18, "maximum": 130}
+    assert help_["size"]["enum"] == ["S", "M", "L"] and help_["size"]["titles"]["M"] == "Medium"
+    assert help_["legacy"]["titles"] == {"a": "Alpha", "b": "Beta"}
+    assert help_["toppings"] == {"type": "array", "required": True, "enum": ["cheese", "ham", "olives"],
+                                 "title": "Toppings", "minItems": 1, "maxItems": 2}
+    assert help_["meeting"]["format"] == "date-time" and help_["email"]["required"] is True
+    assert help_["subscribe"] == {"type": "boolean", "required": False, "title": "Subscribe", "default": True}
+
+
+def test_a_filled_template_resumes(mrtr, forms: Target, tmp_path):
+    doc, path = pend(mrtr, forms, tmp_path, "every_kind")
+    filled = doc["answersTemplate"]
+    filled["inputResponses"]["kinds"]["content"].update(
+        name="Grace", email="grace@example.com", age=85, size="L", toppings=["olives"])
+    answers = tmp_path / "filled.json"
+    answers.write_text(json.dumps(filled))
+    r = mrtr("resume", path, "--answers", answers)
+    assert r.code == 0, r.stderr
+    # Nulls left in the template are left out; defaults stay.
+    assert json.loads(r.stdout) == {"name": "Grace", "email": "grace@example.com", "age": 85, "size": "L",
+                                    "toppings": ["olives"], "subscribe": True, "color": "green", "days": ["mon"]}
+
+
+def test_a_template_with_a_wrong_answer_exits_2_on_resume(mrtr, forms: Target, tmp_path):
+    doc, path = pend(mrtr, forms, tmp_path, "every_kind")
+    filled = doc["answersTemplate"]
+    filled["inputResponses"]["kinds"]["content"].update(name="Grace", email="grace@example.com", age="old",
+                                                        size="L", toppings=["olives"])
+    answers = tmp_path / "filled.json"
+    answers.write_text(json.dumps(filled))
+    forms.reset()
+    r = mrtr("resume", path, "--answers", answers)
+    assert r.code == 2
+    assert f"{answers}, inputResponses.kinds, field 'age'" in r.stderr
+    assert calls(forms) == []
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
+def test_the_jq_recipe_from_the_docs(forms: Target, tmp_path):
+    """docs/answers.md: fill a template with jq in a shell script, then resume."""
+    script = f"""
+    set -e
+    mrtr {' '.join(shlex.quote(a) for a in forms.args)} call two_rounds --no-input > pending.json || [ $? -eq 5 ]
+    jq '.answersTemplate | .inputResponses.first.content.city = "Lyon"' pending.json > answers.json
+    mrtr resume pending.json --answers answers.json --no-input > round2.json || [ $? -eq 5 ]
+    jq '.answersTemplate | .inputResponses.second.content.nights = 5' round2.json > answers2.json
+    mrtr resume round2.json --answers answers2.json
+    """
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mrtr").write_text(f"#!/bin/sh\nexec {shlex.quote(PY)} -m mrtr_cli \"$@\"\n")
+    (bin_dir / "mrtr").chmod(0o755)
+    env = clean_env(tmp_path, {"PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(["sh", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "Lyon for 5 nights"
+
+
+def test_url_mode_without_a_terminal_opens_nothing_and_pends(mrtr, forms: Target, tmp_path):
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(f"#!/bin/sh\necho \"$1\" >> {opened}\n")
+    browser.chmod(0o755)
+    forms.reset()
+    r = mrtr(*forms.args, "call", "url_login", "--open-urls", env={"BROWSER": str(browser)})
+    assert r.code == 5  # no terminal (stdin is not a tty): --open-urls cannot be acted on by anyone
+    doc = r.json()
+    assert doc["inputRequests"]["login"]["params"]["url"] == "https://auth.example.com/connect?flow=42"
+    assert doc["answersTemplate"]["inputResponses"]["login"] == {"action": "accept"}
+    assert doc["answersTemplate"]["_fields"]["login"]["url"] == "https://auth.example.com/connect?flow=42"
+    assert "https://auth.example.com/connect?flow=42" in r.stderr
+    assert not opened.exists()
+    path = tmp_path / "pending.json"
+    path.write_text(r.stdout)
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps(doc["answersTemplate"]))
+    forms.reset()
+    r = mrtr("resume", path, "--answers", answers, env={"BROWSER": str(browser)})
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "connected"
+    (retry,) = calls(forms)
+    assert retry["inputResponses"] == {"login": {"action": "accept"}}
+    assert retry["requestState"] == "url-state ☃"
+    assert not opened.exists()
+
+
+def test_example_server_resumes_in_a_new_process(mrtr, tmp_path):
+    """The example server seals requestState with a fixed key: a new process accepts it."""
+    target = Target("stdio", ["--stdio", stdio_cmd(EXAMPLE_SERVER)], None)
+    doc, path = pend(mrtr, target, tmp_path, "update_work_item", "workItemId=4522", "state=Resolved",
+                     "-a", "resolution=Duplicate")
+    assert doc["missing"] == ["duplicateOfId"]
+    r = mrtr("resume", path, "-a", "duplicateOfId=4301")
+    assert r.code == 0, r.stderr
+    assert r.stdout.splitlines()[0] == "Work item 4522 resolved as a duplicate of 4301."
+
+
+def test_refused_request_state_says_the_call_must_start_again(mrtr, tmp_path):
+    """The SDK's default (per-process key) refuses state from another process: -32602."""
+    target = Target("stdio", ["--stdio", stdio_cmd(SERVERS / "sealed_server.py")], None)
+    _, path = pend(mrtr, target, tmp_path, "confirm_once")
+    r = mrtr("resume", path, "-a", "go=true", "-q")
+    assert r.code == 4
+    first = r.stderr.splitlines()[0]
+    assert "refused this pending call's requestState (Invalid or expired requestState)" in first
+    assert "must be started again" in first
+    assert f"start it again: mrtr --stdio {shlex.quote(stdio_cmd(SERVERS / 'sealed_server.py'))} call confirm_once" \
+        in r.stderr
+    r = mrtr("resume", path, "-a", "go=true", "-q", "--json")
+    assert r.code == 4
+    err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert err["code"] == -32602 and err["data"] == {"reason": "invalid_request_state"}
+
+
+def test_pending_document_errors_are_usage_errors(mrtr, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "pending"}')
+    r = mrtr("resume", bad)
+    assert r.code == 2 and "not an mrtr pending document" in r.stderr
+    r = mrtr("resume", tmp_path / "missing.json")
+    assert r.code == 2 and "cannot read pending document" in r.stderr
