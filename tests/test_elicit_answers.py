@@ -228,7 +228,7 @@ def test_both_elicitation_modes_are_declared(mrtr, forms: Target):
     forms.reset()
     r = mrtr(*forms.args, "call", "url_login", "--no-input")
     assert r.code == 5
-    caps = forms.requests()[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
+    caps = forms.calls()[0]["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"]
     assert caps["elicitation"] == {"form": {}, "url": {}}
 
 
