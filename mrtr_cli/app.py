@@ -22,7 +22,6 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.logs import LOG_LEVELS, LogPrinter
 from mrtr_cli.render.output import print_result
-from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_flag
 from mrtr_cli.responders.chain import ResponderChain

@@ -214,18 +214,9 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
     Raises:
         UsageError: unreadable, not JSON, or not a `pending/1` document.
     """
-    try:
-        if path == "-":
-            text = stdin_text or ""
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read pending document {path}: {exc.strerror or exc}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    from mrtr_cli.jsonfile import load_json_document  # noqa: PLC0415
+
+    doc = load_json_document(path, what="pending document", stdin_text=stdin_text)
     if not isinstance(doc, dict) or doc.get("mrtr") != PENDING_FORMAT:
         raise UsageError(f"{path} is not an mrtr pending document (expected \"mrtr\": \"{PENDING_FORMAT}\")")
     for member in ("method", "params", "inputRequests", "target"):
