@@ -332,7 +332,7 @@ class _Opener:
         try:
             session.initialize(self.deadline)
         except (ProtocolError, TransportError) as exc:
-            if isinstance(exc, TransportError) and not _is_http_4xx(exc):
+            if not _refused(exc):
                 raise
             self.tracer.note(f"the cached era (legacy) failed ({exc.message}); probing again")
             getattr(self.transport, "session_headers", {}).clear()
@@ -353,7 +353,7 @@ class _Opener:
         try:
             legacy.initialize(self.deadline)
         except (ProtocolError, TransportError) as exc:
-            if isinstance(exc, TransportError) and not _is_http_4xx(exc):
+            if not _refused(exc):
                 raise
             modern = _modern_after_all(exc, late, guess=verdict.version is None)
             if modern is None:
@@ -382,9 +382,11 @@ class _Opener:
         return session
 
 
-def _is_http_4xx(exc: Exception) -> bool:
+def _refused(exc: Exception) -> bool:
+    """A failed `initialize` that tells something about the era: a JSON-RPC or protocol
+    error, or an HTTP 4xx (not a server that is down or unreachable)."""
     status = getattr(exc, "status", None)
-    return isinstance(status, int) and 400 <= status < 500
+    return isinstance(exc, ProtocolError) or (isinstance(status, int) and 400 <= status < 500)
 
 
 def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] | None, *,
