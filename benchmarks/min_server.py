@@ -11,6 +11,10 @@ for line in sys.stdin:
         text = (msg["params"].get("arguments") or {}).get("text", "")
         result = {"resultType": "complete", "content": [{"type": "text", "text": text}]}
         reply = {"jsonrpc": "2.0", "id": msg["id"], "result": result}
+    elif msg.get("method") == "server/discover":  # the era probe of `--protocol auto`
+        reply = {"jsonrpc": "2.0", "id": msg["id"], "result": {
+            "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "ttlMs": 0, "cacheScope": "public"}}
     elif msg.get("method") == "tools/list":
         reply = {"jsonrpc": "2.0", "id": msg["id"], "result": {"resultType": "complete", "tools": [
             {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}],
