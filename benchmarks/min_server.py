@@ -10,6 +10,7 @@ It does as little as a server can, so the figures measure the clients:
   `update_work_item`: `resolution` (requestState "r1"), then, for "Duplicate",
   `duplicateOfId` (requestState "r2"); then a result;
 - `resources/read big://N`: one text resource of N bytes (ASCII);
+- `server/discover` (the 2026-07-28 era probe);
 - `initialize` / `notifications/initialized` / `ping`, so clients of the 2025-11-25
   handshake (e.g. `fastmcp call`, the MCP Inspector CLI) can call `echo` too.
 Every 2026-07-28 `_meta` is accepted and ignored.
@@ -77,6 +78,9 @@ def handle(msg: dict) -> dict | None:
             result = _text((params.get("arguments") or {}).get("text", ""))
     elif method == "tools/list":
         result = {"resultType": "complete", "tools": TOOLS, "ttlMs": 0, "cacheScope": "public"}
+    elif method == "server/discover":  # the era probe of `--protocol auto`
+        result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                  "ttlMs": 0, "cacheScope": "public"}
     elif method == "resources/read":
         uri = str(params.get("uri"))
         size = int(uri.split("//", 1)[1]) if uri.startswith("big://") else 0

@@ -22,7 +22,6 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.logs import LOG_LEVELS, LogPrinter
 from mrtr_cli.render.output import print_result
-from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_flag
 from mrtr_cli.responders.chain import ResponderChain
@@ -62,6 +61,8 @@ class RunOptions:
     # Tasks (issue 4): print the task and exit once one exists; Ctrl-C cancels it.
     detach: bool = False
     cancel_on_interrupt: bool = False
+    # Protocol era (issue 5).
+    probe_timeout: float | None = None
 
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
@@ -97,6 +98,11 @@ class App:
         self.config_roots: tuple[list[Any], str, str | None] | None = None
         self._target: Target | None = None
         self._catalog: Any = None
+        # One answer store, responder chain and recorder per run (issue 5: an older
+        # server's own requests are answered by the same chain as MRTR input requests).
+        self._store: AnswerStore | None = None
+        self._chain: ResponderChain | None = None
+        self._recorder: AnswerRecorder | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -184,27 +190,32 @@ class App:
             self.env.err(text)
 
     def answer_store(self) -> AnswerStore:
-        """Load `--answers` files and `-a` flags.
+        """Load `--answers` files and `-a` flags (once per run; later calls get the same store).
 
         Raises:
             UsageError: an unreadable or malformed file or flag.
         """
+        if self._store is not None:
+            return self._store
         files = []
         for path in self.opts.answers:
             stdin_text = self.read_stdin() if path == "-" else None
             files.append(load_answer_file(path, stdin_text))
         flags = [parse_flag(text) for text in self.opts.answer_flags]
-        store = AnswerStore(files, flags)
-        self.input_sources(store)  # roots and sampling options are checked before anything is sent
-        return store
+        self._store = AnswerStore(files, flags)
+        self.input_sources(self._store)  # roots and sampling options are checked before anything is sent
+        return self._store
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
         """The responder chain for this run: prepared answers, roots, a sampling command,
-        then the terminal.
+        then the terminal. One per run: MRTR input requests and, for older servers,
+        server-initiated requests share it.
 
         Raises:
             UsageError: see `input_sources` (already raised by `answer_store`).
         """
+        if self._chain is not None:
+            return self._chain
         store = store or self.answer_store()
 
         def terminal() -> Any:
@@ -215,8 +226,16 @@ class App:
         roots, roots_source, sampler = self.input_sources(store)
         if sampler is not None:
             sampler.deadline = self.deadline()
-        return ResponderChain(self.env, store, terminal_factory=terminal, roots=roots, roots_source=roots_source,
-                              sampler=sampler, sampling_tools=bool(self.opts.sampling_tools))
+        self._chain = ResponderChain(self.env, store, terminal_factory=terminal, roots=roots,
+                                     roots_source=roots_source, sampler=sampler,
+                                     sampling_tools=bool(self.opts.sampling_tools))
+        return self._chain
+
+    def recorder(self) -> AnswerRecorder | None:
+        """The `--save-answers` recorder of this run, or None."""
+        if self._recorder is None and self.opts.save_answers:
+            self._recorder = AnswerRecorder()
+        return self._recorder
 
     def input_sources(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str, Any]:
         """Roots, their source label and the `--sampling-command` runner for `store`
@@ -279,38 +298,55 @@ class App:
     # ------------------------------------------------------------------ session
     @contextlib.contextmanager
     def session(self, target: Target | None = None) -> Iterator[Session]:
-        """Open a session to the target; always closes it.
+        """Open a session to the target in the right protocol era (`--protocol`, probing
+        when auto: protocol/era.py); always closes it.
 
         Progress notifications are shown on stderr (not with `-q`), log notifications
         printed there. After a Ctrl-C the server is shut down; a second Ctrl-C kills it
         and exits 130 at once.
         """
+        from mrtr_cli.protocol.era import (  # noqa: PLC0415
+            DEFAULT_PROBE_TIMEOUT,
+            SessionSettings,
+            open_session,
+            parse_protocol,
+            server_key,
+        )
+
         target = target or self.target()
-        if self.opts.protocol not in ("auto", "2026-07-28"):
-            raise UsageError(f"--protocol {self.opts.protocol}: only 2026-07-28 (modern) is supported by this build")
+        parse_protocol(self.opts.protocol)
         if self.opts.log_level:
             self.opts.log_level = self.opts.log_level.lower()
             if self.opts.log_level not in LOG_LEVELS:
                 raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+        probe_timeout = self.opts.probe_timeout if self.opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
+        if probe_timeout <= 0:
+            raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")
         if self.opts.trace:
-            try:
-                self._trace_file = open(self.opts.trace, "w", encoding="utf-8")  # noqa: SIM115
+            try:  # a session opened again in this run (a batch restarting its server) appends
+                mode = "w" if self._trace_file is None else "a"
+                self._trace_file = open(self.opts.trace, mode, encoding="utf-8")  # noqa: SIM115
             except OSError as exc:
                 raise UsageError(f"--trace {self.opts.trace}: {exc.strerror or exc}") from None
             self.tracer.trace_file = self._trace_file
+        settings = SessionSettings(
+            protocol=self.opts.protocol, probe_timeout=probe_timeout, log_level=self.opts.log_level,
+            capabilities=self.chain().capabilities(), target=target.public(),
+            cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
+            responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
+        )
         transport = target.make_transport(self.env, self.tracer)
-        session = Session(transport, self.env, self.tracer, log_level=self.opts.log_level)
-        session.on_log = LogPrinter(self.env, self.opts.log_level)
+        session: Session | None = None
         display = None
-        if not self.env.quiet:
-            from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
-
-            display = session.progress = ProgressDisplay(self.env)
-        if target.url:
-            # Streamable HTTP: every tools/call mirrors x-mcp-header arguments into headers.
-            session.param_headers = self.catalog(session)
         try:
-            session.open()
+            session = open_session(transport, self.env, self.tracer, settings, deadline=self.deadline())
+            if not self.env.quiet:
+                from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
+
+                display = session.progress = ProgressDisplay(self.env)
+            if target.url and session.era == "modern":
+                # Streamable HTTP (2026-07-28): every tools/call mirrors x-mcp-header arguments into headers.
+                session.param_headers = self.catalog(session)
             yield session
         except (KeyboardInterrupt, Interrupted):
             from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
@@ -321,12 +357,19 @@ class App:
             if display is not None:
                 display.close()
             try:
-                session.close()
+                if session is not None:
+                    session.close()
             except KeyboardInterrupt:
                 transport.kill()
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
                 self._trace_file.close()
+
+    def _server_request_responder(self) -> Any:
+        """Answers an older server's own requests with this run's responder chain."""
+        from mrtr_cli.responders.server_requests import ServerRequestResponder  # noqa: PLC0415
+
+        return ServerRequestResponder(self.chain(), capabilities={}, recorder=self.recorder())
 
     # ------------------------------------------------------------------ commands
     def run_mrtr(self, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
@@ -355,7 +398,7 @@ class App:
             MrtrError: as `MrtrEngine.run` and the task driver raise (InputRequired with
                 the pending document, JsonRpcError, TransportError, TimeoutExpired, ...).
         """
-        recorder = AnswerRecorder() if self.opts.save_answers else None
+        recorder = self.recorder()
         deadline = deadline or self.deadline()
         on_task = None
         if method == "tools/call":  # the tasks extension is always declared on tools/call

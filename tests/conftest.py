@@ -126,9 +126,10 @@ def http_servers() -> Iterator[HttpServers]:
     servers.stop()
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+def read_records(path: Path, *, probe: bool = False) -> list[dict[str, Any]]:
     """The JSON-RPC messages a test server recorded (stdio lines or HTTP bodies), with HTTP headers
-    under `_http` when present."""
+    under `_http` when present. The era probe (`server/discover`, which `--protocol auto`
+    sends first) is left out unless `probe` is true."""
     if not path.exists():
         return []
     out = []
@@ -140,7 +141,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
             msg = json.loads(rec["body"])
             msg["_http"] = {"method": rec["method"], "headers": rec["headers"]}
             out.append(msg)
-    return out
+    return out if probe else [m for m in out if m.get("method") != "server/discover"]
 
 
 class Target:
@@ -156,6 +157,7 @@ class Target:
             self.record.write_text("")
 
     def requests(self) -> list[dict[str, Any]]:
+        """The requests the server received (without the era probe: see `read_records`)."""
         return [m for m in read_records(self.record) if "id" in m] if self.record else []
 
     def calls(self) -> list[dict[str, Any]]:

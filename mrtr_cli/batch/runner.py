@@ -42,9 +42,12 @@ class BatchApp(App):
         return Deadline(self.opts.timeout, self.opts.max_timeout)
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
-        """A responder chain for `store` (default: the batch's own answers) that never asks a
-        person and does not declare URL elicitation."""
-        return self.line_chain(store or self.answer_store(), self.deadline())
+        """The batch's own chain (its `--answers` and `-a`; never a person, no URL elicitation):
+        the capabilities an older server is told at `initialize`, and what answers that
+        server's own requests (they name no line, so a line's `answers` cannot apply)."""
+        if self._chain is None:
+            self._chain = self.line_chain(store or self.answer_store(), self.deadline())
+        return self._chain
 
     def line_chain(self, store: AnswerStore, deadline: Deadline) -> ResponderChain:
         """The chain for one line: its answers, roots and sampling command, no terminal.

@@ -84,6 +84,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     """
     from mrtr_cli.engine.pending import is_rejected_state, load_pending, start_again_command  # noqa: PLC0415
     from mrtr_cli.errors import JsonRpcError, ProtocolError  # noqa: PLC0415
+    from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     doc = load_pending(pending, app.read_stdin() if pending == "-" else None)
@@ -99,6 +100,8 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         o.url, o.stdio = saved.get("url"), saved.get("stdio")
         o.server = saved.get("server") if not (o.url or o.stdio) else None
     target = app.target()
+    if o.protocol in (None, "", "auto") and doc.get("protocolVersion") in MODERN_VERSIONS:
+        o.protocol = str(doc["protocolVersion"])  # requestState belongs to a modern server: no era probe
     resume_from: dict[str, Any] = {"resultType": "input_required", "inputRequests": doc["inputRequests"]}
     if "requestState" in doc:
         resume_from["requestState"] = doc["requestState"]

@@ -69,19 +69,20 @@ def _target_words(app: Any) -> list[str]:
 @global_options
 @click.pass_context
 def discover_cmd(ctx: click.Context, **kw: Any) -> int:
-    """Show server info, supported versions and capabilities (server/discover)."""
+    """Show the protocol era and version, server info and capabilities (server/discover,
+    or the initialize result of an older server; --json prints that result as sent)."""
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     with app.session() as session:
-        result = session.request("server/discover", {}, capabilities={}, deadline=app.deadline())
-        speaking = session.protocol_version
+        description = session.describe(app.deadline())
     if app.opts.json_mode:
-        print_json(app.env, result)
+        print_json(app.env, description["result"])
     else:
         from mrtr_cli.render.listing import describe_discover  # noqa: PLC0415
 
-        app.env.out(describe_discover(result, speaking))
+        app.env.out(describe_discover(description["result"], description["protocolVersion"],
+                                      era=description["era"]))
     return 0
 
 

@@ -50,7 +50,8 @@ global_options = _options(
     click.option("--no-input", is_flag=True, default=None, help="Never prompt; unanswerable input exits 5 with a pending document."),
     click.option("--timeout", type=float, metavar="SECONDS", help="Overall time bound (exit 7)."),
     click.option("--max-timeout", type=float, metavar="SECONDS", help="Let progress notifications extend --timeout up to this."),
-    click.option("--protocol", metavar="auto|2026-07-28", help="Protocol era and version (default auto)."),
+    click.option("--protocol", metavar="auto|2026-07-28|2025-11-25|...", help="Protocol era and version: auto (probe, default), 2026-07-28 (modern), or a handshake version such as 2025-11-25 or 2025-06-18."),
+    click.option("--probe-timeout", type=float, metavar="SECONDS", help="With --protocol auto: how long to wait for the server/discover probe before treating the server as legacy (default 2)."),
     click.option("--log-level", metavar="LEVEL", help="Ask the server for log notifications at LEVEL and above."),
 )
 

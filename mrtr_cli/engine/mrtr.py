@@ -157,6 +157,7 @@ class MrtrEngine:
             result_type = result.get("resultType", "complete")
             if result_type == "complete":
                 outcome.result = result
+                outcome.declined = outcome.declined or self.chain.declined
                 return outcome
             if result_type == "task":
                 if self.on_task is None or method != "tools/call" or TASKS_EXTENSION not in caps.get("extensions", {}):

@@ -6,6 +6,10 @@ the protocol version, the original method and params, the server's
 `answersTemplate` that is itself an answer file once its nulls are filled in
 (its `_fields` member, ignored when read back, describes each field: type,
 required, allowed values, default).
+
+A server speaking a handshake-era version (2025-11-25 and earlier) asks during the
+call, so its documents say `"era": "legacy", "resumable": false` (plus the server's
+`result` or `error`); `load_pending` refuses them: the call is run again instead.
 """
 
 from __future__ import annotations
@@ -117,8 +121,12 @@ def pending_notes(doc: dict[str, Any]) -> list[str]:
         if url is not None:
             lines.append(f"  input {sanitize(str(key), single_line=True)!r} asks you to open this URL yourself: "
                          f"{sanitize(url, single_line=True)}")
-    lines.append("  save the document, fill in its answersTemplate, then: "
-                 "mrtr resume PENDING.json --answers ANSWERS.json")
+    if doc.get("resumable") is False:  # an older server asked during the call: start it again
+        lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
+        lines.append("  " + start_again_legacy(doc))
+    else:
+        lines.append("  save the document, fill in its answersTemplate, then: "
+                     "mrtr resume PENDING.json --answers ANSWERS.json")
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
     return lines
 
@@ -154,6 +162,16 @@ def start_again_command(doc: dict[str, Any]) -> str:
         if params.get("arguments"):
             words += ["--args", json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))]
     return shlex.join(words)
+
+
+def start_again_legacy(doc: dict[str, Any]) -> str:
+    """For a document from an older server (`resumable: false`): the command that starts
+    the call again in the same protocol version, with the filled-in answers."""
+    import shlex  # noqa: PLC0415
+
+    version = doc.get("protocolVersion")
+    pin = f" --protocol {shlex.quote(str(version))}" if version else ""
+    return start_again_command(doc) + pin + " --answers ANSWERS.json"
 
 
 def build_pending(
@@ -196,18 +214,9 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
     Raises:
         UsageError: unreadable, not JSON, or not a `pending/1` document.
     """
-    try:
-        if path == "-":
-            text = stdin_text or ""
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read pending document {path}: {exc.strerror or exc}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    from mrtr_cli.jsonfile import load_json_document  # noqa: PLC0415
+
+    doc = load_json_document(path, what="pending document", stdin_text=stdin_text)
     if not isinstance(doc, dict) or doc.get("mrtr") != PENDING_FORMAT:
         raise UsageError(f"{path} is not an mrtr pending document (expected \"mrtr\": \"{PENDING_FORMAT}\")")
     for member in ("method", "params", "inputRequests", "target"):
@@ -217,6 +226,13 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
         raise UsageError(f"{path}: params and inputRequests must be objects")
     if "requestState" in doc and not isinstance(doc["requestState"], str):
         raise UsageError(f"{path}: requestState must be a string")
+    if doc.get("resumable") is False:
+        version = doc.get("protocolVersion") or "an older protocol"
+        raise UsageError(
+            f"{path} cannot be resumed: the server speaks MCP {version}, which asks its questions during "
+            "the call and has no requestState to resume",
+            hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc),
+        )
     return doc
 
 

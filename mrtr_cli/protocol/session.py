@@ -12,6 +12,7 @@ Every request carries `_meta` with `io.modelcontextprotocol/protocolVersion`,
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import threading
 from collections.abc import Callable
@@ -103,10 +104,13 @@ class Session:
         on_log: called with the params of each `notifications/message`.
         progress: shows the progress of every request (a ProgressSink), or None.
         on_server_request: for older servers; called with a server-initiated request and
-            returns the response message to send (None: not handled).
+            returns the response message to send (None: not handled). It runs on the
+            thread waiting in `request` (the message pump), never on a reader thread,
+            so it may prompt a person; `ping` is answered at once without it.
         param_headers: optional `Mcp-Param-*` source (`protocol.catalog.ToolCatalog`):
             `headers_for(method, params)` adds headers to each request, and
             `refresh_after_mismatch(method, params)` decides whether a `-32020` is retried.
+        discover_result: the `server/discover` result when one was fetched (era probe).
     """
 
     era = "modern"
@@ -128,18 +132,30 @@ class Session:
         self.server_info: dict[str, Any] | None = None
         self.on_log: Callable[[dict[str, Any]], None] | None = None
         self.on_server_request: Callable[[Message], Message | None] | None = None
+        self.discover_result: dict[str, Any] | None = None
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
         self._progress: dict[Any, tuple[ProgressCallback | None, Deadline, str]] = {}
         self._lock = threading.Lock()
         self._started = False
+        # Server-initiated requests wait here for a thread blocked in `request` to answer them.
+        self._server_requests: collections.deque[Message] = collections.deque()
+        self._waiters: set[threading.Event] = set()
+        self._serving = threading.Lock()
 
     # ------------------------------------------------------------------ lifecycle
-    def open(self) -> None:
-        """Start the transport (spawn the process / open the HTTP client)."""
+    def open(self, deadline: Deadline | None = None) -> None:
+        """Start the transport (spawn the process / open the HTTP client). A legacy
+        session also runs its handshake within `deadline`."""
         if not self._started:
             self.transport.start(self._on_message)
             self._started = True
+
+    def adopt_transport(self) -> None:
+        """Take over a transport that is already started (after an era probe): its
+        incoming messages are routed to this session from now on."""
+        self.transport.rebind(self._on_message)
+        self._started = True
 
     def close(self) -> None:
         """Close the transport; safe to call more than once."""
@@ -150,6 +166,16 @@ class Session:
         """A display name for the server: its self-reported title/name, else the target."""
         info = self.server_info or {}
         return str(info.get("title") or info.get("name") or self.transport.label)
+
+    def describe(self, deadline: Deadline | None = None) -> dict[str, Any]:
+        """What `mrtr discover` shows: `{era, protocolVersion, result}`, where `result` is
+        the `server/discover` result as sent (fetched now unless the era probe has it).
+
+        Raises: as `request`.
+        """
+        if self.discover_result is None:
+            self.discover_result = self.request("server/discover", {}, capabilities={}, deadline=deadline)
+        return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.discover_result}
 
     # ------------------------------------------------------------------ requests
     def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
@@ -163,6 +189,15 @@ class Session:
         if self.log_level:
             meta[META + "logLevel"] = self.log_level
         return meta
+
+    def new_request(self, method: str, params: dict[str, Any] | None, capabilities: dict[str, Any]) -> Message:
+        """A request message with a fresh id and this session's `_meta` (`envelope`) set
+        on top of any `_meta` the caller put in `params`."""
+        msg = make_request(method, None)
+        body = dict(params or {})
+        body["_meta"] = {**(body.get("_meta") or {}), **self.envelope(capabilities, msg["id"])}
+        msg["params"] = body
+        return msg
 
     def request(
         self,
@@ -191,12 +226,7 @@ class Session:
         stream_retried = False
         header_retried = False
         while True:
-            msg = make_request(method, None)
-            body = dict(params or {})
-            meta = dict(body.get("_meta") or {})
-            meta.update(self.envelope(capabilities, msg["id"]))
-            body["_meta"] = meta
-            msg["params"] = body
+            msg = self.new_request(method, params, capabilities)
             try:
                 response = self._exchange(msg, deadline, on_progress)
             except TransportError as exc:
@@ -226,7 +256,7 @@ class Session:
                 if err.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
                     raise self._missing_capability(err) from None
                 if (err.code == HEADER_MISMATCH and not header_retried and self.param_headers is not None
-                        and self.param_headers.refresh_after_mismatch(method, body)):
+                        and self.param_headers.refresh_after_mismatch(method, msg["params"])):
                     # streamable-http "x-mcp-header": re-read tools/list, retry once.
                     header_retried = True
                     self.tracer.note("header mismatch (-32020): tool list refreshed; retrying with new Mcp-Param headers")
@@ -239,7 +269,11 @@ class Session:
         """Send a notification (stdio only in 2026-07-28; HTTP defines none)."""
         msg = make_notification(method, params)
         self.tracer.message("send", msg)
-        self.transport.send(msg, request_headers(method, params, self.protocol_version))
+        self.transport.send(msg, self.headers_for(method, params))
+
+    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+        """The HTTP headers of one POSTed message (2026-07-28: version, method, name)."""
+        return request_headers(method, params, self.protocol_version)
 
     def cancel(self, request_id: Any, reason: str) -> None:
         """Cancel an in-flight request (basic/patterns/cancellation): send
@@ -262,31 +296,24 @@ class Session:
         The request's `progressToken` routes its progress notifications to `on_progress`
         and the session's progress sink, and extends `deadline` (up to its cap).
         On timeout or Ctrl-C the request is cancelled first; after a Ctrl-C a second one
-        exits at once (protocol/interrupts).
+        exits at once (protocol/interrupts). Server-initiated requests that arrive
+        meanwhile are answered on this thread (`_wait`, the message pump).
         """
         rid = msg["id"]
-        token = msg["params"]["_meta"]["progressToken"]
-        headers = request_headers(msg["method"], msg.get("params"), self.protocol_version)
+        meta = (msg.get("params") or {}).get("_meta") or {}
+        token = meta.get("progressToken")
+        headers = self.headers_for(msg["method"], msg.get("params"))
         if self.param_headers is not None:  # may fetch tools/list first
             headers.update(self.param_headers.headers_for(msg["method"], msg.get("params")))
-        with self._lock:
-            self._progress[token] = (on_progress, deadline, _label(msg))
+        if token is not None:
+            with self._lock:
+                self._progress[token] = (on_progress, deadline, _label(msg))
         self.tracer.message("send", msg)
         try:
             fut = self.transport.request(msg, headers)
-            while True:
-                left = deadline.remaining()
-                if left is not None and left <= 0:
-                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {msg['method']}"
-                                         + (" (extended by progress up to --max-timeout)" if deadline.extended else ""))
-                wait = _POLL if left is None else min(_POLL, left)
-                try:
-                    response = fut.result(timeout=wait)
-                except concurrent.futures.TimeoutError:
-                    continue
-                except concurrent.futures.CancelledError:
-                    raise TransportError(f"the request {msg['method']} was abandoned") from None
-                break
+            response = self._wait(fut, deadline, msg["method"])
+        except TransportError:
+            raise
         except KeyboardInterrupt:
             from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
 
@@ -296,14 +323,74 @@ class Session:
                 self.env.err(f"mrtr: cancelling {_label(msg)} (press Ctrl-C again to stop at once)")
             self.cancel(rid, "user interrupted (Ctrl-C)")
             raise
-        except TimeoutExpired:
+        except BaseException as exc:
+            # The deadline, or a failure while answering a server request (a bad
+            # answer file, a refusal): the request is abandoned, so tell the server.
             self._end_progress(token)
-            self.cancel(rid, "timeout")
+            self.cancel(rid, "timeout" if isinstance(exc, TimeoutExpired) else "the client stopped")
             raise
         finally:
             self._end_progress(token)
         self.tracer.message("recv", response)
         return response
+
+    def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str) -> Message:
+        """Wait for `fut`, answering server-initiated requests on this thread meanwhile."""
+        wake = threading.Event()
+        fut.add_done_callback(lambda _f: wake.set())
+        with self._lock:
+            self._waiters.add(wake)
+        try:
+            while True:
+                self._serve_server_requests()
+                if fut.done():
+                    try:
+                        return fut.result()
+                    except concurrent.futures.CancelledError:
+                        raise TransportError(f"the request {method} was abandoned") from None
+                left = deadline.remaining()
+                if left is not None and left <= 0:
+                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {method}"
+                                         + (" (extended by progress up to --max-timeout)" if deadline.extended else ""))
+                wake.wait(_POLL if left is None else min(_POLL, left))
+                wake.clear()
+        finally:
+            with self._lock:
+                self._waiters.discard(wake)
+
+    def _serve_server_requests(self) -> None:
+        """Answer queued server requests, one at a time across threads (the message pump)."""
+        if not self._serving.acquire(blocking=False):
+            return
+        try:
+            while True:
+                with self._lock:
+                    if not self._server_requests:
+                        return
+                    msg = self._server_requests.popleft()
+                handler = self.on_server_request
+                try:
+                    reply = handler(msg) if handler is not None else {
+                        "jsonrpc": "2.0", "id": msg.get("id"),
+                        "error": {"code": -32601, "message": f"this client does not answer {msg.get('method')!r}"}}
+                except BaseException:
+                    # The run is stopping (Ctrl-C, a bad answer file, a refusal): the
+                    # server still gets an answer before the request is cancelled.
+                    self._reply({"jsonrpc": "2.0", "id": msg.get("id"),
+                                 "error": {"code": -32603, "message": "the client stopped before answering"}})
+                    raise
+                if reply is not None:
+                    self._reply(reply)
+        finally:
+            self._serving.release()
+
+    def _reply(self, reply: Message) -> None:
+        """Send a response to a server-initiated request."""
+        self.tracer.message("send", reply)
+        try:
+            self.transport.send(reply, {"MCP-Protocol-Version": self.protocol_version})
+        except TransportError as exc:
+            self.tracer.note(f"could not send the response to server request {reply.get('id')!r}: {exc.message}")
 
     def _end_progress(self, token: Any) -> None:
         with self._lock:
@@ -318,11 +405,14 @@ class Session:
         self.tracer.message("recv", msg)
         method = msg.get("method")
         if "id" in msg and method:
-            handler = self.on_server_request
-            reply = handler(msg) if handler is not None else None
-            if reply is not None:
-                self.tracer.message("send", reply)
-                self.transport.send(reply)
+            if method == "ping":
+                self._reply({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
+                return
+            with self._lock:
+                self._server_requests.append(msg)
+                waiters = list(self._waiters)
+            for wake in waiters:
+                wake.set()
             return
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "notifications/progress":

@@ -204,11 +204,16 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
     return "\n".join(lines)
 
 
-def describe_discover(result: dict[str, Any], speaking: str | None) -> str:
-    """A person's view of a `server/discover` result (2026-07-28 section 1.5)."""
-    lines = []
-    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
-    info = meta.get("io.modelcontextprotocol/serverInfo")
+def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "modern") -> str:
+    """A person's view of a `server/discover` result (2026-07-28 section 1.5), or with
+    `era="legacy"` of an older server's `InitializeResult` (2025-11-25 basic/lifecycle)."""
+    if era == "legacy":
+        lines = [f"Era:           legacy (initialize handshake, MCP {one_line(speaking)})"]
+        info = result.get("serverInfo")
+    else:
+        lines = [f"Era:           modern (per-request metadata, MCP {one_line(speaking)})"]
+        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        info = meta.get("io.modelcontextprotocol/serverInfo")
     if isinstance(info, dict):
         who = one_line(info.get("title") or info.get("name"))
         if info.get("title") and info.get("name"):

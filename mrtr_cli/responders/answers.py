@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.jsonfile import load_json_document
 
 KNOWN_MEMBERS = ("inputResponses", "fields", "roots")
 
@@ -71,20 +72,7 @@ def load_answer_file(path: str, stdin_text: str | None = None) -> AnswerFile:
     Raises:
         UsageError: the file cannot be read, is not JSON, or has the wrong shape.
     """
-    try:
-        if path == "-":
-            text = stdin_text if stdin_text is not None else ""
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-    except FileNotFoundError:
-        raise UsageError(f"cannot read answer file {path}: no such file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read answer file {path}: {exc.strerror or exc}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    doc = load_json_document(path, what="answer file", stdin_text=stdin_text)
     return parse_answer_document(doc, path)
 
 

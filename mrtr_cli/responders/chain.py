@@ -125,6 +125,9 @@ class ResponderChain:
         self._terminal_factory = terminal_factory
         self._terminal: TerminalResponder | None = None
         self.url_consent = url_consent
+        #: Some answer given by this chain declined or cancelled (exit 6), whether it went
+        #: into an MRTR retry or answered an older server's own request.
+        self.declined = False
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -195,6 +198,8 @@ class ResponderChain:
                     outcome.sources[ask.key] = "the terminal"
             left = [a for a in left if a.key not in outcome.responses]
         outcome.missing = [a.key for a in left]
+        if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
+            self.declined = True
         if self.env.verbosity:
             for key, source in outcome.sources.items():
                 self.env.err(f"mrtr: input {sanitize(key, single_line=True)!r} answered from {source}")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.schema.elicit import json_type
 
 _INT = re.compile(r"^[+-]?\d+$")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
@@ -90,24 +91,10 @@ def _types(schema: Any) -> list[str]:
         for branch in schema.get(combo) or []:
             out.extend(x for x in _types(branch) if x not in out)
     if not out and "enum" in schema:
-        out = sorted({_json_kind(v) for v in schema["enum"]})
+        out = sorted({json_type(v) for v in schema["enum"]})
     if not out and "const" in schema:
-        out = [_json_kind(schema["const"])]
+        out = [json_type(schema["const"])]
     return out
-
-
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def property_schema(schema: Any, path: list[str]) -> Any:
@@ -223,7 +210,7 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
     except json.JSONDecodeError as exc:
         raise UsageError(f"--args: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(doc, dict):
-        raise UsageError(f"--args: expected a JSON object, got {_json_kind(doc)}")
+        raise UsageError(f"--args: expected a JSON object, got {json_type(doc)}")
     return doc
 
 
@@ -263,7 +250,7 @@ def _problem(error: Any) -> str:
     if kind == "type":
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else str(want)
-        got = _json_kind(error.instance)
+        got = json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
     return f"argument {where or '(all)'}: {error.message}"
 

@@ -73,3 +73,9 @@ class Transport(ABC):
     def describe_failure(self) -> str | None:
         """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
         return None
+
+    def rebind(self, on_message: MessageHandler) -> None:
+        """Route incoming messages to `on_message` from now on (a session taking over a
+        started transport after an era probe). Transports read `self._on_message` at
+        dispatch time, so this is a plain swap."""
+        self._on_message = on_message

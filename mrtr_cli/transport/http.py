@@ -5,12 +5,19 @@ Every message is one POST. A request's response is either `application/json`
 then the final response). Each request runs on its own worker thread so the
 caller can wait with a deadline, be interrupted by Ctrl-C, and abort: closing
 the SSE response stream is the 2026-07-28 cancellation signal.
+
+For legacy (2025-11-25 and earlier) sessions the protocol layer adds
+`session_headers` (`Mcp-Session-Id`), and the transport offers what legacy
+Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
+session id, `end_session` (DELETE), and `open_event_stream` (the optional GET
+stream for server-initiated messages).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
@@ -45,6 +52,14 @@ class HttpStatusError(TransportError):
 
 class BrokenStream(TransportError):
     """The response stream ended or failed before the final JSON-RPC response."""
+
+
+class SessionExpired(HttpStatusError):
+    """HTTP 404 on a request that carried `Mcp-Session-Id`: the legacy session is gone
+    and the client must `initialize` again without it (2025-11-25 transports)."""
+
+
+SESSION_HEADER = "Mcp-Session-Id"
 
 
 class HttpTransport(Transport):
@@ -84,6 +99,7 @@ class HttpTransport(Transport):
         self.session_headers: dict[str, str] = {}
         #: Called with the headers of every response (the protocol layer reads session ids).
         self.on_response_headers: Callable[[Mapping[str, str]], None] | None = None
+        self._stream_thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, on_message: MessageHandler) -> None:
@@ -109,6 +125,39 @@ class HttpTransport(Transport):
                 except Exception:  # noqa: BLE001
                     pass
             client.close()
+
+    def end_session(self, headers: Mapping[str, str] | None = None, timeout: float = 3.0) -> int | None:
+        """DELETE the legacy session (2025-11-25 "Session Management"); best effort.
+
+        Sends the session headers; forgets the session id whatever the answer (405
+        means the server does not allow clients to end sessions). Returns the HTTP
+        status, or None when there was no session or the server could not be reached.
+        """
+        if SESSION_HEADER not in self.session_headers or self._client is None:
+            return None
+        all_headers = {**self.session_headers, **(headers or {})}
+        self._trace("request", {"method": "DELETE", "url": self.url, "headers": all_headers})
+        try:
+            resp = self._client.delete(self.url, headers=all_headers, timeout=timeout)
+        except Exception:  # noqa: BLE001 - ending a session must never fail a run
+            return None
+        finally:
+            self.session_headers.pop(SESSION_HEADER, None)
+        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        return resp.status_code
+
+    def open_event_stream(self, headers: Mapping[str, str] | None = None) -> None:
+        """Open the optional GET SSE stream for server-initiated messages (2025-11-25).
+
+        Runs on a background thread; every request or notification on it goes to
+        `on_message`. A server without one (405) or any failure just ends it; a
+        stream the server closes is reopened (with `Last-Event-ID`) a few times.
+        """
+        if self._client is None or self._stream_thread is not None:
+            return
+        self._stream_thread = threading.Thread(
+            target=self._run_event_stream, args=(dict(headers or {}),), name="mrtr-http-get", daemon=True)
+        self._stream_thread.start()
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
@@ -209,10 +258,10 @@ class HttpTransport(Transport):
                 raise BrokenStream("request aborted")
             self._responses[rid] = resp
         try:
-            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             if self.on_response_headers is not None:
-                self.on_response_headers(resp.headers)
-            return self._read_response(resp, rid)
+                self.on_response_headers(resp.headers)  # first: it may register a secret (session id)
+            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+            return self._read_response(resp, rid, had_session=SESSION_HEADER in all_headers)
         except httpx.HTTPError as exc:
             with self._lock:
                 aborted = rid in self._aborted
@@ -226,7 +275,7 @@ class HttpTransport(Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
-    def _read_response(self, resp: httpx.Response, rid: Any) -> Message:
+    def _read_response(self, resp: httpx.Response, rid: Any, *, had_session: bool = False) -> Message:
         status = resp.status_code
         ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
         if status in (401, 403):
@@ -276,6 +325,8 @@ class HttpTransport(Transport):
         raw = resp.read()
         text = raw.decode("utf-8", "replace")
         msg = _jsonrpc_error(text, rid)
+        if status == 404 and had_session and (msg is None or msg.get("id") != rid):
+            raise SessionExpired(f"HTTP 404 from {self.url}: the session has expired", status, text[:2048])
         if msg is not None:
             return msg
         cls_hint = _body_hint(text)
@@ -284,6 +335,48 @@ class HttpTransport(Transport):
                 f"HTTP {status} from {self.url}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
             )
         raise HttpStatusError(f"HTTP {status} from {self.url}", status, text[:2048], hint=cls_hint)
+
+    def _run_event_stream(self, headers: dict[str, str]) -> None:
+        last_id: str | None = None
+        failures = 0
+        key = object()  # the stream's slot in _responses, so close() ends it
+        while failures < 3:
+            client = self._client
+            if client is None or SESSION_HEADER not in self.session_headers:
+                return
+            all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers}
+            if last_id is not None:
+                all_headers["Last-Event-ID"] = last_id
+            self._trace("request", {"method": "GET", "url": self.url, "headers": all_headers})
+            try:
+                resp = client.send(client.build_request("GET", self.url, headers=all_headers), stream=True)
+            except Exception:  # noqa: BLE001 - the GET stream is optional
+                return
+            with self._lock:
+                self._responses[key] = resp
+            got = False
+            try:
+                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+                ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+                if resp.status_code != 200 or ctype != "text/event-stream":
+                    return  # e.g. 405: this server offers no GET stream
+                for event in parse_sse(resp.iter_lines()):
+                    last_id = event.id if event.id is not None else last_id
+                    got = True
+                    try:
+                        msg = json.loads(event.data) if event.data.strip() else None
+                    except ValueError:
+                        continue
+                    if isinstance(msg, dict) and "method" in msg:
+                        self._on_message(msg)
+            except Exception:  # noqa: BLE001 - a broken or closed stream just ends (or reopens)
+                pass
+            finally:
+                with self._lock:
+                    self._responses.pop(key, None)
+                resp.close()
+            failures = 0 if got else failures + 1
+            time.sleep(0.5)
 
 
 def _json_body(resp: httpx.Response) -> Any:

@@ -41,6 +41,26 @@ def record_stdin(path: str) -> None:
     threading.Thread(target=pump, daemon=True).start()
 
 
+async def read_body(receive: Any) -> tuple[list[Any], bytes, Any]:
+    """Read a whole ASGI request body; returns (messages, body, receive) where the new
+    `receive` replays the messages read before passing on to the original one."""
+    messages: list[Any] = []
+    body = b""
+    while True:
+        message = await receive()
+        messages.append(message)
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+
+    async def replay() -> Any:
+        if messages:
+            return messages.pop(0)
+        return await receive()
+
+    return list(messages), body, replay
+
+
 class RecordingApp:
     """ASGI middleware appending each HTTP request (method, headers, body) to a file."""
 
@@ -53,14 +73,7 @@ class RecordingApp:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        messages = []
-        body = b""
-        while True:
-            message = await receive()
-            messages.append(message)
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        _, body, replay = await read_body(receive)
         record = {
             "method": scope["method"],
             "path": scope["path"],
@@ -69,12 +82,6 @@ class RecordingApp:
         }
         with self.lock, open(self.path, "a", encoding="utf-8") as log:
             log.write(json.dumps(record) + "\n")
-
-        async def replay() -> Any:
-            if messages:
-                return messages.pop(0)
-            return await receive()
-
         await self.app(scope, replay, send)
 
 

@@ -9,6 +9,9 @@ The script is a JSON object:
 - "rejectVersions": [versions]: answer -32022 (with "supported") to requests in these versions.
 - "supported": the versions listed in -32022 errors.
 - "discover": the server/discover result (a default is used when absent).
+- "discoverError": answer server/discover with this error object instead (a modern server
+  that does not implement it).
+- "startDelay": seconds to sleep before reading anything (a slow-starting server).
 - "tools": the tools/list tools (default: each tool named in "calls", taking any arguments).
 Anything else gets -32601.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 META = "io.modelcontextprotocol/"
 
@@ -25,6 +29,7 @@ def main() -> None:
     script = json.load(open(sys.argv[1], encoding="utf-8"))
     record = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
     counts: dict[str, int] = {}
+    time.sleep(script.get("startDelay", 0))
     for line in sys.stdin:
         if record:
             with open(record, "a", encoding="utf-8") as log:
@@ -39,6 +44,8 @@ def main() -> None:
         if version in script.get("rejectVersions", []):
             reply = {"error": {"code": -32022, "message": "Unsupported protocol version",
                                "data": {"supported": script.get("supported", ["2026-07-28"]), "requested": version}}}
+        elif method == "server/discover" and "discoverError" in script:
+            reply = {"error": script["discoverError"]}
         elif method == "server/discover":
             reply = {"result": script.get("discover", {
                 "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},

@@ -26,6 +26,11 @@ def main() -> None:
             with open(record, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"raw": line.rstrip("\n")}) + "\n")
         msg = json.loads(line)
+        if msg.get("method") == "server/discover":  # a 2026-07-28 server: the era probe is answered
+            result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                      "ttlMs": 0, "cacheScope": "public"}
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+            sys.stdout.flush()
         if msg.get("method") == "tools/list":
             result = {"resultType": "complete", "ttlMs": 0, "cacheScope": "public",
                       "tools": [{"name": "never", "inputSchema": {"type": "object"}}]}

@@ -1,0 +1,429 @@
+"""Choosing the protocol era of a server, and opening the matching session.
+
+Spec: 2026-07-28 `basic/versioning` ("Backward Compatibility with Initialization-Based
+Versions"), `basic/transports/stdio` and `streamable-http` ("Backward Compatibility").
+
+`--protocol auto` (the default) probes with `server/discover` carrying the modern
+`_meta` envelope, on both transports (on HTTP it is "the modern request" whose 400
+body is inspected; it has no side effects, so the era is known before any
+era-ambiguous call is sent):
+
+- a `DiscoverResult`, or a recognised modern error (`-32020`, `-32021`, `-32022`),
+  means modern; a version is picked from `supportedVersions` / `data.supported`
+  (when those list only handshake versions, the server is spoken to as legacy);
+- any other error, an HTTP 4xx without a modern body, anything unrecognised, or no
+  answer within the probe timeout means legacy: `initialize` follows. The fallback
+  is never keyed to one error code.
+
+If that `initialize` then fails in a way only a modern server would (`-32601`, a
+modern error, versions listed in `data.supported`, or a late `DiscoverResult` from a
+slow-starting server), the session is modern after all.
+
+The era found is cached per server in the state directory (`eras.json`, keyed by a
+hash of the stdio command or the URL: no secrets). A server known to be legacy is
+sent `initialize` at once, so a silent legacy server costs the probe timeout only
+once; when that cached guess fails, the cache entry is dropped and the server is
+probed again. A modern verdict is recorded but the probe still runs (it costs one
+round trip, and skipping it could send a call to a server that changed era).
+
+`--protocol 2026-07-28` pins modern (no probe); `--protocol 2025-11-25` (or any older
+handshake version) pins the handshake, offering that version.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import AuthError, JsonRpcError, ProtocolError, TransportError, UsageError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.headers import request_headers
+from mrtr_cli.protocol.jsonrpc import make_request
+from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySession, ServerRequestHandler
+from mrtr_cli.protocol.session import (
+    HEADER_MISMATCH,
+    LATEST_MODERN,
+    META,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    MODERN_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Session,
+    client_info,
+)
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.trace import Tracer
+from mrtr_cli.transport.base import Message, Transport
+
+#: JSON-RPC error codes that only a modern (2026-07-28+) server sends.
+MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
+METHOD_NOT_FOUND = -32601
+DEFAULT_PROBE_TIMEOUT = 2.0
+CACHE_FILE = "eras.json"
+
+
+def parse_protocol(value: str | None) -> tuple[str, str | None]:
+    """`--protocol` as `(era, version)`: `("auto", None)`, `("modern", "2026-07-28")`
+    or `("legacy", "2025-06-18")`.
+
+    Raises:
+        UsageError: not `auto` and not a version this client speaks.
+    """
+    if value in (None, "", "auto"):
+        return "auto", None
+    if value in MODERN_VERSIONS:
+        return "modern", value
+    if value in LEGACY_VERSIONS:
+        return "legacy", value
+    choices = ", ".join(("auto", *reversed(MODERN_VERSIONS), *LEGACY_VERSIONS))
+    raise UsageError(f"--protocol {value}: expected one of {choices}")
+
+
+@dataclass
+class Verdict:
+    """The outcome of an era probe.
+
+    Attributes:
+        era: "modern" or "legacy".
+        version: the version to speak (or offer), or None for the newest.
+        discover: the DiscoverResult, when the server sent one.
+        reason: what the probe saw, for `-v` and error hints.
+    """
+
+    era: str
+    version: str | None = None
+    discover: dict[str, Any] | None = None
+    reason: str = ""
+
+
+def _common(versions: Any) -> tuple[str | None, str | None]:
+    """(newest modern, newest legacy) version in `versions` that this client speaks."""
+    if not isinstance(versions, list):
+        return None, None
+    modern = next((v for v in reversed(MODERN_VERSIONS) if v in versions), None)
+    legacy = next((v for v in LEGACY_VERSIONS if v in versions), None)
+    return modern, legacy
+
+
+def _from_versions(versions: Any, discover: dict[str, Any] | None, what: str) -> Verdict:
+    modern, legacy = _common(versions)
+    if modern:
+        return Verdict("modern", modern, discover, what)
+    if legacy:
+        return Verdict("legacy", legacy, None, f"{what}, listing only handshake versions")
+    shown = ", ".join(str(v) for v in versions) if isinstance(versions, list) else "(none)"
+    raise ProtocolError(f"the server supports protocol versions {shown}; mrtr speaks none of them",
+                        hint="mrtr speaks " + ", ".join((*MODERN_VERSIONS, *LEGACY_VERSIONS)))
+
+
+def classify_response(response: Message) -> Verdict:
+    """The era a `server/discover` response reveals (2026-07-28 basic/versioning).
+
+    Raises:
+        ProtocolError: a modern answer listing only versions this client does not speak.
+    """
+    error = response.get("error")
+    if isinstance(error, dict):
+        code = error.get("code")
+        data = error.get("data")
+        if code in MODERN_ERRORS:
+            if code == UNSUPPORTED_PROTOCOL_VERSION:
+                return _from_versions((data or {}).get("supported") if isinstance(data, dict) else None, None,
+                                      "server/discover answered -32022")
+            return Verdict("modern", LATEST_MODERN, None, f"server/discover answered {code}")
+        message = sanitize(str(error.get("message", "")), single_line=True)[:120]
+        return Verdict("legacy", None, None, f"server/discover answered {code} {message}".rstrip())
+    result = response.get("result")
+    if isinstance(result, dict) and isinstance(result.get("supportedVersions"), list) \
+            and isinstance(result.get("capabilities"), dict):
+        return _from_versions(result["supportedVersions"], result, "server/discover answered")
+    return Verdict("legacy", None, None, "server/discover answered something that is not a DiscoverResult")
+
+
+def probe(transport: Transport, tracer: Tracer, *, timeout: float,
+          deadline: Deadline) -> tuple[Verdict, concurrent.futures.Future[Message] | None]:
+    """Send `server/discover` with the modern envelope and classify what comes back.
+
+    Returns:
+        (verdict, late): `late` is the still-pending probe on stdio when it timed out,
+        so a slow-starting modern server's answer can still be recognised.
+
+    Raises:
+        AuthError: HTTP 401/403 (never a reason to fall back).
+        TransportError: the server cannot be started or reached.
+        ProtocolError: a modern server that speaks no version in common.
+    """
+    from mrtr_cli.transport.http import BrokenStream, HttpStatusError  # noqa: PLC0415
+
+    params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": {},
+                        META + "clientInfo": client_info()}}
+    msg = make_request("server/discover", params)
+    tracer.message("send", msg)
+    fut = transport.request(msg, request_headers("server/discover", params, LATEST_MODERN))
+    left = deadline.remaining()
+    limit = timeout if left is None else min(timeout, left)
+    try:
+        response = fut.result(timeout=limit)
+    except concurrent.futures.TimeoutError:
+        if transport.cancel_by_close:
+            transport.abort(msg["id"])
+            return Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s"), None
+        return Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s"), fut
+    except AuthError:
+        raise
+    except HttpStatusError as exc:
+        if exc.status >= 500:
+            raise
+        return Verdict("legacy", None, None, f"server/discover: HTTP {exc.status} without a modern error"), None
+    except BrokenStream as exc:
+        return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
+    except ProtocolError as exc:
+        return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
+    except TransportError as exc:
+        if not exc.hint:
+            exc.hint = "if this server speaks an older protocol, try --protocol 2025-11-25"
+        raise
+    tracer.message("recv", response)
+    return classify_response(response), None
+
+
+# ---------------------------------------------------------------------- era cache
+def server_key(*, url: str | None = None, command: list[str] | None = None, cwd: str | None = None) -> str:
+    """The era-cache key of a server: a hash of its URL, or of its stdio command line and
+    working directory (never stored in the clear: a URL or argv may hold a token)."""
+    text = f"url\0{url}" if url else "stdio\0" + "\0".join(command or []) + f"\0{cwd or ''}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+class EraCache:
+    """`eras.json` in the state directory: `{"servers": {key: {era, protocolVersion, checkedAt}}}`.
+
+    Reads and writes are best effort: a missing or broken file is an empty cache, and
+    a failed write is ignored (the next run probes again).
+    """
+
+    def __init__(self, path: str | None = None):
+        if path is None:
+            from mrtr_cli.state import state_dir  # noqa: PLC0415
+
+            path = os.path.join(state_dir(), CACHE_FILE)
+        self.path = path
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except (OSError, ValueError):
+            return {}
+        servers = doc.get("servers") if isinstance(doc, dict) else None
+        return servers if isinstance(servers, dict) else {}
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The cached entry for `key`, or None."""
+        entry = self._load().get(key)
+        return entry if isinstance(entry, dict) else None
+
+    def put(self, key: str, era: str, version: str | None) -> None:
+        """Record the era (and version) found for `key`."""
+        self._store(key, {"era": era, "protocolVersion": version, "checkedAt": int(time.time())})
+
+    def forget(self, key: str) -> None:
+        """Drop `key` (its cached guess failed)."""
+        self._store(key, None)
+
+    def _store(self, key: str, entry: dict[str, Any] | None) -> None:
+        servers = self._load()
+        if entry is None:
+            if servers.pop(key, None) is None:
+                return
+        else:
+            servers[key] = entry
+        try:
+            directory = os.path.dirname(self.path)
+            os.makedirs(directory, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".eras-", dir=directory)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({"servers": servers}, fh, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+
+# ---------------------------------------------------------------------- sessions
+@dataclass
+class SessionSettings:
+    """How to open a session.
+
+    Attributes:
+        protocol: `--protocol`: "auto", a modern version, or a handshake version.
+        probe_timeout: seconds to wait for the `server/discover` probe.
+        log_level: `--log-level`.
+        capabilities: what this run can answer (declared per request when modern, in
+            `initialize` when legacy).
+        target: the public target description (pending-style documents).
+        cache_key: the era-cache key (`server_key`), or None to use no cache.
+        responder: builds the server-request answerer (legacy sessions only; it is told
+            the capabilities declared in `initialize`).
+        on_log: called with the params of each `notifications/message`.
+    """
+
+    protocol: str = "auto"
+    probe_timeout: float = DEFAULT_PROBE_TIMEOUT
+    log_level: str | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    target: dict[str, Any] = field(default_factory=dict)
+    cache_key: str | None = None
+    responder: Callable[[], ServerRequestHandler] | None = None
+    on_log: Callable[[dict[str, Any]], None] | None = None
+
+
+class _Opener:
+    """Builds and opens the session for one transport (see the module docstring)."""
+
+    def __init__(self, transport: Transport, env: Environment, tracer: Tracer, settings: SessionSettings,
+                 deadline: Deadline):
+        self.transport = transport
+        self.env = env
+        self.tracer = tracer
+        self.settings = settings
+        self.deadline = deadline
+        self.key = settings.cache_key
+        self.cache = EraCache() if self.key else None
+
+    def modern(self, version: str | None) -> Session:
+        session = Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
+                          log_level=self.settings.log_level)
+        session.on_log = self.settings.on_log
+        return session
+
+    def legacy(self, version: str | None) -> LegacySession:
+        responder = self.settings.responder() if self.settings.responder is not None else None
+        session = LegacySession(self.transport, self.env, self.tracer, protocol_version=version or LATEST_LEGACY,
+                                log_level=self.settings.log_level, capabilities=self.settings.capabilities,
+                                responder=responder, target=self.settings.target)
+        session.on_log = self.settings.on_log
+        return session
+
+    def open(self) -> Session:
+        era, version = parse_protocol(self.settings.protocol)
+        if era != "auto":
+            session: Session = self.modern(version) if era == "modern" else self.legacy(version)
+            session.open(self.deadline)
+            self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era}, --protocol {version})")
+            return session
+        self.transport.start(lambda msg: self.tracer.message("recv", msg))
+        return self._from_cache() or self._probe_and_open()
+
+    def _from_cache(self) -> Session | None:
+        """A server known to be legacy gets `initialize` at once; None when unknown, modern,
+        or when that guess fails (the entry is then dropped)."""
+        known = self.cache.get(self.key) if self.cache is not None and self.key else None
+        if not known or known.get("era") != "legacy":
+            return None
+        session = self.legacy(known.get("protocolVersion"))
+        session.adopt_transport()
+        try:
+            session.initialize(self.deadline)
+        except (ProtocolError, TransportError) as exc:
+            if not _refused(exc):
+                raise
+            self.tracer.note(f"the cached era (legacy) failed ({exc.message}); probing again")
+            getattr(self.transport, "session_headers", {}).clear()
+            if self.cache is not None and self.key:
+                self.cache.forget(self.key)
+            return None
+        self.tracer.note(f"speaking MCP {session.protocol_version} (legacy, known from the era cache)")
+        return session
+
+    def _probe_and_open(self) -> Session:
+        verdict, late = probe(self.transport, self.tracer, timeout=self.settings.probe_timeout,
+                              deadline=self.deadline)
+        self.tracer.note(f"era probe: {verdict.reason} -> {verdict.era}")
+        if verdict.era == "modern":
+            return self._remember(self._adopt_modern(verdict.version, verdict.discover))
+        legacy = self.legacy(verdict.version)
+        legacy.adopt_transport()
+        try:
+            legacy.initialize(self.deadline)
+        except (ProtocolError, TransportError) as exc:
+            if not _refused(exc):
+                raise
+            modern = _modern_after_all(exc, late, guess=verdict.version is None)
+            if modern is None:
+                exc.hint = exc.hint or (f"{verdict.reason}; initialize failed too. Pin the era with "
+                                        "--protocol 2026-07-28 or --protocol 2025-11-25")
+                raise
+            self.tracer.note(f"initialize failed ({exc.message}): the server is modern after all")
+            return self._remember(self._adopt_modern(modern.version, modern.discover))
+        finally:
+            if late is not None and not late.done():
+                late.cancel()
+        return self._remember(legacy)
+
+    def _adopt_modern(self, version: str | None, discover: dict[str, Any] | None) -> Session:
+        session = self.modern(version)
+        session.adopt_transport()
+        session.discover_result = discover
+        if discover is not None:
+            session._note_server_info(discover)  # noqa: SLF001 - same class family
+        return session
+
+    def _remember(self, session: Session) -> Session:
+        if self.cache is not None and self.key:
+            self.cache.put(self.key, session.era, session.protocol_version)
+        self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era})")
+        return session
+
+
+def _refused(exc: Exception) -> bool:
+    """A failed `initialize` that tells something about the era: a JSON-RPC or protocol
+    error, or an HTTP 4xx (not a server that is down or unreachable)."""
+    status = getattr(exc, "status", None)
+    return isinstance(exc, ProtocolError) or (isinstance(status, int) and 400 <= status < 500)
+
+
+def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] | None, *,
+                      guess: bool) -> Verdict | None:
+    """A modern verdict from a failed `initialize` (or a late probe answer), else None.
+    With `guess` (the probe named no versions), `-32601` for `initialize` counts as modern."""
+    if late is not None and late.done() and not late.cancelled() and late.exception() is None:
+        try:
+            verdict = classify_response(late.result())
+        except ProtocolError:
+            verdict = None
+        if verdict is not None and verdict.era == "modern":
+            return verdict
+    if isinstance(exc, JsonRpcError):
+        modern, _ = _common((exc.data or {}).get("supported") if isinstance(exc.data, dict) else None)
+        if modern:
+            return Verdict("modern", modern, None, "initialize error lists a modern version")
+        if exc.code in MODERN_ERRORS or (guess and exc.code == METHOD_NOT_FOUND):
+            return Verdict("modern", LATEST_MODERN, None, f"initialize answered {exc.code}")
+    return None
+
+
+def open_session(transport: Transport, env: Environment, tracer: Tracer, settings: SessionSettings, *,
+                 deadline: Deadline | None = None) -> Session:
+    """Open the right session for `settings.protocol` on `transport` (see the module
+    docstring). The transport is closed again if opening fails.
+
+    Raises:
+        UsageError: a bad `--protocol`.
+        TransportError, AuthError, ProtocolError, JsonRpcError, TimeoutExpired.
+    """
+    opener = _Opener(transport, env, tracer, settings, deadline or Deadline.unbounded())
+    try:
+        return opener.open()
+    except BaseException:
+        try:
+            transport.close()
+        except Exception:  # noqa: BLE001
+            pass
+        raise

@@ -1,0 +1,391 @@
+"""A legacy (2025-11-25 and earlier) session: the `initialize` handshake and server requests.
+
+Spec: 2025-11-25 `basic/lifecycle` (initialize, `notifications/initialized`, version
+negotiation), `basic/transports` (Streamable HTTP sessions: `Mcp-Session-Id`, 404 means
+initialize again, DELETE at exit, `MCP-Protocol-Version` after initialize, the
+optional GET stream), `client/elicitation` (URL mode, `elicitationId`,
+`notifications/elicitation/complete`, `-32042` URLElicitationRequired), and the
+2026-07-28 digest section 9 (what a dual-era client must speak).
+
+`LegacySession.request` has the same signature as the modern `Session.request`, so the
+MRTR engine and the commands do not know which era they talk to: a legacy result has
+no `resultType` (complete), and the server's questions arrive as server-initiated
+requests while the call is in flight. Those are answered by the message pump (on
+the thread waiting in `request`, so during any request, including a long
+`tasks/result`) through the run's responder chain. A request tagged
+`io.modelcontextprotocol/related-task` in `_meta` is answered the same way.
+
+When the server asked something nobody could answer, the call still finishes (the
+server was told `cancel`), and then `request` raises `InputRequired` with a
+pending-style document that says it cannot be resumed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
+from mrtr_cli.protocol.session import ProgressCallback, Session, client_info
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.trace import Tracer
+from mrtr_cli.transport.base import Message, Transport
+
+#: Handshake versions this client speaks, newest first.
+LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST_LEGACY = LEGACY_VERSIONS[0]
+
+URL_ELICITATION_REQUIRED = -32042
+RESOURCE_NOT_FOUND = -32002
+MAX_URL_ELICITATION_ROUNDS = 3
+SESSION_HEADER = "Mcp-Session-Id"
+_SESSION_ID = re.compile(r"^[\x21-\x7e]+$")
+
+
+class ServerRequestHandler(Protocol):
+    """What answers server requests (`ServerRequestResponder` fits); `capabilities` is
+    set to what `initialize` declared."""
+
+    capabilities: dict[str, Any]
+
+    def answer(self, msg: Message, *, server_name: str, origin: str) -> Message: ...
+
+    def ask(self, input_requests: dict[str, Any], *, server_name: str, origin: str) -> Any: ...
+
+    def take_asks(self) -> Any: ...
+
+    def next_key(self, method: str) -> str: ...
+
+
+def declared_capabilities(capabilities: Mapping[str, Any], version: str) -> dict[str, Any]:
+    """The run's `ClientCapabilities` in the shape of handshake version `version`.
+
+    `extensions` (2026-07-28 only) are dropped; elicitation modes and `sampling.tools`
+    exist from 2025-11-25, bare `elicitation: {}` from 2025-06-18; roots and sampling
+    are declared as given. No client `tasks` capability is declared.
+    """
+    out: dict[str, Any] = {}
+    if "elicitation" in capabilities and version >= "2025-06-18":
+        out["elicitation"] = dict(capabilities["elicitation"] or {}) if version >= "2025-11-25" else {}
+    if "sampling" in capabilities:
+        out["sampling"] = dict(capabilities["sampling"] or {}) if version >= "2025-11-25" else {}
+    if "roots" in capabilities:
+        out["roots"] = {}
+    return out
+
+
+class LegacySession(Session):
+    """Speaks a handshake-era protocol version to one server.
+
+    Args:
+        transport: the transport (started here by `open`, or adopted after a probe).
+        env, tracer: as for `Session`.
+        protocol_version: the version to offer in `initialize` (the newest by default);
+            after `initialize` it is the version the server chose.
+        log_level: sent as `logging/setLevel` when the server declares `logging`.
+        capabilities: what this run can answer (`ResponderChain.capabilities()`);
+            declared once, in `initialize`, in the offered version's shape.
+        responder: answers server-initiated requests (elicitation, sampling, roots).
+        target: the public target description, for pending-style documents.
+
+    Attributes:
+        initialize_result: the `InitializeResult` exactly as sent.
+        server_capabilities: its `capabilities` (e.g. `tasks.requests.tools.call`).
+        declared: the capabilities declared in `initialize`.
+    """
+
+    era = "legacy"
+
+    def __init__(
+        self,
+        transport: Transport,
+        env: Environment,
+        tracer: Tracer,
+        *,
+        protocol_version: str = LATEST_LEGACY,
+        log_level: str | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        responder: ServerRequestHandler | None = None,
+        target: dict[str, Any] | None = None,
+    ):
+        super().__init__(transport, env, tracer, protocol_version=protocol_version, log_level=log_level)
+        self.capabilities = dict(capabilities or {})
+        self.declared: dict[str, Any] = {}
+        self.responder = responder
+        self.target = dict(target or {})
+        self.initialize_result: dict[str, Any] | None = None
+        self.server_capabilities: dict[str, Any] = {}
+        self._initialized = False
+        self._capture_session = False
+        self._inflight: list[tuple[str, dict[str, Any]]] = []
+        self._inflight_lock = threading.Lock()
+        if responder is not None:
+            self.on_server_request = self._answer_server_request
+        if hasattr(transport, "on_response_headers"):
+            transport.on_response_headers = self._note_response_headers  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ lifecycle
+    def open(self, deadline: Deadline | None = None) -> None:
+        """Start the transport and run the handshake (see `initialize`)."""
+        super().open()
+        if not self._initialized:
+            self.initialize(deadline)
+
+    def initialize(self, deadline: Deadline | None = None) -> dict[str, Any]:
+        """`initialize`, then `notifications/initialized` (2025-11-25 basic/lifecycle).
+
+        Offers `protocol_version`; when the server rejects it listing `supported`
+        versions, retries once with the newest one both sides speak. On HTTP the
+        `Mcp-Session-Id` from the response is sent on every later request, the GET
+        stream is opened, and `--log-level` becomes `logging/setLevel`.
+
+        Returns:
+            the InitializeResult as sent.
+
+        Raises:
+            JsonRpcError: the server refused `initialize` (the caller may try another era).
+            ProtocolError: the server chose a version this client does not speak, or
+                sent an invalid session id.
+            TransportError, AuthError, TimeoutExpired: as for `request`.
+        """
+        deadline = deadline or Deadline.unbounded()
+        session_headers = getattr(self.transport, "session_headers", None)
+        if session_headers is not None:
+            session_headers.pop(SESSION_HEADER, None)
+        self._initialized = False
+        offered = self.protocol_version
+        for attempt in (1, 2):
+            self.declared = declared_capabilities(self.capabilities, offered)
+            msg = make_request("initialize", {"protocolVersion": offered, "capabilities": self.declared,
+                                              "clientInfo": client_info()})
+            self._capture_session = True
+            try:
+                response = self._exchange(msg, deadline, None)
+            finally:
+                self._capture_session = False
+            try:
+                result = unwrap_response(response)
+            except JsonRpcError as err:
+                better = _newest_common(err.data)
+                if attempt == 1 and better is not None and better != offered:
+                    self.tracer.note(f"the server does not accept {offered}; offering {better}")
+                    offered = better
+                    continue
+                raise
+            break
+        version = result.get("protocolVersion")
+        if version not in LEGACY_VERSIONS:
+            raise ProtocolError(
+                f"the server chose protocol version {version!r} in its initialize result, which mrtr does not speak",
+                data={"protocolVersion": version},
+                hint="supported handshake versions: " + ", ".join(LEGACY_VERSIONS),
+            )
+        self.protocol_version = str(version)
+        self.initialize_result = result
+        self.server_capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+        if self.responder is not None:
+            self.responder.capabilities = self.declared
+        info = result.get("serverInfo")
+        if isinstance(info, dict):
+            self.server_info = info
+        self._initialized = True
+        self.notify("notifications/initialized")
+        if self.log_level and "logging" in self.server_capabilities:
+            self.request("logging/setLevel", {"level": self.log_level}, deadline=deadline)
+        elif self.log_level:
+            self.tracer.note("the server does not declare logging; --log-level has no effect")
+        open_stream = getattr(self.transport, "open_event_stream", None)
+        if open_stream is not None:
+            open_stream({"MCP-Protocol-Version": self.protocol_version})
+        return result
+
+    def close(self) -> None:
+        """End the HTTP session (DELETE) and close the transport."""
+        end_session = getattr(self.transport, "end_session", None)
+        if end_session is not None:
+            status = end_session(self.headers_for("", None))
+            if status is not None:
+                self.tracer.note(f"ended the session (DELETE: HTTP {status})")
+        super().close()
+
+    def describe(self, deadline: Deadline | None = None) -> dict[str, Any]:
+        """`{era, protocolVersion, result}` with the InitializeResult as sent."""
+        return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.initialize_result}
+
+    def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
+        """Only a fresh `progressToken`: handshake versions carry no protocol `_meta` keys."""
+        return {"progressToken": f"mrtr-{request_id}"}
+
+    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+        """`MCP-Protocol-Version` on every message after `initialize` (the session id is
+        added by the transport); nothing on `initialize` itself."""
+        return {"MCP-Protocol-Version": self.protocol_version} if self._initialized else {}
+
+    # ------------------------------------------------------------------ requests
+    def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        capabilities: dict[str, Any] | None = None,
+        deadline: Deadline | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> dict[str, Any]:
+        """Send one request and return its `result`, answering server requests meanwhile.
+
+        `capabilities` is accepted for interface parity and ignored: a legacy session
+        declares its capabilities once, in `initialize`. A fresh `progressToken` is set
+        in `_meta`. An expired HTTP session (404) is re-initialized and the request
+        re-sent once; `-32042` (URL elicitation required) is shown, and the request
+        retried after consent.
+
+        Raises:
+            InputRequired: the server asked something nobody could answer (exit 5); the
+                document holds what was asked and what the server then returned.
+            Declined: the person refused a URL elicitation the request needs.
+            JsonRpcError, ProtocolError, TransportError, AuthError, TimeoutExpired, UsageError.
+        """
+        from mrtr_cli.transport.http import SessionExpired  # noqa: PLC0415
+
+        deadline = deadline or Deadline.unbounded()
+        reinitialized = False
+        url_rounds = 0
+        while True:
+            msg = self.new_request(method, params, {})
+            with self._inflight_lock:
+                self._inflight.append((method, dict(params or {})))
+            try:
+                response = self._exchange(msg, deadline, on_progress)
+            except SessionExpired:
+                if reinitialized:
+                    raise
+                reinitialized = True
+                self.tracer.note("the server ended the session (HTTP 404); initializing a new one")
+                self.initialize(deadline)
+                continue
+            finally:
+                with self._inflight_lock:
+                    self._inflight.remove((method, dict(params or {})))
+            asks = self.responder.take_asks() if self.responder is not None else None
+            try:
+                result = unwrap_response(response)
+            except JsonRpcError as err:
+                if asks is not None and asks.missing:
+                    raise self._input_required(method, params, asks, error=err) from None
+                if err.code == URL_ELICITATION_REQUIRED and url_rounds < MAX_URL_ELICITATION_ROUNDS:
+                    url_rounds += 1
+                    self._url_elicitation_required(err, method, params or {})
+                    continue
+                if err.code == RESOURCE_NOT_FOUND and method == "resources/read":
+                    err.hint = err.hint or f"the server has no resource {sanitize(str((params or {}).get('uri')))}"
+                raise
+            if asks is not None and asks.missing:
+                raise self._input_required(method, params, asks, result=result)
+            return result
+
+    def cancel(self, request_id: Any, reason: str) -> None:
+        """`notifications/cancelled` on every transport: in legacy Streamable HTTP a
+        disconnection is not a cancellation."""
+        try:
+            self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+        except Exception:  # noqa: BLE001 - the server may already be gone
+            pass
+        self.transport.abort(request_id)
+
+    # ------------------------------------------------------------------ internals
+    def _origin(self) -> str:
+        from mrtr_cli.engine.mrtr import origin_of  # noqa: PLC0415 - a display helper
+
+        with self._inflight_lock:
+            current = self._inflight[-1] if self._inflight else None
+        return origin_of(*current) if current else "the session"
+
+    def _answer_server_request(self, msg: Message) -> Message:
+        assert self.responder is not None
+        return self.responder.answer(msg, server_name=self.server_name, origin=self._origin())
+
+    def _on_message(self, msg: Message) -> None:
+        if msg.get("method") == "notifications/elicitation/complete" and "id" not in msg:
+            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            self.tracer.message("recv", msg)
+            self.env.err(f"mrtr: the server reports that URL elicitation "
+                         f"{sanitize(str(params.get('elicitationId')), single_line=True)} is complete")
+            return
+        super()._on_message(msg)
+
+    def _note_response_headers(self, headers: Mapping[str, str]) -> None:
+        if not self._capture_session:
+            return
+        session_id = headers.get(SESSION_HEADER.lower()) or headers.get(SESSION_HEADER)
+        if session_id is None:
+            return
+        if not _SESSION_ID.match(session_id):
+            raise ProtocolError("the server sent an Mcp-Session-Id with characters outside visible ASCII")
+        self.env.add_secret(session_id)  # whoever holds it can act in the session: never traced
+        self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]
+
+    def _url_elicitation_required(self, err: JsonRpcError, method: str, params: dict[str, Any]) -> None:
+        """`-32042`: show each URL elicitation, ask for consent; return to retry.
+
+        Raises:
+            JsonRpcError: the error carries no usable `elicitations` (or no responder).
+            InputRequired: nobody can consent now.
+            Declined: the person declined or cancelled.
+        """
+        data = err.data if isinstance(err.data, dict) else {}
+        elicitations = data.get("elicitations")
+        if self.responder is None or not isinstance(elicitations, list) or not elicitations:
+            raise err
+        requests = {}
+        for item in elicitations:
+            if not isinstance(item, dict):
+                raise err
+            requests[self.responder.next_key("elicitation/create")] = {
+                "method": "elicitation/create", "params": {**item, "mode": "url"}}
+        from mrtr_cli.engine.mrtr import origin_of  # noqa: PLC0415
+
+        asks = self.responder.ask(requests, server_name=self.server_name, origin=origin_of(method, params))
+        self.responder.take_asks()
+        if asks.missing:
+            raise self._input_required(method, params, asks, error=err)
+        refused = [k for k, r in asks.responses.items() if r.get("action") != "accept"]
+        if refused:
+            raise Declined(f"you did not consent to the URL the server requires ({', '.join(refused)}); "
+                           f"{method} failed: {sanitize(err.message, single_line=True)}", code=err.code, data=err.data)
+        self.tracer.note("URL elicitation accepted; retrying the request")
+
+    def _input_required(self, method: str, params: dict[str, Any] | None, asks: Any, *,
+                        result: dict[str, Any] | None = None, error: JsonRpcError | None = None) -> InputRequired:
+        """The exit-5 error for asks nobody could answer, with a pending-style document."""
+        from mrtr_cli.engine.pending import build_pending  # noqa: PLC0415 - the document format
+
+        doc = build_pending(
+            target=self.target, protocol_version=self.protocol_version, method=method, params=dict(params or {}),
+            input_requests=asks.input_requests, request_state=None, missing=asks.missing,
+            answered={k: v for k, v in asks.responses.items() if k not in asks.missing}, prefill=asks.prefill,
+        )
+        head = {k: doc.pop(k) for k in ("mrtr", "target", "protocolVersion")}
+        doc = {**head, "era": "legacy", "resumable": False, **doc}
+        doc["note"] = (f"This server speaks MCP {self.protocol_version}: it asks its questions during the call, "
+                       "and what nobody could answer was answered 'cancel', so there is no requestState to "
+                       "resume. Fill in answersTemplate and start the call again with --answers FILE.")
+        if result is not None:
+            doc["result"] = result
+        if error is not None:
+            doc["error"] = {"code": error.code, "message": error.message, "data": error.data}
+        missing = ", ".join(asks.missing)
+        return InputRequired(f"input required for {missing} ({asks.reason}); the server was answered 'cancel' "
+                             "and the pending document is on stdout", doc)
+
+
+def _newest_common(data: Any) -> str | None:
+    """The newest handshake version in an error's `data.supported` list, if any."""
+    supported = data.get("supported") if isinstance(data, dict) else None
+    if not isinstance(supported, list):
+        return None
+    return next((v for v in LEGACY_VERSIONS if v in supported), None)

@@ -1,0 +1,181 @@
+"""Answering server-initiated requests (MCP 2025-11-25 and earlier) with the responder chain.
+
+A legacy server asks its questions by sending JSON-RPC requests in the middle of a
+call: `elicitation/create`, `sampling/createMessage` and `roots/list` (2025-11-25
+`client/elicitation`, `client/sampling`, `client/roots`; the session answers `ping`
+itself). Each request is wrapped as a one-key `inputRequests` map and answered by the
+same `ResponderChain` as MRTR input requests, so `-a` flags, `fields` and `roots` in
+answer files, and the terminal work exactly as they do for a 2026-07-28 server.
+
+Keys are stable within a run: `elicitation-1`, `elicitation-2`, `sampling-1`,
+`roots-1`, ... in the order the server asks, so an answer file keyed that way (or one
+written by `--save-answers`) replays the run.
+
+When nobody can answer (`--no-input`, no terminal, nothing prepared) an elicitation is
+answered `{"action": "cancel"}` and a sampling or roots request gets an error; the ask
+is kept so the session can end the run with exit 5 and a pending-style document
+(there is no `requestState` to resume in these protocol versions).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.responders.chain import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, ResponderChain
+
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+KEY_PREFIX = {ELICIT: "elicitation", SAMPLING: "sampling", ROOTS: "roots"}
+CAPABILITY = {ELICIT: "elicitation", SAMPLING: "sampling", ROOTS: "roots"}
+
+#: JSON-RPC error codes used in answers: the method is not offered by this client, or
+#: nobody could answer (the code 2025-11-25 client/sampling uses for a user rejection).
+METHOD_NOT_FOUND = -32601
+NOT_ANSWERED = -1
+
+
+class Recorder(Protocol):
+    """Collects answers actually sent (`--save-answers`); `AnswerRecorder` fits."""
+
+    def record(self, responses: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class ServerAsks:
+    """What a server asked during one client request.
+
+    Attributes:
+        input_requests: key -> `{method, params}` as the server sent them.
+        responses: key -> the answer sent (answered keys only).
+        missing: keys nobody could answer (answered `cancel` or with an error).
+        prefill: key -> partial form content found in flags or files.
+        reason: why the missing keys could not be answered ("--no-input was given", ...).
+    """
+
+    input_requests: dict[str, Any] = field(default_factory=dict)
+    responses: dict[str, Any] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    prefill: dict[str, dict[str, Any]] = field(default_factory=dict)
+    reason: str = ""
+
+
+def error_reply(request_id: Any, code: int, message: str) -> dict[str, Any]:
+    """A JSON-RPC error response to a server request."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def result_reply(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
+    """A JSON-RPC result response to a server request."""
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+class ServerRequestResponder:
+    """Answers server-initiated requests through a `ResponderChain`.
+
+    Args:
+        chain: the run's responder chain (the same one MRTR input requests use).
+        capabilities: the `ClientCapabilities` declared in `initialize`; requests for
+            anything not declared get a `-32601` error instead of an answer.
+        recorder: where answers sent are recorded for `--save-answers`, or None.
+    """
+
+    def __init__(self, chain: ResponderChain, *, capabilities: dict[str, Any], recorder: Recorder | None = None):
+        self.chain = chain
+        self.capabilities = capabilities
+        self.recorder = recorder
+        self._counts: dict[str, int] = {}
+        self._asks = ServerAsks()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ answering
+    def answer(self, msg: dict[str, Any], *, server_name: str, origin: str) -> dict[str, Any]:
+        """The response message for one server request `{id, method, params}`.
+
+        Raises:
+            UsageError: a prepared answer (flag or file) is invalid for the request.
+            ProtocolError: the request is malformed (e.g. a form schema that is not flat).
+            Declined: the person refused a sampling request at the terminal.
+            KeyboardInterrupt: Ctrl-C at a prompt.
+        """
+        request_id = msg.get("id")
+        method = msg.get("method")
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if method not in INPUT_METHODS:
+            return error_reply(request_id, METHOD_NOT_FOUND, f"mrtr does not answer {method!r} requests")
+        if not self._declared(method, params):
+            return error_reply(request_id, METHOD_NOT_FOUND,
+                               f"mrtr did not declare the {CAPABILITY[method]} capability on this session")
+        origin = _task_origin(params) or origin
+        asks = self.ask({self.next_key(method): {"method": method, "params": params}},
+                        server_name=server_name, origin=origin)
+        key = next(iter(asks.input_requests))
+        if key in asks.responses:
+            return result_reply(request_id, asks.responses[key])
+        if method == ELICIT:
+            return result_reply(request_id, {"action": "cancel"})
+        return error_reply(request_id, NOT_ANSWERED, f"nobody could answer {method} ({asks.reason})")
+
+    def ask(self, input_requests: dict[str, Any], *, server_name: str, origin: str) -> ServerAsks:
+        """Answer an `inputRequests`-shaped map through the chain, remember what was
+        asked for `take_asks`, and return this round's part.
+
+        Raises: as `answer`.
+        """
+        outcome = self.chain.answer_round(input_requests, server_name=server_name, origin=origin,
+                                          capabilities=self.capabilities)
+        for key, response in outcome.responses.items():
+            request = input_requests[key]
+            params = request.get("params") or {}
+            if request.get("method") == ELICIT and params.get("mode") == "url" and response.get("action") == "accept" \
+                    and outcome.sources.get(key) != "terminal":
+                self.chain.env.err(f"mrtr: {sanitize(server_name, single_line=True)} asked you to visit "
+                                   f"{sanitize(str(params.get('url')), single_line=True)} (accepted from "
+                                   f"{sanitize(outcome.sources.get(key, 'answers'), single_line=True)})")
+        if self.recorder is not None and outcome.responses:
+            self.recorder.record(outcome.responses)
+        env = self.chain.env
+        reason = ("--no-input was given" if env.no_input
+                  else "no terminal to ask" if not self.chain.interactive else "no answer was given")
+        part = ServerAsks(dict(input_requests), dict(outcome.responses), list(outcome.missing),
+                          dict(outcome.prefill), reason)
+        with self._lock:
+            self._asks.input_requests.update(part.input_requests)
+            self._asks.responses.update(part.responses)
+            self._asks.missing.extend(part.missing)
+            self._asks.prefill.update(part.prefill)
+            self._asks.reason = reason
+        return part
+
+    def take_asks(self) -> ServerAsks:
+        """Everything asked since the last call (and forget it)."""
+        with self._lock:
+            asks, self._asks = self._asks, ServerAsks()
+        return asks
+
+    def next_key(self, method: str) -> str:
+        """The key for the next request of `method` (`elicitation-3`)."""
+        prefix = KEY_PREFIX[method]
+        with self._lock:
+            self._counts[prefix] = self._counts.get(prefix, 0) + 1
+            return f"{prefix}-{self._counts[prefix]}"
+
+    # ------------------------------------------------------------------ internals
+    def _declared(self, method: str, params: dict[str, Any]) -> bool:
+        declared = self.capabilities.get(CAPABILITY[method])
+        if declared is None:
+            return False
+        if method == ELICIT:
+            mode = params.get("mode") or "form"
+            return mode in declared or (mode == "form" and not declared)
+        return True
+
+
+def _task_origin(params: dict[str, Any]) -> str | None:
+    """"task ID" for a request tagged with `io.modelcontextprotocol/related-task` (2025-11-25 tasks)."""
+    meta = params.get("_meta")
+    related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+    if isinstance(related, dict) and related.get("taskId") is not None:
+        return f"task {related['taskId']}"
+    return None
