@@ -323,9 +323,14 @@ def test_stdio_server_that_dies_is_restarted_once_then_the_rest_fail_fast(mrtr, 
     assert run.code == 3
 
 
-def test_http_server_that_is_gone_fails_every_line_with_exit_3(mrtr, tmp_path):
+def test_http_server_that_is_gone(mrtr, tmp_path):
     batch = write_lines(tmp_path / "b.jsonl", [{"call": "echo", "arguments": {"text": str(i)}} for i in range(5)])
-    run = mrtr("--url", f"http://127.0.0.1:{free_port()}/mcp", "batch", str(batch), "-j", "2", timeout=60)
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    # The era probe finds nobody there: nothing runs, one error, no records (--resume runs them all later).
+    run = mrtr("--url", url, "batch", str(batch), "-j", "2", timeout=60)
+    assert run.code == 3 and "cannot connect" in run.stderr and run.stdout == ""
+    # Without a probe, every line tries, and fails with its own exit-3 record.
+    run = mrtr("--url", url, "--protocol", "2026-07-28", "batch", str(batch), "-j", "2", timeout=60)
     got = records(run.stdout)
     assert [r["exitCode"] for r in got] == [3] * 5 and "cannot connect" in got[0]["error"]["message"]
     assert run.code == 3
@@ -359,3 +364,23 @@ def test_tasks_are_waited_for_or_recorded_when_detached(mrtr, tmp_path):
     got = records(detached.stdout)
     assert all(r["exitCode"] == 0 and r["result"]["resultType"] == "task" for r in got), detached.stdout
     assert detached.code == 0 and "task wait" in detached.stderr
+
+
+# ---------------------------------------------------------------------- older servers
+def test_an_older_server_runs_one_line_at_a_time_with_each_lines_answers(mrtr, tmp_path):
+    legacy = stdio_cmd(SERVERS / "legacy_server.py")
+    booking = {"call": "book_table", "arguments": {"date": "2026-01-01"}}
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": "echo", "call": "echo", "arguments": {"text": "old"}},
+        {"id": "none", **booking},
+        {"id": "two", **booking, "answers": {"fields": {"partySize": 2, "seating": "indoor"}}},
+        {"id": "five", **booking, "answers": {"fields": {"partySize": 5}}},
+    ])
+    run = mrtr("--stdio", legacy, "batch", str(batch), "-j", "4", "-a", "seating=outdoor", timeout=60)
+    got = {r["id"]: r for r in records(run.stdout)}
+    assert text_of(got["echo"]) == "old"
+    assert got["none"]["exitCode"] == 5 and got["none"]["pending"]["missing"] == ["elicitation-1"]
+    assert text_of(got["two"]) == "Booked a table for 2 (outdoor) on 2026-01-01."  # -a beats the line's field
+    assert text_of(got["five"]) == "Booked a table for 5 (outdoor) on 2026-01-01."
+    assert "running one line at a time" in run.stderr and "was not used" not in run.stderr
+    assert run.code == 5

@@ -11,6 +11,10 @@ All lines share one session: one HTTP connection pool, or one stdio server
 process with requests multiplexed by JSON-RPC id. If a stdio server dies, the
 lines in flight fail (exit 3: their outcome is unknown) and the server is started
 again once; if it dies again, every line left fails at once with exit 3.
+
+A server of an older protocol (2025-11-25 and earlier) asks its questions with
+requests of its own in the middle of a call, naming no call: its lines run one at a
+time, and each question is answered with that line's answers.
 """
 
 from __future__ import annotations
@@ -180,6 +184,12 @@ class BatchRunner:
             return
         calls = any(line.command == "call" and line.error is None for line in self.lines)
         session = self.slot.get()  # batch-level problems (cannot start the server, a bad option) end here
+        if session.era != "modern" and self.jobs > 1:
+            # An older server's questions arrive in the middle of a call and name no call:
+            # only with one line in flight can they be told apart (and get that line's answers).
+            self.env.err(f"mrtr: batch: the server speaks MCP {session.protocol_version}, whose questions name "
+                         "no call; running one line at a time")
+            self.jobs = 1
         if calls:
             # The tool list, once, in its own --timeout window (a slow-starting server is not
             # charged to the first lines); if it fails, each line tries again and says why.
@@ -215,6 +225,9 @@ class BatchRunner:
             session = self.slot.get()
             deadline = self.app.deadline()
             chain = self.app.line_chain(store, deadline)
+            responder = getattr(session, "responder", None)
+            if responder is not None:  # an older server's own requests: this line's answers (one line at a time)
+                responder.chain = chain
             method, params = self.app.request_params(session, line.command, line.subject, base=line.arguments)
             outcome = self.app.drive(method, params, session=session, chain=chain, target=self.app.target(),
                                      deadline=deadline)
@@ -292,8 +305,9 @@ class BatchRunner:
         """Note each `-a` flag that no line's input request used (not with `-q`)."""
         if self.env.quiet:
             return
+        used = self._used_flags | self._base.used_flags  # lines', and the batch chain's (older servers)
         for index, flag in enumerate(self._base.flags):
-            if index not in self._used_flags:
+            if index not in used:
                 self.env.err(f"mrtr: note: -a {flag.text} was not used: no form in this batch has a field "
                              f"{flag.name!r}")
 
