@@ -108,6 +108,7 @@ def serve_http(port: int, sse: bool = False) -> None:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: one connection serves many requests
+        disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stalls
 
         def do_POST(self) -> None:  # noqa: N802
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))

@@ -12,20 +12,20 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from mrtr_cli.config.target import Target, parse_header, parse_stdio
-from mrtr_cli.engine.mrtr import DEFAULT_MAX_ROUNDS, AnswerRecorder, EngineOutcome, MrtrEngine
+from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ExitStatus, InputRequired, Interrupted, JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.protocol.session import Session
-from mrtr_cli.render.logs import LOG_LEVELS, LogPrinter
-from mrtr_cli.render.output import print_result
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_flag
-from mrtr_cli.responders.chain import ResponderChain
-from mrtr_cli.responders.shapes import looks_like_sampling_result
+
+if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boots (App.spawn_early)
+    from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
+    from mrtr_cli.protocol.session import Session
+    from mrtr_cli.responders.chain import ResponderChain
 
 
 @dataclass
@@ -103,6 +103,8 @@ class App:
         self._store: AnswerStore | None = None
         self._chain: ResponderChain | None = None
         self._recorder: AnswerRecorder | None = None
+        #: A stdio transport launched by `spawn_early`, for the next `session()` of that target.
+        self._early: tuple[Target, Any] | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -223,6 +225,8 @@ class App:
 
             return TerminalResponder(self.env, open_urls=self.opts.open_urls)
 
+        from mrtr_cli.responders.chain import ResponderChain  # noqa: PLC0415
+
         roots, roots_source, sampler = self.input_sources(store)
         if sampler is not None:
             sampler.deadline = self.deadline()
@@ -234,6 +238,8 @@ class App:
     def recorder(self) -> AnswerRecorder | None:
         """The `--save-answers` recorder of this run, or None."""
         if self._recorder is None and self.opts.save_answers:
+            from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415
+
             self._recorder = AnswerRecorder()
         return self._recorder
 
@@ -257,6 +263,8 @@ class App:
             sampler = CommandSampler(o.sampling_command, self.env, timeout=o.sampling_timeout or DEFAULT_SAMPLING_TIMEOUT)
         elif o.sampling_timeout is not None:
             raise UsageError("--sampling-timeout applies to --sampling-command, which was not given")
+        from mrtr_cli.responders.shapes import looks_like_sampling_result  # noqa: PLC0415
+
         if o.sampling_tools and sampler is None and not store.has_exact_of_shape(looks_like_sampling_result):
             raise UsageError("--sampling-tools needs a sampling source that can use tools",
                              hint="give --sampling-command CMD, or sampling answers in --answers")
@@ -305,28 +313,20 @@ class App:
         printed there. After a Ctrl-C the server is shut down; a second Ctrl-C kills it
         and exits 130 at once.
         """
-        from mrtr_cli.protocol.era import (  # noqa: PLC0415
-            DEFAULT_PROBE_TIMEOUT,
-            SessionSettings,
-            open_session,
-            parse_protocol,
-            server_key,
-        )
+        from mrtr_cli.protocol.era import SessionSettings, open_session, server_key  # noqa: PLC0415
+        from mrtr_cli.render.logs import LogPrinter  # noqa: PLC0415
 
         target = target or self.target()
-        parse_protocol(self.opts.protocol)
-        if self.opts.log_level:
-            self.opts.log_level = self.opts.log_level.lower()
-            if self.opts.log_level not in LOG_LEVELS:
-                raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
-        probe_timeout = self.opts.probe_timeout if self.opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
-        if probe_timeout <= 0:
-            raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")
+        probe_timeout = self._session_options()
+        early, self._early = self._early, None
+        transport = early[1] if early is not None and early[0] is target else None
         if self.opts.trace:
             try:  # a session opened again in this run (a batch restarting its server) appends
                 mode = "w" if self._trace_file is None else "a"
                 self._trace_file = open(self.opts.trace, mode, encoding="utf-8")  # noqa: SIM115
             except OSError as exc:
+                if transport is not None:
+                    transport.kill()
                 raise UsageError(f"--trace {self.opts.trace}: {exc.strerror or exc}") from None
             self.tracer.trace_file = self._trace_file
         settings = SessionSettings(
@@ -335,7 +335,7 @@ class App:
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
         )
-        transport = target.make_transport(self.env, self.tracer)
+        transport = transport or target.make_transport(self.env, self.tracer)
         session: Session | None = None
         display = None
         try:
@@ -364,6 +364,40 @@ class App:
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
                 self._trace_file.close()
+
+    def spawn_early(self, target: Target) -> None:
+        """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next
+        `session(target)` adopts it (docs/performance.md). If an option the session checks is
+        bad, the server is stopped again and the usage error raised; a server that cannot be
+        launched is reported when the session opens. Nothing happens for HTTP."""
+        if target.command and self._early is None:
+            transport = target.make_transport(self.env, self.tracer)
+            transport.spawn()
+            try:
+                self._session_options()
+            except UsageError:
+                transport.kill()
+                raise
+            self._early = (target, transport)
+
+    def _session_options(self) -> float:
+        """Check `--protocol`, `--log-level` and `--probe-timeout`; returns the probe timeout.
+
+        Raises:
+            UsageError: a bad value.
+        """
+        from mrtr_cli.protocol.era import DEFAULT_PROBE_TIMEOUT, parse_protocol  # noqa: PLC0415
+        from mrtr_cli.render.logs import LOG_LEVELS  # noqa: PLC0415
+
+        parse_protocol(self.opts.protocol)
+        if self.opts.log_level:
+            self.opts.log_level = self.opts.log_level.lower()
+            if self.opts.log_level not in LOG_LEVELS:
+                raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+        probe_timeout = self.opts.probe_timeout if self.opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
+        if probe_timeout <= 0:
+            raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")
+        return probe_timeout
 
     def _server_request_responder(self) -> Any:
         """Answers an older server's own requests with this run's responder chain."""
@@ -408,6 +442,8 @@ class App:
                                           recorder=recorder, deadline=deadline)
                 return runner.on_task(create_result, capabilities)
 
+        from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415
+
         engine = MrtrEngine(session, chain, target=target.public(), max_rounds=self.opts.max_rounds,
                             deadline=deadline, recorder=recorder, on_task=on_task)
         try:
@@ -424,6 +460,8 @@ class App:
 
     def finish(self, method: str, outcome: EngineOutcome) -> int:
         """Print the final result and choose the exit code (1 for isError, 6 after a decline)."""
+        from mrtr_cli.render.output import print_result  # noqa: PLC0415
+
         if not outcome.extra.get("detached"):  # `--detach`: the task was printed, the result comes later
             print_result(self.env, method, outcome.result, json_mode=self.opts.json_mode)
         return outcome_status(method, outcome)

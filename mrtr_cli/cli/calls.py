@@ -26,6 +26,7 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
     base = load_args_option(args_json, app.read_file) if args_json else None
     store = app.answer_store()
     target = app.target()
+    app.spawn_early(target)
     with app.session(target) as session:
         method, params = app.request_params(session, "call", tool, parsed, base)
         return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
@@ -47,6 +48,7 @@ def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json:
     base = load_args_option(args_json, app.read_file) if args_json else None
     store = app.answer_store()
     target = app.target()
+    app.spawn_early(target)
     with app.session(target) as session:
         method, params = app.request_params(session, "prompt", name, parsed, base)
         return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
@@ -62,6 +64,7 @@ def read_cmd(ctx: click.Context, uri: str, **kw: Any) -> int:
     app = make_app(ctx, kw)
     store = app.answer_store()
     target = app.target()
+    app.spawn_early(target)
     with app.session(target) as session:
         method, params = app.request_params(session, "read", uri)
         return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)

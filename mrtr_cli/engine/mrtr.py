@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.engine.pending import build_pending, save_interrupted
 from mrtr_cli.errors import InputRequired, Interrupted, ProtocolError, TimeoutExpired
 from mrtr_cli.protocol.deadline import Deadline
@@ -30,7 +31,6 @@ from mrtr_cli.responders.chain import ResponderChain
 
 MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-DEFAULT_MAX_ROUNDS = 10
 _BACKOFF_START = 0.05
 _BACKOFF_MAX = 2.0
 

@@ -255,6 +255,12 @@ class FormField:
         """
         if self.kind == "multi" and isinstance(value, list) and len(set(map(str, value))) != len(value):
             return "lists a value more than once"
+        from mrtr_cli.schema.quickcheck import plainly_valid  # noqa: PLC0415
+
+        fmt = self.schema.get("format")
+        if plainly_valid(value, self.schema) and not (
+                fmt in FORMAT_HINTS and isinstance(value, str) and check_format(fmt, value) is not None):
+            return None  # plainly fine: no need to import jsonschema (docs/performance.md)
         for error in property_validator(self.schema).iter_errors(value):
             return self._reason(error, value)
         return None

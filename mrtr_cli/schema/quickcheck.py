@@ -13,8 +13,9 @@ stays the validator of record and writes every error message.
 Subset (same meaning in all four dialects): `type`, `properties`, `required`,
 `additionalProperties`, `enum`, `const`, `items` (one schema), `minimum`, `maximum`,
 `exclusiveMinimum`, `exclusiveMaximum` (numbers), `minLength`, `maxLength`,
-`minItems`, `maxItems`, `minProperties`, `maxProperties`, boolean `true` schemas, and
-annotations (`title`, `description`, `default`, `examples`, `format` (not asserted),
+`minItems`, `maxItems`, `minProperties`, `maxProperties`, `anyOf` (met when one branch
+certainly is), `oneOf` of `const` branches only (titled choices), boolean `true`
+schemas, and annotations (`title`, `description`, `default`, `examples`, `format` (not asserted),
 `deprecated`, `readOnly`, `writeOnly`, `$comment`, `$schema`, `$id`, `x-*`).
 """
 
@@ -32,10 +33,10 @@ _DIALECTS = {
     "http://json-schema.org/draft-06/schema",
 }
 _ANNOTATIONS = {"title", "description", "default", "examples", "format", "deprecated", "readOnly", "writeOnly",
-                "$comment", "$schema", "$id", "contentMediaType", "contentEncoding"}
+                "enumNames", "$comment", "$schema", "$id", "contentMediaType", "contentEncoding"}
 _ASSERTIONS = {"type", "properties", "required", "additionalProperties", "enum", "const", "items", "minimum",
                "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
-               "minProperties", "maxProperties"}
+               "minProperties", "maxProperties", "anyOf", "oneOf"}
 
 
 class _Unsure(Exception):
@@ -117,6 +118,10 @@ def _check(instance: Any, schema: Any) -> None:
         raise _Unsure("enum")
     if "const" in schema and not _equal(instance, schema["const"]):
         raise _Unsure("const")
+    if "anyOf" in schema:
+        _check_any_of(instance, schema["anyOf"])
+    if "oneOf" in schema:
+        _check_one_of(instance, schema["oneOf"])
     if _is_number(instance):
         if "minimum" in schema and instance < _bound(schema["minimum"]):
             raise _Unsure("minimum")
@@ -135,6 +140,29 @@ def _check(instance: Any, schema: Any) -> None:
         _check_array(instance, schema)
     elif isinstance(instance, dict):
         _check_object(instance, schema)
+
+
+def _check_any_of(instance: Any, branches: Any) -> None:
+    """Met when some branch is certainly met (one that is not says nothing)."""
+    if not isinstance(branches, list):
+        raise _Unsure("anyOf")
+    for branch in branches:
+        try:
+            _check(instance, branch)
+        except _Unsure:
+            continue
+        return
+    raise _Unsure("anyOf")
+
+
+def _check_one_of(instance: Any, branches: Any) -> None:
+    """Only the titled-choice form: every branch a `const` (with annotations); exactly one equal."""
+    if not isinstance(branches, list) or not all(
+            isinstance(b, dict) and "const" in b and all(k == "const" or k in _ANNOTATIONS for k in b)
+            for b in branches):
+        raise _Unsure("oneOf")
+    if sum(1 for b in branches if _equal(instance, b["const"])) != 1:
+        raise _Unsure("oneOf")
 
 
 def _check_array(instance: list[Any], schema: dict[str, Any]) -> None:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - concurrent.futures loads `logging`: imported when a request is made
+    from concurrent.futures import Future
 
 Message = dict[str, Any]
 MessageHandler = Callable[[Message], None]
@@ -30,6 +32,10 @@ class Transport(ABC):
     #: True when aborting a request is itself the cancellation signal (HTTP closes
     #: the SSE stream); False when the protocol must send `notifications/cancelled`.
     cancel_by_close: bool = False
+
+    def spawn(self) -> None:
+        """Optionally get going before `start` (a stdio server process boots meanwhile);
+        never raises: `start` reports any failure. Nothing to do for HTTP."""
 
     @abstractmethod
     def start(self, on_message: MessageHandler) -> None:

@@ -16,12 +16,14 @@ import signal
 import subprocess
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.base import Message, MessageHandler, Transport
+
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future
 
 STDERR_TAIL_LINES = 20
 _READ_BUFFER = 1 << 16
@@ -50,6 +52,33 @@ def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
             proc.kill()
         except OSError:
             pass
+
+
+def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to `timeout` seconds for `proc` to exit (and reap it); True when it did.
+
+    On Linux the wait wakes the moment the process exits (a pidfd); elsewhere it is
+    `Popen.wait`, which polls with growing sleeps."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is not None and proc.returncode is None:
+        try:
+            fd = pidfd_open(proc.pid)
+        except OSError:  # already reaped, or not supported by the kernel
+            pass
+        else:
+            import select  # noqa: PLC0415
+
+            try:
+                ready, _, _ = select.select([fd], [], [], timeout)
+            finally:
+                os.close(fd)
+            if not ready:
+                return False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 class StdioTransport(Transport):
@@ -91,11 +120,15 @@ class StdioTransport(Transport):
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
         self._dead: TransportError | None = None
+        self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self, on_message: MessageHandler) -> None:
-        self._on_message = on_message
+    def spawn(self) -> None:
+        """Launch the server process now (it boots while `mrtr` carries on); `start` adopts it.
+        A failure to launch is kept and raised by `start`, so it is reported in order."""
+        if self._proc is not None or self._spawn_error is not None:
+            return
         env = {**os.environ, **self._env} if self._env else None
         try:
             self._proc = subprocess.Popen(
@@ -111,14 +144,20 @@ class StdioTransport(Transport):
                 start_new_session=True,
             )
         except FileNotFoundError:
-            raise TransportError(
+            self._spawn_error = TransportError(
                 f"cannot start the server: command not found: {self.argv[0]}",
                 hint="check the --stdio command (it is split like a shell would, but no shell runs it)",
-            ) from None
+            )
         except PermissionError:
-            raise TransportError(f"cannot start the server: permission denied: {self.argv[0]}") from None
+            self._spawn_error = TransportError(f"cannot start the server: permission denied: {self.argv[0]}")
         except OSError as exc:
-            raise TransportError(f"cannot start the server: {exc.strerror or exc}") from None
+            self._spawn_error = TransportError(f"cannot start the server: {exc.strerror or exc}")
+
+    def start(self, on_message: MessageHandler) -> None:
+        self._on_message = on_message
+        self.spawn()
+        if self._spawn_error is not None:
+            raise self._spawn_error
         self._stderr_thread = threading.Thread(target=self._pump_stderr, name="mrtr-stdio-stderr", daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read_loop, name="mrtr-stdio-reader", daemon=True).start()
@@ -139,11 +178,8 @@ class StdioTransport(Transport):
                     step()
                 except OSError:
                     pass
-            try:
-                proc.wait(timeout=self._close_timeout)
+            if wait_exit(proc, self._close_timeout):
                 break
-            except subprocess.TimeoutExpired:
-                continue
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
 
@@ -156,6 +192,8 @@ class StdioTransport(Transport):
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+        from concurrent.futures import Future  # noqa: PLC0415 - after the server was launched (startup time)
+
         fut: Future[Message] = Future()
         with self._lock:
             if self._dead is not None:
