@@ -122,3 +122,13 @@ def test_answer_documents_and_flags():
         parse_answer_document([], "h.json")
     assert parse_flag("k.f=1").name == "k.f"
     assert parse_flag("f:=[1]").raw == [1]
+
+
+def test_sse_parser_on_raw_bytes_split_anywhere():
+    from mrtr_cli.transport.sse import parse_sse_bytes
+
+    raw = b"event: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: ping\nid: 7\rdata: x\r\rdata:tail \xe2\x98\x83"
+    want = [("message", '{"a":\n1}', None), ("message", "x", "7"), ("message", "tail \u2603", "7")]
+    for size in range(1, len(raw) + 1):  # every way of cutting the stream into chunks
+        chunks = [raw[i:i + size] for i in range(0, len(raw), size)]
+        assert [(e.event, e.data, e.id) for e in parse_sse_bytes(chunks)] == want, size

@@ -71,17 +71,21 @@ class RecordSink:
     they come with `ordered=False`.
 
     Args:
-        write: writes one line of text (the record and a newline) and flushes it.
+        write: writes one line of text (the record and a newline).
         order: the line numbers this run will record, in input order.
         ordered: keep input order.
+        flush: pushes what was written out (`flush()`; the runner calls it whenever no
+            other record is waiting, so records stream out without a system call each).
     """
 
-    def __init__(self, write: Callable[[str], None], order: list[int], *, ordered: bool = True):
+    def __init__(self, write: Callable[[str], None], order: list[int], *, ordered: bool = True,
+                 flush: Callable[[], None] | None = None):
         self._write = write
         self._order = order
         self._ordered = ordered
         self._next = 0
         self._buffer: dict[int, dict[str, Any]] = {}
+        self.flush_output: Callable[[], None] = flush or (lambda: None)
 
     def add(self, record: dict[str, Any]) -> None:
         """Take one finished line's record."""
@@ -94,9 +98,11 @@ class RecordSink:
             self._next += 1
 
     def flush(self) -> None:
-        """Write every record still held back (lines before them never finished: Ctrl-C), in input order."""
+        """Write every record still held back (lines before them never finished: Ctrl-C), in
+        input order, and push everything out."""
         for number in sorted(self._buffer):
             self._write(dumps_record(self._buffer.pop(number)) + "\n")
+        self.flush_output()
 
 
 # ---------------------------------------------------------------------- --resume

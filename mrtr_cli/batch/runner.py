@@ -167,7 +167,7 @@ class BatchRunner:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._interrupted = False
-        self._done: queue.Queue[tuple[BatchLine, dict[str, Any]]] = queue.Queue()
+        self._done: queue.Queue[tuple[BatchLine, dict[str, Any]] | None] = queue.Queue()
         self.recorded = 0
 
     def run(self) -> None:
@@ -181,6 +181,7 @@ class BatchRunner:
         if not any(line.error is None for line in self.lines):
             for line in self.lines:  # only malformed lines: no server needed
                 self._take(line, self.run_line(line))
+            self.sink.flush()
             return
         calls = any(line.command == "call" and line.error is None for line in self.lines)
         session = self.slot.get()  # batch-level problems (cannot start the server, a bad option) end here
@@ -250,36 +251,45 @@ class BatchRunner:
 
     # ------------------------------------------------------------------ workers
     def _work(self) -> None:
-        while not self._stop.is_set():
-            with self._lock:
-                if self._next >= len(self.lines):
-                    return
-                line = self.lines[self._next]
-                self._next += 1
-            record = self.run_line(line)
-            with self._lock:
-                if self._interrupted:
-                    return  # cancelled by Ctrl-C: no record, --resume runs the line again
-                if self.fail_fast and record["exitCode"] != 0:
-                    self._stop.set()  # before this worker (or another) takes the next line
-                self._done.put((line, record))
+        try:
+            while not self._stop.is_set():
+                with self._lock:
+                    if self._next >= len(self.lines):
+                        return
+                    line = self.lines[self._next]
+                    self._next += 1
+                record = self.run_line(line)
+                with self._lock:
+                    if self._interrupted:
+                        return  # cancelled by Ctrl-C: no record, --resume runs the line again
+                    if self.fail_fast and record["exitCode"] != 0:
+                        self._stop.set()  # before this worker (or another) takes the next line
+                    self._done.put((line, record))
+        finally:
+            self._done.put(None)  # this worker is done
 
     def _collect(self, workers: list[threading.Thread]) -> None:
-        while True:
+        running = len(workers)
+        while running:
             try:
-                line, record = self._done.get(timeout=_WAIT)
+                item = self._done.get(timeout=_WAIT)  # a timeout: Ctrl-C is noticed between waits
             except queue.Empty:
-                if not any(w.is_alive() for w in workers) and self._done.empty():
-                    return
                 continue
-            self._take(line, record)
+            if item is None:
+                running -= 1
+                continue
+            self._take(*item)
+            if self._done.empty():
+                self.sink.flush_output()
 
     def _drain(self) -> None:
         while True:
             try:
-                self._take(*self._done.get_nowait())
+                item = self._done.get_nowait()
             except queue.Empty:
                 return
+            if item is not None:
+                self._take(*item)
 
     def _take(self, line: BatchLine, record: dict[str, Any]) -> None:
         self.sink.add(record)

@@ -77,8 +77,8 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
             todo.append(line)
 
     stream = _output_stream(output, resume_path)
-    write = env.out if stream is None else _file_writer(stream)
-    sink = RecordSink(write, [line.number for line in todo], ordered=not unordered)
+    out = env.stdout if stream is None else stream
+    sink = RecordSink(out.write, [line.number for line in todo], ordered=not unordered, flush=out.flush)
     try:
         run_batch(app, todo, sink, summary, jobs=jobs, fail_fast=fail_fast)
     except KeyboardInterrupt:
@@ -102,14 +102,6 @@ def _output_stream(output: str | None, resume_path: str | None) -> IO[str] | Non
     if resume_path and not output:
         return open_output(resume_path, append=True)
     return None
-
-
-def _file_writer(stream: IO[str]) -> Any:
-    def write(text: str) -> None:
-        stream.write(text)
-        stream.flush()
-
-    return write
 
 
 def _report(app: Any, summary: Any) -> None:

@@ -310,8 +310,11 @@ class Session:
                 self._progress[token] = (on_progress, deadline, _label(msg))
         self.tracer.message("send", msg)
         try:
-            fut = self.transport.request(msg, headers)
-            response = self._wait(fut, deadline, msg["method"])
+            if self._inline():
+                response = self._exchange_inline(msg, headers, deadline)
+            else:
+                fut = self.transport.request(msg, headers)
+                response = self._wait(fut, deadline, msg["method"])
         except TransportError:
             raise
         except KeyboardInterrupt:
@@ -333,6 +336,22 @@ class Session:
             self._end_progress(token)
         self.tracer.message("recv", response)
         return response
+
+    def _inline(self) -> bool:
+        """Run this request in the calling thread: the transport can, the thread is not the
+        main one (which must stay free for Ctrl-C), and no server request can arrive for this
+        thread to answer meanwhile (a 2026-07-28 server asks its questions in results)."""
+        return (self.transport.inline_exchange and self.era == "modern"
+                and threading.current_thread() is not threading.main_thread())
+
+    def _exchange_inline(self, msg: Message, headers: dict[str, str], deadline: Deadline) -> Message:
+        from mrtr_cli.transport.base import RequestTimeout  # noqa: PLC0415
+
+        try:
+            return self.transport.exchange(msg, headers, deadline.remaining)
+        except RequestTimeout:
+            raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {msg['method']}"
+                                 + (" (extended by progress up to --max-timeout)" if deadline.extended else "")) from None
 
     def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str) -> Message:
         """Wait for `fut`, answering server-initiated requests on this thread meanwhile."""

@@ -161,6 +161,8 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
     Raises:
         UsageError: a value cannot be coerced, or a key is both a value and an object.
     """
+    if not items:
+        return dict(base) if base else {}  # nothing to add: a shallow copy leaves `base` as it was
     args: dict[str, Any] = json.loads(json.dumps(base)) if base else {}
     counts: dict[str, int] = {}
     for item in items:

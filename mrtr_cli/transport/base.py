@@ -20,6 +20,14 @@ Message = dict[str, Any]
 MessageHandler = Callable[[Message], None]
 
 
+class RequestTimeout(Exception):
+    """`Transport.exchange` ran out of the time its caller gave it."""
+
+
+#: Seconds left for a request (None: no bound), asked again as the request goes on.
+Remaining = Callable[[], "float | None"]
+
+
 class Transport(ABC):
     """One connection to one server.
 
@@ -53,6 +61,22 @@ class Transport(ABC):
         The future fails with `TransportError` (server gone, broken stream, HTTP 5xx)
         or `AuthError` (HTTP 401/403). A JSON-RPC error response is a normal result.
         """
+
+    #: True when `exchange` runs a request in the calling thread, which costs less than
+    #: `request` (no hand-off to another thread) for a caller that may block: the worker
+    #: threads of `mrtr batch` (a main thread waits on `request`'s future instead, so
+    #: that Ctrl-C reaches it).
+    inline_exchange: bool = False
+
+    def exchange(self, message: Message, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
+        """Send a request and return its response, in the calling thread.
+
+        Raises:
+            RequestTimeout: `remaining()` ran out (the request was abandoned, which on
+                HTTP is the cancellation signal).
+            TransportError, AuthError: as for `request`.
+        """
+        raise NotImplementedError
 
     @abstractmethod
     def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:

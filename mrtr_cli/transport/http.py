@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, Transport
+from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport
 from mrtr_cli.transport.sse import parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -168,6 +168,11 @@ class HttpTransport(Transport):
         thread.start()
         return fut
 
+    inline_exchange = True
+
+    def exchange(self, message: Message, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
+        return self._post(message, dict(headers or {}), remaining)
+
     def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
         client = self._require_client()
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -239,7 +244,12 @@ class HttpTransport(Transport):
         if not fut.done():
             fut.set_result(result)
 
-    def _post(self, message: Message, headers: dict[str, str]) -> Message:
+    def _post(self, message: Message, headers: dict[str, str], remaining: Remaining | None = None) -> Message:
+        """POST one request and read its response (JSON, or SSE up to the final response).
+
+        With `remaining` (an inline `exchange`), every wait is bounded by the time left:
+        socket reads time out, and it is checked again after each SSE event (progress
+        may have moved it)."""
         import httpx  # noqa: PLC0415
 
         client = self._require_client()
@@ -247,10 +257,18 @@ class HttpTransport(Transport):
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         all_headers = self._headers(headers)
         self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
+        timeout: Any = httpx.USE_CLIENT_DEFAULT
+        left = remaining() if remaining is not None else None
+        if left is not None:
+            if left <= 0:
+                raise RequestTimeout()
+            timeout = httpx.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
         try:
-            req = client.build_request("POST", self.url, content=body, headers=all_headers)
+            req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
             resp = client.send(req, stream=True)
         except Exception as exc:  # noqa: BLE001
+            if _ran_out(exc, remaining):
+                raise RequestTimeout() from None
             raise self._connect_error(exc) from None
         with self._lock:
             if rid in self._aborted:
@@ -261,12 +279,14 @@ class HttpTransport(Transport):
             if self.on_response_headers is not None:
                 self.on_response_headers(resp.headers)  # first: it may register a secret (session id)
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-            return self._read_response(resp, rid, had_session=SESSION_HEADER in all_headers)
+            return self._read_response(resp, rid, had_session=SESSION_HEADER in all_headers, remaining=remaining)
         except httpx.HTTPError as exc:
             with self._lock:
                 aborted = rid in self._aborted
             if aborted:
                 raise BrokenStream("request aborted") from None
+            if _ran_out(exc, remaining):
+                raise RequestTimeout() from None
             raise BrokenStream(
                 f"the response stream from {self.url} broke before the final response ({type(exc).__name__})"
             ) from None
@@ -275,7 +295,8 @@ class HttpTransport(Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
-    def _read_response(self, resp: httpx.Response, rid: Any, *, had_session: bool = False) -> Message:
+    def _read_response(self, resp: httpx.Response, rid: Any, *, had_session: bool = False,
+                       remaining: Remaining | None = None) -> Message:
         status = resp.status_code
         ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
         if status in (401, 403):
@@ -303,6 +324,8 @@ class HttpTransport(Transport):
                     raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
                 if "method" in msg:
                     self._on_message(msg)
+                    if remaining is not None and (left := remaining()) is not None and left <= 0:
+                        raise RequestTimeout()
                     continue
                 if "result" in msg or "error" in msg:
                     if msg.get("id") == rid or msg.get("id") is None:
@@ -377,6 +400,16 @@ class HttpTransport(Transport):
                 resp.close()
             failures = 0 if got else failures + 1
             time.sleep(0.5)
+
+
+def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
+    """An httpx timeout that happened because the caller's time ran out."""
+    import httpx  # noqa: PLC0415
+
+    if remaining is None or not isinstance(exc, httpx.TimeoutException):
+        return False
+    left = remaining()  # a read waits at most the time that was left when the request began
+    return left is not None and (left <= 0.05 or isinstance(exc, httpx.ReadTimeout))
 
 
 def _json_body(resp: httpx.Response) -> Any:

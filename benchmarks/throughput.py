@@ -1,0 +1,79 @@
+"""Batch throughput over Streamable HTTP, beside a plain httpx loop from the same run.
+
+Usage: python benchmarks/throughput.py [--calls N] [--jobs J] [--runs R]
+
+`mrtr batch` of N `tools/call echo` lines with `-j J` (one HTTP connection pool)
+against the minimal server, records to /dev/null, beside a plain Python script doing
+the same N POSTs from J threads sharing one `httpx.Client`. Both are timed as whole
+processes (start-up included), and reported as calls per second. Target: mrtr at
+least 80% of the plain loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+
+from common import ENV, MRTR, PY, Row, http_server, print_rows, run_quiet, script, warm_bytecode
+
+PLAIN_HTTPX_LOOP = r"""
+import json, sys
+from concurrent.futures import ThreadPoolExecutor
+import httpx
+url, calls, jobs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "plain", "version": "0"}}
+headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+           "Mcp-Method": "tools/call", "Mcp-Name": "echo"}
+limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+with httpx.Client(headers=headers, limits=limits) as client:
+    def one(i):
+        msg = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
+               "params": {"name": "echo", "arguments": {"text": f"call {i}"}, "_meta": meta}}
+        return client.post(url, json=msg).json()["result"]
+    with ThreadPoolExecutor(jobs) as pool:
+        for result in pool.map(one, range(calls)):
+            sys.stdout.write(json.dumps(result) + "\n")
+"""
+
+
+def measure(calls: int = 1000, jobs: int = 16, runs: int = 5) -> list[Row]:
+    lines = "".join(json.dumps({"id": i, "call": "echo", "arguments": {"text": f"call {i}"}}) + "\n"
+                    for i in range(calls))
+    with tempfile.TemporaryDirectory() as home, script(PLAIN_HTTPX_LOOP) as plain, \
+            script(lines, ".jsonl") as batch, http_server() as url:
+        env = {**ENV, "XDG_STATE_HOME": os.path.join(home, "state")}
+        commands = {
+            "plain": [PY, plain, url, str(calls), str(jobs)],
+            "mrtr": [*MRTR, "--url", url, "batch", batch, "-j", str(jobs)],
+        }
+        for argv in commands.values():
+            run_quiet(argv, env=env)  # warm-up
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(runs):
+            for name, argv in commands.items():
+                start = time.perf_counter()
+                run_quiet(argv, env=env)
+                times[name].append(time.perf_counter() - start)
+    rate = {name: calls / statistics.median(t) for name, t in times.items()}
+    return [Row(f"mrtr batch, {calls} calls, -j {jobs}", rate["mrtr"], f"plain httpx loop, {jobs} threads",
+                rate["plain"], unit="calls/s", target=">= 80%", met=rate["mrtr"] >= 0.8 * rate["plain"])]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=16)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    warm_bytecode()
+    print_rows(f"batch throughput (median of {args.runs} runs)", measure(args.calls, args.jobs, args.runs))
+
+
+if __name__ == "__main__":
+    main()
