@@ -20,6 +20,7 @@ time, and each question is answered with that line's answers.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import queue
 import threading
 from typing import Any
@@ -89,6 +90,9 @@ class SessionSlot:
 
     def get(self) -> Session:
         """The open session, (re)starting the server when needed."""
+        session = self.session
+        if session is not None and self._gone is None and session.transport.alive():
+            return session  # the common case, without the lock every line would queue on
         with self._lock:
             session = self.session
             if self._gone is None and session is not None and not session.transport.alive():
@@ -163,7 +167,7 @@ class BatchRunner:
         self.slot = SessionSlot(app, restarts)
         self._base = app.answer_store()
         self._used_flags: set[int] = set()
-        self._next = 0
+        self._next = itertools.count()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._interrupted = False
@@ -203,8 +207,7 @@ class BatchRunner:
         try:
             self._collect(workers)
         except KeyboardInterrupt as exc:
-            with self._lock:
-                self._interrupted = True
+            self._interrupted = True
             self._stop.set()
             self._drain()
             self.sink.flush()
@@ -246,25 +249,24 @@ class BatchRunner:
                                 hint="please report this; the other lines are not affected")
             return error_record(line, err, self.env)
         finally:
-            with self._lock:
-                self._used_flags |= store.used_flags
+            if store.used_flags:
+                with self._lock:
+                    self._used_flags |= store.used_flags
 
     # ------------------------------------------------------------------ workers
     def _work(self) -> None:
         try:
             while not self._stop.is_set():
-                with self._lock:
-                    if self._next >= len(self.lines):
-                        return
-                    line = self.lines[self._next]
-                    self._next += 1
+                index = next(self._next)  # atomic: no lock for workers to queue on
+                if index >= len(self.lines):
+                    return
+                line = self.lines[index]
                 record = self.run_line(line)
-                with self._lock:
-                    if self._interrupted:
-                        return  # cancelled by Ctrl-C: no record, --resume runs the line again
-                    if self.fail_fast and record["exitCode"] != 0:
-                        self._stop.set()  # before this worker (or another) takes the next line
-                    self._done.put((line, record))
+                if self._interrupted:
+                    return  # cancelled by Ctrl-C: no record, --resume runs the line again
+                if self.fail_fast and record["exitCode"] != 0:
+                    self._stop.set()  # before this worker takes the next line
+                self._done.put((line, record))
         finally:
             self._done.put(None)  # this worker is done
 

@@ -7,19 +7,17 @@ flight ever share an id (and every MRTR retry gets a new one).
 from __future__ import annotations
 
 import itertools
-import threading
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
 
 _counter = itertools.count(1)
-_counter_lock = threading.Lock()
 
 
 def next_id() -> int:
-    """A fresh request id, unique within this process."""
-    with _counter_lock:
-        return next(_counter)
+    """A fresh request id, unique within this process (safe from any thread: advancing an
+    `itertools.count` is one indivisible step for the interpreter)."""
+    return next(_counter)
 
 
 def make_request(method: str, params: dict[str, Any] | None, request_id: int | str | None = None) -> dict[str, Any]:

@@ -136,6 +136,7 @@ class Session:
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
         self._progress: dict[Any, tuple[ProgressCallback | None, Deadline, str]] = {}
+        self._shown: set[Any] = set()  # tokens whose progress reached the display (it is told when they end)
         self._lock = threading.Lock()
         self._started = False
         # Server-initiated requests wait here for a thread blocked in `request` to answer them.
@@ -414,7 +415,9 @@ class Session:
     def _end_progress(self, token: Any) -> None:
         with self._lock:
             known = self._progress.pop(token, None) is not None
-        if known and self.progress is not None:
+            shown = token in self._shown
+            self._shown.discard(token)
+        if known and shown and self.progress is not None:  # the display only hears of requests it shows
             try:
                 self.progress.end(token)
             except Exception:  # noqa: BLE001 - a display problem must not change the outcome
@@ -438,6 +441,8 @@ class Session:
             token = params.get("progressToken")
             with self._lock:
                 entry = self._progress.get(token)
+                if entry is not None:
+                    self._shown.add(token)
             if entry is None:
                 return  # not an in-flight request of ours (spec: ignore)
             callback, deadline, label = entry

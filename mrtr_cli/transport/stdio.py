@@ -219,8 +219,8 @@ class StdioTransport(Transport):
             fut.cancel()
 
     def alive(self) -> bool:
-        proc = self._proc
-        return self._dead is None and proc is not None and proc.poll() is None
+        proc = self._proc  # no system call: the reader notices a server that is gone (its stdout closes)
+        return self._dead is None and proc is not None and proc.returncode is None
 
     def describe_failure(self) -> str | None:
         # When the server's stderr was shown live, its last lines are already on screen.
