@@ -68,14 +68,14 @@ def dumps_record(record: dict[str, Any]) -> str:
 
 class RecordSink:
     """Writes records as they finish: in input order (buffering early finishers), or as
-    they come with `ordered=False`.
+    they come with `ordered=False`. Not thread-safe: the runner calls it under its lock.
 
     Args:
         write: writes one line of text (the record and a newline).
         order: the line numbers this run will record, in input order.
         ordered: keep input order.
-        flush: pushes what was written out (`flush()`; the runner calls it whenever no
-            other record is waiting, so records stream out without a system call each).
+        flush: pushes what was written out (`flush()`; the runner calls it after each record,
+            so a record is on its way as soon as its line is done).
     """
 
     def __init__(self, write: Callable[[str], None], order: list[int], *, ordered: bool = True,

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import queue
 import threading
 from typing import Any
 
@@ -35,7 +34,7 @@ from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.chain import ResponderChain
 
-_WAIT = 0.2  # seconds the collecting thread waits at a time (Ctrl-C stays responsive)
+_WAIT = 0.2  # seconds the main thread waits on a worker at a time (Ctrl-C stays responsive)
 
 
 class BatchApp(App):
@@ -171,7 +170,6 @@ class BatchRunner:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._interrupted = False
-        self._done: queue.Queue[tuple[BatchLine, dict[str, Any]] | None] = queue.Queue()
         self.recorded = 0
 
     def run(self) -> None:
@@ -205,12 +203,14 @@ class BatchRunner:
         for worker in workers:
             worker.start()
         try:
-            self._collect(workers)
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(_WAIT)  # a timeout: Ctrl-C is noticed between waits
         except KeyboardInterrupt as exc:
-            self._interrupted = True
-            self._stop.set()
-            self._drain()
-            self.sink.flush()
+            with self._lock:  # from here on, lines that finish get no record
+                self._interrupted = True
+                self._stop.set()
+                self.sink.flush()
             self.summary.interrupted = True
             self.slot.close(exc)
             raise
@@ -255,43 +255,19 @@ class BatchRunner:
 
     # ------------------------------------------------------------------ workers
     def _work(self) -> None:
-        try:
-            while not self._stop.is_set():
-                index = next(self._next)  # atomic: no lock for workers to queue on
-                if index >= len(self.lines):
-                    return
-                line = self.lines[index]
-                record = self.run_line(line)
+        while not self._stop.is_set():
+            index = next(self._next)  # atomic: no lock for workers to queue on
+            if index >= len(self.lines):
+                return
+            line = self.lines[index]
+            record = self.run_line(line)
+            with self._lock:  # each worker writes its own records: no hand-off to another thread
                 if self._interrupted:
                     return  # cancelled by Ctrl-C: no record, --resume runs the line again
                 if self.fail_fast and record["exitCode"] != 0:
-                    self._stop.set()  # before this worker takes the next line
-                self._done.put((line, record))
-        finally:
-            self._done.put(None)  # this worker is done
-
-    def _collect(self, workers: list[threading.Thread]) -> None:
-        running = len(workers)
-        while running:
-            try:
-                item = self._done.get(timeout=_WAIT)  # a timeout: Ctrl-C is noticed between waits
-            except queue.Empty:
-                continue
-            if item is None:
-                running -= 1
-                continue
-            self._take(*item)
-            if self._done.empty():
+                    self._stop.set()  # before any worker takes another line
+                self._take(line, record)
                 self.sink.flush_output()
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                item = self._done.get_nowait()
-            except queue.Empty:
-                return
-            if item is not None:
-                self._take(*item)
 
     def _take(self, line: BatchLine, record: dict[str, Any]) -> None:
         self.sink.add(record)
