@@ -319,7 +319,12 @@ class App:
         target = target or self.target()
         probe_timeout = self._session_options()
         early, self._early = self._early, None
-        transport = early[1] if early is not None and early[0] is target else None
+        transport = None
+        if early is not None:
+            if early[0] is target:
+                transport = early[1]
+            else:
+                early[1].kill()  # launched for another target: not this session's
         if self.opts.trace:
             try:  # a session opened again in this run (a batch restarting its server) appends
                 mode = "w" if self._trace_file is None else "a"
