@@ -22,9 +22,32 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 
 
 # ---------------------------------------------------------------------- commands
+#: The module (under mrtr_cli.cli) that registers each command, in the help's order; a
+#: command's module is imported when it is used (startup time), all of them for --help.
+COMMAND_MODULES = {
+    "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
+    "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
+    "servers": "info", "task": "tasks", "batch": "batch", "completion": "completion",
+}
+
+
 class _Group(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
+        _load_commands()
         return list(self.commands)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            _load_commands(COMMAND_MODULES.get(cmd_name))
+        return super().get_command(ctx, cmd_name)
+
+
+def _load_commands(module: str | None = None) -> None:
+    """Import the command module `module` (every one when None or unknown), which registers its commands."""
+    import importlib  # noqa: PLC0415
+
+    for name in [module] if module else dict.fromkeys(COMMAND_MODULES.values()):
+        importlib.import_module(f"mrtr_cli.cli.{name}")
 
 
 @click.group(cls=_Group, context_settings=CONTEXT_SETTINGS)
@@ -103,6 +126,3 @@ def _interrupted(env: Environment) -> int:
         env.err("mrtr: interrupted")
     return int(ExitStatus.INTERRUPTED)
 
-
-# The command modules register their commands on `cli` when imported.
-from mrtr_cli.cli import calls, info, tasks, batch, completion  # noqa: E402, F401, I001 - order: the help's command order

@@ -18,7 +18,6 @@ hook); the transport never learns about any of this.
 
 from __future__ import annotations
 
-import difflib
 import threading
 import time
 from collections.abc import Callable
@@ -146,6 +145,8 @@ class ToolCatalog:
         if name in self.excluded:
             return UsageError(f"tool {name!r} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
+        import difflib  # noqa: PLC0415 - only for a tool the server does not list
+
         close = difflib.get_close_matches(name, names, n=3)
         hint = (f"did you mean: {', '.join(close)}?" if close
                 else f"the server's tools: {', '.join(names[:20])}" if names else "the server lists no tools")

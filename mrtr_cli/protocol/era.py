@@ -36,7 +36,6 @@ import concurrent.futures
 import hashlib
 import json
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -203,7 +202,8 @@ def server_key(*, url: str | None = None, command: list[str] | None = None, cwd:
 
 
 class EraCache:
-    """`eras.json` in the state directory: `{"servers": {key: {era, protocolVersion, checkedAt}}}`.
+    """`eras.json` in the state directory: `{"servers": {key: {era, protocolVersion, checkedAt}}}`
+    (`checkedAt`: when the entry last changed).
 
     Reads and writes are best effort: a missing or broken file is an empty cache, and
     a failed write is ignored (the next run probes again).
@@ -231,7 +231,11 @@ class EraCache:
         return entry if isinstance(entry, dict) else None
 
     def put(self, key: str, era: str, version: str | None) -> None:
-        """Record the era (and version) found for `key`."""
+        """Record the era (and version) found for `key` (nothing is written when the cache
+        already says so: most runs find what the last one found)."""
+        known = self.get(key)
+        if known is not None and known.get("era") == era and known.get("protocolVersion") == version:
+            return
         self._store(key, {"era": era, "protocolVersion": version, "checkedAt": int(time.time())})
 
     def forget(self, key: str) -> None:
@@ -248,6 +252,8 @@ class EraCache:
         try:
             directory = os.path.dirname(self.path)
             os.makedirs(directory, exist_ok=True)
+            import tempfile  # noqa: PLC0415 - only when the cache changes (startup time)
+
             fd, tmp = tempfile.mkstemp(prefix=".eras-", dir=directory)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump({"servers": servers}, fh, indent=1, sort_keys=True)
