@@ -42,7 +42,7 @@ def report(runs: int, inspector: str | None) -> str:
     sections = [
         (f"Startup and one stdio call (median of {runs} runs)", startup.measure(runs)),
         (f"One call over Streamable HTTP (median of {runs} runs)", http_call.measure(runs, inspector)),
-        ("Batch throughput over Streamable HTTP (median of 5 runs)", throughput.measure(1000, 16, 5)),
+        ("Batch throughput over Streamable HTTP (median of 9 runs)", throughput.measure(1000, 16, 9)),
         ("Peak memory reading a 50 MB resource over Streamable HTTP", memory.measure()),
     ]
     lines = [f"Measured {datetime.date.today().isoformat()} on {machine()}.", ""]

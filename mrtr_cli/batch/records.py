@@ -84,24 +84,25 @@ class RecordSink:
         self._order = order
         self._ordered = ordered
         self._next = 0
-        self._buffer: dict[int, dict[str, Any]] = {}
+        self._buffer: dict[int, str] = {}  # line number -> its encoded record, waiting for earlier lines
         self.flush_output: Callable[[], None] = flush or (lambda: None)
 
-    def add(self, record: dict[str, Any]) -> None:
-        """Take one finished line's record."""
+    def add(self, record: dict[str, Any], text: str | None = None) -> None:
+        """Take one finished line's record (`text`: its JSON line, when already encoded)."""
+        text = text if text is not None else dumps_record(record) + "\n"
         if not self._ordered:
-            self._write(dumps_record(record) + "\n")
+            self._write(text)
             return
-        self._buffer[record["line"]] = record
+        self._buffer[record["line"]] = text
         while self._next < len(self._order) and self._order[self._next] in self._buffer:
-            self._write(dumps_record(self._buffer.pop(self._order[self._next])) + "\n")
+            self._write(self._buffer.pop(self._order[self._next]))
             self._next += 1
 
     def flush(self) -> None:
         """Write every record still held back (lines before them never finished: Ctrl-C), in
         input order, and push everything out."""
         for number in sorted(self._buffer):
-            self._write(dumps_record(self._buffer.pop(number)) + "\n")
+            self._write(self._buffer.pop(number))
         self.flush_output()
 
 

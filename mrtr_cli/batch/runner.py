@@ -26,7 +26,15 @@ from typing import Any
 
 from mrtr_cli.app import App, outcome_status
 from mrtr_cli.batch.lines import BatchLine
-from mrtr_cli.batch.records import CODE_NAMES, RecordSink, Summary, error_record, pending_record, result_record
+from mrtr_cli.batch.records import (
+    CODE_NAMES,
+    RecordSink,
+    Summary,
+    dumps_record,
+    error_record,
+    pending_record,
+    result_record,
+)
 from mrtr_cli.errors import InputRequired, MrtrError, ProtocolError, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
@@ -261,16 +269,17 @@ class BatchRunner:
                 return
             line = self.lines[index]
             record = self.run_line(line)
+            text = dumps_record(record) + "\n"  # encoded before taking the lock
             with self._lock:  # each worker writes its own records: no hand-off to another thread
                 if self._interrupted:
                     return  # cancelled by Ctrl-C: no record, --resume runs the line again
                 if self.fail_fast and record["exitCode"] != 0:
                     self._stop.set()  # before any worker takes another line
-                self._take(line, record)
+                self._take(line, record, text)
                 self.sink.flush_output()
 
-    def _take(self, line: BatchLine, record: dict[str, Any]) -> None:
-        self.sink.add(record)
+    def _take(self, line: BatchLine, record: dict[str, Any], text: str | None = None) -> None:
+        self.sink.add(record, text)
         self.recorded += 1
         code = record["exitCode"]
         self.summary.codes[line.number] = code
