@@ -143,6 +143,8 @@ class App:
             target = resolve_server(o.server, o.config, expand_env=o.expand_env, add_secret=self.env.add_secret,
                                     warn=self._note)
             target.headers.update(headers)  # the command line wins over the config file
+            if target.roots is not None:
+                self.config_roots = target.roots
         elif o.url:
             if not o.url.startswith(("http://", "https://")):
                 raise UsageError(f"--url {o.url!r}: expected an http:// or https:// URL")
