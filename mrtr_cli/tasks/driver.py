@@ -183,7 +183,11 @@ class TaskDriver:
         except TimeoutExpired:
             self.status.close()
             raise self._timed_out() from None
-        except (TaskFailed, TaskGone, TaskCancelled, InputRequired, Interrupted):
+        except InputRequired as err:
+            if err.pending.get("resumable") is False and str(err.pending.get("method")).startswith("tasks/"):
+                raise self._unanswered(err) from None  # asked by a 2025-11-25 task during tasks/*
+            raise
+        except (TaskFailed, TaskGone, TaskCancelled, Interrupted):
             raise
         except MrtrError as exc:
             # Anything else (a bad answer, the server dying) ends the run, not the task.
@@ -254,8 +258,6 @@ class TaskDriver:
             return self.wire.complete(state)
         except JsonRpcError as err:
             raise self._gone(err) from None
-        except InputRequired as err:
-            raise self._unanswered(err) from None
         finally:
             self.chain.before_prompt = before_prompt
 
@@ -325,9 +327,9 @@ class TaskDriver:
         return err
 
     def _unanswered(self, err: InputRequired) -> InputRequired:
-        """The session's exit-5 error for questions a 2025-11-25 task asked during `tasks/result`
-        that nobody could answer (the server was told `cancel`): its document names the
-        original call and the task instead of `tasks/result`."""
+        """The legacy session's exit-5 error for questions a 2025-11-25 task asked during a
+        `tasks/*` request (`tasks/result`, usually) that nobody could answer (the server was
+        told `cancel`): its document names the original call and the task instead."""
         params = self.context.params if self.context.params is not None else (
             {"name": self.context.tool} if self.context.tool else {})
         doc: dict[str, Any] = {}
