@@ -250,8 +250,7 @@ class TaskDriver:
         status line ticking and paused before any prompt the server's questions need."""
         if not self.wire.blocks(state):
             return self.wire.complete(state)
-        self._observe(state)
-        self._show(state, note="waiting for the result (tasks/result)")
+        self._observe(state, note="waiting for the result (tasks/result)")
         self.status.hold()
         before_prompt, self.chain.before_prompt = self.chain.before_prompt, self.status.pause
         try:
@@ -261,14 +260,14 @@ class TaskDriver:
         finally:
             self.chain.before_prompt = before_prompt
 
-    def _observe(self, state: TaskState) -> None:
+    def _observe(self, state: TaskState, note: str | None = None) -> None:
         self.state = state
         self.record.poll_interval_ms = state.poll_interval_ms
         if state.ttl_ms is not None:
             self.record.ttl_ms = state.ttl_ms
         if (state.status, state.status_message) != (self.record.status, self.record.status_message):
             self._save(status=state.status, status_message=state.status_message)
-        self._show(state)
+        self._show(state, note=note)
 
     def _completed(self, state: TaskState) -> EngineOutcome:
         if state.result is None:
