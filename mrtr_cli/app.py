@@ -63,6 +63,9 @@ class RunOptions:
     cancel_on_interrupt: bool = False
     # Protocol era (issue 5).
     probe_timeout: float | None = None
+    # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
+    task: bool = False
+    task_ttl: float | None = None
 
 
 class App:
@@ -411,6 +414,26 @@ class App:
             self.env.err(f"mrtr: warning: cannot write --save-answers {path}: {exc.strerror or exc}")
 
     # ------------------------------------------------------------------ tools
+    def task_field(self, session: Session, name: str) -> dict[str, Any] | None:
+        """The `task` member of `tools/call NAME` on a 2025-11-25 server (tasks/legacy.py:
+        `required` tools always, `optional` ones with `--task`), or None.
+
+        Raises:
+            UsageError: `--task` for a server or tool that cannot run tasks, a bad `--task-ttl`.
+        """
+        from mrtr_cli.tasks.legacy import task_augmentation  # noqa: PLC0415
+
+        if session.era == "modern":
+            if self.opts.task:
+                self._note("mrtr: note: --task changes nothing on a 2026-07-28 server: the server decides "
+                           "when a call becomes a task")
+            return None
+        try:
+            tool = self.catalog(session).find(name)
+        except JsonRpcError:
+            tool = None  # no tool list: only --task can say the tool runs as a task
+        return task_augmentation(session, name, tool, requested=self.opts.task, ttl_seconds=self.opts.task_ttl)
+
     def list_cache(self) -> Any:
         """The list cache of this run's server (`protocol.listcache.ListCache`), or None
         when `MRTR_NO_CACHE` is set."""

@@ -30,6 +30,9 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
     with app.session(target) as session:
         arguments = app.tool_arguments(session, tool, parsed, base)
         params: dict[str, Any] = {"name": tool, "arguments": arguments}
+        task = app.task_field(session, tool)  # 2025-11-25 task augmentation
+        if task is not None:
+            params["task"] = task
         return app.run_mrtr("tools/call", params, session=session, chain=app.chain(store), target=target)
 
 
