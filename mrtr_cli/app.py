@@ -63,6 +63,9 @@ class RunOptions:
     cancel_on_interrupt: bool = False
     # Protocol era (issue 5).
     probe_timeout: float | None = None
+    # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
+    task: bool = False
+    task_ttl: float | None = None
 
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
@@ -157,6 +160,8 @@ class App:
             target = resolve_server(o.server, o.config, expand_env=o.expand_env, add_secret=self.env.add_secret,
                                     warn=self._note)
             target.headers.update(headers)  # the command line wins over the config file
+            if target.roots is not None:
+                self.config_roots = target.roots
         elif o.url:
             if not o.url.startswith(("http://", "https://")):
                 raise UsageError(f"--url {o.url!r}: expected an http:// or https:// URL")
@@ -486,7 +491,8 @@ class App:
                        base: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """The method and params of `call TOOL`, `prompt NAME` or `read URI` (also a line of
         `mrtr batch`): tool arguments typed by the tool's `inputSchema` and validated
-        (`tool_arguments`), prompt arguments as given (strings), a resource's URI.
+        (`tool_arguments`) and, on a 2025-11-25 server, the `task` member (`task_field`);
+        prompt arguments as given (strings); a resource's URI.
 
         Args:
             command: "call", "prompt" or "read".
@@ -500,7 +506,11 @@ class App:
         if command == "read":
             return "resources/read", {"uri": subject}
         if command == "call":
-            return "tools/call", {"name": subject, "arguments": self.tool_arguments(session, subject, items or [], base)}
+            params = {"name": subject, "arguments": self.tool_arguments(session, subject, items or [], base)}
+            task = self.task_field(session, subject)  # 2025-11-25 task augmentation
+            if task is not None:
+                params["task"] = task
+            return "tools/call", params
         from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
 
         params: dict[str, Any] = {"name": subject}
@@ -510,6 +520,25 @@ class App:
         return "prompts/get", params
 
     # ------------------------------------------------------------------ tools
+    def task_field(self, session: Session, name: str) -> dict[str, Any] | None:
+        """The `task` member of `tools/call NAME` on a 2025-11-25 server (tasks/legacy.py:
+        `required` tools always, `optional` ones with `--task`), or None.
+
+        Raises:
+            UsageError: `--task` for a server or tool that cannot run tasks, a bad `--task-ttl`.
+        """
+        if session.era == "modern":
+            if self.opts.task:
+                self._note("mrtr: note: --task changes nothing on a 2026-07-28 server: the server decides "
+                           "when a call becomes a task")
+            return None
+        from mrtr_cli.tasks.legacy import task_augmentation  # noqa: PLC0415 - older servers only
+        try:
+            tool = self.catalog(session).find(name)
+        except JsonRpcError:
+            tool = None  # no tool list: only --task can say the tool runs as a task
+        return task_augmentation(session, name, tool, requested=self.opts.task, ttl_seconds=self.opts.task_ttl)
+
     def list_cache(self) -> Any:
         """The list cache of this run's server (`protocol.listcache.ListCache`), or None
         when `MRTR_NO_CACHE` is set."""

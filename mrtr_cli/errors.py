@@ -23,6 +23,7 @@ class ExitStatus(IntEnum):
     DECLINED = 6  # the user declined or cancelled an input request, or a task was cancelled
     TIMEOUT = 7
     AUTH = 8  # HTTP 401/403
+    INTERNAL = 70  # a bug in mrtr (sysexits EX_SOFTWARE); never expected
     INTERRUPTED = 130  # Ctrl-C
 
 

@@ -139,3 +139,16 @@ def test_verbose_traces_messages_on_stderr_only(mrtr):
     json.loads(r.stdout)  # stdout is only the result
     assert "-> {" in r.stderr and '"method": "tools/call"' in r.stderr
     assert "<- {" in r.stderr
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(mrtr, tmp_path):
+    # A sitecustomize that breaks one internal function simulates a bug in mrtr.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import mrtr_cli.render.output as o\n"
+        "def boom(*a, **k):\n    raise RuntimeError('simulated bug')\n"
+        "o.print_result = boom\n")
+    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"content": []}}]}}, record=False)
+    r = mrtr(*args, "call", "t", env={"PYTHONPATH": str(tmp_path)})
+    assert r.code == 70
+    assert "internal error (a bug in mrtr): RuntimeError: simulated bug" in r.stderr
+    assert "Traceback" not in r.stderr

@@ -269,3 +269,27 @@ def test_a_missing_root_is_refused_even_before_arguments_are_typed(mrtr, server:
              cwd=tmp_path)
     assert r.code == 2 and "does not exist" in r.stderr
     assert server.requests() == []
+
+
+def test_roots_from_a_server_config_entry(mrtr, tmp_path):
+    """A `roots` list in a named server's config entry answers roots/list (paths relative to
+    the config's directory), and --root still wins over it."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "docs").mkdir()
+    script = SERVERS / "sampling_server.py"
+    config = {"mcpServers": {"sampler": {"command": stdio_cmd(script).split()[0],
+                                         "args": stdio_cmd(script).split()[1:],
+                                         "roots": ["./src", {"uri": (tmp_path / "docs").as_uri(), "name": "Docs"}]}}}
+    (tmp_path / ".mcp.json").write_text(json.dumps(config))
+    env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / ".config")}
+    r = mrtr("-s", "sampler", "call", "show_roots", "--json", cwd=tmp_path, env=env)
+    assert r.code == 0, r.stderr
+    assert tool_json(r.stdout) == [{"uri": (tmp_path / "src").as_uri()},
+                                   {"uri": (tmp_path / "docs").as_uri(), "name": "Docs"}]
+    r = mrtr("-s", "sampler", "call", "show_roots", "--root", "./docs", "--json", cwd=tmp_path, env=env)
+    assert r.code == 0, r.stderr
+    assert tool_json(r.stdout) == [{"uri": (tmp_path / "docs").as_uri()}]
+    config["mcpServers"]["sampler"]["roots"] = ["./missing"]
+    (tmp_path / ".mcp.json").write_text(json.dumps(config))
+    r = mrtr("-s", "sampler", "call", "show_roots", cwd=tmp_path, env=env)
+    assert r.code == 2 and "does not exist" in r.stderr

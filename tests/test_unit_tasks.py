@@ -120,3 +120,41 @@ def test_status_lines_off_terminal_only_on_change_and_sanitised():
 
 def test_format_seconds():
     assert [format_seconds(s) for s in (0, 59.9, 61, 3725)] == ["0s", "59s", "1m01s", "1h02m"]
+
+
+# ---------------------------------------------------------------------- 2025-11-25 core tasks (issue 5)
+# The CreateTaskResult and tasks/get examples of the 2025-11-25 spec (basic/utilities/tasks).
+LEGACY_CREATED = {"task": {"taskId": "786512e2-9e0d-44bd-8f29-789f320fe840", "status": "working",
+                           "statusMessage": "The operation is now in progress.", "createdAt": "2025-11-25T10:30:00Z",
+                           "lastUpdatedAt": "2025-11-25T10:40:00Z", "ttl": 60000, "pollInterval": 5000}}
+
+
+def test_legacy_create_task_result_is_recognised_by_task_id():
+    from mrtr_cli.tasks.legacy import LegacyTasksWire, is_create_task_result
+
+    assert is_create_task_result(LEGACY_CREATED) and LegacyTasksWire.recognises(LEGACY_CREATED)
+    assert not is_create_task_result({"content": [], "task": {"taskId": "t"}})  # a CallToolResult
+    assert not is_create_task_result({"task": {"status": "working"}})
+    assert not is_create_task_result({"task": "t1"})
+    assert not is_create_task_result(HANDLE)  # the extension's flat handle
+
+
+def test_legacy_task_names_ttl_and_poll_interval():
+    from mrtr_cli.tasks.legacy import parse_legacy_task
+
+    state = parse_legacy_task(LEGACY_CREATED, "CreateTaskResult")
+    assert (state.task_id, state.status, state.ttl_ms, state.poll_interval_ms) == (
+        "786512e2-9e0d-44bd-8f29-789f320fe840", "working", 60000, 5000)
+    assert state.raw is LEGACY_CREATED["task"]
+    flat = parse_legacy_task({**LEGACY_CREATED["task"], "ttl": None, "status": "input_required"}, "tasks/get result")
+    assert flat.ttl_ms is None and flat.status == "input_required"  # null: unlimited
+
+
+def test_tool_task_support_defaults_to_forbidden():
+    from mrtr_cli.tasks.legacy import tool_task_support
+
+    assert tool_task_support({"name": "a", "execution": {"taskSupport": "required"}}) == "required"
+    assert tool_task_support({"name": "a", "execution": {"taskSupport": "optional"}}) == "optional"
+    assert tool_task_support({"name": "a"}) == "forbidden"
+    assert tool_task_support({"name": "a", "execution": {"taskSupport": "always"}}) == "forbidden"
+    assert tool_task_support({"name": "a", "execution": []}) == "forbidden"

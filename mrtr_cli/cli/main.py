@@ -113,6 +113,26 @@ def run(argv: list[str] | None, env: Environment) -> int:
         except OSError:
             pass
         return 0
+    except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
+        return _internal_error(env, exc)
+
+
+def _internal_error(env: Environment, exc: Exception) -> int:
+    """Report an unexpected exception (a bug in mrtr) in one line and return 70.
+
+    `MRTR_DEBUG=1` prints the traceback too.
+    """
+    from mrtr_cli.render.errors import print_error  # noqa: PLC0415
+
+    if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
+        import traceback  # noqa: PLC0415
+
+        env.err("".join(traceback.format_exception(exc)).rstrip())
+    err = MrtrError(f"internal error (a bug in mrtr): {type(exc).__name__}: {exc}",
+                    hint="please report it; MRTR_DEBUG=1 shows the traceback")
+    err.exit_status = ExitStatus.INTERNAL
+    print_error(env, err, json_mode=env.json_mode)
+    return int(ExitStatus.INTERNAL)
 
 
 def _interrupted(env: Environment) -> int:

@@ -72,6 +72,9 @@ answer_options = _options(
 task_options = _options(
     click.option("--detach", is_flag=True, default=None, help="If the server creates a task, print it (its id; the task with --json) and exit 0."),
     click.option("--cancel-on-interrupt", is_flag=True, default=None, help="Ctrl-C while waiting on a task cancels it (tasks/cancel) instead of leaving it running."),
+    # 2025-11-25 servers (issue 5): tasks are asked for per call.
+    click.option("--task", is_flag=True, default=None, help="MCP 2025-11-25 servers: run a tool whose taskSupport is optional as a task (required ones always are)."),
+    click.option("--task-ttl", type=float, metavar="SECONDS", help="MCP 2025-11-25 servers: how long the server should keep the task and its result (default 3600)."),
 )
 
 

@@ -34,7 +34,7 @@ def task_group() -> None:
 def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
     """The full task id, its record (or None) and the target to reach it."""
     from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
-    from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
+    from mrtr_cli.tasks.runner import use_record_protocol, use_saved_target  # noqa: PLC0415
 
     o = app.opts
     given = bool(o.url or o.stdio or o.server)
@@ -50,6 +50,8 @@ def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
                              hint="name its server: mrtr --url URL task ... or mrtr --stdio \"CMD\" task ...")
         use_saved_target(app, record)
         target = app.target()
+    if record is not None:
+        use_record_protocol(app, record)
     return (record.task_id if record is not None else task_id), record, target
 
 
@@ -57,7 +59,7 @@ def _runner(app: App, session: Session, target: Target, record: TaskRecord | Non
             params: dict[str, Any] | None = None, recorder: AnswerRecorder | None = None) -> TaskRunner:
     from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415
 
-    if record is not None and record.protocol_version:
+    if record is not None and record.protocol_version and session.era == "modern":
         session.protocol_version = record.protocol_version
     tool = params.get("name") if params else (record.tool if record is not None else None)
     return TaskRunner(app, session, app.chain(), target, tool=tool, params=params, recorder=recorder)
@@ -65,9 +67,7 @@ def _runner(app: App, session: Session, target: Target, record: TaskRecord | Non
 
 def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
           params: dict[str, Any] | None = None) -> int:
-    from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415
-
-    recorder = AnswerRecorder() if app.opts.save_answers else None
+    recorder = app.recorder()  # the same one an older server's own requests are recorded in
     with app.session(target) as session:
         runner = _runner(app, session, target, record, params=params, recorder=recorder)
         try:
@@ -154,23 +154,28 @@ def update_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
 @click.pass_context
 def cancel_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
     """Ask the server to cancel task TASK_ID (tasks/cancel; cooperative)."""
-    app, task_id, _ = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.cancel(tid, variant))
-    app.env.err(f"mrtr: asked the server to cancel task {task_id}; cancellation is cooperative "
-                "(`task get` shows the outcome)", untrusted=True)
+    app, task_id, state = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.cancel(tid, variant))
+    if state is not None:
+        app.env.err(f"mrtr: task {task_id} is {state.status}", untrusted=True)
+    else:
+        app.env.err(f"mrtr: asked the server to cancel task {task_id}; cancellation is cooperative "
+                    "(`task get` shows the outcome)", untrusted=True)
     return 0
 
 
 @task_group.command("list")
 @global_options
+@click.option("--remote", is_flag=True, help="Ask the server (tasks/list; MCP 2025-11-25 servers only).")
 @click.pass_context
-def list_cmd(ctx: click.Context, **kw: Any) -> int:
-    """List the tasks recorded on this machine, newest first (the protocol has no tasks/list)."""
+def list_cmd(ctx: click.Context, remote: bool, **kw: Any) -> int:
+    """List the tasks recorded on this machine, newest first; --remote: the server's own list."""
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
     from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     o = app.opts
+    if remote:
+        return _list_remote(app)
     target = app.target().public() if (o.url or o.stdio or o.server) else None
     records = [r for r in TaskRecords().all() if target is None or r.target == target]
     if app.opts.json_mode:
@@ -183,8 +188,42 @@ def list_cmd(ctx: click.Context, **kw: Any) -> int:
     for r in records:
         where = r.target.get("url") or r.target.get("stdio") or r.target.get("server") or ""
         rows.append((r.task_id, r.status, r.tool or "-", r.created.replace("T", " ").rstrip("Z"), where))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    for row in rows:
-        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:4])] + [row[4]]
-        app.env.out(sanitize("  ".join(cells).rstrip(), single_line=False))
+    _print_table(app, rows)
     return 0
+
+
+def _list_remote(app: App) -> int:
+    """`task list --remote`: the server's `tasks/list` (all pages), tools from the local records."""
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.tasks.legacy import list_remote_tasks  # noqa: PLC0415
+    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
+
+    target = app.target()
+    with app.session(target) as session:
+        tasks = list_remote_tasks(session, app.deadline())
+    if app.opts.json_mode:
+        print_json(app.env, tasks)
+        return 0
+    if not tasks:
+        app.env.err("mrtr: the server lists no tasks")
+        return 0
+    tools = {r.task_id: r.tool for r in TaskRecords().all() if r.target == target.public()}
+    rows = [("TASK ID", "STATUS", "TOOL", "CREATED", "MESSAGE")]
+    for task in tasks:
+        task = task if isinstance(task, dict) else {}
+        rows.append(tuple(str(v) for v in (task.get("taskId"), task.get("status"), tools.get(task.get("taskId")) or "-",
+                                           str(task.get("createdAt") or "").replace("T", " ").rstrip("Z"),
+                                           task.get("statusMessage") or "")))
+    _print_table(app, rows)
+    return 0
+
+
+def _print_table(app: App, rows: list[tuple[str, ...]]) -> None:
+    """Columns padded to their widest cell (the last one is not padded), sanitised."""
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    rows = [tuple(sanitize(cell, single_line=True) for cell in row) for row in rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        cells = [cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]
+        app.env.out("  ".join(cells).rstrip())

@@ -264,6 +264,11 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             if part:
                 add_secret(part)
         target = Target(url=url, server=entry.name, headers=headers)
+    roots = e.get("roots")
+    if roots is not None:
+        if not isinstance(roots, list):
+            raise UsageError(f"{where}: roots must be a list of paths or {{uri, name}} objects")
+        target.roots = (roots, f"{where}: roots", entry.source.root)
     if skipped:
         names = ", ".join("${" + n + "}" for n in skipped)
         warn(f"mrtr: note: {where}: {names} left as written (a project config is not expanded; "

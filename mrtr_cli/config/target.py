@@ -28,6 +28,8 @@ class Target:
         headers: HTTP headers to send (may hold secrets).
         env: extra environment for a stdio server (may hold secrets).
         cwd: working directory for a stdio server.
+        roots: roots from a server config entry, as `(entries, source label, base directory
+            for relative paths)`, or None (issue 6: `roots` in server config).
     """
 
     url: str | None = None
@@ -36,6 +38,7 @@ class Target:
     headers: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    roots: tuple[list[Any], str, str | None] | None = None
 
     @property
     def label(self) -> str:

@@ -10,6 +10,8 @@ For `tools/call`, `prompts/get` and `resources/read`:
 - `requestState` alone: retry at once with a short growing back-off.
 - `"task"`: handed to the task driver, only for `tools/call` when the tasks
   extension was declared on that request.
+- on a legacy (2025-11-25) session, a `tools/call` result that is a CreateTaskResult
+  (`{"task": {"taskId": ...}}`, no `resultType` in that era) goes to the task driver too.
 - anything else: an invalid response (exit 4).
 
 The number of `input_required` rounds is capped (`--max-rounds`).
@@ -155,6 +157,8 @@ class MrtrEngine:
         preset = dict(answered or {})
         while True:
             result_type = result.get("resultType", "complete")
+            if result_type == "complete" and self._legacy_task(method, result):
+                result_type = "task"
             if result_type == "complete":
                 outcome.result = result
                 outcome.declined = outcome.declined or self.chain.declined
@@ -202,6 +206,14 @@ class MrtrEngine:
             result = self._send(method, params, caps, responses, request_state)
 
     # ------------------------------------------------------------------ internals
+    def _legacy_task(self, method: str, result: dict[str, Any]) -> bool:
+        """A 2025-11-25 CreateTaskResult answering `tools/call` on a legacy session."""
+        if method != "tools/call" or self.session.era != "legacy" or "task" not in result:
+            return False
+        from mrtr_cli.tasks.legacy import is_create_task_result  # noqa: PLC0415 - only for such a result
+
+        return is_create_task_result(result)
+
     def _send(
         self,
         method: str,

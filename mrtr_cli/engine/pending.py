@@ -161,6 +161,8 @@ def start_again_command(doc: dict[str, Any]) -> str:
         words += ["prompt" if method == "prompts/get" else "call", str(params.get("name"))]
         if params.get("arguments"):
             words += ["--args", json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))]
+        if method == "tools/call" and isinstance(params.get("task"), dict):
+            words.append("--task")  # it ran as a (2025-11-25) task
     return shlex.join(words)
 
 

@@ -1,7 +1,7 @@
 """Paginated list methods (2026-07-28 server/utilities/pagination).
 
-`tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` are
-followed through every page: a missing `nextCursor` ends the list, an empty
+`tools/list`, `prompts/list`, `resources/list`, `resources/templates/list` (and the
+2025-11-25 `tasks/list`) are followed through every page: a missing `nextCursor` ends the list, an empty
 string is a valid cursor and does not.
 """
 
@@ -18,6 +18,7 @@ LIST_MEMBER = {
     "prompts/list": "prompts",
     "resources/list": "resources",
     "resources/templates/list": "resourceTemplates",
+    "tasks/list": "tasks",  # 2025-11-25 core tasks (legacy sessions)
 }
 MAX_PAGES = 10_000
 

@@ -198,6 +198,11 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
         lines.append("Hints: " + ", ".join(hints))
     if isinstance(tool.get("outputSchema"), dict):
         lines.append("Output: structured (outputSchema: " + sanitize(type_label(tool["outputSchema"]), single_line=True) + ")")
+    execution = tool.get("execution")
+    support = execution.get("taskSupport") if isinstance(execution, dict) else None
+    if support in ("required", "optional"):  # 2025-11-25 execution.taskSupport
+        lines.append("Tasks: " + ("required (always runs as a task)" if support == "required"
+                                  else "optional (--task runs it as a task)"))
     lines.append("")
     lines.append("Example:")
     lines.append("  " + example_call(tool, command))

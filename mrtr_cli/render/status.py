@@ -13,6 +13,7 @@ logs stay readable.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -69,9 +70,10 @@ class StatusLine:
         env: the run's environment (stderr, terminal facts, `-q`).
         prefix: put before change lines when stderr is not a terminal.
 
-    Use `show()` whenever the view changes, `refresh()` to tick the clock,
-    `pause()` before anything else uses the terminal (a prompt) and `close()` at
-    the end (always; it restores `env.stderr`).
+    Use `show()` whenever the view changes, `refresh()` to tick the clock (or
+    `hold()` to let it tick on its own while the caller blocks), `pause()` before
+    anything else uses the terminal (a prompt) and `close()` at the end (always; it
+    restores `env.stderr`).
     """
 
     def __init__(self, env: Environment, *, prefix: str = "mrtr: "):
@@ -82,6 +84,8 @@ class StatusLine:
         self._last_line: tuple[str, str, str | None] | None = None
         self._live: Any = None
         self._stderr: Any = None
+        self._ticker: tuple[threading.Thread, threading.Event] | None = None
+        self._draw_lock = threading.Lock()
 
     @property
     def refresh_interval(self) -> float | None:
@@ -90,6 +94,7 @@ class StatusLine:
 
     def show(self, view: StatusView) -> None:
         """Display `view` (a change line off-terminal, only when status or message changed)."""
+        self._stop_ticking()
         self.view = view
         if self.live:
             self._draw()
@@ -106,8 +111,38 @@ class StatusLine:
         if self.live and self.view is not None:
             self._draw()
 
+    def hold(self) -> None:
+        """Keep the live line's clock moving from a background thread while the caller blocks
+        (e.g. in a long request), until the next `show`, `pause` or `close`. Off a terminal
+        nothing ticks, so nothing happens."""
+        if not self.live or self.view is None or self._ticker is not None:
+            return
+        stop = threading.Event()
+
+        def tick() -> None:
+            while not stop.wait(REFRESH_SECONDS):
+                with self._draw_lock:
+                    if stop.is_set() or self._live is None:
+                        return
+                    self._draw()
+
+        thread = threading.Thread(target=tick, name="mrtr-status", daemon=True)
+        self._ticker = (thread, stop)
+        thread.start()
+
+    def _stop_ticking(self) -> None:
+        if self._ticker is not None:
+            thread, stop = self._ticker
+            self._ticker = None
+            stop.set()
+            with self._draw_lock:
+                pass  # a redraw in progress has finished
+            if thread is not threading.current_thread():
+                thread.join(timeout=1.0)
+
     def pause(self) -> None:
         """Clear the live line and give the terminal back (before a prompt)."""
+        self._stop_ticking()
         if self._live is not None:
             self._live.stop()
             self._live = None

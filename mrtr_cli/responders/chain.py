@@ -128,6 +128,8 @@ class ResponderChain:
         #: Some answer given by this chain declined or cancelled (exit 6), whether it went
         #: into an MRTR retry or answered an older server's own request.
         self.declined = False
+        #: Called before the terminal is used for a prompt (a waiting display steps aside).
+        self.before_prompt: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -186,6 +188,8 @@ class ResponderChain:
             else:
                 left.append(ask)
         if left and self.interactive:
+            if self.before_prompt is not None:
+                self.before_prompt()
             terminal = self._get_terminal()
             for i, ask in enumerate(left, 1):
                 ask.index, ask.total = i, len(left)

@@ -11,8 +11,11 @@ DESIGN.md sections 2 and 5. Works on normalised `TaskState`s through a
   (flags, answer files, the terminal) and send them in one update; a key seen
   again on a later poll is not asked twice; what nobody can answer stops the run
   with exit 5 and a pending document naming the task;
-- `completed` -> the result; `failed` -> the task's JSON-RPC error (exit 4);
+- `completed` -> the result; `failed` -> the task's JSON-RPC error (exit 4), or a
+  tool result with `isError: true` (2025-11-25 counts those as failed; exit 1);
   `cancelled` -> exit 6;
+- a variant that takes input while blocking on the result (2025-11-25 `tasks/result`)
+  keeps the status line ticking meanwhile and pauses it before any prompt;
 - Ctrl-C leaves the task running and says how to pick it up again (or, with
   `--cancel-on-interrupt`, asks the server to cancel it); exit 130.
 
@@ -180,7 +183,11 @@ class TaskDriver:
         except TimeoutExpired:
             self.status.close()
             raise self._timed_out() from None
-        except (TaskFailed, TaskGone, TaskCancelled, InputRequired, Interrupted):
+        except InputRequired as err:
+            if err.pending.get("resumable") is False and str(err.pending.get("method")).startswith("tasks/"):
+                raise self._unanswered(err) from None  # asked by a 2025-11-25 task during tasks/*
+            raise
+        except (TaskFailed, TaskGone, TaskCancelled, Interrupted):
             raise
         except MrtrError as exc:
             # Anything else (a bad answer, the server dying) ends the run, not the task.
@@ -205,11 +212,13 @@ class TaskDriver:
                 self.wire = adapted
                 state = adapted.read(state.raw, "tasks/get result", self.task_id)
                 self._save(variant=adapted.variant)
-            state = self.wire.complete(state)
+            state = self._complete(state)
             self._observe(state)
             if state.status == COMPLETED:
                 return self._completed(state)
             if state.status == FAILED:
+                if isinstance(state.result, dict) and state.result.get("isError") is True:
+                    return self._completed(state)  # 2025-11-25: a tool error result is "failed"
                 raise self._failed(state)
             if state.status == CANCELLED:
                 message = f": {state.status_message}" if state.status_message else ""
@@ -224,28 +233,47 @@ class TaskDriver:
         try:
             return self.wire.get(self.task_id)
         except JsonRpcError as err:
-            if err.code != INVALID_PARAMS:
-                raise
-            self._save(status="unknown")
-            ttl = self.record.ttl_ms
-            why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
-            raise TaskGone(f"the server no longer knows task {self.task_id}: {err.message}",
-                           code=err.code, data=err.data, hint=why) from None
+            raise self._gone(err) from None
 
-    def _observe(self, state: TaskState) -> None:
+    def _gone(self, err: JsonRpcError) -> JsonRpcError | TaskGone:
+        """`-32602` on a task request means the task is unknown (TaskGone); other errors stay."""
+        if err.code != INVALID_PARAMS:
+            return err
+        self._save(status="unknown")
+        ttl = self.record.ttl_ms
+        why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
+        return TaskGone(f"the server no longer knows task {self.task_id}: {err.message}",
+                        code=err.code, data=err.data, hint=why)
+
+    def _complete(self, state: TaskState) -> TaskState:
+        """`wire.complete(state)`; for a call that blocks (2025-11-25 `tasks/result`), with the
+        status line ticking and paused before any prompt the server's questions need."""
+        if not self.wire.blocks(state):
+            return self.wire.complete(state)
+        self._observe(state, note="waiting for the result (tasks/result)")
+        self.status.hold()
+        before_prompt, self.chain.before_prompt = self.chain.before_prompt, self.status.pause
+        try:
+            return self.wire.complete(state)
+        except JsonRpcError as err:
+            raise self._gone(err) from None
+        finally:
+            self.chain.before_prompt = before_prompt
+
+    def _observe(self, state: TaskState, note: str | None = None) -> None:
         self.state = state
         self.record.poll_interval_ms = state.poll_interval_ms
         if state.ttl_ms is not None:
             self.record.ttl_ms = state.ttl_ms
         if (state.status, state.status_message) != (self.record.status, self.record.status_message):
             self._save(status=state.status, status_message=state.status_message)
-        self._show(state)
+        self._show(state, note=note)
 
     def _completed(self, state: TaskState) -> EngineOutcome:
         if state.result is None:
             raise ProtocolError(f"task {self.task_id} completed but the server sent no result")
-        return EngineOutcome(result=state.result, rounds=self.rounds, declined=self.declined,
-                             task={"taskId": self.task_id, "status": COMPLETED, "variant": self.wire.variant})
+        return EngineOutcome(result=state.result, rounds=self.rounds, declined=self.declined or self.chain.declined,
+                             task={"taskId": self.task_id, "status": state.status, "variant": self.wire.variant})
 
     def _failed(self, state: TaskState) -> TaskFailed:
         error = state.error if isinstance(state.error, dict) else {}
@@ -297,6 +325,23 @@ class TaskDriver:
                     f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
         return err
 
+    def _unanswered(self, err: InputRequired) -> InputRequired:
+        """The legacy session's exit-5 error for questions a 2025-11-25 task asked during a
+        `tasks/*` request (`tasks/result`, usually) that nobody could answer (the server was
+        told `cancel`): its document names the original call and the task instead."""
+        params = self.context.params if self.context.params is not None else (
+            {"name": self.context.tool} if self.context.tool else {})
+        doc: dict[str, Any] = {}
+        for key, value in err.pending.items():
+            doc[key] = {"method": "tools/call", "params": params}.get(key, value)
+            if key == "params":
+                doc["taskId"] = self.task_id
+        try:  # the server was told `cancel`: record how the task went on
+            self._observe(self.wire.get(self.task_id))
+        except MrtrError:
+            pass
+        return InputRequired(f"task {self.task_id}: {err.message}", doc)
+
     # ------------------------------------------------------------------ waiting
     def _sleep_until_poll(self, state: TaskState) -> None:
         delay = poll_delay(state.poll_interval_ms)
@@ -317,12 +362,14 @@ class TaskDriver:
         if self.deadline.expired():
             raise TimeoutExpired("timed out")
 
-    def _show(self, state: TaskState, next_at: float | None = None) -> None:
+    def _show(self, state: TaskState, next_at: float | None = None, note: str | None = None) -> None:
         waiting_on_server = state.status == INPUT_REQUIRED and all(
             k in self.answered for k in (state.input_requests or {}))
         message = state.status_message
         if waiting_on_server and state.input_requests:
-            message = "answers sent; waiting for the server" + (f" ({message})" if message else "")
+            note = "answers sent; waiting for the server"
+        if note:
+            message = note + (f" ({message})" if message else "")
         tone = {INPUT_REQUIRED: "attention", COMPLETED: "done", FAILED: "error", CANCELLED: "error"}.get(
             state.status, "active")
         hint = "Ctrl-C cancels it" if self.cancel_on_interrupt else "Ctrl-C leaves it running"
@@ -355,12 +402,15 @@ class TaskDriver:
         data = {"taskId": self.task_id, "command": self.context.command("wait", self.task_id)}
         if self.cancel_on_interrupt:
             try:
-                self.wire.cancel(self.task_id, deadline=Deadline(CANCEL_TIMEOUT_SECONDS))
+                cancelled = self.wire.cancel(self.task_id, deadline=Deadline(CANCEL_TIMEOUT_SECONDS))
             except (MrtrError, KeyboardInterrupt) as exc:
                 reason = exc.message if isinstance(exc, MrtrError) else "interrupted again"
                 self._save(status=self.record.status)
                 return Interrupted(f"interrupted; could not cancel task {self.task_id} ({reason})",
                                    data=data, hint=f"it may still be running; {self._resume_lines()}")
+            if cancelled is not None:
+                self._save(status=cancelled.status, status_message=cancelled.status_message)
+                return Interrupted(f"interrupted; task {self.task_id} is {cancelled.status}", data=data)
             self._save(status_message="cancellation requested")
             return Interrupted(f"interrupted; asked the server to cancel task {self.task_id}", data=data)
         self._save()

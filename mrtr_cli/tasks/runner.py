@@ -52,6 +52,15 @@ def command_prefix(app: App, target: dict[str, Any]) -> str:
     return shlex.join(words)
 
 
+def use_record_protocol(app: App, record: TaskRecord) -> None:
+    """A task recorded on a legacy session is reached again with `initialize` offering the
+    same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given."""
+    from mrtr_cli.protocol.legacy import LEGACY_VERSIONS  # noqa: PLC0415
+
+    if app.opts.protocol in (None, "", "auto") and record.protocol_version in LEGACY_VERSIONS:
+        app.opts.protocol = record.protocol_version
+
+
 def use_saved_target(app: App, record: TaskRecord) -> None:
     """Point `app` at the server in `record` unless the command line named one."""
     o = app.opts
@@ -174,19 +183,28 @@ class TaskRunner:
         """Answer the task's outstanding input requests once; returns the keys sent.
 
         Raises:
-            UsageError: the task is not waiting for input.
+            UsageError: the task is not waiting for input, or its variant takes answers only
+                while waiting for its result (2025-11-25: use `task wait`).
             InputRequired: some requests stay unanswered (pending document).
         """
         wire, state = self.get(task_id, variant)
+        if not wire.takes_input_by_update:
+            raise UsageError(f"task {task_id} speaks MCP {wire.variant}, which takes answers only while mrtr "
+                             "waits for its result (tasks/result)",
+                             hint=f"answer and finish it with: {self.context(task_id).command('wait', task_id)} "
+                                  "--answers FILE")
         state = wire.complete(state)
         if state.status != INPUT_REQUIRED:
             raise UsageError(f"task {task_id} is not waiting for input (status {state.status})")
         return self.driver(wire, self.record_for(task_id, wire, state)).answer(state)
 
-    def cancel(self, task_id: str, variant: str | None = None) -> None:
-        """Ask the server to cancel the task (`tasks/cancel`)."""
+    def cancel(self, task_id: str, variant: str | None = None) -> TaskState | None:
+        """Ask the server to cancel the task (`tasks/cancel`); returns the task's new state when
+        the server's answer carries it (2025-11-25), else None."""
         wire = self.wire(variant)
-        wire.cancel(task_id)
-        record = self.record_for(task_id, wire)
-        record.status_message = "cancellation requested"
+        state = wire.cancel(task_id)
+        record = self.record_for(task_id, wire, state)
+        if state is None:
+            record.status_message = "cancellation requested"
         self.records.save(record)
+        return state

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError
-from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, parse_task
+from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, error_object, parse_task
 from mrtr_cli.tasks.wire import TaskWire
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -63,8 +63,7 @@ class Sep2322Wire(TaskWire):
             payload = self.request("tasks/result", {"taskId": state.task_id})
         except JsonRpcError as err:
             if state.status == FAILED:
-                return replace(state, error={"code": err.code, "message": err.message,
-                                             **({"data": err.data} if err.data is not None else {})})
+                return replace(state, error=error_object(err))
             if err.code == METHOD_NOT_FOUND:
                 return state  # nothing more to learn; keep polling
             raise

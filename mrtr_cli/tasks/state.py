@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli.errors import ProtocolError
+from mrtr_cli.errors import JsonRpcError, ProtocolError
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -66,6 +66,11 @@ def _millis(value: Any) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         return None
     return int(value)
+
+
+def error_object(err: JsonRpcError) -> dict[str, Any]:
+    """A JSON-RPC error object `{code, message, data?}` for `TaskState.error`."""
+    return {"code": err.code, "message": err.message, **({"data": err.data} if err.data is not None else {})}
 
 
 def _optional_object(obj: dict[str, Any], key: str, what: str) -> dict[str, Any] | None:

@@ -3,8 +3,10 @@
 A `TaskWire` knows the methods and shapes of one task protocol and nothing else:
 it reads the task a server created, fetches its current state, delivers input
 responses and asks for cancellation, always returning a normalised `TaskState`.
-The waiting loop (`mrtr_cli.tasks.driver`) only talks to this interface, so a new
-variant (e.g. 2025-11-25 core tasks) is one more small subclass.
+The waiting loop (`mrtr_cli.tasks.driver`) only talks to this interface, so each
+variant (the extension, SEP-2322, 2025-11-25 core tasks) is one small subclass.
+A variant belongs to one protocol era: a modern session uses only modern variants,
+a legacy (handshake) session only the 2025-11-25 one (digest 6d, "dispatch on era first").
 """
 
 from __future__ import annotations
@@ -26,10 +28,15 @@ class TaskWire:
         deadline: bounds every request (`--timeout`).
 
     Attributes:
-        variant: a short name stored in task records ("ext", "sep-2322", ...).
+        variant: a short name stored in task records ("ext", "sep-2322", "2025-11-25").
+        era: the session era the variant lives in ("modern" or "legacy").
+        takes_input_by_update: answers can be sent on their own (`send_input`, for
+            `mrtr task update`); False when they only go in while waiting for the result.
     """
 
     variant = "base"
+    era = "modern"
+    takes_input_by_update = True
 
     @classmethod
     def recognises(cls, result: dict[str, Any]) -> bool:
@@ -59,6 +66,11 @@ class TaskWire:
         """Poll the task once (`tasks/get`, read by method whatever its `resultType`)."""
         return self.read(self.request("tasks/get", {"taskId": task_id}), "tasks/get result", task_id)
 
+    def blocks(self, state: TaskState) -> bool:
+        """True when `complete(state)` may wait a long time (and ask the person questions
+        through the session meanwhile); the driver then keeps its status line ticking."""
+        return False
+
     def complete(self, state: TaskState) -> TaskState:
         """Fetch what this variant does not put in its status message (input requests,
         the final result); the extension inlines everything, so by default nothing."""
@@ -68,9 +80,11 @@ class TaskWire:
         """Deliver input responses for outstanding input request keys."""
         raise NotImplementedError
 
-    def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> None:
-        """Ask the server to cancel the task (`tasks/cancel`; cooperative, it may still finish)."""
+    def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> TaskState | None:
+        """Ask the server to cancel the task (`tasks/cancel`; cooperative, it may still finish).
+        Returns the task's new state when the variant's answer carries one (else None)."""
         self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
+        return None
 
     def adapt(self, state: TaskState) -> TaskWire:
         """The wire that fits how this server behaves, judging by `state` (default: self).
@@ -78,24 +92,29 @@ class TaskWire:
         return self
 
 
-def wire_classes() -> list[type[TaskWire]]:
-    """Every variant, most specific first; the extension (the current protocol) last."""
+def wire_classes(era: str | None = None) -> list[type[TaskWire]]:
+    """Every variant (of `era` only, when given), most specific first; the default of each
+    era last (the extension for modern sessions)."""
     from mrtr_cli.tasks.ext import ExtTasksWire  # noqa: PLC0415
+    from mrtr_cli.tasks.legacy import LegacyTasksWire  # noqa: PLC0415
     from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
 
-    return [Sep2322Wire, ExtTasksWire]
+    classes: list[type[TaskWire]] = [Sep2322Wire, ExtTasksWire, LegacyTasksWire]
+    return [c for c in classes if era is None or c.era == era]
 
 
 def wire_for(variant: str | None, session: Session, capabilities: dict[str, Any], deadline: Deadline) -> TaskWire:
-    """The wire for a variant name from a task record (the extension when unknown)."""
-    classes = wire_classes()
+    """The wire for a variant name from a task record, if it fits the session's era; else
+    the era's default variant."""
+    classes = wire_classes(session.era)
     cls = next((c for c in classes if c.variant == variant), classes[-1])
     return cls(session, capabilities, deadline)
 
 
 def wire_for_created(result: dict[str, Any], session: Session, capabilities: dict[str, Any],
                      deadline: Deadline) -> TaskWire:
-    """The wire for the variant whose shape a task-creating `tools/call` result has."""
-    classes = wire_classes()
+    """The wire for the variant of the session's era whose shape a task-creating
+    `tools/call` result has."""
+    classes = wire_classes(session.era)
     cls = next((c for c in classes if c.recognises(result)), classes[-1])
     return cls(session, capabilities, deadline)

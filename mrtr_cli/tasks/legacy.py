@@ -1,0 +1,203 @@
+"""2025-11-25 core tasks (2025-11-25 `basic/utilities/tasks`, "experimental"), on legacy sessions only.
+
+What differs from the tasks extension, and how `mrtr` maps it onto the shared driver:
+
+- Opt-in per request: a `tools/call` becomes a task only when the client adds
+  `params.task = {"ttl": <ms>}`, which it MUST NOT do unless the server's `initialize`
+  result has `capabilities.tasks.requests.tools.call` and the tool's
+  `execution.taskSupport` is `"required"` (always) or `"optional"` (with `--task`);
+  absent means `"forbidden"` (`task_augmentation`).
+- Creation: the result is a CreateTaskResult `{"task": Task}` (no `resultType` in this
+  era), recognised by `task.taskId`; `Task` names its TTL and interval `ttl` and
+  `pollInterval` (milliseconds, `ttl` null for unlimited).
+- `tasks/get {taskId}` returns `Result & Task`: status only, never the payload.
+- `tasks/result {taskId}` BLOCKS until the task is terminal and returns exactly what
+  `tools/call` would have (the CallToolResult, or the JSON-RPC error). While it blocks,
+  a task in `input_required` sends ordinary server requests (`elicitation/create`,
+  `sampling/createMessage`, `roots/list`, tagged `_meta["io.modelcontextprotocol/
+  related-task"]`), which the legacy session answers through the responder chain. So
+  input is given through `tasks/result`; there is no `tasks/update`.
+- `failed` includes a tool result with `isError: true` (in the extension that is `completed`).
+- `tasks/cancel {taskId}` returns the Task (status `cancelled`); a terminal task gets -32602.
+- `tasks/list {cursor?}` pages the server's tasks (`capabilities.tasks.list`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from mrtr_cli.errors import JsonRpcError, UsageError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, error_object, parse_task
+from mrtr_cli.tasks.wire import TaskWire
+
+VARIANT = "2025-11-25"
+#: `--task-ttl` default: how long the server should keep a task (and its result) after creation.
+DEFAULT_TASK_TTL_SECONDS = 3600.0
+INVALID_PARAMS = -32602
+REQUIRED, OPTIONAL, FORBIDDEN = "required", "optional", "forbidden"
+
+
+def is_create_task_result(result: Any) -> bool:
+    """True for a 2025-11-25 CreateTaskResult: `{"task": {"taskId": "...", ...}}` (and no
+    CallToolResult `content`)."""
+    task = result.get("task") if isinstance(result, dict) else None
+    return isinstance(task, dict) and isinstance(task.get("taskId"), str) and "content" not in result
+
+
+def tool_task_support(tool: dict[str, Any] | None) -> str:
+    """The tool's `execution.taskSupport` (`"forbidden"` when absent or unknown)."""
+    execution = tool.get("execution") if isinstance(tool, dict) else None
+    support = execution.get("taskSupport") if isinstance(execution, dict) else None
+    return support if support in (REQUIRED, OPTIONAL, FORBIDDEN) else FORBIDDEN
+
+
+def server_task_capability(session: Session, *path: str) -> bool:
+    """True when the legacy server's `capabilities.tasks` has `path` (e.g. "requests",
+    "tools", "call", or "list"); always False on a modern session."""
+    node: Any = getattr(session, "server_capabilities", None) if session.era == "legacy" else None
+    for key in ("tasks", *path):
+        node = node.get(key) if isinstance(node, dict) else None
+    return isinstance(node, dict)
+
+
+def task_augmentation(session: Session, name: str, tool: dict[str, Any] | None, *, requested: bool,
+                      ttl_seconds: float | None) -> dict[str, Any] | None:
+    """The `task` member to add to `tools/call NAME`, or None (2025-11-25 "Tool-Level Negotiation").
+
+    Args:
+        session: the open session (only a legacy one ever gets a task member).
+        name: the tool name (for messages).
+        tool: the tool from `tools/list`, or None when the list could not be read.
+        requested: the user passed `--task`.
+        ttl_seconds: `--task-ttl`, or None for `DEFAULT_TASK_TTL_SECONDS`.
+
+    Returns:
+        `{"ttl": <milliseconds>}` when the tool is `required`, or `optional` and requested
+        (or unknown and requested), on a server with `tasks.requests.tools.call`; else None.
+
+    Raises:
+        UsageError: `--task` for a server without that capability or a tool whose
+            `taskSupport` is `forbidden` (exit 2), or a `--task-ttl` that is not positive.
+    """
+    if ttl_seconds is not None and ttl_seconds <= 0:
+        raise UsageError(f"--task-ttl {ttl_seconds:g}: expected a positive number of seconds")
+    ttl = {"ttl": int((ttl_seconds if ttl_seconds is not None else DEFAULT_TASK_TTL_SECONDS) * 1000)}
+    if session.era != "legacy":
+        return None  # 2026-07-28: the server decides (the tasks extension is declared on every call)
+    server = sanitize(session.server_name, single_line=True)
+    if not server_task_capability(session, "requests", "tools", "call"):
+        if requested:
+            raise UsageError(f"--task: {server} cannot run tools as tasks (its initialize result has no "
+                             "capabilities.tasks.requests.tools.call)", hint="call the tool without --task")
+        return None
+    support = tool_task_support(tool) if tool is not None else None
+    if support == REQUIRED or (requested and support in (OPTIONAL, None)):
+        return ttl
+    if requested:
+        raise UsageError(f"--task: tool {sanitize(name, single_line=True)} on {server} cannot run as a task "
+                         "(its execution.taskSupport is forbidden)", hint="call the tool without --task")
+    return None
+
+
+def parse_legacy_task(obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    """Read a 2025-11-25 Task (flat, or nested under `task` as in a CreateTaskResult)."""
+    if isinstance(obj, dict) and isinstance(obj.get("task"), dict):
+        obj = obj["task"]
+    return parse_task(obj, what=what, known_id=known_id, ttl_key="ttl", poll_key="pollInterval")
+
+
+class LegacyTasksWire(TaskWire):
+    """Polls with `tasks/get`; takes input and the payload through the blocking `tasks/result`.
+
+    `complete` turns an `input_required` or terminal state into a terminal one carrying
+    the payload: `result` (a CallToolResult; with `isError: true` the status is
+    `failed`) or `error` (the JSON-RPC error `tasks/result` returned).
+    """
+
+    variant = VARIANT
+    era = "legacy"
+    takes_input_by_update = False
+
+    @classmethod
+    def recognises(cls, result: dict[str, Any]) -> bool:
+        return is_create_task_result(result)
+
+    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+        return parse_legacy_task(obj, what, known_id)
+
+    def blocks(self, state: TaskState) -> bool:
+        """`complete(state)` will wait in `tasks/result` for the task to finish (and may ask
+        the person questions meanwhile)."""
+        return state.status == INPUT_REQUIRED and state.result is None and state.error is None
+
+    def complete(self, state: TaskState) -> TaskState:
+        """`tasks/result` for an `input_required` or finished task (not for `working`, which is
+        polled, nor `cancelled`, which has no payload worth fetching). For a task that was
+        not terminal yet, one `tasks/get` afterwards tells how it ended.
+
+        Raises:
+            JsonRpcError: the follow-up `tasks/get` failed (-32602: the task is gone).
+            InputRequired: the server asked something nobody could answer (it was told `cancel`).
+        """
+        if state.status not in (INPUT_REQUIRED, COMPLETED, FAILED) or state.result is not None \
+                or state.error is not None:
+            return state
+        try:
+            found: dict[str, Any] = {"result": self.request("tasks/result", {"taskId": state.task_id})}
+        except JsonRpcError as err:
+            found = {"error": error_object(err)}
+        if not state.terminal:
+            latest = self.get(state.task_id)
+            if latest.terminal:
+                state = latest
+            else:  # the payload is final whatever the status still says
+                failed = "error" in found or found["result"].get("isError") is True
+                state = replace(latest, status=FAILED if failed else COMPLETED)
+        if state.status == COMPLETED and "error" in found:
+            state = replace(state, status=FAILED)
+        return replace(state, **found)
+
+    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
+        """There is no `tasks/update` in 2025-11-25: answers go through `tasks/result`."""
+        raise UsageError(f"task {task_id} speaks MCP 2025-11-25, which takes answers only while "
+                         "waiting for its result", hint="use: mrtr task wait ID --answers FILE")
+
+    def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> TaskState:
+        """`tasks/cancel`; returns the Task the server sends back (status `cancelled`).
+
+        Raises:
+            JsonRpcError: -32602 for a task that already ended (or is unknown), with a hint.
+        """
+        try:
+            result = self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
+        except JsonRpcError as err:
+            if err.code == INVALID_PARAMS and not err.hint:
+                err.hint = f"a task that has ended cannot be cancelled; see it with: mrtr task get {task_id}"
+            raise
+        return self.read(result, "tasks/cancel result", task_id)
+
+
+def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> list[Any]:
+    """Every task the server lists (`tasks/list`, all pages), each as sent.
+
+    Raises:
+        UsageError: a modern server (the tasks extension has no `tasks/list`), or a legacy
+            one without `capabilities.tasks.list` (exit 2).
+        JsonRpcError / ProtocolError / TransportError: from the session.
+    """
+    from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415
+
+    server = sanitize(session.server_name, single_line=True)
+    if session.era != "legacy":
+        raise UsageError(f"{server} speaks MCP {session.protocol_version}, which has no tasks/list "
+                         "(the tasks extension removed it)",
+                         hint="`mrtr task list` (without --remote) shows the tasks recorded on this machine")
+    if not server_task_capability(session, "list"):
+        raise UsageError(f"{server} does not offer tasks/list (its initialize result has no capabilities.tasks.list)",
+                         hint="`mrtr task list` (without --remote) shows the tasks recorded on this machine")
+    items, _ = list_all(session, "tasks/list", deadline=deadline)
+    return items
