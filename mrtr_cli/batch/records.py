@@ -33,7 +33,7 @@ from mrtr_cli.render.sanitize import dumps_safe
 #: Words for exit codes in the summary (DESIGN.md section 2).
 CODE_NAMES = {
     0: "ok", 1: "tool error", 2: "usage", 3: "transport", 4: "protocol", 5: "input required",
-    6: "declined", 7: "timeout", 8: "auth", 130: "interrupted",
+    6: "declined", 7: "timeout", 8: "auth", 70: "internal error", 130: "interrupted",
 }
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import threading
 from typing import Any
 
@@ -35,7 +36,7 @@ from mrtr_cli.batch.records import (
     pending_record,
     result_record,
 )
-from mrtr_cli.errors import InputRequired, MrtrError, ProtocolError, TransportError
+from mrtr_cli.errors import ExitStatus, InputRequired, MrtrError, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import sanitize
@@ -253,8 +254,13 @@ class BatchRunner:
         except MrtrError as exc:
             return error_record(line, exc, self.env)
         except Exception as exc:  # noqa: BLE001 - a bug must not take the other lines down
-            err = ProtocolError(f"internal error in mrtr: {type(exc).__name__}: {exc}",
-                                hint="please report this; the other lines are not affected")
+            if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
+                import traceback  # noqa: PLC0415
+
+                self.env.err("".join(traceback.format_exception(exc)).rstrip())
+            err = MrtrError(f"internal error (a bug in mrtr): {type(exc).__name__}: {exc}",
+                            hint="please report it (MRTR_DEBUG=1 shows the traceback); the other lines go on")
+            err.exit_status = ExitStatus.INTERNAL
             return error_record(line, err, self.env)
         finally:
             if store.used_flags:
