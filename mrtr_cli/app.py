@@ -308,6 +308,11 @@ class App:
             self._deadline = Deadline(self.opts.timeout, self.opts.max_timeout)
         return self._deadline
 
+    def session_deadline(self) -> Deadline:
+        """The time bound for opening a session (starting a stdio server, the era probe,
+        `initialize`): the run's own `deadline()`."""
+        return self.deadline()
+
     # ------------------------------------------------------------------ session
     @contextlib.contextmanager
     def session(self, target: Target | None = None) -> Iterator[Session]:
@@ -349,7 +354,7 @@ class App:
         session: Session | None = None
         display = None
         try:
-            session = open_session(transport, self.env, self.tracer, settings, deadline=self.deadline())
+            session = open_session(transport, self.env, self.tracer, settings, deadline=self.session_deadline())
             if not self.env.quiet:
                 from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
 

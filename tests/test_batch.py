@@ -384,3 +384,13 @@ def test_an_older_server_runs_one_line_at_a_time_with_each_lines_answers(mrtr, t
     assert text_of(got["five"]) == "Booked a table for 5 (outdoor) on 2026-01-01."
     assert "running one line at a time" in run.stderr and "was not used" not in run.stderr
     assert run.code == 5
+
+
+def test_a_slow_starting_server_is_not_charged_to_the_per_line_timeout(mrtr, tmp_path):
+    script = tmp_path / "slow-start.json"
+    script.write_text(json.dumps({"startDelay": 1.5, "calls": {"echo": [
+        {"result": {"content": [{"type": "text", "text": "up"}], "resultType": "complete"}}]}}))
+    batch = write_lines(tmp_path / "b.jsonl", [{"id": "a", "call": "echo"}])
+    run = mrtr("--stdio", stdio_cmd(SERVERS / "raw_server.py", str(script)), "batch", str(batch), "--timeout", "1")
+    assert run.code == 0, run.stderr
+    assert records(run.stdout)[0]["result"]["content"][0]["text"] == "up"

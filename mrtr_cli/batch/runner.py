@@ -44,6 +44,9 @@ from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.chain import ResponderChain
 
 _WAIT = 0.2  # seconds the main thread waits on a worker at a time (Ctrl-C stays responsive)
+#: Seconds at least for opening the batch's session: a per-line `--timeout` is no bound for
+#: starting a server (an SDK server over stdio may need seconds on a busy machine).
+SESSION_OPEN_FLOOR = 30.0
 
 
 class BatchApp(App):
@@ -53,6 +56,12 @@ class BatchApp(App):
     def deadline(self) -> Deadline:
         """A fresh `--timeout` window (for one line, or one tool-list fetch)."""
         return Deadline(self.opts.timeout, self.opts.max_timeout)
+
+    def session_deadline(self) -> Deadline:
+        """Opening the session is no line's time: the larger of `--timeout` and
+        `SESSION_OPEN_FLOOR` seconds (unbounded without `--timeout`, as for one call)."""
+        timeout = self.opts.timeout
+        return Deadline(None if timeout is None else max(timeout, SESSION_OPEN_FLOOR), self.opts.max_timeout)
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
         """The batch's own chain (its `--answers` and `-a`; never a person, no URL elicitation):
