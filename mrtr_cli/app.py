@@ -130,6 +130,9 @@ class App:
                 return fh.read()
         except OSError as exc:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"cannot read {path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} "
+                             f"at offset {exc.start})") from None
 
     def target(self) -> Target:
         """The target from `--url` / `--stdio` / `-s NAME` (or MRTR_URL / MRTR_STDIO / MRTR_SERVER).

@@ -28,9 +28,14 @@ def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -
                 text = fh.read()
     except FileNotFoundError:
         raise UsageError(f"cannot read {what} {path}: no such file") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {what} {path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} "
+                         f"at offset {exc.start})") from None
     except OSError as exc:
         raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise UsageError(f"{path} is not usable JSON: nested too deeply") from None

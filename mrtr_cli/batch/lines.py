@@ -9,6 +9,9 @@ resource URI); `arguments` (an object; not for `read`); `answers` (an answer doc
 DESIGN.md section 3) and `answersFile` (a path, or a list of paths, relative to the batch
 file's directory); `id` (a string or an integer; default: the line number). Members
 starting with `_` are comments. Blank lines are skipped; line numbers count every line.
+Lines end at `\n` only (`\r\n` is fine; U+2028 and other characters `str.splitlines`
+would split at stay inside their line); a UTF-8 byte-order mark is ignored, and a line
+that is not valid UTF-8 is malformed on its own.
 
 A line that breaks these rules is *malformed*: it becomes an exit-2 record naming its
 line number, and the other lines still run.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,10 +61,39 @@ class BatchLine:
         """The id as a lookup key (`7` and `"7"` are different ids)."""
         return id_key(self.id)
 
+    @property
+    def resume_key(self) -> str:
+        """The key `--resume` finds this line's record by: its id, but the line number for a
+        line whose id repeats an earlier line's (its record must not stand for that line)."""
+        duplicate = self.error is not None and isinstance(self.error.data, dict) and "duplicateOf" in self.error.data
+        return f"#{self.number}" if duplicate else self.key
+
 
 def id_key(value: Any) -> str:
     """A record id as a dictionary key: its JSON text."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def read_batch_text(path: str, stdin: Any) -> str:
+    """The batch input from `path` (`-`: the binary buffer of `stdin`), decoded as UTF-8 with
+    `surrogateescape`: bytes that are not UTF-8 survive as U+DC80..U+DCFF, so that only
+    their line is malformed (`read_batch`), not the whole input.
+
+    Raises:
+        UsageError: the file cannot be read.
+    """
+    try:
+        if path == "-":
+            data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8", "surrogateescape")
+        else:
+            with open(os.path.expanduser(path), "rb") as fh:
+                data = fh.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return data.decode("utf-8", "surrogateescape")
+
+
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
 
 
 def read_batch(text: str, base_dir: str, files: dict[str, AnswerFile] | None = None) -> list[BatchLine]:
@@ -78,14 +111,24 @@ def read_batch(text: str, base_dir: str, files: dict[str, AnswerFile] | None = N
     cache = files if files is not None else {}
     lines: list[BatchLine] = []
     first_seen: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), 1):
+    text = text.removeprefix("\ufeff")
+    if text.endswith("\n"):
+        text = text[:-1]
+    for number, raw in enumerate(text.split("\n") if text else [], 1):
+        raw = raw.removesuffix("\r")
         if not raw.strip():
             continue
-        line = parse_line(raw, number, base_dir, cache)
+        bad = _UNDECODABLE.search(raw)
+        if bad:
+            byte = ord(bad.group(0)) - 0xDC00
+            line = _malformed(number, number, f"not valid UTF-8 (byte 0x{byte:02x} at column {bad.start() + 1})",
+                              hint="save the file as UTF-8")
+        else:
+            line = parse_line(raw, number, base_dir, cache)
         earlier = first_seen.setdefault(line.key, number)
         if earlier != number and line.error is None:
             line.error = UsageError(f"line {number}: the id {line.key} is already used by line {earlier}",
-                                    data={"line": number}, hint="give every line its own id")
+                                    data={"line": number, "duplicateOf": earlier}, hint="give every line its own id")
         lines.append(line)
     return lines
 
@@ -96,6 +139,8 @@ def parse_line(raw: str, number: int, base_dir: str, cache: dict[str, AnswerFile
         doc = json.loads(raw)
     except json.JSONDecodeError as exc:
         return _malformed(number, number, f"not valid JSON (column {exc.colno}: {exc.msg})")
+    except RecursionError:
+        return _malformed(number, number, "not valid JSON here: nested too deeply")
     if not isinstance(doc, dict):
         return _malformed(number, number, f"expected a JSON object, not {_kind(doc)}")
     line_id = doc.get("id", number)

@@ -18,8 +18,8 @@ timing), and 130 after Ctrl-C.
 
 from __future__ import annotations
 
+import io
 import json
-import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -107,47 +107,114 @@ class RecordSink:
 
 
 # ---------------------------------------------------------------------- --resume
-def load_records(path: str) -> dict[str, dict[str, Any]]:
-    """The records in an earlier run's output, by id (the last record of an id wins).
+def _as_record(raw: bytes) -> dict[str, Any] | None:
+    """One line of a records file as a record, or None (not JSON, not UTF-8, not a record)."""
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(record, dict) or "id" not in record:
+        return None
+    code = record.get("exitCode")
+    if isinstance(code, bool) or not isinstance(code, int) or not 0 <= code <= 255:
+        return None
+    return record
 
-    A line that is not a record (e.g. cut short when the run was killed) is ignored.
+
+def record_key(record: dict[str, Any]) -> str:
+    """The key a record is found by (`BatchLine.resume_key`): its id, or `#LINE` for the
+    record of a line whose id repeated an earlier line's."""
+    error = record.get("error")
+    data = error.get("data") if isinstance(error, dict) else None
+    if isinstance(data, dict) and "duplicateOf" in data:
+        return f"#{record.get('line')}"
+    return id_key(record["id"])
+
+
+def load_records(path: str) -> dict[str, dict[str, Any]]:
+    """The records in an earlier run's output, by `record_key` (the last record of a key wins).
+
+    The last line may be cut short (a killed run) and is then ignored; any other line
+    must be a record, so that `--resume` never appends to a file that is not batch output.
 
     Raises:
-        UsageError: the file cannot be read.
+        UsageError: the file cannot be read, or is not a batch output file.
     """
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        with open(path, "rb") as fh:
+            data = fh.read()
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise UsageError(f"--resume {path}: cannot read it: {exc.strerror or exc}") from None
     records: dict[str, dict[str, Any]] = {}
-    for raw in text.splitlines():
-        try:
-            record = json.loads(raw)
-        except ValueError:
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
             continue
-        if isinstance(record, dict) and "id" in record and isinstance(record.get("exitCode"), int):
-            records[id_key(record["id"])] = record
+        record = _as_record(raw)
+        if record is None:
+            if number == len(lines):
+                continue  # the last line, cut short: open_output removes it
+            raise UsageError(f"--resume {path}: line {number} is not a batch record",
+                             hint="--resume takes the output of an earlier `mrtr batch` run")
+        records[record_key(record)] = record
     return records
 
 
 def open_output(path: str, *, append: bool) -> IO[str]:
-    """Open the records file; when appending, a last line cut short (a killed run) is removed first.
+    """Open the records file, locked against a second `mrtr batch` writing it at the same time.
+
+    Appending (`--resume`), a last line cut short (a killed run) is removed and a whole
+    last record lacking its newline gets one. Not appending, the file is emptied only when
+    the first record is written: a batch that cannot start leaves it as it was.
 
     Raises:
-        UsageError: the file cannot be opened.
+        UsageError: the file cannot be opened, or another run holds its lock.
     """
     try:
-        if append and os.path.exists(path):
-            with open(path, "rb+") as fh:
-                data = fh.read()
-                if data and not data.endswith(b"\n"):
-                    fh.truncate(data.rfind(b"\n") + 1)
-        return open(path, "a" if append else "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
+        fh = open(path, "a+b")  # noqa: SIM115 - closed by the caller
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    try:
+        import fcntl  # noqa: PLC0415
+
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:  # not on this platform: no lock
+        pass
+    except OSError:
+        fh.close()
+        raise UsageError(f"cannot write {path}: another mrtr batch is writing it",
+                         hint="wait for it to finish (two runs would run the same lines twice)") from None
+    try:
+        if append:
+            fh.seek(0)
+            data = fh.read()
+            if data and not data.endswith(b"\n"):
+                cut = data.rfind(b"\n") + 1
+                if _as_record(data[cut:]) is None:
+                    fh.truncate(cut)
+                else:
+                    fh.write(b"\n")
+                fh.flush()
+    except OSError as exc:
+        fh.close()
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return _RecordsFile(fh, truncate=not append)
+
+
+class _RecordsFile(io.TextIOWrapper):
+    """The locked records file as text; emptied (when asked) on the first write."""
+
+    def __init__(self, raw: IO[bytes], *, truncate: bool):
+        super().__init__(raw, encoding="utf-8", newline="\n")  # type: ignore[arg-type]
+        self._pending_truncate = truncate
+
+    def write(self, text: str) -> int:
+        if self._pending_truncate:
+            self._pending_truncate = False
+            self.buffer.truncate(0)  # type: ignore[attr-defined]
+        return super().write(text)
 
 
 # ---------------------------------------------------------------------- summary
@@ -163,6 +230,7 @@ class Summary:
         skipped: lines already recorded (`--resume`).
         not_run: lines left without a record (`--fail-fast`, Ctrl-C).
         interrupted: Ctrl-C stopped the batch.
+        stopped: the exit code of what else stopped the batch early (0: nothing did).
     """
 
     lines: int = 0
@@ -171,17 +239,25 @@ class Summary:
     skipped: int = 0
     not_run: int = 0
     interrupted: bool = False
+    stopped: int = 0
 
     def first_failure(self) -> int | None:
         """The number of the first line (in input order) whose code is not 0."""
         return next((n for n in sorted(self.codes) if self.codes[n] != 0), None)
 
     def exit_code(self) -> int:
-        """0 when every line succeeded; else the first failing line's code; 130 after Ctrl-C."""
+        """0 when every line succeeded; else the first failing line's code; 130 after Ctrl-C.
+
+        A batch stopped early because its records could not be written exits with `stopped`
+        (set by the runner); and it is never 0 while a line has no record."""
         if self.interrupted:
             return int(ExitStatus.INTERRUPTED)
+        if self.stopped:
+            return self.stopped
         first = self.first_failure()
-        return self.codes[first] if first is not None else int(ExitStatus.SUCCESS)
+        if first is not None:
+            return self.codes[first]
+        return int(ExitStatus.INTERNAL) if self.not_run else int(ExitStatus.SUCCESS)
 
     def counts(self) -> Counter[int]:
         return Counter(self.codes.values())

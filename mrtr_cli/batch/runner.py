@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import sys
 import threading
 from typing import Any
 
@@ -56,6 +57,14 @@ class BatchApp(App):
     def deadline(self) -> Deadline:
         """A fresh `--timeout` window (for one line, or one tool-list fetch)."""
         return Deadline(self.opts.timeout, self.opts.max_timeout)
+
+    #: Tasks that lines are waiting for (task id -> the `mrtr task wait` command), named
+    #: after Ctrl-C: they keep running on the server.
+    live_tasks: dict[str, str]
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.live_tasks = {}
 
     def session_deadline(self) -> Deadline:
         """Opening the session is no line's time: the larger of `--timeout` and
@@ -188,6 +197,7 @@ class BatchRunner:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._interrupted = False
+        self._failure: Exception | None = None  # what stopped a worker (its records could not be written)
         self.recorded = 0
 
     def run(self) -> None:
@@ -201,6 +211,8 @@ class BatchRunner:
         if not any(line.error is None for line in self.lines):
             for line in self.lines:  # only malformed lines: no server needed
                 self._take(line, self.run_line(line))
+                if self.fail_fast:
+                    break
             self.sink.flush()
             return
         calls = any(line.command == "call" and line.error is None for line in self.lines)
@@ -230,11 +242,40 @@ class BatchRunner:
                 self._stop.set()
                 self.sink.flush()
             self.summary.interrupted = True
+            stdio = bool(self.app.target().command)
+            for task_id, command in list(self.app.live_tasks.items()):
+                self.env.err(f"mrtr: task {task_id} stops with the server process (stdio)" if stdio else
+                             f"mrtr: task {task_id} is still running on the server; finish it with: {command}",
+                             untrusted=True)
             self.slot.close(exc)
             raise
-        self.sink.flush()
+        try:
+            if self._failure is None:
+                self.sink.flush()
+        except Exception as exc:  # noqa: BLE001
+            self._failure = exc
+        if self._failure is not None:
+            self._stopped_by(self._failure)
         self.slot.close()
         self.report_unused_flags()
+
+    def _stopped_by(self, exc: Exception) -> None:
+        """A worker could not write a record: say why once, and make the batch's exit code say it
+        (2 for an output that cannot be written, 70 for a bug)."""
+        if isinstance(exc, BrokenPipeError):
+            with contextlib.suppress(OSError):
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's final flush
+            why = "the reader of the output went away (broken pipe)"
+        elif isinstance(exc, OSError):
+            why = exc.strerror or str(exc)
+        else:
+            why = None
+        if why is not None:
+            self.summary.stopped = int(ExitStatus.USAGE)
+            self.env.err(f"mrtr: batch: cannot write the records: {why}; stopped")
+        else:
+            self.summary.stopped = int(ExitStatus.INTERNAL)
+            self.env.err(f"mrtr: batch: internal error (a bug in mrtr): {type(exc).__name__}: {exc}; stopped")
 
     # ------------------------------------------------------------------ one line
     def run_line(self, line: BatchLine) -> dict[str, Any]:
@@ -278,6 +319,15 @@ class BatchRunner:
 
     # ------------------------------------------------------------------ workers
     def _work(self) -> None:
+        try:
+            self._work_lines()
+        except Exception as exc:  # noqa: BLE001 - the records cannot be written (or a bug): stop the batch
+            with self._lock:
+                if self._failure is None:
+                    self._failure = exc
+            self._stop.set()
+
+    def _work_lines(self) -> None:
         while not self._stop.is_set():
             index = next(self._next)  # atomic: no lock for workers to queue on
             if index >= len(self.lines):

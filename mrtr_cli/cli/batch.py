@@ -46,7 +46,7 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
     a pending record (exit 5). Exit 0 when every line succeeded, else the exit
     code of the first failing line in input order; counts go to stderr.
     """
-    from mrtr_cli.batch.lines import read_batch  # noqa: PLC0415
+    from mrtr_cli.batch.lines import read_batch, read_batch_text  # noqa: PLC0415
     from mrtr_cli.batch.records import RecordSink, Summary, load_records  # noqa: PLC0415
     from mrtr_cli.batch.runner import BatchApp, run_batch  # noqa: PLC0415
     from mrtr_cli.errors import UsageError  # noqa: PLC0415
@@ -62,13 +62,16 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
         raise UsageError("--retry-failed goes with --resume OUT.jsonl")
     app.opts.no_input = env.no_input = True
 
+    for option, path in (("--resume", resume_path), ("-o", output)):
+        if path and path != "-" and file != "-" and os.path.exists(path) and os.path.samefile(path, file):
+            raise UsageError(f"{option} {path} is the input file: the records would be written into it")
     base_dir = os.getcwd() if file == "-" else os.path.dirname(os.path.abspath(file))
-    lines = read_batch(app.read_file(file), base_dir)
+    lines = read_batch(read_batch_text(file, env.stdin), base_dir)
     summary = Summary(lines=len(lines))
     recorded = load_records(resume_path) if resume_path else {}
     todo = []
     for line in lines:
-        earlier = recorded.get(line.key)
+        earlier = recorded.get(line.resume_key)
         if earlier is not None and not (retry_failed and earlier["exitCode"] != 0):
             summary.codes[line.number] = earlier["exitCode"]
             summary.ids[line.number] = line.id
@@ -82,6 +85,7 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
     try:
         run_batch(app, todo, sink, summary, jobs=jobs, fail_fast=fail_fast)
     except KeyboardInterrupt:
+        summary.interrupted = True  # also before any line started (a server slow to start)
         _report(app, summary)
         return summary.exit_code()
     finally:

@@ -18,7 +18,8 @@ from typing import Any
 # that reorder or hide text (bidi embeddings/overrides/isolates, zero-width joiners
 # are left alone as they are needed for emoji; the line/paragraph separators are
 # made visible because terminals and editors treat them as line breaks).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")  # lone surrogates: valid JSON escapes, but no UTF-8 exists for them
 _SINGLE_LINE_EXTRA = re.compile("[\n\t]")
 
 
@@ -59,7 +60,8 @@ def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False
 
 # JSON output keeps every value exactly, but escapes the characters a terminal
 # would interpret (json.dumps already escapes C0 controls) as \\uXXXX.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Lone surrogates (a server may send "\\ud800") are escaped too: UTF-8 has no bytes for them.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def _json_escape(match: re.Match[str]) -> str:

@@ -9,6 +9,7 @@ protocol layer computes any HTTP headers and passes them in.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,23 @@ if TYPE_CHECKING:  # pragma: no cover - concurrent.futures loads `logging`: impo
 
 Message = dict[str, Any]
 MessageHandler = Callable[[Message], None]
+
+
+def encode_message(message: Any) -> bytes:
+    """One JSON-RPC message as compact UTF-8 JSON (no newline).
+
+    Raises:
+        UsageError: the message holds text with no UTF-8 form (a lone surrogate such as
+            `"\\udc00"`, which JSON input can carry): it is not valid Unicode, and is not sent.
+    """
+    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+        raise UsageError(f"not sent: the text holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x}), "
+                         "which is not valid Unicode") from None
 
 
 class RequestTimeout(Exception):

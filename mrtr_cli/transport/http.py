@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport
+from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
 from mrtr_cli.transport.sse import parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,7 +111,9 @@ class HttpTransport(Transport):
             timeout=httpx.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
             follow_redirects=True,
             verify=self._verify,
-            limits=httpx.Limits(max_connections=64, max_keepalive_connections=32),
+            # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
+            # and a request queued for a connection would wait outside its --timeout.
+            limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
         )
 
     def close(self) -> None:
@@ -175,7 +177,7 @@ class HttpTransport(Transport):
 
     def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
         client = self._require_client()
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = encode_message(message)
         all_headers = self._headers(headers)
         self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
         try:
@@ -254,7 +256,7 @@ class HttpTransport(Transport):
 
         client = self._require_client()
         rid = message.get("id")
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = encode_message(message)
         all_headers = self._headers(headers)
         self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
         timeout: Any = httpx.USE_CLIENT_DEFAULT

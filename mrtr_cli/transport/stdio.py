@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, Transport
+from mrtr_cli.transport.base import Message, MessageHandler, Transport, encode_message
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future
@@ -39,7 +39,7 @@ def _loads(text: str) -> Any:
 
 def encode_line(message: Message) -> bytes:
     """One JSON-RPC message as a compact UTF-8 line (json escapes any newline in strings)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return encode_message(message) + b"\n"
 
 
 def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
