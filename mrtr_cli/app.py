@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from mrtr_cli.config.target import Target, parse_header, parse_stdio
+from mrtr_cli.config.target import Target, check_header_values, check_url, parse_header, parse_stdio, url_secrets
 from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ExitStatus, InputRequired, Interrupted, JsonRpcError, UsageError
@@ -166,17 +166,22 @@ class App:
             if target.roots is not None:
                 self.config_roots = target.roots
         elif o.url:
-            if not o.url.startswith(("http://", "https://")):
-                raise UsageError(f"--url {o.url!r}: expected an http:// or https:// URL")
-            target = Target(url=o.url, headers=headers)
+            target = Target(url=check_url(o.url, "--url"), headers=headers)
+            for secret in url_secrets(o.url):
+                self.env.add_secret(secret)
         else:
             target = Target(command=parse_stdio(o.stdio or ""))
+            from mrtr_cli.config.trust import remember_command  # noqa: PLC0415
+
+            remember_command(target.command or [])  # a pending document naming it may start it again
+        if target.url:
+            check_header_values(target.headers)
         self._target = target
         return target
 
     def _command_line_headers(self) -> dict[str, str]:
         """`-H` headers (values may be `env:VAR` / `file:PATH`) and `--bearer-token-env`."""
-        from mrtr_cli.config.values import resolve_header_value  # noqa: PLC0415
+        from mrtr_cli.config.values import is_secret_name, resolve_header_value  # noqa: PLC0415
 
         o = self.opts
         headers: dict[str, str] = {}
@@ -184,7 +189,9 @@ class App:
             name, value = parse_header(text)
             value, secret = resolve_header_value(value, allowed=True, where=f"-H {name}", read_file=self.read_file)
             headers[name] = value
-            self.env.add_secret(value)
+            if is_secret_name(name):
+                self.env.add_secret(value)
+                self.env.add_secret(value.split(" ", 1)[-1])  # the credential after an auth scheme
             if secret:
                 self.env.add_secret(secret)
         if o.bearer_token_env:
@@ -523,6 +530,12 @@ class App:
 
         params: dict[str, Any] = {"name": subject}
         arguments = build_arguments(items or [], base, None)
+        for name, value in (arguments or {}).items():
+            if not isinstance(value, str):  # GetPromptRequest arguments: {[name]: string}
+                from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
+
+                raise UsageError(f"prompt argument {name}: prompt arguments are strings, not {json_type(value)}",
+                                 hint=f"give it as text: {name}={json.dumps(value, ensure_ascii=False)}")
         if arguments:
             params["arguments"] = arguments
         return "prompts/get", params

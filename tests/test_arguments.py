@@ -89,6 +89,7 @@ def test_schema_violation_exits_2_with_the_path_and_sends_nothing(mrtr, catalog:
     r = mrtr(*catalog.args, "call", "echo_args", *items)
     assert r.code == 2, r.stderr
     assert f"mrtr: error: echo_args: {expected}" in r.stderr
+    assert r.stderr.count(expected) == 1  # not said again in the hint
     assert "mrtr tools echo_args" in r.stderr
     assert r.stdout == ""
     assert not catalog.calls()  # validated before tools/call
@@ -135,3 +136,16 @@ def test_union_types_coerce_in_order():
     assert build_arguments(items, None, schema) == {"v": 12, "w": "3.5"}  # a string branch keeps the text
     assert build_arguments([parse_item("v=true", _read)], None, schema) == {"v": True}
     assert build_arguments([parse_item("v=null", _read)], None, schema) == {"v": None}
+
+
+def test_prompt_arguments_must_be_strings(mrtr, tmp_path):
+    from tests.conftest import EXAMPLE_SERVER, stdio_cmd
+
+    r = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "prompt", "triage", "workItemId:=4522")
+    assert r.code == 2 and "prompt arguments are strings, not integer" in r.stderr
+    assert "workItemId=4522" in r.stderr  # how to give it
+    batch = tmp_path / "b.jsonl"
+    batch.write_text(json.dumps({"id": "p", "prompt": "triage", "arguments": {"workItemId": 4522}}) + "\n")
+    b = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "batch", batch)
+    record = json.loads(b.stdout)
+    assert record["exitCode"] == 2 and "prompt arguments are strings" in record["error"]["message"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CATALOG_SERVER, EXAMPLE_SERVER
+from tests.conftest import CATALOG_SERVER, EXAMPLE_SERVER, stdio_cmd
 
 SECRET = "s3cret"
 
@@ -77,3 +77,67 @@ def test_a_mistyped_header_is_not_echoed(mrtr):
     assert r.code == 2
     assert "expected \"Name: value\"" in r.stderr and "'Authorization'" in r.stderr
     assert_clean(r)
+
+
+def test_credentials_in_the_url_are_never_shown_or_saved(mrtr, http_servers, tmp_path):
+    url = http_servers.start(EXAMPLE_SERVER)
+    secret_url = url.replace("http://", f"http://alice:{SECRET}@") + f"?api_key=q-{SECRET}&region=eu"
+    trace = tmp_path / "t.jsonl"
+    r = mrtr("--url", secret_url, "-vv", "--trace", trace, "--no-input",
+             "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["target"]["url"] == url.replace("http://", "http://alice:***@") + "?api_key=***&region=eu"
+    assert SECRET not in r.stdout
+    assert_clean(r, trace)
+    pending = tmp_path / "p.json"
+    pending.write_text(r.stdout)
+    again = mrtr("resume", pending, "-a", "resolution=Fixed")  # the saved URL cannot be used as it is
+    assert again.code == 2 and "saved without its credentials" in again.stderr and "--url" in again.stderr
+    done = mrtr("resume", pending, "--url", secret_url, "-a", "resolution=Fixed")
+    assert done.code == 0, done.stderr
+    gone = mrtr("--url", "http://alice:" + SECRET + "@127.0.0.1:9/mcp", "tools")
+    assert gone.code == 3 and "alice:***@" in gone.stderr
+    assert_clean(gone)
+
+
+def test_ordinary_header_values_stay_readable_and_the_trace_stays_json(mrtr, guarded, tmp_path):
+    trace = tmp_path / "t.jsonl"
+    r = mrtr("--url", guarded, "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Flag: true",
+             "-H", "Accept-Language: application", "--trace", trace, "call", "whoami")
+    assert r.code == 0, r.stderr
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]  # every line is JSON
+    assert any("application/json" in json.dumps(line) for line in lines)
+    assert_clean(r, trace)
+
+
+@pytest.mark.parametrize("how", ["header", "bearer-env"])
+def test_a_header_value_that_is_not_ascii_is_a_usage_error(mrtr, how):
+    args = ["-H", "X-Name: Zürich"] if how == "header" else ["--bearer-token-env", "TOKEN"]
+    r = mrtr("--url", "http://127.0.0.1:9/mcp", *args, "tools", env={"TOKEN": "tökén"})
+    assert r.code == 2 and "not ASCII" in r.stderr
+    assert "tökén" not in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:99999/mcp", "http:///mcp"])
+def test_a_malformed_url_is_a_usage_error(mrtr, url):
+    r = mrtr("--url", url, "tools")
+    assert r.code == 2 and "--url" in r.stderr, r.stderr
+
+
+def test_resume_does_not_run_a_stdio_command_it_has_never_run_here(mrtr, tmp_path):
+    first = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "--no-input",
+                 "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    assert first.code == 5
+    doc = first.json()
+    marker = tmp_path / "PWNED"
+    doc["target"] = {"stdio": f"touch {marker}"}
+    evil = tmp_path / "evil.json"
+    evil.write_text(json.dumps(doc))
+    r = mrtr("resume", evil, "-a", "resolution=Fixed")
+    assert r.code == 2 and "names a server command mrtr has not run on this machine" in r.stderr
+    assert not marker.exists()
+    own = tmp_path / "own.json"
+    own.write_text(first.stdout)  # the document mrtr wrote here: its command was started here
+    ok = mrtr("resume", own, "-a", "resolution=Fixed")
+    assert ok.code == 0, ok.stderr

@@ -145,3 +145,14 @@ def test_rejected_state_detection_and_start_again():
     assert start_again_command(doc) == "mrtr --stdio 'python s.py --x' call t --args '{\"a\":\"it'\"'\"'s\"}'"
     doc = {"target": {"url": "http://h/mcp"}, "method": "resources/read", "params": {"uri": "x://1"}}
     assert start_again_command(doc) == "mrtr --url http://h/mcp read x://1"
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+def test_a_refusal_carries_no_content(action):
+    from mrtr_cli.responders.shapes import elicit_result_problems
+
+    schema = {"requestedSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}
+    assert elicit_result_problems({"action": action, "content": {"city": "x"}}, schema) == [
+        f'a {action} answer has no content: use {{"action": "{action}"}}']
+    assert elicit_result_problems({"action": action}, schema) == []
+    assert elicit_result_problems({"action": action}, {"mode": "url", "url": "https://x"}) == []

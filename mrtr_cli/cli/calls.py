@@ -85,6 +85,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     The target is the saved one unless --url/--stdio is given; headers are never
     saved, so give -H / --bearer-token-env again when the server needs them.
     """
+    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
     from mrtr_cli.engine.pending import is_rejected_state, load_pending, start_again_command  # noqa: PLC0415
     from mrtr_cli.errors import JsonRpcError, ProtocolError  # noqa: PLC0415
     from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
@@ -97,11 +98,9 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         return resume_task(app, doc)
     store = app.answer_store()
     o = app.opts
-    if not (o.url or o.stdio or o.server):
-        # The saved target (never with headers: -H on resume still applies).
-        saved = doc["target"] if isinstance(doc["target"], dict) else {}
-        o.url, o.stdio = saved.get("url"), saved.get("stdio")
-        o.server = saved.get("server") if not (o.url or o.stdio) else None
+    # The saved target (never with headers: -H on resume still applies).
+    apply_saved_target(o, app.env, doc["target"] if isinstance(doc["target"], dict) else {},
+                       source="the pending document" if pending == "-" else f"pending document {pending}")
     target = app.target()
     if o.protocol in (None, "", "auto") and doc.get("protocolVersion") in MODERN_VERSIONS:
         o.protocol = str(doc["protocolVersion"])  # requestState belongs to a modern server: no era probe

@@ -81,13 +81,15 @@ def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
 def resume_task(app: App, doc: dict[str, Any]) -> int:
     """`mrtr resume PENDING.json` for a task that stopped for input: answer it and wait."""
     from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415
+    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
     from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
 
     saved = doc["target"] if isinstance(doc["target"], dict) else {}
     record = TaskRecords().find(doc["taskId"], saved, prefix=False)
-    if record is None:
+    if record is None:  # not a task this machine's mrtr started: the document's target is not trusted
         record = TaskRecord(task_id=doc["taskId"], target=saved, tool=doc["params"].get("name"),
                             protocol_version=doc.get("protocolVersion"))
+        apply_saved_target(app.opts, app.env, saved, source="the pending document")
     use_saved_target(app, record)
     return _wait(app, record.task_id, record, app.target(), params=doc["params"] or None)
 

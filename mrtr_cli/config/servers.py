@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.config.target import Target
-from mrtr_cli.config.values import expand_vars, resolve_header_value
+from mrtr_cli.config.target import Target, check_url, url_secrets
+from mrtr_cli.config.values import expand_vars, is_secret_name, resolve_header_value
 from mrtr_cli.errors import UsageError
 
 HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "sse")
@@ -231,10 +231,15 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         skipped.extend(n for n in names if n not in skipped)
         return value
 
-    def secret(value: str, raw: Any) -> None:
-        # A value left as a `${VAR}` template is not a secret; anything else may be.
-        if not (isinstance(raw, str) and value == raw and expand_vars(raw, allowed=False)[1]):
+    def secret(name: str, value: str, raw: Any) -> None:
+        # A credential by its name, or a value read from the environment (`${VAR}` expanded);
+        # a value left as a `${VAR}` template is not a secret.
+        template = isinstance(raw, str) and value == raw and expand_vars(raw, allowed=False)[1]
+        if template:
+            return
+        if is_secret_name(name) or (isinstance(raw, str) and value != raw):
             add_secret(value)
+            add_secret(value.split(" ", 1)[-1])
 
     e = entry.entry
     if e.get("envFile"):
@@ -244,15 +249,15 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         env = {}
         for key, value in (e.get("env") or {}).items():
             env[str(key)] = expand(value, f"env {key}")
-            secret(env[str(key)], value)
+            secret(str(key), env[str(key)], value)
         cwd = expand(e["cwd"], "cwd") if e.get("cwd") else None
         if cwd is not None and not os.path.isabs(os.path.expanduser(cwd)):
             cwd = os.path.join(entry.source.root, cwd)
         target = Target(command=argv, server=entry.name, env=env, cwd=os.path.expanduser(cwd) if cwd else None)
     else:
-        url = expand(e.get("url") or e.get("serverUrl"), "url")
-        if not url.startswith(("http://", "https://")):
-            raise UsageError(f"{where}: url {url!r} is not an http:// or https:// URL")
+        url = check_url(expand(e.get("url") or e.get("serverUrl"), "url"), f"{where}: url")
+        for part in url_secrets(url):
+            add_secret(part)
         headers = {}
         for name, raw in (e.get("headers") or {}).items():
             value, part = resolve_header_value(expand(raw, f"header {name}"), allowed=allowed,
@@ -260,7 +265,7 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             if "\r" in value or "\n" in value:
                 raise UsageError(f"{where}: header {name} has a line break")
             headers[str(name)] = value
-            secret(value, raw)
+            secret(str(name), value, raw)
             if part:
                 add_secret(part)
         target = Target(url=url, server=entry.name, headers=headers)

@@ -49,7 +49,8 @@ class Target:
         return " ".join(self.command or [])
 
     def public(self) -> dict[str, Any]:
-        """A description safe to store or print: no headers, no environment values.
+        """A description safe to store or print: no headers, no environment values, and a
+        URL without its credentials (`url_secrets`: shown as `***`).
 
         A server from a config file is named only (`{"server": NAME}`): its URL or
         command line may hold expanded values, and `-s NAME` finds it again.
@@ -58,7 +59,7 @@ class Target:
         if self.server:
             return {"server": self.server}
         if self.url:
-            out["url"] = self.url
+            out["url"] = public_url(self.url)
         if self.command:
             out["stdio"] = shlex.join(self.command)
         return out
@@ -101,6 +102,76 @@ def parse_stdio(command: str) -> list[str]:
     if not argv:
         raise UsageError("--stdio needs a command, e.g. --stdio \"python server.py\"")
     return argv
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials in a URL: the password of `user:password@`, and the values of query
+    parameters with secret-looking names (`?api_key=...`, `token`, `sig`: `is_secret_name`)."""
+    from urllib.parse import parse_qsl, urlsplit  # noqa: PLC0415
+
+    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415
+
+    try:
+        parts = urlsplit(url)
+        found = [parts.password] if parts.password else []
+    except ValueError:
+        return []
+    found += [value for name, value in parse_qsl(parts.query, keep_blank_values=False) if is_secret_name(name)]
+    return [value for value in found if value]
+
+
+def public_url(url: str) -> str:
+    """`url` with `url_secrets` replaced by `***` (for pending documents, task records, messages)."""
+    from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit  # noqa: PLC0415
+
+    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415
+
+    if not url_secrets(url):
+        return url
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password:
+        userinfo, _, host = netloc.rpartition("@")
+        netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
+    query = parts.query
+    if query:
+        pairs = [(n, "***" if is_secret_name(n) and v else v) for n, v in parse_qsl(query, keep_blank_values=True)]
+        query = urlencode(pairs, safe="*", quote_via=quote)
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def check_url(url: str, where: str) -> str:
+    """`url` if it is a usable http(s) URL.
+
+    Raises:
+        UsageError: another scheme, no host, a bad port or bracketed address.
+    """
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    shown = public_url(url) if url.startswith(("http://", "https://")) else url
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"{where} {shown!r}: expected an http:// or https:// URL")
+    try:
+        parts = urlsplit(url)
+        _ = parts.port
+        ok = bool(parts.hostname)
+    except ValueError as exc:
+        raise UsageError(f"{where} {shown!r}: not a valid URL ({exc})") from None
+    if not ok:
+        raise UsageError(f"{where} {shown!r}: the URL names no host")
+    return url
+
+
+def check_header_values(headers: dict[str, str], where: str = "-H") -> None:
+    """HTTP header values are ASCII text.
+
+    Raises:
+        UsageError: a value with other characters (named, never shown: it may be a credential).
+    """
+    for name, value in headers.items():
+        if not value.isascii():
+            raise UsageError(f"{where} {name}: the value is not ASCII, which an HTTP header cannot carry",
+                             hint="percent-encode or base64-encode it, as the server expects")
 
 
 def parse_header(text: str) -> tuple[str, str]:

@@ -24,6 +24,8 @@ def elicit_result_problems(value: Any, params: dict[str, Any]) -> list[str]:
         return [f"action must be one of accept, decline, cancel (got {action!r})"]
     mode = params.get("mode") or "form"
     if action != "accept":
+        if "content" in value:  # the spec sends content only with accept: nothing may leak with a refusal
+            return [f"a {action} answer has no content: use {{\"action\": \"{action}\"}}"]
         return []
     if mode == "url":
         if value.get("content") not in (None, {}):

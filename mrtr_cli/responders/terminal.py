@@ -87,6 +87,10 @@ class TerminalResponder:
         if message:
             self.console.print(Text("  " + sanitize(str(message)).replace("\n", "\n  ")))
 
+    def confirm(self, question: str) -> bool:
+        """Ask a yes/no question (default no). Raises KeyboardInterrupt on Ctrl-C."""
+        return bool(self._q().confirm(question, default=False, **self._pt).unsafe_ask())
+
     def _q(self) -> Any:
         import questionary  # noqa: PLC0415 - lazy
 

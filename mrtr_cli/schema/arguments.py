@@ -313,7 +313,8 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
         return
     errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     best = exceptions.best_match(errors)
-    others = [_problem(e) for e in errors if e is not best]
+    first = _problem(best)
+    others = list(dict.fromkeys(p for p in map(_problem, errors) if p != first))  # one "missing" line for all
     hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
     hint_lines.append(f"see the parameters: mrtr tools {tool}")
-    raise UsageError(f"{tool}: {_problem(best)}", hint="\n".join(hint_lines))
+    raise UsageError(f"{tool}: {first}", hint="\n".join(hint_lines))

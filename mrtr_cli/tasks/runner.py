@@ -63,12 +63,12 @@ def use_record_protocol(app: App, record: TaskRecord) -> None:
 
 def use_saved_target(app: App, record: TaskRecord) -> None:
     """Point `app` at the server in `record` unless the command line named one."""
+    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
+
     o = app.opts
     if o.url or o.stdio or o.server:
         return
-    saved = record.target
-    o.url, o.stdio = saved.get("url"), saved.get("stdio")
-    o.server = saved.get("server") if not (o.url or o.stdio) else None
+    apply_saved_target(o, app.env, record.target, source=f"the record of task {record.task_id}", trusted=True)
     if record.bearer_token_env and not o.bearer_token_env:
         o.bearer_token_env = record.bearer_token_env
 

@@ -144,6 +144,10 @@ class StdioTransport(Transport):
                 start_new_session=True,
             )
         except FileNotFoundError:
+            if self._cwd is not None and not os.path.isdir(self._cwd):
+                self._spawn_error = TransportError(f"cannot start the server: its working directory (cwd) "
+                                                   f"does not exist: {self._cwd}")
+                return
             self._spawn_error = TransportError(
                 f"cannot start the server: command not found: {self.argv[0]}",
                 hint="check the --stdio command (it is split like a shell would, but no shell runs it)",
