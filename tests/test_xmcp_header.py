@@ -94,6 +94,22 @@ def test_param_headers_are_sent_and_accepted(mrtr, http_servers, tmp_path):
     assert calls[-1]["_http"]["headers"]["mcp-name"] == "region_query"
 
 
+def test_a_null_optional_argument_is_sent_without_its_header(mrtr, http_servers, tmp_path):
+    # `dry` is an optional boolean: null means "not provided", so it passes the argument
+    # check, is sent as given, and gets no Mcp-Param-Dry-Run header. A null for a required
+    # argument is still refused before anything is sent.
+    record = tmp_path / "rec.jsonl"
+    url = http_servers.start(CATALOG_SERVER, "--record", str(record))
+    r = mrtr("--url", url, "call", "region_query", "--args", '{"region": "eu", "query": "q", "dry": null}')
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout) == {"mcp-param-region": "eu"}
+    calls = [m for m in read_records(record) if m.get("method") == "tools/call"]
+    assert calls[-1]["params"]["arguments"] == {"region": "eu", "query": "q", "dry": None}
+    r = mrtr("--url", url, "call", "region_query", "--args", '{"region": null, "query": "q"}')
+    assert r.code == 2 and "argument region: expected string, got null" in r.stderr
+    assert len([m for m in read_records(record) if m.get("method") == "tools/call"]) == 1
+
+
 def test_header_mismatch_refreshes_the_tool_list_and_retries_once(mrtr, http_servers, tmp_path):
     flag = tmp_path / "annotated"
     record = tmp_path / "rec.jsonl"

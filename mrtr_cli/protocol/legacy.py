@@ -199,6 +199,8 @@ class LegacySession(Session):
             self.request("logging/setLevel", {"level": self.log_level}, deadline=deadline)
         elif self.log_level:
             self.tracer.note("the server does not declare logging; --log-level has no effect")
+        if hasattr(self.transport, "resume_streams"):
+            self.transport.resume_streams = True  # legacy Streamable HTTP streams are resumable
         open_stream = getattr(self.transport, "open_event_stream", None)
         if open_stream is not None:
             open_stream({"MCP-Protocol-Version": self.protocol_version})

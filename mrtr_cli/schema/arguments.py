@@ -283,13 +283,27 @@ def _validator(input_schema: dict[str, Any]) -> Any:
     return validator
 
 
+def _without_optional_nulls(arguments: dict[str, Any], input_schema: dict[str, Any]) -> dict[str, Any]:
+    """`arguments` less the top-level `null`s given for properties the schema names but does
+    not require: such a null means "not provided" (2026-07-28 streamable-http, custom
+    headers: a parameter whose value is `null` is treated like one not in the arguments)."""
+    properties = input_schema.get("properties")
+    required = input_schema.get("required")
+    if not isinstance(properties, dict):
+        return arguments
+    required = required if isinstance(required, list) else []
+    nulls = [k for k, v in arguments.items() if v is None and k in properties and k not in required]
+    return {k: v for k, v in arguments.items() if k not in nulls} if nulls else arguments
+
+
 def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) -> None:
     """Check `arguments` against the tool's `inputSchema` before it is sent.
 
     The validator is chosen by the schema's `$schema` (default JSON Schema 2020-12);
     `format` is not asserted; `$ref`s resolve only inside the schema (never over the
     network). A schema that is itself invalid, or has a `$ref` that cannot be
-    resolved locally, is not checked (the server will judge).
+    resolved locally, is not checked (the server will judge). A top-level `null` for
+    an optional property passes (it means "not provided"; it is still sent as given).
 
     Raises:
         UsageError: the arguments do not match (exit 2), naming the property path,
@@ -297,6 +311,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     """
     if not isinstance(input_schema, dict) or not input_schema:
         return
+    arguments = _without_optional_nulls(arguments, input_schema)
     from mrtr_cli.schema.quickcheck import plainly_valid  # noqa: PLC0415
 
     if plainly_valid(arguments, input_schema):

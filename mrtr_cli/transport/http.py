@@ -9,8 +9,10 @@ the SSE response stream is the 2026-07-28 cancellation signal.
 For legacy (2025-11-25 and earlier) sessions the protocol layer adds
 `session_headers` (`Mcp-Session-Id`), and the transport offers what legacy
 Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
-session id, `end_session` (DELETE), and `open_event_stream` (the optional GET
-stream for server-initiated messages).
+session id, `end_session` (DELETE), `open_event_stream` (the optional GET
+stream for server-initiated messages), and `resume_streams`: a response stream
+the server closes before the final response is resumed with GET and
+`Last-Event-ID` after the server's `retry` delay.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
-from mrtr_cli.transport.sse import parse_sse_bytes
+from mrtr_cli.transport.sse import SseCursor, parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
@@ -97,6 +99,9 @@ class HttpTransport(Transport):
         self._lock = threading.Lock()
         #: Headers the protocol layer adds to every later request (e.g. a legacy session id).
         self.session_headers: dict[str, str] = {}
+        #: Resume a response stream closed before its final response (legacy sessions only:
+        #: 2025-11-25 "Resumability and Redelivery"; 2026-07-28 has no resumption).
+        self.resume_streams = False
         #: Called with the headers of every response (the protocol layer reads session ids).
         self.on_response_headers: Callable[[Mapping[str, str]], None] | None = None
         self._stream_thread: threading.Thread | None = None
@@ -281,7 +286,7 @@ class HttpTransport(Transport):
             if self.on_response_headers is not None:
                 self.on_response_headers(resp.headers)  # first: it may register a secret (session id)
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-            return self._read_response(resp, rid, had_session=SESSION_HEADER in all_headers, remaining=remaining)
+            return self._read_response(resp, rid, all_headers, remaining=remaining)
         except httpx.HTTPError as exc:
             with self._lock:
                 aborted = rid in self._aborted
@@ -297,8 +302,9 @@ class HttpTransport(Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
-    def _read_response(self, resp: httpx.Response, rid: Any, *, had_session: bool = False,
+    def _read_response(self, resp: httpx.Response, rid: Any, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
+        had_session = SESSION_HEADER in headers
         status = resp.status_code
         ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
         if status in (401, 403):
@@ -315,25 +321,13 @@ class HttpTransport(Transport):
         if status == 202:
             raise ProtocolError(f"the server accepted the request (HTTP 202) but sent no response from {self.url}")
         if ctype == "text/event-stream" and 200 <= status < 300:
-            for event in parse_sse_bytes(resp.iter_bytes()):
-                if not event.data.strip():
-                    continue
-                try:
-                    msg = json.loads(event.data)
-                except ValueError:
-                    raise ProtocolError("the server sent an SSE event that is not JSON") from None
-                if not isinstance(msg, dict):
-                    raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
-                if "method" in msg:
-                    self._on_message(msg)
-                    if remaining is not None and (left := remaining()) is not None and left <= 0:
-                        raise RequestTimeout()
-                    continue
-                if "result" in msg or "error" in msg:
-                    if msg.get("id") == rid or msg.get("id") is None:
-                        return msg
-                    continue  # a response to another request on this stream: not ours
-            raise BrokenStream(f"the response stream from {self.url} ended before the final response")
+            cursor = SseCursor()
+            msg = self._read_events(resp, rid, cursor, remaining)
+            if msg is None and self.resume_streams and cursor.last_id is not None:
+                msg = self._resume(rid, cursor, headers, remaining)
+            if msg is None:
+                raise BrokenStream(f"the response stream from {self.url} ended before the final response")
+            return msg
         if 200 <= status < 300:
             if ctype != "application/json":
                 resp.read()
@@ -361,8 +355,80 @@ class HttpTransport(Transport):
             )
         raise HttpStatusError(f"HTTP {status} from {self.url}", status, text[:2048], hint=cls_hint)
 
+    def _read_events(self, resp: httpx.Response, rid: Any, cursor: SseCursor,
+                     remaining: Remaining | None) -> Message | None:
+        """Read an SSE response stream: requests and notifications go to `on_message`; the
+        response to `rid` is returned, or None when the stream ends before it."""
+        for event in parse_sse_bytes(resp.iter_bytes(), cursor):
+            if not event.data.strip():
+                continue
+            try:
+                msg = json.loads(event.data)
+            except ValueError:
+                raise ProtocolError("the server sent an SSE event that is not JSON") from None
+            if not isinstance(msg, dict):
+                raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
+            if "method" in msg:
+                self._on_message(msg)
+                if remaining is not None and (left := remaining()) is not None and left <= 0:
+                    raise RequestTimeout()
+                continue
+            if "result" in msg or "error" in msg:
+                if msg.get("id") == rid or msg.get("id") is None:
+                    return msg
+                continue  # a response to another request on this stream: not ours
+        return None
+
+    def _resume(self, rid: Any, cursor: SseCursor, headers: dict[str, str],
+                remaining: Remaining | None) -> Message | None:
+        """Resume the response stream of request `rid` that the server closed before the
+        final response (2025-11-25 Streamable HTTP, "Resumability and Redelivery"): wait
+        the server's `retry` delay (default 1 s; the client MUST respect it), then GET with
+        `Last-Event-ID` and read on. Repeated while the server keeps sending events; after
+        three reconnections that bring none, or a GET the server refuses, returns None.
+
+        Raises:
+            RequestTimeout: the time left is shorter than the delay.
+            BrokenStream: the request was aborted meanwhile.
+        """
+        client = self._require_client()
+        idle = 0
+        while idle < 3:
+            delay = (cursor.retry_ms if cursor.retry_ms is not None else 1000) / 1000
+            left = remaining() if remaining is not None else None
+            if left is not None and left <= delay:
+                raise RequestTimeout()
+            time.sleep(delay)
+            with self._lock:
+                if rid in self._aborted:
+                    raise BrokenStream("request aborted")
+            seen = cursor.last_id
+            get_headers = {k: v for k, v in headers.items() if k.lower() not in ("accept", "content-type")}
+            get_headers.update({"Accept": "text/event-stream", "Last-Event-ID": seen or ""})
+            self._trace("request", {"method": "GET", "url": self.url, "headers": {**self._user_headers, **get_headers}})
+            try:
+                resp = client.send(client.build_request("GET", self.url, headers=get_headers), stream=True)
+            except Exception as exc:  # noqa: BLE001
+                raise self._connect_error(exc) from None
+            with self._lock:
+                self._responses[rid] = resp
+            try:
+                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+                ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
+                if resp.status_code != 200 or ctype != "text/event-stream":
+                    return None
+                msg = self._read_events(resp, rid, cursor, remaining)
+            finally:
+                with self._lock:
+                    self._responses.pop(rid, None)
+                resp.close()
+            if msg is not None:
+                return msg
+            idle = 0 if cursor.last_id != seen else idle + 1
+        return None
+
     def _run_event_stream(self, headers: dict[str, str]) -> None:
-        last_id: str | None = None
+        cursor = SseCursor()
         failures = 0
         key = object()  # the stream's slot in _responses, so close() ends it
         while failures < 3:
@@ -370,8 +436,8 @@ class HttpTransport(Transport):
             if client is None or SESSION_HEADER not in self.session_headers:
                 return
             all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers}
-            if last_id is not None:
-                all_headers["Last-Event-ID"] = last_id
+            if cursor.last_id is not None:
+                all_headers["Last-Event-ID"] = cursor.last_id
             self._trace("request", {"method": "GET", "url": self.url, "headers": all_headers})
             try:
                 resp = client.send(client.build_request("GET", self.url, headers=all_headers), stream=True)
@@ -385,8 +451,7 @@ class HttpTransport(Transport):
                 ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                 if resp.status_code != 200 or ctype != "text/event-stream":
                     return  # e.g. 405: this server offers no GET stream
-                for event in parse_sse(resp.iter_lines()):
-                    last_id = event.id if event.id is not None else last_id
+                for event in parse_sse_bytes(resp.iter_bytes(), cursor):
                     got = True
                     try:
                         msg = json.loads(event.data) if event.data.strip() else None
@@ -401,7 +466,7 @@ class HttpTransport(Transport):
                     self._responses.pop(key, None)
                 resp.close()
             failures = 0 if got else failures + 1
-            time.sleep(0.5)
+            time.sleep(cursor.retry_ms / 1000 if cursor.retry_ms is not None else 0.5)
 
 
 def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:

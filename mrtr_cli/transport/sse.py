@@ -2,7 +2,8 @@
 
 Used for Streamable HTTP responses of type `text/event-stream`: each event's
 `data` is one JSON-RPC message. Comment lines (starting with `:`) are keep-alives
-and are ignored; `id` and `retry` are parsed but 2026-07-28 has no resumption.
+and are ignored. `id` and `retry` go to an optional `SseCursor`, so a legacy (2025-11-25)
+stream that the server closes early can be resumed; 2026-07-28 has no resumption.
 
 The parser reads the raw bytes as they arrive and keeps one copy of a data line at
 a time (a 50 MB result in one event is not held as chunks, line, field value and
@@ -24,6 +25,17 @@ class SseEvent:
     id: str | None = None
 
 
+@dataclass
+class SseCursor:
+    """Where a stream got to, for resuming it (2025-11-25 Streamable HTTP, "Resumability
+    and Redelivery"): the last event id seen (`Last-Event-ID`), and the reconnection
+    delay the server asked for with a `retry` field, in milliseconds (None: not given).
+    Both are updated as the fields are read, also for events that carry no data."""
+
+    last_id: str | None = None
+    retry_ms: int | None = None
+
+
 def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
     """Yield events from an iterable of lines (without their line terminators).
 
@@ -33,10 +45,11 @@ def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
     return parse_sse_bytes(line.encode("utf-8") + b"\n" for line in lines)
 
 
-def parse_sse_bytes(chunks: Iterable[bytes]) -> Iterator[SseEvent]:
+def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None) -> Iterator[SseEvent]:
     """Yield events from the raw bytes of a stream, in chunks of any size (lines may end
-    with CRLF, LF or CR, and may be split across chunks)."""
-    state = _EventState()
+    with CRLF, LF or CR, and may be split across chunks); `id` and `retry` fields are
+    also recorded in `cursor` when one is given."""
+    state = _EventState(cursor)
     line = bytearray()
     after_cr = False  # the last chunk ended with CR: a LF starting the next one is its pair
     for chunk in chunks:
@@ -80,7 +93,8 @@ def _line_end(chunk: bytes, start: int) -> int:
 class _EventState:
     """The fields of the event being read."""
 
-    def __init__(self) -> None:
+    def __init__(self, cursor: SseCursor | None = None) -> None:
+        self.cursor = cursor
         self.event_type = ""
         self.data: list[bytearray] = []
         self.last_id: str | None = None
@@ -107,7 +121,12 @@ class _EventState:
         elif name == b"id":
             if b"\0" not in value:
                 self.last_id = value.decode("utf-8", "replace")
-        # "retry" and unknown fields are ignored.
+                if self.cursor is not None:
+                    self.cursor.last_id = self.last_id
+        elif name == b"retry":
+            if value.isdigit() and self.cursor is not None:
+                self.cursor.retry_ms = int(value)
+        # Unknown fields are ignored.
         return None
 
     def _dispatch(self) -> SseEvent | None:
