@@ -80,6 +80,19 @@ def outcome_status(method: str, outcome: EngineOutcome) -> int:
     return int(ExitStatus.SUCCESS)
 
 
+def check_writable(path: str, option: str) -> None:
+    """Raise UsageError now if `path` could not be written later (a directory, a missing or
+    read-only folder), so that nothing typed is lost at the end of a run."""
+    full = os.path.abspath(os.path.expanduser(path))
+    folder = os.path.dirname(full)
+    if os.path.isdir(full):
+        raise UsageError(f"{option} {path}: is a directory")
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(full if os.path.exists(full) else folder, os.W_OK):
+        raise UsageError(f"{option} {path}: not writable")
+
+
 class App:
     """One run of `mrtr`.
 
@@ -254,6 +267,7 @@ class App:
         """The `--save-answers` recorder of this run, or None."""
         if self._recorder is None and self.opts.save_answers:
             from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415
+
 
             self._recorder = AnswerRecorder()
         return self._recorder

@@ -265,3 +265,13 @@ def test_stdio_target_in_pending_document_has_no_environment(mrtr, tmp_path):
     r = mrtr("--stdio", stdio_cmd(SERVERS / "forms_server.py"), "call", "every_kind", "--no-input")
     assert r.code == 5
     assert set(r.json()["target"]) == {"stdio"}
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "directory"])
+def test_save_answers_to_a_place_that_cannot_be_written_fails_before_anything_runs(mrtr, tmp_path, where):
+    from tests.conftest import EXAMPLE_SERVER, stdio_cmd
+
+    path = tmp_path / "no" / "x.json" if where == "missing-folder" else tmp_path
+    r = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "call", "update_work_item", "workItemId=4522",
+             "state=Resolved", "--save-answers", path)
+    assert r.code == 2 and "--save-answers" in r.stderr and r.stdout == ""

@@ -197,3 +197,20 @@ def test_pending_document_errors_are_usage_errors(mrtr, tmp_path):
     assert r.code == 2 and "not an mrtr pending document" in r.stderr
     r = mrtr("resume", tmp_path / "missing.json")
     assert r.code == 2 and "cannot read pending document" in r.stderr
+
+
+def test_a_document_saved_after_ctrl_c_is_removed_once_its_call_finishes(mrtr, tmp_path):
+    from tests.conftest import EXAMPLE_SERVER, stdio_cmd
+
+    first = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "--no-input",
+                 "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    assert first.code == 5
+    saved = tmp_path / "state" / "mrtr" / "pending" / "20261130T000000-1.json"  # where Ctrl-C saves it
+    saved.parent.mkdir(parents=True)
+    saved.write_text(first.stdout)
+    mine = tmp_path / "mine.json"
+    mine.write_text(first.stdout)
+    assert mrtr("resume", mine, "-a", "resolution=Fixed").code == 0
+    assert mine.exists()  # the user's own file is left alone
+    assert mrtr("resume", saved, "-a", "resolution=Fixed").code == 0
+    assert not saved.exists()

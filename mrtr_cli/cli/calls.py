@@ -86,7 +86,12 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     saved, so give -H / --bearer-token-env again when the server needs them.
     """
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
-    from mrtr_cli.engine.pending import is_rejected_state, load_pending, start_again_command  # noqa: PLC0415
+    from mrtr_cli.engine.pending import (  # noqa: PLC0415
+        forget_interrupted,
+        is_rejected_state,
+        load_pending,
+        start_again_command,
+    )
     from mrtr_cli.errors import JsonRpcError, ProtocolError  # noqa: PLC0415
     from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
 
@@ -112,8 +117,10 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         if doc.get("protocolVersion"):
             session.protocol_version = str(doc["protocolVersion"])
         try:
-            return app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
+            code = app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
                                 target=target, resume_from=resume_from, answered=answered)
+            forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
+            return code
         except JsonRpcError as err:
             if not is_rejected_state(err):
                 raise

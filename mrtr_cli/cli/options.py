@@ -109,6 +109,10 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
     env.verbosity = opts.verbosity
     env.quiet = opts.quiet
     env.no_input = opts.no_input
+    if opts.save_answers:
+        from mrtr_cli.app import check_writable  # noqa: PLC0415
+
+        check_writable(opts.save_answers, "--save-answers")  # before anyone types an answer
     return App(opts, env)
 
 

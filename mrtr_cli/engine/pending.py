@@ -14,6 +14,7 @@ call, so its documents say `"era": "legacy", "resumable": false` (plus the serve
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -236,6 +237,20 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
             hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc),
         )
     return doc
+
+
+def forget_interrupted(path: str) -> None:
+    """Delete `path` if it is a document `save_interrupted` wrote (its call has now finished);
+    any other file is the user's own and is left alone."""
+    from mrtr_cli.state import state_dir  # noqa: PLC0415
+
+    if path == "-":
+        return
+    folder = os.path.realpath(os.path.join(state_dir(), "pending"))
+    full = os.path.realpath(os.path.expanduser(path))
+    if os.path.dirname(full) == folder:
+        with contextlib.suppress(OSError):
+            os.unlink(full)
 
 
 def save_interrupted(doc: dict[str, Any]) -> str | None:
