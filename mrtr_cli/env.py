@@ -44,6 +44,7 @@ class Environment:
     json_mode: bool = False
     secrets: set[str] = field(default_factory=set)
     stdin_consumed: bool = False
+    _tty: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     # ------------------------------------------------------------------ terminal facts
@@ -73,7 +74,24 @@ class Environment:
         """
         if self.no_input or os.environ.get("MRTR_NO_INPUT", "") not in ("", "0"):
             return False
-        return self.stdin_isatty and self.stderr_isatty
+        if not self.stderr_isatty:
+            return False
+        return self.stdin_isatty or self.prompt_input() is not None
+
+    def prompt_input(self) -> IO[str] | None:
+        """Where a person's keys come from: stdin when it is a terminal; when stdin was read
+        for data (`--args -`, `--answers -`), the controlling terminal (`/dev/tty`), as
+        `git` and `ssh` do; else None."""
+        if self.stdin_isatty:
+            return self.stdin
+        if not self.stdin_consumed:
+            return None
+        if self._tty is None:
+            try:
+                self._tty = open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - kept for the run
+            except OSError:
+                self._tty = False
+        return self._tty or None
 
     # ------------------------------------------------------------------ writing
     def redact(self, text: str) -> str:

@@ -65,3 +65,23 @@ def test_decline_from_the_review_step(tmp_path):
     child.close()
     assert child.exitstatus == 6
     assert out.read_text().strip() == "Work item 4301 was kept."
+
+
+def test_arguments_from_stdin_still_leave_the_terminal_to_ask(tmp_path):
+    out = tmp_path / "stdout.txt"
+    args = json.dumps({"workItemId": 4522, "state": "Resolved"})
+    mrtr = " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(EXAMPLE_SERVER),
+                                              "call", "update_work_item", "--args", "-"])
+    command = f"echo {shlex.quote(args)} | {mrtr} > {shlex.quote(str(out))}"
+    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
+                          encoding="utf-8", timeout=30, dimensions=(40, 140))
+    child.expect("Resolution")  # asked on the terminal (/dev/tty), though stdin was the arguments
+    child.send(ENTER)  # Fixed
+    child.expect("Comment")
+    child.send(ENTER)
+    child.expect("Send these answers\\?")
+    child.send(ENTER)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "4522" in out.read_text()

@@ -48,7 +48,7 @@ class TerminalResponder:
         from prompt_toolkit.output import create_output  # noqa: PLC0415
         from rich.console import Console  # noqa: PLC0415
 
-        self._pt = {"input": create_input(env.stdin), "output": create_output(stdout=env.stderr)}
+        self._pt = {"input": create_input(env.prompt_input() or env.stdin), "output": create_output(stdout=env.stderr)}
         self.console = Console(file=env.stderr, highlight=False, soft_wrap=True)
 
     # ------------------------------------------------------------------ dispatch
