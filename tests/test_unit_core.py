@@ -132,3 +132,17 @@ def test_sse_parser_on_raw_bytes_split_anywhere():
     for size in range(1, len(raw) + 1):  # every way of cutting the stream into chunks
         chunks = [raw[i:i + size] for i in range(0, len(raw), size)]
         assert [(e.event, e.data, e.id) for e in parse_sse_bytes(chunks)] == want, size
+
+
+@pytest.mark.parametrize("argv", [["--json", "--bogus"], ["--json", "call"], ["call", "--json"]])
+def test_usage_errors_found_by_the_parser_are_one_json_line_with_json(argv):
+    import io
+
+    from mrtr_cli.cli.main import run
+    from mrtr_cli.env import Environment
+
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), stdin=io.StringIO())
+    assert run(argv, env) == 2
+    lines = env.stderr.getvalue().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["error"]["exitCode"] == 2
+    assert env.stdout.getvalue() == ""

@@ -78,6 +78,9 @@ def run(argv: list[str] | None, env: Environment) -> int:
     """Run the CLI in `env` and return the exit code."""
     from mrtr_cli.render.errors import print_error  # noqa: PLC0415
 
+    words = list(sys.argv[1:] if argv is None else argv)
+    if "--json" in words[:words.index("--")] if "--" in words else "--json" in words:
+        env.json_mode = True  # also for errors click finds before any command runs
     try:
         rv = cli.main(args=argv, prog_name="mrtr", standalone_mode=False, obj=env)
         return int(rv or 0) if not isinstance(rv, bool) else 0
