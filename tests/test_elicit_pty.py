@@ -276,3 +276,25 @@ def test_non_web_url_is_never_offered_for_opening(tmp_path):
     assert s.finish() == 6
     assert "Open it in my browser" not in s.screen
     assert not opened.exists()
+
+
+def test_answers_typed_before_the_server_died_are_kept_for_resume(tmp_path, mrtr):
+    import subprocess
+    import uuid
+
+    tag = f"--tag={uuid.uuid4().hex}"  # lets the test find this server process
+    target = stdio_cmd(SERVERS / "forms_server.py", tag)
+    s = Session(tmp_path, "--stdio", target, "call", "two_rounds")
+    s.expect("Which city?")
+    s.expect("city")
+    subprocess.run(["pkill", "-f", "^" + re.escape(target)], check=False)  # the server, not mrtr
+    s.child.send("Paris" + ENTER)
+    s.answer("Send these answers?", ENTER)
+    assert s.finish() == 3
+    match = re.search(r"your answers are kept: mrtr resume (\S+\.json)", s.screen)
+    assert match, s.screen
+    doc = json.loads(Path(match.group(1)).read_text())
+    assert doc["answered"]["first"]["content"] == {"city": "Paris"} and doc["missing"] == []
+    r = mrtr("resume", match.group(1), "-a", "nights=2")  # round 1 is sent again, round 2 answered here
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "Paris for 2 nights"

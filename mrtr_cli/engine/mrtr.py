@@ -26,7 +26,7 @@ from typing import Any
 
 from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.engine.pending import build_pending, save_interrupted
-from mrtr_cli.errors import InputRequired, Interrupted, ProtocolError, TimeoutExpired
+from mrtr_cli.errors import InputRequired, Interrupted, MrtrError, ProtocolError, TimeoutExpired, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import ProgressCallback, Session
 from mrtr_cli.responders.chain import ResponderChain
@@ -203,7 +203,12 @@ class MrtrEngine:
                 # Load shedding: only requestState came back. Retry soon, backing off.
                 self._sleep(backoff)
                 backoff = min(backoff * 2, _BACKOFF_MAX)
-            result = self._send(method, params, caps, responses, request_state)
+            try:
+                result = self._send(method, params, caps, responses, request_state)
+            except (TransportError, TimeoutExpired) as exc:
+                if responses and self.chain.interactive:
+                    self._keep_typed_answers(exc, method, params, input_requests, request_state, responses)
+                raise
 
     # ------------------------------------------------------------------ internals
     def _legacy_task(self, method: str, result: dict[str, Any]) -> bool:
@@ -265,6 +270,16 @@ class MrtrEngine:
                    else "no terminal to ask" if not self.chain.interactive else "no answer was given")
             raise InputRequired(f"input required for {missing} ({why}); the pending document is on stdout", doc)
         return answered
+
+    def _keep_typed_answers(self, exc: MrtrError, method: str, params: dict[str, Any], input_requests: Any,
+                            request_state: str | None, responses: dict[str, Any]) -> None:
+        """The retry carrying a person's answers failed (the server died, a timeout): keep the
+        answers in a pending document in the state dir, and say how to send them again."""
+        doc = self._pending(method, params, input_requests, request_state, [], responses, {})
+        path = save_interrupted(doc)
+        if path:
+            more = f"your answers are kept: mrtr resume {path}"
+            exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 
     def _pending(
         self,
