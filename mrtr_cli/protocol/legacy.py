@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from mrtr_cli.env import Environment
@@ -124,6 +124,9 @@ class LegacySession(Session):
         self._capture_session = False
         self._inflight: list[tuple[str, dict[str, Any]]] = []
         self._inflight_lock = threading.Lock()
+        #: Called with every JSON-RPC error a request gets, before it is raised (the era
+        #: opener uses it to notice a server that changed era since it was cached).
+        self.on_error: Callable[[JsonRpcError], None] | None = None
         if responder is not None:
             self.on_server_request = self._answer_server_request
         if hasattr(transport, "on_response_headers"):
@@ -283,6 +286,8 @@ class LegacySession(Session):
                     continue
                 if err.code == RESOURCE_NOT_FOUND and method == "resources/read":
                     err.hint = err.hint or f"the server has no resource {sanitize(str((params or {}).get('uri')))}"
+                if self.on_error is not None:
+                    self.on_error(err)
                 raise
             if asks is not None and asks.missing:
                 raise self._input_required(method, params, asks, result=result)

@@ -11,6 +11,9 @@ a modern request (or the `server/discover` probe) is refused.
 `--expire-first-call` (HTTP): the first `tools/call` is sent on to the SDK with an unknown
 session id, so it answers 404 as for an expired session.
 
+`--slow-first SECONDS` (HTTP): the first request is answered only after SECONDS (a server
+slow on its first connection, e.g. a cold start).
+
 Tools:
 - `book_table {date}`: asks "Book a table on DATE" (party size 1-12, seating indoor/outdoor);
   an accepted form books it, a declined or cancelled one books nothing.
@@ -109,7 +112,26 @@ class ExpireFirstCallApp:
         await self.app(scope, replay, send)
 
 
+class SlowFirstApp:
+    """ASGI middleware holding the first request back for a while."""
+
+    def __init__(self, app: Any, seconds: float):
+        self.app = app
+        self.seconds = seconds
+        self.first = True
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and self.first:
+            self.first = False
+            import asyncio
+
+            await asyncio.sleep(self.seconds)
+        await self.app(scope, receive, send)
+
+
 def wrap(app: Any) -> Any:
+    if "--slow-first" in sys.argv:
+        app = SlowFirstApp(app, float(sys.argv[sys.argv.index("--slow-first") + 1]))
     if "--legacy-only" in sys.argv:
         app = LegacyOnlyApp(app)
     if "--expire-first-call" in sys.argv:
