@@ -53,6 +53,7 @@ DEFAULT_POLL_MS = 1000  # when the server suggests no interval
 MIN_POLL_MS = 100  # never poll faster than this, whatever the server says
 JITTER_FRACTION = 0.1  # up to 10% of the interval is added...
 MAX_JITTER_SECONDS = 1.0  # ...but never more than a second
+MAX_POLL_MS = 60_000  # a longer pollIntervalMs is waited as a minute (the task is still followed)
 CANCEL_TIMEOUT_SECONDS = 5.0  # for tasks/cancel after Ctrl-C
 INVALID_PARAMS = -32602  # an unknown or expired task id
 
@@ -63,8 +64,10 @@ def short_id(task_id: str) -> str:
 
 
 def poll_delay(poll_interval_ms: int | None, rng: random.Random | None = None) -> float:
-    """Seconds to wait before the next poll: `pollIntervalMs` as a floor plus jitter."""
-    interval = max(poll_interval_ms if poll_interval_ms is not None else DEFAULT_POLL_MS, MIN_POLL_MS) / 1000
+    """Seconds to wait before the next poll: `pollIntervalMs` as a floor plus jitter, the
+    interval kept between `MIN_POLL_MS` and `MAX_POLL_MS` (a server's `1e300` is not a wait)."""
+    wanted = poll_interval_ms if poll_interval_ms is not None else DEFAULT_POLL_MS
+    interval = min(max(wanted, MIN_POLL_MS), MAX_POLL_MS) / 1000
     return interval + (rng or random).uniform(0, min(interval * JITTER_FRACTION, MAX_JITTER_SECONDS))
 
 

@@ -9,15 +9,66 @@ protocol layer computes any HTTP headers and passes them in.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.jsonfile import NonFiniteNumber, dumps_strict, parse_strict
+from mrtr_cli.render.sanitize import sanitize
 
 if TYPE_CHECKING:  # pragma: no cover - concurrent.futures loads `logging`: imported when a request is made
     from concurrent.futures import Future
 
 Message = dict[str, Any]
 MessageHandler = Callable[[Message], None]
+
+
+class NonFiniteMessage(ProtocolError):
+    """An incoming message holds NaN, Infinity or an overflowing number, which JSON does
+    not have (exit 4).
+
+    Attributes:
+        request_id: the message's `id` (read leniently), so the request it answers can
+            fail with this error; None when there is none.
+    """
+
+    def __init__(self, token: str, request_id: Any):
+        super().__init__(f"the server sent {sanitize(token[:40], single_line=True)}, which is not a JSON number "
+                         "(JSON has no NaN or Infinity)")
+        self.request_id = request_id
+
+
+def decode_message(text: str | bytes) -> Any:
+    """The JSON value of one incoming message (RFC 8259: no NaN or Infinity).
+
+    Raises:
+        NonFiniteMessage: valid JSON to Python but with a non-finite number.
+        ValueError: not JSON.
+    """
+    try:
+        return parse_strict(text)
+    except NonFiniteNumber as exc:
+        try:
+            lenient = json.loads(text)
+        except ValueError:
+            lenient = None
+        rid = lenient.get("id") if isinstance(lenient, dict) else None
+        raise NonFiniteMessage(exc.token, rid) from None
+
+
+def encode_message(message: Message) -> bytes:
+    """One outgoing message as compact UTF-8 JSON.
+
+    Raises:
+        UsageError: it holds a non-finite number (never sent: JSON has none).
+    """
+    try:
+        text = dumps_strict(message, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:
+        raise UsageError("a value to send holds NaN or Infinity, which JSON does not have") from None
+    return text.encode("utf-8")
 
 
 class RequestTimeout(Exception):

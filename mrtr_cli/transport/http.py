@@ -24,7 +24,16 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport
+from mrtr_cli.transport.base import (
+    Message,
+    MessageHandler,
+    NonFiniteMessage,
+    Remaining,
+    RequestTimeout,
+    Transport,
+    decode_message,
+    encode_message,
+)
 from mrtr_cli.transport.sse import parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -175,7 +184,7 @@ class HttpTransport(Transport):
 
     def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
         client = self._require_client()
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = encode_message(message)
         all_headers = self._headers(headers)
         self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
         try:
@@ -254,7 +263,7 @@ class HttpTransport(Transport):
 
         client = self._require_client()
         rid = message.get("id")
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = encode_message(message)
         all_headers = self._headers(headers)
         self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
         timeout: Any = httpx.USE_CLIENT_DEFAULT
@@ -317,7 +326,9 @@ class HttpTransport(Transport):
                 if not event.data.strip():
                     continue
                 try:
-                    msg = json.loads(event.data)
+                    msg = decode_message(event.data)
+                except NonFiniteMessage:
+                    raise
                 except ValueError:
                     raise ProtocolError("the server sent an SSE event that is not JSON") from None
                 if not isinstance(msg, dict):
@@ -387,8 +398,8 @@ class HttpTransport(Transport):
                     last_id = event.id if event.id is not None else last_id
                     got = True
                     try:
-                        msg = json.loads(event.data) if event.data.strip() else None
-                    except ValueError:
+                        msg = decode_message(event.data) if event.data.strip() else None
+                    except ValueError:  # NonFiniteMessage too: a broken notification is dropped
                         continue
                     if isinstance(msg, dict) and "method" in msg:
                         self._on_message(msg)
@@ -426,7 +437,9 @@ def _json_body(resp: httpx.Response) -> Any:
         return None
     del body
     try:
-        return json.loads(text)
+        return decode_message(text)
+    except NonFiniteMessage:
+        raise
     except ValueError:
         return None
 
