@@ -416,6 +416,16 @@ class TaskDriver:
                 return Interrupted(f"interrupted; task {self.task_id} is {cancelled.status}", data=data)
             self._save(status_message="cancellation requested")
             return Interrupted(f"interrupted; asked the server to cancel task {self.task_id}", data=data)
+        if getattr(self.wire.session, "refused_at_stop", None):
+            # A 2025-11-25 task's question (inside tasks/result) was being answered: the
+            # server was told the client stopped (a JSON-RPC error), so the task is no longer
+            # simply waiting; what it does next is the server's choice.
+            self._save(status_message="its question was answered with an error at Ctrl-C")
+            return Interrupted(
+                f"interrupted at a question from task {self.task_id}: the server was told that mrtr stopped "
+                "before answering, so the task may go on without the answer or end",
+                data=data, hint=f"see where it stands: {self.context.command('get', self.task_id)}\n"
+                                f"{self._resume_lines()}")
         self._save()
         return Interrupted(f"interrupted; {self._where()} is still running on the server",
                            data=data, hint=self._resume_lines())
