@@ -20,7 +20,7 @@ from mrtr_cli.render.status import StatusLine
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
 from mrtr_cli.tasks.ext import TASKS_EXTENSION
-from mrtr_cli.tasks.records import TaskRecord, TaskRecords
+from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
 from mrtr_cli.tasks.wire import TaskWire, wire_for, wire_for_created
 
@@ -41,12 +41,7 @@ def command_prefix(app: App, target: dict[str, Any]) -> str:
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
     values are secrets and are never repeated (`-H` must be given again).
     """
-    if target.get("url"):
-        words = ["mrtr", "--url", target["url"]]
-    elif target.get("stdio"):
-        words = ["mrtr", "--stdio", target["stdio"]]
-    else:
-        words = ["mrtr", "-s", str(target.get("server", ""))]
+    words = ["mrtr", *target_words(target)]
     if app.opts.bearer_token_env:
         words += ["--bearer-token-env", app.opts.bearer_token_env]
     return shlex.join(words)
