@@ -39,3 +39,23 @@ def test_an_empty_task_id_is_a_usage_error(mrtr, tmp_path):
         r = mrtr("task", verb, "")
         assert r.code == 2, r.stderr
         assert "the task id is empty" in r.stderr
+
+
+def test_detach_over_stdio_warns_instead_of_suggesting_task_wait(mrtr, tmp_path):
+    server = stdio_cmd(LEGACY_TASKS)
+    r = mrtr("--stdio", server, "call", "slow", "seconds:=30", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    assert "stops when mrtr exits: unless the server keeps its tasks elsewhere" in r.stderr
+    assert "the task ends with this run" in r.stderr and "follow it with" not in r.stderr
+    r = mrtr("task", "wait", task_id)
+    assert r.code == 4, r.stderr
+    assert "over stdio a task lives in the server process that created it" in r.stderr
+    assert "may have expired" not in r.stderr
+
+
+def test_detach_over_http_still_prints_the_command(mrtr, http_servers):
+    url = http_servers.start(LEGACY_TASKS)
+    r = mrtr("--url", url, "call", "countdown", "polls:=1", "--detach")
+    assert r.code == 0, r.stderr
+    assert f"follow it with: mrtr --url {url} task wait {r.stdout.strip()}" in r.stderr

@@ -142,6 +142,8 @@ class TaskDriver:
         self.deadline = deadline
         self.max_rounds = max_rounds
         self.recorder = recorder
+        #: The task was created by this run (not found again by `task wait` or `resume`).
+        self.started_here = False
         self.cancel_on_interrupt = cancel_on_interrupt
         self.answered: set[str] = set(record.answered_keys)
         self.rounds = 0
@@ -173,6 +175,7 @@ class TaskDriver:
             MrtrError: anything else that ends the run (a bad answer, a malformed message,
                 the round cap, the server unreachable), with a hint to resume the task.
         """
+        self.started_here = fresh
         try:
             if state is not None and fresh:
                 self._observe(state)
@@ -244,7 +247,11 @@ class TaskDriver:
             return err
         self._save(status="unknown")
         ttl = self.record.ttl_ms
-        why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
+        if "stdio" in self.context.target and not self.started_here:
+            why = ("over stdio a task lives in the server process that created it, which stopped when that "
+                   "mrtr run ended; this command started a new one, which does not know it")
+        else:
+            why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
         return TaskGone(f"the server no longer knows task {self.task_id}: {err.message}",
                         code=err.code, data=err.data, hint=why)
 

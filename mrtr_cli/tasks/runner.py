@@ -151,8 +151,17 @@ class TaskRunner:
             else:
                 self.env.out(sanitize(state.task_id, single_line=True))
         command = self.context(state.task_id).command("wait", state.task_id)
-        self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
-                     untrusted=True)
+        if self.target.get("stdio"):
+            # The task lives in the server process, which stops when mrtr exits: a later
+            # command reaches it only if the server keeps its tasks somewhere else.
+            self.env.err(f"mrtr: warning: task {state.task_id} created ({state.status}) in the stdio server "
+                         "process, which stops when mrtr exits: unless the server keeps its tasks elsewhere "
+                         f"(a file, a database), the task ends with this run and `{command}` will not find "
+                         "it; for a task that outlives the run use a server over --url, or leave out --detach",
+                         untrusted=True)
+        else:
+            self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
+                         untrusted=True)
         return EngineOutcome(result=create_result, task={"taskId": state.task_id, "status": state.status},
                              extra={"detached": True})
 
