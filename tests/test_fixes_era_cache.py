@@ -97,3 +97,19 @@ def test_mrtr_no_cache_keeps_no_era(mrtr, tmp_path):
     r = mrtr("--stdio", stdio_cmd(LEGACY), "call", "echo", "text=hi", env={"MRTR_NO_CACHE": "1"})
     assert r.code == 0, r.stderr
     assert not (tmp_path / "state" / "mrtr" / "eras.json").exists()
+
+
+def test_http_500_on_the_probe_hints_at_the_older_protocol(mrtr, http_servers):
+    url = http_servers.start(DUAL, "--fail", "server/discover")
+    r = mrtr("--url", url, "call", "echo", "text=hi")
+    assert r.code == 3, r.stderr
+    assert "HTTP 500" in r.stderr and "try --protocol 2025-11-25" in r.stderr
+    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "echo", "text=hi")
+    assert r.code == 0, r.stderr
+
+
+def test_http_500_on_a_pinned_initialize_hints_at_the_modern_protocol(mrtr, http_servers):
+    url = http_servers.start(DUAL, "--fail", "initialize")
+    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "echo", "text=hi")
+    assert r.code == 3, r.stderr
+    assert "HTTP 500" in r.stderr and "try --protocol 2026-07-28" in r.stderr

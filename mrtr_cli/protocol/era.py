@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import AuthError, EraChanged, JsonRpcError, ProtocolError, TransportError, UsageError
+from mrtr_cli.errors import AuthError, EraChanged, JsonRpcError, MrtrError, ProtocolError, TransportError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_request
@@ -189,6 +189,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float,
         raise
     except HttpStatusError as exc:
         if exc.status >= 500:
+            _add_hint(exc, "if this server speaks an older protocol, try --protocol 2025-11-25")
             raise
         return Verdict("legacy", None, None, f"server/discover: HTTP {exc.status} without a modern error"), None
     except BrokenStream as exc:
@@ -345,7 +346,13 @@ class _Opener:
         era, version = parse_protocol(self.settings.protocol)
         if era != "auto":
             session: Session = self.modern(version) if era == "modern" else self.legacy(version)
-            session.open(self.deadline)
+            try:
+                session.open(self.deadline)
+            except TransportError as exc:
+                if _server_error(exc):
+                    other = "2025-11-25" if era == "modern" else "2026-07-28 (or --protocol auto)"
+                    _add_hint(exc, f"if this server speaks another protocol version, try --protocol {other}")
+                raise
             self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era}, --protocol {version})")
             if era == "modern" and self.cache is not None and self.key:
                 # A modern server proved itself; a pinned handshake proves nothing (dual-era
@@ -400,6 +407,9 @@ class _Opener:
         try:
             legacy.initialize(self.deadline)
         except (ProtocolError, TransportError) as exc:
+            if _server_error(exc):
+                _add_hint(exc, f"{verdict.reason}, so mrtr sent initialize; if this server speaks 2026-07-28, "
+                               "try --protocol 2026-07-28")
             if not _refused(exc):
                 raise
             modern = _modern_after_all(exc, late, guess=verdict.version is None)
@@ -451,6 +461,17 @@ class _Opener:
             self.cache.put(self.key, session.era, session.protocol_version)
         self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era})")
         return session
+
+
+def _add_hint(exc: MrtrError, line: str) -> None:
+    """Add `line` to the error's hint (after what is there, e.g. the response body)."""
+    exc.hint = f"{exc.hint}\n{line}" if exc.hint else line
+
+
+def _server_error(exc: Exception) -> bool:
+    """An HTTP 5xx: the server broke on the request (maybe on a message of the wrong era)."""
+    status = getattr(exc, "status", None)
+    return isinstance(status, int) and status >= 500
 
 
 def _refused(exc: Exception) -> bool:
