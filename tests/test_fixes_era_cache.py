@@ -113,3 +113,11 @@ def test_http_500_on_a_pinned_initialize_hints_at_the_modern_protocol(mrtr, http
     r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "echo", "text=hi")
     assert r.code == 3, r.stderr
     assert "HTTP 500" in r.stderr and "try --protocol 2026-07-28" in r.stderr
+
+
+def test_unanswered_url_elicitation_required_does_not_claim_a_cancel_answer(mrtr):
+    # -32042 asks nothing of the client: nothing was answered 'cancel' (tester's finding 9).
+    r = mrtr("--stdio", stdio_cmd(LEGACY, "--version", "2025-11-25"), "call", "needs_link", "--no-input")
+    assert r.code == 5, r.stderr
+    assert "answered 'cancel'" not in r.stderr and "answered 'cancel'" not in r.json()["note"]
+    assert "the server's -32042 error ended the call, nothing was answered" in r.stderr
