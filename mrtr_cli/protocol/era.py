@@ -432,13 +432,7 @@ class _Opener:
         server that also accepts `initialize` looks the same). It is said on stderr, and
         cached only for a stdio server that had the full default probe time, and then only
         for `SILENT_TTL` seconds; never when the late probe answer says modern."""
-        late_verdict = None
-        if late is not None and late.done() and not late.cancelled() and late.exception() is None:
-            try:
-                late_verdict = classify_response(late.result())
-            except ProtocolError:
-                late_verdict = None
-        if late_verdict is not None and late_verdict.era == "modern":
+        if _late_modern(late) is not None:
             self.tracer.note("the probe's late answer says modern: the era is not cached")
         elif not self.transport.cancel_by_close and self.settings.probe_timeout >= DEFAULT_PROBE_TIMEOUT \
                 and self.cache is not None and self.key:
@@ -481,17 +475,24 @@ def _refused(exc: Exception) -> bool:
     return isinstance(exc, ProtocolError) or (isinstance(status, int) and 400 <= status < 500)
 
 
+def _late_modern(late: concurrent.futures.Future[Message] | None) -> Verdict | None:
+    """The modern verdict of a probe answer that came after the probe timeout, else None."""
+    if late is None or not late.done() or late.cancelled() or late.exception() is not None:
+        return None
+    try:
+        verdict = classify_response(late.result())
+    except ProtocolError:
+        return None
+    return verdict if verdict.era == "modern" else None
+
+
 def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] | None, *,
                       guess: bool) -> Verdict | None:
     """A modern verdict from a failed `initialize` (or a late probe answer), else None.
     With `guess` (the probe named no versions), `-32601` for `initialize` counts as modern."""
-    if late is not None and late.done() and not late.cancelled() and late.exception() is None:
-        try:
-            verdict = classify_response(late.result())
-        except ProtocolError:
-            verdict = None
-        if verdict is not None and verdict.era == "modern":
-            return verdict
+    verdict = _late_modern(late)
+    if verdict is not None:
+        return verdict
     if isinstance(exc, JsonRpcError):
         modern, _ = _common((exc.data or {}).get("supported") if isinstance(exc.data, dict) else None)
         if modern:
