@@ -261,6 +261,7 @@ class App:
         self._chain = ResponderChain(self.env, store, terminal_factory=terminal, roots=roots,
                                      roots_source=roots_source, sampler=sampler,
                                      sampling_tools=bool(self.opts.sampling_tools))
+        self._chain.deadline = self.deadline()  # paused while a person answers
         return self._chain
 
     def recorder(self) -> AnswerRecorder | None:

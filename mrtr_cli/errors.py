@@ -75,6 +75,12 @@ class JsonRpcError(ProtocolError):
         super().__init__(message, code=code, data=data, hint=hint)
 
 
+class EraChanged(ProtocolError):
+    """A session opened in the era the era cache remembered got an answer only the other
+    era's servers send (exit 4 if the command cannot simply run again). The cache entry
+    is already dropped; `cli.main.run` runs the command once more, which probes afresh."""
+
+
 class InputRequired(MrtrError):
     """Input is needed and nobody can answer it now (exit 5).
 

@@ -1,10 +1,68 @@
 """Reading JSON documents the user names on the command line (answer files, pending
-documents, batch inputs): one place for the "cannot read" and "not valid JSON" messages."""
+documents, batch inputs): one place for the "cannot read" and "not valid JSON" messages.
+
+JSON has no NaN or Infinity (RFC 8259 section 6), though Python's `json` reads and writes
+them: `loads_strict` refuses them (and numbers too large for a float, such as `1e400`),
+for everything the user types or a server sends; `dumps_strict` for everything sent.
+"""
 
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
+
+
+class NonFiniteNumber(ValueError):
+    """A JSON text holds NaN, Infinity, -Infinity or a number that overflows a float.
+
+    Attributes:
+        token: the offending text as written (`NaN`, `1e400`).
+    """
+
+    def __init__(self, token: str):
+        super().__init__(f"{token} is not a finite number (JSON has no NaN or Infinity)")
+        self.token = token
+
+
+def _constant(token: str) -> Any:
+    raise NonFiniteNumber(token)
+
+
+def _finite_float(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise NonFiniteNumber(token)
+    return value
+
+
+def parse_strict(text: str | bytes) -> Any:
+    """`json.loads` refusing non-finite numbers (a float costs a Python call; NaN and
+    Infinity cost nothing until they appear).
+
+    Raises:
+        NonFiniteNumber: NaN, Infinity or an overflowing number.
+        ValueError: not valid JSON.
+    """
+    return json.loads(text, parse_constant=_constant, parse_float=_finite_float)
+
+
+def loads_strict(text: str) -> Any:
+    """`parse_strict` for text the user gave.
+
+    Raises:
+        json.JSONDecodeError: not valid JSON, or a non-finite number (the message says so,
+            the position points at the first occurrence of its text).
+    """
+    try:
+        return parse_strict(text)
+    except NonFiniteNumber as exc:
+        raise json.JSONDecodeError(str(exc), text, max(text.find(exc.token), 0)) from None
+
+
+def dumps_strict(value: Any, **kw: Any) -> str:
+    """`json.dumps` with `allow_nan=False` (a non-finite float is a ValueError, never sent)."""
+    return json.dumps(value, allow_nan=False, **kw)
 
 from mrtr_cli.errors import UsageError
 
@@ -34,7 +92,7 @@ def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -
     except OSError as exc:
         raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     try:
-        return json.loads(text)
+        return loads_strict(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:

@@ -82,18 +82,23 @@ def test_ctrl_c_with_cancel_on_interrupt_cancels_the_task(tmp_path, transport, h
         assert r.code == 6, r.stderr
 
 
-def test_ctrl_c_at_the_task_question_leaves_the_task_running(tmp_path, http_servers, mrtr):
+def test_ctrl_c_at_the_task_question_says_what_the_server_was_told(tmp_path, http_servers, mrtr):
+    # The question arrived inside tasks/result; Ctrl-C answers it with an error (the server
+    # must not wait forever), so mrtr must not claim the task still waits (tester finding 3).
     target, record = server("http", http_servers, tmp_path)
     child, out = spawn(tmp_path, *target, "call", "approve", "item=b")
     child.expect("Approver")
     child.sendintr()
     assert finish(child) == 130
     text = re.sub(r"\s*\n\s*", " ", child.before)
-    task_id = re.search(r"task (approve-[0-9a-f]+) \(input_required\) is still running on the server", text).group(1)
-    assert f"task wait {task_id}" in text
+    task_id = re.search(r"interrupted at a question from task (approve-[0-9a-f]+): the server was told that mrtr "
+                        r"stopped before answering", text).group(1)
+    assert "still running" not in text
+    assert f"task get {task_id}" in text and f"task wait {task_id}" in text
     methods = [m.get("method") for m in read_records(record)]
     assert "tasks/cancel" not in methods
     [reply] = [m for m in read_records(record) if "method" not in m]
     assert "error" in reply  # the server's question got an answer before mrtr stopped
-    r = mrtr("task", "get", task_id)
+    r = mrtr("task", "get", task_id, "--json")
     assert r.code == 0, r.stderr
+    assert r.json()["status"] == "completed"  # this server ends the task: what mrtr said allows it

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.jsonfile import loads_strict
 from mrtr_cli.responders.answers import AnswerFile, load_answer_file, parse_answer_document
 
 COMMANDS = ("call", "prompt", "read")
@@ -136,7 +137,7 @@ def read_batch(text: str, base_dir: str, files: dict[str, AnswerFile] | None = N
 def parse_line(raw: str, number: int, base_dir: str, cache: dict[str, AnswerFile]) -> BatchLine:
     """One input line (see the module docstring); a malformed one carries its `error`."""
     try:
-        doc = json.loads(raw)
+        doc = loads_strict(raw)
     except json.JSONDecodeError as exc:
         return _malformed(number, number, f"not valid JSON (column {exc.colno}: {exc.msg})")
     except RecursionError:

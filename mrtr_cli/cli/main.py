@@ -16,7 +16,7 @@ import click
 from mrtr_cli import __version__
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import ExitStatus, InputRequired, MrtrError, UsageError
+from mrtr_cli.errors import EraChanged, ExitStatus, InputRequired, MrtrError, UsageError
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -74,8 +74,9 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
-def run(argv: list[str] | None, env: Environment) -> int:
-    """Run the CLI in `env` and return the exit code."""
+def run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int:
+    """Run the CLI in `env` and return the exit code (`again`: this is the one re-run
+    after `EraChanged`)."""
     from mrtr_cli.render.errors import print_error  # noqa: PLC0415
 
     words = list(sys.argv[1:] if argv is None else argv)
@@ -105,6 +106,12 @@ def run(argv: list[str] | None, env: Environment) -> int:
             for line in pending_notes(exc.pending):
                 env.err(line)
         return int(exc.exit_status)
+    except EraChanged as exc:
+        if again or env.stdin_consumed:
+            print_error(env, exc, json_mode=env.json_mode)
+            return int(exc.exit_status)
+        env.err(f"mrtr: note: {exc.message}; the era cache entry is dropped, trying again")
+        return run(argv, env, again=True)
     except MrtrError as exc:
         print_error(env, exc, json_mode=env.json_mode)
         return int(exc.exit_status)

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from mrtr_cli.cli.params import SECONDS
 from mrtr_cli.env import Environment
 
 def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[Any]]:
@@ -48,10 +49,10 @@ global_options = _options(
     click.option("-q", "--quiet", is_flag=True, default=None, help="Hide the server's stderr and notes."),
     click.option("--trace", metavar="FILE", help="Write every message as a JSON line to FILE."),
     click.option("--no-input", is_flag=True, default=None, help="Never prompt; unanswerable input exits 5 with a pending document."),
-    click.option("--timeout", type=float, metavar="SECONDS", help="Overall time bound (exit 7)."),
-    click.option("--max-timeout", type=float, metavar="SECONDS", help="Let progress notifications extend --timeout up to this."),
+    click.option("--timeout", type=SECONDS, metavar="SECONDS", help="Overall time bound (exit 7)."),
+    click.option("--max-timeout", type=SECONDS, metavar="SECONDS", help="Let progress notifications extend --timeout up to this."),
     click.option("--protocol", metavar="auto|2026-07-28|2025-11-25|...", help="Protocol era and version: auto (probe, default), 2026-07-28 (modern), or a handshake version such as 2025-11-25 or 2025-06-18."),
-    click.option("--probe-timeout", type=float, metavar="SECONDS", help="With --protocol auto: how long to wait for the server/discover probe before treating the server as legacy (default 2)."),
+    click.option("--probe-timeout", type=SECONDS, metavar="SECONDS", help="With --protocol auto: how long to wait for the server/discover probe before treating the server as legacy (default 2)."),
     click.option("--log-level", metavar="LEVEL", help="Ask the server for log notifications at LEVEL and above."),
 )
 
@@ -65,7 +66,7 @@ answer_options = _options(
     click.option("--root", "roots", multiple=True, metavar="PATH[=NAME]", help="Expose PATH (a file or directory) to the server as a root (repeatable)."),
     click.option("--sampling-command", metavar="CMD", help="Answer sampling requests with CMD: request params as JSON on its stdin, a CreateMessageResult as JSON on its stdout."),
     click.option("--sampling-tools", is_flag=True, default=None, help="The sampling source can use tools (declares sampling.tools)."),
-    click.option("--sampling-timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Time limit for one run of --sampling-command (default 120; exit 7)."),
+    click.option("--sampling-timeout", type=SECONDS, metavar="SECONDS", help="Time limit for one run of --sampling-command (default 120; exit 7)."),
 )
 
 # Tasks (issue 4): what to do when a tools/call becomes a task.
@@ -74,7 +75,7 @@ task_options = _options(
     click.option("--cancel-on-interrupt", is_flag=True, default=None, help="Ctrl-C while waiting on a task cancels it (tasks/cancel) instead of leaving it running."),
     # 2025-11-25 servers (issue 5): tasks are asked for per call.
     click.option("--task", is_flag=True, default=None, help="MCP 2025-11-25 servers: run a tool whose taskSupport is optional as a task (required ones always are)."),
-    click.option("--task-ttl", type=float, metavar="SECONDS", help="MCP 2025-11-25 servers: how long the server should keep the task and its result (default 3600)."),
+    click.option("--task-ttl", type=SECONDS, metavar="SECONDS", help="MCP 2025-11-25 servers: how long the server should keep the task and its result (default 3600)."),
 )
 
 

@@ -2,12 +2,17 @@
 
 Spec: basic/patterns/cancellation ("Timeouts"): a client MAY reset its timer on
 progress notifications but SHOULD enforce a maximum (`--max-timeout`).
+
+The bound counts the server's time, not a person's: while a prompt is open at the
+terminal the deadline is `paused()`, and moves later by the time the person took.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 
 
 class Deadline:
@@ -25,6 +30,7 @@ class Deadline:
         self._at = None if timeout is None else now + timeout
         self._cap = None if max_timeout is None or timeout is None else now + max(max_timeout, timeout)
         self._lock = threading.Lock()
+        self._pauses = 0
         #: True once progress has pushed the deadline later than `timeout` from the start.
         self.extended = False
 
@@ -49,6 +55,25 @@ class Deadline:
             if at > self._at:
                 self._at = at
                 self.extended = True
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop the clock while the block runs (a person answering at the terminal): the
+        deadline and the `max_timeout` cap move later by the time it took. Nests."""
+        with self._lock:
+            self._pauses += 1
+            outer = self._pauses == 1
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            took = time.monotonic() - start
+            with self._lock:
+                self._pauses -= 1
+                if outer and self._at is not None:
+                    self._at += took
+                    if self._cap is not None:
+                        self._cap += took
 
     @classmethod
     def unbounded(cls) -> Deadline:

@@ -22,9 +22,13 @@ slow-starting server), the session is modern after all.
 The era found is cached per server in the state directory (`eras.json`, keyed by a
 hash of the stdio command or the URL: no secrets). A server known to be legacy is
 sent `initialize` at once, so a silent legacy server costs the probe timeout only
-once; when that cached guess fails, the cache entry is dropped and the server is
-probed again. A modern verdict is recorded but the probe still runs (it costs one
-round trip, and skipping it could send a call to a server that changed era).
+once; when that cached guess fails, or a request in it gets a modern-only error
+(`EraChanged`: the command runs again), the cache entry is dropped and the server is
+probed again. A verdict from silence is a guess: it is said on stderr and cached only
+for a stdio server given the full default probe time, for `SILENT_TTL` seconds. A
+modern verdict (or a working `--protocol 2026-07-28`) is recorded but the probe still
+runs (it costs one round trip, and skipping it could send a call to a server that
+changed era). `MRTR_NO_CACHE` turns the cache off.
 
 `--protocol 2026-07-28` pins modern (no probe); `--protocol 2025-11-25` (or any older
 handshake version) pins the handshake, offering that version.
@@ -42,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import AuthError, JsonRpcError, ProtocolError, TransportError, UsageError
+from mrtr_cli.errors import AuthError, EraChanged, JsonRpcError, MrtrError, ProtocolError, TransportError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_request
@@ -66,6 +70,8 @@ MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, 
 METHOD_NOT_FOUND = -32601
 DEFAULT_PROBE_TIMEOUT = 2.0
 CACHE_FILE = "eras.json"
+#: Seconds a legacy guess from a silent probe stays cached (a verdict the server gave stays).
+SILENT_TTL = 3600
 
 
 def parse_protocol(value: str | None) -> tuple[str, str | None]:
@@ -94,12 +100,15 @@ class Verdict:
         version: the version to speak (or offer), or None for the newest.
         discover: the DiscoverResult, when the server sent one.
         reason: what the probe saw, for `-v` and error hints.
+        silent: the verdict comes from no answer within the probe timeout (a guess: a
+            slow modern server looks the same), not from anything the server said.
     """
 
     era: str
     version: str | None = None
     discover: dict[str, Any] | None = None
     reason: str = ""
+    silent: bool = False
 
 
 def _common(versions: Any) -> tuple[str | None, str | None]:
@@ -171,14 +180,16 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float,
     try:
         response = fut.result(timeout=limit)
     except concurrent.futures.TimeoutError:
+        silence = Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s", silent=True)
         if transport.cancel_by_close:
             transport.abort(msg["id"])
-            return Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s"), None
-        return Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s"), fut
+            return silence, None
+        return silence, fut
     except AuthError:
         raise
     except HttpStatusError as exc:
         if exc.status >= 500:
+            _add_hint(exc, "if this server speaks an older protocol, try --protocol 2025-11-25")
             raise
         return Verdict("legacy", None, None, f"server/discover: HTTP {exc.status} without a modern error"), None
     except BrokenStream as exc:
@@ -202,8 +213,10 @@ def server_key(*, url: str | None = None, command: list[str] | None = None, cwd:
 
 
 class EraCache:
-    """`eras.json` in the state directory: `{"servers": {key: {era, protocolVersion, checkedAt}}}`
-    (`checkedAt`: when the entry last changed).
+    """`eras.json` in the state directory: `{"servers": {key: {era, protocolVersion, checkedAt[, source]}}}`
+    (`checkedAt`: when the entry last changed, in Unix seconds; `source: "timeout"`: a
+    legacy guess made because the probe got no answer, which expires after
+    `SILENT_TTL` seconds, since a slow modern server looks the same).
 
     Reads and writes are best effort: a missing or broken file is an empty cache, and
     a failed write is ignored (the next run probes again).
@@ -226,17 +239,29 @@ class EraCache:
         return servers if isinstance(servers, dict) else {}
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The cached entry for `key`, or None."""
+        """The cached entry for `key`, or None (also for a guess from silence older than
+        `SILENT_TTL`)."""
         entry = self._load().get(key)
-        return entry if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            return None
+        if entry.get("source") == "timeout":
+            checked = entry.get("checkedAt")
+            if not isinstance(checked, (int, float)) or not 0 <= time.time() - checked < SILENT_TTL:
+                return None
+        return entry
 
-    def put(self, key: str, era: str, version: str | None) -> None:
+    def put(self, key: str, era: str, version: str | None, *, silent: bool = False) -> None:
         """Record the era (and version) found for `key` (nothing is written when the cache
-        already says so: most runs find what the last one found)."""
+        already says so: most runs find what the last one found). `silent`: a guess from a
+        probe that got no answer (kept `SILENT_TTL` seconds)."""
         known = self.get(key)
-        if known is not None and known.get("era") == era and known.get("protocolVersion") == version:
+        if known is not None and known.get("era") == era and known.get("protocolVersion") == version \
+                and (known.get("source") == "timeout") == silent:
             return
-        self._store(key, {"era": era, "protocolVersion": version, "checkedAt": int(time.time())})
+        entry: dict[str, Any] = {"era": era, "protocolVersion": version, "checkedAt": int(time.time())}
+        if silent:
+            entry["source"] = "timeout"
+        self._store(key, entry)
 
     def forget(self, key: str) -> None:
         """Drop `key` (its cached guess failed)."""
@@ -301,7 +326,7 @@ class _Opener:
         self.settings = settings
         self.deadline = deadline
         self.key = settings.cache_key
-        self.cache = EraCache() if self.key else None
+        self.cache = EraCache() if self.key and os.environ.get("MRTR_NO_CACHE", "") in ("", "0") else None
 
     def modern(self, version: str | None) -> Session:
         session = Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
@@ -321,8 +346,18 @@ class _Opener:
         era, version = parse_protocol(self.settings.protocol)
         if era != "auto":
             session: Session = self.modern(version) if era == "modern" else self.legacy(version)
-            session.open(self.deadline)
+            try:
+                session.open(self.deadline)
+            except TransportError as exc:
+                if _server_error(exc):
+                    other = "2025-11-25" if era == "modern" else "2026-07-28 (or --protocol auto)"
+                    _add_hint(exc, f"if this server speaks another protocol version, try --protocol {other}")
+                raise
             self.tracer.note(f"speaking MCP {session.protocol_version} ({session.era}, --protocol {version})")
+            if era == "modern" and self.cache is not None and self.key:
+                # A modern server proved itself; a pinned handshake proves nothing (dual-era
+                # servers accept initialize too), so it leaves the cache alone.
+                self.cache.put(self.key, "modern", session.protocol_version)
             return session
         self.transport.start(lambda msg: self.tracer.message("recv", msg))
         return self._from_cache() or self._probe_and_open()
@@ -346,7 +381,20 @@ class _Opener:
                 self.cache.forget(self.key)
             return None
         self.tracer.note(f"speaking MCP {session.protocol_version} (legacy, known from the era cache)")
+        session.on_error = self._doubt_cached_legacy
         return session
+
+    def _doubt_cached_legacy(self, err: JsonRpcError) -> None:
+        """A session opened as legacy from the cache got a modern-only error: the server
+        changed era. Drop the entry and raise `EraChanged` (the command then runs again)."""
+        if err.code not in MODERN_ERRORS:
+            return
+        if self.cache is not None and self.key:
+            self.cache.forget(self.key)
+        raise EraChanged(f"the server answered {err.code} ({sanitize(err.message, single_line=True)[:120]}), "
+                         "which only a 2026-07-28 server sends, to a request in the cached era (legacy)",
+                         code=err.code, data=err.data,
+                         hint="the era cache entry is dropped: run the command again (it probes the server)")
 
     def _probe_and_open(self) -> Session:
         verdict, late = probe(self.transport, self.tracer, timeout=self.settings.probe_timeout,
@@ -359,6 +407,9 @@ class _Opener:
         try:
             legacy.initialize(self.deadline)
         except (ProtocolError, TransportError) as exc:
+            if _server_error(exc):
+                _add_hint(exc, f"{verdict.reason}, so mrtr sent initialize; if this server speaks 2026-07-28, "
+                               "try --protocol 2026-07-28")
             if not _refused(exc):
                 raise
             modern = _modern_after_all(exc, late, guess=verdict.version is None)
@@ -371,7 +422,25 @@ class _Opener:
         finally:
             if late is not None and not late.done():
                 late.cancel()
+        if verdict.silent:
+            return self._silent_legacy(legacy, verdict, late)
         return self._remember(legacy)
+
+    def _silent_legacy(self, legacy: LegacySession, verdict: Verdict,
+                       late: concurrent.futures.Future[Message] | None) -> Session:
+        """A legacy session chosen because the probe got no answer: a guess (a slow modern
+        server that also accepts `initialize` looks the same). It is said on stderr, and
+        cached only for a stdio server that had the full default probe time, and then only
+        for `SILENT_TTL` seconds; never when the late probe answer says modern."""
+        if _late_modern(late) is not None:
+            self.tracer.note("the probe's late answer says modern: the era is not cached")
+        elif not self.transport.cancel_by_close and self.settings.probe_timeout >= DEFAULT_PROBE_TIMEOUT \
+                and self.cache is not None and self.key:
+            self.cache.put(self.key, "legacy", legacy.protocol_version, silent=True)
+        self.env.err(f"mrtr: note: {verdict.reason}: speaking MCP {legacy.protocol_version} (legacy) "
+                     "this time; for a 2026-07-28 server raise --probe-timeout or pass --protocol 2026-07-28")
+        self.tracer.note(f"speaking MCP {legacy.protocol_version} (legacy)")
+        return legacy
 
     def _adopt_modern(self, version: str | None, discover: dict[str, Any] | None) -> Session:
         session = self.modern(version)
@@ -388,6 +457,17 @@ class _Opener:
         return session
 
 
+def _add_hint(exc: MrtrError, line: str) -> None:
+    """Add `line` to the error's hint (after what is there, e.g. the response body)."""
+    exc.hint = f"{exc.hint}\n{line}" if exc.hint else line
+
+
+def _server_error(exc: Exception) -> bool:
+    """An HTTP 5xx: the server broke on the request (maybe on a message of the wrong era)."""
+    status = getattr(exc, "status", None)
+    return isinstance(status, int) and status >= 500
+
+
 def _refused(exc: Exception) -> bool:
     """A failed `initialize` that tells something about the era: a JSON-RPC or protocol
     error, or an HTTP 4xx (not a server that is down or unreachable)."""
@@ -395,17 +475,24 @@ def _refused(exc: Exception) -> bool:
     return isinstance(exc, ProtocolError) or (isinstance(status, int) and 400 <= status < 500)
 
 
+def _late_modern(late: concurrent.futures.Future[Message] | None) -> Verdict | None:
+    """The modern verdict of a probe answer that came after the probe timeout, else None."""
+    if late is None or not late.done() or late.cancelled() or late.exception() is not None:
+        return None
+    try:
+        verdict = classify_response(late.result())
+    except ProtocolError:
+        return None
+    return verdict if verdict.era == "modern" else None
+
+
 def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] | None, *,
                       guess: bool) -> Verdict | None:
     """A modern verdict from a failed `initialize` (or a late probe answer), else None.
     With `guess` (the probe named no versions), `-32601` for `initialize` counts as modern."""
-    if late is not None and late.done() and not late.cancelled() and late.exception() is None:
-        try:
-            verdict = classify_response(late.result())
-        except ProtocolError:
-            verdict = None
-        if verdict is not None and verdict.era == "modern":
-            return verdict
+    verdict = _late_modern(late)
+    if verdict is not None:
+        return verdict
     if isinstance(exc, JsonRpcError):
         modern, _ = _common((exc.data or {}).get("supported") if isinstance(exc.data, dict) else None)
         if modern:

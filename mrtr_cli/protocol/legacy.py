@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from mrtr_cli.env import Environment
@@ -124,6 +124,9 @@ class LegacySession(Session):
         self._capture_session = False
         self._inflight: list[tuple[str, dict[str, Any]]] = []
         self._inflight_lock = threading.Lock()
+        #: Called with every JSON-RPC error a request gets, before it is raised (the era
+        #: opener uses it to notice a server that changed era since it was cached).
+        self.on_error: Callable[[JsonRpcError], None] | None = None
         if responder is not None:
             self.on_server_request = self._answer_server_request
         if hasattr(transport, "on_response_headers"):
@@ -285,6 +288,8 @@ class LegacySession(Session):
                     continue
                 if err.code == RESOURCE_NOT_FOUND and method == "resources/read":
                     err.hint = err.hint or f"the server has no resource {sanitize(str((params or {}).get('uri')))}"
+                if self.on_error is not None:
+                    self.on_error(err)
                 raise
             if asks is not None and asks.missing:
                 raise self._input_required(method, params, asks, result=result)
@@ -354,7 +359,7 @@ class LegacySession(Session):
         asks = self.responder.ask(requests, server_name=self.server_name, origin=origin_of(method, params))
         self.responder.take_asks()
         if asks.missing:
-            raise self._input_required(method, params, asks, error=err)
+            raise self._input_required(method, params, asks, error=err, told=False)
         refused = [k for k, r in asks.responses.items() if r.get("action") != "accept"]
         if refused:
             raise Declined(f"you did not consent to the URL the server requires ({', '.join(refused)}); "
@@ -362,8 +367,11 @@ class LegacySession(Session):
         self.tracer.note("URL elicitation accepted; retrying the request")
 
     def _input_required(self, method: str, params: dict[str, Any] | None, asks: Any, *,
-                        result: dict[str, Any] | None = None, error: JsonRpcError | None = None) -> InputRequired:
-        """The exit-5 error for asks nobody could answer, with a pending-style document."""
+                        result: dict[str, Any] | None = None, error: JsonRpcError | None = None,
+                        told: bool = True) -> InputRequired:
+        """The exit-5 error for asks nobody could answer, with a pending-style document
+        (`told`: the server was answered 'cancel'; False for `-32042`, which asks nothing
+        of the client: the server's error already ended the call)."""
         from mrtr_cli.engine.pending import build_pending  # noqa: PLC0415 - the document format
 
         doc = build_pending(
@@ -373,15 +381,19 @@ class LegacySession(Session):
         )
         head = {k: doc.pop(k) for k in ("mrtr", "target", "protocolVersion")}
         doc = {**head, "era": "legacy", "resumable": False, **doc}
+        what = ("what nobody could answer was answered 'cancel'" if told
+                else "the call ended with its -32042 error (URL elicitation required) and nobody could consent")
         doc["note"] = (f"This server speaks MCP {self.protocol_version}: it asks its questions during the call, "
-                       "and what nobody could answer was answered 'cancel', so there is no requestState to "
+                       f"and {what}, so there is no requestState to "
                        "resume. Fill in answersTemplate and start the call again with --answers FILE.")
         if result is not None:
             doc["result"] = result
         if error is not None:
             doc["error"] = {"code": error.code, "message": error.message, "data": error.data}
         missing = ", ".join(asks.missing)
-        return InputRequired(f"input required for {missing} ({asks.reason}); the server was answered 'cancel' "
+        told_what = ("the server was answered 'cancel'" if told
+                     else "the server's -32042 error ended the call, nothing was answered")
+        return InputRequired(f"input required for {missing} ({asks.reason}); {told_what} "
                              "and the pending document is on stdout", doc)
 
 

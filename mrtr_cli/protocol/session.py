@@ -135,6 +135,9 @@ class Session:
         self.discover_result: dict[str, Any] | None = None
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
+        #: Server requests answered with an error because the run stopped while they were
+        #: being answered (Ctrl-C at a prompt): the server did not get what it asked.
+        self.refused_at_stop: list[Message] = []
         self._progress: dict[Any, tuple[ProgressCallback | None, Deadline, str]] = {}
         self._shown: set[Any] = set()  # tokens whose progress reached the display (it is told when they end)
         self._lock = threading.Lock()
@@ -398,6 +401,7 @@ class Session:
                     # server still gets an answer before the request is cancelled.
                     self._reply({"jsonrpc": "2.0", "id": msg.get("id"),
                                  "error": {"code": -32603, "message": "the client stopped before answering"}})
+                    self.refused_at_stop.append(msg)
                     raise
                 if reply is not None:
                     self._reply(reply)

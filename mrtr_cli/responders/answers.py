@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonfile import load_json_document
+from mrtr_cli.jsonfile import load_json_document, loads_strict
 
 KNOWN_MEMBERS = ("inputResponses", "fields", "roots")
 
@@ -101,7 +101,7 @@ def parse_flag(text: str) -> FlagAnswer:
     if json_sep != -1 and (eq == -1 or json_sep < eq):
         name, raw = text[:json_sep], text[json_sep + 2 :]
         try:
-            value = json.loads(raw)
+            value = loads_strict(raw)
         except json.JSONDecodeError as exc:
             raise UsageError(f"-a {text}: the value after := is not valid JSON ({exc.msg})") from None
         if not name:

@@ -10,6 +10,7 @@ a pending document (exit 5).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ from mrtr_cli.responders.shapes import (
 from mrtr_cli.schema.elicit import explain, form_fields
 
 if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.protocol.deadline import Deadline
     from mrtr_cli.responders.terminal import TerminalResponder
 
 ELICIT = "elicitation/create"
@@ -130,6 +132,8 @@ class ResponderChain:
         self.declined = False
         #: Called before the terminal is used for a prompt (a waiting display steps aside).
         self.before_prompt: Callable[[], None] | None = None
+        #: The run's `--timeout` bound, paused while a person answers at the terminal.
+        self.deadline: Deadline | None = None
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -194,7 +198,8 @@ class ResponderChain:
             for i, ask in enumerate(left, 1):
                 ask.index, ask.total = i, len(left)
                 try:
-                    answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
+                    with self.deadline.paused() if self.deadline is not None else contextlib.nullcontext():
+                        answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
                     raise PromptInterrupted(dict(outcome.responses)) from None
                 if answer is not None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import TimeoutExpired, UsageError
+from mrtr_cli.jsonfile import loads_strict
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.output import summarise_block
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
@@ -95,7 +96,7 @@ class CommandSampler:
             raise UsageError(f"{name} printed nothing; it must print a CreateMessageResult as JSON",
                              hint=_tail(err_lines))
         try:
-            result = json.loads(text)
+            result = loads_strict(text)
         except ValueError as exc:
             raise UsageError(f"{name} printed something that is not JSON ({exc})",
                              hint="output: " + sanitize(text[:200], single_line=True)) from None

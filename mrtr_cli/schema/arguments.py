@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.jsonfile import loads_strict
 from mrtr_cli.schema.elicit import json_type
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -61,7 +62,7 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
         if raw.startswith("@"):
             raw = read_file(raw[1:])
         try:
-            value = json.loads(raw)
+            value = loads_strict(raw)
         except json.JSONDecodeError as exc:
             raise UsageError(f"argument {text!r}: the value after := is not valid JSON ({exc.msg})") from None
         literal = True
@@ -144,7 +145,7 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
             return None
     if "object" in types or "array" in types:
         try:
-            return json.loads(text)
+            return loads_strict(text)
         except json.JSONDecodeError:
             pass
     wanted = " or ".join(types)
@@ -208,7 +209,7 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
     """
     raw = read_file(value[1:]) if value.startswith("@") else read_file("-") if value == "-" else value
     try:
-        doc = json.loads(raw)
+        doc = loads_strict(raw)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--args: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(doc, dict):

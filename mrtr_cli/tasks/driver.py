@@ -53,6 +53,7 @@ DEFAULT_POLL_MS = 1000  # when the server suggests no interval
 MIN_POLL_MS = 100  # never poll faster than this, whatever the server says
 JITTER_FRACTION = 0.1  # up to 10% of the interval is added...
 MAX_JITTER_SECONDS = 1.0  # ...but never more than a second
+MAX_POLL_MS = 60_000  # a longer pollIntervalMs is waited as a minute (the task is still followed)
 CANCEL_TIMEOUT_SECONDS = 5.0  # for tasks/cancel after Ctrl-C
 INVALID_PARAMS = -32602  # an unknown or expired task id
 
@@ -63,8 +64,10 @@ def short_id(task_id: str) -> str:
 
 
 def poll_delay(poll_interval_ms: int | None, rng: random.Random | None = None) -> float:
-    """Seconds to wait before the next poll: `pollIntervalMs` as a floor plus jitter."""
-    interval = max(poll_interval_ms if poll_interval_ms is not None else DEFAULT_POLL_MS, MIN_POLL_MS) / 1000
+    """Seconds to wait before the next poll: `pollIntervalMs` as a floor plus jitter, the
+    interval kept between `MIN_POLL_MS` and `MAX_POLL_MS` (a server's `1e300` is not a wait)."""
+    wanted = poll_interval_ms if poll_interval_ms is not None else DEFAULT_POLL_MS
+    interval = min(max(wanted, MIN_POLL_MS), MAX_POLL_MS) / 1000
     return interval + (rng or random).uniform(0, min(interval * JITTER_FRACTION, MAX_JITTER_SECONDS))
 
 
@@ -139,6 +142,8 @@ class TaskDriver:
         self.deadline = deadline
         self.max_rounds = max_rounds
         self.recorder = recorder
+        #: The task was created by this run (not found again by `task wait` or `resume`).
+        self.started_here = False
         self.cancel_on_interrupt = cancel_on_interrupt
         self.answered: set[str] = set(record.answered_keys)
         self.rounds = 0
@@ -170,6 +175,7 @@ class TaskDriver:
             MrtrError: anything else that ends the run (a bad answer, a malformed message,
                 the round cap, the server unreachable), with a hint to resume the task.
         """
+        self.started_here = fresh
         try:
             if state is not None and fresh:
                 self._observe(state)
@@ -241,7 +247,11 @@ class TaskDriver:
             return err
         self._save(status="unknown")
         ttl = self.record.ttl_ms
-        why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
+        if "stdio" in self.context.target and not self.started_here:
+            why = ("over stdio a task lives in the server process that created it, which stopped when that "
+                   "mrtr run ended; this command started a new one, which does not know it")
+        else:
+            why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
         return TaskGone(f"the server no longer knows task {self.task_id}: {err.message}",
                         code=err.code, data=err.data, hint=why)
 
@@ -413,6 +423,16 @@ class TaskDriver:
                 return Interrupted(f"interrupted; task {self.task_id} is {cancelled.status}", data=data)
             self._save(status_message="cancellation requested")
             return Interrupted(f"interrupted; asked the server to cancel task {self.task_id}", data=data)
+        if getattr(self.wire.session, "refused_at_stop", None):
+            # A 2025-11-25 task's question (inside tasks/result) was being answered: the
+            # server was told the client stopped (a JSON-RPC error), so the task is no longer
+            # simply waiting; what it does next is the server's choice.
+            self._save(status_message="its question was answered with an error at Ctrl-C")
+            return Interrupted(
+                f"interrupted at a question from task {self.task_id}: the server was told that mrtr stopped "
+                "before answering, so the task may go on without the answer or end",
+                data=data, hint=f"see where it stands: {self.context.command('get', self.task_id)}\n"
+                                f"{self._resume_lines()}")
         self._save()
         return Interrupted(f"interrupted; {self._where()} is still running on the server",
                            data=data, hint=self._resume_lines())

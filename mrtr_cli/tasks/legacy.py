@@ -85,7 +85,7 @@ def task_augmentation(session: Session, name: str, tool: dict[str, Any] | None, 
     """
     if ttl_seconds is not None and ttl_seconds <= 0:
         raise UsageError(f"--task-ttl {ttl_seconds:g}: expected a positive number of seconds")
-    ttl = {"ttl": int((ttl_seconds if ttl_seconds is not None else DEFAULT_TASK_TTL_SECONDS) * 1000)}
+    ttl = {"ttl": max(1, round((ttl_seconds if ttl_seconds is not None else DEFAULT_TASK_TTL_SECONDS) * 1000))}
     if session.era != "legacy":
         return None  # 2026-07-28: the server decides (the tasks extension is declared on every call)
     server = sanitize(session.server_name, single_line=True)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -138,14 +139,30 @@ class TaskRecords:
         False), optionally only on `target`.
 
         Raises:
-            UsageError: the prefix matches several tasks.
+            UsageError: an empty id; the prefix matches several tasks; or, with no
+                `target`, the id is recorded for several servers (the message lists them).
         """
+        if prefix and not task_id:
+            raise UsageError("the task id is empty")
         records = [r for r in self.all() if target is None or r.target == target]
         exact = [r for r in records if r.task_id == task_id]
-        if exact or not prefix:
-            return exact[0] if exact else None
-        matches = [r for r in records if r.task_id.startswith(task_id)]
-        if len(matches) > 1:
-            shown = ", ".join(r.task_id for r in matches[:5])
-            raise UsageError(f"task id {task_id!r} is ambiguous: it starts {len(matches)} recorded tasks ({shown})")
-        return matches[0] if matches else None
+        if not exact and prefix:
+            exact = [r for r in records if r.task_id.startswith(task_id)]
+            if len({r.task_id for r in exact}) > 1:
+                shown = ", ".join(dict.fromkeys(r.task_id for r in exact[:5]))
+                raise UsageError(f"task id {task_id!r} is ambiguous: it starts {len(exact)} recorded tasks ({shown})")
+        if len(exact) > 1:
+            servers = [shlex.join(target_words(r.target)) for r in exact]
+            raise UsageError(f"task id {exact[0].task_id!r} is ambiguous: it is recorded for {len(exact)} servers "
+                             f"({'; '.join(servers)})",
+                             hint=f"name the server before `task`, e.g. mrtr {servers[0]} task ...")
+        return exact[0] if exact else None
+
+
+def target_words(target: dict[str, Any]) -> list[str]:
+    """The options that reach a public target again: `--url URL`, `--stdio CMD` or `-s NAME`."""
+    if target.get("url"):
+        return ["--url", str(target["url"])]
+    if target.get("stdio"):
+        return ["--stdio", str(target["stdio"])]
+    return ["-s", str(target.get("server", ""))]

@@ -20,7 +20,7 @@ from mrtr_cli.render.status import StatusLine
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
 from mrtr_cli.tasks.ext import TASKS_EXTENSION
-from mrtr_cli.tasks.records import TaskRecord, TaskRecords
+from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
 from mrtr_cli.tasks.wire import TaskWire, wire_for, wire_for_created
 
@@ -41,12 +41,7 @@ def command_prefix(app: App, target: dict[str, Any]) -> str:
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
     values are secrets and are never repeated (`-H` must be given again).
     """
-    if target.get("url"):
-        words = ["mrtr", "--url", target["url"]]
-    elif target.get("stdio"):
-        words = ["mrtr", "--stdio", target["stdio"]]
-    else:
-        words = ["mrtr", "-s", str(target.get("server", ""))]
+    words = ["mrtr", *target_words(target)]
     if app.opts.bearer_token_env:
         words += ["--bearer-token-env", app.opts.bearer_token_env]
     return shlex.join(words)
@@ -166,8 +161,17 @@ class TaskRunner:
             else:
                 self.env.out(sanitize(state.task_id, single_line=True))
         command = self.context(state.task_id).command("wait", state.task_id)
-        self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
-                     untrusted=True)
+        if self.target.get("stdio"):
+            # The task lives in the server process, which stops when mrtr exits: a later
+            # command reaches it only if the server keeps its tasks somewhere else.
+            self.env.err(f"mrtr: warning: task {state.task_id} created ({state.status}) in the stdio server "
+                         "process, which stops when mrtr exits: unless the server keeps its tasks elsewhere "
+                         f"(a file, a database), the task ends with this run and `{command}` will not find "
+                         "it; for a task that outlives the run use a server over --url, or leave out --detach",
+                         untrusted=True)
+        else:
+            self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
+                         untrusted=True)
         return EngineOutcome(result=create_result, task={"taskId": state.task_id, "status": state.status},
                              extra={"detached": True})
 

@@ -62,8 +62,10 @@ class TaskState:
 
 
 def _millis(value: Any) -> int | None:
-    """A non-negative integer number of milliseconds, or None (absent, null or malformed)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+    """A non-negative integer number of milliseconds, or None (absent, null, malformed or
+    not finite)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value \
+            or value == float("inf"):
         return None
     return int(value)
 

@@ -14,6 +14,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.jsonfile import NonFiniteNumber, dumps_strict, parse_strict
+from mrtr_cli.render.sanitize import sanitize
+
 if TYPE_CHECKING:  # pragma: no cover - concurrent.futures loads `logging`: imported when a request is made
     from concurrent.futures import Future
 
@@ -21,19 +25,53 @@ Message = dict[str, Any]
 MessageHandler = Callable[[Message], None]
 
 
-def encode_message(message: Any) -> bytes:
-    """One JSON-RPC message as compact UTF-8 JSON (no newline).
+class NonFiniteMessage(ProtocolError):
+    """An incoming message holds NaN, Infinity or an overflowing number, which JSON does
+    not have (exit 4).
+
+    Attributes:
+        request_id: the message's `id` (read leniently), so the request it answers can
+            fail with this error; None when there is none.
+    """
+
+    def __init__(self, token: str, request_id: Any):
+        super().__init__(f"the server sent {sanitize(token[:40], single_line=True)}, which is not a JSON number "
+                         "(JSON has no NaN or Infinity)")
+        self.request_id = request_id
+
+
+def decode_message(text: str | bytes) -> Any:
+    """The JSON value of one incoming message (RFC 8259: no NaN or Infinity).
 
     Raises:
-        UsageError: the message holds text with no UTF-8 form (a lone surrogate such as
-            `"\\udc00"`, which JSON input can carry): it is not valid Unicode, and is not sent.
+        NonFiniteMessage: valid JSON to Python but with a non-finite number.
+        ValueError: not JSON.
     """
-    text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return parse_strict(text)
+    except NonFiniteNumber as exc:
+        try:
+            lenient = json.loads(text)
+        except ValueError:
+            lenient = None
+        rid = lenient.get("id") if isinstance(lenient, dict) else None
+        raise NonFiniteMessage(exc.token, rid) from None
+
+
+def encode_message(message: Message) -> bytes:
+    """One outgoing message as compact UTF-8 JSON.
+
+    Raises:
+        UsageError: it holds a non-finite number (never sent: JSON has none), or text with
+            no UTF-8 form (a lone surrogate): neither is valid, neither is sent.
+    """
+    try:
+        text = dumps_strict(message, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:
+        raise UsageError("a value to send holds NaN or Infinity, which JSON does not have") from None
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        from mrtr_cli.errors import UsageError  # noqa: PLC0415
-
+    except UnicodeEncodeError as exc:  # a lone surrogate ("\udc00"), which JSON input can carry
         raise UsageError(f"not sent: the text holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x}), "
                          "which is not valid Unicode") from None
 

@@ -26,7 +26,16 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
+from mrtr_cli.transport.base import (
+    Message,
+    MessageHandler,
+    NonFiniteMessage,
+    Remaining,
+    RequestTimeout,
+    Transport,
+    decode_message,
+    encode_message,
+)
 from mrtr_cli.transport.sse import SseCursor, parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -363,7 +372,9 @@ class HttpTransport(Transport):
             if not event.data.strip():
                 continue
             try:
-                msg = json.loads(event.data)
+                msg = decode_message(event.data)
+            except NonFiniteMessage:
+                raise
             except ValueError:
                 raise ProtocolError("the server sent an SSE event that is not JSON") from None
             if not isinstance(msg, dict):
@@ -454,8 +465,8 @@ class HttpTransport(Transport):
                 for event in parse_sse_bytes(resp.iter_bytes(), cursor):
                     got = True
                     try:
-                        msg = json.loads(event.data) if event.data.strip() else None
-                    except ValueError:
+                        msg = decode_message(event.data) if event.data.strip() else None
+                    except ValueError:  # NonFiniteMessage too: a broken notification is dropped
                         continue
                     if isinstance(msg, dict) and "method" in msg:
                         self._on_message(msg)
@@ -493,7 +504,9 @@ def _json_body(resp: httpx.Response) -> Any:
         return None
     del body
     try:
-        return json.loads(text)
+        return decode_message(text)
+    except NonFiniteMessage:
+        raise
     except ValueError:
         return None
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import io
-import json
 import os
 import signal
 import subprocess
@@ -20,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, Transport, encode_message
+from mrtr_cli.transport.base import Message, MessageHandler, NonFiniteMessage, Transport, decode_message, encode_message
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future
@@ -30,15 +29,25 @@ _READ_BUFFER = 1 << 16
 
 
 def _loads(text: str) -> Any:
-    """The JSON value of one line, or None when it is not JSON."""
+    """The JSON value of one line, or None when it is not JSON.
+
+    Raises:
+        NonFiniteMessage: JSON with NaN or Infinity in it.
+    """
     try:
-        return json.loads(text)
+        return decode_message(text)
+    except NonFiniteMessage:
+        raise
     except ValueError:
         return None
 
 
 def encode_line(message: Message) -> bytes:
-    """One JSON-RPC message as a compact UTF-8 line (json escapes any newline in strings)."""
+    """One JSON-RPC message as a compact UTF-8 line (json escapes any newline in strings).
+
+    Raises:
+        UsageError: the message holds a non-finite number.
+    """
     return encode_message(message) + b"\n"
 
 
@@ -289,7 +298,11 @@ class StdioTransport(Transport):
                     self._note_noise(raw.decode("utf-8", "replace"))
                     continue
                 del raw  # decoded: a large message is not held as bytes and text while it is parsed
-                msg = _loads(text)
+                try:
+                    msg = _loads(text)
+                except NonFiniteMessage as exc:
+                    self._fail(exc, text)
+                    continue
                 if not isinstance(msg, dict):
                     self._note_noise(text)
                     continue
@@ -323,6 +336,16 @@ class StdioTransport(Transport):
             self._on_message(msg)
         except Exception:  # noqa: BLE001 - a bad handler must not kill the reader
             pass
+
+    def _fail(self, exc: NonFiniteMessage, text: str) -> None:
+        """A message that is not valid JSON-RPC: the request it answers fails with `exc`
+        (anything else is noted as noise)."""
+        with self._lock:
+            fut = self._pending.pop(exc.request_id, None) if exc.request_id is not None else None
+        if fut is None:
+            self._note_noise(text)
+        elif not fut.done():
+            fut.set_exception(exc)
 
     def _note_noise(self, text: str) -> None:
         self._tail.append("(stdout) " + sanitize(text[:200]))

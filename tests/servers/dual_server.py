@@ -11,6 +11,12 @@ a modern request (or the `server/discover` probe) is refused.
 `--expire-first-call` (HTTP): the first `tools/call` is sent on to the SDK with an unknown
 session id, so it answers 404 as for an expired session.
 
+`--fail METHOD` (HTTP): a POST of METHOD (e.g. `server/discover`, `initialize`) gets
+HTTP 500 with a plain-text body (a server that breaks on what it does not expect).
+
+`--slow-first SECONDS` (HTTP): the first request is answered only after SECONDS (a server
+slow on its first connection, e.g. a cold start).
+
 Tools:
 - `book_table {date}`: asks "Book a table on DATE" (party size 1-12, seating indoor/outdoor);
   an accepted form books it, a declined or cancelled one books nothing.
@@ -109,7 +115,47 @@ class ExpireFirstCallApp:
         await self.app(scope, replay, send)
 
 
+class SlowFirstApp:
+    """ASGI middleware holding the first request back for a while."""
+
+    def __init__(self, app: Any, seconds: float):
+        self.app = app
+        self.seconds = seconds
+        self.first = True
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and self.first:
+            self.first = False
+            import asyncio
+
+            await asyncio.sleep(self.seconds)
+        await self.app(scope, receive, send)
+
+
+class FailMethodApp:
+    """ASGI middleware answering one method's POSTs with HTTP 500."""
+
+    def __init__(self, app: Any, method: str):
+        self.app = app
+        self.method = method
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        _, body, replay = await read_body(receive)
+        if _method(body) != self.method:
+            await self.app(scope, replay, send)
+            return
+        await send({"type": "http.response.start", "status": 500, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b"Internal Server Error"})
+
+
 def wrap(app: Any) -> Any:
+    if "--fail" in sys.argv:
+        app = FailMethodApp(app, sys.argv[sys.argv.index("--fail") + 1])
+    if "--slow-first" in sys.argv:
+        app = SlowFirstApp(app, float(sys.argv[sys.argv.index("--slow-first") + 1]))
     if "--legacy-only" in sys.argv:
         app = LegacyOnlyApp(app)
     if "--expire-first-call" in sys.argv:

@@ -13,6 +13,10 @@ The script is a JSON object:
   that does not implement it).
 - "startDelay": seconds to sleep before reading anything (a slow-starting server).
 - "tools": the tools/list tools (default: each tool named in "calls", taking any arguments).
+- "initialize": answer `initialize` with this result (a server that still accepts the handshake).
+- "requireModern": answer a `tools/call` without the modern `_meta` protocol version with
+  this error object (a server upgraded to 2026-07-28 that accepts `initialize` but no
+  handshake-era calls).
 Anything else gets -32601.
 """
 
@@ -44,6 +48,10 @@ def main() -> None:
         if version in script.get("rejectVersions", []):
             reply = {"error": {"code": -32022, "message": "Unsupported protocol version",
                                "data": {"supported": script.get("supported", ["2026-07-28"]), "requested": version}}}
+        elif method == "initialize" and "initialize" in script:
+            reply = {"result": script["initialize"]}
+        elif method == "tools/call" and version is None and "requireModern" in script:
+            reply = {"error": script["requireModern"]}
         elif method == "server/discover" and "discoverError" in script:
             reply = {"error": script["discoverError"]}
         elif method == "server/discover":

@@ -1,0 +1,43 @@
+"""Click parameter types for numeric options.
+
+Every option that takes a duration (`--timeout`, `--max-timeout`, `--probe-timeout`,
+`--sampling-timeout`, `--task-ttl`) uses `SECONDS`: a finite number greater than 0 and
+at most `MAX_SECONDS`, so `nan`, `inf`, `1e400`, `0` and `-5` are usage errors (exit 2)
+instead of a crash or a wait that ends at once.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+#: The longest duration an option takes: about three years (a thread wait, or a `ttl` in
+#: milliseconds on the wire, stays far from any overflow).
+MAX_SECONDS = 100_000_000.0
+
+
+class Seconds(click.ParamType):
+    """A finite, positive number of seconds, at most `MAX_SECONDS` (click converts it; a
+    bad value is `click.BadParameter`, exit 2)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        if isinstance(value, float):
+            number = value
+        else:
+            try:
+                number = float(str(value).strip())
+            except ValueError:
+                self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(number) or number <= 0:
+            self.fail(f"{value!r}: expected a finite number of seconds greater than 0", param, ctx)
+        if number > MAX_SECONDS:
+            self.fail(f"{value!r}: at most {MAX_SECONDS:.0f} seconds", param, ctx)
+        return number
+
+
+SECONDS = Seconds()
+

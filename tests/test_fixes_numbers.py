@@ -1,0 +1,89 @@
+"""Numbers JSON does not have (tester's finding 2) and numeric options (finding 5): NaN,
+Infinity and overflowing numbers are refused wherever the user types JSON (exit 2) or a
+server sends it (exit 4), never sent, and never crash the task loop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mrtr_cli.tasks.driver import MAX_POLL_MS, poll_delay
+from tests.conftest import SERVERS, read_records, stdio_cmd
+
+OK = {"result": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}}
+
+
+def raw(tmp_path: Path, script: dict) -> tuple[list[str], Path]:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))  # Python writes float("nan") as NaN: a server that sends it
+    rec = tmp_path / "raw-record.jsonl"
+    return ["--stdio", stdio_cmd(SERVERS / "raw_server.py", str(path), "--record", str(rec))], rec
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (["x:=NaN"], "argument 'x:=NaN'"),
+    (["x:=[1, -Infinity]"], "argument 'x:=[1, -Infinity]'"),
+    (["x:=1e400"], "argument 'x:=1e400'"),
+    (["--args", '{"x": Infinity}'], "--args"),
+    (["-a", "n:=NaN"], "-a n:=NaN"),
+])
+def test_non_finite_user_json_is_a_usage_error(mrtr, tmp_path, args, named):
+    command, rec = raw(tmp_path, {"calls": {"t": [OK]}})
+    r = mrtr(*command, "call", "t", *args)
+    assert r.code == 2, r.stderr
+    assert named in r.stderr and "not a finite number" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not [m for m in read_records(rec) if m.get("method") == "tools/call"]
+
+
+def test_non_finite_number_in_an_answer_file_names_the_file(mrtr, tmp_path):
+    command, _ = raw(tmp_path, {"calls": {"t": [OK]}})
+    answers = tmp_path / "answers.json"
+    answers.write_text('{"fields": {"n": NaN}}')
+    r = mrtr(*command, "call", "t", "--answers", str(answers))
+    assert r.code == 2, r.stderr
+    assert "answers.json is not valid JSON: line 1 column 18: NaN is not a finite number" in r.stderr
+
+
+def test_a_server_result_with_nan_is_a_protocol_error(mrtr, tmp_path):
+    command, _ = raw(tmp_path, {"calls": {"t": [
+        {"result": {"resultType": "complete", "content": [], "structuredContent": {"v": float("nan")}}}]}})
+    r = mrtr(*command, "call", "t", "--json")
+    assert r.code == 4, r.stderr
+    assert r.stdout == ""
+    assert "the server sent NaN, which is not a JSON number" in r.stderr
+
+
+def test_a_task_with_infinite_poll_interval_is_a_protocol_error_not_a_crash(mrtr, tmp_path):
+    command, _ = raw(tmp_path, {"calls": {"t": [{"result": {
+        "resultType": "task", "taskId": "x", "status": "working", "pollIntervalMs": float("inf")}}]}})
+    r = mrtr(*command, "call", "t")
+    assert r.code == 4, r.stderr
+    assert "Infinity, which is not a JSON number" in r.stderr
+
+
+def test_poll_interval_is_clamped():
+    assert poll_delay(10**300) <= MAX_POLL_MS / 1000 + 1
+    assert poll_delay(0) >= 0.1
+
+
+# ---------------------------------------------------------------------- numeric options (finding 5)
+@pytest.mark.parametrize("option", ["--timeout", "--max-timeout", "--probe-timeout", "--sampling-timeout", "--task-ttl"])
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400", "0", "-5", "1e20", "soon"])
+def test_duration_options_refuse_what_is_not_a_sane_number_of_seconds(mrtr, tmp_path, option, value):
+    command, rec = raw(tmp_path, {"calls": {"t": [OK]}})
+    r = mrtr(*command, "call", "t", option, value)
+    assert r.code == 2, (r.code, r.stderr)
+    assert option in r.stderr and "Traceback" not in r.stderr
+    assert read_records(rec) == []
+
+
+def test_a_tiny_task_ttl_is_not_sent_as_zero(mrtr, tmp_path):
+    record = tmp_path / "record.jsonl"
+    server = stdio_cmd(SERVERS / "legacy_task_server.py", "--record", str(record))
+    r = mrtr("--stdio", server, "call", "countdown", "polls:=1", "--task-ttl", "0.0001")
+    assert r.code == 0, r.stderr
+    call = [m for m in read_records(record) if m.get("method") == "tools/call"][0]
+    assert call["params"]["task"] == {"ttl": 1}

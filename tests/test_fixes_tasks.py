@@ -1,0 +1,61 @@
+"""Task commands the tester broke (findings 6, 7 and 9): an id recorded for two servers,
+`--detach` and `task wait` over stdio, an empty id."""
+
+from __future__ import annotations
+
+from mrtr_cli.tasks.records import TaskRecord, TaskRecords
+from tests.conftest import SERVERS, stdio_cmd
+
+LEGACY_TASKS = SERVERS / "legacy_task_server.py"
+
+
+def records(tmp_path) -> TaskRecords:
+    return TaskRecords(str(tmp_path / "state" / "mrtr" / "tasks"))
+
+
+def test_a_task_id_recorded_for_two_servers_is_ambiguous(mrtr, http_servers, tmp_path):
+    url = http_servers.start(LEGACY_TASKS)
+    r = mrtr("--url", url, "call", "countdown", "polls:=1", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    other = "http://127.0.0.1:9/mcp"
+    records(tmp_path).save(TaskRecord(task_id, {"url": other}, tool="countdown", protocol_version="2025-11-25"))
+    for verb in ("get", "wait", "cancel"):
+        r = mrtr("task", verb, task_id)
+        assert r.code == 2, (verb, r.stderr)
+        assert f"task id {task_id!r} is ambiguous: it is recorded for 2 servers" in r.stderr
+        assert url in r.stderr and other in r.stderr and "name the server" in r.stderr
+    # A prefix finds the same two records: just as ambiguous.
+    r = mrtr("task", "get", task_id[:12])
+    assert r.code == 2 and "recorded for 2 servers" in r.stderr
+    # Naming the server picks one.
+    r = mrtr("--url", url, "task", "get", task_id)
+    assert r.code == 0, r.stderr
+
+
+def test_an_empty_task_id_is_a_usage_error(mrtr, tmp_path):
+    records(tmp_path).save(TaskRecord("t-1", {"url": "http://127.0.0.1:9/mcp"}))
+    for verb in ("get", "wait", "cancel"):
+        r = mrtr("task", verb, "")
+        assert r.code == 2, r.stderr
+        assert "the task id is empty" in r.stderr
+
+
+def test_detach_over_stdio_warns_instead_of_suggesting_task_wait(mrtr, tmp_path):
+    server = stdio_cmd(LEGACY_TASKS)
+    r = mrtr("--stdio", server, "call", "slow", "seconds:=30", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    assert "stops when mrtr exits: unless the server keeps its tasks elsewhere" in r.stderr
+    assert "the task ends with this run" in r.stderr and "follow it with" not in r.stderr
+    r = mrtr("task", "wait", task_id)
+    assert r.code == 4, r.stderr
+    assert "over stdio a task lives in the server process that created it" in r.stderr
+    assert "may have expired" not in r.stderr
+
+
+def test_detach_over_http_still_prints_the_command(mrtr, http_servers):
+    url = http_servers.start(LEGACY_TASKS)
+    r = mrtr("--url", url, "call", "countdown", "polls:=1", "--detach")
+    assert r.code == 0, r.stderr
+    assert f"follow it with: mrtr --url {url} task wait {r.stdout.strip()}" in r.stderr
