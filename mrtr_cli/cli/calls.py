@@ -19,17 +19,7 @@ from mrtr_cli.cli.options import answer_options, complete, global_options, make_
 @click.pass_context
 def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Call TOOL (tools/call) with ARG items: key=value, key:=<json>, key=@file."""
-    from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415
-
-    app = make_app(ctx, kw)
-    parsed = [parse_item(text, app.read_file) for text in items]
-    base = load_args_option(args_json, app.read_file) if args_json else None
-    store = app.answer_store()
-    target = app.target()
-    app.spawn_early(target)
-    with app.session(target) as session:
-        method, params = app.request_params(session, "call", tool, parsed, base)
-        return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
+    return _run_named(ctx, kw, "call", tool, items, args_json)
 
 
 @cli.command("prompt")
@@ -41,6 +31,12 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
 @click.pass_context
 def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Get prompt NAME (prompts/get) with key=value arguments (prompt arguments are strings)."""
+    return _run_named(ctx, kw, "prompt", name, items, args_json)
+
+
+def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, items: tuple[str, ...],
+               args_json: str | None) -> int:
+    """`call TOOL` / `prompt NAME`: parse the ARG items and `--args`, open the session, run MRTR."""
     from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415
 
     app = make_app(ctx, kw)
@@ -50,7 +46,7 @@ def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json:
     target = app.target()
     app.spawn_early(target)
     with app.session(target) as session:
-        method, params = app.request_params(session, "prompt", name, parsed, base)
+        method, params = app.request_params(session, command, name, parsed, base)
         return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
 
 

@@ -58,6 +58,20 @@ def decode_message(text: str | bytes) -> Any:
         raise NonFiniteMessage(exc.token, rid) from None
 
 
+def decode_or_none(text: str | bytes) -> Any:
+    """`decode_message(text)`, or None when `text` is not JSON (a stray line, an HTML page).
+
+    Raises:
+        NonFiniteMessage: JSON with NaN or Infinity in it.
+    """
+    try:
+        return decode_message(text)
+    except NonFiniteMessage:
+        raise
+    except ValueError:
+        return None
+
+
 def encode_message(message: Message) -> bytes:
     """One outgoing message as compact UTF-8 JSON.
 

@@ -34,6 +34,7 @@ from mrtr_cli.transport.base import (
     RequestTimeout,
     Transport,
     decode_message,
+    decode_or_none,
     encode_message,
 )
 from mrtr_cli.transport.sse import SseCursor, parse_sse_bytes
@@ -503,12 +504,7 @@ def _json_body(resp: httpx.Response) -> Any:
     except (UnicodeDecodeError, LookupError):
         return None
     del body
-    try:
-        return decode_message(text)
-    except NonFiniteMessage:
-        raise
-    except ValueError:
-        return None
+    return decode_or_none(text)
 
 
 def _jsonrpc_error(text: str, rid: Any) -> Message | None:

@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, NonFiniteMessage, Transport, decode_message, encode_message
+from mrtr_cli.transport.base import Message, MessageHandler, NonFiniteMessage, Transport, decode_or_none, encode_message
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future
@@ -28,18 +28,7 @@ STDERR_TAIL_LINES = 20
 _READ_BUFFER = 1 << 16
 
 
-def _loads(text: str) -> Any:
-    """The JSON value of one line, or None when it is not JSON.
-
-    Raises:
-        NonFiniteMessage: JSON with NaN or Infinity in it.
-    """
-    try:
-        return decode_message(text)
-    except NonFiniteMessage:
-        raise
-    except ValueError:
-        return None
+_loads = decode_or_none  # one line's JSON value, or None when it is not JSON
 
 
 def encode_line(message: Message) -> bytes:
