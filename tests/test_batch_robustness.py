@@ -1,6 +1,6 @@
 """`mrtr batch` when things go wrong around it: output that cannot be written, input that is
 not clean UTF-8 JSON, `--resume` files that are not what they should be, Ctrl-C before any
-line ran or while tasks are running. Real servers (tests/servers/), real processes."""
+line ran or while tasks are running, SIGTERM during a task wait. Real servers, real processes."""
 
 from __future__ import annotations
 
@@ -190,3 +190,18 @@ def test_ctrl_c_names_the_tasks_lines_were_waiting_for(http_servers, tmp_path):
     assert proc.returncode == 130, err
     named = [line for line in err.splitlines() if "is still running on the server; finish it with:" in line]
     assert len(named) == 2 and all("task wait" in line for line in named), err
+
+
+def test_sigterm_while_waiting_on_a_task_is_handled_like_ctrl_c(http_servers, tmp_path):
+    url = http_servers.start(SERVERS / "task_server.py")
+    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "call", "slow", "seconds:=30"], cwd=ROOT,
+                            env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tasks = tmp_path / "state" / "mrtr" / "tasks"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and not (tasks.exists() and list(tasks.glob("*.json"))):
+        time.sleep(0.1)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "is still running on the server" in err and "task wait" in err and out == ""

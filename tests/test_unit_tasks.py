@@ -158,3 +158,11 @@ def test_tool_task_support_defaults_to_forbidden():
     assert tool_task_support({"name": "a"}) == "forbidden"
     assert tool_task_support({"name": "a", "execution": {"taskSupport": "always"}}) == "forbidden"
     assert tool_task_support({"name": "a", "execution": []}) == "forbidden"
+
+
+def test_a_tasks_get_answer_about_another_task_is_a_protocol_error():
+    from mrtr_cli.errors import ProtocolError
+
+    with pytest.raises(ProtocolError, match="is about task other, not mine"):
+        parse_task({"taskId": "other", "status": "working"}, what="tasks/get result", known_id="mine")
+    assert parse_task({"status": "working"}, what="tasks/get result", known_id="mine").task_id == "mine"

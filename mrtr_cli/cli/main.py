@@ -69,6 +69,11 @@ def cli(ctx: click.Context, **kw: Any) -> None:
 # ---------------------------------------------------------------------- entry point
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and exit with the documented code (never a traceback)."""
+    import signal  # noqa: PLC0415
+
+    # SIGTERM (a CI job cancelled, `kill`) is handled like Ctrl-C: a running task's id and the
+    # command to resume are printed, a pending call is saved, the server is shut down.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     env = Environment()
     code = run(argv, env)
     sys.exit(code)

@@ -32,6 +32,7 @@ def arm_hard_exit(*cleanups: Callable[[], None]) -> None:
             _cleanups.append(cleanup)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _hard_exit)
+        signal.signal(signal.SIGTERM, _hard_exit)  # handled like Ctrl-C (cli/main.py)
 
 
 def disarm() -> None:
@@ -39,6 +40,7 @@ def disarm() -> None:
     _cleanups.clear()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
 def _hard_exit(signum: int, frame: FrameType | None) -> None:

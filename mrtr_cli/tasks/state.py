@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
+from mrtr_cli.render.sanitize import sanitize
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -106,6 +107,9 @@ def parse_task(obj: Any, *, what: str, ttl_key: str = "ttlMs", poll_key: str = "
     task_id = obj.get("taskId", known_id)
     if not isinstance(task_id, str) or not task_id:
         raise ProtocolError(f"the server's {what} has no taskId")
+    if known_id is not None and task_id != known_id:  # an answer about another task is no answer
+        raise ProtocolError(f"the server's {what} is about task {sanitize(task_id, single_line=True)}, "
+                            f"not {sanitize(known_id, single_line=True)}", data={"taskId": task_id})
     status = obj.get("status")
     if status not in TASK_STATUSES:
         raise ProtocolError(f"the server's {what} has an unknown task status {status!r}",
