@@ -101,8 +101,8 @@ def fill_every_kind(s: Session) -> None:
     s.answer("Color", DOWN + ENTER)  # the pointer starts at the default, green -> blue
     s.expect("Small")
     s.answer("Medium", DOWN + ENTER)  # titles shown: Small -> Medium
-    s.expect("Alpha")
-    s.answer("(leave empty)", DOWN + ENTER)  # optional: Alpha -> Beta
+    s.expect("(leave empty)")  # optional, no default: listed first, the pointer starts there
+    s.answer("Beta", DOWN + DOWN + ENTER)  # (leave empty) -> Alpha -> Beta
     s.answer("Toppings * [choose 1 to 2]", ENTER)
     s.answer("choose at least 1", " " + DOWN + " " + DOWN + " " + ENTER)
     s.answer("most 2", " " + ENTER)  # "choose at most 2" (drawn over "choose at least 1"); untick olives
@@ -152,10 +152,10 @@ def test_several_requests_are_asked_in_turn_and_sent_together(tmp_path, forms: T
     s = Session(tmp_path, *forms.args, "call", "three_forms")
     s.expect("[1 of 3] ")
     s.answer("A word *", "hello" + ENTER)
-    s.answer("Send these answers?", ENTER)
+    s.answer("Keep these answers? (all 3 are sent together)", ENTER)
     s.expect("[2 of 3] ")
     s.answer("Sure", "y")
-    s.answer("Send these answers?", ENTER)
+    s.answer("Keep these answers?", ENTER)
     s.expect("[3 of 3] ")
     s.answer("Pick *", DOWN + ENTER)
     s.answer("Send these answers?", DOWN + DOWN + DOWN + ENTER)  # Cancel (dismiss)
@@ -172,7 +172,7 @@ def test_ctrl_c_keeps_earlier_answers_for_resume(tmp_path, forms: Target, mrtr, 
     forms.reset()
     s = Session(tmp_path, *forms.args, "call", "three_forms")
     s.answer("A word *", "kept" + ENTER)
-    s.answer("Send these answers?", ENTER)
+    s.answer("Keep these answers?", ENTER)
     s.answer("Sure", key)
     assert s.finish() == 130
     match = re.search(r"mrtr resume (\S+\.json)", s.screen)

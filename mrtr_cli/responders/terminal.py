@@ -25,6 +25,7 @@ from mrtr_cli.schema.elicit import FormField, form_fields
 
 _SKIP = object()
 SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
+KEEP = "Keep (on to the next request)"
 OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finished there (continue)"
 ALL_FIELDS, BACK = "(all of them, in order)", "(back to the review)"
 
@@ -105,11 +106,14 @@ class TerminalResponder:
         answers: dict[str, Any] = {}
         for f in fields:
             self._fill(f, current.get(f.name), answers)
+        last = ask.index >= ask.total  # earlier requests of a round are sent with the last one
+        question = "Send these answers?" if last else f"Keep these answers? (all {ask.total} are sent together)"
+        send = SEND if last else KEEP
         while True:
             self._show_review(ask, fields, answers)
-            choices = [SEND, EDIT, DECLINE, CANCEL] if fields else [SEND, DECLINE, CANCEL]
-            choice = self._q().select("Send these answers?", choices=choices, **self._pt).unsafe_ask()
-            if choice == SEND:
+            choices = [send, EDIT, DECLINE, CANCEL] if fields else [send, DECLINE, CANCEL]
+            choice = self._q().select(question, choices=choices, **self._pt).unsafe_ask()
+            if choice == send:
                 return {"action": "accept", "content": {f.name: answers[f.name] for f in fields if f.name in answers}}
             if choice == DECLINE:
                 return {"action": "decline"}
@@ -182,8 +186,8 @@ class TerminalResponder:
         from questionary import Choice  # noqa: PLC0415
 
         choices = [Choice(_one_line(title), value=const) for const, title in f.options]
-        if not f.required:
-            choices.append(Choice("(leave empty)", value=_SKIP))
+        if not f.required:  # first, so that Enter on an optional field with no answer leaves it empty
+            choices.insert(0, Choice("(leave empty)", value=_SKIP))
         default = current if current in [c for c, _ in f.options] else None
         return self._q().select(self._label(f), choices=choices, default=default, **self._pt).unsafe_ask()
 
