@@ -298,3 +298,20 @@ def test_answers_typed_before_the_server_died_are_kept_for_resume(tmp_path, mrtr
     r = mrtr("resume", match.group(1), "-a", "nights=2")  # round 1 is sent again, round 2 answered here
     assert r.code == 0, r.stderr
     assert r.stdout.strip() == "Paris for 2 nights"
+
+
+def test_open_urls_does_not_cover_a_suspicious_url(tmp_path, forms: Target):
+    env, opened = browser(tmp_path)
+    s = Session(tmp_path, *forms.args, "call", "url_login", "url=https://192.168.1.10/login", "--open-urls", env=env)
+    s.expect("the host is an IP address")
+    s.expect("not opened although --open-urls was given")
+    s.answer("What now?", DOWN + DOWN + DOWN + ENTER)  # Open it / I have finished / Decline / Cancel
+    assert s.finish() == 6
+    assert not opened.exists()
+
+
+def test_without_a_terminal_the_url_is_listed_with_its_warnings(mrtr, forms: Target):
+    r = mrtr(*forms.args, "call", "url_login", "url=https://192.168.1.10/login", "--no-input")
+    assert r.code == 5
+    assert "open this URL yourself: https://192.168.1.10/login" in r.stderr
+    assert "warning: the host is an IP address" in r.stderr

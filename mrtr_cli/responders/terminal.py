@@ -256,12 +256,15 @@ class TerminalResponder:
         self.console.print(shown)
         if parts is not None and parts.host:
             self.console.print(Text("  host: ").append(_one_line(parts.host), style="bold"))
-        for warning in url_warnings(url):
+        warnings = url_warnings(url)
+        for warning in warnings:
             self.console.print(Text(f"  warning: {_one_line(warning)}", style="bold yellow"))
         can_open = openable(url)
         opened = False
-        if self.open_urls and can_open:
+        if self.open_urls and can_open and not warnings:  # consent up front covers no suspicious URL
             opened = self._open(url)
+        elif self.open_urls and can_open:
+            self.console.print(Text("  (not opened although --open-urls was given: see the warnings)", style="dim"))
         while True:
             choices = [DONE, DECLINE, CANCEL]
             if can_open:
