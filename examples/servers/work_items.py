@@ -140,6 +140,7 @@ async def update_work_item(workItemId: int, state: str, ctx: Context) -> CallToo
         return done(f"Work item {workItemId} resolved as a duplicate of {original_id}.", workItemId)
 
     WORK_ITEMS[workItemId].update(state="Resolved", resolution=resolution)
+    WORK_ITEMS[workItemId].pop("duplicateOf", None)  # no longer a duplicate
     return done(f"Work item {workItemId} resolved: {resolution}.", workItemId)
 
 
