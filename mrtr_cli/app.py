@@ -448,11 +448,11 @@ class App:
     # ------------------------------------------------------------------ commands
     def run_mrtr(self, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
                  target: Target, resume_from: dict[str, Any] | None = None,
-                 answered: dict[str, Any] | None = None) -> int:
+                 answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> int:
         """Drive one MRTR-capable request, print its result, return the exit code."""
         try:
             outcome = self.drive(method, params, session=session, chain=chain, target=target,
-                                 resume_from=resume_from, answered=answered)
+                                 resume_from=resume_from, answered=answered, sent=sent)
         except InputRequired:
             chain.report_unused()
             raise
@@ -461,18 +461,22 @@ class App:
 
     def drive(self, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
               target: Target, deadline: Deadline | None = None, resume_from: dict[str, Any] | None = None,
-              answered: dict[str, Any] | None = None) -> EngineOutcome:
+              answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> EngineOutcome:
         """Drive one MRTR-capable request (and the task it may become) to its outcome,
         printing nothing of the result: `run_mrtr` for one command, `mrtr batch` per line.
 
         Args:
             deadline: bounds this request (default: the run's `deadline()`).
+            resume_from, answered, sent: a resumed call (`MrtrEngine.run`); `sent` also seeds
+                the `--save-answers` recorder, so the saved file replays the whole call.
 
         Raises:
             MrtrError: as `MrtrEngine.run` and the task driver raise (InputRequired with
                 the pending document, JsonRpcError, TransportError, TimeoutExpired, ...).
         """
         recorder = self.recorder()
+        if recorder is not None and sent:
+            recorder.seed(sent)
         deadline = deadline or self.deadline()
         on_task = None
         if method == "tools/call":  # the tasks extension is always declared on tools/call
@@ -487,7 +491,7 @@ class App:
         engine = MrtrEngine(session, chain, target=target.public(), max_rounds=self.opts.max_rounds,
                             deadline=deadline, recorder=recorder, on_task=on_task)
         try:
-            return engine.run(method, params, resume_from=resume_from, answered=answered)
+            return engine.run(method, params, resume_from=resume_from, answered=answered, sent=sent)
         finally:
             if recorder is not None and recorder.responses:
                 self._save_answers(recorder)

@@ -214,3 +214,19 @@ def test_a_document_saved_after_ctrl_c_is_removed_once_its_call_finishes(mrtr, t
     assert mine.exists()  # the user's own file is left alone
     assert mrtr("resume", saved, "-a", "resolution=Fixed").code == 0
     assert not saved.exists()
+
+
+def test_resume_save_answers_replays_the_whole_call(mrtr, tmp_path):
+    forms = stdio_cmd(SERVERS / "forms_server.py")
+    first = mrtr("--stdio", forms, "call", "two_rounds", "-a", "city=Paris", "--no-input")
+    assert first.code == 5, first.stderr
+    doc = first.json()
+    assert doc["sentResponses"] == {"first": {"action": "accept", "content": {"city": "Paris"}}}
+    pending = tmp_path / "p.json"
+    pending.write_text(first.stdout)
+    saved = tmp_path / "full.json"
+    done = mrtr("resume", pending, "-a", "nights=2", "--save-answers", saved)
+    assert done.code == 0, done.stderr
+    assert set(json.loads(saved.read_text())["inputResponses"]) == {"first", "second"}
+    replay = mrtr("--stdio", forms, "call", "two_rounds", "--answers", saved, "--no-input")
+    assert replay.code == 0 and replay.stdout.strip() == done.stdout.strip() == "Paris for 2 nights"

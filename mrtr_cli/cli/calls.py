@@ -113,8 +113,9 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         if doc.get("protocolVersion"):
             session.protocol_version = str(doc["protocolVersion"])
         try:
+            sent = doc.get("sentResponses") if isinstance(doc.get("sentResponses"), dict) else None
             code = app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
-                                target=target, resume_from=resume_from, answered=answered)
+                                target=target, resume_from=resume_from, answered=answered, sent=sent)
             forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
             return code
         except JsonRpcError as err:

@@ -57,6 +57,14 @@ class AnswerRecorder:
         for key, value in responses.items():
             self.responses.setdefault(key, []).append(value)
 
+    def seed(self, document_responses: Any) -> None:
+        """Start from the `inputResponses` of an earlier `document()` (a pending document's
+        `sentResponses`): a list is one entry per round, anything else one round."""
+        if not isinstance(document_responses, dict):
+            return
+        for key, value in document_responses.items():
+            self.responses.setdefault(str(key), []).extend(value if isinstance(value, list) else [value])
+
     def document(self) -> dict[str, Any]:
         """The answer file: `{"inputResponses": {key: value | [values...]}}`."""
         return {"inputResponses": {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}}
@@ -117,6 +125,7 @@ class MrtrEngine:
         self.max_rounds = max_rounds
         self.deadline = deadline or Deadline.unbounded()
         self.recorder = recorder
+        self.sent = AnswerRecorder()  # every response sent in this call (pending documents carry it)
         self.on_task = on_task
         self.on_progress = on_progress
 
@@ -134,6 +143,7 @@ class MrtrEngine:
         *,
         resume_from: dict[str, Any] | None = None,
         answered: dict[str, Any] | None = None,
+        sent: dict[str, Any] | None = None,
     ) -> EngineOutcome:
         """Send `method` with `params` and answer input rounds until a final result.
 
@@ -143,6 +153,8 @@ class MrtrEngine:
             resume_from: an `input_required` result to continue from instead of sending
                 the first request (used by `mrtr resume`).
             answered: responses already gathered for keys of `resume_from`.
+            sent: the responses sent in earlier rounds (`sentResponses` of the pending
+                document); a pending document written later carries them on.
 
         Raises:
             InputRequired: input is needed that nobody can give now (pending document attached).
@@ -151,6 +163,8 @@ class MrtrEngine:
             Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
         """
         caps = self.capabilities(method)
+        self.sent = AnswerRecorder()
+        self.sent.seed(sent)
         outcome = EngineOutcome(result={})
         result = resume_from if resume_from is not None else self._send(method, params, caps, None, None)
         backoff = _BACKOFF_START
@@ -194,6 +208,7 @@ class MrtrEngine:
             if input_requests:
                 responses = self._answer(method, params, caps, input_requests, request_state, preset)
                 preset = {}
+                self.sent.record(responses)
                 if self.recorder is not None:
                     self.recorder.record(responses)
                 if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in responses.values()):
@@ -301,6 +316,7 @@ class MrtrEngine:
             missing=missing,
             answered=answered,
             prefill=prefill,
+            sent_responses=self.sent.document()["inputResponses"] if self.sent.responses else None,
         )
 
     def _sleep(self, seconds: float) -> None:

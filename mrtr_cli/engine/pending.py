@@ -192,8 +192,13 @@ def build_pending(
     answered: dict[str, Any] | None = None,
     prefill: dict[str, dict[str, Any]] | None = None,
     task_id: str | None = None,
+    sent_responses: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The pending document (DESIGN.md section 4); `requestState` only if one came."""
+    """The pending document (DESIGN.md section 4); `requestState` only if one came.
+
+    `sentResponses` (when earlier rounds were answered) holds what was sent in them, as
+    the `inputResponses` of an answer file: with `answered` and the answers still
+    missing, it replays the whole call, and `resume --save-answers` writes it all."""
     doc: dict[str, Any] = {
         "mrtr": PENDING_FORMAT,
         "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -210,6 +215,8 @@ def build_pending(
     doc["missing"] = missing
     if answered:
         doc["answered"] = answered
+    if sent_responses:
+        doc["sentResponses"] = sent_responses
     doc["answersTemplate"] = answers_template(input_requests, missing, prefill)
     return doc
 
