@@ -50,6 +50,7 @@ class RunOptions:
     answers: list[str] = field(default_factory=list)
     answer_flags: list[str] = field(default_factory=list)
     save_answers: str | None = None
+    no_validate: bool = False
     max_rounds: int = DEFAULT_MAX_ROUNDS
     open_urls: bool = False
     # Sampling and roots sources (issue 6).
@@ -618,6 +619,11 @@ class App:
             return build_arguments(items, base, None)
 
         def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
+            if self.opts.no_validate:  # `call --no-validate`: typed where the schema allows, sent regardless
+                try:
+                    return build_arguments(items, base, tool.get("inputSchema") if tool else None)
+                except UsageError:
+                    return build_arguments(items, base, None)
             if tool is None:
                 raise catalog.unknown(name)
             arguments = build_arguments(items, base, tool.get("inputSchema"))

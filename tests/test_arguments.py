@@ -149,3 +149,13 @@ def test_prompt_arguments_must_be_strings(mrtr, tmp_path):
     b = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "batch", batch)
     record = json.loads(b.stdout)
     assert record["exitCode"] == 2 and "prompt arguments are strings" in record["error"]["message"]
+
+
+def test_no_validate_sends_what_the_schema_would_refuse(mrtr, catalog: Target):
+    catalog.reset()
+    r = mrtr(*catalog.args, "call", "echo_args", "count=seven", "zip=1", "--no-validate")
+    assert catalog.calls() and catalog.calls()[-1]["params"]["arguments"] == {"count": "seven", "zip": "1"}
+    assert "Traceback" not in r.stderr
+    catalog.reset()
+    mrtr(*catalog.args, "call", "not_listed", "--no-validate")
+    assert catalog.calls()[-1]["params"]["name"] == "not_listed"

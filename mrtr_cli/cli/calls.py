@@ -13,6 +13,9 @@ from mrtr_cli.cli.options import answer_options, complete, global_options, make_
 @click.argument("tool", shell_complete=complete("tools"))
 @click.argument("items", nargs=-1)
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
+@click.option("--no-validate", is_flag=True, default=None,
+              help="Send the call even if the tool is not listed or the arguments fail its inputSchema "
+                   "(to test the server's own checks).")
 @global_options
 @answer_options
 @task_options
