@@ -421,3 +421,11 @@ def test_fastmcp_no_input_then_update_and_wait(mrtr, fastmcp: Target, http_serve
     assert r.code == 0, r.stderr
     assert r.json()["structuredContent"] == {"result": "hello Flo"}
 
+
+
+def test_a_task_gone_when_its_answer_arrives(mrtr, tasks: Target):
+    r = mrtr(*tasks.args, "call", "vanish", "-a", "name=Ann")
+    assert r.code == 4, r.stderr
+    assert "no longer knows task" in r.stderr and "stays on the server" not in r.stderr
+    listed = mrtr("task", "list", "--json").json()
+    assert [t["status"] for t in listed] == ["unknown"]

@@ -307,7 +307,10 @@ class TaskDriver:
         outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
                                           capabilities=self.wire.capabilities)
         if outcome.responses:
-            self.wire.send_input(self.task_id, outcome.responses)
+            try:
+                self.wire.send_input(self.task_id, outcome.responses)
+            except JsonRpcError as err:  # -32602: the task is gone (record marked unknown)
+                raise self._gone(err) from None
             self.answered.update(outcome.responses)
             self.record.answered_keys = sorted(self.answered)
             self._save()

@@ -33,6 +33,7 @@ Tools (each becomes a task; `deploy` goes through an MRTR round first):
   four polls with the measured gaps between polls in `structuredContent`.
 - `error_result`: completed with a tool result that has `isError: true`.
 - `deploy`: MRTR round `env` (with requestState), then a task that asks `approve-1`.
+- `vanish`: asks like `ask_once`, but the task is gone (`-32602`) when the answer arrives.
 - `sloppy`: like `countdown` with 2 polls, but its `tasks/get` results say `resultType: "task"`
   (as ext-tasks' own examples do), which a client must tolerate.
 """
@@ -143,7 +144,7 @@ def evaluate(task: dict[str, Any], now: float) -> dict[str, Any]:
         if elapsed >= seconds:
             return {"status": "completed", "result": text_result(f"slept {seconds:g}s")}
         return {"status": "working", "statusMessage": f"working: {int(elapsed)}s of {seconds:g}s"}
-    if tool == "ask_once":
+    if tool in ("ask_once", "vanish"):
         if "name-1" not in answers:
             return {"status": "input_required", "statusMessage": "waiting for a name",
                     "inputRequests": {"name-1": form("Who should be greeted?", {"name": {"type": "string"}},
@@ -334,6 +335,9 @@ class TestTasks(Extension):
         now = time.time()
         with self.store.edit() as tasks:
             task = self.lookup(tasks, task_id, now)
+            if task["tool"] == "vanish":  # gone by the time the answer arrives
+                del tasks[task_id]
+                raise MCPError(code=-32602, message=f"Task {task_id} not found (unknown or expired)")
             outstanding = evaluate(task, now).get("inputRequests") or {}
             used = [k for k in responses if k in outstanding and k not in task["answers"]]
             for key in used:
@@ -395,6 +399,8 @@ def build_server(store: Store, variant: str) -> MCPServer:
     def deploy() -> str: ...
     @mcp.tool()
     def sloppy() -> str: ...
+    @mcp.tool()
+    def vanish() -> str: ...
 
     return mcp
 
