@@ -118,3 +118,14 @@ def test_task_input_at_the_terminal_over_http(tmp_path, http_servers):
     child.close()
     assert child.exitstatus == 0
     assert out.read_text() == "hello Ann\n"
+
+
+def test_the_status_line_ticks_while_tasks_get_takes_its_time(tmp_path, http_servers):
+    target, _ = task_server("http", http_servers, tmp_path)
+    child, out = spawn(tmp_path, *target, "call", "slow_get", "polls:=1")
+    child.expect("polling \\(tasks/get\\)")
+    child.expect("\\(2s")  # the elapsed clock moves on during the slow request
+    child.expect(pexpect.EOF, timeout=30)
+    child.close()
+    assert child.exitstatus == 0
+    assert out.read_text() == "done after 1 polls\n"

@@ -236,6 +236,10 @@ class TaskDriver:
             state = self._get()
 
     def _get(self) -> TaskState:
+        if self.status.live and self.state is not None and self.status.view is not None:
+            # On a terminal the clock ticks while tasks/get takes its time (no change lines off it).
+            self._show(self.state, note="polling (tasks/get)")
+            self.status.hold()
         try:
             return self.wire.get(self.task_id)
         except JsonRpcError as err:

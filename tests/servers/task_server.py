@@ -33,6 +33,7 @@ Tools (each becomes a task; `deploy` goes through an MRTR round first):
   four polls with the measured gaps between polls in `structuredContent`.
 - `error_result`: completed with a tool result that has `isError: true`.
 - `deploy`: MRTR round `env` (with requestState), then a task that asks `approve-1`.
+- `slow_get {polls}`: like `countdown` (default 2 polls), but each `tasks/get` takes 3 s.
 - `vanish`: asks like `ask_once`, but the task is gone (`-32602`) when the answer arrives.
 - `sloppy`: like `countdown` with 2 polls, but its `tasks/get` results say `resultType: "task"`
   (as ext-tasks' own examples do), which a client must tolerate.
@@ -133,7 +134,7 @@ def evaluate(task: dict[str, Any], now: float) -> dict[str, Any]:
         return {"status": "cancelled", "statusMessage": "cancelled at the client's request"}
     tool, args, answers = task["tool"], task["args"], task["answers"]
     polls = len(task["gets"])
-    if tool in ("countdown", "sloppy"):
+    if tool in ("countdown", "sloppy", "slow_get"):
         total = int(args.get("polls", 3 if tool == "countdown" else 2))
         if polls >= total:
             return {"status": "completed", "result": text_result(f"done after {polls} polls")}
@@ -315,6 +316,10 @@ class TestTasks(Extension):
                     fields[key] = state[key]
         if task["tool"] == "sloppy":
             fields["resultType"] = "task"
+        if task["tool"] == "slow_get":
+            import anyio
+
+            await anyio.sleep(3)  # a tasks/get that takes its time
         return fields
 
     async def update(self, ctx: ServerRequestContext[Any, Any], params: UpdateParams) -> dict[str, Any]:
@@ -401,6 +406,8 @@ def build_server(store: Store, variant: str) -> MCPServer:
     def sloppy() -> str: ...
     @mcp.tool()
     def vanish() -> str: ...
+    @mcp.tool()
+    def slow_get(polls: int = 2) -> str: ...
 
     return mcp
 
