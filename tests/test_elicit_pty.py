@@ -315,3 +315,16 @@ def test_without_a_terminal_the_url_is_listed_with_its_warnings(mrtr, forms: Tar
     assert r.code == 5
     assert "open this URL yourself: https://192.168.1.10/login" in r.stderr
     assert "warning: the host is an IP address" in r.stderr
+
+
+def test_ctrl_c_in_the_middle_of_a_form_keeps_the_fields_typed(tmp_path, forms: Target):
+    s = Session(tmp_path, *forms.args, "call", "every_kind")
+    s.answer("Full name * [2-20 characters]", "Ada" + ENTER)
+    s.answer("Email * [email address]", "ada@example.com" + ENTER)
+    s.answer("Homepage [URI", "\x03")  # Ctrl-C
+    assert s.finish() == 130
+    match = re.search(r"mrtr resume (\S+\.json)", s.screen)
+    assert match, s.screen
+    doc = json.loads(Path(match.group(1)).read_text())
+    content = doc["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    assert content["name"] == "Ada" and content["email"] == "ada@example.com"

@@ -271,7 +271,9 @@ class MrtrEngine:
         except KeyboardInterrupt as exc:
             typed = {**preset, **getattr(exc, "responses", {})}
             left = [k for k in input_requests if k not in typed]
-            doc = self._pending(method, params, input_requests, request_state, left, typed, {})
+            # Fields typed into the interrupted form go into the answersTemplate.
+            doc = self._pending(method, params, input_requests, request_state, left, typed,
+                                getattr(exc, "prefill", {}))
             path = save_interrupted(doc)
             hint = f"the call can be finished later: mrtr resume {path} --answers FILE" if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint) from None

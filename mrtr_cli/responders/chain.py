@@ -66,11 +66,13 @@ class InputAsk:
 
 class PromptInterrupted(KeyboardInterrupt):
     """Ctrl-C at a prompt. `responses` holds the answers already given in that round
-    (key -> InputResponse), so a pending document can keep them."""
+    (key -> InputResponse), and `prefill` the fields typed into the form that was being
+    filled (key -> {field: value}), so a pending document can keep them."""
 
-    def __init__(self, responses: dict[str, Any]):
+    def __init__(self, responses: dict[str, Any], prefill: dict[str, dict[str, Any]] | None = None):
         super().__init__()
         self.responses = responses
+        self.prefill = prefill or {}
 
 
 @dataclass
@@ -197,11 +199,13 @@ class ResponderChain:
             terminal = self._get_terminal()
             for i, ask in enumerate(left, 1):
                 ask.index, ask.total = i, len(left)
+                terminal.partial = {}
                 try:
                     with self.deadline.paused() if self.deadline is not None else contextlib.nullcontext():
                         answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
-                    raise PromptInterrupted(dict(outcome.responses)) from None
+                    typed = {ask.key: {**outcome.prefill.get(ask.key, {}), **terminal.partial}} if terminal.partial else {}
+                    raise PromptInterrupted(dict(outcome.responses), {**outcome.prefill, **typed}) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
                     outcome.sources[ask.key] = "the terminal"

@@ -45,6 +45,8 @@ class TerminalResponder:
     def __init__(self, env: Environment, *, open_urls: bool = False):
         self.env = env
         self.open_urls = open_urls
+        #: The fields answered so far in the form being filled (kept if Ctrl-C stops it).
+        self.partial: dict[str, Any] = {}
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415
         from rich.console import Console  # noqa: PLC0415
@@ -104,6 +106,7 @@ class TerminalResponder:
         current: dict[str, Any] = {f.name: f.default for f in fields if f.has_default and f.check(f.default) is None}
         current.update(prefill)
         answers: dict[str, Any] = {}
+        self.partial = answers
         for f in fields:
             self._fill(f, current.get(f.name), answers)
         last = ask.index >= ask.total  # earlier requests of a round are sent with the last one
