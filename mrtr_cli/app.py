@@ -51,6 +51,7 @@ class RunOptions:
     answer_flags: list[str] = field(default_factory=list)
     save_answers: str | None = None
     no_validate: bool = False
+    saved_target_source: str | None = None  # the target came from this pending document (config/trust.py)
     max_rounds: int = DEFAULT_MAX_ROUNDS
     open_urls: bool = False
     # Sampling and roots sources (issue 6).
@@ -185,13 +186,25 @@ class App:
                 self.env.add_secret(secret)
         else:
             target = Target(command=parse_stdio(o.stdio or ""))
-            from mrtr_cli.config.trust import remember_command  # noqa: PLC0415
-
-            remember_command(target.command or [])  # a pending document naming it may start it again
         if target.url:
-            check_header_values(target.headers)
+            check_header_values(target.headers, "server " + target.server + ": header" if target.server else "-H")
+        self._trust(target)
         self._target = target
         return target
+
+    def _trust(self, target: Target) -> None:
+        """A target from a pending document must be known here (or approved: config/trust.py);
+        every target reached is remembered, so that a document naming it can reach it again."""
+        from mrtr_cli.config.trust import check_saved_target, command_identity, remember  # noqa: PLC0415
+
+        o = self.opts
+        if o.saved_target_source:
+            check_saved_target(target.command, target.cwd, target.url, credentials=bool(o.headers or o.bearer_token_env),
+                               env=self.env, source=o.saved_target_source)
+        if target.command:
+            remember("stdio", command_identity(target.command, target.cwd))
+        elif target.url:
+            remember("url", target.url)
 
     def _command_line_headers(self) -> dict[str, str]:
         """`-H` headers (values may be `env:VAR` / `file:PATH`) and `--bearer-token-env`."""

@@ -135,9 +135,62 @@ def test_resume_does_not_run_a_stdio_command_it_has_never_run_here(mrtr, tmp_pat
     evil = tmp_path / "evil.json"
     evil.write_text(json.dumps(doc))
     r = mrtr("resume", evil, "-a", "resolution=Fixed")
-    assert r.code == 2 and "names a server command mrtr has not run on this machine" in r.stderr
+    assert r.code == 2 and "names a server command mrtr has not run in" in r.stderr
     assert not marker.exists()
     own = tmp_path / "own.json"
     own.write_text(first.stdout)  # the document mrtr wrote here: its command was started here
     ok = mrtr("resume", own, "-a", "resolution=Fixed")
     assert ok.code == 0, ok.stderr
+
+
+def _pending_for(mrtr, tmp_path, target: dict) -> Path:
+    """A pending document for update_work_item whose target is `target`."""
+    first = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "--no-input",
+                 "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    assert first.code == 5
+    doc = first.json()
+    doc["target"] = target
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_known_command_in_another_directory_is_another_program(mrtr, tmp_path):
+    first = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "--no-input",
+                 "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    pending = tmp_path / "p.json"
+    pending.write_text(first.stdout)
+    elsewhere = tmp_path / "repo"
+    elsewhere.mkdir()
+    r = mrtr("resume", pending, "-a", "resolution=Fixed", cwd=elsewhere)
+    assert r.code == 2 and "has not run in" in r.stderr
+
+
+def test_a_named_server_from_a_document_is_checked_like_a_command(mrtr, tmp_path):
+    marker = tmp_path / "PWNED"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"work": {"command": "touch", "args": [str(marker)]}}}))
+    pending = _pending_for(mrtr, tmp_path, {"server": "work"})
+    r = mrtr("resume", pending, "-a", "resolution=Fixed", cwd=repo)
+    assert r.code == 2 and "has not run in" in r.stderr
+    assert not marker.exists()
+
+
+def test_credentials_go_only_to_a_url_reached_before(mrtr, http_servers, tmp_path):
+    url = http_servers.start(EXAMPLE_SERVER)
+    pending = _pending_for(mrtr, tmp_path, {"url": url})
+    r = mrtr("resume", pending, "-a", "resolution=Fixed", "-H", f"Authorization: Bearer {SECRET}")
+    assert r.code == 2 and "credentials were given" in r.stderr
+    assert mrtr("resume", pending, "-a", "resolution=Fixed").code == 0  # no credentials: nothing to protect
+    assert mrtr("--url", url, "tools").code == 0  # reached by the user: known from now on
+    pending = _pending_for(mrtr, tmp_path, {"url": url})
+    ok = mrtr("resume", pending, "-a", "resolution=Fixed", "-H", f"Authorization: Bearer {SECRET}")
+    assert ok.code == 0, ok.stderr
+
+
+@pytest.mark.parametrize("target", [{"stdio": ["touch", "x"]}, {"url": {"a": 1}}, "nope"])
+def test_a_document_whose_target_is_not_text_is_a_usage_error(mrtr, tmp_path, target):
+    pending = _pending_for(mrtr, tmp_path, target)
+    r = mrtr("resume", pending, "-a", "resolution=Fixed")
+    assert r.code == 2 and "its target is not" in r.stderr

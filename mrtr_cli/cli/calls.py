@@ -103,7 +103,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     store = app.answer_store()
     o = app.opts
     # The saved target (never with headers: -H on resume still applies).
-    apply_saved_target(o, app.env, doc["target"] if isinstance(doc["target"], dict) else {},
+    apply_saved_target(o, doc["target"],
                        source="the pending document" if pending == "-" else f"pending document {pending}")
     target = app.target()
     if o.protocol in (None, "", "auto") and doc.get("protocolVersion") in MODERN_VERSIONS:

@@ -89,7 +89,7 @@ def resume_task(app: App, doc: dict[str, Any]) -> int:
     if record is None:  # not a task this machine's mrtr started: the document's target is not trusted
         record = TaskRecord(task_id=doc["taskId"], target=saved, tool=doc["params"].get("name"),
                             protocol_version=doc.get("protocolVersion"))
-        apply_saved_target(app.opts, app.env, saved, source="the pending document")
+        apply_saved_target(app.opts, saved, source="the pending document")
     use_saved_target(app, record)
     return _wait(app, record.task_id, record, app.target(), params=doc["params"] or None)
 

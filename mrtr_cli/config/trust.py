@@ -1,17 +1,25 @@
 """Which server a saved target may reach without asking (pending documents, task records).
 
-A pending document is a file: it may come from a CI artifact or a colleague, and its
-`target.stdio` is a command line that `mrtr resume` would run. A stdio command runs
-without asking only when `mrtr` has started it on this machine before (by `--stdio`,
-remembered as a SHA-256 digest in `<state dir>/commands`); otherwise a person at the
-terminal is shown the command and asked, and with no terminal it is refused (give
-`--stdio` yourself to run it). A URL whose credentials were removed when it was saved
-(`***`, see `Target.public`) must be given again with `--url`.
+A pending document is a file: it may come from a CI artifact or a colleague. `mrtr resume`
+would start the stdio command it names (in the current directory), or send the call, and
+any `-H` / `--bearer-token-env` credentials given again, to the URL it names. So:
+
+- a stdio command (also one a `{"server": NAME}` target resolves to) runs without asking
+  only when `mrtr` has started that command, in that working directory, on this machine
+  before (by `--stdio` or `-s`);
+- a URL gets credentials without asking only when `mrtr` has reached it here before;
+
+remembered as SHA-256 digests in `<state dir>/known-targets`. Otherwise a person at the
+terminal is shown the command (or URL) and asked; with no terminal it is refused (exit 2),
+and giving `--stdio` / `--url` yourself runs it. A URL whose credentials were removed when it
+was saved (`***`, see `Target.public`) must be given again with `--url`. Task records are
+written by `mrtr` itself and are trusted.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shlex
 from typing import Any
@@ -23,36 +31,44 @@ from mrtr_cli.render.sanitize import sanitize
 REDACTED = "***"
 
 
-def _commands_file() -> str:
+def _known_file() -> str:
     from mrtr_cli.state import state_dir  # noqa: PLC0415
 
-    return os.path.join(state_dir(), "commands")
+    return os.path.join(state_dir(), "known-targets")
 
 
-def _digest(argv: list[str]) -> str:
-    return hashlib.sha256(shlex.join(argv).encode("utf-8", "surrogatepass")).hexdigest()
+def _digest(kind: str, value: Any) -> str:
+    text = json.dumps([kind, value], ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def command_identity(argv: list[str], cwd: str | None) -> list[Any]:
+    """What makes a stdio command the same program: its argv and the directory it runs in
+    (`python server.py` is another program in another directory)."""
+    return [list(argv), os.path.realpath(cwd or os.getcwd())]
 
 
 def _known() -> set[str]:
     try:
-        with open(_commands_file(), encoding="ascii") as fh:
+        with open(_known_file(), encoding="ascii") as fh:
             return {line.strip() for line in fh if line.strip()}
     except (OSError, UnicodeDecodeError):
         return set()
 
 
-def knows_command(argv: list[str]) -> bool:
-    """True when `mrtr` has started this exact stdio command (argv) here before."""
-    return _digest(argv) in _known()
+def knows(kind: str, value: Any) -> bool:
+    """True when `mrtr` has reached this target here before (`kind`: "stdio" with a
+    `command_identity`, or "url" with the URL)."""
+    return _digest(kind, value) in _known()
 
 
-def remember_command(argv: list[str]) -> None:
-    """Note that the user started this stdio command (argv) (best effort: a state directory
-    that cannot be written only means being asked again)."""
-    digest = _digest(argv)
+def remember(kind: str, value: Any) -> None:
+    """Note a target the user reached (best effort: a state directory that cannot be
+    written only means being asked again)."""
+    digest = _digest(kind, value)
     if digest in _known():
         return
-    path = _commands_file()
+    path = _known_file()
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -62,47 +78,68 @@ def remember_command(argv: list[str]) -> None:
         pass
 
 
-def apply_saved_target(opts: Any, env: Environment, saved: dict[str, Any], *, source: str,
-                       trusted: bool = False) -> None:
+def apply_saved_target(opts: Any, saved: Any, *, source: str, trusted: bool = False) -> None:
     """Point the run at a saved target (`{"url"}`, `{"stdio"}` or `{"server"}`) unless the
-    command line named one (`--url`, `--stdio`, `-s`).
+    command line named one (`--url`, `--stdio`, `-s`). An untrusted target (a pending
+    document) is marked in `opts.saved_target_source`, for `check_saved_target` once it
+    is resolved.
 
     Args:
         opts: the run's options (`url`, `stdio`, `server` are set here).
-        env: the run's environment (can a person be asked?).
         saved: the saved `Target.public()` form.
         source: what holds it, for messages (e.g. "pending document p.json").
         trusted: written by `mrtr` itself on this machine (a task record): no questions.
 
     Raises:
-        UsageError: the saved URL lost its credentials; or a stdio command `mrtr` has not
-            started here, refused by the person or with nobody to ask.
-        KeyboardInterrupt: Ctrl-C at the question.
+        UsageError: not a target description, or a saved URL that lost its credentials.
     """
     if opts.url or opts.stdio or opts.server:
         return
+    if not isinstance(saved, dict) or not all(isinstance(saved.get(k), (str, type(None)))
+                                              for k in ("url", "stdio", "server")):
+        raise UsageError(f"{source}: its target is not {{\"url\"|\"stdio\"|\"server\": text}}")
     url, stdio = saved.get("url"), saved.get("stdio")
-    if isinstance(url, str) and REDACTED in url:
+    if url and REDACTED in url:
         raise UsageError(f"{source}: its URL was saved without its credentials ({sanitize(url, single_line=True)})",
                          hint="give the URL again: --url URL")
-    if isinstance(stdio, str) and stdio and not trusted:
-        from mrtr_cli.config.target import parse_stdio  # noqa: PLC0415
-
-        if not knows_command(parse_stdio(stdio)):
-            _consent_to_command(stdio, env, source)
-    opts.url, opts.stdio = url, stdio
+    opts.url, opts.stdio = url or None, stdio or None
     opts.server = saved.get("server") if not (url or stdio) else None
+    if not trusted:
+        opts.saved_target_source = source
 
 
-def _consent_to_command(command: str, env: Environment, source: str) -> None:
-    shown = sanitize(command, single_line=True)
+def check_saved_target(command: list[str] | None, cwd: str | None, url: str | None, *,
+                       credentials: bool, env: Environment, source: str) -> None:
+    """Before a target from `source` (a pending document) is reached: a stdio command must be
+    known here (or approved), and a URL too when credentials would be sent to it.
+
+    Raises:
+        UsageError: not known, and refused by the person or with nobody to ask.
+        KeyboardInterrupt: Ctrl-C at the question.
+    """
+    if command:
+        if not knows("stdio", command_identity(command, cwd)):
+            shown = sanitize(shlex.join(command), single_line=True)
+            where = sanitize(os.path.realpath(cwd or os.getcwd()), single_line=True)
+            _consent(env, f"{source} starts a server with a command mrtr has not run in {where}", shown,
+                     refusal=f"{source} names a server command mrtr has not run in {where}: {shown}",
+                     hint=f"run it only if you trust it, by giving it yourself: --stdio {shlex.quote(shown)}")
+    elif url and credentials and not knows("url", url):
+        from mrtr_cli.config.target import public_url  # noqa: PLC0415
+
+        shown = sanitize(public_url(url), single_line=True)
+        _consent(env, f"{source} sends your credentials (-H, --bearer-token-env) to a URL mrtr has not "
+                      "reached before", shown,
+                 refusal=f"{source} names a URL mrtr has not reached before, and credentials were given: {shown}",
+                 hint=f"send them only if you trust it, by giving it yourself: --url {shlex.quote(shown)}")
+
+
+def _consent(env: Environment, intro: str, shown: str, *, refusal: str, hint: str) -> None:
     if env.can_prompt():
         from mrtr_cli.responders.terminal import TerminalResponder  # noqa: PLC0415
 
-        env.err(f"mrtr: {sanitize(source, single_line=True)} starts a server with a command mrtr has not run "
-                f"on this machine:\n  {shown}")
-        if TerminalResponder(env).confirm("Run this command?"):
+        env.err(f"mrtr: {intro}:\n  {shown}")
+        if TerminalResponder(env).confirm("Go ahead?"):
             return
-        raise UsageError("not resumed: the server command was not approved")
-    raise UsageError(f"{source} names a server command mrtr has not run on this machine: {shown}",
-                     hint=f"run it only if you trust it, by giving it yourself: --stdio {shlex.quote(shown)}")
+        raise UsageError("not resumed: not approved")
+    raise UsageError(refusal, hint=hint)

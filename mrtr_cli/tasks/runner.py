@@ -63,7 +63,7 @@ def use_saved_target(app: App, record: TaskRecord) -> None:
     o = app.opts
     if o.url or o.stdio or o.server:
         return
-    apply_saved_target(o, app.env, record.target, source=f"the record of task {record.task_id}", trusted=True)
+    apply_saved_target(o, record.target, source=f"the record of task {record.task_id}", trusted=True)
     if record.bearer_token_env and not o.bearer_token_env:
         o.bearer_token_env = record.bearer_token_env
 
