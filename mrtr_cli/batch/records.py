@@ -121,6 +121,12 @@ def _as_record(raw: bytes) -> dict[str, Any] | None:
     return record
 
 
+def _torn_record(raw: bytes) -> bool:
+    """A last line that is the start of a record cut short (a killed run): records begin
+    `{"id": `; anything else in that place means the file is not batch output."""
+    return raw.lstrip().startswith(b'{"id"')
+
+
 def record_key(record: dict[str, Any]) -> str:
     """The key a record is found by (`BatchLine.resume_key`): its id, or `#LINE` for the
     record of a line whose id repeated an earlier line's."""
@@ -154,8 +160,8 @@ def load_records(path: str) -> dict[str, dict[str, Any]]:
             continue
         record = _as_record(raw)
         if record is None:
-            if number == len(lines):
-                continue  # the last line, cut short: open_output removes it
+            if number == len(lines) and _torn_record(raw):
+                continue  # the last line, a record cut short: open_output removes it
             raise UsageError(f"--resume {path}: line {number} is not a batch record",
                              hint="--resume takes the output of an earlier `mrtr batch` run")
         records[record_key(record)] = record
@@ -192,7 +198,7 @@ def open_output(path: str, *, append: bool) -> IO[str]:
             data = fh.read()
             if data and not data.endswith(b"\n"):
                 cut = data.rfind(b"\n") + 1
-                if _as_record(data[cut:]) is None:
+                if _as_record(data[cut:]) is None and _torn_record(data[cut:]):
                     fh.truncate(cut)
                 else:
                     fh.write(b"\n")
