@@ -230,3 +230,20 @@ def test_resume_save_answers_replays_the_whole_call(mrtr, tmp_path):
     assert set(json.loads(saved.read_text())["inputResponses"]) == {"first", "second"}
     replay = mrtr("--stdio", forms, "call", "two_rounds", "--answers", saved, "--no-input")
     assert replay.code == 0 and replay.stdout.strip() == done.stdout.strip() == "Paris for 2 nights"
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"method": "notifications/cancelled"}, "method must be one of"),
+    ({"inputRequests": {}}, "asks nothing"),
+    ({"params": {"name": "update_work_item", "arguments": {"workItemId": "not-an-int", "state": "Resolved"}}},
+     "argument workItemId"),
+    ({"params": {"name": "no_such_tool", "arguments": {}}}, "unknown tool"),
+])
+def test_resume_sends_nothing_a_call_would_refuse(mrtr, tmp_path, change, message):
+    first = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "--no-input",
+                 "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    doc = {**first.json(), **change}
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    r = mrtr("resume", pending, "-a", "resolution=Fixed")
+    assert r.code == 2 and message in r.stderr, r.stderr

@@ -91,7 +91,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         load_pending,
         start_again_command,
     )
-    from mrtr_cli.errors import JsonRpcError, ProtocolError  # noqa: PLC0415
+    from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError  # noqa: PLC0415
     from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
 
     app = make_app(ctx, kw)
@@ -115,6 +115,11 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     with app.session(target) as session:
         if doc.get("protocolVersion"):
             session.protocol_version = str(doc["protocolVersion"])
+        if doc["method"] == "tools/call":  # checked as `call` checks them: nothing invalid is sent
+            params = doc["params"]
+            if not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
+                raise UsageError(f"{pending}: params must name the tool and give its arguments as an object")
+            app.tool_arguments(session, params["name"], [], params.get("arguments") or {})
         try:
             sent = doc.get("sentResponses") if isinstance(doc.get("sentResponses"), dict) else None
             code = app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),

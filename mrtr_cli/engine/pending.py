@@ -221,6 +221,10 @@ def build_pending(
     return doc
 
 
+#: The requests a pending document can finish (the MRTR-capable ones, DESIGN.md section 5).
+RESUMABLE_METHODS = ("tools/call", "prompts/get", "resources/read")
+
+
 def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
     """Read and check a pending document (`-` reads `stdin_text`).
 
@@ -237,6 +241,14 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
             raise UsageError(f"{path}: the pending document has no {member!r}")
     if not isinstance(doc["params"], dict) or not isinstance(doc["inputRequests"], dict):
         raise UsageError(f"{path}: params and inputRequests must be objects")
+    if doc["method"] not in RESUMABLE_METHODS:
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+        raise UsageError(f"{path}: method must be one of {', '.join(RESUMABLE_METHODS)}, not "
+                         f"{sanitize(json.dumps(doc['method']), single_line=True)}")
+    if not doc["inputRequests"]:
+        raise UsageError(f"{path}: the pending document asks nothing (its inputRequests are empty)",
+                         hint="there is nothing to resume: start the call again")
     if "requestState" in doc and not isinstance(doc["requestState"], str):
         raise UsageError(f"{path}: requestState must be a string")
     if doc.get("resumable") is False:
