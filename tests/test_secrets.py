@@ -194,3 +194,23 @@ def test_a_document_whose_target_is_not_text_is_a_usage_error(mrtr, tmp_path, ta
     pending = _pending_for(mrtr, tmp_path, target)
     r = mrtr("resume", pending, "-a", "resolution=Fixed")
     assert r.code == 2 and "its target is not" in r.stderr
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:9/mcp?api_key=AB%2BCDkey9", "http://127.0.0.1:9/mcp?api_key=AB+CDkey9",
+    "http://127.0.0.1:9/mcp;api_key=ABCDkey9", "http://ABCDkey9@127.0.0.1:9/mcp",
+])
+def test_url_credentials_in_any_spelling_stay_hidden(mrtr, tmp_path, url):
+    trace = tmp_path / "t.jsonl"
+    r = mrtr("--url", url, "-vv", "--trace", trace, "tools")
+    assert r.code == 3
+    text = r.stderr + (trace.read_text() if trace.exists() else "")
+    assert "CDkey9" not in text and "***" in r.stderr
+
+
+def test_servers_lists_config_urls_without_their_credentials(mrtr, tmp_path):
+    (tmp_path / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"b": {"url": f"http://bob:{SECRET}@127.0.0.1:9/mcp?api_key=k{SECRET}"}}}))
+    for args in ([], ["--json"]):
+        r = mrtr("servers", *args, cwd=tmp_path)
+        assert r.code == 0 and "bob:***@" in r.stdout and SECRET not in r.stdout

@@ -167,7 +167,7 @@ def servers_cmd(ctx: click.Context, **kw: Any) -> int:
     for s in servers:
         e = s.entry
         where = (shlex.join([str(e.get("command"))] + [str(a) for a in e.get("args") or []]) if s.kind == "stdio"
-                 else str(e.get("url") or e.get("serverUrl")))
+                 else str(s.public()["url"]))
         source = s.source.path + (" (shadowed)" if s.shadowed else "")
         rows.append([s.name, s.kind, where, source])
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415

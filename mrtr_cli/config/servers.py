@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.config.target import Target, check_url, url_secrets
+from mrtr_cli.config.target import Target, check_url, public_url, url_secrets
 from mrtr_cli.config.values import expand_vars, is_secret_name, resolve_header_value
 from mrtr_cli.errors import UsageError
 
@@ -85,7 +85,8 @@ class ServerEntry:
             if isinstance(e.get("env"), dict) and e["env"]:
                 out["env"] = sorted(e["env"])
         else:
-            out["url"] = e.get("url") or e.get("serverUrl")
+            url = e.get("url") or e.get("serverUrl")
+            out["url"] = public_url(url) if isinstance(url, str) else url  # credentials in it: ***
             if isinstance(e.get("headers"), dict) and e["headers"]:
                 out["headers"] = sorted(e["headers"])
         out["shadowed"] = self.shadowed

@@ -7,6 +7,7 @@ environment values are never part of `public()`.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,40 +105,49 @@ def parse_stdio(command: str) -> list[str]:
     return argv
 
 
+#: `name=value` after `?`, `&` or `;` (query and path parameters), value as written.
+_URL_PARAM = re.compile(r"(?<=[?&;])([^=&;#?/]+)=([^&;#]*)")
+#: scheme://userinfo@ : the user information, as written.
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#@]*)@")
+
+
 def url_secrets(url: str) -> list[str]:
-    """The credentials in a URL: the password of `user:password@`, and the values of query
-    parameters with secret-looking names (`?api_key=...`, `token`, `sig`: `is_secret_name`)."""
-    from urllib.parse import parse_qsl, urlsplit  # noqa: PLC0415
+    """The credentials in a URL, each as written and decoded (`%2B`, `+`): the password of
+    `user:password@` (or the user alone, git-style `TOKEN@host`), and the values of query
+    or path parameters with credential names (`?api_key=...`, `;token=`: `is_secret_name`)."""
+    from urllib.parse import unquote, unquote_plus  # noqa: PLC0415
 
     from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415
 
-    try:
-        parts = urlsplit(url)
-        found = [parts.password] if parts.password else []
-    except ValueError:
-        return []
-    found += [value for name, value in parse_qsl(parts.query, keep_blank_values=False) if is_secret_name(name)]
-    return [value for value in found if value]
+    found: list[str] = []
+    userinfo = _USERINFO.match(url)
+    if userinfo:
+        user, colon, password = userinfo.group(2).partition(":")
+        raw = password if colon else user
+        found += [raw, unquote(raw)]
+    for name, value in _URL_PARAM.findall(url.split("#", 1)[0]):
+        if value and is_secret_name(unquote_plus(name)):
+            found += [value, unquote_plus(value), unquote(value)]
+    return list(dict.fromkeys(v for v in found if v))
 
 
 def public_url(url: str) -> str:
     """`url` with `url_secrets` replaced by `***` (for pending documents, task records, messages)."""
-    from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit  # noqa: PLC0415
+    from urllib.parse import unquote_plus  # noqa: PLC0415
 
     from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415
 
-    if not url_secrets(url):
-        return url
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password:
-        userinfo, _, host = netloc.rpartition("@")
-        netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
-    query = parts.query
-    if query:
-        pairs = [(n, "***" if is_secret_name(n) and v else v) for n, v in parse_qsl(query, keep_blank_values=True)]
-        query = urlencode(pairs, safe="*", quote_via=quote)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    def userinfo(m: re.Match[str]) -> str:
+        user, colon, _ = m.group(2).partition(":")
+        return f"{m.group(1)}{user}:***@" if colon else f"{m.group(1)}***@"
+
+    def param(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        return f"{name}=***" if value and is_secret_name(unquote_plus(name)) else m.group(0)
+
+    head, hash_, fragment = url.partition("#")
+    head = _URL_PARAM.sub(param, _USERINFO.sub(userinfo, head, count=1))
+    return head + hash_ + fragment
 
 
 def check_url(url: str, where: str) -> str:

@@ -20,7 +20,7 @@ _VAR = re.compile(r"\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.\-]*)(?::-([^}]*)
 # `-H "Name: env:VAR"`, `file:PATH`, optionally after an auth scheme: "Bearer env:TOKEN".
 #: Parts of header, environment-variable and query-parameter names that mark a credential.
 _SECRET_NAME = re.compile(r"auth|token|secret|passw|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
-                          r"private[-_]?key|^key$|signature|^sig$|bearer", re.IGNORECASE)
+                          r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$", re.IGNORECASE)
 
 
 def is_secret_name(name: str) -> bool:
