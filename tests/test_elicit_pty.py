@@ -295,9 +295,12 @@ def test_answers_typed_before_the_server_died_are_kept_for_resume(tmp_path, mrtr
     assert match, s.screen
     doc = json.loads(Path(match.group(1)).read_text())
     assert doc["answered"]["first"]["content"] == {"city": "Paris"} and doc["missing"] == []
-    r = mrtr("resume", match.group(1), "-a", "nights=2")  # round 1 is sent again, round 2 answered here
+    saved = tmp_path / "saved.json"
+    r = mrtr("resume", match.group(1), "-a", "nights=2", "--save-answers", saved)  # round 1 is sent again
     assert r.code == 0, r.stderr
     assert r.stdout.strip() == "Paris for 2 nights"
+    assert json.loads(saved.read_text())["inputResponses"]["first"] == {  # once: it was sent in one round
+        "action": "accept", "content": {"city": "Paris"}}
 
 
 def test_open_urls_does_not_cover_a_suspicious_url(tmp_path, forms: Target):

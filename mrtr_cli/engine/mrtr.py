@@ -208,7 +208,6 @@ class MrtrEngine:
             if input_requests:
                 responses = self._answer(method, params, caps, input_requests, request_state, preset)
                 preset = {}
-                self.sent.record(responses)
                 if self.recorder is not None:
                     self.recorder.record(responses)
                 if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in responses.values()):
@@ -224,6 +223,8 @@ class MrtrEngine:
                 if responses and self.chain.interactive:
                     self._keep_typed_answers(exc, method, params, input_requests, request_state, responses)
                 raise
+            if responses:
+                self.sent.record(responses)  # the server has them (a pending document carries them on)
 
     # ------------------------------------------------------------------ internals
     def _legacy_task(self, method: str, result: dict[str, Any]) -> bool:
