@@ -104,10 +104,12 @@ def test_credentials_in_the_url_are_never_shown_or_saved(mrtr, http_servers, tmp
 def test_ordinary_header_values_stay_readable_and_the_trace_stays_json(mrtr, guarded, tmp_path):
     trace = tmp_path / "t.jsonl"
     r = mrtr("--url", guarded, "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Flag: true",
-             "-H", "Accept-Language: application", "--trace", trace, "call", "whoami")
+             "-H", "Accept-Language: application", "-H", "X-Api-Key: jsonrpc", "--trace", trace, "call", "whoami")
     assert r.code == 0, r.stderr
     lines = [json.loads(line) for line in trace.read_text().splitlines()]  # every line is JSON
     assert any("application/json" in json.dumps(line) for line in lines)
+    # A secret that is also a protocol word hides values, never keys.
+    assert all("jsonrpc" in line["message"] for line in lines if "message" in line)
     assert_clean(r, trace)
 
 

@@ -83,7 +83,20 @@ class Tracer:
     def _write(self, record: dict[str, Any]) -> None:
         if self.trace_file is None:
             return
-        line = self.env.redact(json.dumps(record, ensure_ascii=False))
+        # Secrets are replaced inside string values before encoding, so that the line stays
+        # JSON (and a secret is found in its plain form, not its JSON-escaped one).
+        line = json.dumps(_redact_values(record, self.env.redact), ensure_ascii=False)
         with self._lock:
             self.trace_file.write(line + "\n")
             self.trace_file.flush()
+
+
+def _redact_values(value: Any, redact: Any) -> Any:
+    """`value` with `redact` applied to every string in it (keys are protocol names, kept)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_values(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_values(v, redact) for v in value]
+    return value
