@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -567,8 +568,10 @@ class App:
             if not isinstance(value, str):  # GetPromptRequest arguments: {[name]: string}
                 from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
 
+                text = value if value is None else json.dumps(value, ensure_ascii=False)
                 raise UsageError(f"prompt argument {name}: prompt arguments are strings, not {json_type(value)}",
-                                 hint=f"give it as text: {name}={json.dumps(value, ensure_ascii=False)}")
+                                 hint="leave it out" if value is None else
+                                 f"give it as text: {shlex.quote(f'{name}={text}')}")
         if arguments:
             params["arguments"] = arguments
         return "prompts/get", params

@@ -146,3 +146,8 @@ def test_usage_errors_found_by_the_parser_are_one_json_line_with_json(argv):
     lines = env.stderr.getvalue().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["error"]["exitCode"] == 2
     assert env.stdout.getvalue() == ""
+
+
+def test_single_line_text_shows_invisible_spaces():
+    assert sanitize("touch\u200b x\ufeff", single_line=True) == "touch\\u200b x\\ufeff"
+    assert sanitize("ไทย\u200bคำ") == "ไทย\u200bคำ"  # between words in some scripts: kept in running text

@@ -15,12 +15,14 @@ from collections.abc import Iterator
 from typing import Any
 
 # C0 controls except TAB and LF, DEL, C1 controls, and Unicode format characters
-# that reorder or hide text (bidi embeddings/overrides/isolates, zero-width joiners
-# are left alone as they are needed for emoji; the line/paragraph separators are
-# made visible because terminals and editors treat them as line breaks).
+# that reorder or hide text (bidi embeddings/overrides/isolates; zero-width joiners
+# are left alone as they are needed for emoji, and the zero-width space as some scripts
+# use it between words, except in single-line text such as commands, URLs and names;
+# the line/paragraph separators are made visible because terminals and editors treat
+# them as line breaks).
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
                      "\ud800-\udfff]")  # lone surrogates: valid JSON escapes, but no UTF-8 exists for them
-_SINGLE_LINE_EXTRA = re.compile("[\n\t]")
+_SINGLE_LINE_EXTRA = re.compile("[\n\t\u200b\u2060\ufeff]")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -54,7 +56,8 @@ def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False
         text = _SGR.sub("", text)
     out = _UNSAFE.sub(_visible, text)
     if single_line:
-        out = _SINGLE_LINE_EXTRA.sub(lambda m: "\\n" if m.group(0) == "\n" else "\\t", out)
+        out = _SINGLE_LINE_EXTRA.sub(
+            lambda m: {"\n": "\\n", "\t": "\\t"}.get(m.group(0)) or f"\\u{ord(m.group(0)):04x}", out)
     return out
 
 
