@@ -297,6 +297,8 @@ class MrtrEngine:
         path = save_interrupted(doc)
         if path:
             more = f"your answers are kept: mrtr resume {path}"
+            if "***" in str(self.target.get("url", "")):
+                more += " --url URL (the URL's credentials were not saved)"
             exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 
     def _pending(
