@@ -331,3 +331,11 @@ def test_ctrl_c_in_the_middle_of_a_form_keeps_the_fields_typed(tmp_path, forms: 
     doc = json.loads(Path(match.group(1)).read_text())
     content = doc["answersTemplate"]["inputResponses"]["kinds"]["content"]
     assert content["name"] == "Ada" and content["email"] == "ada@example.com"
+    again = Session(tmp_path, "resume", match.group(1))  # asked again: the typed fields are pre-filled
+    again.expect("Full name * [2-20 characters]")
+    again.expect("Ada")
+    again.child.send(ENTER)
+    again.expect("Email * [email address]")
+    again.expect("ada@example.com")
+    again.child.send("\x03")
+    assert again.finish() == 130

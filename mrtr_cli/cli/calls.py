@@ -88,6 +88,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     from mrtr_cli.engine.pending import (  # noqa: PLC0415
         forget_interrupted,
         is_rejected_state,
+        typed_in_template,
         load_pending,
         start_again_command,
     )
@@ -122,7 +123,9 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
             app.tool_arguments(session, params["name"], [], params.get("arguments") or {})
         try:
             sent = doc.get("sentResponses") if isinstance(doc.get("sentResponses"), dict) else None
-            code = app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
+            chain = app.chain(store)
+            chain.typed_before = typed_in_template(doc)
+            code = app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=chain,
                                 target=target, resume_from=resume_from, answered=answered, sent=sent)
             forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
             return code

@@ -132,6 +132,9 @@ class ResponderChain:
         #: Some answer given by this chain declined or cancelled (exit 6), whether it went
         #: into an MRTR retry or answered an older server's own request.
         self.declined = False
+        #: Form fields typed earlier (a pending document's `answersTemplate`, by input key):
+        #: shown pre-filled at the terminal, never sent unless the person sends them.
+        self.typed_before: dict[str, dict[str, Any]] = {}
         #: Called before the terminal is used for a prompt (a waiting display steps aside).
         self.before_prompt: Callable[[], None] | None = None
         #: The run's `--timeout` bound, paused while a person answers at the terminal.
@@ -202,7 +205,8 @@ class ResponderChain:
                 terminal.partial = {}
                 try:
                     with self.deadline.paused() if self.deadline is not None else contextlib.nullcontext():
-                        answer = terminal.ask(ask, outcome.prefill.get(ask.key, {}))
+                        answer = terminal.ask(ask, {**self.typed_before.get(ask.key, {}),
+                                                    **outcome.prefill.get(ask.key, {})})
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
                     typed = {ask.key: {**outcome.prefill.get(ask.key, {}), **terminal.partial}} if terminal.partial else {}
                     raise PromptInterrupted(dict(outcome.responses), {**outcome.prefill, **typed}) from None
