@@ -284,7 +284,6 @@ class App:
         if self._recorder is None and self.opts.save_answers:
             from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415
 
-
             self._recorder = AnswerRecorder()
         return self._recorder
 

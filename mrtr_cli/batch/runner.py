@@ -54,17 +54,15 @@ class BatchApp(App):
     """The `App` of a batch run: every line gets its own time bound, its own responder
     chain without a terminal, and a task it creates is reported in its record."""
 
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        #: Tasks that lines are waiting for (task id -> the `mrtr task wait` command), named
+        #: after Ctrl-C: they keep running on the server.
+        self.live_tasks: dict[str, str] = {}
+
     def deadline(self) -> Deadline:
         """A fresh `--timeout` window (for one line, or one tool-list fetch)."""
         return Deadline(self.opts.timeout, self.opts.max_timeout)
-
-    #: Tasks that lines are waiting for (task id -> the `mrtr task wait` command), named
-    #: after Ctrl-C: they keep running on the server.
-    live_tasks: dict[str, str]
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.live_tasks = {}
 
     def session_deadline(self) -> Deadline:
         """Opening the session is no line's time: the larger of `--timeout` and

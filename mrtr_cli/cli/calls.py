@@ -88,9 +88,9 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     from mrtr_cli.engine.pending import (  # noqa: PLC0415
         forget_interrupted,
         is_rejected_state,
-        typed_in_template,
         load_pending,
         start_again_command,
+        typed_in_template,
     )
     from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError  # noqa: PLC0415
     from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415

@@ -131,19 +131,23 @@ def url_secrets(url: str) -> list[str]:
     return list(dict.fromkeys(v for v in found if v))
 
 
+#: What stands for a credential removed from a URL.
+REDACTED = "***"
+
+
 def public_url(url: str) -> str:
-    """`url` with `url_secrets` replaced by `***` (for pending documents, task records, messages)."""
+    """`url` with `url_secrets` replaced by `REDACTED` (for pending documents, task records, messages)."""
     from urllib.parse import unquote_plus  # noqa: PLC0415
 
     from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415
 
     def userinfo(m: re.Match[str]) -> str:
         user, colon, _ = m.group(2).partition(":")
-        return f"{m.group(1)}{user}:***@" if colon else f"{m.group(1)}***@"
+        return f"{m.group(1)}{user}:{REDACTED}@" if colon else f"{m.group(1)}{REDACTED}@"
 
     def param(m: re.Match[str]) -> str:
         name, value = m.group(1), m.group(2)
-        return f"{name}=***" if value and is_secret_name(unquote_plus(name)) else m.group(0)
+        return f"{name}={REDACTED}" if value and is_secret_name(unquote_plus(name)) else m.group(0)
 
     head, hash_, fragment = url.partition("#")
     head = _URL_PARAM.sub(param, _USERINFO.sub(userinfo, head, count=1))

@@ -24,12 +24,10 @@ import os
 import shlex
 from typing import Any
 
+from mrtr_cli.config.target import REDACTED
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.render.sanitize import sanitize
-
-REDACTED = "***"
-
 
 def _known_file() -> str:
     from mrtr_cli.state import state_dir  # noqa: PLC0415

@@ -163,7 +163,6 @@ class MrtrEngine:
             Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
         """
         caps = self.capabilities(method)
-        self.sent = AnswerRecorder()
         self.sent.seed(sent)
         outcome = EngineOutcome(result={})
         result = resume_from if resume_from is not None else self._send(method, params, caps, None, None)
@@ -297,7 +296,9 @@ class MrtrEngine:
         path = save_interrupted(doc)
         if path:
             more = f"your answers are kept: mrtr resume {path}"
-            if "***" in str(self.target.get("url", "")):
+            from mrtr_cli.config.target import REDACTED  # noqa: PLC0415
+
+            if REDACTED in str(self.target.get("url", "")):
                 more += " --url URL (the URL's credentials were not saved)"
             exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 

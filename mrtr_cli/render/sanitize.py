@@ -56,8 +56,7 @@ def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False
         text = _SGR.sub("", text)
     out = _UNSAFE.sub(_visible, text)
     if single_line:
-        out = _SINGLE_LINE_EXTRA.sub(
-            lambda m: {"\n": "\\n", "\t": "\\t"}.get(m.group(0)) or f"\\u{ord(m.group(0)):04x}", out)
+        out = _SINGLE_LINE_EXTRA.sub(lambda m: {"\n": "\\n", "\t": "\\t"}.get(m.group(0)) or _visible(m), out)
     return out
 
 

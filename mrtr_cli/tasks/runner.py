@@ -144,15 +144,14 @@ class TaskRunner:
             return self._detach(state, create_result)
         if not self.batch:
             return self.driver(wire, record, cancel_on_interrupt=self.app.opts.cancel_on_interrupt).run(state, fresh=True)
-        # A batch line's worker thread never sees Ctrl-C: the batch names the tasks still running.
-        live = getattr(self.app, "live_tasks", None)
-        if live is not None:
-            live[state.task_id] = self.context(state.task_id).command("wait", state.task_id)
+        # A batch line's worker thread never sees Ctrl-C: the batch (`BatchApp.live_tasks`)
+        # names the tasks still running.
+        live = self.app.live_tasks
+        live[state.task_id] = self.context(state.task_id).command("wait", state.task_id)
         try:
             return self.driver(wire, record).run(state, fresh=True)
         finally:
-            if live is not None:
-                live.pop(state.task_id, None)
+            live.pop(state.task_id, None)
 
     def _detach(self, state: TaskState, create_result: dict[str, Any]) -> EngineOutcome:
         if not self.batch:  # in `mrtr batch` the creation result goes into the line's record

@@ -66,9 +66,7 @@ def decode_or_none(text: str | bytes) -> Any:
     """
     try:
         return decode_message(text)
-    except NonFiniteMessage:
-        raise
-    except ValueError:
+    except ValueError:  # not JSON (NonFiniteMessage is no ValueError: it goes on up)
         return None
 
 

@@ -374,9 +374,7 @@ class HttpTransport(Transport):
                 continue
             try:
                 msg = decode_message(event.data)
-            except NonFiniteMessage:
-                raise
-            except ValueError:
+            except ValueError:  # not JSON (a NonFiniteMessage goes on up as it is)
                 raise ProtocolError("the server sent an SSE event that is not JSON") from None
             if not isinstance(msg, dict):
                 raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
