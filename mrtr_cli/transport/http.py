@@ -465,7 +465,7 @@ class HttpTransport(Transport):
                     got = True
                     try:
                         msg = decode_message(event.data) if event.data.strip() else None
-                    except ValueError:  # NonFiniteMessage too: a broken notification is dropped
+                    except (ValueError, NonFiniteMessage):  # a broken notification is dropped, the stream goes on
                         continue
                     if isinstance(msg, dict) and "method" in msg:
                         self._on_message(msg)
