@@ -31,6 +31,13 @@ def test_a_server_request_on_the_get_stream_is_answered(mrtr, http_servers, tmp_
     assert answer == [{"jsonrpc": "2.0", "id": "srv-1", "result": {"action": "accept", "content": {"name": "Ada"}}}]
 
 
+def test_a_broken_notification_on_the_get_stream_is_dropped_and_the_stream_goes_on(mrtr, http_servers):
+    url = http_servers.start(RESUME_SERVER)
+    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "nan_then_ask_on_get", "-a", "name=Ada", timeout=30)
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout) == {"name": "Ada"}
+
+
 def test_a_response_stream_closed_early_is_resumed_after_the_retry_delay(mrtr, http_servers, tmp_path):
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(RESUME_SERVER, "--record", str(record))

@@ -12,6 +12,7 @@ Tools:
 - `ask_on_get`: sends `elicitation/create` (a required string `name`) on the GET stream
   (not on the call's own stream), waits for the client's answer (POSTed back), and returns
   the answer's content as JSON text.
+- `nan_then_ask_on_get`: the same, after a log notification holding NaN on the GET stream.
 - `resume`: opens an SSE response with a priming event (`id: p1`, `retry: 300`) and closes
   it; a GET with `Last-Event-ID: p1` gets the final response ("resumed ok").
 - `resume_refused`: the same early close, but GETs with `Last-Event-ID` get 405.
@@ -30,7 +31,8 @@ ARGS = sys.argv[1:]
 PORT = int(ARGS[ARGS.index("--http") + 1])
 RECORD = ARGS[ARGS.index("--record") + 1] if "--record" in ARGS else None
 SESSION = "resume-session-1"
-TOOLS = [{"name": name, "inputSchema": {"type": "object"}} for name in ("ask_on_get", "resume", "resume_refused")]
+TOOLS = [{"name": name, "inputSchema": {"type": "object"}}
+         for name in ("ask_on_get", "nan_then_ask_on_get", "resume", "resume_refused")]
 
 lock = threading.Lock()
 get_stream: queue.Queue[dict] = queue.Queue()  # server requests for the standalone GET stream
@@ -128,7 +130,10 @@ class Handler(BaseHTTPRequestHandler):
             self._json(200, {"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
 
     def _call(self, rid: object, name: str) -> None:
-        if name == "ask_on_get":
+        if name in ("ask_on_get", "nan_then_ask_on_get"):
+            if name == "nan_then_ask_on_get":  # a broken notification first (json.dumps writes NaN)
+                get_stream.put({"jsonrpc": "2.0", "method": "notifications/message",
+                                "params": {"level": "info", "data": float("nan")}})
             get_stream.put({"jsonrpc": "2.0", "id": "srv-1", "method": "elicitation/create", "params": {
                 "message": "Your name?", "requestedSchema": {
                     "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}})
