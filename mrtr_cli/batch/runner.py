@@ -363,13 +363,9 @@ class BatchRunner:
 
     def report_unused_flags(self) -> None:
         """Note each `-a` flag that no line's input request used (not with `-q`)."""
-        if self.env.quiet:
-            return
-        used = self._used_flags | self._base.used_flags  # lines', and the batch chain's (older servers)
-        for index, flag in enumerate(self._base.flags):
-            if index not in used:
-                self.env.err(f"mrtr: note: -a {flag.text} was not used: no form in this batch has a field "
-                             f"{flag.name!r}")
+        if not self.env.quiet:  # the lines' stores, and the batch chain's (older servers)
+            for note in self._base.unused_flag_notes("in this batch", also_used=self._used_flags):
+                self.env.err(note)
 
 
 def run_batch(app: BatchApp, lines: list[BatchLine], sink: RecordSink, summary: Summary, **kw: Any) -> None:

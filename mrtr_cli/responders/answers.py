@@ -128,6 +128,13 @@ class AnswerStore:
     def empty(self) -> bool:
         return not self.files and not self.flags
 
+    def unused_flag_notes(self, where: str = "on this run", also_used: set[int] | None = None) -> list[str]:
+        """A note for each `-a` flag no input request used (a typo, or a question the server
+        did not ask), by index in `flags`; `also_used`: indexes other stores used (batch lines)."""
+        used = self.used_flags | (also_used or set())
+        return [f"mrtr: note: -a {flag.text} was not used: no form {where} has a field {flag.name!r}"
+                for index, flag in enumerate(self.flags) if index not in used]
+
     def exact(self, key: str) -> tuple[Any, str] | None:
         """The `inputResponses[key]` answer for this round and its source label, consuming
         one list entry; None when no file has the key (or its list is used up)."""

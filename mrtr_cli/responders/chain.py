@@ -392,12 +392,9 @@ class ResponderChain:
     def report_unused(self) -> None:
         """Note on stderr each `-a` flag no input request used (a typo, or a question the
         server did not ask on this run). Silent with `-q`."""
-        if self.env.quiet:
-            return
-        for index, flag in enumerate(self.store.flags):
-            if index not in self.store.used_flags:
-                self.env.err(f"mrtr: note: -a {flag.text} was not used: no form on this run has a field "
-                             f"{flag.name!r}")
+        if not self.env.quiet:
+            for note in self.store.unused_flag_notes():
+                self.env.err(note)
 
 
 def _drop_null_fields(value: Any) -> Any:
