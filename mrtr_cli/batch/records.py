@@ -28,6 +28,7 @@ from typing import IO, Any
 from mrtr_cli.batch.lines import BatchLine, id_key
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ExitStatus, MrtrError, UsageError
+from mrtr_cli.render.errors import error_object
 from mrtr_cli.render.sanitize import dumps_safe
 
 #: Words for exit codes in the summary (DESIGN.md section 2).
@@ -54,8 +55,8 @@ def pending_record(line: BatchLine, pending: dict[str, Any]) -> dict[str, Any]:
 
 def error_record(line: BatchLine, err: MrtrError, env: Environment) -> dict[str, Any]:
     """A failed line: `{"exitCode", "code", "message", "data"}` (and `hint`), secrets redacted."""
-    error: dict[str, Any] = {"exitCode": int(err.exit_status), "code": err.code,
-                             "message": env.redact(err.message), "data": err.data}
+    error = error_object(err)
+    error["message"] = env.redact(err.message)
     if err.hint:
         error["hint"] = env.redact(str(err.hint))
     return {**_record(line, int(err.exit_status)), "error": error}

@@ -7,20 +7,27 @@ DESIGN.md section 2: with `--json` an error is
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import JsonRpcError, MrtrError
 from mrtr_cli.render.sanitize import sanitize
 
 
+def error_object(err: MrtrError) -> dict[str, Any]:
+    """The `--json` error object: `{"exitCode", "code", "message", "data"}`, and `hint` when
+    there is one (also a batch line's `error`)."""
+    error: dict[str, Any] = {"exitCode": int(err.exit_status), "code": err.code, "message": err.message,
+                             "data": err.data}
+    if err.hint:
+        error["hint"] = err.hint
+    return error
+
+
 def print_error(env: Environment, err: MrtrError, *, json_mode: bool) -> None:
     """Report `err` on stderr (secrets redacted, server text sanitised)."""
     if json_mode:
-        doc = {"error": {"exitCode": int(err.exit_status), "code": err.code, "message": err.message,
-                         "data": err.data}}
-        if err.hint:
-            doc["error"]["hint"] = err.hint
-        env.err(json.dumps(doc, ensure_ascii=True, default=str))
+        env.err(json.dumps({"error": error_object(err)}, ensure_ascii=True, default=str))
         return
     prefix = "mrtr: error: "
     if isinstance(err, JsonRpcError):
