@@ -216,3 +216,43 @@ def test_servers_lists_config_urls_without_their_credentials(mrtr, tmp_path):
     for args in ([], ["--json"]):
         r = mrtr("servers", *args, cwd=tmp_path)
         assert r.code == 0 and "bob:***@" in r.stdout and SECRET not in r.stdout
+
+
+def test_a_redirect_to_another_host_gets_none_of_the_users_headers(mrtr):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[dict] = []
+
+    class Other(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            seen.append(dict(self.headers))
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Other)
+    target = f"http://localhost:{other.server_address[1]}/mcp"  # another origin than 127.0.0.1
+
+    class Redirect(Other):
+        def do_POST(self):  # noqa: N802
+            self.send_response(307)
+            self.send_header("Location", target)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    first = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    for server in (other, first):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        r = mrtr("--url", f"http://127.0.0.1:{first.server_address[1]}/mcp", "-H", f"X-Api-Key: k{SECRET}",
+                 "-H", "X-Team: blue", "tools")
+        assert r.code != 0
+        assert seen, "the redirect was not followed"
+        assert all("X-Api-Key" not in h and "X-Team" not in h for h in seen), seen
+    finally:
+        first.shutdown()
+        other.shutdown()

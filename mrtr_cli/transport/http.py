@@ -121,15 +121,24 @@ class HttpTransport(Transport):
         import httpx  # noqa: PLC0415 - imported only when HTTP is used (startup time)
 
         self._on_message = on_message
+        self._home = httpx_origin(self.url)
         self._client = httpx.Client(
             headers=self._user_headers,
             timeout=httpx.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
             follow_redirects=True,
+            event_hooks={"request": [self._keep_headers_home]},
             verify=self._verify,
             # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
             # and a request queued for a connection would wait outside its --timeout.
             limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
         )
+
+    def _keep_headers_home(self, request: httpx.Request) -> None:
+        """A redirect to another origin (scheme, host, port) gets none of the user's `-H` /
+        config headers: they may be credentials (httpx itself drops only Authorization)."""
+        if (request.url.scheme, request.url.host, request.url.port) != self._home:
+            for name in self._user_headers:
+                request.headers.pop(name, None)
 
     def close(self) -> None:
         client, self._client = self._client, None
@@ -522,3 +531,11 @@ def _body_hint(text: str) -> str | None:
     if not text:
         return None
     return "response body: " + sanitize(text[:300], single_line=True)
+
+
+def httpx_origin(url: str) -> tuple[str, str, int | None]:
+    """(scheme, host, port) of `url` as httpx reports them for a request."""
+    import httpx  # noqa: PLC0415
+
+    parsed = httpx.URL(url)
+    return parsed.scheme, parsed.host, parsed.port
