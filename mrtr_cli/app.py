@@ -195,13 +195,15 @@ class App:
 
     def _trust(self, target: Target) -> None:
         """A target from a pending document must be known here (or approved: config/trust.py);
-        every target reached is remembered, so that a document naming it can reach it again."""
+        a target the user gave (or approved) is remembered, so that a document naming it can
+        reach it again."""
         from mrtr_cli.config.trust import check_saved_target, command_identity, remember  # noqa: PLC0415
 
         o = self.opts
-        if o.saved_target_source:
-            check_saved_target(target.command, target.cwd, target.url, credentials=bool(o.headers or o.bearer_token_env),
-                               env=self.env, source=o.saved_target_source)
+        if o.saved_target_source and not check_saved_target(
+                target.command, target.cwd, target.url, credentials=bool(o.headers or o.bearer_token_env),
+                env=self.env, source=o.saved_target_source):
+            return  # reached on a document's word alone: not known by that
         if target.command:
             remember("stdio", command_identity(target.command, target.cwd))
         elif target.url:

@@ -185,6 +185,9 @@ def test_credentials_go_only_to_a_url_reached_before(mrtr, http_servers, tmp_pat
     r = mrtr("resume", pending, "-a", "resolution=Fixed", "-H", f"Authorization: Bearer {SECRET}")
     assert r.code == 2 and "credentials were given" in r.stderr
     assert mrtr("resume", pending, "-a", "resolution=Fixed").code == 0  # no credentials: nothing to protect
+    pending = _pending_for(mrtr, tmp_path, {"url": url})  # ... and that resume did not make the URL known
+    again = mrtr("resume", pending, "-a", "resolution=Fixed", "-H", f"Authorization: Bearer {SECRET}")
+    assert again.code == 2 and "credentials were given" in again.stderr
     assert mrtr("--url", url, "tools").code == 0  # reached by the user: known from now on
     pending = _pending_for(mrtr, tmp_path, {"url": url})
     ok = mrtr("resume", pending, "-a", "resolution=Fixed", "-H", f"Authorization: Bearer {SECRET}")

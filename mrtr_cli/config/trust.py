@@ -107,9 +107,13 @@ def apply_saved_target(opts: Any, saved: Any, *, source: str, trusted: bool = Fa
 
 
 def check_saved_target(command: list[str] | None, cwd: str | None, url: str | None, *,
-                       credentials: bool, env: Environment, source: str) -> None:
+                       credentials: bool, env: Environment, source: str) -> bool:
     """Before a target from `source` (a pending document) is reached: a stdio command must be
     known here (or approved), and a URL too when credentials would be sent to it.
+
+    Returns:
+        True when the target was checked (known, or approved now); False for a URL reached
+        without credentials, which was not checked and must not become known by it.
 
     Raises:
         UsageError: not known, and refused by the person or with nobody to ask.
@@ -122,7 +126,10 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
             _consent(env, f"{source} starts a server with a command mrtr has not run in {where}", shown,
                      refusal=f"{source} names a server command mrtr has not run in {where}: {shown}",
                      hint=f"run it only if you trust it, by giving it yourself: --stdio {shlex.quote(shown)}")
-    elif url and credentials and not knows("url", url):
+        return True
+    if not (url and credentials):
+        return False
+    if not knows("url", url):
         from mrtr_cli.config.target import public_url  # noqa: PLC0415
 
         shown = sanitize(public_url(url), single_line=True)
@@ -130,6 +137,7 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
                       "reached before", shown,
                  refusal=f"{source} names a URL mrtr has not reached before, and credentials were given: {shown}",
                  hint=f"send them only if you trust it, by giving it yourself: --url {shlex.quote(shown)}")
+    return True
 
 
 def _consent(env: Environment, intro: str, shown: str, *, refusal: str, hint: str) -> None:
