@@ -204,6 +204,8 @@ def test_a_document_whose_target_is_not_text_is_a_usage_error(mrtr, tmp_path, ta
 @pytest.mark.parametrize("url", [
     "http://127.0.0.1:9/mcp?api_key=AB%2BCDkey9", "http://127.0.0.1:9/mcp?api_key=AB+CDkey9",
     "http://127.0.0.1:9/mcp;api_key=ABCDkey9", "http://ABCDkey9@127.0.0.1:9/mcp",
+    "http://alice:AB@CDkey9@127.0.0.1:9/mcp", "http://127.0.0.1:9/mcp?token=AB;CDkey9",
+    "http://127.0.0.1:9/mcp#access_token=ABCDkey9", "http://127.0.0.1:9/mcp?pass=ABCDkey9",
 ])
 def test_url_credentials_in_any_spelling_stay_hidden(mrtr, tmp_path, url):
     trace = tmp_path / "t.jsonl"

@@ -105,10 +105,13 @@ def parse_stdio(command: str) -> list[str]:
     return argv
 
 
-#: `name=value` after `?`, `&` or `;` (query and path parameters), value as written.
-_URL_PARAM = re.compile(r"(?<=[?&;])([^=&;#?/]+)=([^&;#]*)")
-#: scheme://userinfo@ : the user information, as written.
-_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#@]*)@")
+#: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query
+#: and fragment (`?name=value&...`, `#name=value&...`, ending at `&` or `#`), as written.
+_PATH_PARAM = re.compile(r"(?<=;)([^=;/?#]+)=([^;/?#]*)")
+_QUERY_PARAM = re.compile(r"(?<=[?&#])([^=&#]+)=([^&#]*)")
+#: scheme://userinfo@ : the user information, as written, up to the last `@` before the
+#: path (a password may hold `@`, as the HTTP client reads it).
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*)@")
 
 
 def url_secrets(url: str) -> list[str]:
@@ -125,10 +128,17 @@ def url_secrets(url: str) -> list[str]:
         user, colon, password = userinfo.group(2).partition(":")
         raw = password if colon else user
         found += [raw, unquote(raw)]
-    for name, value in _URL_PARAM.findall(url.split("#", 1)[0]):
+    path, query = _split_query(url)
+    for name, value in _PATH_PARAM.findall(path) + _QUERY_PARAM.findall(query):
         if value and is_secret_name(unquote_plus(name)):
             found += [value, unquote_plus(value), unquote(value)]
     return list(dict.fromkeys(v for v in found if v))
+
+
+def _split_query(url: str) -> tuple[str, str]:
+    """`url` cut where its query or fragment begins: (scheme, authority and path; the rest)."""
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    return url[:cut], url[cut:]
 
 
 #: What stands for a credential removed from a URL.
@@ -149,9 +159,8 @@ def public_url(url: str) -> str:
         name, value = m.group(1), m.group(2)
         return f"{name}={REDACTED}" if value and is_secret_name(unquote_plus(name)) else m.group(0)
 
-    head, hash_, fragment = url.partition("#")
-    head = _URL_PARAM.sub(param, _USERINFO.sub(userinfo, head, count=1))
-    return head + hash_ + fragment
+    path, query = _split_query(url)
+    return _PATH_PARAM.sub(param, _USERINFO.sub(userinfo, path, count=1)) + _QUERY_PARAM.sub(param, query)
 
 
 def check_url(url: str, where: str) -> str:

@@ -19,7 +19,7 @@ from mrtr_cli.errors import UsageError
 _VAR = re.compile(r"\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.\-]*)(?::-([^}]*))?\}")
 # `-H "Name: env:VAR"`, `file:PATH`, optionally after an auth scheme: "Bearer env:TOKEN".
 #: Parts of header, environment-variable and query-parameter names that mark a credential.
-_SECRET_NAME = re.compile(r"auth|token|secret|passw|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
+_SECRET_NAME = re.compile(r"auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
                           r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$", re.IGNORECASE)
 
 
