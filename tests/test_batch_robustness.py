@@ -122,7 +122,7 @@ def test_resume_refuses_a_file_that_is_not_batch_output_and_the_input_file(mrtr,
     run = mrtr("--stdio", BATCH, "batch", str(batch), "--resume", str(notes))
     assert run.code == 2 and "line 1 is not a batch record" in run.stderr
     assert notes.read_text() == "line 1\nline 2 without a newline"
-    for text in ('{"name": "x", "version": "1.0"}', "secret-token-abc"):  # one line, no newline
+    for text in ('{"name": "x", "version": "1.0"}', "secret-token-abc", '{"id": "a", "call": "echo"}'):  # no newline
         other = tmp_path / "other.json"
         other.write_text(text)
         run = mrtr("--stdio", BATCH, "batch", str(batch), "--resume", str(other))

@@ -124,8 +124,15 @@ def _as_record(raw: bytes) -> dict[str, Any] | None:
 
 def _torn_record(raw: bytes) -> bool:
     """A last line that is the start of a record cut short (a killed run): records begin
-    `{"id": `; anything else in that place means the file is not batch output."""
-    return raw.lstrip().startswith(b'{"id"')
+    `{"id": `, and a line cut short is not JSON; anything else in that place (a whole JSON
+    line that is no record, other text) means the file is not batch output."""
+    if not raw.lstrip().startswith(b'{"id"'):
+        return False
+    try:
+        json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return True
+    return False
 
 
 def record_key(record: dict[str, Any]) -> str:
