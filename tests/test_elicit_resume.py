@@ -238,6 +238,9 @@ def test_resume_save_answers_replays_the_whole_call(mrtr, tmp_path):
     ({"params": {"name": "update_work_item", "arguments": {"workItemId": "not-an-int", "state": "Resolved"}}},
      "argument workItemId"),
     ({"params": {"name": "no_such_tool", "arguments": {}}}, "unknown tool"),
+    ({"method": "prompts/get", "params": {"name": "triage", "arguments": {"workItemId": [1]}}},
+     "prompt arguments are strings"),
+    ({"method": "resources/read", "params": {"uri": 5}}, "uri as text"),
 ])
 def test_resume_sends_nothing_a_call_would_refuse(mrtr, tmp_path, change, message):
     first = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "--no-input",

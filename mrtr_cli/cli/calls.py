@@ -116,11 +116,17 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     with app.session(target) as session:
         if doc.get("protocolVersion"):
             session.protocol_version = str(doc["protocolVersion"])
-        if doc["method"] == "tools/call":  # checked as `call` checks them: nothing invalid is sent
-            params = doc["params"]
-            if not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
-                raise UsageError(f"{pending}: params must name the tool and give its arguments as an object")
+        # Checked as `call`, `prompt` and `read` check them: nothing invalid is sent.
+        params = doc["params"]
+        if doc["method"] == "resources/read":
+            if not isinstance(params.get("uri"), str):
+                raise UsageError(f"{pending}: params must give the resource's uri as text")
+        elif not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
+            raise UsageError(f"{pending}: params must give a name, and the arguments as an object")
+        elif doc["method"] == "tools/call":
             app.tool_arguments(session, params["name"], [], params.get("arguments") or {})
+        else:
+            app.request_params(session, "prompt", params["name"], [], params.get("arguments") or {})
         try:
             sent = doc.get("sentResponses") if isinstance(doc.get("sentResponses"), dict) else None
             chain = app.chain(store)
