@@ -28,6 +28,7 @@ COMMAND_MODULES = {
     "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
     "servers": "info", "task": "tasks", "batch": "batch", "completion": "completion",
+    "skills": "skills", "skill": "skills", "listen": "listen", "ping": "ping",
 }
 
 
