@@ -218,8 +218,8 @@ def _listen_legacy(session: Session, want: Want, listener: Listener, deadline: L
     interrupted = False
     try:
         for uri in uris:
+            subscribed.append(uri)  # unsubscribed on the way out even if this is interrupted
             session.request("resources/subscribe", {"uri": uri}, deadline=deadline)
-            subscribed.append(uri)
         while not deadline.stopped:
             left = deadline.remaining()
             if left is not None and left <= 0:
