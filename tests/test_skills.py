@@ -198,3 +198,17 @@ def test_frontmatter_parsing_and_comparison():
     assert parse_frontmatter("no frontmatter\n") is None
     assert parse_frontmatter("---\n- a list\n---\n") is None
     assert parse_frontmatter("---\nname: [unclosed\n---\n") is None
+
+
+# ---------------------------------------------------------------------- discover
+def test_discover_says_whether_skills_and_listen_are_supported(mrtr, http_servers, tmp_path):
+    with_skills = mrtr("--stdio", stdio_cmd(SKILLS_SERVER), "discover")
+    assert with_skills.code == 0, with_skills.stderr
+    assert "Skills:        yes (io.modelcontextprotocol/skills): mrtr skills" in with_skills.stdout
+    assert "Listen:        nothing (no listChanged, no subscribe)" in with_skills.stdout
+    without = mrtr("--stdio", stdio_cmd(SKILLS_SERVER, "--no-extension"), "discover")
+    assert "Skills:        no" in without.stdout
+    for protocol in ("2026-07-28", "2025-11-25"):
+        listen = mrtr("--protocol", protocol, "--stdio", stdio_cmd(SERVERS / "listen_server.py"), "discover")
+        assert listen.code == 0, listen.stderr
+        assert "Listen:        tools, resources, resource updates: mrtr listen" in listen.stdout

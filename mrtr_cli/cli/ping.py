@@ -48,7 +48,6 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
     app = make_app(ctx, kw)
     times: list[float] = []
     with app.session() as session:
-        name = sanitize(session.server_name, single_line=True)
         try:
             for seq in itertools.count(1) if count == 0 else range(1, count + 1):
                 if seq > 1 and interval > 0:
@@ -59,6 +58,7 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
                 if app.opts.json_mode:
                     print_json(app.env, {"seq": seq, "method": echo.method, "timeMs": ms, "result": echo.result})
                 else:
+                    name = sanitize(session.server_name, single_line=True)  # known after a reply
                     app.env.out(f"reply from {name}: {echo.method} seq={seq} time={ms:.3f} ms")
         finally:
             if times and not app.env.quiet and (count != 1):

@@ -37,6 +37,17 @@ LISTS = {
 _UNSUBSCRIBE_SECONDS = 3.0  # for resources/unsubscribe on the way out
 
 
+def listenable(capabilities: Any) -> list[str]:
+    """What `mrtr listen` can watch on a server with `capabilities`: "tools", "prompts",
+    "resources" (their `listChanged`) and "resource updates" (`resources.subscribe`)."""
+    caps = capabilities if isinstance(capabilities, dict) else {}
+    out = [k for k in LISTS if isinstance(caps.get(k), dict) and caps[k].get("listChanged") is True]
+    resources = caps.get("resources") if isinstance(caps.get("resources"), dict) else {}
+    if resources.get("subscribe") is True:
+        out.append("resource updates")
+    return out
+
+
 class ListenDeadline(Deadline):
     """A `Deadline` that can also be ended early (`stop`): the session's wait then
     cancels the listen request as it does on a timeout, telling the server `stop_reason`."""
