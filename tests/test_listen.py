@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd
-from tests.test_progress_cancel import wait_for
+from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
+from tests.test_progress_cancel import start_mrtr, wait_for
 
 LISTEN_SERVER = SERVERS / "listen_server.py"
 ERAS = {"modern": "2026-07-28", "legacy": "2025-11-25"}
@@ -88,10 +87,7 @@ def test_timeout_is_exit_7_after_closing_the_subscription(mrtr, where, http_serv
 
 def test_ctrl_c_closes_the_subscription_and_exits_130(where, http_servers, tmp_path):
     t = target(*where, http_servers, tmp_path, "--emit", "tools")
-    proc = subprocess.Popen(
-        [PY, "-m", "mrtr_cli", *t.args, "listen", "--tools", "--resource", "test://watched"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=clean_env(tmp_path), cwd=ROOT, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = start_mrtr(tmp_path, *t.args, "listen", "--tools", "--resource", "test://watched")
     try:
         first = proc.stdout.readline()  # the notification arrived: the subscription is open
         assert first.endswith("tools list changed\n")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 
 import pytest
 
-from tests.conftest import PY, ROOT, SERVERS, clean_env, free_port, read_records, stdio_cmd
+from tests.conftest import SERVERS, free_port, read_records, stdio_cmd
+from tests.test_progress_cancel import start_mrtr
 
 LEGACY = SERVERS / "legacy_server.py"
 SKILLS = SERVERS / "skills_server.py"
@@ -61,10 +61,7 @@ def test_no_reply_within_timeout_is_exit_7(mrtr):
 
 
 def test_count_zero_pings_until_ctrl_c(tmp_path):
-    proc = subprocess.Popen(
-        [PY, "-m", "mrtr_cli", "--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping", "-c", "0", "-i", "0.05"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=clean_env(tmp_path), cwd=ROOT, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = start_mrtr(tmp_path, "--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping", "-c", "0", "-i", "0.05")
     try:
         assert proc.stdout.readline().startswith("reply from ")
         assert proc.stdout.readline().startswith("reply from ")  # it goes on past one

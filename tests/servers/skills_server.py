@@ -28,7 +28,7 @@ import sys
 from typing import Any
 
 from mcp.server.lowlevel import Server
-from mcp_types import GetPromptRequestParams, PaginatedRequestParams, RequestParams  # noqa: F401
+from mcp_types import PaginatedRequestParams, RequestParams
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import parse_args, serve  # noqa: E402
