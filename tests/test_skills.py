@@ -137,6 +137,16 @@ def test_unlisted_skill_is_loaded_by_uri_through_skills_get(mrtr, http_servers, 
     assert missing.code == 4 and "nowhere" in missing.stderr  # -32602 from skills/get
 
 
+def test_dynamic_skill_is_loaded_with_a_warning(mrtr, http_servers, tmp_path):
+    target = skills_target("stdio", http_servers, tmp_path)
+    dest = tmp_path / "daily"
+    run = mrtr(*target.args, "skill", "skill://reports/daily/SKILL.md", "--files", str(dest))
+    assert run.code == 0, run.stderr
+    assert "\"dynamic\"" in run.stderr and "cannot be verified" in run.stderr
+    assert (dest / "SKILL.md").read_text().endswith("Generated.\n")
+    assert [p.name for p in dest.iterdir()] == ["SKILL.md"]
+
+
 def test_unknown_name_says_did_you_mean(mrtr, http_servers, tmp_path):
     target = skills_target("stdio", http_servers, tmp_path)
     run = mrtr(*target.args, "skill", "pdf-processin")

@@ -9,6 +9,7 @@ Skills:
   in its frontmatter.
 - `ops/refunds` (name `refunds` too: names are not unique).
 - `hidden/secret-skill`: not listed; `skills/get` and `resources/read` serve it.
+- `reports/daily` (name `daily`): not listed, `resources: "dynamic"` (no digests).
 
 Tampering (the listing keeps the true digest and size, the read serves other bytes):
 `--bad-digest PATH` serves PATH (e.g. `SKILL.md` or `references/FORMS.md` of
@@ -87,6 +88,8 @@ SKILLS: dict[str, tuple[dict[str, Any], dict[str, bytes]]] = {
                     {"SKILL.md": OPS_REFUNDS.encode()}),
     "hidden/secret-skill": ({"name": "secret-skill", "description": "A skill the listing leaves out"},
                             {"SKILL.md": HIDDEN.encode()}),
+    "reports/daily": ({"name": "daily", "description": "Today's report"},
+                      {"SKILL.md": b"---\nname: daily\ndescription: Today's report\n---\n\nGenerated.\n"}),
 }
 LISTED = ["pdf-processing", "acme/billing/refunds", "ops/refunds"]
 TAMPERED_FM = PDF_SKILL.replace("description: Extract, fill, and assemble PDF documents",
@@ -115,6 +118,8 @@ def served(path: str, rel: str) -> bytes:
 
 def entry(path: str) -> dict[str, Any]:
     frontmatter, files = SKILLS[path]
+    if path == "reports/daily":
+        return {"uri": f"skill://{path}/SKILL.md", "frontmatter": frontmatter, "resources": "dynamic"}
     resources = []
     for rel, data in files.items():
         if path == "pdf-processing" and rel == "SKILL.md" and OPTS.bad_frontmatter:
