@@ -66,9 +66,11 @@ class ListenDeadline(Deadline):
 
     @property
     def stopped(self) -> bool:
+        """True once `stop` was called."""
         return self._stopped.is_set()
 
     def remaining(self) -> float | None:
+        """Seconds left: 0 once stopped, else as `Deadline.remaining`."""
         return 0.0 if self._stopped.is_set() else super().remaining()
 
     def wait(self, seconds: float) -> None:
@@ -135,6 +137,7 @@ class Listener:
         self._lock = threading.Lock()
 
     def __call__(self, msg: Message) -> None:
+        """Take one notification from the session (`Session.on_notification`)."""
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
         with self._lock:
