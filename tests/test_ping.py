@@ -31,10 +31,12 @@ def test_modern_ping_times_server_discover(mrtr, kind, http_servers, tmp_path):
     assert sent == ["server/discover"] * 3 and "ping" not in sent
 
 
-def test_legacy_ping_sends_ping_and_json_is_one_line_each(mrtr, tmp_path):
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_legacy_ping_sends_ping_and_json_is_one_line_each(mrtr, kind, http_servers, tmp_path):
     record = tmp_path / "record.jsonl"
-    run = mrtr("--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY, "--record", str(record)),
-               "ping", "-c", "2", "-i", "0", "--json")
+    where = (["--stdio", stdio_cmd(LEGACY, "--record", str(record))] if kind == "stdio"  # hand-written
+             else ["--url", http_servers.start(SERVERS / "listen_server.py", "--record", str(record))])  # SDK
+    run = mrtr("--protocol", "2025-11-25", *where, "ping", "-c", "2", "-i", "0", "--json")
     assert run.code == 0, run.stderr
     docs = [json.loads(line) for line in run.stdout.splitlines()]
     assert [(d["seq"], d["method"], d["result"]) for d in docs] == [(1, "ping", {}), (2, "ping", {})]
