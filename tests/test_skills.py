@@ -191,9 +191,13 @@ def test_entry_rules_refuse_unlisted_manifest_foreign_files_and_bad_resources():
             SkillLoader(None, {**base, "resources": resources})  # type: ignore[arg-type]
     with pytest.raises(VerificationFailed, match="limit"):
         SkillLoader(None, {**base, "resources": [{**good, "size": 17 * 1024 * 1024}]})  # type: ignore[arg-type]
-    loader = SkillLoader(None, {**base, "resources": [good, {**good, "uri": "skill://a/../../etc/passwd"}]})  # type: ignore[arg-type]
     with pytest.raises(VerificationFailed, match="unsafe path"):
-        loader.relative("skill://a/../../etc/passwd")
+        SkillLoader(None, {**base, "resources": [good, {**good, "uri": "skill://a/../../etc/passwd"}]})  # type: ignore[arg-type]
+    loader = SkillLoader(None, {**base, "resources": [good]})  # type: ignore[arg-type]
+    for bad in ("skill://a/../../etc/passwd", "skill://a/x\nname.md", "skill://a/x\\..\\y", "skill://a//x"):
+        with pytest.raises(VerificationFailed, match="unsafe path"):
+            loader.relative(bad)
+    assert loader.relative("skill://a/references/FORMS.md") == "references/FORMS.md"
     assert SkillLoader(None, {**base, "resources": "dynamic"}).dynamic  # type: ignore[arg-type]
 
 

@@ -170,6 +170,7 @@ class SkillLoader:
                 raise VerificationFailed(f"the skill entry for {self._shown(self.uri)} lists {self._shown(uri)} twice")
             seen.add(uri)
             if uri != self.uri:
+                self.relative(uri)  # an unsafe path refuses the entry before anything is read
                 self.files.append(res)
         if self.uri not in seen:
             raise VerificationFailed(f"the skill entry for {self._shown(self.uri)} does not list its own {MANIFEST}")
@@ -191,11 +192,13 @@ class SkillLoader:
         """`uri`'s path below the skill root (`references/FORMS.md`).
 
         Raises:
-            VerificationFailed: a path that could leave a directory (`..`, empty or absolute parts).
+            VerificationFailed: a path that could leave a directory (`..`, empty or absolute
+                parts, a backslash) or holds control characters.
         """
         rel = uri[len(skill_root(self.uri)) + 1:]
         parts = rel.split("/")
-        if not rel or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+        if not rel or any(p in ("", ".", "..") or "\\" in p or any(ord(c) < 0x20 or ord(c) == 0x7F for c in p)
+                          for p in parts):
             raise VerificationFailed(f"the skill file {self._shown(uri)} has an unsafe path")
         return rel
 
