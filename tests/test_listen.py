@@ -139,3 +139,25 @@ def test_event_lines_are_sanitized():
                            "params": {"uri": "test://x\x1b[31mred\nnext", "title": "t\x07"}})
     assert "\x1b" not in line and "\n" not in line and "\x07" not in line
     assert describe_event({"method": "notifications/prompts/list_changed"}) == "prompts list changed"
+
+
+def test_legacy_server_offering_no_subscribe_is_refused(mrtr):
+    # The hand-written 2025-06-18 server declares neither resources.subscribe nor listChanged.
+    run = mrtr("--stdio", stdio_cmd(SERVERS / "legacy_server.py"), "listen", "--resource", "legacy://hello")
+    assert run.code == 4
+    assert "does not offer resources/subscribe" in run.stderr
+    assert "offers nothing of what was asked to listen for" in run.stderr
+
+
+def test_an_acknowledgement_that_leaves_something_out_is_named():
+    from mrtr_cli.protocol.listen import Want
+
+    want = Want(kinds=["tools", "prompts"], uris=["a://1", "a://2"])
+    assert want.filter() == {"toolsListChanged": True, "promptsListChanged": True,
+                             "resourceSubscriptions": ["a://1", "a://2"]}
+    assert want.missing_from({"toolsListChanged": True, "resourceSubscriptions": ["a://1"]}) == [
+        "promptsListChanged", "resource a://2"]
+    assert want.missing_from(None) == ["toolsListChanged", "promptsListChanged", "resource a://1", "resource a://2"]
+    assert want.matches({"method": "notifications/resources/updated", "params": {"uri": "a://2"}})
+    assert not want.matches({"method": "notifications/resources/updated", "params": {"uri": "a://3"}})
+    assert not want.matches({"method": "notifications/resources/list_changed"})
