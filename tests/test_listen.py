@@ -161,3 +161,9 @@ def test_an_acknowledgement_that_leaves_something_out_is_named():
     assert want.matches({"method": "notifications/resources/updated", "params": {"uri": "a://2"}})
     assert not want.matches({"method": "notifications/resources/updated", "params": {"uri": "a://3"}})
     assert not want.matches({"method": "notifications/resources/list_changed"})
+
+
+def test_a_modern_server_without_listen_gets_a_hint(mrtr):
+    run = mrtr("--stdio", stdio_cmd(SERVERS / "skills_server.py"), "listen", "--tools")
+    assert run.code == 4
+    assert "-32601" in run.stderr and "does not serve subscriptions/listen" in run.stderr

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli.errors import ProtocolError, TimeoutExpired
+from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import META, Session
 from mrtr_cli.transport.base import Message
@@ -34,6 +34,7 @@ LISTS = {
     "prompts": ("promptsListChanged", "notifications/prompts/list_changed"),
     "resources": ("resourcesListChanged", "notifications/resources/list_changed"),
 }
+METHOD_NOT_FOUND = -32601
 _UNSUBSCRIBE_SECONDS = 3.0  # for resources/unsubscribe on the way out
 
 
@@ -204,6 +205,10 @@ def _listen_modern(session: Session, want: Want, listener: Listener, deadline: L
         listener.on_ack = on_ack
     try:
         session.request("subscriptions/listen", {"notifications": want.filter()}, deadline=deadline)
+    except JsonRpcError as err:
+        if err.code == METHOD_NOT_FOUND:
+            err.hint = err.hint or "this server does not serve subscriptions/listen (mrtr discover shows what it offers)"
+        raise
     except TimeoutExpired:
         if deadline.stopped:
             return Ended("count", listener.delivered)
