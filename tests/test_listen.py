@@ -7,7 +7,10 @@ and the server ending the subscription (issue 15).
 from __future__ import annotations
 
 import json
+import queue
 import signal
+import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,18 @@ from tests.test_progress_cancel import start_mrtr, wait_for
 
 LISTEN_SERVER = SERVERS / "listen_server.py"
 ERAS = {"modern": "2026-07-28", "legacy": "2025-11-25"}
+
+
+def read_line(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
+    """The next stdout line of `proc`, waiting at most `timeout` seconds (a safety net: a
+    process that hangs fails the test instead of hanging it)."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        proc.kill()
+        raise AssertionError(f"no output line within {timeout}s") from None
 
 
 class ListenTarget:
@@ -89,7 +104,7 @@ def test_ctrl_c_closes_the_subscription_and_exits_130(where, http_servers, tmp_p
     t = target(*where, http_servers, tmp_path, "--emit", "tools")
     proc = start_mrtr(tmp_path, *t.args, "listen", "--tools", "--resource", "test://watched")
     try:
-        first = proc.stdout.readline()  # the notification arrived: the subscription is open
+        first = read_line(proc)  # the notification arrived: the subscription is open
         assert first.endswith("tools list changed\n")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)

@@ -9,6 +9,7 @@ import signal
 import pytest
 
 from tests.conftest import SERVERS, free_port, read_records, stdio_cmd
+from tests.test_listen import read_line
 from tests.test_progress_cancel import start_mrtr
 
 LEGACY = SERVERS / "legacy_server.py"
@@ -65,8 +66,8 @@ def test_no_reply_within_timeout_is_exit_7(mrtr):
 def test_count_zero_pings_until_ctrl_c(tmp_path):
     proc = start_mrtr(tmp_path, "--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping", "-c", "0", "-i", "0.05")
     try:
-        assert proc.stdout.readline().startswith("reply from ")
-        assert proc.stdout.readline().startswith("reply from ")  # it goes on past one
+        assert read_line(proc).startswith("reply from ")
+        assert read_line(proc).startswith("reply from ")  # it goes on past one
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     finally:
