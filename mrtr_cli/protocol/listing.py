@@ -19,6 +19,7 @@ LIST_MEMBER = {
     "resources/list": "resources",
     "resources/templates/list": "resourceTemplates",
     "tasks/list": "tasks",  # 2025-11-25 core tasks (legacy sessions)
+    "skills/list": "skills",  # the skills extension (SEP-2640)
 }
 MAX_PAGES = 10_000
 

@@ -102,6 +102,9 @@ class Session:
     Attributes:
         server_info: the last `io.modelcontextprotocol/serverInfo` seen in a result `_meta`.
         on_log: called with the params of each `notifications/message`.
+        on_notification: called (on a reader thread) with every other notification the
+            server sends, as sent (list changes, resource updates, subscription
+            acknowledgements: protocol/listen.py); None drops them.
         progress: shows the progress of every request (a ProgressSink), or None.
         on_server_request: for older servers; called with a server-initiated request and
             returns the response message to send (None: not handled). It runs on the
@@ -131,6 +134,7 @@ class Session:
         self.log_level = log_level
         self.server_info: dict[str, Any] | None = None
         self.on_log: Callable[[dict[str, Any]], None] | None = None
+        self.on_notification: Callable[[Message], None] | None = None
         self.on_server_request: Callable[[Message], Message | None] | None = None
         self.discover_result: dict[str, Any] | None = None
         self.progress: ProgressSink | None = None
@@ -334,7 +338,9 @@ class Session:
             # The deadline, or a failure while answering a server request (a bad
             # answer file, a refusal): the request is abandoned, so tell the server.
             self._end_progress(token)
-            self.cancel(rid, "timeout" if isinstance(exc, TimeoutExpired) else "the client stopped")
+            reason = getattr(deadline, "stop_reason", None) or (
+                "timeout" if isinstance(exc, TimeoutExpired) else "the client stopped")
+            self.cancel(rid, reason)
             raise
         finally:
             self._end_progress(token)
@@ -458,6 +464,8 @@ class Session:
         elif method == "notifications/message":
             if self.on_log is not None:
                 self.on_log(params)
+        elif method and self.on_notification is not None:
+            self.on_notification(msg)
 
     def _note_server_info(self, result: dict[str, Any]) -> None:
         meta = result.get("_meta")

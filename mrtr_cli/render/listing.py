@@ -246,6 +246,7 @@ def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "
                     detail = ", ".join(one_line(k) + ("" if v is True else f"={json.dumps(v)}")
                                        for k, v in value.items() if v is not False)
             lines.append(f"  {one_line(key)}" + (f": {detail}" if detail else ""))
+    lines.extend(_supports(caps))
     if "ttlMs" in result or "cacheScope" in result:
         lines.append(f"Cache:         ttlMs {one_line(result.get('ttlMs'))}, {one_line(result.get('cacheScope'))}")
     instructions = result.get("instructions")
@@ -253,3 +254,14 @@ def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "
         lines.append("Instructions:")
         lines.extend("  " + sanitize(line) for line in instructions.strip().splitlines())
     return "\n".join(lines)
+
+
+def _supports(caps: Any) -> list[str]:
+    """The `Skills:` and `Listen:` lines of `describe_discover`: whether the server declares
+    the skills extension (`mrtr skills`) and what `mrtr listen` can watch there."""
+    from mrtr_cli.protocol.listen import listenable  # noqa: PLC0415
+    from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415
+
+    watch = listenable(caps)
+    return [f"Skills:        {'yes (' + EXTENSION + '): mrtr skills' if declares_skills(caps) else 'no'}",
+            f"Listen:        {', '.join(watch) + ': mrtr listen' if watch else 'nothing (no listChanged, no subscribe)'}"]

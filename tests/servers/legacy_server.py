@@ -1,12 +1,13 @@
 """A hand-written handshake-era stdio server (raw JSON-RPC, no SDK) for issue 5.
 
-Usage: python legacy_server.py [--version 2025-06-18] [--silent-discover] [--record FILE]
+Usage: python legacy_server.py [--version 2025-06-18] [--silent-discover] [--silent-ping] [--record FILE]
 
 It speaks one protocol version (default 2025-06-18; `--version 2025-11-25` adds URL
 elicitation), answers `initialize` with that version whatever the client offers, and
 asks its questions the pre-2026 way: server-initiated requests in the middle of a call.
 Before `initialize` it answers `ping`, and `server/discover` (or any other request) with
 `-32601`, or not at all with `--silent-discover` (as some legacy servers do).
+With `--silent-ping` a `ping` after `initialize` is never answered (a hung server).
 Every line received is appended to `--record FILE` as `{"raw": LINE}`.
 
 Tools:
@@ -31,6 +32,7 @@ import sys
 ARGS = sys.argv[1:]
 VERSION = ARGS[ARGS.index("--version") + 1] if "--version" in ARGS else "2025-06-18"
 SILENT = "--silent-discover" in ARGS
+SILENT_PING = "--silent-ping" in ARGS
 RECORD = ARGS[ARGS.index("--record") + 1] if "--record" in ARGS else None
 
 BOOKING_SCHEMA = {
@@ -156,7 +158,7 @@ def handle(msg: dict) -> dict | None:
     method = msg.get("method")
     params = msg.get("params") or {}
     if method == "ping":
-        return {"result": {}}
+        return None if SILENT_PING and state["initialized"] else {"result": {}}
     if method == "initialize":
         state["initialized"] = True
         caps = {"tools": {}, "resources": {}, "logging": {}}

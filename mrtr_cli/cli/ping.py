@@ -1,0 +1,67 @@
+"""`mrtr ping`: time round trips to the server, like ping(8).
+
+One line per reply on stdout (`--json`: one JSON object per reply), a summary on stderr.
+Exit 0 when every ping was answered, 3 when the server cannot be reached, 7 when a reply
+does not come within --timeout (which bounds each reply), 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from mrtr_cli.cli.main import cli
+from mrtr_cli.cli.options import global_options, make_app
+from mrtr_cli.cli.params import MAX_SECONDS
+
+
+def _finite(value: float) -> float:
+    import math  # noqa: PLC0415
+
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value!r} is not a finite number of seconds")
+    return value
+
+
+@cli.command("ping")
+@click.option("-c", "--count", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Pings to send; 0: until Ctrl-C.")
+@click.option("-i", "--interval", type=click.FloatRange(min=0, max=MAX_SECONDS), default=1.0, show_default=True,
+              metavar="SECONDS", callback=lambda ctx, param, value: _finite(value), help="Wait between pings (0: none).")
+@global_options
+@click.pass_context
+def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
+    """Check the server answers and print each round-trip time.
+
+    Sends `ping` to a 2025-11-25 (or older) server, and `server/discover` to a 2026-07-28
+    one (that revision has no ping). --timeout bounds each reply (exit 7).
+    """
+    import itertools  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415
+    from mrtr_cli.protocol.ping import ping_once  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    times: list[float] = []
+    with app.session() as session:
+        try:
+            for seq in itertools.count(1) if count == 0 else range(1, count + 1):
+                if seq > 1 and interval > 0:
+                    time.sleep(interval)
+                echo = ping_once(session, Deadline(app.opts.timeout))
+                times.append(echo.seconds)
+                ms = round(echo.seconds * 1000, 3)
+                if app.opts.json_mode:
+                    print_json(app.env, {"seq": seq, "method": echo.method, "timeMs": ms, "result": echo.result})
+                else:
+                    name = sanitize(session.server_name, single_line=True)  # known after a reply
+                    app.env.out(f"reply from {name}: {echo.method} seq={seq} time={ms:.3f} ms")
+        finally:
+            if times and not app.env.quiet and (count != 1):
+                app.env.err(f"mrtr: {len(times)} replies, round trip min/avg/max = {min(times) * 1000:.3f}/"
+                            f"{sum(times) / len(times) * 1000:.3f}/{max(times) * 1000:.3f} ms")
+    return 0

@@ -1,0 +1,82 @@
+"""`mrtr ping` (issue 15): `ping` to a 2025-11-25 server, `server/discover` to a 2026-07-28
+one (which has no ping), -c / -i like ping(8), exit 0 / 3 / 7 / 130."""
+
+from __future__ import annotations
+
+import json
+import signal
+
+import pytest
+
+from tests.conftest import SERVERS, free_port, read_records, stdio_cmd
+from tests.test_listen import read_line
+from tests.test_progress_cancel import start_mrtr
+
+LEGACY = SERVERS / "legacy_server.py"
+SKILLS = SERVERS / "skills_server.py"
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_modern_ping_times_server_discover(mrtr, kind, http_servers, tmp_path):
+    record = tmp_path / "record.jsonl"
+    where = (["--stdio", stdio_cmd(SKILLS, "--record", str(record))] if kind == "stdio"
+             else ["--url", http_servers.start(SKILLS, "--record", str(record))])
+    run = mrtr("--protocol", "2026-07-28", *where, "ping", "-c", "3", "-i", "0")
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 3
+    for seq, line in enumerate(lines, 1):
+        assert line.startswith(f"reply from skills-test: server/discover seq={seq} time=") and line.endswith(" ms")
+    assert "3 replies, round trip min/avg/max = " in run.stderr
+    sent = [m["method"] for m in read_records(record, probe=True) if "id" in m]
+    assert sent == ["server/discover"] * 3 and "ping" not in sent
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_legacy_ping_sends_ping_and_json_is_one_line_each(mrtr, kind, http_servers, tmp_path):
+    record = tmp_path / "record.jsonl"
+    where = (["--stdio", stdio_cmd(LEGACY, "--record", str(record))] if kind == "stdio"  # hand-written
+             else ["--url", http_servers.start(SERVERS / "listen_server.py", "--record", str(record))])  # SDK
+    run = mrtr("--protocol", "2025-11-25", *where, "ping", "-c", "2", "-i", "0", "--json")
+    assert run.code == 0, run.stderr
+    docs = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [(d["seq"], d["method"], d["result"]) for d in docs] == [(1, "ping", {}), (2, "ping", {})]
+    assert all(isinstance(d["timeMs"], float) and d["timeMs"] >= 0 for d in docs)
+    assert [m["method"] for m in read_records(record) if "id" in m].count("ping") == 2
+
+
+def test_one_ping_by_default_and_no_summary(mrtr):
+    run = mrtr("--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping")
+    assert run.code == 0, run.stderr
+    assert len(run.stdout.splitlines()) == 1 and "replies" not in run.stderr
+
+
+def test_unreachable_is_exit_3(mrtr):
+    run = mrtr("--url", f"http://127.0.0.1:{free_port()}/mcp", "ping")
+    assert run.code == 3
+    assert run.stdout == "" and "cannot connect" in run.stderr
+
+
+def test_no_reply_within_timeout_is_exit_7(mrtr):
+    run = mrtr("--protocol", "2025-11-25", "--timeout", "2", "--stdio", stdio_cmd(LEGACY, "--silent-ping"), "ping")
+    assert run.code == 7, run.stderr
+    assert "timed out" in run.stderr and "ping" in run.stderr
+
+
+def test_count_zero_pings_until_ctrl_c(tmp_path):
+    proc = start_mrtr(tmp_path, "--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping", "-c", "0", "-i", "0.05")
+    try:
+        assert read_line(proc).startswith("reply from ")
+        assert read_line(proc).startswith("reply from ")  # it goes on past one
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "replies, round trip min/avg/max" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [["-c", "-1"], ["-i", "nan"], ["-i", "-1"], ["-c", "x"]])
+def test_bad_count_or_interval_is_a_usage_error(mrtr, args):
+    run = mrtr("--stdio", stdio_cmd(LEGACY), "ping", *args)
+    assert run.code == 2 and "Traceback" not in run.stderr
