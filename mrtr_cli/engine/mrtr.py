@@ -19,6 +19,7 @@ The number of `input_required` rounds is capped (`--max-rounds`).
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -275,7 +276,8 @@ class MrtrEngine:
             doc = self._pending(method, params, input_requests, request_state, left, typed,
                                 getattr(exc, "prefill", {}))
             path = save_interrupted(doc)
-            hint = f"the call can be finished later: mrtr resume {path} --answers FILE" if path else None
+            hint = (f"the call can be finished later: mrtr resume {shlex.quote(path)} (it asks again at a "
+                    "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint) from None
         answered = {**preset, **round_outcome.responses}
         if round_outcome.missing:
@@ -329,6 +331,6 @@ class MrtrEngine:
         left = self.deadline.remaining()
         if left is not None:
             if left <= 0:
-                raise TimeoutExpired(f"timed out after {self.deadline.timeout:g}s")
+                raise TimeoutExpired(f"timed out{self.deadline.describe()}")
             seconds = min(seconds, left)
         time.sleep(seconds)

@@ -354,8 +354,7 @@ class Session:
         try:
             return self.transport.exchange(msg, headers, deadline.remaining)
         except RequestTimeout:
-            raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {msg['method']}"
-                                 + (" (extended by progress up to --max-timeout)" if deadline.extended else "")) from None
+            raise TimeoutExpired(f"timed out{deadline.describe()} waiting for {msg['method']}") from None
 
     def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str) -> Message:
         """Wait for `fut`, answering server-initiated requests on this thread meanwhile."""
@@ -373,8 +372,7 @@ class Session:
                         raise TransportError(f"the request {method} was abandoned") from None
                 left = deadline.remaining()
                 if left is not None and left <= 0:
-                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {method}"
-                                         + (" (extended by progress up to --max-timeout)" if deadline.extended else ""))
+                    raise TimeoutExpired(f"timed out{deadline.describe()} waiting for {method}")
                 wake.wait(_POLL if left is None else min(_POLL, left))
                 wake.clear()
         finally:

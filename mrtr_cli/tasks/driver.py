@@ -447,6 +447,5 @@ class TaskDriver:
     def _timed_out(self) -> TimeoutExpired:
         self._save()
         data = {"taskId": self.task_id, "command": self.context.command("wait", self.task_id)}
-        limit = f" after {self.deadline.timeout:g}s" if self.deadline.timeout is not None else ""
-        return TimeoutExpired(f"timed out{limit} waiting for {self._where()}; the task goes on",
+        return TimeoutExpired(f"timed out{self.deadline.describe()} waiting for {self._where()}; the task goes on",
                               data=data, hint=self._resume_lines())
