@@ -220,6 +220,13 @@ def test_no_input_pending_document_then_update_and_wait(mrtr, tasks: Target, tmp
     assert pending["params"] == {"name": "ask_once", "arguments": {}}
     assert list(pending["inputRequests"]) == ["name-1"] and pending["missing"] == ["name-1"]
     assert "task update" in r.stderr and task_id in r.stderr
+    # issue 16: over stdio the server process ends with the run; the message says so.
+    if tasks.kind == "stdio":
+        assert "the task waits on the server" not in r.stderr
+        assert "unless the server keeps its tasks elsewhere (a file, a database), the task ends with this run" in r.stderr
+        assert "run the call again with --answers FILE" in r.stderr
+    else:
+        assert "the task waits on the server; answer it with:" in r.stderr
     template = pending["answersTemplate"]
     template["inputResponses"]["name-1"]["content"]["name"] = "Bea"
     answers = write_json(tmp_path / "answers.json", template)

@@ -338,9 +338,22 @@ class TaskDriver:
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
                             "the pending document is on stdout", doc)
-        err.hint = (f"the task waits on the server; or answer it with: "
-                    f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
+        if self._over_stdio():
+            # The task lives in the server process, which stops when mrtr exits: no later
+            # `task update` can reach it (the same truth `--detach` over stdio tells).
+            err.hint = ("over stdio the task lives in the server process, which stops when mrtr exits: unless "
+                        "the server keeps its tasks elsewhere (a file, a database), the task ends with this run, "
+                        "so fill in the pending document's answersTemplate and run the call again with "
+                        "--answers FILE; a server that keeps them takes the answers with: "
+                        f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
+        else:
+            err.hint = (f"the task waits on the server; answer it with: "
+                        f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
         return err
+
+    def _over_stdio(self) -> bool:
+        """True when the task lives in a stdio server process that this run started (and stops)."""
+        return "stdio" in self.context.target
 
     def _unanswered(self, err: InputRequired) -> InputRequired:
         """The legacy session's exit-5 error for questions a 2025-11-25 task asked during a
@@ -389,7 +402,9 @@ class TaskDriver:
             message = note + (f" ({message})" if message else "")
         tone = {INPUT_REQUIRED: "attention", COMPLETED: "done", FAILED: "error", CANCELLED: "error"}.get(
             state.status, "active")
-        hint = "Ctrl-C cancels it" if self.cancel_on_interrupt else "Ctrl-C leaves it running"
+        hint = ("Ctrl-C cancels it" if self.cancel_on_interrupt
+                else "Ctrl-C stops the stdio server" if self._over_stdio()
+                else "Ctrl-C leaves it running")
         self.status.show(StatusView(label=f"task {short_id(self.task_id) if self.status.live else self.task_id}",
                                     status=state.status, message=message, started=self.started,
                                     next_at=next_at, tone=tone, hint=hint if not state.terminal else None))
