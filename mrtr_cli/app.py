@@ -73,14 +73,15 @@ class RunOptions:
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
     """The exit code of a finished request: 0, 1 when a tool result has `isError: true`,
-    6 after a decline or cancel (DESIGN.md section 2); a detached task is 0."""
+    6 after a decline or cancel (DESIGN.md section 2), both by `errors.winning_status`
+    (1 wins); a detached task is 0."""
     if outcome.extra.get("detached"):
         return int(ExitStatus.SUCCESS)
-    if method == "tools/call" and outcome.result.get("isError") is True:
-        return int(ExitStatus.TOOL_ERROR)
-    if outcome.declined:
-        return int(ExitStatus.DECLINED)
-    return int(ExitStatus.SUCCESS)
+    from mrtr_cli.errors import winning_status  # noqa: PLC0415
+
+    return winning_status(*(
+        [ExitStatus.TOOL_ERROR] if method == "tools/call" and outcome.result.get("isError") is True else []),
+        *([ExitStatus.DECLINED] if outcome.declined else []))
 
 
 def check_writable(path: str, option: str) -> None:
@@ -520,11 +521,13 @@ class App:
 
     def finish(self, method: str, outcome: EngineOutcome) -> int:
         """Print the final result and choose the exit code (1 for isError, 6 after a decline)."""
-        from mrtr_cli.render.output import print_result  # noqa: PLC0415
+        from mrtr_cli.render.output import note_tool_error, print_result  # noqa: PLC0415
 
+        code = outcome_status(method, outcome)
         if not outcome.extra.get("detached"):  # `--detach`: the task was printed, the result comes later
             print_result(self.env, method, outcome.result, json_mode=self.opts.json_mode)
-        return outcome_status(method, outcome)
+            note_tool_error(self.env, method, outcome.result, code)
+        return code
 
     def _save_answers(self, recorder: AnswerRecorder) -> None:
         path = self.opts.save_answers

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
@@ -49,10 +50,9 @@ class TerminalResponder:
         self.partial: dict[str, Any] = {}
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415
-        from rich.console import Console  # noqa: PLC0415
 
         self._pt = {"input": create_input(env.prompt_input() or env.stdin), "output": create_output(stdout=env.stderr)}
-        self.console = Console(file=env.stderr, highlight=False, soft_wrap=True)
+        self.console = styled_console(env, env.stderr, soft_wrap=True)
 
     # ------------------------------------------------------------------ dispatch
     def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> Any:
