@@ -149,7 +149,7 @@ class ToolCatalog:
 
         close = close_matches(name, names)
         hint = (f"did you mean: {', '.join(close)}?" if close
-                else f"no tool has a name like it; the tools command lists the server's {len(names)}" if names
+                else f"no tool has a name like it; the tools command lists the server's {len(names)} tools" if names
                 else "the server lists no tools")
         return UsageError(f"unknown tool {name!r}", hint=sanitize(hint, single_line=True))
 

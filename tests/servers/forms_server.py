@@ -172,7 +172,7 @@ async def call_tool(ctx, params):
 
 
 TOOLS = {"every_kind": {}, "two_rounds": {}, "three_forms": {}, "url_login": {"url": {"type": "string"}},
-         "hostile": {}, "just_confirm": {}}
+         "hostile": {}, "just_confirm": {}, "strict_confirm": {}}
 
 server = Server("forms-test", version="1.0", title="Forms Test Server", on_list_tools=list_tools_handler(TOOLS),
                 on_call_tool=call_tool)
