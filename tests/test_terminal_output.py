@@ -114,3 +114,25 @@ def write_decline(tmp_path: Path) -> Path:
     path = tmp_path / "decline.json"
     path.write_text('{"inputResponses": {"ok": {"action": "decline"}}}')
     return path
+
+
+@pytest.mark.pty
+def test_a_refused_value_is_shown_right_above_the_field_asked_again(tmp_path):
+    # A tall terminal: questionary's own validation would draw the reason on its bottom line.
+    child = pexpect.spawn("/bin/sh", ["-c", "exec " + shlex.join(
+        [PY, "-m", "mrtr_cli", "--stdio", WORK, "call", "update_work_item", "workItemId=4522", "state=Resolved",
+         "-a", "resolution=Duplicate"]) + f" > {shlex.quote(str(tmp_path / 'out.txt'))}"],
+        cwd=str(ROOT), env=clean_env(tmp_path), encoding="utf-8", timeout=60, dimensions=(60, 120))
+    child.expect("Original work item id")
+    child.send("abc\r")
+    # The reason, then (on the next line) the same field again with the refused text filled in.
+    child.expect("✗ expected an integer[^\r\n]*\r\n")
+    child.expect("Original work item id")
+    child.expect("abc")
+    assert "\x1b[60;1H" not in child.before  # nothing drawn on the bottom row
+    child.send("\x08" * 3 + "4301\r")
+    child.expect(r"Send these answers\?")
+    child.send("\r")
+    code, _ = finish(child)
+    assert code == 0
+    assert (tmp_path / "out.txt").read_text().startswith("Work item 4522 resolved as a duplicate of 4301.")
