@@ -179,6 +179,8 @@ def test_ctrl_c_keeps_earlier_answers_for_resume(tmp_path, forms: Target, mrtr, 
     assert s.finish() == 130
     match = re.search(r"mrtr resume (\S+\.json)", s.screen)
     assert match, s.screen
+    # issue 16: resume asks again at a terminal, so the hint does not demand --answers FILE.
+    assert f"mrtr resume {match.group(1)} (it asks again at a terminal" in s.screen
     doc = json.loads(Path(match.group(1)).read_text())
     assert Path(match.group(1)).is_relative_to(tmp_path / "state" / "mrtr" / "pending")
     assert doc["answered"] == {"a": {"action": "accept", "content": {"word": "kept"}}}
