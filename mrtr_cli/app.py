@@ -510,7 +510,7 @@ class App:
         try:
             return engine.run(method, params, resume_from=resume_from, answered=answered, sent=sent)
         finally:
-            if recorder is not None and recorder.responses:
+            if recorder is not None and (recorder.responses or recorder.in_order):
                 self._save_answers(recorder)
 
     def task_runner(self, session: Session, chain: ResponderChain, target: Target, **kw: Any) -> Any:

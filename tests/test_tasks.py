@@ -436,3 +436,17 @@ def test_a_task_gone_when_its_answer_arrives(mrtr, tasks: Target):
     assert "no longer knows task" in r.stderr and "stays on the server" not in r.stderr
     listed = mrtr("task", "list", "--json").json()
     assert [t["status"] for t in listed] == ["unknown"]
+
+
+def test_save_answers_replays_task_keyed_questions_in_order(mrtr, fastmcp: Target, tmp_path):
+    # fastmcp-tasks keys each question by the task's own id (`<taskId>:<hash>`): a new run's
+    # task has another id, so the saved file answers those questions in the order asked (issue 16).
+    saved = tmp_path / "saved.json"
+    r = mrtr(*fastmcp.args, "call", "greet_twice", "-a", "name=Ann", "-a", "color=green", "--save-answers", saved)
+    assert r.code == 0 and r.stdout.startswith("Ann likes green\n"), r.stderr
+    doc = json.loads(saved.read_text())
+    assert doc["inputResponses"] == {}
+    assert [a["content"] for a in doc["inOrder"]] == [{"name": "Ann"}, {"color": "green"}]
+    r = mrtr(*fastmcp.args, "call", "greet_twice", "--answers", saved, "--no-input", "-v")
+    assert r.code == 0 and r.stdout.startswith("Ann likes green\n"), r.stderr
+    assert "inOrder[0]" in r.stderr and "inOrder[1]" in r.stderr

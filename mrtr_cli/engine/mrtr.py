@@ -48,15 +48,24 @@ class AnswerRecorder:
     """Every input response actually sent, for `--save-answers`.
 
     A key answered in several rounds is saved as a list (one entry per round), which
-    an answer file consumes in the same order on replay.
+    an answer file consumes in the same order on replay. A task's question whose key
+    holds that task's id (`<taskId>:<hash>`) would never match on replay (the next run's
+    task has another id): it is saved in `inOrder`, in the order asked (docs/answers.md).
     """
 
     def __init__(self) -> None:
         self.responses: dict[str, list[Any]] = {}
+        self.in_order: list[Any] = []
 
-    def record(self, responses: dict[str, Any]) -> None:
+    def record(self, responses: dict[str, Any], *, task_id: str | None = None) -> None:
+        """Add one round's sent `responses` (key -> InputResponse); `task_id`: the task asking."""
+        from mrtr_cli.responders.chain import task_keyed  # noqa: PLC0415
+
         for key, value in responses.items():
-            self.responses.setdefault(key, []).append(value)
+            if task_id and task_keyed(key, task_id):
+                self.in_order.append(value)
+            else:
+                self.responses.setdefault(key, []).append(value)
 
     def seed(self, document_responses: Any) -> None:
         """Start from the `inputResponses` of an earlier `document()` (a pending document's
@@ -67,8 +76,12 @@ class AnswerRecorder:
             self.responses.setdefault(str(key), []).extend(value if isinstance(value, list) else [value])
 
     def document(self) -> dict[str, Any]:
-        """The answer file: `{"inputResponses": {key: value | [values...]}}`."""
-        return {"inputResponses": {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}}
+        """The answer file: `{"inputResponses": {key: value | [values...]}}`, and
+        `"inOrder": [...]` when a task's questions were keyed by its own id."""
+        doc: dict[str, Any] = {"inputResponses": {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}}
+        if self.in_order:
+            doc["inOrder"] = list(self.in_order)
+        return doc
 
 
 @dataclass

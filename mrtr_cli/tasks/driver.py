@@ -309,7 +309,7 @@ class TaskDriver:
                 f"(--max-rounds {self.max_rounds})", hint="raise --max-rounds if the task really needs more")
         self.status.pause()
         outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
-                                          capabilities=self.wire.capabilities)
+                                          capabilities=self.wire.capabilities, task_id=self.task_id)
         if outcome.responses:
             try:
                 self.wire.send_input(self.task_id, outcome.responses)
@@ -319,7 +319,7 @@ class TaskDriver:
             self.record.answered_keys = sorted(self.answered)
             self._save()
             if self.recorder is not None:
-                self.recorder.record(outcome.responses)
+                self.recorder.record(outcome.responses, task_id=self.task_id)
             if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
                 self.declined = True
         if outcome.missing:
