@@ -125,6 +125,8 @@ class App:
         self._recorder: AnswerRecorder | None = None
         #: A stdio transport launched by `spawn_early`, for the next `session()` of that target.
         self._early: tuple[Target, Any] | None = None
+        #: A 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
+        self.rejoin_session: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -391,6 +393,7 @@ class App:
             capabilities=self.chain().capabilities(), target=target.public(),
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
+            rejoin=self.rejoin_session,
         )
         transport = transport or target.make_transport(self.env, self.tracer)
         session: Session | None = None

@@ -220,6 +220,11 @@ class TaskDriver:
                 self._save(variant=adapted.variant)
             state = self._complete(state)
             self._observe(state)
+            if state.terminal and self.record.session_id:
+                from mrtr_cli.tasks.legacy import release_session  # noqa: PLC0415
+
+                release_session(self.wire.session, self.record)
+                self._save()
             if state.status == COMPLETED:
                 return self._completed(state)
             if state.status == FAILED:
@@ -421,6 +426,11 @@ class TaskDriver:
 
     def _resume_lines(self) -> str:
         lines = f"wait for it: {self.context.command('wait', self.task_id)}"
+        from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415
+
+        if keep_session_for(self.wire.session, self.record):  # 2025-11-25 over HTTP
+            self._save()
+            lines += f"\n({KEPT_SESSION_NOTE})"
         if "stdio" in self.context.target:
             lines += ("\n(over stdio the task lives in the server process, which mrtr stops on exit; "
                       "`task wait` finds it only if the server keeps its tasks)")
