@@ -136,3 +136,17 @@ def test_a_refused_value_is_shown_right_above_the_field_asked_again(tmp_path):
     code, _ = finish(child)
     assert code == 0
     assert (tmp_path / "out.txt").read_text().startswith("Work item 4522 resolved as a duplicate of 4301.")
+
+
+@pytest.mark.pty
+@pytest.mark.parametrize("no_color", [False, True])
+def test_no_color_removes_bold_from_the_form_heading(tmp_path, no_color):
+    child = pty(tmp_path, "--stdio", FORMS, "call", "strict_confirm", env={"NO_COLOR": "1"} if no_color else None,
+                stdout=tmp_path / "out.txt")
+    child.expect(r"asks \(tools/call strict_confirm, input ok\)")
+    heading = child.before
+    assert "Forms Test Server" in heading
+    assert ("\x1b[1" in heading) is not no_color, repr(heading)  # bold (and colour) only without NO_COLOR
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
