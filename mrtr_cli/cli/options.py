@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from mrtr_cli.cli.params import SECONDS
+from mrtr_cli.render.color import COLOR_MODES
 from mrtr_cli.env import Environment
 
 def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[Any]]:
@@ -50,7 +51,7 @@ global_options = _options(
     click.option("--expand-env", is_flag=True, default=None, help="Expand ${VAR} and env:/file: values in project-directory config files."),
     click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable); a value of env:VAR or file:PATH (also 'Bearer env:VAR') is read from there."),
     click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
-    click.option("--color", type=click.Choice(["auto", "always", "never"]), default=None,
+    click.option("--color", type=click.Choice(COLOR_MODES), default=None,
                  help="Style output: auto (on a terminal only; NO_COLOR turns it off, FORCE_COLOR on), always, never."),
     click.option("--json", "json_mode", is_flag=True, default=None, help="Print results (and errors) as JSON, exactly as the server sent them."),
     click.option("-v", "--verbose", "verbosity", count=True, help="Trace JSON-RPC messages to stderr (-vv: HTTP headers too)."),
