@@ -6,9 +6,11 @@ Markers (an HTML comment on the line right before a ```sh block):
   appear in the block's stdout or stderr; `script`: run it as a script (plain `bash`, its
   own exit code checks) instead of under `bash -e -o pipefail`.
 - `<!-- example: interactive -->`: needs a person at a terminal; not run.
-- `<!-- example: setup -->`: installs or runs the test suite; not run.
+- `<!-- example: setup -->`: installs something, changes your shell setup, or runs the
+  test suite or benchmarks; not run.
 
-Blocks without a marker are not run. The marked blocks run in order (README.md first,
+Every ```sh block carries one of these markers (checked), so a new example is either run
+or says why not. The marked blocks run in order (README.md first,
 then docs/*.md by name), each in a new `bash` in one scratch directory holding a copy of
 the repository's `examples/` and `tests/servers/` (so the files blocks write never land
 in the checkout), with a fresh state directory (`XDG_STATE_HOME`) and `TMPDIR`, and `mrtr`
@@ -112,6 +114,15 @@ def test_every_marked_example_runs(tmp_path):
     finally:
         stop_background_servers(tmp_path / "tmp")
     assert ran >= 8
+
+
+def test_every_shell_block_is_marked():
+    for path in documents():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            if line.strip() == "```sh":
+                assert number and lines[number - 1].startswith("<!-- example"), \
+                    f"{path.relative_to(ROOT)} line {number + 1}: a ```sh block without an <!-- example --> marker"
 
 
 def test_the_readme_marks_the_examples_it_promises():
