@@ -73,14 +73,15 @@ class RunOptions:
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
     """The exit code of a finished request: 0, 1 when a tool result has `isError: true`,
-    6 after a decline or cancel (DESIGN.md section 2); a detached task is 0."""
+    6 after a decline or cancel (DESIGN.md section 2), both by `errors.winning_status`
+    (1 wins); a detached task is 0."""
     if outcome.extra.get("detached"):
         return int(ExitStatus.SUCCESS)
-    if method == "tools/call" and outcome.result.get("isError") is True:
-        return int(ExitStatus.TOOL_ERROR)
-    if outcome.declined:
-        return int(ExitStatus.DECLINED)
-    return int(ExitStatus.SUCCESS)
+    from mrtr_cli.errors import winning_status  # noqa: PLC0415
+
+    return winning_status(*(
+        [ExitStatus.TOOL_ERROR] if method == "tools/call" and outcome.result.get("isError") is True else []),
+        *([ExitStatus.DECLINED] if outcome.declined else []))
 
 
 def check_writable(path: str, option: str) -> None:
@@ -124,6 +125,8 @@ class App:
         self._recorder: AnswerRecorder | None = None
         #: A stdio transport launched by `spawn_early`, for the next `session()` of that target.
         self._early: tuple[Target, Any] | None = None
+        #: A 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
+        self.rejoin_session: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -390,6 +393,7 @@ class App:
             capabilities=self.chain().capabilities(), target=target.public(),
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
+            rejoin=self.rejoin_session,
         )
         transport = transport or target.make_transport(self.env, self.tracer)
         session: Session | None = None
@@ -509,7 +513,7 @@ class App:
         try:
             return engine.run(method, params, resume_from=resume_from, answered=answered, sent=sent)
         finally:
-            if recorder is not None and recorder.responses:
+            if recorder is not None and (recorder.responses or recorder.in_order):
                 self._save_answers(recorder)
 
     def task_runner(self, session: Session, chain: ResponderChain, target: Target, **kw: Any) -> Any:
@@ -520,11 +524,13 @@ class App:
 
     def finish(self, method: str, outcome: EngineOutcome) -> int:
         """Print the final result and choose the exit code (1 for isError, 6 after a decline)."""
-        from mrtr_cli.render.output import print_result  # noqa: PLC0415
+        from mrtr_cli.render.output import note_tool_error, print_result  # noqa: PLC0415
 
+        code = outcome_status(method, outcome)
         if not outcome.extra.get("detached"):  # `--detach`: the task was printed, the result comes later
             print_result(self.env, method, outcome.result, json_mode=self.opts.json_mode)
-        return outcome_status(method, outcome)
+            note_tool_error(self.env, method, outcome.result, code)
+        return code
 
     def _save_answers(self, recorder: AnswerRecorder) -> None:
         path = self.opts.save_answers

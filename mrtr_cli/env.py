@@ -31,6 +31,8 @@ class Environment:
         verbosity: 0 normal, 1 (`-v`) JSON-RPC messages, 2 (`-vv`) also HTTP headers.
         quiet: `-q`: hide server stderr and non-essential notes.
         json_mode: `--json`: results and errors as JSON.
+        color: `--color`: "auto" (styles on a terminal only), "always" or "never"
+            (render/color.py; NO_COLOR and FORCE_COLOR apply to "auto").
         secrets: strings that must never be printed (header values, tokens); every
             diagnostic write replaces them with `***`.
     """
@@ -42,6 +44,7 @@ class Environment:
     verbosity: int = 0
     quiet: bool = False
     json_mode: bool = False
+    color: str = "auto"
     secrets: set[str] = field(default_factory=set)
     stdin_consumed: bool = False
     _tty: Any = None

@@ -117,3 +117,29 @@ class Interrupted(MrtrError):
     """Ctrl-C (exit 130)."""
 
     exit_status = ExitStatus.INTERRUPTED
+
+
+#: Which exit code wins when several apply to one run, first wins (issue 16; the README's
+#: exit-code table and `mrtr help exit-codes` say the same). What stopped the run outranks
+#: what the run found: Ctrl-C, then a timeout (a task that was cancelled or failed after
+#: `--timeout` struck is reported, but the run ended by timing out), then an authorization,
+#: transport, protocol or usage failure, then input nobody could give; of a finished result,
+#: `isError: true` (the server's own verdict on the call) outranks a declined or cancelled
+#: form that came before it.
+PRECEDENCE: tuple[ExitStatus, ...] = (
+    ExitStatus.INTERNAL, ExitStatus.INTERRUPTED, ExitStatus.TIMEOUT, ExitStatus.AUTH, ExitStatus.TRANSPORT,
+    ExitStatus.PROTOCOL, ExitStatus.USAGE, ExitStatus.INPUT_REQUIRED, ExitStatus.TOOL_ERROR,
+    ExitStatus.DECLINED, ExitStatus.SUCCESS,
+)
+
+
+def winning_status(*codes: int) -> int:
+    """The exit code of a run to which all of `codes` apply, by `PRECEDENCE` (0 for none).
+
+    Args:
+        codes: exit codes (`ExitStatus` values; an unknown code ranks after 70).
+    """
+    if not codes:
+        return int(ExitStatus.SUCCESS)
+    rank = {int(status): i for i, status in enumerate(PRECEDENCE)}
+    return int(min(codes, key=lambda c: rank.get(int(c), 1)))

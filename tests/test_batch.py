@@ -282,6 +282,8 @@ def test_resume_after_an_interrupted_run_completes_only_the_missing_lines(mrtr, 
 
     again = mrtr(*server.args, "batch", str(batch), "--resume", str(out))  # nothing left to do
     assert again.code == 0 and len(records(out.read_text())) == 30
+    # issue 16: it says that nothing ran, not "30 lines: 30 ok".
+    assert "mrtr: batch: nothing ran: all 30 lines were recorded earlier (--resume; 30 ok)" in again.stderr
 
 
 def test_resume_keeps_earlier_failures_in_the_exit_code_and_retry_failed_reruns_them(mrtr, server: Target, tmp_path):
@@ -294,6 +296,7 @@ def test_resume_keeps_earlier_failures_in_the_exit_code_and_retry_failed_reruns_
     assert first.code == 5 and first.stdout == ""
     second = mrtr(*server.args, "batch", str(batch), "--resume", str(out))
     assert second.code == 5 and len(records(out.read_text())) == 2  # nothing re-run; still failing
+    assert "nothing ran" in second.stderr and "--retry-failed runs the failed ones again" in second.stderr
     answers = tmp_path / "a.json"
     answers.write_text(json.dumps({"fields": {"name": "Later"}}))
     server.reset()

@@ -111,7 +111,7 @@ def test_resume_keeps_a_whole_last_record_that_lacks_its_newline(mrtr, tmp_path)
     assert first.code == 0
     out.write_bytes(out.read_bytes().rstrip(b"\n"))
     again = mrtr("--stdio", BATCH, "batch", str(batch), "--resume", str(out))
-    assert again.code == 0 and "3 recorded earlier" in again.stderr
+    assert again.code == 0 and "all 3 lines were recorded earlier" in again.stderr
     assert [r["id"] for r in records(out.read_text())] == ["e1", "e2", "e3"]
 
 

@@ -208,10 +208,35 @@ def test_detach_then_task_wait_from_a_new_process(mrtr, http_servers, tmp_path):
     r = mrtr("task", "wait", task_id)
     assert (r.code, r.stdout) == (0, "slept 1s\n"), r.stderr
     sent = read_records(record, probe=True)
-    initializes = [m for m in sent if m.get("method") == "initialize"]
-    assert len(initializes) == 2 and all(m["params"]["protocolVersion"] == "2025-11-25" for m in initializes)
+    # The session the task runs in was left open: the new processes rejoin it (issue 16).
+    assert [m for m in sent if m.get("method") == "initialize"] == []
     assert "server/discover" not in [m.get("method") for m in sent]
-    assert all(m["_http"]["headers"].get("mcp-session-id") for m in sent if m.get("method") == "tasks/get")
+    sessions = {m["_http"]["headers"].get("mcp-session-id") for m in sent if m.get("method") == "tasks/get"}
+    assert len(sessions) == 1 and None not in sessions
+    [listed] = mrtr("task", "list", "--json").json()
+    assert "sessionId" not in listed  # the task ended: the session is let go (and ended at exit)
+    assert "DELETE" in http_methods(record)
+
+
+def test_a_task_in_a_per_session_server_is_followed_after_detach_and_timeout(mrtr, http_servers, tmp_path):
+    # A 2025-11-25 server that keeps tasks per session (issue 16): mrtr must not end the session
+    # it promised `task wait` for, and `task wait` must come back to that session.
+    record = tmp_path / "record.jsonl"
+    url = http_servers.start(SERVER, "--per-session", "--record", str(record))
+    r = mrtr("--url", url, "call", "slow", "seconds:=1", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    assert "the HTTP session it runs in is left open" in r.stderr and f"task wait {task_id}" in r.stderr
+    assert "DELETE" not in http_methods(record)
+    r = mrtr("task", "wait", task_id)
+    assert (r.code, r.stdout) == (0, "slept 1s\n"), r.stderr
+    # --timeout: the same promise, kept.
+    r = mrtr("--url", url, "call", "slow", "seconds:=2", "--timeout", "0.5")
+    assert r.code == 7, r.stderr
+    task_id = task_id_in(r.stderr, "slow")
+    assert "the HTTP session it runs in is left open" in r.stderr
+    r = mrtr("task", "wait", task_id)
+    assert (r.code, r.stdout) == (0, "slept 2s\n"), r.stderr
 
 
 def test_task_cancel_then_wait_exits_6(mrtr, http_servers):
@@ -287,3 +312,8 @@ def test_tool_description_shows_task_support(mrtr):
     r = mrtr("--stdio", stdio_cmd(SERVER), "tools", "countdown")
     assert r.code == 0, r.stderr
     assert "Tasks: required (always runs as a task)" in r.stdout
+
+
+def http_methods(path) -> list[str]:
+    """The HTTP methods of every request a test server recorded (DELETE has no body)."""
+    return [json.loads(line).get("method") for line in path.read_text().splitlines() if "raw" not in json.loads(line)]

@@ -102,3 +102,17 @@ def test_ctrl_c_at_the_task_question_says_what_the_server_was_told(tmp_path, htt
     r = mrtr("task", "get", task_id, "--json")
     assert r.code == 0, r.stderr
     assert r.json()["status"] == "completed"  # this server ends the task: what mrtr said allows it
+
+
+def test_ctrl_c_keeps_a_per_session_task_reachable(tmp_path, http_servers, mrtr):
+    # issue 16: a server keeping tasks per session; Ctrl-C prints `task wait`, which must work.
+    url = http_servers.start(SERVER, "--per-session")
+    child, out = spawn(tmp_path, "--url", url, "call", "slow", "seconds:=3")
+    child.expect(r"\ds of 3s")
+    child.sendintr()
+    assert finish(child) == 130
+    text = re.sub(r"\s*\n\s*", " ", child.before)
+    task_id = re.search(r"task (slow-[0-9a-f]+) \(working\) is still running", text).group(1)
+    assert "the HTTP session it runs in is left open" in text
+    r = mrtr("task", "wait", task_id)
+    assert (r.code, r.stdout) == (0, "slept 3s\n"), r.stderr

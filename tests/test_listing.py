@@ -106,6 +106,10 @@ def test_unknown_tool_says_did_you_mean(mrtr, catalog: Target):
     r = mrtr(*catalog.args, "call", "whoamii")
     assert r.code == 2 and "did you mean: whoami?" in r.stderr
     assert not catalog.calls()
+    # issue 16: a name like none of the tools gets no list of every tool (as git does).
+    r = mrtr(*catalog.args, "call", "zzqqxx")
+    assert r.code == 2 and "did you mean" not in r.stderr and "whoami" not in r.stderr, r.stderr
+    assert "no tool has a name like it; the tools command lists the server's" in r.stderr
 
 
 def test_discover_text_and_json(mrtr, catalog: Target):

@@ -87,7 +87,8 @@ def test_progress_extends_the_timeout_up_to_max_timeout(mrtr, tmp_path, http_ser
     assert r.stdout.startswith("slow done")
     r = mrtr(*args, *call, "--timeout", "1.2", "--max-timeout", "1.8")
     assert r.code == 7, r.stderr
-    assert "extended by progress up to --max-timeout" in r.stderr
+    # issue 16: the time really allowed, not the first --timeout window.
+    assert "timed out after 1.8s (--timeout 1.2s, extended by progress up to --max-timeout 1.8s)" in r.stderr, r.stderr
 
 
 # ---------------------------------------------------------------------- logs

@@ -220,6 +220,13 @@ def test_no_input_pending_document_then_update_and_wait(mrtr, tasks: Target, tmp
     assert pending["params"] == {"name": "ask_once", "arguments": {}}
     assert list(pending["inputRequests"]) == ["name-1"] and pending["missing"] == ["name-1"]
     assert "task update" in r.stderr and task_id in r.stderr
+    # issue 16: over stdio the server process ends with the run; the message says so.
+    if tasks.kind == "stdio":
+        assert "the task waits on the server" not in r.stderr
+        assert "unless the server keeps its tasks elsewhere (a file, a database), the task ends with this run" in r.stderr
+        assert "run the call again with --answers FILE" in r.stderr
+    else:
+        assert "the task waits on the server; answer it with:" in r.stderr
     template = pending["answersTemplate"]
     template["inputResponses"]["name-1"]["content"]["name"] = "Bea"
     answers = write_json(tmp_path / "answers.json", template)
@@ -429,3 +436,17 @@ def test_a_task_gone_when_its_answer_arrives(mrtr, tasks: Target):
     assert "no longer knows task" in r.stderr and "stays on the server" not in r.stderr
     listed = mrtr("task", "list", "--json").json()
     assert [t["status"] for t in listed] == ["unknown"]
+
+
+def test_save_answers_replays_task_keyed_questions_in_order(mrtr, fastmcp: Target, tmp_path):
+    # fastmcp-tasks keys each question by the task's own id (`<taskId>:<hash>`): a new run's
+    # task has another id, so the saved file answers those questions in the order asked (issue 16).
+    saved = tmp_path / "saved.json"
+    r = mrtr(*fastmcp.args, "call", "greet_twice", "-a", "name=Ann", "-a", "color=green", "--save-answers", saved)
+    assert r.code == 0 and r.stdout.startswith("Ann likes green\n"), r.stderr
+    doc = json.loads(saved.read_text())
+    assert doc["inputResponses"] == {}
+    assert [a["content"] for a in doc["inOrder"]] == [{"name": "Ann"}, {"color": "green"}]
+    r = mrtr(*fastmcp.args, "call", "greet_twice", "--answers", saved, "--no-input", "-v")
+    assert r.code == 0 and r.stdout.startswith("Ann likes green\n"), r.stderr
+    assert "inOrder[0]" in r.stderr and "inOrder[1]" in r.stderr

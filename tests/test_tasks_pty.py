@@ -44,6 +44,8 @@ def test_status_line_updates_while_stdout_stays_empty(tmp_path, transport, http_
     child.expect(r"working: 1s of 4s")
     assert out.read_text() == ""
     child.expect(r"next poll in \d+s")
+    # issue 16: over stdio Ctrl-C stops the server process, so the line does not say it leaves the task running.
+    child.expect("Ctrl-C stops the stdio server" if transport == "stdio" else "Ctrl-C leaves it running")
     child.expect(r"working: 2s of 4s")
     redraw = child.before
     assert out.read_text() == ""

@@ -4,6 +4,7 @@ Run it over stdio (the default) or Streamable HTTP:
 
     python examples/servers/work_items.py              # stdio
     python examples/servers/work_items.py --http 8000  # http://127.0.0.1:8000/mcp
+    python examples/servers/work_items.py --http 8000 --background  # the same, in the background
 
 What it offers:
 
@@ -212,8 +213,14 @@ async def export_work_item(workItemId: str, ctx: Context) -> str | InputRequired
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    parser.add_argument("--background", action="store_true",
+                        help="with --http: serve in the background (output to a log file), print how to stop it")
     args = parser.parse_args()
-    if args.http:
+    if args.background and args.http:
+        from background import serve_in_background  # examples/servers/background.py
+
+        serve_in_background(__file__, args.http)
+    elif args.http:
         mcp.run(transport="streamable-http", host="127.0.0.1", port=args.http)
     else:
         mcp.run()

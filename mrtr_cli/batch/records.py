@@ -273,6 +273,10 @@ class Summary:
             return self.codes[first]
         return int(ExitStatus.INTERNAL) if self.not_run else int(ExitStatus.SUCCESS)
 
+    def ran(self) -> int:
+        """Lines that got a record in this run (not the ones `--resume` found recorded)."""
+        return len(self.codes) - self.skipped
+
     def counts(self) -> Counter[int]:
         return Counter(self.codes.values())
 
@@ -283,7 +287,13 @@ class Summary:
                  for code in sorted(counts)]
         head = f"mrtr: batch: {self.lines} line{'s' if self.lines != 1 else ''}: " + (", ".join(parts) or "none run")
         extra = []
-        if self.skipped:
+        if self.skipped and not self.ran() and not self.not_run and not self.interrupted:
+            # `--resume` found every line recorded: say that nothing ran, not "3 ok".
+            head = (f"mrtr: batch: nothing ran: all {self.lines} line{'s' if self.lines != 1 else ''} "
+                    f"were recorded earlier (--resume; {', '.join(parts)})")
+            if any(self.codes.values()):
+                head += "; --retry-failed runs the failed ones again"
+        elif self.skipped:
             extra.append(f"{self.skipped} recorded earlier (--resume)")
         if self.not_run:
             extra.append(f"{self.not_run} without a record")
@@ -302,7 +312,7 @@ class Summary:
         return {"batch": {
             "lines": self.lines, "exitCode": self.exit_code(),
             "exitCodes": {str(code): n for code, n in sorted(self.counts().items())},
-            "skipped": self.skipped, "notRun": self.not_run, "interrupted": self.interrupted,
+            "ran": self.ran(), "skipped": self.skipped, "notRun": self.not_run, "interrupted": self.interrupted,
             "firstFailure": None if first is None else {"line": first, "id": self.ids.get(first),
                                                         "exitCode": self.codes[first]},
         }}

@@ -21,7 +21,9 @@ from mrtr_cli.cli.options import answer_options, complete, global_options, make_
 @task_options
 @click.pass_context
 def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
-    """Call TOOL (tools/call) with ARG items: key=value, key:=<json>, key=@file."""
+    """Call TOOL on the server (tools/call) with ARG items, answer the server's questions
+    (forms, URL consent, sampling, roots) from -a flags, answer files or the terminal, and
+    print the result (--json: exactly as the server sent it)."""
     return _run_named(ctx, kw, "call", tool, items, args_json)
 
 
@@ -33,7 +35,8 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
 @answer_options
 @click.pass_context
 def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
-    """Get prompt NAME (prompts/get) with key=value arguments (prompt arguments are strings)."""
+    """Get prompt NAME (prompts/get) with key=value arguments (prompt arguments are strings),
+    answering the server's questions as `call` does, and print its messages."""
     return _run_named(ctx, kw, "prompt", name, items, args_json)
 
 
@@ -59,7 +62,8 @@ def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, 
 @answer_options
 @click.pass_context
 def read_cmd(ctx: click.Context, uri: str, **kw: Any) -> int:
-    """Read resource URI (resources/read)."""
+    """Read resource URI (resources/read), answering the server's questions as `call` does, and
+    print its contents (a single binary resource to a pipe or file: its bytes)."""
     app = make_app(ctx, kw)
     store = app.answer_store()
     target = app.target()

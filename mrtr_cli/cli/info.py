@@ -58,8 +58,8 @@ def _print_items(app: Any, kind: str, headers: list[str], items: list[Any]) -> N
 
 def _target_words(app: Any) -> list[str]:
     o = app.opts
-    if o.server:
-        return ["-s", o.server]
+    if o.server:  # with the --config that names it: the printed example must work as it is
+        return [*(["--config", o.config] if o.config else []), "-s", o.server]
     if o.url:
         return ["--url", o.url]
     return ["--stdio", o.stdio] if o.stdio else []

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mrtr_cli import __version__
+from mrtr_cli.cli.helpformat import HelpGroup
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import EraChanged, ExitStatus, InputRequired, MrtrError, UsageError
@@ -28,11 +29,11 @@ COMMAND_MODULES = {
     "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
     "servers": "info", "skills": "skills", "skill": "skills", "listen": "listen", "ping": "ping",
-    "task": "tasks", "batch": "batch", "completion": "completion",
+    "task": "tasks", "batch": "batch", "completion": "completion", "help": "topics",
 }
 
 
-class _Group(click.Group):
+class _Group(HelpGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         _load_commands()
         return list(self.commands)
@@ -58,12 +59,7 @@ def _load_commands(module: str | None = None) -> None:
 def cli(ctx: click.Context, **kw: Any) -> None:
     """mrtr: call tools, get prompts and read resources on any MCP server, answering
     the server's questions (Multi Round-Trip Requests) from a terminal or answer files.
-
-    \b
-    Examples:
-      mrtr --stdio "python server.py" call update_work_item workItemId=4522 state=Resolved
-      mrtr --url http://127.0.0.1:8000/mcp call deploy --answers answers.json --json
-    """
+    Options work before or after the command."""
 
 
 

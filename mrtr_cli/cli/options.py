@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from mrtr_cli.cli.params import SECONDS
+from mrtr_cli.render.color import COLOR_MODES
 from mrtr_cli.env import Environment
 
 def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[Any]]:
@@ -27,9 +28,15 @@ def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[
 
 
 def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """One decorator applying a set of shared options; they are marked shared, so that the
+    help lists them under the headings of cli/helpformat.py's OPTION_GROUPS."""
     def apply(f: Any) -> Any:
+        before = len(getattr(f, "__click_params__", []))
         for decorator in reversed(decorators):
             f = decorator(f)
+        from mrtr_cli.cli.helpformat import mark_shared  # noqa: PLC0415
+
+        mark_shared(getattr(f, "__click_params__", [])[before:])
         return f
 
     return apply
@@ -44,6 +51,8 @@ global_options = _options(
     click.option("--expand-env", is_flag=True, default=None, help="Expand ${VAR} and env:/file: values in project-directory config files."),
     click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable); a value of env:VAR or file:PATH (also 'Bearer env:VAR') is read from there."),
     click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
+    click.option("--color", type=click.Choice(COLOR_MODES), default=None,
+                 help="Style output: auto (on a terminal only; NO_COLOR turns it off, FORCE_COLOR on), always, never."),
     click.option("--json", "json_mode", is_flag=True, default=None, help="Print results (and errors) as JSON, exactly as the server sent them."),
     click.option("-v", "--verbose", "verbosity", count=True, help="Trace JSON-RPC messages to stderr (-vv: HTTP headers too)."),
     click.option("-q", "--quiet", is_flag=True, default=None, help="Hide the server's stderr and notes."),
@@ -107,6 +116,7 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
             value = list(value)
         setattr(opts, key, value)
     env.json_mode = opts.json_mode
+    env.color = values.get("color") or "auto"
     env.verbosity = opts.verbosity
     env.quiet = opts.quiet
     env.no_input = opts.no_input

@@ -73,7 +73,7 @@ def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
         try:
             outcome = runner.wait(task_id, record.variant if record is not None else None)
         finally:
-            if recorder is not None and recorder.responses:
+            if recorder is not None and (recorder.responses or recorder.in_order):
                 app._save_answers(recorder)
     return int(app.finish("tools/call", outcome))
 

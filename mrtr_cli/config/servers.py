@@ -293,14 +293,14 @@ def resolve_server(name: str, explicit: str | None, *, expand_env: bool, add_sec
     for entry in servers:
         if entry.name == name:
             return server_target(entry, expand_env=expand_env, add_secret=add_secret, warn=warn)
-    import difflib  # noqa: PLC0415
+    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415
 
     names = sorted({e.name for e in servers})
-    close = difflib.get_close_matches(name, names, n=3)
+    close = close_matches(name, names)
     if close:
         hint = f"did you mean: {', '.join(close)}?"
     elif names:
-        hint = f"configured servers: {', '.join(names[:20])} (see: mrtr servers)"
+        hint = f"no configured server has a name like it; see them with: mrtr servers"
     else:
         hint = "searched: " + ", ".join(c.path for c in config_files(explicit))
     raise UsageError(f"-s {name}: no server by that name in the config files", hint=hint)

@@ -19,6 +19,7 @@ The number of `input_required` rounds is capped (`--max-rounds`).
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,15 +48,24 @@ class AnswerRecorder:
     """Every input response actually sent, for `--save-answers`.
 
     A key answered in several rounds is saved as a list (one entry per round), which
-    an answer file consumes in the same order on replay.
+    an answer file consumes in the same order on replay. A task's question whose key
+    holds that task's id (`<taskId>:<hash>`) would never match on replay (the next run's
+    task has another id): it is saved in `inOrder`, in the order asked (docs/answers.md).
     """
 
     def __init__(self) -> None:
         self.responses: dict[str, list[Any]] = {}
+        self.in_order: list[Any] = []
 
-    def record(self, responses: dict[str, Any]) -> None:
+    def record(self, responses: dict[str, Any], *, task_id: str | None = None) -> None:
+        """Add one round's sent `responses` (key -> InputResponse); `task_id`: the task asking."""
+        from mrtr_cli.responders.chain import task_keyed  # noqa: PLC0415
+
         for key, value in responses.items():
-            self.responses.setdefault(key, []).append(value)
+            if task_id and task_keyed(key, task_id):
+                self.in_order.append(value)
+            else:
+                self.responses.setdefault(key, []).append(value)
 
     def seed(self, document_responses: Any) -> None:
         """Start from the `inputResponses` of an earlier `document()` (a pending document's
@@ -66,8 +76,12 @@ class AnswerRecorder:
             self.responses.setdefault(str(key), []).extend(value if isinstance(value, list) else [value])
 
     def document(self) -> dict[str, Any]:
-        """The answer file: `{"inputResponses": {key: value | [values...]}}`."""
-        return {"inputResponses": {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}}
+        """The answer file: `{"inputResponses": {key: value | [values...]}}`, and
+        `"inOrder": [...]` when a task's questions were keyed by its own id."""
+        doc: dict[str, Any] = {"inputResponses": {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}}
+        if self.in_order:
+            doc["inOrder"] = list(self.in_order)
+        return doc
 
 
 @dataclass
@@ -275,7 +289,8 @@ class MrtrEngine:
             doc = self._pending(method, params, input_requests, request_state, left, typed,
                                 getattr(exc, "prefill", {}))
             path = save_interrupted(doc)
-            hint = f"the call can be finished later: mrtr resume {path} --answers FILE" if path else None
+            hint = (f"the call can be finished later: mrtr resume {shlex.quote(path)} (it asks again at a "
+                    "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint) from None
         answered = {**preset, **round_outcome.responses}
         if round_outcome.missing:
@@ -329,6 +344,6 @@ class MrtrEngine:
         left = self.deadline.remaining()
         if left is not None:
             if left <= 0:
-                raise TimeoutExpired(f"timed out after {self.deadline.timeout:g}s")
+                raise TimeoutExpired(f"timed out{self.deadline.describe()}")
             seconds = min(seconds, left)
         time.sleep(seconds)

@@ -145,11 +145,12 @@ class ToolCatalog:
         if name in self.excluded:
             return UsageError(f"tool {name!r} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
-        import difflib  # noqa: PLC0415 - only for a tool the server does not list
+        from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - only for a tool the server does not list
 
-        close = difflib.get_close_matches(name, names, n=3)
+        close = close_matches(name, names)
         hint = (f"did you mean: {', '.join(close)}?" if close
-                else f"the server's tools: {', '.join(names[:20])}" if names else "the server lists no tools")
+                else f"no tool has a name like it; the tools command lists the server's {len(names)} tools" if names
+                else "the server lists no tools")
         return UsageError(f"unknown tool {name!r}", hint=sanitize(hint, single_line=True))
 
     # ------------------------------------------------------------------ headers (session hook)

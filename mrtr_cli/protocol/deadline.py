@@ -27,6 +27,9 @@ class Deadline:
     def __init__(self, timeout: float | None = None, max_timeout: float | None = None):
         now = time.monotonic()
         self.timeout = timeout
+        self.max_timeout = max_timeout
+        self._start = now
+        self._paused_total = 0.0
         self._at = None if timeout is None else now + timeout
         self._cap = None if max_timeout is None or timeout is None else now + max(max_timeout, timeout)
         self._lock = threading.Lock()
@@ -72,10 +75,39 @@ class Deadline:
                 self._pauses -= 1
                 if outer and self._at is not None:
                     self._at += took
+                    self._paused_total += took
                     if self._cap is not None:
                         self._cap += took
+
+    def bound_seconds(self) -> float | None:
+        """The server time this deadline allowed in the end (seconds from the start to the
+        deadline, less the time paused for a person): `timeout`, or more once progress
+        extended it (at most `max_timeout`); None when unbounded."""
+        with self._lock:
+            if self._at is None:
+                return None
+            return max(0.0, self._at - self._start - self._paused_total)
+
+    def describe(self) -> str:
+        """" after 3s (--timeout 2s, extended by progress up to --max-timeout 3s)" for a
+        timeout message: the time really allowed, never just the first window; "" when
+        unbounded."""
+        allowed = self.bound_seconds()
+        if allowed is None or self.timeout is None:
+            return ""
+        text = f" after {_secs(allowed)}"
+        if self.extended:
+            text += (f" (--timeout {_secs(self.timeout)}, extended by progress"
+                     + (f" up to --max-timeout {_secs(self.max_timeout)})" if self.max_timeout is not None else ")"))
+        return text
 
     @classmethod
     def unbounded(cls) -> Deadline:
         """A deadline that never expires."""
         return cls(None)
+
+
+def _secs(value: float) -> str:
+    """Seconds for a message: whole ones as "3s", else one decimal ("2.5s")."""
+    rounded = round(value, 1)
+    return f"{rounded:g}s"

@@ -303,6 +303,8 @@ class SessionSettings:
         responder: builds the server-request answerer (legacy sessions only; it is told
             the capabilities declared in `initialize`).
         on_log: called with the params of each `notifications/message`.
+        rejoin: a legacy HTTP session to rejoin instead of initializing one
+            (`LegacySession.rejoin`), or None.
     """
 
     protocol: str = "auto"
@@ -313,6 +315,7 @@ class SessionSettings:
     cache_key: str | None = None
     responder: Callable[[], ServerRequestHandler] | None = None
     on_log: Callable[[dict[str, Any]], None] | None = None
+    rejoin: dict[str, Any] | None = None
 
 
 class _Opener:
@@ -340,6 +343,7 @@ class _Opener:
                                 log_level=self.settings.log_level, capabilities=self.settings.capabilities,
                                 responder=responder, target=self.settings.target)
         session.on_log = self.settings.on_log
+        session.rejoin = self.settings.rejoin
         return session
 
     def open(self) -> Session:

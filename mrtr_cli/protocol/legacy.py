@@ -97,6 +97,12 @@ class LegacySession(Session):
         initialize_result: the `InitializeResult` exactly as sent.
         server_capabilities: its `capabilities` (e.g. `tasks.requests.tools.call`).
         declared: the capabilities declared in `initialize`.
+        keep_open: set when a task the user may follow is left running in this HTTP
+            session: `close` then does not end (DELETE) the session, as a server may keep
+            tasks per session (issue 16).
+        rejoin: `{"sessionId", "serverCapabilities"}` of an HTTP session left open for a
+            task: `open` rejoins it instead of sending `initialize` (a new session would not
+            know the task).
     """
 
     era = "legacy"
@@ -121,6 +127,8 @@ class LegacySession(Session):
         self.initialize_result: dict[str, Any] | None = None
         self.server_capabilities: dict[str, Any] = {}
         self._initialized = False
+        self.keep_open = False
+        self.rejoin: dict[str, Any] | None = None
         self._capture_session = False
         self._inflight: list[tuple[str, dict[str, Any]]] = []
         self._inflight_lock = threading.Lock()
@@ -136,8 +144,35 @@ class LegacySession(Session):
     def open(self, deadline: Deadline | None = None) -> None:
         """Start the transport and run the handshake (see `initialize`)."""
         super().open()
-        if not self._initialized:
+        if not self._initialized and not self._rejoin():
             self.initialize(deadline)
+
+    def _rejoin(self) -> bool:
+        """Rejoin the HTTP session in `rejoin` (no `initialize`); False when there is none.
+        If the server has ended it meanwhile, the first request gets a 404 and a new session
+        is initialized (`request`)."""
+        headers = getattr(self.transport, "session_headers", None)
+        session_id = (self.rejoin or {}).get("sessionId")
+        if headers is None or not isinstance(session_id, str) or not _SESSION_ID.match(session_id):
+            return False
+        self.env.add_secret(session_id)
+        headers[SESSION_HEADER] = session_id
+        caps = self.rejoin.get("serverCapabilities") if self.rejoin else None
+        self.server_capabilities = caps if isinstance(caps, dict) else {}
+        self.declared = declared_capabilities(self.capabilities, self.protocol_version)
+        if self.responder is not None:
+            self.responder.capabilities = self.declared
+        self._initialized = True
+        self.keep_open = True  # until a task driver sees its task end (tasks/legacy.release_session)
+        if hasattr(self.transport, "resume_streams"):
+            self.transport.resume_streams = True
+        self.tracer.note("rejoining the HTTP session the task was left running in (no initialize)")
+        return True
+
+    def session_id(self) -> str | None:
+        """The `Mcp-Session-Id` of this HTTP session, or None (stdio, or no session)."""
+        headers = getattr(self.transport, "session_headers", None)
+        return headers.get(SESSION_HEADER) if isinstance(headers, dict) else None
 
     def initialize(self, deadline: Deadline | None = None) -> dict[str, Any]:
         """`initialize`, then `notifications/initialized` (2025-11-25 basic/lifecycle).
@@ -212,6 +247,9 @@ class LegacySession(Session):
     def close(self) -> None:
         """End the HTTP session (DELETE) and close the transport."""
         end_session = getattr(self.transport, "end_session", None)
+        if self.keep_open and end_session is not None:
+            self.tracer.note("left the HTTP session open: a task the user may follow runs in it")
+            end_session = None
         if end_session is not None:
             status = end_session(self.headers_for("", None))
             if status is not None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -24,6 +26,7 @@ from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, Transpo
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
+from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
 
@@ -51,6 +54,22 @@ class ProgressSink(Protocol):
     def end(self, token: Any) -> None: ...
 
 _POLL = 0.2  # seconds between deadline checks while waiting on a response
+#: Seconds a stdio server may stay silent on a request before a person at a terminal is told
+#: (issue 16); `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
+WAIT_NOTICE_SECONDS = 5.0
+
+
+def wait_notice_seconds() -> float | None:
+    """The silence (seconds) after which "still waiting" is printed, or None for never:
+    `MRTR_WAIT_NOTICE_SECONDS` (a positive number; 0 or a bad value: never), else 5."""
+    text = os.environ.get("MRTR_WAIT_NOTICE_SECONDS")
+    if text is None or text == "":
+        return WAIT_NOTICE_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None
 
 
 def client_info() -> dict[str, str]:
@@ -132,6 +151,7 @@ class Session:
         self.tracer = tracer
         self.protocol_version = protocol_version
         self.log_level = log_level
+        self._heard_at: float | None = None  # when the server last sent anything (monotonic)
         self.server_info: dict[str, Any] | None = None
         self.on_log: Callable[[dict[str, Any]], None] | None = None
         self.on_notification: Callable[[Message], None] | None = None
@@ -322,7 +342,7 @@ class Session:
                 response = self._exchange_inline(msg, headers, deadline)
             else:
                 fut = self.transport.request(msg, headers)
-                response = self._wait(fut, deadline, msg["method"])
+                response = self._wait(fut, deadline, msg["method"], label=_label(msg), token=token)
         except TransportError:
             raise
         except KeyboardInterrupt:
@@ -360,17 +380,26 @@ class Session:
         try:
             return self.transport.exchange(msg, headers, deadline.remaining)
         except RequestTimeout:
-            raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {msg['method']}"
-                                 + (" (extended by progress up to --max-timeout)" if deadline.extended else "")) from None
+            raise TimeoutExpired(f"timed out{deadline.describe()} waiting for {msg['method']}") from None
 
-    def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str) -> Message:
-        """Wait for `fut`, answering server-initiated requests on this thread meanwhile."""
+    def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str, *,
+              label: str | None = None, token: Any = None) -> Message:
+        """Wait for `fut`, answering server-initiated requests on this thread meanwhile.
+
+        A stdio server that sends nothing for `wait_notice_seconds()` gets one line on
+        stderr at a terminal, naming the request (`label`) and how to stop."""
         wake = threading.Event()
         fut.add_done_callback(lambda _f: wake.set())
         with self._lock:
             self._waiters.add(wake)
+        notice_at = None
+        if self.transport.local_process and self.env.stderr_isatty and not self.env.quiet:
+            after = wait_notice_seconds()
+            notice_at = None if after is None else time.monotonic() + after
         try:
             while True:
+                if notice_at is not None and time.monotonic() >= notice_at:
+                    notice_at = self._wait_notice(label or method, token, notice_at)
                 self._serve_server_requests()
                 if fut.done():
                     try:
@@ -379,13 +408,32 @@ class Session:
                         raise TransportError(f"the request {method} was abandoned") from None
                 left = deadline.remaining()
                 if left is not None and left <= 0:
-                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {method}"
-                                         + (" (extended by progress up to --max-timeout)" if deadline.extended else ""))
-                wake.wait(_POLL if left is None else min(_POLL, left))
+                    raise TimeoutExpired(f"timed out{deadline.describe()} waiting for {method}")
+                step = _POLL if left is None else min(_POLL, left)
+                if notice_at is not None:
+                    step = max(0.0, min(step, notice_at - time.monotonic()))
+                wake.wait(step)
                 wake.clear()
         finally:
             with self._lock:
                 self._waiters.discard(wake)
+
+    def _wait_notice(self, label: str, token: Any, due: float) -> float | None:
+        """Print "still waiting" for `label` unless the server spoke since the wait began
+        (progress for `token`, or any message less than a wait-notice ago: then the notice
+        is due that long after it); returns when the next check is due (None: done).
+        `due` is when this check was due."""
+        after = wait_notice_seconds() or WAIT_NOTICE_SECONDS
+        with self._lock:
+            heard = token is not None and token in self._shown
+            last = self._heard_at
+        if heard:
+            return None  # progress is on show: the server is not silent
+        if last is not None and last + after > time.monotonic():
+            return last + after  # it spoke (a log, a notification) since: count from then
+        self.env.err(f"mrtr: the server has not answered {sanitize(label, single_line=True)} for "
+                     f"{after:g}s; still waiting (Ctrl-C to stop)")
+        return None
 
     def _serve_server_requests(self) -> None:
         """Answer queued server requests, one at a time across threads (the message pump)."""
@@ -435,6 +483,8 @@ class Session:
 
     def _on_message(self, msg: Message) -> None:
         self.tracer.message("recv", msg)
+        with self._lock:
+            self._heard_at = time.monotonic()
         method = msg.get("method")
         if "id" in msg and method:
             if method == "ping":

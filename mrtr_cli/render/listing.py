@@ -12,6 +12,7 @@ import json
 import shlex
 from typing import Any
 
+from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import sanitize
 
@@ -32,8 +33,7 @@ def print_table(env: Environment, headers: list[str], rows: list[list[str]]) -> 
     if not rows:
         return
     if env.stdout_isatty:
-        from rich.console import Console  # noqa: PLC0415 - lazy: startup time
-        from rich.table import Table  # noqa: PLC0415
+        from rich.table import Table  # noqa: PLC0415 - lazy: startup time
         from rich.text import Text  # noqa: PLC0415
 
         table = Table(box=None, header_style="bold", pad_edge=False, show_edge=False)
@@ -41,7 +41,7 @@ def print_table(env: Environment, headers: list[str], rows: list[list[str]]) -> 
             table.add_column(name, no_wrap=i == 0, overflow="fold", ratio=2 if i == len(headers) - 1 else None)
         for row in rows:
             table.add_row(*(Text(cell) for cell in row))
-        Console(file=env.stdout, highlight=False, soft_wrap=False).print(table)
+        styled_console(env, env.stdout, soft_wrap=False).print(table)
         return
     widths = [max(len(row[i]) for row in rows) for i in range(len(headers) - 1)]
     for row in rows:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from mrtr_cli.render.color import styled
 from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
 
@@ -64,6 +65,6 @@ class LogPrinter:
     def __call__(self, params: dict[str, Any]) -> None:
         if level_rank(params.get("level")) < self.min_rank:
             return
-        colour = self.env.stderr_isatty and not os.environ.get("NO_COLOR")
+        colour = styled(self.env)
         limit = None if self.env.verbosity >= 2 else MAX_LOG_CHARS
         self.env.err(format_log(params, colour=colour, limit=limit))

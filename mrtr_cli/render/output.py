@@ -17,10 +17,31 @@ from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import dumps_safe, iter_dumps_safe, sanitize
 
 
+#: Largest JSON text (characters) that is syntax-coloured; a larger one is printed plain.
+MAX_COLOURED_JSON = 1 << 20
+
+
 def print_json(env: Environment, value: Any) -> None:
     """Print one JSON value on stdout: indented for a terminal, one line for a pipe
-    (streamed as it is encoded: a large result is not copied whole)."""
-    env.out_chunks(itertools.chain(iter_dumps_safe(value, indent=2 if env.stdout_isatty else None), ("\n",)))
+    (streamed as it is encoded: a large result is not copied whole). When stdout is
+    styled (a terminal, `--color`, FORCE_COLOR: render/color.py) it is syntax-coloured;
+    the characters are the same, only styles are added."""
+    from mrtr_cli.render.color import styled  # noqa: PLC0415
+
+    chunks = iter_dumps_safe(value, indent=2 if env.stdout_isatty else None)
+    if styled(env, env.stdout):
+        text = "".join(chunks)
+        if len(text) <= MAX_COLOURED_JSON:
+            from mrtr_cli.render.color import console, json_text  # noqa: PLC0415
+
+            try:
+                console(env, env.stdout, soft_wrap=True, emoji=False, markup=False).print(json_text(text))
+                env.stdout.flush()
+            except BrokenPipeError:
+                env.out_chunks(())
+            return
+        chunks = iter((text,))
+    env.out_chunks(itertools.chain(chunks, ("\n",)))
 
 
 def _size(n: int) -> str:
@@ -155,3 +176,22 @@ def print_result(env: Environment, method: str, result: dict[str, Any], *, json_
         text = dumps_safe(result, indent=2)
     if text:
         env.out(text)
+
+
+def note_tool_error(env: Environment, method: str, result: dict[str, Any], code: int) -> None:
+    """At a terminal, say on stderr that a tool result has `isError: true` (the result itself
+    was printed as usual), so a person sees more than the exit code `code`. Nothing is
+    written when stderr is not a terminal (scripts have the exit code)."""
+    if method != "tools/call" or result.get("isError") is not True or not env.stderr_isatty:
+        return
+    from mrtr_cli.render.color import console  # noqa: PLC0415
+    from rich.text import Text  # noqa: PLC0415
+
+    line = Text("mrtr: ")
+    line.append("error:", style="bold red")
+    line.append(f" the tool reported an error (isError: true in its result); exit {code}")
+    try:
+        env.stdout.flush()
+        console(env, env.stderr, soft_wrap=True).print(line)
+    except (BrokenPipeError, ValueError):
+        pass

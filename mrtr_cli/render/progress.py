@@ -15,6 +15,7 @@ import threading
 import time
 from typing import IO, Any
 
+from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import sanitize
 
@@ -121,12 +122,11 @@ class ProgressDisplay:
     def _start(self) -> Any:
         if self._progress is not None:
             return self._progress
-        from rich.console import Console  # noqa: PLC0415 - lazy
-        from rich.file_proxy import FileProxy  # noqa: PLC0415
+        from rich.file_proxy import FileProxy  # noqa: PLC0415 - lazy
         from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # noqa: PLC0415
 
         real = self.env.stderr
-        console = Console(file=real, highlight=False)
+        console = styled_console(self.env, real)
         progress = Progress(
             SpinnerColumn(),
             TextColumn("{task.description}", markup=False),

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import sanitize
 
@@ -156,12 +157,11 @@ class StatusLine:
     # ------------------------------------------------------------------ drawing
     def _draw(self) -> None:
         if self._live is None:
-            from rich.console import Console  # noqa: PLC0415 - lazy
-            from rich.file_proxy import FileProxy  # noqa: PLC0415
+            from rich.file_proxy import FileProxy  # noqa: PLC0415 - lazy
             from rich.live import Live  # noqa: PLC0415
 
             self._stderr = self.env.stderr
-            console = Console(file=self._stderr, highlight=False)
+            console = styled_console(self.env, self._stderr)
             self._live = Live(console=console, auto_refresh=False, transient=True,
                               redirect_stdout=False, redirect_stderr=False)
             self._live.start()

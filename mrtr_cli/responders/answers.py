@@ -2,7 +2,9 @@
 
 An answer file is a JSON object with any of `inputResponses` (by input-request
 key, values in the spec's own shapes; a list is consumed one entry per round in
-which that key is asked), `fields` (form values by property name) and `roots`.
+which that key is asked), `inOrder` (answers for a task's questions whose keys hold
+the task's own id, so they differ on every run: used in the order asked; issue 16),
+`fields` (form values by property name) and `roots`.
 A file with none of these members is read as a bare `inputResponses` object.
 Members whose names start with `_` or `$` are ignored (templates carry help there).
 Several files merge, later files winning.
@@ -20,7 +22,7 @@ from typing import Any
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import load_json_document, loads_strict
 
-KNOWN_MEMBERS = ("inputResponses", "fields", "roots")
+KNOWN_MEMBERS = ("inputResponses", "inOrder", "fields", "roots")
 
 
 @dataclass
@@ -38,6 +40,7 @@ class AnswerFile:
     input_responses: dict[str, Any] = field(default_factory=dict)
     fields: dict[str, Any] = field(default_factory=dict)
     roots: list[Any] | None = None
+    in_order: list[Any] = field(default_factory=list)
 
 
 def parse_answer_document(doc: Any, path: str) -> AnswerFile:
@@ -55,6 +58,10 @@ def parse_answer_document(doc: Any, path: str) -> AnswerFile:
     if not isinstance(responses, dict):
         raise UsageError(f"{path}: inputResponses must be an object keyed by input request key")
     answers.input_responses = dict(responses)
+    in_order = doc.get("inOrder", [])
+    if not isinstance(in_order, list):
+        raise UsageError(f"{path}: inOrder must be a list of input responses, in the order asked")
+    answers.in_order = list(in_order)
     fields = doc.get("fields", {})
     if not isinstance(fields, dict):
         raise UsageError(f"{path}: fields must be an object of property name -> value")
@@ -122,6 +129,7 @@ class AnswerStore:
         self.files = list(files or [])
         self.flags = list(flags or [])
         self._consumed: dict[str, int] = {}
+        self._in_order_used = 0
         self.used_flags: set[int] = set()
 
     @property
@@ -150,6 +158,16 @@ class AnswerStore:
                     return value[index], f"{label}[{index}]"
                 return value, label
         return None
+
+    def next_in_order(self, key: str) -> tuple[Any, str] | None:
+        """The next `inOrder` answer (files in order, then their entries) for a task-keyed
+        question `key`, and its source label; None when every entry is used."""
+        entries = [(answers.path, i, value) for answers in self.files for i, value in enumerate(answers.in_order)]
+        if self._in_order_used >= len(entries):
+            return None
+        path, index, value = entries[self._in_order_used]
+        self._in_order_used += 1
+        return value, f"{path}, inOrder[{index}] (for {key})"
 
     def field_value(self, name: str) -> tuple[Any, str] | None:
         """The `fields[name]` value from the last file that has it, with its source label."""

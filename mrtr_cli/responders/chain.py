@@ -173,6 +173,7 @@ class ResponderChain:
         server_name: str,
         origin: str,
         capabilities: dict[str, Any] | None = None,
+        task_id: str | None = None,
     ) -> RoundOutcome:
         """Answer every request of one round.
 
@@ -180,6 +181,8 @@ class ResponderChain:
             input_requests: the server's `inputRequests` map.
             server_name, origin: shown to the person with each request.
             capabilities: what was declared on the request (to reject undeclared asks).
+            task_id: the task asking, if any: a key that holds it (`<taskId>:<hash>`) and
+                has no `inputResponses` entry takes the next `inOrder` answer.
 
         Raises:
             ProtocolError: a malformed input request, or one for a capability not declared.
@@ -191,7 +194,7 @@ class ResponderChain:
         outcome = RoundOutcome()
         left: list[InputAsk] = []
         for ask in asks:
-            answer = self._prepared(ask, outcome)
+            answer = self._prepared(ask, outcome, task_id=task_id)
             if answer is not None:
                 outcome.responses[ask.key] = answer
             else:
@@ -271,9 +274,11 @@ class ResponderChain:
             )
 
     # ------------------------------------------------------------------ prepared answers
-    def _prepared(self, ask: InputAsk, outcome: RoundOutcome) -> Any:
+    def _prepared(self, ask: InputAsk, outcome: RoundOutcome, *, task_id: str | None = None) -> Any:
         """An answer from flags/files/configured sources, or None."""
         exact = self.store.exact(ask.key)
+        if exact is None and task_id and task_keyed(ask.key, task_id):
+            exact = self.store.next_in_order(ask.key)
         if exact is not None:
             value, source = exact
             if ask.method == ELICIT:
@@ -422,3 +427,9 @@ def _normalized(value: Any, params: dict[str, Any]) -> Any:
     by_name = {f.name: f for f in form_fields(params.get("requestedSchema"))}
     fixed = {k: by_name[k].normalize(v) if k in by_name else v for k, v in content.items()}
     return {**value, "content": fixed}
+
+
+def task_keyed(key: str, task_id: str) -> bool:
+    """True when input-request `key` holds the id of the task asking (`<taskId>:<hash>`),
+    so the same question has another key on every run (answer files use `inOrder`)."""
+    return bool(task_id) and task_id in key

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
@@ -49,10 +50,9 @@ class TerminalResponder:
         self.partial: dict[str, Any] = {}
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415
-        from rich.console import Console  # noqa: PLC0415
 
         self._pt = {"input": create_input(env.prompt_input() or env.stdin), "output": create_output(stdout=env.stderr)}
-        self.console = Console(file=env.stderr, highlight=False, soft_wrap=True)
+        self.console = styled_console(env, env.stderr, soft_wrap=True)
 
     # ------------------------------------------------------------------ dispatch
     def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> Any:
@@ -205,7 +205,13 @@ class TerminalResponder:
                 return True
             return f.check(list(selected)) or True
 
-        selected = self._q().checkbox(self._label(f), choices=choices, validate=check, **self._pt).unsafe_ask()
+        while True:
+            selected = self._q().checkbox(self._label(f), choices=choices, **self._pt).unsafe_ask()
+            verdict = check(selected)
+            if verdict is True:
+                break
+            self._refused(verdict)
+            choices = [Choice(c.title, value=c.value, checked=c.value in selected) for c in choices]
         if not selected and not f.required:
             return _SKIP
         return list(selected)
@@ -233,12 +239,33 @@ class TerminalResponder:
         raw = "" if current is None else current if isinstance(current, str) else f.display(current)
         # The buffer shows an inert copy of a server default; accepting it unchanged sends the default itself.
         shown = _one_line(raw)
-        text = self._q().text(self._label(f), default=shown, validate=check, **self._pt).unsafe_ask()
+        text = self._ask_until_valid(self._label(f), shown, check)
         if text == "" and not f.required:
             return _SKIP
         if text == shown and shown != raw and f.check(raw) is None:
             return raw
         return f.coerce(text)
+
+    def _ask_until_valid(self, label: str, default: str, check: Any) -> str:
+        """Ask a text field until `check(text)` is True; a refused value is shown with its
+        reason on the line right above the field, which is asked again with that value
+        filled in (questionary's own validation shows the reason in a bottom toolbar, far
+        from the field on a tall terminal)."""
+        while True:
+            text = self._q().text(label, default=default, **self._pt).unsafe_ask()
+            verdict = check(text)
+            if verdict is True:
+                return text
+            self._refused(verdict)
+            default = text
+
+    def _refused(self, reason: Any) -> None:
+        """The reason a value was refused, on stderr just above the field asked again."""
+        from rich.text import Text  # noqa: PLC0415
+
+        line = Text("  ")
+        line.append("✗ " + _one_line(reason), style="bold red")
+        self.console.print(line)
 
     # ------------------------------------------------------------------ URL mode
     def _url(self, ask: InputAsk) -> dict[str, Any]:
@@ -304,9 +331,8 @@ class TerminalResponder:
         q = self._q()
         reply = ""
         while True:
-            reply = q.text("Your reply (as the assistant):", default=reply,
-                           validate=lambda t: True if t.strip() else "type a reply, or Ctrl-C to stop",
-                           **self._pt).unsafe_ask()
+            reply = self._ask_until_valid("Your reply (as the assistant):", reply,
+                                          lambda t: True if t.strip() else "type a reply, or Ctrl-C to stop")
             tokens = max(1, (len(reply) + 3) // 4)
             self.console.print(f"  Review: {dumps_safe(reply)}", markup=False)
             self.console.print(f"    model: human, about {tokens} tokens (maxTokens {max_tokens})", markup=False)

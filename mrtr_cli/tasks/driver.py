@@ -220,6 +220,11 @@ class TaskDriver:
                 self._save(variant=adapted.variant)
             state = self._complete(state)
             self._observe(state)
+            if state.terminal and self.record.session_id:
+                from mrtr_cli.tasks.legacy import release_session  # noqa: PLC0415
+
+                release_session(self.wire.session, self.record)
+                self._save()
             if state.status == COMPLETED:
                 return self._completed(state)
             if state.status == FAILED:
@@ -309,7 +314,7 @@ class TaskDriver:
                 f"(--max-rounds {self.max_rounds})", hint="raise --max-rounds if the task really needs more")
         self.status.pause()
         outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
-                                          capabilities=self.wire.capabilities)
+                                          capabilities=self.wire.capabilities, task_id=self.task_id)
         if outcome.responses:
             try:
                 self.wire.send_input(self.task_id, outcome.responses)
@@ -319,7 +324,7 @@ class TaskDriver:
             self.record.answered_keys = sorted(self.answered)
             self._save()
             if self.recorder is not None:
-                self.recorder.record(outcome.responses)
+                self.recorder.record(outcome.responses, task_id=self.task_id)
             if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
                 self.declined = True
         if outcome.missing:
@@ -338,9 +343,22 @@ class TaskDriver:
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
                             "the pending document is on stdout", doc)
-        err.hint = (f"the task waits on the server; or answer it with: "
-                    f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
+        if self._over_stdio():
+            # The task lives in the server process, which stops when mrtr exits: no later
+            # `task update` can reach it (the same truth `--detach` over stdio tells).
+            err.hint = ("over stdio the task lives in the server process, which stops when mrtr exits: unless "
+                        "the server keeps its tasks elsewhere (a file, a database), the task ends with this run, "
+                        "so fill in the pending document's answersTemplate and run the call again with "
+                        "--answers FILE; a server that keeps them takes the answers with: "
+                        f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
+        else:
+            err.hint = (f"the task waits on the server; answer it with: "
+                        f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
         return err
+
+    def _over_stdio(self) -> bool:
+        """True when the task lives in a stdio server process that this run started (and stops)."""
+        return "stdio" in self.context.target
 
     def _unanswered(self, err: InputRequired) -> InputRequired:
         """The legacy session's exit-5 error for questions a 2025-11-25 task asked during a
@@ -389,7 +407,9 @@ class TaskDriver:
             message = note + (f" ({message})" if message else "")
         tone = {INPUT_REQUIRED: "attention", COMPLETED: "done", FAILED: "error", CANCELLED: "error"}.get(
             state.status, "active")
-        hint = "Ctrl-C cancels it" if self.cancel_on_interrupt else "Ctrl-C leaves it running"
+        hint = ("Ctrl-C cancels it" if self.cancel_on_interrupt
+                else "Ctrl-C stops the stdio server" if self._over_stdio()
+                else "Ctrl-C leaves it running")
         self.status.show(StatusView(label=f"task {short_id(self.task_id) if self.status.live else self.task_id}",
                                     status=state.status, message=message, started=self.started,
                                     next_at=next_at, tone=tone, hint=hint if not state.terminal else None))
@@ -406,6 +426,11 @@ class TaskDriver:
 
     def _resume_lines(self) -> str:
         lines = f"wait for it: {self.context.command('wait', self.task_id)}"
+        from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415
+
+        if keep_session_for(self.wire.session, self.record):  # 2025-11-25 over HTTP
+            self._save()
+            lines += f"\n({KEPT_SESSION_NOTE})"
         if "stdio" in self.context.target:
             lines += ("\n(over stdio the task lives in the server process, which mrtr stops on exit; "
                       "`task wait` finds it only if the server keeps its tasks)")
@@ -447,6 +472,5 @@ class TaskDriver:
     def _timed_out(self) -> TimeoutExpired:
         self._save()
         data = {"taskId": self.task_id, "command": self.context.command("wait", self.task_id)}
-        limit = f" after {self.deadline.timeout:g}s" if self.deadline.timeout is not None else ""
-        return TimeoutExpired(f"timed out{limit} waiting for {self._where()}; the task goes on",
+        return TimeoutExpired(f"timed out{self.deadline.describe()} waiting for {self._where()}; the task goes on",
                               data=data, hint=self._resume_lines())

@@ -201,3 +201,32 @@ def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> lis
                          hint="`mrtr task list` (without --remote) shows the tasks recorded on this machine")
     items, _ = list_all(session, "tasks/list", deadline=deadline)
     return items
+
+
+#: Said wherever a task left running in a kept-open 2025-11-25 HTTP session is reported.
+KEPT_SESSION_NOTE = ("the HTTP session it runs in is left open (not ended at exit), so a server that keeps "
+                     "tasks per session still has it for `task wait`")
+
+
+def keep_session_for(session: Any, record: Any) -> bool:
+    """Leave a 2025-11-25 HTTP session open for a task the user may follow (`--detach`,
+    Ctrl-C, `--timeout`): the session is not ended at exit, and `record` (a `TaskRecord`)
+    keeps its id and the server's capabilities so `task wait` rejoins it. Returns True
+    when it did (a legacy session over HTTP with a session id), else False."""
+    session_id = session.session_id() if getattr(session, "era", None) == "legacy" and hasattr(
+        session, "session_id") else None
+    if not session_id:
+        return False
+    session.keep_open = True
+    record.session_id = session_id
+    record.server_capabilities = dict(getattr(session, "server_capabilities", {}) or {})
+    return True
+
+
+def release_session(session: Any, record: Any) -> None:
+    """The task of `record` has ended: a session rejoined for it may be ended at exit again,
+    and the record forgets the session (`keep_session_for`)."""
+    if getattr(session, "rejoin", None) and getattr(session, "keep_open", False):
+        session.keep_open = False
+    record.session_id = None
+    record.server_capabilities = None

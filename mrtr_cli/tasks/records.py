@@ -9,11 +9,14 @@ Each task gets one small JSON file under `<state dir>/tasks/` (see
      "created": "2026-07-28T10:30:00Z", "updated": "...", "status": "working",
      "statusMessage": "...", "variant": "ext", "protocolVersion": "2026-07-28",
      "ttlMs": 60000, "pollIntervalMs": 5000, "answeredKeys": ["..."],
-     "bearerTokenEnv": "VAR"}
+     "bearerTokenEnv": "VAR", "sessionId": "...", "serverCapabilities": {...}}
 
 `status` is the last task status seen, or `unknown` once the server answered that it
 does not know the task (expired or removed). The target is the public one (URL or stdio command, never headers or tokens);
 `bearerTokenEnv` is the *name* of an environment variable, never its value.
+`sessionId` and `serverCapabilities` are kept for a task left running in a 2025-11-25 HTTP
+session, which `mrtr` then leaves open: a server may keep tasks per session, so a later
+`task wait` rejoins that session instead of starting a new one (issue 16).
 Task ids may act as bearer tokens on some servers, so files are private to the
 user (directory 0700, files 0600).
 """
@@ -36,6 +39,7 @@ RECORD_FIELDS = {
     "status": "status", "status_message": "statusMessage", "variant": "variant",
     "protocol_version": "protocolVersion", "ttl_ms": "ttlMs", "poll_interval_ms": "pollIntervalMs",
     "answered_keys": "answeredKeys", "bearer_token_env": "bearerTokenEnv",
+    "session_id": "sessionId", "server_capabilities": "serverCapabilities",
 }
 
 
@@ -61,6 +65,8 @@ class TaskRecord:
     poll_interval_ms: int | None = None
     answered_keys: list[str] = field(default_factory=list)
     bearer_token_env: str | None = None
+    session_id: str | None = None
+    server_capabilities: dict[str, Any] | None = None
 
     def document(self) -> dict[str, Any]:
         """The JSON object written to disk (and printed by `task list --json`)."""

@@ -49,11 +49,16 @@ def command_prefix(app: App, target: dict[str, Any]) -> str:
 
 def use_record_protocol(app: App, record: TaskRecord) -> None:
     """A task recorded on a legacy session is reached again with `initialize` offering the
-    same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given."""
+    same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given;
+    a task left running in an HTTP session kept open is reached in that session."""
     from mrtr_cli.protocol.legacy import LEGACY_VERSIONS  # noqa: PLC0415
 
     if app.opts.protocol in (None, "", "auto") and record.protocol_version in LEGACY_VERSIONS:
         app.opts.protocol = record.protocol_version
+    if record.session_id and (not app.opts.url or app.opts.url == record.target.get("url")):
+        # The task was left running in an HTTP session mrtr kept open: rejoin it (a server
+        # may keep tasks per session; a new session would not know the task).
+        app.rejoin_session = {"sessionId": record.session_id, "serverCapabilities": record.server_capabilities}
 
 
 def use_saved_target(app: App, record: TaskRecord) -> None:
@@ -141,7 +146,7 @@ class TaskRunner:
         record = self.record_for(state.task_id, wire, state)
         self.records.save(record)
         if self.app.opts.detach:
-            return self._detach(state, create_result)
+            return self._detach(state, create_result, record)
         if not self.batch:
             return self.driver(wire, record, cancel_on_interrupt=self.app.opts.cancel_on_interrupt).run(state, fresh=True)
         # A batch line's worker thread never sees Ctrl-C: the batch (`BatchApp.live_tasks`)
@@ -153,7 +158,7 @@ class TaskRunner:
         finally:
             live.pop(state.task_id, None)
 
-    def _detach(self, state: TaskState, create_result: dict[str, Any]) -> EngineOutcome:
+    def _detach(self, state: TaskState, create_result: dict[str, Any], record: TaskRecord) -> EngineOutcome:
         if not self.batch:  # in `mrtr batch` the creation result goes into the line's record
             if self.app.opts.json_mode:
                 print_json(self.env, create_result)
@@ -169,8 +174,13 @@ class TaskRunner:
                          "it; for a task that outlives the run use a server over --url, or leave out --detach",
                          untrusted=True)
         else:
-            self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}",
-                         untrusted=True)
+            from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415
+
+            kept = keep_session_for(self.session, record)
+            if kept:
+                self.records.save(record)
+            self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}"
+                         + (f"; {KEPT_SESSION_NOTE}" if kept else ""), untrusted=True)
         return EngineOutcome(result=create_result, task={"taskId": state.task_id, "status": state.status},
                              extra={"detached": True})
 

@@ -108,6 +108,9 @@ class Transport(ABC):
     #: True when aborting a request is itself the cancellation signal (HTTP closes
     #: the SSE stream); False when the protocol must send `notifications/cancelled`.
     cancel_by_close: bool = False
+    #: True when the server is a process this run started (stdio): a person waiting on
+    #: one that says nothing is told so (protocol/session.py, "still waiting").
+    local_process: bool = False
 
     def spawn(self) -> None:
         """Optionally get going before `start` (a stdio server process boots meanwhile);

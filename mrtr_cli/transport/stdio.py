@@ -93,6 +93,8 @@ class StdioTransport(Transport):
         TransportError: the command cannot be started (not found, not executable).
     """
 
+    local_process = True
+
     def __init__(
         self,
         argv: list[str],

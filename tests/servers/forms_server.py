@@ -13,6 +13,8 @@ Tools:
 - `url_login {url?}`: a URL-mode elicitation ("login") with requestState `url-state ☃`; the retry
   must carry `{"action": "accept"}` and that exact state.
 - `just_confirm`: a form with no fields (a plain yes/no); echoes the action and content.
+- `strict_confirm`: asks "ok" (a yes/no form); anything but accept gets a result with
+  `isError: true` ("refused: ACTION"), for which exit code wins (issue 16).
 - `hostile`: a form whose message, titles, descriptions and enum titles carry ANSI escape
   sequences, an OSC title change and a carriage-return overwrite; its result text does too.
 """
@@ -151,6 +153,12 @@ async def call_tool(ctx, params):
         if "ok" not in responses:
             return InputRequiredResult(input_requests={"ok": form("Restart the service now?", simple({}, []))})
         return text(f"{responses['ok'].action} {json.dumps(responses['ok'].content)}")
+    if name == "strict_confirm":
+        if "ok" not in responses:
+            return InputRequiredResult(input_requests={"ok": form("Go ahead?", simple({}, []))})
+        if responses["ok"].action != "accept":
+            return text(f"refused: {responses['ok'].action}", is_error=True)
+        return text("done")
     if name == "hostile":
         if "evil" not in responses:
             schema = simple({
@@ -164,7 +172,7 @@ async def call_tool(ctx, params):
 
 
 TOOLS = {"every_kind": {}, "two_rounds": {}, "three_forms": {}, "url_login": {"url": {"type": "string"}},
-         "hostile": {}, "just_confirm": {}}
+         "hostile": {}, "just_confirm": {}, "strict_confirm": {}}
 
 server = Server("forms-test", version="1.0", title="Forms Test Server", on_list_tools=list_tools_handler(TOOLS),
                 on_call_tool=call_tool)

@@ -1,6 +1,6 @@
 """A hand-written MCP 2025-11-25 server with core tasks (raw JSON-RPC, no SDK), for issue 5.
 
-Usage: python legacy_task_server.py [--http PORT] [--record FILE] [--no-list] [--page-size N]
+Usage: python legacy_task_server.py [--http PORT] [--record FILE] [--no-list] [--page-size N] [--per-session]
 
 The official SDK (`mcp` 2.3.0) leaves the 2025-11-25 `tasks/*` methods out on purpose,
 so this server implements `basic/utilities/tasks` (2025-11-25) itself:
@@ -25,7 +25,8 @@ Transports: stdio (one JSON message per line), or legacy Streamable HTTP on
 127.0.0.1:PORT/mcp with `--http PORT` (an `Mcp-Session-Id` minted on `initialize`, 404
 for an unknown one, JSON responses except `tasks/result` which streams SSE, the client's
 responses POSTed back and answered 202, GET 405, DELETE ends the session). Tasks live in
-memory: over HTTP they outlive a client connection. `--record FILE` appends every raw
+memory: over HTTP they outlive a client connection (with `--per-session`, each HTTP session
+has its own tasks, which end with it: a DELETE or another session cannot see them). `--record FILE` appends every raw
 incoming message (stdio lines as `{"raw": ...}`, HTTP requests with method and headers).
 
 Tools (`R` required, `O` optional, `-` no task support):
@@ -57,6 +58,7 @@ from typing import Any, Callable
 ARGS = sys.argv[1:]
 RECORD = ARGS[ARGS.index("--record") + 1] if "--record" in ARGS else None
 HTTP_PORT = int(ARGS[ARGS.index("--http") + 1]) if "--http" in ARGS else None
+PER_SESSION = "--per-session" in ARGS
 PAGE_SIZE = int(ARGS[ARGS.index("--page-size") + 1]) if "--page-size" in ARGS else 2
 WITH_LIST = "--no-list" not in ARGS
 VERSION = "2025-11-25"
@@ -331,8 +333,8 @@ class HttpApp:
     """Raw ASGI app: legacy (2025-11-25) Streamable HTTP with sessions."""
 
     def __init__(self, core: Core):
-        self.core = core
-        self.sessions: set[str] = set()
+        self.shared = core
+        self.sessions: dict[str, Core] = {}
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -350,20 +352,21 @@ class HttpApp:
             if not message.get("more_body"):
                 break
         if scope["method"] == "DELETE":
-            self.sessions.discard(session or "")
+            self.sessions.pop(session or "", None)
             return await self.plain(send, 200)
         if scope["method"] != "POST":
             return await self.plain(send, 405)
         msg = json.loads(body)
         if msg.get("method") == "initialize":
             session = uuid.uuid4().hex
-            self.sessions.add(session)
-            reply = self.core.handle(msg, lambda m: None)
+            self.sessions[session] = Core() if PER_SESSION else self.shared
+            reply = self.sessions[session].handle(msg, lambda m: None)
             return await self.json(send, reply, [(b"mcp-session-id", session.encode())])
         if session not in self.sessions:
             return await self.plain(send, 404 if session else 400)
+        core = self.sessions[session]
         if "method" not in msg:
-            self.core.deliver(msg)
+            core.deliver(msg)
             return await self.plain(send, 202)
         if "id" not in msg:
             return await self.plain(send, 202)
@@ -373,7 +376,7 @@ class HttpApp:
         def emit(m: dict) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, m)
 
-        threading.Thread(target=lambda: emit(self.core.handle(msg, emit)), daemon=True).start()
+        threading.Thread(target=lambda: emit(core.handle(msg, emit)), daemon=True).start()
         if msg["method"] != "tasks/result":
             return await self.json(send, await queue.get())
         await send({"type": "http.response.start", "status": 200,

@@ -1,0 +1,47 @@
+"""Start an example server over Streamable HTTP in the background, for the README.
+
+`python examples/servers/NAME.py --http PORT --background` runs this: the server is
+started as its own process with its output going to a log file (so nothing it prints
+mixes into your terminal), this waits until it accepts connections, then prints where
+it serves, its pid and log, and how to stop it, and exits. The pid is also written to
+`$TMPDIR/NAME-PORT.pid` (default TMPDIR: /tmp), so a script can stop it with:
+
+    kill "$(cat "${TMPDIR:-/tmp}/NAME-PORT.pid")"
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def serve_in_background(script: str, port: int, wait_seconds: float = 60.0) -> None:
+    """Start `script --http PORT` detached, wait until 127.0.0.1:PORT accepts a connection,
+    print how to reach and stop it, and exit (1 if it did not come up)."""
+    name = os.path.splitext(os.path.basename(script))[0]
+    folder = tempfile.gettempdir()
+    log_path = os.path.join(folder, f"{name}-{port}.log")
+    pid_path = os.path.join(folder, f"{name}-{port}.pid")
+    with open(log_path, "w", encoding="utf-8") as log:
+        proc = subprocess.Popen([sys.executable, script, "--http", str(port)], stdin=subprocess.DEVNULL,
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    with open(pid_path, "w", encoding="utf-8") as fh:
+        fh.write(f"{proc.pid}\n")
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"{name}: the server exited with code {proc.returncode}; see {log_path}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        sys.exit(f"{name}: the server did not start listening on port {port}; see {log_path}")
+    print(f"{name}: serving http://127.0.0.1:{port}/mcp in the background (pid {proc.pid}, log {log_path})")
+    print(f"{name}: stop it with: kill {proc.pid}    (the pid is also in {pid_path})")

@@ -1,0 +1,200 @@
+"""Help that teaches (issue 16): examples first, a command's own options, then the shared
+options grouped under headings, all driven by tables.
+
+Every command's help is: usage, what it does (its docstring), two or three real
+examples (`EXAMPLES`), for `call` and `prompt` the argument syntax (`ARGUMENT_SYNTAX`),
+the command's own options, then the shared options (`global_options`, `answer_options`,
+`task_options` in cli/options.py) under the headings of `OPTION_GROUPS`. A shared option
+that the table does not name falls into "Other options", so an option added later only
+needs a row here. `mrtr help TOPIC` (cli/topics.py) has the longer reference pages.
+
+Only click is imported: this module is loaded with the command line itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+#: Shared option (its click `name`) -> the help heading it is listed under.
+OPTION_GROUPS: dict[str, str] = {
+    # Target: which server, and how to reach it.
+    "url": "Target", "stdio": "Target", "server": "Target", "config": "Target", "expand_env": "Target",
+    "headers": "Target", "bearer_token_env": "Target",
+    # Answers: where the answers to the server's questions come from.
+    "answers": "Answers", "answer_flags": "Answers", "no_input": "Answers", "save_answers": "Answers",
+    "max_rounds": "Answers", "open_urls": "Answers", "roots": "Answers", "sampling_command": "Answers",
+    "sampling_tools": "Answers", "sampling_timeout": "Answers",
+    # Tasks: a call that becomes a task.
+    "detach": "Tasks", "cancel_on_interrupt": "Tasks", "task": "Tasks", "task_ttl": "Tasks",
+    # Output: what is printed, and how.
+    "json_mode": "Output", "color": "Output", "quiet": "Output",
+    # Time and protocol.
+    "timeout": "Time and protocol", "max_timeout": "Time and protocol", "protocol": "Time and protocol",
+    "probe_timeout": "Time and protocol",
+    # Diagnostics.
+    "verbosity": "Diagnostics", "trace": "Diagnostics", "log_level": "Diagnostics",
+}
+
+#: The order of the headings; "Other options" (shared options not in the table) comes last.
+GROUP_ORDER = ("Target", "Answers", "Tasks", "Output", "Time and protocol", "Diagnostics", "Other options")
+
+#: Command path ("call", "task wait") -> examples shown under its description.
+EXAMPLES: dict[str, list[str]] = {
+    "": [
+        'mrtr --stdio "python examples/servers/work_items.py" call update_work_item workItemId=4522 state=Resolved',
+        "mrtr --config examples/mcp.json -s work tools",
+        "mrtr help exit-codes",
+    ],
+    "call": [
+        "mrtr --config examples/mcp.json -s work call update_work_item workItemId=4522 state=Resolved",
+        "mrtr --config examples/mcp.json -s work call update_work_item workItemId=4522 state=Resolved --answers answers.json --json",
+        "mrtr --url http://127.0.0.1:8000/mcp call build target=release --detach",
+    ],
+    "prompt": [
+        "mrtr --config examples/mcp.json -s work prompt triage workItemId=4522 -a audience=eng",
+        "mrtr --config examples/mcp.json -s work prompt triage --args '{\"workItemId\": \"4522\"}' --no-input",
+    ],
+    "read": [
+        "mrtr --config examples/mcp.json -s work read workitems://4301/export -a includeHistory=true",
+        "mrtr --config examples/mcp.json -s work read workitems://4301/export --json > export.json",
+    ],
+    "resume": [
+        "mrtr --config examples/mcp.json -s work --no-input call update_work_item workItemId=4522 state=Resolved > pending.json",
+        "mrtr resume pending.json --answers answers.json",
+        "mrtr resume pending.json          # at a terminal: asks the questions left",
+    ],
+    "batch": [
+        "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl",
+        "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl -j 4 -o out.jsonl",
+        "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl --resume out.jsonl --retry-failed",
+    ],
+    "tools": ["mrtr --config examples/mcp.json -s work tools", "mrtr --config examples/mcp.json -s work tools update_work_item", "mrtr --config examples/mcp.json -s work tools --json"],
+    "prompts": ["mrtr --config examples/mcp.json -s work prompts", "mrtr --config examples/mcp.json -s work prompts --json"],
+    "resources": ["mrtr --config examples/mcp.json -s work resources", "mrtr --config examples/mcp.json -s work resources --json"],
+    "templates": ["mrtr --config examples/mcp.json -s work templates", "mrtr --config examples/mcp.json -s work templates --json"],
+    "discover": ["mrtr --config examples/mcp.json -s work discover", "mrtr --url http://127.0.0.1:8000/mcp discover --json"],
+    "servers": ["mrtr servers", "mrtr --config examples/mcp.json servers --json"],
+    "task": ["mrtr --url http://127.0.0.1:8001/mcp call build target=nightly --detach   # prints the task id",
+             "mrtr task wait 7f3a       # a unique prefix of the id is enough",
+             "mrtr task list"],
+    "task get": ["mrtr task get 7f3a", "mrtr --url http://127.0.0.1:8000/mcp task get 7f3a"],
+    "task wait": ["mrtr task wait 7f3a", "mrtr task wait 7f3a --answers answers.json --timeout 600"],
+    "task update": ["mrtr task update 7f3a --answers answers.json", "mrtr task update 7f3a -a approver=Ann"],
+    "task cancel": ["mrtr task cancel 7f3a", "mrtr task cancel 7f3a && mrtr task get 7f3a   # the outcome"],
+    "task list": ["mrtr task list", "mrtr task list --json", "mrtr --url http://127.0.0.1:8000/mcp task list --remote"],
+    "help": ["mrtr help", "mrtr help exit-codes", "mrtr help call"],
+}
+
+#: How `key=value` items are typed, for `call` and `prompt` (more: `mrtr help arguments`).
+ARGUMENT_SYNTAX: dict[str, list[tuple[str, str]]] = {
+    "call": [
+        ("count=3", "typed by the tool's inputSchema: 3 is an integer if it says integer"),
+        ("zip=02134", "and stays the string \"02134\" if it says string"),
+        ("note:=null", "literal JSON: tags:='[\"a\",\"b\"]'  limits:='{\"cpu\": 2}'"),
+        ("body=@notes.txt", "a file's text (body=@- reads stdin)"),
+        ("address.city=Paris", "dotted keys build nested objects"),
+        ("tags=a tags=b", "a repeated key builds an array: [\"a\", \"b\"]"),
+    ],
+    "prompt": [
+        ("workItemId=4522", "prompt arguments are strings (4522 stays \"4522\")"),
+        ("text=@notes.txt", "a file's text (text=@- reads stdin)"),
+    ],
+}
+
+#: Usage lines where click's own would name an internal parameter.
+USAGE: dict[str, str] = {
+    "call": "[OPTIONS] TOOL [ARG]...",
+    "prompt": "[OPTIONS] NAME [ARG]...",
+}
+
+
+def mark_shared(params: list[Any]) -> None:
+    """Mark click parameters as shared options (listed under `OPTION_GROUPS` headings)."""
+    for param in params:
+        param.mrtr_shared = True  # type: ignore[attr-defined]
+
+
+def _path(ctx: click.Context) -> str:
+    """"call", "task wait", or "" for `mrtr` itself."""
+    names = []
+    while ctx.parent is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    return " ".join(reversed(names))
+
+
+def _write_examples(ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    path = _path(ctx)
+    examples = EXAMPLES.get(path)
+    if examples:
+        with formatter.section("Examples"):
+            for line in examples:
+                formatter.write(" " * formatter.current_indent + line + "\n")  # as typed: never re-wrapped
+    syntax = ARGUMENT_SYNTAX.get(path)
+    if syntax:
+        with formatter.section("Arguments (more: mrtr help arguments)"):
+            formatter.write_dl(syntax, col_max=22, col_spacing=2)
+
+
+def _write_options(command: click.Command, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    own: list[tuple[str, str]] = []
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for param in command.get_params(ctx):
+        if not isinstance(param, click.Option):
+            continue  # arguments are in the usage line and the description
+        record = param.get_help_record(ctx)
+        if record is None:
+            continue
+        if getattr(param, "mrtr_shared", False):
+            groups.setdefault(OPTION_GROUPS.get(param.name or "", "Other options"), []).append(record)
+        else:
+            own.append(record)
+    if own:
+        with formatter.section("Options"):
+            formatter.write_dl(own)
+    for heading in GROUP_ORDER:
+        if groups.get(heading):
+            with formatter.section(heading if heading == "Other options" else f"{heading} options"):
+                formatter.write_dl(groups[heading])
+
+
+class HelpCommand(click.Command):
+    """A click command whose help has examples, argument syntax and grouped options."""
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        usage = USAGE.get(_path(ctx))
+        if usage is None:
+            super().format_usage(ctx, formatter)
+        else:
+            formatter.write_usage(ctx.command_path, usage)
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help_text(ctx, formatter)
+        _write_examples(ctx, formatter)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        _write_options(self, ctx, formatter)
+
+
+class HelpGroup(click.Group):
+    """A click group with the same help layout; its commands and subgroups get it too."""
+
+    command_class = HelpCommand
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help_text(ctx, formatter)
+        _write_examples(ctx, formatter)
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.format_commands(ctx, formatter)
+        _write_options(self, ctx, formatter)
+        if ctx.parent is None:
+            from mrtr_cli.cli.topics import TOPICS  # noqa: PLC0415
+
+            with formatter.section("Help topics (mrtr help TOPIC)"):
+                formatter.write_dl([(name, summary) for name, (summary, _) in TOPICS.items()])
+
+
+HelpGroup.group_class = HelpGroup  # `task` and any later subgroup

@@ -1,0 +1,129 @@
+"""Help that teaches (issue 16): examples and argument syntax first, a command's own options,
+then the shared ones under headings from one table; `mrtr help TOPIC` pages from package data,
+the same text as the README's sections; exit-code precedence decided in one place."""
+
+from __future__ import annotations
+
+import re
+
+import click
+import pytest
+
+from tests.conftest import ROOT
+
+SHARED_HEADINGS = ("Target options:", "Answers options:", "Tasks options:", "Output options:",
+                   "Time and protocol options:", "Diagnostics options:", "Other options:")
+
+
+def test_call_help_teaches_within_one_screen(mrtr):
+    r = mrtr("call", "--help")
+    assert r.code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    first_shared = min(i for i, line in enumerate(lines) if line in SHARED_HEADINGS)
+    assert first_shared <= 40, "\n".join(lines[:first_shared])
+    head = "\n".join(lines[:first_shared])
+    assert head.startswith("Usage: mrtr call [OPTIONS] TOOL [ARG]...\n\n  Call TOOL on the server (tools/call)")
+    assert "Examples:" in head and head.count("mrtr ") >= 3
+    for syntax in ("count=3", "note:=null", "body=@notes.txt", "address.city=Paris", "tags=a tags=b"):
+        assert syntax in head
+    assert "--no-validate" in head and "--args" in head  # its own options, before the shared ones
+    # The shared options, grouped, each once.
+    for heading in ("Target options:", "Answers options:", "Tasks options:", "Output options:", "Diagnostics options:"):
+        assert lines.count(heading) == 1, heading
+    assert r.stdout.index("--url URL") > r.stdout.index("Target options:")
+    assert r.stdout.index("If the server creates a task") > r.stdout.index("Tasks options:")
+    assert r.stdout.count("--answers FILE") == 1
+
+
+@pytest.mark.parametrize("words", [["prompt"], ["read"], ["resume"], ["batch"], ["tools"], ["discover"],
+                                   ["servers"], ["task", "wait"], ["task", "list"]])
+def test_every_command_help_starts_with_what_it_does_then_examples(mrtr, words):
+    r = mrtr(*words, "--help")
+    assert r.code == 0, r.stderr
+    usage, _, rest = r.stdout.partition("\n\n")
+    assert usage.startswith(f"Usage: mrtr {' '.join(words)}")
+    assert rest.startswith("  ") and rest.strip()[0].isupper()  # the description comes first
+    assert "\nExamples:\n  mrtr " in r.stdout
+
+
+def test_an_option_missing_from_the_table_falls_into_other_options():
+    from mrtr_cli.cli.helpformat import HelpCommand
+    from mrtr_cli.cli.options import _options
+
+    shared = _options(click.option("--brand-new", is_flag=True, help="Added by someone else."),
+                      click.option("--json", "json_mode", is_flag=True, help="JSON."))
+
+    @click.command("demo", cls=HelpCommand)
+    @click.option("--mine", help="Its own.")
+    @shared
+    def demo(**kw):
+        """Do a demo."""
+
+    text = demo.get_help(click.Context(demo, info_name="demo"))
+    assert text.index("--mine") < text.index("Output options:") < text.index("--json")
+    assert text.index("Other options:") < text.index("--brand-new")
+
+
+def _topic_body(text: str) -> str:
+    return "\n".join(line for line in text.strip().splitlines()
+                     if not line.startswith("<!--")).strip()
+
+
+def test_help_exit_codes_is_the_readme_table(mrtr):
+    r = mrtr("help", "exit-codes")
+    assert r.code == 0, r.stderr
+    assert r.stdout.startswith("# Exit codes\n")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Exit codes\n", 1)[1].split("\n## ", 1)[0]
+    assert _topic_body(section) == _topic_body(r.stdout.split("\n", 1)[1])
+    assert "| 130 |" in section and "When several codes apply to one run" in section
+
+
+@pytest.mark.parametrize("topic", ["exit-codes", "answers", "arguments", "environment", "configuration"])
+def test_every_topic_is_a_page(mrtr, topic):
+    r = mrtr("help", topic)
+    assert r.code == 0 and r.stdout.startswith("# "), r.stderr
+    assert topic in mrtr("help").stdout
+
+
+def test_help_names_commands_and_refuses_unknown_words(mrtr):
+    r = mrtr("help", "call")
+    assert r.code == 0 and r.stdout.startswith("Usage: mrtr call [OPTIONS] TOOL [ARG]...")
+    r = mrtr("help", "task", "wait")
+    assert r.code == 0 and r.stdout.startswith("Usage: mrtr task wait")
+    r = mrtr("help", "exitcodes")
+    assert r.code == 2 and "did you mean: exit-codes?" in r.stderr
+    r = mrtr("help", "zzzz")
+    assert r.code == 2 and "did you mean" not in r.stderr and "topics: exit-codes" in r.stderr
+
+
+def test_the_environment_topic_names_every_variable_mrtr_reads():
+    from mrtr_cli.cli.topics import topic_text
+
+    text = topic_text("environment")
+    source = "\n".join(p.read_text() for p in (ROOT / "mrtr_cli").rglob("*.py"))
+    for name in set(re.findall(r"os\.environ\.get\(\"(MRTR_[A-Z_]+)\"", source)):
+        assert f"`{name}" in text, name
+
+
+def test_exit_code_precedence_is_decided_in_one_place():
+    from mrtr_cli.errors import PRECEDENCE, ExitStatus, winning_status
+
+    assert winning_status(6, 1) == 1  # a declined form whose result has isError: true
+    assert winning_status(6, 7) == 7  # a task cancelled after --timeout struck
+    assert winning_status(7, 130) == 130
+    assert winning_status() == 0
+    # The README / help text states the same order.
+    order = ", ".join(str(int(s)) for s in PRECEDENCE if s != ExitStatus.SUCCESS)
+    from mrtr_cli.cli.topics import topic_text
+
+    assert f"the first of {order} wins" in " ".join(topic_text("exit-codes").split())
+
+
+def test_a_declined_form_with_an_is_error_result_exits_1(mrtr, tmp_path):
+    from tests.conftest import SERVERS, stdio_cmd
+
+    answers = tmp_path / "a.json"
+    answers.write_text('{"inputResponses": {"ok": {"action": "decline"}}}')
+    r = mrtr("--stdio", stdio_cmd(SERVERS / "forms_server.py"), "call", "strict_confirm", "--answers", answers)
+    assert (r.code, r.stdout) == (1, "refused: decline\n"), r.stderr

@@ -1,0 +1,157 @@
+"""Every marked shell example of README.md and docs/*.md runs, as written (issue 16).
+
+Markers (an HTML comment on the line right before a ```sh block):
+
+- `<!-- example -->`: run it. Optional attributes: `expect="TEXT"` (repeatable): TEXT must
+  appear in the block's stdout or stderr; `script`: run it as a script (plain `bash`, its
+  own exit code checks) instead of under `bash -e -o pipefail`.
+- `<!-- example: interactive -->`: needs a person at a terminal; not run.
+- `<!-- example: setup -->`: installs something, changes your shell setup, or runs the
+  test suite or benchmarks; not run.
+
+Every ```sh block carries one of these markers (checked), so a new example is either run
+or says why not. The marked blocks run in order (README.md first,
+then docs/*.md by name), each in a new `bash` in one scratch directory holding a copy of
+the repository's `examples/` and `tests/servers/` (so the files blocks write never land
+in the checkout), with a fresh state directory (`XDG_STATE_HOME`) and `TMPDIR`, and `mrtr`
+and `python` on PATH meaning this checkout's `mrtr` and this interpreter. Each block must
+exit 0. The fixed example ports (8000, 8001, ...) are replaced by free ones, so a run never
+meets another server; background servers a block left running are stopped at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PY, ROOT, clean_env, free_port
+
+BLOCK = re.compile(r"^<!-- example(?::\s*(?P<kind>[a-z]+))?(?P<attrs>(?:\s+[a-z]+(?:=\"[^\"]*\")?)*)\s*-->\n"
+                   r"```sh\n(?P<body>.*?)^```", re.S | re.M)
+ATTR = re.compile(r"([a-z]+)(?:=\"([^\"]*)\")?")
+PORT = re.compile(r"\b(800[0-9])\b")
+
+
+def documents() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def blocks(path: Path) -> list[dict]:
+    """The marked ```sh blocks of `path`, in order: {kind, expect, script, body, line}."""
+    text = path.read_text(encoding="utf-8")
+    found = []
+    for match in BLOCK.finditer(text):
+        attrs = ATTR.findall(match.group("attrs") or "")
+        found.append({
+            "kind": match.group("kind") or "run",
+            "expect": [value for name, value in attrs if name == "expect"],
+            "script": any(name == "script" for name, _ in attrs),
+            "body": match.group("body"),
+            "line": text.count("\n", 0, match.start()) + 2,
+        })
+    return found
+
+
+def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The directory blocks run in, and their environment."""
+    work = tmp_path / "clone"
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "examples", work / "examples", ignore=ignore)
+    shutil.copytree(ROOT / "tests" / "servers", work / "tests" / "servers", ignore=ignore)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mrtr").write_text(f'#!/bin/sh\nexec "{PY}" -m mrtr_cli "$@"\n')
+    (bin_dir / "mrtr").chmod(0o755)
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{PY}" "$@"\n')  # a wrapper keeps PY's virtualenv
+    (bin_dir / "python").chmod(0o755)
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = clean_env(tmp_path, {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+                               "PYTHONPATH": str(ROOT), "TMPDIR": str(temp), "HOME": str(tmp_path / "home")})
+    env.pop("NO_COLOR", None)
+    env.pop("FORCE_COLOR", None)
+    return work, env
+
+
+def stop_background_servers(temp: Path) -> None:
+    for pid_file in temp.glob("*.pid"):
+        try:
+            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+        except (ValueError, ProcessLookupError):
+            pass
+
+
+def test_every_marked_example_runs(tmp_path):
+    work, env = scratch(tmp_path)
+    ports: dict[str, str] = {}
+    ran = 0
+    try:
+        for path in documents():
+            for block in blocks(path):
+                if block["kind"] != "run":
+                    assert block["kind"] in ("interactive", "setup"), f"{path.name}:{block['line']}: {block['kind']}"
+                    continue
+                def port(match: re.Match[str]) -> str:
+                    return ports.setdefault(match.group(1), str(free_port()))
+
+                body = PORT.sub(port, block["body"])
+                shell = ["bash", "-c", body] if block["script"] else ["bash", "-e", "-o", "pipefail", "-c", body]
+                run = subprocess.run(shell, cwd=work, env=env, capture_output=True, text=True, timeout=300,
+                                     stdin=subprocess.DEVNULL)
+                where = f"{path.relative_to(ROOT)} line {block['line']}:\n{block['body']}"
+                output = run.stdout + run.stderr
+                assert run.returncode == 0, f"{where}\nexit {run.returncode}\n{output}"
+                for text in block["expect"]:
+                    text = PORT.sub(port, text)
+                    assert text in output, f"{where}\nexpected {text!r} in:\n{output}"
+                ran += 1
+    finally:
+        stop_background_servers(tmp_path / "tmp")
+    assert ran >= 8
+
+
+def test_every_shell_block_is_marked():
+    for path in documents():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines):
+            if line.strip() == "```sh":
+                assert number and lines[number - 1].startswith("<!-- example"), \
+                    f"{path.relative_to(ROOT)} line {number + 1}: a ```sh block without an <!-- example --> marker"
+
+
+def test_the_readme_marks_the_examples_it_promises():
+    readme = blocks(ROOT / "README.md")
+    kinds = [b["kind"] for b in readme]
+    assert kinds.count("run") >= 7 and "interactive" in kinds and "setup" in kinds
+    bodies = "\n".join(b["body"] for b in readme if b["kind"] == "run")
+    for needed in ("--config examples/mcp.json -s work tools", "examples/servers/builds.py --http",
+                   "batch examples/batch/work.jsonl", "--background"):
+        assert needed in bodies, needed
+    assert not re.search(r" &\s*$", bodies, re.M)  # no server left writing into the terminal
+
+
+def test_the_readme_batch_lines_are_the_shipped_batch_file():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("<!-- the content of examples/batch/work.jsonl", 1)[1].split("```json\n", 1)[1]
+    shown = shown.split("```", 1)[0]
+    assert shown == (ROOT / "examples" / "batch" / "work.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["mcp.json"])
+def test_the_example_config_needs_no_environment(mrtr, name):
+    r = mrtr("--config", f"examples/{name}", "servers")
+    assert r.code == 0 and "work" in r.stdout and "builds" in r.stdout, r.stderr
+    assert "left as written" not in r.stderr
+
+
+def test_the_example_extra_has_what_the_example_servers_import():
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    extra = re.search(r"^examples = \[(.*)\]$", pyproject, re.M).group(1)
+    for package in ("mcp==", "fastmcp==", "fastmcp-tasks=="):
+        assert f'"{package}' in extra, package

@@ -1,0 +1,152 @@
+"""Colour and terminal notes (issue 16), in a real pseudo-terminal (pexpect) and through pipes.
+
+JSON printed to a terminal is syntax-coloured; `--color auto|always|never`; NO_COLOR removes
+every style; FORCE_COLOR forces it; nothing styled reaches a pipe; an `isError: true` result
+is said on stderr at a terminal; a silent stdio server gets a "still waiting" line.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
+
+pexpect = pytest.importorskip("pexpect")
+
+FORMS = stdio_cmd(SERVERS / "forms_server.py")
+SLOW = stdio_cmd(SERVERS / "slow_server.py")
+WORK = stdio_cmd(EXAMPLE_SERVER)
+SGR = re.compile("\x1b\\[[0-9;]*m")
+
+
+def pty(tmp_path: Path, *args: str, env: dict[str, str] | None = None, stdout: Path | None = None) -> pexpect.spawn:
+    """mrtr in a pseudo-terminal (stdout too, unless redirected to `stdout`)."""
+    command = "exec " + shlex.join([PY, "-m", "mrtr_cli", *args])
+    if stdout is not None:
+        command += f" > {shlex.quote(str(stdout))}"
+    return pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path, env),
+                         encoding="utf-8", timeout=60, dimensions=(40, 140))
+
+
+def finish(child: pexpect.spawn) -> tuple[int, str]:
+    child.expect(pexpect.EOF)
+    text = child.before
+    child.close()
+    return child.exitstatus, text
+
+
+@pytest.mark.pty
+def test_json_on_a_terminal_is_syntax_coloured(tmp_path):
+    child = pty(tmp_path, "--stdio", WORK, "call", "list_work_items", "--json")
+    code, text = finish(child)
+    assert code == 0, text
+    assert SGR.search(text), repr(text)
+    assert re.search("\x1b\\[[0-9;]*m\"content\"", text), repr(text)  # a key, styled
+    plain = SGR.sub("", text)
+    assert '"type": "text"' in plain and plain.lstrip().startswith("{")
+
+
+@pytest.mark.pty
+@pytest.mark.parametrize("how", ["NO_COLOR", "--color never"])
+def test_no_color_removes_every_style(tmp_path, how):
+    env = {"NO_COLOR": "1"} if how == "NO_COLOR" else None
+    flags = ["--color", "never"] if how != "NO_COLOR" else []
+    child = pty(tmp_path, "--stdio", FORMS, *flags, "call", "strict_confirm",
+                "--answers", str(write_decline(tmp_path)), "--json", env=env)
+    code, text = finish(child)
+    assert code == 1, text
+    assert "isError: true" in text
+    assert "\x1b[" not in text, repr(text)  # no colour, no bold: nothing styled at all
+
+
+@pytest.mark.pty
+def test_an_is_error_result_is_said_on_stderr_at_a_terminal(tmp_path):
+    out = tmp_path / "out.txt"
+    child = pty(tmp_path, "--stdio", FORMS, "call", "strict_confirm", "--answers", str(write_decline(tmp_path)),
+                stdout=out)
+    code, text = finish(child)
+    # A declined form whose result has isError: true exits 1 (errors.PRECEDENCE).
+    assert code == 1, text
+    assert out.read_text() == "refused: decline\n"
+    assert "the tool reported an error (isError: true in its result); exit 1" in SGR.sub("", text)
+    assert re.search("\x1b\\[[0-9;]*31m", text), repr(text)  # red
+
+
+def test_off_a_terminal_there_is_no_marker_and_no_style(mrtr, tmp_path):
+    r = mrtr("--stdio", FORMS, "call", "strict_confirm", "--answers", str(write_decline(tmp_path)), "--json")
+    assert r.code == 1 and "isError" not in r.stderr and "\x1b" not in r.stdout + r.stderr
+    # FORCE_COLOR styles a pipe; --color never beats it; --color always styles a pipe too.
+    r = mrtr("--stdio", WORK, "call", "list_work_items", "--json", env={"FORCE_COLOR": "1"})
+    assert r.code == 0 and SGR.search(r.stdout) and SGR.sub("", r.stdout).startswith('{"content"')
+    r = mrtr("--stdio", WORK, "call", "list_work_items", "--json", "--color", "never", env={"FORCE_COLOR": "1"})
+    assert r.code == 0 and "\x1b" not in r.stdout
+    r = mrtr("--stdio", WORK, "--color", "always", "call", "list_work_items", "--json", env={"NO_COLOR": "1"})
+    assert r.code == 0 and SGR.search(r.stdout)
+    r = mrtr("--stdio", WORK, "--color", "sometimes", "call", "list_work_items")
+    assert r.code == 2 and "--color" in r.stderr
+
+
+@pytest.mark.pty
+def test_a_silent_stdio_server_gets_a_still_waiting_line(tmp_path):
+    # `hang` blocks until cancelled; the notice comes after MRTR_WAIT_NOTICE_SECONDS of silence.
+    child = pty(tmp_path, "--stdio", SLOW, "call", "hang", env={"MRTR_WAIT_NOTICE_SECONDS": "0.3"},
+                stdout=tmp_path / "out.txt")
+    child.expect(r"the server has not answered tools/call hang for 0\.3s; still waiting \(Ctrl-C to stop\)")
+    child.sendintr()
+    code, _ = finish(child)
+    assert code == 130
+
+
+@pytest.mark.pty
+def test_no_still_waiting_line_while_progress_arrives(tmp_path):
+    child = pty(tmp_path, "--stdio", SLOW, "call", "slow", "steps:=6", "delay:=0.3",
+                env={"MRTR_WAIT_NOTICE_SECONDS": "1"}, stdout=tmp_path / "out.txt")
+    code, text = finish(child)
+    assert code == 0 and "still waiting" not in text, text
+    assert (tmp_path / "out.txt").read_text().startswith("slow done\n")
+
+
+def write_decline(tmp_path: Path) -> Path:
+    path = tmp_path / "decline.json"
+    path.write_text('{"inputResponses": {"ok": {"action": "decline"}}}')
+    return path
+
+
+@pytest.mark.pty
+def test_a_refused_value_is_shown_right_above_the_field_asked_again(tmp_path):
+    # A tall terminal: questionary's own validation would draw the reason on its bottom line.
+    child = pexpect.spawn("/bin/sh", ["-c", "exec " + shlex.join(
+        [PY, "-m", "mrtr_cli", "--stdio", WORK, "call", "update_work_item", "workItemId=4522", "state=Resolved",
+         "-a", "resolution=Duplicate"]) + f" > {shlex.quote(str(tmp_path / 'out.txt'))}"],
+        cwd=str(ROOT), env=clean_env(tmp_path), encoding="utf-8", timeout=60, dimensions=(60, 120))
+    child.expect("Original work item id")
+    child.send("abc\r")
+    # The reason, then (on the next line) the same field again with the refused text filled in.
+    child.expect("✗ expected an integer[^\r\n]*\r\n")
+    child.expect("Original work item id")
+    child.expect("abc")
+    assert "\x1b[60;1H" not in child.before  # nothing drawn on the bottom row
+    child.send("\x08" * 3 + "4301\r")
+    child.expect(r"Send these answers\?")
+    child.send("\r")
+    code, _ = finish(child)
+    assert code == 0
+    assert (tmp_path / "out.txt").read_text().startswith("Work item 4522 resolved as a duplicate of 4301.")
+
+
+@pytest.mark.pty
+@pytest.mark.parametrize("no_color", [False, True])
+def test_no_color_removes_bold_from_the_form_heading(tmp_path, no_color):
+    child = pty(tmp_path, "--stdio", FORMS, "call", "strict_confirm", env={"NO_COLOR": "1"} if no_color else None,
+                stdout=tmp_path / "out.txt")
+    child.expect(r"asks \(tools/call strict_confirm, input ok\)")
+    heading = child.before
+    assert "Forms Test Server" in heading
+    assert ("\x1b[1" in heading) is not no_color, repr(heading)  # bold (and colour) only without NO_COLOR
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
