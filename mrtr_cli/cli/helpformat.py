@@ -85,6 +85,12 @@ EXAMPLES: dict[str, list[str]] = {
     "task cancel": ["mrtr task cancel 7f3a", "mrtr task cancel 7f3a && mrtr task get 7f3a   # the outcome"],
     "task list": ["mrtr task list", "mrtr task list --json", "mrtr --url http://127.0.0.1:8000/mcp task list --remote"],
     "help": ["mrtr help", "mrtr help exit-codes", "mrtr help call"],
+    "skills": ['mrtr --stdio "python tests/servers/skills_server.py" skills', 'mrtr -s NAME skills --json'],
+    "skill": ['mrtr --stdio "python tests/servers/skills_server.py" skill pdf-processing',
+              'mrtr -s NAME skill pdf-processing --files ./pdf-processing   # every listed file, verified'],
+    "listen": ["mrtr -s NAME listen --tools --prompts", "mrtr -s NAME listen --resource file:///project/config.json --count 1",
+               "mrtr -s NAME listen --resources --json --timeout 60"],
+    "ping": ["mrtr --config examples/mcp.json -s work ping", "mrtr --config examples/mcp.json -s work ping -c 3 -i 0.2"],
 }
 
 #: How `key=value` items are typed, for `call` and `prompt` (more: `mrtr help arguments`).
