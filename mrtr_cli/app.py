@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from mrtr_cli.config.target import Target, check_header_values, check_url, parse_header, parse_stdio, url_secrets
+from mrtr_cli.config.target import Target, check_header, check_header_values, check_url, parse_header, parse_stdio, url_secrets
 from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ExitStatus, InputRequired, Interrupted, JsonRpcError, UsageError
@@ -217,19 +217,23 @@ class App:
         headers: dict[str, str] = {}
         for text in o.headers:
             name, value = parse_header(text)
+            written = value
             value, secret = resolve_header_value(value, allowed=True, where=f"-H {name}", read_file=self.read_file)
-            headers[name] = value
             if is_secret_name(name):
                 self.env.add_secret(value)
                 self.env.add_secret(value.split(" ", 1)[-1])  # the credential after an auth scheme
             if secret:
                 self.env.add_secret(secret)
+            source = written.strip().rsplit(" ", 1)[-1] if secret else ""
+            check_header(name, value, f"-H {name}" + (f" ({source})" if source else ""))
+            headers[name] = value
         if o.bearer_token_env:
             token = os.environ.get(o.bearer_token_env)
             if not token:
                 raise UsageError(f"--bearer-token-env {o.bearer_token_env}: that environment variable is empty or unset")
-            headers["Authorization"] = f"Bearer {token}"
             self.env.add_secret(token)
+            check_header("Authorization", f"Bearer {token}", f"--bearer-token-env {o.bearer_token_env}")
+            headers["Authorization"] = f"Bearer {token}"
         return headers
 
     def _note(self, text: str) -> None:

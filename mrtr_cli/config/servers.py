@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.config.target import Target, check_url, public_url, url_secrets
-from mrtr_cli.config.values import expand_vars, is_secret_name, resolve_header_value
+from mrtr_cli.config.target import Target, check_header, check_url, public_url, url_secrets
+from mrtr_cli.config.values import expand_vars, resolve_header_value
 from mrtr_cli.errors import UsageError
 
 HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "sse")
@@ -233,14 +233,14 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         return value
 
     def secret(name: str, value: str, raw: Any) -> None:
-        # A credential by its name, or a value read from the environment (`${VAR}` expanded);
-        # a value left as a `${VAR}` template is not a secret.
+        # Every `env` and `headers` value of an entry is a secret, whatever its name (a config
+        # file is where people paste tokens under any name: X-Plain, DB_URL); only a value left
+        # as a `${VAR}` template, the file's own text, is not.
         template = isinstance(raw, str) and value == raw and expand_vars(raw, allowed=False)[1]
         if template:
             return
-        if is_secret_name(name) or (isinstance(raw, str) and value != raw):
-            add_secret(value)
-            add_secret(value.split(" ", 1)[-1])
+        add_secret(value)
+        add_secret(value.split(" ", 1)[-1])
 
     e = entry.entry
     if e.get("envFile"):
@@ -263,8 +263,7 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         for name, raw in (e.get("headers") or {}).items():
             value, part = resolve_header_value(expand(raw, f"header {name}"), allowed=allowed,
                                                  where=f"{where}: header {name}")
-            if "\r" in value or "\n" in value:
-                raise UsageError(f"{where}: header {name} has a line break")
+            check_header(str(name), value, f"{where}: header {name}")
             headers[str(name)] = value
             secret(str(name), value, raw)
             if part:
