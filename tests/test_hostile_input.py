@@ -75,3 +75,67 @@ def test_config_header_values_are_secrets_whatever_their_name(mrtr, guarded, tmp
     assert r.code == 0, r.stderr
     assert "X-Plain: ***" in r.stderr  # -vv shows the header, not its value
     assert f"plain-{SECRET}" not in r.stderr and f"plain-{SECRET}" not in trace.read_text()
+
+
+# ---------------------------------------------------------------------- what a person is shown
+PICKY = Path(__file__).parent / "servers" / "picky_server.py"
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def picky(request, http_servers) -> list[str]:
+    """The picky server (tests/servers/picky_server.py) over stdio or HTTP."""
+    if request.param == "stdio":
+        return ["--stdio", stdio_cmd(PICKY)]
+    return ["--url", http_servers.start(PICKY)]
+
+
+@pytest.mark.parametrize("how", ["flag", "fields", "inputResponses"])
+def test_a_rejected_one_off_answer_is_used_once_then_exit_5_explains(mrtr, picky, tmp_path, how):
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"fields": {"code": "wrong"}} if how == "fields" else
+                                  {"inputResponses": {"code": {"action": "accept", "content": {"code": "wrong"}}}}))
+    given = ["-a", "code=wrong"] if how == "flag" else ["--answers", answers]
+    source = {"flag": "-a code=wrong", "fields": "fields.code", "inputResponses": "inputResponses.code"}[how]
+    r = mrtr(*picky, "--trace", tmp_path / "t.jsonl", "call", "pick", *given, "--max-rounds", "1000")
+    assert_sane(r, code=5, secret=None)
+    doc = r.json()
+    assert doc["missing"] == ["code"]
+    assert source in doc["explanation"] and "'code'" in doc["explanation"]
+    assert "'wrong' is wrong, try again" in doc["explanation"]
+    assert doc["rejected"]["code"]["message"] == "'wrong' is wrong, try again"
+    assert doc["answersTemplate"]["inputResponses"]["code"]["content"] == {"code": "wrong"}  # filled with it
+    assert "'wrong' is wrong, try again" in r.stderr and "max-rounds" not in r.stderr
+    sent = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    calls = [x for x in sent if x.get("dir") == "send" and (x.get("message") or {}).get("method") == "tools/call"]
+    assert len(calls) == 2  # the first request and one retry carrying the answer, never again
+
+
+def test_a_list_in_an_answer_file_still_answers_one_round_per_entry(mrtr, picky, tmp_path):
+    answers = tmp_path / "a.json"
+    entry = lambda code: {"action": "accept", "content": {"code": code}}  # noqa: E731
+    answers.write_text(json.dumps({"inputResponses": {"code": [entry("one"), entry("two"), entry("right")]}}))
+    r = mrtr(*picky, "call", "pick", "--answers", answers)
+    assert_sane(r, code=0, secret=None)
+    assert r.stdout.strip() == "picked right"
+
+
+@pytest.mark.parametrize("url", [5, None, ["https://a.example/"], {"href": "https://a.example/"}, "absent"])
+def test_a_url_request_without_a_string_url_is_an_invalid_request(mrtr, picky, url):
+    args = {} if url == "absent" else {"url": url}
+    r = mrtr(*picky, "call", "visit", "--args", json.dumps(args))
+    assert_sane(r, code=4, secret=None)
+    assert "params.url" in r.stderr and r.stdout == ""
+
+
+@pytest.mark.parametrize(("url", "host"), [
+    ("https://evil.example\\@good.com/", "evil.example"),
+    ("https://good.com\t.evil.example/", "good.com.evil.example"),
+    ("https://good.com%2eevil.example/", "good.com.evil.example"),
+    ("https://user:pw@good.com/", "good.com"),
+    ("javascript:alert(1)", "(none)"),
+])
+def test_without_a_terminal_the_url_is_listed_with_the_browsers_host(mrtr, picky, url, host):
+    r = mrtr(*picky, "call", "visit", "--args", json.dumps({"url": url}))
+    assert_sane(r, code=5, secret=None)
+    assert f"a browser would go to host: {host}" in r.stderr
+    assert "will not open it" in r.stderr
