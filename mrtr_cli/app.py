@@ -129,8 +129,11 @@ class App:
     def read_stdin(self) -> str:
         """All of stdin (read once; later calls get the same text)."""
         if self._stdin_text is None:
-            self._stdin_text = self.env.stdin.read()
+            from mrtr_cli.userfiles import decode_text, read_stdin_bytes  # noqa: PLC0415
+
             self.env.stdin_consumed = True
+            data = read_stdin_bytes(self.env.stdin, what="input", deadline=self.deadline())
+            self._stdin_text = decode_text(data, what="stdin", path="(-)")
         return self._stdin_text
 
     def read_file(self, path: str) -> str:
@@ -141,14 +144,12 @@ class App:
         """
         if path == "-":
             return self.read_stdin()
+        from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+
         try:
-            with open(os.path.expanduser(path), encoding="utf-8") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"cannot read {path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} "
-                             f"at offset {exc.start})") from None
+            return read_user_text(path, what="file")
+        except FileNotFoundError:
+            raise UsageError(f"cannot read file {path}: no such file") from None
 
     def target(self) -> Target:
         """The target from `--url` / `--stdio` / `-s NAME` (or MRTR_URL / MRTR_STDIO / MRTR_SERVER).
@@ -640,11 +641,8 @@ class App:
             return build_arguments(items, base, None)
 
         def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
-            if self.opts.no_validate:  # `call --no-validate`: typed where the schema allows, sent regardless
-                try:
-                    return build_arguments(items, base, tool.get("inputSchema") if tool else None)
-                except UsageError:
-                    return build_arguments(items, base, None)
+            if self.opts.no_validate:  # `call --no-validate`: each item typed where the schema allows, sent regardless
+                return build_arguments(items, base, tool.get("inputSchema") if tool else None, lenient=True)
             if tool is None:
                 raise catalog.unknown(name)
             arguments = build_arguments(items, base, tool.get("inputSchema"))

@@ -153,13 +153,12 @@ def read_config(cfg: ConfigFile) -> list[ServerEntry] | None:
     Raises:
         UsageError: the file cannot be read, is not JSON, or has a malformed entry.
     """
+    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+
     try:
-        with open(os.path.expanduser(cfg.path), encoding="utf-8") as fh:
-            text = fh.read()
+        text = read_user_text(cfg.path, what="config file")
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise UsageError(f"{cfg.path}: {exc.strerror or exc}") from None
     try:
         doc = json.loads(text)
     except ValueError as exc:

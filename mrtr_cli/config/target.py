@@ -167,11 +167,17 @@ def check_url(url: str, where: str) -> str:
     """`url` if it is a usable http(s) URL.
 
     Raises:
-        UsageError: another scheme, no host, a bad port or bracketed address.
+        UsageError: another scheme, no host, a bad port or bracketed address, a space or a
+            control character anywhere in it.
     """
     from urllib.parse import urlsplit  # noqa: PLC0415
 
     shown = public_url(url) if url.startswith(("http://", "https://")) else url
+    bad = next((i for i, c in enumerate(url) if ord(c) <= 0x20 or 0x7f <= ord(c) <= 0x9f), None)
+    if bad is not None:  # RFC 3986: no spaces or control characters (an HTTP request line cannot carry them)
+        what = "a space" if url[bad] == " " else f"a control character ({url[bad]!r})"
+        raise UsageError(f"{where} {shown!r}: the URL has {what} at position {bad}",
+                         hint="percent-encode it (a space is %20)")
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"{where} {shown!r}: expected an http:// or https:// URL")
     try:
