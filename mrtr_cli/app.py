@@ -424,7 +424,13 @@ class App:
                 transport.kill()
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
-                self._trace_file.close()
+                try:
+                    self._trace_file.close()
+                except OSError as exc:  # its last lines could not be written (exit 2)
+                    from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+                    self.env.write_failure = self.env.write_failure or WriteFailed(
+                        f"cannot write --trace {self.opts.trace}: {exc.strerror or exc}")
 
     def spawn_early(self, target: Target) -> None:
         """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next

@@ -117,3 +117,11 @@ class Interrupted(MrtrError):
     """Ctrl-C (exit 130)."""
 
     exit_status = ExitStatus.INTERRUPTED
+
+
+class WriteFailed(MrtrError):
+    """What the user asked for could not be written: stdout (a full disk, a closed stdout),
+    `--trace FILE` (exit 2, as batch records that cannot be written).
+    Not a bug in mrtr: the message names the stream and the system's reason."""
+
+    exit_status = ExitStatus.USAGE

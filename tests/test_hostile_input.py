@@ -139,3 +139,159 @@ def test_without_a_terminal_the_url_is_listed_with_the_browsers_host(mrtr, picky
     assert_sane(r, code=5, secret=None)
     assert f"a browser would go to host: {host}" in r.stderr
     assert "will not open it" in r.stderr
+
+
+# ---------------------------------------------------------------------- files, streams and arguments
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from tests.conftest import PY, ROOT, clean_env  # noqa: E402
+
+
+def sh(tmp_path: Path, script: str, *, timeout: float = 60, stdin: str | None = None):
+    """Run `script` in /bin/sh with $M = mrtr and $S = the picky server over stdio (for
+    redirections a list of arguments cannot express: > /dev/full, >&-, 2>&-, < FIFO)."""
+    from tests.conftest import Run
+
+    env = clean_env(tmp_path, {"M": f"{PY} -m mrtr_cli", "S": stdio_cmd(PICKY)})
+    proc = subprocess.run(["/bin/sh", "-c", script], input=stdin, capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=timeout)
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("how", ["answers", "arg-file", "args-file", "header-file", "resume", "config",
+                                 "batch-file", "batch-answersFile"])
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "directory"])
+def test_a_user_file_that_is_not_a_regular_file_is_refused_at_once(mrtr, picky, tmp_path, fifo, how, kind):
+    path = {"dev-zero": "/dev/zero", "fifo": str(fifo), "directory": str(tmp_path)}[kind]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(json.dumps({"call": "echo", "arguments": {}, "answersFile": path}) + "\n")
+    args = {"answers": [*picky, "call", "echo", "--answers", path],
+            "arg-file": [*picky, "call", "echo", f"a=@{path}"],
+            "args-file": [*picky, "call", "echo", "--args", f"@{path}"],
+            "header-file": ["--url", "http://127.0.0.1:9/mcp", "-H", f"Authorization: Bearer file:{path}", "tools"],
+            "resume": ["resume", path],
+            "config": ["-s", "x", "--config", path, "tools"],
+            "batch-file": [*picky, "batch", path],
+            "batch-answersFile": [*picky, "batch", str(batch)]}[how]
+    r = mrtr(*args, "--timeout", "30", timeout=30)  # a FIFO must not block: well inside the bound
+    if how == "batch-answersFile":  # the line fails with exit 2, in its record
+        assert_sane(r, code=2, secret=None)
+        assert "not a regular file" in r.stdout
+        return
+    assert_sane(r, code=2, secret=None)
+    assert "not a regular file" in r.stderr and path in r.stderr
+
+
+def test_a_user_file_over_the_size_limit_is_refused_with_the_limit(mrtr, picky, tmp_path):
+    from mrtr_cli.limits import MAX_USER_FILE_BYTES
+
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_USER_FILE_BYTES + 1)  # sparse: no disk used
+    for args in (["call", "echo", "--answers", big], ["call", "echo", f"a=@{big}"], ["resume", big],
+                 ["batch", big]):
+        r = mrtr(*picky, *args)
+        assert_sane(r, code=2, secret=None)
+        assert "larger than the limit of 64 MiB" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["batch -", "call echo --answers -", "call echo --args -", "call echo a=@-"])
+def test_stdin_is_bounded_in_size(tmp_path, command):
+    r = sh(tmp_path, f'head -c 70000000 /dev/zero | $M --stdio "$S" {command}', timeout=120)
+    assert_sane(r, code=2, secret=None)
+    assert "larger than the limit" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["batch -", "call echo --answers -"])
+def test_timeout_bounds_a_silent_stdin(tmp_path, fifo, command):
+    # The FIFO's writer (this shell) holds it open and writes nothing until mrtr has ended.
+    r = sh(tmp_path, f'exec 3<>"{fifo}"; $M --stdio "$S" --timeout 1 {command} <"{fifo}"; echo "rc=$?"', timeout=60)
+    assert "rc=7" in r.stdout, r.stderr
+    assert "timed out after 1s waiting for" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(("redirect", "code", "message"), [
+    ("> /dev/full", 2, "cannot write the results to stdout: No space left on device"),
+    (">&-", 2, "stdout is closed"),
+    ("--trace /dev/full > /dev/null", 2, "cannot write --trace /dev/full"),
+])
+@pytest.mark.parametrize("command", ["call echo a=1", "call pick --no-input", "tools"])
+def test_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, code, message, command):
+    r = sh(tmp_path, f'$M --stdio "$S" {command} {redirect}')
+    assert_sane(r, code=code, secret=None)
+    assert message in r.stderr
+
+
+@pytest.mark.parametrize("redirect", ["> /dev/full", ">&-"])
+def test_batch_output_that_cannot_be_written_is_exit_2(tmp_path, redirect):
+    line = json.dumps({"call": "echo", "arguments": {}})
+    r = sh(tmp_path, f'$M --stdio "$S" batch - {redirect}', stdin=line + "\n")
+    assert_sane(r, code=2, secret=None)
+    assert "cannot write the records" in r.stderr
+
+
+@pytest.mark.parametrize(("command", "code"), [("call nope", 2), ("call echo a=x", 2), ("call echo a=1", 0),
+                                                ("call pick --no-input", 5)])
+def test_a_closed_stderr_keeps_the_documented_exit_code(tmp_path, command, code):
+    r = sh(tmp_path, f'$M --stdio "$S" {command} 2>&- >/dev/null; echo "rc=$?" >&2')
+    assert f"rc={code}" in r.stderr
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/m\x01cp", "http://127.0.0.1:9/mcp\n", "http://exa\x7fmple/",
+                                 "http://127.0.0.1:9/m cp", "http://127.0.0.1:9/\x85"])
+def test_a_url_with_control_characters_or_spaces_is_a_usage_error(mrtr, url):
+    r = mrtr("--url", url, "tools")
+    assert_sane(r, code=2, secret=None)
+    assert "--url" in r.stderr
+
+
+@pytest.mark.parametrize("items", [["a.b=1", "a=2"], ["a=2", "a.b=1"], ["a.b=1", "a=2", "a=3"],
+                                   ["x.y.z=1", "x.y=2"], ["x.y=2", "x.y.z=1"]])
+def test_a_key_that_is_both_a_value_and_an_object_conflicts_in_either_order(mrtr, picky, items):
+    r = mrtr(*picky, "call", "echo", *items)
+    assert_sane(r, code=2, secret=None)
+    assert "already" in r.stderr
+
+
+def test_no_validate_types_each_item_on_its_own(mrtr, picky):
+    r = mrtr(*picky, "call", "--no-validate", "echo", "a=1", "b=x", "c=true")
+    assert_sane(r, code=0, secret=None)
+    assert json.loads(r.stdout) == {"a": 1, "b": "x", "c": True}
+
+
+@pytest.mark.parametrize("how", ["args", "literal", "dotted", "answer-flag", "answers-file"])
+def test_the_users_json_deeper_than_the_limit_is_exit_2(mrtr, picky, tmp_path, how):
+    from mrtr_cli.limits import MAX_JSON_DEPTH
+
+    deep = "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1)
+    (tmp_path / "deep.json").write_text('{"fields": {"code": ' + deep + "}}")
+    args = {"args": ["call", "echo", "--args", '{"a": ' + deep + "}"],
+            "literal": ["call", "echo", "k:=" + deep],
+            "dotted": ["call", "echo", ".".join(["k"] * 2000) + "=1"],
+            "answer-flag": ["call", "pick", "-a", "code:=" + deep],
+            "answers-file": ["call", "pick", "--answers", tmp_path / "deep.json"]}[how]
+    r = mrtr(*picky, *args)
+    assert_sane(r, code=2, secret=None)
+    assert str(MAX_JSON_DEPTH) in r.stderr
+
+
+def test_the_users_json_at_the_limit_is_sent(mrtr, picky, tmp_path):
+    from mrtr_cli.limits import MAX_JSON_DEPTH
+
+    inner = MAX_JSON_DEPTH - 1  # inside {"k": ...}
+    trace = tmp_path / "t.jsonl"
+    r = mrtr(*picky, "--no-input", "--trace", trace, "call", "--no-validate", "echo",
+             "k:=" + "[" * inner + "]" * inner)
+    # The picky server (Python's json, default recursion limit) may fail to read it; mrtr sent it.
+    assert r.code in (0, 3, 4), r.stderr
+    assert "internal error" not in r.stderr and "Traceback (most recent call last):\n  File \"" not in r.stderr.split(
+        "mrtr: ")[-1]
+    assert '"method": "tools/call"' in trace.read_text()
