@@ -48,6 +48,8 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
         raise
     except OSError as exc:
         raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
+        raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
