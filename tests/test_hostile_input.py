@@ -295,3 +295,17 @@ def test_the_users_json_at_the_limit_is_sent(mrtr, picky, tmp_path):
     assert "internal error" not in r.stderr and "Traceback (most recent call last):\n  File \"" not in r.stderr.split(
         "mrtr: ")[-1]
     assert '"method": "tools/call"' in trace.read_text()
+
+
+@pytest.mark.parametrize(("entry", "named"), [
+    ({"command": PY, "args": [str(PICKY)], "env": {"TOKENISH": f"{SECRET}\u0000x"}}, "env TOKENISH"),
+    ({"command": PY, "args": [str(PICKY)], "env": {"A=B": "1"}}, "env name 'A=B'"),
+    ({"command": PY + "\u0000", "args": []}, "command"),
+    ({"command": PY, "args": ["a\u0000b"]}, "each of args"),
+])
+def test_a_config_entry_a_process_cannot_take_is_a_usage_error(mrtr, tmp_path, entry, named):
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"mcpServers": {"s": entry}}))
+    r = mrtr("-s", "s", "--config", cfg, "tools")
+    assert_sane(r, code=2)
+    assert named in r.stderr

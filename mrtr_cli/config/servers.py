@@ -229,6 +229,9 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             raise UsageError(f"{where}: {what} must be a string")
         value, names = expand_vars(text, allowed=allowed, builtins=builtins, where=where)
         skipped.extend(n for n in names if n not in skipped)
+        if "\x00" in value:  # named, never shown: an env value is a secret
+            raise UsageError(f"{where}: {what} holds a NUL character, which a command line or an "
+                             "environment cannot carry")
         return value
 
     def secret(name: str, value: str, raw: Any) -> None:
@@ -248,6 +251,8 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         argv = [expand(e["command"], "command")] + [expand(a, "each of args") for a in e.get("args") or []]
         env = {}
         for key, value in (e.get("env") or {}).items():
+            if not str(key) or any(c in str(key) for c in "=\x00"):
+                raise UsageError(f"{where}: env name {str(key)!r} is not a usable variable name (empty, or holds = or NUL)")
             env[str(key)] = expand(value, f"env {key}")
             secret(str(key), env[str(key)], value)
         cwd = expand(e["cwd"], "cwd") if e.get("cwd") else None
