@@ -6,6 +6,7 @@ visits, and one a browser reads differently is never opened."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -59,5 +60,8 @@ def test_a_url_a_browser_reads_differently_shows_the_browsers_host_and_never_ope
     s.answer("What now?", ENTER)  # "Open it" is not offered: the first choice is "I have finished there"
     assert s.finish() == 0, s.screen
     screen = s.screen
-    assert "host: good.com" not in screen and "Open it in my browser" not in screen
+    styled = r"host: (?:\x1b\[[0-9;]*m)*"  # rich may style the host
+    assert re.search(styled + r"evil\.example(?:\x1b\[[0-9;]*m)*\s", screen), screen
+    assert not re.search(styled + "good", screen)
+    assert "Open it in my browser" not in screen
     assert not opened.exists()
