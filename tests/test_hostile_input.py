@@ -309,3 +309,11 @@ def test_a_config_entry_a_process_cannot_take_is_a_usage_error(mrtr, tmp_path, e
     r = mrtr("-s", "s", "--config", cfg, "tools")
     assert_sane(r, code=2)
     assert named in r.stderr
+
+
+def test_the_url_parser_is_imported_only_when_a_url_is_shown(mrtr, picky):
+    r = mrtr(*picky, "call", "echo", "a=1", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert r.code == 0 and "ada_url" not in r.stderr
+    r = mrtr(*picky, "call", "visit", "--args", json.dumps({"url": "https://a.example/"}),
+             env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert r.code == 5 and "ada_url" in r.stderr
