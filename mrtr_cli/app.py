@@ -544,8 +544,11 @@ class App:
             with open(path, "w", encoding="utf-8") as fh:
                 json.dump(recorder.document(), fh, ensure_ascii=False, indent=2)
                 fh.write("\n")
-        except OSError as exc:
-            self.env.err(f"mrtr: warning: cannot write --save-answers {path}: {exc.strerror or exc}")
+        except OSError as exc:  # the file asked for is lost: the run ends with exit 2 (cli.main.run)
+            from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+            self.env.write_failure = self.env.write_failure or WriteFailed(
+                f"cannot write --save-answers {path}: {exc.strerror or exc}")
 
     # ------------------------------------------------------------------ one request
     def request_params(self, session: Session, command: str, subject: str, items: list[Any] | None = None,

@@ -121,7 +121,7 @@ class Interrupted(MrtrError):
 
 class WriteFailed(MrtrError):
     """What the user asked for could not be written: stdout (a full disk, a closed stdout),
-    `--trace FILE` (exit 2, as batch records that cannot be written).
+    `--trace FILE`, `--save-answers FILE` (exit 2, as batch records that cannot be written).
     Not a bug in mrtr: the message names the stream and the system's reason."""
 
     exit_status = ExitStatus.USAGE

@@ -230,6 +230,13 @@ def test_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, code, messa
     assert message in r.stderr
 
 
+def test_save_answers_that_cannot_be_written_is_exit_2(tmp_path):
+    r = sh(tmp_path, '$M --stdio "$S" call pick -a code=right --save-answers /dev/full')
+    assert_sane(r, code=2, secret=None)
+    assert r.stdout.strip() == "picked right"  # the result was delivered; the file asked for was not
+    assert "cannot write --save-answers /dev/full: No space left on device" in r.stderr
+
+
 @pytest.mark.parametrize("redirect", ["> /dev/full", ">&-"])
 def test_batch_output_that_cannot_be_written_is_exit_2(tmp_path, redirect):
     line = json.dumps({"call": "echo", "arguments": {}})
