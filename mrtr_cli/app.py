@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from mrtr_cli.config.target import Target, check_header_values, check_url, parse_header, parse_stdio, url_secrets
+from mrtr_cli.config.target import Target, check_header, check_header_values, check_url, parse_header, parse_stdio, url_secrets
 from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ExitStatus, InputRequired, Interrupted, JsonRpcError, UsageError
@@ -132,8 +132,11 @@ class App:
     def read_stdin(self) -> str:
         """All of stdin (read once; later calls get the same text)."""
         if self._stdin_text is None:
-            self._stdin_text = self.env.stdin.read()
+            from mrtr_cli.userfiles import decode_text, read_stdin_bytes  # noqa: PLC0415
+
             self.env.stdin_consumed = True
+            data = read_stdin_bytes(self.env.stdin, what="input", deadline=self.deadline())
+            self._stdin_text = decode_text(data, what="stdin", path="(-)")
         return self._stdin_text
 
     def read_file(self, path: str) -> str:
@@ -144,14 +147,12 @@ class App:
         """
         if path == "-":
             return self.read_stdin()
+        from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+
         try:
-            with open(os.path.expanduser(path), encoding="utf-8") as fh:
-                return fh.read()
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"cannot read {path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} "
-                             f"at offset {exc.start})") from None
+            return read_user_text(path, what="file")
+        except FileNotFoundError:
+            raise UsageError(f"cannot read file {path}: no such file") from None
 
     def target(self) -> Target:
         """The target from `--url` / `--stdio` / `-s NAME` (or MRTR_URL / MRTR_STDIO / MRTR_SERVER).
@@ -220,19 +221,23 @@ class App:
         headers: dict[str, str] = {}
         for text in o.headers:
             name, value = parse_header(text)
+            written = value
             value, secret = resolve_header_value(value, allowed=True, where=f"-H {name}", read_file=self.read_file)
-            headers[name] = value
             if is_secret_name(name):
                 self.env.add_secret(value)
                 self.env.add_secret(value.split(" ", 1)[-1])  # the credential after an auth scheme
             if secret:
                 self.env.add_secret(secret)
+            source = written.strip().rsplit(" ", 1)[-1] if secret else ""
+            check_header(name, value, f"-H {name}" + (f" ({source})" if source else ""))
+            headers[name] = value
         if o.bearer_token_env:
             token = os.environ.get(o.bearer_token_env)
             if not token:
                 raise UsageError(f"--bearer-token-env {o.bearer_token_env}: that environment variable is empty or unset")
-            headers["Authorization"] = f"Bearer {token}"
             self.env.add_secret(token)
+            check_header("Authorization", f"Bearer {token}", f"--bearer-token-env {o.bearer_token_env}")
+            headers["Authorization"] = f"Bearer {token}"
         return headers
 
     def _note(self, text: str) -> None:
@@ -423,7 +428,13 @@ class App:
                 transport.kill()
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
-                self._trace_file.close()
+                try:
+                    self._trace_file.close()
+                except OSError as exc:  # its last lines could not be written (exit 2)
+                    from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+                    self.env.write_failure = self.env.write_failure or WriteFailed(
+                        f"cannot write --trace {self.opts.trace}: {exc.strerror or exc}")
 
     def spawn_early(self, target: Target) -> None:
         """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next
@@ -539,8 +550,11 @@ class App:
             with open(path, "w", encoding="utf-8") as fh:
                 json.dump(recorder.document(), fh, ensure_ascii=False, indent=2)
                 fh.write("\n")
-        except OSError as exc:
-            self.env.err(f"mrtr: warning: cannot write --save-answers {path}: {exc.strerror or exc}")
+        except OSError as exc:  # the file asked for is lost: the run ends with exit 2 (cli.main.run)
+            from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+            self.env.write_failure = self.env.write_failure or WriteFailed(
+                f"cannot write --save-answers {path}: {exc.strerror or exc}")
 
     # ------------------------------------------------------------------ one request
     def request_params(self, session: Session, command: str, subject: str, items: list[Any] | None = None,
@@ -642,11 +656,8 @@ class App:
             return build_arguments(items, base, None)
 
         def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
-            if self.opts.no_validate:  # `call --no-validate`: typed where the schema allows, sent regardless
-                try:
-                    return build_arguments(items, base, tool.get("inputSchema") if tool else None)
-                except UsageError:
-                    return build_arguments(items, base, None)
+            if self.opts.no_validate:  # `call --no-validate`: each item typed where the schema allows, sent regardless
+                return build_arguments(items, base, tool.get("inputSchema") if tool else None, lenient=True)
             if tool is None:
                 raise catalog.unknown(name)
             arguments = build_arguments(items, base, tool.get("inputSchema"))

@@ -19,6 +19,56 @@ from mrtr_cli.render.sanitize import sanitize
 _SLICE = 1 << 20  # characters written at a time by `out_chunks`
 
 
+class ClosedStream:
+    """Stands in for a standard stream that was closed when `mrtr` started (`>&-`, `2>&-`):
+    writing raises `OSError(EBADF)` (so stdout's writers report it as a write failure;
+    diagnostics to a closed stderr are dropped), reading gives end of file."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def write(self, text: str) -> int:
+        import errno  # noqa: PLC0415
+
+        raise OSError(errno.EBADF, f"{self.name} is closed")
+
+    def flush(self) -> None:
+        pass
+
+    def read(self, size: int = -1) -> str:
+        return ""
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(f"{self.name} is closed")
+
+
+def standard_streams() -> dict[str, Any]:
+    """`stdin`, `stdout`, `stderr` for an `Environment`: the process's own, with a closed
+    one replaced by a `ClosedStream` (also in `sys`, so nothing meets None). Its file
+    descriptor is pointed at /dev/null, so a file opened later cannot take it over."""
+    streams = {}
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        stream = getattr(sys, name)
+        if stream is None:
+            try:
+                os.fstat(fd)
+            except OSError:
+                try:
+                    null = os.open(os.devnull, os.O_RDWR)
+                    if null != fd:
+                        os.dup2(null, fd)
+                        os.close(null)
+                except OSError:
+                    pass
+            stream = ClosedStream(name)
+            setattr(sys, name, stream)
+        streams[name] = stream
+    return streams
+
+
 @dataclass
 class Environment:
     """Streams and facts for one run.
@@ -47,6 +97,8 @@ class Environment:
     color: str = "auto"
     secrets: set[str] = field(default_factory=set)
     stdin_consumed: bool = False
+    #: `--trace` could not be written (a `WriteFailed`): the run ends with exit 2.
+    write_failure: Any = None
     _tty: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -117,7 +169,7 @@ class Environment:
             try:
                 self.stderr.write(self.redact(text) + "\n")
                 self.stderr.flush()
-            except (BrokenPipeError, ValueError):
+            except (OSError, ValueError):  # stderr closed, full or gone: a diagnostic has nowhere to go
                 pass
 
     def out(self, text: str) -> None:
@@ -141,7 +193,16 @@ class Environment:
             self.stdout.flush()
         except BrokenPipeError:
             # The reader went away (e.g. `| head`); nothing more to say.
-            try:
-                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's final flush
-            except OSError:
-                pass
+            self._silence_stdout()
+        except OSError as exc:  # a full disk, a closed stdout: the results are not delivered (exit 2)
+            from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+            self._silence_stdout()
+            raise WriteFailed(f"cannot write the results to stdout: {exc.strerror or exc}") from None
+
+    def _silence_stdout(self) -> None:
+        """Send later writes (and the interpreter's final flush) to /dev/null."""
+        try:
+            sys.stdout = self.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass

@@ -143,3 +143,11 @@ def winning_status(*codes: int) -> int:
         return int(ExitStatus.SUCCESS)
     rank = {int(status): i for i, status in enumerate(PRECEDENCE)}
     return int(min(codes, key=lambda c: rank.get(int(c), 1)))
+
+
+class WriteFailed(MrtrError):
+    """What the user asked for could not be written: stdout (a full disk, a closed stdout),
+    `--trace FILE`, `--save-answers FILE` (exit 2, as batch records that cannot be written).
+    Not a bug in mrtr: the message names the stream and the system's reason."""
+
+    exit_status = ExitStatus.USAGE

@@ -47,17 +47,43 @@ def parse_strict(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_constant, parse_float=_finite_float)
 
 
+def json_depth(value: Any) -> int:
+    """How deeply arrays and objects nest in `value` (a scalar is 0, `[]` is 1), counted
+    without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return deepest
+
+
 def loads_strict(text: str) -> Any:
-    """`parse_strict` for text the user gave.
+    """`parse_strict` for text the user gave, nested at most `MAX_JSON_DEPTH` levels.
 
     Raises:
-        json.JSONDecodeError: not valid JSON, or a non-finite number (the message says so,
-            the position points at the first occurrence of its text).
+        json.JSONDecodeError: not valid JSON, a non-finite number (the message says so,
+            the position points at the first occurrence of its text), or nested too deeply.
     """
+    from mrtr_cli.limits import MAX_JSON_DEPTH  # noqa: PLC0415
+
+    too_deep = f"nested too deeply (the limit is {MAX_JSON_DEPTH} levels)"
     try:
-        return parse_strict(text)
+        value = parse_strict(text)
     except NonFiniteNumber as exc:
         raise json.JSONDecodeError(str(exc), text, max(text.find(exc.token), 0)) from None
+    except RecursionError:
+        raise json.JSONDecodeError(too_deep, text, 0) from None
+    if isinstance(value, dict | list) and json_depth(value) > MAX_JSON_DEPTH:
+        raise json.JSONDecodeError(too_deep, text, 0)
+    return value
 
 
 def dumps_strict(value: Any, **kw: Any) -> str:
@@ -76,21 +102,18 @@ def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -
         stdin_text: the text of stdin, when `path` is `-`.
 
     Raises:
-        UsageError: the file cannot be read, or is not valid JSON (line and column named).
+        UsageError: the file cannot be read (not a regular file, too large: `userfiles`),
+            or is not valid JSON (line and column named).
     """
+    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+
     try:
         if path == "-":
             text = stdin_text if stdin_text is not None else ""
         else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+            text = read_user_text(path, what=what)
     except FileNotFoundError:
         raise UsageError(f"cannot read {what} {path}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"cannot read {what} {path}: not valid UTF-8 (byte 0x{exc.object[exc.start]:02x} "
-                         f"at offset {exc.start})") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
     try:
         return loads_strict(text)
     except json.JSONDecodeError as exc:

@@ -87,9 +87,17 @@ def first_state(size: int) -> str:
     return big_state(size)
 
 
-def test_each_retry_has_a_new_id(mrtr, core: Target):
+def loop_answers(tmp_path, rounds: int = 10):
+    """An answer file answering `loop`'s "again" for `rounds` rounds (a list: one entry per
+    round; a one-off answer is never sent twice)."""
+    path = tmp_path / "loop.json"
+    path.write_text(json.dumps({"inputResponses": {"again": [{"action": "accept", "content": {"go": True}}] * rounds}}))
+    return path
+
+
+def test_each_retry_has_a_new_id(mrtr, core: Target, tmp_path):
     core.reset()
-    r = mrtr(*core.args, "call", "loop", "-a", "go=true", "--max-rounds", "4")
+    r = mrtr(*core.args, "call", "loop", "--answers", loop_answers(tmp_path), "--max-rounds", "4")
     assert r.code == 4
     ids = [m["id"] for m in core.requests() if m["method"] == "tools/call"]
     assert len(ids) == 5
@@ -117,8 +125,8 @@ def test_request_state_only_result_is_retried_without_prompting(mrtr, core: Targ
     assert "requestState" not in first["params"]
 
 
-def test_round_cap_exits_4_naming_the_rounds(mrtr, core: Target):
-    r = mrtr(*core.args, "call", "loop", "-a", "go=true", "--max-rounds", "3")
+def test_round_cap_exits_4_naming_the_rounds(mrtr, core: Target, tmp_path):
+    r = mrtr(*core.args, "call", "loop", "--answers", loop_answers(tmp_path), "--max-rounds", "3")
     assert r.code == 4
     assert "after 3 rounds" in r.stderr
     assert "--max-rounds" in r.stderr

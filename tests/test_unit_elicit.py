@@ -108,10 +108,12 @@ def test_url_warnings(url, expected):
 
 
 def test_url_display_pieces_and_openable():
-    parts = split_for_display("https://user:pw@Auth.Example.com:8443/p?q=1#f")
+    parts = split_for_display("https://Auth.Example.com:8443/p?q=1#f")
     assert parts is not None
     assert (parts.before_host, parts.userinfo, parts.host, parts.after_host) == (
-        "https://", "user:pw@", "Auth.Example.com", ":8443/p?q=1#f")
+        "https://", "", "Auth.Example.com", ":8443/p?q=1#f")
+    assert split_for_display("https://user:pw@auth.example.com/") is None  # never opened: shown whole
+    assert split_for_display("https://evil.example\\@good.com/") is None
     assert split_for_display("https://[::1]:80/x").host == "[::1]"
     assert split_for_display("mailto:a@b.c") is None
     assert openable("https://a.example/") and openable("http://a.example")

@@ -75,22 +75,26 @@ def id_key(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def read_batch_text(path: str, stdin: Any) -> str:
+def read_batch_text(path: str, stdin: Any, deadline: Any = None) -> str:
     """The batch input from `path` (`-`: the binary buffer of `stdin`), decoded as UTF-8 with
     `surrogateescape`: bytes that are not UTF-8 survive as U+DC80..U+DCFF, so that only
     their line is malformed (`read_batch`), not the whole input.
 
+    `deadline` (a `Deadline`, `--timeout`) bounds waiting for stdin.
+
     Raises:
-        UsageError: the file cannot be read.
+        UsageError: the file cannot be read, is not a regular file, or is too large.
+        TimeoutExpired: stdin stayed silent past the deadline.
     """
+    from mrtr_cli.userfiles import read_stdin_bytes, read_user_bytes  # noqa: PLC0415
+
     try:
         if path == "-":
-            data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8", "surrogateescape")
+            data = read_stdin_bytes(stdin, what="batch input", deadline=deadline)
         else:
-            with open(os.path.expanduser(path), "rb") as fh:
-                data = fh.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+            data = read_user_bytes(path, what="batch input")
+    except FileNotFoundError:
+        raise UsageError(f"cannot read batch input {path}: no such file") from None
     return data.decode("utf-8", "surrogateescape")
 
 

@@ -154,13 +154,12 @@ def load_records(path: str) -> dict[str, dict[str, Any]]:
     Raises:
         UsageError: the file cannot be read, or is not a batch output file.
     """
+    from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        data = read_user_bytes(path, what="--resume")
     except FileNotFoundError:
         return {}
-    except OSError as exc:
-        raise UsageError(f"--resume {path}: cannot read it: {exc.strerror or exc}") from None
     records: dict[str, dict[str, Any]] = {}
     lines = data.split(b"\n")
     for number, raw in enumerate(lines, 1):

@@ -66,7 +66,9 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
         if path and path != "-" and file != "-" and os.path.exists(path) and os.path.samefile(path, file):
             raise UsageError(f"{option} {path} is the input file: the records would be written into it")
     base_dir = os.getcwd() if file == "-" else os.path.dirname(os.path.abspath(file))
-    lines = read_batch(read_batch_text(file, env.stdin), base_dir)
+    from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415
+
+    lines = read_batch(read_batch_text(file, env.stdin, Deadline(app.opts.timeout)), base_dir)
     summary = Summary(lines=len(lines))
     recorded = load_records(resume_path) if resume_path else {}
     todo = []

@@ -71,14 +71,40 @@ def main(argv: list[str] | None = None) -> None:
     # SIGTERM (a CI job cancelled, `kill`) is handled like Ctrl-C: a running task's id and the
     # command to resume are printed, a pending call is saved, the server is shut down.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    env = Environment()
+    from mrtr_cli.limits import ensure_recursion_headroom  # noqa: PLC0415
+
+    ensure_recursion_headroom()
+    from mrtr_cli.env import standard_streams  # noqa: PLC0415
+
+    env = Environment(**standard_streams())
     code = run(argv, env)
     sys.exit(code)
 
 
 def run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int:
     """Run the CLI in `env` and return the exit code (`again`: this is the one re-run
-    after `EraChanged`)."""
+    after `EraChanged`).
+
+    Output that cannot be written (stdout, `--trace`) ends the run with exit 2 whatever its
+    outcome would have been (what was asked for is not delivered), except an interrupt (130).
+    """
+    from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+    from mrtr_cli.render.errors import print_error  # noqa: PLC0415
+
+    try:
+        code = _run(argv, env, again=again)
+    except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
+        print_error(env, exc, json_mode=env.json_mode)
+        code = int(exc.exit_status)
+    failure = env.write_failure
+    if failure is not None and code not in (int(ExitStatus.INTERRUPTED), int(ExitStatus.USAGE)):
+        print_error(env, failure, json_mode=env.json_mode)
+        code = int(failure.exit_status)
+    return code
+
+
+def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int:
+    """`run` before write failures are accounted for."""
     from mrtr_cli.render.errors import print_error  # noqa: PLC0415
 
     words = list(sys.argv[1:] if argv is None else argv)

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.config.target import Target, check_url, public_url, url_secrets
-from mrtr_cli.config.values import expand_vars, is_secret_name, resolve_header_value
+from mrtr_cli.config.target import Target, check_header, check_url, public_url, url_secrets
+from mrtr_cli.config.values import expand_vars, resolve_header_value
 from mrtr_cli.errors import UsageError
 
 HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "sse")
@@ -153,13 +153,12 @@ def read_config(cfg: ConfigFile) -> list[ServerEntry] | None:
     Raises:
         UsageError: the file cannot be read, is not JSON, or has a malformed entry.
     """
+    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+
     try:
-        with open(os.path.expanduser(cfg.path), encoding="utf-8") as fh:
-            text = fh.read()
+        text = read_user_text(cfg.path, what="config file")
     except FileNotFoundError:
         return None
-    except OSError as exc:
-        raise UsageError(f"{cfg.path}: {exc.strerror or exc}") from None
     try:
         doc = json.loads(text)
     except ValueError as exc:
@@ -230,17 +229,20 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             raise UsageError(f"{where}: {what} must be a string")
         value, names = expand_vars(text, allowed=allowed, builtins=builtins, where=where)
         skipped.extend(n for n in names if n not in skipped)
+        if "\x00" in value:  # named, never shown: an env value is a secret
+            raise UsageError(f"{where}: {what} holds a NUL character, which a command line or an "
+                             "environment cannot carry")
         return value
 
     def secret(name: str, value: str, raw: Any) -> None:
-        # A credential by its name, or a value read from the environment (`${VAR}` expanded);
-        # a value left as a `${VAR}` template is not a secret.
+        # Every `env` and `headers` value of an entry is a secret, whatever its name (a config
+        # file is where people paste tokens under any name: X-Plain, DB_URL); only a value left
+        # as a `${VAR}` template, the file's own text, is not.
         template = isinstance(raw, str) and value == raw and expand_vars(raw, allowed=False)[1]
         if template:
             return
-        if is_secret_name(name) or (isinstance(raw, str) and value != raw):
-            add_secret(value)
-            add_secret(value.split(" ", 1)[-1])
+        add_secret(value)
+        add_secret(value.split(" ", 1)[-1])
 
     e = entry.entry
     if e.get("envFile"):
@@ -249,6 +251,8 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         argv = [expand(e["command"], "command")] + [expand(a, "each of args") for a in e.get("args") or []]
         env = {}
         for key, value in (e.get("env") or {}).items():
+            if not str(key) or any(c in str(key) for c in "=\x00"):
+                raise UsageError(f"{where}: env name {str(key)!r} is not a usable variable name (empty, or holds = or NUL)")
             env[str(key)] = expand(value, f"env {key}")
             secret(str(key), env[str(key)], value)
         cwd = expand(e["cwd"], "cwd") if e.get("cwd") else None
@@ -263,8 +267,7 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
         for name, raw in (e.get("headers") or {}).items():
             value, part = resolve_header_value(expand(raw, f"header {name}"), allowed=allowed,
                                                  where=f"{where}: header {name}")
-            if "\r" in value or "\n" in value:
-                raise UsageError(f"{where}: header {name} has a line break")
+            check_header(str(name), value, f"{where}: header {name}")
             headers[str(name)] = value
             secret(str(name), value, raw)
             if part:

@@ -167,11 +167,17 @@ def check_url(url: str, where: str) -> str:
     """`url` if it is a usable http(s) URL.
 
     Raises:
-        UsageError: another scheme, no host, a bad port or bracketed address.
+        UsageError: another scheme, no host, a bad port or bracketed address, a space or a
+            control character anywhere in it.
     """
     from urllib.parse import urlsplit  # noqa: PLC0415
 
     shown = public_url(url) if url.startswith(("http://", "https://")) else url
+    bad = next((i for i, c in enumerate(url) if ord(c) <= 0x20 or 0x7f <= ord(c) <= 0x9f), None)
+    if bad is not None:  # RFC 3986: no spaces or control characters (an HTTP request line cannot carry them)
+        what = "a space" if url[bad] == " " else f"a control character ({url[bad]!r})"
+        raise UsageError(f"{where} {shown!r}: the URL has {what} at position {bad}",
+                         hint="percent-encode it (a space is %20)")
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"{where} {shown!r}: expected an http:// or https:// URL")
     try:
@@ -185,16 +191,52 @@ def check_url(url: str, where: str) -> str:
     return url
 
 
-def check_header_values(headers: dict[str, str], where: str = "-H") -> None:
-    """HTTP header values are ASCII text.
+#: RFC 9110 section 5.1: a field name is a token.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+#: RFC 9110 section 5.5: a field value is visible ASCII, spaces and tabs (obs-text, bytes
+#: above 0x7f, is not produced here: a value must be ASCII text).
+_FIELD_VALUE = re.compile(r"[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?|")
+
+
+def check_header(name: str, value: str, where: str) -> None:
+    """Refuse a header that HTTP cannot carry, before anything is sent (RFC 9110 sections
+    5.1 and 5.5). Every header source goes through here: `-H`, `--bearer-token-env`,
+    `env:`/`file:` values and config files.
+
+    Args:
+        where: the option or variable the header came from ("-H X-Api-Key",
+            "--bearer-token-env TOKEN"), named in the message.
 
     Raises:
-        UsageError: a value with other characters (named, never shown: it may be a credential).
+        UsageError: a name that is not a token, or a value that is not ASCII, holds a line
+            break or another control character, or begins or ends with white space. The
+            message names `where` and what is wrong, never the value (it may be a credential).
+    """
+    if not _TOKEN.fullmatch(name):
+        raise UsageError(f"{where}: the header name is not a valid HTTP field name")
+    if _FIELD_VALUE.fullmatch(value):
+        return
+    if not value.isascii():
+        problem = "is not ASCII"
+    elif "\r" in value or "\n" in value:
+        problem = "has a line break"
+    elif value != value.strip(" \t"):
+        problem = "begins or ends with white space"
+    else:
+        problem = "has a control character"
+    raise UsageError(f"{where}: the value {problem}, which an HTTP header cannot carry",
+                     hint="percent-encode or base64-encode it, as the server expects" if problem == "is not ASCII"
+                     else "remove it from the value (a token read from a file or variable often ends in a newline)")
+
+
+def check_header_values(headers: dict[str, str], where: str = "-H") -> None:
+    """`check_header` for every header in `headers` (`where` is followed by the name).
+
+    Raises:
+        UsageError: as `check_header`.
     """
     for name, value in headers.items():
-        if not value.isascii():
-            raise UsageError(f"{where} {name}: the value is not ASCII, which an HTTP header cannot carry",
-                             hint="percent-encode or base64-encode it, as the server expects")
+        check_header(name, value, f"{where} {name}")
 
 
 def parse_header(text: str) -> tuple[str, str]:

@@ -106,14 +106,14 @@ def resolve_header_value(value: str, *, allowed: bool, where: str,
         if not found:
             raise UsageError(f"{where}: environment variable {ref} is empty or unset")
     else:
+        from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+
         try:
-            if read_file is not None:
-                found = read_file(ref)
-            else:
-                with open(os.path.expanduser(ref), encoding="utf-8") as fh:
-                    found = fh.read()
-        except OSError as exc:
-            raise UsageError(f"{where}: cannot read {ref}: {exc.strerror or exc}") from None
+            found = read_file(ref) if read_file is not None else read_user_text(ref, what="file")
+        except FileNotFoundError:
+            raise UsageError(f"{where}: cannot read {ref}: no such file") from None
+        except UsageError as exc:
+            raise UsageError(f"{where}: {exc.message}", hint=exc.hint) from None
         found = found.rstrip("\r\n")
         if not found:
             raise UsageError(f"{where}: {ref} is empty")

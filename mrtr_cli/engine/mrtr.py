@@ -38,6 +38,17 @@ _BACKOFF_START = 0.05
 _BACKOFF_MAX = 2.0
 
 
+def rejected_explanation(rejected: dict[str, dict[str, str]]) -> str:
+    """One sentence for keys the server asked again after a one-off answer was sent:
+    `{key: {"source", "message"}}` -> "the server asked for 'k' again after the answer from
+    SOURCE was sent, saying: MESSAGE" (the message as the server sent it; sanitised when shown)."""
+    parts = []
+    for key, info in rejected.items():
+        said = f", saying: {info['message']}" if info.get("message") else " (it gave no message)"
+        parts.append(f"the server asked for {key!r} again after the answer from {info['source']} was sent{said}")
+    return "; ".join(parts) + "; an answer given once is used once: give another"
+
+
 def origin_of(method: str, params: dict[str, Any]) -> str:
     """A short description of a request for people: "tools/call update_work_item"."""
     subject = params.get("name") if method != "resources/read" else params.get("uri")
@@ -142,6 +153,8 @@ class MrtrEngine:
         self.sent = AnswerRecorder()  # every response sent in this call (pending documents carry it)
         self.on_task = on_task
         self.on_progress = on_progress
+        #: key -> (source, answer) of one-off answers already sent in this call (never sent again).
+        self.given_once: dict[str, tuple[str, Any]] = {}
 
     def capabilities(self, method: str) -> dict[str, Any]:
         """The client capabilities declared on every request of this call."""
@@ -280,7 +293,8 @@ class MrtrEngine:
         )
         try:
             round_outcome = self.chain.answer_round(
-                remaining, server_name=self.session.server_name, origin=origin_of(method, params), capabilities=caps
+                remaining, server_name=self.session.server_name, origin=origin_of(method, params), capabilities=caps,
+                given_once=self.given_once,
             )
         except KeyboardInterrupt as exc:
             typed = {**preset, **getattr(exc, "responses", {})}
@@ -300,7 +314,13 @@ class MrtrEngine:
             env = self.chain.env
             why = ("--no-input was given" if env.no_input
                    else "no terminal to ask" if not self.chain.interactive else "no answer was given")
+            rejected = {k: v for k, v in round_outcome.rejected.items() if k in round_outcome.missing}
+            if rejected:
+                doc["rejected"] = rejected
+                doc["explanation"] = rejected_explanation(rejected)
+                raise InputRequired(f"{doc['explanation']} ({why}); the pending document is on stdout", doc)
             raise InputRequired(f"input required for {missing} ({why}); the pending document is on stdout", doc)
+        self.given_once.update(round_outcome.once)
         return answered
 
     def _keep_typed_answers(self, exc: MrtrError, method: str, params: dict[str, Any], input_requests: Any,

@@ -122,8 +122,10 @@ def pending_notes(doc: dict[str, Any]) -> list[str]:
         if url is not None:
             lines.append(f"  input {sanitize(str(key), single_line=True)!r} asks you to open this URL yourself: "
                          f"{sanitize(url, single_line=True)}")
-            from mrtr_cli.responders.urls import url_warnings  # noqa: PLC0415
+            from mrtr_cli.responders.urls import browser_host, url_warnings  # noqa: PLC0415
 
+            host = browser_host(url)
+            lines.append(f"    a browser would go to host: {sanitize(host, single_line=True) if host else '(none)'}")
             lines.extend(f"    warning: {sanitize(w, single_line=True)}" for w in url_warnings(url))
     if doc.get("resumable") is False:  # an older server asked during the call: start it again
         lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")

@@ -87,8 +87,21 @@ class Tracer:
         # JSON (and a secret is found in its plain form, not its JSON-escaped one).
         line = json.dumps(_redact_values(record, self.env.redact), ensure_ascii=False)
         with self._lock:
-            self.trace_file.write(line + "\n")
-            self.trace_file.flush()
+            if self.trace_file is None:
+                return
+            try:
+                self.trace_file.write(line + "\n")
+                self.trace_file.flush()
+            except OSError as exc:  # a full disk: the trace the user asked for is lost (exit 2)
+                from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+                name = getattr(self.trace_file, "name", "FILE")
+                self.trace_file = None
+                self.env.write_failure = WriteFailed(f"cannot write --trace {name}: {exc.strerror or exc}")
+        if self.env.write_failure is not None and record.get("dir") == "send" and "method" in record["message"]:
+            # A request or notification about to be sent (in the thread sending it, never a
+            # reader's): nothing more happens untraced.
+            raise self.env.write_failure
 
 
 def _redact_values(value: Any, redact: Any) -> Any:

@@ -169,6 +169,13 @@ class AnswerStore:
         self._in_order_used += 1
         return value, f"{path}, inOrder[{index}] (for {key})"
 
+    def is_list(self, key: str) -> bool:
+        """True when the file answering `key` (as `exact` picks it) gives a list, one entry per round."""
+        for answers in reversed(self.files):
+            if key in answers.input_responses:
+                return isinstance(answers.input_responses[key], list)
+        return False
+
     def field_value(self, name: str) -> tuple[Any, str] | None:
         """The `fields[name]` value from the last file that has it, with its source label."""
         for answers in reversed(self.files):

@@ -26,7 +26,7 @@ from mrtr_cli.responders.shapes import (
     roots_result_problems,
     sampling_result_problems,
 )
-from mrtr_cli.schema.elicit import explain, form_fields
+from mrtr_cli.schema.elicit import explain, form_fields, json_type
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.protocol.deadline import Deadline
@@ -84,12 +84,18 @@ class RoundOutcome:
         missing: keys nobody could answer.
         prefill: key -> partial form content found in flags/files (for templates).
         sources: key -> where the answer came from (for `-v`).
+        once: key -> (source, answer) for answers given once (a `-a` flag, `fields`, an
+            `inputResponses` value that is not a list): used in this round, never again.
+        rejected: key -> {"source", "message"} for keys asked again after such an answer
+            was sent (the server's `message` as sent); they are asked at the terminal or missing.
     """
 
     responses: dict[str, Any] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
     prefill: dict[str, dict[str, Any]] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    once: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    rejected: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 class ResponderChain:
@@ -174,8 +180,15 @@ class ResponderChain:
         origin: str,
         capabilities: dict[str, Any] | None = None,
         task_id: str | None = None,
+        given_once: dict[str, tuple[str, Any]] | None = None,
     ) -> RoundOutcome:
         """Answer every request of one round.
+
+        An answer given once is used once: a key in `given_once` (answered in an earlier
+        round of this call from a `-a` flag, `fields` or a non-list `inputResponses` value)
+        that the server asks again was rejected. Its prepared answer is not sent again: the
+        server's message is shown and a person is asked (the form filled with the rejected
+        value), or, with nobody to ask, the key is missing and `rejected` says why.
 
         Args:
             input_requests: the server's `inputRequests` map.
@@ -183,6 +196,7 @@ class ResponderChain:
             capabilities: what was declared on the request (to reject undeclared asks).
             task_id: the task asking, if any: a key that holds it (`<taskId>:<hash>`) and
                 has no `inputResponses` entry takes the next `inOrder` answer.
+            given_once: key -> (source, answer) of one-off answers sent earlier in this call.
 
         Raises:
             ProtocolError: a malformed input request, or one for a capability not declared.
@@ -194,6 +208,11 @@ class ResponderChain:
         outcome = RoundOutcome()
         left: list[InputAsk] = []
         for ask in asks:
+            before = (given_once or {}).get(ask.key)
+            if before is not None:
+                self._rejected(ask, before, outcome)
+                left.append(ask)
+                continue
             answer = self._prepared(ask, outcome, task_id=task_id)
             if answer is not None:
                 outcome.responses[ask.key] = answer
@@ -225,6 +244,20 @@ class ResponderChain:
                 self.env.err(f"mrtr: input {sanitize(key, single_line=True)!r} answered from {source}")
         return outcome
 
+    def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
+        """Note that `ask` came back after the one-off answer `before` (source, answer) was
+        sent: say so with the server's message, and pre-fill its form with what was sent."""
+        source, answer = before
+        message = ask.params.get("message")
+        outcome.rejected[ask.key] = {"source": source, "message": message if isinstance(message, str) else ""}
+        content = answer.get("content") if isinstance(answer, dict) else None
+        if isinstance(content, dict):
+            outcome.prefill[ask.key] = dict(content)
+        said = f": {message}" if isinstance(message, str) and message else ""
+        if self.interactive:  # else the exit-5 message says it
+            self.env.err(f"mrtr: the server asks for {ask.key!r} again after the answer from {source} was sent"
+                         f"{said}", untrusted=True)
+
     def _get_terminal(self) -> TerminalResponder:
         if self._terminal is None:
             assert self._terminal_factory is not None
@@ -247,6 +280,9 @@ class ResponderChain:
             ask = InputAsk(str(key), method, params, server_name, origin)
             if capabilities is not None:
                 self._check_declared(ask, capabilities)
+            if method == ELICIT and ask.mode == "url" and not isinstance(params.get("url"), str):
+                raise ProtocolError(f"input request {key!r}: a URL-mode elicitation needs params.url as a string, "
+                                    f"got {json_type(params.get('url')) if 'url' in params else 'none'}")
             if method == ELICIT and ask.mode == "form":
                 try:
                     form_fields(params.get("requestedSchema"))
@@ -297,9 +333,14 @@ class ResponderChain:
             if ask.method == ELICIT and ask.mode == "form":
                 value = _normalized(value, ask.params)
             outcome.sources[ask.key] = source
+            if not self.store.is_list(ask.key):
+                outcome.once[ask.key] = (source, value)
             return value
         if ask.method == ELICIT and ask.mode == "form":
-            return self._form_from_fields(ask, outcome)
+            answer = self._form_from_fields(ask, outcome)
+            if answer is not None:
+                outcome.once[ask.key] = (outcome.sources[ask.key], answer)
+            return answer
         if ask.method == ROOTS:
             roots = self.roots
             source = self.roots_source

@@ -21,7 +21,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
 from mrtr_cli.responders.chain import ELICIT, SAMPLING, InputAsk
-from mrtr_cli.responders.urls import open_in_browser, openable, split_for_display, url_warnings
+from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
 
 _SKIP = object()
@@ -221,8 +221,10 @@ class TerminalResponder:
 
         if f.required or isinstance(current, bool):
             return self._q().confirm(self._label(f), default=current is True, **self._pt).unsafe_ask()
-        choices = [Choice("yes", value=True), Choice("no", value=False), Choice("(leave empty)", value=_SKIP)]
-        return self._q().select(self._label(f), choices=choices, **self._pt).unsafe_ask()
+        # Optional with no default: "(leave empty)" first, as in the other choice lists, so that
+        # Enter agrees to nothing.
+        choices = [Choice("(leave empty)", value=_SKIP), Choice("yes", value=True), Choice("no", value=False)]
+        return self._q().select(self._label(f), choices=choices, default=choices[0], **self._pt).unsafe_ask()
 
     def _text(self, f: FormField, current: Any) -> Any:
         """A typed text answer, re-asked with the reason until it is valid for `f`."""
@@ -273,19 +275,18 @@ class TerminalResponder:
         accept once the person says they are done there (or decline / cancel)."""
         from rich.text import Text  # noqa: PLC0415
 
-        url = str(ask.params.get("url") or "")
+        url = ask.params["url"]  # a string: the chain refuses any other request (exit 4)
         shown = Text("  URL:  ")
         parts = split_for_display(url)
-        if parts is None:
+        if parts is None:  # read differently by a browser: shown whole, the browser's host below
             shown.append(_one_line(url))
         else:
             shown.append(_one_line(parts.before_host))
-            shown.append(_one_line(parts.userinfo), style="bold red")
             shown.append(_one_line(parts.host), style="bold reverse")
             shown.append(_one_line(parts.after_host))
         self.console.print(shown)
-        if parts is not None and parts.host:
-            self.console.print(Text("  host: ").append(_one_line(parts.host), style="bold"))
+        host = browser_host(url)  # the host a browser visits (WHATWG URL standard), never a guess
+        self.console.print(Text("  host: ").append(_one_line(host) if host else "(none)", style="bold"))
         warnings = url_warnings(url)
         for warning in warnings:
             self.console.print(Text(f"  warning: {_one_line(warning)}", style="bold yellow"))

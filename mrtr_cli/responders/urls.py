@@ -14,7 +14,6 @@ import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 OPENABLE_SCHEMES = ("http", "https")
 
@@ -26,7 +25,7 @@ class UrlParts:
     Attributes:
         before_host: scheme and `://` (e.g. `https://`).
         userinfo: `user:password@` when present (a classic spoofing trick), else "".
-        host: the host exactly as written (case kept, IPv6 brackets kept).
+        host: the host as a browser parses it (WHATWG URL standard).
         after_host: `:port`, path, query and fragment.
     """
 
@@ -36,26 +35,83 @@ class UrlParts:
     after_host: str
 
 
+@dataclass
+class BrowserView:
+    """How a browser reads a URL (the WHATWG URL standard, through `ada-url`, the parser
+    Node.js uses), beside how it reads to a person.
+
+    Attributes:
+        written: the URL as the server sent it.
+        href: the browser's serialisation of it, or None when a browser cannot parse it.
+        scheme: the scheme without `:` ("" when it does not parse).
+        host: the host a browser visits (ASCII: IDNA labels as punycode; "" for none).
+        credentials: the URL carries a user name or password.
+        same: `href` is `written`, up to the case of scheme and host and a `/` after a bare origin.
+    """
+
+    written: str
+    href: str | None = None
+    scheme: str = ""
+    host: str = ""
+    credentials: bool = False
+    same: bool = False
+
+
+def browser_view(url: str) -> BrowserView:
+    """Parse `url` as a browser does (WHATWG URL standard). `ada_url` is imported here only:
+    nothing else in a run needs it (about 8 ms)."""
+    import ada_url  # noqa: PLC0415 - lazy: only URL elicitation shows URLs
+
+    view = BrowserView(url)
+    try:
+        parsed = ada_url.URL(url)
+    except (ValueError, TypeError):
+        return view
+    view.href = parsed.href
+    view.scheme = parsed.protocol.rstrip(":").lower()
+    view.host = parsed.hostname or ""
+    view.credentials = bool(parsed.username or parsed.password)
+    origin = len(parsed.protocol) + 2 + len(parsed.host) if parsed.host else 0
+    href = view.href
+    view.same = any(written[:origin].lower() == href[:origin] and written[origin:] == href[origin:]
+                    for written in (url, url + "/") if len(written) == len(href))
+    return view
+
+
+def refusal(url: str) -> str | None:
+    """Why `mrtr` will not open `url` (None when it will): it is not an http(s) URL with a
+    host, it carries a user name or password, or a browser reads it differently than it
+    reads (spaces, tabs or line breaks dropped, backslashes, percent-encoded or non-ASCII host
+    names, `..` segments: what a browser visits is then not what a person was shown)."""
+    view = browser_view(url)
+    if view.href is None:
+        return "a browser cannot parse this URL; mrtr will not open it"
+    if view.scheme not in OPENABLE_SCHEMES:
+        return f"not a web address (scheme {view.scheme!r}); mrtr will not open it"
+    if not view.host:
+        return "the URL has no host; mrtr will not open it"
+    if view.credentials:
+        return ("the URL has a user name or password before the host: the real host is after the '@'; "
+                "mrtr will not open it")
+    if not view.same:
+        return f"a browser reads this URL differently than it reads here (it goes to {view.href}); mrtr will not open it"
+    return None
+
+
+def browser_host(url: str) -> str:
+    """The host a browser visits for `url` ("" when none): the one to show a person."""
+    return browser_view(url).host
+
+
 def split_for_display(url: str) -> UrlParts | None:
-    """Cut `url` into display pieces, or None when it has no `//host` part."""
-    scheme_end = url.find("://")
-    if scheme_end < 0:
+    """Cut `url` into display pieces by the browser's parse, or None when the browser reads
+    it differently than it is written (then it is shown whole, with `browser_host`)."""
+    view = browser_view(url)
+    if view.href is None or not view.same or not view.host or view.credentials:
         return None
-    start = scheme_end + 3
-    end = len(url)
-    for sep in "/?#":
-        pos = url.find(sep, start)
-        if pos >= 0:
-            end = min(end, pos)
-    netloc = url[start:end]
-    userinfo, at, hostport = netloc.rpartition("@")
-    if hostport.startswith("["):
-        close = hostport.find("]")
-        host = hostport[: close + 1] if close >= 0 else hostport
-    else:
-        host = hostport.rsplit(":", 1)[0] if ":" in hostport else hostport
-    port = hostport[len(host):]
-    return UrlParts(url[:start], userinfo + at, host, port + url[end:])
+    start = len(view.scheme) + 3  # "https://"
+    end = start + len(view.host)
+    return UrlParts(url[:start], "", url[start:end], url[end:])
 
 
 def _unicode_host(host: str) -> str | None:
@@ -69,20 +125,17 @@ def _unicode_host(host: str) -> str | None:
 
 
 def url_warnings(url: str) -> list[str]:
-    """Reasons to be careful with `url`, one line each (empty when none): not https, a host
-    that is an IP address, punycode or non-ASCII (look-alike) host names, a user name or
-    password before the host, control characters, or a URL that does not parse."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-    except ValueError:
-        return ["the URL does not parse"]
+    """Reasons to be careful with `url`, one line each (empty when none): the `refusal`
+    reason, not https, a host that is an IP address, a punycode or non-ASCII (look-alike)
+    host name, control characters or spaces."""
+    view = browser_view(url)
     warnings = []
-    scheme = parts.scheme.lower()
-    if scheme not in OPENABLE_SCHEMES:
-        warnings.append(f"not a web address (scheme {parts.scheme or 'missing'!r}); mrtr will not open it")
-    elif scheme != "https":
+    reason = refusal(url)
+    if reason is not None:
+        warnings.append(reason)
+    if view.scheme == "http":
         warnings.append("not https: the connection is not encrypted")
+    host = view.host
     try:
         ipaddress.ip_address(host.strip("[]"))
         warnings.append("the host is an IP address, not a name")
@@ -91,24 +144,28 @@ def url_warnings(url: str) -> list[str]:
     shown = _unicode_host(host)
     if shown is not None:
         warnings.append(f"the host is punycode; browsers may show it as '{shown}': look-alike domains use this")
-    elif any(ord(c) > 127 for c in host):
+    written_host = split_host_as_written(url)
+    if any(ord(c) > 127 for c in written_host):
         warnings.append("the host has non-ASCII characters: look-alike domains use this")
-    if parts.username is not None or parts.password is not None:
-        warnings.append("the URL has a user name or password before the host: the real host is after the '@'")
-    if not host and scheme in OPENABLE_SCHEMES:
-        warnings.append("the URL has no host")
     if any(ord(c) < 32 or 127 <= ord(c) < 160 or c.isspace() for c in url):
         warnings.append("the URL contains spaces or control characters")
     return warnings
 
 
+def split_host_as_written(url: str) -> str:
+    """The text between `://` (and any `user@`) and the next `/`, `?`, `#` or `\\`, as written."""
+    start = url.find("://")
+    if start < 0:
+        return ""
+    rest = url[start + 3:]
+    for sep in "/?#\\":
+        rest = rest.split(sep, 1)[0]
+    return rest.rpartition("@")[2]
+
+
 def openable(url: str) -> bool:
-    """True when `url` is an http(s) URL with a host (the only kind `mrtr` will open)."""
-    try:
-        parts = urlsplit(url)
-        return parts.scheme.lower() in OPENABLE_SCHEMES and bool(parts.hostname)
-    except ValueError:
-        return False
+    """True when `mrtr` will open `url` (no `refusal`)."""
+    return refusal(url) is None
 
 
 @contextlib.contextmanager

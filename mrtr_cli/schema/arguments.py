@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonfile import loads_strict
+from mrtr_cli.jsonfile import json_depth, loads_strict
+from mrtr_cli.limits import MAX_JSON_DEPTH
 from mrtr_cli.schema.elicit import json_type
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -64,7 +65,7 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
         try:
             value = loads_strict(raw)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"argument {text!r}: the value after := is not valid JSON ({exc.msg})") from None
+            raise UsageError(f"argument {_shown(text)}: the value after := is not valid JSON ({exc.msg})") from None
         literal = True
     elif eq > 0:
         key, value = text[:eq], text[eq + 1 :]
@@ -72,11 +73,24 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
             value = read_file(value[1:])
         literal = False
     else:
-        raise UsageError(f"argument {text!r}: expected key=value, key:=<json> or key=@file")
+        raise UsageError(f"argument {_shown(text)}: expected key=value, key:=<json> or key=@file")
     path = key.split(".")
     if not key or any(not part for part in path):
-        raise UsageError(f"argument {text!r}: the key is empty")
+        raise UsageError(f"argument {_shown(text)}: the key is empty")
+    if len(path) > MAX_JSON_DEPTH:
+        raise UsageError(f"argument {_shown(text)}: the key has {len(path)} dotted parts; objects nest at most "
+                         f"{MAX_JSON_DEPTH} levels deep")
     return ArgItem(path, value, literal, text)
+
+
+def _cut(text: str) -> str:
+    """Text for a message, cut to 80 characters."""
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _shown(text: str) -> str:
+    """An item for a message: quoted, cut to 80 characters."""
+    return repr(_cut(text))
 
 
 def _types(schema: Any) -> list[str]:
@@ -149,18 +163,26 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
         except json.JSONDecodeError:
             pass
     wanted = " or ".join(types)
-    raise UsageError(f"argument {where}: {text!r} is not {('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
+    raise UsageError(f"argument {_cut(where)}: {_shown(text)} is not {('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
                      hint=f"use {where.split('=')[0]}:=<json> to pass a literal JSON value")
 
 
-def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_schema: Any) -> dict[str, Any]:
+def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_schema: Any, *,
+                    lenient: bool = False) -> dict[str, Any]:
     """Combine `--args` (`base`) and items into the `arguments` object.
 
     A key given more than once becomes an array (or extends one); an array-typed
-    property always gets an array, even from a single item.
+    property always gets an array, even from a single item. Items may replace what
+    `base` holds, but two items that make one key both a value and an object conflict,
+    in either order (`a.b=1 a=2`, `a=2 a.b=1`).
+
+    Args:
+        lenient: `call --no-validate`: an item its schema cannot type is sent as its text
+            (each item typed on its own; the others keep their types).
 
     Raises:
-        UsageError: a value cannot be coerced, or a key is both a value and an object.
+        UsageError: a value cannot be coerced (unless `lenient`), a key is both a value
+            and an object, or the arguments nest deeper than `MAX_JSON_DEPTH`.
     """
     if not items:
         return dict(base) if base else {}  # nothing to add: a shallow copy leaves `base` as it was
@@ -169,24 +191,36 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
     for item in items:
         counts[item.key] = counts.get(item.key, 0) + 1
     seen: dict[str, int] = {}
+    objects: dict[tuple[str, ...], ArgItem] = {}  # the objects items made (by a dotted key), by path
     for item in items:
         schema = property_schema(input_schema, item.path)
         types = _types(schema)
         is_array = "array" in types and (item.literal is False or not isinstance(item.value, list))
-        if item.literal:
-            value = item.value
-        elif is_array:
-            item_schema = schema.get("items") if isinstance(schema, dict) else None
-            value = coerce_value(item.value, item_schema, item.text)
-        else:
-            value = coerce_value(item.value, schema, item.text)
+        try:
+            if item.literal:
+                value = item.value
+            elif is_array:
+                item_schema = schema.get("items") if isinstance(schema, dict) else None
+                value = coerce_value(item.value, item_schema, item.text)
+            else:
+                value = coerce_value(item.value, schema, item.text)
+        except UsageError:
+            if not lenient:
+                raise
+            value = item.value  # --no-validate: this item as its text, the others typed
+        made = objects.get(tuple(item.path))
+        if made is not None:
+            raise UsageError(f"argument {_shown(item.text)}: {item.key!r} is already an object "
+                             f"(from {_shown(made.text)})", hint="give the key either a value or dotted parts, not both")
+        for i in range(1, len(item.path)):
+            objects.setdefault(tuple(item.path[:i]), item)
         node = args
         for part in item.path[:-1]:
             child = node.get(part)
             if child is None:
                 child = node[part] = {}
             if not isinstance(child, dict):
-                raise UsageError(f"argument {item.text!r}: {part!r} is already a value, not an object")
+                raise UsageError(f"argument {_shown(item.text)}: {part!r} is already a value, not an object")
             node = child
         last = item.path[-1]
         seen[item.key] = seen.get(item.key, 0) + 1
@@ -198,6 +232,8 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
             node[last].append(value)
         else:
             node[last] = value
+    if json_depth(args) > MAX_JSON_DEPTH:
+        raise UsageError(f"the arguments nest deeper than {MAX_JSON_DEPTH} levels")
     return args
 
 

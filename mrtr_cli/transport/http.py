@@ -248,6 +248,9 @@ class HttpTransport(Transport):
             return TransportError(f"cannot connect to {self.url}: {exc}", hint="is the server running at that address?")
         if isinstance(exc, httpx.TimeoutException):
             return TransportError(f"timed out talking to {self.url}: {exc}")
+        if isinstance(exc, httpx.LocalProtocolError):
+            # httpx quotes the request's header values here: never shown (they may be credentials).
+            return TransportError(f"the request to {self.url} could not be sent (a header or the URL is not valid HTTP)")
         if isinstance(exc, httpx.HTTPError):
             return BrokenStream(f"the connection to {self.url} failed: {exc}")
         return TransportError(f"HTTP request to {self.url} failed: {exc}")

@@ -1,0 +1,143 @@
+"""The one reader for every file the user names on the command line (answer files,
+`--args @FILE`, `k=@FILE`, `file:` header values, `--config`, pending documents, batch
+input, the `--resume` output file) and for stdin (`-`).
+
+Rules (README "Limits"):
+- only a regular file, or `-` for stdin: a FIFO, a device (`/dev/zero`), a socket or a
+  directory is refused at once (a FIFO is opened without blocking, so one with no writer
+  cannot hang the run);
+- at most `MAX_USER_FILE_BYTES` bytes (stdin too), else refused with the size;
+- reading stdin is bounded by `--timeout` (a pipe whose writer never writes or closes).
+Every refusal is a `UsageError` (exit 2) naming the option and the path.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import IO, Any
+
+from mrtr_cli.errors import TimeoutExpired, UsageError
+from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
+
+_CHUNK = 1 << 16
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
+
+
+def _too_big(what: str, path: str, limit: int) -> UsageError:
+    return UsageError(f"{what} {path} is larger than the limit of {describe_bytes(limit)}",
+                      hint="mrtr reads at most this much from one file or from stdin (README: Limits)")
+
+
+def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> bytes:
+    """The bytes of the regular file `path` (`~` expanded).
+
+    Args:
+        what: what the file is, for messages ("answer file", "--args").
+        limit: the most bytes accepted.
+
+    Raises:
+        FileNotFoundError: no such file (callers word that their own way).
+        UsageError: not a regular file, larger than `limit`, or another read error.
+    """
+    full = os.path.expanduser(path)
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
+        raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+            raise UsageError(f"cannot read {what} {path}: it is {kind}, not a regular file",
+                             hint="give a regular file, or - to read stdin")
+        if info.st_size > limit:
+            raise _too_big(what, path, limit)
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > limit:  # grew while being read
+                raise _too_big(what, path, limit)
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_BYTES,
+                     deadline: Any = None) -> bytes:
+    """All of `stream` (stdin), at most `limit` bytes, waiting no longer than `deadline`
+    (a `Deadline`, or None for no bound).
+
+    Raises:
+        UsageError: more than `limit` bytes.
+        TimeoutExpired: the deadline passed while waiting for stdin.
+    """
+    source = getattr(stream, "buffer", stream)
+    try:
+        fd = source.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    if fd is None:  # an in-memory stream
+        data = source.read(limit + 1)
+        data = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+        if len(data) > limit:
+            raise _too_big(what, "(stdin)", limit)
+        return data
+    import select  # noqa: PLC0415
+
+    chunks, total = [], 0
+    while True:
+        left = deadline.remaining() if deadline is not None else None
+        if left is not None:
+            try:
+                ready = select.select([fd], [], [], left)[0]
+            except (OSError, ValueError):
+                ready = [fd]  # not selectable: read and let it block as a file would
+            if not ready:
+                raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {what} on stdin")
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            continue
+        except OSError as exc:
+            raise UsageError(f"cannot read {what} from stdin: {exc.strerror or exc}") from None
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > limit:
+            raise _too_big(what, "(stdin)", limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def decode_text(data: bytes, *, what: str, path: str) -> str:
+    """`data` as UTF-8 text.
+
+    Raises:
+        UsageError: not valid UTF-8 (the first bad byte and its offset named).
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"cannot read {what} {path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} "
+                         f"at offset {exc.start})") from None
+
+
+def read_user_text(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> str:
+    """`read_user_bytes` decoded as UTF-8.
+
+    Raises:
+        FileNotFoundError, UsageError: as `read_user_bytes` and `decode_text`.
+    """
+    return decode_text(read_user_bytes(path, what=what, limit=limit), what=what, path=path)

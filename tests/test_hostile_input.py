@@ -1,0 +1,326 @@
+"""Hostile and careless user input (issue 14, the user's side): secrets in every header
+source, bad files and streams, arguments that conflict or cannot be typed, output that
+cannot be written. Every case asserts its documented exit code, no traceback, and that
+no secret from the run appears in any output or file."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CATALOG_SERVER, EXAMPLE_SERVER, stdio_cmd
+
+SECRET = "s3cretT0ken"
+
+
+def assert_sane(r, *, code: int, secret: str | None = SECRET, files: tuple[Path, ...] = ()) -> None:
+    """`r` ended with `code`, printed no traceback, and no output or file holds `secret`."""
+    assert r.code == code, (r.code, r.stdout[-2000:], r.stderr[-2000:])
+    assert "Traceback" not in r.stderr
+    assert "internal error" not in r.stderr
+    if secret:
+        assert secret not in r.stdout and secret not in r.stderr
+        for f in files:
+            if f.exists():
+                assert secret not in f.read_text(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def guarded(http_servers) -> str:
+    """A catalog server over HTTP that wants `Authorization: Bearer SECRET`."""
+    return http_servers.start(CATALOG_SERVER, "--require-token", SECRET)
+
+
+# ---------------------------------------------------------------------- secrets
+BAD_VALUES = {"newline": SECRET + "\n", "cr": SECRET + "\r", "nul": SECRET + "\x00x", "ctl": SECRET + "\x01x",
+              "del": SECRET + "\x7fx", "trailing space": SECRET + " ", "non-ascii": SECRET + "é"}
+
+
+@pytest.mark.parametrize("bad", list(BAD_VALUES))
+@pytest.mark.parametrize("how", ["bearer-env", "header-env", "header-file", "header", "config"])
+def test_a_header_value_that_cannot_be_sent_is_refused_by_its_source_never_shown(mrtr, guarded, tmp_path, how, bad):
+    value = BAD_VALUES[bad]
+    if how == "header" and (any(c in value for c in "\r\n\x00") or value.endswith(" ")):
+        pytest.skip("an argument cannot hold NUL; -H refuses line breaks as it parses and strips spaces")
+    if how.endswith("env") and "\x00" in value:
+        pytest.skip("an environment variable cannot hold NUL")
+    token_file = tmp_path / "token"
+    # file: drops trailing line breaks only: put one inside.
+    token_file.write_bytes(value.encode() + (b"x" if value.endswith(("\n", "\r")) else b""))
+    (tmp_path / "c.json").write_text(json.dumps({"mcpServers": {"g": {"url": guarded, "headers": {"X-Plain": value}}}}))
+    target = ["-s", "g", "--config", str(tmp_path / "c.json")] if how == "config" else ["--url", guarded]
+    args = {"bearer-env": ["--bearer-token-env", "TOK"],
+            "header-env": ["-H", "Authorization: Bearer env:TOK"],
+            "header-file": ["-H", f"Authorization: Bearer file:{token_file}"],
+            "header": ["-H", f"Authorization: Bearer {value}"],
+            "config": []}[how]
+    trace = tmp_path / "t.jsonl"
+    r = mrtr(*target, *args, "--trace", trace, "-vv", "tools", env={"TOK": value} if how.endswith("env") else None)
+    assert_sane(r, code=2, files=(trace,))
+    named = {"bearer-env": "--bearer-token-env TOK", "header-env": "-H Authorization",
+             "header-file": "-H Authorization", "header": "-H Authorization", "config": "header X-Plain"}[how]
+    assert named in r.stderr, r.stderr
+    assert not (trace.exists() and "http-request" in trace.read_text())  # nothing was sent
+
+
+def test_config_header_values_are_secrets_whatever_their_name(mrtr, guarded, tmp_path):
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"mcpServers": {"g": {"url": guarded, "headers": {
+        "X-Plain": f"plain-{SECRET}", "Authorization": f"Bearer {SECRET}"}}}}))
+    trace = tmp_path / "t.jsonl"
+    r = mrtr("-s", "g", "--config", cfg, "-vv", "--trace", trace, "call", "whoami")
+    assert r.code == 0, r.stderr
+    assert "X-Plain: ***" in r.stderr  # -vv shows the header, not its value
+    assert f"plain-{SECRET}" not in r.stderr and f"plain-{SECRET}" not in trace.read_text()
+
+
+# ---------------------------------------------------------------------- what a person is shown
+PICKY = Path(__file__).parent / "servers" / "picky_server.py"
+
+
+@pytest.fixture(scope="module", params=["stdio", "http"])
+def picky(request, http_servers) -> list[str]:
+    """The picky server (tests/servers/picky_server.py) over stdio or HTTP."""
+    if request.param == "stdio":
+        return ["--stdio", stdio_cmd(PICKY)]
+    return ["--url", http_servers.start(PICKY)]
+
+
+@pytest.mark.parametrize("how", ["flag", "fields", "inputResponses"])
+def test_a_rejected_one_off_answer_is_used_once_then_exit_5_explains(mrtr, picky, tmp_path, how):
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"fields": {"code": "wrong"}} if how == "fields" else
+                                  {"inputResponses": {"code": {"action": "accept", "content": {"code": "wrong"}}}}))
+    given = ["-a", "code=wrong"] if how == "flag" else ["--answers", answers]
+    source = {"flag": "-a code=wrong", "fields": "fields.code", "inputResponses": "inputResponses.code"}[how]
+    r = mrtr(*picky, "--trace", tmp_path / "t.jsonl", "call", "pick", *given, "--max-rounds", "1000")
+    assert_sane(r, code=5, secret=None)
+    doc = r.json()
+    assert doc["missing"] == ["code"]
+    assert source in doc["explanation"] and "'code'" in doc["explanation"]
+    assert "'wrong' is wrong, try again" in doc["explanation"]
+    assert doc["rejected"]["code"]["message"] == "'wrong' is wrong, try again"
+    assert doc["answersTemplate"]["inputResponses"]["code"]["content"] == {"code": "wrong"}  # filled with it
+    assert "'wrong' is wrong, try again" in r.stderr and "max-rounds" not in r.stderr
+    sent = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    calls = [x for x in sent if x.get("dir") == "send" and (x.get("message") or {}).get("method") == "tools/call"]
+    assert len(calls) == 2  # the first request and one retry carrying the answer, never again
+
+
+def test_a_list_in_an_answer_file_still_answers_one_round_per_entry(mrtr, picky, tmp_path):
+    answers = tmp_path / "a.json"
+    entry = lambda code: {"action": "accept", "content": {"code": code}}  # noqa: E731
+    answers.write_text(json.dumps({"inputResponses": {"code": [entry("one"), entry("two"), entry("right")]}}))
+    r = mrtr(*picky, "call", "pick", "--answers", answers)
+    assert_sane(r, code=0, secret=None)
+    assert r.stdout.strip() == "picked right"
+
+
+@pytest.mark.parametrize("url", [5, None, ["https://a.example/"], {"href": "https://a.example/"}, "absent"])
+def test_a_url_request_without_a_string_url_is_an_invalid_request(mrtr, picky, url):
+    args = {} if url == "absent" else {"url": url}
+    r = mrtr(*picky, "call", "visit", "--args", json.dumps(args))
+    assert_sane(r, code=4, secret=None)
+    assert "params.url" in r.stderr and r.stdout == ""
+
+
+@pytest.mark.parametrize(("url", "host"), [
+    ("https://evil.example\\@good.com/", "evil.example"),
+    ("https://good.com\t.evil.example/", "good.com.evil.example"),
+    ("https://good.com%2eevil.example/", "good.com.evil.example"),
+    ("https://user:pw@good.com/", "good.com"),
+    ("javascript:alert(1)", "(none)"),
+])
+def test_without_a_terminal_the_url_is_listed_with_the_browsers_host(mrtr, picky, url, host):
+    r = mrtr(*picky, "call", "visit", "--args", json.dumps({"url": url}))
+    assert_sane(r, code=5, secret=None)
+    assert f"a browser would go to host: {host}" in r.stderr
+    assert "will not open it" in r.stderr
+
+
+# ---------------------------------------------------------------------- files, streams and arguments
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from tests.conftest import PY, ROOT, clean_env  # noqa: E402
+
+
+def sh(tmp_path: Path, script: str, *, timeout: float = 60, stdin: str | None = None):
+    """Run `script` in /bin/sh with $M = mrtr and $S = the picky server over stdio (for
+    redirections a list of arguments cannot express: > /dev/full, >&-, 2>&-, < FIFO)."""
+    from tests.conftest import Run
+
+    env = clean_env(tmp_path, {"M": f"{PY} -m mrtr_cli", "S": stdio_cmd(PICKY)})
+    proc = subprocess.run(["/bin/sh", "-c", script], input=stdin, capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=timeout)
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("how", ["answers", "arg-file", "args-file", "header-file", "resume", "config",
+                                 "batch-file", "batch-answersFile"])
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "directory"])
+def test_a_user_file_that_is_not_a_regular_file_is_refused_at_once(mrtr, picky, tmp_path, fifo, how, kind):
+    path = {"dev-zero": "/dev/zero", "fifo": str(fifo), "directory": str(tmp_path)}[kind]
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(json.dumps({"call": "echo", "arguments": {}, "answersFile": path}) + "\n")
+    args = {"answers": [*picky, "call", "echo", "--answers", path],
+            "arg-file": [*picky, "call", "echo", f"a=@{path}"],
+            "args-file": [*picky, "call", "echo", "--args", f"@{path}"],
+            "header-file": ["--url", "http://127.0.0.1:9/mcp", "-H", f"Authorization: Bearer file:{path}", "tools"],
+            "resume": ["resume", path],
+            "config": ["-s", "x", "--config", path, "tools"],
+            "batch-file": [*picky, "batch", path],
+            "batch-answersFile": [*picky, "batch", str(batch)]}[how]
+    r = mrtr(*args, "--timeout", "30", timeout=30)  # a FIFO must not block: well inside the bound
+    if how == "batch-answersFile":  # the line fails with exit 2, in its record
+        assert_sane(r, code=2, secret=None)
+        assert "not a regular file" in r.stdout
+        return
+    assert_sane(r, code=2, secret=None)
+    assert "not a regular file" in r.stderr and path in r.stderr
+
+
+def test_a_user_file_over_the_size_limit_is_refused_with_the_limit(mrtr, picky, tmp_path):
+    from mrtr_cli.limits import MAX_USER_FILE_BYTES
+
+    big = tmp_path / "big.json"
+    with open(big, "wb") as fh:
+        fh.truncate(MAX_USER_FILE_BYTES + 1)  # sparse: no disk used
+    for args in (["call", "echo", "--answers", big], ["call", "echo", f"a=@{big}"], ["resume", big],
+                 ["batch", big]):
+        r = mrtr(*picky, *args)
+        assert_sane(r, code=2, secret=None)
+        assert "larger than the limit of 64 MiB" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["batch -", "call echo --answers -", "call echo --args -", "call echo a=@-"])
+def test_stdin_is_bounded_in_size(tmp_path, command):
+    r = sh(tmp_path, f'head -c 70000000 /dev/zero | $M --stdio "$S" {command}', timeout=120)
+    assert_sane(r, code=2, secret=None)
+    assert "larger than the limit" in r.stderr
+
+
+@pytest.mark.parametrize("command", ["batch -", "call echo --answers -"])
+def test_timeout_bounds_a_silent_stdin(tmp_path, fifo, command):
+    # The FIFO's writer (this shell) holds it open and writes nothing until mrtr has ended.
+    r = sh(tmp_path, f'exec 3<>"{fifo}"; $M --stdio "$S" --timeout 1 {command} <"{fifo}"; echo "rc=$?"', timeout=60)
+    assert "rc=7" in r.stdout, r.stderr
+    assert "timed out after 1s waiting for" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(("redirect", "code", "message"), [
+    ("> /dev/full", 2, "cannot write the results to stdout: No space left on device"),
+    (">&-", 2, "stdout is closed"),
+    ("--trace /dev/full > /dev/null", 2, "cannot write --trace /dev/full"),
+])
+@pytest.mark.parametrize("command", ["call echo a=1", "call pick --no-input", "tools"])
+def test_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, code, message, command):
+    r = sh(tmp_path, f'$M --stdio "$S" {command} {redirect}')
+    assert_sane(r, code=code, secret=None)
+    assert message in r.stderr
+
+
+def test_save_answers_that_cannot_be_written_is_exit_2(tmp_path):
+    r = sh(tmp_path, '$M --stdio "$S" call pick -a code=right --save-answers /dev/full')
+    assert_sane(r, code=2, secret=None)
+    assert r.stdout.strip() == "picked right"  # the result was delivered; the file asked for was not
+    assert "cannot write --save-answers /dev/full: No space left on device" in r.stderr
+
+
+@pytest.mark.parametrize("redirect", ["> /dev/full", ">&-"])
+def test_batch_output_that_cannot_be_written_is_exit_2(tmp_path, redirect):
+    line = json.dumps({"call": "echo", "arguments": {}})
+    r = sh(tmp_path, f'$M --stdio "$S" batch - {redirect}', stdin=line + "\n")
+    assert_sane(r, code=2, secret=None)
+    assert "cannot write the records" in r.stderr
+
+
+@pytest.mark.parametrize(("command", "code"), [("call nope", 2), ("call echo a=x", 2), ("call echo a=1", 0),
+                                                ("call pick --no-input", 5)])
+def test_a_closed_stderr_keeps_the_documented_exit_code(tmp_path, command, code):
+    r = sh(tmp_path, f'$M --stdio "$S" {command} 2>&- >/dev/null; echo "rc=$?" >&2')
+    assert f"rc={code}" in r.stderr
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/m\x01cp", "http://127.0.0.1:9/mcp\n", "http://exa\x7fmple/",
+                                 "http://127.0.0.1:9/m cp", "http://127.0.0.1:9/\x85"])
+def test_a_url_with_control_characters_or_spaces_is_a_usage_error(mrtr, url):
+    r = mrtr("--url", url, "tools")
+    assert_sane(r, code=2, secret=None)
+    assert "--url" in r.stderr
+
+
+@pytest.mark.parametrize("items", [["a.b=1", "a=2"], ["a=2", "a.b=1"], ["a.b=1", "a=2", "a=3"],
+                                   ["x.y.z=1", "x.y=2"], ["x.y=2", "x.y.z=1"]])
+def test_a_key_that_is_both_a_value_and_an_object_conflicts_in_either_order(mrtr, picky, items):
+    r = mrtr(*picky, "call", "echo", *items)
+    assert_sane(r, code=2, secret=None)
+    assert "already" in r.stderr
+
+
+def test_no_validate_types_each_item_on_its_own(mrtr, picky):
+    r = mrtr(*picky, "call", "--no-validate", "echo", "a=1", "b=x", "c=true")
+    assert_sane(r, code=0, secret=None)
+    assert json.loads(r.stdout) == {"a": 1, "b": "x", "c": True}
+
+
+@pytest.mark.parametrize("how", ["args", "literal", "dotted", "answer-flag", "answers-file"])
+def test_the_users_json_deeper_than_the_limit_is_exit_2(mrtr, picky, tmp_path, how):
+    from mrtr_cli.limits import MAX_JSON_DEPTH
+
+    deep = "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1)
+    (tmp_path / "deep.json").write_text('{"fields": {"code": ' + deep + "}}")
+    args = {"args": ["call", "echo", "--args", '{"a": ' + deep + "}"],
+            "literal": ["call", "echo", "k:=" + deep],
+            "dotted": ["call", "echo", ".".join(["k"] * 2000) + "=1"],
+            "answer-flag": ["call", "pick", "-a", "code:=" + deep],
+            "answers-file": ["call", "pick", "--answers", tmp_path / "deep.json"]}[how]
+    r = mrtr(*picky, *args)
+    assert_sane(r, code=2, secret=None)
+    assert str(MAX_JSON_DEPTH) in r.stderr
+
+
+def test_the_users_json_at_the_limit_is_sent(mrtr, picky, tmp_path):
+    from mrtr_cli.limits import MAX_JSON_DEPTH
+
+    inner = MAX_JSON_DEPTH - 1  # inside {"k": ...}
+    trace = tmp_path / "t.jsonl"
+    r = mrtr(*picky, "--no-input", "--trace", trace, "call", "--no-validate", "echo",
+             "k:=" + "[" * inner + "]" * inner)
+    # The picky server (Python's json, default recursion limit) may fail to read it; mrtr sent it.
+    assert r.code in (0, 3, 4), r.stderr
+    assert "internal error" not in r.stderr and "Traceback (most recent call last):\n  File \"" not in r.stderr.split(
+        "mrtr: ")[-1]
+    assert '"method": "tools/call"' in trace.read_text()
+
+
+@pytest.mark.parametrize(("entry", "named"), [
+    ({"command": PY, "args": [str(PICKY)], "env": {"TOKENISH": f"{SECRET}\u0000x"}}, "env TOKENISH"),
+    ({"command": PY, "args": [str(PICKY)], "env": {"A=B": "1"}}, "env name 'A=B'"),
+    ({"command": PY + "\u0000", "args": []}, "command"),
+    ({"command": PY, "args": ["a\u0000b"]}, "each of args"),
+])
+def test_a_config_entry_a_process_cannot_take_is_a_usage_error(mrtr, tmp_path, entry, named):
+    cfg = tmp_path / "c.json"
+    cfg.write_text(json.dumps({"mcpServers": {"s": entry}}))
+    r = mrtr("-s", "s", "--config", cfg, "tools")
+    assert_sane(r, code=2)
+    assert named in r.stderr
+
+
+def test_the_url_parser_is_imported_only_when_a_url_is_shown(mrtr, picky):
+    r = mrtr(*picky, "call", "echo", "a=1", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert r.code == 0 and "ada_url" not in r.stderr
+    r = mrtr(*picky, "call", "visit", "--args", json.dumps({"url": "https://a.example/"}),
+             env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert r.code == 5 and "ada_url" in r.stderr

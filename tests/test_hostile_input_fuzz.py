@@ -1,0 +1,166 @@
+"""Property-based fuzzing (hypothesis) of what the user types and what a person is shown
+(issue 14): the `key=value` argument parser, answer-file loading and the URL display. No
+input may raise anything but a `UsageError` (exit 2) in-process, or end a run with exit 70
+or a hang through the CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mrtr_cli.app import App, RunOptions  # noqa: E402
+from mrtr_cli.env import Environment  # noqa: E402
+from mrtr_cli.errors import UsageError  # noqa: E402
+from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_answer_document, parse_flag  # noqa: E402
+from mrtr_cli.responders.chain import ResponderChain  # noqa: E402
+from mrtr_cli.responders.urls import browser_host, openable, refusal, split_for_display, url_warnings  # noqa: E402
+from mrtr_cli.schema.arguments import build_arguments, parse_item  # noqa: E402
+from tests.conftest import PY, ROOT, clean_env, stdio_cmd  # noqa: E402
+from tests.test_hostile_input import PICKY  # noqa: E402
+
+FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+SCHEMA = {"type": "object", "properties": {
+    "n": {"type": "integer"}, "x": {"type": "number"}, "b": {"type": "boolean"}, "s": {"type": "string"},
+    "tags": {"type": "array", "items": {"type": "integer"}}, "o": {"type": "object", "properties": {
+        "k": {"type": ["integer", "null"]}}}, "u": {"anyOf": [{"type": "integer"}, {"type": "boolean"}]}}}
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                        max_size=4), max_leaves=20)
+keys = st.sampled_from(["n", "x", "b", "s", "tags", "o", "o.k", "u", "n.m", "s.t.u", "tags.0"]) | st.text(max_size=12)
+seps = st.sampled_from(["=", ":=", "=@", ":=@", ""])
+values = st.text(max_size=30) | json_values.map(json.dumps) | st.sampled_from(
+    ["1", "-0", "1e400", "NaN", "true", "null", "[1,2]", "{\"k\": 1}", "0x10", "1.5", " 7 ", "@-", "@/dev/zero"])
+items = st.builds(lambda k, sep, v: f"{k}{sep}{v}", keys, seps, values)
+
+
+def _app(tmp_path) -> App:
+    return App(RunOptions(), Environment(stdin=io.StringIO(""), stdout=io.StringIO(), stderr=io.StringIO()))
+
+
+@FAST
+@given(st.lists(items, max_size=6), st.none() | st.dictionaries(st.sampled_from(["n", "o", "s", "z"]), json_values,
+                                                                   max_size=3), st.booleans())
+def test_argument_items_never_fail_but_as_usage_errors(tmp_path, texts, base, lenient):
+    app = _app(tmp_path)
+    try:
+        parsed = [parse_item(text, app.read_file) for text in texts]
+        for schema in (SCHEMA, None):
+            args = build_arguments(parsed, base, schema, lenient=lenient)
+            json.dumps(args, allow_nan=False)  # what is built can be sent
+    except UsageError as exc:
+        assert exc.message and "\n" not in exc.message.split(":")[0]
+
+
+@FAST
+@given(st.integers(min_value=1, max_value=3000), st.sampled_from(["=1", ":=1", ":=[]"]))
+def test_dotted_keys_of_any_length_never_fail_but_as_usage_errors(tmp_path, parts, tail):
+    app = _app(tmp_path)
+    try:
+        args = build_arguments([parse_item(".".join(["k"] * parts) + tail, app.read_file)], None, SCHEMA)
+        json.dumps(args)
+    except UsageError:
+        assert parts > 999
+
+
+FORM = {"method": "elicitation/create", "params": {"mode": "form", "message": "m", "requestedSchema": {
+    "type": "object", "properties": {"n": {"type": "integer", "minimum": 0}, "b": {"type": "boolean"},
+                                     "c": {"type": "string", "enum": ["r", "g"]}}, "required": ["n"]}}}
+URL_ASK = {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://a.example/",
+                                                      "elicitationId": "e"}}
+
+
+@FAST
+@given(json_values | st.dictionaries(st.sampled_from(["inputResponses", "fields", "roots", "f", "u"]), json_values,
+                                     max_size=3), st.lists(st.builds(lambda k, v: f"{k}={v}", st.sampled_from(
+                                         ["n", "b", "c", "f.n", "zz"]), values), max_size=3))
+def test_answer_documents_never_fail_but_as_usage_errors(tmp_path, doc, flags):
+    env = Environment(stdin=io.StringIO(""), stdout=io.StringIO(), stderr=io.StringIO(), no_input=True)
+    try:
+        store = AnswerStore([parse_answer_document(doc, "a.json")], [parse_flag(f) for f in flags])
+        chain = ResponderChain(env, store)
+        for _ in range(2):  # a second round: a one-off answer is not given again
+            outcome = chain.answer_round({"f": FORM, "u": URL_ASK}, server_name="s", origin="tools/call t")
+            json.dumps(outcome.responses, allow_nan=False)
+    except UsageError:
+        pass
+
+
+@FAST
+@given(st.binary(max_size=200) | st.text(max_size=200).map(str.encode) | json_values.map(
+    lambda v: json.dumps(v).encode()))
+def test_answer_files_of_any_bytes_never_fail_but_as_usage_errors(tmp_path, data):
+    path = tmp_path / "answers.json"
+    path.write_bytes(data)
+    try:
+        load_answer_file(str(path))
+    except UsageError as exc:
+        assert str(path) in exc.message
+
+
+hosts = st.sampled_from(["good.com", "evil.example", "GOOD.com", "xn--80ak6aa92e.com", "аррӏе.com", "127.0.0.1",
+                         "[::1]", "0x7f.1", "a b", "", "good.com%2eevil", "ex\tample.com"])
+url_parts = st.builds(lambda scheme, sep, user, host, rest: f"{scheme}{sep}{user}{host}{rest}",
+                      st.sampled_from(["https", "http", "HTTPS", "javascript", "file", "data", " https", ""]),
+                      st.sampled_from(["://", ":/\\", ":\\\\", ":", "://\t", ":////"]),
+                      st.sampled_from(["", "user@", "u:p@", "evil.example\\@", "a%40b@"]),
+                      hosts, st.text(max_size=20))
+urls = url_parts | st.text(max_size=60)
+
+
+@FAST
+@given(urls)
+def test_the_url_display_never_fails_and_shows_what_a_browser_visits(url):
+    import ada_url
+
+    warnings = url_warnings(url)
+    host = browser_host(url)
+    parts = split_for_display(url)
+    if openable(url):
+        assert refusal(url) is None
+        parsed = ada_url.URL(url)
+        assert parsed.protocol in ("http:", "https:") and not parsed.username and not parsed.password
+        assert host == parsed.hostname and host
+        assert parts is not None
+        assert parts.before_host + parts.userinfo + parts.host + parts.after_host == url
+        assert parts.host.lower() == host  # the highlighted text is the browser's host
+        assert all(ord(c) > 0x20 and c != "\\" for c in url)
+    else:
+        assert refusal(url) is not None and refusal(url) in warnings
+        assert parts is None or not url.lower().startswith(("http:", "https:"))
+
+
+@SLOW
+@given(st.lists(items.filter(lambda t: "@" not in t and "\x00" not in t), min_size=1, max_size=4))  # no NUL in argv
+def test_argument_items_through_the_cli_never_exit_70(tmp_path, texts):
+    import subprocess
+
+    proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(PICKY), "--no-input", "--timeout", "30",
+                           "call", "echo", "--", *texts], capture_output=True, text=True, env=clean_env(tmp_path),
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode in (0, 2, 3, 4), (texts, proc.stderr)
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+@SLOW
+@given(st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()))
+def test_answer_files_through_the_cli_never_exit_70(tmp_path, data):
+    import subprocess
+
+    path = tmp_path / "a.json"
+    path.write_bytes(data)
+    proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(PICKY), "--no-input", "--timeout", "30",
+                           "call", "pick", "--answers", str(path)], capture_output=True, text=True,
+                          env=clean_env(tmp_path), cwd=ROOT, timeout=60)
+    assert proc.returncode in (0, 2, 4, 5), proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+

@@ -1,0 +1,68 @@
+"""What a person is shown (issue 14), in a real pseudo-terminal (pexpect): an optional
+boolean with no default starts on "(leave empty)"; a rejected one-off answer is shown with
+the server's message and asked again pre-filled; a URL is shown with the host a browser
+visits, and one a browser reads differently is never opened."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import SERVERS, stdio_cmd
+from tests.test_elicit_pty import DOWN, ENTER, Session, browser
+
+pytest.importorskip("pexpect")
+
+pytestmark = pytest.mark.pty
+
+PICKY = SERVERS / "picky_server.py"
+
+
+@pytest.fixture(params=["stdio", "http"])
+def picky(request, http_servers) -> list[str]:
+    if request.param == "stdio":
+        return ["--stdio", stdio_cmd(PICKY)]
+    return ["--url", http_servers.start(PICKY)]
+
+
+def test_enter_on_an_optional_boolean_with_no_default_leaves_it_empty(tmp_path, picky):
+    s = Session(tmp_path, *picky, "call", "optional_flag")
+    s.expect("Subscribe?")
+    s.expect("(leave empty)")
+    s.child.send(ENTER)  # the pointer starts on "(leave empty)": Enter agrees to nothing
+    s.answer("note", ENTER)
+    s.answer("Send these answers?", ENTER)
+    assert s.finish() == 0, s.screen
+    assert s.stdout.strip() == "{}"  # no subscribe: true
+
+
+def test_a_rejected_answer_is_asked_again_with_the_servers_message_prefilled(tmp_path, picky):
+    s = Session(tmp_path, *picky, "call", "pick", "-a", "code=wrong")
+    s.expect("again after the answer from -a code=wrong was sent: 'wrong' is wrong, try again")  # the note
+    s.expect("'wrong' is wrong, try again")  # the form's own message
+    s.answer("code *", "")
+    s.expect("wrong")  # the rejected value, pre-filled
+    s.child.send("\x15right" + ENTER)  # Ctrl-U clears the line
+    s.answer("Send these answers?", ENTER)
+    assert s.finish() == 0, s.screen
+    assert s.stdout.strip() == "picked right"
+    assert s.screen.count("'wrong' is wrong") >= 1
+
+
+def test_a_url_a_browser_reads_differently_shows_the_browsers_host_and_never_opens(tmp_path, picky):
+    env, opened = browser(tmp_path)
+    evil = "https://evil.example\\@good.com/"
+    s = Session(tmp_path, *picky, "call", "visit", "--args", json.dumps({"url": evil}), "--open-urls", env=env)
+    s.expect("host: ")
+    s.expect("evil.example")
+    s.expect("reads this URL differently")
+    s.answer("What now?", ENTER)  # "Open it" is not offered: the first choice is "I have finished there"
+    assert s.finish() == 0, s.screen
+    screen = s.screen
+    styled = r"host: (?:\x1b\[[0-9;]*m)*"  # rich may style the host
+    assert re.search(styled + r"evil\.example(?:\x1b\[[0-9;]*m)*\s", screen), screen
+    assert not re.search(styled + "good", screen)
+    assert "Open it in my browser" not in screen
+    assert not opened.exists()
