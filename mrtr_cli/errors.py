@@ -125,7 +125,9 @@ class Interrupted(MrtrError):
 #: `--timeout` struck is reported, but the run ended by timing out), then an authorization,
 #: transport, protocol or usage failure, then input nobody could give; of a finished result,
 #: `isError: true` (the server's own verdict on the call) outranks a declined or cancelled
-#: form that came before it.
+#: form that came before it. One rule sits outside this list: output that cannot be written
+#: (`WriteFailed`, exit 2) ends the run with 2 whatever it found, except 70 and 130
+#: (cli/main.py `run`), since what was asked for was not delivered.
 PRECEDENCE: tuple[ExitStatus, ...] = (
     ExitStatus.INTERNAL, ExitStatus.INTERRUPTED, ExitStatus.TIMEOUT, ExitStatus.AUTH, ExitStatus.TRANSPORT,
     ExitStatus.PROTOCOL, ExitStatus.USAGE, ExitStatus.INPUT_REQUIRED, ExitStatus.TOOL_ERROR,
