@@ -530,9 +530,10 @@ class App:
         path = self.opts.save_answers
         assert path is not None
         try:
+            from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415
+
             with open(path, "w", encoding="utf-8") as fh:
-                json.dump(recorder.document(), fh, ensure_ascii=False, indent=2)
-                fh.write("\n")
+                fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
         except OSError as exc:
             self.env.err(f"mrtr: warning: cannot write --save-answers {path}: {exc.strerror or exc}")
 
