@@ -66,6 +66,8 @@ class RunOptions:
     cancel_on_interrupt: bool = False
     # Protocol era (issue 5).
     probe_timeout: float | None = None
+    # The limit on one message from a server (transport/limits.py), as given.
+    max_message_size: str | None = None
     # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
     task: bool = False
     task_ttl: float | None = None
@@ -437,7 +439,8 @@ class App:
             self._early = (target, transport)
 
     def _session_options(self) -> float:
-        """Check `--protocol`, `--log-level` and `--probe-timeout`; returns the probe timeout.
+        """Check `--protocol`, `--log-level`, `--max-message-size` and `--probe-timeout`
+        (setting the message size limit); returns the probe timeout.
 
         Raises:
             UsageError: a bad value.
@@ -450,6 +453,9 @@ class App:
             self.opts.log_level = self.opts.log_level.lower()
             if self.opts.log_level not in LOG_LEVELS:
                 raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+        from mrtr_cli.transport.limits import check_message_size_option  # noqa: PLC0415
+
+        check_message_size_option(self.opts.max_message_size)
         probe_timeout = self.opts.probe_timeout if self.opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
         if probe_timeout <= 0:
             raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")

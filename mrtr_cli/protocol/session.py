@@ -317,7 +317,7 @@ class Session:
             if self._inline():
                 response = self._exchange_inline(msg, headers, deadline)
             else:
-                fut = self.transport.request(msg, headers)
+                fut = self.transport.request(msg, headers, budget=deadline.remaining)
                 response = self._wait(fut, deadline, msg["method"])
         except TransportError:
             raise

@@ -181,8 +181,13 @@ class Transport(ABC):
         """
 
     @abstractmethod
-    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+                budget: Remaining | None = None) -> Future[Message]:
         """Send a JSON-RPC request; the future resolves to its response message.
+
+        `budget` tells the seconds the caller will wait (it enforces them itself): a
+        transport that would wait on its own (HTTP 429's `Retry-After`) fails at once
+        instead of waiting longer.
 
         The future fails with `TransportError` (server gone, broken stream, HTTP 5xx)
         or `AuthError` (HTTP 401/403). A JSON-RPC error response is a normal result.

@@ -52,11 +52,31 @@ def set_max_message_size(size: int | None) -> None:
     _override = size
 
 
-def max_message_size() -> int:
+def check_message_size_option(value: str | None) -> None:
+    """Set the limit from `--max-message-size VALUE` (None: not given), and check the
+    environment variable's value.
+
+    Raises:
+        UsageError: a value that is no size (exit 2), naming the option or variable.
+    """
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+    try:
+        set_max_message_size(parse_size(value) if value is not None else None)
+    except ValueError as exc:
+        raise UsageError(f"--max-message-size: {exc}") from None
+    try:
+        max_message_size()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def max_message_size(*, strict: bool = True) -> int:
     """The limit in bytes on one message from a server.
 
     Raises:
-        ValueError: `MRTR_MAX_MESSAGE_SIZE` holds no size (the message names it).
+        ValueError: `MRTR_MAX_MESSAGE_SIZE` holds no size (the message names it); with
+            `strict=False` the default is used instead (a reader thread never raises).
     """
     if _override is not None:
         return _override
@@ -66,6 +86,8 @@ def max_message_size() -> int:
     try:
         return parse_size(value)
     except ValueError as exc:
+        if not strict:
+            return DEFAULT_MAX_MESSAGE_SIZE
         raise ValueError(f"{ENV_VAR}: {exc}") from None
 
 

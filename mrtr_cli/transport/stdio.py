@@ -32,6 +32,7 @@ from mrtr_cli.transport.base import (
     Message,
     MessageHandler,
     MessageTooLarge,
+    Remaining,
     Transport,
     decode_or_none,
     encode_message,
@@ -241,7 +242,8 @@ class StdioTransport(Transport):
         kill_process_group(proc)
 
     # ------------------------------------------------------------------ messages
-    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+                budget: Remaining | None = None) -> Future[Message]:
         from concurrent.futures import Future  # noqa: PLC0415 - after the server was launched (startup time)
 
         fut: Future[Message] = Future()
@@ -344,7 +346,7 @@ class StdioTransport(Transport):
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
         exited = _exit_signal(proc)
-        lines = _LineSplitter(max_message_size(), self._line, self._too_large)
+        lines = _LineSplitter(max_message_size(strict=False), self._line, self._too_large)
         try:
             while True:
                 if exited is not None:
@@ -400,7 +402,7 @@ class StdioTransport(Transport):
 
     def _too_large(self, size: int) -> None:
         """A line grew past the size limit: the requests in flight fail (exit 4)."""
-        self._fail(MessageTooLarge(size, max_message_size()), None)
+        self._fail(MessageTooLarge(size, max_message_size(strict=False)), None)
 
     def _dispatch(self, msg: Message) -> None:
         if "method" not in msg and ("result" in msg or "error" in msg):
