@@ -388,7 +388,8 @@ class App:
                 raise UsageError(f"--trace {self.opts.trace}: {exc.strerror or exc}") from None
             self.tracer.trace_file = self._trace_file
         settings = SessionSettings(
-            protocol=self.opts.protocol, probe_timeout=probe_timeout, log_level=self.opts.log_level,
+            protocol=self.opts.protocol, probe_timeout=probe_timeout,
+            probe_timeout_given=self.opts.probe_timeout is not None, log_level=self.opts.log_level,
             capabilities=self.chain().capabilities(), target=target.public(),
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),

@@ -354,8 +354,7 @@ class Session:
         try:
             return self.transport.exchange(msg, headers, deadline.remaining)
         except RequestTimeout:
-            raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {msg['method']}"
-                                 + (" (extended by progress up to --max-timeout)" if deadline.extended else "")) from None
+            raise timeout_error(self.transport, deadline, msg["method"]) from None
 
     def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str) -> Message:
         """Wait for `fut`, answering server-initiated requests on this thread meanwhile."""
@@ -373,8 +372,7 @@ class Session:
                         raise TransportError(f"the request {method} was abandoned") from None
                 left = deadline.remaining()
                 if left is not None and left <= 0:
-                    raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {method}"
-                                         + (" (extended by progress up to --max-timeout)" if deadline.extended else ""))
+                    raise timeout_error(self.transport, deadline, method)
                 wake.wait(_POLL if left is None else min(_POLL, left))
                 wake.clear()
         finally:
@@ -506,3 +504,15 @@ def _label(msg: Message) -> str:
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     subject = params.get("uri") if msg.get("method") == "resources/read" else params.get("name")
     return f"{msg.get('method')} {subject}" if isinstance(subject, str) else str(msg.get("method"))
+
+
+def timeout_error(transport: Transport, deadline: Deadline, method: str) -> TimeoutExpired:
+    """The `--timeout` error for a request of `method`: which request waited, and, when
+    the server has not written anything yet, that it was still starting (or silent)."""
+    text = f"timed out after {deadline.timeout:g}s waiting for {method}"
+    if deadline.extended:
+        text += " (extended by progress up to --max-timeout)"
+    if not transport.heard_from():
+        text += (": the server has not written anything yet (it was still starting, "
+                 "or it does not speak MCP on this connection)")
+    return TimeoutExpired(text)

@@ -231,6 +231,11 @@ class Transport(ABC):
         closed its stdout). An HTTP server is reached afresh by every request: always True."""
         return True
 
+    def heard_from(self) -> bool:
+        """False while the server has sent nothing at all (a stdio server still starting).
+        HTTP answers every request with a status: always True."""
+        return True
+
     def describe_failure(self) -> str | None:
         """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
         return None

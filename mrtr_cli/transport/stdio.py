@@ -167,6 +167,7 @@ class StdioTransport(Transport):
         self._dead: TransportError | None = None
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
+        self._heard = False  # a first line came on stdout
 
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
@@ -273,6 +274,9 @@ class StdioTransport(Transport):
     def alive(self) -> bool:
         proc = self._proc  # no system call: the reader notices a server that is gone (its stdout closes)
         return self._dead is None and proc is not None and proc.returncode is None
+
+    def heard_from(self) -> bool:
+        return self._heard
 
     def describe_failure(self) -> str | None:
         # When the server's stderr was shown live, its last lines are already on screen.
@@ -381,6 +385,7 @@ class StdioTransport(Transport):
 
     def _line(self, raw: bytes) -> None:
         """Handle one line of stdout (without its newline)."""
+        self._heard = True
         if len(raw) <= 2 and not raw.strip():
             return
         try:
@@ -402,6 +407,7 @@ class StdioTransport(Transport):
 
     def _too_large(self, size: int) -> None:
         """A line grew past the size limit: the requests in flight fail (exit 4)."""
+        self._heard = True
         self._fail(MessageTooLarge(size, max_message_size(strict=False)), None)
 
     def _dispatch(self, msg: Message) -> None:
