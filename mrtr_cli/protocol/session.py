@@ -24,6 +24,7 @@ from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, Transpo
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
+from mrtr_cli.protocol.validate import check_result
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
 
@@ -266,6 +267,7 @@ class Session:
                     self.tracer.note("header mismatch (-32020): tool list refreshed; retrying with new Mcp-Param headers")
                     continue
                 raise
+            check_result(method, result, "modern")
             self._note_server_info(result)
             return result
 
