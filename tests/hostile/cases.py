@@ -33,6 +33,7 @@ class Ctx:
     """What one server (stdio process, or HTTP case and nonce) remembers between requests."""
 
     case: str
+    nonce: str = ""
     calls: dict[str, int] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     stash: dict[str, Any] = field(default_factory=dict)
@@ -145,6 +146,49 @@ def bad_schema(prop: dict[str, Any]) -> Callable[[dict[str, Any], Ctx], Reply]:
     return lambda req, ctx: Reply.result(req, {
         "resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {
             "mode": "form", "message": "m", "requestedSchema": {"type": "object", "properties": {"p": prop}}}}}})
+
+
+def legacy_bad_elicitation(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A 2025-11-25 server asking, by a request of its own, with a schema the spec forbids."""
+    ask = dumps({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": {
+        "message": "m", "requestedSchema": {"type": "object", "properties": {"p": {"type": "object"}}}}})
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(ask + b"\n")
+            target.flush()
+            return
+        target.send_response(200)
+        target.send_header("Content-Type", "text/event-stream")
+        target.end_headers()
+        target.wfile.write(sse(ask))
+        target.wfile.flush()
+        time.sleep(60)  # the stream stays open: mrtr must end the call on its own
+
+    return Reply(action=act)
+
+
+def fuzz(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """Whatever the fuzzer wrote (tests/hostile/test_fuzz_reader.py): a JSON file
+    {"mode": "line" | "sse", "payload": hex bytes}, named by HOSTILE_FUZZ (stdio) or by
+    the URL's nonce (HTTP: the path, hex-encoded). The payload's `{id}` is the request id;
+    a valid final answer follows it where the transport allows one."""
+    path = os.environ.get("HOSTILE_FUZZ") or bytes.fromhex(ctx.nonce).decode()
+    with open(path, encoding="utf-8") as fh:
+        spec = json.load(fh)
+    payload = bytes.fromhex(spec["payload"]).replace(b"{id}", json.dumps(req["id"]).encode())
+    final = complete(req, "fuzz done").body
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(payload + b"\n" + final + b"\n")
+            target.flush()
+        elif spec["mode"] == "sse":
+            target._send(200, {"Content-Type": "text/event-stream"}, payload + b"\n\n" + sse(final))  # noqa: SLF001
+        else:
+            target._send(200, {"Content-Type": "application/json"}, payload)  # noqa: SLF001
+
+    return Reply(action=act)
 
 
 def huge_line(size: int) -> Callable[[dict[str, Any], Ctx], Reply]:
@@ -287,6 +331,7 @@ _TABLE = [
     Case("text_not_string", raw_result('{"content":[{"type":"text","text":7}]}'), 4, "content[0].text"),
     Case("is_error_not_bool", raw_result('{"content":[],"isError":"yes"}'), 4, "isError"),
     Case("object_property", bad_schema({"type": "object"}), 4, "requestedSchema", eras=("modern",)),
+    Case("legacy_elicitation_object_property", legacy_bad_elicitation, 4, "requestedSchema", eras=("legacy",)),
     Case("input_requests_list", raw_result('{"resultType":"input_required","inputRequests":[1]}'), 4, "inputRequests",
          eras=("modern",)),
     # Size.
@@ -324,4 +369,8 @@ _TABLE = [
          methods=("initialize",), on_start=slow_start(60), protocol="auto", args=("--timeout", "1", "call", "t")),
 ]
 
-CASES: dict[str, Case] = {case.name: case for case in _TABLE}
+#: Not run by the table: driven by the fuzzer.
+FUZZ = Case("fuzz", fuzz, 0)
+
+CASES: dict[str, Case] = {case.name: case for case in [*_TABLE, FUZZ]}
+TABLE: list[Case] = _TABLE

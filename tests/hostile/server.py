@@ -30,7 +30,7 @@ from tests.hostile.cases import CASES, MODERN_VERSION, Ctx, Reply, note_pid
 def answer(case: Any, msg: dict[str, Any], ctx: Ctx) -> Reply | None:
     """The reply to one request (None: a notification, nothing to send)."""
     method = msg.get("method")
-    if "id" not in msg:
+    if "id" not in msg or method is None:  # a notification, or mrtr's answer to a request of ours
         return None
     ctx.calls[method] = ctx.calls.get(method, 0) + 1
     custom = case.reply(msg, ctx) if (method == "tools/call" or method in case.methods) else None
@@ -85,7 +85,7 @@ class Handler(BaseHTTPRequestHandler):
         if len(parts) != 4 or parts[0] not in CASES:
             return None
         with self.lock:
-            ctx = self.states.setdefault(parts[2], Ctx(parts[0]))
+            ctx = self.states.setdefault(parts[2], Ctx(parts[0], nonce=parts[2]))
         return dataclasses.replace(CASES[parts[0]], era=parts[1]), ctx
 
     def do_POST(self) -> None:  # noqa: N802

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY, ROOT, Run, clean_env, free_port, wait_for_port
-from tests.hostile.cases import CASES, Case
+from tests.hostile.cases import CASES, TABLE, Case
 
 SAFETY = 180  # seconds: only against a hang, never a measure of speed
 
 
 def runs() -> Iterator[tuple[str, str, str]]:
-    for case in CASES.values():
+    for case in TABLE:
         for transport in case.transports:
             for era in case.eras:
                 yield case.name, transport, era
