@@ -191,6 +191,21 @@ def fuzz(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(action=act)
 
 
+def task_with_surrogates(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A task (tasks extension) whose id and status message hold lone surrogates."""
+    return Reply.result(req, {"resultType": "task", "taskId": "t\ud800", "status": "working",
+                              "statusMessage": "s\udfff", "createdAt": "2026-01-01T00:00:00Z",
+                              "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 600000})
+
+
+def task_recorded(run: Any, trace: Any) -> None:
+    tasks = trace.parent / "state" / "mrtr" / "tasks"
+    names = [p.name for p in tasks.iterdir()]
+    assert not [n for n in names if n.startswith(".tmp")], names
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in tasks.glob("*.json")]
+    assert [d["taskId"] for d in docs] == ["t\ud800"], docs
+
+
 def huge_line(size: int) -> Callable[[dict[str, Any], Ctx], Reply]:
     return lambda req, ctx: complete(req, "x" * size)
 
@@ -325,6 +340,8 @@ _TABLE = [
     # Lone surrogates: echoed exactly, written to every file.
     Case("surrogate_echo", echo_check, 0, args=("call", "t", "-a", "f=v"), eras=("modern",), out="echo ok"),
     Case("surrogate_trace", lambda req, ctx: complete(req, "bad \ud800 text"), 0, check=valid_trace, out="bad"),
+    Case("task_record_surrogate", task_with_surrogates, 0, args=("call", "t", "--detach"), eras=("modern",),
+         check=task_recorded),
     # Shapes the schema forbids.
     Case("content_string", raw_result('{"content":"hello"}'), 4, "content"),
     Case("content_item_no_type", raw_result('{"content":[{"text":"x"}]}'), 4, "content[0]"),
