@@ -351,11 +351,16 @@ class StdioTransport(Transport):
         fd = proc.stdout.fileno()
         exited = _exit_signal(proc)
         lines = _LineSplitter(max_message_size(strict=False), self._line, self._too_large)
+        poller = None
+        if exited is not None:
+            poller = select.poll()  # not select(): descriptors above 1023 work too
+            poller.register(fd, select.POLLIN)
+            poller.register(exited.fileno(), select.POLLIN)
         try:
             while True:
-                if exited is not None:
-                    ready, _, _ = select.select([fd, exited.fileno()], [], [])
-                    if fd not in ready:  # the command exited: read what it left, then stop
+                if poller is not None and exited is not None:
+                    ready = {got for got, _ in poller.poll()}
+                    if exited.fileno() in ready:  # the command exited: read what it left, then stop
                         # What is in the pipe was written before the exit (a writer blocks on a
                         # full pipe); a process it left behind may write on, so it is bounded.
                         os.set_blocking(fd, False)
