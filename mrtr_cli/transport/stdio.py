@@ -432,13 +432,15 @@ class StdioTransport(Transport):
 
     def _fail(self, exc: InvalidMessage, text: str | None) -> None:
         """A message that is not acceptable JSON-RPC: the request it answers fails with
-        `exc`; when it names no request in flight, every request in flight does (the
-        server broke the rules: the call ends at once), or with none, it is noted."""
+        `exc`; when it names no request (a notification, or no id could be read), every
+        request in flight does (the server broke the rules: the call ends at once); a
+        response to a request no longer waited for, or nothing in flight, is noted."""
         with self._lock:
-            fut = self._pending.pop(exc.request_id, None) if exc.request_id is not None else None
-            victims = [fut] if fut is not None else list(self._pending.values())
-            if fut is None:
-                self._pending = {}
+            if exc.request_id is not None:
+                fut = self._pending.pop(exc.request_id, None)
+                victims = [fut] if fut is not None else []
+            else:
+                victims, self._pending = list(self._pending.values()), {}
         if not victims:
             self._note_noise(text if text is not None else exc.message)
         for victim in victims:
