@@ -205,7 +205,7 @@ def _any_of_problem(defs: dict[str, Any], branches: list[Any], value: Any, path:
                 const = props.get(tag, {}).get("const") if isinstance(props.get(tag), dict) else None
                 if const is not None and value.get(tag) == const:
                     return found
-        kinds = list(dict.fromkeys(c for c in (_const_of(defs, b) for b, _ in problems) if c is not None))
+        kinds = list(dict.fromkeys(pair for b, _ in problems for pair in _const_of(defs, b)))
         for tag in ("type", "method"):
             if kinds and all(k[0] == tag for k in kinds):
                 where = f"{path}.{tag}"
@@ -225,14 +225,17 @@ def _resolve(defs: dict[str, Any], schema: Any) -> Any:
     return schema
 
 
-def _const_of(defs: dict[str, Any], branch: Any) -> tuple[str, Any] | None:
+def _const_of(defs: dict[str, Any], branch: Any) -> list[tuple[str, Any]]:
+    """The (tag, value) pairs a branch's `type` or `method` member must hold."""
     target = _resolve(defs, branch)
     props = target.get("properties", {}) if isinstance(target, dict) else {}
     for tag in ("type", "method"):
         sub = props.get(tag)
         if isinstance(sub, dict) and "const" in sub:
-            return tag, sub["const"]
-    return None
+            return [(tag, sub["const"])]
+        if isinstance(sub, dict) and isinstance(sub.get("enum"), list):
+            return [(tag, value) for value in sub["enum"]]
+    return []
 
 
 def _check(defs: dict[str, Any], schema: Any, value: Any, path: str, what: str) -> None:

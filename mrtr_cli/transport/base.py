@@ -70,8 +70,12 @@ class MessageTooLarge(InvalidMessage):
     def __init__(self, size: int, limit: int, *, exact: bool = False):
         from mrtr_cli.transport.limits import ENV_VAR, describe_size  # noqa: PLC0415
 
-        what = describe_size(size) if exact else f"more than {describe_size(limit)}"
-        super().__init__(f"the server sent a message of {what}: over the limit of {describe_size(limit)}",
+        if exact:
+            text = f"the server sent a message of {describe_size(size)}, over the limit of {describe_size(limit)}"
+        else:
+            text = (f"the server sent a message over the limit of {describe_size(limit)} "
+                    f"(mrtr stopped reading it at {size} bytes)")
+        super().__init__(text,
                          hint=f"raise the limit with --max-message-size SIZE (or {ENV_VAR}), e.g. "
                               f"--max-message-size {max(2, 2 * ((size + (1 << 20) - 1) >> 20))}M")
         self.size = size
