@@ -198,6 +198,16 @@ def task_with_surrogates(req: dict[str, Any], ctx: Ctx) -> Reply:
                               "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 600000})
 
 
+def task_bad_result(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A task that completes with a result whose `content` is a string."""
+    task = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+            "ttlMs": 600000}
+    if req["method"] == "tools/call":
+        return Reply.result(req, {"resultType": "task", "status": "working", **task})
+    return Reply.result(req, {"resultType": "complete", "status": "completed", **task,
+                              "result": {"content": "not a list", "resultType": "complete"}})
+
+
 def task_recorded(run: Any, trace: Any) -> None:
     tasks = trace.parent / "state" / "mrtr" / "tasks"
     names = [p.name for p in tasks.iterdir()]
@@ -347,6 +357,8 @@ _TABLE = [
     Case("surrogate_trace", lambda req, ctx: complete(req, "bad \ud800 text"), 0, check=valid_trace, out="bad"),
     Case("task_record_surrogate", task_with_surrogates, 0, args=("call", "t", "--detach"), eras=("modern",),
          check=task_recorded),
+    Case("task_result_content_string", task_bad_result, 4, "result.content", eras=("modern",),
+         methods=("tasks/get",)),
     # Shapes the schema forbids.
     Case("content_string", raw_result('{"content":"hello"}'), 4, "content"),
     Case("content_item_no_type", raw_result('{"content":[{"text":"x"}]}'), 4, "content[0]"),
