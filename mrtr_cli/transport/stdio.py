@@ -349,7 +349,7 @@ class StdioTransport(Transport):
         and what it wrote is read (a process it started may hold the pipe open for ever)."""
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
-        exited = _exit_signal(proc)
+        exited = _exit_signal(proc) if hasattr(select, "poll") else None  # no poll(): stdout's end only
         lines = _LineSplitter(max_message_size(strict=False), self._line, self._too_large)
         poller = None
         if exited is not None:

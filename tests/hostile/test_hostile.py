@@ -65,7 +65,19 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
-def mrtr(args: list[str], env: dict[str, str]) -> Run:
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+class HostileRun(Run):
+    pid: int = 0
+
+
+def mrtr(args: list[str], env: dict[str, str]) -> HostileRun:
     proc = subprocess.Popen([PY, "-m", "mrtr_cli", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=ROOT, start_new_session=True)
     try:
@@ -74,7 +86,9 @@ def mrtr(args: list[str], env: dict[str, str]) -> Run:
         os.killpg(proc.pid, 9)
         out, err = proc.communicate()
         pytest.fail(f"mrtr did not end within {SAFETY}s (a hang): {err.decode(errors='replace')[-2000:]}")
-    return Run(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+    run = HostileRun(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+    run.pid = proc.pid
+    return run
 
 
 @pytest.mark.parametrize("name,transport,era", list(runs()))
@@ -98,5 +112,6 @@ def test_hostile_server(name: str, transport: str, era: str, tmp_path: Path, req
         case.check(run, trace)
     left = [int(p) for p in pids.read_text().split()] if pids.exists() else []
     assert not [pid for pid in left if alive(pid)], f"processes left running: {left}"
-    if transport == "stdio" and case.on_start is CASES["surrogate_echo"].on_start:
+    if transport == "stdio":
         assert left, "the stdio server recorded no pid"  # the check above checked something
+    assert not group_alive(run.pid), "a process of mrtr's own group is left running"
