@@ -66,6 +66,8 @@ class RunOptions:
     cancel_on_interrupt: bool = False
     # Protocol era (issue 5).
     probe_timeout: float | None = None
+    # The limit on one message from a server (transport/limits.py), as given.
+    max_message_size: str | None = None
     # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
     task: bool = False
     task_ttl: float | None = None
@@ -394,7 +396,8 @@ class App:
                 raise UsageError(f"--trace {self.opts.trace}: {exc.strerror or exc}") from None
             self.tracer.trace_file = self._trace_file
         settings = SessionSettings(
-            protocol=self.opts.protocol, probe_timeout=probe_timeout, log_level=self.opts.log_level,
+            protocol=self.opts.protocol, probe_timeout=probe_timeout,
+            probe_timeout_given=self.opts.probe_timeout is not None, log_level=self.opts.log_level,
             capabilities=self.chain().capabilities(), target=target.public(),
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
@@ -452,7 +455,8 @@ class App:
             self._early = (target, transport)
 
     def _session_options(self) -> float:
-        """Check `--protocol`, `--log-level` and `--probe-timeout`; returns the probe timeout.
+        """Check `--protocol`, `--log-level`, `--max-message-size` and `--probe-timeout`
+        (setting the message size limit); returns the probe timeout.
 
         Raises:
             UsageError: a bad value.
@@ -465,6 +469,9 @@ class App:
             self.opts.log_level = self.opts.log_level.lower()
             if self.opts.log_level not in LOG_LEVELS:
                 raise UsageError(f"--log-level {self.opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+        from mrtr_cli.transport.limits import check_message_size_option  # noqa: PLC0415
+
+        check_message_size_option(self.opts.max_message_size)
         probe_timeout = self.opts.probe_timeout if self.opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
         if probe_timeout <= 0:
             raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")
@@ -547,9 +554,10 @@ class App:
         path = self.opts.save_answers
         assert path is not None
         try:
+            from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415
+
             with open(path, "w", encoding="utf-8") as fh:
-                json.dump(recorder.document(), fh, ensure_ascii=False, indent=2)
-                fh.write("\n")
+                fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
         except OSError as exc:  # the file asked for is lost: the run ends with exit 2 (cli.main.run)
             from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 from typing import Any
+
+#: A lone surrogate: valid as a JSON escape ("\\ud800"), but with no UTF-8 form.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class NonFiniteNumber(ValueError):
@@ -89,6 +94,49 @@ def loads_strict(text: str) -> Any:
 def dumps_strict(value: Any, **kw: Any) -> str:
     """`json.dumps` with `allow_nan=False` (a non-finite float is a ValueError, never sent)."""
     return json.dumps(value, allow_nan=False, **kw)
+
+
+def escape_lone_surrogates(json_text: str) -> str:
+    """`json_text` (JSON written with `ensure_ascii=False`) with every lone surrogate
+    written as its JSON escape: the same JSON value, now with a UTF-8 form. (Outside
+    string literals JSON text has only ASCII, so every such character is inside one.)"""
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
+
+
+def lone_surrogate_in(value: Any) -> str | None:
+    """The first lone surrogate in any string of `value` (a JSON value), else None."""
+    found = _LONE_SURROGATE.search(json.dumps(value, ensure_ascii=False))
+    return found.group(0) if found else None
+
+
+def dumps_utf8(value: Any, **kw: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False, **kw)` that can always be written as UTF-8:
+    text a server sent may hold lone surrogates, written as the escapes they came as."""
+    return escape_lone_surrogates(json.dumps(value, ensure_ascii=False, **kw))
+
+
+def write_json_atomic(path: str, value: Any, *, indent: int | None = 2, mode: int = 0o600) -> None:
+    """Write `value` as JSON to `path` atomically (a temporary file in the same folder,
+    then renamed), readable by the owner only; on any failure the temporary file is
+    removed and `path` is unchanged. Any string a server can send is written.
+
+    Raises:
+        OSError: the folder or file cannot be written.
+    """
+    directory = os.path.dirname(path) or "."
+    tmp = os.path.join(directory, f".tmp-{os.getpid()}-{os.urandom(6).hex()}.json")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(dumps_utf8(value, indent=indent))
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 from mrtr_cli.errors import UsageError
 

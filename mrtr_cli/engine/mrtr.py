@@ -27,7 +27,16 @@ from typing import Any
 
 from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.engine.pending import build_pending, save_interrupted
-from mrtr_cli.errors import InputRequired, Interrupted, MrtrError, ProtocolError, TimeoutExpired, TransportError
+from mrtr_cli.errors import (
+    InputRequired,
+    Interrupted,
+    MrtrError,
+    ProtocolError,
+    TimeoutExpired,
+    TransportError,
+    UsageError,
+)
+from mrtr_cli.jsonfile import lone_surrogate_in
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import ProgressCallback, Session
 from mrtr_cli.responders.chain import ResponderChain
@@ -189,6 +198,10 @@ class MrtrEngine:
             JsonRpcError, TransportError, AuthError, TimeoutExpired, UsageError, Declined.
             Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
         """
+        surrogate = lone_surrogate_in(params)
+        if surrogate is not None:  # the user's own text (a server's is echoed as it came)
+            raise UsageError(f"not sent: the text holds a lone surrogate (\\u{ord(surrogate):04x}), "
+                             "which is not valid Unicode")
         caps = self.capabilities(method)
         self.sent.seed(sent)
         outcome = EngineOutcome(result={})

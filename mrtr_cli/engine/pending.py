@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.schema.elicit import form_fields
 
 PENDING_FORMAT = "pending/1"
@@ -302,7 +303,7 @@ def save_interrupted(doc: dict[str, Any]) -> str | None:
         path = os.path.join(directory, time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}.json")
         # Answers are the person's own data: readable by them only.
         with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False, indent=2)
+            fh.write(dumps_utf8(doc, indent=2))
         return path
     except OSError:
         return None

@@ -13,7 +13,11 @@ era-ambiguous call is sent):
   (when those list only handshake versions, the server is spoken to as legacy);
 - any other error, an HTTP 4xx without a modern body, anything unrecognised, or no
   answer within the probe timeout means legacy: `initialize` follows. The fallback
-  is never keyed to one error code.
+  is never keyed to one error code. No answer is only a guess: a server the era cache
+  knows to be modern gets `KNOWN_MODERN_PROBE_TIMEOUT` (a slow start is no evidence),
+  and a `server/discover` answer that comes late, with or before the `initialize`
+  answer, wins (the session is modern). `--timeout` running out during the probe is
+  a timeout (exit 7) saying which request waited, never a legacy verdict.
 
 If that `initialize` then fails in a way only a modern server would (`-32601`, a
 modern error, versions listed in `data.supported`, or a late `DiscoverResult` from a
@@ -58,6 +62,7 @@ from mrtr_cli.protocol.session import (
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     MODERN_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
+    timeout_error,
     Session,
     client_info,
 )
@@ -69,6 +74,9 @@ from mrtr_cli.transport.base import Message, Transport
 MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
 METHOD_NOT_FOUND = -32601
 DEFAULT_PROBE_TIMEOUT = 2.0
+#: Seconds the probe waits for a server the era cache knows to be modern (within
+#: --timeout): a slow start (npx, docker run) is no evidence of the legacy era.
+KNOWN_MODERN_PROBE_TIMEOUT = 60.0
 CACHE_FILE = "eras.json"
 #: Seconds a legacy guess from a silent probe stays cached (a verdict the server gave stays).
 SILENT_TTL = 3600
@@ -180,6 +188,10 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float,
     try:
         response = fut.result(timeout=limit)
     except concurrent.futures.TimeoutError:
+        if deadline.expired():  # --timeout ran out during the probe: no evidence of any era
+            if transport.cancel_by_close:
+                transport.abort(msg["id"])
+            raise timeout_error(transport, deadline, "server/discover (the first request, the era probe)") from None
         silence = Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s", silent=True)
         if transport.cancel_by_close:
             transport.abort(msg["id"])
@@ -295,6 +307,8 @@ class SessionSettings:
     Attributes:
         protocol: `--protocol`: "auto", a modern version, or a handshake version.
         probe_timeout: seconds to wait for the `server/discover` probe.
+        probe_timeout_given: the user chose `probe_timeout` (`--probe-timeout`): it holds
+            even for a server the cache knows to be modern.
         log_level: `--log-level`.
         capabilities: what this run can answer (declared per request when modern, in
             `initialize` when legacy).
@@ -309,6 +323,7 @@ class SessionSettings:
 
     protocol: str = "auto"
     probe_timeout: float = DEFAULT_PROBE_TIMEOUT
+    probe_timeout_given: bool = False
     log_level: str | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)
     target: dict[str, Any] = field(default_factory=dict)
@@ -401,8 +416,12 @@ class _Opener:
                          hint="the era cache entry is dropped: run the command again (it probes the server)")
 
     def _probe_and_open(self) -> Session:
-        verdict, late = probe(self.transport, self.tracer, timeout=self.settings.probe_timeout,
-                              deadline=self.deadline)
+        known = self.cache.get(self.key) if self.cache is not None and self.key else None
+        timeout = self.settings.probe_timeout
+        if known and known.get("era") == "modern" and not self.settings.probe_timeout_given:
+            # A server known to be modern that is slow to answer is starting, not legacy.
+            timeout = max(timeout, KNOWN_MODERN_PROBE_TIMEOUT)
+        verdict, late = probe(self.transport, self.tracer, timeout=timeout, deadline=self.deadline)
         self.tracer.note(f"era probe: {verdict.reason} -> {verdict.era}")
         if verdict.era == "modern":
             return self._remember(self._adopt_modern(verdict.version, verdict.discover))
@@ -436,9 +455,11 @@ class _Opener:
         server that also accepts `initialize` looks the same). It is said on stderr, and
         cached only for a stdio server that had the full default probe time, and then only
         for `SILENT_TTL` seconds; never when the late probe answer says modern."""
-        if _late_modern(late) is not None:
-            self.tracer.note("the probe's late answer says modern: the era is not cached")
-        elif not self.transport.cancel_by_close and self.settings.probe_timeout >= DEFAULT_PROBE_TIMEOUT \
+        modern = _late_modern(late)
+        if modern is not None:  # it was starting: its late server/discover answer wins
+            self.tracer.note("the probe's late answer says modern: speaking 2026-07-28 after all")
+            return self._remember(self._adopt_modern(modern.version, modern.discover))
+        if not self.transport.cancel_by_close and self.settings.probe_timeout >= DEFAULT_PROBE_TIMEOUT \
                 and self.cache is not None and self.key:
             self.cache.put(self.key, "legacy", legacy.protocol_version, silent=True)
         self.env.err(f"mrtr: note: {verdict.reason}: speaking MCP {legacy.protocol_version} (legacy) "

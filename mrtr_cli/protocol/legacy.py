@@ -31,6 +31,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
+from mrtr_cli.protocol.validate import check_result, check_server_request
 from mrtr_cli.protocol.session import ProgressCallback, Session, client_info
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
@@ -329,6 +330,7 @@ class LegacySession(Session):
                 if self.on_error is not None:
                     self.on_error(err)
                 raise
+            check_result(method, result, "legacy")
             if asks is not None and asks.missing:
                 raise self._input_required(method, params, asks, result=result)
             return result
@@ -352,6 +354,7 @@ class LegacySession(Session):
 
     def _answer_server_request(self, msg: Message) -> Message:
         assert self.responder is not None
+        check_server_request(msg)  # a request the schema forbids ends the call (exit 4)
         return self.responder.answer(msg, server_name=self.server_name, origin=self._origin())
 
     def _on_message(self, msg: Message) -> None:

@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from mrtr_cli.jsonfile import write_json_atomic
+
 FORMAT = "mrtr-list-cache/1"
 
 
@@ -156,18 +158,7 @@ class ListCache:
         doc = {"format": FORMAT, "method": method, "scope": entry.scope, "received": received, "pages": pages}
         try:
             os.makedirs(self.server_dir, mode=0o700, exist_ok=True)
-            tmp = os.path.join(self.server_dir, f".tmp-{os.getpid()}-{os.urandom(6).hex()}.json")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(doc, fh, ensure_ascii=False)
-                os.replace(tmp, self._path(method, entry.scope))
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_json_atomic(self._path(method, entry.scope), doc, indent=None)
             if entry.scope == "public":
                 # A list that became public supersedes this context's private copy.
                 self._remove(self._path(method, "private"))

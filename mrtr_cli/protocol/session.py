@@ -27,6 +27,7 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
 from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.protocol.validate import check_result
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
 
@@ -290,6 +291,7 @@ class Session:
                     self.tracer.note("header mismatch (-32020): tool list refreshed; retrying with new Mcp-Param headers")
                     continue
                 raise
+            check_result(method, result, "modern")
             self._note_server_info(result)
             return result
 
@@ -341,7 +343,7 @@ class Session:
             if self._inline():
                 response = self._exchange_inline(msg, headers, deadline)
             else:
-                fut = self.transport.request(msg, headers)
+                fut = self.transport.request(msg, headers, budget=deadline.remaining)
                 response = self._wait(fut, deadline, msg["method"], label=_label(msg), token=token)
         except TransportError:
             raise
@@ -380,7 +382,7 @@ class Session:
         try:
             return self.transport.exchange(msg, headers, deadline.remaining)
         except RequestTimeout:
-            raise TimeoutExpired(f"timed out{deadline.describe()} waiting for {msg['method']}") from None
+            raise timeout_error(self.transport, deadline, msg["method"]) from None
 
     def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str, *,
               label: str | None = None, token: Any = None) -> Message:
@@ -408,7 +410,7 @@ class Session:
                         raise TransportError(f"the request {method} was abandoned") from None
                 left = deadline.remaining()
                 if left is not None and left <= 0:
-                    raise TimeoutExpired(f"timed out{deadline.describe()} waiting for {method}")
+                    raise timeout_error(self.transport, deadline, method)
                 step = _POLL if left is None else min(_POLL, left)
                 if notice_at is not None:
                     step = max(0.0, min(step, notice_at - time.monotonic()))
@@ -564,3 +566,13 @@ def _label(msg: Message) -> str:
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     subject = params.get("uri") if msg.get("method") == "resources/read" else params.get("name")
     return f"{msg.get('method')} {subject}" if isinstance(subject, str) else str(msg.get("method"))
+
+
+def timeout_error(transport: Transport, deadline: Deadline, method: str) -> TimeoutExpired:
+    """The `--timeout` error for a request of `method`: which request waited, and, when
+    the server has not written anything yet, that it was still starting (or silent)."""
+    text = f"timed out{deadline.describe()} waiting for {method}"
+    if not transport.heard_from():
+        text += (": the server has not written anything yet (it was still starting, "
+                 "or it does not speak MCP on this connection)")
+    return TimeoutExpired(text)

@@ -13,6 +13,7 @@ import time
 from typing import IO, Any
 
 from mrtr_cli.env import Environment
+from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.render.sanitize import sanitize
 
 SENSITIVE_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
@@ -85,7 +86,7 @@ class Tracer:
             return
         # Secrets are replaced inside string values before encoding, so that the line stays
         # JSON (and a secret is found in its plain form, not its JSON-escaped one).
-        line = json.dumps(_redact_values(record, self.env.redact), ensure_ascii=False)
+        line = dumps_utf8(_redact_values(record, self.env.redact))
         with self._lock:
             if self.trace_file is None:
                 return

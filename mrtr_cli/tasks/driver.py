@@ -43,6 +43,7 @@ from mrtr_cli.errors import (
     TimeoutExpired,
 )
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.validate import check_result
 from mrtr_cli.render.status import StatusLine, StatusView
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
@@ -291,6 +292,9 @@ class TaskDriver:
     def _completed(self, state: TaskState) -> EngineOutcome:
         if state.result is None:
             raise ProtocolError(f"task {self.task_id} completed but the server sent no result")
+        if not isinstance(state.result, dict):
+            raise ProtocolError(f"task {self.task_id} completed with a result that is not an object")
+        check_result("tools/call", state.result, self.wire.session.era)  # the tool's result, checked as one
         return EngineOutcome(result=state.result, rounds=self.rounds, declined=self.declined or self.chain.declined,
                              task={"taskId": self.task_id, "status": state.status, "variant": self.wire.variant})
 

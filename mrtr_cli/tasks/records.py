@@ -27,12 +27,12 @@ import hashlib
 import json
 import os
 import shlex
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.jsonfile import write_json_atomic
 
 RECORD_FIELDS = {
     "task_id": "taskId", "target": "target", "tool": "tool", "created": "created", "updated": "updated",
@@ -110,11 +110,7 @@ class TaskRecords:
         record.updated = utc_now()
         try:
             os.makedirs(self.directory, mode=0o700, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record.document(), fh, ensure_ascii=False, indent=2)
-                fh.write("\n")
-            os.replace(tmp, self.path_for(record))
+            write_json_atomic(self.path_for(record), record.document())
         except OSError as exc:
             if self._warn is not None and not self._warned:
                 self._warned = True

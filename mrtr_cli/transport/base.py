@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.jsonfile import NonFiniteNumber, dumps_strict, parse_strict
+from mrtr_cli.jsonfile import NonFiniteNumber, dumps_strict, escape_lone_surrogates, parse_strict
 from mrtr_cli.render.sanitize import sanitize
 
 if TYPE_CHECKING:  # pragma: no cover - concurrent.futures loads `logging`: imported when a request is made
@@ -25,19 +25,61 @@ Message = dict[str, Any]
 MessageHandler = Callable[[Message], None]
 
 
-class NonFiniteMessage(ProtocolError):
-    """An incoming message holds NaN, Infinity or an overflowing number, which JSON does
-    not have (exit 4).
+class InvalidMessage(ProtocolError):
+    """An incoming message that is JSON but not an acceptable one (exit 4): too large,
+    nested too deeply, or holding a number JSON does not have.
 
     Attributes:
-        request_id: the message's `id` (read leniently), so the request it answers can
-            fail with this error; None when there is none.
+        request_id: the message's `id` when it could be read, so the request it answers
+            fails with this error; None when unknown (then every pending request does).
     """
+
+    def __init__(self, message: str, request_id: Any = None, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.request_id = request_id
+
+
+class NonFiniteMessage(InvalidMessage):
+    """An incoming message holds NaN, Infinity or an overflowing number, which JSON does
+    not have (exit 4)."""
 
     def __init__(self, token: str, request_id: Any):
         super().__init__(f"the server sent {sanitize(token[:40], single_line=True)}, which is not a JSON number "
-                         "(JSON has no NaN or Infinity)")
-        self.request_id = request_id
+                         "(JSON has no NaN or Infinity)", request_id)
+
+
+class MessageTooDeep(InvalidMessage):
+    """An incoming message nests arrays and objects deeper than `limits.MAX_DEPTH` (exit 4)."""
+
+    def __init__(self, request_id: Any = None):
+        from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415
+
+        super().__init__(f"the server sent a message nested more than {MAX_DEPTH} levels deep "
+                         f"(the limit on JSON from a server)", request_id)
+
+
+class MessageTooLarge(InvalidMessage):
+    """An incoming message is larger than the limit (`--max-message-size`; exit 4).
+
+    Attributes:
+        size: the bytes seen when the reader stopped (at least the limit + 1), or the
+            size the server announced (`Content-Length`).
+        limit: the limit in bytes.
+    """
+
+    def __init__(self, size: int, limit: int, *, exact: bool = False):
+        from mrtr_cli.transport.limits import ENV_VAR, describe_size  # noqa: PLC0415
+
+        if exact:
+            text = f"the server sent a message of {describe_size(size)}, over the limit of {describe_size(limit)}"
+        else:
+            text = (f"the server sent a message over the limit of {describe_size(limit)} "
+                    f"(mrtr stopped reading it at {size} bytes)")
+        super().__init__(text,
+                         hint=f"raise the limit with --max-message-size SIZE (or {ENV_VAR}), e.g. "
+                              f"--max-message-size {max(2, 2 * ((size + (1 << 20) - 1) >> 20))}M")
+        self.size = size
+        self.limit = limit
 
 
 def decode_message(text: str | bytes) -> Any:
@@ -45,37 +87,58 @@ def decode_message(text: str | bytes) -> Any:
 
     Raises:
         NonFiniteMessage: valid JSON to Python but with a non-finite number.
+        MessageTooDeep: arrays and objects nest deeper than `limits.MAX_DEPTH`.
         ValueError: not JSON.
     """
+    from mrtr_cli.transport.limits import MAX_DEPTH, too_deep  # noqa: PLC0415
+
     try:
-        return parse_strict(text)
+        value = parse_strict(text)
+    except RecursionError:  # far deeper than the limit: Python's own reader gave up
+        raise MessageTooDeep() from None
     except NonFiniteNumber as exc:
         try:
             lenient = json.loads(text)
         except ValueError:
             lenient = None
+        except RecursionError:
+            lenient = None
         rid = lenient.get("id") if isinstance(lenient, dict) else None
         raise NonFiniteMessage(exc.token, rid) from None
+    # Counting brackets is cheap; only a message with enough of them is walked.
+    if isinstance(value, (dict, list)) and _brackets(text) > MAX_DEPTH and too_deep(value):
+        raise MessageTooDeep(value.get("id") if isinstance(value, dict) else None)
+    return value
+
+
+def _brackets(text: str | bytes) -> int:
+    """How many `[` and `{` `text` holds (an upper bound on its depth)."""
+    if isinstance(text, str):
+        return text.count("[") + text.count("{")
+    return text.count(b"[") + text.count(b"{")
 
 
 def decode_or_none(text: str | bytes) -> Any:
     """`decode_message(text)`, or None when `text` is not JSON (a stray line, an HTML page).
 
     Raises:
-        NonFiniteMessage: JSON with NaN or Infinity in it.
+        InvalidMessage: JSON with NaN or Infinity in it, or nested too deeply.
     """
     try:
         return decode_message(text)
-    except ValueError:  # not JSON (NonFiniteMessage is no ValueError: it goes on up)
+    except ValueError:  # not JSON (InvalidMessage is no ValueError: it goes on up)
         return None
 
 
 def encode_message(message: Message) -> bytes:
     """One outgoing message as compact UTF-8 JSON.
 
+    Text with no UTF-8 form (a lone surrogate such as "\\ud800", which a server's JSON can
+    carry, e.g. in a `requestState` or an input key it expects back) is sent as the JSON
+    escape it arrived as, so it is echoed exactly.
+
     Raises:
-        UsageError: it holds a non-finite number (never sent: JSON has none), or text with
-            no UTF-8 form (a lone surrogate): neither is valid, neither is sent.
+        UsageError: it holds a non-finite number (never sent: JSON has none).
     """
     try:
         text = dumps_strict(message, ensure_ascii=False, separators=(",", ":"))
@@ -83,9 +146,8 @@ def encode_message(message: Message) -> bytes:
         raise UsageError("a value to send holds NaN or Infinity, which JSON does not have") from None
     try:
         return text.encode("utf-8")
-    except UnicodeEncodeError as exc:  # a lone surrogate ("\udc00"), which JSON input can carry
-        raise UsageError(f"not sent: the text holds a lone surrogate (\\u{ord(exc.object[exc.start]):04x}), "
-                         "which is not valid Unicode") from None
+    except UnicodeEncodeError:  # a lone surrogate: sent as the escape it came as
+        return escape_lone_surrogates(text).encode("utf-8")
 
 
 class RequestTimeout(Exception):
@@ -126,8 +188,13 @@ class Transport(ABC):
         """
 
     @abstractmethod
-    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+                budget: Remaining | None = None) -> Future[Message]:
         """Send a JSON-RPC request; the future resolves to its response message.
+
+        `budget` tells the seconds the caller will wait (it enforces them itself): a
+        transport that would wait on its own (HTTP 429's `Retry-After`) fails at once
+        instead of waiting longer.
 
         The future fails with `TransportError` (server gone, broken stream, HTTP 5xx)
         or `AuthError` (HTTP 401/403). A JSON-RPC error response is a normal result.
@@ -169,6 +236,11 @@ class Transport(ABC):
     def alive(self) -> bool:
         """False once the server is known to be gone (a stdio server process that exited or
         closed its stdout). An HTTP server is reached afresh by every request: always True."""
+        return True
+
+    def heard_from(self) -> bool:
+        """False while the server has sent nothing at all (a stdio server still starting).
+        HTTP answers every request with a status: always True."""
         return True
 
     def describe_failure(self) -> str | None:

@@ -13,11 +13,16 @@ session id, `end_session` (DELETE), `open_event_stream` (the optional GET
 stream for server-initiated messages), and `resume_streams`: a response stream
 the server closes before the final response is resumed with GET and
 `Last-Event-ID` after the server's `retry` delay.
+
+Bounds (README "Limits"): a response body or one SSE event may be at most the
+message size limit (transport/limits.py), read in blocks and refused beyond it
+(exit 4, `MessageTooLarge`); HTTP 429 is retried `MAX_429_RETRIES` times after the
+server's `Retry-After` (seconds or an HTTP date; without one 1, 2, 4 s), within the
+time left and at most `MAX_RETRY_AFTER` seconds a wait, then fails (exit 4).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -27,9 +32,10 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.base import (
+    InvalidMessage,
     Message,
     MessageHandler,
-    NonFiniteMessage,
+    MessageTooLarge,
     Remaining,
     RequestTimeout,
     Transport,
@@ -37,12 +43,17 @@ from mrtr_cli.transport.base import (
     decode_or_none,
     encode_message,
 )
+from mrtr_cli.transport.limits import max_message_size
 from mrtr_cli.transport.sse import SseCursor, parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
 ACCEPT = "application/json, text/event-stream"
+#: Retries of a request the server answers with HTTP 429 (Too Many Requests).
+MAX_429_RETRIES = 3
+#: The longest wait for one retry after a 429, in seconds (a longer Retry-After fails at once).
+MAX_RETRY_AFTER = 60.0
 
 
 class HttpStatusError(TransportError):
@@ -186,10 +197,11 @@ class HttpTransport(Transport):
         self._stream_thread.start()
 
     # ------------------------------------------------------------------ messages
-    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+                budget: Remaining | None = None) -> Future[Message]:
         fut: Future[Message] = Future()
         thread = threading.Thread(
-            target=self._run_request, args=(message, dict(headers or {}), fut), name="mrtr-http", daemon=True
+            target=self._run_request, args=(message, dict(headers or {}), fut, budget), name="mrtr-http", daemon=True
         )
         thread.start()
         return fut
@@ -263,9 +275,10 @@ class HttpTransport(Transport):
         verb = "refused" if resp.status_code == 403 else "required"
         return AuthError(f"HTTP {resp.status_code}: authentication {verb} by {self.url}", hint=hint)
 
-    def _run_request(self, message: Message, headers: dict[str, str], fut: Future[Message]) -> None:
+    def _run_request(self, message: Message, headers: dict[str, str], fut: Future[Message],
+                     budget: Remaining | None = None) -> None:
         try:
-            result = self._post(message, headers)
+            result = self._post(message, headers, budget=budget)
         except BaseException as exc:  # noqa: BLE001 - everything goes to the waiting caller
             if not fut.done():
                 fut.set_exception(exc if isinstance(exc, Exception) else TransportError(str(exc)))
@@ -273,12 +286,14 @@ class HttpTransport(Transport):
         if not fut.done():
             fut.set_result(result)
 
-    def _post(self, message: Message, headers: dict[str, str], remaining: Remaining | None = None) -> Message:
+    def _post(self, message: Message, headers: dict[str, str], remaining: Remaining | None = None, *,
+              budget: Remaining | None = None) -> Message:
         """POST one request and read its response (JSON, or SSE up to the final response).
 
         With `remaining` (an inline `exchange`), every wait is bounded by the time left:
         socket reads time out, and it is checked again after each SSE event (progress
-        may have moved it)."""
+        may have moved it). `budget` is the time the caller waits otherwise (a retry
+        after HTTP 429 that would wait longer fails at once)."""
         import httpx  # noqa: PLC0415
 
         client = self._require_client()
@@ -292,13 +307,18 @@ class HttpTransport(Transport):
             if left <= 0:
                 raise RequestTimeout()
             timeout = httpx.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
-        try:
-            req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
-            resp = client.send(req, stream=True)
-        except Exception as exc:  # noqa: BLE001
-            if _ran_out(exc, remaining):
-                raise RequestTimeout() from None
-            raise self._connect_error(exc) from None
+        for attempt in range(MAX_429_RETRIES + 1):
+            try:
+                req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
+                resp = client.send(req, stream=True)
+            except Exception as exc:  # noqa: BLE001
+                if _ran_out(exc, remaining):
+                    raise RequestTimeout() from None
+                raise self._connect_error(exc) from None
+            if resp.status_code != 429:
+                break
+            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+            self._too_many_requests(resp, rid, attempt, remaining or budget)
         with self._lock:
             if rid in self._aborted:
                 resp.close()
@@ -324,16 +344,49 @@ class HttpTransport(Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
+    def _too_many_requests(self, resp: httpx.Response, rid: Any, attempt: int, remaining: Remaining | None) -> None:
+        """HTTP 429: wait as the server asks (`Retry-After`), then return to send again.
+
+        Raises:
+            HttpStatusError: retried `MAX_429_RETRIES` times already, or the server asks for
+                a wait longer than `MAX_RETRY_AFTER` or than the time left (exit 4).
+            RequestTimeout: no time is left.
+            BrokenStream: the request was aborted while waiting.
+        """
+        body = _read_capped(resp, 2048).decode("utf-8", "replace")
+        resp.close()
+        asked = retry_after_seconds(resp.headers.get("retry-after"))
+        delay = asked if asked is not None else float(2 ** attempt)
+        said = f" (Retry-After: {sanitize(resp.headers.get('retry-after', ''), single_line=True)[:60]})" \
+            if asked is not None else ""
+        left = remaining() if remaining is not None else None
+        why = None
+        if attempt >= MAX_429_RETRIES:
+            why = f"still refused after {MAX_429_RETRIES} retries"
+        elif delay > MAX_RETRY_AFTER:
+            why = f"it asks to wait {delay:.0f} s, more than the {MAX_RETRY_AFTER:.0f} s mrtr waits"
+        elif left is not None and delay >= left:
+            why = f"it asks to wait {delay:g} s, more than the {max(left, 0):.1f} s left of --timeout"
+        if why is not None:
+            raise HttpStatusError(f"HTTP 429 (Too Many Requests) from {self.url}{said}: {why}", 429, body,
+                                  hint=_body_hint(body) or "try again later")
+        end = time.monotonic() + delay
+        while (pause := end - time.monotonic()) > 0:
+            with self._lock:
+                if rid in self._aborted:
+                    raise BrokenStream("request aborted")
+            time.sleep(min(pause, 0.1))
+
     def _read_response(self, resp: httpx.Response, rid: Any, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
         had_session = SESSION_HEADER in headers
         status = resp.status_code
         ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
         if status in (401, 403):
-            resp.read()
+            _read_capped(resp, 2048)
             raise self._auth_error(resp)
         if status >= 500:
-            text = resp.read().decode("utf-8", "replace")
+            text = _error_body(resp)
             msg = _jsonrpc_error(text, rid)
             if msg is not None:
                 return msg
@@ -352,7 +405,7 @@ class HttpTransport(Transport):
             return msg
         if 200 <= status < 300:
             if ctype != "application/json":
-                resp.read()
+                _read_capped(resp, 2048)
                 raise ProtocolError(
                     f"unexpected Content-Type {ctype or '(none)'!r} (HTTP {status}) from {self.url}",
                     hint="is this an MCP Streamable HTTP endpoint?",
@@ -363,10 +416,9 @@ class HttpTransport(Transport):
             if not isinstance(msg, dict):
                 raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
             return msg
-        raw = resp.read()
-        text = raw.decode("utf-8", "replace")
+        text = _error_body(resp)
         msg = _jsonrpc_error(text, rid)
-        if status == 404 and had_session and (msg is None or msg.get("id") != rid):
+        if status == 404 and had_session:  # whatever the body says (2025-11-25 "Session Management")
             raise SessionExpired(f"HTTP 404 from {self.url}: the session has expired", status, text[:2048])
         if msg is not None:
             return msg
@@ -381,12 +433,12 @@ class HttpTransport(Transport):
                      remaining: Remaining | None) -> Message | None:
         """Read an SSE response stream: requests and notifications go to `on_message`; the
         response to `rid` is returned, or None when the stream ends before it."""
-        for event in parse_sse_bytes(resp.iter_bytes(), cursor):
+        for event in parse_sse_bytes(resp.iter_bytes(), cursor, max_event=max_message_size(strict=False)):
             if not event.data.strip():
                 continue
             try:
                 msg = decode_message(event.data)
-            except ValueError:  # not JSON (a NonFiniteMessage goes on up as it is)
+            except ValueError:  # not JSON (an InvalidMessage goes on up as it is)
                 raise ProtocolError("the server sent an SSE event that is not JSON") from None
             if not isinstance(msg, dict):
                 raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
@@ -473,11 +525,11 @@ class HttpTransport(Transport):
                 ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                 if resp.status_code != 200 or ctype != "text/event-stream":
                     return  # e.g. 405: this server offers no GET stream
-                for event in parse_sse_bytes(resp.iter_bytes(), cursor):
+                for event in parse_sse_bytes(resp.iter_bytes(), cursor, max_event=max_message_size(strict=False)):
                     got = True
                     try:
                         msg = decode_message(event.data) if event.data.strip() else None
-                    except (ValueError, NonFiniteMessage):  # a broken notification is dropped, the stream goes on
+                    except (ValueError, InvalidMessage):  # a broken notification is dropped, the stream goes on
                         continue
                     if isinstance(msg, dict) and "method" in msg:
                         self._on_message(msg)
@@ -504,11 +556,16 @@ def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
 def _json_body(resp: httpx.Response) -> Any:
     """The JSON value of a response body, or None when it is not JSON.
 
-    Read with one copy of the body alive at a time beside the parsed value (the bytes are
-    dropped once decoded), so a 50 MB result peaks near twice its size, not four times."""
-    body = bytearray()
-    for chunk in resp.iter_bytes():
-        body += chunk
+    Read in blocks up to the message size limit, with one copy of the body alive at a time
+    beside the parsed value (the bytes are dropped once decoded).
+
+    Raises:
+        MessageTooLarge: the body (or its announced `Content-Length`) is over the limit.
+        InvalidMessage: JSON that is nested too deeply or holds a non-finite number.
+    """
+    import json  # noqa: PLC0415 - already loaded by the JSON reader
+
+    body = _read_body(resp, max_message_size(strict=False))
     try:
         text = body.decode(json.detect_encoding(body), "surrogatepass")
     except (UnicodeDecodeError, LookupError):
@@ -517,16 +574,67 @@ def _json_body(resp: httpx.Response) -> Any:
     return decode_or_none(text)
 
 
+def _read_body(resp: httpx.Response, limit: int) -> bytearray:
+    """The body of `resp`, read in blocks.
+
+    Raises:
+        MessageTooLarge: it is (or announces, with `Content-Length`) more than `limit` bytes.
+    """
+    announced = resp.headers.get("content-length", "")
+    if announced.isdigit() and int(announced) > limit:
+        raise MessageTooLarge(int(announced), limit, exact=True)
+    body = bytearray()
+    for chunk in resp.iter_bytes():
+        body += chunk
+        if len(body) > limit:
+            raise MessageTooLarge(len(body), limit)
+    return body
+
+
+def _read_capped(resp: httpx.Response, cap: int) -> bytes:
+    """At most the first `cap` bytes of the body (the rest is not read)."""
+    body = bytearray()
+    for chunk in resp.iter_bytes():
+        body += chunk[:cap - len(body)]
+        if len(body) >= cap:
+            break
+    return bytes(body)
+
+
+def _error_body(resp: httpx.Response) -> str:
+    """The text of an HTTP error body (which may hold a JSON-RPC error), within the limit."""
+    return bytes(_read_body(resp, max_message_size(strict=False))).decode("utf-8", "replace")
+
+
 def _jsonrpc_error(text: str, rid: Any) -> Message | None:
     """The JSON-RPC error response in an HTTP error body, if there is one."""
     try:
-        msg = json.loads(text)
-    except ValueError:
+        msg = decode_or_none(text)
+    except InvalidMessage:
         return None
     if isinstance(msg, dict) and isinstance(msg.get("error"), dict):
         msg.setdefault("id", rid)
         return msg
     return None
+
+
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """The wait a `Retry-After` header asks for, in seconds (RFC 9110 section 10.2.3:
+    a number of seconds, or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(int(value[:12]))
+    from email.utils import parsedate_to_datetime  # noqa: PLC0415 - only after a 429
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 def _body_hint(text: str) -> str | None:

@@ -45,12 +45,19 @@ def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
     return parse_sse_bytes(line.encode("utf-8") + b"\n" for line in lines)
 
 
-def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None) -> Iterator[SseEvent]:
+def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None, *,
+                    max_event: int | None = None) -> Iterator[SseEvent]:
     """Yield events from the raw bytes of a stream, in chunks of any size (lines may end
     with CRLF, LF or CR, and may be split across chunks); `id` and `retry` fields are
-    also recorded in `cursor` when one is given."""
+    also recorded in `cursor` when one is given.
+
+    Raises:
+        MessageTooLarge: with `max_event`, a line or the data of one event grew past
+            `max_event` bytes (reading stops there).
+    """
     state = _EventState(cursor)
     line = bytearray()
+    limit = max_event if max_event is not None else -1
     after_cr = False  # the last chunk ended with CR: a LF starting the next one is its pair
     for chunk in chunks:
         start = 0
@@ -61,8 +68,12 @@ def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None) ->
             end = _line_end(chunk, start)
             if end < 0:
                 line += chunk[start:]
+                if 0 <= limit < len(line) + state.size:
+                    _too_large(len(line) + state.size, limit)
                 break
             line += chunk[start:end]
+            if 0 <= limit < len(line) + state.size:
+                _too_large(len(line) + state.size, limit)
             event = state.take(line)
             line = bytearray()
             if event is not None:
@@ -82,6 +93,12 @@ def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None) ->
         yield event
 
 
+def _too_large(size: int, limit: int) -> None:
+    from mrtr_cli.transport.base import MessageTooLarge  # noqa: PLC0415 - the parser itself needs no transport
+
+    raise MessageTooLarge(size, limit)
+
+
 def _line_end(chunk: bytes, start: int) -> int:
     """The index of the first CR or LF at or after `start`, or -1."""
     lf, cr = chunk.find(b"\n", start), chunk.find(b"\r", start)
@@ -98,6 +115,8 @@ class _EventState:
         self.event_type = ""
         self.data: list[bytearray] = []
         self.last_id: str | None = None
+        #: Bytes of data gathered for the event being read.
+        self.size = 0
 
     def take(self, line: bytearray) -> SseEvent | None:
         """Handle one complete line (owned by the parser: it may be kept as data)."""
@@ -116,6 +135,7 @@ class _EventState:
             value = line
         if name == b"data":
             self.data.append(value)
+            self.size += len(value) + 1
         elif name == b"event":
             self.event_type = value.decode("utf-8", "replace")
         elif name == b"id":
@@ -134,6 +154,7 @@ class _EventState:
             self.event_type = ""
             return None
         parts, self.data = self.data, []
+        self.size = 0
         raw = parts[0] if len(parts) == 1 else bytearray(b"\n").join(parts)
         del parts
         event = SseEvent(self.event_type or "message", raw.decode("utf-8", "replace"), self.last_id)

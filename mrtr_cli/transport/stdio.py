@@ -3,29 +3,52 @@
 Spec: basic/transports/stdio (2026-07-28). One JSON message per line on the
 child's stdin/stdout, UTF-8, no embedded newlines. The child's stderr is passed
 through to ours (sanitised) or hidden, and its last lines are kept to explain a
-crash. Shutdown: close stdin, wait, SIGTERM, wait, SIGKILL.
+crash; both pipes are read in blocks, and a line of stdout may be at most the
+message size limit (transport/limits.py; beyond it the requests in flight fail, exit 4).
+
+The server runs in a session (process group) of its own. When the command itself
+exits, the server is dead (exit 3) even if a process it started still holds the pipe.
+Shutdown: close stdin, wait; SIGTERM to the whole group, wait; SIGKILL to the group;
+and a group that outlives its leader (a wrapper such as `bash -c`, `npx`, `uv run`
+whose server lingers) is ended the same way, so nothing is left running.
 """
 
 from __future__ import annotations
 
 import collections
-import io
 import os
+import select
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.base import Message, MessageHandler, NonFiniteMessage, Transport, decode_or_none, encode_message
+from mrtr_cli.transport.base import (
+    InvalidMessage,
+    Message,
+    MessageHandler,
+    MessageTooLarge,
+    Remaining,
+    Transport,
+    decode_or_none,
+    encode_message,
+)
+from mrtr_cli.transport.limits import max_message_size
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future
 
 STDERR_TAIL_LINES = 20
-_READ_BUFFER = 1 << 16
+#: Bytes asked for by one read of the server's stdout or stderr.
+_READ_BLOCK = 1 << 20
+#: Reads of what is left in stdout once the command has exited.
+_DRAIN_BLOCKS = 16
+#: Characters of one stderr line shown (the rest of a longer line is dropped).
+STDERR_LINE_MAX = 8192
 
 
 _loads = decode_or_none  # one line's JSON value, or None when it is not JSON
@@ -43,13 +66,37 @@ def encode_line(message: Message) -> bytes:
 def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
     """SIGKILL a child started with `start_new_session=True` and everything it launched
     (its process group; e.g. npx -> node). Never raises; safe in a signal handler."""
+    signal_group(proc, signal.SIGKILL)
+
+
+def signal_group(proc: subprocess.Popen[bytes], signum: int) -> bool:
+    """Send `signum` to the process group of `proc` (started with `start_new_session=True`;
+    the group outlives its leader while any member is left); without process groups, to
+    `proc` alone. Returns False when nobody was left to receive it. Never raises."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)  # type: ignore[attr-defined]
+        os.killpg(proc.pid, signum)  # type: ignore[attr-defined]
+        return True
+    except ProcessLookupError:
+        return False
     except (OSError, AttributeError):  # AttributeError: no process groups on this platform
         try:
-            proc.kill()
+            proc.send_signal(signum)
+            return True
         except OSError:
-            pass
+            return False
+
+
+def group_gone(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to `timeout` seconds for every process of `proc`'s group to exit; True when
+    none is left (the leader must already be reaped)."""
+    end = time.monotonic() + timeout
+    pause = 0.005
+    while signal_group(proc, 0):
+        if time.monotonic() >= end:
+            return False
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+    return True
 
 
 def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -122,6 +169,7 @@ class StdioTransport(Transport):
         self._dead: TransportError | None = None
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
+        self._heard = False  # a first line came on stdout
 
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
@@ -176,13 +224,15 @@ class StdioTransport(Transport):
                 proc.stdin.close()
         except OSError:
             pass
-        for step in (None, proc.terminate, proc.kill):
-            if step is not None:
-                try:
-                    step()
-                except OSError:
-                    pass
+        # The command: stdin closed, then SIGTERM and SIGKILL to its whole group.
+        for signum in (None, signal.SIGTERM, signal.SIGKILL):
+            if signum is not None:
+                signal_group(proc, signum)
             if wait_exit(proc, self._close_timeout):
+                break
+        # What it left behind in its group (a server behind a wrapper that lingers).
+        for signum in (signal.SIGTERM, signal.SIGKILL):
+            if not signal_group(proc, signum) or group_gone(proc, self._close_timeout):
                 break
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
@@ -195,7 +245,8 @@ class StdioTransport(Transport):
         kill_process_group(proc)
 
     # ------------------------------------------------------------------ messages
-    def request(self, message: Message, headers: Mapping[str, str] | None = None) -> Future[Message]:
+    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+                budget: Remaining | None = None) -> Future[Message]:
         from concurrent.futures import Future  # noqa: PLC0415 - after the server was launched (startup time)
 
         fut: Future[Message] = Future()
@@ -225,6 +276,9 @@ class StdioTransport(Transport):
     def alive(self) -> bool:
         proc = self._proc  # no system call: the reader notices a server that is gone (its stdout closes)
         return self._dead is None and proc is not None and proc.returncode is None
+
+    def heard_from(self) -> bool:
+        return self._heard
 
     def describe_failure(self) -> str | None:
         # When the server's stderr was shown live, its last lines are already on screen.
@@ -272,46 +326,96 @@ class StdioTransport(Transport):
             return self._dead
 
     def _read_loop(self) -> None:
+        """Read stdout in blocks until it ends or the command exits; whatever goes wrong,
+        every request in flight is failed at once (never left waiting)."""
         proc = self._proc
         assert proc is not None and proc.stdout is not None
-        # Buffered: the pipe itself is unbuffered, and its readline would read a byte at a time.
-        stdout: IO[bytes] = io.BufferedReader(proc.stdout, _READ_BUFFER)  # type: ignore[arg-type]
+        err: BaseException | None = None
         try:
-            while True:
-                raw = stdout.readline()
-                if not raw:
-                    break
-                if len(raw) <= 2 and not raw.strip():
-                    continue
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError:
-                    self._note_noise(raw.decode("utf-8", "replace"))
-                    continue
-                del raw  # decoded: a large message is not held as bytes and text while it is parsed
-                try:
-                    msg = _loads(text)
-                except NonFiniteMessage as exc:
-                    self._fail(exc, text)
-                    continue
-                if not isinstance(msg, dict):
-                    self._note_noise(text)
-                    continue
-                del text
-                self._dispatch(msg)
-        except (OSError, ValueError):
-            pass
-        if self._closing:
+            self._read_stdout(proc)
+        except Exception as exc:  # noqa: BLE001 - a bug in the reader must not leave a call hanging
+            err = exc
+        if err is None and self._closing:
             err = TransportError("the connection to the server was closed")
-            with self._lock:
-                self._dead = self._dead or err
-        else:
+        elif err is None:
             err = self._death()
         with self._lock:
+            self._dead = self._dead or (err if isinstance(err, TransportError) else TransportError(str(err)))
             pending, self._pending = self._pending, {}
         for fut in pending.values():
             if not fut.done():
                 fut.set_exception(err)
+
+    def _read_stdout(self, proc: subprocess.Popen[bytes]) -> None:
+        """The reading itself: returns at the end of stdout, or once the command has exited
+        and what it wrote is read (a process it started may hold the pipe open for ever)."""
+        assert proc.stdout is not None
+        fd = proc.stdout.fileno()
+        exited = _exit_signal(proc) if hasattr(select, "poll") else None  # no poll(): stdout's end only
+        lines = _LineSplitter(max_message_size(strict=False), self._line, self._too_large)
+        poller = None
+        if exited is not None:
+            poller = select.poll()  # not select(): descriptors above 1023 work too
+            poller.register(fd, select.POLLIN)
+            poller.register(exited.fileno(), select.POLLIN)
+        try:
+            while True:
+                if poller is not None and exited is not None:
+                    ready = {got for got, _ in poller.poll()}
+                    if exited.fileno() in ready:  # the command exited: read what it left, then stop
+                        # What is in the pipe was written before the exit (a writer blocks on a
+                        # full pipe); a process it left behind may write on, so it is bounded.
+                        os.set_blocking(fd, False)
+                        for _ in range(_DRAIN_BLOCKS):
+                            try:
+                                block = os.read(fd, _READ_BLOCK)
+                            except BlockingIOError:
+                                block = b""
+                            if not block:
+                                break
+                            lines.feed(block)
+                        lines.end()
+                        return
+                try:
+                    block = os.read(fd, _READ_BLOCK)
+                except BlockingIOError:
+                    continue
+                except OSError:  # closed under us (close(), or a broken pipe)
+                    block = b""
+                if not block:
+                    lines.end()
+                    return
+                lines.feed(block)
+        finally:
+            if exited is not None:
+                exited.close()
+
+    def _line(self, raw: bytes) -> None:
+        """Handle one line of stdout (without its newline)."""
+        self._heard = True
+        if len(raw) <= 2 and not raw.strip():
+            return
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self._note_noise(raw.decode("utf-8", "replace"))
+            return
+        del raw  # decoded: a large message is not held as bytes and text while it is parsed
+        try:
+            msg = _loads(text)
+        except InvalidMessage as exc:
+            self._fail(exc, text)
+            return
+        if not isinstance(msg, dict):
+            self._note_noise(text)
+            return
+        del text
+        self._dispatch(msg)
+
+    def _too_large(self, size: int) -> None:
+        """A line grew past the size limit: the requests in flight fail (exit 4)."""
+        self._heard = True
+        self._fail(MessageTooLarge(size, max_message_size(strict=False)), None)
 
     def _dispatch(self, msg: Message) -> None:
         if "method" not in msg and ("result" in msg or "error" in msg):
@@ -328,15 +432,22 @@ class StdioTransport(Transport):
         except Exception:  # noqa: BLE001 - a bad handler must not kill the reader
             pass
 
-    def _fail(self, exc: NonFiniteMessage, text: str) -> None:
-        """A message that is not valid JSON-RPC: the request it answers fails with `exc`
-        (anything else is noted as noise)."""
+    def _fail(self, exc: InvalidMessage, text: str | None) -> None:
+        """A message that is not acceptable JSON-RPC: the request it answers fails with
+        `exc`; when it names no request (a notification, or no id could be read), every
+        request in flight does (the server broke the rules: the call ends at once); a
+        response to a request no longer waited for, or nothing in flight, is noted."""
         with self._lock:
-            fut = self._pending.pop(exc.request_id, None) if exc.request_id is not None else None
-        if fut is None:
-            self._note_noise(text)
-        elif not fut.done():
-            fut.set_exception(exc)
+            if exc.request_id is not None:
+                fut = self._pending.pop(exc.request_id, None)
+                victims = [fut] if fut is not None else []
+            else:
+                victims, self._pending = list(self._pending.values()), {}
+        if not victims:
+            self._note_noise(text if text is not None else exc.message)
+        for victim in victims:
+            if not victim.done():
+                victim.set_exception(exc)
 
     def _note_noise(self, text: str) -> None:
         self._tail.append("(stdout) " + sanitize(text[:200]))
@@ -344,13 +455,125 @@ class StdioTransport(Transport):
             self._stderr_sink("server wrote a non-JSON line to stdout: " + sanitize(text[:200], single_line=True))
 
     def _pump_stderr(self) -> None:
+        """Read the server's stderr in blocks and pass it on one line at a time (a line is
+        cut at `STDERR_LINE_MAX` characters)."""
         proc = self._proc
         assert proc is not None and proc.stderr is not None
+        fd = proc.stderr.fileno()
+        lines = _LineSplitter(STDERR_LINE_MAX * 4, self._stderr_line, lambda size: None, keep_cut=True)
         try:
-            for raw in iter(proc.stderr.readline, b""):
-                text = sanitize(raw.decode("utf-8", "replace").rstrip("\r\n"), drop_colours=True)
-                self._tail.append(text)
-                if self._stderr_sink is not None:
-                    self._stderr_sink(text)
+            while True:
+                block = os.read(fd, _READ_BLOCK)
+                if not block:
+                    break
+                lines.feed(block)
+            lines.end()
         except (OSError, ValueError):
             pass
+
+    def _stderr_line(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", "replace").rstrip("\r")
+        if len(text) > STDERR_LINE_MAX:
+            text = text[:STDERR_LINE_MAX] + " [...]"
+        text = sanitize(text, drop_colours=True)
+        self._tail.append(text)
+        if self._stderr_sink is not None:
+            self._stderr_sink(text)
+
+
+class _LineSplitter:
+    """Cuts a byte stream into lines of at most `limit` bytes.
+
+    `on_line(bytes)` gets each line without its newline; a line that grows past `limit`
+    is reported once to `on_too_large(size seen)` and dropped up to its newline, or, with
+    `keep_cut`, passed to `on_line` cut at `limit` (the rest dropped).
+    """
+
+    def __init__(self, limit: int, on_line: Callable[[bytes], None], on_too_large: Callable[[int], None],
+                 *, keep_cut: bool = False):
+        self.limit = limit
+        self.on_line = on_line
+        self.on_too_large = on_too_large
+        self.keep_cut = keep_cut
+        self.buf = bytearray()
+        self.dropping = False
+
+    def feed(self, block: bytes) -> None:
+        """Take the next block of the stream."""
+        start = 0
+        while start < len(block):
+            newline = block.find(b"\n", start)
+            stop = len(block) if newline < 0 else newline
+            if not self.dropping:
+                if len(self.buf) + stop - start > self.limit:
+                    size = len(self.buf) + stop - start
+                    if self.keep_cut:
+                        self.buf += block[start:start + self.limit - len(self.buf)]
+                        self.on_line(bytes(self.buf))
+                    else:
+                        self.on_too_large(size)
+                    self.buf = bytearray()
+                    self.dropping = True
+                else:
+                    self.buf += block[start:stop]
+            if newline < 0:
+                return
+            if not self.dropping:
+                line, self.buf = bytes(self.buf), bytearray()
+                self.on_line(line)
+            self.dropping = False
+            start = newline + 1
+
+    def end(self) -> None:
+        """The stream ended: a last line without a newline is still a line."""
+        if self.buf and not self.dropping:
+            line, self.buf = bytes(self.buf), bytearray()
+            self.on_line(line)
+        self.buf = bytearray()
+
+
+class _ExitSignal:
+    """A file descriptor that becomes readable when a child process exits."""
+
+    def __init__(self, fd: int, owned: list[int]):
+        self._fd = fd
+        self._owned = owned
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def close(self) -> None:
+        for fd in self._owned:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._owned = []
+
+
+def _exit_signal(proc: subprocess.Popen[bytes]) -> _ExitSignal | None:
+    """A descriptor readable once `proc` exits: a pidfd on Linux, else a pipe a waiting
+    thread writes to; None when neither can be had (the reader then relies on stdout's end)."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    if pidfd_open is not None:
+        try:
+            fd = pidfd_open(proc.pid)
+            return _ExitSignal(fd, [fd])
+        except OSError:
+            pass
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+
+    def wait() -> None:
+        try:
+            proc.wait()
+        finally:
+            try:
+                os.close(write_end)
+            except OSError:
+                pass
+
+    threading.Thread(target=wait, name="mrtr-stdio-wait", daemon=True).start()
+    return _ExitSignal(read_end, [read_end])

@@ -1,0 +1,291 @@
+"""Checking what a server returns against the spec's schema, before anything uses it.
+
+Spec: the 2026-07-28 and 2025-11-25 JSON schemas (`schema.json`), trimmed to the
+definitions needed here by `scripts/trim-schemas` (protocol/schemas/results-*.json).
+
+`check_result(method, result, era)` checks the result of `tools/call`, `prompts/get`,
+`resources/read` and the list methods, and, in an `input_required` result, every input
+request (`elicitation/create`, `sampling/createMessage`, `roots/list`);
+`check_server_request` checks a 2025-11-25 server's own request. What the schema
+forbids is a `ProtocolError` (exit 4) naming the JSON path of the member
+(`result.content[0].text: expected a string, got a number`). Members are otherwise
+free (the schemas allow extra ones). Kept lenient, as the spec tells clients to:
+`resultType` may be absent (it means "complete"), and so may `ttlMs` and
+`cacheScope` (no caching).
+
+The checker is a small interpreter of the JSON Schema keywords these schemas use
+(`$ref`, `type`, `properties`, `required`, `additionalProperties`, `items`, `anyOf`,
+`allOf`, `const`, `enum`, `minimum`, `maximum`, `maxItems`): `jsonschema` would cost
+its import (about 70 ms) on every call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from mrtr_cli.errors import ProtocolError
+from mrtr_cli.render.sanitize import sanitize
+
+#: Required members the client defaults when absent (see the module docstring).
+LENIENT = {"resultType", "ttlMs", "cacheScope"}
+
+_RESULTS = {
+    "tools/call": "CallToolResult",
+    "prompts/get": "GetPromptResult",
+    "resources/read": "ReadResourceResult",
+    "tools/list": "ListToolsResult",
+    "prompts/list": "ListPromptsResult",
+    "resources/list": "ListResourcesResult",
+    "resources/templates/list": "ListResourceTemplatesResult",
+}
+_SERVER_REQUESTS = {
+    "elicitation/create": "ElicitRequest",
+    "sampling/createMessage": "CreateMessageRequest",
+    "roots/list": "ListRootsRequest",
+}
+_DEFS: dict[str, dict[str, Any]] = {}
+_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+class InvalidShape(ProtocolError):
+    """A result or request the spec's schema forbids (exit 4).
+
+    Attributes:
+        path: the JSON path of the offending member (`result.content[0]`).
+    """
+
+    def __init__(self, what: str, path: str, problem: str):
+        super().__init__(f"the server sent an invalid {what}: {path}: {problem}",
+                         hint="the response breaks the MCP schema; nothing of it is used")
+        self.path = path
+
+
+def _defs(era: str) -> dict[str, Any]:
+    version = "2026-07-28" if era == "modern" else "2025-11-25"
+    if version not in _DEFS:
+        path = os.path.join(os.path.dirname(__file__), "schemas", f"results-{version}.json")
+        with open(path, encoding="utf-8") as fh:
+            _DEFS[version] = json.load(fh)["$defs"]
+    return _DEFS[version]
+
+
+def check_result(method: str, result: dict[str, Any], era: str) -> None:
+    """Check the result of `method` (a JSON-RPC `result` object) for its era ("modern" or
+    "legacy"); methods without a definition here pass unchecked, and so does a task
+    (the tasks extension checks its own).
+
+    Raises:
+        InvalidShape: the schema forbids something in it; the message names the path.
+    """
+    name = _RESULTS.get(method)
+    if name is None or "task" in result and method == "tools/call" and result.get("resultType", "task") == "task":
+        return
+    result_type = result.get("resultType")
+    if era == "modern" and result_type == "input_required":
+        name = "InputRequiredResult"
+    elif era == "modern" and result_type not in (None, "complete"):
+        return  # unknown result types are the engine's to refuse
+    _check(_defs(era), {"$ref": f"#/$defs/{name}"}, result, "result", f"{method} result")
+    if name == "InputRequiredResult":
+        for key, request in (result.get("inputRequests") or {}).items():
+            check_input_request(request, f"result.inputRequests[{_key(key)}]", era)
+
+
+def check_input_request(request: Any, path: str, era: str) -> None:
+    """Check one input request (or a 2025-11-25 server request) by its `method`.
+
+    Raises:
+        InvalidShape: the schema forbids something in it (or its method is unknown).
+    """
+    method = request.get("method") if isinstance(request, dict) else None
+    name = _SERVER_REQUESTS.get(method) if isinstance(method, str) else None
+    if name is None:
+        raise InvalidShape("input request", f"{path}.method",
+                           f"expected one of {', '.join(_SERVER_REQUESTS)}, got {_shown(method)}")
+    if era == "legacy":  # the envelope (id, jsonrpc) was checked by the transport
+        request = {"id": 0, "jsonrpc": "2.0", **request}
+    _check(_defs(era), {"$ref": f"#/$defs/{name}"}, request, path, f"{method} request")
+
+
+def check_server_request(msg: dict[str, Any]) -> None:
+    """Check a 2025-11-25 server's request (elicitation, sampling, roots) before it is
+    answered; other methods pass.
+
+    Raises:
+        InvalidShape: the schema forbids something in it.
+    """
+    if msg.get("method") in _SERVER_REQUESTS:
+        check_input_request(msg, "request", "legacy")
+
+
+# ---------------------------------------------------------------------- the interpreter
+def _problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+    """The first (path, problem) where `value` breaks `schema`, or None."""
+    if schema is True or schema == {}:
+        return None
+    if schema is False:
+        return path, "not allowed here"
+    while "$ref" in schema:
+        ref = schema["$ref"]
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        target = defs.get(ref.rsplit("/", 1)[-1], {})
+        if rest:
+            found = _problem(defs, rest, value, path)
+            if found is not None:
+                return found
+        schema = target
+        if schema is True or schema == {}:
+            return None
+    if "type" in schema and not _type_ok(schema["type"], value):
+        return path, f"expected {_types(schema['type'])}, got {_kind(value)}"
+    if "const" in schema and value != schema["const"]:
+        return path, f"expected {_shown(schema['const'])}, got {_shown(value)}"
+    if "enum" in schema and value not in schema["enum"]:
+        return path, f"expected one of {', '.join(_shown(v) for v in schema['enum'])}, got {_shown(value)}"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if "minimum" in schema and value < schema["minimum"]:
+            return path, f"must be at least {schema['minimum']}"
+        if "maximum" in schema and value > schema["maximum"]:
+            return path, f"must be at most {schema['maximum']}"
+    if isinstance(value, dict):
+        found = _object_problem(defs, schema, value, path)
+        if found is not None:
+            return found
+    if isinstance(value, list):
+        if "maxItems" in schema and len(value) > schema["maxItems"]:
+            return path, f"at most {schema['maxItems']} items"
+        items = schema.get("items")
+        if items is not None:
+            for index, item in enumerate(value):
+                found = _problem(defs, items, item, f"{path}[{index}]")
+                if found is not None:
+                    return found
+    for sub in schema.get("allOf", ()):
+        found = _problem(defs, sub, value, path)
+        if found is not None:
+            return found
+    if "anyOf" in schema:
+        return _any_of_problem(defs, schema["anyOf"], value, path)
+    return None
+
+
+def _object_problem(defs: dict[str, Any], schema: dict[str, Any], value: dict[str, Any],
+                    path: str) -> tuple[str, str] | None:
+    for member in schema.get("required", ()):
+        if member not in value and member not in LENIENT:
+            return f"{path}.{member}" if _plain(member) else f"{path}[{_key(member)}]", "missing (required)"
+    props = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    for member, item in value.items():
+        sub = props.get(member, extra)
+        if sub is True:
+            continue
+        found = _problem(defs, sub, item, f"{path}.{member}" if _plain(member) else f"{path}[{_key(member)}]")
+        if found is not None:
+            return found
+    return None
+
+
+def _any_of_problem(defs: dict[str, Any], branches: list[Any], value: Any, path: str) -> tuple[str, str] | None:
+    """None when one branch holds; else the problem of the branch `value` says it is (by
+    a `type`, `method` or `mode` constant it matches), or one line naming what was expected."""
+    problems = []
+    for branch in branches:
+        found = _problem(defs, branch, value, path)
+        if found is None:
+            return None
+        problems.append((branch, found))
+    if isinstance(value, dict):
+        for branch, found in problems:
+            target = _resolve(defs, branch)
+            props = target.get("properties", {}) if isinstance(target, dict) else {}
+            for tag in ("type", "method", "mode"):
+                const = props.get(tag, {}).get("const") if isinstance(props.get(tag), dict) else None
+                if const is not None and value.get(tag) == const:
+                    return found
+        kinds = list(dict.fromkeys(pair for b, _ in problems for pair in _const_of(defs, b)))
+        for tag in ("type", "method"):
+            if kinds and all(k[0] == tag for k in kinds):
+                where = f"{path}.{tag}"
+                got = value.get(tag)
+                if got is None:
+                    return where, f"missing (one of {', '.join(_shown(k[1]) for k in kinds)})"
+                return where, f"expected one of {', '.join(_shown(k[1]) for k in kinds)}, got {_shown(got)}"
+    deepest = max(problems, key=lambda bp: len(bp[1][0]))[1]
+    if deepest[0] != path:
+        return deepest
+    return path, f"matches none of the shapes allowed here (got {_kind(value)})"
+
+
+def _resolve(defs: dict[str, Any], schema: Any) -> Any:
+    while isinstance(schema, dict) and "$ref" in schema:
+        schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    return schema
+
+
+def _const_of(defs: dict[str, Any], branch: Any) -> list[tuple[str, Any]]:
+    """The (tag, value) pairs a branch's `type` or `method` member must hold."""
+    target = _resolve(defs, branch)
+    props = target.get("properties", {}) if isinstance(target, dict) else {}
+    for tag in ("type", "method"):
+        sub = props.get(tag)
+        if isinstance(sub, dict) and "const" in sub:
+            return [(tag, sub["const"])]
+        if isinstance(sub, dict) and isinstance(sub.get("enum"), list):
+            return [(tag, value) for value in sub["enum"]]
+    return []
+
+
+def _check(defs: dict[str, Any], schema: Any, value: Any, path: str, what: str) -> None:
+    found = _problem(defs, schema, value, path)
+    if found is not None:
+        raise InvalidShape(what, sanitize(found[0], single_line=True)[:300], found[1])
+
+
+def _type_ok(expected: Any, value: Any) -> bool:
+    if isinstance(expected, list):
+        return any(_type_ok(t, value) for t in expected)
+    if expected == "integer":
+        return isinstance(value, int) and not isinstance(value, bool) or isinstance(value, float) and value.is_integer()
+    if expected == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    kind = _TYPES.get(expected)
+    if kind is None:
+        return True
+    if kind is dict or kind is list or kind is str or kind is type(None):
+        return isinstance(value, kind)
+    return isinstance(value, bool)
+
+
+def _types(expected: Any) -> str:
+    names = expected if isinstance(expected, list) else [expected]
+    words = [("an " if n in ("object", "array", "integer") else "a ") + n for n in names]
+    return " or ".join(words)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _shown(value: Any) -> str:
+    return sanitize(json.dumps(value, ensure_ascii=False)[:60], single_line=True)
+
+
+def _plain(member: str) -> bool:
+    return member.isidentifier() or member.startswith("_") and member[1:].isidentifier()
+
+
+def _key(member: Any) -> str:
+    return _shown(member)

@@ -1,0 +1,410 @@
+"""The hostile corpus: servers that break the rules, one way each (issue 14).
+
+Every case is one `Case(...)` line in `CASES`: how its server answers (`reply`, for
+`tools/call` unless `methods` names more), where it runs (`transports`, `eras`), the
+`mrtr` command line after the target (`args`), and what `mrtr` must do: the documented
+exit `code`, a piece of its stderr (`says`), optionally more checks (`check`). The
+runner (test_hostile.py) asserts for every case and transport: that code, no
+"Traceback", an end within a generous safety bound, and no process of the server left.
+
+The server side is served by `server.py` (stdio: `python -m tests.hostile.server CASE`;
+HTTP: one process for all cases).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+MODERN_VERSION = "2026-07-28"
+M = 1 << 20
+
+
+# ---------------------------------------------------------------------- server side
+@dataclass
+class Ctx:
+    """What one server (stdio process, or HTTP case and nonce) remembers between requests."""
+
+    case: str
+    nonce: str = ""
+    calls: dict[str, int] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    stash: dict[str, Any] = field(default_factory=dict)
+
+
+def note_pid(pid: int) -> None:
+    """Record a pid of the stdio server (or a process it started) in `$HOSTILE_PIDS`."""
+    path = os.environ.get("HOSTILE_PIDS")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{pid}\n")
+
+
+def dumps(msg: Any) -> bytes:
+    # ensure_ascii: lone surrogates go out as the JSON escapes a hostile server would write.
+    return json.dumps(msg, ensure_ascii=True).encode("ascii")
+
+
+@dataclass
+class Reply:
+    """One answer: `body` bytes (a stdio line, or an HTTP body of `ctype`), an HTTP
+    `status` and `headers`, or an `action(out_or_handler, ctx, transport)` doing it all."""
+
+    body: bytes = b""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    ctype: str = "application/json"
+    newline: bool = True
+    session: bool = False
+    action: Callable[[Any, Ctx, str], None] | None = None
+
+    @staticmethod
+    def message(msg: dict[str, Any], **kw: Any) -> Reply:
+        return Reply(dumps(msg), **kw)
+
+    @staticmethod
+    def result(req: dict[str, Any], result: Any, **kw: Any) -> Reply:
+        return Reply(dumps({"jsonrpc": "2.0", "id": req["id"], "result": result}), **kw)
+
+    def run_stdio(self, out: Any, ctx: Ctx) -> None:
+        if self.action is not None:
+            self.action(out, ctx, "stdio")
+            return
+        out.write(self.body + (b"\n" if self.newline else b""))
+        out.flush()
+
+    def run_http(self, handler: Any, ctx: Any) -> None:
+        if self.action is not None:
+            self.action(handler, ctx, "http")
+            return
+        headers = {"Content-Type": self.ctype, **self.headers}
+        if self.session:
+            headers["Mcp-Session-Id"] = "s-1"
+        handler._send(self.status, headers, self.body)  # noqa: SLF001
+
+
+def complete(req: dict[str, Any], text: str, ctx: Ctx | None = None, **extra: Any) -> Reply:
+    """A plain final text result, for either era."""
+    result = {"content": [{"type": "text", "text": text}], **extra}
+    if (req.get("params") or {}).get("_meta", {}).get("io.modelcontextprotocol/protocolVersion"):
+        result["resultType"] = "complete"
+    return Reply.result(req, result)
+
+
+def deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def raw_result(body: str) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A reply whose result is the JSON text `body` (written as is)."""
+    return lambda req, ctx: Reply(('{"jsonrpc":"2.0","id":%s,"result":%s}' % (json.dumps(req["id"]), body)).encode())
+
+
+def sse(*events: bytes) -> bytes:
+    return b"".join(b"data: " + e + b"\n\n" for e in events)
+
+
+# --- servers that break the rules -----------------------------------------------------
+def deep_notification(req: dict[str, Any], ctx: Ctx) -> Reply:
+    note = ('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%s}}'
+            % deep(5000)).encode()
+    answer = complete(req, "never shown").body
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(note + b"\n")
+            target.flush()
+            time.sleep(600)  # never answers: only the reader's failure can end the call
+            return
+        target._send(200, {"Content-Type": "text/event-stream"}, sse(note, answer))  # noqa: SLF001
+
+    return Reply(action=act)
+
+
+def echo_check(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """Round 1 asks with a lone surrogate in requestState and in the input key; round 2
+    checks that both came back exactly."""
+    params = req["params"]
+    if "requestState" not in params:
+        return Reply.result(req, {"resultType": "input_required", "requestState": "st\ud800ate",
+                                  "inputRequests": {"k\udc00": {"method": "elicitation/create", "params": {
+                                      "mode": "form", "message": "say \ud800",
+                                      "requestedSchema": {"type": "object", "properties": {"f": {"type": "string"}},
+                                                          "required": ["f"]}}}}})
+    ok = params["requestState"] == "st\ud800ate" and list(params.get("inputResponses", {})) == ["k\udc00"]
+    return complete(req, "echo ok" if ok else f"echo WRONG: {params!r}")
+
+
+def bad_schema(prop: dict[str, Any]) -> Callable[[dict[str, Any], Ctx], Reply]:
+    return lambda req, ctx: Reply.result(req, {
+        "resultType": "input_required", "inputRequests": {"k": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "m", "requestedSchema": {"type": "object", "properties": {"p": prop}}}}}})
+
+
+def legacy_bad_elicitation(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A 2025-11-25 server asking, by a request of its own, with a schema the spec forbids."""
+    ask = dumps({"jsonrpc": "2.0", "id": "ask-1", "method": "elicitation/create", "params": {
+        "message": "m", "requestedSchema": {"type": "object", "properties": {"p": {"type": "object"}}}}})
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(ask + b"\n")
+            target.flush()
+            return
+        target.send_response(200)
+        target.send_header("Content-Type", "text/event-stream")
+        target.end_headers()
+        target.wfile.write(sse(ask))
+        target.wfile.flush()
+        time.sleep(60)  # the stream stays open: mrtr must end the call on its own
+
+    return Reply(action=act)
+
+
+def fuzz(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """Whatever the fuzzer wrote (tests/hostile/test_fuzz_reader.py): a JSON file
+    {"mode": "line" | "sse", "payload": hex bytes}, named by HOSTILE_FUZZ (stdio) or by
+    the URL's nonce (HTTP: the path, hex-encoded). The payload's `{id}` is the request id;
+    a valid final answer follows it where the transport allows one."""
+    path = os.environ.get("HOSTILE_FUZZ") or bytes.fromhex(ctx.nonce).decode()
+    with open(path, encoding="utf-8") as fh:
+        spec = json.load(fh)
+    payload = bytes.fromhex(spec["payload"]).replace(b"{id}", json.dumps(req["id"]).encode())
+    final = complete(req, "fuzz done").body
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(payload + b"\n" + final + b"\n")
+            target.flush()
+        elif spec["mode"] == "sse":
+            target._send(200, {"Content-Type": "text/event-stream"}, payload + b"\n\n" + sse(final))  # noqa: SLF001
+        else:
+            target._send(200, {"Content-Type": "application/json"}, payload)  # noqa: SLF001
+
+    return Reply(action=act)
+
+
+def task_with_surrogates(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A task (tasks extension) whose id and status message hold lone surrogates."""
+    return Reply.result(req, {"resultType": "task", "taskId": "t\ud800", "status": "working",
+                              "statusMessage": "s\udfff", "createdAt": "2026-01-01T00:00:00Z",
+                              "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttlMs": 600000})
+
+
+def task_bad_result(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A task that completes with a result whose `content` is a string."""
+    task = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+            "ttlMs": 600000}
+    if req["method"] == "tools/call":
+        return Reply.result(req, {"resultType": "task", "status": "working", **task})
+    return Reply.result(req, {"resultType": "complete", "status": "completed", **task,
+                              "result": {"content": "not a list", "resultType": "complete"}})
+
+
+def task_recorded(run: Any, trace: Any) -> None:
+    tasks = trace.parent / "state" / "mrtr" / "tasks"
+    names = [p.name for p in tasks.iterdir()]
+    assert not [n for n in names if n.startswith(".tmp")], names
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in tasks.glob("*.json")]
+    assert [d["taskId"] for d in docs] == ["t\ud800"], docs
+
+
+def huge_line(size: int) -> Callable[[dict[str, Any], Ctx], Reply]:
+    return lambda req, ctx: complete(req, "x" * size)
+
+
+def endless(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A message that never ends: `{"jsonrpc":"2.0","id":N,"result":{"x":"xxxx...` for ever."""
+    head = ('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' % json.dumps(req["id"])).encode()
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        block = b"x" * (1 << 16)
+        try:
+            if transport == "stdio":
+                target.write(head)
+                while True:
+                    target.write(block)
+            target.send_response(200)
+            target.send_header("Content-Type", "application/json")
+            target.send_header("Transfer-Encoding", "chunked")
+            target.end_headers()
+            for chunk in [head] + [block] * 100000:
+                target.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        except OSError:  # the reader went away, as it should
+            pass
+
+    return Reply(action=act)
+
+
+def huge_sse(req: dict[str, Any], ctx: Ctx) -> Reply:
+    return Reply(sse(complete(req, "x" * (3 * M)).body), ctype="text/event-stream")
+
+
+def too_many(times: int, retry_after: str | None) -> Callable[[dict[str, Any], Ctx], Reply]:
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        n = ctx.stash["429"] = ctx.stash.get("429", 0) + 1
+        if n <= times:
+            return Reply(b"slow down", status=429, ctype="text/plain",
+                         headers={"Retry-After": retry_after} if retry_after is not None else {})
+        return complete(req, f"ok after {n - 1} refusals")
+    return reply
+
+
+def expired_session(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """Legacy HTTP: the first call gets 404 with a JSON-RPC error carrying its id."""
+    if not ctx.stash.get("expired"):
+        ctx.stash["expired"] = True
+        return Reply(dumps({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32001, "message": "Session not found"}}),
+                     status=404)
+    return complete(req, "new session ok")
+
+
+# --- processes ------------------------------------------------------------------------
+def exit_leaving_holder(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """Start a child that keeps our stdout open, then exit without answering."""
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        note_pid(child.pid)
+        os._exit(0)
+
+    return Reply(action=act)
+
+
+def linger(ctx: Ctx) -> None:
+    """After stdin closes, stay (a server that does not notice)."""
+    time.sleep(600)
+
+
+def linger_ignoring_term(ctx: Ctx) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(600)
+
+
+def flood_stderr(total: int, newline: bool) -> Callable[[Ctx], None]:
+    def start(ctx: Ctx) -> None:
+        block = (b"log line of the server " * 40 + b"\n") if newline else b"e" * (1 << 16)
+        written = 0
+        while written < total:
+            sys.stderr.buffer.write(block)
+            written += len(block)
+        sys.stderr.buffer.write(b"\nflood done\n")
+        sys.stderr.flush()
+    return start
+
+
+def stderr_bounded(run: Any, trace: Any) -> None:
+    """64 MiB of stderr in one line is shown cut, not whole."""
+    assert len(run.stderr) < 64 * 1024, len(run.stderr)
+
+
+def slow_start(seconds: float) -> Callable[[Ctx], None]:
+    return lambda ctx: time.sleep(seconds)
+
+
+def era_reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """Say which era the call came in (a dual-era server)."""
+    if req["method"] == "initialize":
+        return Reply.result(req, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                  "serverInfo": {"name": "dual", "version": "1"}}, session=True)
+    modern = (req["params"].get("_meta") or {}).get("io.modelcontextprotocol/protocolVersion")
+    return complete(req, "era: modern" if modern else "era: legacy")
+
+
+# ---------------------------------------------------------------------- the table
+@dataclass
+class Case:
+    name: str
+    reply: Callable[[dict[str, Any], Ctx], Reply | None]
+    code: int
+    says: str = ""
+    args: tuple[str, ...] = ("call", "t")
+    transports: tuple[str, ...] = ("stdio", "http")
+    eras: tuple[str, ...] = ("modern", "legacy")
+    era: str = "modern"  # set per run by the runner (the server's own era)
+    methods: tuple[str, ...] = ()
+    on_start: Callable[[Ctx], None] = lambda ctx: None
+    on_stdin_closed: Callable[[Ctx], None] = lambda ctx: None
+    wrap: bool = False  # stdio: run behind `bash -c '...; true'` (a wrapper that stays)
+    protocol: str | None = None  # --protocol (default: pinned to the era)
+    prime: tuple[str, ...] | None = None  # a run before, e.g. to fill the era cache
+    out: str = ""  # a piece of stdout
+    check: Callable[[Any, Any], None] | None = None
+
+
+def valid_trace(run: Any, trace: Any) -> None:
+    for line in trace.read_text(encoding="utf-8").splitlines():
+        json.loads(line)
+
+
+LIMIT = ("--max-message-size", "1M")
+
+_TABLE = [
+    # Depth: beyond the documented limit (128), and far beyond Python's own (about 1,000).
+    Case("deep_5000", raw_result('{"content":[],"structuredContent":{"a":%s}}' % deep(5000)), 4, "nested more than 128"),
+    Case("deep_200", raw_result('{"content":[],"structuredContent":{"a":%s}}' % deep(200)), 4, "nested more than 128"),
+    Case("deep_error_body", lambda req, ctx: Reply(b'{"error":' + deep(5000).encode() + b"}", status=500), 3, "HTTP 500",
+         transports=("http",)),
+    Case("deep_notification", deep_notification, 4, "nested more than 128"),
+    # Lone surrogates: echoed exactly, written to every file.
+    Case("surrogate_echo", echo_check, 0, args=("call", "t", "-a", "f=v"), eras=("modern",), out="echo ok"),
+    Case("surrogate_trace", lambda req, ctx: complete(req, "bad \ud800 text"), 0, check=valid_trace, out="bad"),
+    Case("task_record_surrogate", task_with_surrogates, 0, args=("call", "t", "--detach"), eras=("modern",),
+         check=task_recorded),
+    Case("task_result_content_string", task_bad_result, 4, "result.content", eras=("modern",),
+         methods=("tasks/get",)),
+    # Shapes the schema forbids.
+    Case("content_string", raw_result('{"content":"hello"}'), 4, "content"),
+    Case("content_item_no_type", raw_result('{"content":[{"text":"x"}]}'), 4, "content[0]"),
+    Case("text_not_string", raw_result('{"content":[{"type":"text","text":7}]}'), 4, "content[0].text"),
+    Case("is_error_not_bool", raw_result('{"content":[],"isError":"yes"}'), 4, "isError"),
+    Case("object_property", bad_schema({"type": "object"}), 4, "requestedSchema", eras=("modern",)),
+    Case("legacy_elicitation_object_property", legacy_bad_elicitation, 4, "requestedSchema", eras=("legacy",)),
+    Case("input_requests_list", raw_result('{"resultType":"input_required","inputRequests":[1]}'), 4, "inputRequests",
+         eras=("modern",)),
+    # Size.
+    Case("huge_line", huge_line(3 * M), 4, "over the limit of 1048576 bytes", args=(*LIMIT, "call", "t")),
+    Case("endless_line", endless, 4, "over the limit", args=(*LIMIT, "call", "t")),
+    Case("huge_sse_event", huge_sse, 4, "over the limit", args=(*LIMIT, "call", "t"), transports=("http",)),
+    # HTTP 429.
+    Case("429_then_ok", too_many(2, "0"), 0, transports=("http",), out="ok after 2 refusals"),
+    Case("429_http_date", too_many(1, "Wed, 21 Oct 2015 07:28:00 GMT"), 0, transports=("http",), out="ok after 1"),
+    Case("429_no_retry_after", too_many(1, None), 0, transports=("http",), out="ok after 1"),
+    Case("429_forever", too_many(1000, "0"), 4, "still refused after 3 retries", transports=("http",)),
+    Case("429_too_long", too_many(1000, "3600"), 4, "asks to wait 3600 s", transports=("http",)),
+    Case("429_beyond_timeout", too_many(1000, "20"), 4, "left of --timeout", transports=("http",),
+         args=("--timeout", "5", "call", "t")),
+    # A 2025-11-25 session that expired: a new one, and the call again.
+    Case("expired_session_404", expired_session, 0, transports=("http",), eras=("legacy",), out="new session ok"),
+    # Processes.
+    Case("exit_leaving_holder", exit_leaving_holder, 3, "exited with code 0", transports=("stdio",),
+         args=("--timeout", "120", "call", "t")),
+    Case("wrapper_lingers", lambda req, ctx: complete(req, "done"), 0, transports=("stdio",), wrap=True,
+         on_stdin_closed=linger, out="done"),
+    Case("wrapper_ignores_sigterm", lambda req, ctx: complete(req, "done"), 0, transports=("stdio",), wrap=True,
+         on_stdin_closed=linger_ignoring_term, out="done"),
+    Case("stderr_flood_no_newline", lambda req, ctx: complete(req, "done"), 0, "[...]", transports=("stdio",),
+         on_start=flood_stderr(64 * M, newline=False), out="done", check=stderr_bounded),
+    Case("stderr_flood_lines", lambda req, ctx: complete(req, "done"), 0, "flood done", transports=("stdio",),
+         on_start=flood_stderr(16 * M, newline=True), out="done"),
+    # Era: a slow-starting dual-era server (accepts initialize too) is modern when the
+    # cache says so, or when its late server/discover answer comes.
+    Case("slow_modern_cached", era_reply, 0, transports=("stdio",), eras=("modern",), methods=("initialize",),
+         on_start=slow_start(4), protocol="auto", prime=("--probe-timeout", "60", "call", "t"), out="era: modern"),
+    Case("slow_modern_late_answer", era_reply, 0, transports=("stdio",), eras=("modern",), methods=("initialize",),
+         on_start=slow_start(3), protocol="auto", out="era: modern"),
+    Case("slow_start_timeout", era_reply, 7, "was still starting", transports=("stdio",), eras=("modern",),
+         methods=("initialize",), on_start=slow_start(60), protocol="auto", args=("--timeout", "1", "call", "t")),
+]
+
+#: Not run by the table: driven by the fuzzer.
+FUZZ = Case("fuzz", fuzz, 0)
+
+CASES: dict[str, Case] = {case.name: case for case in [*_TABLE, FUZZ]}
+TABLE: list[Case] = _TABLE

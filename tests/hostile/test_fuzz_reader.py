@@ -1,0 +1,146 @@
+"""Property-based fuzzing (hypothesis) of the JSON-RPC readers: the stdio line framing,
+the message decoder and the SSE parser in-process (many examples), and whole `mrtr`
+runs against a server sending what hypothesis makes up, over stdio and HTTP (bodies
+and event streams). No input makes `mrtr` exit 70, print a traceback or hang."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mrtr_cli.transport.base import InvalidMessage, MessageTooLarge, decode_or_none
+from mrtr_cli.transport.sse import parse_sse_bytes
+from mrtr_cli.transport.stdio import _LineSplitter
+from tests.conftest import PY, ROOT, clean_env, free_port, wait_for_port
+
+SAFETY = 120
+
+text = st.text(alphabet=st.characters(codec=None, min_codepoint=0, max_codepoint=0x10FFFF), max_size=20) | \
+    st.sampled_from(["\ud800", "a\udfffb", "\u202e", "\x1b[31m", ""])
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def deep(levels: int, opener: str) -> str:
+    closer = {"[": "]", "{": "}"}[opener]
+    if opener == "{":
+        return '{"a":' * levels + "1" + closer * levels
+    return opener * levels + closer * levels
+
+
+@st.composite
+def messages(draw: st.DrawFn) -> bytes:
+    """Text a server might send for one message: JSON-RPC-shaped or not, deep, truncated."""
+    kind = draw(st.sampled_from(["json", "envelope", "deep", "truncated", "bytes"]))
+    if kind == "bytes":
+        return draw(st.binary(max_size=200))
+    if kind == "deep":
+        body = deep(draw(st.integers(0, 3000)), draw(st.sampled_from(["[", "{"])))
+        return ('{"jsonrpc":"2.0","id":{id},"result":{"content":[],"structuredContent":%s}}' % body).encode()
+    value = draw(json_values)
+    if kind == "envelope":
+        member = draw(st.sampled_from(["result", "error"]))
+        if member == "result" and draw(st.booleans()):
+            value = {"content": value, "resultType": draw(st.sampled_from(["complete", "input_required", 7]))}
+        body = json.dumps({"jsonrpc": "2.0", "id": "IDHERE", member: value}, ensure_ascii=draw(st.booleans()))
+        raw = body.replace('"IDHERE"', "{id}").encode("utf-8", "surrogatepass")
+    else:
+        raw = json.dumps(value, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    if kind == "truncated" and raw:
+        raw = raw[: draw(st.integers(0, len(raw) - 1))]
+    return raw
+
+
+# ---------------------------------------------------------------------- in-process
+@settings(max_examples=300, deadline=None)
+@given(st.lists(messages(), max_size=5), st.lists(st.integers(1, 50), min_size=1, max_size=10),
+       st.integers(1, 400))
+def test_line_framing_and_decoding_never_fail(parts: list[bytes], cuts: list[int], limit: int) -> None:
+    stream = b"\n".join(p.replace(b"\n", b" ") for p in parts)
+    lines: list[bytes] = []
+    sizes: list[int] = []
+    splitter = _LineSplitter(limit, lines.append, sizes.append)
+    pos = 0
+    for cut in cuts * (len(stream) // max(1, sum(cuts)) + 1):
+        if pos >= len(stream):
+            break
+        splitter.feed(stream[pos:pos + cut])
+        pos += cut
+    splitter.feed(stream[pos:])
+    splitter.end()
+    expected = [line for line in stream.split(b"\n") if len(line) <= limit]
+    assert [line for line in lines if line] == [line for line in expected if line]
+    assert all(size > limit for size in sizes)
+    for line in lines:
+        try:
+            decode_or_none(line.decode("utf-8", "replace"))
+        except InvalidMessage:
+            pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(messages(), max_size=5), st.integers(1, 64), st.sampled_from([b"\n", b"\r\n", b"\r"]),
+       st.integers(16, 4000))
+def test_sse_parsing_never_fails(parts: list[bytes], chunk: int, eol: bytes, limit: int) -> None:
+    stream = b"".join(b"data: " + p.replace(b"\n", b" ").replace(b"\r", b" ") + eol + eol for p in parts)
+    chunks = [stream[i:i + chunk] for i in range(0, len(stream), chunk)]
+    try:
+        for event in parse_sse_bytes(chunks, max_event=limit):
+            try:
+                decode_or_none(event.data)
+            except InvalidMessage:
+                pass
+    except MessageTooLarge as exc:
+        assert exc.size > limit
+
+
+# ---------------------------------------------------------------------- whole runs
+@pytest.fixture(scope="module")
+def http_base() -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen([PY, "-m", "tests.hostile.server", "--http", str(port)], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def run_mrtr(target: list[str], era: str, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    protocol = "2026-07-28" if era == "modern" else "2025-11-25"
+    return subprocess.run([PY, "-m", "mrtr_cli", *target, "--protocol", protocol, "--timeout", "60", "call", "t"],
+                          capture_output=True, env=env, cwd=ROOT, timeout=SAFETY, stdin=subprocess.DEVNULL)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(payload=messages(), transport=st.sampled_from(["stdio", "http-json", "http-sse"]),
+       era=st.sampled_from(["modern", "legacy"]))
+def test_no_server_message_makes_mrtr_fail(payload: bytes, transport: str, era: str, http_base: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = Path(tmp) / "fuzz.json"
+        mode = "sse" if transport == "http-sse" else "line"
+        if mode == "sse":
+            payload = b"data: " + payload.replace(b"\n", b" ").replace(b"\r", b" ")
+        spec.write_text(json.dumps({"mode": mode, "payload": payload.hex()}))
+        env = clean_env(Path(tmp), {"HOSTILE_FUZZ": str(spec)} if transport == "stdio" else {})
+        if transport == "stdio":
+            target = ["--stdio", f"{PY} -m tests.hostile.server fuzz {era}"]
+        else:
+            target = ["--url", f"{http_base}/fuzz/{era}/{str(spec).encode().hex()}/mcp"]
+        run = run_mrtr(target, era, env)
+    stderr = run.stderr.decode("utf-8", "replace")
+    assert run.returncode != 70, stderr
+    assert "Traceback" not in stderr, stderr
+    assert run.returncode in (0, 1, 3, 4), (run.returncode, stderr)
