@@ -3,8 +3,9 @@ reader uses the same numbers.
 
 - `MAX_JSON_DEPTH`: how deeply arrays and objects may nest in any JSON `mrtr` parses
   (the user's `--args`, `k:=` values, dotted keys, answer files, pending documents, batch
-  lines; and, through the transport, a server's messages). Deeper is refused before
-  Python's recursion limit is reached.
+  lines). Deeper is refused before Python's recursion limit is reached. A server's
+  messages have their own, tighter bounds (`mrtr_cli/transport/limits.py`: size and a
+  depth of 128).
 - `MAX_USER_FILE_BYTES`: the size of one file (or stdin) the user names: answer files,
   `--args @FILE`, `k=@FILE`, `file:` header values, `--config`, pending documents, batch
   input and the `--resume` output file.
