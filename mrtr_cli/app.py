@@ -599,14 +599,27 @@ class App:
 
     def list_cache(self) -> Any:
         """The list cache of this run's server (`protocol.listcache.ListCache`), or None
-        when `MRTR_NO_CACHE` is set."""
+        when `MRTR_NO_CACHE` is set; keyed by the authorization context and by the
+        capabilities this run declares on each list (`declared`)."""
         from mrtr_cli.protocol.listcache import ListCache  # noqa: PLC0415
         from mrtr_cli.state import state_dir  # noqa: PLC0415
 
         if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
             return None
         target = self.target()
-        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context())
+        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context(),
+                         declared=self.declared)
+
+    def declared(self, method: str) -> dict[str, Any]:
+        """The `clientCapabilities` this run declares on `method` (protocol/capabilities.py):
+        a discovery or list request declares what the matching call would.
+
+        Raises:
+            UsageError: as `chain` raises (a bad --root or --sampling-command).
+        """
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+
+        return declared_for(self.chain().capabilities(), method)
 
     def catalog(self, session: Session) -> Any:
         """The server's tools for this run (`protocol.catalog.ToolCatalog`, one per session)."""

@@ -155,9 +155,10 @@ def classify_response(response: Message) -> Verdict:
     return Verdict("legacy", None, None, "server/discover answered something that is not a DiscoverResult")
 
 
-def probe(transport: Transport, tracer: Tracer, *, timeout: float,
-          deadline: Deadline) -> tuple[Verdict, concurrent.futures.Future[Message] | None]:
-    """Send `server/discover` with the modern envelope and classify what comes back.
+def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Deadline,
+          capabilities: dict[str, Any] | None = None) -> tuple[Verdict, concurrent.futures.Future[Message] | None]:
+    """Send `server/discover` with the modern envelope (declaring `capabilities`: what the
+    run declares on a call, protocol/capabilities.py) and classify what comes back.
 
     Returns:
         (verdict, late): `late` is the still-pending probe on stdio when it timed out,
@@ -170,7 +171,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float,
     """
     from mrtr_cli.transport.http import BrokenStream, HttpStatusError  # noqa: PLC0415
 
-    params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": {},
+    params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": capabilities or {},
                         META + "clientInfo": client_info()}}
     msg = make_request("server/discover", params)
     tracer.message("send", msg)
@@ -332,6 +333,7 @@ class _Opener:
         session = Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
                           log_level=self.settings.log_level)
         session.on_log = self.settings.on_log
+        session.capabilities = dict(self.settings.capabilities)
         return session
 
     def legacy(self, version: str | None) -> LegacySession:
@@ -397,8 +399,11 @@ class _Opener:
                          hint="the era cache entry is dropped: run the command again (it probes the server)")
 
     def _probe_and_open(self) -> Session:
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+
         verdict, late = probe(self.transport, self.tracer, timeout=self.settings.probe_timeout,
-                              deadline=self.deadline)
+                              deadline=self.deadline,
+                              capabilities=declared_for(self.settings.capabilities, "server/discover"))
         self.tracer.note(f"era probe: {verdict.reason} -> {verdict.era}")
         if verdict.era == "modern":
             return self._remember(self._adopt_modern(verdict.version, verdict.discover))

@@ -265,9 +265,11 @@ class ResponderChain:
             ok, needed = "tools" in (declared or {}), "sampling.tools"
         if not ok:
             what = f"{needed}.{ask.mode}" if ask.method == ELICIT else needed
+            from mrtr_cli.protocol.capabilities import capability_hints  # noqa: PLC0415
+
             raise ProtocolError(
                 f"the server sent input request {ask.key!r} ({ask.method}, {what}) although this run "
-                f"did not declare that capability"
+                f"did not declare that capability", hint="; ".join(capability_hints([what])) or None,
             )
 
     # ------------------------------------------------------------------ prepared answers
