@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -542,7 +541,9 @@ class App:
         """The method and params of `call TOOL`, `prompt NAME` or `read URI` (also a line of
         `mrtr batch`): tool arguments typed by the tool's `inputSchema` and validated
         (`tool_arguments`) and, on a 2025-11-25 server, the `task` member (`task_field`);
-        prompt arguments as given (strings); a resource's URI.
+        prompt arguments as given (strings), checked against `prompts/list` unless
+        `--no-validate` (`protocol.catalog.check_prompt_request`); a resource's URI, or a
+        resource template's expanded with `items` (`protocol.templates.expand`).
 
         Args:
             command: "call", "prompt" or "read".
@@ -554,6 +555,15 @@ class App:
             UsageError: as `tool_arguments` and `schema.arguments.build_arguments` raise (exit 2).
         """
         if command == "read":
+            if items:  # `read TEMPLATE NAME=VALUE...`: the variables of a resource template
+                from mrtr_cli.protocol.templates import expand, is_template  # noqa: PLC0415
+                from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
+                from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
+
+                if not is_template(subject):
+                    raise UsageError(f"{subject} is not a URI template, so NAME=VALUE items have nothing to fill",
+                                     hint="give a template with {variables}, e.g. 'repo://{owner}/{name}'")
+                subject = expand(subject, require_strings(build_arguments(items, None, None), "template variable"))
             return "resources/read", {"uri": subject}
         if command == "call":
             params = {"name": subject, "arguments": self.tool_arguments(session, subject, items or [], base)}
@@ -564,15 +574,13 @@ class App:
         from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
 
         params: dict[str, Any] = {"name": subject}
-        arguments = build_arguments(items or [], base, None)
-        for name, value in (arguments or {}).items():
-            if not isinstance(value, str):  # GetPromptRequest arguments: {[name]: string}
-                from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
+        from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
 
-                text = value if value is None else json.dumps(value, ensure_ascii=False)
-                raise UsageError(f"prompt argument {name}: prompt arguments are strings, not {json_type(value)}",
-                                 hint="leave it out" if value is None else
-                                 f"give it as text: {shlex.quote(f'{name}={text}')}")
+        arguments = require_strings(build_arguments(items or [], base, None), "prompt argument")
+        if not self.opts.no_validate:  # checked against prompts/list as tool arguments are against tools/list
+            from mrtr_cli.protocol.catalog import check_prompt_request  # noqa: PLC0415
+
+            check_prompt_request(session, self.list_cache(), subject, arguments or {}, deadline=self.deadline())
         if arguments:
             params["arguments"] = arguments
         return "prompts/get", params
