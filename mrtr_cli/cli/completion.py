@@ -155,6 +155,9 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     )
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
+    limit = float(os.environ.get("MRTR_COMPLETE_TIMEOUT") or DEFAULT_COMPLETE_TIMEOUT)
+    app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)  # before the run's deadline exists
+    app.opts.probe_timeout = min(limit, app.opts.probe_timeout or limit)
     param, ref_kind = SERVER_VALUES[kind]
     ref = ctx.params.get(param)
     items = rejoin(list(ctx.params.get("items") or ()))
@@ -173,9 +176,6 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     cache = app.list_cache()
     result = cached_completion(cache, params)
     if result is None:
-        limit = float(os.environ.get("MRTR_COMPLETE_TIMEOUT") or DEFAULT_COMPLETE_TIMEOUT)
-        app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)
-        app.opts.probe_timeout = min(limit, app.opts.probe_timeout or limit)
         with app.session() as session:
             if offers_completions(session) is False:
                 return []
