@@ -68,6 +68,8 @@ class RunOptions:
     # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
     task: bool = False
     task_ttl: float | None = None
+    # --strict (issue 15): check every server message against the schema and the protocol rules.
+    strict: bool = False
 
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
@@ -389,12 +391,16 @@ class App:
             capabilities=self.chain().capabilities(), target=target.public(),
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
+            observer=self.strict_checker(),
         )
         transport = transport or target.make_transport(self.env, self.tracer)
         session: Session | None = None
         display = None
         try:
             session = open_session(transport, self.env, self.tracer, settings, deadline=self.session_deadline())
+            if settings.observer is not None and session.era == "modern" and session.discover_result is not None:
+                settings.observer.version = session.protocol_version  # the era probe's server/discover
+                settings.observer.discover(session.discover_result, session.capabilities_for("server/discover"))
             if not self.env.quiet:
                 from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
 
@@ -419,6 +425,17 @@ class App:
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
                 self._trace_file.close()
+
+    def strict_checker(self) -> Any:
+        """`--strict`: the run's `protocol.strict.StrictChecker` (one per run, also on
+        `env.strict` for the exit code), or None without the option."""
+        if not self.opts.strict:
+            return None
+        if self.env.strict is None:
+            from mrtr_cli.protocol.strict import StrictChecker  # noqa: PLC0415 - only with --strict
+
+            self.env.strict = StrictChecker(self.env)
+        return self.env.strict
 
     def spawn_early(self, target: Target) -> None:
         """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next

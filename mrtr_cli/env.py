@@ -33,6 +33,8 @@ class Environment:
         json_mode: `--json`: results and errors as JSON.
         secrets: strings that must never be printed (header values, tokens); every
             diagnostic write replaces them with `***`.
+        strict: `--strict`'s checker (protocol/strict.py) once a session made one; its
+            `violations` decide exit 4 (cli/main.py).
     """
 
     stdout: IO[str] = field(default_factory=lambda: sys.stdout)
@@ -44,6 +46,7 @@ class Environment:
     json_mode: bool = False
     secrets: set[str] = field(default_factory=set)
     stdin_consumed: bool = False
+    strict: Any = None
     _tty: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

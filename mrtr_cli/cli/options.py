@@ -54,6 +54,7 @@ global_options = _options(
     click.option("--protocol", metavar="auto|2026-07-28|2025-11-25|...", help="Protocol era and version: auto (probe, default), 2026-07-28 (modern), or a handshake version such as 2025-11-25 or 2025-06-18."),
     click.option("--probe-timeout", type=SECONDS, metavar="SECONDS", help="With --protocol auto: how long to wait for the server/discover probe before treating the server as legacy (default 2)."),
     click.option("--log-level", metavar="LEVEL", help="Ask the server for log notifications at LEVEL and above."),
+    click.option("--strict", is_flag=True, default=None, help="Check every server message against the official JSON schema and the protocol rules; each violation is a line on stderr, and any exits 4."),
 )
 
 _ANSWERS = click.option("--answers", multiple=True, metavar="FILE", help="Answer file (repeatable; later files win).")

@@ -304,6 +304,8 @@ class SessionSettings:
         responder: builds the server-request answerer (legacy sessions only; it is told
             the capabilities declared in `initialize`).
         on_log: called with the params of each `notifications/message`.
+        observer: `--strict`'s checker (protocol/strict.py), set on the session before it
+            sends anything, or None.
     """
 
     protocol: str = "auto"
@@ -314,6 +316,7 @@ class SessionSettings:
     cache_key: str | None = None
     responder: Callable[[], ServerRequestHandler] | None = None
     on_log: Callable[[dict[str, Any]], None] | None = None
+    observer: Any = None
 
 
 class _Opener:
@@ -334,6 +337,7 @@ class _Opener:
                           log_level=self.settings.log_level)
         session.on_log = self.settings.on_log
         session.capabilities = dict(self.settings.capabilities)
+        session.observer = self.settings.observer
         return session
 
     def legacy(self, version: str | None) -> LegacySession:
@@ -342,6 +346,7 @@ class _Opener:
                                 log_level=self.settings.log_level, capabilities=self.settings.capabilities,
                                 responder=responder, target=self.settings.target)
         session.on_log = self.settings.on_log
+        session.observer = self.settings.observer
         return session
 
     def open(self) -> Session:

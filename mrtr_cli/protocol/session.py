@@ -125,6 +125,9 @@ class Session:
         self.on_server_request: Callable[[Message], Message | None] | None = None
         self.discover_result: dict[str, Any] | None = None
         self.capabilities: dict[str, Any] = {}
+        #: `--strict`: sees every response and every message the server sends on its own
+        #: (`protocol.strict.StrictChecker`), or None.
+        self.observer: Any = None
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
         #: Server requests answered with an error because the run stopped while they were
@@ -339,7 +342,14 @@ class Session:
         finally:
             self._end_progress(token)
         self.tracer.message("recv", response)
+        if self.observer is not None:  # --strict (protocol/strict.py)
+            self.observer.version = self.protocol_version
+            self.observer.response(msg, response, declared=self._declared_once())
         return response
+
+    def _declared_once(self) -> dict[str, Any] | None:
+        """What an older session declared in `initialize` (None: modern requests carry it)."""
+        return None if self.era == "modern" else getattr(self, "declared", None)
 
     def _inline(self) -> bool:
         """Run this request in the calling thread: the transport can, the thread is not the
@@ -429,6 +439,9 @@ class Session:
 
     def _on_message(self, msg: Message) -> None:
         self.tracer.message("recv", msg)
+        if self.observer is not None:
+            self.observer.version = self.protocol_version
+            self.observer.incoming(msg, declared=self._declared_once())
         method = msg.get("method")
         if "id" in msg and method:
             if method == "ping":
