@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+#: The client capability each kind of input request needs.
+INPUT_CAPABILITY = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 #: The call whose declaration a listing (or discovery, completion) request repeats.
 CALL_OF = {
@@ -60,3 +62,29 @@ def capability_hints(names: list[str]) -> list[str]:
         if hint and hint not in hints:
             hints.append(hint)
     return hints
+
+
+def needed_capability(method: Any, params: Any) -> str | None:
+    """The dotted client capability an input request needs (`elicitation.form`,
+    `elicitation.url`, `sampling`, `sampling.tools`, `roots`), or None for another method."""
+    base = INPUT_CAPABILITY.get(method) if isinstance(method, str) else None
+    params = params if isinstance(params, dict) else {}
+    if base == "elicitation":
+        return f"elicitation.{params.get('mode') or 'form'}"
+    if base == "sampling" and ("tools" in params or "toolChoice" in params):
+        return "sampling.tools"
+    return base
+
+
+def declares(capabilities: Any, dotted: str) -> bool:
+    """True when `capabilities` (a ClientCapabilities object) declares `dotted`; an
+    `elicitation: {}` with no modes declares form mode (client/elicitation)."""
+    caps = capabilities if isinstance(capabilities, dict) else {}
+    top, _, sub = dotted.partition(".")
+    if not isinstance(caps.get(top), dict):
+        return False
+    if not sub:
+        return True
+    if top == "elicitation" and sub == "form" and not caps[top]:
+        return True
+    return sub in caps[top]

@@ -192,12 +192,9 @@ class ToolCatalog:
         if name in self.excluded:
             return UsageError(f"tool {name!r} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
-        import difflib  # noqa: PLC0415 - only for a tool the server does not list
+        from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415 - only for an unlisted tool
 
-        close = difflib.get_close_matches(name, names, n=3)
-        hint = (f"did you mean: {', '.join(close)}?" if close
-                else f"the server's tools: {', '.join(names[:20])}" if names else "the server lists no tools")
-        return UsageError(f"unknown tool {name!r}", hint=sanitize(hint, single_line=True))
+        return unknown_name("tool", name, names)
 
     # ------------------------------------------------------------------ headers (session hook)
     def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:

@@ -26,14 +26,12 @@ import threading
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.protocol.capabilities import TASKS_EXTENSION
+from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declares, needed_capability
 from mrtr_cli.render.sanitize import sanitize
 
 #: Schema files shipped in mrtr_cli/schemas/, by the protocol version they describe.
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
 MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
-#: The client capability each kind of input request needs.
-INPUT_CAPABILITY = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 
 def strict_exit(code: int, violations: int) -> int:
@@ -57,32 +55,6 @@ def json_path(parts: Any) -> str:
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
-
-
-def needed_capability(method: Any, params: Any) -> str | None:
-    """The dotted client capability an input request needs (`elicitation.form`,
-    `elicitation.url`, `sampling`, `sampling.tools`, `roots`), or None for another method."""
-    base = INPUT_CAPABILITY.get(method) if isinstance(method, str) else None
-    params = params if isinstance(params, dict) else {}
-    if base == "elicitation":
-        return f"elicitation.{params.get('mode') or 'form'}"
-    if base == "sampling" and ("tools" in params or "toolChoice" in params):
-        return "sampling.tools"
-    return base
-
-
-def declares(capabilities: Any, dotted: str) -> bool:
-    """True when `capabilities` (a ClientCapabilities object) declares `dotted`; an
-    `elicitation: {}` with no modes declares form mode (client/elicitation)."""
-    caps = capabilities if isinstance(capabilities, dict) else {}
-    top, _, sub = dotted.partition(".")
-    if not isinstance(caps.get(top), dict):
-        return False
-    if not sub:
-        return True
-    if top == "elicitation" and sub == "form" and not caps[top]:
-        return True
-    return sub in caps[top]
 
 
 class StrictChecker:

@@ -58,13 +58,18 @@ def check_prompt_arguments(name: str, prompt: dict[str, Any], arguments: dict[st
                          hint=_clean("give " + " ".join(f"{m}=VALUE" for m in missing)))
 
 
-def unknown_prompt(name: str, prompts: list[Any]) -> UsageError:
-    """The error for a prompt the server does not list ("did you mean" only with a close match)."""
-    names = [str(p.get("name")) for p in prompts if isinstance(p, dict)]
+def unknown_name(kind: str, name: str, names: list[str]) -> UsageError:
+    """The error for a `kind` ("tool", "prompt") the server does not list: "did you mean"
+    only with a close match, else the names it lists."""
     close = close_matches(name, names)
     hint = (f"did you mean: {', '.join(close)}?" if close
-            else f"the server's prompts: {', '.join(names[:20])}" if names else "the server lists no prompts")
-    return UsageError(f"unknown prompt {_clean(name)!r}", hint=_clean(hint))
+            else f"the server's {kind}s: {', '.join(names[:20])}" if names else f"the server lists no {kind}s")
+    return UsageError(f"unknown {kind} {_clean(name)!r}", hint=_clean(hint))
+
+
+def unknown_prompt(name: str, prompts: list[Any]) -> UsageError:
+    """The error for a prompt the server does not list (`unknown_name`)."""
+    return unknown_name("prompt", name, [str(p.get("name")) for p in prompts if isinstance(p, dict)])
 
 
 def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, Any]:
