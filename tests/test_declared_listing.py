@@ -7,7 +7,6 @@ the option that declares it."""
 from __future__ import annotations
 
 import json
-import stat
 from pathlib import Path
 
 import pytest

@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from mrtr_cli.errors import UsageError
 
@@ -57,10 +56,3 @@ def expand(template: str, values: dict[str, str]) -> str:
     except Exception as exc:  # noqa: BLE001 - the library raises plain ValueError/RuntimeError
         raise UsageError(f"cannot expand the URI template {template}: {exc}") from None
 
-
-def find_template(templates: list[Any], uri_template: str) -> dict[str, Any] | None:
-    """The listed `ResourceTemplate` whose `uriTemplate` is `uri_template`, or None."""
-    for item in templates:
-        if isinstance(item, dict) and item.get("uriTemplate") == uri_template:
-            return item
-    return None

@@ -5,7 +5,6 @@ as tool arguments are checked against `inputSchema` (schema/arguments.py).
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from mrtr_cli.errors import UsageError
@@ -25,6 +24,8 @@ def listed_arguments(prompt: dict[str, Any]) -> list[dict[str, Any]]:
 def close_matches(word: str, known: list[str]) -> list[str]:
     """The names in `known` close to `word` (difflib's ratio of 0.6 or more), best first;
     empty when none is close (an unrelated name is never suggested)."""
+    import difflib  # noqa: PLC0415 - only when a name is wrong
+
     return difflib.get_close_matches(word, known, n=3, cutoff=0.6)
 
 
