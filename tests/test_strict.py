@@ -134,3 +134,13 @@ def test_an_older_sdk_server_is_checked_against_its_schema(mrtr):
     r = mrtr("--stdio", stdio_cmd(SERVERS / "dual_server.py"), "--protocol", "2025-11-25", "tools", "--strict")
     assert r.code == 0, r.stderr
     assert not [line for line in r.stderr.splitlines() if line.startswith("mrtr: strict:")]
+
+
+def test_a_task_of_the_tasks_extension_is_no_violation(mrtr):
+    """`resultType: "task"` is allowed on a tools/call that declared the extension, and its
+    schema (not part of the core schema) is not held against it."""
+    r = mrtr("--stdio", stdio_cmd(SERVERS / "task_server.py"), "call", "ask_once", "-a", "name=Bo",
+             "--strict", "--no-input")
+    assert r.code == 0, r.stderr
+    assert "hello Bo" in r.stdout
+    assert not strict_lines(r.stderr)

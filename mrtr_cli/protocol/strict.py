@@ -142,9 +142,13 @@ class StrictChecker:
 
     def result_definition(self, method: str, result: dict[str, Any]) -> str | None:
         """The schema definition a result of `method` must match (`ListToolsResult`,
-        `InputRequiredResult`, ...), or None when the schema has none for it."""
-        if result.get("resultType") == "input_required":
+        `InputRequiredResult`, ...), or None when the schema has none for it (a
+        `resultType: "task"` result: the tasks extension is not part of the core schema)."""
+        result_type = result.get("resultType", "complete")
+        if result_type == "input_required":
             return "InputRequiredResult"
+        if result_type != "complete":
+            return None  # a task (the tasks extension's own schema is not shipped), or a type `result-type` reports
         request = self._def_names().get(method)
         if request is None or not request.endswith("Request"):
             return None
