@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 import pexpect
@@ -99,6 +100,37 @@ def test_read_fills_a_template(mrtr, gated):
     assert r.code == 2 and "did you mean owner?" in r.stderr
     r = mrtr(*gated.args, "read", "repo://plain", "owner=alice")
     assert r.code == 2 and "not a URI template" in r.stderr
+
+
+# ---------------------------------------------------------------------- the completion protocol
+def shell_complete(tmp_path: Path, shell: str, words: list[str]) -> list[str]:
+    """What `mrtr` answers the completion script of `shell` for `words` (the last one is
+    being typed): the values only."""
+    env = clean_env(tmp_path, {"COMP_WORDS": " ".join(shlex.quote(w) for w in words),
+                               "COMP_CWORD": str(len(words) - 1), "_MRTR_COMPLETE": f"{shell}_complete",
+                               "MRTR_COMPLETE_TIMEOUT": "60"})
+    proc = subprocess.run([PY, "-m", "mrtr_cli"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    lines = proc.stdout.splitlines()
+    if shell == "bash":
+        return [line.split(",", 1)[1] for line in lines if line]  # nothing to offer: one empty line
+    return lines[1::3]  # zsh: type, value, help
+
+
+def test_zsh_keeps_the_whole_word(tmp_path):
+    server = shlex.join([PY, str(GATED)])
+    assert shell_complete(tmp_path, "zsh", ["mrtr", "--stdio", server, "prompt", "review", "language=pyto"]) == [
+        "language=pytorch"]
+    assert shell_complete(tmp_path, "zsh", ["mrtr", "--stdio", server, "read", TEMPLATE, "owner=alice",
+                                            "name=w"]) == ["name=wonderland"]
+
+
+def test_a_server_without_completions_is_not_asked(tmp_path):
+    record = tmp_path / "rec.jsonl"
+    server = shlex.join([PY, str(GATED), "--no-complete", "--record", str(record)])
+    assert shell_complete(tmp_path, "bash", ["mrtr", "--stdio", server, "prompt", "review", "language", "=", "p"]) == []
+    assert [m["method"] for m in read_records(record) if "id" in m] == []  # only the era probe, which declares no completions
+    assert shell_complete(tmp_path, "bash", ["mrtr", "--stdio", server, "read", "repo://plain", "x=1"]) == []
 
 
 # ---------------------------------------------------------------------- bash, in a terminal
