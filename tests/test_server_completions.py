@@ -203,6 +203,20 @@ def test_bash_completes_prompt_argument_values_from_the_server(bash):
 
 
 @pytest.mark.pty
+def test_names_listed_in_the_terminal_complete_from_the_cache(bash):
+    """A listing run in the terminal declares what a person there can answer (sampling);
+    completion, run by the same shell, reads the cache under the same declaration."""
+    child = bash()
+    child.sendline("mrtr --stdio gated prompts > /dev/null; echo LISTED $?")
+    child.expect("LISTED 0")
+    child.expect_exact("READY$ ")
+    line = line_after_tab(child, "mrtr --stdio gated prompt rev")
+    assert line.endswith("prompt review"), line
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
+
+
+@pytest.mark.pty
 def test_a_server_that_does_not_answer_in_time_leaves_the_line_alone(bash):
     child = bash("--slow-complete", env={"MRTR_COMPLETE_TIMEOUT": "1"})
     line = line_after_tab(child, "mrtr --stdio gated prompt review language=pyto")

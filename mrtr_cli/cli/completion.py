@@ -15,6 +15,7 @@ diagnostics.
 
 from __future__ import annotations
 
+import io
 import os
 import shlex
 from typing import TYPE_CHECKING, Any
@@ -95,12 +96,28 @@ SERVER_VALUES = {"prompt-arguments": ("name", "prompt"), "template-variables": (
 DEFAULT_COMPLETE_TIMEOUT = 3.0
 
 
+class _Discard(io.StringIO):
+    """Swallows what is written, but says whether the stream it stands for is a terminal:
+    the run then declares what the same command line would declare in that shell (a
+    person at a terminal can answer sampling), so the list cache entry is the same one."""
+
+    def __init__(self, tty: bool):
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
 def _quiet_app(ctx: click.Context) -> App:
     """The App for a completion: diagnostics to /dev/null, `-q`, and no answer file read
     from stdin (the shell's terminal)."""
     root = ctx.find_root()
-    if root.obj is not None:
-        root.obj.stderr = open(os.devnull, "w")  # noqa: SIM115 - diagnostics must not reach the prompt
+    if root.obj is not None:  # diagnostics must not reach the prompt
+        root.obj.stderr = _Discard(root.obj.stderr_isatty)
     app = make_app(ctx, dict(ctx.params))
     app.opts.quiet = True
     app.opts.answers = [path for path in app.opts.answers if path != "-"]
