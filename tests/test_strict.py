@@ -144,3 +144,14 @@ def test_a_task_of_the_tasks_extension_is_no_violation(mrtr):
     assert r.code == 0, r.stderr
     assert "hello Bo" in r.stdout
     assert not strict_lines(r.stderr)
+
+
+def test_an_older_servers_request_for_an_undeclared_capability(mrtr):
+    """A 2025-11-25 server asks with its own request; nothing declared sampling in initialize."""
+    server = ["--stdio", stdio_cmd(SERVERS / "legacy_server.py", "--version", "2025-11-25")]
+    r = mrtr(*server, "call", "ask_sampling", "--strict", "--no-input")
+    assert r.code == 4, r.stderr
+    assert strict_lines(r.stderr) == ["mrtr: strict: sampling/createMessage $: undeclared-capability: "
+                                      "a request for sampling, which this client did not declare in initialize"]
+    r = mrtr(*server, "call", "echo", "text=hi", "--strict")
+    assert r.code == 0 and not strict_lines(r.stderr), r.stderr
