@@ -113,7 +113,7 @@ class _Discard(io.StringIO):
 
 
 def _quiet_app(ctx: click.Context) -> App:
-    """The App for a completion: diagnostics to /dev/null, `-q`, and no answer file read
+    """The App for a completion: diagnostics discarded, `-q`, and no answer file read
     from stdin (the shell's terminal)."""
     root = ctx.find_root()
     if root.obj is not None:  # diagnostics must not reach the prompt
