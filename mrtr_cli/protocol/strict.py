@@ -121,7 +121,8 @@ class StrictChecker:
             self._names[version] = names
         return self._names[version]
 
-    def _validate(self, definition: str, instance: Any, method: str, prefix: list[Any]) -> None:
+    def _validate(self, definition: str, instance: Any, method: str, prefix: list[Any], *,
+                  skip: str | None = None) -> None:
         schema = self._schema()
         if schema is None or definition not in (schema.get("$defs") or {}):
             return
@@ -136,6 +137,8 @@ class StrictChecker:
         from jsonschema.exceptions import best_match  # noqa: PLC0415
 
         for error in validator.iter_errors(instance):
+            if skip is not None and list(error.absolute_path)[:1] == [skip]:
+                continue
             detail = best_match(error.context) if error.context else error
             path = json_path([*prefix, *detail.absolute_path])
             self.report(method, path, f"schema {definition}", detail.message[:300])
@@ -170,11 +173,12 @@ class StrictChecker:
         if "error" in response:
             self._validate("JSONRPCErrorResponse", response, method, [])
             return
-        self._validate("JSONRPCResultResponse", response, method, [])
         result = response.get("result")
+        definition = self.result_definition(method, result) if isinstance(result, dict) else None
+        # The envelope; what is wrong inside a result with a definition of its own is said once, below.
+        self._validate("JSONRPCResultResponse", response, method, [], skip="result" if definition else None)
         if not isinstance(result, dict):
             return
-        definition = self.result_definition(method, result)
         if definition is not None:
             self._validate(definition, result, method, ["result"])
         params = request.get("params") if isinstance(request.get("params"), dict) else {}
