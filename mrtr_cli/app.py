@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -71,6 +70,8 @@ class RunOptions:
     # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
     task: bool = False
     task_ttl: float | None = None
+    # --strict (issue 15): check every server message against the schema and the protocol rules.
+    strict: bool = False
 
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
@@ -402,12 +403,16 @@ class App:
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
             rejoin=self.rejoin_session,
+            observer=self.strict_checker(),
         )
         transport = transport or target.make_transport(self.env, self.tracer)
         session: Session | None = None
         display = None
         try:
             session = open_session(transport, self.env, self.tracer, settings, deadline=self.session_deadline())
+            if settings.observer is not None and session.era == "modern" and session.discover_result is not None:
+                settings.observer.version = session.protocol_version  # the era probe's server/discover
+                settings.observer.discover(session.discover_result, session.capabilities_for("server/discover"))
             if not self.env.quiet:
                 from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
 
@@ -438,6 +443,17 @@ class App:
 
                     self.env.write_failure = self.env.write_failure or WriteFailed(
                         f"cannot write --trace {self.opts.trace}: {exc.strerror or exc}")
+
+    def strict_checker(self) -> Any:
+        """`--strict`: the run's `protocol.strict.StrictChecker` (one per run, also on
+        `env.strict` for the exit code), or None without the option."""
+        if not self.opts.strict:
+            return None
+        if self.env.strict is None:
+            from mrtr_cli.protocol.strict import StrictChecker  # noqa: PLC0415 - only with --strict
+
+            self.env.strict = StrictChecker(self.env)
+        return self.env.strict
 
     def spawn_early(self, target: Target) -> None:
         """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next
@@ -570,7 +586,9 @@ class App:
         """The method and params of `call TOOL`, `prompt NAME` or `read URI` (also a line of
         `mrtr batch`): tool arguments typed by the tool's `inputSchema` and validated
         (`tool_arguments`) and, on a 2025-11-25 server, the `task` member (`task_field`);
-        prompt arguments as given (strings); a resource's URI.
+        prompt arguments as given (strings), checked against `prompts/list` unless
+        `--no-validate` (`protocol.catalog.check_prompt_request`); a resource's URI, or a
+        resource template's expanded with `items` (`protocol.templates.expand`).
 
         Args:
             command: "call", "prompt" or "read".
@@ -582,6 +600,15 @@ class App:
             UsageError: as `tool_arguments` and `schema.arguments.build_arguments` raise (exit 2).
         """
         if command == "read":
+            if items:  # `read TEMPLATE NAME=VALUE...`: the variables of a resource template
+                from mrtr_cli.protocol.templates import expand, is_template  # noqa: PLC0415
+                from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
+                from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
+
+                if not is_template(subject):
+                    raise UsageError(f"{subject} is not a URI template, so NAME=VALUE items have nothing to fill",
+                                     hint="give a template with {variables}, e.g. 'repo://{owner}/{name}'")
+                subject = expand(subject, require_strings(build_arguments(items, None, None), "template variable"))
             return "resources/read", {"uri": subject}
         if command == "call":
             params = {"name": subject, "arguments": self.tool_arguments(session, subject, items or [], base)}
@@ -592,15 +619,13 @@ class App:
         from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
 
         params: dict[str, Any] = {"name": subject}
-        arguments = build_arguments(items or [], base, None)
-        for name, value in (arguments or {}).items():
-            if not isinstance(value, str):  # GetPromptRequest arguments: {[name]: string}
-                from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
+        from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
 
-                text = value if value is None else json.dumps(value, ensure_ascii=False)
-                raise UsageError(f"prompt argument {name}: prompt arguments are strings, not {json_type(value)}",
-                                 hint="leave it out" if value is None else
-                                 f"give it as text: {shlex.quote(f'{name}={text}')}")
+        arguments = require_strings(build_arguments(items or [], base, None), "prompt argument")
+        if not self.opts.no_validate:  # checked against prompts/list as tool arguments are against tools/list
+            from mrtr_cli.protocol.catalog import check_prompt_request  # noqa: PLC0415
+
+            check_prompt_request(session, self.list_cache(), subject, arguments or {}, deadline=self.deadline())
         if arguments:
             params["arguments"] = arguments
         return "prompts/get", params
@@ -627,14 +652,27 @@ class App:
 
     def list_cache(self) -> Any:
         """The list cache of this run's server (`protocol.listcache.ListCache`), or None
-        when `MRTR_NO_CACHE` is set."""
+        when `MRTR_NO_CACHE` is set; keyed by the authorization context and by the
+        capabilities this run declares on each list (`declared`)."""
         from mrtr_cli.protocol.listcache import ListCache  # noqa: PLC0415
         from mrtr_cli.state import state_dir  # noqa: PLC0415
 
         if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
             return None
         target = self.target()
-        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context())
+        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context(),
+                         declared=self.declared)
+
+    def declared(self, method: str) -> dict[str, Any]:
+        """The `clientCapabilities` this run declares on `method` (protocol/capabilities.py):
+        a discovery or list request declares what the matching call would.
+
+        Raises:
+            UsageError: as `chain` raises (a bad --root or --sampling-command).
+        """
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+
+        return declared_for(self.chain().capabilities(), method)
 
     def catalog(self, session: Session) -> Any:
         """The server's tools for this run (`protocol.catalog.ToolCatalog`, one per session)."""

@@ -85,6 +85,8 @@ class Environment:
             (render/color.py; NO_COLOR and FORCE_COLOR apply to "auto").
         secrets: strings that must never be printed (header values, tokens); every
             diagnostic write replaces them with `***`.
+        strict: `--strict`'s checker (protocol/strict.py) once a session made one; its
+            `violations` decide exit 4 (cli/main.py).
     """
 
     stdout: IO[str] = field(default_factory=lambda: sys.stdout)
@@ -99,6 +101,7 @@ class Environment:
     stdin_consumed: bool = False
     #: `--trace` could not be written (a `WriteFailed`): the run ends with exit 2.
     write_failure: Any = None
+    strict: Any = None
     _tty: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -8,7 +8,8 @@ A record is one JSON line:
     {"id": 4, "line": 4, "exitCode": 2, "error": {"exitCode": 2, "code": null, "message": "...", "data": ...}}
 
 `exitCode` is what `mrtr call` would have exited with for that line (DESIGN.md
-section 2); `error` has the shape of a `--json` error. A detached task's record
+section 2); with `--strict` the record of every line that ran counts its `strictViolations`
+(a line with any exits 4 as `call --strict` would); `error` has the shape of a `--json` error. A detached task's record
 is its creation result (`resultType: "task"`, exit 0).
 
 The batch exits 0 when every line's record says 0; otherwise with the exit code of

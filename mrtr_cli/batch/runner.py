@@ -280,6 +280,18 @@ class BatchRunner:
         """Run one line and return its record (never raises but for KeyboardInterrupt)."""
         if line.error is not None:
             return error_record(line, line.error, self.env)
+        strict = self.app.strict_checker()
+        if strict is None:
+            return self._run_line(line)
+        strict.begin_line()  # --strict: this line's violations go into its record
+        record = self._run_line(line)
+        record["strictViolations"] = strict.line_count()
+        from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415
+
+        record["exitCode"] = strict_exit(record["exitCode"], record["strictViolations"])  # as `call --strict` exits
+        return record
+
+    def _run_line(self, line: BatchLine) -> dict[str, Any]:
         store = AnswerStore([*self._base.files, *line.answers], self._base.flags)
         session: Session | None = None
         try:

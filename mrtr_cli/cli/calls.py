@@ -29,14 +29,18 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
 
 @cli.command("prompt")
 @click.argument("name", shell_complete=complete("prompts"))
-@click.argument("items", nargs=-1)
+@click.argument("items", nargs=-1, shell_complete=complete("prompt-arguments"))
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
+@click.option("--no-validate", is_flag=True, default=None,
+              help="Send the request even if the prompt is not listed or its arguments do not match "
+                   "prompts/list (to test the server's own checks).")
 @global_options
 @answer_options
 @click.pass_context
 def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
     """Get prompt NAME (prompts/get) with key=value arguments (prompt arguments are strings),
-    answering the server's questions as `call` does, and print its messages."""
+    answering the server's questions as `call` does, and print its messages; arguments are
+    checked against prompts/list first (unknown names, missing required ones)."""
     return _run_named(ctx, kw, "prompt", name, items, args_json)
 
 
@@ -58,18 +62,23 @@ def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, 
 
 @cli.command("read")
 @click.argument("uri", shell_complete=complete("resources"))
+@click.argument("items", nargs=-1, shell_complete=complete("template-variables"))
 @global_options
 @answer_options
 @click.pass_context
-def read_cmd(ctx: click.Context, uri: str, **kw: Any) -> int:
+def read_cmd(ctx: click.Context, uri: str, items: tuple[str, ...], **kw: Any) -> int:
     """Read resource URI (resources/read), answering the server's questions as `call` does, and
-    print its contents (a single binary resource to a pipe or file: its bytes)."""
+    print its contents (a single binary resource to a pipe or file: its bytes). A URI template
+    with NAME=VALUE items is filled first, e.g. mrtr read 'repo://{owner}/{name}' owner=alice name=wonderland."""
+    from mrtr_cli.schema.arguments import parse_item  # noqa: PLC0415
+
     app = make_app(ctx, kw)
+    parsed = [parse_item(text, app.read_file) for text in items]
     store = app.answer_store()
     target = app.target()
     app.spawn_early(target)
     with app.session(target) as session:
-        method, params = app.request_params(session, "read", uri)
+        method, params = app.request_params(session, "read", uri, parsed)
         return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
 
 

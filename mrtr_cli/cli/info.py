@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from mrtr_cli.cli.main import cli
-from mrtr_cli.cli.options import complete, global_options, make_app
+from mrtr_cli.cli.options import complete, declare_options, global_options, make_app
 
 # command -> (list method, table headers)
 LISTS: dict[str, tuple[str, list[str]]] = {
@@ -67,10 +67,14 @@ def _target_words(app: Any) -> list[str]:
 
 @cli.command("discover")
 @global_options
+@declare_options
 @click.pass_context
 def discover_cmd(ctx: click.Context, **kw: Any) -> int:
     """Show the protocol era and version, server info and capabilities (server/discover,
-    or the initialize result of an older server; --json prints that result as sent)."""
+    or the initialize result of an older server; --json prints that result as sent).
+
+    --root, --sampling-command, --sampling-tools and --answers declare what a call with
+    them declares (a server may offer more to a client that declares more)."""
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
     app = make_app(ctx, kw)
@@ -89,6 +93,7 @@ def discover_cmd(ctx: click.Context, **kw: Any) -> int:
 @cli.command("tools")
 @click.argument("name", required=False, shell_complete=complete("tools"))
 @global_options
+@declare_options
 @click.pass_context
 def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
     """List the server's tools (all pages), or describe tool NAME.
@@ -127,6 +132,7 @@ def _list_command(kind: str) -> None:
 
     @cli.command(kind, help=f"List the server's {kind} ({method}, all pages).")
     @global_options
+    @declare_options
     @click.pass_context
     def command(ctx: click.Context, **kw: Any) -> int:
         from mrtr_cli.protocol.catalog import fetch_list  # noqa: PLC0415

@@ -29,7 +29,7 @@ COMMAND_MODULES = {
     "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
     "servers": "info", "skills": "skills", "skill": "skills", "listen": "listen", "ping": "ping",
-    "task": "tasks", "batch": "batch", "completion": "completion", "help": "topics",
+    "task": "tasks", "batch": "batch", "completion": "completion", "complete": "complete", "help": "topics",
 }
 
 
@@ -112,7 +112,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         env.json_mode = True  # also for errors click finds before any command runs
     try:
         rv = cli.main(args=argv, prog_name="mrtr", standalone_mode=False, obj=env)
-        return int(rv or 0) if not isinstance(rv, bool) else 0
+        return strict_status(env, int(rv or 0) if not isinstance(rv, bool) else 0)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.Abort:  # click turns Ctrl-C into Abort
@@ -142,7 +142,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         return run(argv, env, again=True)
     except MrtrError as exc:
         print_error(env, exc, json_mode=env.json_mode)
-        return int(exc.exit_status)
+        return strict_status(env, int(exc.exit_status))
     except KeyboardInterrupt:
         return _interrupted(env)
     except BrokenPipeError:
@@ -153,6 +153,16 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
         return _internal_error(env, exc)
+
+
+def strict_status(env: Environment, code: int) -> int:
+    """The exit code after `--strict` (protocol/strict.py): a run that saw a violation exits 4
+    where it would have exited 0, 1 (isError) or 6 (declined); other codes stand."""
+    if env.strict is None:
+        return code
+    from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415
+
+    return strict_exit(code, env.strict.violations)
 
 
 def _internal_error(env: Environment, exc: Exception) -> int:

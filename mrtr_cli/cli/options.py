@@ -64,20 +64,30 @@ global_options = _options(
     click.option("--probe-timeout", type=SECONDS, metavar="SECONDS", help="With --protocol auto: how long to wait for the server/discover probe before treating the server as legacy (default 2)."),
     click.option("--log-level", metavar="LEVEL", help="Ask the server for log notifications at LEVEL and above."),
     click.option("--max-message-size", metavar="SIZE", help="Largest message a server may send, in bytes or with K, M, G (default 64M; or MRTR_MAX_MESSAGE_SIZE); a larger one exits 4."),
+    click.option("--strict", is_flag=True, default=None, help="Check every server message against the official JSON schema and the protocol rules; each violation is a line on stderr, and any exits 4."),
 )
 
+_ANSWERS = click.option("--answers", multiple=True, metavar="FILE", help="Answer file (repeatable; later files win).")
+# Sampling and roots sources (issue 6); with --answers, what decides the declared capabilities.
+_ROOT = click.option("--root", "roots", multiple=True, metavar="PATH[=NAME]", help="Expose PATH (a file or directory) to the server as a root (repeatable).")
+_SAMPLING_COMMAND = click.option("--sampling-command", metavar="CMD", help="Answer sampling requests with CMD: request params as JSON on its stdin, a CreateMessageResult as JSON on its stdout.")
+_SAMPLING_TOOLS = click.option("--sampling-tools", is_flag=True, default=None, help="The sampling source can use tools (declares sampling.tools).")
+
 answer_options = _options(
-    click.option("--answers", multiple=True, metavar="FILE", help="Answer file (repeatable; later files win)."),
+    _ANSWERS,
     click.option("-a", "--answer", "answer_flags", multiple=True, metavar="KEY=VALUE", help="One answer: FIELD=VALUE or INPUTKEY.FIELD=VALUE (repeatable)."),
     click.option("--save-answers", metavar="FILE", help="Write every answer sent as an answer file."),
     click.option("--max-rounds", type=click.IntRange(min=1), metavar="N", help="Cap on input_required rounds (default 10)."),
     click.option("--open-urls", is_flag=True, default=None, help="Consent up front to opening URL-elicitation links in a browser."),
-    # Sampling and roots sources (issue 6).
-    click.option("--root", "roots", multiple=True, metavar="PATH[=NAME]", help="Expose PATH (a file or directory) to the server as a root (repeatable)."),
-    click.option("--sampling-command", metavar="CMD", help="Answer sampling requests with CMD: request params as JSON on its stdin, a CreateMessageResult as JSON on its stdout."),
-    click.option("--sampling-tools", is_flag=True, default=None, help="The sampling source can use tools (declares sampling.tools)."),
+    _ROOT,
+    _SAMPLING_COMMAND,
+    _SAMPLING_TOOLS,
     click.option("--sampling-timeout", type=SECONDS, metavar="SECONDS", help="Time limit for one run of --sampling-command (default 120; exit 7)."),
 )
+
+#: The options that decide which client capabilities a run declares, for the commands that
+#: only list or discover (a listing sees what a call with the same options sees).
+declare_options = _options(_ANSWERS, _ROOT, _SAMPLING_COMMAND, _SAMPLING_TOOLS)
 
 # Tasks (issue 4): what to do when a tools/call becomes a task.
 task_options = _options(

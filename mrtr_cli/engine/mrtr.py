@@ -37,12 +37,12 @@ from mrtr_cli.errors import (
     UsageError,
 )
 from mrtr_cli.jsonfile import lone_surrogate_in
+from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import ProgressCallback, Session
 from mrtr_cli.responders.chain import ResponderChain
 
 MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 _BACKOFF_START = 0.05
 _BACKOFF_MAX = 2.0
 
@@ -167,10 +167,9 @@ class MrtrEngine:
 
     def capabilities(self, method: str) -> dict[str, Any]:
         """The client capabilities declared on every request of this call."""
-        caps = self.chain.capabilities()
         if method == "tools/call" and self.on_task is not None:
-            caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
-        return caps
+            return declared_for(self.chain.capabilities(), method)
+        return self.chain.capabilities()
 
     def run(
         self,

@@ -27,7 +27,7 @@ from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp_header_map
 from mrtr_cli.protocol.listcache import ListCache
-from mrtr_cli.protocol.listing import list_all
+from mrtr_cli.protocol.listing import LIST_MEMBER, list_all
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import sanitize
 
@@ -47,6 +47,59 @@ def fetch_list(session: Session, method: str, cache: ListCache | None, *,
     if cache is not None:
         cache.put(method, pages, [started] * len(pages))
     return items, pages
+
+
+def cached_list(session: Session, method: str, cache: ListCache | None, *, deadline: Deadline | None = None,
+                refresh: bool = False) -> tuple[list[Any], list[dict[str, Any]], bool]:
+    """A list from a fresh cache entry (same server, authorization context and declared
+    capabilities), else fetched (`fetch_list`); `refresh=True` always fetches.
+
+    Returns:
+        (items, pages, from_cache).
+
+    Raises:
+        as `fetch_list`.
+    """
+    entry = cache.get(method) if cache is not None and not refresh else None
+    if entry is not None and entry.fresh():
+        member = LIST_MEMBER[method]
+        items = [x for p in entry.pages for x in (p.get(member) if isinstance(p.get(member), list) else [])]
+        return items, entry.pages, True
+    items, pages = fetch_list(session, method, cache, deadline=deadline)
+    return items, pages, False
+
+
+def check_prompt_request(session: Session, cache: ListCache | None, name: str, arguments: dict[str, Any], *,
+                         deadline: Deadline | None = None, partial: bool = False) -> None:
+    """Check `prompts/get NAME` with `arguments` against the server's `prompts/list`
+    (schema/prompt_arguments.py) before it is sent. A cached list that does not know the
+    prompt, or rejects the arguments, is fetched again once. A server that does not
+    answer `prompts/list` gets the request unchecked. `partial`: only the names are
+    checked (`completion/complete`, where required arguments may not be typed yet).
+
+    Raises:
+        UsageError: unknown prompt, unknown argument, missing required argument (exit 2).
+    """
+    from mrtr_cli.schema.prompt_arguments import check_prompt_arguments, unknown_prompt  # noqa: PLC0415
+
+    refresh = False
+    while True:
+        try:
+            prompts, _, from_cache = cached_list(session, "prompts/list", cache, deadline=deadline, refresh=refresh)
+        except JsonRpcError as err:
+            session.tracer.note(f"prompts/list failed ({err.message}); prompt arguments stay unchecked")
+            return
+        prompt = next((p for p in prompts if isinstance(p, dict) and p.get("name") == name), None)
+        try:
+            if prompt is None:
+                raise unknown_prompt(name, prompts)
+            check_prompt_arguments(name, prompt, arguments, partial=partial)
+            return
+        except UsageError:
+            if not from_cache:
+                raise
+        session.tracer.note("the cached prompt list rejects this request; fetching it again")
+        refresh = True
 
 
 class ToolCatalog:
@@ -98,14 +151,8 @@ class ToolCatalog:
             return self._load(refresh)
 
     def _load(self, refresh: bool) -> list[dict[str, Any]]:
-        entry = self.cache.get("tools/list") if self.cache is not None and not refresh else None
-        if entry is not None and entry.fresh():
-            pages = entry.pages
-            items = [t for p in pages for t in (p.get("tools") if isinstance(p.get("tools"), list) else [])]
-            self.from_cache = True
-        else:
-            items, pages = fetch_list(self.session, "tools/list", self.cache, deadline=self._deadline())
-            self.from_cache = False
+        items, pages, self.from_cache = cached_list(self.session, "tools/list", self.cache, refresh=refresh,
+                                                    deadline=self._deadline())
         self.pages = pages
         self._set(items)
         assert self._tools is not None
@@ -145,13 +192,9 @@ class ToolCatalog:
         if name in self.excluded:
             return UsageError(f"tool {name!r} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
-        from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - only for a tool the server does not list
+        from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415 - only for an unlisted tool
 
-        close = close_matches(name, names)
-        hint = (f"did you mean: {', '.join(close)}?" if close
-                else f"no tool has a name like it; the tools command lists the server's {len(names)} tools" if names
-                else "the server lists no tools")
-        return UsageError(f"unknown tool {name!r}", hint=sanitize(hint, single_line=True))
+        return unknown_name("tool", name, names)
 
     # ------------------------------------------------------------------ headers (session hook)
     def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:

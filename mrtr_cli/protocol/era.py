@@ -163,9 +163,10 @@ def classify_response(response: Message) -> Verdict:
     return Verdict("legacy", None, None, "server/discover answered something that is not a DiscoverResult")
 
 
-def probe(transport: Transport, tracer: Tracer, *, timeout: float,
-          deadline: Deadline) -> tuple[Verdict, concurrent.futures.Future[Message] | None]:
-    """Send `server/discover` with the modern envelope and classify what comes back.
+def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Deadline,
+          capabilities: dict[str, Any] | None = None) -> tuple[Verdict, concurrent.futures.Future[Message] | None]:
+    """Send `server/discover` with the modern envelope (declaring `capabilities`: what the
+    run declares on a call, protocol/capabilities.py) and classify what comes back.
 
     Returns:
         (verdict, late): `late` is the still-pending probe on stdio when it timed out,
@@ -178,7 +179,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float,
     """
     from mrtr_cli.transport.http import BrokenStream, HttpStatusError  # noqa: PLC0415
 
-    params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": {},
+    params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": capabilities or {},
                         META + "clientInfo": client_info()}}
     msg = make_request("server/discover", params)
     tracer.message("send", msg)
@@ -319,6 +320,8 @@ class SessionSettings:
         on_log: called with the params of each `notifications/message`.
         rejoin: a legacy HTTP session to rejoin instead of initializing one
             (`LegacySession.rejoin`), or None.
+        observer: `--strict`'s checker (protocol/strict.py), set on the session before it
+            sends anything, or None.
     """
 
     protocol: str = "auto"
@@ -331,6 +334,7 @@ class SessionSettings:
     responder: Callable[[], ServerRequestHandler] | None = None
     on_log: Callable[[dict[str, Any]], None] | None = None
     rejoin: dict[str, Any] | None = None
+    observer: Any = None
 
 
 class _Opener:
@@ -350,6 +354,8 @@ class _Opener:
         session = Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
                           log_level=self.settings.log_level)
         session.on_log = self.settings.on_log
+        session.capabilities = dict(self.settings.capabilities)
+        session.observer = self.settings.observer
         return session
 
     def legacy(self, version: str | None) -> LegacySession:
@@ -359,6 +365,7 @@ class _Opener:
                                 responder=responder, target=self.settings.target)
         session.on_log = self.settings.on_log
         session.rejoin = self.settings.rejoin
+        session.observer = self.settings.observer
         return session
 
     def open(self) -> Session:
@@ -421,7 +428,10 @@ class _Opener:
         if known and known.get("era") == "modern" and not self.settings.probe_timeout_given:
             # A server known to be modern that is slow to answer is starting, not legacy.
             timeout = max(timeout, KNOWN_MODERN_PROBE_TIMEOUT)
-        verdict, late = probe(self.transport, self.tracer, timeout=timeout, deadline=self.deadline)
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+
+        verdict, late = probe(self.transport, self.tracer, timeout=timeout, deadline=self.deadline,
+                              capabilities=declared_for(self.settings.capabilities, "server/discover"))
         self.tracer.note(f"era probe: {verdict.reason} -> {verdict.era}")
         if verdict.era == "modern":
             return self._remember(self._adopt_modern(verdict.version, verdict.discover))

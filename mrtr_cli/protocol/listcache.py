@@ -11,7 +11,10 @@ working directory). `public` results are shared by every authorization context;
 `private` ones are stored per authorization context, named by an HMAC of the
 headers and environment values the target sends, under a random local key: the
 secret itself is never written, and the file name cannot be checked against a
-guessed token without that key. Results of MRTR retries are never cached (list
+guessed token without that key. Every entry is also keyed by the client capabilities
+its requests declared (a server may list more to a client declaring more:
+protocol/capabilities.py), so a list fetched under one declaration is never served to
+a run declaring another. Results of MRTR retries are never cached (list
 methods are not retried with `inputResponses`).
 
 Files are written atomically with mode 0600 in a 0700 directory. Any error
@@ -23,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,12 +88,16 @@ class ListCache:
         server_identity: what identifies the server (URL, or stdio argv and cwd); any JSON value.
         auth_context: what identifies the authorization context (header and environment
             values), or None when there is none; hashed with a local key, never stored.
+        declared: gives the `clientCapabilities` a list method's requests declare (by
+            method), or None for none; an entry is found only under the same declaration.
     """
 
-    def __init__(self, root: str, server_identity: Any, auth_context: Any = None):
+    def __init__(self, root: str, server_identity: Any, auth_context: Any = None,
+                 declared: Callable[[str], Any] | None = None):
         self.root = root
         self.server_dir = os.path.join(root, _digest(server_identity))
         self._auth_context = auth_context
+        self._declared = declared
         self._auth_name: str | None = None
 
     # ------------------------------------------------------------------ keys
@@ -127,7 +135,10 @@ class ListCache:
         return self._auth_name
 
     def _path(self, method: str, scope: str) -> str:
-        name = _safe_method(method) + (".public" if scope == "public" else f".private-{self._auth()}") + ".json"
+        name = _safe_method(method) + (".public" if scope == "public" else f".private-{self._auth()}")
+        if self._declared is not None:
+            name += ".caps-" + _digest(self._declared(method))[:16]
+        name += ".json"
         return os.path.join(self.server_dir, name)
 
     # ------------------------------------------------------------------ read / write

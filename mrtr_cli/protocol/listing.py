@@ -26,7 +26,8 @@ MAX_PAGES = 10_000
 
 def list_all(session: Session, method: str, *, deadline: Deadline | None = None,
              capabilities: dict[str, Any] | None = None) -> tuple[list[Any], list[dict[str, Any]]]:
-    """Fetch every page of a list method.
+    """Fetch every page of a list method, declaring `capabilities` (default: what the
+    session declares for that list, `Session.capabilities_for`).
 
     Returns:
         (items, pages): all items in order, and each page's result as sent.
@@ -42,7 +43,8 @@ def list_all(session: Session, method: str, *, deadline: Deadline | None = None,
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
         params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
-        result = session.request(method, params, capabilities=capabilities or {}, deadline=deadline)
+        result = session.request(method, params, deadline=deadline,
+                                 capabilities=capabilities if capabilities is not None else session.capabilities_for(method))
         page = result.get(member)
         if not isinstance(page, list):
             raise ProtocolError(f"the server's {method} result has no {member!r} list")

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from mrtr_cli import __version__
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError
+from mrtr_cli.protocol.capabilities import capability_hints
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
@@ -82,18 +83,6 @@ class MissingCapability(JsonRpcError):
     """`-32021`: the server needs a client capability this run did not declare."""
 
 
-# What to tell the user for each capability a server may require.
-CAPABILITY_HINTS = {
-    "elicitation": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
-    "elicitation.form": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
-    "elicitation.url": "URL elicitation needs a person to consent: run in a terminal (or --open-urls)",
-    "sampling": "give a sampling source: --sampling-command CMD, sampling answers in --answers, or run in a terminal",
-    "sampling.tools": "pass --sampling-tools with a --sampling-command that supports tool use",
-    "roots": "give roots with --root PATH (repeatable), or a roots list in --answers",
-    "extensions.io.modelcontextprotocol/tasks": "tasks are declared on tools/call and tasks/* requests",
-}
-
-
 def describe_capabilities(required: Any) -> list[str]:
     """Flatten a `ClientCapabilities` object into dotted names, e.g. `elicitation.url`."""
     names: list[str] = []
@@ -134,6 +123,8 @@ class Session:
             `headers_for(method, params)` adds headers to each request, and
             `refresh_after_mismatch(method, params)` decides whether a `-32020` is retried.
         discover_result: the `server/discover` result when one was fetched (era probe).
+        capabilities: what this run can answer (`ResponderChain.capabilities()`); discovery
+            and list requests declare from it what the matching call declares (`capabilities_for`).
     """
 
     era = "modern"
@@ -158,6 +149,10 @@ class Session:
         self.on_notification: Callable[[Message], None] | None = None
         self.on_server_request: Callable[[Message], Message | None] | None = None
         self.discover_result: dict[str, Any] | None = None
+        self.capabilities: dict[str, Any] = {}
+        #: `--strict`: sees every response and every message the server sends on its own
+        #: (`protocol.strict.StrictChecker`), or None.
+        self.observer: Any = None
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
         #: Server requests answered with an error because the run stopped while they were
@@ -203,8 +198,16 @@ class Session:
         Raises: as `request`.
         """
         if self.discover_result is None:
-            self.discover_result = self.request("server/discover", {}, capabilities={}, deadline=deadline)
+            self.discover_result = self.request("server/discover", {}, capabilities=self.capabilities_for("server/discover"),
+                                                deadline=deadline)
         return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.discover_result}
+
+    def capabilities_for(self, method: str) -> dict[str, Any]:
+        """The `clientCapabilities` a discovery or list request `method` declares: what the
+        call it lists for declares (protocol/capabilities.py), so a listing sees what a call sees."""
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+
+        return declared_for(self.capabilities, method)
 
     # ------------------------------------------------------------------ requests
     def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
@@ -367,7 +370,14 @@ class Session:
         finally:
             self._end_progress(token)
         self.tracer.message("recv", response)
+        if self.observer is not None:  # --strict (protocol/strict.py)
+            self.observer.version = self.protocol_version
+            self.observer.response(msg, response, declared=self._declared_once())
         return response
+
+    def _declared_once(self) -> dict[str, Any] | None:
+        """What an older session declared in `initialize` (None: modern requests carry it)."""
+        return None if self.era == "modern" else getattr(self, "declared", None)
 
     def _inline(self) -> bool:
         """Run this request in the calling thread: the transport can, the thread is not the
@@ -487,6 +497,9 @@ class Session:
         self.tracer.message("recv", msg)
         with self._lock:
             self._heard_at = time.monotonic()
+        if self.observer is not None:
+            self.observer.version = self.protocol_version
+            self.observer.incoming(msg, declared=self._declared_once())
         method = msg.get("method")
         if "id" in msg and method:
             if method == "ping":
@@ -550,11 +563,7 @@ class Session:
     def _missing_capability(self, err: JsonRpcError) -> MissingCapability:
         data = err.data if isinstance(err.data, dict) else {}
         names = describe_capabilities(data.get("requiredCapabilities"))
-        hints = []
-        for name in names:
-            hint = CAPABILITY_HINTS.get(name) or CAPABILITY_HINTS.get(name.split(".")[0])
-            if hint and hint not in hints:
-                hints.append(hint)
+        hints = capability_hints(names)
         what = ", ".join(names) if names else "a client capability"
         message = f"the server requires the client capability {what}, which this run does not declare"
         return MissingCapability(err.code or MISSING_REQUIRED_CLIENT_CAPABILITY, message, err.data,

@@ -293,20 +293,13 @@ class ResponderChain:
 
     @staticmethod
     def _check_declared(ask: InputAsk, caps: dict[str, Any]) -> None:
-        needed = {ELICIT: "elicitation", SAMPLING: "sampling", ROOTS: "roots"}[ask.method]
-        declared = caps.get(needed)
-        ok = declared is not None
-        if ok and ask.method == ELICIT:
-            modes = declared or {}
-            ok = ask.mode in modes or (ask.mode == "form" and not modes)
-        if ok and ask.method == SAMPLING and ("tools" in ask.params or "toolChoice" in ask.params):
-            # client/sampling: tools only to clients that declared sampling.tools.
-            ok, needed = "tools" in (declared or {}), "sampling.tools"
-        if not ok:
-            what = f"{needed}.{ask.mode}" if ask.method == ELICIT else needed
+        from mrtr_cli.protocol.capabilities import capability_hints, declares, needed_capability  # noqa: PLC0415
+
+        need = needed_capability(ask.method, ask.params)  # client/sampling: tools only with sampling.tools
+        if need is not None and not declares(caps, need):
             raise ProtocolError(
-                f"the server sent input request {ask.key!r} ({ask.method}, {what}) although this run "
-                f"did not declare that capability"
+                f"the server sent input request {ask.key!r} ({ask.method}, {need}) although this run "
+                f"did not declare that capability", hint="; ".join(capability_hints([need])) or None,
             )
 
     # ------------------------------------------------------------------ prepared answers

@@ -19,7 +19,6 @@ from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.status import StatusLine
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
-from mrtr_cli.tasks.ext import TASKS_EXTENSION
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
 from mrtr_cli.tasks.wire import TaskWire, wire_for, wire_for_created
@@ -30,9 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
     """What every `tasks/*` request declares: what the chain can answer, plus the extension."""
-    caps = chain.capabilities()
-    caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
-    return caps
+    from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+
+    return declared_for(chain.capabilities(), "tasks/get")
 
 
 def command_prefix(app: App, target: dict[str, Any]) -> str:

@@ -17,6 +17,8 @@ The script is a JSON object:
 - "requireModern": answer a `tools/call` without the modern `_meta` protocol version with
   this error object (a server upgraded to 2026-07-28 that accepts `initialize` but no
   handshake-era calls).
+- "methods": {"METHOD": [response, ...]}: like "calls", for any method (checked first), so
+  a list, discover or completion answer can be anything, page by page.
 Anything else gets -32601.
 """
 
@@ -45,7 +47,12 @@ def main() -> None:
         params = msg.get("params") or {}
         version = (params.get("_meta") or {}).get(META + "protocolVersion")
         method = msg.get("method")
-        if version in script.get("rejectVersions", []):
+        if method in script.get("methods", {}):
+            entries = script["methods"][method]
+            n = counts.get(" " + method, 0)
+            counts[" " + method] = n + 1
+            reply = entries[min(n, len(entries) - 1)]
+        elif version in script.get("rejectVersions", []):
             reply = {"error": {"code": -32022, "message": "Unsupported protocol version",
                                "data": {"supported": script.get("supported", ["2026-07-28"]), "requested": version}}}
         elif method == "initialize" and "initialize" in script:

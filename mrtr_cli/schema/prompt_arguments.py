@@ -1,0 +1,92 @@
+"""Prompt arguments checked against the server's `prompts/list` before `prompts/get` is sent
+(2026-07-28 server/prompts: `Prompt.arguments`, each `{name, description?, required?}`),
+as tool arguments are checked against `inputSchema` (schema/arguments.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.suggest import close_matches
+
+
+def _clean(text: Any) -> str:
+    return sanitize(str(text), single_line=True)
+
+
+def listed_arguments(prompt: dict[str, Any]) -> list[dict[str, Any]]:
+    """The prompt's `arguments` entries that have a string `name`."""
+    args = prompt.get("arguments")
+    return [a for a in args if isinstance(a, dict) and isinstance(a.get("name"), str)] if isinstance(args, list) else []
+
+
+
+
+def check_prompt_arguments(name: str, prompt: dict[str, Any], arguments: dict[str, Any], *,
+                           partial: bool = False) -> None:
+    """Refuse arguments the prompt does not list and required ones that are missing.
+
+    Args:
+        name: the prompt's name (for messages).
+        prompt: its `Prompt` object from `prompts/list`.
+        arguments: the arguments about to be sent.
+        partial: only the names are checked (a completion request: some are not typed yet).
+
+    Raises:
+        UsageError: an unknown argument name ("did you mean" only with a close match,
+            else the prompt's arguments), or missing required arguments (exit 2).
+    """
+    listed = listed_arguments(prompt)
+    known = [a["name"] for a in listed]
+    unknown = [n for n in arguments if n not in known]
+    if unknown:
+        close = [c for n in unknown for c in close_matches(n, known)[:1]]
+        hint = (f"did you mean {', '.join(close)}?" if close
+                else f"its arguments: {', '.join(known)}" if known else "it takes no arguments")
+        raise UsageError(f"prompt {_clean(name)!r} has no argument {', '.join(map(_clean, unknown))}",
+                         hint=_clean(hint))
+    missing = [] if partial else [a["name"] for a in listed if a.get("required") is True and a["name"] not in arguments]
+    if missing:
+        raise UsageError(f"prompt {_clean(name)!r} needs the argument{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(map(_clean, missing))}",
+                         hint=_clean("give " + " ".join(f"{m}=VALUE" for m in missing)))
+
+
+def unknown_name(kind: str, name: str, names: list[str]) -> UsageError:
+    """The error for a `kind` ("tool", "prompt") the server does not list: "did you mean"
+    only with a close match, else the names it lists."""
+    close = close_matches(name, names)
+    hint = (f"did you mean: {', '.join(close)}?" if close
+            else f"no {kind} has a name like it; the {kind}s command lists the server's {len(names)} {kind}s" if names
+            else f"the server lists no {kind}s")
+    return UsageError(f"unknown {kind} {_clean(name)!r}", hint=_clean(hint))
+
+
+def unknown_prompt(name: str, prompts: list[Any]) -> UsageError:
+    """The error for a prompt the server does not list (`unknown_name`)."""
+    return unknown_name("prompt", name, [str(p.get("name")) for p in prompts if isinstance(p, dict)])
+
+
+def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, Any]:
+    """`arguments` when every value is a string (prompt arguments and template variables
+    are strings: GetPromptRequest `arguments: {[name]: string}`); `what` names them in
+    the error, e.g. "prompt argument".
+
+    Raises:
+        UsageError: a value of another JSON type (typed with `key:=`, `--args`), with the
+            text form to give instead.
+    """
+    import json  # noqa: PLC0415
+    import shlex  # noqa: PLC0415
+
+    for name, value in (arguments or {}).items():
+        if not isinstance(value, str):
+            from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
+
+            text = value if value is None else json.dumps(value, ensure_ascii=False)
+            raise UsageError(f"{what} {name}: {what}s are strings, not {json_type(value)}",
+                             hint="leave it out" if value is None else
+                             f"give it as text: {shlex.quote(f'{name}={text}')}")
+    return dict(arguments or {})
