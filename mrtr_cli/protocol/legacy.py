@@ -31,7 +31,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
-from mrtr_cli.protocol.validate import check_result, check_server_request
+from mrtr_cli.protocol.validate import check_server_request
 from mrtr_cli.protocol.session import ProgressCallback, Session, client_info
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
@@ -330,7 +330,7 @@ class LegacySession(Session):
                 if self.on_error is not None:
                     self.on_error(err)
                 raise
-            check_result(method, result, "legacy")
+            self.check_result(method, result, "legacy")
             if asks is not None and asks.missing:
                 raise self._input_required(method, params, asks, result=result)
             return result

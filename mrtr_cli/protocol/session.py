@@ -294,9 +294,26 @@ class Session:
                     self.tracer.note("header mismatch (-32020): tool list refreshed; retrying with new Mcp-Param headers")
                     continue
                 raise
-            check_result(method, result, "modern")
+            self.check_result(method, result, "modern")
             self._note_server_info(result)
             return result
+
+    def check_result(self, method: str, result: dict[str, Any], era: str) -> None:
+        """`protocol.validate.check_result` for this session. With `--strict` (an
+        `observer`), a shape the schema forbids has already been reported as a violation
+        (exit 4) and the result is still printed, as a lint does; without it, it is an
+        invalid response.
+
+        Raises:
+            InvalidShape: the schema forbids something in `result` (not with `--strict`).
+        """
+        from mrtr_cli.protocol.validate import InvalidShape  # noqa: PLC0415
+
+        try:
+            check_result(method, result, era)
+        except InvalidShape:
+            if self.observer is None:
+                raise
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification (stdio only in 2026-07-28; HTTP defines none)."""

@@ -43,7 +43,6 @@ from mrtr_cli.errors import (
     TimeoutExpired,
 )
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.protocol.validate import check_result
 from mrtr_cli.render.status import StatusLine, StatusView
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
@@ -294,7 +293,7 @@ class TaskDriver:
             raise ProtocolError(f"task {self.task_id} completed but the server sent no result")
         if not isinstance(state.result, dict):
             raise ProtocolError(f"task {self.task_id} completed with a result that is not an object")
-        check_result("tools/call", state.result, self.wire.session.era)  # the tool's result, checked as one
+        self.wire.session.check_result("tools/call", state.result, self.wire.session.era)  # checked as a call's result
         return EngineOutcome(result=state.result, rounds=self.rounds, declined=self.declined or self.chain.declined,
                              task={"taskId": self.task_id, "status": state.status, "variant": self.wire.variant})
 
