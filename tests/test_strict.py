@@ -58,8 +58,11 @@ def test_a_schema_violation_is_one_line_and_the_result_is_still_printed(mrtr, br
     assert [t["name"] for t in r.json()] == ["no_schema", "state_on_complete", "asks_sampling"]
     assert strict_lines(r.stderr) == [
         "mrtr: strict: tools/list $.result.tools[0]: schema ListToolsResult: 'inputSchema' is a required property"]
-    plain = mrtr(*server, "tools", "--json")  # without --strict: no check, exit 0
-    assert plain.code == 0 and not strict_lines(plain.stderr)
+    # Without --strict the same list is an invalid response (README "Limits"): exit 4, the
+    # member named, nothing printed, and no lint lines.
+    plain = mrtr(*server, "tools", "--json")
+    assert plain.code == 4 and plain.stdout == "" and not strict_lines(plain.stderr)
+    assert "inputSchema" in plain.stderr
 
 
 def test_request_state_on_a_complete_result(mrtr, broken):
