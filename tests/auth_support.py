@@ -154,10 +154,14 @@ class Browser:
     def visited(self) -> list[str]:
         return [e["url"] for e in self.events() if e["event"] == "visit"]
 
-    def wait_finished(self, timeout: float = 60) -> dict[str, Any]:
-        """The browser's last event once it is done, stopped or failed."""
-        return poll(lambda: next((e for e in reversed(self.events()) if e["event"] in ("done", "stopped", "error")),
-                                 None), timeout, "the browser to finish")
+    def finished(self) -> list[dict[str, Any]]:
+        """The browser's end events so far: one per URL it opened and has finished with."""
+        return [e for e in self.events() if e["event"] in ("done", "stopped", "error")]
+
+    def wait_finished(self, count: int = 1, timeout: float = 60) -> dict[str, Any]:
+        """The `count`-th end event (done, stopped or error), once there is one."""
+        ends = poll(lambda: len(self.finished()) >= count and self.finished(), timeout, "the browser to finish")
+        return ends[count - 1]
 
     def kill_children(self) -> None:
         for e in self.events():
@@ -178,3 +182,115 @@ def browser(tmp_path: Path) -> Iterator[Browser]:
     b = Browser(command, log, {"BROWSER": str(command), "OAUTH_BROWSER_LOG": str(log)})
     yield b
     b.kill_children()
+
+
+# ---------------------------------------------------------------------- running mrtr
+@dataclass
+class Run:
+    """A finished `mrtr` process."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+
+def mrtr_env(tmp_path: Path, browser: Browser | None = None, **extra: str) -> dict[str, str]:
+    """The environment a test runs `mrtr` in: state under tmp_path, the stand-in browser as
+    `BROWSER` (or, without `browser`, a `BROWSER` that fails the test if it is ever run)."""
+    from tests.conftest import clean_env
+
+    env = clean_env(tmp_path, extra)
+    if browser is not None:
+        env.update(browser.env)
+    else:
+        env["BROWSER"] = "/bin/false"
+    return env
+
+
+def run_mrtr(tmp_path: Path, *args: str, browser: Browser | None = None, env: dict[str, str] | None = None,
+             input: str = "", timeout: float = 120) -> Run:
+    """Run `python -m mrtr_cli ARGS` without a terminal (stdin a pipe)."""
+    proc = subprocess.run([PY, "-m", "mrtr_cli", *args], input=input, capture_output=True, text=True,
+                          env={**mrtr_env(tmp_path, browser), **(env or {})}, cwd=ROOT, timeout=timeout,
+                          start_new_session=True)
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def spawn_mrtr(tmp_path: Path, *args: str, browser: Browser | None = None, env: dict[str, str] | None = None,
+               stdout: Path | None = None) -> tuple[Any, Path]:
+    """`mrtr ARGS` in a real pseudo-terminal (pexpect), stdout redirected to a file; everything
+    the terminal showed is also copied to `tmp_path/pty-N.log`. Returns (child, stdout path)."""
+    import pexpect
+
+    out = stdout or tmp_path / f"stdout-{time.monotonic_ns()}.txt"
+    command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
+    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env={**mrtr_env(tmp_path, browser), **(env or {})},
+                          encoding="utf-8", timeout=60, dimensions=(50, 250))
+    child.logfile_read = open(tmp_path / f"pty-{time.monotonic_ns()}.log", "w", encoding="utf-8")  # noqa: SIM115
+    return child, out
+
+
+def finish(child: Any, timeout: float = 120) -> int:
+    """Wait for a spawned `mrtr` to end; its exit status."""
+    import pexpect
+
+    child.expect(pexpect.EOF, timeout=timeout)
+    child.close()
+    if child.logfile_read:
+        child.logfile_read.close()
+    return child.exitstatus if child.exitstatus is not None else 128 + (child.signalstatus or 0)
+
+
+def state_dir(tmp_path: Path) -> Path:
+    """mrtr's state directory in a test (`XDG_STATE_HOME/mrtr`, see clean_env)."""
+    return tmp_path / "state" / "mrtr"
+
+
+def auth_dir(tmp_path: Path) -> Path:
+    """The token store (/work/oauth-interface.md: `<state>/auth/`)."""
+    return state_dir(tmp_path) / "auth"
+
+
+def store_files(tmp_path: Path) -> list[Path]:
+    """The token store's JSON documents, one per resource."""
+    d = auth_dir(tmp_path)
+    return sorted(d.glob("*.json")) if d.exists() else []
+
+
+def expire_stored_tokens(tmp_path: Path) -> int:
+    """Make every stored access token look expired to `mrtr` (its `expires_at` in the past), as
+    time would; the server still accepts it. Returns how many were changed."""
+    changed = 0
+    for path in store_files(tmp_path):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for entry in (doc.get("issuers") or {}).values():
+            tokens = entry.get("tokens") or {}
+            if tokens.get("access_token"):
+                tokens["expires_at"] = int(time.time()) - 60
+                changed += 1
+        mode = path.stat().st_mode & 0o777
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        path.chmod(mode)
+    return changed
+
+
+def login_hint(url: str) -> str:
+    """The command the issue says an exit-8 message names."""
+    return f"mrtr --url {url} auth login"
+
+
+def sign_in(tmp_path: Path, server: OAuthServer, browser: Browser, *extra: str) -> Run:
+    """`mrtr --url URL auth login` through the stand-in browser (no terminal needed: the command
+    itself is the consent); asserts it worked."""
+    before = len(browser.finished())
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *extra, browser=browser)
+    assert run.code == 0, run.stderr
+    assert browser.wait_finished(before + 1)["event"] == "done"
+    return run
+
+
+def authorize_params(browser: Browser, n: int = -1) -> dict[str, str]:
+    """The query parameters of the n-th authorization URL the browser was asked to open."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    return dict(parse_qsl(urlsplit(browser.opened()[n]).query))
