@@ -67,6 +67,22 @@ class OAuthServer:
 
         httpx.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
 
+    def drop_refresh_tokens(self) -> None:
+        """From now on the server refuses every refresh token issued so far."""
+        import httpx
+
+        httpx.post(self.issuer + "/_test/drop-refresh", timeout=30).raise_for_status()
+
+    def mcp_status(self, token: str) -> int:
+        """The HTTP status the MCP endpoint answers an `initialize` carrying `token` with."""
+        import httpx
+
+        body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "t", "version": "1"}}}
+        return httpx.post(self.mcp_url, json=body, timeout=30, headers={
+            "authorization": f"Bearer {token}", "accept": "application/json, text/event-stream"}).status_code
+
     def secrets(self) -> list[str]:
         """Every access token, refresh token and client secret the server issued or holds."""
         s = self.stats()

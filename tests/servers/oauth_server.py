@@ -27,6 +27,7 @@ Test hooks on the AS origin (the tests read and steer the server through them):
   registrations and authorization requests, the authorization requests' query parameters,
   every access token, refresh token and client secret issued, and the revoked tokens.
 - `POST /_test/expire`: every access token issued so far is from now on refused (as if expired).
+- `POST /_test/drop-refresh`: every refresh token issued so far stops working.
 
 Command line (all optional):
   --ready-file PATH     write {"mcp": URL, "issuer": URL, "stats": URL} there once serving
@@ -47,6 +48,7 @@ Command line (all optional):
   --no-iss              no `iss` on the authorization response (nor advertised)
   --deny                answer every authorization request with error=access_denied
   --hop-to URL          where the `hop` tool's request is redirected (307)
+  --withhold-scope S    never grant scope S, whatever is asked (a step-up that cannot succeed)
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-iss", action="store_true")
     p.add_argument("--deny", action="store_true")
     p.add_argument("--hop-to")
+    p.add_argument("--withhold-scope", action="append", default=[])
     args = p.parse_args(argv)
     if args.tool_scope is None:
         args.tool_scope = ["admin_tool=mcp:admin"]
@@ -203,8 +206,9 @@ class InMemoryProvider:
             return construct_redirect_uri(str(params.redirect_uri), error="access_denied",
                                           error_description="denied by the test server", state=params.state, iss=iss)
         code = "mrtr-code-" + secrets.token_hex(20)
+        granted = [s for s in params.scopes or [] if s not in self.args.withhold_scope]
         self.codes[code] = AuthorizationCode(
-            code=code, scopes=params.scopes or [], expires_at=time.time() + 300, client_id=client.client_id,
+            code=code, scopes=granted, expires_at=time.time() + 300, client_id=client.client_id,
             code_challenge=params.code_challenge, redirect_uri=params.redirect_uri,
             redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly, resource=params.resource,
             subject="test-user")
@@ -445,7 +449,13 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
         provider.expired_before = len(provider.stats.access_tokens)
         return JSONResponse({"expired": provider.expired_before})
 
-    out += [Route("/_test/stats", stats, methods=["GET"]), Route("/_test/expire", expire, methods=["POST"])]
+    async def drop_refresh(request: Request) -> JSONResponse:
+        dropped = len(provider.refresh)
+        provider.refresh.clear()
+        return JSONResponse({"dropped": dropped})
+
+    out += [Route("/_test/stats", stats, methods=["GET"]), Route("/_test/expire", expire, methods=["POST"]),
+            Route("/_test/drop-refresh", drop_refresh, methods=["POST"])]
     return Starlette(routes=out)
 
 
