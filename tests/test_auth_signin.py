@@ -98,7 +98,9 @@ def test_without_a_person_no_token_exits_8_naming_the_login_command(tmp_path, oa
     assert run.code == 8, run.stderr
     assert run.stdout == ""
     assert login_hint(server.mcp_url) in run.stderr
-    assert len(run.stderr.strip().splitlines()) == 1, run.stderr  # "one line naming the command"
+    # "one line naming the command": the error and that line, nothing more
+    assert len(run.stderr.strip().splitlines()) <= 2, run.stderr
+    assert sum(login_hint(server.mcp_url) in line for line in run.stderr.splitlines()) == 1
     assert browser.opened() == []
     stats = server.stats()
     assert stats["authorizations"] == 0 and stats["token_requests"] == 0
@@ -130,7 +132,7 @@ def test_show_the_url_instead_of_opening_a_browser(tmp_path, oauth_server, brows
     child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=shown", browser=browser)
     child.expect(CONSENT)
     child.send("s" + ENTER)
-    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     assert browser.opened() == []
     # the person opens it in a browser of their own: it redirects to mrtr's loopback listener
@@ -157,7 +159,7 @@ def test_cancel_at_the_consent_prompt_opens_nothing_and_exits_8(tmp_path, oauth_
 def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
     server = oauth_server()
     child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
-    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     child.expect(r"(?i)paste")
     redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
@@ -177,7 +179,7 @@ def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
 def test_a_pasted_url_with_the_wrong_state_is_refused(tmp_path, oauth_server, browser):
     server = oauth_server()
     child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
-    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     child.expect(r"(?i)paste")
     redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
