@@ -236,3 +236,47 @@ def test_no_client_identity_is_a_clear_error(tmp_path, oauth_server, browser):
     assert "--client-id" in run.stderr
     assert "Traceback" not in run.stderr
     assert browser.opened() == []
+
+
+def test_the_redirect_port_option_is_used(tmp_path, oauth_server, browser):
+    from tests.conftest import free_port
+
+    server = oauth_server()
+    port = free_port()
+    sign_in(tmp_path, server, browser, "--redirect-port", str(port))
+    assert urlsplit(authorize_params(browser)["redirect_uri"]).port == port
+
+
+def test_a_callback_with_the_wrong_state_is_ignored_and_the_right_one_still_taken(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser,
+                   env={"OAUTH_BROWSER_FORGE_FIRST": "1"})
+    assert run.code == 0, run.stderr
+    forged = [e for e in browser.events() if e["event"] == "forged"]
+    assert forged and forged[0]["status"] >= 400
+    assert browser.wait_finished()["status"] == 200
+    assert server.stats()["grants"] == {"authorization_code": 1}
+
+
+def test_a_sign_in_that_never_comes_back_gives_up_with_exit_8(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser,
+                   env={"OAUTH_BROWSER_STOP_AT": "http://127.0.0.1", "MRTR_AUTH_WAIT": "2"})
+    assert run.code == 8, run.stderr
+    assert "Traceback" not in run.stderr
+    assert browser.wait_finished()["event"] == "stopped"
+    assert server.stats()["token_requests"] == 0
+
+
+@pytest.mark.pty
+def test_ctrl_c_while_waiting_for_the_browser_exits_130(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=x", browser=browser,
+                            env={"OAUTH_BROWSER_STOP_AT": "http://127.0.0.1"})
+    child.expect(CONSENT)
+    child.send("y" + ENTER)
+    assert browser.wait_finished()["event"] == "stopped"
+    child.sendintr()
+    assert finish(child) == 130
+    assert out.read_text() == ""
+    assert server.stats()["token_requests"] == 0
