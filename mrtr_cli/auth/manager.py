@@ -62,6 +62,7 @@ class OAuthClient:
         self._http: Any = None
         self.store = TokenStore(url, note=self._note)
         self.step_ups = 0
+        self._refreshed: set[str] = set()  # access tokens a 401 already made us refresh
         self.server: AuthServer | None = None
         for secret in (settings.client_secret, settings.private_key):
             if secret:
@@ -127,8 +128,9 @@ class OAuthClient:
             if not ch.insufficient_scope:
                 if _fresh(tokens) and tokens.get("access_token") != sent:
                     return self._remember(tokens)  # another run signed in meanwhile
-                if sent and tokens.get("access_token") == sent and tokens.get("refresh_token"):
-                    token = self._refresh(entry, force=True)
+                if sent and tokens.get("access_token") == sent and sent not in self._refreshed:
+                    self._refreshed.add(sent)  # once: a refreshed token refused again means sign in
+                    token = self._refresh(entry)
                     if token:
                         return token
             return self.authorize(ch)
@@ -269,7 +271,7 @@ class OAuthClient:
         return self._remember(tokens)
 
     # ------------------------------------------------------------------ refresh
-    def _refresh(self, entry: dict[str, Any], force: bool = False) -> str | None:
+    def _refresh(self, entry: dict[str, Any]) -> str | None:
         """Refresh the current issuer's token (the caller holds the lock); the new access
         token, or None when there is no refresh token or the server refused it (its
         tokens are then forgotten). A client credentials sign-in gets a new token."""
