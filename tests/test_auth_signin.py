@@ -1,0 +1,236 @@
+"""Signing in (issue 13), end to end: `mrtr` against a real protected MCP server and its OAuth
+authorization server (tests/servers/oauth_server.py), the browser step done by the stand-in
+browser set as `BROWSER` (tests/oauth_browser.py), the terminal a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import re
+import sys
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from tests.auth_support import (
+    OAUTH_BROWSER,
+    authorize_params,
+    finish,
+    login_hint,
+    run_mrtr,
+    sign_in,
+    spawn_mrtr,
+    store_files,
+)
+
+pexpect = pytest.importorskip("pexpect")
+
+sys.path.insert(0, str(OAUTH_BROWSER.parent))
+from oauth_browser import follow  # noqa: E402
+
+CONSENT = r"(?i)open the browser"
+ENTER = "\r"
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+@pytest.mark.pty
+def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=hi", browser=browser)
+    # which server asks, which issuer signs in, which scopes: before anything opens
+    child.expect(re.escape(urlsplit(server.mcp_url).netloc))
+    child.expect(re.escape(server.issuer))
+    child.expect("mcp:read")
+    child.expect(CONSENT)
+    assert browser.opened() == []
+    child.send("y" + ENTER)
+    assert finish(child) == 0
+    assert out.read_text().strip() == "echo: hi"
+
+    # the browser was sent to the issuer's authorization endpoint, with PKCE S256, state and resource
+    assert len(browser.opened()) == 1
+    assert browser.opened()[0].startswith(server.issuer + "/authorize?")
+    params = authorize_params(browser)
+    assert params["code_challenge_method"] == "S256" and params["code_challenge"] and params["state"]
+    assert params["resource"] == server.mcp_url
+    assert "mcp:read" in params.get("scope", "").split()
+    redirect = urlsplit(params["redirect_uri"])
+    assert redirect.hostname == "127.0.0.1" and redirect.port
+    last = browser.wait_finished()
+    assert last["event"] == "done" and last["status"] == 200, last
+    assert browser.visited()[-1].startswith(params["redirect_uri"] + "?")
+    stats = server.stats()
+    assert stats["grants"] == {"authorization_code": 1}
+    assert all(entry["resource"] == server.mcp_url for entry in stats["token_log"])
+
+    # the second call: the stored token, no prompt, no browser, no token request
+    again = run_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=again", browser=browser)
+    assert again.code == 0, again.stderr
+    assert again.stdout.strip() == "echo: again"
+    assert "sign in" not in again.stderr.lower()
+    assert len(browser.opened()) == 1
+    assert server.stats()["token_requests"] == 1
+
+
+@pytest.mark.pty
+def test_an_mrtr_call_goes_on_with_its_rounds_after_signing_in(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "ask", browser=browser)
+    child.expect(CONSENT)
+    child.send("y" + ENTER)
+    child.expect("Favourite colour")
+    child.expect("(?i)color")
+    child.send("teal" + ENTER)
+    child.expect(r"(?i)send these answers\?")
+    child.send(ENTER)
+    assert finish(child) == 0
+    assert out.read_text().strip() == "colour: teal"
+    assert server.stats()["grants"] == {"authorization_code": 1}
+
+
+@pytest.mark.parametrize("how", ["--no-input", "no-terminal"])
+def test_without_a_person_no_token_exits_8_naming_the_login_command(tmp_path, oauth_server, browser, how):
+    server = oauth_server()
+    args = ["--url", server.mcp_url, "call", "echo", "text=hi"] + (["--no-input"] if how == "--no-input" else [])
+    run = run_mrtr(tmp_path, *args, browser=browser)
+    assert run.code == 8, run.stderr
+    assert run.stdout == ""
+    assert login_hint(server.mcp_url) in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr  # "one line naming the command"
+    assert browser.opened() == []
+    stats = server.stats()
+    assert stats["authorizations"] == 0 and stats["token_requests"] == 0
+
+
+@pytest.mark.pty
+def test_no_input_at_a_terminal_still_exits_8_without_asking(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=hi",
+                            browser=browser)
+    child.expect(re.escape(login_hint(server.mcp_url)))
+    assert finish(child) == 8
+    assert browser.opened() == [] and out.read_text() == ""
+
+
+def test_a_named_server_is_named_in_the_login_hint(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    config = tmp_path / "servers.json"
+    config.write_text('{"mcpServers": {"guarded": {"type": "http", "url": "%s"}}}' % server.mcp_url)
+    run = run_mrtr(tmp_path, "--config", str(config), "-s", "guarded", "call", "echo", "text=hi", browser=browser)
+    assert run.code == 8, run.stderr
+    assert "auth login" in run.stderr and "-s guarded" in run.stderr
+    assert browser.opened() == []
+
+
+@pytest.mark.pty
+def test_show_the_url_instead_of_opening_a_browser(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=shown", browser=browser)
+    child.expect(CONSENT)
+    child.send("s" + ENTER)
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    url = child.after.strip()
+    assert browser.opened() == []
+    # the person opens it in a browser of their own: it redirects to mrtr's loopback listener
+    result = follow(url)
+    assert result["status"] == 200 and result["visited"][-1].startswith("http://127.0.0.1:")
+    assert finish(child) == 0
+    assert out.read_text().strip() == "echo: shown"
+    assert browser.opened() == []
+
+
+@pytest.mark.pty
+def test_cancel_at_the_consent_prompt_opens_nothing_and_exits_8(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=no", browser=browser)
+    child.expect(CONSENT)
+    child.send("n" + ENTER)
+    assert finish(child) == 8
+    assert out.read_text() == ""
+    assert browser.opened() == [] and server.stats()["authorizations"] == 0
+    assert store_files(tmp_path) == [] or all("access_token" not in p.read_text() for p in store_files(tmp_path))
+
+
+@pytest.mark.pty
+def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    url = child.after.strip()
+    child.expect(r"(?i)paste")
+    redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
+    # the person signs in in a browser elsewhere; its address bar ends at the redirect URI
+    result = follow(url, stop_at=redirect_uri)
+    assert result["stopped"] and result["stopped"].startswith(redirect_uri + "?")
+    child.send(result["stopped"] + ENTER)
+    assert finish(child) == 0
+    assert browser.opened() == []
+    assert server.stats()["grants"] == {"authorization_code": 1}
+    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=pasted")
+    assert call.code == 0, call.stderr
+    assert call.stdout.strip() == "echo: pasted"
+
+
+@pytest.mark.pty
+def test_a_pasted_url_with_the_wrong_state_is_refused(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    url = child.after.strip()
+    child.expect(r"(?i)paste")
+    redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
+    stopped = follow(url, stop_at=redirect_uri)["stopped"]
+    forged = re.sub(r"state=[^&]+", "state=forged", stopped)
+    child.send(forged + ENTER)
+    status = finish(child)
+    assert status == 8
+    assert server.stats()["token_requests"] == 0
+
+
+def test_auth_login_without_a_terminal_opens_the_browser_and_stores_the_sign_in(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    run = sign_in(tmp_path, server, browser)
+    assert run.stdout == ""
+    assert server.stats()["grants"] == {"authorization_code": 1}
+    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=ok")
+    assert call.code == 0 and call.stdout.strip() == "echo: ok", call.stderr
+
+
+def test_auth_login_scope_option_is_asked_for(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    sign_in(tmp_path, server, browser, "--scope", "mcp:read", "--scope", "mcp:admin")
+    assert set(authorize_params(browser)["scope"].split()) == {"mcp:read", "mcp:admin"}
+    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "admin_tool")
+    assert call.code == 0 and call.stdout.strip() == "admin ok", call.stderr
+
+
+def test_dynamic_registration_asks_for_a_native_client(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    sign_in(tmp_path, server, browser)
+    registered = server.stats()["registered"]
+    assert len(registered) == 1
+    assert registered[0].get("application_type") == "native"
+    assert all(urlsplit(u).hostname == "127.0.0.1" for u in registered[0]["redirect_uris"])
+
+
+def test_a_pre_registered_client_is_used_without_registering(tmp_path, oauth_server, browser):
+    server = oauth_server("--client-id", "pre-1", "--client-secret", "pre-secret-value", "--no-dcr",
+                          "--client-auth-method", "client_secret_post")
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", "pre-1",
+                   "--client-secret-env", "PRE_SECRET", browser=browser, env={"PRE_SECRET": "pre-secret-value"})
+    assert run.code == 0, run.stderr
+    stats = server.stats()
+    assert stats["registrations"] == 0
+    assert stats["token_log"][0]["client_id"] == "pre-1"
+    assert "pre-secret-value" not in run.stderr + run.stdout
+
+
+def test_no_client_identity_is_a_clear_error(tmp_path, oauth_server, browser):
+    server = oauth_server("--no-dcr")
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser)
+    assert run.code == 8, run.stderr
+    assert "--client-id" in run.stderr
+    assert "Traceback" not in run.stderr
+    assert browser.opened() == []
