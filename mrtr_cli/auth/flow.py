@@ -143,8 +143,9 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
 
 
 def _paste_in_background(env: Environment, listener: Loopback) -> None:
-    """Read pasted redirect URLs from the terminal until one is accepted (or the listener
-    gets the redirect itself)."""
+    """Read the pasted redirect URL from the terminal (the listener may get the redirect
+    itself meanwhile). An address without a code or error is asked for again; one whose
+    `state` is not this sign-in's ends it (exit 8): it belongs to another sign-in."""
 
     def read() -> None:
         while True:
@@ -153,10 +154,14 @@ def _paste_in_background(env: Environment, listener: Loopback) -> None:
             except Exception:  # noqa: BLE001 - end of input: the listener may still get it
                 return
             params = {k: v[0] for k, v in parse_qs(urlsplit(text).query, keep_blank_values=True).items()}
-            if listener.accept(params):
-                return
-            env.err("mrtr: that address is not the sign-in response mrtr waits for (its state differs); "
-                    "paste the whole address from the browser")
+            if "code" not in params and "error" not in params:
+                env.err("mrtr: that is not the address the browser was sent to (it has no code); "
+                        "paste the whole address")
+                continue
+            if not listener.accept(params):
+                listener.fail(AuthError("the pasted address does not belong to this sign-in (its state differs); "
+                                        "it was refused"))
+            return
 
     threading.Thread(target=read, name="mrtr-oauth-paste", daemon=True).start()
 

@@ -39,6 +39,7 @@ class Loopback:
         self.state = state
         self.path = path or "/callback/" + secrets.token_urlsafe(16)
         self._result: dict[str, str] | None = None
+        self._error: AuthError | None = None
         self._event = threading.Event()
         outer = self
 
@@ -82,11 +83,17 @@ class Loopback:
     def accept(self, params: dict[str, str]) -> bool:
         """Take an authorization response (query parameters) if its `state` is the flow's;
         the first one taken ends the wait. Also used for a pasted redirect URL."""
-        if not secrets.compare_digest(params.get("state", ""), self.state) or self._event.is_set():
+        if self._event.is_set() or not secrets.compare_digest(params.get("state", ""), self.state):
             return False
         self._result = params
         self._event.set()
         return True
+
+    def fail(self, error: AuthError) -> None:
+        """End the wait with `error` (e.g. a pasted address that is not this sign-in's)."""
+        if not self._event.is_set():
+            self._error = error
+            self._event.set()
 
     def wait(self, timeout: float) -> dict[str, str]:
         """The authorization response's parameters, waiting at most `timeout` seconds
@@ -103,6 +110,8 @@ class Loopback:
             if time.monotonic() >= end:
                 raise AuthError(f"no sign-in response within {timeout:g}s",
                                 hint="sign in again; MRTR_AUTH_WAIT sets how long mrtr waits")
+        if self._error is not None:
+            raise self._error
         assert self._result is not None
         return self._result
 

@@ -175,9 +175,8 @@ class OAuthClient:
             import shlex  # noqa: PLC0415
 
             hint += "".join(f" --scope {shlex.quote(x)}" for x in ch.scopes)
-            return AuthError(f"{self.label} needs more permission (scope {ch.scope}); sign in again to grant it",
-                             hint=f"run: {hint}")
-        return AuthError(f"{self.label} requires sign-in", hint=f"run: {hint}")
+            return AuthError(f"{self.label} needs more permission (scope {ch.scope}); to grant it, run: {hint}")
+        return AuthError(f"{self.label} requires sign-in; run: {hint}")
 
     def _select_scopes(self, ch: Challenge, server: AuthServer, held: list[str],
                        explicit: list[str] | None) -> list[str]:
@@ -229,7 +228,7 @@ class OAuthClient:
         s = self.settings
         server.check_pkce()  # before a client is registered or anything is opened
         state = secrets.token_urlsafe(32)
-        client = registration.preregistered(s) or registration.cimd_client(s, server)
+        client = registration.preregistered(s, server) or registration.cimd_client(s, server)
         listener = None
         if client is None:
             stored = entry.get("client")

@@ -19,14 +19,22 @@ from mrtr_cli.render.sanitize import sanitize
 CLIENT_NAME = "mrtr"
 
 
-def preregistered(settings: AuthSettings) -> dict[str, Any] | None:
-    """The pre-registered client of `settings`, or None."""
+def preregistered(settings: AuthSettings, server: AuthServer | None = None) -> dict[str, Any] | None:
+    """The pre-registered client of `settings`, or None. Without `--auth-method`, a client
+    with a secret authenticates the way the server lists first among `client_secret_basic`
+    and `client_secret_post` (basic when it lists neither: RFC 8414's default)."""
     if not settings.client_id:
         return None
     method = settings.auth_method
     if method is None:
-        method = ("private_key_jwt" if settings.private_key else
-                  "client_secret_basic" if settings.client_secret else "none")
+        if settings.private_key:
+            method = "private_key_jwt"
+        elif settings.client_secret:
+            supported = (server.metadata.get("token_endpoint_auth_methods_supported") if server else None) or []
+            listed = [m for m in supported if m in ("client_secret_basic", "client_secret_post")]
+            method = listed[0] if listed else "client_secret_basic"
+        else:
+            method = "none"
     client = {"client_id": settings.client_id, "token_endpoint_auth_method": method, "source": "pre-registered"}
     if settings.client_secret:
         client["client_secret"] = settings.client_secret
