@@ -265,7 +265,7 @@ class OAuthClient:
         stored_client = client if client.get("source") == "registered" else {
             k: v for k, v in client.items() if k != "client_secret"}
         self.store.update(server.issuer, client=stored_client, tokens=tokens, endpoints=_endpoints(server))
-        if not self.env.quiet:
+        if not self.env.quiet and not self.login:  # `auth login` says so itself
             self.env.err(f"mrtr: signed in to {self.label}")
         return self._remember(tokens)
 
