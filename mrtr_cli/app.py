@@ -39,6 +39,10 @@ class RunOptions:
     config: str | None = None
     headers: list[str] = field(default_factory=list)
     bearer_token_env: str | None = None
+    # OAuth (issue 13): a pre-registered client.
+    client_id: str | None = None
+    client_secret_env: str | None = None
+    client_secret_file: str | None = None
     json_mode: bool = False
     verbosity: int = 0
     quiet: bool = False

@@ -214,8 +214,7 @@ class OAuthClient:
         grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
                            signing_alg=s.signing_alg)
         tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=data.get("scope"))
-        stored_client = {k: v for k, v in client.items() if k != "client_secret"}
-        self.store.update(server.issuer, client=stored_client, tokens=tokens, endpoints=_endpoints(server))
+        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         return self._remember(tokens)
 
     def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], ch: Challenge) -> str:
@@ -230,18 +229,22 @@ class OAuthClient:
         state = secrets.token_urlsafe(32)
         client = registration.preregistered(s, server) or registration.cimd_client(s, server)
         listener = None
-        if client is None:
-            stored = entry.get("client")
-            if isinstance(stored, dict) and stored.get("source") == "registered":
+        stored = entry.get("client")
+        if client is None and isinstance(stored, dict) and stored.get("client_id"):
+            if stored.get("source") == "registered":
+                # A registered client is used again on the redirect URI it registered.
                 listener = _reuse_listener(state, stored, s.redirect_port)
                 if listener is not None:
                     client = stored
+            elif stored.get("source") in ("pre-registered", "cimd") and (
+                    stored.get("source") != "cimd" or server.metadata.get("client_id_metadata_document_supported")):
+                client = stored
         if listener is None:
             path = "/callback" if client is not None else None
             listener = Loopback(state, port=s.redirect_port, path=path)
         try:
             if client is None:
-                client = registration.register(self.http, server, listener.redirect_uri, scopes)
+                client = registration.register(self.http, server, listener.redirect_uri)
                 self.store.update(server.issuer, client=client, endpoints=_endpoints(server), current=False)
             if client.get("client_secret"):
                 self.env.add_secret(client["client_secret"])
@@ -262,9 +265,7 @@ class OAuthClient:
         grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
                            signing_alg=s.signing_alg)
         tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
-        stored_client = client if client.get("source") == "registered" else {
-            k: v for k, v in client.items() if k != "client_secret"}
-        self.store.update(server.issuer, client=stored_client, tokens=tokens, endpoints=_endpoints(server))
+        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         if not self.env.quiet and not self.login:  # `auth login` says so itself
             self.env.err(f"mrtr: signed in to {self.label}")
         return self._remember(tokens)
@@ -283,9 +284,10 @@ class OAuthClient:
             return None
         s = self.settings
         if client.get("source") == "client-credentials":
-            if not s.client_credentials or s.client_id != client.get("client_id"):
+            if s.client_credentials and s.client_id == client.get("client_id"):
+                client = _cc_client(s)  # the settings of this run win over the stored ones
+            elif client.get("token_endpoint_auth_method") == "private_key_jwt" and not s.private_key:
                 return None
-            client = _cc_client(s)
             data = {"grant_type": "client_credentials", "resource": endpoints.get("resource") or self.url}
             if tokens.get("scope"):
                 data["scope"] = tokens["scope"]
@@ -293,7 +295,7 @@ class OAuthClient:
             refresh = tokens.get("refresh_token")
             if not isinstance(refresh, str):
                 return None
-            if client.get("source") == "pre-registered" and s.client_secret and s.client_id == client["client_id"]:
+            if s.client_secret and s.client_id == client["client_id"]:
                 client["client_secret"] = s.client_secret
             data = {"grant_type": "refresh_token", "refresh_token": refresh,
                     "resource": endpoints.get("resource") or self.url}
@@ -348,7 +350,7 @@ def revoke_entry(http: Any, issuer: str, entry: dict[str, Any], settings: AuthSe
         return f"{issuer}: nothing to revoke"
     if not endpoint or not client.get("client_id"):
         return f"{issuer}: the server offers no revocation; the tokens were forgotten here"
-    if client.get("source") == "pre-registered" and settings.client_secret:
+    if settings.client_secret and settings.client_id == client.get("client_id"):
         client = {**client, "client_secret": settings.client_secret}
     done = []
     for hint in ("refresh_token", "access_token"):

@@ -61,7 +61,7 @@ def choose_auth_method(server: AuthServer) -> str:
     return "none"
 
 
-def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]) -> dict[str, Any]:
+def register(http: Any, server: AuthServer, redirect_uri: str) -> dict[str, Any]:
     """Register mrtr with the authorization server (RFC 7591).
 
     Raises:
@@ -83,8 +83,9 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
         "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
         "token_endpoint_auth_method": method, "application_type": "native",
     }
-    if scopes:
-        body["scope"] = " ".join(scopes)
+    # No `scope` (RFC 7591 section 2: optional): a client registered for the first
+    # sign-in's scopes only could not be stepped up later; each authorization request
+    # says what it asks for.
     try:
         resp = http.post(endpoint, json=body, headers={"Accept": "application/json"})
     except httpx.HTTPError as exc:

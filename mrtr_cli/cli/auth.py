@@ -44,25 +44,9 @@ def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, 
                        deadline=app.deadline())
 
 
-def _secret_from(env_var: str | None, path: str | None, app: Any) -> str | None:
-    if env_var and path:
-        raise UsageError("give one of --client-secret-env and --client-secret-file")
-    if env_var:
-        value = os.environ.get(env_var)
-        if not value:
-            raise UsageError(f"--client-secret-env {env_var}: that environment variable is empty or unset")
-        return value
-    if path:
-        return app.read_file(path).strip()
-    return None
-
-
 @auth_group.command("login")
 @click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="A scope to ask for (repeatable; a quoted list of several works too).")
 @click.option("--no-browser", is_flag=True, help="Print the sign-in URL instead of opening a browser; paste back the address the browser lands on.")
-@click.option("--client-id", metavar="ID", help="A client registered with the authorization server beforehand.")
-@click.option("--client-secret-env", metavar="VAR", help="Read that client's secret from environment variable VAR.")
-@click.option("--client-secret-file", metavar="PATH", help="Read that client's secret from PATH.")
 @click.option("--client-metadata-url", metavar="URL", help="Use the Client ID Metadata Document you host at URL as the client id.")
 @click.option("--redirect-port", type=click.IntRange(0, 65535), metavar="N", help="Listen for the redirect on 127.0.0.1:N (for servers that only accept a registered port).")
 @click.option("--client-credentials", is_flag=True, help="No person: the client credentials grant (with --client-id and a secret or --private-key-file).")
@@ -71,15 +55,15 @@ def _secret_from(env_var: str | None, path: str | None, app: Any) -> str | None:
 @click.option("--signing-alg", metavar="ALG", help="private_key_jwt: the JWS algorithm (default: from the key, e.g. RS256, ES256).")
 @global_options
 @click.pass_context
-def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, client_id: str | None,
-              client_secret_env: str | None, client_secret_file: str | None, client_metadata_url: str | None,
+def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
               redirect_port: int | None, client_credentials: bool, auth_method: str | None,
               private_key_file: str | None, signing_alg: str | None, **kw: Any) -> int:
     """Sign in to the server (--url URL or -s NAME) and store its tokens.
 
     \b
     Opens the browser at the server's authorization server (BROWSER is honoured) and
-    waits for it to come back to 127.0.0.1. Examples:
+    waits for it to come back to 127.0.0.1. A pre-registered client: --client-id ID with
+    --client-secret-env VAR or --client-secret-file PATH (global options). Examples:
       mrtr --url https://mcp.example.com/mcp auth login
       mrtr --url https://mcp.example.com/mcp auth login --no-browser      (over ssh)
       MRTR_CLIENT_SECRET=... mrtr -s ci auth login --client-credentials --client-id my-bot
@@ -89,8 +73,6 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
     overrides: dict[str, Any] = {
         "scopes": [p for s in scopes for p in s.split()],
         "no_browser": no_browser or None,
-        "client_id": client_id,
-        "client_secret": _secret_from(client_secret_env, client_secret_file, app),
         "client_metadata_url": client_metadata_url,
         "redirect_port": redirect_port,
         "grant": "client_credentials" if client_credentials else None,

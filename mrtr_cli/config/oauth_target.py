@@ -28,16 +28,42 @@ def login_hint(app: Any, target: Any) -> str:
     return f"mrtr {where} auth login"
 
 
+def option_settings(app: Any) -> dict[str, Any]:
+    """The global OAuth options (`--client-id`, `--client-secret-env VAR`,
+    `--client-secret-file PATH`) as `AuthSettings` attributes.
+
+    Raises:
+        UsageError: both secret options, an unset variable, an unreadable file.
+    """
+    import os  # noqa: PLC0415
+
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+    o = app.opts
+    secret = None
+    if o.client_secret_env and o.client_secret_file:
+        raise UsageError("give one of --client-secret-env and --client-secret-file")
+    if o.client_secret_env:
+        secret = os.environ.get(o.client_secret_env)
+        if not secret:
+            raise UsageError(f"--client-secret-env {o.client_secret_env}: that environment variable is empty or unset")
+    elif o.client_secret_file:
+        secret = app.read_file(o.client_secret_file).strip()
+        if not secret:
+            raise UsageError(f"--client-secret-file {o.client_secret_file}: the file is empty")
+    return {"client_id": o.client_id, "client_secret": secret}
+
+
 def target_settings(app: Any, target: Any, overrides: dict[str, Any] | None = None) -> AuthSettings:
-    """The settings for `target`: config entry, then environment, then `overrides`
-    (attributes of `AuthSettings` given on the command line).
+    """The settings for `target`: config entry, then environment, then the global OAuth
+    options, then `overrides` (attributes of `AuthSettings` given to `auth login`).
 
     Raises:
         UsageError: a bad value or combination (config/oauth.py `check_settings`).
     """
     s = copy.deepcopy(target.oauth) if target.oauth is not None else AuthSettings()
     apply_environment(s)
-    for key, value in (overrides or {}).items():
+    for key, value in [*option_settings(app).items(), *(overrides or {}).items()]:
         if value is not None and value != [] and hasattr(s, key):
             setattr(s, key, value)
     s.login_hint = login_hint(app, target)
