@@ -39,6 +39,10 @@ class RunOptions:
     config: str | None = None
     headers: list[str] = field(default_factory=list)
     bearer_token_env: str | None = None
+    # OAuth (issue 13): a pre-registered client.
+    client_id: str | None = None
+    client_secret_env: str | None = None
+    client_secret_file: str | None = None
     json_mode: bool = False
     verbosity: int = 0
     quiet: bool = False
@@ -391,7 +395,7 @@ class App:
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
         )
-        transport = transport or target.make_transport(self.env, self.tracer)
+        transport = transport or target.make_transport(self.env, self.tracer, self.authorizer(target))
         session: Session | None = None
         display = None
         try:
@@ -420,6 +424,13 @@ class App:
                 os._exit(int(ExitStatus.INTERRUPTED))
             if self._trace_file is not None:
                 self._trace_file.close()
+
+    def authorizer(self, target: Target) -> Any:
+        """The OAuth hook of an HTTP target (config/oauth_target.py), or None (stdio, or the
+        user sends an Authorization header of their own)."""
+        from mrtr_cli.config.oauth_target import make_authorizer  # noqa: PLC0415
+
+        return make_authorizer(self, target)
 
     def spawn_early(self, target: Target) -> None:
         """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next

@@ -27,7 +27,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 COMMAND_MODULES = {
     "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
-    "servers": "info", "task": "tasks", "batch": "batch", "completion": "completion",
+    "servers": "info", "task": "tasks", "batch": "batch", "completion": "completion", "auth": "auth",
 }
 
 

@@ -1,0 +1,402 @@
+"""The MCP authorization profile's rules, one by one (issue 13), against real HTTP servers on
+127.0.0.1 (a small scripted metadata server below; the end-to-end sign-in with a real
+authorization server is in test_auth_signin.py and the conformance suite).
+
+Spec: 2026-07-28 basic/authorization (scope selection, step-up, iss), its
+authorization-server-discovery page (URL orders, issuer check), security-considerations
+(PKCE), and the token store's promises (0600/0700, atomic writes, a lock across processes).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mrtr_cli.auth.challenge import Challenge, parse_challenge
+from mrtr_cli.auth.discovery import AuthServer, as_metadata_urls, discover, prm_urls, resource_allowed
+from mrtr_cli.auth.flow import AuthorizationRequest, build_request, check_response, pkce_pair
+from mrtr_cli.auth.loopback import Loopback
+from mrtr_cli.auth.manager import OAuthClient
+from mrtr_cli.auth.store import TokenStore
+from mrtr_cli.config.oauth import AuthSettings
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import AuthError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Scripted:
+    """An HTTP server on 127.0.0.1 answering GETs from `routes` ({path: (status, json)}; a
+    value may be a callable of the server giving the document) and recording every path."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, tuple[int, Any]] = {}
+        self.seen: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                outer.seen.append(self.path)
+                status, doc = outer.routes.get(self.path.split("?")[0], (404, {"error": "not_found"}))
+                body = json.dumps(doc(outer) if callable(doc) else doc).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def scripted() -> Iterator[Any]:
+    made: list[Scripted] = []
+
+    def make() -> Scripted:
+        made.append(Scripted())
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.close()
+
+
+@pytest.fixture
+def http() -> Iterator[httpx.Client]:
+    with httpx.Client(follow_redirects=False, timeout=30) as client:
+        yield client
+
+
+def as_doc(issuer: str, **extra: Any) -> dict[str, Any]:
+    return {"issuer": issuer, "authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token",
+            "code_challenge_methods_supported": ["S256"], **extra}
+
+
+# ---------------------------------------------------------------------- discovery order
+def test_protected_resource_metadata_urls_in_the_spec_order():
+    assert prm_urls("https://mcp.example.com/public/mcp", "https://mcp.example.com/meta") == [
+        "https://mcp.example.com/meta",
+        "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp",
+        "https://mcp.example.com/.well-known/oauth-protected-resource"]
+    assert prm_urls("https://mcp.example.com", None) == ["https://mcp.example.com/.well-known/oauth-protected-resource"]
+
+
+def test_authorization_server_metadata_urls_in_the_spec_order():
+    assert as_metadata_urls("https://auth.example.com/tenant1") == [
+        "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+        "https://auth.example.com/.well-known/openid-configuration/tenant1",
+        "https://auth.example.com/tenant1/.well-known/openid-configuration"]
+    assert as_metadata_urls("https://auth.example.com") == [
+        "https://auth.example.com/.well-known/oauth-authorization-server",
+        "https://auth.example.com/.well-known/openid-configuration"]
+
+
+def test_discovery_falls_back_in_order_and_finds_an_issuer_with_a_path(scripted, http):
+    mcp, auth = scripted(), scripted()
+    issuer = auth.base + "/tenant1"
+    mcp.routes["/.well-known/oauth-protected-resource"] = (200, {"resource": mcp.base + "/mcp",
+                                                                 "authorization_servers": [issuer]})
+    auth.routes["/tenant1/.well-known/openid-configuration"] = (200, as_doc(issuer))
+    server = discover(http, mcp.base + "/mcp", mcp.base + "/custom-metadata")
+    assert server.issuer == issuer and server.resource == mcp.base + "/mcp"
+    assert mcp.seen == ["/custom-metadata", "/.well-known/oauth-protected-resource/mcp",
+                        "/.well-known/oauth-protected-resource"]
+    assert auth.seen == ["/.well-known/oauth-authorization-server/tenant1", "/.well-known/openid-configuration/tenant1",
+                         "/tenant1/.well-known/openid-configuration"]
+
+
+def test_the_challenge_metadata_url_is_used_first_and_alone_when_it_answers(scripted, http):
+    mcp, auth = scripted(), scripted()
+    mcp.routes["/meta"] = (200, {"resource": mcp.base + "/mcp", "authorization_servers": [auth.base]})
+    auth.routes["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.base))
+    discover(http, mcp.base + "/mcp", mcp.base + "/meta")
+    assert mcp.seen == ["/meta"]
+    assert auth.seen == ["/.well-known/oauth-authorization-server"]
+
+
+def test_a_resource_that_is_another_server_is_refused_before_any_authorization_server_request(scripted, http):
+    mcp, auth = scripted(), scripted()
+    mcp.routes["/.well-known/oauth-protected-resource/mcp"] = (
+        200, {"resource": "https://elsewhere.example/mcp", "authorization_servers": [auth.base]})
+    with pytest.raises(AuthError, match="names another resource"):
+        discover(http, mcp.base + "/mcp", None)
+    assert auth.seen == []
+
+
+@pytest.mark.parametrize(("server", "resource", "ok"), [
+    ("https://a.example/mcp", "https://a.example/mcp", True),
+    ("https://a.example/mcp", "https://a.example", True),        # a parent path
+    ("https://A.EXAMPLE/mcp", "https://a.example/mcp", True),    # scheme and host case
+    ("https://a.example/mcp", "https://a.example/other", False),
+    ("https://a.example/mcpx", "https://a.example/mcp", False),  # not a path prefix by segment
+    ("https://a.example/mcp", "https://b.example/mcp", False),
+    ("https://a.example/mcp", "http://a.example/mcp", False),
+])
+def test_resource_match(server, resource, ok):
+    assert resource_allowed(server, resource) is ok
+
+
+def test_an_issuer_differing_from_its_metadata_url_is_refused(scripted, http):
+    mcp, auth = scripted(), scripted()
+    mcp.routes["/.well-known/oauth-protected-resource/mcp"] = (200, {"authorization_servers": [auth.base]})
+    auth.routes["/.well-known/oauth-authorization-server"] = (200, as_doc("https://honest.example"))
+    with pytest.raises(AuthError, match="names the issuer"):
+        discover(http, mcp.base + "/mcp", None)
+
+
+def test_a_2025_03_26_server_without_resource_metadata_uses_its_origin(scripted, http):
+    mcp = scripted()
+    server = discover(http, mcp.base + "/mcp", None)  # nothing served at all: the default endpoints
+    assert server.legacy and server.issuer == mcp.base
+    assert server.endpoint("authorization_endpoint") == mcp.base + "/authorize"
+    assert server.endpoint("token_endpoint") == mcp.base + "/token"
+    assert server.endpoint("registration_endpoint") == mcp.base + "/register"
+    assert "/.well-known/oauth-authorization-server" in mcp.seen
+
+
+def test_a_resource_metadata_server_error_does_not_fall_back_to_2025_03_26(scripted, http):
+    mcp = scripted()
+    mcp.routes["/.well-known/oauth-protected-resource/mcp"] = (503, {"error": "busy"})
+    with pytest.raises(AuthError, match="HTTP 503"):
+        discover(http, mcp.base + "/mcp", None)
+
+
+# ---------------------------------------------------------------------- PKCE, state, iss
+def test_pkce_pair_is_s256_of_a_long_random_verifier():
+    verifier, challenge = pkce_pair()
+    assert 43 <= len(verifier) <= 128
+    expected = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    assert challenge == expected
+    assert pkce_pair()[0] != verifier
+
+
+def test_no_sign_in_without_advertised_s256():
+    server = AuthServer(issuer="https://auth.example", metadata=as_doc("https://auth.example",
+                        code_challenge_methods_supported=["plain"]), resource="https://mcp.example/mcp")
+    with pytest.raises(AuthError, match="S256"):
+        build_request(server, "client", "http://127.0.0.1:1/cb", [], "state")
+    del server.metadata["code_challenge_methods_supported"]
+    with pytest.raises(AuthError, match="S256"):
+        build_request(server, "client", "http://127.0.0.1:1/cb", [], "state")
+
+
+def test_the_authorization_request_carries_pkce_state_resource_and_scope():
+    from urllib.parse import parse_qs, urlsplit
+
+    server = AuthServer(issuer="https://auth.example", metadata=as_doc("https://auth.example"),
+                        resource="https://mcp.example/mcp")
+    req = build_request(server, "cid", "http://127.0.0.1:5/cb", ["a", "b"], "the-state")
+    q = {k: v[0] for k, v in parse_qs(urlsplit(req.url).query).items()}
+    assert q["code_challenge_method"] == "S256" and q["state"] == "the-state"
+    assert q["resource"] == "https://mcp.example/mcp" and q["scope"] == "a b" and q["response_type"] == "code"
+    assert "scope" not in parse_qs(urlsplit(build_request(server, "cid", "http://x/cb", [], "s").url).query)
+
+
+def _req(iss_required: bool) -> AuthorizationRequest:
+    return AuthorizationRequest(url="", state="s", verifier="v", redirect_uri="r", issuer="https://auth.example",
+                                iss_required=iss_required)
+
+
+@pytest.mark.parametrize(("advertised", "iss", "ok"), [
+    (True, "https://auth.example", True),
+    (True, None, False),
+    (False, "https://auth.example", True),
+    (False, None, True),
+    (False, "https://evil.example", False),   # compared even when not advertised
+    (True, "https://auth.example/", False),   # no normalization
+    (True, "HTTPS://auth.example", False),
+])
+def test_iss_rules(advertised, iss, ok):
+    params = {"code": "c", "state": "s", **({"iss": iss} if iss is not None else {})}
+    if ok:
+        assert check_response(_req(advertised), params) == "c"
+    else:
+        with pytest.raises(AuthError):
+            check_response(_req(advertised), params)
+
+
+def test_an_error_from_another_issuer_is_not_shown():
+    params = {"error": "access_denied", "error_description": "CLICK-EVIL-LINK", "iss": "https://evil.example"}
+    with pytest.raises(AuthError) as info:
+        check_response(_req(False), params)
+    assert "CLICK-EVIL-LINK" not in info.value.message and "access_denied" not in info.value.message
+
+
+def _get(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_the_loopback_ignores_a_wrong_state_and_a_wrong_path():
+    listener = Loopback("right-state")
+    try:
+        assert listener.redirect_uri.startswith("http://127.0.0.1:")
+        assert len(listener.path) > 20  # unguessable
+        assert _get(f"http://127.0.0.1:{listener.port}/callback?state=right-state&code=x") == 404
+        assert _get(listener.redirect_uri + "?state=wrong&code=evil") == 400
+        assert _get(listener.redirect_uri + "?state=right-state&code=good") == 200
+        assert listener.wait(30)["code"] == "good"
+        assert _get(listener.redirect_uri + "?state=right-state&code=late") == 400  # one response only
+    finally:
+        listener.close()
+
+
+# ---------------------------------------------------------------------- scopes
+def _client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: Any) -> OAuthClient:
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    return OAuthClient("https://mcp.example/mcp", AuthSettings(**settings), Environment())
+
+
+def _server(prm_scopes: list[str] | None = None, as_scopes: list[str] | None = None) -> AuthServer:
+    prm = {"authorization_servers": ["https://auth.example"]}
+    if prm_scopes is not None:
+        prm["scopes_supported"] = prm_scopes
+    meta = as_doc("https://auth.example", **({"scopes_supported": as_scopes} if as_scopes is not None else {}))
+    return AuthServer(issuer="https://auth.example", metadata=meta, resource="https://mcp.example/mcp",
+                      resource_metadata=prm)
+
+
+def test_scope_selection_order(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    challenged = parse_challenge(401, 'Bearer scope="files:read"')
+    assert c._select_scopes(challenged, _server(["a", "b"]), [], None) == ["files:read"]
+    assert c._select_scopes(Challenge(401), _server(["a", "b"]), [], None) == ["a", "b"]
+    assert c._select_scopes(Challenge(401), _server(None, ["x", "y"]), [], None) == []  # none: omit scope
+
+
+def test_offline_access_only_when_the_authorization_server_lists_it(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    assert c._select_scopes(Challenge(401), _server(["a"], ["a", "offline_access"]), [], None) == ["a", "offline_access"]
+    assert c._select_scopes(Challenge(401), _server(["a"], ["a"]), [], None) == ["a"]
+    cc = _client(tmp_path, monkeypatch, grant="client_credentials", client_id="x", client_secret="y")
+    assert cc._select_scopes(Challenge(401), _server(["a"], ["a", "offline_access"]), [], None) == ["a"]
+
+
+def test_step_up_asks_for_the_union_of_held_and_challenged_scopes(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    ch = parse_challenge(403, 'Bearer error="insufficient_scope", scope="files:write"')
+    assert ch.insufficient_scope
+    assert c._select_scopes(ch, _server(["files:read"]), ["files:read"], None) == ["files:read", "files:write"]
+
+
+def test_step_up_stops_after_three(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    c.env.no_input = True  # nobody here: each step-up ends at "sign in again", counted first
+    header = 'Bearer error="insufficient_scope", scope="admin"'
+    for _ in range(3):
+        with pytest.raises(AuthError, match="scope admin"):
+            c.on_challenge(403, header, "tok")
+    with pytest.raises(AuthError, match="after 3 step-up"):
+        c.on_challenge(403, header, "tok")
+
+
+def test_a_plain_403_is_no_challenge(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    assert c.on_challenge(403, 'Bearer error="invalid_token"', "tok") is None
+
+
+@pytest.mark.parametrize(("header", "want"), [
+    ('Bearer resource_metadata="https://m/x", scope="a b"', ("https://m/x", "a b", None)),
+    ('Bearer error="insufficient_scope", scope="w", error_description="need \\"w\\""', (None, "w", "insufficient_scope")),
+    ('Basic realm="x", Bearer scope=read', (None, "read", None)),
+    ('Bearer realm="r"', (None, None, None)),
+])
+def test_challenge_parsing(header, want):
+    ch = parse_challenge(401, header)
+    assert (ch.resource_metadata, ch.scope, ch.error) == want
+
+
+# ---------------------------------------------------------------------- the token store
+def test_the_store_is_private_and_written_atomically(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    store = TokenStore("https://mcp.example/mcp")
+    store.update("https://auth.example", tokens={"access_token": "at-1"})
+    store.update("https://auth.example", tokens={"access_token": "at-2"})
+    folder = Path(store.path).parent
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
+    assert sorted(p.name for p in folder.iterdir()) == [Path(store.path).name]  # no temporary file left
+    assert store.entry()["tokens"]["access_token"] == "at-2"
+
+
+def test_tokens_are_kept_per_issuer(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    store = TokenStore("https://mcp.example/mcp")
+    store.update("https://as1.example", client={"client_id": "one"}, tokens={"access_token": "a1"})
+    store.update("https://as2.example", client={"client_id": "two"}, tokens={"access_token": "a2"})
+    assert store.entry()["client"]["client_id"] == "two"
+    assert store.entry("https://as1.example")["client"]["client_id"] == "one"
+    assert TokenStore("HTTPS://MCP.EXAMPLE/mcp").path == store.path  # the canonical URI names the file
+    assert TokenStore("https://mcp.example/other").path != store.path
+
+
+HOLDER = """
+import sys
+from mrtr_cli.auth.store import TokenStore
+store = TokenStore(sys.argv[1])
+with store.locked():
+    print("locked", flush=True)
+    sys.stdin.readline()
+print("released", flush=True)
+"""
+
+
+def test_the_lock_is_held_across_processes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, "https://mcp.example/mcp"], env=env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        store = TokenStore("https://mcp.example/mcp")
+        with pytest.raises(AuthError, match="locked"), store.locked(timeout=0.2):
+            pass
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "released"
+        with store.locked(timeout=30):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_keyring_without_a_keychain_falls_back_to_the_file_store_with_a_note(tmp_path, monkeypatch):
+    pytest.importorskip("keyring")
+    from mrtr_cli.auth.store import _keyring
+
+    if _keyring() is not None:
+        pytest.skip("this machine has an OS keychain")
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    notes: list[str] = []
+    store = TokenStore("https://mcp.example/mcp", backend="keyring", note=notes.append)
+    assert store.backend == "file" and "keychain" in notes[0]
+    store.update("https://auth.example", tokens={"access_token": "at"})
+    assert json.loads(Path(store.path).read_text())["issuers"]["https://auth.example"]["tokens"]["access_token"] == "at"
