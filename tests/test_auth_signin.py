@@ -55,7 +55,7 @@ def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(
     params = authorize_params(browser)
     assert params["code_challenge_method"] == "S256" and params["code_challenge"] and params["state"]
     assert params["resource"] == server.mcp_url
-    assert "mcp:read" in params.get("scope", "").split()
+    assert params.get("scope", "").split() == ["mcp:read"]  # the challenge's scope (no offline_access: not listed)
     redirect = urlsplit(params["redirect_uri"])
     assert redirect.hostname == "127.0.0.1" and redirect.port
     last = browser.wait_finished()
@@ -64,6 +64,10 @@ def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(
     stats = server.stats()
     assert stats["grants"] == {"authorization_code": 1}
     assert all(entry["resource"] == server.mcp_url for entry in stats["token_log"])
+    # the request that got 401 was sent again, once, with the token; the call itself went once
+    sent = [(r["method"], bool(r["authorization"])) for r in stats["mcp_requests"]]
+    assert sent[0][1] is False and sent[1] == (sent[0][0], True), sent
+    assert [r["authorization"] != "" for r in stats["mcp_requests"] if r["tool"] == "echo"] == [True]
 
     # the second call: the stored token, no prompt, no browser, no token request
     again = run_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=again", browser=browser)
@@ -280,3 +284,32 @@ def test_ctrl_c_while_waiting_for_the_browser_exits_130(tmp_path, oauth_server, 
     assert finish(child) == 130
     assert out.read_text() == ""
     assert server.stats()["token_requests"] == 0
+
+
+def test_without_a_challenge_scope_the_metadata_scopes_are_asked_for(tmp_path, oauth_server, browser):
+    server = oauth_server("--no-challenge-scope")
+    sign_in(tmp_path, server, browser)
+    assert authorize_params(browser)["scope"].split() == ["mcp:read", "mcp:admin"]
+
+
+def test_a_batch_without_a_token_exits_8_and_opens_nothing(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    lines = "".join('{"id": %d, "call": "echo", "arguments": {"text": "x"}}\n' % i for i in range(3))
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "batch", "-", input=lines, browser=browser)
+    assert run.code == 8, run.stderr
+    assert login_hint(server.mcp_url) in run.stderr
+    assert browser.opened() == [] and server.stats()["authorizations"] == 0
+
+
+def test_login_and_calls_by_server_name(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    config = tmp_path / "servers.json"
+    config.write_text('{"mcpServers": {"guarded": {"type": "http", "url": "%s"}}}' % server.mcp_url)
+    login = run_mrtr(tmp_path, "--config", str(config), "-s", "guarded", "auth", "login", browser=browser)
+    assert login.code == 0, login.stderr
+    call = run_mrtr(tmp_path, "--config", str(config), "-s", "guarded", "--no-input", "call", "echo", "text=n")
+    assert call.code == 0 and call.stdout.strip() == "echo: n", call.stderr
+    # the same sign-in serves the URL itself
+    by_url = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=u")
+    assert by_url.code == 0, by_url.stderr
+    assert server.stats()["token_requests"] == 1
