@@ -43,6 +43,7 @@ Command line (all optional):
                         none|client_secret_basic|client_secret_post|private_key_jwt,
                         --client-public-key PEM for private_key_jwt, --client-credentials to allow
                         the client_credentials grant for it)
+  --public-client ID    another pre-registered public client (no secret); repeatable
   --no-dcr              no dynamic client registration
   --no-revocation       no revocation endpoint
   --no-iss              no `iss` on the authorization response (nor advertised)
@@ -117,6 +118,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-challenge-scope", action="store_true")
     p.add_argument("--offline-access", action="store_true")
     p.add_argument("--client-id")
+    p.add_argument("--public-client", action="append", default=[])
     p.add_argument("--client-secret")
     p.add_argument("--client-auth-method", default=None)
     p.add_argument("--client-public-key")
@@ -395,10 +397,14 @@ class TokenEndpoint:
 
 
 def preregister(provider: InMemoryProvider, args: argparse.Namespace) -> None:
+    grants = ["authorization_code"] + ([] if args.no_refresh else ["refresh_token"])
+    for client_id in args.public_client:
+        provider.clients[client_id] = LoopbackClient(
+            client_id=client_id, token_endpoint_auth_method="none", redirect_uris=[AnyUrl("http://127.0.0.1/callback")],
+            grant_types=grants, response_types=["code"], scope=args.scopes)
     if not args.client_id:
         return
     method = args.client_auth_method or ("client_secret_basic" if args.client_secret else "none")
-    grants = ["authorization_code"] + ([] if args.no_refresh else ["refresh_token"])
     if args.client_credentials:
         grants.append("client_credentials")
     provider.clients[args.client_id] = LoopbackClient(
