@@ -333,3 +333,18 @@ def test_a_batch_at_a_terminal_signs_in_once_and_continues_its_lines(tmp_path, o
     assert [(r["id"], r["exitCode"], r["result"]["content"][0]["text"]) for r in records] == [
         (0, 0, "echo: b0"), (1, 0, "echo: b1"), (2, 0, "echo: b2")]
     assert server.stats()["grants"] == {"authorization_code": 1} and len(browser.opened()) == 1
+
+
+@pytest.mark.pty
+def test_server_text_in_the_consent_prompt_is_sanitized(tmp_path, oauth_server, browser):
+    from pathlib import Path
+
+    server = oauth_server("--no-challenge-scope", "--scopes", "mcp:read \x1b]0;pwned\x07 \x1b[2Jwiped")
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=x", browser=browser)
+    child.expect(CONSENT)
+    child.send("n" + ENTER)
+    assert finish(child) == 8
+    shown = Path(child.logfile_read.name).read_text()
+    assert "mcp:read" in shown
+    assert "\x1b]0;pwned" not in shown and "\x1b[2J" not in shown
+    assert browser.opened() == []
