@@ -275,3 +275,17 @@ def test_the_private_list_cache_is_kept_per_sign_in(tmp_path, oauth_server, brow
         assert run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout").code == 0
     private = sorted(p.name for p in (state_dir(tmp_path) / "cache").rglob("tools_list.private-*.json"))
     assert len(private) == 2, private
+
+
+def test_the_keyring_store_falls_back_to_the_file_store_with_a_note_where_there_is_no_keychain(
+        tmp_path, oauth_server, browser):
+    pytest.importorskip("keyring")
+    server = oauth_server()
+    env = {"MRTR_TOKEN_STORE": "keyring", "DBUS_SESSION_BUS_ADDRESS": "", "PYTHON_KEYRING_BACKEND":
+           "keyring.backends.fail.Keyring"}
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=env)
+    assert login.code == 0, login.stderr
+    assert "keyring" in login.stderr.lower() or "keychain" in login.stderr.lower()
+    assert store_files(tmp_path)
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=k", env=env)
+    assert run.code == 0 and run.stdout.strip() == "echo: k", run.stderr
