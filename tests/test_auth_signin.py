@@ -159,14 +159,20 @@ def test_cancel_at_the_consent_prompt_opens_nothing_and_exits_8(tmp_path, oauth_
     assert store_files(tmp_path) == [] or all("access_token" not in p.read_text() for p in store_files(tmp_path))
 
 
-@pytest.mark.pty
-def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
-    server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
+def start_paste_login(tmp_path, server, browser):
+    """`auth login --no-browser` in a pty, up to its paste prompt: (child, the authorization
+    URL it printed, that URL's redirect_uri)."""
+    child, _ = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
     child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     child.expect(r"(?i)paste")
-    redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
+    return child, url, dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
+
+
+@pytest.mark.pty
+def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, url, redirect_uri = start_paste_login(tmp_path, server, browser)
     # the person signs in in a browser elsewhere; its address bar ends at the redirect URI
     result = follow(url, stop_at=redirect_uri)
     assert result["stopped"] and result["stopped"].startswith(redirect_uri + "?")
@@ -182,11 +188,7 @@ def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
 @pytest.mark.pty
 def test_a_pasted_url_with_the_wrong_state_is_refused(tmp_path, oauth_server, browser):
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
-    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
-    url = child.after.strip()
-    child.expect(r"(?i)paste")
-    redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
+    child, url, redirect_uri = start_paste_login(tmp_path, server, browser)
     stopped = follow(url, stop_at=redirect_uri)["stopped"]
     forged = re.sub(r"state=[^&]+", "state=forged", stopped)
     child.send(forged + ENTER)

@@ -67,26 +67,17 @@ def test_a_token_the_server_no_longer_takes_is_refreshed_silently(tmp_path, oaut
     assert len(browser.opened()) == 1
 
 
-def test_a_refresh_that_fails_without_a_terminal_exits_8(tmp_path, oauth_server, browser):
-    server = oauth_server()
+@pytest.mark.parametrize("why", ["refresh token refused", "no refresh token"])
+def test_a_token_that_cannot_be_renewed_without_a_terminal_exits_8(tmp_path, oauth_server, browser, why):
+    server = oauth_server(*(["--no-refresh"] if why == "no refresh token" else []))
     sign_in(tmp_path, server, browser)
     expire_stored_tokens(tmp_path)
     server.drop_refresh_tokens()
-    run = call(tmp_path, server, "echo", "text=x", browser=browser)
-    assert run.code == 8, run.stderr
-    assert login_hint(server.mcp_url) in run.stderr
-    assert "Traceback" not in run.stderr and run.stdout == ""
-    assert len(browser.opened()) == 1
-
-
-def test_an_expired_token_without_refresh_token_exits_8_without_a_terminal(tmp_path, oauth_server, browser):
-    server = oauth_server("--no-refresh")
-    sign_in(tmp_path, server, browser)
-    expire_stored_tokens(tmp_path)
     server.expire_tokens()
     run = call(tmp_path, server, "echo", "text=x", browser=browser)
     assert run.code == 8, run.stderr
     assert login_hint(server.mcp_url) in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
     assert len(browser.opened()) == 1
 
 
