@@ -216,6 +216,7 @@ def mrtr_env(tmp_path: Path, browser: Browser | None = None, **extra: str) -> di
     from tests.conftest import clean_env
 
     env = clean_env(tmp_path, extra)
+    env.setdefault("MRTR_AUTH_WAIT", "60")  # a sign-in that never comes back fails in a minute, not five
     if browser is not None:
         env.update(browser.env)
     else:

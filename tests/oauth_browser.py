@@ -11,6 +11,9 @@ Environment:
   "location"}` per page fetched, then `{"event": "done", "status", "body"}` (the final page's
   status and first 500 characters) or `{"event": "error", "error": ...}`.
 - `OAUTH_BROWSER_WAIT=1`: do the visits in the foreground (the launcher returns when done).
+- `OAUTH_BROWSER_FORGE_FIRST=1`: before following a redirect that carries `state`, first visit
+  the same URL with `state=forged` (as another page might), recorded as
+  `{"event": "forged", "url", "status"}`.
 - `OAUTH_BROWSER_STOP_AT=PREFIX`: do not visit a redirect whose URL starts with PREFIX (such as
   `http://127.0.0.1`): record it as `{"event": "stopped", "url": ...}` and end there; this is
   what a person using `--no-browser` copies from the address bar.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -54,6 +58,7 @@ def follow(url: str, *, stop_at: str | None = None, record: str | None = None) -
     import httpx
 
     visited: list[str] = []
+    forge = os.environ.get("OAUTH_BROWSER_FORGE_FIRST") == "1"
     with httpx.Client(timeout=TIMEOUT, follow_redirects=False) as client:
         current = url
         for _ in range(MAX_HOPS):
@@ -68,6 +73,12 @@ def follow(url: str, *, stop_at: str | None = None, record: str | None = None) -
                 log(record, event="visit", url=current, status=response.status_code, location=location)
             if response.is_redirect and location:
                 current = str(response.url.join(location))
+                if forge and "state=" in current:
+                    forge = False
+                    forged = re.sub(r"state=[^&]*", "state=forged", current)
+                    status = client.get(forged).status_code
+                    if record:
+                        log(record, event="forged", url=forged, status=status)
                 continue
             return {"visited": visited, "stopped": None, "status": response.status_code,
                     "body": response.text[:500]}

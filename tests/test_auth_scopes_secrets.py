@@ -129,12 +129,11 @@ def test_no_token_or_client_secret_in_any_output_of_a_signed_in_run(tmp_path, oa
     secret = "cs-" + "7" * 24
     server = oauth_server("--client-id", "confidential-1", "--client-secret", secret,
                           "--client-auth-method", "client_secret_post")
-    env = {"CLIENT_SECRET": secret}
+    env = {"MRTR_CLIENT_ID": "confidential-1", "MRTR_CLIENT_SECRET": secret}
     outputs: dict[str, str] = {}
     trace = tmp_path / "trace.jsonl"
     # the signing-in run itself, at a terminal, traced
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "confidential-1",
-                            "--client-secret-env", "CLIENT_SECRET", "-vv", "--trace", str(trace),
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "-vv", "--trace", str(trace),
                             "call", "echo", "text=one", browser=browser, env=env)
     child.expect(CONSENT)
     child.send("y\r")

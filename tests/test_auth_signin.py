@@ -98,7 +98,9 @@ def test_without_a_person_no_token_exits_8_naming_the_login_command(tmp_path, oa
     assert run.code == 8, run.stderr
     assert run.stdout == ""
     assert login_hint(server.mcp_url) in run.stderr
-    assert len(run.stderr.strip().splitlines()) == 1, run.stderr  # "one line naming the command"
+    # "one line naming the command": the error and that line, nothing more
+    assert len(run.stderr.strip().splitlines()) <= 2, run.stderr
+    assert sum(login_hint(server.mcp_url) in line for line in run.stderr.splitlines()) == 1
     assert browser.opened() == []
     stats = server.stats()
     assert stats["authorizations"] == 0 and stats["token_requests"] == 0
@@ -130,7 +132,7 @@ def test_show_the_url_instead_of_opening_a_browser(tmp_path, oauth_server, brows
     child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=shown", browser=browser)
     child.expect(CONSENT)
     child.send("s" + ENTER)
-    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     assert browser.opened() == []
     # the person opens it in a browser of their own: it redirects to mrtr's loopback listener
@@ -157,7 +159,7 @@ def test_cancel_at_the_consent_prompt_opens_nothing_and_exits_8(tmp_path, oauth_
 def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
     server = oauth_server()
     child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
-    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     child.expect(r"(?i)paste")
     redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
@@ -177,7 +179,7 @@ def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
 def test_a_pasted_url_with_the_wrong_state_is_refused(tmp_path, oauth_server, browser):
     server = oauth_server()
     child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
-    child.expect(re.escape(server.issuer) + r"/authorize\?\S+")
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     child.expect(r"(?i)paste")
     redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
@@ -234,3 +236,47 @@ def test_no_client_identity_is_a_clear_error(tmp_path, oauth_server, browser):
     assert "--client-id" in run.stderr
     assert "Traceback" not in run.stderr
     assert browser.opened() == []
+
+
+def test_the_redirect_port_option_is_used(tmp_path, oauth_server, browser):
+    from tests.conftest import free_port
+
+    server = oauth_server()
+    port = free_port()
+    sign_in(tmp_path, server, browser, "--redirect-port", str(port))
+    assert urlsplit(authorize_params(browser)["redirect_uri"]).port == port
+
+
+def test_a_callback_with_the_wrong_state_is_ignored_and_the_right_one_still_taken(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser,
+                   env={"OAUTH_BROWSER_FORGE_FIRST": "1"})
+    assert run.code == 0, run.stderr
+    forged = [e for e in browser.events() if e["event"] == "forged"]
+    assert forged and forged[0]["status"] >= 400
+    assert browser.wait_finished()["status"] == 200
+    assert server.stats()["grants"] == {"authorization_code": 1}
+
+
+def test_a_sign_in_that_never_comes_back_gives_up_with_exit_8(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser,
+                   env={"OAUTH_BROWSER_STOP_AT": "http://127.0.0.1", "MRTR_AUTH_WAIT": "2"})
+    assert run.code == 8, run.stderr
+    assert "Traceback" not in run.stderr
+    assert browser.wait_finished()["event"] == "stopped"
+    assert server.stats()["token_requests"] == 0
+
+
+@pytest.mark.pty
+def test_ctrl_c_while_waiting_for_the_browser_exits_130(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=x", browser=browser,
+                            env={"OAUTH_BROWSER_STOP_AT": "http://127.0.0.1"})
+    child.expect(CONSENT)
+    child.send("y" + ENTER)
+    assert browser.wait_finished()["event"] == "stopped"
+    child.sendintr()
+    assert finish(child) == 130
+    assert out.read_text() == ""
+    assert server.stats()["token_requests"] == 0
