@@ -400,3 +400,33 @@ def test_keyring_without_a_keychain_falls_back_to_the_file_store_with_a_note(tmp
     assert store.backend == "file" and "keychain" in notes[0]
     store.update("https://auth.example", tokens={"access_token": "at"})
     assert json.loads(Path(store.path).read_text())["issuers"]["https://auth.example"]["tokens"]["access_token"] == "at"
+
+
+# ---------------------------------------------------------------------- config entries
+def _entry_settings(entry: dict[str, Any], allowed: bool) -> AuthSettings | None:
+    from mrtr_cli.config.oauth import from_config_entry
+
+    return from_config_entry(entry, where="cfg: server 'x'", allowed=allowed, expand=lambda t: t)
+
+
+def test_a_config_entry_carries_oauth_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORK_SECRET", "s3cret-value")
+    key = tmp_path / "key.pem"
+    key.write_text("PEM")
+    s = _entry_settings({"url": "https://x/mcp", "oauth": {
+        "clientId": "cid", "clientSecret": "env:WORK_SECRET", "scopes": ["a", "b c"], "redirectPort": 33418,
+        "grantType": "client_credentials", "tokenEndpointAuthMethod": "client_secret_post",
+        "privateKeyFile": str(key)}}, allowed=True)
+    assert (s.client_id, s.client_secret, s.scopes, s.redirect_port) == ("cid", "s3cret-value", ["a", "b", "c"], 33418)
+    assert s.client_credentials and s.auth_method == "client_secret_post" and s.private_key == "PEM"
+    assert _entry_settings({"url": "https://x/mcp"}, allowed=True) is None
+
+
+def test_a_project_config_cannot_read_secrets_or_keys_without_expand_env(tmp_path):
+    from mrtr_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match="clientSecret env:"):
+        _entry_settings({"oauth": {"clientId": "c", "clientSecret": "env:HOME"}}, allowed=False)
+    with pytest.raises(UsageError, match="privateKeyFile"):
+        _entry_settings({"oauth": {"clientId": "c", "privateKeyFile": str(tmp_path / "k.pem")}}, allowed=False)
+    assert _entry_settings({"oauth": {"clientId": "c", "clientSecret": "literal"}}, allowed=False).client_secret == "literal"

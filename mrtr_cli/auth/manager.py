@@ -248,6 +248,9 @@ class OAuthClient:
                 self.store.update(server.issuer, client=client, endpoints=_endpoints(server), current=False)
             if client.get("client_secret"):
                 self.env.add_secret(client["client_secret"])
+            grants_of = client.get("grant_types")
+            if isinstance(grants_of, list) and "refresh_token" not in grants_of and "offline_access" in scopes:
+                scopes = [x for x in scopes if x != "offline_access"]  # no refresh for this client
             req = flow.build_request(server, client["client_id"], listener.redirect_uri, scopes, state)
             ask = not self.login
             paused = self.deadline.paused() if self.deadline is not None else contextlib.nullcontext()
