@@ -430,3 +430,17 @@ def test_a_project_config_cannot_read_secrets_or_keys_without_expand_env(tmp_pat
     with pytest.raises(UsageError, match="privateKeyFile"):
         _entry_settings({"oauth": {"clientId": "c", "privateKeyFile": str(tmp_path / "k.pem")}}, allowed=False)
     assert _entry_settings({"oauth": {"clientId": "c", "clientSecret": "literal"}}, allowed=False).client_secret == "literal"
+
+
+def test_the_deadline_stands_still_for_other_threads_while_a_person_signs_in():
+    from mrtr_cli.protocol.deadline import Deadline
+
+    d = Deadline(1000.0)
+    with d.paused():
+        frozen = d.remaining()
+        seen: list[float | None] = []
+        t = threading.Thread(target=lambda: seen.append(d.remaining()))  # the waiting thread
+        t.start()
+        t.join()
+        assert seen == [frozen]
+    assert d.remaining() <= frozen
