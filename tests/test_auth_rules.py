@@ -444,3 +444,13 @@ def test_the_deadline_stands_still_for_other_threads_while_a_person_signs_in():
         t.join()
         assert seen == [frozen]
     assert d.remaining() <= frozen
+
+
+def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_path):
+    open_server = scripted()  # answers POST with 501 (no challenge) and publishes no metadata
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.base + "/mcp", "auth", "login"],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert run.returncode == 8, run.stderr
+    assert "nothing to sign in to" in run.stderr and run.stdout == ""
+    assert not (tmp_path / "state" / "auth").exists() or not list((tmp_path / "state" / "auth").glob("*.json"))
