@@ -395,7 +395,8 @@ class App:
             cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
             responder=self._server_request_responder, on_log=LogPrinter(self.env, self.opts.log_level),
         )
-        transport = transport or target.make_transport(self.env, self.tracer, self.authorizer(target))
+        transport = transport or target.make_transport(self.env, self.tracer,
+                                                       self.authorizer(target) if target.url else None)
         session: Session | None = None
         display = None
         try:

@@ -400,3 +400,57 @@ def test_keyring_without_a_keychain_falls_back_to_the_file_store_with_a_note(tmp
     assert store.backend == "file" and "keychain" in notes[0]
     store.update("https://auth.example", tokens={"access_token": "at"})
     assert json.loads(Path(store.path).read_text())["issuers"]["https://auth.example"]["tokens"]["access_token"] == "at"
+
+
+# ---------------------------------------------------------------------- config entries
+def _entry_settings(entry: dict[str, Any], allowed: bool) -> AuthSettings | None:
+    from mrtr_cli.config.oauth import from_config_entry
+
+    return from_config_entry(entry, where="cfg: server 'x'", allowed=allowed, expand=lambda t: t)
+
+
+def test_a_config_entry_carries_oauth_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORK_SECRET", "s3cret-value")
+    key = tmp_path / "key.pem"
+    key.write_text("PEM")
+    s = _entry_settings({"url": "https://x/mcp", "oauth": {
+        "clientId": "cid", "clientSecret": "env:WORK_SECRET", "scopes": ["a", "b c"], "redirectPort": 33418,
+        "grantType": "client_credentials", "tokenEndpointAuthMethod": "client_secret_post",
+        "privateKeyFile": str(key)}}, allowed=True)
+    assert (s.client_id, s.client_secret, s.scopes, s.redirect_port) == ("cid", "s3cret-value", ["a", "b", "c"], 33418)
+    assert s.client_credentials and s.auth_method == "client_secret_post" and s.private_key == "PEM"
+    assert _entry_settings({"url": "https://x/mcp"}, allowed=True) is None
+
+
+def test_a_project_config_cannot_read_secrets_or_keys_without_expand_env(tmp_path):
+    from mrtr_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match="clientSecret env:"):
+        _entry_settings({"oauth": {"clientId": "c", "clientSecret": "env:HOME"}}, allowed=False)
+    with pytest.raises(UsageError, match="privateKeyFile"):
+        _entry_settings({"oauth": {"clientId": "c", "privateKeyFile": str(tmp_path / "k.pem")}}, allowed=False)
+    assert _entry_settings({"oauth": {"clientId": "c", "clientSecret": "literal"}}, allowed=False).client_secret == "literal"
+
+
+def test_the_deadline_stands_still_for_other_threads_while_a_person_signs_in():
+    from mrtr_cli.protocol.deadline import Deadline
+
+    d = Deadline(1000.0)
+    with d.paused():
+        frozen = d.remaining()
+        seen: list[float | None] = []
+        t = threading.Thread(target=lambda: seen.append(d.remaining()))  # the waiting thread
+        t.start()
+        t.join()
+        assert seen == [frozen]
+    assert d.remaining() <= frozen
+
+
+def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_path):
+    open_server = scripted()  # answers POST with 501 (no challenge) and publishes no metadata
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.base + "/mcp", "auth", "login"],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert run.returncode == 8, run.stderr
+    assert "nothing to sign in to" in run.stderr and run.stdout == ""
+    assert not (tmp_path / "state" / "auth").exists() or not list((tmp_path / "state" / "auth").glob("*.json"))

@@ -31,7 +31,7 @@ def _read_line(env: Environment) -> str:
     return line.strip()
 
 
-def ask_open(env: Environment, url: str) -> bool:
+def ask_open(env: Environment) -> bool:
     """Ask whether to open the browser: True to open, False to show the URL only.
 
     Raises:

@@ -127,7 +127,7 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
     show = no_browser
     if ask and not no_browser:
         try:
-            show = not consent.ask_open(env, req.url)
+            show = not consent.ask_open(env)
         except Declined:
             raise AuthError("sign-in cancelled") from None
     if show:

@@ -140,13 +140,16 @@ class OAuthClient:
         """A person can sign in now: `auth login`, or a terminal without --no-input."""
         return self.login or self.env.can_prompt()
 
-    def authorize(self, ch: Challenge | None = None, scopes: list[str] | None = None) -> str:
+    def authorize(self, ch: Challenge | None = None, scopes: list[str] | None = None, *,
+                  challenged: bool = True) -> str:
         """Discover, identify, and obtain a token (authorization code or client
         credentials); store it and return the access token.
 
         Args:
             ch: the challenge that started it (its scope and metadata URL), or None.
             scopes: scopes asked for explicitly (`auth login --scope`), or None.
+            challenged: the server asked for a sign-in; False (`auth login` to a server that
+                answered without one) refuses a server that publishes no metadata either.
 
         Raises:
             AuthError: see `on_challenge`.
@@ -157,6 +160,9 @@ class OAuthClient:
             # Nothing is sent to an authorization server for a sign-in nobody can complete.
             raise self._needs_sign_in(ch)
         server = discover(self.http, self.url, ch.resource_metadata, prefer_issuer=s.issuer)
+        if not challenged and server.legacy and not server.metadata:
+            raise AuthError(f"{self.label} answered without asking for a sign-in and publishes no authorization "
+                            "metadata: there is nothing to sign in to")
         self.server = server
         if s.issuer and not issuers_match(server.issuer, s.issuer):
             raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
@@ -248,6 +254,9 @@ class OAuthClient:
                 self.store.update(server.issuer, client=client, endpoints=_endpoints(server), current=False)
             if client.get("client_secret"):
                 self.env.add_secret(client["client_secret"])
+            grants_of = client.get("grant_types")
+            if isinstance(grants_of, list) and "refresh_token" not in grants_of and "offline_access" in scopes:
+                scopes = [x for x in scopes if x != "offline_access"]  # no refresh for this client
             req = flow.build_request(server, client["client_id"], listener.redirect_uri, scopes, state)
             ask = not self.login
             paused = self.deadline.paused() if self.deadline is not None else contextlib.nullcontext()

@@ -12,10 +12,11 @@ from typing import Any
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
 
 
-def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") -> Challenge:
+def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") -> Challenge | None:
     """POST a `server/discover` (2026-07-28) or `ping` request to `url` without a token;
-    the challenge of its 401/403, or an empty 401 challenge (discovery then uses the
-    well-known URIs) when the server answered otherwise or could not be reached."""
+    the challenge of its 401/403, an empty 401 challenge when it could not be reached
+    (discovery then tries the well-known URIs), or None when it answered without asking
+    for a sign-in."""
     import httpx  # noqa: PLC0415
 
     modern = protocol in ("auto", "2026-07-28", "modern")
@@ -36,4 +37,4 @@ def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") 
         return Challenge(401)
     if status in (401, 403):
         return parse_challenge(status, challenge)
-    return Challenge(401)
+    return None

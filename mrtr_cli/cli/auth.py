@@ -85,7 +85,7 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
         from mrtr_cli.auth.probe import probe  # noqa: PLC0415
 
         challenge = probe(client.http, target.url, target.headers, app.opts.protocol)
-        client.authorize(challenge, scopes=overrides["scopes"] or None)
+        client.authorize(challenge, scopes=overrides["scopes"] or None, challenged=challenge is not None)
         entry = client.store.entry() or {}
         got = (entry.get("tokens") or {}).get("scope")
         app.env.err(f"mrtr: signed in to {client.label} at {client.server.issuer if client.server else '?'}"

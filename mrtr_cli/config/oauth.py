@@ -120,6 +120,9 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
     s.client_id = text("clientId", "client_id")
     secret = text("clientSecret", "client_secret")
     if secret is not None:
+        if not allowed and secret.startswith(("env:", "file:")):
+            raise UsageError(f"{where}: oauth clientSecret {secret.split(':', 1)[0]}:... is not read from a "
+                             "project-directory config", hint="pass --expand-env to allow it")
         if allowed and secret.startswith("env:"):
             name = secret[4:]
             if not os.environ.get(name):
@@ -143,6 +146,9 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
         s.auth_method = check_auth_method(method, f"{where}: oauth tokenEndpointAuthMethod")
     key_file = text("privateKeyFile", "private_key_file")
     if key_file is not None:
+        if not allowed:
+            raise UsageError(f"{where}: oauth privateKeyFile is not read from a project-directory config",
+                             hint="pass --expand-env to allow it")
         s.private_key = _read_secret_file(key_file, f"{where}: oauth privateKeyFile")
     s.signing_alg = text("signingAlgorithm", "signing_alg")
     s.issuer = text("issuer")

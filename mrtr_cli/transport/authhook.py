@@ -86,6 +86,8 @@ class Authorizer:
         self._token: str | None = None
         self._checked = False
         self._lock = threading.Lock()
+        self._idle = threading.Event()  # cleared while a challenge is being answered (a sign-in)
+        self._idle.set()
 
     @property
     def client(self) -> Any:
@@ -117,6 +119,14 @@ class Authorizer:
                 self._set(token)
             return {"Authorization": f"Bearer {self._token}"} if self._token else {}
 
+    def wait_idle(self) -> bool:
+        """Block while a challenge is being answered (a person may be signing in); True
+        when one was."""
+        if self._idle.is_set():
+            return False
+        self._idle.wait()
+        return True
+
     def current(self) -> str | None:
         """The token sent now (None when none)."""
         return self._token
@@ -134,7 +144,11 @@ class Authorizer:
         with self._lock:
             if self._token and self._token != sent:
                 return True  # another request of this run already got a new token
-            token = self.client.on_challenge(status, www_authenticate, sent)
+            self._idle.clear()
+            try:
+                token = self.client.on_challenge(status, www_authenticate, sent)
+            finally:
+                self._idle.set()
             if token is None:
                 return False
             self._set(token)

@@ -250,6 +250,9 @@ class HttpTransport(Transport):
         out.update(self._auth_headers())
         return out
 
+    def wait_sign_in(self) -> bool:
+        return self.authorizer is not None and self.authorizer.wait_idle()
+
     def _auth_headers(self) -> dict[str, str]:
         return self.authorizer.headers() if self.authorizer is not None else {}
 
