@@ -81,7 +81,8 @@ def test_a_project_config_secret_reference_is_not_expanded_without_expand_env(tm
         "oauth": {"clientId": "ci-bot", "clientSecret": "env:CI_SECRET", "grantType": "client_credentials"}}}}))
     run = run_mrtr(tmp_path, "--config", str(config), "-s", "ci", "--no-input", "call", "echo", "text=cfg",
                    env={"CI_SECRET": SECRET})
-    assert run.code == 8, run.stderr
+    assert run.code in (2, 8), run.stderr  # a usage error naming --expand-env, or the literal refused
+    assert "Traceback" not in run.stderr
     import base64
 
     basic = base64.b64encode(f"ci-bot:{SECRET}".encode()).decode()
