@@ -350,3 +350,44 @@ def test_server_text_in_the_consent_prompt_is_sanitized(tmp_path, oauth_server, 
     assert "mcp:read" in shown
     assert "\x1b]0;pwned" not in shown and "\x1b[2J" not in shown
     assert browser.opened() == []
+
+
+def test_the_loopback_path_is_unguessable_and_the_page_says_the_tab_may_close(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    sign_in(tmp_path, server, browser)
+    run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    sign_in(tmp_path, server, browser)
+    paths = [urlsplit(authorize_params(browser, n)["redirect_uri"]).path for n in (0, 1)]
+    assert paths[0] != paths[1]
+    assert all(len(p.strip("/").split("/")[-1]) >= 16 for p in paths), paths
+    assert "close" in browser.finished()[0]["body"].lower()
+
+
+def test_a_pre_registered_secret_from_a_file(tmp_path, oauth_server, browser):
+    server = oauth_server("--client-id", "pre-2", "--client-secret", "file-secret-value-123", "--no-dcr",
+                          "--client-auth-method", "client_secret_basic")
+    secret_file = tmp_path / "secret.txt"
+    secret_file.write_text("file-secret-value-123\n")
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", "pre-2",
+                   "--client-secret-file", str(secret_file), "--auth-method", "client_secret_basic", browser=browser)
+    assert run.code == 0, run.stderr
+    stats = server.stats()
+    assert stats["registrations"] == 0 and stats["token_log"][0]["auth_method"] == "client_secret_basic"
+    assert "file-secret-value-123" not in run.stderr
+
+
+def test_oauth_settings_from_a_config_entry(tmp_path, oauth_server, browser):
+    from tests.conftest import free_port
+
+    server = oauth_server("--client-id", "cfg-client", "--no-dcr")
+    port = free_port()
+    config = tmp_path / "mcp.json"
+    config.write_text('{"mcpServers": {"cfg": {"type": "http", "url": "%s", "oauth": {"clientId": "cfg-client", '
+                      '"scopes": ["mcp:read", "mcp:admin"], "redirectPort": %d}}}}' % (server.mcp_url, port))
+    run = run_mrtr(tmp_path, "--config", str(config), "-s", "cfg", "auth", "login", browser=browser)
+    assert run.code == 0, run.stderr
+    params = authorize_params(browser)
+    assert params["client_id"] == "cfg-client"
+    assert set(params["scope"].split()) == {"mcp:read", "mcp:admin"}
+    assert urlsplit(params["redirect_uri"]).port == port
+    assert server.stats()["registrations"] == 0
