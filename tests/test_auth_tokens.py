@@ -67,26 +67,17 @@ def test_a_token_the_server_no_longer_takes_is_refreshed_silently(tmp_path, oaut
     assert len(browser.opened()) == 1
 
 
-def test_a_refresh_that_fails_without_a_terminal_exits_8(tmp_path, oauth_server, browser):
-    server = oauth_server()
+@pytest.mark.parametrize("why", ["refresh token refused", "no refresh token"])
+def test_a_token_that_cannot_be_renewed_without_a_terminal_exits_8(tmp_path, oauth_server, browser, why):
+    server = oauth_server(*(["--no-refresh"] if why == "no refresh token" else []))
     sign_in(tmp_path, server, browser)
     expire_stored_tokens(tmp_path)
     server.drop_refresh_tokens()
-    run = call(tmp_path, server, "echo", "text=x", browser=browser)
-    assert run.code == 8, run.stderr
-    assert login_hint(server.mcp_url) in run.stderr
-    assert "Traceback" not in run.stderr and run.stdout == ""
-    assert len(browser.opened()) == 1
-
-
-def test_an_expired_token_without_refresh_token_exits_8_without_a_terminal(tmp_path, oauth_server, browser):
-    server = oauth_server("--no-refresh")
-    sign_in(tmp_path, server, browser)
-    expire_stored_tokens(tmp_path)
     server.expire_tokens()
     run = call(tmp_path, server, "echo", "text=x", browser=browser)
     assert run.code == 8, run.stderr
     assert login_hint(server.mcp_url) in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
     assert len(browser.opened()) == 1
 
 
@@ -259,3 +250,33 @@ def test_auth_token_without_a_sign_in_exits_8(tmp_path, oauth_server, browser):
     assert run.code == 8, run.stderr
     assert run.stdout == ""
     assert browser.opened() == []
+
+
+@pytest.mark.xfail(strict=True, reason="oauth-findings.md: the private list cache is not keyed by the sign-in")
+def test_the_private_list_cache_is_kept_per_sign_in(tmp_path, oauth_server, browser):
+    """README "Arguments": a `private` tool list is kept per authorization context. A sign-in
+    is one: another client signed in to the same server must not share the first one's list."""
+    from tests.auth_support import state_dir
+
+    server = oauth_server("--public-client", "first-client", "--public-client", "second-client")
+    for client in ("first-client", "second-client"):
+        login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", client, browser=browser)
+        assert login.code == 0, login.stderr
+        assert call(tmp_path, server, "echo", "text=c").code == 0
+        assert run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout").code == 0
+    private = sorted(p.name for p in (state_dir(tmp_path) / "cache").rglob("tools_list.private-*.json"))
+    assert len(private) == 2, private
+
+
+def test_the_keyring_store_falls_back_to_the_file_store_with_a_note_where_there_is_no_keychain(
+        tmp_path, oauth_server, browser):
+    pytest.importorskip("keyring")
+    server = oauth_server()
+    env = {"MRTR_TOKEN_STORE": "keyring", "DBUS_SESSION_BUS_ADDRESS": "", "PYTHON_KEYRING_BACKEND":
+           "keyring.backends.fail.Keyring"}
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=env)
+    assert login.code == 0, login.stderr
+    assert "keyring" in login.stderr.lower() or "keychain" in login.stderr.lower()
+    assert store_files(tmp_path)
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=k", env=env)
+    assert run.code == 0 and run.stdout.strip() == "echo: k", run.stderr

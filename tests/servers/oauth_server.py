@@ -43,6 +43,7 @@ Command line (all optional):
                         none|client_secret_basic|client_secret_post|private_key_jwt,
                         --client-public-key PEM for private_key_jwt, --client-credentials to allow
                         the client_credentials grant for it)
+  --public-client ID    another pre-registered public client (no secret); repeatable
   --no-dcr              no dynamic client registration
   --no-revocation       no revocation endpoint
   --no-iss              no `iss` on the authorization response (nor advertised)
@@ -117,6 +118,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-challenge-scope", action="store_true")
     p.add_argument("--offline-access", action="store_true")
     p.add_argument("--client-id")
+    p.add_argument("--public-client", action="append", default=[])
     p.add_argument("--client-secret")
     p.add_argument("--client-auth-method", default=None)
     p.add_argument("--client-public-key")
@@ -274,6 +276,17 @@ class InMemoryProvider:
         raise TokenError(error="unsupported_grant_type", error_description="not supported here")
 
 
+def header_dict(scope: Any) -> dict[str, str]:
+    """An ASGI request's headers, names lower-cased."""
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+async def read_form(receive: Any) -> tuple[dict[str, str], bytes, Any]:
+    """A form-encoded request body: (fields, raw body, a `receive` that replays it)."""
+    _, body, replay = await read_body(receive)
+    return {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}, body, replay
+
+
 def token_error(error: str, description: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": error, "error_description": description}, status_code=status,
                         headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
@@ -292,8 +305,7 @@ class RevocationEndpoint:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.sdk_app(scope, receive, send)
             return
-        _, body, _ = await read_body(receive)
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
+        form, body, _ = await read_form(receive)
         self.stats.revoke_log.append({"token_type_hint": form.get("token_type_hint"),
                                       "client_id": form.get("client_id"), "token": form.get("token")})
         if "client_secret" not in form:
@@ -323,9 +335,8 @@ class TokenEndpoint:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.sdk_app(scope, receive, send)
             return
-        _, body, replay = await read_body(receive)
-        form = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace")).items()}
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        form, _, replay = await read_form(receive)
+        headers = header_dict(scope)
         stats = self.provider.stats
         grant = form.get("grant_type", "")
         stats.token_requests += 1
@@ -395,10 +406,14 @@ class TokenEndpoint:
 
 
 def preregister(provider: InMemoryProvider, args: argparse.Namespace) -> None:
+    grants = ["authorization_code"] + ([] if args.no_refresh else ["refresh_token"])
+    for client_id in args.public_client:
+        provider.clients[client_id] = LoopbackClient(
+            client_id=client_id, token_endpoint_auth_method="none", redirect_uris=[AnyUrl("http://127.0.0.1/callback")],
+            grant_types=grants, response_types=["code"], scope=args.scopes)
     if not args.client_id:
         return
     method = args.client_auth_method or ("client_secret_basic" if args.client_secret else "none")
-    grants = ["authorization_code"] + ([] if args.no_refresh else ["refresh_token"])
     if args.client_credentials:
         grants.append("client_credentials")
     provider.clients[args.client_id] = LoopbackClient(
@@ -471,7 +486,7 @@ class ScopedRequireAuth(RequireAuthMiddleware):
         self.tool_scopes = dict(item.split("=", 1) for item in args.tool_scope)
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        headers = header_dict(scope)
         _, body, replay = await read_body(receive)
         try:
             message = json.loads(body) if body else {}
