@@ -130,6 +130,9 @@ class App:
         self._early: tuple[Target, Any] | None = None
         #: The OAuth hook of each HTTP server of this run (`authorizer`).
         self._authorizers: dict[str | None, Any] = {}
+        #: Whether a person may be asked to sign in (None: when `env.can_prompt()`); `mrtr
+        #: batch` decides it before it turns prompting off for its lines.
+        self.sign_in_allowed: bool | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
