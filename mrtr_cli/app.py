@@ -128,6 +128,11 @@ class App:
         self._recorder: AnswerRecorder | None = None
         #: A stdio transport launched by `spawn_early`, for the next `session()` of that target.
         self._early: tuple[Target, Any] | None = None
+        #: The OAuth hook of each HTTP server of this run (`authorizer`).
+        self._authorizers: dict[str | None, Any] = {}
+        #: Whether a person may be asked to sign in (None: when `env.can_prompt()`); `mrtr
+        #: batch` decides it before it turns prompting off for its lines.
+        self.sign_in_allowed: bool | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -431,7 +436,9 @@ class App:
         user sends an Authorization header of their own)."""
         from mrtr_cli.config.oauth_target import make_authorizer  # noqa: PLC0415
 
-        return make_authorizer(self, target)
+        if target.url not in self._authorizers:  # one per server for the run (a batch may reopen its session)
+            self._authorizers[target.url] = make_authorizer(self, target)
+        return self._authorizers[target.url]
 
     def spawn_early(self, target: Target) -> None:
         """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next
@@ -618,7 +625,15 @@ class App:
         if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
             return None
         target = self.target()
-        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context())
+        authorizer = self._authorizers.get(target.url) if target.url else None
+        if authorizer is None:
+            return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context())
+
+        def context() -> Any:  # the sign-in in use is part of it (asked when a key is needed)
+            base, signed_in = target.auth_context(), authorizer.identity()
+            return base if signed_in is None else {**(base or {}), "oauth": signed_in}
+
+        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), context)
 
     def catalog(self, session: Session) -> Any:
         """The server's tools for this run (`protocol.catalog.ToolCatalog`, one per session)."""

@@ -48,16 +48,20 @@ class OAuthClient:
             terminal (the command is the consent).
         deadline: the run's `Deadline`, paused while a person signs in, or None.
         verify: TLS verification for the authorization server requests.
+        interactive: whether a person may be asked to sign in; None: when the environment
+            can prompt (a terminal, no --no-input).
     """
 
     def __init__(self, url: str, settings: AuthSettings, env: Environment, *, label: str | None = None,
-                 login: bool = False, deadline: Any = None, verify: bool | str = True):
+                 login: bool = False, deadline: Any = None, verify: bool | str = True,
+                 interactive: bool | None = None):
         self.url = url
         self.settings = settings
         self.env = env
         self.label = label or url
         self.login = login
         self.deadline = deadline
+        self.interactive = interactive
         self._verify = verify
         self._http: Any = None
         self.store = TokenStore(url, note=self._note)
@@ -138,7 +142,9 @@ class OAuthClient:
     # ------------------------------------------------------------------ sign-in
     def can_sign_in(self) -> bool:
         """A person can sign in now: `auth login`, or a terminal without --no-input."""
-        return self.login or self.env.can_prompt()
+        if self.login:
+            return True
+        return self.env.can_prompt() if self.interactive is None else self.interactive
 
     def authorize(self, ch: Challenge | None = None, scopes: list[str] | None = None, *,
                   challenged: bool = True) -> str:

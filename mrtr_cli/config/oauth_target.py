@@ -89,6 +89,6 @@ def make_authorizer(app: Any, target: Any, *, login: bool = False, overrides: di
         if not settings:
             settings.append(target_settings(app, target, overrides))
         return OAuthClient(target.url, settings[0], app.env, label=target.server or public_url(target.url), login=login,
-                           deadline=app.deadline())
+                           deadline=app.deadline(), interactive=app.sign_in_allowed)
 
     return Authorizer(target.url, app.env.add_secret, make_client)

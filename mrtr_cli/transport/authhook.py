@@ -84,6 +84,7 @@ class Authorizer:
         self._make_client = make_client
         self._client: Any = None
         self._token: str | None = None
+        self._doc: dict[str, Any] | None = None
         self._checked = False
         self._lock = threading.Lock()
         self._idle = threading.Event()  # cleared while a challenge is being answered (a sign-in)
@@ -96,10 +97,22 @@ class Authorizer:
             self._client = self._make_client()
         return self._client
 
-    def _set(self, token: str | None) -> None:
+    def _set(self, token: str | None, doc: dict[str, Any] | None = None) -> None:
         if token:
             self._add_secret(token)
         self._token = token
+        self._doc = doc if doc is not None or not token else read_record(token_path(self.url))
+
+    def identity(self) -> dict[str, Any] | None:
+        """Who is signed in, for keying per-identity caches: the resource, issuer and client
+        id of the token in use (never the token, which changes on refresh), or None."""
+        if not self._token or not self._doc:
+            return None
+        issuer = self._doc.get("issuer")
+        entry = (self._doc.get("issuers") or {}).get(issuer or "") or {}
+        client = entry.get("client") if isinstance(entry, dict) else None
+        return {"resource": self._doc.get("resource"), "issuer": issuer,
+                "client_id": client.get("client_id") if isinstance(client, dict) else None}
 
     def headers(self) -> dict[str, str]:
         """`{"Authorization": "Bearer ..."}` when a token is held or stored for this
@@ -116,7 +129,8 @@ class Authorizer:
                 token = usable_token(doc)
                 if token is None and doc is not None:
                     token = self.client.stored_token()  # expired: refreshed under the store's lock
-                self._set(token)
+                    doc = None
+                self._set(token, doc)
             return {"Authorization": f"Bearer {self._token}"} if self._token else {}
 
     def wait_idle(self) -> bool:
