@@ -318,8 +318,6 @@ def test_login_and_calls_by_server_name(tmp_path, oauth_server, browser):
 
 
 @pytest.mark.pty
-@pytest.mark.xfail(strict=True, reason="oauth-findings.md: a batch at a terminal does not sign in (issue: "
-                                       "'a batch continues its lines')")
 def test_a_batch_at_a_terminal_signs_in_once_and_continues_its_lines(tmp_path, oauth_server, browser):
     import json
 
