@@ -54,12 +54,21 @@ class OAuthServer:
     proc: subprocess.Popen[bytes]
     record: Path
     stderr: Path
+    issuer2: str | None = None
 
-    def stats(self) -> dict[str, Any]:
-        """The server's /_test/stats: token request counts and log, tokens issued, revocations..."""
+    def stats(self, issuer: str | None = None) -> dict[str, Any]:
+        """The server's /_test/stats (of `issuer`, default the first authorization server):
+        token request counts and log, tokens issued, revocations..."""
         import httpx
 
-        return httpx.get(self.issuer + "/_test/stats", timeout=30).json()
+        return httpx.get((issuer or self.issuer) + "/_test/stats", timeout=30).json()
+
+    def switch_as(self) -> None:
+        """(--second-as) The resource now names the second authorization server, and takes
+        only its tokens."""
+        import httpx
+
+        httpx.post(self.issuer + "/_test/switch-as", timeout=30).raise_for_status()
 
     def expire_tokens(self) -> None:
         """From now on the server refuses every access token issued so far."""
@@ -116,7 +125,7 @@ class OAuthServers:
             return json.loads(ready.read_text()) if ready.exists() else None
 
         info = poll(is_ready, READY_TIMEOUT, "oauth_server.py to listen")
-        server = OAuthServer(info["mcp"], info["issuer"], proc, record, stderr)
+        server = OAuthServer(info["mcp"], info["issuer"], proc, record, stderr, info.get("issuer2"))
         self.servers.append(server)
         return server
 
