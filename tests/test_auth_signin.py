@@ -389,3 +389,43 @@ def test_oauth_settings_from_a_config_entry(tmp_path, oauth_server, browser):
     assert set(params["scope"].split()) == {"mcp:read", "mcp:admin"}
     assert urlsplit(params["redirect_uri"]).port == port
     assert server.stats()["registrations"] == 0
+
+
+def cimd(https_documents):
+    url = https_documents.url("/mrtr-client.json")
+    https_documents.docs["/mrtr-client.json"] = {
+        "client_id": url, "client_name": "mrtr test", "redirect_uris": ["http://127.0.0.1/callback"],
+        "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+        "token_endpoint_auth_method": "none"}
+    return url
+
+
+def test_a_client_metadata_document_is_the_client_id_where_the_server_supports_it(
+        tmp_path, oauth_server, browser, https_documents):
+    server = oauth_server("--cimd")
+    url = cimd(https_documents)
+    sign_in(tmp_path, server, browser, "--client-metadata-url", url)
+    assert authorize_params(browser)["client_id"] == url
+    stats = server.stats()
+    assert stats["registrations"] == 0 and stats["cimd_fetches"] == [url]
+    assert stats["token_log"][0]["client_id"] == url
+    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=cimd")
+    assert call.code == 0 and call.stdout.strip() == "echo: cimd", call.stderr
+
+
+def test_without_server_support_a_client_metadata_document_is_not_used(tmp_path, oauth_server, browser,
+                                                                          https_documents):
+    server = oauth_server()
+    url = cimd(https_documents)
+    sign_in(tmp_path, server, browser, "--client-metadata-url", url)
+    assert authorize_params(browser)["client_id"] != url
+    assert server.stats()["registrations"] == 1
+
+
+def test_a_pre_registered_client_comes_before_a_client_metadata_document(tmp_path, oauth_server, browser,
+                                                                         https_documents):
+    server = oauth_server("--cimd", "--public-client", "pre-public")
+    url = cimd(https_documents)
+    sign_in(tmp_path, server, browser, "--client-id", "pre-public", "--client-metadata-url", url)
+    assert authorize_params(browser)["client_id"] == "pre-public"
+    assert server.stats()["cimd_fetches"] == [] and server.stats()["registrations"] == 0

@@ -50,6 +50,8 @@ Command line (all optional):
   --deny                answer every authorization request with error=access_denied
   --hop-to URL          where the `hop` tool's request is redirected (307)
   --withhold-scope S    never grant scope S, whatever is asked (a step-up that cannot succeed)
+  --cimd                accept Client ID Metadata Documents: an https:// client_id is fetched (the
+                        test's self-signed certificate accepted) and used as the client's metadata
   --second-as           also run a second authorization server (own clients and tokens, on a third
                         origin); `POST /_test/switch-as` makes the resource name it instead and
                         take only its tokens ("issuer2" in the ready file; its own /_test/stats)
@@ -133,6 +135,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--hop-to")
     p.add_argument("--withhold-scope", action="append", default=[])
     p.add_argument("--second-as", action="store_true")
+    p.add_argument("--cimd", action="store_true")
     args = p.parse_args(argv)
     if args.tool_scope is None:
         args.tool_scope = ["admin_tool=mcp:admin"]
@@ -171,6 +174,7 @@ class Stats:
     client_secrets: list[str] = field(default_factory=list)
     revoked: list[str] = field(default_factory=list)
     revoke_log: list[dict[str, Any]] = field(default_factory=list)
+    cimd_fetches: list[str] = field(default_factory=list)
     mcp_requests: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
@@ -194,7 +198,26 @@ class InMemoryProvider:
 
     # -- clients
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if client_id not in self.clients and self.args.cimd and client_id.startswith("https://"):
+            await self.fetch_client_metadata(client_id)
         return self.clients.get(client_id)
+
+    async def fetch_client_metadata(self, url: str) -> None:
+        """A Client ID Metadata Document: the client's metadata at its client_id URL."""
+        import httpx
+
+        self.stats.cimd_fetches.append(url)
+        try:
+            async with httpx.AsyncClient(verify=False, timeout=30) as client:  # noqa: S501 - test certificate
+                doc = (await client.get(url)).json()
+        except (httpx.HTTPError, ValueError):
+            return
+        if doc.get("client_id") != url:
+            return
+        self.clients[url] = LoopbackClient(
+            client_id=url, token_endpoint_auth_method="none", redirect_uris=doc.get("redirect_uris") or [],
+            grant_types=doc.get("grant_types") or ["authorization_code", "refresh_token"],
+            response_types=["code"], scope=" ".join(self.args.scopes.split()), client_name=doc.get("client_name"))
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         client = LoopbackClient.model_validate(client_info.model_dump())
@@ -448,6 +471,8 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
         metadata.token_endpoint_auth_signing_alg_values_supported = ["RS256", "ES256"]
     if not args.no_iss:
         metadata.authorization_response_iss_parameter_supported = True
+    if args.cimd:
+        metadata.client_id_metadata_document_supported = True
     # the issuer exactly as spelled (no trailing slash added), as RFC 8414 §3.3 compares it
     metadata = OAuthMetadata.model_validate({**metadata.model_dump(mode="json", exclude_none=True), "issuer": issuer})
     out: list[Route] = []
