@@ -54,12 +54,21 @@ class OAuthServer:
     proc: subprocess.Popen[bytes]
     record: Path
     stderr: Path
+    issuer2: str | None = None
 
-    def stats(self) -> dict[str, Any]:
-        """The server's /_test/stats: token request counts and log, tokens issued, revocations..."""
+    def stats(self, issuer: str | None = None) -> dict[str, Any]:
+        """The server's /_test/stats (of `issuer`, default the first authorization server):
+        token request counts and log, tokens issued, revocations..."""
         import httpx
 
-        return httpx.get(self.issuer + "/_test/stats", timeout=30).json()
+        return httpx.get((issuer or self.issuer) + "/_test/stats", timeout=30).json()
+
+    def switch_as(self) -> None:
+        """(--second-as) The resource now names the second authorization server, and takes
+        only its tokens."""
+        import httpx
+
+        httpx.post(self.issuer + "/_test/switch-as", timeout=30).raise_for_status()
 
     def expire_tokens(self) -> None:
         """From now on the server refuses every access token issued so far."""
@@ -116,7 +125,7 @@ class OAuthServers:
             return json.loads(ready.read_text()) if ready.exists() else None
 
         info = poll(is_ready, READY_TIMEOUT, "oauth_server.py to listen")
-        server = OAuthServer(info["mcp"], info["issuer"], proc, record, stderr)
+        server = OAuthServer(info["mcp"], info["issuer"], proc, record, stderr, info.get("issuer2"))
         self.servers.append(server)
         return server
 
@@ -311,3 +320,80 @@ def authorize_params(browser: Browser, n: int = -1) -> dict[str, str]:
     from urllib.parse import parse_qsl, urlsplit
 
     return dict(parse_qsl(urlsplit(browser.opened()[n]).query))
+
+
+# ---------------------------------------------------------------------- https documents
+class HttpsDocuments:
+    """JSON documents served over HTTPS on 127.0.0.1 with a self-signed certificate (for Client
+    ID Metadata Documents, which must be https:// URLs). `url(path)` is a document's address;
+    `docs[path]` its content, read at each request."""
+
+    def __init__(self, tmp: Path):
+        import ssl
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        cert, key = self_signed_certificate(tmp)
+        self.docs: dict[str, Any] = {}
+        self.fetched: list[str] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802
+                outer.fetched.append(self.path)
+                doc = outer.docs.get(self.path)
+                body = json.dumps(doc).encode() if doc is not None else b"{}"
+                self.send_response(200 if doc is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert, key)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"https://127.0.0.1:{self.server.server_address[1]}{path}"
+
+    def stop(self) -> None:
+        self.server.shutdown()
+
+
+def self_signed_certificate(tmp: Path) -> tuple[str, str]:
+    """A certificate for 127.0.0.1 and its key, as PEM files in `tmp`."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .sign(key, hashes.SHA256()))
+    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return str(cert_path), str(key_path)
+
+
+@pytest.fixture
+def https_documents(tmp_path: Path) -> Iterator[HttpsDocuments]:
+    """JSON documents over HTTPS on 127.0.0.1 (self-signed)."""
+    docs = HttpsDocuments(tmp_path)
+    yield docs
+    docs.stop()

@@ -81,7 +81,8 @@ def test_a_project_config_secret_reference_is_not_expanded_without_expand_env(tm
         "oauth": {"clientId": "ci-bot", "clientSecret": "env:CI_SECRET", "grantType": "client_credentials"}}}}))
     run = run_mrtr(tmp_path, "--config", str(config), "-s", "ci", "--no-input", "call", "echo", "text=cfg",
                    env={"CI_SECRET": SECRET})
-    assert run.code == 8, run.stderr
+    assert run.code in (2, 8), run.stderr  # a usage error naming --expand-env, or the literal refused
+    assert "Traceback" not in run.stderr
     import base64
 
     basic = base64.b64encode(f"ci-bot:{SECRET}".encode()).decode()
@@ -122,3 +123,27 @@ def test_a_wrong_client_secret_exits_8_without_showing_it(tmp_path, oauth_server
     assert run.code == 8, run.stderr
     assert wrong not in run.stdout + run.stderr and "Traceback" not in run.stderr
     assert browser.opened() == []
+
+
+def test_auth_token_with_client_credentials_renews_an_expired_token(tmp_path, oauth_server):
+    server = ci_server(oauth_server, "client_secret_basic")
+    env = {"MRTR_OAUTH_GRANT": "client_credentials", "MRTR_CLIENT_ID": "ci-bot", "MRTR_CLIENT_SECRET": SECRET}
+    assert run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=1", env=env).code == 0
+    expire_stored_tokens(tmp_path)
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token", env=env)
+    assert run.code == 0, run.stderr
+    assert server.mcp_status(run.stdout.strip()) == 200
+    assert_cc(server, "client_secret_basic", 2)
+    assert SECRET not in run.stdout + run.stderr
+
+
+@pytest.mark.xfail(strict=True, reason="oauth-findings.md: auth token does not get a client-credentials token itself")
+def test_auth_token_with_client_credentials_needs_no_login(tmp_path, oauth_server):
+    """No person is needed to get a client-credentials token, so `auth token` gets one itself,
+    as a call does."""
+    server = ci_server(oauth_server, "client_secret_basic")
+    env = {"MRTR_OAUTH_GRANT": "client_credentials", "MRTR_CLIENT_ID": "ci-bot", "MRTR_CLIENT_SECRET": SECRET}
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token", env=env)
+    assert run.code == 0, run.stderr
+    assert server.mcp_status(run.stdout.strip()) == 200
+    assert_cc(server, "client_secret_basic")

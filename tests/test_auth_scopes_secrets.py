@@ -160,6 +160,8 @@ def test_no_token_or_client_secret_in_any_output_of_a_signed_in_run(tmp_path, oa
            json.dumps({"id": 2, "call": "echo", "arguments": {"text": "b"}}) + "\n")
     record("status", "auth", "status", "--json")
     record("step-up refused", "--no-input", "call", "admin_tool")
+    record("json error", "--no-input", "--json", "call", "admin_tool")
+    record("json pending", "--no-input", "--json", "call", "ask")
     # mrtr's files under the state directory, the token store aside
     store = state_dir(tmp_path) / "auth"
     for path in every_file_under(state_dir(tmp_path)):

@@ -189,3 +189,16 @@ def test_browser_follows_to_the_loopback_callback(oauth_server: Any, browser: An
     assert last["event"] == "done" and last["status"] == 200 and "close this tab" in last["body"]
     assert browser.opened() == [url]
     assert browser.visited()[-1].startswith(redirect + "?code=") and hits and "state=s1" in hits[0]
+
+
+def test_the_resource_can_move_to_a_second_authorization_server(oauth_server: Any) -> None:
+    server = oauth_server("--second-as")
+    assert server.issuer2 and server.issuer2 != server.issuer
+    first = sign_in(server)["access_token"]
+    server.switch_as()
+    prm = httpx.get(server.mcp_url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")).json()
+    assert prm["authorization_servers"] == [server.issuer2]
+    assert mcp_post(server, first).status_code == 401
+    meta = httpx.get(server.issuer2 + "/.well-known/oauth-authorization-server").json()
+    assert meta["issuer"] == server.issuer2
+    assert server.stats(server.issuer2)["token_requests"] == 0

@@ -318,8 +318,6 @@ def test_login_and_calls_by_server_name(tmp_path, oauth_server, browser):
 
 
 @pytest.mark.pty
-@pytest.mark.xfail(strict=True, reason="oauth-findings.md: a batch at a terminal does not sign in (issue: "
-                                       "'a batch continues its lines')")
 def test_a_batch_at_a_terminal_signs_in_once_and_continues_its_lines(tmp_path, oauth_server, browser):
     import json
 
@@ -350,3 +348,84 @@ def test_server_text_in_the_consent_prompt_is_sanitized(tmp_path, oauth_server, 
     assert "mcp:read" in shown
     assert "\x1b]0;pwned" not in shown and "\x1b[2J" not in shown
     assert browser.opened() == []
+
+
+def test_the_loopback_path_is_unguessable_and_the_page_says_the_tab_may_close(tmp_path, oauth_server, browser):
+    server = oauth_server()
+    sign_in(tmp_path, server, browser)
+    run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    sign_in(tmp_path, server, browser)
+    paths = [urlsplit(authorize_params(browser, n)["redirect_uri"]).path for n in (0, 1)]
+    assert paths[0] != paths[1]
+    assert all(len(p.strip("/").split("/")[-1]) >= 16 for p in paths), paths
+    assert "close" in browser.finished()[0]["body"].lower()
+
+
+def test_a_pre_registered_secret_from_a_file(tmp_path, oauth_server, browser):
+    server = oauth_server("--client-id", "pre-2", "--client-secret", "file-secret-value-123", "--no-dcr",
+                          "--client-auth-method", "client_secret_basic")
+    secret_file = tmp_path / "secret.txt"
+    secret_file.write_text("file-secret-value-123\n")
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", "pre-2",
+                   "--client-secret-file", str(secret_file), "--auth-method", "client_secret_basic", browser=browser)
+    assert run.code == 0, run.stderr
+    stats = server.stats()
+    assert stats["registrations"] == 0 and stats["token_log"][0]["auth_method"] == "client_secret_basic"
+    assert "file-secret-value-123" not in run.stderr
+
+
+def test_oauth_settings_from_a_config_entry(tmp_path, oauth_server, browser):
+    from tests.conftest import free_port
+
+    server = oauth_server("--client-id", "cfg-client", "--no-dcr")
+    port = free_port()
+    config = tmp_path / "mcp.json"
+    config.write_text('{"mcpServers": {"cfg": {"type": "http", "url": "%s", "oauth": {"clientId": "cfg-client", '
+                      '"scopes": ["mcp:read", "mcp:admin"], "redirectPort": %d}}}}' % (server.mcp_url, port))
+    run = run_mrtr(tmp_path, "--config", str(config), "-s", "cfg", "auth", "login", browser=browser)
+    assert run.code == 0, run.stderr
+    params = authorize_params(browser)
+    assert params["client_id"] == "cfg-client"
+    assert set(params["scope"].split()) == {"mcp:read", "mcp:admin"}
+    assert urlsplit(params["redirect_uri"]).port == port
+    assert server.stats()["registrations"] == 0
+
+
+def cimd(https_documents):
+    url = https_documents.url("/mrtr-client.json")
+    https_documents.docs["/mrtr-client.json"] = {
+        "client_id": url, "client_name": "mrtr test", "redirect_uris": ["http://127.0.0.1/callback"],
+        "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+        "token_endpoint_auth_method": "none"}
+    return url
+
+
+def test_a_client_metadata_document_is_the_client_id_where_the_server_supports_it(
+        tmp_path, oauth_server, browser, https_documents):
+    server = oauth_server("--cimd")
+    url = cimd(https_documents)
+    sign_in(tmp_path, server, browser, "--client-metadata-url", url)
+    assert authorize_params(browser)["client_id"] == url
+    stats = server.stats()
+    assert stats["registrations"] == 0 and stats["cimd_fetches"] == [url]
+    assert stats["token_log"][0]["client_id"] == url
+    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=cimd")
+    assert call.code == 0 and call.stdout.strip() == "echo: cimd", call.stderr
+
+
+def test_without_server_support_a_client_metadata_document_is_not_used(tmp_path, oauth_server, browser,
+                                                                          https_documents):
+    server = oauth_server()
+    url = cimd(https_documents)
+    sign_in(tmp_path, server, browser, "--client-metadata-url", url)
+    assert authorize_params(browser)["client_id"] != url
+    assert server.stats()["registrations"] == 1
+
+
+def test_a_pre_registered_client_comes_before_a_client_metadata_document(tmp_path, oauth_server, browser,
+                                                                         https_documents):
+    server = oauth_server("--cimd", "--public-client", "pre-public")
+    url = cimd(https_documents)
+    sign_in(tmp_path, server, browser, "--client-id", "pre-public", "--client-metadata-url", url)
+    assert authorize_params(browser)["client_id"] == "pre-public"
+    assert server.stats()["cimd_fetches"] == [] and server.stats()["registrations"] == 0

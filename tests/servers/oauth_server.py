@@ -50,6 +50,11 @@ Command line (all optional):
   --deny                answer every authorization request with error=access_denied
   --hop-to URL          where the `hop` tool's request is redirected (307)
   --withhold-scope S    never grant scope S, whatever is asked (a step-up that cannot succeed)
+  --cimd                accept Client ID Metadata Documents: an https:// client_id is fetched (the
+                        test's self-signed certificate accepted) and used as the client's metadata
+  --second-as           also run a second authorization server (own clients and tokens, on a third
+                        origin); `POST /_test/switch-as` makes the resource name it instead and
+                        take only its tokens ("issuer2" in the ready file; its own /_test/stats)
 """
 
 from __future__ import annotations
@@ -129,6 +134,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--deny", action="store_true")
     p.add_argument("--hop-to")
     p.add_argument("--withhold-scope", action="append", default=[])
+    p.add_argument("--second-as", action="store_true")
+    p.add_argument("--cimd", action="store_true")
     args = p.parse_args(argv)
     if args.tool_scope is None:
         args.tool_scope = ["admin_tool=mcp:admin"]
@@ -167,6 +174,7 @@ class Stats:
     client_secrets: list[str] = field(default_factory=list)
     revoked: list[str] = field(default_factory=list)
     revoke_log: list[dict[str, Any]] = field(default_factory=list)
+    cimd_fetches: list[str] = field(default_factory=list)
     mcp_requests: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
@@ -190,7 +198,26 @@ class InMemoryProvider:
 
     # -- clients
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if client_id not in self.clients and self.args.cimd and client_id.startswith("https://"):
+            await self.fetch_client_metadata(client_id)
         return self.clients.get(client_id)
+
+    async def fetch_client_metadata(self, url: str) -> None:
+        """A Client ID Metadata Document: the client's metadata at its client_id URL."""
+        import httpx
+
+        self.stats.cimd_fetches.append(url)
+        try:
+            async with httpx.AsyncClient(verify=False, timeout=30) as client:  # noqa: S501 - test certificate
+                doc = (await client.get(url)).json()
+        except (httpx.HTTPError, ValueError):
+            return
+        if doc.get("client_id") != url:
+            return
+        self.clients[url] = LoopbackClient(
+            client_id=url, token_endpoint_auth_method="none", redirect_uris=doc.get("redirect_uris") or [],
+            grant_types=doc.get("grant_types") or ["authorization_code", "refresh_token"],
+            response_types=["code"], scope=" ".join(self.args.scopes.split()), client_name=doc.get("client_name"))
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
         client = LoopbackClient.model_validate(client_info.model_dump())
@@ -424,7 +451,8 @@ def preregister(provider: InMemoryProvider, args: argparse.Namespace) -> None:
         provider.stats.client_secrets.append(args.client_secret)
 
 
-def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer: str) -> Starlette:
+def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer: str,
+                    hooks: list[Route] | None = None) -> Starlette:
     """The SDK's authorization-server routes with this server's metadata and token endpoint."""
     scopes = args.scopes.split() + (["offline_access"] if args.offline_access else [])
     registration = ClientRegistrationOptions(enabled=not args.no_dcr, valid_scopes=scopes, default_scopes=scopes)
@@ -443,6 +471,8 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
         metadata.token_endpoint_auth_signing_alg_values_supported = ["RS256", "ES256"]
     if not args.no_iss:
         metadata.authorization_response_iss_parameter_supported = True
+    if args.cimd:
+        metadata.client_id_metadata_document_supported = True
     # the issuer exactly as spelled (no trailing slash added), as RFC 8414 §3.3 compares it
     metadata = OAuthMetadata.model_validate({**metadata.model_dump(mode="json", exclude_none=True), "issuer": issuer})
     out: list[Route] = []
@@ -470,7 +500,7 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
         return JSONResponse({"dropped": dropped})
 
     out += [Route("/_test/stats", stats, methods=["GET"]), Route("/_test/expire", expire, methods=["POST"]),
-            Route("/_test/drop-refresh", drop_refresh, methods=["POST"])]
+            Route("/_test/drop-refresh", drop_refresh, methods=["POST"]), *(hooks or [])]
     return Starlette(routes=out)
 
 
@@ -559,9 +589,11 @@ def mcp_server() -> Server:
     return Server("oauth-test", version="1.0", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def resource_server_app(provider: InMemoryProvider, args: argparse.Namespace, resource: str, issuer: str) -> Starlette:
+def resource_server_app(active: dict[str, Any], providers: dict[str, InMemoryProvider], args: argparse.Namespace,
+                        resource: str) -> Starlette:
     """The protected MCP server: SDK bearer auth in front of its Streamable HTTP app, and the
-    RFC 9728 metadata route."""
+    RFC 9728 metadata route. `active["issuer"]` is the authorization server it names and takes
+    tokens from (one of `providers`, by issuer)."""
     server = mcp_server()
     manager = StreamableHTTPSessionManager(app=server)
     scopes = args.scopes.split() + (["offline_access"] if args.offline_access else [])
@@ -569,15 +601,21 @@ def resource_server_app(provider: InMemoryProvider, args: argparse.Namespace, re
 
     class Verifier:
         async def verify_token(self, token: str) -> AccessToken | None:
-            return await provider.load_access_token(token)
+            return await providers[active["issuer"]].load_access_token(token)
 
-    gate = ScopedRequireAuth(StreamableHTTPASGIApp(manager), args, metadata_url, provider.stats)
-    prm = ProtectedResourceMetadata.model_validate({"resource": resource, "authorization_servers": [issuer],
-                                                    "scopes_supported": scopes, "resource_name": "oauth-test"})
+    gate = ScopedRequireAuth(StreamableHTTPASGIApp(manager), args, metadata_url, active["stats"])
+    handlers = {
+        issuer: cors_middleware(ProtectedResourceMetadataHandler(ProtectedResourceMetadata.model_validate({
+            "resource": resource, "authorization_servers": [issuer], "scopes_supported": scopes,
+            "resource_name": "oauth-test"})).handle, ["GET", "OPTIONS"])
+        for issuer in providers}
+
+    class Metadata:  # an ASGI app (a plain function would be taken for a request handler)
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await handlers[active["issuer"]](scope, receive, send)
+
     routes = [Route("/mcp", endpoint=gate),
-              Route("/.well-known/oauth-protected-resource/mcp",
-                    endpoint=cors_middleware(ProtectedResourceMetadataHandler(prm).handle, ["GET", "OPTIONS"]),
-                    methods=["GET", "OPTIONS"])]
+              Route("/.well-known/oauth-protected-resource/mcp", endpoint=Metadata(), methods=["GET", "OPTIONS"])]
     middleware = [Middleware(AuthenticationMiddleware,
                              backend=BearerAuthBackend(Verifier(), resource_server_url=AnyHttpUrl(resource)))]
     return Starlette(routes=routes, middleware=middleware, lifespan=lambda app: manager.run())
@@ -591,22 +629,43 @@ def listen() -> tuple[socket.socket, int]:
     return sock, sock.getsockname()[1]
 
 
-async def main(args: argparse.Namespace) -> None:
-    as_sock, as_port = listen()
-    rs_sock, rs_port = listen()
-    issuer = f"http://127.0.0.1:{as_port}"
-    resource = f"http://127.0.0.1:{rs_port}/mcp"
-    stats = Stats()
-    provider = InMemoryProvider(args, stats)
+def authorization_server(args: argparse.Namespace, hooks: list[Route] | None = None
+                         ) -> tuple[socket.socket, str, InMemoryProvider, Starlette]:
+    """A listening socket, the issuer, the provider and the app of one authorization server."""
+    sock, port = listen()
+    issuer = f"http://127.0.0.1:{port}"
+    provider = InMemoryProvider(args, Stats())
     provider.issuer = issuer
     preregister(provider, args)
-    as_app: Any = auth_server_app(provider, args, issuer)
-    rs_app: Any = resource_server_app(provider, args, resource, issuer)
+    return sock, issuer, provider, auth_server_app(provider, args, issuer, hooks)
+
+
+async def main(args: argparse.Namespace) -> None:
+    active: dict[str, Any] = {}
+    second: list[Any] = []
+    hooks: list[Route] = []
+    if args.second_as:
+        second = list(authorization_server(args))
+
+        async def switch(request: Request) -> JSONResponse:
+            active["issuer"] = second[1]
+            return JSONResponse({"issuer": second[1]})
+
+        hooks.append(Route("/_test/switch-as", switch, methods=["POST"]))
+    as_sock, issuer, provider, as_app = authorization_server(args, hooks)
+    active.update(issuer=issuer, stats=provider.stats)
+    providers = {issuer: provider, **({second[1]: second[2]} if second else {})}
+    rs_sock, rs_port = listen()
+    resource = f"http://127.0.0.1:{rs_port}/mcp"
+    apps: list[Any] = [as_app, resource_server_app(active, providers, args, resource)]
+    socks = [as_sock, rs_sock]
+    if second:
+        apps.append(second[3])
+        socks.append(second[0])
     if args.record:
-        as_app, rs_app = RecordingApp(as_app, args.record), RecordingApp(rs_app, args.record)
-    servers = [uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="auto"))
-               for app in (as_app, rs_app)]
-    tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, sock in zip(servers, (as_sock, rs_sock))]
+        apps = [RecordingApp(app, args.record) for app in apps]
+    servers = [uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="auto")) for app in apps]
+    tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, sock in zip(servers, socks)]
     while not all(s.started for s in servers):
         if any(t.done() for t in tasks):
             break
@@ -615,7 +674,7 @@ async def main(args: argparse.Namespace) -> None:
         tmp = args.ready_file + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump({"mcp": resource, "issuer": issuer, "stats": issuer + "/_test/stats",
-                       "pid": os.getpid()}, f)
+                       "issuer2": second[1] if second else None, "pid": os.getpid()}, f)
         os.replace(tmp, args.ready_file)
     await asyncio.gather(*tasks)
 
