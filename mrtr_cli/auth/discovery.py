@@ -166,6 +166,17 @@ def _get_json(http: Any, url: str) -> tuple[int, Any]:
         return 200, None
 
 
+def advertised_issuers(http: Any, server_url: str, resource_metadata_url: str | None) -> list[str] | None:
+    """The `authorization_servers` the resource's metadata lists now (the first URL of
+    `prm_urls` that serves it), or None when none does. Used before a refresh: a token
+    is not refreshed at an authorization server the resource no longer names."""
+    for url in prm_urls(server_url, resource_metadata_url):
+        status, doc = _get_json(http, url)
+        if status == 200 and isinstance(doc, dict) and isinstance(doc.get("authorization_servers"), list):
+            return [s for s in doc["authorization_servers"] if isinstance(s, str)]
+    return None
+
+
 def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
              prefer_issuer: str | None = None) -> AuthServer:
     """Find and validate the authorization server of the MCP server at `server_url`.
