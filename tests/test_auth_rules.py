@@ -454,3 +454,56 @@ def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_p
     assert run.returncode == 8, run.stderr
     assert "nothing to sign in to" in run.stderr and run.stdout == ""
     assert not (tmp_path / "state" / "auth").exists() or not list((tmp_path / "state" / "auth").glob("*.json"))
+
+
+def test_authorization_server_endpoints_must_be_https_off_this_machine():
+    from mrtr_cli.auth.discovery import check_https
+
+    local = AuthServer(issuer="http://127.0.0.1:9", metadata=as_doc("http://127.0.0.1:9"), resource="r")
+    check_https(local)
+    remote = AuthServer(issuer="https://auth.example", metadata=as_doc("https://auth.example",
+                        token_endpoint="http://auth.example/token"), resource="r")
+    with pytest.raises(AuthError, match="token_endpoint .* is not HTTPS"):
+        check_https(remote)
+
+
+class _TokenEndpoint(BaseHTTPRequestHandler):
+    reply: dict[str, Any] = {}
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.dumps(self.reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("reply", "ok"), [
+    ({"access_token": "at", "token_type": "Bearer", "expires_in": 60}, True),
+    ({"access_token": "at", "token_type": "bearer"}, True),
+    ({"access_token": "at", "token_type": "DPoP"}, False),
+    ({"token_type": "Bearer"}, False),
+])
+def test_token_responses(reply, ok, http):
+    from mrtr_cli.auth.grants import TokenError, token_request
+
+    handler = type("H", (_TokenEndpoint,), {"reply": reply})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/token"
+        if ok:
+            tokens = token_request(http, url, {"grant_type": "x"}, {}, previous={"refresh_token": "rt"},
+                                   requested_scope="s")
+            assert tokens["access_token"] == "at" and tokens["refresh_token"] == "rt" and tokens["scope"] == "s"
+        else:
+            with pytest.raises(TokenError):
+                token_request(http, url, {"grant_type": "x"}, {})
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -81,6 +81,26 @@ class AuthServer:
                             "(code_challenge_methods_supported); mrtr does not sign in without it")
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def check_https(server: AuthServer) -> None:
+    """Authorization server endpoints are HTTPS (security-considerations "Communication
+    Security"; OAuth 2.1 section 1.5), except on this machine (127.0.0.1, localhost, ::1).
+
+    Raises:
+        AuthError: an endpoint (or the issuer) over plain HTTP elsewhere.
+    """
+    names = ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint")
+    for what, url in [("issuer", server.issuer), *((n, server.endpoint(n)) for n in names)]:
+        if not url:
+            continue
+        p = urlsplit(url)
+        if p.scheme != "https" and not (p.scheme == "http" and (p.hostname or "") in LOOPBACK_HOSTS):
+            raise AuthError(f"the authorization server's {what} {sanitize(url, single_line=True)[:200]} is not "
+                            "HTTPS; mrtr sends no credentials there")
+
+
 def origin_of(url: str) -> str:
     p = urlsplit(url)
     return f"{p.scheme}://{p.netloc}"
@@ -146,6 +166,17 @@ def _get_json(http: Any, url: str) -> tuple[int, Any]:
         return 200, None
 
 
+def advertised_issuers(http: Any, server_url: str, resource_metadata_url: str | None) -> list[str] | None:
+    """The `authorization_servers` the resource's metadata lists now (the first URL of
+    `prm_urls` that serves it), or None when none does. Used before a refresh: a token
+    is not refreshed at an authorization server the resource no longer names."""
+    for url in prm_urls(server_url, resource_metadata_url):
+        status, doc = _get_json(http, url)
+        if status == 200 and isinstance(doc, dict) and isinstance(doc.get("authorization_servers"), list):
+            return [s for s in doc["authorization_servers"] if isinstance(s, str)]
+    return None
+
+
 def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
              prefer_issuer: str | None = None) -> AuthServer:
     """Find and validate the authorization server of the MCP server at `server_url`.
@@ -192,8 +223,10 @@ def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
         raise AuthError(f"no authorization server metadata found for {issuer}",
                         hint="tried: " + ", ".join(as_metadata_urls(issuer)))
     resource = prm.get("resource") if isinstance(prm.get("resource"), str) else canonical_resource(server_url)
-    return AuthServer(issuer=str(metadata["issuer"]), metadata=metadata, resource=resource,
-                      resource_metadata=prm, origin=origin_of(issuer))
+    server = AuthServer(issuer=str(metadata["issuer"]), metadata=metadata, resource=resource,
+                        resource_metadata=prm, origin=origin_of(issuer))
+    check_https(server)
+    return server
 
 
 def _as_metadata(http: Any, issuer: str) -> dict[str, Any] | None:
@@ -221,5 +254,7 @@ def _legacy(http: Any, server_url: str) -> AuthServer:
     origin = origin_of(server_url)
     metadata = _as_metadata(http, origin) or {}
     issuer = str(metadata.get("issuer") or origin)
-    return AuthServer(issuer=issuer, metadata=metadata, resource=canonical_resource(server_url),
-                      legacy=True, origin=origin)
+    server = AuthServer(issuer=issuer, metadata=metadata, resource=canonical_resource(server_url),
+                        legacy=True, origin=origin)
+    check_https(server)
+    return server

@@ -133,6 +133,10 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
         text += f", {sanitize(code, single_line=True)[:80]}" if code else ""
         text += f": {sanitize(str(desc), single_line=True)[:200]})" if isinstance(desc, str) else ")"
         raise TokenError(text, code)
+    kind = body.get("token_type") if isinstance(body.get("token_type"), str) else "Bearer"
+    if kind.lower() != "bearer":
+        raise TokenError(f"the token endpoint issued a {sanitize(kind, single_line=True)[:40]} token; "
+                         "mrtr sends Bearer tokens only (DPoP is not supported)")
     tokens: dict[str, Any] = {"access_token": body["access_token"],
                               "token_type": body.get("token_type") or "Bearer", "obtained_at": time.time()}
     refresh = body.get("refresh_token") or (previous or {}).get("refresh_token")

@@ -19,7 +19,7 @@ from typing import Any
 
 from mrtr_cli.auth import grants
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
-from mrtr_cli.auth.discovery import AuthServer, discover, issuers_match
+from mrtr_cli.auth.discovery import AuthServer, advertised_issuers, discover, issuers_match
 from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
@@ -66,7 +66,7 @@ class OAuthClient:
         self._http: Any = None
         self.store = TokenStore(url, note=self._note)
         self.step_ups = 0
-        self._refreshed: set[str] = set()  # access tokens a 401 already made us refresh
+        self._refreshed_on_401 = False  # a refreshed token refused again means: sign in
         self.server: AuthServer | None = None
         for secret in (settings.client_secret, settings.private_key):
             if secret:
@@ -132,12 +132,21 @@ class OAuthClient:
             if not ch.insufficient_scope:
                 if _fresh(tokens) and tokens.get("access_token") != sent:
                     return self._remember(tokens)  # another run signed in meanwhile
-                if sent and tokens.get("access_token") == sent and sent not in self._refreshed:
-                    self._refreshed.add(sent)  # once: a refreshed token refused again means sign in
+                if (sent and tokens.get("access_token") == sent and not self._refreshed_on_401
+                        and self._issuer_still_named(entry, ch)):
+                    self._refreshed_on_401 = True
                     token = self._refresh(entry)
                     if token:
                         return token
             return self.authorize(ch)
+
+    def _issuer_still_named(self, entry: dict[str, Any], ch: Challenge) -> bool:
+        """The resource's metadata still names the authorization server of the stored
+        token (a resource moved to another one gets a new sign-in there, not a refresh
+        here); True when the metadata cannot be read (a 2025-03-26 server)."""
+        issuer = (entry.get("endpoints") or {}).get("issuer")
+        listed = advertised_issuers(self.http, self.url, ch.resource_metadata)
+        return listed is None or not issuer or any(issuers_match(s, issuer) for s in listed)
 
     # ------------------------------------------------------------------ sign-in
     def can_sign_in(self) -> bool:
@@ -337,6 +346,10 @@ class OAuthClient:
             AuthError: not signed in, or the refresh failed (exit 8).
         """
         token = self.stored_token()
+        if token is None and self.settings.client_credentials:
+            from mrtr_cli.auth.probe import probe  # noqa: PLC0415 - nobody is needed: get one
+
+            token = self.authorize(probe(self.http, self.url, {}) or Challenge(401))
         if token is None:
             raise AuthError(f"not signed in to {self.label} (or the sign-in expired)",
                             hint=f"run: {self.settings.login_hint}")
