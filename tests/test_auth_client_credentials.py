@@ -138,7 +138,6 @@ def test_auth_token_with_client_credentials_renews_an_expired_token(tmp_path, oa
     assert SECRET not in run.stdout + run.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="oauth-findings.md: auth token does not get a client-credentials token itself")
 def test_auth_token_with_client_credentials_needs_no_login(tmp_path, oauth_server):
     """No person is needed to get a client-credentials token, so `auth token` gets one itself,
     as a call does."""
