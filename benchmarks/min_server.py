@@ -198,9 +198,15 @@ def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
         def log_message(self, *args: object) -> None:
             pass
 
-    ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.request_queue_size = 128
-    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 128
+
+        def handle_error(self, request: object, client_address: object) -> None:
+            if not isinstance(sys.exc_info()[1], ConnectionError):  # a client closing its keep-alive is no error
+                super().handle_error(request, client_address)
+
+    Server(("127.0.0.1", port), Handler).serve_forever()
 
 
 if __name__ == "__main__":
