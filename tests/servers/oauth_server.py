@@ -670,6 +670,15 @@ async def main(args: argparse.Namespace) -> None:
         if any(t.done() for t in tasks):
             break
         await asyncio.sleep(0.02)
+    parent = os.getppid()
+
+    async def orphaned() -> None:  # a test run that was killed leaves no server behind
+        while os.getppid() == parent:
+            await asyncio.sleep(1)
+        for server in servers:
+            server.should_exit = True
+
+    watchdog = asyncio.create_task(orphaned())
     if args.ready_file:
         tmp = args.ready_file + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:
@@ -677,6 +686,7 @@ async def main(args: argparse.Namespace) -> None:
                        "issuer2": second[1] if second else None, "pid": os.getpid()}, f)
         os.replace(tmp, args.ready_file)
     await asyncio.gather(*tasks)
+    watchdog.cancel()
 
 
 if __name__ == "__main__":
