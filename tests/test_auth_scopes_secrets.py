@@ -143,9 +143,10 @@ def test_no_token_or_client_secret_in_any_output_of_a_signed_in_run(tmp_path, oa
     outputs["signing-in trace"] = trace.read_text()
     assert "http-request" in outputs["signing-in trace"]
 
-    def record(name: str, *args: str, input: str = "") -> None:
+    def record(name: str, *args: str, input: str = "", with_browser: bool = False) -> None:
         t = tmp_path / f"trace-{len(outputs)}.jsonl"
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, "-vv", "--trace", str(t), *args, env=env, input=input)
+        run = run_mrtr(tmp_path, "--url", server.mcp_url, "-vv", "--trace", str(t), *args, env=env, input=input,
+                       browser=browser if with_browser else None)
         outputs[name + " stdout"], outputs[name + " stderr"] = run.stdout, run.stderr
         outputs[name + " trace"] = t.read_text() if t.exists() else ""
         assert "Traceback" not in run.stderr
@@ -162,6 +163,12 @@ def test_no_token_or_client_secret_in_any_output_of_a_signed_in_run(tmp_path, oa
     record("step-up refused", "--no-input", "call", "admin_tool")
     record("json error", "--no-input", "--json", "call", "admin_tool")
     record("json pending", "--no-input", "--json", "call", "ask")
+    # revocation sends the tokens to the server: not to the trace; then an explicit sign-in, traced
+    record("logout", "auth", "logout")
+    assert server.stats()["revoke_log"]
+    record("login", "auth", "login", with_browser=True)
+    record("after login", "--no-input", "call", "echo", "text=three")
+    assert outputs["after login stdout"].strip() == "echo: three"
     # mrtr's files under the state directory, the token store aside
     store = state_dir(tmp_path) / "auth"
     for path in every_file_under(state_dir(tmp_path)):

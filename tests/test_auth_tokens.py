@@ -283,7 +283,6 @@ def test_the_keyring_store_falls_back_to_the_file_store_with_a_note_where_there_
 
 
 # ---------------------------------------------------------------------- another authorization server
-@pytest.mark.xfail(strict=True, reason="oauth-findings.md: a resource moved to another authorization server is not followed")
 def test_a_resource_that_moves_to_another_authorization_server_gets_a_new_registration(
         tmp_path, oauth_server, browser):
     """Clients and tokens are kept per issuer: when the resource's metadata names a new
@@ -317,7 +316,6 @@ def test_a_resource_that_moves_to_another_authorization_server_gets_a_new_regist
 
 
 @pytest.mark.pty
-@pytest.mark.xfail(strict=True, reason="oauth-findings.md: a resource moved to another authorization server is not followed")
 def test_at_a_terminal_a_moved_resource_signs_in_at_the_new_authorization_server(tmp_path, oauth_server, browser):
     server = oauth_server("--second-as")
     sign_in(tmp_path, server, browser)
@@ -330,3 +328,14 @@ def test_at_a_terminal_a_moved_resource_signs_in_at_the_new_authorization_server
     assert out.read_text().strip() == "echo: new"
     assert server.stats(server.issuer2)["grants"] == {"authorization_code": 1}
     assert browser.opened()[-1].startswith(server.issuer2 + "/authorize?")
+
+
+def test_auth_logout_of_one_target_keeps_the_others(tmp_path, oauth_server, browser):
+    one, two = oauth_server(), oauth_server()
+    sign_in(tmp_path, one, browser)
+    sign_in(tmp_path, two, browser)
+    assert run_mrtr(tmp_path, "--url", one.mcp_url, "auth", "logout").code == 0
+    assert one.stats()["revoke_log"] and not two.stats()["revoke_log"]
+    assert call(tmp_path, one, "echo", "text=x").code == 8
+    kept = call(tmp_path, two, "echo", "text=kept")
+    assert kept.code == 0 and kept.stdout.strip() == "echo: kept", kept.stderr
