@@ -507,3 +507,14 @@ def test_token_responses(reply, ok, http):
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_verbose_notes_each_authorization_request_without_its_query(scripted, tmp_path):
+    server = scripted()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "-v", "--url", server.base + "/mcp?k=v", "auth", "login"],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert run.returncode == 8, run.stderr
+    assert f"mrtr: oauth: POST {server.base}/mcp -> 501" in run.stderr
+    assert f"mrtr: oauth: GET {server.base}/.well-known/oauth-protected-resource/mcp -> 404" in run.stderr
+    assert "k=v" not in run.stderr.replace(f"{server.base}/mcp?k=v", "")

@@ -78,13 +78,24 @@ class OAuthClient:
 
     @property
     def http(self) -> Any:
-        """The `httpx.Client` for authorization requests (no redirects followed)."""
+        """The `httpx.Client` for authorization requests (no redirects followed). With `-v`
+        each request is noted on stderr as method, URL and status (no headers or bodies:
+        they carry codes, secrets and tokens)."""
         if self._http is None:
             import httpx  # noqa: PLC0415
 
+            hooks = {"response": [self._trace_response]} if self.env.verbosity > 0 else {}
             self._http = httpx.Client(timeout=httpx.Timeout(30.0), follow_redirects=False, verify=self._verify,
-                                      headers={"User-Agent": "mrtr"})
+                                      headers={"User-Agent": "mrtr"}, event_hooks=hooks)
         return self._http
+
+    def _trace_response(self, response: Any) -> None:
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+        url = response.request.url.copy_with(query=None)  # no query strings: nothing secret is in them,
+        # but nothing in them is needed either
+        self.env.err(f"mrtr: oauth: {response.request.method} {sanitize(str(url), single_line=True)} "
+                     f"-> {response.status_code}")
 
     def close(self) -> None:
         if self._http is not None:

@@ -90,7 +90,15 @@ class TokenStore:
         doc["version"] = 1
         doc["resource"] = self.resource_key
         if self.backend == "keyring":
-            _move_to_keyring(doc, self.path)
+            try:
+                _move_to_keyring(doc, self.path)
+            except Exception as exc:  # noqa: BLE001 - a locked or broken keychain: keep the file store
+                if self._note:
+                    self._note(f"mrtr: note: the OS keychain refused the tokens ({type(exc).__name__}); "
+                               "they are kept in the file store")
+                self.backend = "file"
+                _fill_from_keyring(doc, self.path)
+                doc.pop("keyring", None)
         else:
             doc.pop("keyring", None)
         fd, tmp = tempfile.mkstemp(prefix=".tok-", dir=folder)
