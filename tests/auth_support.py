@@ -322,18 +322,19 @@ def authorize_params(browser: Browser, n: int = -1) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(browser.opened()[n]).query))
 
 
-# ---------------------------------------------------------------------- https documents
-class HttpsDocuments:
-    """JSON documents served over HTTPS on 127.0.0.1 with a self-signed certificate (for Client
-    ID Metadata Documents, which must be https:// URLs). `url(path)` is a document's address;
-    `docs[path]` its content, read at each request."""
+# ---------------------------------------------------------------------- JSON documents over HTTP(S)
+class JsonDocuments:
+    """JSON documents served on 127.0.0.1, over HTTPS with a self-signed certificate when
+    `tls_dir` is given (Client ID Metadata Documents must be https:// URLs). `docs[path]` is a
+    document (answered 200), a (status, document) pair, or a callable of this object giving
+    either; it is read at each request (the query string is ignored). Every path requested is
+    appended to `fetched`; `url(path)` is a document's address."""
 
-    def __init__(self, tmp: Path):
+    def __init__(self, tls_dir: Path | None = None):
         import ssl
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-        cert, key = self_signed_certificate(tmp)
         self.docs: dict[str, Any] = {}
         self.fetched: list[str] = []
         outer = self
@@ -341,9 +342,11 @@ class HttpsDocuments:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802
                 outer.fetched.append(self.path)
-                doc = outer.docs.get(self.path)
-                body = json.dumps(doc).encode() if doc is not None else b"{}"
-                self.send_response(200 if doc is not None else 404)
+                entry = outer.docs.get(self.path.split("?")[0], (404, {"error": "not_found"}))
+                entry = entry(outer) if callable(entry) else entry
+                status, doc = entry if isinstance(entry, tuple) else (200, entry)
+                body = json.dumps(doc).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -353,16 +356,21 @@ class HttpsDocuments:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(cert, key)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.scheme = "http"
+        if tls_dir is not None:
+            cert, key = self_signed_certificate(tls_dir)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(cert, key)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.scheme = "https"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
-    def url(self, path: str) -> str:
-        return f"https://127.0.0.1:{self.server.server_address[1]}{path}"
+    def url(self, path: str = "") -> str:
+        return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}{path}"
 
     def stop(self) -> None:
         self.server.shutdown()
+        self.server.server_close()
 
 
 def self_signed_certificate(tmp: Path) -> tuple[str, str]:
@@ -392,8 +400,8 @@ def self_signed_certificate(tmp: Path) -> tuple[str, str]:
 
 
 @pytest.fixture
-def https_documents(tmp_path: Path) -> Iterator[HttpsDocuments]:
+def https_documents(tmp_path: Path) -> Iterator[JsonDocuments]:
     """JSON documents over HTTPS on 127.0.0.1 (self-signed)."""
-    docs = HttpsDocuments(tmp_path)
+    docs = JsonDocuments(tmp_path)
     yield docs
     docs.stop()
