@@ -429,3 +429,19 @@ def test_a_pre_registered_client_comes_before_a_client_metadata_document(tmp_pat
     sign_in(tmp_path, server, browser, "--client-id", "pre-public", "--client-metadata-url", url)
     assert authorize_params(browser)["client_id"] == "pre-public"
     assert server.stats()["cimd_fetches"] == [] and server.stats()["registrations"] == 0
+
+
+@pytest.mark.pty
+def test_signing_in_on_the_2025_11_25_handshake(tmp_path, oauth_server, browser):
+    """The same sign-in when the first request is `initialize` (an older-era session)."""
+    server = oauth_server()
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "--protocol", "2025-11-25", "call", "echo",
+                            "text=old", browser=browser)
+    child.expect(CONSENT)
+    child.send("y" + ENTER)
+    assert finish(child) == 0
+    assert out.read_text().strip() == "echo: old"
+    assert "initialize" in [r["method"] for r in server.stats()["mcp_requests"]]
+    again = run_mrtr(tmp_path, "--url", server.mcp_url, "--protocol", "2025-11-25", "--no-input", "call", "echo",
+                     "text=again")
+    assert again.code == 0 and again.stdout.strip() == "echo: again", again.stderr
