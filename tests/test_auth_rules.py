@@ -1,5 +1,5 @@
 """The MCP authorization profile's rules, one by one (issue 13), against real HTTP servers on
-127.0.0.1 (a small scripted metadata server below; the end-to-end sign-in with a real
+127.0.0.1 (JSON documents from tests/auth_support.py; the end-to-end sign-in with a real
 authorization server is in test_auth_signin.py and the conformance suite).
 
 Spec: 2026-07-28 basic/authorization (scope selection, step-up, iss), its
@@ -36,53 +36,24 @@ from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
+from tests.auth_support import JsonDocuments
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class Scripted:
-    """An HTTP server on 127.0.0.1 answering GETs from `routes` ({path: (status, json)}; a
-    value may be a callable of the server giving the document) and recording every path."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, tuple[int, Any]] = {}
-        self.seen: list[str] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
-                outer.seen.append(self.path)
-                status, doc = outer.routes.get(self.path.split("?")[0], (404, {"error": "not_found"}))
-                body = json.dumps(doc(outer) if callable(doc) else doc).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.base = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 @pytest.fixture
 def scripted() -> Iterator[Any]:
-    made: list[Scripted] = []
+    """Makes JSON document servers on 127.0.0.1 (tests/auth_support.py `JsonDocuments`):
+    `.docs[path] = (status, doc)`, `.fetched` lists the paths asked for."""
+    made: list[JsonDocuments] = []
 
-    def make() -> Scripted:
-        made.append(Scripted())
+    def make() -> JsonDocuments:
+        made.append(JsonDocuments())
         return made[-1]
 
     yield make
     for server in made:
-        server.close()
+        server.stop()
 
 
 @pytest.fixture
@@ -117,34 +88,34 @@ def test_authorization_server_metadata_urls_in_the_spec_order():
 
 def test_discovery_falls_back_in_order_and_finds_an_issuer_with_a_path(scripted, http):
     mcp, auth = scripted(), scripted()
-    issuer = auth.base + "/tenant1"
-    mcp.routes["/.well-known/oauth-protected-resource"] = (200, {"resource": mcp.base + "/mcp",
+    issuer = auth.url() + "/tenant1"
+    mcp.docs["/.well-known/oauth-protected-resource"] = (200, {"resource": mcp.url() + "/mcp",
                                                                  "authorization_servers": [issuer]})
-    auth.routes["/tenant1/.well-known/openid-configuration"] = (200, as_doc(issuer))
-    server = discover(http, mcp.base + "/mcp", mcp.base + "/custom-metadata")
-    assert server.issuer == issuer and server.resource == mcp.base + "/mcp"
-    assert mcp.seen == ["/custom-metadata", "/.well-known/oauth-protected-resource/mcp",
+    auth.docs["/tenant1/.well-known/openid-configuration"] = (200, as_doc(issuer))
+    server = discover(http, mcp.url() + "/mcp", mcp.url() + "/custom-metadata")
+    assert server.issuer == issuer and server.resource == mcp.url() + "/mcp"
+    assert mcp.fetched == ["/custom-metadata", "/.well-known/oauth-protected-resource/mcp",
                         "/.well-known/oauth-protected-resource"]
-    assert auth.seen == ["/.well-known/oauth-authorization-server/tenant1", "/.well-known/openid-configuration/tenant1",
+    assert auth.fetched == ["/.well-known/oauth-authorization-server/tenant1", "/.well-known/openid-configuration/tenant1",
                          "/tenant1/.well-known/openid-configuration"]
 
 
 def test_the_challenge_metadata_url_is_used_first_and_alone_when_it_answers(scripted, http):
     mcp, auth = scripted(), scripted()
-    mcp.routes["/meta"] = (200, {"resource": mcp.base + "/mcp", "authorization_servers": [auth.base]})
-    auth.routes["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.base))
-    discover(http, mcp.base + "/mcp", mcp.base + "/meta")
-    assert mcp.seen == ["/meta"]
-    assert auth.seen == ["/.well-known/oauth-authorization-server"]
+    mcp.docs["/meta"] = (200, {"resource": mcp.url() + "/mcp", "authorization_servers": [auth.url()]})
+    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.url()))
+    discover(http, mcp.url() + "/mcp", mcp.url() + "/meta")
+    assert mcp.fetched == ["/meta"]
+    assert auth.fetched == ["/.well-known/oauth-authorization-server"]
 
 
 def test_a_resource_that_is_another_server_is_refused_before_any_authorization_server_request(scripted, http):
     mcp, auth = scripted(), scripted()
-    mcp.routes["/.well-known/oauth-protected-resource/mcp"] = (
-        200, {"resource": "https://elsewhere.example/mcp", "authorization_servers": [auth.base]})
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (
+        200, {"resource": "https://elsewhere.example/mcp", "authorization_servers": [auth.url()]})
     with pytest.raises(AuthError, match="names another resource"):
-        discover(http, mcp.base + "/mcp", None)
-    assert auth.seen == []
+        discover(http, mcp.url() + "/mcp", None)
+    assert auth.fetched == []
 
 
 @pytest.mark.parametrize(("server", "resource", "ok"), [
@@ -162,27 +133,27 @@ def test_resource_match(server, resource, ok):
 
 def test_an_issuer_differing_from_its_metadata_url_is_refused(scripted, http):
     mcp, auth = scripted(), scripted()
-    mcp.routes["/.well-known/oauth-protected-resource/mcp"] = (200, {"authorization_servers": [auth.base]})
-    auth.routes["/.well-known/oauth-authorization-server"] = (200, as_doc("https://honest.example"))
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (200, {"authorization_servers": [auth.url()]})
+    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc("https://honest.example"))
     with pytest.raises(AuthError, match="names the issuer"):
-        discover(http, mcp.base + "/mcp", None)
+        discover(http, mcp.url() + "/mcp", None)
 
 
 def test_a_2025_03_26_server_without_resource_metadata_uses_its_origin(scripted, http):
     mcp = scripted()
-    server = discover(http, mcp.base + "/mcp", None)  # nothing served at all: the default endpoints
-    assert server.legacy and server.issuer == mcp.base
-    assert server.endpoint("authorization_endpoint") == mcp.base + "/authorize"
-    assert server.endpoint("token_endpoint") == mcp.base + "/token"
-    assert server.endpoint("registration_endpoint") == mcp.base + "/register"
-    assert "/.well-known/oauth-authorization-server" in mcp.seen
+    server = discover(http, mcp.url() + "/mcp", None)  # nothing served at all: the default endpoints
+    assert server.legacy and server.issuer == mcp.url()
+    assert server.endpoint("authorization_endpoint") == mcp.url() + "/authorize"
+    assert server.endpoint("token_endpoint") == mcp.url() + "/token"
+    assert server.endpoint("registration_endpoint") == mcp.url() + "/register"
+    assert "/.well-known/oauth-authorization-server" in mcp.fetched
 
 
 def test_a_resource_metadata_server_error_does_not_fall_back_to_2025_03_26(scripted, http):
     mcp = scripted()
-    mcp.routes["/.well-known/oauth-protected-resource/mcp"] = (503, {"error": "busy"})
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (503, {"error": "busy"})
     with pytest.raises(AuthError, match="HTTP 503"):
-        discover(http, mcp.base + "/mcp", None)
+        discover(http, mcp.url() + "/mcp", None)
 
 
 # ---------------------------------------------------------------------- PKCE, state, iss
@@ -449,7 +420,7 @@ def test_the_deadline_stands_still_for_other_threads_while_a_person_signs_in():
 def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_path):
     open_server = scripted()  # answers POST with 501 (no challenge) and publishes no metadata
     env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
-    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.base + "/mcp", "auth", "login"],
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.url() + "/mcp", "auth", "login"],
                          env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert run.returncode == 8, run.stderr
     assert "nothing to sign in to" in run.stderr and run.stdout == ""
@@ -512,9 +483,9 @@ def test_token_responses(reply, ok, http):
 def test_verbose_notes_each_authorization_request_without_its_query(scripted, tmp_path):
     server = scripted()
     env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
-    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "-v", "--url", server.base + "/mcp?k=v", "auth", "login"],
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "-v", "--url", server.url() + "/mcp?k=v", "auth", "login"],
                          env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert run.returncode == 8, run.stderr
-    assert f"mrtr: oauth: POST {server.base}/mcp -> 501" in run.stderr
-    assert f"mrtr: oauth: GET {server.base}/.well-known/oauth-protected-resource/mcp -> 404" in run.stderr
-    assert "k=v" not in run.stderr.replace(f"{server.base}/mcp?k=v", "")
+    assert f"mrtr: oauth: POST {server.url()}/mcp -> 501" in run.stderr
+    assert f"mrtr: oauth: GET {server.url()}/.well-known/oauth-protected-resource/mcp -> 404" in run.stderr
+    assert "k=v" not in run.stderr.replace(f"{server.url()}/mcp?k=v", "")
