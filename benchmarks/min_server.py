@@ -3,6 +3,7 @@
     python benchmarks/min_server.py               # stdio: one JSON-RPC message per line
     python benchmarks/min_server.py --http PORT   # Streamable HTTP on 127.0.0.1:PORT/mcp (JSON responses)
     python benchmarks/min_server.py --http PORT --sse   # the same, each response as one SSE event
+    python benchmarks/min_server.py --http PORT --protected   # also /guarded/mcp, which wants a token
 
 It does as little as a server can, so the figures measure the clients:
 - `tools/call echo {text}`: the text back;
@@ -14,12 +15,21 @@ It does as little as a server can, so the figures measure the clients:
 - `initialize` / `notifications/initialized` / `ping`, so clients of the 2025-11-25
   handshake (e.g. `fastmcp call`, the MCP Inspector CLI) can call `echo` too.
 Every 2026-07-28 `_meta` is accepted and ignored.
+
+With `--protected`, `/guarded/mcp` serves the same tools but answers 401 (with
+`WWW-Authenticate: Bearer resource_metadata=...`) unless the request carries
+`Authorization: Bearer <the token>`; the server is also its own authorization server, as
+little of one as lets a client sign in once: RFC 9728 metadata for `/guarded/mcp`, RFC 8414
+metadata, and a token endpoint granting `client_credentials` to any client, with one token
+valid for a day (benchmarks/auth_call.py signs in once, then measures calls with it).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import sys
+from urllib.parse import parse_qs
 
 TOOLS = [
     {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}},
@@ -103,15 +113,59 @@ def serve_stdio() -> None:
             sys.stdout.flush()
 
 
-def serve_http(port: int, sse: bool = False) -> None:
+GUARDED = "/guarded/mcp"
+TOKEN = "bench-" + secrets.token_hex(16)
+
+
+def auth_documents(origin: str) -> dict[str, dict]:
+    """The GET documents of `--protected`: protected resource and authorization server metadata."""
+    return {
+        "/.well-known/oauth-protected-resource" + GUARDED: {
+            "resource": origin + GUARDED, "authorization_servers": [origin]},
+        "/.well-known/oauth-authorization-server": {
+            "issuer": origin, "token_endpoint": origin + "/token", "authorization_endpoint": origin + "/authorize",
+            "grant_types_supported": ["client_credentials"], "response_types_supported": ["code"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"]},
+    }
+
+
+def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    origin = f"http://127.0.0.1:{port}"
+    documents = auth_documents(origin) if protected else {}
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: one connection serves many requests
         disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stalls
 
+        def send_json(self, status: int, doc: dict, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(doc).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
         def do_POST(self) -> None:  # noqa: N802
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            path = self.path.split("?", 1)[0]
+            if protected and path == "/token":
+                grant = parse_qs(body.decode()).get("grant_type", [""])[0]
+                if grant != "client_credentials":
+                    self.send_json(400, {"error": "unsupported_grant_type"})
+                else:
+                    self.send_json(200, {"access_token": TOKEN, "token_type": "Bearer", "expires_in": 86400},
+                                   {"Cache-Control": "no-store"})
+                return
+            if protected and path == GUARDED and self.headers.get("Authorization") != f"Bearer {TOKEN}":
+                metadata = origin + "/.well-known/oauth-protected-resource" + GUARDED
+                self.send_json(401, {"error": "invalid_token"},
+                               {"WWW-Authenticate": f'Bearer resource_metadata="{metadata}"'})
+                return
             reply = handle(json.loads(body))
             if reply is None:
                 self.send_response(202)
@@ -128,22 +182,35 @@ def serve_http(port: int, sse: bool = False) -> None:
             self.wfile.write(data)
 
         def do_GET(self) -> None:  # noqa: N802 - no server-initiated stream
+            doc = documents.get(self.path.split("?", 1)[0])
+            if doc is not None:
+                self.send_json(200, doc)
+                return
+            self.send_response(405 if self.path.split("?", 1)[0] in ("/mcp", GUARDED) else 404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_DELETE(self) -> None:  # noqa: N802
             self.send_response(405)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-        do_DELETE = do_GET  # noqa: N815
-
         def log_message(self, *args: object) -> None:
             pass
 
-    ThreadingHTTPServer.daemon_threads = True
-    ThreadingHTTPServer.request_queue_size = 128
-    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 128
+
+        def handle_error(self, request: object, client_address: object) -> None:
+            if not isinstance(sys.exc_info()[1], ConnectionError):  # a client closing its keep-alive is no error
+                super().handle_error(request, client_address)
+
+    Server(("127.0.0.1", port), Handler).serve_forever()
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--http":
-        serve_http(int(sys.argv[2]), sse="--sse" in sys.argv[3:])
+        serve_http(int(sys.argv[2]), sse="--sse" in sys.argv[3:], protected="--protected" in sys.argv[3:])
     else:
         serve_stdio()

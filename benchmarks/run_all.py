@@ -17,6 +17,7 @@ import argparse
 import datetime
 import sys
 
+import auth_call
 import http_call
 import memory
 import startup
@@ -42,6 +43,7 @@ def report(runs: int, inspector: str | None) -> str:
     sections = [
         (f"Startup and one stdio call (median of {runs} runs)", startup.measure(runs)),
         (f"One call over Streamable HTTP (median of {runs} runs)", http_call.measure(runs, inspector)),
+        (f"One call with a valid stored OAuth token (median of {runs} runs)", auth_call.measure(runs)),
         ("Batch throughput over Streamable HTTP (median of 9 runs)", throughput.measure(1000, 16, 9)),
         ("Peak memory reading a 50 MB resource over Streamable HTTP", memory.measure()),
     ]

@@ -38,6 +38,10 @@ class RunOptions:
     config: str | None = None
     headers: list[str] = field(default_factory=list)
     bearer_token_env: str | None = None
+    # OAuth (issue 13): a pre-registered client.
+    client_id: str | None = None
+    client_secret_env: str | None = None
+    client_secret_file: str | None = None
     json_mode: bool = False
     verbosity: int = 0
     quiet: bool = False
@@ -130,6 +134,11 @@ class App:
         self._early: tuple[Target, Any] | None = None
         #: A 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
         self.rejoin_session: dict[str, Any] | None = None
+        #: The OAuth hook of each HTTP server of this run (`authorizer`).
+        self._authorizers: dict[str | None, Any] = {}
+        #: Whether a person may be asked to sign in (None: when `env.can_prompt()`); `mrtr
+        #: batch` decides it before it turns prompting off for its lines.
+        self.sign_in_allowed: bool | None = None
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -405,7 +414,8 @@ class App:
             rejoin=self.rejoin_session,
             observer=self.strict_checker(),
         )
-        transport = transport or target.make_transport(self.env, self.tracer)
+        transport = transport or target.make_transport(self.env, self.tracer,
+                                                       self.authorizer(target) if target.url else None)
         session: Session | None = None
         display = None
         try:
@@ -454,6 +464,15 @@ class App:
 
             self.env.strict = StrictChecker(self.env)
         return self.env.strict
+
+    def authorizer(self, target: Target) -> Any:
+        """The OAuth hook of an HTTP target (config/oauth_target.py), or None (stdio, or the
+        user sends an Authorization header of their own)."""
+        from mrtr_cli.config.oauth_target import make_authorizer  # noqa: PLC0415
+
+        if target.url not in self._authorizers:  # one per server for the run (a batch may reopen its session)
+            self._authorizers[target.url] = make_authorizer(self, target)
+        return self._authorizers[target.url]
 
     def spawn_early(self, target: Target) -> None:
         """Launch a stdio server now, so that it boots while `mrtr` finishes loading; the next
@@ -660,8 +679,16 @@ class App:
         if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
             return None
         target = self.target()
-        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context(),
-                         declared=self.declared)
+        authorizer = self._authorizers.get(target.url) if target.url else None
+        if authorizer is None:
+            return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), target.auth_context(),
+                             declared=self.declared)
+
+        def context() -> Any:  # the sign-in in use is part of it (asked when a key is needed)
+            base, signed_in = target.auth_context(), authorizer.identity()
+            return base if signed_in is None else {**(base or {}), "oauth": signed_in}
+
+        return ListCache(os.path.join(state_dir(), "cache"), target.cache_identity(), context, declared=self.declared)
 
     def declared(self, method: str) -> dict[str, Any]:
         """The `clientCapabilities` this run declares on `method` (protocol/capabilities.py):

@@ -30,6 +30,7 @@ COMMAND_MODULES = {
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
     "servers": "info", "skills": "skills", "skill": "skills", "listen": "listen", "ping": "ping",
     "task": "tasks", "batch": "batch", "completion": "completion", "complete": "complete", "help": "topics",
+    "auth": "auth",
 }
 
 

@@ -53,6 +53,10 @@ global_options = _options(
     click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
     click.option("--color", type=click.Choice(COLOR_MODES), default=None,
                  help="Style output: auto (on a terminal only; NO_COLOR turns it off, FORCE_COLOR on), always, never."),
+    # OAuth (issue 13): a client registered with the server's authorization server beforehand.
+    click.option("--client-id", metavar="ID", help="OAuth: sign in as this pre-registered client (or MRTR_CLIENT_ID)."),
+    click.option("--client-secret-env", metavar="VAR", help="OAuth: that client's secret is in environment variable VAR."),
+    click.option("--client-secret-file", metavar="PATH", help="OAuth: that client's secret is in PATH."),
     click.option("--json", "json_mode", is_flag=True, default=None, help="Print results (and errors) as JSON, exactly as the server sent them."),
     click.option("-v", "--verbose", "verbosity", count=True, help="Trace JSON-RPC messages to stderr (-vv: HTTP headers too)."),
     click.option("-q", "--quiet", is_flag=True, default=None, help="Hide the server's stderr and notes."),

@@ -273,6 +273,13 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             if part:
                 add_secret(part)
         target = Target(url=url, server=entry.name, headers=headers)
+        from mrtr_cli.config.oauth import from_config_entry  # noqa: PLC0415
+
+        target.oauth = from_config_entry(e, where=where, allowed=allowed, expand=lambda t: expand(t, "oauth"))
+        if target.oauth is not None:
+            for value in (target.oauth.client_secret, target.oauth.private_key):
+                if value:
+                    add_secret(value)
     roots = e.get("roots")
     if roots is not None:
         if not isinstance(roots, list):

@@ -31,6 +31,7 @@ class Target:
         cwd: working directory for a stdio server.
         roots: roots from a server config entry, as `(entries, source label, base directory
             for relative paths)`, or None (issue 6: `roots` in server config).
+        oauth: OAuth settings from the config entry (`config.oauth.AuthSettings`), or None.
     """
 
     url: str | None = None
@@ -40,6 +41,7 @@ class Target:
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     roots: tuple[list[Any], str, str | None] | None = None
+    oauth: Any = None
 
     @property
     def label(self) -> str:
@@ -78,12 +80,14 @@ class Target:
             return None
         return {"headers": {k.lower(): v for k, v in self.headers.items()}, "env": dict(self.env)}
 
-    def make_transport(self, env: Environment, tracer: Tracer) -> Transport:
-        """Build (not start) the transport for this target."""
+    def make_transport(self, env: Environment, tracer: Tracer, authorizer: Any = None) -> Transport:
+        """Build (not start) the transport for this target (`authorizer`: the OAuth hook of
+        an HTTP target, transport/authhook.py; a stdio target never has one)."""
         if self.url:
             from mrtr_cli.transport.http import HttpTransport  # noqa: PLC0415
 
-            return HttpTransport(self.url, headers=self.headers, on_http=tracer.http if tracer.active else None)
+            return HttpTransport(self.url, headers=self.headers, on_http=tracer.http if tracer.active else None,
+                                 authorizer=authorizer)
         from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415
 
         sink = None if env.quiet else (lambda line: env.err(line))

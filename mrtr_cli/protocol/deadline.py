@@ -34,15 +34,19 @@ class Deadline:
         self._cap = None if max_timeout is None or timeout is None else now + max(max_timeout, timeout)
         self._lock = threading.Lock()
         self._pauses = 0
+        self._start_pause = 0.0
         #: True once progress has pushed the deadline later than `timeout` from the start.
         self.extended = False
 
     def remaining(self) -> float | None:
-        """Seconds left (never negative), or None when unbounded."""
+        """Seconds left (never negative), or None when unbounded. While `paused()` the
+        clock stands still: another thread waiting on this deadline (a request whose
+        sign-in a person is doing on its worker thread) sees the time left at the pause."""
         with self._lock:
             if self._at is None:
                 return None
-            return max(0.0, self._at - time.monotonic())
+            now = self._start_pause if self._pauses else time.monotonic()
+            return max(0.0, self._at - now)
 
     def expired(self) -> bool:
         """True once the deadline has passed."""
@@ -66,7 +70,9 @@ class Deadline:
         with self._lock:
             self._pauses += 1
             outer = self._pauses == 1
-        start = time.monotonic()
+            start = time.monotonic()
+            if outer:
+                self._start_pause = start
         try:
             yield
         finally:

@@ -187,7 +187,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
     left = deadline.remaining()
     limit = timeout if left is None else min(timeout, left)
     try:
-        response = fut.result(timeout=limit)
+        response = _probe_result(fut, limit, transport)
     except concurrent.futures.TimeoutError:
         if deadline.expired():  # --timeout ran out during the probe: no evidence of any era
             if transport.cancel_by_close:
@@ -215,6 +215,22 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         raise
     tracer.message("recv", response)
     return classify_response(response), None
+
+
+def _probe_result(fut: concurrent.futures.Future[Message], limit: float, transport: Transport) -> Message:
+    """The probe's response within `limit` seconds, not counting the time a person spends
+    signing in for it (a 401 answered by OAuth on the request's thread): the retried
+    probe then gets `limit` again.
+
+    Raises:
+        concurrent.futures.TimeoutError: no answer in time.
+    """
+    while True:
+        try:
+            return fut.result(timeout=limit)
+        except concurrent.futures.TimeoutError:
+            if not transport.wait_sign_in():
+                raise
 
 
 # ---------------------------------------------------------------------- era cache

@@ -87,7 +87,9 @@ class ListCache:
         root: the cache directory (e.g. `$XDG_STATE_HOME/mrtr/cache`).
         server_identity: what identifies the server (URL, or stdio argv and cwd); any JSON value.
         auth_context: what identifies the authorization context (header and environment
-            values), or None when there is none; hashed with a local key, never stored.
+            values, the OAuth sign-in), or None when there is none; hashed with a local key,
+            never stored. A callable is asked each time a key is needed (a sign-in may
+            happen during the run).
         declared: gives the `clientCapabilities` a list method's requests declare (by
             method), or None for none; an entry is found only under the same declaration.
     """
@@ -99,6 +101,7 @@ class ListCache:
         self._auth_context = auth_context
         self._declared = declared
         self._auth_name: str | None = None
+        self._auth_material: bytes | None = None
 
     # ------------------------------------------------------------------ keys
     def _key(self) -> bytes:
@@ -123,15 +126,16 @@ class ListCache:
         return key
 
     def _auth(self) -> str:
-        if self._auth_name is None:
-            if self._auth_context is None:
-                self._auth_name = "none"
-            else:
-                import hashlib  # noqa: PLC0415
-                import hmac  # noqa: PLC0415
+        context = self._auth_context() if callable(self._auth_context) else self._auth_context
+        if context is None:
+            return "none"
+        material = json.dumps(context, sort_keys=True).encode("utf-8")
+        if self._auth_name is None or material != self._auth_material:
+            import hashlib  # noqa: PLC0415
+            import hmac  # noqa: PLC0415
 
-                material = json.dumps(self._auth_context, sort_keys=True).encode("utf-8")
-                self._auth_name = hmac.new(self._key(), material, hashlib.sha256).hexdigest()[:32]
+            self._auth_name = hmac.new(self._key(), material, hashlib.sha256).hexdigest()[:32]
+            self._auth_material = material
         return self._auth_name
 
     def _path(self, method: str, scope: str) -> str:

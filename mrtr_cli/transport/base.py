@@ -174,6 +174,12 @@ class Transport(ABC):
     #: one that says nothing is told so (protocol/session.py, "still waiting").
     local_process: bool = False
 
+    def wait_sign_in(self) -> bool:
+        """Wait while a person signs in for a request of this transport (OAuth, HTTP only);
+        True when a sign-in was going on. A caller whose own short wait (the era probe's)
+        ran out gives the request its time again afterwards."""
+        return False
+
     def spawn(self) -> None:
         """Optionally get going before `start` (a stdio server process boots meanwhile);
         never raises: `start` reports any failure. Nothing to do for HTTP."""

@@ -83,6 +83,9 @@ class SessionExpired(HttpStatusError):
 
 
 SESSION_HEADER = "Mcp-Session-Id"
+#: New tokens one request may be sent again with (a sign-in, then step-ups: the suite
+#: and the spec allow a few; the authorizer stops step-ups at 3 itself).
+MAX_AUTH_RETRIES = 4
 
 
 class HttpTransport(Transport):
@@ -95,6 +98,9 @@ class HttpTransport(Transport):
         on_http: optional trace hook called as `on_http(kind, info)` with kind
             "request" (method, url, headers) or "response" (status, headers).
         verify: TLS verification (True, False, or a CA bundle path).
+        authorizer: the OAuth hook (`transport.authhook.Authorizer`), or None: its
+            `headers()` go on every request (to this origin only), and a 401/403 asks its
+            `challenge()` whether to send the request once more with a new token.
     """
 
     def __init__(
@@ -105,6 +111,7 @@ class HttpTransport(Transport):
         connect_timeout: float = 10.0,
         on_http: Callable[[str, dict[str, Any]], None] | None = None,
         verify: bool | str = True,
+        authorizer: Any = None,
     ):
         self.url = url
         self.label = url
@@ -113,6 +120,7 @@ class HttpTransport(Transport):
         self._connect_timeout = connect_timeout
         self._on_http = on_http
         self._verify = verify
+        self.authorizer = authorizer
         self._client: httpx.Client | None = None
         self._on_message: MessageHandler = lambda m: None
         self._responses: dict[Any, httpx.Response] = {}
@@ -150,6 +158,8 @@ class HttpTransport(Transport):
         if (request.url.scheme, request.url.host, request.url.port) != self._home:
             for name in self._user_headers:
                 request.headers.pop(name, None)
+            if self.authorizer is not None:
+                request.headers.pop("Authorization", None)  # the token goes to its resource only
 
     def close(self) -> None:
         client, self._client = self._client, None
@@ -172,7 +182,7 @@ class HttpTransport(Transport):
         """
         if SESSION_HEADER not in self.session_headers or self._client is None:
             return None
-        all_headers = {**self.session_headers, **(headers or {})}
+        all_headers = {**self.session_headers, **(headers or {}), **self._auth_headers()}
         self._trace("request", {"method": "DELETE", "url": self.url, "headers": all_headers})
         try:
             resp = self._client.delete(self.url, headers=all_headers, timeout=timeout)
@@ -214,15 +224,25 @@ class HttpTransport(Transport):
     def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
         client = self._require_client()
         body = encode_message(message)
-        all_headers = self._headers(headers)
-        self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
-        try:
-            resp = client.post(self.url, content=body, headers=all_headers)
-        except Exception as exc:  # noqa: BLE001
-            raise self._connect_error(exc) from None
-        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-        if resp.status_code in (401, 403):
-            raise self._auth_error(resp)
+        retries = 0
+        while True:
+            all_headers = self._headers(headers)
+            self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
+            try:
+                resp = client.send(client.build_request("POST", self.url, content=body, headers=all_headers),
+                                   stream=True)
+                try:  # nothing is expected back (202); whatever comes is read within a bound
+                    _read_capped(resp, 65536)
+                finally:
+                    resp.close()
+            except Exception as exc:  # noqa: BLE001
+                raise self._connect_error(exc) from None
+            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+            if resp.status_code not in (401, 403):
+                return
+            retries += 1
+            if retries > MAX_AUTH_RETRIES or not self._may_retry(resp, all_headers):
+                raise self._auth_error(resp)
 
     def abort(self, request_id: Any) -> None:
         with self._lock:
@@ -244,7 +264,23 @@ class HttpTransport(Transport):
         out = {"Accept": ACCEPT, "Content-Type": "application/json"}
         out.update(self.session_headers)
         out.update(headers or {})
+        out.update(self._auth_headers())
         return out
+
+    def wait_sign_in(self) -> bool:
+        return self.authorizer is not None and self.authorizer.wait_idle()
+
+    def _auth_headers(self) -> dict[str, str]:
+        return self.authorizer.headers() if self.authorizer is not None else {}
+
+    def _may_retry(self, resp: httpx.Response, sent_headers: Mapping[str, str]) -> bool:
+        """A 401/403 came back: True when the authorizer has a new token to send the request
+        again with (sign-in, refresh, step-up: transport/authhook.py)."""
+        if self.authorizer is None:
+            return False
+        sent = sent_headers.get("Authorization", "")
+        token = sent[7:] if sent.startswith("Bearer ") else None
+        return bool(self.authorizer.challenge(resp.status_code, resp.headers.get("www-authenticate"), token))
 
     def _trace(self, kind: str, info: dict[str, Any]) -> None:
         if self._on_http is not None:
@@ -269,7 +305,8 @@ class HttpTransport(Transport):
 
     def _auth_error(self, resp: httpx.Response) -> AuthError:
         challenge = resp.headers.get("www-authenticate")
-        hint = "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR"
+        hint = ("the server refuses this signed-in request" if self.authorizer is not None else
+                "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR")
         if challenge:
             hint = f"server says: WWW-Authenticate: {sanitize(challenge, single_line=True)[:300]}\n{hint}"
         verb = "refused" if resp.status_code == 403 else "required"
@@ -299,15 +336,17 @@ class HttpTransport(Transport):
         client = self._require_client()
         rid = message.get("id")
         body = encode_message(message)
-        all_headers = self._headers(headers)
-        self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
-        timeout: Any = httpx.USE_CLIENT_DEFAULT
-        left = remaining() if remaining is not None else None
-        if left is not None:
-            if left <= 0:
-                raise RequestTimeout()
-            timeout = httpx.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
-        for attempt in range(MAX_429_RETRIES + 1):
+        retries = 0  # sign-in retries (401/403 with an OAuth hook)
+        attempt = 0  # HTTP 429 retries
+        while True:
+            all_headers = self._headers(headers)
+            self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
+            timeout: Any = httpx.USE_CLIENT_DEFAULT
+            left = remaining() if remaining is not None else None
+            if left is not None:
+                if left <= 0:
+                    raise RequestTimeout()
+                timeout = httpx.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
             try:
                 req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
                 resp = client.send(req, stream=True)
@@ -315,10 +354,23 @@ class HttpTransport(Transport):
                 if _ran_out(exc, remaining):
                     raise RequestTimeout() from None
                 raise self._connect_error(exc) from None
-            if resp.status_code != 429:
+            if resp.status_code == 429:
+                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+                self._too_many_requests(resp, rid, attempt, remaining or budget)  # raises past the last retry
+                attempt += 1
+                continue
+            if resp.status_code not in (401, 403) or self.authorizer is None:
                 break
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-            self._too_many_requests(resp, rid, attempt, remaining or budget)
+            try:
+                _read_capped(resp, 65536)  # the challenge is in the headers; the body is bounded
+            except httpx.HTTPError:
+                pass
+            finally:
+                resp.close()
+            retries += 1
+            if retries > MAX_AUTH_RETRIES or not self._may_retry(resp, all_headers):
+                raise self._auth_error(resp)
         with self._lock:
             if rid in self._aborted:
                 resp.close()
@@ -479,6 +531,7 @@ class HttpTransport(Transport):
             seen = cursor.last_id
             get_headers = {k: v for k, v in headers.items() if k.lower() not in ("accept", "content-type")}
             get_headers.update({"Accept": "text/event-stream", "Last-Event-ID": seen or ""})
+            get_headers.update(self._auth_headers())
             self._trace("request", {"method": "GET", "url": self.url, "headers": {**self._user_headers, **get_headers}})
             try:
                 resp = client.send(client.build_request("GET", self.url, headers=get_headers), stream=True)
@@ -509,7 +562,7 @@ class HttpTransport(Transport):
             client = self._client
             if client is None or SESSION_HEADER not in self.session_headers:
                 return
-            all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers}
+            all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers, **self._auth_headers()}
             if cursor.last_id is not None:
                 all_headers["Last-Event-ID"] = cursor.last_id
             self._trace("request", {"method": "GET", "url": self.url, "headers": all_headers})

@@ -1,0 +1,79 @@
+"""Asking before a browser opens, and opening it (2026-07-28 basic/authorization;
+DESIGN.md section 7: "At a terminal the person consents before a browser opens").
+
+The browser is opened with the standard library's `webbrowser` (so `BROWSER` is
+honoured), never through a shell. Server-supplied text is sanitized before it is shown.
+"""
+
+from __future__ import annotations
+
+from typing import IO
+
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import Declined
+from mrtr_cli.render.sanitize import sanitize
+
+
+def describe(env: Environment, server: str, issuer: str, scopes: list[str]) -> None:
+    """Say on stderr which server asks, which issuer signs in, and for which scopes."""
+    env.err(f"mrtr: {sanitize(server, single_line=True)} asks you to sign in")
+    env.err(f"  authorization server: {sanitize(issuer, single_line=True)}")
+    env.err(f"  scopes: {sanitize(' '.join(scopes), single_line=True) if scopes else '(none asked)'}")
+
+
+def _read_line(env: Environment) -> str:
+    stream: IO[str] | None = env.prompt_input()
+    if stream is None:
+        return ""
+    line = stream.readline()
+    if not line:
+        raise Declined("sign-in cancelled (end of input)")
+    return line.strip()
+
+
+def ask_open(env: Environment) -> bool:
+    """Ask whether to open the browser: True to open, False to show the URL only.
+
+    Raises:
+        Declined: the person cancelled (exit 6 is not used for sign-in: the caller
+            turns it into exit 8).
+    """
+    while True:
+        env.stderr.write("Open the browser to sign in? [Y]es / [s]how the URL / [n]o, cancel: ")
+        env.stderr.flush()
+        answer = _read_line(env).lower()
+        if answer in ("", "y", "yes", "o", "open"):
+            return True
+        if answer in ("s", "show", "u", "url"):
+            return False
+        if answer in ("n", "no", "c", "cancel", "q"):
+            raise Declined("sign-in cancelled")
+
+
+def show_url(env: Environment, url: str) -> None:
+    """Print the authorization URL on stderr (it is the authorization server's own URL,
+    the one a browser would visit)."""
+    env.err("Open this URL in a browser to sign in:")
+    env.err("  " + sanitize(url, single_line=True))
+
+
+def open_browser(env: Environment, url: str) -> bool:
+    """Open `url` with `webbrowser` (BROWSER honoured, no shell); False when no browser
+    could be started (the URL is then shown)."""
+    import webbrowser  # noqa: PLC0415
+
+    try:
+        ok = webbrowser.open(url, new=1)
+    except Exception:  # noqa: BLE001 - webbrowser raises several kinds when nothing can open
+        ok = False
+    if not ok:
+        env.err("mrtr: note: the browser could not be started (or it failed)")
+        show_url(env, url)
+    return ok
+
+
+def read_pasted(env: Environment) -> str:
+    """Read the URL the browser was redirected to, pasted by the person (--no-browser)."""
+    env.stderr.write("Paste the address your browser was sent to after signing in: ")
+    env.stderr.flush()
+    return _read_line(env)

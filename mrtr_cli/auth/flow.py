@@ -1,0 +1,172 @@
+"""The authorization code flow with PKCE (OAuth 2.1 section 4.1; 2026-07-28
+basic/authorization "Authorization Flow Steps", "Authorization Response Validation",
+security-considerations "Authorization Code Protection").
+
+PKCE uses S256 only; `state` is sent and checked; `resource` goes on the authorization
+request; the response's `iss` is compared with the recorded issuer by plain string
+equality (RFC 9207 section 2.4), and on a mismatch nothing of the response (not even
+its `error_description`) is shown or used.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+import threading
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from mrtr_cli.auth import consent
+from mrtr_cli.auth.discovery import AuthServer
+from mrtr_cli.auth.loopback import Loopback
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import AuthError, Declined
+from mrtr_cli.render.sanitize import sanitize
+
+DEFAULT_WAIT = 300.0
+
+
+def pkce_pair() -> tuple[str, str]:
+    """(code_verifier, code_challenge): 64 random bytes as base64url (86 characters,
+    RFC 7636 section 4.1) and its S256 challenge."""
+    verifier = base64.urlsafe_b64encode(secrets.token_bytes(64)).rstrip(b"=").decode("ascii")
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()).rstrip(b"=").decode("ascii")
+    return verifier, challenge
+
+
+@dataclass
+class AuthorizationRequest:
+    """One authorization request and what its response is checked against."""
+
+    url: str
+    state: str
+    verifier: str
+    redirect_uri: str
+    issuer: str
+    iss_required: bool
+
+
+def build_request(server: AuthServer, client_id: str, redirect_uri: str, scopes: list[str],
+                  state: str) -> AuthorizationRequest:
+    """The authorization URL with PKCE S256, `state`, `resource` and `scope` (when any).
+
+    Raises:
+        AuthError: the server has no authorization endpoint or does not advertise S256.
+    """
+    server.check_pkce()
+    endpoint = server.endpoint("authorization_endpoint")
+    if not endpoint:
+        raise AuthError(f"the authorization server {server.issuer} has no authorization_endpoint")
+    verifier, challenge = pkce_pair()
+    params = {"response_type": "code", "client_id": client_id, "redirect_uri": redirect_uri, "state": state,
+              "code_challenge": challenge, "code_challenge_method": "S256", "resource": server.resource}
+    if scopes:
+        params["scope"] = " ".join(scopes)
+        if "offline_access" in scopes:
+            params["prompt"] = "consent"  # OpenID Connect Core 11: offline_access needs consent
+    sep = "&" if urlsplit(endpoint).query else "?"
+    return AuthorizationRequest(url=endpoint + sep + urlencode(params), state=state, verifier=verifier,
+                                redirect_uri=redirect_uri, issuer=server.issuer,
+                                iss_required=server.metadata.get("authorization_response_iss_parameter_supported") is True)
+
+
+def check_response(req: AuthorizationRequest, params: dict[str, str]) -> str:
+    """The authorization code of a response whose `state` already matched.
+
+    Raises:
+        AuthError: `iss` differs from the recorded issuer (nothing else of the response
+            is shown), `iss` is missing where the server advertised it, the server
+            answered with an error, or no code came.
+    """
+    iss = params.get("iss")
+    if iss is not None and iss != req.issuer:
+        raise AuthError(f"the sign-in response came from another issuer than {req.issuer}; "
+                        "it was refused (RFC 9207 mix-up protection)")
+    if iss is None and req.iss_required:
+        raise AuthError(f"the sign-in response has no iss, which {req.issuer} advertises "
+                        "(authorization_response_iss_parameter_supported); it was refused")
+    if "error" in params:
+        desc = params.get("error_description")
+        text = f"the authorization server refused the sign-in: {sanitize(params['error'], single_line=True)[:80]}"
+        if desc:
+            text += f": {sanitize(desc, single_line=True)[:200]}"
+        raise AuthError(text)
+    code = params.get("code")
+    if not code:
+        raise AuthError("the sign-in response carries no authorization code")
+    return code
+
+
+def wait_seconds() -> float:
+    """How long the loopback listener waits (MRTR_AUTH_WAIT, default 300 s)."""
+    try:
+        value = float(os.environ.get("MRTR_AUTH_WAIT", "") or DEFAULT_WAIT)
+    except ValueError:
+        return DEFAULT_WAIT
+    return value if value > 0 else DEFAULT_WAIT
+
+
+def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loopback, *,
+                     ask: bool, no_browser: bool) -> str:
+    """Send the person to the authorization URL and return the authorization code.
+
+    Args:
+        ask: ask before opening the browser (automatic sign-in at a terminal); False
+            for `mrtr auth login`, where the command is the consent.
+        no_browser: show the URL and read the redirected URL back (the paste flow);
+            the listener still takes a redirect that reaches it.
+
+    Raises:
+        AuthError: no response in time, a refused or mismatching response, or the
+            person cancelled (exit 8).
+        KeyboardInterrupt: Ctrl-C.
+    """
+    show = no_browser
+    if ask and not no_browser:
+        try:
+            show = not consent.ask_open(env)
+        except Declined:
+            raise AuthError("sign-in cancelled") from None
+    if show:
+        consent.show_url(env, req.url)
+    else:
+        env.err("mrtr: opening the browser to sign in (waiting for it to come back)")
+        consent.open_browser(env, req.url)
+    if no_browser or show:
+        if env.prompt_input() is not None:
+            _paste_in_background(env, listener)
+    params = listener.wait(wait_seconds())
+    return check_response(req, params)
+
+
+def _paste_in_background(env: Environment, listener: Loopback) -> None:
+    """Read the pasted redirect URL from the terminal (the listener may get the redirect
+    itself meanwhile). An address without a code or error is asked for again; one whose
+    `state` is not this sign-in's ends it (exit 8): it belongs to another sign-in."""
+
+    def read() -> None:
+        while True:
+            try:
+                text = consent.read_pasted(env)
+            except Exception:  # noqa: BLE001 - end of input: the listener may still get it
+                return
+            params = {k: v[0] for k, v in parse_qs(urlsplit(text).query, keep_blank_values=True).items()}
+            if "code" not in params and "error" not in params:
+                env.err("mrtr: that is not the address the browser was sent to (it has no code); "
+                        "paste the whole address")
+                continue
+            if not listener.accept(params):
+                listener.fail(AuthError("the pasted address does not belong to this sign-in (its state differs); "
+                                        "it was refused"))
+            return
+
+    threading.Thread(target=read, name="mrtr-oauth-paste", daemon=True).start()
+
+
+def code_exchange_data(code: str, req: AuthorizationRequest, resource: str) -> dict[str, Any]:
+    """The form of the token request for `code` (RFC 6749 section 4.1.3, PKCE, RFC 8707)."""
+    return {"grant_type": "authorization_code", "code": code, "redirect_uri": req.redirect_uri,
+            "code_verifier": req.verifier, "resource": resource}

@@ -1,0 +1,168 @@
+"""Token endpoint requests: the authorization code exchange, refresh (RFC 6749 section 6),
+the client credentials grant of the OAuth client credentials extension (ext-auth
+oauth-client-credentials; RFC 6749 section 4.4), client authentication
+(`client_secret_basic`, `client_secret_post`, `private_key_jwt` per RFC 7523 section 2.2,
+`none`), and revocation (RFC 7009).
+
+Every token request carries `resource` (RFC 8707; 2026-07-28 basic/authorization
+"Resource Parameter Implementation").
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+import uuid
+from typing import Any
+from urllib.parse import quote
+
+from mrtr_cli.auth.store import expires_at
+from mrtr_cli.errors import AuthError
+from mrtr_cli.render.sanitize import sanitize
+
+JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+
+class TokenError(AuthError):
+    """The token endpoint refused (`error` holds its code, e.g. "invalid_grant")."""
+
+    def __init__(self, message: str, error: str | None = None):
+        super().__init__(message)
+        self.error = error
+
+
+def client_auth(client: dict[str, Any], data: dict[str, str], headers: dict[str, str], *,
+                audience: str, private_key: str | None = None, signing_alg: str | None = None) -> None:
+    """Authenticate the client on a token request as its `token_endpoint_auth_method` says.
+
+    Args:
+        client: {"client_id", "client_secret"?, "token_endpoint_auth_method"?}.
+        data, headers: the form and headers, changed in place.
+        audience: the authorization server's issuer (the `aud` of a private_key_jwt
+            assertion, as RFC 7523bis requires).
+
+    Raises:
+        AuthError: a method that needs a secret or key that is missing, or one mrtr
+            does not apply.
+    """
+    method = client.get("token_endpoint_auth_method") or ("client_secret_basic" if client.get("client_secret") else "none")
+    cid = client["client_id"]
+    secret = client.get("client_secret")
+    data["client_id"] = cid
+    if method == "client_secret_basic":
+        if not secret:
+            raise AuthError(f"the client {cid} authenticates with client_secret_basic but has no secret")
+        pair = f"{quote(cid, safe='')}:{quote(secret, safe='')}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+    elif method == "client_secret_post":
+        if not secret:
+            raise AuthError(f"the client {cid} authenticates with client_secret_post but has no secret")
+        data["client_secret"] = secret
+    elif method == "private_key_jwt":
+        if not private_key:
+            raise AuthError(f"the client {cid} authenticates with private_key_jwt but no key was given",
+                            hint="give --private-key-file PEM (or MRTR_PRIVATE_KEY_FILE)")
+        data["client_assertion_type"] = JWT_BEARER
+        data["client_assertion"] = sign_assertion(cid, audience, private_key, signing_alg)
+    elif method != "none":
+        raise AuthError(f"the client {cid} uses token_endpoint_auth_method {method!r}, which mrtr does not apply")
+
+
+def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = None, lifetime: int = 300) -> str:
+    """A JWT client assertion (RFC 7523 section 3): iss = sub = client id, aud = the
+    authorization server's issuer, a 5-minute lifetime and a unique jti. Signed with
+    PyJWT (imported only here).
+
+    Raises:
+        AuthError: the key cannot be read or does not fit the algorithm.
+    """
+    try:
+        import jwt  # noqa: PLC0415 - the private_key_jwt flow only
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - a runtime dependency
+        raise AuthError("private_key_jwt needs PyJWT and cryptography (pip install 'mrtr[jwt]')") from None
+    try:
+        key = load_pem_private_key(pem.encode("utf-8"), password=None)
+    except (ValueError, TypeError) as exc:
+        raise AuthError(f"the private key is not a readable unencrypted PEM key ({type(exc).__name__})") from None
+    if alg is None:
+        from cryptography.hazmat.primitives.asymmetric import ec, ed25519  # noqa: PLC0415
+
+        if isinstance(key, ec.EllipticCurvePrivateKey):
+            alg = {256: "ES256", 384: "ES384", 521: "ES512"}.get(key.curve.key_size, "ES256")
+        elif isinstance(key, ed25519.Ed25519PrivateKey):
+            alg = "EdDSA"
+        else:
+            alg = "RS256"
+    now = int(time.time())
+    claims = {"iss": client_id, "sub": client_id, "aud": audience, "iat": now, "exp": now + lifetime,
+              "jti": str(uuid.uuid4())}
+    try:
+        return jwt.encode(claims, key, algorithm=alg)
+    except Exception as exc:  # noqa: BLE001 - PyJWT raises several kinds for a key/alg mismatch
+        raise AuthError(f"cannot sign the client assertion with {alg}: {exc}") from None
+
+
+def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[str, str],
+                  previous: dict[str, Any] | None = None, requested_scope: str | None = None) -> dict[str, Any]:
+    """POST a token request; the stored token set it yields.
+
+    Returns:
+        {"access_token", "token_type", "refresh_token"?, "scope"?, "expires_at"?, "obtained_at"}:
+        an omitted `scope` is the requested one, an omitted `refresh_token` the previous one.
+
+    Raises:
+        TokenError: an error response (its `error` code; `error_description` shown
+            sanitized), or an answer without an access token.
+    """
+    import httpx  # noqa: PLC0415
+
+    headers = {"Accept": "application/json", **headers}
+    try:
+        resp = http.post(endpoint, data=data, headers=headers)
+    except httpx.HTTPError as exc:
+        raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
+    try:
+        body = resp.json()
+    except ValueError:
+        body = None
+    if resp.status_code != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
+        code = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), str) else None
+        desc = body.get("error_description") if isinstance(body, dict) else None
+        text = f"the token endpoint refused (HTTP {resp.status_code}"
+        text += f", {sanitize(code, single_line=True)[:80]}" if code else ""
+        text += f": {sanitize(str(desc), single_line=True)[:200]})" if isinstance(desc, str) else ")"
+        raise TokenError(text, code)
+    kind = body.get("token_type") if isinstance(body.get("token_type"), str) else "Bearer"
+    if kind.lower() != "bearer":
+        raise TokenError(f"the token endpoint issued a {sanitize(kind, single_line=True)[:40]} token; "
+                         "mrtr sends Bearer tokens only (DPoP is not supported)")
+    tokens: dict[str, Any] = {"access_token": body["access_token"],
+                              "token_type": body.get("token_type") or "Bearer", "obtained_at": time.time()}
+    refresh = body.get("refresh_token") or (previous or {}).get("refresh_token")
+    if isinstance(refresh, str):
+        tokens["refresh_token"] = refresh
+    scope = body.get("scope") if isinstance(body.get("scope"), str) else requested_scope
+    if scope is None and previous:
+        scope = previous.get("scope")
+    if scope is not None:
+        tokens["scope"] = scope
+    at = expires_at(body.get("expires_in"))
+    if at is not None:
+        tokens["expires_at"] = at
+    return tokens
+
+
+def revoke(http: Any, endpoint: str, token: str, hint: str, client: dict[str, Any], audience: str,
+           private_key: str | None = None) -> bool:
+    """Revoke `token` at `endpoint` (RFC 7009); True when the server said 200."""
+    import httpx  # noqa: PLC0415
+
+    data = {"token": token, "token_type_hint": hint}
+    headers: dict[str, str] = {}
+    try:
+        client_auth(client, data, headers, audience=audience, private_key=private_key)
+        resp = http.post(endpoint, data=data, headers=headers)
+    except (httpx.HTTPError, AuthError):
+        return False
+    return resp.status_code == 200

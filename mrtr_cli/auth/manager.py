@@ -1,0 +1,451 @@
+"""`OAuthClient`: the MCP authorization flow for one MCP server, behind the HTTP
+transport's `Authorizer` (transport/authhook.py).
+
+On a 401 (or a 403 with `error="insufficient_scope"`) it refreshes the token when it
+can, else discovers the authorization server, picks the client identity and the scopes,
+and runs the authorization code flow (a person, at a terminal or through
+`mrtr auth login`) or the client credentials grant (nobody present), stores the tokens
+and hands back the new access token for one retry.
+
+Spec: 2026-07-28 basic/authorization (all sections), its authorization-server-discovery,
+client-registration and security-considerations pages; ext-auth oauth-client-credentials.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from mrtr_cli.auth import grants
+from mrtr_cli.auth.challenge import Challenge, parse_challenge
+from mrtr_cli.auth.discovery import AuthServer, advertised_issuers, discover, issuers_match
+from mrtr_cli.auth.store import TokenStore
+from mrtr_cli.config.oauth import AuthSettings
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import AuthError
+from mrtr_cli.transport.authhook import EXPIRY_MARGIN
+
+#: Step-up authorizations for one run before the scope problem is treated as permanent
+#: (basic/authorization "Step-Up Authorization Flow": "no more than a few times").
+MAX_STEP_UPS = 3
+
+
+def union(*scope_lists: list[str]) -> list[str]:
+    """Scopes of every list, in first-seen order, without repeats."""
+    return list(dict.fromkeys(s for scopes in scope_lists for s in scopes))
+
+
+class OAuthClient:
+    """Sign-in, refresh and token storage for the MCP server at `url`.
+
+    Args:
+        url: the MCP endpoint.
+        settings: the user's OAuth settings for it (config/oauth.py).
+        env: the run's environment (stderr, terminal facts, secrets).
+        label: how messages name the server (its URL or `-s` name).
+        login: this is `mrtr auth login`: sign in without asking first, also without a
+            terminal (the command is the consent).
+        deadline: the run's `Deadline`, paused while a person signs in, or None.
+        verify: TLS verification for the authorization server requests.
+        interactive: whether a person may be asked to sign in; None: when the environment
+            can prompt (a terminal, no --no-input).
+    """
+
+    def __init__(self, url: str, settings: AuthSettings, env: Environment, *, label: str | None = None,
+                 login: bool = False, deadline: Any = None, verify: bool | str = True,
+                 interactive: bool | None = None):
+        self.url = url
+        self.settings = settings
+        self.env = env
+        self.label = label or url
+        self.login = login
+        self.deadline = deadline
+        self.interactive = interactive
+        self._verify = verify
+        self._http: Any = None
+        self.store = TokenStore(url, note=self._note)
+        self.step_ups = 0
+        self._refreshed_on_401 = False  # a refreshed token refused again means: sign in
+        self.server: AuthServer | None = None
+        for secret in (settings.client_secret, settings.private_key):
+            if secret:
+                env.add_secret(secret)
+
+    def _note(self, text: str) -> None:
+        if not self.env.quiet:
+            self.env.err(text)
+
+    @property
+    def http(self) -> Any:
+        """The `httpx.Client` for authorization requests (no redirects followed). With `-v`
+        each request is noted on stderr as method, URL and status (no headers or bodies:
+        they carry codes, secrets and tokens)."""
+        if self._http is None:
+            import httpx  # noqa: PLC0415
+
+            hooks = {"response": [self._trace_response]} if self.env.verbosity > 0 else {}
+            self._http = httpx.Client(timeout=httpx.Timeout(30.0), follow_redirects=False, verify=self._verify,
+                                      headers={"User-Agent": "mrtr"}, event_hooks=hooks)
+        return self._http
+
+    def _trace_response(self, response: Any) -> None:
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+        url = response.request.url.copy_with(query=None)  # no query strings: nothing secret is in them,
+        # but nothing in them is needed either
+        self.env.err(f"mrtr: oauth: {response.request.method} {sanitize(str(url), single_line=True)} "
+                     f"-> {response.status_code}")
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+
+    def _remember(self, tokens: dict[str, Any]) -> str:
+        for name in ("access_token", "refresh_token"):
+            if isinstance(tokens.get(name), str):
+                self.env.add_secret(tokens[name])
+        return tokens["access_token"]
+
+    # ------------------------------------------------------------------ the hook's calls
+    def stored_token(self) -> str | None:
+        """The stored access token, refreshed first (once, under the store's lock, so that
+        concurrent runs refresh once) when it has expired; None when there is none usable
+        (a failed refresh is not an error here: the server's 401 starts a sign-in)."""
+        with self.store.locked():
+            entry = self.store.entry()
+            if not entry:
+                return None
+            tokens = entry.get("tokens") or {}
+            if _fresh(tokens):
+                return self._remember(tokens)
+            return self._refresh(entry)
+
+    def on_challenge(self, status: int, www_authenticate: str | None, sent: str | None) -> str | None:
+        """Answer a 401/403 that came back for a request carrying `sent` (or no token):
+        the new access token to retry with, or None when this 403 is no scope challenge.
+
+        Raises:
+            AuthError: nobody can sign in here (exit 8 naming `mrtr ... auth login`),
+                discovery or a check refused, the step-up limit was reached.
+        """
+        ch = parse_challenge(status, www_authenticate)
+        if status == 403 and not ch.insufficient_scope:
+            return None
+        if ch.insufficient_scope:
+            self.step_ups += 1
+            if self.step_ups > MAX_STEP_UPS:
+                raise AuthError(f"{self.label} still refuses after {MAX_STEP_UPS} step-up sign-ins: "
+                                f"the scope {ch.scope or '(unnamed)'} is not granted")
+        with self.store.locked(timeout=_lock_wait()):
+            entry = self.store.entry() or {}
+            tokens = entry.get("tokens") or {}
+            if not ch.insufficient_scope:
+                if _fresh(tokens) and tokens.get("access_token") != sent:
+                    return self._remember(tokens)  # another run signed in meanwhile
+                if (sent and tokens.get("access_token") == sent and not self._refreshed_on_401
+                        and self._issuer_still_named(entry, ch)):
+                    self._refreshed_on_401 = True
+                    token = self._refresh(entry)
+                    if token:
+                        return token
+            return self.authorize(ch)
+
+    def _issuer_still_named(self, entry: dict[str, Any], ch: Challenge) -> bool:
+        """The resource's metadata still names the authorization server of the stored
+        token (a resource moved to another one gets a new sign-in there, not a refresh
+        here); True when the metadata cannot be read (a 2025-03-26 server)."""
+        issuer = (entry.get("endpoints") or {}).get("issuer")
+        listed = advertised_issuers(self.http, self.url, ch.resource_metadata)
+        return listed is None or not issuer or any(issuers_match(s, issuer) for s in listed)
+
+    # ------------------------------------------------------------------ sign-in
+    def can_sign_in(self) -> bool:
+        """A person can sign in now: `auth login`, or a terminal without --no-input."""
+        if self.login:
+            return True
+        return self.env.can_prompt() if self.interactive is None else self.interactive
+
+    def authorize(self, ch: Challenge | None = None, scopes: list[str] | None = None, *,
+                  challenged: bool = True) -> str:
+        """Discover, identify, and obtain a token (authorization code or client
+        credentials); store it and return the access token.
+
+        Args:
+            ch: the challenge that started it (its scope and metadata URL), or None.
+            scopes: scopes asked for explicitly (`auth login --scope`), or None.
+            challenged: the server asked for a sign-in; False (`auth login` to a server that
+                answered without one) refuses a server that publishes no metadata either.
+
+        Raises:
+            AuthError: see `on_challenge`.
+        """
+        ch = ch or Challenge(401)
+        s = self.settings
+        if not s.client_credentials and not self.can_sign_in():
+            # Nothing is sent to an authorization server for a sign-in nobody can complete.
+            raise self._needs_sign_in(ch)
+        server = discover(self.http, self.url, ch.resource_metadata, prefer_issuer=s.issuer)
+        if not challenged and server.legacy and not server.metadata:
+            raise AuthError(f"{self.label} answered without asking for a sign-in and publishes no authorization "
+                            "metadata: there is nothing to sign in to")
+        self.server = server
+        if s.issuer and not issuers_match(server.issuer, s.issuer):
+            raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
+                            f"credentials belong to {s.issuer}: refused")
+        doc = self.store.load()
+        entry = (doc.get("issuers") or {}).get(server.issuer) or {}
+        held = ((entry.get("tokens") or {}).get("scope") or "").split()
+        wanted = self._select_scopes(ch, server, held, scopes)
+        if s.client_credentials:
+            return self._client_credentials(server, wanted)
+        return self._code_flow(server, entry, wanted, ch)
+
+    def _needs_sign_in(self, ch: Challenge) -> AuthError:
+        hint = self.settings.login_hint
+        if ch.insufficient_scope and ch.scope:
+            import shlex  # noqa: PLC0415
+
+            hint += "".join(f" --scope {shlex.quote(x)}" for x in ch.scopes)
+            return AuthError(f"{self.label} needs more permission (scope {ch.scope}); to grant it, run: {hint}")
+        return AuthError(f"{self.label} requires sign-in; run: {hint}")
+
+    def _select_scopes(self, ch: Challenge, server: AuthServer, held: list[str],
+                       explicit: list[str] | None) -> list[str]:
+        """basic/authorization "Scope Selection Strategy": the challenge's scope, else the
+        resource's `scopes_supported`, else none; a step-up asks for the union of the
+        scopes held and the ones challenged; `offline_access` only when the authorization
+        server lists it (and never for the client credentials grant)."""
+        given = list(explicit or []) or list(self.settings.scopes)
+        if given:
+            chosen = union(held, given) if held else given
+        elif ch.scope is not None:
+            chosen = ch.scopes
+        elif server.scopes_supported is not None:
+            chosen = server.scopes_supported
+        else:
+            chosen = []
+        if ch.insufficient_scope:
+            chosen = union(held, chosen, ch.scopes)
+        if (chosen and not self.settings.client_credentials and "offline_access" in server.as_scopes_supported
+                and "offline_access" not in chosen):
+            chosen = [*chosen, "offline_access"]
+        return chosen
+
+    def _client_credentials(self, server: AuthServer, scopes: list[str]) -> str:
+        """The client credentials grant (ext-auth oauth-client-credentials)."""
+        s = self.settings
+        endpoint = server.endpoint("token_endpoint")
+        if not endpoint:
+            raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
+        client = _cc_client(s)
+        data = {"grant_type": "client_credentials", "resource": server.resource}
+        if scopes:
+            data["scope"] = " ".join(scopes)
+        headers: dict[str, str] = {}
+        grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
+                           signing_alg=s.signing_alg)
+        tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=data.get("scope"))
+        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
+        return self._remember(tokens)
+
+    def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], ch: Challenge) -> str:
+        """The authorization code flow with PKCE through the loopback listener."""
+        import secrets  # noqa: PLC0415
+
+        from mrtr_cli.auth import consent, flow, registration  # noqa: PLC0415
+        from mrtr_cli.auth.loopback import Loopback  # noqa: PLC0415
+
+        s = self.settings
+        server.check_pkce()  # before a client is registered or anything is opened
+        state = secrets.token_urlsafe(32)
+        client = registration.preregistered(s, server) or registration.cimd_client(s, server)
+        listener = None
+        stored = entry.get("client")
+        if client is None and isinstance(stored, dict) and stored.get("client_id"):
+            if stored.get("source") == "registered":
+                # A registered client is used again on the redirect URI it registered.
+                listener = _reuse_listener(state, stored, s.redirect_port)
+                if listener is not None:
+                    client = stored
+            elif stored.get("source") in ("pre-registered", "cimd") and (
+                    stored.get("source") != "cimd" or server.metadata.get("client_id_metadata_document_supported")):
+                client = stored
+        if listener is None:
+            path = "/callback" if client is not None else None
+            listener = Loopback(state, port=s.redirect_port, path=path)
+        try:
+            if client is None:
+                client = registration.register(self.http, server, listener.redirect_uri)
+                self.store.update(server.issuer, client=client, endpoints=_endpoints(server), current=False)
+            if client.get("client_secret"):
+                self.env.add_secret(client["client_secret"])
+            grants_of = client.get("grant_types")
+            if isinstance(grants_of, list) and "refresh_token" not in grants_of and "offline_access" in scopes:
+                scopes = [x for x in scopes if x != "offline_access"]  # no refresh for this client
+            req = flow.build_request(server, client["client_id"], listener.redirect_uri, scopes, state)
+            ask = not self.login
+            paused = self.deadline.paused() if self.deadline is not None else contextlib.nullcontext()
+            with paused:
+                if ask or not self.env.quiet:
+                    consent.describe(self.env, self.label, server.issuer, scopes)
+                code = flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=s.no_browser)
+        finally:
+            listener.close()
+        data = flow.code_exchange_data(code, req, server.resource)
+        headers: dict[str, str] = {}
+        endpoint = server.endpoint("token_endpoint")
+        if not endpoint:
+            raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
+        grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
+                           signing_alg=s.signing_alg)
+        tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
+        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
+        if not self.env.quiet and not self.login:  # `auth login` says so itself
+            self.env.err(f"mrtr: signed in to {self.label}")
+        return self._remember(tokens)
+
+    # ------------------------------------------------------------------ refresh
+    def _refresh(self, entry: dict[str, Any]) -> str | None:
+        """Refresh the current issuer's token (the caller holds the lock); the new access
+        token, or None when there is no refresh token or the server refused it (its
+        tokens are then forgotten). A client credentials sign-in gets a new token."""
+        tokens = entry.get("tokens") or {}
+        endpoints = entry.get("endpoints") or {}
+        client = dict(entry.get("client") or {})
+        issuer = endpoints.get("issuer")
+        endpoint = endpoints.get("token_endpoint")
+        if not issuer or not endpoint or not client.get("client_id"):
+            return None
+        s = self.settings
+        if client.get("source") == "client-credentials":
+            if s.client_credentials and s.client_id == client.get("client_id"):
+                client = _cc_client(s)  # the settings of this run win over the stored ones
+            elif client.get("token_endpoint_auth_method") == "private_key_jwt" and not s.private_key:
+                return None
+            data = {"grant_type": "client_credentials", "resource": endpoints.get("resource") or self.url}
+            if tokens.get("scope"):
+                data["scope"] = tokens["scope"]
+        else:
+            refresh = tokens.get("refresh_token")
+            if not isinstance(refresh, str):
+                return None
+            if s.client_secret and s.client_id == client["client_id"]:
+                client["client_secret"] = s.client_secret
+            data = {"grant_type": "refresh_token", "refresh_token": refresh,
+                    "resource": endpoints.get("resource") or self.url}
+        headers: dict[str, str] = {}
+        try:
+            grants.client_auth(client, data, headers, audience=issuer, private_key=s.private_key,
+                               signing_alg=s.signing_alg)
+            new = grants.token_request(self.http, endpoint, data, headers, previous=tokens,
+                                       requested_scope=tokens.get("scope"))
+        except grants.TokenError as err:
+            if err.error in ("invalid_grant", "invalid_client", "unauthorized_client"):
+                self.store.drop_tokens(issuer)
+            return None
+        except AuthError:
+            return None
+        self.store.update(issuer, tokens=new)
+        return self._remember(new)
+
+    # ------------------------------------------------------------------ commands
+    def token(self) -> str:
+        """A valid access token (refreshed when needed) for `mrtr auth token`.
+
+        Raises:
+            AuthError: not signed in, or the refresh failed (exit 8).
+        """
+        token = self.stored_token()
+        if token is None and self.settings.client_credentials:
+            from mrtr_cli.auth.probe import probe  # noqa: PLC0415 - nobody is needed: get one
+
+            token = self.authorize(probe(self.http, self.url, {}) or Challenge(401))
+        if token is None:
+            raise AuthError(f"not signed in to {self.label} (or the sign-in expired)",
+                            hint=f"run: {self.settings.login_hint}")
+        return token
+
+    def logout(self) -> list[str]:
+        """Revoke the stored tokens where the server offers revocation (RFC 7009) and forget
+        every sign-in of this server; returns one line per issuer saying what was done."""
+        lines = []
+        with self.store.locked():
+            doc = self.store.load()
+            for issuer, entry in (doc.get("issuers") or {}).items():
+                lines.append(revoke_entry(self.http, issuer, entry, self.settings))
+            self.store.remove()
+        return lines
+
+
+def revoke_entry(http: Any, issuer: str, entry: dict[str, Any], settings: AuthSettings) -> str:
+    """Revoke an entry's refresh and access tokens (RFC 7009) when it recorded a
+    revocation endpoint; one line saying what happened."""
+    endpoints = entry.get("endpoints") or {}
+    tokens = entry.get("tokens") or {}
+    endpoint = endpoints.get("revocation_endpoint")
+    client = entry.get("client") or {}
+    if not tokens:
+        return f"{issuer}: nothing to revoke"
+    if not endpoint or not client.get("client_id"):
+        return f"{issuer}: the server offers no revocation; the tokens were forgotten here"
+    if settings.client_secret and settings.client_id == client.get("client_id"):
+        client = {**client, "client_secret": settings.client_secret}
+    done = []
+    for hint in ("refresh_token", "access_token"):
+        if isinstance(tokens.get(hint), str):
+            if grants.revoke(http, endpoint, tokens[hint], hint, client, issuer, settings.private_key):
+                done.append(hint.replace("_", " "))
+    return f"{issuer}: revoked {', '.join(done)}" if done else f"{issuer}: revocation failed; the tokens were forgotten here"
+
+
+def _fresh(tokens: dict[str, Any]) -> bool:
+    if not isinstance(tokens.get("access_token"), str):
+        return False
+    at = tokens.get("expires_at")
+    return not isinstance(at, int | float) or at - EXPIRY_MARGIN > time.time()
+
+
+def _cc_client(s: AuthSettings) -> dict[str, Any]:
+    if not s.client_id:
+        raise AuthError("the client credentials grant needs a client id",
+                        hint="give --client-id ID, MRTR_CLIENT_ID, or oauth.clientId in the server's config")
+    method = s.auth_method or ("private_key_jwt" if s.private_key else "client_secret_basic")
+    client = {"client_id": s.client_id, "token_endpoint_auth_method": method, "source": "client-credentials"}
+    if s.client_secret:
+        client["client_secret"] = s.client_secret
+    return client
+
+
+def _endpoints(server: AuthServer) -> dict[str, Any]:
+    out = {"issuer": server.issuer, "resource": server.resource}
+    for name in ("token_endpoint", "revocation_endpoint", "authorization_endpoint"):
+        value = server.endpoint(name)
+        if value:
+            out[name] = value
+    return out
+
+
+def _reuse_listener(state: str, client: dict[str, Any], port: int) -> Any:
+    """A listener on the redirect URI registered for `client` (port and path), so that the
+    registered client can be used again; None when it cannot be bound (register anew)."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    from mrtr_cli.auth.loopback import Loopback  # noqa: PLC0415
+
+    for uri in client.get("redirect_uris") or []:
+        p = urlsplit(str(uri))
+        if p.hostname != "127.0.0.1" or not p.port or (port and p.port != port):
+            continue
+        try:
+            return Loopback(state, port=p.port, path=p.path or "/")
+        except AuthError:
+            return None
+    return None
+
+
+def _lock_wait() -> float:
+    from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415
+
+    return wait_seconds() + 60.0
+

@@ -1,0 +1,264 @@
+"""The token store: one 0600 JSON file per MCP server under `<state dir>/auth/` (0700),
+written atomically, with a lock file across processes so that concurrent runs refresh a
+token once (2026-07-28 basic/authorization/security-considerations "Token Theft";
+OAuth 2.1 section 7.1).
+
+A file (`transport.authhook.token_path`) holds, for the server's canonical URI, one entry
+per authorization server (issuer): the client registered there, the tokens it issued and
+the endpoints needed to refresh or revoke them. Clients and tokens are never used with
+another issuer (basic/authorization/client-registration "Authorization Server Binding").
+
+    {"version": 1, "resource": URL, "issuer": ISSUER,
+     "issuers": {ISSUER: {"client": {...}, "tokens": {...}, "endpoints": {...}}}}
+
+With `MRTR_TOKEN_STORE=keyring` (the `keyring` extra) the secret values (access and
+refresh tokens, client secret) live in the OS keychain and the file keeps the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from mrtr_cli.errors import AuthError
+from mrtr_cli.transport.authhook import canonical_resource, read_record, store_dir, token_path
+
+SECRET_FIELDS = (("tokens", "access_token"), ("tokens", "refresh_token"), ("client", "client_secret"))
+KEYRING_SERVICE = "mrtr"
+
+
+def _ensure_dir() -> str:
+    path = store_dir()
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    try:
+        os.chmod(path, 0o700)
+    except OSError:
+        pass
+    return path
+
+
+class TokenStore:
+    """The sign-ins of one MCP server.
+
+    Args:
+        url: the MCP endpoint (its canonical URI names the file).
+        backend: "file" or "keyring" (default: `MRTR_TOKEN_STORE`, else "file").
+        note: called with a one-line note (e.g. keychain unavailable), or None.
+    """
+
+    def __init__(self, url: str, backend: str | None = None, note: Any = None):
+        self.url = url
+        self.resource_key = canonical_resource(url)
+        self.path = token_path(url)
+        self.backend = backend or os.environ.get("MRTR_TOKEN_STORE", "file") or "file"
+        self._note = note
+        if self.backend not in ("file", "keyring"):
+            from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+            raise UsageError(f"MRTR_TOKEN_STORE={self.backend}: expected file or keyring")
+        if self.backend == "keyring" and _keyring() is None:
+            if note:
+                note("mrtr: note: no OS keychain is available (MRTR_TOKEN_STORE=keyring); "
+                     "tokens are kept in the file store")
+            self.backend = "file"
+
+    # ------------------------------------------------------------------ reading
+    def load(self) -> dict[str, Any]:
+        """The whole record (an empty one when nothing is stored)."""
+        doc = read_record(self.path) or {"version": 1, "resource": self.resource_key, "issuers": {}}
+        if doc.get("keyring"):
+            _fill_from_keyring(doc, self.path)
+        return doc
+
+    def entry(self, issuer: str | None = None) -> dict[str, Any] | None:
+        """The entry of `issuer` (default: the current one), or None."""
+        doc = self.load()
+        issuer = issuer or doc.get("issuer")
+        entry = (doc.get("issuers") or {}).get(issuer or "")
+        return entry if isinstance(entry, dict) else None
+
+    # ------------------------------------------------------------------ writing
+    def save(self, doc: dict[str, Any]) -> None:
+        """Write `doc` atomically (a 0600 temporary file renamed over the old one)."""
+        folder = _ensure_dir()
+        doc = json.loads(json.dumps(doc))
+        doc["version"] = 1
+        doc["resource"] = self.resource_key
+        if self.backend == "keyring":
+            try:
+                _move_to_keyring(doc, self.path)
+            except Exception as exc:  # noqa: BLE001 - a locked or broken keychain: keep the file store
+                if self._note:
+                    self._note(f"mrtr: note: the OS keychain refused the tokens ({type(exc).__name__}); "
+                               "they are kept in the file store")
+                self.backend = "file"
+                _fill_from_keyring(doc, self.path)
+                doc.pop("keyring", None)
+        else:
+            doc.pop("keyring", None)
+        fd, tmp = tempfile.mkstemp(prefix=".tok-", dir=folder)
+        try:
+            os.fchmod(fd, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, indent=1, sort_keys=True)
+                fh.write("\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def update(self, issuer: str, *, client: dict[str, Any] | None = None, tokens: dict[str, Any] | None = None,
+               endpoints: dict[str, Any] | None = None, current: bool = True) -> dict[str, Any]:
+        """Set parts of `issuer`'s entry (and make it the current one); returns the entry."""
+        doc = self.load()
+        entries = doc.setdefault("issuers", {})
+        entry = entries.setdefault(issuer, {})
+        if client is not None:
+            entry["client"] = client
+        if tokens is not None:
+            entry["tokens"] = tokens
+        if endpoints is not None:
+            entry["endpoints"] = endpoints
+        if current:
+            doc["issuer"] = issuer
+        self.save(doc)
+        return entry
+
+    def drop_tokens(self, issuer: str) -> None:
+        """Forget `issuer`'s tokens (keep its client)."""
+        doc = self.load()
+        entry = (doc.get("issuers") or {}).get(issuer)
+        if isinstance(entry, dict) and entry.pop("tokens", None) is not None:
+            self.save(doc)
+
+    def remove(self) -> None:
+        """Delete every sign-in of this server (file and keychain items)."""
+        doc = read_record(self.path)
+        if doc and doc.get("keyring"):
+            _delete_keyring(self.path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path[:-5] + ".lock")
+
+    @contextlib.contextmanager
+    def locked(self, timeout: float = 120.0) -> Iterator[None]:
+        """Hold the server's lock across processes (flock on `<file>.lock`) while the block
+        runs: one refresh or sign-in at a time; the others then read its result.
+
+        Raises:
+            AuthError: the lock was not free within `timeout` seconds.
+        """
+        _ensure_dir()
+        lock_path = self.path[:-5] + ".lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                import fcntl  # noqa: PLC0415
+            except ImportError:  # pragma: no cover - Windows: no cross-process lock
+                yield
+                return
+            start = time.monotonic()
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() - start > timeout:
+                        raise AuthError(f"the token store {lock_path} stayed locked for {timeout:g}s "
+                                        "(another mrtr is signing in)") from None
+                    time.sleep(0.05)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+def all_records() -> list[tuple[str, dict[str, Any]]]:
+    """Every token file in the store: (path, record), sorted by resource."""
+    folder = store_dir()
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith("."))
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        path = os.path.join(folder, name)
+        doc = read_record(path)
+        if doc:
+            out.append((path, doc))
+    return sorted(out, key=lambda item: str(item[1].get("resource")))
+
+
+def expires_at(expires_in: Any) -> float | None:
+    """Unix time a token with `expires_in` seconds (RFC 6749 section 5.1) expires, or None."""
+    if isinstance(expires_in, int | float) and not isinstance(expires_in, bool) and expires_in > 0:
+        return time.time() + float(expires_in)
+    if isinstance(expires_in, str) and expires_in.isdigit():
+        return time.time() + float(expires_in)
+    return None
+
+
+# ---------------------------------------------------------------------- keyring backend
+def _keyring() -> Any:
+    """The `keyring` module when it is installed and has a usable backend, else None."""
+    try:
+        import keyring  # noqa: PLC0415
+        from keyring.backends import fail  # noqa: PLC0415
+    except ImportError:
+        return None
+    try:
+        if isinstance(keyring.get_keyring(), fail.Keyring):
+            return None
+    except Exception:  # noqa: BLE001
+        return None
+    return keyring
+
+
+def _item(path: str, issuer: str, part: str, name: str) -> str:
+    return f"{os.path.basename(path)[:-5]}:{issuer}:{part}.{name}"
+
+
+def _move_to_keyring(doc: dict[str, Any], path: str) -> None:
+    kr = _keyring()
+    for issuer, entry in (doc.get("issuers") or {}).items():
+        for part, name in SECRET_FIELDS:
+            value = (entry.get(part) or {}).get(name)
+            if isinstance(value, str):
+                kr.set_password(KEYRING_SERVICE, _item(path, issuer, part, name), value)
+                entry[part][name] = {"keyring": True}
+    doc["keyring"] = True
+
+
+def _fill_from_keyring(doc: dict[str, Any], path: str) -> None:
+    kr = _keyring()
+    for issuer, entry in (doc.get("issuers") or {}).items():
+        for part, name in SECRET_FIELDS:
+            holder = entry.get(part) or {}
+            if isinstance(holder.get(name), dict):
+                value = kr.get_password(KEYRING_SERVICE, _item(path, issuer, part, name)) if kr else None
+                if value is None:
+                    holder.pop(name, None)
+                else:
+                    holder[name] = value
+
+
+def _delete_keyring(path: str) -> None:
+    kr = _keyring()
+    doc = read_record(path) or {}
+    if kr is None:
+        return
+    for issuer in doc.get("issuers") or {}:
+        for part, name in SECRET_FIELDS:
+            with contextlib.suppress(Exception):
+                kr.delete_password(KEYRING_SERVICE, _item(path, issuer, part, name))

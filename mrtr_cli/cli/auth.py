@@ -1,0 +1,214 @@
+"""`mrtr auth login | status | logout | token`: signing in to OAuth-protected servers
+(2026-07-28 basic/authorization; issue 13). The commands' logic is in `mrtr_cli.auth`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from typing import Any
+
+import click
+
+from mrtr_cli.cli.main import cli
+from mrtr_cli.cli.options import global_options, make_app
+from mrtr_cli.errors import UsageError
+
+
+@cli.group("auth")
+def auth_group() -> None:
+    """Sign in to OAuth-protected servers: login, status, logout, token."""
+
+
+def _http_target(app: Any) -> Any:
+    target = app.target()
+    if not target.url:
+        raise UsageError("signing in applies to HTTP servers (--url or an HTTP -s entry); "
+                         "a stdio server gets its credentials from its environment")
+    return target
+
+
+def _given(app: Any) -> bool:
+    o = app.opts
+    return bool(o.url or o.stdio or o.server or os.environ.get("MRTR_URL") or os.environ.get("MRTR_SERVER")
+                or os.environ.get("MRTR_STDIO"))
+
+
+def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, Any] | None = None) -> Any:
+    from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415
+    from mrtr_cli.config.oauth_target import target_settings  # noqa: PLC0415
+    from mrtr_cli.config.target import public_url  # noqa: PLC0415
+
+    settings = target_settings(app, target, overrides)
+    return OAuthClient(target.url, settings, app.env, label=target.server or public_url(target.url), login=login,
+                       deadline=app.deadline())
+
+
+@auth_group.command("login")
+@click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="A scope to ask for (repeatable; a quoted list of several works too).")
+@click.option("--no-browser", is_flag=True, help="Print the sign-in URL instead of opening a browser; paste back the address the browser lands on.")
+@click.option("--client-metadata-url", metavar="URL", help="Use the Client ID Metadata Document you host at URL as the client id.")
+@click.option("--redirect-port", type=click.IntRange(0, 65535), metavar="N", help="Listen for the redirect on 127.0.0.1:N (for servers that only accept a registered port).")
+@click.option("--client-credentials", is_flag=True, help="No person: the client credentials grant (with --client-id and a secret or --private-key-file).")
+@click.option("--auth-method", type=click.Choice(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]), help="How the client authenticates at the token endpoint.")
+@click.option("--private-key-file", metavar="PEM", help="private_key_jwt: the client's private key (PEM).")
+@click.option("--signing-alg", metavar="ALG", help="private_key_jwt: the JWS algorithm (default: from the key, e.g. RS256, ES256).")
+@global_options
+@click.pass_context
+def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
+              redirect_port: int | None, client_credentials: bool, auth_method: str | None,
+              private_key_file: str | None, signing_alg: str | None, **kw: Any) -> int:
+    """Sign in to the server (--url URL or -s NAME) and store its tokens.
+
+    \b
+    Opens the browser at the server's authorization server (BROWSER is honoured) and
+    waits for it to come back to 127.0.0.1. A pre-registered client: --client-id ID with
+    --client-secret-env VAR or --client-secret-file PATH (global options). Examples:
+      mrtr --url https://mcp.example.com/mcp auth login
+      mrtr --url https://mcp.example.com/mcp auth login --no-browser      (over ssh)
+      MRTR_CLIENT_SECRET=... mrtr -s ci auth login --client-credentials --client-id my-bot
+    """
+    app = make_app(ctx, kw)
+    target = _http_target(app)
+    overrides: dict[str, Any] = {
+        "scopes": [p for s in scopes for p in s.split()],
+        "no_browser": no_browser or None,
+        "client_metadata_url": client_metadata_url,
+        "redirect_port": redirect_port,
+        "grant": "client_credentials" if client_credentials else None,
+        "auth_method": auth_method,
+        "private_key": app.read_file(private_key_file) if private_key_file else None,
+        "signing_alg": signing_alg,
+    }
+    client = _client(app, target, login=True, overrides=overrides)
+    try:
+        from mrtr_cli.auth.probe import probe  # noqa: PLC0415
+
+        challenge = probe(client.http, target.url, target.headers, app.opts.protocol)
+        client.authorize(challenge, scopes=overrides["scopes"] or None, challenged=challenge is not None)
+        entry = client.store.entry() or {}
+        got = (entry.get("tokens") or {}).get("scope")
+        app.env.err(f"mrtr: signed in to {client.label} at {client.server.issuer if client.server else '?'}"
+                    + (f" (scopes: {got})" if got else ""))
+    finally:
+        client.close()
+    return 0
+
+
+def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    rows = []
+    for path, doc in records:
+        for issuer, entry in sorted((doc.get("issuers") or {}).items()):
+            if not isinstance(entry, dict):
+                continue
+            tokens = entry.get("tokens") or {}
+            client = entry.get("client") or {}
+            at = tokens.get("expires_at")
+            rows.append({
+                "resource": doc.get("resource"), "issuer": issuer, "current": doc.get("issuer") == issuer,
+                "clientId": client.get("client_id"), "client": client.get("source"),
+                "scopes": (tokens.get("scope") or "").split(), "signedIn": bool(tokens.get("access_token")),
+                "expiresAt": (datetime.datetime.fromtimestamp(at, datetime.timezone.utc).isoformat(timespec="seconds")
+                              if isinstance(at, int | float) else None),
+                "expired": isinstance(at, int | float) and at <= datetime.datetime.now().timestamp(),
+                "refreshToken": bool(tokens.get("refresh_token")), "file": path,
+            })
+    return rows
+
+
+@auth_group.command("status")
+@global_options
+@click.pass_context
+def status_cmd(ctx: click.Context, **kw: Any) -> int:
+    """Show the stored sign-ins (of the target given, else all): resource, issuer, client,
+    scopes, expiry and whether a refresh token exists. Never a token's value."""
+    from mrtr_cli.auth.store import TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    if _given(app):
+        store = TokenStore(_http_target(app).url)
+        doc = store.load() if os.path.exists(store.path) else None
+        records = [(store.path, doc)] if doc else []
+    else:
+        records = all_records()
+    rows = _status_rows(records)
+    if app.opts.json_mode:
+        print_json(app.env, rows)
+        return 0
+    if not rows:
+        app.env.err("mrtr: no stored sign-ins" + (" for this server" if _given(app) else ""))
+        return 0 if not _given(app) else 8
+    from mrtr_cli.render.listing import print_table  # noqa: PLC0415
+
+    def expiry(row: dict[str, Any]) -> str:
+        if not row["signedIn"]:
+            return "signed out"
+        if row["expiresAt"] is None:
+            return "no expiry given"
+        return ("expired " if row["expired"] else "until ") + row["expiresAt"]
+
+    print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "SCOPES", "TOKEN", "REFRESH"],
+                [[str(r["resource"]), r["issuer"] + ("" if r["current"] else " (old)"),
+                  f"{r['clientId']} ({r['client']})", " ".join(r["scopes"]) or "-", expiry(r),
+                  "yes" if r["refreshToken"] else "no"] for r in rows])
+    return 0
+
+
+@auth_group.command("logout")
+@click.option("--all", "everything", is_flag=True, help="Forget every stored sign-in.")
+@global_options
+@click.pass_context
+def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
+    """Revoke (where the server offers revocation, RFC 7009) and forget the stored
+    sign-in of the target, or of every server with --all."""
+    from mrtr_cli.auth.store import TokenStore, all_records  # noqa: PLC0415
+
+    app = make_app(ctx, kw)
+    if everything == _given(app):
+        raise UsageError("name one server (--url URL or -s NAME) or give --all")
+    if everything:
+        import httpx  # noqa: PLC0415
+
+        from mrtr_cli.auth.manager import revoke_entry  # noqa: PLC0415
+        from mrtr_cli.config.oauth import AuthSettings  # noqa: PLC0415
+
+        records = all_records()
+        with httpx.Client(timeout=30.0, follow_redirects=False) as http:
+            for _path, doc in records:
+                store = TokenStore(str(doc.get("resource")))
+                with store.locked():
+                    for issuer, entry in (store.load().get("issuers") or {}).items():
+                        app.env.err(f"mrtr: {doc.get('resource')}: " + revoke_entry(http, issuer, entry, AuthSettings()))
+                    store.remove()
+        app.env.err(f"mrtr: signed out of {len(records)} server(s)")
+        return 0
+    target = _http_target(app)
+    client = _client(app, target)
+    try:
+        if not os.path.exists(client.store.path):
+            app.env.err(f"mrtr: not signed in to {client.label}")
+            return 0
+        for line in client.logout():
+            app.env.err(f"mrtr: {line}")
+        app.env.err(f"mrtr: signed out of {client.label}")
+    finally:
+        client.close()
+    return 0
+
+
+@auth_group.command("token")
+@global_options
+@click.pass_context
+def token_cmd(ctx: click.Context, **kw: Any) -> int:
+    """Print a valid access token for the target on stdout (refreshed if needed), for
+    scripts that call the server some other way. Exit 8 when not signed in."""
+    app = make_app(ctx, kw)
+    target = _http_target(app)
+    client = _client(app, target)
+    try:
+        token = client.token()
+    finally:
+        client.close()
+    app.env.out(token)
+    return 0

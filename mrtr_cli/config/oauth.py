@@ -1,0 +1,233 @@
+"""OAuth settings of a target: from `auth login` options, environment variables and a
+server's config entry (issue 13). Cheap to import: the `mrtr_cli.auth` package reads
+these, but nothing here imports it.
+
+Config entry shapes read (an HTTP server entry of an mcp.json-style file):
+
+    "oauth": {"clientId": "...", "clientSecret": "env:VAR" | "file:PATH" | "${VAR}",
+              "scopes": ["a", "b"] | "a b", "clientMetadataUrl": "https://...",
+              "redirectPort": 33418, "grantType": "client_credentials",
+              "tokenEndpointAuthMethod": "client_secret_basic", "privateKeyFile": "key.pem",
+              "signingAlgorithm": "ES256", "issuer": "https://auth.example.com"}
+
+(`oauth` as VS Code and Gemini CLI spell it; `auth` is read the same way.) A
+secret given as `env:VAR`/`file:PATH`/`${VAR}` is read only where the config rules
+allow indirection (user-level files, or `--expand-env`); a literal secret in a project
+file is used as written.
+
+Environment variables (each overrides the config entry; options override both):
+`MRTR_CLIENT_ID`, `MRTR_CLIENT_SECRET`, `MRTR_CLIENT_SECRET_FILE`,
+`MRTR_CLIENT_METADATA_URL`, `MRTR_OAUTH_SCOPE` (space separated), `MRTR_OAUTH_GRANT`
+(`client_credentials` or `authorization_code`), `MRTR_OAUTH_AUTH_METHOD`,
+`MRTR_PRIVATE_KEY_FILE`, `MRTR_SIGNING_ALG`, `MRTR_OAUTH_ISSUER`, `MRTR_REDIRECT_PORT`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+
+AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
+GRANTS = ("authorization_code", "client_credentials")
+
+
+@dataclass
+class AuthSettings:
+    """What the user configured for signing in to one target (all optional).
+
+    Attributes:
+        client_id: a pre-registered client id.
+        client_secret: its secret (a secret: registered for redaction by whoever reads it).
+        client_metadata_url: an HTTPS Client ID Metadata Document URL the user hosts.
+        scopes: scopes to ask for (else the challenge's, else `scopes_supported`).
+        redirect_port: the loopback port (0: any free port).
+        grant: "authorization_code" (a person signs in) or "client_credentials" (CI).
+        auth_method: token endpoint client authentication (`AUTH_METHODS`), or None to
+            let the registration decide.
+        private_key: PEM text of the `private_key_jwt` key (a secret), or None.
+        signing_alg: the JWS algorithm for `private_key_jwt` (default: from the key type).
+        issuer: the authorization server the credentials belong to, or None.
+        no_browser: print the URL and read the redirected URL back (paste flow).
+        login_hint: the command that signs in, for messages (`mrtr --url URL auth login`).
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
+    scopes: list[str] = field(default_factory=list)
+    redirect_port: int = 0
+    grant: str = "authorization_code"
+    auth_method: str | None = None
+    private_key: str | None = None
+    signing_alg: str | None = None
+    issuer: str | None = None
+    no_browser: bool = False
+    login_hint: str = "mrtr auth login"
+
+    @property
+    def client_credentials(self) -> bool:
+        return self.grant == "client_credentials"
+
+
+def _read_secret_file(path: str, where: str) -> str:
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as fh:
+            return fh.read().strip()
+    except OSError as exc:
+        raise UsageError(f"{where} {path}: {exc.strerror or exc}") from None
+
+
+def _scopes(value: Any, where: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return value.split()
+    if isinstance(value, list) and all(isinstance(s, str) for s in value):
+        return [p for s in value for p in s.split()]
+    raise UsageError(f"{where}: scopes must be a list of strings or one space-separated string")
+
+
+def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
+                      expand: Callable[[str], str]) -> AuthSettings | None:
+    """The `oauth` (or `auth`) member of an HTTP server entry, or None when it has none.
+
+    Args:
+        allowed: indirection (`env:`, `file:`) is allowed for this file.
+        expand: expands `${VAR}` as the config rules say (config/servers.py).
+
+    Raises:
+        UsageError: a malformed member (named, never its secret value).
+    """
+    block = entry.get("oauth", entry.get("auth"))
+    if block is None:
+        return None
+    if not isinstance(block, dict):
+        raise UsageError(f"{where}: \"oauth\" must be an object")
+    s = AuthSettings()
+
+    def text(key: str, *aliases: str) -> str | None:
+        for k in (key, *aliases):
+            if k in block and block[k] is not None:
+                if not isinstance(block[k], str):
+                    raise UsageError(f"{where}: oauth {k} must be a string")
+                return expand(block[k])
+        return None
+
+    s.client_id = text("clientId", "client_id")
+    secret = text("clientSecret", "client_secret")
+    if secret is not None:
+        if not allowed and secret.startswith(("env:", "file:")):
+            raise UsageError(f"{where}: oauth clientSecret {secret.split(':', 1)[0]}:... is not read from a "
+                             "project-directory config", hint="pass --expand-env to allow it")
+        if allowed and secret.startswith("env:"):
+            name = secret[4:]
+            if not os.environ.get(name):
+                raise UsageError(f"{where}: oauth clientSecret env:{name}: that environment variable is empty or unset")
+            secret = os.environ[name]
+        elif allowed and secret.startswith("file:"):
+            secret = _read_secret_file(secret[5:], f"{where}: oauth clientSecret file:")
+        s.client_secret = secret
+    s.client_metadata_url = text("clientMetadataUrl", "client_metadata_url")
+    s.scopes = _scopes(block.get("scopes", block.get("scope")), f"{where}: oauth")
+    port = block.get("redirectPort", block.get("redirect_port"))
+    if port is not None:
+        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
+            raise UsageError(f"{where}: oauth redirectPort must be a port number")
+        s.redirect_port = port
+    grant = text("grantType", "grant_type")
+    if grant is not None:
+        s.grant = check_grant(grant, f"{where}: oauth grantType")
+    method = text("tokenEndpointAuthMethod", "token_endpoint_auth_method")
+    if method is not None:
+        s.auth_method = check_auth_method(method, f"{where}: oauth tokenEndpointAuthMethod")
+    key_file = text("privateKeyFile", "private_key_file")
+    if key_file is not None:
+        if not allowed:
+            raise UsageError(f"{where}: oauth privateKeyFile is not read from a project-directory config",
+                             hint="pass --expand-env to allow it")
+        s.private_key = _read_secret_file(key_file, f"{where}: oauth privateKeyFile")
+    s.signing_alg = text("signingAlgorithm", "signing_alg")
+    s.issuer = text("issuer")
+    return s
+
+
+def check_grant(value: str, where: str) -> str:
+    """`value` if it names a grant mrtr runs. Raises UsageError otherwise."""
+    value = value.replace("-", "_")
+    if value not in GRANTS:
+        raise UsageError(f"{where} {value!r}: expected one of {', '.join(GRANTS)}")
+    return value
+
+
+def check_auth_method(value: str, where: str) -> str:
+    """`value` if it is a token endpoint auth method mrtr applies. Raises UsageError otherwise."""
+    if value not in AUTH_METHODS:
+        raise UsageError(f"{where} {value!r}: expected one of {', '.join(AUTH_METHODS)}")
+    return value
+
+
+def apply_environment(s: AuthSettings, environ: Any = None) -> AuthSettings:
+    """Override `s` with the `MRTR_*` OAuth environment variables (module docstring).
+
+    Raises:
+        UsageError: a bad value, an unreadable secret or key file.
+    """
+    env = os.environ if environ is None else environ
+    if env.get("MRTR_CLIENT_ID"):
+        s.client_id = env["MRTR_CLIENT_ID"]
+    if env.get("MRTR_CLIENT_SECRET"):
+        s.client_secret = env["MRTR_CLIENT_SECRET"]
+    if env.get("MRTR_CLIENT_SECRET_FILE"):
+        s.client_secret = _read_secret_file(env["MRTR_CLIENT_SECRET_FILE"], "MRTR_CLIENT_SECRET_FILE")
+    if env.get("MRTR_CLIENT_METADATA_URL"):
+        s.client_metadata_url = env["MRTR_CLIENT_METADATA_URL"]
+    if env.get("MRTR_OAUTH_SCOPE"):
+        s.scopes = env["MRTR_OAUTH_SCOPE"].split()
+    if env.get("MRTR_OAUTH_GRANT"):
+        s.grant = check_grant(env["MRTR_OAUTH_GRANT"], "MRTR_OAUTH_GRANT")
+    if env.get("MRTR_OAUTH_AUTH_METHOD"):
+        s.auth_method = check_auth_method(env["MRTR_OAUTH_AUTH_METHOD"], "MRTR_OAUTH_AUTH_METHOD")
+    if env.get("MRTR_PRIVATE_KEY_FILE"):
+        s.private_key = _read_secret_file(env["MRTR_PRIVATE_KEY_FILE"], "MRTR_PRIVATE_KEY_FILE")
+    if env.get("MRTR_SIGNING_ALG"):
+        s.signing_alg = env["MRTR_SIGNING_ALG"]
+    if env.get("MRTR_OAUTH_ISSUER"):
+        s.issuer = env["MRTR_OAUTH_ISSUER"]
+    if env.get("MRTR_REDIRECT_PORT"):
+        try:
+            s.redirect_port = int(env["MRTR_REDIRECT_PORT"])
+        except ValueError:
+            raise UsageError("MRTR_REDIRECT_PORT: expected a port number") from None
+    return s
+
+
+def check_settings(s: AuthSettings) -> None:
+    """Combinations that cannot work, refused before anything is sent.
+
+    Raises:
+        UsageError: client credentials without a client id or a credential, a bad
+            client metadata URL, a port out of range.
+    """
+    if not 0 <= s.redirect_port <= 65535:
+        raise UsageError(f"--redirect-port {s.redirect_port}: expected a port number (0-65535)")
+    if s.client_metadata_url is not None:
+        from urllib.parse import urlsplit  # noqa: PLC0415
+
+        parts = urlsplit(s.client_metadata_url)
+        if parts.scheme != "https" or parts.path in ("", "/") or not parts.hostname:
+            raise UsageError(f"--client-metadata-url {s.client_metadata_url}: a Client ID Metadata Document URL "
+                             "is an https:// URL with a path (e.g. https://example.com/mrtr-client.json)")
+    if s.client_credentials:
+        if not s.client_id:
+            raise UsageError("the client credentials grant needs a client id",
+                             hint="give --client-id ID (or MRTR_CLIENT_ID, or oauth.clientId in the server's config)")
+        method = s.auth_method or ("private_key_jwt" if s.private_key else "client_secret_basic")
+        if method == "private_key_jwt" and not s.private_key:
+            raise UsageError("private_key_jwt needs a key", hint="give --private-key-file PEM (or MRTR_PRIVATE_KEY_FILE)")
+        if method in ("client_secret_basic", "client_secret_post") and not s.client_secret:
+            raise UsageError(f"{method} needs a client secret",
+                             hint="give --client-secret-env VAR or --client-secret-file PATH (or MRTR_CLIENT_SECRET)")

@@ -1,0 +1,94 @@
+"""The OAuth settings and hook of a run's target: the config entry's `oauth` member,
+then the `MRTR_*` environment variables, then the command line (config/oauth.py), and
+the `Authorizer` the HTTP transport calls (transport/authhook.py).
+
+Cheap: `mrtr_cli.auth` is imported only inside the callable handed to the hook.
+"""
+
+from __future__ import annotations
+
+import copy
+import shlex
+from typing import Any
+
+from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
+from mrtr_cli.config.target import public_url
+
+
+def login_hint(app: Any, target: Any) -> str:
+    """The command that signs in to `target` (for messages): `mrtr -s NAME auth login` or
+    `mrtr --url URL auth login`."""
+
+    if target.server:
+        where = f"-s {shlex.quote(target.server)}"
+        if app.opts.config:
+            where = f"--config {shlex.quote(app.opts.config)} " + where
+    else:
+        where = f"--url {shlex.quote(public_url(target.url))}"
+    return f"mrtr {where} auth login"
+
+
+def option_settings(app: Any) -> dict[str, Any]:
+    """The global OAuth options (`--client-id`, `--client-secret-env VAR`,
+    `--client-secret-file PATH`) as `AuthSettings` attributes.
+
+    Raises:
+        UsageError: both secret options, an unset variable, an unreadable file.
+    """
+    import os  # noqa: PLC0415
+
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+    o = app.opts
+    secret = None
+    if o.client_secret_env and o.client_secret_file:
+        raise UsageError("give one of --client-secret-env and --client-secret-file")
+    if o.client_secret_env:
+        secret = os.environ.get(o.client_secret_env)
+        if not secret:
+            raise UsageError(f"--client-secret-env {o.client_secret_env}: that environment variable is empty or unset")
+    elif o.client_secret_file:
+        secret = app.read_file(o.client_secret_file).strip()
+        if not secret:
+            raise UsageError(f"--client-secret-file {o.client_secret_file}: the file is empty")
+    return {"client_id": o.client_id, "client_secret": secret}
+
+
+def target_settings(app: Any, target: Any, overrides: dict[str, Any] | None = None) -> AuthSettings:
+    """The settings for `target`: config entry, then environment, then the global OAuth
+    options, then `overrides` (attributes of `AuthSettings` given to `auth login`).
+
+    Raises:
+        UsageError: a bad value or combination (config/oauth.py `check_settings`).
+    """
+    s = copy.deepcopy(target.oauth) if target.oauth is not None else AuthSettings()
+    apply_environment(s)
+    for key, value in [*option_settings(app).items(), *(overrides or {}).items()]:
+        if value is not None and value != [] and hasattr(s, key):
+            setattr(s, key, value)
+    s.login_hint = login_hint(app, target)
+    check_settings(s)
+    for secret in (s.client_secret, s.private_key):
+        if secret:
+            app.env.add_secret(secret)
+    return s
+
+
+def make_authorizer(app: Any, target: Any, *, login: bool = False, overrides: dict[str, Any] | None = None) -> Any:
+    """The `Authorizer` for an HTTP target, or None for stdio or when the user sends an
+    `Authorization` header of their own (-H, --bearer-token-env, config headers)."""
+    if not target.url or any(name.lower() == "authorization" for name in target.headers):
+        return None
+    from mrtr_cli.transport.authhook import Authorizer  # noqa: PLC0415
+
+    settings: list[AuthSettings] = []
+
+    def make_client() -> Any:
+        from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - the first 401, or a token to refresh
+
+        if not settings:
+            settings.append(target_settings(app, target, overrides))
+        return OAuthClient(target.url, settings[0], app.env, label=target.server or public_url(target.url), login=login,
+                           deadline=app.deadline(), interactive=app.sign_in_allowed)
+
+    return Authorizer(target.url, app.env.add_secret, make_client)

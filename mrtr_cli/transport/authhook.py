@@ -1,0 +1,169 @@
+"""The HTTP transport's door to OAuth (2026-07-28 basic/authorization, issue 13).
+
+The transport asks an `Authorizer` two things: `headers()` ("headers for this
+request") and `challenge(status, www_authenticate, sent)` ("this response was a
+401/403: may I retry?"). This module is the cheap part: a stored, unexpired token
+costs one small file read (the token file of the resource, `token_path`); the
+`mrtr_cli.auth` package is imported only when a token must be refreshed or obtained
+(the first 401/403), so a call to an open server never loads it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+#: A token this close to its expiry (seconds) is refreshed before it is sent.
+EXPIRY_MARGIN = 30.0
+
+
+def canonical_resource(url: str) -> str:
+    """The canonical URI of an MCP server (2026-07-28 basic/authorization "Canonical Server
+    URI"; RFC 8707 section 2): scheme and host lowercased, no fragment, as given otherwise."""
+    from urllib.parse import urlsplit, urlunsplit  # noqa: PLC0415
+
+    p = urlsplit(url)
+    return urlunsplit((p.scheme.lower(), p.netloc.lower(), p.path, p.query, ""))
+
+
+def store_dir() -> str:
+    """The token store's folder: `<state dir>/auth` (0700 once written)."""
+    from mrtr_cli.state import state_dir  # noqa: PLC0415
+
+    return os.path.join(state_dir(), "auth")
+
+
+def token_path(url: str) -> str:
+    """The token file of the MCP server at `url`: `<store_dir>/<sha256(canonical URI)[:32]>.json`."""
+    key = hashlib.sha256(canonical_resource(url).encode("utf-8")).hexdigest()[:32]
+    return os.path.join(store_dir(), key + ".json")
+
+
+def read_record(path: str) -> dict[str, Any] | None:
+    """The token file at `path` as a dict, or None when it is missing or unreadable."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def usable_token(doc: dict[str, Any] | None, margin: float = EXPIRY_MARGIN) -> str | None:
+    """The current issuer's access token in a token file if it is not (nearly) expired."""
+    if not doc:
+        return None
+    entry = (doc.get("issuers") or {}).get(doc.get("issuer") or "")
+    tokens = entry.get("tokens") if isinstance(entry, dict) else None
+    if not isinstance(tokens, dict) or not isinstance(tokens.get("access_token"), str):
+        return None
+    expires = tokens.get("expires_at")
+    if isinstance(expires, int | float) and expires - margin <= time.time():
+        return None
+    return tokens["access_token"]
+
+
+class Authorizer:
+    """Supplies the bearer token for one MCP server and handles its 401/403 challenges.
+
+    Args:
+        url: the MCP endpoint (the token goes only to its origin: the transport's job).
+        add_secret: registers a token with the run's redaction (`Environment.add_secret`).
+        make_client: builds the `mrtr_cli.auth.manager.OAuthClient` when first needed
+            (a callable, so that the package is imported only then).
+    """
+
+    def __init__(self, url: str, add_secret: Callable[[str], None], make_client: Callable[[], Any]):
+        self.url = url
+        self._add_secret = add_secret
+        self._make_client = make_client
+        self._client: Any = None
+        self._token: str | None = None
+        self._doc: dict[str, Any] | None = None
+        self._checked = False
+        self._lock = threading.Lock()
+        self._idle = threading.Event()  # cleared while a challenge is being answered (a sign-in)
+        self._idle.set()
+
+    @property
+    def client(self) -> Any:
+        """The OAuth client (imports `mrtr_cli.auth` on first use)."""
+        if self._client is None:
+            self._client = self._make_client()
+        return self._client
+
+    def _set(self, token: str | None, doc: dict[str, Any] | None = None) -> None:
+        if token:
+            self._add_secret(token)
+        self._token = token
+        self._doc = doc if doc is not None or not token else read_record(token_path(self.url))
+
+    def identity(self) -> dict[str, Any] | None:
+        """Who is signed in, for keying per-identity caches: the resource, issuer and client
+        id of the token in use (never the token, which changes on refresh), or None."""
+        if not self._token or not self._doc:
+            return None
+        issuer = self._doc.get("issuer")
+        entry = (self._doc.get("issuers") or {}).get(issuer or "") or {}
+        client = entry.get("client") if isinstance(entry, dict) else None
+        return {"resource": self._doc.get("resource"), "issuer": issuer,
+                "client_id": client.get("client_id") if isinstance(client, dict) else None}
+
+    def headers(self) -> dict[str, str]:
+        """`{"Authorization": "Bearer ..."}` when a token is held or stored for this
+        server (refreshed first when it expired), else `{}`.
+
+        Raises:
+            AuthError: a refresh failed and nobody can sign in again (exit 8).
+        """
+        with self._lock:
+            if not self._checked:
+                self._checked = True
+                path = token_path(self.url)
+                doc = read_record(path)
+                token = usable_token(doc)
+                if token is None and doc is not None:
+                    token = self.client.stored_token()  # expired: refreshed under the store's lock
+                    doc = None
+                self._set(token, doc)
+            return {"Authorization": f"Bearer {self._token}"} if self._token else {}
+
+    def wait_idle(self) -> bool:
+        """Block while a challenge is being answered (a person may be signing in); True
+        when one was."""
+        if self._idle.is_set():
+            return False
+        self._idle.wait()
+        return True
+
+    def current(self) -> str | None:
+        """The token sent now (None when none)."""
+        return self._token
+
+    def challenge(self, status: int, www_authenticate: str | None, sent: str | None) -> bool:
+        """A 401, or a 403 with `error="insufficient_scope"`, came back for a request that
+        carried token `sent` (None: no token). Obtains a new token (refresh, sign-in,
+        step-up, client credentials) and returns True when the request should be sent
+        again with `headers()`; False when this response is not an OAuth challenge.
+
+        Raises:
+            AuthError: sign-in is needed and nobody can do it, or it failed (exit 8).
+            Interrupted: Ctrl-C during sign-in.
+        """
+        with self._lock:
+            if self._token and self._token != sent:
+                return True  # another request of this run already got a new token
+            self._idle.clear()
+            try:
+                token = self.client.on_challenge(status, www_authenticate, sent)
+            finally:
+                self._idle.set()
+            if token is None:
+                return False
+            self._set(token)
+            return True

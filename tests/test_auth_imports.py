@@ -1,0 +1,44 @@
+"""Startup cost of sign-in support (issue 13): a call to a server that needs no token imports
+nothing of `mrtr_cli.auth`; the check is shown to see such imports where they happen."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+from tests.auth_support import PY, ROOT, mrtr_env
+from tests.conftest import SERVERS
+
+AUTH_MODULE = re.compile(r"\|\s*(mrtr_cli\.auth(?:\.\w+)*)\s*$", re.M)
+
+
+def imported_auth_modules(tmp_path, *args: str, browser=None) -> tuple[int, list[str], str]:
+    proc = subprocess.run([PY, "-X", "importtime", "-m", "mrtr_cli", *args], capture_output=True, text=True,
+                          env=mrtr_env(tmp_path, browser), cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL)
+    return proc.returncode, AUTH_MODULE.findall(proc.stderr), proc.stderr
+
+
+def test_a_call_to_an_open_server_imports_nothing_of_auth(tmp_path, http_servers):
+    url = http_servers.start(SERVERS / "core_server.py")
+    code, modules, stderr = imported_auth_modules(tmp_path, "--url", url, "call", "no_state", "--no-input")
+    assert code == 5, stderr[-2000:]  # the tool asks a question: nobody to answer
+    assert "mrtr_cli.cli" in stderr  # the import trace is there
+    assert modules == []
+
+
+def test_a_stdio_call_imports_nothing_of_auth(tmp_path):
+    from tests.conftest import stdio_cmd
+
+    code, modules, stderr = imported_auth_modules(tmp_path, "--stdio", stdio_cmd(SERVERS / "core_server.py"),
+                                                  "call", "shed")
+    assert code == 0, stderr[-2000:]
+    assert modules == []
+
+
+def test_signing_in_does_import_auth(tmp_path, oauth_server, browser):
+    """The check above can fail: a sign-in shows up in the import trace."""
+    server = oauth_server()
+    code, modules, stderr = imported_auth_modules(tmp_path, "--url", server.mcp_url, "auth", "login",
+                                                  browser=browser)
+    assert code == 0, stderr[-2000:]
+    assert modules, "no mrtr_cli.auth module seen while signing in"

@@ -1,0 +1,491 @@
+"""The MCP authorization profile's rules, one by one (issue 13), against real HTTP servers on
+127.0.0.1 (JSON documents from tests/auth_support.py; the end-to-end sign-in with a real
+authorization server is in test_auth_signin.py and the conformance suite).
+
+Spec: 2026-07-28 basic/authorization (scope selection, step-up, iss), its
+authorization-server-discovery page (URL orders, issuer check), security-considerations
+(PKCE), and the token store's promises (0600/0700, atomic writes, a lock across processes).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mrtr_cli.auth.challenge import Challenge, parse_challenge
+from mrtr_cli.auth.discovery import AuthServer, as_metadata_urls, discover, prm_urls, resource_allowed
+from mrtr_cli.auth.flow import AuthorizationRequest, build_request, check_response, pkce_pair
+from mrtr_cli.auth.loopback import Loopback
+from mrtr_cli.auth.manager import OAuthClient
+from mrtr_cli.auth.store import TokenStore
+from mrtr_cli.config.oauth import AuthSettings
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import AuthError
+from tests.auth_support import JsonDocuments
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def scripted() -> Iterator[Any]:
+    """Makes JSON document servers on 127.0.0.1 (tests/auth_support.py `JsonDocuments`):
+    `.docs[path] = (status, doc)`, `.fetched` lists the paths asked for."""
+    made: list[JsonDocuments] = []
+
+    def make() -> JsonDocuments:
+        made.append(JsonDocuments())
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.stop()
+
+
+@pytest.fixture
+def http() -> Iterator[httpx.Client]:
+    with httpx.Client(follow_redirects=False, timeout=30) as client:
+        yield client
+
+
+def as_doc(issuer: str, **extra: Any) -> dict[str, Any]:
+    return {"issuer": issuer, "authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token",
+            "code_challenge_methods_supported": ["S256"], **extra}
+
+
+# ---------------------------------------------------------------------- discovery order
+def test_protected_resource_metadata_urls_in_the_spec_order():
+    assert prm_urls("https://mcp.example.com/public/mcp", "https://mcp.example.com/meta") == [
+        "https://mcp.example.com/meta",
+        "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp",
+        "https://mcp.example.com/.well-known/oauth-protected-resource"]
+    assert prm_urls("https://mcp.example.com", None) == ["https://mcp.example.com/.well-known/oauth-protected-resource"]
+
+
+def test_authorization_server_metadata_urls_in_the_spec_order():
+    assert as_metadata_urls("https://auth.example.com/tenant1") == [
+        "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+        "https://auth.example.com/.well-known/openid-configuration/tenant1",
+        "https://auth.example.com/tenant1/.well-known/openid-configuration"]
+    assert as_metadata_urls("https://auth.example.com") == [
+        "https://auth.example.com/.well-known/oauth-authorization-server",
+        "https://auth.example.com/.well-known/openid-configuration"]
+
+
+def test_discovery_falls_back_in_order_and_finds_an_issuer_with_a_path(scripted, http):
+    mcp, auth = scripted(), scripted()
+    issuer = auth.url() + "/tenant1"
+    mcp.docs["/.well-known/oauth-protected-resource"] = (200, {"resource": mcp.url() + "/mcp",
+                                                                 "authorization_servers": [issuer]})
+    auth.docs["/tenant1/.well-known/openid-configuration"] = (200, as_doc(issuer))
+    server = discover(http, mcp.url() + "/mcp", mcp.url() + "/custom-metadata")
+    assert server.issuer == issuer and server.resource == mcp.url() + "/mcp"
+    assert mcp.fetched == ["/custom-metadata", "/.well-known/oauth-protected-resource/mcp",
+                        "/.well-known/oauth-protected-resource"]
+    assert auth.fetched == ["/.well-known/oauth-authorization-server/tenant1", "/.well-known/openid-configuration/tenant1",
+                         "/tenant1/.well-known/openid-configuration"]
+
+
+def test_the_challenge_metadata_url_is_used_first_and_alone_when_it_answers(scripted, http):
+    mcp, auth = scripted(), scripted()
+    mcp.docs["/meta"] = (200, {"resource": mcp.url() + "/mcp", "authorization_servers": [auth.url()]})
+    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.url()))
+    discover(http, mcp.url() + "/mcp", mcp.url() + "/meta")
+    assert mcp.fetched == ["/meta"]
+    assert auth.fetched == ["/.well-known/oauth-authorization-server"]
+
+
+def test_a_resource_that_is_another_server_is_refused_before_any_authorization_server_request(scripted, http):
+    mcp, auth = scripted(), scripted()
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (
+        200, {"resource": "https://elsewhere.example/mcp", "authorization_servers": [auth.url()]})
+    with pytest.raises(AuthError, match="names another resource"):
+        discover(http, mcp.url() + "/mcp", None)
+    assert auth.fetched == []
+
+
+@pytest.mark.parametrize(("server", "resource", "ok"), [
+    ("https://a.example/mcp", "https://a.example/mcp", True),
+    ("https://a.example/mcp", "https://a.example", True),        # a parent path
+    ("https://A.EXAMPLE/mcp", "https://a.example/mcp", True),    # scheme and host case
+    ("https://a.example/mcp", "https://a.example/other", False),
+    ("https://a.example/mcpx", "https://a.example/mcp", False),  # not a path prefix by segment
+    ("https://a.example/mcp", "https://b.example/mcp", False),
+    ("https://a.example/mcp", "http://a.example/mcp", False),
+])
+def test_resource_match(server, resource, ok):
+    assert resource_allowed(server, resource) is ok
+
+
+def test_an_issuer_differing_from_its_metadata_url_is_refused(scripted, http):
+    mcp, auth = scripted(), scripted()
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (200, {"authorization_servers": [auth.url()]})
+    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc("https://honest.example"))
+    with pytest.raises(AuthError, match="names the issuer"):
+        discover(http, mcp.url() + "/mcp", None)
+
+
+def test_a_2025_03_26_server_without_resource_metadata_uses_its_origin(scripted, http):
+    mcp = scripted()
+    server = discover(http, mcp.url() + "/mcp", None)  # nothing served at all: the default endpoints
+    assert server.legacy and server.issuer == mcp.url()
+    assert server.endpoint("authorization_endpoint") == mcp.url() + "/authorize"
+    assert server.endpoint("token_endpoint") == mcp.url() + "/token"
+    assert server.endpoint("registration_endpoint") == mcp.url() + "/register"
+    assert "/.well-known/oauth-authorization-server" in mcp.fetched
+
+
+def test_a_resource_metadata_server_error_does_not_fall_back_to_2025_03_26(scripted, http):
+    mcp = scripted()
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (503, {"error": "busy"})
+    with pytest.raises(AuthError, match="HTTP 503"):
+        discover(http, mcp.url() + "/mcp", None)
+
+
+# ---------------------------------------------------------------------- PKCE, state, iss
+def test_pkce_pair_is_s256_of_a_long_random_verifier():
+    verifier, challenge = pkce_pair()
+    assert 43 <= len(verifier) <= 128
+    expected = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    assert challenge == expected
+    assert pkce_pair()[0] != verifier
+
+
+def test_no_sign_in_without_advertised_s256():
+    server = AuthServer(issuer="https://auth.example", metadata=as_doc("https://auth.example",
+                        code_challenge_methods_supported=["plain"]), resource="https://mcp.example/mcp")
+    with pytest.raises(AuthError, match="S256"):
+        build_request(server, "client", "http://127.0.0.1:1/cb", [], "state")
+    del server.metadata["code_challenge_methods_supported"]
+    with pytest.raises(AuthError, match="S256"):
+        build_request(server, "client", "http://127.0.0.1:1/cb", [], "state")
+
+
+def test_the_authorization_request_carries_pkce_state_resource_and_scope():
+    from urllib.parse import parse_qs, urlsplit
+
+    server = AuthServer(issuer="https://auth.example", metadata=as_doc("https://auth.example"),
+                        resource="https://mcp.example/mcp")
+    req = build_request(server, "cid", "http://127.0.0.1:5/cb", ["a", "b"], "the-state")
+    q = {k: v[0] for k, v in parse_qs(urlsplit(req.url).query).items()}
+    assert q["code_challenge_method"] == "S256" and q["state"] == "the-state"
+    assert q["resource"] == "https://mcp.example/mcp" and q["scope"] == "a b" and q["response_type"] == "code"
+    assert "scope" not in parse_qs(urlsplit(build_request(server, "cid", "http://x/cb", [], "s").url).query)
+
+
+def _req(iss_required: bool) -> AuthorizationRequest:
+    return AuthorizationRequest(url="", state="s", verifier="v", redirect_uri="r", issuer="https://auth.example",
+                                iss_required=iss_required)
+
+
+@pytest.mark.parametrize(("advertised", "iss", "ok"), [
+    (True, "https://auth.example", True),
+    (True, None, False),
+    (False, "https://auth.example", True),
+    (False, None, True),
+    (False, "https://evil.example", False),   # compared even when not advertised
+    (True, "https://auth.example/", False),   # no normalization
+    (True, "HTTPS://auth.example", False),
+])
+def test_iss_rules(advertised, iss, ok):
+    params = {"code": "c", "state": "s", **({"iss": iss} if iss is not None else {})}
+    if ok:
+        assert check_response(_req(advertised), params) == "c"
+    else:
+        with pytest.raises(AuthError):
+            check_response(_req(advertised), params)
+
+
+def test_an_error_from_another_issuer_is_not_shown():
+    params = {"error": "access_denied", "error_description": "CLICK-EVIL-LINK", "iss": "https://evil.example"}
+    with pytest.raises(AuthError) as info:
+        check_response(_req(False), params)
+    assert "CLICK-EVIL-LINK" not in info.value.message and "access_denied" not in info.value.message
+
+
+def _get(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_the_loopback_ignores_a_wrong_state_and_a_wrong_path():
+    listener = Loopback("right-state")
+    try:
+        assert listener.redirect_uri.startswith("http://127.0.0.1:")
+        assert len(listener.path) > 20  # unguessable
+        assert _get(f"http://127.0.0.1:{listener.port}/callback?state=right-state&code=x") == 404
+        assert _get(listener.redirect_uri + "?state=wrong&code=evil") == 400
+        assert _get(listener.redirect_uri + "?state=right-state&code=good") == 200
+        assert listener.wait(30)["code"] == "good"
+        assert _get(listener.redirect_uri + "?state=right-state&code=late") == 400  # one response only
+    finally:
+        listener.close()
+
+
+# ---------------------------------------------------------------------- scopes
+def _client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: Any) -> OAuthClient:
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    return OAuthClient("https://mcp.example/mcp", AuthSettings(**settings), Environment())
+
+
+def _server(prm_scopes: list[str] | None = None, as_scopes: list[str] | None = None) -> AuthServer:
+    prm = {"authorization_servers": ["https://auth.example"]}
+    if prm_scopes is not None:
+        prm["scopes_supported"] = prm_scopes
+    meta = as_doc("https://auth.example", **({"scopes_supported": as_scopes} if as_scopes is not None else {}))
+    return AuthServer(issuer="https://auth.example", metadata=meta, resource="https://mcp.example/mcp",
+                      resource_metadata=prm)
+
+
+def test_scope_selection_order(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    challenged = parse_challenge(401, 'Bearer scope="files:read"')
+    assert c._select_scopes(challenged, _server(["a", "b"]), [], None) == ["files:read"]
+    assert c._select_scopes(Challenge(401), _server(["a", "b"]), [], None) == ["a", "b"]
+    assert c._select_scopes(Challenge(401), _server(None, ["x", "y"]), [], None) == []  # none: omit scope
+
+
+def test_offline_access_only_when_the_authorization_server_lists_it(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    assert c._select_scopes(Challenge(401), _server(["a"], ["a", "offline_access"]), [], None) == ["a", "offline_access"]
+    assert c._select_scopes(Challenge(401), _server(["a"], ["a"]), [], None) == ["a"]
+    cc = _client(tmp_path, monkeypatch, grant="client_credentials", client_id="x", client_secret="y")
+    assert cc._select_scopes(Challenge(401), _server(["a"], ["a", "offline_access"]), [], None) == ["a"]
+
+
+def test_step_up_asks_for_the_union_of_held_and_challenged_scopes(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    ch = parse_challenge(403, 'Bearer error="insufficient_scope", scope="files:write"')
+    assert ch.insufficient_scope
+    assert c._select_scopes(ch, _server(["files:read"]), ["files:read"], None) == ["files:read", "files:write"]
+
+
+def test_step_up_stops_after_three(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    c.env.no_input = True  # nobody here: each step-up ends at "sign in again", counted first
+    header = 'Bearer error="insufficient_scope", scope="admin"'
+    for _ in range(3):
+        with pytest.raises(AuthError, match="scope admin"):
+            c.on_challenge(403, header, "tok")
+    with pytest.raises(AuthError, match="after 3 step-up"):
+        c.on_challenge(403, header, "tok")
+
+
+def test_a_plain_403_is_no_challenge(tmp_path, monkeypatch):
+    c = _client(tmp_path, monkeypatch)
+    assert c.on_challenge(403, 'Bearer error="invalid_token"', "tok") is None
+
+
+@pytest.mark.parametrize(("header", "want"), [
+    ('Bearer resource_metadata="https://m/x", scope="a b"', ("https://m/x", "a b", None)),
+    ('Bearer error="insufficient_scope", scope="w", error_description="need \\"w\\""', (None, "w", "insufficient_scope")),
+    ('Basic realm="x", Bearer scope=read', (None, "read", None)),
+    ('Bearer realm="r"', (None, None, None)),
+])
+def test_challenge_parsing(header, want):
+    ch = parse_challenge(401, header)
+    assert (ch.resource_metadata, ch.scope, ch.error) == want
+
+
+# ---------------------------------------------------------------------- the token store
+def test_the_store_is_private_and_written_atomically(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    store = TokenStore("https://mcp.example/mcp")
+    store.update("https://auth.example", tokens={"access_token": "at-1"})
+    store.update("https://auth.example", tokens={"access_token": "at-2"})
+    folder = Path(store.path).parent
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
+    assert sorted(p.name for p in folder.iterdir()) == [Path(store.path).name]  # no temporary file left
+    assert store.entry()["tokens"]["access_token"] == "at-2"
+
+
+def test_tokens_are_kept_per_issuer(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    store = TokenStore("https://mcp.example/mcp")
+    store.update("https://as1.example", client={"client_id": "one"}, tokens={"access_token": "a1"})
+    store.update("https://as2.example", client={"client_id": "two"}, tokens={"access_token": "a2"})
+    assert store.entry()["client"]["client_id"] == "two"
+    assert store.entry("https://as1.example")["client"]["client_id"] == "one"
+    assert TokenStore("HTTPS://MCP.EXAMPLE/mcp").path == store.path  # the canonical URI names the file
+    assert TokenStore("https://mcp.example/other").path != store.path
+
+
+HOLDER = """
+import sys
+from mrtr_cli.auth.store import TokenStore
+store = TokenStore(sys.argv[1])
+with store.locked():
+    print("locked", flush=True)
+    sys.stdin.readline()
+print("released", flush=True)
+"""
+
+
+def test_the_lock_is_held_across_processes(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, "https://mcp.example/mcp"], env=env, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        store = TokenStore("https://mcp.example/mcp")
+        with pytest.raises(AuthError, match="locked"), store.locked(timeout=0.2):
+            pass
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "released"
+        with store.locked(timeout=30):
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_keyring_without_a_keychain_falls_back_to_the_file_store_with_a_note(tmp_path, monkeypatch):
+    pytest.importorskip("keyring")
+    from mrtr_cli.auth.store import _keyring
+
+    if _keyring() is not None:
+        pytest.skip("this machine has an OS keychain")
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    notes: list[str] = []
+    store = TokenStore("https://mcp.example/mcp", backend="keyring", note=notes.append)
+    assert store.backend == "file" and "keychain" in notes[0]
+    store.update("https://auth.example", tokens={"access_token": "at"})
+    assert json.loads(Path(store.path).read_text())["issuers"]["https://auth.example"]["tokens"]["access_token"] == "at"
+
+
+# ---------------------------------------------------------------------- config entries
+def _entry_settings(entry: dict[str, Any], allowed: bool) -> AuthSettings | None:
+    from mrtr_cli.config.oauth import from_config_entry
+
+    return from_config_entry(entry, where="cfg: server 'x'", allowed=allowed, expand=lambda t: t)
+
+
+def test_a_config_entry_carries_oauth_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("WORK_SECRET", "s3cret-value")
+    key = tmp_path / "key.pem"
+    key.write_text("PEM")
+    s = _entry_settings({"url": "https://x/mcp", "oauth": {
+        "clientId": "cid", "clientSecret": "env:WORK_SECRET", "scopes": ["a", "b c"], "redirectPort": 33418,
+        "grantType": "client_credentials", "tokenEndpointAuthMethod": "client_secret_post",
+        "privateKeyFile": str(key)}}, allowed=True)
+    assert (s.client_id, s.client_secret, s.scopes, s.redirect_port) == ("cid", "s3cret-value", ["a", "b", "c"], 33418)
+    assert s.client_credentials and s.auth_method == "client_secret_post" and s.private_key == "PEM"
+    assert _entry_settings({"url": "https://x/mcp"}, allowed=True) is None
+
+
+def test_a_project_config_cannot_read_secrets_or_keys_without_expand_env(tmp_path):
+    from mrtr_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match="clientSecret env:"):
+        _entry_settings({"oauth": {"clientId": "c", "clientSecret": "env:HOME"}}, allowed=False)
+    with pytest.raises(UsageError, match="privateKeyFile"):
+        _entry_settings({"oauth": {"clientId": "c", "privateKeyFile": str(tmp_path / "k.pem")}}, allowed=False)
+    assert _entry_settings({"oauth": {"clientId": "c", "clientSecret": "literal"}}, allowed=False).client_secret == "literal"
+
+
+def test_the_deadline_stands_still_for_other_threads_while_a_person_signs_in():
+    from mrtr_cli.protocol.deadline import Deadline
+
+    d = Deadline(1000.0)
+    with d.paused():
+        frozen = d.remaining()
+        seen: list[float | None] = []
+        t = threading.Thread(target=lambda: seen.append(d.remaining()))  # the waiting thread
+        t.start()
+        t.join()
+        assert seen == [frozen]
+    assert d.remaining() <= frozen
+
+
+def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_path):
+    open_server = scripted()  # answers POST with 501 (no challenge) and publishes no metadata
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.url() + "/mcp", "auth", "login"],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert run.returncode == 8, run.stderr
+    assert "nothing to sign in to" in run.stderr and run.stdout == ""
+    assert not (tmp_path / "state" / "auth").exists() or not list((tmp_path / "state" / "auth").glob("*.json"))
+
+
+def test_authorization_server_endpoints_must_be_https_off_this_machine():
+    from mrtr_cli.auth.discovery import check_https
+
+    local = AuthServer(issuer="http://127.0.0.1:9", metadata=as_doc("http://127.0.0.1:9"), resource="r")
+    check_https(local)
+    remote = AuthServer(issuer="https://auth.example", metadata=as_doc("https://auth.example",
+                        token_endpoint="http://auth.example/token"), resource="r")
+    with pytest.raises(AuthError, match="token_endpoint .* is not HTTPS"):
+        check_https(remote)
+
+
+class _TokenEndpoint(BaseHTTPRequestHandler):
+    reply: dict[str, Any] = {}
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.dumps(self.reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize(("reply", "ok"), [
+    ({"access_token": "at", "token_type": "Bearer", "expires_in": 60}, True),
+    ({"access_token": "at", "token_type": "bearer"}, True),
+    ({"access_token": "at", "token_type": "DPoP"}, False),
+    ({"token_type": "Bearer"}, False),
+])
+def test_token_responses(reply, ok, http):
+    from mrtr_cli.auth.grants import TokenError, token_request
+
+    handler = type("H", (_TokenEndpoint,), {"reply": reply})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/token"
+        if ok:
+            tokens = token_request(http, url, {"grant_type": "x"}, {}, previous={"refresh_token": "rt"},
+                                   requested_scope="s")
+            assert tokens["access_token"] == "at" and tokens["refresh_token"] == "rt" and tokens["scope"] == "s"
+        else:
+            with pytest.raises(TokenError):
+                token_request(http, url, {"grant_type": "x"}, {})
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_verbose_notes_each_authorization_request_without_its_query(scripted, tmp_path):
+    server = scripted()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "-v", "--url", server.url() + "/mcp?k=v", "auth", "login"],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert run.returncode == 8, run.stderr
+    assert f"mrtr: oauth: POST {server.url()}/mcp -> 501" in run.stderr
+    assert f"mrtr: oauth: GET {server.url()}/.well-known/oauth-protected-resource/mcp -> 404" in run.stderr
+    assert "k=v" not in run.stderr.replace(f"{server.url()}/mcp?k=v", "")
