@@ -36,14 +36,18 @@ def test_nothing_evaluated_or_no_checks_fails_and_real_checks_pass(tmp_path):
                                                         "errorMessage": "never listed"}])
     scenario(tmp_path, "sep-2640-client-verify-size", [{"name": "incoming", "status": "INFO"}])
     scenario(tmp_path, "sep-2640-client-verify-digest", None)
-    scenario(tmp_path, "auth", None)  # auth/* scenarios are judged by the baseline
+    # auth/NAME scenarios sit in an auth/ folder; the guards apply to them too (issue 13).
+    scenario(tmp_path, "auth/metadata-default", [{"name": "AuthorizationServerMetadata", "status": "SUCCESS"}])
+    scenario(tmp_path, "auth/scope-step-up", [{"name": "ScopeStepUp", "status": "SKIPPED", "errorMessage": "no retry"}])
     lines = guard(tmp_path)
     assert "sep-2640-client-no-prefetch: reported PASSED with no check evaluated" in lines
     assert "sep-2640-client-no-prefetch: SkillsClientNoPrefetch: never listed" in lines
     assert "sep-2640-client-verify-size: reported PASSED with no check evaluated" in lines
     assert "sep-2640-client-verify-digest: no checks.json (the suite skipped the scenario)" in lines
-    assert not any(line.startswith(("tools_call", "auth")) for line in lines)
-    assert len(lines) == 4
+    assert "auth/scope-step-up: reported PASSED with no check evaluated" in lines
+    assert "auth/scope-step-up: ScopeStepUp: no retry" in lines
+    assert not any(line.startswith(("tools_call", "auth/metadata-default")) for line in lines)
+    assert len(lines) == 6
 
 
 def test_allowed_skips_beside_an_evaluated_check_pass(tmp_path):
