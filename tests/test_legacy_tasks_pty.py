@@ -52,7 +52,7 @@ def test_task_question_is_asked_at_the_terminal(tmp_path, transport, http_server
 
 def test_status_line_ticks_while_waiting_in_tasks_result(tmp_path):
     target, _ = server("stdio", None, tmp_path)
-    child, out = spawn(tmp_path, *target, "call", "approve", "item=a", "work:=4", "-a", "approver=Flo")
+    child, out = spawn(tmp_path, *target, "call", "approve", "item=a", "work:=12", "-a", "approver=Flo")
     child.expect(r"waiting for the result \(tasks/result\)[^\r\n]*?\((\d+)s\)")
     first = int(child.match.group(1))
     child.expect(r"waiting for the result \(tasks/result\)[^\r\n]*?\((\d+)s\)")
