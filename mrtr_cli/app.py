@@ -8,7 +8,6 @@ the `App` methods, and maps errors to exit codes; nothing here knows about click
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field

@@ -10,7 +10,6 @@ the level is coloured (unless NO_COLOR is set).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from mrtr_cli.render.color import styled

@@ -8,17 +8,15 @@ from __future__ import annotations
 import json
 import subprocess
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mrtr_cli.transport.base import InvalidMessage, MessageTooLarge, decode_or_none
 from mrtr_cli.transport.sse import parse_sse_bytes
 from mrtr_cli.transport.stdio import _LineSplitter
-from tests.conftest import PY, ROOT, clean_env, free_port, wait_for_port
+from tests.conftest import PY, ROOT, clean_env
 
 SAFETY = 120
 
@@ -105,17 +103,6 @@ def test_sse_parsing_never_fails(parts: list[bytes], chunk: int, eol: bytes, lim
 
 
 # ---------------------------------------------------------------------- whole runs
-@pytest.fixture(scope="module")
-def http_base() -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen([PY, "-m", "tests.hostile.server", "--http", str(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def run_mrtr(target: list[str], era: str, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:

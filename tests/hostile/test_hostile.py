@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY, ROOT, Run, clean_env, free_port, wait_for_port
+from tests.conftest import PY, ROOT, Run, clean_env
 from tests.hostile.cases import CASES, TABLE, Case
 
 SAFETY = 180  # seconds: only against a hang, never a measure of speed
@@ -27,17 +26,6 @@ def runs() -> Iterator[tuple[str, str, str]]:
                 yield case.name, transport, era
 
 
-@pytest.fixture(scope="module")
-def http_base() -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen([PY, "-m", "tests.hostile.server", "--http", str(port)], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for_port(port, proc)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def target(case: Case, transport: str, era: str, http_base: str | None) -> list[str]:
