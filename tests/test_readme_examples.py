@@ -134,7 +134,10 @@ def test_the_readme_marks_the_examples_it_promises():
     assert kinds.count("run") >= 7 and "interactive" in kinds and "setup" in kinds
     bodies = "\n".join(b["body"] for b in readme if b["kind"] == "run")
     for needed in ("--config examples/mcp.json -s work tools", "examples/servers/builds.py --http",
-                   "batch examples/batch/work.jsonl", "--background"):
+                   "batch examples/batch/work.jsonl", "--background",
+                   # Signing in (issue 13): against the example protected server, every auth command
+                   "examples/servers/protected.py --http", "auth login", "auth status", "auth token", "auth logout",
+                   "--expire-tokens", "MRTR_OAUTH_GRANT=client_credentials", "BROWSER="):
         assert needed in bodies, needed
     assert not re.search(r" &\s*$", bodies, re.M)  # no server left writing into the terminal
 
