@@ -1,4 +1,7 @@
-"""A stand-in web browser for the sign-in tests: set `BROWSER` to a command running this file.
+#!/usr/bin/env python
+"""A stand-in web browser for the sign-in tests and the README: set `BROWSER` to this file
+(`BROWSER="$PWD/tests/oauth_browser.py"`; Python's `webbrowser` runs `BROWSER` as one program, so
+`BROWSER="python tests/oauth_browser.py"` would not work) or to a command running it.
 
 `python tests/oauth_browser.py URL` behaves as a browser launcher does: it returns at once
 (exit 0) and a detached child process "opens" URL: it GETs it with httpx and follows every

@@ -12,7 +12,8 @@ Markers (an HTML comment on the line right before a ```sh block):
 Every ```sh block carries one of these markers (checked), so a new example is either run
 or says why not. The marked blocks run in order (README.md first,
 then docs/*.md by name), each in a new `bash` in one scratch directory holding a copy of
-the repository's `examples/` and `tests/servers/` (so the files blocks write never land
+the repository's `examples/`, `tests/servers/` and the stand-in browser
+`tests/oauth_browser.py` (so the files blocks write never land
 in the checkout), with a fresh state directory (`XDG_STATE_HOME`) and `TMPDIR`, and `mrtr`
 and `python` on PATH meaning this checkout's `mrtr` and this interpreter. Each block must
 exit 0. The fixed example ports (8000, 8001, ...) are replaced by free ones, so a run never
@@ -64,6 +65,7 @@ def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(ROOT / "examples", work / "examples", ignore=ignore)
     shutil.copytree(ROOT / "tests" / "servers", work / "tests" / "servers", ignore=ignore)
+    shutil.copy2(ROOT / "tests" / "oauth_browser.py", work / "tests" / "oauth_browser.py")  # keeps its mode (+x)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "mrtr").write_text(f'#!/bin/sh\nexec "{PY}" -m mrtr_cli "$@"\n')
@@ -73,7 +75,8 @@ def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = clean_env(tmp_path, {"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-                               "PYTHONPATH": str(ROOT), "TMPDIR": str(temp), "HOME": str(tmp_path / "home")})
+                               "PYTHONPATH": str(ROOT), "TMPDIR": str(temp), "HOME": str(tmp_path / "home"),
+                               "MRTR_AUTH_WAIT": "60"})  # a sign-in that never comes back fails in a minute
     env.pop("NO_COLOR", None)
     env.pop("FORCE_COLOR", None)
     return work, env
@@ -131,7 +134,10 @@ def test_the_readme_marks_the_examples_it_promises():
     assert kinds.count("run") >= 7 and "interactive" in kinds and "setup" in kinds
     bodies = "\n".join(b["body"] for b in readme if b["kind"] == "run")
     for needed in ("--config examples/mcp.json -s work tools", "examples/servers/builds.py --http",
-                   "batch examples/batch/work.jsonl", "--background"):
+                   "batch examples/batch/work.jsonl", "--background",
+                   # Signing in (issue 13): against the example protected server, every auth command
+                   "examples/servers/protected.py --http", "auth login", "auth status", "auth token", "auth logout",
+                   "--expire-tokens", "MRTR_OAUTH_GRANT=client_credentials", "BROWSER="):
         assert needed in bodies, needed
     assert not re.search(r" &\s*$", bodies, re.M)  # no server left writing into the terminal
 

@@ -19,15 +19,17 @@ import tempfile
 import time
 
 
-def serve_in_background(script: str, port: int, wait_seconds: float = 60.0) -> None:
-    """Start `script --http PORT` detached, wait until 127.0.0.1:PORT accepts a connection,
-    print how to reach and stop it, and exit (1 if it did not come up)."""
+def serve_in_background(script: str, port: int, wait_seconds: float = 60.0, extra_args: tuple[str, ...] = (),
+                        notes: tuple[str, ...] = ()) -> None:
+    """Start `script --http PORT EXTRA_ARGS...` detached, wait until 127.0.0.1:PORT accepts a
+    connection, print how to reach it, each of `notes` (lines about the server), and how to stop
+    it, and exit (1 if it did not come up)."""
     name = os.path.splitext(os.path.basename(script))[0]
     folder = tempfile.gettempdir()
     log_path = os.path.join(folder, f"{name}-{port}.log")
     pid_path = os.path.join(folder, f"{name}-{port}.pid")
     with open(log_path, "w", encoding="utf-8") as log:
-        proc = subprocess.Popen([sys.executable, script, "--http", str(port)], stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([sys.executable, script, "--http", str(port), *extra_args], stdin=subprocess.DEVNULL,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     with open(pid_path, "w", encoding="utf-8") as fh:
         fh.write(f"{proc.pid}\n")
@@ -44,4 +46,6 @@ def serve_in_background(script: str, port: int, wait_seconds: float = 60.0) -> N
         proc.kill()
         sys.exit(f"{name}: the server did not start listening on port {port}; see {log_path}")
     print(f"{name}: serving http://127.0.0.1:{port}/mcp in the background (pid {proc.pid}, log {log_path})")
+    for note in notes:
+        print(f"{name}: {note}")
     print(f"{name}: stop it with: kill {proc.pid}    (the pid is also in {pid_path})")

@@ -31,6 +31,10 @@ Test hooks on the AS origin (the tests read and steer the server through them):
 
 Command line (all optional):
   --ready-file PATH     write {"mcp": URL, "issuer": URL, "stats": URL} there once serving
+  --port N              the MCP server's port (default: any free one)
+  --auth-port N         the authorization server's port (default: any free one)
+  --keep-running        do not end when the parent process ends (examples/servers/protected.py
+                        runs this in the background; a test's server ends with its test run)
   --record FILE         append every HTTP request (both origins) to FILE (tests/servers/common.py)
   --token-lifetime S    access-token lifetime in seconds (default 3600)
   --no-refresh          issue no refresh tokens (and do not advertise the grant)
@@ -115,6 +119,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="protected MCP server with its OAuth authorization server")
     p.add_argument("--ready-file")
     p.add_argument("--record")
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--auth-port", type=int, default=0)
+    p.add_argument("--keep-running", action="store_true")
     p.add_argument("--token-lifetime", type=int, default=3600)
     p.add_argument("--no-refresh", action="store_true")
     p.add_argument("--scopes", default="mcp:read mcp:admin")
@@ -621,18 +628,20 @@ def resource_server_app(active: dict[str, Any], providers: dict[str, InMemoryPro
     return Starlette(routes=routes, middleware=middleware, lifespan=lambda app: manager.run())
 
 
-def listen() -> tuple[socket.socket, int]:
+def listen(port: int = 0) -> tuple[socket.socket, int]:
+    """A socket listening on 127.0.0.1:`port` (0: any free port) and its port."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", port))
     sock.listen(128)
     return sock, sock.getsockname()[1]
 
 
-def authorization_server(args: argparse.Namespace, hooks: list[Route] | None = None
+def authorization_server(args: argparse.Namespace, hooks: list[Route] | None = None, port: int = 0
                          ) -> tuple[socket.socket, str, InMemoryProvider, Starlette]:
-    """A listening socket, the issuer, the provider and the app of one authorization server."""
-    sock, port = listen()
+    """A listening socket (on `port`, 0: any free one), the issuer, the provider and the app of
+    one authorization server."""
+    sock, port = listen(port)
     issuer = f"http://127.0.0.1:{port}"
     provider = InMemoryProvider(args, Stats())
     provider.issuer = issuer
@@ -652,10 +661,10 @@ async def main(args: argparse.Namespace) -> None:
             return JSONResponse({"issuer": second[1]})
 
         hooks.append(Route("/_test/switch-as", switch, methods=["POST"]))
-    as_sock, issuer, provider, as_app = authorization_server(args, hooks)
+    as_sock, issuer, provider, as_app = authorization_server(args, hooks, args.auth_port)
     active.update(issuer=issuer, stats=provider.stats)
     providers = {issuer: provider, **({second[1]: second[2]} if second else {})}
-    rs_sock, rs_port = listen()
+    rs_sock, rs_port = listen(args.port)
     resource = f"http://127.0.0.1:{rs_port}/mcp"
     apps: list[Any] = [as_app, resource_server_app(active, providers, args, resource)]
     socks = [as_sock, rs_sock]
@@ -678,7 +687,7 @@ async def main(args: argparse.Namespace) -> None:
         for server in servers:
             server.should_exit = True
 
-    watchdog = asyncio.create_task(orphaned())
+    watchdog = asyncio.create_task(orphaned() if not args.keep_running else asyncio.Event().wait())
     if args.ready_file:
         tmp = args.ready_file + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:

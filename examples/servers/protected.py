@@ -1,0 +1,106 @@
+"""An example MCP server that requires OAuth sign-in, with its own authorization server, for
+the README's "Signing in".
+
+    python examples/servers/protected.py --http 8003 --auth-port 8004              # in the foreground
+    python examples/servers/protected.py --http 8003 --auth-port 8004 --background # in the background
+    python examples/servers/protected.py --auth-port 8004 --expire-tokens          # every token so far expires
+
+It is the protected server the sign-in tests use (tests/servers/oauth_server.py, built from the
+official SDK's server auth components), run on fixed ports: the MCP server at
+http://127.0.0.1:PORT/mcp (default 8003), its authorization server at http://127.0.0.1:AUTH_PORT
+(default PORT+1), a second origin. The sign-in page approves at once (there is no login form),
+so a real browser or the test suite's stand-in browser (tests/oauth_browser.py, set as
+`BROWSER`) finishes it. Tokens live in memory for an hour; `--expire-tokens` makes the server
+refuse every access token issued so far, as if it had expired (its `POST /_test/expire`).
+
+For CI examples it also has a pre-registered client allowed the client credentials grant:
+its id is `example-ci` and its secret is written (mode 0600) to `$TMPDIR/protected-PORT.secret`
+(default TMPDIR: /tmp), never printed.
+
+Tools: `echo {text}`, `whoami`, `ask` (asks a question first), `admin_tool` (needs the
+`mcp:admin` scope: a step-up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS_SERVERS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "servers")
+CI_CLIENT_ID = "example-ci"
+
+
+def secret_path(port: int) -> str:
+    """Where the CI client's secret is written for the server on `port`."""
+    return os.path.join(tempfile.gettempdir(), f"protected-{port}.secret")
+
+
+def write_secret(path: str) -> str:
+    """A new random client secret, written to `path` with mode 0600 (replacing any old one)."""
+    secret = secrets.token_urlsafe(24)
+    if os.path.exists(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(secret + "\n")
+    return secret
+
+
+def expire_tokens(auth_port: int) -> None:
+    """Ask the authorization server on `auth_port` to refuse every access token issued so far."""
+    import httpx
+
+    try:
+        httpx.post(f"http://127.0.0.1:{auth_port}/_test/expire", timeout=30).raise_for_status()
+    except httpx.HTTPError as exc:
+        sys.exit(f"protected: no authorization server answered on port {auth_port}: {exc}")
+    print("protected: every access token issued so far is now refused (as if expired)")
+
+
+def serve(port: int, auth_port: int) -> None:
+    """Serve in the foreground until interrupted."""
+    sys.path.insert(0, TESTS_SERVERS)
+    import asyncio
+
+    import oauth_server  # tests/servers/oauth_server.py
+
+    args = oauth_server.parse_args(["--port", str(port), "--auth-port", str(auth_port), "--keep-running",
+                                    "--client-id", CI_CLIENT_ID, "--client-credentials"])
+    args.client_secret = write_secret(secret_path(port))  # not on a command line, where ps would show it
+    print(f"protected: serving http://127.0.0.1:{port}/mcp, its authorization server http://127.0.0.1:{auth_port}",
+          flush=True)
+    try:
+        asyncio.run(oauth_server.main(args))
+    except KeyboardInterrupt:
+        pass
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="an example MCP server that requires OAuth sign-in")
+    parser.add_argument("--http", type=int, metavar="PORT", default=8003, help="the MCP server's port (default 8003)")
+    parser.add_argument("--auth-port", type=int, metavar="PORT",
+                        help="the authorization server's port (default: the MCP server's port + 1)")
+    parser.add_argument("--background", action="store_true",
+                        help="serve in the background (output to a log file), print how to stop it")
+    parser.add_argument("--expire-tokens", action="store_true",
+                        help="make the running server refuse every access token issued so far, then exit")
+    args = parser.parse_args()
+    auth_port = args.auth_port or args.http + 1
+    if args.expire_tokens:
+        expire_tokens(auth_port)
+    elif args.background:
+        from background import serve_in_background  # examples/servers/background.py
+
+        serve_in_background(__file__, args.http, extra_args=("--auth-port", str(auth_port)), notes=(
+            f"its authorization server: http://127.0.0.1:{auth_port}",
+            f"CI client (client credentials): id {CI_CLIENT_ID}, secret in {secret_path(args.http)}"))
+    else:
+        serve(args.http, auth_port)
+
+
+if __name__ == "__main__":
+    main()
