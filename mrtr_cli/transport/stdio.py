@@ -264,7 +264,8 @@ class StdioTransport(Transport):
                 fut.set_exception(exc)
         return fut
 
-    def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
+    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+             timeout: float | None = None) -> None:
         self._write(message)
 
     def abort(self, request_id: Any) -> None:
