@@ -78,3 +78,18 @@ def test_one_signal_stops_a_run_waiting_for_initialize(hang_server, tmp_path, si
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_a_probe_cut_short_by_timeout_names_server_discover_not_initialize(hang_server, tmp_path, kind):
+    # --timeout (1 s) is shorter than the probe timeout (2 s): the silence is no evidence of
+    # the legacy era, so mrtr must not fall back to initialize (which this stdio server
+    # would answer at once) but say server/discover did not answer within --timeout.
+    if kind == "stdio":
+        target = ["--stdio", f"{PY} {SERVERS / 'legacy_server.py'} --silent-discover"]
+    else:
+        target = ["--url", hang_server("all")[0]]
+    proc = run(tmp_path, *target, "tools", "--timeout", "1")
+    assert proc.returncode == 7, proc.stderr
+    assert "did not answer server/discover (the era probe) within --timeout (1s)" in proc.stderr
+    assert "initialize" not in proc.stderr

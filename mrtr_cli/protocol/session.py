@@ -599,10 +599,11 @@ def _label(msg: Message) -> str:
     return f"{msg.get('method')} {subject}" if isinstance(subject, str) else str(msg.get("method"))
 
 
-def timeout_error(transport: Transport, deadline: Deadline, method: str) -> TimeoutExpired:
-    """The `--timeout` error for a request of `method`: which request waited, and, when
-    the server has not written anything yet, that it was still starting (or silent)."""
-    text = f"timed out{deadline.describe()} waiting for {method}"
+def timeout_error(transport: Transport, deadline: Deadline, method: str, *, text: str | None = None) -> TimeoutExpired:
+    """The `--timeout` error for a request of `method`: which request waited and how long
+    (or `text`, which says it), and, when the server has not written anything yet,
+    that it was still starting (or silent)."""
+    text = text or f"timed out{deadline.describe()} waiting for {method}"
     if not transport.heard_from():
         text += (": the server has not written anything yet (it was still starting, "
                  "or it does not speak MCP on this connection)")
