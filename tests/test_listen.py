@@ -7,6 +7,7 @@ and the server ending the subscription (issue 15).
 from __future__ import annotations
 
 import json
+import re
 import queue
 import signal
 import subprocess
@@ -128,6 +129,17 @@ def test_the_server_ending_the_subscription_ends_listen(mrtr, kind, http_servers
         "notifications/tools/list_changed", "notifications/prompts/list_changed"]
     assert "the server ended the subscription after 2 notification(s)" in run.stderr
     assert "listen-ended" in t.lines()
+
+
+def test_json_honours_forced_colour_like_other_json_output(mrtr, http_servers, tmp_path):
+    # the same JSON printer as every --json: styled when forced, still one JSON line each
+    t = target("stdio", "modern", http_servers, tmp_path, "--emit", "tools,prompts", "--close-after")
+    run = mrtr(*t.args, "listen", "--tools", "--prompts", "--json", env={"FORCE_COLOR": "1"})
+    assert run.code == 0, run.stderr
+    assert "\x1b[" in run.stdout
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout)
+    assert [json.loads(line)["method"] for line in plain.splitlines()] == [
+        "notifications/tools/list_changed", "notifications/prompts/list_changed"]
 
 
 @pytest.mark.parametrize("kind", ["stdio", "http"])
