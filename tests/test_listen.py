@@ -174,6 +174,7 @@ def test_legacy_server_offering_no_subscribe_is_refused(mrtr):
     assert run.code == 4
     assert "does not offer resources/subscribe" in run.stderr
     assert "offers nothing of what was asked to listen for" in run.stderr
+    assert "listening" not in run.stderr  # nothing is said before the subscription is in place
 
 
 def test_an_acknowledgement_that_leaves_something_out_is_named():

@@ -77,8 +77,6 @@ def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...]
 
     timeout = app.opts.timeout
     with app.session() as session:
-        if session.era == "legacy" and not env.quiet:
-            env.err("mrtr: listening (Ctrl-C to stop)")
         ended = listen(session, want, on_event=on_event, count=count or 0, timeout=timeout,
                        on_ack=on_ack, warn=warn)
     if ended.reason == "closed" and not env.quiet:
