@@ -4,6 +4,7 @@ the same text as the README's sections; exit-code precedence decided in one plac
 
 from __future__ import annotations
 
+import json
 import re
 
 import click
@@ -127,3 +128,23 @@ def test_a_declined_form_with_an_is_error_result_exits_1(mrtr, tmp_path):
     answers.write_text('{"inputResponses": {"ok": {"action": "decline"}}}')
     r = mrtr("--stdio", stdio_cmd(SERVERS / "forms_server.py"), "call", "strict_confirm", "--answers", answers)
     assert (r.code, r.stdout) == (1, "refused: decline\n"), r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["listen", "--tools", "--count", "-1"], ["ping", "-c", "abc"], ["ping", "-i", "nan"],
+    ["--color", "bogus", "tools"], ["ping", "--no-such-option"], ["no-such-command"],
+])
+def test_a_bad_option_value_is_one_error_line_and_a_hint(mrtr, args):
+    r = mrtr("--stdio", "unused", *args)
+    assert r.code == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) <= 2 and lines[0].startswith("mrtr: error: "), r.stderr
+    assert "Usage:" not in r.stderr and "Try '" not in r.stderr
+    if len(lines) == 2:
+        assert lines[1].startswith("  see: mrtr") and lines[1].endswith("--help")
+
+
+def test_a_bad_option_value_with_json_is_the_json_error_object(mrtr):
+    r = mrtr("--json", "ping", "-c", "abc")
+    assert r.code == 2
+    assert json.loads(r.stderr)["error"]["exitCode"] == 2

@@ -7,6 +7,7 @@ and the server ending the subscription (issue 15).
 from __future__ import annotations
 
 import json
+import re
 import queue
 import signal
 import subprocess
@@ -130,6 +131,17 @@ def test_the_server_ending_the_subscription_ends_listen(mrtr, kind, http_servers
     assert "listen-ended" in t.lines()
 
 
+def test_json_honours_forced_colour_like_other_json_output(mrtr, http_servers, tmp_path):
+    # the same JSON printer as every --json: styled when forced, still one JSON line each
+    t = target("stdio", "modern", http_servers, tmp_path, "--emit", "tools,prompts", "--close-after")
+    run = mrtr(*t.args, "listen", "--tools", "--prompts", "--json", env={"FORCE_COLOR": "1"})
+    assert run.code == 0, run.stderr
+    assert "\x1b[" in run.stdout
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", run.stdout)
+    assert [json.loads(line)["method"] for line in plain.splitlines()] == [
+        "notifications/tools/list_changed", "notifications/prompts/list_changed"]
+
+
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_legacy_notifications_not_asked_for_are_not_printed(mrtr, kind, http_servers, tmp_path):
     # A 2025-11-25 server sends what it likes; only what was named is printed and counted.
@@ -162,6 +174,7 @@ def test_legacy_server_offering_no_subscribe_is_refused(mrtr):
     assert run.code == 4
     assert "does not offer resources/subscribe" in run.stderr
     assert "offers nothing of what was asked to listen for" in run.stderr
+    assert "listening" not in run.stderr  # nothing is said before the subscription is in place
 
 
 def test_an_acknowledgement_that_leaves_something_out_is_named():

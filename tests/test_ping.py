@@ -63,6 +63,21 @@ def test_no_reply_within_timeout_is_exit_7(mrtr):
     assert "timed out" in run.stderr and "ping" in run.stderr
 
 
+def test_a_reply_that_never_comes_is_exit_7_without_timeout(mrtr):
+    # ping(8)'s -W: each reply has a default bound (10 s), so a hung server never holds ping
+    run = mrtr("--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY, "--silent-ping"), "ping", timeout=60)
+    assert run.code == 7, run.stderr
+    assert "timed out after 10s waiting for ping" in run.stderr
+
+
+def test_ping_help_says_one_thing_about_timeout(mrtr):
+    run = mrtr("ping", "--help")
+    assert run.code == 0
+    assert "Seconds to wait for each reply" in run.stdout and "default 10" in run.stdout
+    assert "Overall time bound" not in run.stdout
+    assert "--max-timeout" not in run.stdout  # a per-reply bound is not extended by progress
+
+
 def test_count_zero_pings_until_ctrl_c(tmp_path):
     proc = start_mrtr(tmp_path, "--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping", "-c", "0", "-i", "0.05")
     try:

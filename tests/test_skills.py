@@ -210,8 +210,51 @@ def test_frontmatter_parsing_and_comparison():
     assert compare_frontmatter(fm, json.loads(json.dumps(fm))) == []
     assert compare_frontmatter(fm, {"name": "x", "description": "z"}) == ["description", "metadata"]
     assert parse_frontmatter("no frontmatter\n") is None
-    assert parse_frontmatter("---\n- a list\n---\n") is None
-    assert parse_frontmatter("---\nname: [unclosed\n---\n") is None
+    with pytest.raises(ValueError, match="not a mapping"):
+        parse_frontmatter("---\n- a list\n---\n")
+    with pytest.raises(ValueError, match="not valid YAML"):  # there, but broken: said as such
+        parse_frontmatter("---\nname: [unclosed\n---\n")
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\x9b", "\u2028", "\u2029", "\u200b", "\x85", "\x7f", "\x1b"])
+def test_a_file_name_with_a_control_format_or_separator_character_is_refused(char):
+    from mrtr_cli.protocol.skills import SkillLoader, VerificationFailed
+
+    good = {"uri": "skill://a/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}
+    bad = {**good, "uri": f"skill://a/ref/x{char}y.md"}
+    with pytest.raises(VerificationFailed, match=f"unsafe path: it holds U\\+{ord(char):04X}"):
+        SkillLoader(None, {"uri": good["uri"], "frontmatter": {"name": "a"},  # type: ignore[arg-type]
+                           "resources": [good, bad]})
+
+
+@pytest.mark.parametrize("listed", [["a", "a/b"], ["a/b/c", "a/b"], ["SKILL.md/x"]])
+def test_a_file_listed_also_as_a_directory_is_the_servers_invalid_entry(listed):
+    from mrtr_cli.protocol.skills import SkillLoader, VerificationFailed
+
+    good = {"uri": "skill://a/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}
+    resources = [good, *({**good, "uri": f"skill://a/{rel}"} for rel in listed)]
+    with pytest.raises(VerificationFailed, match="as a file and .* inside it as if it were a directory"):
+        SkillLoader(None, {"uri": good["uri"], "frontmatter": {"name": "a"}, "resources": resources})  # type: ignore[arg-type]
+
+
+def test_files_into_a_symlink_or_an_empty_path_is_refused_truly(mrtr, http_servers, tmp_path):
+    target = skills_target("stdio", http_servers, tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "empty")
+    run = mrtr(*target.args, "skill", "pdf-processing", "--files", str(tmp_path / "link"))
+    assert run.code == 2 and "is a symbolic link" in run.stderr and "no longer empty" not in run.stderr
+    assert list((tmp_path / "empty").iterdir()) == [] and reads(target) == []
+    run = mrtr(*target.args, "skill", "pdf-processing", "--files", "")
+    assert run.code == 2 and "--files: the path is empty" in run.stderr
+
+
+def test_unknown_skill_lists_paths_each_once(mrtr, http_servers, tmp_path):
+    target = skills_target("stdio", http_servers, tmp_path)
+    run = mrtr(*target.args, "skill", "nosuch")
+    assert run.code == 2
+    assert "the server's skills: pdf-processing, acme/billing/refunds, ops/refunds" in run.stderr
+    run = mrtr(*target.args, "skill", "refund")  # two skills share the name: both paths, not "refunds, refunds"
+    assert "did you mean: acme/billing/refunds, ops/refunds?" in run.stderr
 
 
 # ---------------------------------------------------------------------- discover

@@ -82,6 +82,9 @@ def test_off_a_terminal_there_is_no_marker_and_no_style(mrtr, tmp_path):
     # FORCE_COLOR styles a pipe; --color never beats it; --color always styles a pipe too.
     r = mrtr("--stdio", WORK, "call", "list_work_items", "--json", env={"FORCE_COLOR": "1"})
     assert r.code == 0 and SGR.search(r.stdout) and SGR.sub("", r.stdout).startswith('{"content"')
+    for off in ("0", ""):  # FORCE_COLOR=0 (and empty) is not a request to force
+        r = mrtr("--stdio", WORK, "call", "list_work_items", "--json", env={"FORCE_COLOR": off})
+        assert r.code == 0 and "\x1b" not in r.stdout, off
     r = mrtr("--stdio", WORK, "call", "list_work_items", "--json", "--color", "never", env={"FORCE_COLOR": "1"})
     assert r.code == 0 and "\x1b" not in r.stdout
     r = mrtr("--stdio", WORK, "--color", "always", "call", "list_work_items", "--json", env={"NO_COLOR": "1"})

@@ -122,6 +122,19 @@ def mark_shared(params: list[Any]) -> None:
         param.mrtr_shared = True  # type: ignore[attr-defined]
 
 
+def adjust_options(command: click.Command, *, help: dict[str, str] | None = None,
+                   hide: tuple[str, ...] = ()) -> click.Command:
+    """Fit shared options to one command: `help` maps parameter names to the text true for
+    that command, `hide` names shared options it does not use (still accepted, so a
+    global option placed anywhere parses, but not listed in its help). Returns `command`."""
+    for param in command.params:
+        if param.name in (help or {}) and isinstance(param, click.Option):
+            param.help = (help or {})[param.name]
+        if param.name in hide and isinstance(param, click.Option):
+            param.hidden = True
+    return command
+
+
 def _path(ctx: click.Context) -> str:
     """"call", "task wait", or "" for `mrtr` itself."""
     names = []

@@ -53,7 +53,8 @@ def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...]
 
     from mrtr_cli.errors import UsageError  # noqa: PLC0415
     from mrtr_cli.protocol.listen import Want, listen  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import dumps_safe, sanitize  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     want = Want(kinds=list(dict.fromkeys(kinds)), uris=list(dict.fromkeys(uris)))
@@ -63,7 +64,7 @@ def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...]
 
     def on_event(msg: dict[str, Any]) -> None:
         if app.opts.json_mode:
-            env.out(dumps_safe(msg))
+            print_json(env, msg, one_line=True)
         else:
             env.out(f"{time.strftime('%H:%M:%S')} {describe_event(msg)}")
 
@@ -76,8 +77,6 @@ def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...]
 
     timeout = app.opts.timeout
     with app.session() as session:
-        if session.era == "legacy" and not env.quiet:
-            env.err("mrtr: listening (Ctrl-C to stop)")
         ended = listen(session, want, on_event=on_event, count=count or 0, timeout=timeout,
                        on_ack=on_ack, warn=warn)
     if ended.reason == "closed" and not env.quiet:

@@ -119,10 +119,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
     except click.exceptions.Abort:  # click turns Ctrl-C into Abort
         return _interrupted(env)
     except click.ClickException as exc:
-        if env.json_mode:
-            print_error(env, UsageError(exc.format_message()), json_mode=True)
-        else:
-            exc.show(file=env.stderr)
+        print_error(env, _usage_error(exc), json_mode=env.json_mode)
         return int(ExitStatus.USAGE)
     except InputRequired as exc:
         from mrtr_cli.render.output import print_json  # noqa: PLC0415
@@ -154,6 +151,15 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
         return _internal_error(env, exc)
+
+
+def _usage_error(exc: click.ClickException) -> UsageError:
+    """click's usage error as mrtr's: one line (click's message, its line breaks folded)
+    and a hint naming the command's help, instead of click's usage block."""
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    hint = f"see: {ctx.command_path} --help" if ctx is not None and ctx.command_path else None
+    return UsageError(message, hint=hint)
 
 
 def strict_status(env: Environment, code: int) -> int:

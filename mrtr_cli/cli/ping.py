@@ -2,7 +2,8 @@
 
 One line per reply on stdout (`--json`: one JSON object per reply), a summary on stderr.
 Exit 0 when every ping was answered, 3 when the server cannot be reached, 7 when a reply
-does not come within --timeout (which bounds each reply), 130 on Ctrl-C.
+does not come within --timeout (which bounds each reply and the opening handshake;
+default `DEFAULT_PING_TIMEOUT`, like ping(8)'s -W), 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options, make_app
+from mrtr_cli.cli.helpformat import adjust_options
 from mrtr_cli.cli.params import MAX_SECONDS
+
+#: Seconds `ping` waits for each reply (and for the session's opening) without --timeout.
+DEFAULT_PING_TIMEOUT = 10.0
 
 
 def _finite(value: float) -> float:
@@ -35,7 +40,8 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
     """Check the server answers and print each round-trip time.
 
     Sends `ping` to a 2025-11-25 (or older) server, and `server/discover` to a 2026-07-28
-    one (that revision has no ping). --timeout bounds each reply (exit 7).
+    one (that revision has no ping). A reply that does not come within --timeout
+    (default 10 s) exits 7.
     """
     import itertools  # noqa: PLC0415
     import time  # noqa: PLC0415
@@ -46,6 +52,8 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
     app = make_app(ctx, kw)
+    if app.opts.timeout is None:
+        app.opts.timeout = DEFAULT_PING_TIMEOUT
     times: list[float] = []
     with app.session() as session:
         try:
@@ -65,3 +73,8 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
                 app.env.err(f"mrtr: {len(times)} replies, round trip min/avg/max = {min(times) * 1000:.3f}/"
                             f"{sum(times) / len(times) * 1000:.3f}/{max(times) * 1000:.3f} ms")
     return 0
+
+
+adjust_options(ping_cmd, help={"timeout": f"Seconds to wait for each reply, and for the session to open "
+                                          f"(default {DEFAULT_PING_TIMEOUT:g}; exit 7)."},
+               hide=("max_timeout",))

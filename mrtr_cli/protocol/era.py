@@ -186,13 +186,14 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
     fut = transport.request(msg, request_headers("server/discover", params, LATEST_MODERN))
     left = deadline.remaining()
     limit = timeout if left is None else min(timeout, left)
+    cut_by_deadline = left is not None and left <= timeout  # --timeout, not the probe timeout, ends the wait
     try:
         response = _probe_result(fut, limit, transport)
     except concurrent.futures.TimeoutError:
-        if deadline.expired():  # --timeout ran out during the probe: no evidence of any era
+        if cut_by_deadline or deadline.expired():  # --timeout ran out during the probe: no evidence of any era
             if transport.cancel_by_close:
                 transport.abort(msg["id"])
-            raise timeout_error(transport, deadline, "server/discover (the first request, the era probe)") from None
+            raise _probe_timeout_error(transport, deadline) from None
         silence = Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s", silent=True)
         if transport.cancel_by_close:
             transport.abort(msg["id"])
@@ -215,6 +216,15 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         raise
     tracer.message("recv", response)
     return classify_response(response), None
+
+
+def _probe_timeout_error(transport: Transport, deadline: Deadline) -> TimeoutExpired:
+    """The exit-7 error of a probe that `--timeout` cut short: the server did not answer
+    `server/discover` in time, which says nothing about its era (never a legacy verdict)."""
+    allowed = deadline.bound_seconds()
+    return timeout_error(transport, deadline, "server/discover",
+                         text="the server did not answer server/discover (the era probe) within --timeout"
+                              + ("" if allowed is None else f" ({allowed:.3g}s)"))
 
 
 def _probe_result(fut: concurrent.futures.Future[Message], limit: float, transport: Transport) -> Message:

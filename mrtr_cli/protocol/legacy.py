@@ -32,7 +32,7 @@ from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.validate import check_server_request
-from mrtr_cli.protocol.session import ProgressCallback, Session, client_info
+from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Session, client_info
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
@@ -233,7 +233,8 @@ class LegacySession(Session):
         if isinstance(info, dict):
             self.server_info = info
         self._initialized = True
-        self.notify("notifications/initialized")
+        left = deadline.remaining()  # an unacknowledged notification costs what --timeout leaves
+        self.notify("notifications/initialized", timeout=None if left is None else max(left, 0.0))
         if self.log_level and "logging" in self.server_capabilities:
             self.request("logging/setLevel", {"level": self.log_level}, deadline=deadline)
         elif self.log_level:
@@ -339,7 +340,8 @@ class LegacySession(Session):
         """`notifications/cancelled` on every transport: in legacy Streamable HTTP a
         disconnection is not a cancellation."""
         try:
-            self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+            self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason},
+                        timeout=CANCEL_SEND_TIMEOUT)
         except Exception:  # noqa: BLE001 - the server may already be gone
             pass
         self.transport.abort(request_id)

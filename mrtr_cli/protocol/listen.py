@@ -169,7 +169,8 @@ def listen(session: Session, want: Want, *, on_event: Callable[[Message], None],
 
     Args:
         on_event: gets each matching notification as sent (on a reader thread).
-        on_ack: gets the 2026-07-28 acknowledgement (not counted).
+        on_ack: gets the 2026-07-28 acknowledgement (not counted); on a 2025-11-25
+            server, `{}` once listening starts (after any resources/subscribe).
         warn: gets one line per thing the server will not deliver.
 
     Raises:
@@ -239,6 +240,8 @@ def _listen_legacy(session: Session, want: Want, listener: Listener, deadline: L
         for uri in uris:
             subscribed.append(uri)  # unsubscribed on the way out even if this is interrupted
             session.request("resources/subscribe", {"uri": uri}, deadline=deadline)
+        if listener.on_ack is not None:  # what was asked for is in place: listening starts now
+            listener.on_ack({})
         while not deadline.stopped:
             left = deadline.remaining()
             if left is not None and left <= 0:

@@ -55,6 +55,9 @@ class ProgressSink(Protocol):
 
     def end(self, token: Any) -> None: ...
 
+#: Seconds a `notifications/cancelled` may take to be delivered: the request is being
+#: given up (timeout, Ctrl-C), so a server that does not take it must not hold the exit.
+CANCEL_SEND_TIMEOUT = 1.0
 _POLL = 0.2  # seconds between deadline checks while waiting on a response
 #: Seconds a stdio server may stay silent on a request before a person at a terminal is told
 #: (issue 16); `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
@@ -315,11 +318,12 @@ class Session:
             if self.observer is None:
                 raise
 
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        """Send a notification (stdio only in 2026-07-28; HTTP defines none)."""
+    def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
+        """Send a notification (stdio only in 2026-07-28; HTTP defines none); `timeout`
+        bounds its delivery in seconds (Transport.send)."""
         msg = make_notification(method, params)
         self.tracer.message("send", msg)
-        self.transport.send(msg, self.headers_for(method, params))
+        self.transport.send(msg, self.headers_for(method, params), timeout=timeout)
 
     def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
         """The HTTP headers of one POSTed message (2026-07-28: version, method, name)."""
@@ -331,7 +335,8 @@ class Session:
         stream on HTTP (no notification there). Never raises: the server may be gone."""
         if not self.transport.cancel_by_close:
             try:
-                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason})
+                self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason},
+                            timeout=CANCEL_SEND_TIMEOUT)
             except Exception:  # noqa: BLE001 - the server may already be gone
                 pass
         try:
@@ -594,10 +599,11 @@ def _label(msg: Message) -> str:
     return f"{msg.get('method')} {subject}" if isinstance(subject, str) else str(msg.get("method"))
 
 
-def timeout_error(transport: Transport, deadline: Deadline, method: str) -> TimeoutExpired:
-    """The `--timeout` error for a request of `method`: which request waited, and, when
-    the server has not written anything yet, that it was still starting (or silent)."""
-    text = f"timed out{deadline.describe()} waiting for {method}"
+def timeout_error(transport: Transport, deadline: Deadline, method: str, *, text: str | None = None) -> TimeoutExpired:
+    """The `--timeout` error for a request of `method`: which request waited and how long
+    (or `text`, which says it), and, when the server has not written anything yet,
+    that it was still starting (or silent)."""
+    text = text or f"timed out{deadline.describe()} waiting for {method}"
     if not transport.heard_from():
         text += (": the server has not written anything yet (it was still starting, "
                  "or it does not speak MCP on this connection)")

@@ -20,6 +20,7 @@ import base64
 import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,10 @@ MANIFEST = "SKILL.md"
 DYNAMIC = "dynamic"
 MAX_RESOURCES = 512  # "Limits": entries per skill, SKILL.md included
 MAX_TOTAL_SIZE = 16 * 1024 * 1024  # bytes, summed over a skill's resources
+#: Unicode categories refused in a skill file's path: controls (C0, DEL, C1 such as
+#: U+009B), format characters (bidi overrides such as U+202E, zero-width ones), line and
+#: paragraph separators. A server chooses these names; a file name holding them lies.
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -174,6 +179,20 @@ class SkillLoader:
                 self.files.append(res)
         if self.uri not in seen:
             raise VerificationFailed(f"the skill entry for {self._shown(self.uri)} does not list its own {MANIFEST}")
+        self._check_tree()
+
+    def _check_tree(self) -> None:
+        """Refuse an entry whose files cannot all exist: one listed path that is also a
+        directory of another (`a` and `a/b`), checked before anything is read or written."""
+        paths = {MANIFEST: self.uri, **{self.relative(r["uri"]): r["uri"] for r in self.files}}
+        for rel in paths:
+            parts = rel.split("/")
+            for i in range(1, len(parts)):
+                prefix = "/".join(parts[:i])
+                if prefix in paths:
+                    raise VerificationFailed(
+                        f"the skill entry for {self._shown(self.uri)} lists {self._shown(paths[prefix])} as a file "
+                        f"and {self._shown(paths[rel])} inside it as if it were a directory; the skill is not loaded")
 
     @staticmethod
     def _shown(uri: Any) -> str:
@@ -193,13 +212,18 @@ class SkillLoader:
 
         Raises:
             VerificationFailed: a path that could leave a directory (`..`, empty or absolute
-                parts, a backslash) or holds control characters.
+                parts, a backslash) or holds a character of `UNSAFE_CATEGORIES` (controls
+                C0 and C1, bidi and other format characters, line/paragraph separators).
         """
         rel = uri[len(skill_root(self.uri)) + 1:]
         parts = rel.split("/")
-        if not rel or any(p in ("", ".", "..") or "\\" in p or any(ord(c) < 0x20 or ord(c) == 0x7F for c in p)
-                          for p in parts):
+        if not rel or any(p in ("", ".", "..") or "\\" in p for p in parts):
             raise VerificationFailed(f"the skill file {self._shown(uri)} has an unsafe path")
+        bad = next((c for c in rel if unicodedata.category(c) in UNSAFE_CATEGORIES), None)
+        if bad is not None:
+            raise VerificationFailed(f"the skill file {self._shown(uri)} has an unsafe path: it holds "
+                                     f"U+{ord(bad):04X} ({unicodedata.category(bad)}: a control, format or "
+                                     "separator character), which a file name must not")
         return rel
 
     def read_manifest(self) -> SkillFile:
@@ -212,7 +236,10 @@ class SkillLoader:
         """
         listed = None if self.dynamic else next(r for r in self.entry["resources"] if r.get("uri") == self.uri)
         manifest = self._read(self.uri, listed)
-        frontmatter = parse_frontmatter(manifest.data.decode("utf-8", "replace"))
+        try:
+            frontmatter = parse_frontmatter(manifest.data.decode("utf-8", "replace"))
+        except ValueError as exc:
+            raise VerificationFailed(f"{self._shown(self.uri)}: {exc}; the skill is not loaded") from None
         if frontmatter is None:
             raise VerificationFailed(f"{self._shown(self.uri)} does not begin with YAML frontmatter; "
                                      "the skill is not loaded")
@@ -283,7 +310,12 @@ def verify(uri: str, data: bytes, listed: dict[str, Any]) -> None:
 
 def parse_frontmatter(text: str) -> dict[str, Any] | None:
     """The YAML frontmatter at the start of a `SKILL.md` (between `---` lines) as JSON
-    values, or None when there is none or it is not a YAML mapping."""
+    values, or None when the file does not begin with one.
+
+    Raises:
+        ValueError: the frontmatter is there but is not valid YAML, or not a mapping
+            (the message says which).
+    """
     lines = text.lstrip("\ufeff").splitlines()
     if not lines or lines[0].strip() != "---":
         return None
@@ -294,10 +326,12 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
 
     try:
         value = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError:
-        return None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
+        raise ValueError(f"its frontmatter is not valid YAML{where}") from None
     if not isinstance(value, dict):
-        return None
+        raise ValueError(f"its frontmatter is YAML but not a mapping of fields ({type(value).__name__})")
     # YAML dates and the like become the strings JSON carries.
     return json.loads(json.dumps(value, default=str))
 

@@ -2,7 +2,7 @@
 
 One rule for every stream: `--color always|never` decides; without it (`auto`),
 `NO_COLOR` (set and not empty) turns every style off, bold included, `FORCE_COLOR`
-(set and not empty) turns styles on even off a terminal, and otherwise a stream is
+(set, not empty and not "0") turns styles on even off a terminal, and otherwise a stream is
 styled only when it is a terminal, so nothing styled reaches a pipe or a file.
 See https://no-color.org and https://force-color.org.
 
@@ -24,6 +24,12 @@ def _set(name: str) -> bool:
     return os.environ.get(name, "") != ""
 
 
+def _forced() -> bool:
+    """`FORCE_COLOR` asks for styles: set to anything but "" or "0" (the convention of
+    Node's supports-color and most tools: FORCE_COLOR=0 is not a request to force)."""
+    return os.environ.get("FORCE_COLOR", "") not in ("", "0")
+
+
 def styled(env: Environment, stream: IO[str] | None = None) -> bool:
     """True when `stream` (default: stderr) gets styles and colours in this run.
 
@@ -36,7 +42,7 @@ def styled(env: Environment, stream: IO[str] | None = None) -> bool:
         return True
     if mode == "never" or _set("NO_COLOR"):
         return False
-    if _set("FORCE_COLOR"):
+    if _forced():
         return True
     return _isatty(env.stderr if stream is None else stream)
 

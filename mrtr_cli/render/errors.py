@@ -31,7 +31,7 @@ def print_error(env: Environment, err: MrtrError, *, json_mode: bool) -> None:
         return
     prefix = "mrtr: error: "
     if isinstance(err, JsonRpcError):
-        prefix = f"mrtr: server error {err.code}: "
+        prefix = f"mrtr: error: server error {err.code}: "
     env.err(prefix + sanitize(err.message, single_line=True))
     if err.hint:
         for line in str(err.hint).splitlines():

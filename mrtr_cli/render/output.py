@@ -21,14 +21,15 @@ from mrtr_cli.render.sanitize import dumps_safe, iter_dumps_safe, sanitize
 MAX_COLOURED_JSON = 1 << 20
 
 
-def print_json(env: Environment, value: Any) -> None:
-    """Print one JSON value on stdout: indented for a terminal, one line for a pipe
-    (streamed as it is encoded: a large result is not copied whole). When stdout is
-    styled (a terminal, `--color`, FORCE_COLOR: render/color.py) it is syntax-coloured;
-    the characters are the same, only styles are added."""
+def print_json(env: Environment, value: Any, *, one_line: bool = False) -> None:
+    """Print one JSON value on stdout: indented for a terminal, one line for a pipe or
+    when `one_line` (a stream of JSON lines, such as `listen --json`), streamed as it is
+    encoded (a large result is not copied whole). When stdout is styled (a terminal,
+    `--color`, FORCE_COLOR: render/color.py) it is syntax-coloured; the characters are
+    the same, only styles are added."""
     from mrtr_cli.render.color import styled  # noqa: PLC0415
 
-    chunks = iter_dumps_safe(value, indent=2 if env.stdout_isatty else None)
+    chunks = iter_dumps_safe(value, indent=2 if env.stdout_isatty and not one_line else None)
     if styled(env, env.stdout):
         text = "".join(chunks)
         if len(text) <= MAX_COLOURED_JSON:

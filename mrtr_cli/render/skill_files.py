@@ -21,9 +21,16 @@ def check_destination(directory: str) -> Path:
     and its parent must exist. Checked before anything is fetched.
 
     Raises:
-        UsageError: DIR is a file, a non-empty directory, or has no parent directory.
+        UsageError: DIR is empty, a symbolic link, a file, a non-empty directory, or has
+            no parent directory.
     """
+    if not directory:
+        raise UsageError("--files: the path is empty", hint="name the directory to write the skill into")
     path = Path(directory)
+    if path.is_symlink():  # DIR is replaced whole by one rename, which would replace the link itself
+        raise UsageError(f"--files {directory}: is a symbolic link; mrtr writes a skill only into a directory "
+                         "it can create or replace (an empty one)",
+                         hint="name the directory the link points to, or a new path")
     if path.exists() and (not path.is_dir() or any(path.iterdir())):
         raise UsageError(f"--files {directory}: exists and is not an empty directory",
                          hint="name a new directory (mrtr never overwrites files there)")

@@ -223,8 +223,16 @@ class Transport(ABC):
         raise NotImplementedError
 
     @abstractmethod
-    def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
-        """Send a notification or a response to a server request; no reply is awaited."""
+    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+             timeout: float | None = None) -> None:
+        """Send a notification or a response to a server request; no reply is awaited.
+
+        `timeout`: at most this many seconds for the delivery (HTTP: the POST and its
+        202; None: the transport's own bound, `SEND_TIMEOUT` on HTTP). A server that
+        takes the message but never acknowledges it costs that bound, never a hang.
+
+        Raises:
+            TransportError: the message could not be delivered within the bound."""
 
     @abstractmethod
     def abort(self, request_id: Any) -> None:

@@ -86,6 +86,9 @@ SESSION_HEADER = "Mcp-Session-Id"
 #: New tokens one request may be sent again with (a sign-in, then step-ups: the suite
 #: and the spec allow a few; the authorizer stops step-ups at 3 itself).
 MAX_AUTH_RETRIES = 4
+#: Seconds a notification or response POST may take to be acknowledged (202) unless
+#: the caller gives its own bound: a server that takes it and never answers costs this.
+SEND_TIMEOUT = 10.0
 
 
 class HttpTransport(Transport):
@@ -221,20 +224,28 @@ class HttpTransport(Transport):
     def exchange(self, message: Message, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
         return self._post(message, dict(headers or {}), remaining)
 
-    def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
+    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+             timeout: float | None = None) -> None:
+        import httpx  # noqa: PLC0415
+
         client = self._require_client()
         body = encode_message(message)
+        bound = SEND_TIMEOUT if timeout is None else timeout
+        limit = httpx.Timeout(connect=min(self._connect_timeout, bound), read=bound, write=bound, pool=bound)
         retries = 0
         while True:
             all_headers = self._headers(headers)
             self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
             try:
-                resp = client.send(client.build_request("POST", self.url, content=body, headers=all_headers),
-                                   stream=True)
+                resp = client.send(client.build_request("POST", self.url, content=body, headers=all_headers,
+                                                        timeout=limit), stream=True)
                 try:  # nothing is expected back (202); whatever comes is read within a bound
                     _read_capped(resp, 65536)
                 finally:
                     resp.close()
+            except httpx.TimeoutException:
+                raise TransportError(f"the server at {self.url} did not acknowledge {_method(message)} "
+                                     f"within {bound:g}s") from None
             except Exception as exc:  # noqa: BLE001
                 raise self._connect_error(exc) from None
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
@@ -604,6 +615,12 @@ def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
         return False
     left = remaining()  # a read waits at most the time that was left when the request began
     return left is not None and (left <= 0.05 or isinstance(exc, httpx.ReadTimeout))
+
+
+def _method(message: Message) -> str:
+    """What a POSTed message is, for an error: its method, or "a response"."""
+    method = message.get("method")
+    return sanitize(method, single_line=True)[:80] if isinstance(method, str) else "a response"
 
 
 def _json_body(resp: httpx.Response) -> Any:

@@ -264,7 +264,8 @@ class StdioTransport(Transport):
                 fut.set_exception(exc)
         return fut
 
-    def send(self, message: Message, headers: Mapping[str, str] | None = None) -> None:
+    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+             timeout: float | None = None) -> None:
         self._write(message)
 
     def abort(self, request_id: Any) -> None:
@@ -452,7 +453,7 @@ class StdioTransport(Transport):
     def _note_noise(self, text: str) -> None:
         self._tail.append("(stdout) " + sanitize(text[:200]))
         if self._stderr_sink is not None:
-            self._stderr_sink("server wrote a non-JSON line to stdout: " + sanitize(text[:200], single_line=True))
+            self._stderr_sink("mrtr: warning: server wrote a non-JSON line to stdout: " + sanitize(text[:200], single_line=True))
 
     def _pump_stderr(self) -> None:
         """Read the server's stderr in blocks and pass it on one line at a time (a line is

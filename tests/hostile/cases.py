@@ -360,6 +360,9 @@ _TABLE = [
     Case("task_result_content_string", task_bad_result, 4, "result.content", eras=("modern",),
          methods=("tasks/get",)),
     # Shapes the schema forbids.
+    # A JSON-RPC error is reported like every error: one "mrtr: error:" line.
+    Case("jsonrpc_error_prefixed", lambda req, ctx: Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {
+        "code": -32601, "message": "no such tool"}}), 4, "mrtr: error: server error -32601: no such tool"),
     Case("content_string", raw_result('{"content":"hello"}'), 4, "content"),
     Case("content_item_no_type", raw_result('{"content":[{"text":"x"}]}'), 4, "content[0]"),
     Case("text_not_string", raw_result('{"content":[{"type":"text","text":7}]}'), 4, "content[0].text"),
