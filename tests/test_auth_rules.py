@@ -239,6 +239,31 @@ def test_the_loopback_ignores_a_wrong_state_and_a_wrong_path():
         listener.close()
 
 
+def test_a_non_ascii_state_is_a_mismatch_not_a_crash():
+    listener = Loopback("right-state")
+    try:
+        assert listener.accept({"state": "caf\u00e9", "code": "x"}) is False
+        assert _get(listener.redirect_uri + "?state=caf%C3%A9&code=evil") == 400
+        assert _get(listener.redirect_uri + "?state=right-state&code=good") == 200
+        assert listener.wait(30)["code"] == "good"
+    finally:
+        listener.close()
+
+
+def test_an_exception_in_a_listener_thread_ends_the_wait():
+    class Broken(Loopback):
+        def accept(self, params: dict[str, str]) -> bool:
+            raise RuntimeError("boom")
+
+    listener = Broken("s")
+    try:
+        assert _get(listener.redirect_uri + "?state=s&code=x") == 500
+        with pytest.raises(RuntimeError, match="boom"):
+            listener.wait(30)
+    finally:
+        listener.close()
+
+
 # ---------------------------------------------------------------------- scopes
 def _client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: Any) -> OAuthClient:
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
