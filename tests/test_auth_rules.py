@@ -118,6 +118,27 @@ def test_a_resource_that_is_another_server_is_refused_before_any_authorization_s
     assert auth.fetched == []
 
 
+@pytest.mark.parametrize(("where", "member"), [
+    ("challenge", "resource_metadata"),
+    ("authorization_servers", "authorization_servers"),
+    ("resource", "resource"),
+    ("token_endpoint", "token_endpoint"),
+    ("authorization_endpoint", "authorization_endpoint"),
+])
+@pytest.mark.parametrize("bad", ["http://[::1", "http://127.0.0.1\u001b[2J/x", "http://127.0.0.1:99999/x"])
+def test_a_malformed_url_from_a_server_is_refused_naming_its_member(scripted, http, where, member, bad):
+    mcp, auth = scripted(), scripted()
+    prm = {"resource": mcp.url() + "/mcp", "authorization_servers": [auth.url()]}
+    if where in ("resource", "authorization_servers"):
+        prm[where] = bad if where == "resource" else [bad]
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (200, prm)
+    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.url(), **(
+        {where: bad} if where.endswith("_endpoint") else {})))
+    with pytest.raises(AuthError, match=f"{member} is not a valid http\\(s\\) URL") as info:
+        discover(http, mcp.url() + "/mcp", bad if where == "challenge" else None)
+    assert "\x1b" not in info.value.message
+
+
 @pytest.mark.parametrize(("server", "resource", "ok"), [
     ("https://a.example/mcp", "https://a.example/mcp", True),
     ("https://a.example/mcp", "https://a.example", True),        # a parent path
