@@ -363,6 +363,23 @@ def test_the_store_is_private_and_written_atomically(tmp_path, monkeypatch):
     assert store.entry()["tokens"]["access_token"] == "at-2"
 
 
+def test_auth_status_shows_server_strings_sanitized_and_json_as_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    evil_scope, evil_client = "a\u001b]0;pwned\u0007 \u001b[2Jzz", "bot\u001b[31m"
+    TokenStore("https://mcp.example/mcp").update(
+        "https://auth.example", client={"client_id": evil_client, "source": "registered"},
+        tokens={"access_token": "at", "scope": evil_scope, "expires_at": 4102444800})
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"))
+    base = [sys.executable, "-m", "mrtr_cli", "--url", "https://mcp.example/mcp", "auth", "status"]
+    table = subprocess.run(base, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert table.returncode == 0, table.stderr
+    assert "zz" in table.stdout and "\x1b" not in table.stdout + table.stderr and "\x07" not in table.stdout
+    raw = subprocess.run(base + ["--json"], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                         timeout=120)
+    row = json.loads(raw.stdout)[0]
+    assert row["scopes"] == evil_scope.split() and row["clientId"] == evil_client
+
+
 def test_tokens_are_kept_per_issuer(tmp_path, monkeypatch):
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
     store = TokenStore("https://mcp.example/mcp")

@@ -24,6 +24,7 @@ from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
+from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.authhook import EXPIRY_MARGIN
 
 #: Step-up authorizations for one run before the scope problem is treated as permanent
@@ -90,8 +91,6 @@ class OAuthClient:
         return self._http
 
     def _trace_response(self, response: Any) -> None:
-        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
-
         url = response.request.url.copy_with(query=None)  # no query strings: nothing secret is in them,
         # but nothing in them is needed either
         self.env.err(f"mrtr: oauth: {response.request.method} {sanitize(str(url), single_line=True)} "
@@ -136,7 +135,7 @@ class OAuthClient:
             self.step_ups += 1
             if self.step_ups > MAX_STEP_UPS:
                 raise AuthError(f"{self.label} still refuses after {MAX_STEP_UPS} step-up sign-ins: "
-                                f"the scope {ch.scope or '(unnamed)'} is not granted")
+                                f"the scope {sanitize(ch.scope or '(unnamed)', single_line=True)} is not granted")
         with self.store.locked(timeout=_lock_wait()):
             entry = self.store.entry() or {}
             tokens = entry.get("tokens") or {}
@@ -207,7 +206,9 @@ class OAuthClient:
             import shlex  # noqa: PLC0415
 
             hint += "".join(f" --scope {shlex.quote(x)}" for x in ch.scopes)
-            return AuthError(f"{self.label} needs more permission (scope {ch.scope}); to grant it, run: {hint}")
+            scope = sanitize(ch.scope, single_line=True)
+            return AuthError(f"{self.label} needs more permission (scope {scope}); to grant it, run: "
+                             + sanitize(hint, single_line=True))
         return AuthError(f"{self.label} requires sign-in; run: {hint}")
 
     def _select_scopes(self, ch: Challenge, server: AuthServer, held: list[str],
