@@ -200,6 +200,14 @@ class OAuthClient:
             return self._client_credentials(server, wanted)
         return self._code_flow(server, entry, wanted, ch)
 
+    def _client_auth(self, client: dict[str, Any], data: dict[str, str], headers: dict[str, str],
+                     audience: str) -> None:
+        """`grants.client_auth` with this run's key, every encoded credential sent
+        registered as a secret (redacted from every message)."""
+        for value in grants.client_auth(client, data, headers, audience=audience, private_key=self.settings.private_key,
+                                        signing_alg=self.settings.signing_alg):
+            self.env.add_secret(value)
+
     def _needs_sign_in(self, ch: Challenge) -> AuthError:
         hint = self.settings.login_hint
         if ch.insufficient_scope and ch.scope:
@@ -244,8 +252,7 @@ class OAuthClient:
         if scopes:
             data["scope"] = " ".join(scopes)
         headers: dict[str, str] = {}
-        grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
-                           signing_alg=s.signing_alg)
+        self._client_auth(client, data, headers, server.issuer)
         tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=data.get("scope"))
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         return self._remember(tokens)
@@ -298,8 +305,7 @@ class OAuthClient:
         endpoint = server.endpoint("token_endpoint")
         if not endpoint:
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
-        grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
-                           signing_alg=s.signing_alg)
+        self._client_auth(client, data, headers, server.issuer)
         tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         if not self.env.quiet and not self.login:  # `auth login` says so itself
@@ -337,8 +343,7 @@ class OAuthClient:
                     "resource": endpoints.get("resource") or self.url}
         headers: dict[str, str] = {}
         try:
-            grants.client_auth(client, data, headers, audience=issuer, private_key=s.private_key,
-                               signing_alg=s.signing_alg)
+            self._client_auth(client, data, headers, issuer)
             new = grants.token_request(self.http, endpoint, data, headers, previous=tokens,
                                        requested_scope=tokens.get("scope"))
         except grants.TokenError as err:
