@@ -130,6 +130,28 @@ def test_a_named_server_is_named_in_the_login_hint(tmp_path, oauth_server, brows
     assert browser.opened() == []
 
 
+def test_the_printed_login_command_carries_the_options_it_needs_and_works(tmp_path, oauth_server, browser):
+    import json
+    import shlex
+
+    secret = "bots-secret-" + "7" * 16
+    server = oauth_server("--client-id", "bot", "--client-secret", secret, "--client-auth-method", "client_secret_post")
+    config = tmp_path / "my servers.json"
+    config.write_text(json.dumps({"mcpServers": {"w": {"type": "http", "url": server.mcp_url,
+                                                         "oauth": {"clientId": "bot", "clientSecret": "env:BOTS"}}}}))
+    run = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "w", "--no-input", "call", "echo",
+                   "text=hi", browser=browser, env={"BOTS": secret})
+    assert run.code == 8, run.stderr
+    command = run.stderr.split("run: ", 1)[1].splitlines()[0]
+    words = shlex.split(command)
+    assert words[0] == "mrtr" and "--expand-env" in words and str(config) in words, command
+    login = run_mrtr(tmp_path, *words[1:], browser=browser, env={"BOTS": secret})
+    assert login.code == 0, login.stderr
+    again = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "w", "--no-input", "call", "echo",
+                     "text=hi", browser=browser, env={"BOTS": secret})
+    assert again.code == 0 and again.stdout.strip() == "echo: hi", again.stderr
+
+
 @pytest.mark.pty
 def test_show_the_url_instead_of_opening_a_browser(tmp_path, oauth_server, browser):
     server = oauth_server()
