@@ -490,6 +490,32 @@ def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_p
     assert not (tmp_path / "state" / "auth").exists() or not list((tmp_path / "state" / "auth").glob("*.json"))
 
 
+def test_auth_token_to_a_server_that_asks_for_no_sign_in_prints_no_login_command(scripted, tmp_path):
+    open_server = scripted()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.url() + "/mcp", "auth", "token"],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert run.returncode == 8, run.stderr
+    assert "nothing to sign in to" in run.stderr and "auth login" not in run.stderr and run.stdout == ""
+
+
+def test_without_a_person_a_refused_discovery_is_said_instead_of_a_login_command(scripted, tmp_path, monkeypatch):
+    mcp, auth = scripted(), scripted()
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (
+        200, {"resource": "https://elsewhere.example/mcp", "authorization_servers": [auth.url()]})
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    env = Environment()
+    env.no_input = True
+    client = OAuthClient(mcp.url() + "/mcp", AuthSettings(), env)
+    try:
+        with pytest.raises(AuthError, match="names another resource") as info:
+            client.authorize(Challenge(401))
+    finally:
+        client.close()
+    assert "auth login" not in info.value.message + str(info.value.hint or "")
+    assert auth.fetched == []
+
+
 def test_authorization_server_endpoints_must_be_https_off_this_machine():
     from mrtr_cli.auth.discovery import check_https
 

@@ -181,9 +181,28 @@ class OAuthClient:
         """
         ch = ch or Challenge(401)
         s = self.settings
+        server = self._discover(ch, challenged)
         if not s.client_credentials and not self.can_sign_in():
-            # Nothing is sent to an authorization server for a sign-in nobody can complete.
+            # Only metadata was read: nothing is sent for a sign-in nobody can complete, and
+            # the command to sign in is named only now that a sign-in could succeed.
             raise self._needs_sign_in(ch)
+        doc = self.store.load()
+        entry = (doc.get("issuers") or {}).get(server.issuer) or {}
+        held = ((entry.get("tokens") or {}).get("scope") or "").split()
+        wanted = self._select_scopes(ch, server, held, scopes)
+        if s.client_credentials:
+            return self._client_credentials(server, wanted)
+        return self._code_flow(server, entry, wanted, ch)
+
+    def _discover(self, ch: Challenge, challenged: bool) -> AuthServer:
+        """Discovery and the checks a sign-in must pass before it is attempted or a command
+        to sign in is printed (metadata documents are read; no credential is sent).
+
+        Raises:
+            AuthError: discovery refused (discovery.discover), nothing to sign in to, the
+                configured issuer differs, or PKCE S256 is not advertised (code flow).
+        """
+        s = self.settings
         server = discover(self.http, self.url, ch.resource_metadata, prefer_issuer=s.issuer)
         if not challenged and server.legacy and not server.metadata:
             raise AuthError(f"{self.label} answered without asking for a sign-in and publishes no authorization "
@@ -192,13 +211,9 @@ class OAuthClient:
         if s.issuer and not issuers_match(server.issuer, s.issuer):
             raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
                             f"credentials belong to {s.issuer}: refused")
-        doc = self.store.load()
-        entry = (doc.get("issuers") or {}).get(server.issuer) or {}
-        held = ((entry.get("tokens") or {}).get("scope") or "").split()
-        wanted = self._select_scopes(ch, server, held, scopes)
-        if s.client_credentials:
-            return self._client_credentials(server, wanted)
-        return self._code_flow(server, entry, wanted, ch)
+        if not s.client_credentials:
+            server.check_pkce()
+        return server
 
     def _client_auth(self, client: dict[str, Any], data: dict[str, str], headers: dict[str, str],
                      audience: str) -> None:
@@ -363,10 +378,14 @@ class OAuthClient:
             AuthError: not signed in, or the refresh failed (exit 8).
         """
         token = self.stored_token()
-        if token is None and self.settings.client_credentials:
-            from mrtr_cli.auth.probe import probe  # noqa: PLC0415 - nobody is needed: get one
+        if token is None:
+            from mrtr_cli.auth.probe import probe  # noqa: PLC0415
 
-            token = self.authorize(probe(self.http, self.url, {}) or Challenge(401))
+            challenge = probe(self.http, self.url, {})
+            if self.settings.client_credentials:  # nobody is needed: get one
+                token = self.authorize(challenge or Challenge(401), challenged=challenge is not None)
+            else:
+                self._discover(challenge or Challenge(401), challenge is not None)  # can a sign-in succeed?
         if token is None:
             raise AuthError(f"not signed in to {self.label} (or the sign-in expired)",
                             hint=f"run: {self.settings.login_hint}")
