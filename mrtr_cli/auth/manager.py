@@ -14,7 +14,6 @@ client-registration and security-considerations pages; ext-auth oauth-client-cre
 from __future__ import annotations
 
 import contextlib
-import time
 from typing import Any
 
 from mrtr_cli.auth import grants
@@ -25,7 +24,7 @@ from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.authhook import EXPIRY_MARGIN
+from mrtr_cli.transport.authhook import nearly_expired
 
 #: Step-up authorizations for one run before the scope problem is treated as permanent
 #: (basic/authorization "Step-Up Authorization Flow": "no more than a few times").
@@ -427,8 +426,7 @@ def revoke_entry(http: Any, issuer: str, entry: dict[str, Any], settings: AuthSe
 def _fresh(tokens: dict[str, Any]) -> bool:
     if not isinstance(tokens.get("access_token"), str):
         return False
-    at = tokens.get("expires_at")
-    return not isinstance(at, int | float) or at - EXPIRY_MARGIN > time.time()
+    return not nearly_expired(tokens)
 
 
 def _cc_client(s: AuthSettings) -> dict[str, Any]:

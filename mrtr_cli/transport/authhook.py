@@ -18,8 +18,24 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-#: A token this close to its expiry (seconds) is refreshed before it is sent.
+#: A token this close to its expiry (seconds) is refreshed before it is sent; for a
+#: short-lived token, 10% of its lifetime when that is less (`nearly_expired`).
 EXPIRY_MARGIN = 30.0
+MARGIN_SHARE = 0.1
+
+
+def nearly_expired(tokens: dict[str, Any], now: float | None = None) -> bool:
+    """Whether a stored token set (`expires_at`, `obtained_at`: Unix seconds) is expired or
+    within its margin: min(EXPIRY_MARGIN, MARGIN_SHARE x lifetime), so that a fresh token
+    that lives 30 s or less is still used once. No `expires_at`: never."""
+    at = tokens.get("expires_at")
+    if not isinstance(at, int | float):
+        return False
+    margin = EXPIRY_MARGIN
+    got = tokens.get("obtained_at")
+    if isinstance(got, int | float) and at > got:
+        margin = min(EXPIRY_MARGIN, MARGIN_SHARE * (at - got))
+    return at - margin <= (time.time() if now is None else now)
 
 
 def canonical_resource(url: str) -> str:
@@ -54,7 +70,7 @@ def read_record(path: str) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-def usable_token(doc: dict[str, Any] | None, margin: float = EXPIRY_MARGIN) -> str | None:
+def usable_token(doc: dict[str, Any] | None) -> str | None:
     """The current issuer's access token in a token file if it is not (nearly) expired."""
     if not doc:
         return None
@@ -62,10 +78,7 @@ def usable_token(doc: dict[str, Any] | None, margin: float = EXPIRY_MARGIN) -> s
     tokens = entry.get("tokens") if isinstance(entry, dict) else None
     if not isinstance(tokens, dict) or not isinstance(tokens.get("access_token"), str):
         return None
-    expires = tokens.get("expires_at")
-    if isinstance(expires, int | float) and expires - margin <= time.time():
-        return None
-    return tokens["access_token"]
+    return None if nearly_expired(tokens) else tokens["access_token"]
 
 
 class Authorizer:
