@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from mrtr_cli.auth.store import expires_at
-from mrtr_cli.errors import AuthError
+from mrtr_cli.errors import AuthError, TimeoutExpired
 from mrtr_cli.render.sanitize import sanitize
 
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -124,6 +124,7 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
         an omitted `scope` is the requested one, an omitted `refresh_token` the previous one.
 
     Raises:
+        TimeoutExpired: no answer within the request's bound (exit 7).
         TokenError: an error response (its `error` code; `error_description` shown
             sanitized), or an answer without an access token.
     """
@@ -132,6 +133,8 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     headers = {"Accept": "application/json", **headers}
     try:
         resp = http.post(endpoint, data=data, headers=headers)
+    except httpx.TimeoutException:
+        raise TimeoutExpired(f"the token endpoint {endpoint} did not answer in time") from None
     except httpx.HTTPError as exc:
         raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
     try:

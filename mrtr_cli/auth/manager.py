@@ -26,6 +26,9 @@ from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.authhook import nearly_expired
 
+#: The longest any one authorization request may take (seconds), whatever the deadline.
+REQUEST_TIMEOUT = 30.0
+
 #: Step-up authorizations for one run before the scope problem is treated as permanent
 #: (basic/authorization "Step-Up Authorization Flow": "no more than a few times").
 MAX_STEP_UPS = 3
@@ -84,10 +87,22 @@ class OAuthClient:
         if self._http is None:
             import httpx  # noqa: PLC0415
 
-            hooks = {"response": [self._trace_response]} if self.env.verbosity > 0 else {}
-            self._http = httpx.Client(timeout=httpx.Timeout(30.0), follow_redirects=False, verify=self._verify,
+            hooks: dict[str, list[Any]] = {"request": [self._bound_timeout]}
+            if self.env.verbosity > 0:
+                hooks["response"] = [self._trace_response]
+            self._http = httpx.Client(timeout=httpx.Timeout(REQUEST_TIMEOUT), follow_redirects=False, verify=self._verify,
                                       headers={"User-Agent": "mrtr"}, event_hooks=hooks)
         return self._http
+
+    def _bound_timeout(self, request: Any) -> None:
+        """Bound each authorization request by the run's deadline (`--timeout`, standing
+        still while a person signs in) as well as REQUEST_TIMEOUT. It ends a little before
+        the deadline (a quarter of what is left, at most 1 s), so that the error names the
+        authorization request that did not answer rather than what waited on it."""
+        left = self.deadline.remaining() if self.deadline is not None else None
+        if left is not None and left < REQUEST_TIMEOUT:
+            bound = max(left - min(1.0, left / 4), 0.01)
+            request.extensions["timeout"] = {"connect": bound, "read": bound, "write": bound, "pool": bound}
 
     def _trace_response(self, response: Any) -> None:
         url = response.request.url.copy_with(query=None)  # no query strings: nothing secret is in them,

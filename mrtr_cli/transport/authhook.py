@@ -99,6 +99,7 @@ class Authorizer:
         self._token: str | None = None
         self._doc: dict[str, Any] | None = None
         self._checked = False
+        self._failed: Exception | None = None
         self._lock = threading.Lock()
         self._idle = threading.Event()  # cleared while a challenge is being answered (a sign-in)
         self._idle.set()
@@ -133,15 +134,23 @@ class Authorizer:
 
         Raises:
             AuthError: a refresh failed and nobody can sign in again (exit 8).
+            TimeoutExpired: the token endpoint did not answer in time (exit 7); raised
+                again for every later request of the run.
         """
         with self._lock:
+            if self._failed is not None:
+                raise self._failed  # every request of the run ends as the first did
             if not self._checked:
                 self._checked = True
                 path = token_path(self.url)
                 doc = read_record(path)
                 token = usable_token(doc)
                 if token is None and doc is not None:
-                    token = self.client.stored_token()  # expired: refreshed under the store's lock
+                    try:
+                        token = self.client.stored_token()  # expired: refreshed under the store's lock
+                    except Exception as exc:
+                        self._failed = exc  # e.g. the token endpoint did not answer in time (exit 7)
+                        raise
                     doc = None
                 self._set(token, doc)
             return {"Authorization": f"Bearer {self._token}"} if self._token else {}
