@@ -237,6 +237,22 @@ class OAuthClient:
                                         signing_alg=self.settings.signing_alg):
             self.env.add_secret(value)
 
+    def _token_request(self, client: dict[str, Any], endpoint: str, data: dict[str, str], headers: dict[str, str],
+                       **kw: Any) -> dict[str, Any]:
+        """`grants.token_request` for a sign-in; an `invalid_client` refusal of a client
+        whose method mrtr chose (no `--auth-method`) says that `--auth-method` can choose.
+
+        Raises:
+            TokenError, TimeoutExpired: as `grants.token_request`.
+        """
+        try:
+            return grants.token_request(self.http, endpoint, data, headers, **kw)
+        except grants.TokenError as err:
+            if err.error == "invalid_client" and not self.settings.auth_method and client.get("client_secret"):
+                err.hint = (f"mrtr authenticated with {client.get('token_endpoint_auth_method')}; "
+                            "--auth-method client_secret_basic|client_secret_post chooses another way")
+            raise
+
     def _needs_sign_in(self, ch: Challenge) -> AuthError:
         hint = self.settings.login_hint
         if ch.insufficient_scope and ch.scope:
@@ -282,7 +298,7 @@ class OAuthClient:
             data["scope"] = " ".join(scopes)
         headers: dict[str, str] = {}
         self._client_auth(client, data, headers, server.issuer)
-        tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=data.get("scope"))
+        tokens = self._token_request(client, endpoint, data, headers, requested_scope=data.get("scope"))
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         return self._remember(tokens)
 
@@ -335,7 +351,7 @@ class OAuthClient:
         if not endpoint:
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
         self._client_auth(client, data, headers, server.issuer)
-        tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
+        tokens = self._token_request(client, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         if not self.env.quiet and not self.login:  # `auth login` says so itself
             self.env.err(f"mrtr: signed in to {self.label}")

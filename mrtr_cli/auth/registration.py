@@ -21,8 +21,9 @@ CLIENT_NAME = "mrtr"
 
 def preregistered(settings: AuthSettings, server: AuthServer | None = None) -> dict[str, Any] | None:
     """The pre-registered client of `settings`, or None. Without `--auth-method`, a client
-    with a secret authenticates the way the server lists first among `client_secret_basic`
-    and `client_secret_post` (basic when it lists neither: RFC 8414's default)."""
+    with a secret uses `client_secret_basic` whenever the server's
+    `token_endpoint_auth_methods_supported` lists it or lists neither (RFC 6749 section
+    2.3.1 prefers it; RFC 8414's default), `client_secret_post` only when that alone is listed."""
     if not settings.client_id:
         return None
     method = settings.auth_method
@@ -31,8 +32,8 @@ def preregistered(settings: AuthSettings, server: AuthServer | None = None) -> d
             method = "private_key_jwt"
         elif settings.client_secret:
             supported = (server.metadata.get("token_endpoint_auth_methods_supported") if server else None) or []
-            listed = [m for m in supported if m in ("client_secret_basic", "client_secret_post")]
-            method = listed[0] if listed else "client_secret_basic"
+            method = ("client_secret_post" if isinstance(supported, list) and "client_secret_post" in supported
+                      and "client_secret_basic" not in supported else "client_secret_basic")
         else:
             method = "none"
     client = {"client_id": settings.client_id, "token_endpoint_auth_method": method, "source": "pre-registered"}
