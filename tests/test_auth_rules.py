@@ -578,3 +578,21 @@ def test_verbose_notes_each_authorization_request_without_its_query(scripted, tm
     assert f"mrtr: oauth: POST {server.url()}/mcp -> 501" in run.stderr
     assert f"mrtr: oauth: GET {server.url()}/.well-known/oauth-protected-resource/mcp -> 404" in run.stderr
     assert "k=v" not in run.stderr.replace(f"{server.url()}/mcp?k=v", "")
+
+
+def test_a_registration_response_url_is_checked_before_use(http):
+    reply = {"client_id": "c", "token_endpoint_auth_method": "none", "redirect_uris": ["http://[::1"]}
+    from mrtr_cli.auth.registration import register
+
+    handler = type("H", (_TokenEndpoint,), {"reply": reply})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        issuer = f"http://127.0.0.1:{httpd.server_address[1]}"
+        server = AuthServer(issuer=issuer, metadata=as_doc(issuer, registration_endpoint=issuer + "/register"),
+                            resource="r")
+        with pytest.raises(AuthError, match="registration response's redirect_uris is not a valid"):
+            register(http, server, "http://127.0.0.1:9/callback/x")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

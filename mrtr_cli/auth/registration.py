@@ -12,6 +12,7 @@ from typing import Any
 
 from mrtr_cli import __version__
 from mrtr_cli.auth.discovery import AuthServer
+from mrtr_cli.auth.urls import checked_url
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
@@ -105,12 +106,14 @@ def register(http: Any, server: AuthServer, redirect_uri: str) -> dict[str, Any]
                         hint="register a client there yourself and give --client-id ID")
     got = doc.get("token_endpoint_auth_method") or method
     if got not in ("none", "client_secret_basic", "client_secret_post"):
-        raise AuthError(f"the authorization server registered mrtr for {got!r}, which a signed-in person's "
+        shown = sanitize(str(got), single_line=True)[:80]
+        raise AuthError(f"the authorization server registered mrtr for {shown!r}, which a signed-in person's "
                         "flow cannot apply")
     if got != "none" and not isinstance(doc.get("client_secret"), str):
         raise AuthError(f"the authorization server registered mrtr for {got} but issued no client_secret")
     client = {"client_id": doc["client_id"], "token_endpoint_auth_method": got, "source": "registered",
-              "redirect_uris": doc.get("redirect_uris") or [redirect_uri],
+              "redirect_uris": [checked_url(u, "the registration response's redirect_uris")
+                                for u in (doc.get("redirect_uris") or [redirect_uri])],
               "grant_types": doc.get("grant_types") or body["grant_types"]}
     if isinstance(doc.get("client_secret"), str):
         client["client_secret"] = doc["client_secret"]
