@@ -135,7 +135,7 @@ def test_the_printed_login_command_carries_the_options_it_needs_and_works(tmp_pa
     import shlex
 
     secret = "bots-secret-" + "7" * 16
-    server = oauth_server("--client-id", "bot", "--client-secret", secret, "--client-auth-method", "client_secret_post")
+    server = oauth_server("--client-id", "bot", "--client-secret", secret)  # client_secret_basic
     config = tmp_path / "my servers.json"
     config.write_text(json.dumps({"mcpServers": {"w": {"type": "http", "url": server.mcp_url,
                                                          "oauth": {"clientId": "bot", "clientSecret": "env:BOTS"}}}}))
@@ -274,7 +274,8 @@ def test_a_pre_registered_client_is_used_without_registering(tmp_path, oauth_ser
     server = oauth_server("--client-id", "pre-1", "--client-secret", "pre-secret-value", "--no-dcr",
                           "--client-auth-method", "client_secret_post")
     run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", "pre-1",
-                   "--client-secret-env", "PRE_SECRET", browser=browser, env={"PRE_SECRET": "pre-secret-value"})
+                   "--client-secret-env", "PRE_SECRET", "--auth-method", "client_secret_post", browser=browser,
+                   env={"PRE_SECRET": "pre-secret-value"})
     assert run.code == 0, run.stderr
     stats = server.stats()
     assert stats["registrations"] == 0
