@@ -90,7 +90,8 @@ class OAuthClient:
             hooks: dict[str, list[Any]] = {"request": [self._bound_timeout]}
             if self.env.verbosity > 0:
                 hooks["response"] = [self._trace_response]
-            self._http = httpx.Client(timeout=httpx.Timeout(REQUEST_TIMEOUT), follow_redirects=False, verify=self._verify,
+            self._http = httpx.Client(timeout=httpx.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
+                                      verify=self._verify,
                                       headers={"User-Agent": "mrtr"}, event_hooks=hooks)
         return self._http
 
