@@ -147,3 +147,21 @@ def test_auth_token_with_client_credentials_needs_no_login(tmp_path, oauth_serve
     assert run.code == 0, run.stderr
     assert server.mcp_status(run.stdout.strip()) == 200
     assert_cc(server, "client_secret_basic")
+
+
+@pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
+def test_no_encoded_form_of_the_secret_appears_when_the_server_echoes_the_request(tmp_path, oauth_server, browser,
+                                                                                  method):
+    import base64
+    from urllib.parse import quote, quote_plus
+
+    secret = "Sec/ret+Val=ue42"
+    server = oauth_server("--client-id", "ci-bot", "--client-secret", secret, "--client-credentials",
+                          "--client-auth-method", method, "--echo-request")
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-credentials",
+                   "--client-id", "ci-bot", "--client-secret-env", "CI_SECRET", "--auth-method", method,
+                   browser=browser, env={"CI_SECRET": secret})
+    assert run.code == 8 and "got " in run.stderr, run.stderr
+    basic = base64.b64encode(f"ci-bot:{quote(secret, safe='')}".encode()).decode()
+    for form in (secret, quote(secret, safe=""), quote_plus(secret), basic):
+        assert form not in run.stdout + run.stderr, form

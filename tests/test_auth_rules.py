@@ -118,6 +118,27 @@ def test_a_resource_that_is_another_server_is_refused_before_any_authorization_s
     assert auth.fetched == []
 
 
+@pytest.mark.parametrize(("where", "member"), [
+    ("challenge", "resource_metadata"),
+    ("authorization_servers", "authorization_servers"),
+    ("resource", "resource"),
+    ("token_endpoint", "token_endpoint"),
+    ("authorization_endpoint", "authorization_endpoint"),
+])
+@pytest.mark.parametrize("bad", ["http://[::1", "http://127.0.0.1\u001b[2J/x", "http://127.0.0.1:99999/x"])
+def test_a_malformed_url_from_a_server_is_refused_naming_its_member(scripted, http, where, member, bad):
+    mcp, auth = scripted(), scripted()
+    prm = {"resource": mcp.url() + "/mcp", "authorization_servers": [auth.url()]}
+    if where in ("resource", "authorization_servers"):
+        prm[where] = bad if where == "resource" else [bad]
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (200, prm)
+    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.url(), **(
+        {where: bad} if where.endswith("_endpoint") else {})))
+    with pytest.raises(AuthError, match=f"{member} is not a valid http\\(s\\) URL") as info:
+        discover(http, mcp.url() + "/mcp", bad if where == "challenge" else None)
+    assert "\x1b" not in info.value.message
+
+
 @pytest.mark.parametrize(("server", "resource", "ok"), [
     ("https://a.example/mcp", "https://a.example/mcp", True),
     ("https://a.example/mcp", "https://a.example", True),        # a parent path
@@ -239,6 +260,31 @@ def test_the_loopback_ignores_a_wrong_state_and_a_wrong_path():
         listener.close()
 
 
+def test_a_non_ascii_state_is_a_mismatch_not_a_crash():
+    listener = Loopback("right-state")
+    try:
+        assert listener.accept({"state": "caf\u00e9", "code": "x"}) is False
+        assert _get(listener.redirect_uri + "?state=caf%C3%A9&code=evil") == 400
+        assert _get(listener.redirect_uri + "?state=right-state&code=good") == 200
+        assert listener.wait(30)["code"] == "good"
+    finally:
+        listener.close()
+
+
+def test_an_exception_in_a_listener_thread_ends_the_wait():
+    class Broken(Loopback):
+        def accept(self, params: dict[str, str]) -> bool:
+            raise RuntimeError("boom")
+
+    listener = Broken("s")
+    try:
+        assert _get(listener.redirect_uri + "?state=s&code=x") == 500
+        with pytest.raises(RuntimeError, match="boom"):
+            listener.wait(30)
+    finally:
+        listener.close()
+
+
 # ---------------------------------------------------------------------- scopes
 def _client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **settings: Any) -> OAuthClient:
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
@@ -315,6 +361,23 @@ def test_the_store_is_private_and_written_atomically(tmp_path, monkeypatch):
     assert stat.S_IMODE(os.stat(store.path).st_mode) == 0o600
     assert sorted(p.name for p in folder.iterdir()) == [Path(store.path).name]  # no temporary file left
     assert store.entry()["tokens"]["access_token"] == "at-2"
+
+
+def test_auth_status_shows_server_strings_sanitized_and_json_as_stored(tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    evil_scope, evil_client = "a\u001b]0;pwned\u0007 \u001b[2Jzz", "bot\u001b[31m"
+    TokenStore("https://mcp.example/mcp").update(
+        "https://auth.example", client={"client_id": evil_client, "source": "registered"},
+        tokens={"access_token": "at", "scope": evil_scope, "expires_at": 4102444800})
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"))
+    base = [sys.executable, "-m", "mrtr_cli", "--url", "https://mcp.example/mcp", "auth", "status"]
+    table = subprocess.run(base, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert table.returncode == 0, table.stderr
+    assert "zz" in table.stdout and "\x1b" not in table.stdout + table.stderr and "\x07" not in table.stdout
+    raw = subprocess.run(base + ["--json"], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                         timeout=120)
+    row = json.loads(raw.stdout)[0]
+    assert row["scopes"] == evil_scope.split() and row["clientId"] == evil_client
 
 
 def test_tokens_are_kept_per_issuer(tmp_path, monkeypatch):
@@ -427,6 +490,32 @@ def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_p
     assert not (tmp_path / "state" / "auth").exists() or not list((tmp_path / "state" / "auth").glob("*.json"))
 
 
+def test_auth_token_to_a_server_that_asks_for_no_sign_in_prints_no_login_command(scripted, tmp_path):
+    open_server = scripted()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
+    run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.url() + "/mcp", "auth", "token"],
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert run.returncode == 8, run.stderr
+    assert "nothing to sign in to" in run.stderr and "auth login" not in run.stderr and run.stdout == ""
+
+
+def test_without_a_person_a_refused_discovery_is_said_instead_of_a_login_command(scripted, tmp_path, monkeypatch):
+    mcp, auth = scripted(), scripted()
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (
+        200, {"resource": "https://elsewhere.example/mcp", "authorization_servers": [auth.url()]})
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    env = Environment()
+    env.no_input = True
+    client = OAuthClient(mcp.url() + "/mcp", AuthSettings(), env)
+    try:
+        with pytest.raises(AuthError, match="names another resource") as info:
+            client.authorize(Challenge(401))
+    finally:
+        client.close()
+    assert "auth login" not in info.value.message + str(info.value.hint or "")
+    assert auth.fetched == []
+
+
 def test_authorization_server_endpoints_must_be_https_off_this_machine():
     from mrtr_cli.auth.discovery import check_https
 
@@ -489,3 +578,21 @@ def test_verbose_notes_each_authorization_request_without_its_query(scripted, tm
     assert f"mrtr: oauth: POST {server.url()}/mcp -> 501" in run.stderr
     assert f"mrtr: oauth: GET {server.url()}/.well-known/oauth-protected-resource/mcp -> 404" in run.stderr
     assert "k=v" not in run.stderr.replace(f"{server.url()}/mcp?k=v", "")
+
+
+def test_a_registration_response_url_is_checked_before_use(http):
+    reply = {"client_id": "c", "token_endpoint_auth_method": "none", "redirect_uris": ["http://[::1"]}
+    from mrtr_cli.auth.registration import register
+
+    handler = type("H", (_TokenEndpoint,), {"reply": reply})
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        issuer = f"http://127.0.0.1:{httpd.server_address[1]}"
+        server = AuthServer(issuer=issuer, metadata=as_doc(issuer, registration_endpoint=issuer + "/register"),
+                            resource="r")
+        with pytest.raises(AuthError, match="registration response's redirect_uris is not a valid"):
+            register(http, server, "http://127.0.0.1:9/callback/x")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -129,7 +129,9 @@ def test_no_token_or_client_secret_in_any_output_of_a_signed_in_run(tmp_path, oa
     secret = "cs-" + "7" * 24
     server = oauth_server("--client-id", "confidential-1", "--client-secret", secret,
                           "--client-auth-method", "client_secret_post")
-    env = {"MRTR_CLIENT_ID": "confidential-1", "MRTR_CLIENT_SECRET": secret}
+    # the server lists both methods but this client may use only post: say so
+    env = {"MRTR_CLIENT_ID": "confidential-1", "MRTR_CLIENT_SECRET": secret,
+           "MRTR_OAUTH_AUTH_METHOD": "client_secret_post"}
     outputs: dict[str, str] = {}
     trace = tmp_path / "trace.jsonl"
     # the signing-in run itself, at a terminal, traced

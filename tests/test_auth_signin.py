@@ -130,6 +130,53 @@ def test_a_named_server_is_named_in_the_login_hint(tmp_path, oauth_server, brows
     assert browser.opened() == []
 
 
+def test_the_printed_login_command_carries_the_options_it_needs_and_works(tmp_path, oauth_server, browser):
+    import json
+    import shlex
+
+    secret = "bots-secret-" + "7" * 16
+    server = oauth_server("--client-id", "bot", "--client-secret", secret)  # client_secret_basic
+    config = tmp_path / "my servers.json"
+    config.write_text(json.dumps({"mcpServers": {"w": {"type": "http", "url": server.mcp_url,
+                                                         "oauth": {"clientId": "bot", "clientSecret": "env:BOTS"}}}}))
+    run = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "w", "--no-input", "call", "echo",
+                   "text=hi", browser=browser, env={"BOTS": secret})
+    assert run.code == 8, run.stderr
+    command = run.stderr.split("run: ", 1)[1].splitlines()[0]
+    words = shlex.split(command)
+    assert words[0] == "mrtr" and "--expand-env" in words and str(config) in words, command
+    login = run_mrtr(tmp_path, *words[1:], browser=browser, env={"BOTS": secret})
+    assert login.code == 0, login.stderr
+    again = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "w", "--no-input", "call", "echo",
+                     "text=hi", browser=browser, env={"BOTS": secret})
+    assert again.code == 0 and again.stdout.strip() == "echo: hi", again.stderr
+
+
+def test_a_pre_registered_client_prefers_client_secret_basic_when_the_server_lists_it(tmp_path, oauth_server,
+                                                                                     browser):
+    secret = "basic-secret-" + "8" * 16
+    server = oauth_server("--client-id", "bot", "--client-secret", secret)  # registered as client_secret_basic
+    import httpx
+
+    listed = httpx.get(server.issuer + "/.well-known/oauth-authorization-server",
+                       timeout=30).json()["token_endpoint_auth_methods_supported"]
+    assert "client_secret_basic" in listed and "client_secret_post" in listed, listed
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",
+                   "auth", "login", browser=browser, env={"BOTS": secret})
+    assert run.code == 0, run.stderr
+
+
+def test_invalid_client_says_auth_method_can_choose(tmp_path, oauth_server, browser):
+    secret = "post-secret-" + "9" * 16
+    server = oauth_server("--client-id", "bot", "--client-secret", secret, "--client-auth-method", "client_secret_post")
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",
+                   "auth", "login", browser=browser, env={"BOTS": secret})
+    assert run.code == 8 and "invalid_client" in run.stderr and "--auth-method" in run.stderr, run.stderr
+    again = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",
+                     "auth", "login", "--auth-method", "client_secret_post", browser=browser, env={"BOTS": secret})
+    assert again.code == 0, again.stderr
+
+
 @pytest.mark.pty
 def test_show_the_url_instead_of_opening_a_browser(tmp_path, oauth_server, browser):
     server = oauth_server()
@@ -227,7 +274,8 @@ def test_a_pre_registered_client_is_used_without_registering(tmp_path, oauth_ser
     server = oauth_server("--client-id", "pre-1", "--client-secret", "pre-secret-value", "--no-dcr",
                           "--client-auth-method", "client_secret_post")
     run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", "pre-1",
-                   "--client-secret-env", "PRE_SECRET", browser=browser, env={"PRE_SECRET": "pre-secret-value"})
+                   "--client-secret-env", "PRE_SECRET", "--auth-method", "client_secret_post", browser=browser,
+                   env={"PRE_SECRET": "pre-secret-value"})
     assert run.code == 0, run.stderr
     stats = server.stats()
     assert stats["registrations"] == 0

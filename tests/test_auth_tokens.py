@@ -339,3 +339,48 @@ def test_auth_logout_of_one_target_keeps_the_others(tmp_path, oauth_server, brow
     assert call(tmp_path, one, "echo", "text=x").code == 8
     kept = call(tmp_path, two, "echo", "text=kept")
     assert kept.code == 0 and kept.stdout.strip() == "echo: kept", kept.stderr
+
+
+def test_a_short_lived_token_is_used_while_fresh(tmp_path, oauth_server, browser):
+    # 20 s: inside the old fixed 30 s margin (never used: "sign in again" forever), well
+    # outside the proportional one (2 s), however slow this machine starts mrtr.
+    server = oauth_server("--token-lifetime", "20", "--no-refresh")
+    sign_in(tmp_path, server, browser)
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=short", browser=browser)
+    assert run.code == 0 and run.stdout.strip() == "echo: short", run.stderr
+    assert server.stats()["authorizations"] == 1
+
+
+def test_the_expiry_margin_is_proportional_to_the_lifetime():
+    from mrtr_cli.transport.authhook import nearly_expired
+
+    assert not nearly_expired({"obtained_at": 1000, "expires_at": 1002}, now=1001)
+    assert nearly_expired({"obtained_at": 1000, "expires_at": 1002}, now=1001.9)
+    assert nearly_expired({"obtained_at": 1000, "expires_at": 4600}, now=4571)  # 30 s at most
+    assert not nearly_expired({"obtained_at": 1000, "expires_at": 4600}, now=4569)
+    assert nearly_expired({"expires_at": 1020}, now=995)  # no obtained_at: 30 s
+    assert not nearly_expired({}, now=1e12)
+
+
+def test_a_silent_refresh_is_bound_by_timeout_and_names_the_token_endpoint(tmp_path, oauth_server, browser):
+    import socket
+
+    server = oauth_server()
+    sign_in(tmp_path, server, browser)
+    silent = socket.socket()  # accepts connections (the backlog) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}/token"
+    try:
+        for path in store_files(tmp_path):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            for entry in doc["issuers"].values():
+                entry["tokens"]["expires_at"] = 1
+                entry.setdefault("endpoints", {})["token_endpoint"] = endpoint
+            path.write_text(json.dumps(doc), encoding="utf-8")
+        run = run_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=x", "--timeout", "3",
+                       browser=browser, timeout=60)
+    finally:
+        silent.close()
+    assert run.code == 7, run.stderr
+    assert endpoint in run.stderr and "Traceback" not in run.stderr

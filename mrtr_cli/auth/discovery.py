@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from mrtr_cli.auth.urls import checked_url
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.authhook import canonical_resource
@@ -89,13 +90,14 @@ def check_https(server: AuthServer) -> None:
     Security"; OAuth 2.1 section 1.5), except on this machine (127.0.0.1, localhost, ::1).
 
     Raises:
-        AuthError: an endpoint (or the issuer) over plain HTTP elsewhere.
+        AuthError: an endpoint (or the issuer) that is no valid URL (`urls.checked_url`),
+            or over plain HTTP elsewhere.
     """
     names = ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint")
     for what, url in [("issuer", server.issuer), *((n, server.endpoint(n)) for n in names)]:
         if not url:
             continue
-        p = urlsplit(url)
+        p = urlsplit(checked_url(url, f"the authorization server metadata's {what}"))
         if p.scheme != "https" and not (p.scheme == "http" and (p.hostname or "") in LOOPBACK_HOSTS):
             raise AuthError(f"the authorization server's {what} {sanitize(url, single_line=True)[:200]} is not "
                             "HTTPS; mrtr sends no credentials there")
@@ -109,7 +111,7 @@ def origin_of(url: str) -> str:
 def prm_urls(server_url: str, from_header: str | None) -> list[str]:
     """Protected resource metadata URLs in the spec's order: the challenge's
     `resource_metadata`, then the path-based well-known URI, then the root one."""
-    urls = [from_header] if from_header else []
+    urls = [checked_url(from_header, "the WWW-Authenticate challenge's resource_metadata")] if from_header else []
     p = urlsplit(server_url)
     origin = origin_of(server_url)
     if p.path and p.path != "/":
@@ -173,7 +175,8 @@ def advertised_issuers(http: Any, server_url: str, resource_metadata_url: str | 
     for url in prm_urls(server_url, resource_metadata_url):
         status, doc = _get_json(http, url)
         if status == 200 and isinstance(doc, dict) and isinstance(doc.get("authorization_servers"), list):
-            return [s for s in doc["authorization_servers"] if isinstance(s, str)]
+            return [checked_url(s, "the protected resource metadata's authorization_servers")
+                    for s in doc["authorization_servers"] if isinstance(s, str)]
     return None
 
 
@@ -205,6 +208,8 @@ def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
         if not isinstance(servers, list) or not any(isinstance(s, str) for s in servers):
             continue
         resource = doc.get("resource")
+        if resource is not None:
+            resource = checked_url(resource, "the protected resource metadata's resource")
         if isinstance(resource, str) and not resource_allowed(server_url, resource):
             raise AuthError(
                 f"the protected resource metadata at {url} names another resource "
@@ -216,7 +221,8 @@ def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
         if failed is not None:
             raise AuthError(f"the protected resource metadata of {server_url} could not be read (HTTP {failed})")
         return _legacy(http, server_url)
-    servers = [s for s in prm["authorization_servers"] if isinstance(s, str)]
+    servers = [checked_url(s, "the protected resource metadata's authorization_servers")
+               for s in prm["authorization_servers"] if isinstance(s, str)]
     issuer = next((s for s in servers if prefer_issuer and issuers_match(s, prefer_issuer)), servers[0])
     metadata = _as_metadata(http, issuer)
     if metadata is None:

@@ -148,22 +148,30 @@ def _paste_in_background(env: Environment, listener: Loopback) -> None:
     `state` is not this sign-in's ends it (exit 8): it belongs to another sign-in."""
 
     def read() -> None:
-        while True:
-            try:
-                text = consent.read_pasted(env)
-            except Exception:  # noqa: BLE001 - end of input: the listener may still get it
-                return
-            params = {k: v[0] for k, v in parse_qs(urlsplit(text).query, keep_blank_values=True).items()}
-            if "code" not in params and "error" not in params:
-                env.err("mrtr: that is not the address the browser was sent to (it has no code); "
-                        "paste the whole address")
-                continue
-            if not listener.accept(params):
-                listener.fail(AuthError("the pasted address does not belong to this sign-in (its state differs); "
-                                        "it was refused"))
-            return
+        try:
+            _read_pasted(env, listener)
+        except BaseException as exc:  # noqa: BLE001 - any failure ends the flow, never a hang
+            listener.fail(exc)
 
     threading.Thread(target=read, name="mrtr-oauth-paste", daemon=True).start()
+
+
+def _read_pasted(env: Environment, listener: Loopback) -> None:
+    """The paste loop of `_paste_in_background` (runs in its thread)."""
+    while True:
+        try:
+            text = consent.read_pasted(env)
+        except Exception:  # noqa: BLE001 - end of input: the listener may still get it
+            return
+        params = {k: v[0] for k, v in parse_qs(urlsplit(text).query, keep_blank_values=True).items()}
+        if "code" not in params and "error" not in params:
+            env.err("mrtr: that is not the address the browser was sent to (it has no code); "
+                    "paste the whole address")
+            continue
+        if not listener.accept(params):
+            listener.fail(AuthError("the pasted address does not belong to this sign-in (its state differs); "
+                                    "it was refused"))
+        return
 
 
 def code_exchange_data(code: str, req: AuthorizationRequest, resource: str) -> dict[str, Any]:

@@ -14,10 +14,10 @@ import base64
 import time
 import uuid
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from mrtr_cli.auth.store import expires_at
-from mrtr_cli.errors import AuthError
+from mrtr_cli.errors import AuthError, TimeoutExpired
 from mrtr_cli.render.sanitize import sanitize
 
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -32,7 +32,7 @@ class TokenError(AuthError):
 
 
 def client_auth(client: dict[str, Any], data: dict[str, str], headers: dict[str, str], *,
-                audience: str, private_key: str | None = None, signing_alg: str | None = None) -> None:
+                audience: str, private_key: str | None = None, signing_alg: str | None = None) -> list[str]:
     """Authenticate the client on a token request as its `token_endpoint_auth_method` says.
 
     Args:
@@ -40,6 +40,12 @@ def client_auth(client: dict[str, Any], data: dict[str, str], headers: dict[str,
         data, headers: the form and headers, changed in place.
         audience: the authorization server's issuer (the `aud` of a private_key_jwt
             assertion, as RFC 7523bis requires).
+
+    Returns:
+        Every form in which a credential went into the request (the secret itself, its
+        percent- and form-encoded forms, the Basic credential, a client assertion): the
+        caller registers each as a secret (`Environment.add_secret`), so that a server
+        echoing the request in an error is redacted.
 
     Raises:
         AuthError: a method that needs a secret or key that is missing, or one mrtr
@@ -49,11 +55,15 @@ def client_auth(client: dict[str, Any], data: dict[str, str], headers: dict[str,
     cid = client["client_id"]
     secret = client.get("client_secret")
     data["client_id"] = cid
+    sent: list[str] = []
+    if secret:
+        sent += [secret, quote(secret, safe=""), quote_plus(secret)]
     if method == "client_secret_basic":
         if not secret:
             raise AuthError(f"the client {cid} authenticates with client_secret_basic but has no secret")
         pair = f"{quote(cid, safe='')}:{quote(secret, safe='')}"
         headers["Authorization"] = "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+        sent.append(headers["Authorization"][len("Basic "):])
     elif method == "client_secret_post":
         if not secret:
             raise AuthError(f"the client {cid} authenticates with client_secret_post but has no secret")
@@ -64,8 +74,10 @@ def client_auth(client: dict[str, Any], data: dict[str, str], headers: dict[str,
                             hint="give --private-key-file PEM (or MRTR_PRIVATE_KEY_FILE)")
         data["client_assertion_type"] = JWT_BEARER
         data["client_assertion"] = sign_assertion(cid, audience, private_key, signing_alg)
+        sent.append(data["client_assertion"])
     elif method != "none":
         raise AuthError(f"the client {cid} uses token_endpoint_auth_method {method!r}, which mrtr does not apply")
+    return sent
 
 
 def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = None, lifetime: int = 300) -> str:
@@ -112,6 +124,7 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
         an omitted `scope` is the requested one, an omitted `refresh_token` the previous one.
 
     Raises:
+        TimeoutExpired: no answer within the request's bound (exit 7).
         TokenError: an error response (its `error` code; `error_description` shown
             sanitized), or an answer without an access token.
     """
@@ -120,6 +133,8 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     headers = {"Accept": "application/json", **headers}
     try:
         resp = http.post(endpoint, data=data, headers=headers)
+    except httpx.TimeoutException:
+        raise TimeoutExpired(f"the token endpoint {endpoint} did not answer in time") from None
     except httpx.HTTPError as exc:
         raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
     try:

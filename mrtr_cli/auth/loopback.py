@@ -23,6 +23,12 @@ _IGNORED = b"""<!doctype html><meta charset="utf-8"><title>mrtr</title>
 <p>This sign-in response does not belong to the sign-in mrtr is waiting for; it was ignored.</p>"""
 
 
+def same_state(got: str, want: str) -> bool:
+    """Whether the `state` of a response is the flow's, in constant time; compared as UTF-8
+    bytes, so that any text (non-ASCII included) is just a mismatch."""
+    return secrets.compare_digest(got.encode("utf-8", "surrogatepass"), want.encode("utf-8", "surrogatepass"))
+
+
 class Loopback:
     """A one-shot redirect receiver.
 
@@ -39,7 +45,7 @@ class Loopback:
         self.state = state
         self.path = path or "/callback/" + secrets.token_urlsafe(16)
         self._result: dict[str, str] | None = None
-        self._error: AuthError | None = None
+        self._error: BaseException | None = None
         self._event = threading.Event()
         outer = self
 
@@ -49,8 +55,14 @@ class Loopback:
                 if url.path != outer.path:
                     self._answer(404, b"not found")
                     return
-                params = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
-                if not outer.accept(params):
+                try:
+                    params = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+                    taken = outer.accept(params)
+                except Exception as exc:  # noqa: BLE001 - a bug must end the flow, never hang it
+                    outer.fail(exc)
+                    self._answer(500, b"internal error")
+                    return
+                if not taken:
                     self._answer(400, _IGNORED)
                     return
                 self._answer(200, _DONE)
@@ -83,14 +95,16 @@ class Loopback:
     def accept(self, params: dict[str, str]) -> bool:
         """Take an authorization response (query parameters) if its `state` is the flow's;
         the first one taken ends the wait. Also used for a pasted redirect URL."""
-        if self._event.is_set() or not secrets.compare_digest(params.get("state", ""), self.state):
+        if self._event.is_set() or not same_state(params.get("state", ""), self.state):
             return False
         self._result = params
         self._event.set()
         return True
 
-    def fail(self, error: AuthError) -> None:
-        """End the wait with `error` (e.g. a pasted address that is not this sign-in's)."""
+    def fail(self, error: BaseException) -> None:
+        """End the wait with `error`, which `wait` raises in the flow's thread: a pasted
+        address that is not this sign-in's, or any exception in a listener or paste thread
+        (so the flow ends with its exit code, never hangs)."""
         if not self._event.is_set():
             self._error = error
             self._event.set()
@@ -101,6 +115,7 @@ class Loopback:
 
         Raises:
             AuthError: nothing arrived in time (exit 8).
+            BaseException: whatever ended a listener or paste thread (see `fail`).
             KeyboardInterrupt: Ctrl-C.
         """
         import time  # noqa: PLC0415

@@ -14,7 +14,6 @@ client-registration and security-considerations pages; ext-auth oauth-client-cre
 from __future__ import annotations
 
 import contextlib
-import time
 from typing import Any
 
 from mrtr_cli.auth import grants
@@ -24,7 +23,11 @@ from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
-from mrtr_cli.transport.authhook import EXPIRY_MARGIN
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.transport.authhook import nearly_expired
+
+#: The longest any one authorization request may take (seconds), whatever the deadline.
+REQUEST_TIMEOUT = 30.0
 
 #: Step-up authorizations for one run before the scope problem is treated as permanent
 #: (basic/authorization "Step-Up Authorization Flow": "no more than a few times").
@@ -84,14 +87,25 @@ class OAuthClient:
         if self._http is None:
             import httpx  # noqa: PLC0415
 
-            hooks = {"response": [self._trace_response]} if self.env.verbosity > 0 else {}
-            self._http = httpx.Client(timeout=httpx.Timeout(30.0), follow_redirects=False, verify=self._verify,
+            hooks: dict[str, list[Any]] = {"request": [self._bound_timeout]}
+            if self.env.verbosity > 0:
+                hooks["response"] = [self._trace_response]
+            self._http = httpx.Client(timeout=httpx.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
+                                      verify=self._verify,
                                       headers={"User-Agent": "mrtr"}, event_hooks=hooks)
         return self._http
 
-    def _trace_response(self, response: Any) -> None:
-        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    def _bound_timeout(self, request: Any) -> None:
+        """Bound each authorization request by the run's deadline (`--timeout`, standing
+        still while a person signs in) as well as REQUEST_TIMEOUT. It ends a little before
+        the deadline (a quarter of what is left, at most 1 s), so that the error names the
+        authorization request that did not answer rather than what waited on it."""
+        left = self.deadline.remaining() if self.deadline is not None else None
+        if left is not None and left < REQUEST_TIMEOUT:
+            bound = max(left - min(1.0, left / 4), 0.01)
+            request.extensions["timeout"] = {"connect": bound, "read": bound, "write": bound, "pool": bound}
 
+    def _trace_response(self, response: Any) -> None:
         url = response.request.url.copy_with(query=None)  # no query strings: nothing secret is in them,
         # but nothing in them is needed either
         self.env.err(f"mrtr: oauth: {response.request.method} {sanitize(str(url), single_line=True)} "
@@ -136,7 +150,7 @@ class OAuthClient:
             self.step_ups += 1
             if self.step_ups > MAX_STEP_UPS:
                 raise AuthError(f"{self.label} still refuses after {MAX_STEP_UPS} step-up sign-ins: "
-                                f"the scope {ch.scope or '(unnamed)'} is not granted")
+                                f"the scope {sanitize(ch.scope or '(unnamed)', single_line=True)} is not granted")
         with self.store.locked(timeout=_lock_wait()):
             entry = self.store.entry() or {}
             tokens = entry.get("tokens") or {}
@@ -182,17 +196,11 @@ class OAuthClient:
         """
         ch = ch or Challenge(401)
         s = self.settings
+        server = self._discover(ch, challenged)
         if not s.client_credentials and not self.can_sign_in():
-            # Nothing is sent to an authorization server for a sign-in nobody can complete.
+            # Only metadata was read: nothing is sent for a sign-in nobody can complete, and
+            # the command to sign in is named only now that a sign-in could succeed.
             raise self._needs_sign_in(ch)
-        server = discover(self.http, self.url, ch.resource_metadata, prefer_issuer=s.issuer)
-        if not challenged and server.legacy and not server.metadata:
-            raise AuthError(f"{self.label} answered without asking for a sign-in and publishes no authorization "
-                            "metadata: there is nothing to sign in to")
-        self.server = server
-        if s.issuer and not issuers_match(server.issuer, s.issuer):
-            raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
-                            f"credentials belong to {s.issuer}: refused")
         doc = self.store.load()
         entry = (doc.get("issuers") or {}).get(server.issuer) or {}
         held = ((entry.get("tokens") or {}).get("scope") or "").split()
@@ -201,13 +209,60 @@ class OAuthClient:
             return self._client_credentials(server, wanted)
         return self._code_flow(server, entry, wanted, ch)
 
+    def _discover(self, ch: Challenge, challenged: bool) -> AuthServer:
+        """Discovery and the checks a sign-in must pass before it is attempted or a command
+        to sign in is printed (metadata documents are read; no credential is sent).
+
+        Raises:
+            AuthError: discovery refused (discovery.discover), nothing to sign in to, the
+                configured issuer differs, or PKCE S256 is not advertised (code flow).
+        """
+        s = self.settings
+        server = discover(self.http, self.url, ch.resource_metadata, prefer_issuer=s.issuer)
+        if not challenged and server.legacy and not server.metadata:
+            raise AuthError(f"{self.label} answered without asking for a sign-in and publishes no authorization "
+                            "metadata: there is nothing to sign in to")
+        self.server = server
+        if s.issuer and not issuers_match(server.issuer, s.issuer):
+            raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
+                            f"credentials belong to {s.issuer}: refused")
+        if not s.client_credentials:
+            server.check_pkce()
+        return server
+
+    def _client_auth(self, client: dict[str, Any], data: dict[str, str], headers: dict[str, str],
+                     audience: str) -> None:
+        """`grants.client_auth` with this run's key, every encoded credential sent
+        registered as a secret (redacted from every message)."""
+        for value in grants.client_auth(client, data, headers, audience=audience, private_key=self.settings.private_key,
+                                        signing_alg=self.settings.signing_alg):
+            self.env.add_secret(value)
+
+    def _token_request(self, client: dict[str, Any], endpoint: str, data: dict[str, str], headers: dict[str, str],
+                       **kw: Any) -> dict[str, Any]:
+        """`grants.token_request` for a sign-in; an `invalid_client` refusal of a client
+        whose method mrtr chose (no `--auth-method`) says that `--auth-method` can choose.
+
+        Raises:
+            TokenError, TimeoutExpired: as `grants.token_request`.
+        """
+        try:
+            return grants.token_request(self.http, endpoint, data, headers, **kw)
+        except grants.TokenError as err:
+            if err.error == "invalid_client" and not self.settings.auth_method and client.get("client_secret"):
+                err.hint = (f"mrtr authenticated with {client.get('token_endpoint_auth_method')}; "
+                            "--auth-method client_secret_basic|client_secret_post chooses another way")
+            raise
+
     def _needs_sign_in(self, ch: Challenge) -> AuthError:
         hint = self.settings.login_hint
         if ch.insufficient_scope and ch.scope:
             import shlex  # noqa: PLC0415
 
             hint += "".join(f" --scope {shlex.quote(x)}" for x in ch.scopes)
-            return AuthError(f"{self.label} needs more permission (scope {ch.scope}); to grant it, run: {hint}")
+            scope = sanitize(ch.scope, single_line=True)
+            return AuthError(f"{self.label} needs more permission (scope {scope}); to grant it, run: "
+                             + sanitize(hint, single_line=True))
         return AuthError(f"{self.label} requires sign-in; run: {hint}")
 
     def _select_scopes(self, ch: Challenge, server: AuthServer, held: list[str],
@@ -243,9 +298,8 @@ class OAuthClient:
         if scopes:
             data["scope"] = " ".join(scopes)
         headers: dict[str, str] = {}
-        grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
-                           signing_alg=s.signing_alg)
-        tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=data.get("scope"))
+        self._client_auth(client, data, headers, server.issuer)
+        tokens = self._token_request(client, endpoint, data, headers, requested_scope=data.get("scope"))
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         return self._remember(tokens)
 
@@ -297,9 +351,8 @@ class OAuthClient:
         endpoint = server.endpoint("token_endpoint")
         if not endpoint:
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
-        grants.client_auth(client, data, headers, audience=server.issuer, private_key=s.private_key,
-                           signing_alg=s.signing_alg)
-        tokens = grants.token_request(self.http, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
+        self._client_auth(client, data, headers, server.issuer)
+        tokens = self._token_request(client, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         if not self.env.quiet and not self.login:  # `auth login` says so itself
             self.env.err(f"mrtr: signed in to {self.label}")
@@ -336,8 +389,7 @@ class OAuthClient:
                     "resource": endpoints.get("resource") or self.url}
         headers: dict[str, str] = {}
         try:
-            grants.client_auth(client, data, headers, audience=issuer, private_key=s.private_key,
-                               signing_alg=s.signing_alg)
+            self._client_auth(client, data, headers, issuer)
             new = grants.token_request(self.http, endpoint, data, headers, previous=tokens,
                                        requested_scope=tokens.get("scope"))
         except grants.TokenError as err:
@@ -357,10 +409,14 @@ class OAuthClient:
             AuthError: not signed in, or the refresh failed (exit 8).
         """
         token = self.stored_token()
-        if token is None and self.settings.client_credentials:
-            from mrtr_cli.auth.probe import probe  # noqa: PLC0415 - nobody is needed: get one
+        if token is None:
+            from mrtr_cli.auth.probe import probe  # noqa: PLC0415
 
-            token = self.authorize(probe(self.http, self.url, {}) or Challenge(401))
+            challenge = probe(self.http, self.url, {})
+            if self.settings.client_credentials:  # nobody is needed: get one
+                token = self.authorize(challenge or Challenge(401), challenged=challenge is not None)
+            else:
+                self._discover(challenge or Challenge(401), challenge is not None)  # can a sign-in succeed?
         if token is None:
             raise AuthError(f"not signed in to {self.label} (or the sign-in expired)",
                             hint=f"run: {self.settings.login_hint}")
@@ -402,8 +458,7 @@ def revoke_entry(http: Any, issuer: str, entry: dict[str, Any], settings: AuthSe
 def _fresh(tokens: dict[str, Any]) -> bool:
     if not isinstance(tokens.get("access_token"), str):
         return False
-    at = tokens.get("expires_at")
-    return not isinstance(at, int | float) or at - EXPIRY_MARGIN > time.time()
+    return not nearly_expired(tokens)
 
 
 def _cc_client(s: AuthSettings) -> dict[str, Any]:

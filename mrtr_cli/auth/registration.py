@@ -12,6 +12,7 @@ from typing import Any
 
 from mrtr_cli import __version__
 from mrtr_cli.auth.discovery import AuthServer
+from mrtr_cli.auth.urls import checked_url
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
@@ -21,8 +22,9 @@ CLIENT_NAME = "mrtr"
 
 def preregistered(settings: AuthSettings, server: AuthServer | None = None) -> dict[str, Any] | None:
     """The pre-registered client of `settings`, or None. Without `--auth-method`, a client
-    with a secret authenticates the way the server lists first among `client_secret_basic`
-    and `client_secret_post` (basic when it lists neither: RFC 8414's default)."""
+    with a secret uses `client_secret_basic` whenever the server's
+    `token_endpoint_auth_methods_supported` lists it or lists neither (RFC 6749 section
+    2.3.1 prefers it; RFC 8414's default), `client_secret_post` only when that alone is listed."""
     if not settings.client_id:
         return None
     method = settings.auth_method
@@ -31,8 +33,8 @@ def preregistered(settings: AuthSettings, server: AuthServer | None = None) -> d
             method = "private_key_jwt"
         elif settings.client_secret:
             supported = (server.metadata.get("token_endpoint_auth_methods_supported") if server else None) or []
-            listed = [m for m in supported if m in ("client_secret_basic", "client_secret_post")]
-            method = listed[0] if listed else "client_secret_basic"
+            method = ("client_secret_post" if isinstance(supported, list) and "client_secret_post" in supported
+                      and "client_secret_basic" not in supported else "client_secret_basic")
         else:
             method = "none"
     client = {"client_id": settings.client_id, "token_endpoint_auth_method": method, "source": "pre-registered"}
@@ -104,12 +106,14 @@ def register(http: Any, server: AuthServer, redirect_uri: str) -> dict[str, Any]
                         hint="register a client there yourself and give --client-id ID")
     got = doc.get("token_endpoint_auth_method") or method
     if got not in ("none", "client_secret_basic", "client_secret_post"):
-        raise AuthError(f"the authorization server registered mrtr for {got!r}, which a signed-in person's "
+        shown = sanitize(str(got), single_line=True)[:80]
+        raise AuthError(f"the authorization server registered mrtr for {shown!r}, which a signed-in person's "
                         "flow cannot apply")
     if got != "none" and not isinstance(doc.get("client_secret"), str):
         raise AuthError(f"the authorization server registered mrtr for {got} but issued no client_secret")
     client = {"client_id": doc["client_id"], "token_endpoint_auth_method": got, "source": "registered",
-              "redirect_uris": doc.get("redirect_uris") or [redirect_uri],
+              "redirect_uris": [checked_url(u, "the registration response's redirect_uris")
+                                for u in (doc.get("redirect_uris") or [redirect_uri])],
               "grant_types": doc.get("grant_types") or body["grant_types"]}
     if isinstance(doc.get("client_secret"), str):
         client["client_secret"] = doc["client_secret"]

@@ -83,13 +83,15 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
     client = _client(app, target, login=True, overrides=overrides)
     try:
         from mrtr_cli.auth.probe import probe  # noqa: PLC0415
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
         challenge = probe(client.http, target.url, target.headers, app.opts.protocol)
         client.authorize(challenge, scopes=overrides["scopes"] or None, challenged=challenge is not None)
         entry = client.store.entry() or {}
         got = (entry.get("tokens") or {}).get("scope")
-        app.env.err(f"mrtr: signed in to {client.label} at {client.server.issuer if client.server else '?'}"
-                    + (f" (scopes: {got})" if got else ""))
+        issuer = client.server.issuer if client.server else "?"
+        app.env.err(f"mrtr: signed in to {client.label} at {sanitize(str(issuer), single_line=True)}"
+                    + (f" (scopes: {sanitize(str(got), single_line=True)})" if got else ""))
     finally:
         client.close()
     return 0
@@ -148,9 +150,14 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
             return "no expiry given"
         return ("expired " if row["expired"] else "until ") + row["expiresAt"]
 
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    def shown(value: Any) -> str:  # every stored value came from a server: untrusted
+        return sanitize(str(value), single_line=True)
+
     print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "SCOPES", "TOKEN", "REFRESH"],
-                [[str(r["resource"]), r["issuer"] + ("" if r["current"] else " (old)"),
-                  f"{r['clientId']} ({r['client']})", " ".join(r["scopes"]) or "-", expiry(r),
+                [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
+                  f"{shown(r['clientId'])} ({shown(r['client'])})", shown(" ".join(r["scopes"])) or "-", expiry(r),
                   "yes" if r["refreshToken"] else "no"] for r in rows])
     return 0
 

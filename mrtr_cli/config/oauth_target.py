@@ -15,17 +15,33 @@ from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_setting
 from mrtr_cli.config.target import public_url
 
 
-def login_hint(app: Any, target: Any) -> str:
-    """The command that signs in to `target` (for messages): `mrtr -s NAME auth login` or
-    `mrtr --url URL auth login`."""
-
+def target_options(app: Any, target: Any) -> list[str]:
+    """The command-line options that name this run's target and how mrtr signs in to it,
+    for a printed command that must reach the same server with the same settings:
+    `--config FILE`, `--expand-env`, `-s NAME` or `--url URL`, `--protocol`, and the global
+    OAuth options given (`--client-id`, `--client-secret-env VAR`, `--client-secret-file
+    PATH`; never a secret's value). Shell-quoted words."""
+    o = app.opts
+    words: list[str] = []
     if target.server:
-        where = f"-s {shlex.quote(target.server)}"
-        if app.opts.config:
-            where = f"--config {shlex.quote(app.opts.config)} " + where
+        if o.config:
+            words += ["--config", o.config]
+        if o.expand_env:
+            words.append("--expand-env")
+        words += ["-s", target.server]
     else:
-        where = f"--url {shlex.quote(public_url(target.url))}"
-    return f"mrtr {where} auth login"
+        words += ["--url", public_url(target.url)]
+    for flag, value in [("--protocol", o.protocol), ("--client-id", o.client_id),
+                        ("--client-secret-env", o.client_secret_env), ("--client-secret-file", o.client_secret_file)]:
+        if value and not (flag == "--protocol" and value == "auto"):
+            words += [flag, str(value)]
+    return [shlex.quote(w) for w in words]
+
+
+def login_hint(app: Any, target: Any) -> str:
+    """The command that signs in to `target` (for messages), built from `target_options`:
+    `mrtr [--config FILE] [--expand-env] -s NAME auth login` or `mrtr --url URL auth login`."""
+    return " ".join(["mrtr", *target_options(app, target), "auth", "login"])
 
 
 def option_settings(app: Any) -> dict[str, Any]:

@@ -18,8 +18,24 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-#: A token this close to its expiry (seconds) is refreshed before it is sent.
+#: A token this close to its expiry (seconds) is refreshed before it is sent; for a
+#: short-lived token, 10% of its lifetime when that is less (`nearly_expired`).
 EXPIRY_MARGIN = 30.0
+MARGIN_SHARE = 0.1
+
+
+def nearly_expired(tokens: dict[str, Any], now: float | None = None) -> bool:
+    """Whether a stored token set (`expires_at`, `obtained_at`: Unix seconds) is expired or
+    within its margin: min(EXPIRY_MARGIN, MARGIN_SHARE x lifetime), so that a fresh token
+    that lives 30 s or less is still used once. No `expires_at`: never."""
+    at = tokens.get("expires_at")
+    if not isinstance(at, int | float):
+        return False
+    margin = EXPIRY_MARGIN
+    got = tokens.get("obtained_at")
+    if isinstance(got, int | float) and at > got:
+        margin = min(EXPIRY_MARGIN, MARGIN_SHARE * (at - got))
+    return at - margin <= (time.time() if now is None else now)
 
 
 def canonical_resource(url: str) -> str:
@@ -54,7 +70,7 @@ def read_record(path: str) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-def usable_token(doc: dict[str, Any] | None, margin: float = EXPIRY_MARGIN) -> str | None:
+def usable_token(doc: dict[str, Any] | None) -> str | None:
     """The current issuer's access token in a token file if it is not (nearly) expired."""
     if not doc:
         return None
@@ -62,10 +78,7 @@ def usable_token(doc: dict[str, Any] | None, margin: float = EXPIRY_MARGIN) -> s
     tokens = entry.get("tokens") if isinstance(entry, dict) else None
     if not isinstance(tokens, dict) or not isinstance(tokens.get("access_token"), str):
         return None
-    expires = tokens.get("expires_at")
-    if isinstance(expires, int | float) and expires - margin <= time.time():
-        return None
-    return tokens["access_token"]
+    return None if nearly_expired(tokens) else tokens["access_token"]
 
 
 class Authorizer:
@@ -86,6 +99,7 @@ class Authorizer:
         self._token: str | None = None
         self._doc: dict[str, Any] | None = None
         self._checked = False
+        self._failed: Exception | None = None
         self._lock = threading.Lock()
         self._idle = threading.Event()  # cleared while a challenge is being answered (a sign-in)
         self._idle.set()
@@ -120,15 +134,23 @@ class Authorizer:
 
         Raises:
             AuthError: a refresh failed and nobody can sign in again (exit 8).
+            TimeoutExpired: the token endpoint did not answer in time (exit 7); raised
+                again for every later request of the run.
         """
         with self._lock:
+            if self._failed is not None:
+                raise self._failed  # every request of the run ends as the first did
             if not self._checked:
                 self._checked = True
                 path = token_path(self.url)
                 doc = read_record(path)
                 token = usable_token(doc)
                 if token is None and doc is not None:
-                    token = self.client.stored_token()  # expired: refreshed under the store's lock
+                    try:
+                        token = self.client.stored_token()  # expired: refreshed under the store's lock
+                    except Exception as exc:
+                        self._failed = exc  # e.g. the token endpoint did not answer in time (exit 7)
+                        raise
                     doc = None
                 self._set(token, doc)
             return {"Authorization": f"Bearer {self._token}"} if self._token else {}

@@ -52,6 +52,8 @@ Command line (all optional):
   --no-revocation       no revocation endpoint
   --no-iss              no `iss` on the authorization response (nor advertised)
   --deny                answer every authorization request with error=access_denied
+  --echo-request        answer every client_credentials request with invalid_client, its
+                        error_description echoing the request (form and Authorization header)
   --hop-to URL          where the `hop` tool's request is redirected (307)
   --withhold-scope S    never grant scope S, whatever is asked (a step-up that cannot succeed)
   --cimd                accept Client ID Metadata Documents: an https:// client_id is fetched (the
@@ -139,6 +141,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-revocation", action="store_true")
     p.add_argument("--no-iss", action="store_true")
     p.add_argument("--deny", action="store_true")
+    p.add_argument("--echo-request", action="store_true")
     p.add_argument("--hop-to")
     p.add_argument("--withhold-scope", action="append", default=[])
     p.add_argument("--second-as", action="store_true")
@@ -381,6 +384,13 @@ class TokenEndpoint:
         stats.token_log.append({"grant_type": grant, "client_id": form.get("client_id"),
                                 "resource": form.get("resource"), "scope": form.get("scope"),
                                 "auth_method": method})
+        if grant == "client_credentials" and self.provider.args.echo_request:
+            from urllib.parse import urlencode
+
+            echoed = f"got {urlencode(form)} with Authorization: {headers.get('authorization')}"
+            response = token_error("invalid_client", echoed, 401)
+            await response(scope, replay, send)
+            return
         if grant == "client_credentials":
             response = await self.client_credentials(form, headers, method)
             await response(scope, replay, send)
