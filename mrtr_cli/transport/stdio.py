@@ -16,6 +16,7 @@ whose server lingers) is ended the same way, so nothing is left running.
 from __future__ import annotations
 
 import collections
+import json
 import os
 import select
 import signal
@@ -398,7 +399,7 @@ class StdioTransport(Transport):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            self._note_noise(raw.decode("utf-8", "replace"))
+            self._not_utf8(raw.decode("utf-8", "replace"))
             return
         del raw  # decoded: a large message is not held as bytes and text while it is parsed
         try:
@@ -406,11 +407,42 @@ class StdioTransport(Transport):
         except InvalidMessage as exc:
             self._fail(exc, text)
             return
+        if isinstance(msg, list):  # a JSON-RPC batch: MCP has none (basic/transports)
+            self._fail(InvalidMessage("the server sent a JSON array (a JSON-RPC batch), "
+                                      "which MCP does not allow: every message is one JSON object"), None)
+            return
         if not isinstance(msg, dict):
-            self._note_noise(text)
+            self._note_noise(text, "a line that is not a JSON-RPC message")
             return
         del text
+        if "method" not in msg and "error" in msg and msg.get("id") is None:
+            self._fail_all_with(msg)
+            return
         self._dispatch(msg)
+
+    def _not_utf8(self, text: str) -> None:
+        """A line that is not UTF-8: when it still reads as a JSON-RPC message, the call
+        fails (the message it carries cannot be taken); otherwise it is noise."""
+        try:
+            msg = _loads(text)
+        except InvalidMessage:
+            msg = None
+        if isinstance(msg, dict | list):
+            rid = msg.get("id") if isinstance(msg, dict) else None
+            self._fail(InvalidMessage("the server sent a message that is not valid UTF-8", rid), None)
+            return
+        self._note_noise(text)
+
+    def _fail_all_with(self, response: Message) -> None:
+        """An error response with `"id": null` (JSON-RPC's reply to a request the server
+        could not read): every request in flight gets it as its response."""
+        with self._lock:
+            victims, self._pending = list(self._pending.values()), {}
+        if not victims:
+            self._note_noise(json.dumps(response)[:200], "an error for no request")
+        for victim in victims:
+            if not victim.done():
+                victim.set_result(response)
 
     def _too_large(self, size: int) -> None:
         """A line grew past the size limit: the requests in flight fail (exit 4)."""
@@ -434,25 +466,26 @@ class StdioTransport(Transport):
 
     def _fail(self, exc: InvalidMessage, text: str | None) -> None:
         """A message that is not acceptable JSON-RPC: the request it answers fails with
-        `exc`; when it names no request (a notification, or no id could be read), every
-        request in flight does (the server broke the rules: the call ends at once); a
-        response to a request no longer waited for, or nothing in flight, is noted."""
+        `exc`; when it names no request in flight (a notification, a request of the
+        server's, an id of nothing we wait for, or no id could be read), every request in
+        flight does (the server broke the rules: the call ends at once); with nothing in
+        flight it is noted."""
         with self._lock:
-            if exc.request_id is not None:
-                fut = self._pending.pop(exc.request_id, None)
-                victims = [fut] if fut is not None else []
-            else:
+            fut = self._pending.pop(exc.request_id, None) if exc.request_id is not None else None
+            if fut is not None:
+                victims = [fut]
+            else:  # no id, or one naming no request in flight (a server's request, a stray)
                 victims, self._pending = list(self._pending.values()), {}
         if not victims:
-            self._note_noise(text if text is not None else exc.message)
+            self._note_noise(text if text is not None else "", f"a message it cannot accept ({exc.message})")
         for victim in victims:
             if not victim.done():
                 victim.set_exception(exc)
 
-    def _note_noise(self, text: str) -> None:
+    def _note_noise(self, text: str, what: str = "a non-JSON line") -> None:
         self._tail.append("(stdout) " + sanitize(text[:200]))
         if self._stderr_sink is not None:
-            self._stderr_sink("server wrote a non-JSON line to stdout: " + sanitize(text[:200], single_line=True))
+            self._stderr_sink(f"server wrote {what} to stdout: " + sanitize(text[:200], single_line=True))
 
     def _pump_stderr(self) -> None:
         """Read the server's stderr in blocks and pass it on one line at a time (a line is
