@@ -261,7 +261,8 @@ def test_a_url_with_control_characters_or_spaces_is_a_usage_error(mrtr, url):
 
 
 @pytest.mark.parametrize("items", [["a.b=1", "a=2"], ["a=2", "a.b=1"], ["a.b=1", "a=2", "a=3"],
-                                   ["x.y.z=1", "x.y=2"], ["x.y=2", "x.y.z=1"]])
+                                   ["x.y.z=1", "x.y=2"], ["x.y=2", "x.y.z=1"],
+                                   ['a:={"b":1}', "a.c=2"], ["a.c=2", 'a:={"b":1}']])
 def test_a_key_that_is_both_a_value_and_an_object_conflicts_in_either_order(mrtr, picky, items):
     r = mrtr(*picky, "call", "echo", *items)
     assert_sane(r, code=2, secret=None)
@@ -288,6 +289,24 @@ def test_the_users_json_deeper_than_the_limit_is_exit_2(mrtr, picky, tmp_path, h
     r = mrtr(*picky, *args)
     assert_sane(r, code=2, secret=None)
     assert str(MAX_JSON_DEPTH) in r.stderr
+
+
+@pytest.mark.parametrize("how", ["args", "literal", "answer-flag", "answers-file", "batch-line", "resume"])
+def test_an_integer_with_too_many_digits_in_the_users_json_is_exit_2(mrtr, picky, tmp_path, how):
+    from mrtr_cli.jsonfile import MAX_INT_DIGITS
+
+    big = "9" * (MAX_INT_DIGITS + 700)
+    (tmp_path / "big.json").write_text('{"fields": {"code": ' + big + "}}")
+    (tmp_path / "batch.jsonl").write_text('{"call": "echo", "arguments": {"a": ' + big + "}}\n")
+    args = {"args": ["call", "echo", "--args", '{"a": ' + big + "}"],
+            "literal": ["call", "echo", "k:=" + big],
+            "answer-flag": ["call", "pick", "-a", "code:=-" + big],
+            "answers-file": ["call", "pick", "--answers", tmp_path / "big.json"],
+            "batch-line": ["batch", tmp_path / "batch.jsonl"],
+            "resume": ["resume", tmp_path / "big.json"]}[how]
+    r = mrtr(*picky, *args)
+    assert_sane(r, code=2, secret=None)
+    assert f"{MAX_INT_DIGITS + 700} digits" in r.stderr + r.stdout and str(MAX_INT_DIGITS) in r.stderr + r.stdout
 
 
 def test_the_users_json_at_the_limit_is_sent(mrtr, picky, tmp_path):
