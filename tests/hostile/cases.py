@@ -148,6 +148,22 @@ def with_id(body: str) -> Callable[[dict[str, Any], Ctx], Reply]:
     return lambda req, ctx: stalled((body % {"id": json.dumps(req["id"])}).encode("utf-8", "surrogateescape"))(req, ctx)
 
 
+ESC_KEY = "k\x1b]0;PWN\x07\x1b[31m\u009b2J"
+
+
+def strict_escaped_key(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """An input request under a key full of terminal controls that needs a capability
+    mrtr did not declare (sampling with tools), so `--strict` names its path."""
+    return Reply.result(req, {"resultType": "input_required", "requestState": "s", "inputRequests": {ESC_KEY: {
+        "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 1, "tools": []}}}})
+
+
+def inert_strict_lines(run: Any, trace: Any) -> None:
+    lines = [line for line in run.stderr.splitlines() if line.startswith("mrtr: strict:")]
+    assert lines and any('inputRequests["k' in line for line in lines), run.stderr
+    assert not any(ch in run.stderr for ch in "\x1b\x07\x9b"), run.stderr
+
+
 def echo_check(req: dict[str, Any], ctx: Ctx) -> Reply:
     """Round 1 asks with a lone surrogate in requestState and in the input key; round 2
     checks that both came back exactly."""
@@ -386,6 +402,9 @@ _TABLE = [
                                           % deep(300)).encode()), 4, "nested more than 128"),
     Case("deep_foreign_response", stalled(('{"jsonrpc":"2.0","id":"zz","result":{"a":%s}}' % deep(300)).encode()),
          4, "nested more than 128", transports=("stdio",)),
+    # --strict names paths through server-chosen keys: sanitized as every other line.
+    Case("strict_escaped_key", strict_escaped_key, 4, "strict", args=("--strict", "--no-input", "call", "t"),
+         eras=("modern",), check=inert_strict_lines),
     # Lone surrogates: echoed exactly, written to every file.
     Case("surrogate_echo", echo_check, 0, args=("call", "t", "-a", "f=v"), eras=("modern",), out="echo ok"),
     Case("surrogate_trace", lambda req, ctx: complete(req, "bad \ud800 text"), 0, check=valid_trace, out="bad"),
