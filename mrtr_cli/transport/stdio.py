@@ -50,6 +50,9 @@ _READ_BLOCK = 1 << 20
 _DRAIN_BLOCKS = 16
 #: Characters of one stderr line shown (the rest of a longer line is dropped).
 STDERR_LINE_MAX = 8192
+#: Bytes of messages to the server that may wait for it to read its stdin (a writer
+#: thread writes them): beyond it the server is not reading while it writes (exit 3).
+OUTBOX_LIMIT = 16 << 20
 
 
 _loads = decode_or_none  # one line's JSON value, or None when it is not JSON
@@ -127,6 +130,14 @@ def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
     return True
 
 
+def _close_stdin(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        if proc.stdin:
+            proc.stdin.close()
+    except OSError:
+        pass
+
+
 class StdioTransport(Transport):
     """Launch `argv` and exchange messages over its stdin/stdout.
 
@@ -163,7 +174,12 @@ class StdioTransport(Transport):
         self._proc: subprocess.Popen[bytes] | None = None
         self._pending: dict[Any, Future[Message]] = {}
         self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        # Messages to the server wait in the outbox for the writer thread: a server that
+        # does not read its stdin never blocks the reader or the run (only that thread).
+        self._outbox_cv = threading.Condition()
+        self._outbox: collections.deque[bytes] = collections.deque()
+        self._outbox_bytes = 0
+        self._writer: threading.Thread | None = None
         self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
@@ -214,17 +230,19 @@ class StdioTransport(Transport):
         self._stderr_thread = threading.Thread(target=self._pump_stderr, name="mrtr-stdio-stderr", daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read_loop, name="mrtr-stdio-reader", daemon=True).start()
+        self._writer = threading.Thread(target=self._write_loop, name="mrtr-stdio-writer", daemon=True)
+        self._writer.start()
 
     def close(self) -> None:
         proc = self._proc
         if proc is None or self._closing:
             return
         self._closing = True
-        try:
-            if proc.stdin:
-                proc.stdin.close()
-        except OSError:
-            pass
+        if self._writer is not None:  # the writer closes stdin once what waits is written
+            with self._outbox_cv:
+                self._outbox_cv.notify_all()
+        else:
+            _close_stdin(proc)
         # The command: stdin closed, then SIGTERM and SIGKILL to its whole group.
         for signum in (None, signal.SIGTERM, signal.SIGKILL):
             if signum is not None:
@@ -289,16 +307,61 @@ class StdioTransport(Transport):
 
     # ------------------------------------------------------------------ internals
     def _write(self, message: Message) -> None:
+        """Queue `message` for the writer thread (never blocks).
+
+        Raises:
+            TransportError: the server is gone, or it has not read the last
+                `OUTBOX_LIMIT` bytes sent to it (it writes without reading its stdin).
+        """
         proc = self._proc
-        if proc is None or proc.stdin is None:
+        if proc is None or proc.stdin is None or self._writer is None:
             raise TransportError("the server process is not running")
         data = encode_line(message)
-        with self._write_lock:
+        with self._outbox_cv:
+            if self._dead is not None:
+                raise self._dead
+            if self._outbox and self._outbox_bytes + len(data) > OUTBOX_LIMIT:
+                err = TransportError(f"the server does not read its stdin: {self._outbox_bytes} bytes of "
+                                     "messages to it are waiting (it writes without reading)")
+                self._fail_pending(err)
+                raise err
+            self._outbox.append(data)
+            self._outbox_bytes += len(data)
+            self._outbox_cv.notify_all()
+
+    def _write_loop(self) -> None:
+        """The writer thread: write queued messages in order; at `close`, once the queue is
+        empty, close the server's stdin. A write that fails fails every request in flight."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        fd = proc.stdin.fileno()
+        while True:
+            with self._outbox_cv:
+                while not self._outbox and not self._closing:
+                    self._outbox_cv.wait()
+                if not self._outbox:
+                    break
+                data = self._outbox.popleft()
             try:
-                proc.stdin.write(data)
-                proc.stdin.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                raise self._death() from None
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError:
+                self._fail_pending(self._death())
+                break
+            finally:
+                with self._outbox_cv:
+                    self._outbox_bytes -= len(data)
+        _close_stdin(proc)
+
+    def _fail_pending(self, err: TransportError) -> None:
+        """The connection is unusable: remember `err` and fail every request in flight."""
+        with self._lock:
+            self._dead = self._dead or err
+            pending, self._pending = self._pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(err)
 
     def _death(self) -> TransportError:
         """The error describing why the server is gone (computed once)."""

@@ -148,6 +148,23 @@ def with_id(body: str) -> Callable[[dict[str, Any], Ctx], Reply]:
     return lambda req, ctx: stalled((body % {"id": json.dumps(req["id"])}).encode("utf-8", "surrogateescape"))(req, ctx)
 
 
+def ping_flood(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """10,000 `ping` requests, written without reading stdin (the pongs fill the pipe to
+    it), then the result: mrtr must never block on its writes."""
+    pings = b"".join(dumps({"jsonrpc": "2.0", "id": f"p{i}", "method": "ping"}) + b"\n" for i in range(10000))
+    answer = complete(req, "after pings").body
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(pings + answer + b"\n")
+            target.flush()
+            return
+        target._send(200, {"Content-Type": "text/event-stream"},  # noqa: SLF001
+                     sse(*pings.splitlines()[:200], answer))
+
+    return Reply(action=act)
+
+
 ESC_KEY = "k\x1b]0;PWN\x07\x1b[31m\u009b2J"
 
 
@@ -402,6 +419,9 @@ _TABLE = [
                                           % deep(300)).encode()), 4, "nested more than 128"),
     Case("deep_foreign_response", stalled(('{"jsonrpc":"2.0","id":"zz","result":{"a":%s}}' % deep(300)).encode()),
          4, "nested more than 128", transports=("stdio",)),
+    # A server that floods requests without reading its stdin: writes never block the run.
+    Case("ping_flood_no_read", ping_flood, 0, args=("--timeout", "60", "call", "t"), eras=("legacy",),
+         out="after pings"),
     # --strict names paths through server-chosen keys: sanitized as every other line.
     Case("strict_escaped_key", strict_escaped_key, 4, "strict", args=("--strict", "--no-input", "call", "t"),
          eras=("modern",), check=inert_strict_lines),
