@@ -238,11 +238,20 @@ def test_save_answers_that_cannot_be_written_is_exit_2(tmp_path):
 
 
 @pytest.mark.parametrize("redirect", ["> /dev/full", ">&-"])
-def test_batch_output_that_cannot_be_written_is_exit_2(tmp_path, redirect):
-    line = json.dumps({"call": "echo", "arguments": {}})
+@pytest.mark.parametrize("tool", ["echo", "nope"])  # a result record, an error record
+def test_batch_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, tool):
+    line = json.dumps({"call": tool, "arguments": {}})
     r = sh(tmp_path, f'$M --stdio "$S" batch - {redirect}', stdin=line + "\n")
     assert_sane(r, code=2, secret=None)
     assert "cannot write the records" in r.stderr
+
+
+@pytest.mark.parametrize("redirect", ["> /dev/full", ">&-"])
+@pytest.mark.parametrize("command", ["help", "help exit-codes", "help call", "--help", "call --help", "--version"])
+def test_help_and_version_that_cannot_be_written_are_exit_2(tmp_path, redirect, command):
+    r = sh(tmp_path, f"$M {command} {redirect}")
+    assert_sane(r, code=2, secret=None)
+    assert "cannot write to stdout" in r.stderr
 
 
 @pytest.mark.parametrize(("command", "code"), [("call nope", 2), ("call echo a=x", 2), ("call echo a=1", 0),
