@@ -398,7 +398,9 @@ class App:
         if self.opts.trace:
             try:  # a session opened again in this run (a batch restarting its server) appends
                 mode = "w" if self._trace_file is None else "a"
-                self._trace_file = open(self.opts.trace, mode, encoding="utf-8")  # noqa: SIM115
+                from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+
+                self._trace_file = open_user_output(self.opts.trace, mode)
             except OSError as exc:
                 if transport is not None:
                     transport.kill()
@@ -590,7 +592,9 @@ class App:
         try:
             from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415
 
-            with open(path, "w", encoding="utf-8") as fh:
+            from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+
+            with open_user_output(path) as fh:
                 fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
         except OSError as exc:  # the file asked for is lost: the run ends with exit 2 (cli.main.run)
             from mrtr_cli.errors import WriteFailed  # noqa: PLC0415

@@ -230,6 +230,20 @@ def test_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, code, messa
     assert message in r.stderr
 
 
+@pytest.mark.parametrize("option", ["--trace", "--save-answers"])
+def test_an_output_fifo_with_no_reader_is_refused_at_once(mrtr, picky, fifo, option):
+    r = mrtr(*picky, "call", "pick", "-a", "code=right", option, fifo, "--timeout", "30", timeout=30)
+    assert_sane(r, code=2, secret=None)
+    assert "no process is reading the FIFO" in r.stderr and str(fifo) in r.stderr
+
+
+def test_an_output_fifo_with_a_reader_is_written(tmp_path, fifo):
+    r = sh(tmp_path, f'cat "{fifo}" > "{tmp_path}/got" & $M --stdio "$S" --trace "{fifo}" call echo a=1; '
+                     f'rc=$?; wait; echo "rc=$rc"')
+    assert "rc=0" in r.stdout, r.stderr
+    assert '"dir": "send"' in (tmp_path / "got").read_text()
+
+
 def test_save_answers_that_cannot_be_written_is_exit_2(tmp_path):
     r = sh(tmp_path, '$M --stdio "$S" call pick -a code=right --save-answers /dev/full')
     assert_sane(r, code=2, secret=None)
