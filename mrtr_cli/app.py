@@ -133,6 +133,8 @@ class App:
         self._early: tuple[Target, Any] | None = None
         #: A 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
         self.rejoin_session: dict[str, Any] | None = None
+        #: Stop a stdio server without grace periods at the end (shell completion).
+        self.end_server_at_once = False
         #: The OAuth hook of each HTTP server of this run (`authorizer`).
         self._authorizers: dict[str | None, Any] = {}
         #: Whether a person may be asked to sign in (None: when `env.can_prompt()`); `mrtr
@@ -417,6 +419,8 @@ class App:
         )
         transport = transport or target.make_transport(self.env, self.tracer,
                                                        self.authorizer(target) if target.url else None)
+        if self.end_server_at_once:
+            transport.end_at_once()
         session: Session | None = None
         display = None
         try:

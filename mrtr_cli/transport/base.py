@@ -259,6 +259,10 @@ class Transport(ABC):
     def close(self) -> None:
         """Release the connection (and stop a server process) cleanly. Idempotent."""
 
+    def end_at_once(self) -> None:
+        """From now on `close` stops at once, with no grace period (shell completion, which
+        must answer within `MRTR_COMPLETE_TIMEOUT`). Nothing to do for HTTP."""
+
     def kill(self) -> None:
         """Stop at once, without waiting (a second Ctrl-C): a stdio server's whole
         process group gets SIGKILL. Safe to call from a signal handler; never raises."""

@@ -183,6 +183,7 @@ class StdioTransport(Transport):
         self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
+        self._at_once = False  # `end_at_once`: close kills the group without grace
         self._dead: TransportError | None = None
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
@@ -233,9 +234,15 @@ class StdioTransport(Transport):
         self._writer = threading.Thread(target=self._write_loop, name="mrtr-stdio-writer", daemon=True)
         self._writer.start()
 
+    def end_at_once(self) -> None:
+        self._at_once = True
+
     def close(self) -> None:
         proc = self._proc
         if proc is None or self._closing:
+            return
+        if self._at_once:
+            self.kill()
             return
         self._closing = True
         if self._writer is not None:  # the writer closes stdin once what waits is written
