@@ -133,6 +133,8 @@ class App:
         self._early: tuple[Target, Any] | None = None
         #: A 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
         self.rejoin_session: dict[str, Any] | None = None
+        #: Stop a stdio server without grace periods at the end (shell completion).
+        self.end_server_at_once = False
         #: The OAuth hook of each HTTP server of this run (`authorizer`).
         self._authorizers: dict[str | None, Any] = {}
         #: Whether a person may be asked to sign in (None: when `env.can_prompt()`); `mrtr
@@ -398,7 +400,9 @@ class App:
         if self.opts.trace:
             try:  # a session opened again in this run (a batch restarting its server) appends
                 mode = "w" if self._trace_file is None else "a"
-                self._trace_file = open(self.opts.trace, mode, encoding="utf-8")  # noqa: SIM115
+                from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+
+                self._trace_file = open_user_output(self.opts.trace, mode)
             except OSError as exc:
                 if transport is not None:
                     transport.kill()
@@ -415,6 +419,8 @@ class App:
         )
         transport = transport or target.make_transport(self.env, self.tracer,
                                                        self.authorizer(target) if target.url else None)
+        if self.end_server_at_once:
+            transport.end_at_once()
         session: Session | None = None
         display = None
         try:
@@ -590,7 +596,9 @@ class App:
         try:
             from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415
 
-            with open(path, "w", encoding="utf-8") as fh:
+            from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+
+            with open_user_output(path) as fh:
                 fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
         except OSError as exc:  # the file asked for is lost: the run ends with exit 2 (cli.main.run)
             from mrtr_cli.errors import WriteFailed  # noqa: PLC0415

@@ -45,6 +45,45 @@ class ClosedStream:
         raise OSError(f"{self.name} is closed")
 
 
+class GuardedStdout:
+    """`sys.stdout` for the whole run, so text written past `Environment.out` (click's
+    help and `--version`, `mrtr help`) meets the same write-failure path: a write that
+    fails with an `OSError` other than a broken pipe (a full disk, a closed stdout) raises
+    `errors.WriteFailed` (exit 2) and later writes go to /dev/null. Everything else is the
+    wrapped stream's."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+
+    def _failed(self, exc: OSError) -> Exception:
+        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter's final flush too
+        except OSError:
+            pass
+        return WriteFailed(f"cannot write to stdout: {exc.strerror or exc}")
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise self._failed(exc) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def standard_streams() -> dict[str, Any]:
     """`stdin`, `stdout`, `stderr` for an `Environment`: the process's own, with a closed
     one replaced by a `ClosedStream` (also in `sys`, so nothing meets None). Its file
@@ -66,6 +105,7 @@ def standard_streams() -> dict[str, Any]:
             stream = ClosedStream(name)
             setattr(sys, name, stream)
         streams[name] = stream
+    sys.stdout = GuardedStdout(streams["stdout"])  # the Environment writes to the stream itself
     return streams
 
 

@@ -18,16 +18,45 @@ from typing import Any
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class NonFiniteNumber(ValueError):
-    """A JSON text holds NaN, Infinity, -Infinity or a number that overflows a float.
+#: The most digits an integer in JSON may have (Python's own limit on converting a
+#: string to an int, `sys.get_int_max_str_digits()`, is 4300 by default).
+MAX_INT_DIGITS = 4300
+
+
+class UnreadableNumber(ValueError):
+    """A JSON text holds a number mrtr does not read: NaN, Infinity, one that overflows a
+    float (`NonFiniteNumber`) or an integer of more than `MAX_INT_DIGITS` digits
+    (`NumberTooLong`).
 
     Attributes:
-        token: the offending text as written (`NaN`, `1e400`).
+        token: the offending text as written (`NaN`, `1e400`, the digits).
     """
 
-    def __init__(self, token: str):
-        super().__init__(f"{token} is not a finite number (JSON has no NaN or Infinity)")
+    def __init__(self, message: str, token: str):
+        super().__init__(message)
         self.token = token
+
+
+class NonFiniteNumber(UnreadableNumber):
+    """A JSON text holds NaN, Infinity, -Infinity or a number that overflows a float."""
+
+    def __init__(self, token: str):
+        super().__init__(f"{token} is not a finite number (JSON has no NaN or Infinity)", token)
+
+
+class NumberTooLong(UnreadableNumber):
+    """A JSON text holds an integer of more than `MAX_INT_DIGITS` digits."""
+
+    def __init__(self, token: str):
+        digits = len(token.lstrip("-"))
+        super().__init__(f"an integer of {digits} digits is too long (the limit is {MAX_INT_DIGITS} digits)",
+                         token)
+
+
+def _bounded_int(token: str) -> int:
+    if len(token) > MAX_INT_DIGITS and len(token.lstrip("-")) > MAX_INT_DIGITS:
+        raise NumberTooLong(token)
+    return int(token)
 
 
 def _constant(token: str) -> Any:
@@ -42,14 +71,16 @@ def _finite_float(token: str) -> float:
 
 
 def parse_strict(text: str | bytes) -> Any:
-    """`json.loads` refusing non-finite numbers (a float costs a Python call; NaN and
-    Infinity cost nothing until they appear).
+    """`json.loads` refusing non-finite numbers and integers of more than
+    `MAX_INT_DIGITS` digits (each number costs a Python call; NaN and Infinity cost
+    nothing until they appear).
 
     Raises:
         NonFiniteNumber: NaN, Infinity or an overflowing number.
+        NumberTooLong: an integer with too many digits.
         ValueError: not valid JSON.
     """
-    return json.loads(text, parse_constant=_constant, parse_float=_finite_float)
+    return json.loads(text, parse_constant=_constant, parse_float=_finite_float, parse_int=_bounded_int)
 
 
 def json_depth(value: Any) -> int:
@@ -74,15 +105,16 @@ def loads_strict(text: str) -> Any:
     """`parse_strict` for text the user gave, nested at most `MAX_JSON_DEPTH` levels.
 
     Raises:
-        json.JSONDecodeError: not valid JSON, a non-finite number (the message says so,
-            the position points at the first occurrence of its text), or nested too deeply.
+        json.JSONDecodeError: not valid JSON, a non-finite number or an integer of more
+            than `MAX_INT_DIGITS` digits (the message says so, the position points at the
+            first occurrence of its text), or nested too deeply.
     """
     from mrtr_cli.limits import MAX_JSON_DEPTH  # noqa: PLC0415
 
     too_deep = f"nested too deeply (the limit is {MAX_JSON_DEPTH} levels)"
     try:
         value = parse_strict(text)
-    except NonFiniteNumber as exc:
+    except UnreadableNumber as exc:
         raise json.JSONDecodeError(str(exc), text, max(text.find(exc.token), 0)) from None
     except RecursionError:
         raise json.JSONDecodeError(too_deep, text, 0) from None

@@ -8,6 +8,9 @@ Rules (README "Limits"):
   cannot hang the run);
 - at most `MAX_USER_FILE_BYTES` bytes (stdin too), else refused with the size;
 - reading stdin is bounded by `--timeout` (a pipe whose writer never writes or closes).
+Output files (`--trace`, `--save-answers`) are opened by `open_user_output`: a FIFO with
+no reader is refused at once (exit 2) instead of blocking the open; one with a reader
+(`--trace >(jq .)`), a device (`/dev/stderr`, `/dev/null`) or a regular file is written.
 Every refusal is a `UsageError` (exit 2) naming the option and the path.
 """
 
@@ -141,3 +144,28 @@ def read_user_text(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) ->
         FileNotFoundError, UsageError: as `read_user_bytes` and `decode_text`.
     """
     return decode_text(read_user_bytes(path, what=what, limit=limit), what=what, path=path)
+
+
+def open_user_output(path: str, mode: str = "w") -> IO[str]:
+    """Open the output file `path` (`--trace`, `--save-answers`) for text in `mode` ("w" or
+    "a"), never blocking: a FIFO is opened without waiting for a reader (none is an
+    error), then written as any file.
+
+    Raises:
+        OSError: it cannot be opened; for a FIFO no process reads, `ENXIO` with the
+            strerror "no process is reading the FIFO".
+    """
+    import errno  # noqa: PLC0415
+    import fcntl  # noqa: PLC0415
+
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC) | os.O_NONBLOCK
+    try:
+        fd = os.open(os.path.expanduser(path), flags | getattr(os, "O_NOCTTY", 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "no process is reading the FIFO") from None
+        raise
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)  # writes block as usual
+    stream = os.fdopen(fd, mode, encoding="utf-8")
+    stream.buffer.raw.name = path  # type: ignore[attr-defined] # messages name the path, not the descriptor
+    return stream

@@ -230,6 +230,20 @@ def test_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, code, messa
     assert message in r.stderr
 
 
+@pytest.mark.parametrize("option", ["--trace", "--save-answers"])
+def test_an_output_fifo_with_no_reader_is_refused_at_once(mrtr, picky, fifo, option):
+    r = mrtr(*picky, "call", "pick", "-a", "code=right", option, fifo, "--timeout", "30", timeout=30)
+    assert_sane(r, code=2, secret=None)
+    assert "no process is reading the FIFO" in r.stderr and str(fifo) in r.stderr
+
+
+def test_an_output_fifo_with_a_reader_is_written(tmp_path, fifo):
+    r = sh(tmp_path, f'cat "{fifo}" > "{tmp_path}/got" & $M --stdio "$S" --trace "{fifo}" call echo a=1; '
+                     f'rc=$?; wait; echo "rc=$rc"')
+    assert "rc=0" in r.stdout, r.stderr
+    assert '"dir": "send"' in (tmp_path / "got").read_text()
+
+
 def test_save_answers_that_cannot_be_written_is_exit_2(tmp_path):
     r = sh(tmp_path, '$M --stdio "$S" call pick -a code=right --save-answers /dev/full')
     assert_sane(r, code=2, secret=None)
@@ -238,11 +252,20 @@ def test_save_answers_that_cannot_be_written_is_exit_2(tmp_path):
 
 
 @pytest.mark.parametrize("redirect", ["> /dev/full", ">&-"])
-def test_batch_output_that_cannot_be_written_is_exit_2(tmp_path, redirect):
-    line = json.dumps({"call": "echo", "arguments": {}})
+@pytest.mark.parametrize("tool", ["echo", "nope"])  # a result record, an error record
+def test_batch_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, tool):
+    line = json.dumps({"call": tool, "arguments": {}})
     r = sh(tmp_path, f'$M --stdio "$S" batch - {redirect}', stdin=line + "\n")
     assert_sane(r, code=2, secret=None)
     assert "cannot write the records" in r.stderr
+
+
+@pytest.mark.parametrize("redirect", ["> /dev/full", ">&-"])
+@pytest.mark.parametrize("command", ["help", "help exit-codes", "help call", "--help", "call --help", "--version"])
+def test_help_and_version_that_cannot_be_written_are_exit_2(tmp_path, redirect, command):
+    r = sh(tmp_path, f"$M {command} {redirect}")
+    assert_sane(r, code=2, secret=None)
+    assert "cannot write to stdout" in r.stderr
 
 
 @pytest.mark.parametrize(("command", "code"), [("call nope", 2), ("call echo a=x", 2), ("call echo a=1", 0),
@@ -261,7 +284,8 @@ def test_a_url_with_control_characters_or_spaces_is_a_usage_error(mrtr, url):
 
 
 @pytest.mark.parametrize("items", [["a.b=1", "a=2"], ["a=2", "a.b=1"], ["a.b=1", "a=2", "a=3"],
-                                   ["x.y.z=1", "x.y=2"], ["x.y=2", "x.y.z=1"]])
+                                   ["x.y.z=1", "x.y=2"], ["x.y=2", "x.y.z=1"],
+                                   ['a:={"b":1}', "a.c=2"], ["a.c=2", 'a:={"b":1}']])
 def test_a_key_that_is_both_a_value_and_an_object_conflicts_in_either_order(mrtr, picky, items):
     r = mrtr(*picky, "call", "echo", *items)
     assert_sane(r, code=2, secret=None)
@@ -288,6 +312,24 @@ def test_the_users_json_deeper_than_the_limit_is_exit_2(mrtr, picky, tmp_path, h
     r = mrtr(*picky, *args)
     assert_sane(r, code=2, secret=None)
     assert str(MAX_JSON_DEPTH) in r.stderr
+
+
+@pytest.mark.parametrize("how", ["args", "literal", "answer-flag", "answers-file", "batch-line", "resume"])
+def test_an_integer_with_too_many_digits_in_the_users_json_is_exit_2(mrtr, picky, tmp_path, how):
+    from mrtr_cli.jsonfile import MAX_INT_DIGITS
+
+    big = "9" * (MAX_INT_DIGITS + 700)
+    (tmp_path / "big.json").write_text('{"fields": {"code": ' + big + "}}")
+    (tmp_path / "batch.jsonl").write_text('{"call": "echo", "arguments": {"a": ' + big + "}}\n")
+    args = {"args": ["call", "echo", "--args", '{"a": ' + big + "}"],
+            "literal": ["call", "echo", "k:=" + big],
+            "answer-flag": ["call", "pick", "-a", "code:=-" + big],
+            "answers-file": ["call", "pick", "--answers", tmp_path / "big.json"],
+            "batch-line": ["batch", tmp_path / "batch.jsonl"],
+            "resume": ["resume", tmp_path / "big.json"]}[how]
+    r = mrtr(*picky, *args)
+    assert_sane(r, code=2, secret=None)
+    assert f"{MAX_INT_DIGITS + 700} digits" in r.stderr + r.stdout and str(MAX_INT_DIGITS) in r.stderr + r.stdout
 
 
 def test_the_users_json_at_the_limit_is_sent(mrtr, picky, tmp_path):

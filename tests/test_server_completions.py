@@ -117,6 +117,16 @@ def shell_complete(tmp_path: Path, shell: str, words: list[str]) -> list[str]:
     return lines[1::3]  # zsh: type, value, help
 
 
+def test_completion_ends_the_server_at_once_without_grace(tmp_path):
+    # A server that outlives its stdin and ignores SIGTERM: the shutdown's grace periods
+    # would hold the shell for seconds; completion kills its group at once instead.
+    note = tmp_path / "note"
+    server = shlex.join([PY, str(GATED), "--linger", str(note)])
+    assert shell_complete(tmp_path, "bash", ["mrtr", "--stdio", server, "prompt", "review", "language=pyto"]) == [
+        "language=pytorch"]
+    assert not note.exists() or note.read_text() == "", note.read_text()  # never asked politely
+
+
 def test_zsh_keeps_the_whole_word(tmp_path):
     server = shlex.join([PY, str(GATED)])
     assert shell_complete(tmp_path, "zsh", ["mrtr", "--stdio", server, "prompt", "review", "language=pyto"]) == [

@@ -175,6 +175,7 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     limit = float(os.environ.get("MRTR_COMPLETE_TIMEOUT") or DEFAULT_COMPLETE_TIMEOUT)
     app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)  # before the run's deadline exists
     app.opts.probe_timeout = min(limit, app.opts.probe_timeout or limit)
+    app.end_server_at_once = True  # no shutdown grace: the answer is due within the limit
     param, ref_kind = SERVER_VALUES[kind]
     ref = ctx.params.get(param)
     items = rejoin(list(ctx.params.get("items") or ()))

@@ -50,10 +50,17 @@ def load_schema(version: str) -> dict[str, Any] | None:
 
 
 def json_path(parts: Any) -> str:
-    """A JSON path from path elements: `$.result.tools[0].name`."""
+    """A JSON path from path elements: `$.result.tools[0].name`; a member whose name is
+    not a plain identifier (a server chooses input keys) is quoted as JSON,
+    `$.result.inputRequests["k\\u001b"]` (`report` sanitizes it for a terminal)."""
     out = "$"
     for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(part, str) and part.isidentifier():
+            out += f".{part}"
+        else:
+            out += "[" + json.dumps(part if isinstance(part, str) else str(part), ensure_ascii=False) + "]"
     return out
 
 
@@ -95,7 +102,7 @@ class StrictChecker:
         with self._lock:
             self.violations += 1
         self._local.count = getattr(self._local, "count", 0) + 1
-        self.env.err(f"mrtr: strict: {sanitize(method, single_line=True)} {path}: {rule}: "
+        self.env.err(f"mrtr: strict: {sanitize(method, single_line=True)} {sanitize(path, single_line=True)}: {rule}: "
                      f"{sanitize(what, single_line=True)}")
 
     # ------------------------------------------------------------------ schema

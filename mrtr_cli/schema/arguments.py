@@ -192,6 +192,7 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
         counts[item.key] = counts.get(item.key, 0) + 1
     seen: dict[str, int] = {}
     objects: dict[tuple[str, ...], ArgItem] = {}  # the objects items made (by a dotted key), by path
+    values: dict[tuple[str, ...], ArgItem] = {}  # the values items gave, by path
     for item in items:
         schema = property_schema(input_schema, item.path)
         types = _types(schema)
@@ -213,7 +214,13 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
             raise UsageError(f"argument {_shown(item.text)}: {item.key!r} is already an object "
                              f"(from {_shown(made.text)})", hint="give the key either a value or dotted parts, not both")
         for i in range(1, len(item.path)):
+            given = values.get(tuple(item.path[:i]))
+            if given is not None:  # a value an item gave, even an object (`a:={...}`): not merged into
+                raise UsageError(f"argument {_shown(item.text)}: {item.path[i - 1]!r} is already a value "
+                                 f"(from {_shown(given.text)})",
+                                 hint="give the key either a value or dotted parts, not both")
             objects.setdefault(tuple(item.path[:i]), item)
+        values.setdefault(tuple(item.path), item)
         node = args
         for part in item.path[:-1]:
             child = node.get(part)

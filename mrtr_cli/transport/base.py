@@ -15,7 +15,14 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.jsonfile import NonFiniteNumber, dumps_strict, escape_lone_surrogates, parse_strict
+from mrtr_cli.jsonfile import (
+    MAX_INT_DIGITS,
+    NonFiniteNumber,
+    UnreadableNumber,
+    dumps_strict,
+    escape_lone_surrogates,
+    parse_strict,
+)
 from mrtr_cli.render.sanitize import sanitize
 
 if TYPE_CHECKING:  # pragma: no cover - concurrent.futures loads `logging`: imported when a request is made
@@ -46,6 +53,15 @@ class NonFiniteMessage(InvalidMessage):
     def __init__(self, token: str, request_id: Any):
         super().__init__(f"the server sent {sanitize(token[:40], single_line=True)}, which is not a JSON number "
                          "(JSON has no NaN or Infinity)", request_id)
+
+
+class NumberTooLongMessage(InvalidMessage):
+    """An incoming message holds an integer of more than `jsonfile.MAX_INT_DIGITS` digits
+    (exit 4)."""
+
+    def __init__(self, digits: int, request_id: Any):
+        super().__init__(f"the server sent an integer of {digits} digits, over the limit of "
+                         f"{MAX_INT_DIGITS} digits", request_id)
 
 
 class MessageTooDeep(InvalidMessage):
@@ -87,6 +103,7 @@ def decode_message(text: str | bytes) -> Any:
 
     Raises:
         NonFiniteMessage: valid JSON to Python but with a non-finite number.
+        NumberTooLongMessage: an integer of more than `jsonfile.MAX_INT_DIGITS` digits.
         MessageTooDeep: arrays and objects nest deeper than `limits.MAX_DEPTH`.
         ValueError: not JSON.
     """
@@ -96,19 +113,26 @@ def decode_message(text: str | bytes) -> Any:
         value = parse_strict(text)
     except RecursionError:  # far deeper than the limit: Python's own reader gave up
         raise MessageTooDeep() from None
-    except NonFiniteNumber as exc:
-        try:
-            lenient = json.loads(text)
+    except UnreadableNumber as exc:
+        try:  # read again, any number taken, to learn which request it answers
+            lenient = json.loads(text, parse_int=_lenient_int)
         except ValueError:
             lenient = None
         except RecursionError:
             lenient = None
         rid = lenient.get("id") if isinstance(lenient, dict) else None
-        raise NonFiniteMessage(exc.token, rid) from None
+        if isinstance(exc, NonFiniteNumber):
+            raise NonFiniteMessage(exc.token, rid) from None
+        raise NumberTooLongMessage(len(exc.token.lstrip("-")), rid) from None
     # Counting brackets is cheap; only a message with enough of them is walked.
     if isinstance(value, (dict, list)) and _brackets(text) > MAX_DEPTH and too_deep(value):
         raise MessageTooDeep(value.get("id") if isinstance(value, dict) else None)
     return value
+
+
+def _lenient_int(token: str) -> int:
+    """An integer token as an int, or 0 when it has too many digits to convert."""
+    return int(token) if len(token) <= MAX_INT_DIGITS else 0
 
 
 def _brackets(text: str | bytes) -> int:
@@ -242,6 +266,10 @@ class Transport(ABC):
     @abstractmethod
     def close(self) -> None:
         """Release the connection (and stop a server process) cleanly. Idempotent."""
+
+    def end_at_once(self) -> None:
+        """From now on `close` stops at once, with no grace period (shell completion, which
+        must answer within `MRTR_COMPLETE_TIMEOUT`). Nothing to do for HTTP."""
 
     def kill(self) -> None:
         """Stop at once, without waiting (a second Ctrl-C): a stdio server's whole

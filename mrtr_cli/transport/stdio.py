@@ -16,6 +16,7 @@ whose server lingers) is ended the same way, so nothing is left running.
 from __future__ import annotations
 
 import collections
+import json
 import os
 import select
 import signal
@@ -49,6 +50,9 @@ _READ_BLOCK = 1 << 20
 _DRAIN_BLOCKS = 16
 #: Characters of one stderr line shown (the rest of a longer line is dropped).
 STDERR_LINE_MAX = 8192
+#: Bytes of messages to the server that may wait for it to read its stdin (a writer
+#: thread writes them): beyond it the server is not reading while it writes (exit 3).
+OUTBOX_LIMIT = 16 << 20
 
 
 _loads = decode_or_none  # one line's JSON value, or None when it is not JSON
@@ -126,6 +130,14 @@ def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
     return True
 
 
+def _close_stdin(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        if proc.stdin:
+            proc.stdin.close()
+    except OSError:
+        pass
+
+
 class StdioTransport(Transport):
     """Launch `argv` and exchange messages over its stdin/stdout.
 
@@ -162,10 +174,16 @@ class StdioTransport(Transport):
         self._proc: subprocess.Popen[bytes] | None = None
         self._pending: dict[Any, Future[Message]] = {}
         self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        # Messages to the server wait in the outbox for the writer thread: a server that
+        # does not read its stdin never blocks the reader or the run (only that thread).
+        self._outbox_cv = threading.Condition()
+        self._outbox: collections.deque[bytes] = collections.deque()
+        self._outbox_bytes = 0
+        self._writer: threading.Thread | None = None
         self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
+        self._at_once = False  # `end_at_once`: close kills the group without grace
         self._dead: TransportError | None = None
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
@@ -213,17 +231,25 @@ class StdioTransport(Transport):
         self._stderr_thread = threading.Thread(target=self._pump_stderr, name="mrtr-stdio-stderr", daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read_loop, name="mrtr-stdio-reader", daemon=True).start()
+        self._writer = threading.Thread(target=self._write_loop, name="mrtr-stdio-writer", daemon=True)
+        self._writer.start()
+
+    def end_at_once(self) -> None:
+        self._at_once = True
 
     def close(self) -> None:
         proc = self._proc
         if proc is None or self._closing:
             return
+        if self._at_once:
+            self.kill()
+            return
         self._closing = True
-        try:
-            if proc.stdin:
-                proc.stdin.close()
-        except OSError:
-            pass
+        if self._writer is not None:  # the writer closes stdin once what waits is written
+            with self._outbox_cv:
+                self._outbox_cv.notify_all()
+        else:
+            _close_stdin(proc)
         # The command: stdin closed, then SIGTERM and SIGKILL to its whole group.
         for signum in (None, signal.SIGTERM, signal.SIGKILL):
             if signum is not None:
@@ -289,16 +315,61 @@ class StdioTransport(Transport):
 
     # ------------------------------------------------------------------ internals
     def _write(self, message: Message) -> None:
+        """Queue `message` for the writer thread (never blocks).
+
+        Raises:
+            TransportError: the server is gone, or it has not read the last
+                `OUTBOX_LIMIT` bytes sent to it (it writes without reading its stdin).
+        """
         proc = self._proc
-        if proc is None or proc.stdin is None:
+        if proc is None or proc.stdin is None or self._writer is None:
             raise TransportError("the server process is not running")
         data = encode_line(message)
-        with self._write_lock:
+        with self._outbox_cv:
+            if self._dead is not None:
+                raise self._dead
+            if self._outbox and self._outbox_bytes + len(data) > OUTBOX_LIMIT:
+                err = TransportError(f"the server does not read its stdin: {self._outbox_bytes} bytes of "
+                                     "messages to it are waiting (it writes without reading)")
+                self._fail_pending(err)
+                raise err
+            self._outbox.append(data)
+            self._outbox_bytes += len(data)
+            self._outbox_cv.notify_all()
+
+    def _write_loop(self) -> None:
+        """The writer thread: write queued messages in order; at `close`, once the queue is
+        empty, close the server's stdin. A write that fails fails every request in flight."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        fd = proc.stdin.fileno()
+        while True:
+            with self._outbox_cv:
+                while not self._outbox and not self._closing:
+                    self._outbox_cv.wait()
+                if not self._outbox:
+                    break
+                data = self._outbox.popleft()
             try:
-                proc.stdin.write(data)
-                proc.stdin.flush()
-            except (BrokenPipeError, ValueError, OSError):
-                raise self._death() from None
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError:
+                self._fail_pending(self._death())
+                break
+            finally:
+                with self._outbox_cv:
+                    self._outbox_bytes -= len(data)
+        _close_stdin(proc)
+
+    def _fail_pending(self, err: TransportError) -> None:
+        """The connection is unusable: remember `err` and fail every request in flight."""
+        with self._lock:
+            self._dead = self._dead or err
+            pending, self._pending = self._pending, {}
+        for fut in pending.values():
+            if not fut.done():
+                fut.set_exception(err)
 
     def _death(self) -> TransportError:
         """The error describing why the server is gone (computed once)."""
@@ -399,7 +470,7 @@ class StdioTransport(Transport):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
-            self._note_noise(raw.decode("utf-8", "replace"))
+            self._not_utf8(raw.decode("utf-8", "replace"))
             return
         del raw  # decoded: a large message is not held as bytes and text while it is parsed
         try:
@@ -407,11 +478,42 @@ class StdioTransport(Transport):
         except InvalidMessage as exc:
             self._fail(exc, text)
             return
+        if isinstance(msg, list):  # a JSON-RPC batch: MCP has none (basic/transports)
+            self._fail(InvalidMessage("the server sent a JSON array (a JSON-RPC batch), "
+                                      "which MCP does not allow: every message is one JSON object"), None)
+            return
         if not isinstance(msg, dict):
-            self._note_noise(text)
+            self._note_noise(text, "a line that is not a JSON-RPC message")
             return
         del text
+        if "method" not in msg and "error" in msg and msg.get("id") is None:
+            self._fail_all_with(msg)
+            return
         self._dispatch(msg)
+
+    def _not_utf8(self, text: str) -> None:
+        """A line that is not UTF-8: when it still reads as a JSON-RPC message, the call
+        fails (the message it carries cannot be taken); otherwise it is noise."""
+        try:
+            msg = _loads(text)
+        except InvalidMessage:
+            msg = None
+        if isinstance(msg, dict | list):
+            rid = msg.get("id") if isinstance(msg, dict) else None
+            self._fail(InvalidMessage("the server sent a message that is not valid UTF-8", rid), None)
+            return
+        self._note_noise(text)
+
+    def _fail_all_with(self, response: Message) -> None:
+        """An error response with `"id": null` (JSON-RPC's reply to a request the server
+        could not read): every request in flight gets it as its response."""
+        with self._lock:
+            victims, self._pending = list(self._pending.values()), {}
+        if not victims:
+            self._note_noise(json.dumps(response)[:200], "an error for no request")
+        for victim in victims:
+            if not victim.done():
+                victim.set_result(response)
 
     def _too_large(self, size: int) -> None:
         """A line grew past the size limit: the requests in flight fail (exit 4)."""
@@ -435,25 +537,26 @@ class StdioTransport(Transport):
 
     def _fail(self, exc: InvalidMessage, text: str | None) -> None:
         """A message that is not acceptable JSON-RPC: the request it answers fails with
-        `exc`; when it names no request (a notification, or no id could be read), every
-        request in flight does (the server broke the rules: the call ends at once); a
-        response to a request no longer waited for, or nothing in flight, is noted."""
+        `exc`; when it names no request in flight (a notification, a request of the
+        server's, an id of nothing we wait for, or no id could be read), every request in
+        flight does (the server broke the rules: the call ends at once); with nothing in
+        flight it is noted."""
         with self._lock:
-            if exc.request_id is not None:
-                fut = self._pending.pop(exc.request_id, None)
-                victims = [fut] if fut is not None else []
-            else:
+            fut = self._pending.pop(exc.request_id, None) if exc.request_id is not None else None
+            if fut is not None:
+                victims = [fut]
+            else:  # no id, or one naming no request in flight (a server's request, a stray)
                 victims, self._pending = list(self._pending.values()), {}
         if not victims:
-            self._note_noise(text if text is not None else exc.message)
+            self._note_noise(text if text is not None else "", f"a message it cannot accept ({exc.message})")
         for victim in victims:
             if not victim.done():
                 victim.set_exception(exc)
 
-    def _note_noise(self, text: str) -> None:
+    def _note_noise(self, text: str, what: str = "a non-JSON line") -> None:
         self._tail.append("(stdout) " + sanitize(text[:200]))
         if self._stderr_sink is not None:
-            self._stderr_sink("mrtr: warning: server wrote a non-JSON line to stdout: " + sanitize(text[:200], single_line=True))
+            self._stderr_sink(f"mrtr: warning: server wrote {what} to stdout: " + sanitize(text[:200], single_line=True))
 
     def _pump_stderr(self) -> None:
         """Read the server's stderr in blocks and pass it on one line at a time (a line is

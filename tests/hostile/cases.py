@@ -128,6 +128,59 @@ def deep_notification(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(action=act)
 
 
+def stalled(line: bytes, *, http_body: bytes | None = None) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A server that sends `line` and then never answers (over stdio: only the reader's
+    failing the call can end it); over HTTP the body is `line` (or `http_body`) as SSE."""
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        def act(target: Any, ctx: Ctx, transport: str) -> None:
+            if transport == "stdio":
+                target.write(line + b"\n")
+                target.flush()
+                time.sleep(600)
+                return
+            target._send(200, {"Content-Type": "text/event-stream"}, sse(http_body or line))  # noqa: SLF001
+        return Reply(action=act)
+    return reply
+
+
+def with_id(body: str) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """`stalled` with a line made from `body`, `%(id)s` standing for the request's id."""
+    return lambda req, ctx: stalled((body % {"id": json.dumps(req["id"])}).encode("utf-8", "surrogateescape"))(req, ctx)
+
+
+def ping_flood(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """10,000 `ping` requests, written without reading stdin (the pongs fill the pipe to
+    it), then the result: mrtr must never block on its writes."""
+    pings = b"".join(dumps({"jsonrpc": "2.0", "id": f"p{i}", "method": "ping"}) + b"\n" for i in range(10000))
+    answer = complete(req, "after pings").body
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(pings + answer + b"\n")
+            target.flush()
+            return
+        target._send(200, {"Content-Type": "text/event-stream"},  # noqa: SLF001
+                     sse(*pings.splitlines()[:200], answer))
+
+    return Reply(action=act)
+
+
+ESC_KEY = "k\x1b]0;PWN\x07\x1b[31m\u009b2J"
+
+
+def strict_escaped_key(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """An input request under a key full of terminal controls that needs a capability
+    mrtr did not declare (sampling with tools), so `--strict` names its path."""
+    return Reply.result(req, {"resultType": "input_required", "requestState": "s", "inputRequests": {ESC_KEY: {
+        "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 1, "tools": []}}}})
+
+
+def inert_strict_lines(run: Any, trace: Any) -> None:
+    lines = [line for line in run.stderr.splitlines() if line.startswith("mrtr: strict:")]
+    assert lines and any('inputRequests["k' in line for line in lines), run.stderr
+    assert not any(ch in run.stderr for ch in "\x1b\x07\x9b"), run.stderr
+
+
 def echo_check(req: dict[str, Any], ctx: Ctx) -> Reply:
     """Round 1 asks with a lone surrogate in requestState and in the input key; round 2
     checks that both came back exactly."""
@@ -352,6 +405,26 @@ _TABLE = [
     Case("deep_error_body", lambda req, ctx: Reply(b'{"error":' + deep(5000).encode() + b"}", status=500), 3, "HTTP 500",
          transports=("http",)),
     Case("deep_notification", deep_notification, 4, "nested more than 128"),
+    # Valid JSON-RPC the reader cannot take: fails at once (stdio: never "non-JSON" noise).
+    Case("bigint_result", with_id('{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[],"structuredContent":{"a":'
+                                  + "9" * 5000 + "}}}"), 4, "5000 digits"),
+    Case("bigint_notification", stalled(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
+                                        b'"data":-' + b"9" * 5000 + b"}}"), 4, "5000 digits"),
+    Case("bad_utf8_result", with_id('{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[{"type":"text","text":"\udcff"}]}}'),
+         4, "UTF-8", transports=("stdio",)),
+    Case("batch_response", with_id('[{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[]}}]'), 4, "batch"),
+    Case("error_null_id", stalled(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'),
+         4, "Parse error"),
+    Case("deep_foreign_request", stalled(('{"jsonrpc":"2.0","id":"zz","method":"ping","params":{"a":%s}}'
+                                          % deep(300)).encode()), 4, "nested more than 128"),
+    Case("deep_foreign_response", stalled(('{"jsonrpc":"2.0","id":"zz","result":{"a":%s}}' % deep(300)).encode()),
+         4, "nested more than 128", transports=("stdio",)),
+    # A server that floods requests without reading its stdin: writes never block the run.
+    Case("ping_flood_no_read", ping_flood, 0, args=("--timeout", "60", "call", "t"), eras=("legacy",),
+         out="after pings"),
+    # --strict names paths through server-chosen keys: sanitized as every other line.
+    Case("strict_escaped_key", strict_escaped_key, 4, "strict", args=("--strict", "--no-input", "call", "t"),
+         eras=("modern",), check=inert_strict_lines),
     # Lone surrogates: echoed exactly, written to every file.
     Case("surrogate_echo", echo_check, 0, args=("call", "t", "-a", "f=v"), eras=("modern",), out="echo ok"),
     Case("surrogate_trace", lambda req, ctx: complete(req, "bad \ud800 text"), 0, check=valid_trace, out="bad"),

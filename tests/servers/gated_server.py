@@ -50,6 +50,7 @@ extra.add_argument("--slow-complete", action="store_true")
 extra.add_argument("--no-complete", action="store_true")
 extra.add_argument("--ttl", type=int, default=0)
 extra.add_argument("--scope", default="private")
+extra.add_argument("--linger", metavar="FILE", help="outlive stdin's end; on SIGTERM note it in FILE and live on")
 OPTS, _ = extra.parse_known_args()
 
 LANGUAGES = ["python", "pytorch", "pyside", "rust", "ruby", "go"]
@@ -133,4 +134,18 @@ server = Server("gated-test", version="1.0", on_list_tools=list_tools, on_call_t
                              for m in ("tools/list", "prompts/list", "resources/templates/list")})
 
 if __name__ == "__main__":
+    if OPTS.linger:
+        import signal
+        import time
+
+        def _noted(signum: int, frame: Any) -> None:
+            with open(OPTS.linger, "a", encoding="utf-8") as fh:
+                fh.write("SIGTERM\n")
+
+        signal.signal(signal.SIGTERM, _noted)
     serve(server, parse_args(__doc__), lowlevel=True)
+    if OPTS.linger:
+        with open(OPTS.linger, "a", encoding="utf-8") as fh:
+            fh.write("stdin closed\n")
+        while True:
+            time.sleep(60)
