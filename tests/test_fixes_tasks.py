@@ -26,10 +26,10 @@ def test_a_task_id_recorded_for_two_servers_is_ambiguous(mrtr, http_servers, tmp
         assert f"task id {task_id!r} is ambiguous: it is recorded for 2 servers" in r.stderr
         assert url in r.stderr and other in r.stderr and "name the server" in r.stderr
     # A prefix finds the same two records: just as ambiguous.
-    r = mrtr("task", "get", task_id[:12])
+    r = mrtr("task", "get", "--", task_id[:12])
     assert r.code == 2 and "recorded for 2 servers" in r.stderr
     # Naming the server picks one.
-    r = mrtr("--url", url, "task", "get", task_id)
+    r = mrtr("--url", url, "task", "get", "--", task_id)
     assert r.code == 0, r.stderr
 
 
@@ -48,7 +48,7 @@ def test_detach_over_stdio_warns_instead_of_suggesting_task_wait(mrtr, tmp_path)
     task_id = r.stdout.strip()
     assert "stops when mrtr exits: unless the server keeps its tasks elsewhere" in r.stderr
     assert "the task ends with this run" in r.stderr and "follow it with" not in r.stderr
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert r.code == 4, r.stderr
     assert "over stdio a task lives in the server process that created it" in r.stderr
     assert "may have expired" not in r.stderr

@@ -201,11 +201,11 @@ def test_detach_then_task_wait_from_a_new_process(mrtr, http_servers, tmp_path):
     for cache in tmp_path.glob("state/mrtr/eras.json"):
         cache.unlink()  # the record alone must bring the new process back to the handshake
     record.write_text("")
-    r = mrtr("task", "get", task_id)
+    r = mrtr("task", "get", "--", task_id)
     assert r.code == 0, r.stderr
     got = r.json()
     assert got["taskId"] == task_id and "ttl" in got and "pollInterval" in got
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert (r.code, r.stdout) == (0, "slept 1s\n"), r.stderr
     sent = read_records(record, probe=True)
     # The session the task runs in was left open: the new processes rejoin it (issue 16).
@@ -228,29 +228,29 @@ def test_a_task_in_a_per_session_server_is_followed_after_detach_and_timeout(mrt
     task_id = r.stdout.strip()
     assert "the HTTP session it runs in is left open" in r.stderr and f"task wait {task_id}" in r.stderr
     assert "DELETE" not in http_methods(record)
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert (r.code, r.stdout) == (0, "slept 1s\n"), r.stderr
     # --timeout: the same promise, kept.
     r = mrtr("--url", url, "call", "slow", "seconds:=2", "--timeout", "0.5")
     assert r.code == 7, r.stderr
     task_id = task_id_in(r.stderr, "slow")
     assert "the HTTP session it runs in is left open" in r.stderr
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert (r.code, r.stdout) == (0, "slept 2s\n"), r.stderr
 
 
 def test_task_cancel_then_wait_exits_6(mrtr, http_servers):
     url = http_servers.start(SERVER)
     task_id = mrtr("--url", url, "call", "slow", "seconds:=30", "--detach").stdout.strip()
-    r = mrtr("task", "cancel", task_id)
+    r = mrtr("task", "cancel", "--", task_id)
     assert r.code == 0, r.stderr
     assert f"task {task_id} is cancelled" in r.stderr
     [listed] = mrtr("task", "list", "--json").json()
     assert listed["status"] == "cancelled"
-    r = mrtr("task", "cancel", task_id)  # a terminal task: -32602
+    r = mrtr("task", "cancel", "--", task_id)  # a terminal task: -32602
     assert r.code == 4
     assert "already cancelled" in r.stderr and "cannot be cancelled" in r.stderr
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert r.code == 6
     assert "was cancelled: The task was cancelled by request." in r.stderr
 
@@ -258,11 +258,11 @@ def test_task_cancel_then_wait_exits_6(mrtr, http_servers):
 def test_task_update_points_to_task_wait(mrtr, http_servers):
     url = http_servers.start(SERVER)
     task_id = mrtr("--url", url, "call", "approve", "item=z", "--detach").stdout.strip()
-    r = mrtr("task", "update", task_id, "-a", "approver=Di")
+    r = mrtr("task", "update", "-a", "approver=Di", "--", task_id)
     assert r.code == 2
     assert "takes answers only while mrtr waits for its result" in r.stderr
     assert f"task wait {task_id} --answers FILE" in r.stderr
-    r = mrtr("task", "wait", task_id, "-a", "approver=Di")
+    r = mrtr("task", "wait", "-a", "approver=Di", "--", task_id)
     assert (r.code, r.stdout) == (0, "z approved by Di\n"), r.stderr
 
 

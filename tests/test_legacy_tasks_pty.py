@@ -78,7 +78,7 @@ def test_ctrl_c_with_cancel_on_interrupt_cancels_the_task(tmp_path, transport, h
     [listed] = mrtr("task", "list", "--json").json()
     assert (listed["taskId"], listed["status"]) == (task_id, "cancelled")
     if transport == "http":  # the server keeps its tasks: a new process sees the cancellation
-        r = mrtr("task", "wait", task_id)
+        r = mrtr("task", "wait", "--", task_id)
         assert r.code == 6, r.stderr
 
 
@@ -99,7 +99,7 @@ def test_ctrl_c_at_the_task_question_says_what_the_server_was_told(tmp_path, htt
     assert "tasks/cancel" not in methods
     [reply] = [m for m in read_records(record) if "method" not in m]
     assert "error" in reply  # the server's question got an answer before mrtr stopped
-    r = mrtr("task", "get", task_id, "--json")
+    r = mrtr("task", "get", "--json", "--", task_id)
     assert r.code == 0, r.stderr
     assert r.json()["status"] == "completed"  # this server ends the task: what mrtr said allows it
 
@@ -114,5 +114,5 @@ def test_ctrl_c_keeps_a_per_session_task_reachable(tmp_path, http_servers, mrtr)
     text = re.sub(r"\s*\n\s*", " ", child.before)
     task_id = re.search(r"task (slow-[0-9a-f]+) \(working\) is still running", text).group(1)
     assert "the HTTP session it runs in is left open" in text
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert (r.code, r.stdout) == (0, "slept 3s\n"), r.stderr

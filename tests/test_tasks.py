@@ -231,10 +231,10 @@ def test_no_input_pending_document_then_update_and_wait(mrtr, tasks: Target, tmp
     template["inputResponses"]["name-1"]["content"]["name"] = "Bea"
     answers = write_json(tmp_path / "answers.json", template)
     # The local record knows the server: no --url/--stdio needed.
-    r = mrtr("task", "update", task_id, "--answers", answers)
+    r = mrtr("task", "update", "--answers", answers, "--", task_id)
     assert r.code == 0, r.stderr
     assert "sent 1 answer(s)" in r.stderr
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert r.code == 0, r.stderr
     assert r.stdout == "hello Bea\n"
 
@@ -261,10 +261,10 @@ def test_detach_then_list_and_wait(mrtr, tasks: Target):
     r = mrtr("task", "list")
     assert r.code == 0
     assert task_id in r.stdout and "working" in r.stdout
-    r = mrtr("task", "get", task_id[:12])
+    r = mrtr("task", "get", "--", task_id[:12])
     assert r.code == 0, r.stderr
     assert r.json()["taskId"] == task_id
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert r.code == 0, r.stderr
     assert r.stdout == "slept 1.5s\n"
     assert [t["status"] for t in mrtr("task", "list", "--json").json() if t["taskId"] == task_id] == ["completed"]
@@ -277,16 +277,16 @@ def test_timeout_leaves_the_task_running(mrtr, tasks: Target):
     assert time.monotonic() - started < 12
     task_id = re.search(r"waiting for task (slow-\S+) ", r.stderr).group(1)
     assert f"task wait {task_id}" in r.stderr
-    r = mrtr("task", "get", task_id)
+    r = mrtr("task", "get", "--", task_id)
     assert r.code == 0 and r.json()["status"] == "working"
 
 
 def test_task_cancel_then_wait_exits_6(mrtr, tasks: Target):
     r = mrtr(*tasks.args, "call", "slow", "seconds:=30", "--detach")
     task_id = r.stdout.strip()
-    r = mrtr("task", "cancel", task_id)
+    r = mrtr("task", "cancel", "--", task_id)
     assert r.code == 0, r.stderr
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert r.code == 6, r.stderr
 
 
@@ -351,7 +351,7 @@ def test_sep2322_no_input_then_task_wait(mrtr, sep: Target, tmp_path):
     r = mrtr(*sep.args, "call", "ask_once", "--no-input")
     assert r.code == 5, r.stderr
     task_id = r.json()["taskId"]
-    r = mrtr("task", "wait", task_id, "-a", "name=Ed")
+    r = mrtr("task", "wait", "-a", "name=Ed", "--", task_id)
     assert r.code == 0, r.stderr
     assert r.stdout == "hello Ed\n"
     assert [t["variant"] for t in mrtr("task", "list", "--json").json()] == ["sep-2322"]
@@ -423,8 +423,8 @@ def test_fastmcp_no_input_then_update_and_wait(mrtr, fastmcp: Target, http_serve
     (key,) = pending["missing"]
     assert key.startswith(pending["taskId"])  # fastmcp-tasks mints keys from the task id
     answers = write_json(tmp_path / "a.json", {"fields": {"name": "Flo"}})
-    assert mrtr("task", "update", pending["taskId"], "--answers", answers).code == 0
-    r = mrtr("task", "wait", pending["taskId"], "--json")
+    assert mrtr("task", "update", "--answers", answers, "--", pending["taskId"]).code == 0
+    r = mrtr("task", "wait", "--json", "--", pending["taskId"])
     assert r.code == 0, r.stderr
     assert r.json()["structuredContent"] == {"result": "hello Flo"}
 
@@ -450,3 +450,14 @@ def test_save_answers_replays_task_keyed_questions_in_order(mrtr, fastmcp: Targe
     r = mrtr(*fastmcp.args, "call", "greet_twice", "--answers", saved, "--no-input", "-v")
     assert r.code == 0 and r.stdout.startswith("Ann likes green\n"), r.stderr
     assert "inOrder[0]" in r.stderr and "inOrder[1]" in r.stderr
+
+
+def test_task_id_that_starts_with_a_dash_goes_after_double_dash(mrtr):
+    # Server-minted ids (e.g. base64url tokens) may start with "-": click reads them as
+    # options unless they follow "--"; the usage error says so.
+    r = mrtr("task", "update", "-IfO7DC7", "--answers", "a.json")
+    assert r.code == 2
+    assert "after '--': mrtr task update [OPTIONS] -- VALUE" in r.stderr
+    r = mrtr("task", "get", "--", "-IfO7DC7")
+    assert r.code == 2
+    assert "no local record of task '-IfO7DC7'" in r.stderr

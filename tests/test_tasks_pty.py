@@ -74,7 +74,7 @@ def test_ctrl_c_leaves_the_task_running_and_task_wait_finishes_it(tmp_path, tran
     assert "tasks/cancel" not in [m["method"] for m in read_records(record)]
     listed = mrtr("task", "list", "--json").json()
     assert [(t["taskId"], t["status"]) for t in listed] == [(task_id, "working")]
-    r = mrtr("task", "wait", task_id)  # a new process, target from the local record
+    r = mrtr("task", "wait", "--", task_id)  # a new process, target from the local record
     assert r.code == 0, r.stderr
     assert r.stdout == "slept 5s\n"
 
@@ -91,7 +91,7 @@ def test_cancel_on_interrupt_cancels_the_task(tmp_path, http_servers, mrtr):
     cancels = [m for m in read_records(record) if m.get("method") == "tasks/cancel"]
     assert len(cancels) == 1
     task_id = cancels[0]["params"]["taskId"]
-    r = mrtr("task", "wait", task_id)
+    r = mrtr("task", "wait", "--", task_id)
     assert r.code == 6, r.stderr
 
 

@@ -159,6 +159,11 @@ def _usage_error(exc: click.ClickException) -> UsageError:
     message = " ".join(exc.format_message().split())
     ctx = getattr(exc, "ctx", None)
     hint = f"see: {ctx.command_path} --help" if ctx is not None and ctx.command_path else None
+    if (isinstance(exc, click.NoSuchOption) and hint is not None
+            and any(isinstance(p, click.Argument) for p in ctx.command.params)):
+        # Server-chosen names (task ids, tool names) may start with `-`.
+        hint += (f"; a value that starts with '-' (a task id, a name) goes after '--': "
+                 f"{ctx.command_path} [OPTIONS] -- VALUE")
     return UsageError(message, hint=hint)
 
 
