@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -493,3 +494,23 @@ def test_signing_in_on_the_2025_11_25_handshake(tmp_path, oauth_server, browser)
     again = run_mrtr(tmp_path, "--url", server.mcp_url, "--protocol", "2025-11-25", "--no-input", "call", "echo",
                      "text=again")
     assert again.code == 0 and again.stdout.strip() == "echo: again", again.stderr
+
+
+@pytest.mark.pty
+def test_when_no_browser_can_start_the_url_is_shown_and_the_redirect_can_be_pasted(tmp_path, oauth_server):
+    server = oauth_server()
+    # No `browser` fixture: BROWSER is /bin/false and PATH holds no browser, so nothing opens.
+    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=pasted",
+                            env={"PATH": str(Path(sys.executable).parent)})
+    child.expect(CONSENT)
+    child.send(ENTER)
+    child.expect(r"(?i)browser could not be started")
+    child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
+    url = child.after.strip()
+    child.expect(r"(?i)paste")
+    redirect_uri = dict(parse_qsl(urlsplit(url).query))["redirect_uri"]
+    stopped = follow(url, stop_at=redirect_uri)["stopped"]
+    assert stopped and stopped.startswith(redirect_uri + "?")
+    child.send(stopped + ENTER)
+    assert finish(child) == 0
+    assert out.read_text().strip() == "echo: pasted"

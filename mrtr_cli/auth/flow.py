@@ -134,7 +134,9 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
         consent.show_url(env, req.url)
     else:
         env.err("mrtr: opening the browser to sign in (waiting for it to come back)")
-        consent.open_browser(env, req.url)
+        # No browser could start (a remote shell, a container): the URL is shown, and the
+        # person may paste the address the browser was sent to, as with --no-browser.
+        show = not consent.open_browser(env, req.url)
     if no_browser or show:
         if env.prompt_input() is not None:
             _paste_in_background(env, listener)
