@@ -232,7 +232,8 @@ class HttpTransport(Transport):
         body = encode_message(message)
         bound = SEND_TIMEOUT if timeout is None else timeout
         limit = httpx.Timeout(connect=min(self._connect_timeout, bound), read=bound, write=bound, pool=bound)
-        retries = 0
+        retries = 0  # sign-in retries (401/403 with an OAuth hook)
+        attempt = 0  # HTTP 429 retries, as for requests
         while True:
             all_headers = self._headers(headers)
             self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
@@ -240,7 +241,7 @@ class HttpTransport(Transport):
                 resp = client.send(client.build_request("POST", self.url, content=body, headers=all_headers,
                                                         timeout=limit), stream=True)
                 try:  # nothing is expected back (202); whatever comes is read within a bound
-                    _read_capped(resp, 65536)
+                    acked = _read_capped(resp, 65536)
                 finally:
                     resp.close()
             except httpx.TimeoutException:
@@ -249,6 +250,10 @@ class HttpTransport(Transport):
             except Exception as exc:  # noqa: BLE001
                 raise self._connect_error(exc) from None
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+            if resp.status_code == 429:
+                self._too_many_requests(resp, None, attempt, None, body=acked)  # raises past the last retry
+                attempt += 1
+                continue
             if resp.status_code not in (401, 403):
                 return
             retries += 1
@@ -407,7 +412,8 @@ class HttpTransport(Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
-    def _too_many_requests(self, resp: httpx.Response, rid: Any, attempt: int, remaining: Remaining | None) -> None:
+    def _too_many_requests(self, resp: httpx.Response, rid: Any, attempt: int, remaining: Remaining | None, *,
+                           body: bytes | None = None) -> None:
         """HTTP 429: wait as the server asks (`Retry-After`), then return to send again.
 
         Raises:
@@ -416,8 +422,10 @@ class HttpTransport(Transport):
             RequestTimeout: no time is left.
             BrokenStream: the request was aborted while waiting.
         """
-        body = _read_capped(resp, 2048).decode("utf-8", "replace")
-        resp.close()
+        if body is None:  # `body`: the reply already read (a notification's acknowledgement)
+            body = _read_capped(resp, 2048)
+            resp.close()
+        text = body[:2048].decode("utf-8", "replace")
         asked = retry_after_seconds(resp.headers.get("retry-after"))
         delay = asked if asked is not None else float(2 ** attempt)
         said = f" (Retry-After: {sanitize(resp.headers.get('retry-after', ''), single_line=True)[:60]})" \
@@ -431,8 +439,8 @@ class HttpTransport(Transport):
         elif left is not None and delay >= left:
             why = f"it asks to wait {delay:g} s, more than the {max(left, 0):.1f} s left of --timeout"
         if why is not None:
-            raise HttpStatusError(f"HTTP 429 (Too Many Requests) from {self.url}{said}: {why}", 429, body,
-                                  hint=_body_hint(body) or "try again later")
+            raise HttpStatusError(f"HTTP 429 (Too Many Requests) from {self.url}{said}: {why}", 429, text,
+                                  hint=_body_hint(text) or "try again later")
         end = time.monotonic() + delay
         while (pause := end - time.monotonic()) > 0:
             with self._lock:

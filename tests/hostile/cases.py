@@ -310,6 +310,20 @@ def too_many(times: int, retry_after: str | None) -> Callable[[dict[str, Any], C
     return reply
 
 
+def too_many_on_initialized(msg: dict[str, Any], ctx: Ctx) -> Reply:
+    """Legacy HTTP: `notifications/initialized` is refused once with 429; a call before the
+    notification got through is an error (so a client that drops the refused one fails)."""
+    if msg.get("method") == "notifications/initialized":
+        n = ctx.stash["429"] = ctx.stash.get("429", 0) + 1
+        if n == 1:
+            return Reply(b"slow down", status=429, ctype="text/plain", headers={"Retry-After": "0"})
+        ctx.stash["initialized"] = True
+        return Reply(b"", status=202)
+    if not ctx.stash.get("initialized"):
+        return Reply.message({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32600, "message": "not initialized"}})
+    return complete(msg, "ok after the notification was retried")
+
+
 def expired_session(req: dict[str, Any], ctx: Ctx) -> Reply:
     """Legacy HTTP: the first call gets 404 with a JSON-RPC error carrying its id."""
     if not ctx.stash.get("expired"):
@@ -452,6 +466,8 @@ _TABLE = [
     Case("429_then_ok", too_many(2, "0"), 0, transports=("http",), out="ok after 2 refusals"),
     Case("429_http_date", too_many(1, "Wed, 21 Oct 2015 07:28:00 GMT"), 0, transports=("http",), out="ok after 1"),
     Case("429_no_retry_after", too_many(1, None), 0, transports=("http",), out="ok after 1"),
+    Case("429_on_a_notification", too_many_on_initialized, 0, transports=("http",), eras=("legacy",),
+         methods=("notifications/initialized",), out="ok after the notification was retried"),
     Case("429_forever", too_many(1000, "0"), 4, "still refused after 3 retries", transports=("http",)),
     Case("429_too_long", too_many(1000, "3600"), 4, "asks to wait 3600 s", transports=("http",)),
     Case("429_beyond_timeout", too_many(1000, "20"), 4, "left of --timeout", transports=("http",),
