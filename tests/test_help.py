@@ -1,6 +1,6 @@
 """Help that teaches (issue 16): examples and argument syntax first, a command's own options,
 then the shared ones under headings from one table; `mrtr help TOPIC` pages from package data,
-the same text as the README's sections; exit-code precedence decided in one place."""
+the same text as the README's and docs/ pages' sections (scripts/sync-help); exit-code precedence decided in one place."""
 
 from __future__ import annotations
 
@@ -70,6 +70,13 @@ def _topic_body(text: str) -> str:
                      if not line.startswith("<!--")).strip()
 
 
+def _sync_help() -> dict:
+    """scripts/sync-help's globals: SOURCES (topic -> source file, section, title), section()."""
+    import runpy
+
+    return runpy.run_path(str(ROOT / "scripts" / "sync-help"), run_name="sync_help")
+
+
 def test_help_exit_codes_is_the_readme_table(mrtr):
     r = mrtr("help", "exit-codes")
     assert r.code == 0, r.stderr
@@ -78,6 +85,20 @@ def test_help_exit_codes_is_the_readme_table(mrtr):
     section = readme.split("\n## Exit codes\n", 1)[1].split("\n## ", 1)[0]
     assert _topic_body(section) == _topic_body(r.stdout.split("\n", 1)[1])
     assert "| 130 |" in section and "When several codes apply to one run" in section
+
+
+@pytest.mark.parametrize("topic", ["exit-codes", "answers", "arguments", "environment", "configuration"])
+def test_every_topic_is_its_docs_section(mrtr, topic):
+    """One source: each `mrtr help TOPIC` page is a section of the README or of a docs/
+    page, copied by scripts/sync-help (run it after editing the section)."""
+    sync = _sync_help()
+    source, heading, title = sync["SOURCES"][topic]
+    section = sync["section"]((ROOT / source).read_text(encoding="utf-8"), heading)
+    r = mrtr("help", topic)
+    assert r.code == 0, r.stderr
+    assert r.stdout.startswith(f"# {title}\n")
+    assert _topic_body(section) == _topic_body(r.stdout.split("\n", 1)[1]), \
+        f"{source} and mrtr help {topic} differ: run scripts/sync-help"
 
 
 @pytest.mark.parametrize("topic", ["exit-codes", "answers", "arguments", "environment", "configuration"])
