@@ -1,4 +1,4 @@
-"""Documented limits on what `mrtr` reads (README "Limits"), in one place so that every
+"""Documented limits on what `mrtr` reads (docs/limits.md), in one place so that every
 reader uses the same numbers.
 
 - `MAX_JSON_DEPTH`: how deeply arrays and objects may nest in any JSON `mrtr` parses

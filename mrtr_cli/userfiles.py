@@ -2,7 +2,7 @@
 `--args @FILE`, `k=@FILE`, `file:` header values, `--config`, pending documents, batch
 input, the `--resume` output file) and for stdin (`-`).
 
-Rules (README "Limits"):
+Rules (docs/limits.md):
 - only a regular file, or `-` for stdin: a FIFO, a device (`/dev/zero`), a socket or a
   directory is refused at once (a FIFO is opened without blocking, so one with no writer
   cannot hang the run);
@@ -30,7 +30,7 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
 
 def _too_big(what: str, path: str, limit: int) -> UsageError:
     return UsageError(f"{what} {path} is larger than the limit of {describe_bytes(limit)}",
-                      hint="mrtr reads at most this much from one file or from stdin (README: Limits)")
+                      hint="mrtr reads at most this much from one file or from stdin (docs/limits.md)")
 
 
 def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> bytes:

@@ -254,7 +254,7 @@ def test_auth_token_without_a_sign_in_exits_8(tmp_path, oauth_server, browser):
 
 
 def test_the_private_list_cache_is_kept_per_sign_in(tmp_path, oauth_server, browser):
-    """README "Arguments": a `private` tool list is kept per authorization context. A sign-in
+    """docs/commands.md (listing): a `private` tool list is kept per authorization context. A sign-in
     is one: another client signed in to the same server must not share the first one's list."""
     from tests.auth_support import state_dir
 

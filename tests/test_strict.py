@@ -58,7 +58,7 @@ def test_a_schema_violation_is_one_line_and_the_result_is_still_printed(mrtr, br
     assert [t["name"] for t in r.json()] == ["no_schema", "state_on_complete", "asks_sampling"]
     assert strict_lines(r.stderr) == [
         "mrtr: strict: tools/list $.result.tools[0]: schema ListToolsResult: 'inputSchema' is a required property"]
-    # Without --strict the same list is an invalid response (README "Limits"): exit 4, the
+    # Without --strict the same list is an invalid response (docs/limits.md): exit 4, the
     # member named, nothing printed, and no lint lines.
     plain = mrtr(*server, "tools", "--json")
     assert plain.code == 4 and plain.stdout == "" and not strict_lines(plain.stderr)

@@ -14,7 +14,7 @@ stream for server-initiated messages), and `resume_streams`: a response stream
 the server closes before the final response is resumed with GET and
 `Last-Event-ID` after the server's `retry` delay.
 
-Bounds (README "Limits"): a response body or one SSE event may be at most the
+Bounds (docs/limits.md): a response body or one SSE event may be at most the
 message size limit (transport/limits.py), read in blocks and refused beyond it
 (exit 4, `MessageTooLarge`); HTTP 429 is retried `MAX_429_RETRIES` times after the
 server's `Retry-After` (seconds or an HTTP date; without one 1, 2, 4 s), within the

@@ -1,4 +1,4 @@
-"""Limits on what one message from a server may be (README "Limits").
+"""Limits on what one message from a server may be (docs/limits.md).
 
 A server is untrusted: one JSON-RPC message it sends may be at most
 `max_message_size()` bytes (default `DEFAULT_MAX_MESSAGE_SIZE`; `--max-message-size`

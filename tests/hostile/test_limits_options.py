@@ -1,4 +1,4 @@
-"""`--max-message-size` and `MRTR_MAX_MESSAGE_SIZE` (README "Limits"), and the pieces
+"""`--max-message-size` and `MRTR_MAX_MESSAGE_SIZE` (docs/limits.md), and the pieces
 behind the limits: sizes, Retry-After, the depth check."""
 
 from __future__ import annotations
