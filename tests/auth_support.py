@@ -327,8 +327,12 @@ class JsonDocuments:
     """JSON documents served on 127.0.0.1, over HTTPS with a self-signed certificate when
     `tls_dir` is given (Client ID Metadata Documents must be https:// URLs). `docs[path]` is a
     document (answered 200), a (status, document) pair, or a callable of this object giving
-    either; it is read at each request (the query string is ignored). Every path requested is
-    appended to `fetched`; `url(path)` is a document's address."""
+    either; it is read at each request (the query string is ignored). A document given as
+    bytes is sent as it is (a hostile body: not JSON, too large, too deep). A POST to a path
+    in `docs` is answered the same way (its body is read and dropped; a token or registration
+    endpoint), to any other path with 501. Every path answered from `docs` (or 404) is
+    appended to `fetched`;
+    `url(path)` is a document's address."""
 
     def __init__(self, tls_dir: Path | None = None):
         import ssl
@@ -340,12 +344,19 @@ class JsonDocuments:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if self.path.split("?")[0] not in outer.docs:
+                    self.send_error(501)
+                    return
+                self.do_GET()
+
             def do_GET(self) -> None:  # noqa: N802
                 outer.fetched.append(self.path)
                 entry = outer.docs.get(self.path.split("?")[0], (404, {"error": "not_found"}))
                 entry = entry(outer) if callable(entry) else entry
                 status, doc = entry if isinstance(entry, tuple) else (200, entry)
-                body = json.dumps(doc).encode()
+                body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))

@@ -596,3 +596,88 @@ def test_a_registration_response_url_is_checked_before_use(http):
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+# ---------------------------------------------------------------------- hostile replies
+def _hostile_login(tmp_path: Path, mcp: Any, *extra: str, env: dict[str, str] | None = None) -> Any:
+    """`mrtr --url MCP auth login --client-credentials ...` (nobody present, no browser)."""
+    run_env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false",
+                   CI_SECRET="s3cret-" + "7" * 16, **(env or {}))
+    return subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", mcp.url() + "/mcp", "auth", "login",
+                           "--client-credentials", "--client-id", "ci", "--client-secret-env", "CI_SECRET",
+                           "--auth-method", "client_secret_post", *extra],
+                          env=run_env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+
+
+def _hostile_servers(scripted: Any, token_reply: Any = None) -> tuple[Any, Any]:
+    mcp, auth = scripted(), scripted()
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = {"resource": mcp.url() + "/mcp",
+                                                             "authorization_servers": [auth.url()]}
+    auth.docs["/.well-known/oauth-authorization-server"] = as_doc(auth.url())
+    if token_reply is not None:
+        auth.docs["/token"] = token_reply
+    return mcp, auth
+
+
+def _one_error_line(run: Any) -> str:
+    assert "Traceback" not in run.stderr and run.stdout == "", run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.startswith("mrtr: error:")]
+    assert len(lines) == 1, run.stderr
+    return lines[0]
+
+
+def test_an_oversized_metadata_document_is_refused_naming_the_server_and_the_limit(scripted, tmp_path):
+    mcp, auth = _hostile_servers(scripted)
+    auth.docs["/.well-known/oauth-authorization-server"] = json.dumps(
+        as_doc(auth.url(), padding="x" * 300_000)).encode()
+    run = _hostile_login(tmp_path, mcp, env={"MRTR_MAX_MESSAGE_SIZE": "64K"})
+    assert run.returncode == 8, run.stderr
+    line = _one_error_line(run)
+    assert f"{auth.url()}/.well-known/oauth-authorization-server" in line
+    assert "over the limit of 65536 bytes (64 KiB)" in line
+    assert "/token" not in auth.fetched
+
+
+def test_a_deeply_nested_token_response_is_refused(scripted, tmp_path):
+    deep = b"[" * 2000 + b"]" * 2000
+    mcp, auth = _hostile_servers(scripted, token_reply=b'{"access_token": "at", "token_type": "Bearer", "x": '
+                                 + deep + b"}")
+    run = _hostile_login(tmp_path, mcp)
+    assert run.returncode == 8, run.stderr
+    line = _one_error_line(run)
+    assert f"the token endpoint {auth.url()}/token" in line and "nested more than 128 levels" in line
+
+
+@pytest.mark.parametrize("reply", [b"[1, 2, 3]", b'"access_token"', b"null", b"<html>no</html>"])
+def test_a_token_response_that_is_no_json_object_is_refused(scripted, tmp_path, reply):
+    mcp, auth = _hostile_servers(scripted, token_reply=reply)
+    run = _hostile_login(tmp_path, mcp)
+    assert run.returncode == 8, run.stderr
+    assert "the token endpoint refused (HTTP 200)" in _one_error_line(run)
+    assert auth.fetched[-1] == "/token"
+
+
+@pytest.mark.parametrize("doc", [b"[]", b"42", b'"x"'])
+def test_metadata_that_is_no_json_object_is_no_metadata(scripted, tmp_path, doc):
+    mcp, auth = _hostile_servers(scripted)
+    auth.docs["/.well-known/oauth-authorization-server"] = doc
+    run = _hostile_login(tmp_path, mcp)
+    assert run.returncode == 8, run.stderr
+    assert f"no authorization server metadata found for {auth.url()}" in _one_error_line(run)
+
+
+def test_a_registration_response_over_the_limit_is_refused_before_it_is_read_whole(scripted, http, monkeypatch):
+    from mrtr_cli.auth.registration import register
+    from mrtr_cli.transport.limits import set_max_message_size
+
+    auth = scripted()
+    auth.docs["/register"] = (201, {"client_id": "c", "padding": "x" * 5000})
+    server = AuthServer(issuer=auth.url(), metadata=as_doc(auth.url(), registration_endpoint=auth.url("/register")),
+                        resource="r")
+    set_max_message_size(1024)
+    try:
+        with pytest.raises(AuthError, match=r"the registration endpoint .*/register sent a reply over the limit "
+                                            r"of 1024 bytes"):
+            register(http, server, "http://127.0.0.1:9/callback/x")
+    finally:
+        set_max_message_size(None)

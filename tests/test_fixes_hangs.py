@@ -7,10 +7,8 @@ safety bound (subprocess timeout) fails it."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 
 import pytest
 

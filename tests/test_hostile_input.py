@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CATALOG_SERVER, EXAMPLE_SERVER, stdio_cmd
+from tests.conftest import CATALOG_SERVER, stdio_cmd
 
 SECRET = "s3cretT0ken"
 
@@ -143,7 +143,6 @@ def test_without_a_terminal_the_url_is_listed_with_the_browsers_host(mrtr, picky
 
 # ---------------------------------------------------------------------- files, streams and arguments
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 
 from tests.conftest import PY, ROOT, clean_env  # noqa: E402
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from mrtr_cli.auth.replies import fetch
 from mrtr_cli.auth.urls import checked_url
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
@@ -153,19 +154,19 @@ def issuers_match(found: str, expected: str) -> bool:
 
 
 def _get_json(http: Any, url: str) -> tuple[int, Any]:
-    """GET `url` (no redirects followed); (status, JSON body or None). Status 0: unreachable."""
+    """GET `url` (no redirects followed); (status, JSON body or None). Status 0: unreachable.
+
+    Raises:
+        AuthError: a 200 body over the limits on what a server sends (auth/replies.py).
+    """
     import httpx  # noqa: PLC0415
 
     try:
-        resp = http.get(url, headers={"Accept": "application/json"})
+        reply = fetch(http, "GET", url, "the metadata server at", read=(200,),
+                      headers={"Accept": "application/json"})
     except httpx.HTTPError:
         return 0, None
-    if resp.status_code != 200:
-        return resp.status_code, None
-    try:
-        return 200, resp.json()
-    except ValueError:
-        return 200, None
+    return reply.status, reply.body
 
 
 def advertised_issuers(http: Any, server_url: str, resource_metadata_url: str | None) -> list[str] | None:

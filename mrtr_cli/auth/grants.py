@@ -16,6 +16,7 @@ import uuid
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from mrtr_cli.auth.replies import fetch
 from mrtr_cli.auth.store import expires_at
 from mrtr_cli.errors import AuthError, TimeoutExpired
 from mrtr_cli.render.sanitize import sanitize
@@ -127,27 +128,21 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
         TimeoutExpired: no answer within the request's bound (exit 7).
         TokenError: an error response (its `error` code; `error_description` shown
             sanitized), or an answer without an access token.
+        AuthError: a reply over the limits on what a server sends (auth/replies.py).
     """
     import httpx  # noqa: PLC0415
 
     headers = {"Accept": "application/json", **headers}
     try:
-        resp = http.post(endpoint, data=data, headers=headers)
+        reply = fetch(http, "POST", endpoint, "the token endpoint", data=data, headers=headers)
     except httpx.TimeoutException:
         raise TimeoutExpired(f"the token endpoint {endpoint} did not answer in time") from None
     except httpx.HTTPError as exc:
         raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
-    try:
-        body = resp.json()
-    except ValueError:
-        body = None
-    if resp.status_code != 200 or not isinstance(body, dict) or not isinstance(body.get("access_token"), str):
-        code = body.get("error") if isinstance(body, dict) and isinstance(body.get("error"), str) else None
-        desc = body.get("error_description") if isinstance(body, dict) else None
-        text = f"the token endpoint refused (HTTP {resp.status_code}"
-        text += f", {sanitize(code, single_line=True)[:80]}" if code else ""
-        text += f": {sanitize(str(desc), single_line=True)[:200]})" if isinstance(desc, str) else ")"
-        raise TokenError(text, code)
+    body = reply.document
+    if reply.status != 200 or body is None or not isinstance(body.get("access_token"), str):
+        raise TokenError(f"the token endpoint refused (HTTP {reply.status}{reply.error_detail()})",
+                         reply.error_code)
     kind = body.get("token_type") if isinstance(body.get("token_type"), str) else "Bearer"
     if kind.lower() != "bearer":
         raise TokenError(f"the token endpoint issued a {sanitize(kind, single_line=True)[:40]} token; "
@@ -170,14 +165,15 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
 
 def revoke(http: Any, endpoint: str, token: str, hint: str, client: dict[str, Any], audience: str,
            private_key: str | None = None) -> bool:
-    """Revoke `token` at `endpoint` (RFC 7009); True when the server said 200."""
+    """Revoke `token` at `endpoint` (RFC 7009); True when the server said 200 (its body is
+    not read)."""
     import httpx  # noqa: PLC0415
 
     data = {"token": token, "token_type_hint": hint}
     headers: dict[str, str] = {}
     try:
         client_auth(client, data, headers, audience=audience, private_key=private_key)
-        resp = http.post(endpoint, data=data, headers=headers)
+        reply = fetch(http, "POST", endpoint, "the revocation endpoint", read=(), data=data, headers=headers)
     except (httpx.HTTPError, AuthError):
         return False
-    return resp.status_code == 200
+    return reply.status == 200

@@ -12,6 +12,7 @@ from typing import Any
 
 from mrtr_cli import __version__
 from mrtr_cli.auth.discovery import AuthServer
+from mrtr_cli.auth.replies import fetch
 from mrtr_cli.auth.urls import checked_url
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError
@@ -68,7 +69,8 @@ def register(http: Any, server: AuthServer, redirect_uri: str) -> dict[str, Any]
 
     Raises:
         AuthError: the server offers no registration endpoint (with what to configure
-            instead), or refused the registration, or answered with a client mrtr cannot use.
+            instead), or refused the registration, or answered with a client mrtr cannot use,
+            or with a reply over the limits on what a server sends (auth/replies.py).
     """
     import httpx  # noqa: PLC0415
 
@@ -89,21 +91,14 @@ def register(http: Any, server: AuthServer, redirect_uri: str) -> dict[str, Any]
     # sign-in's scopes only could not be stepped up later; each authorization request
     # says what it asks for.
     try:
-        resp = http.post(endpoint, json=body, headers={"Accept": "application/json"})
+        reply = fetch(http, "POST", endpoint, "the registration endpoint", json=body,
+                      headers={"Accept": "application/json"})
     except httpx.HTTPError as exc:
         raise AuthError(f"cannot reach the registration endpoint {endpoint}: {type(exc).__name__}") from None
-    try:
-        doc = resp.json()
-    except ValueError:
-        doc = None
-    if resp.status_code not in (200, 201) or not isinstance(doc, dict) or not isinstance(doc.get("client_id"), str):
-        detail = ""
-        if isinstance(doc, dict) and isinstance(doc.get("error"), str):
-            detail = ": " + sanitize(doc["error"], single_line=True)[:80]
-            if isinstance(doc.get("error_description"), str):
-                detail += ": " + sanitize(doc["error_description"], single_line=True)[:200]
-        raise AuthError(f"the authorization server refused to register mrtr (HTTP {resp.status_code}{detail})",
-                        hint="register a client there yourself and give --client-id ID")
+    doc = reply.document
+    if reply.status not in (200, 201) or doc is None or not isinstance(doc.get("client_id"), str):
+        raise AuthError(f"the authorization server refused to register mrtr (HTTP {reply.status}"
+                        f"{reply.error_detail()})", hint="register a client there yourself and give --client-id ID")
     got = doc.get("token_endpoint_auth_method") or method
     if got not in ("none", "client_secret_basic", "client_secret_post"):
         shown = sanitize(str(got), single_line=True)[:80]

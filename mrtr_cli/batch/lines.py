@@ -19,7 +19,6 @@ line number, and the other lines still run.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -28,6 +27,7 @@ from typing import Any
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import loads_strict
+from mrtr_cli.render.suggest import close_matches
 from mrtr_cli.responders.answers import AnswerFile, load_answer_file, parse_answer_document
 
 COMMANDS = ("call", "prompt", "read")
@@ -161,7 +161,7 @@ def _parse_members(doc: dict[str, Any], number: int, line_id: Any, base_dir: str
                    cache: dict[str, AnswerFile]) -> BatchLine:
     unknown = [k for k in doc if k not in MEMBERS and not k.startswith("_")]
     if unknown:
-        close = difflib.get_close_matches(unknown[0], MEMBERS, n=1)
+        close = close_matches(unknown[0], MEMBERS, n=1)
         raise UsageError(f"unknown member {unknown[0]!r}",
                          hint=f"did you mean {close[0]!r}?" if close else f"members: {', '.join(MEMBERS)}")
     commands = [c for c in COMMANDS if c in doc]

@@ -126,18 +126,17 @@ def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) 
 
 
 def _unknown(wanted: str, entries: list[Any]) -> Exception:
-    import difflib  # noqa: PLC0415
-
     from mrtr_cli.errors import UsageError  # noqa: PLC0415
     from mrtr_cli.protocol.skills import skill_name, skill_path  # noqa: PLC0415
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415
 
     listed = [e for e in entries if isinstance(e, dict)]
     paths = list(dict.fromkeys(skill_path(e.get("uri")) or str(e.get("uri")) for e in listed))
     by_name: dict[str, list[str]] = {}
     for e in listed:  # names are not unique: a close name stands for the paths that carry it
         by_name.setdefault(skill_name(e), []).append(skill_path(e.get("uri")) or str(e.get("uri")))
-    close = list(dict.fromkeys(p for match in difflib.get_close_matches(wanted, [*by_name, *paths], n=3)
+    close = list(dict.fromkeys(p for match in close_matches(wanted, [*by_name, *paths], n=3)
                                for p in by_name.get(match, [match])))
     hint = (f"did you mean: {', '.join(close)}?" if close
             else f"the server's skills: {', '.join(paths[:20])}" if paths

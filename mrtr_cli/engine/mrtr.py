@@ -42,7 +42,6 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import ProgressCallback, Session
 from mrtr_cli.responders.chain import ResponderChain
 
-MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 _BACKOFF_START = 0.05
 _BACKOFF_MAX = 2.0
 

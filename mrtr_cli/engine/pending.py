@@ -22,6 +22,7 @@ from typing import Any
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import dumps_utf8
+from mrtr_cli.protocol.capabilities import MRTR_METHODS
 from mrtr_cli.schema.elicit import form_fields
 
 PENDING_FORMAT = "pending/1"
@@ -225,7 +226,7 @@ def build_pending(
 
 
 #: The requests a pending document can finish (the MRTR-capable ones, DESIGN.md section 5).
-RESUMABLE_METHODS = ("tools/call", "prompts/get", "resources/read")
+RESUMABLE_METHODS = MRTR_METHODS
 
 
 def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:

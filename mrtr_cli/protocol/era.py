@@ -50,7 +50,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import AuthError, EraChanged, JsonRpcError, MrtrError, ProtocolError, TransportError, UsageError
+from mrtr_cli.errors import (AuthError, EraChanged, JsonRpcError, MrtrError, ProtocolError, TimeoutExpired,
+                             TransportError, UsageError)
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_request

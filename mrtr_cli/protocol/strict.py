@@ -26,12 +26,11 @@ import threading
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declares, needed_capability
+from mrtr_cli.protocol.capabilities import MRTR_METHODS, TASKS_EXTENSION, declares, needed_capability
 from mrtr_cli.render.sanitize import sanitize
 
 #: Schema files shipped in mrtr_cli/schemas/, by the protocol version they describe.
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
-MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 
 
 def strict_exit(code: int, violations: int) -> int:

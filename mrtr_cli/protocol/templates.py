@@ -43,9 +43,9 @@ def expand(template: str, values: dict[str, str]) -> str:
     known = template_variables(template)
     unknown = [name for name in values if name not in known]
     if unknown:
-        import difflib  # noqa: PLC0415
+        from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - only on an error path
 
-        close = [c for name in unknown for c in difflib.get_close_matches(name, known, n=1)]
+        close = [c for name in unknown for c in close_matches(name, known, n=1)]
         hint = (f"did you mean {', '.join(close)}?" if close
                 else f"its variables: {', '.join(known)}" if known else "it has no variables")
         raise UsageError(f"the template {template} has no variable {', '.join(unknown)}", hint=hint)

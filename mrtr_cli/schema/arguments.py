@@ -285,9 +285,9 @@ def _problem(error: Any) -> str:
         extra = re.findall(r"'([^']*)'", error.message)
         names = ", ".join(prefix + e for e in extra) if extra else error.message
         known = list(error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
-        import difflib  # noqa: PLC0415
+        from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - only on an error path
 
-        close = [m for e in extra for m in difflib.get_close_matches(e, known, n=1)]
+        close = [m for e in extra for m in close_matches(e, known, n=1)]
         return f"unexpected argument {names} " + (f"(did you mean {', '.join(prefix + c for c in close)}?)" if close
                                                   else "(the schema allows no other properties)")
     shown = json.dumps(error.instance, ensure_ascii=False)

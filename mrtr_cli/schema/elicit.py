@@ -114,6 +114,12 @@ def json_type(value: Any) -> str:
     return "object"
 
 
+#: What a field's answer must be when it breaks one of its bounds ({} is the bound).
+_BOUND_MESSAGES = {"minimum": "must be >= {}", "maximum": "must be <= {}",
+                   "minLength": "must be at least {} characters", "maxLength": "must be at most {} characters",
+                   "minItems": "choose at least {}", "maxItems": "choose at most {}"}
+
+
 @dataclass
 class FormField:
     """One property of a `requestedSchema`.
@@ -278,18 +284,8 @@ class FormField:
             if by_title:
                 return f"{wrong!r} is a title: send its value {by_title[0]!r} (one of: {self.choices_text()})"
             return f"{wrong!r} is not one of: {self.choices_text()}"
-        if kind == "minimum":
-            return f"must be >= {error.validator_value}"
-        if kind == "maximum":
-            return f"must be <= {error.validator_value}"
-        if kind == "minLength":
-            return f"must be at least {error.validator_value} characters"
-        if kind == "maxLength":
-            return f"must be at most {error.validator_value} characters"
-        if kind == "minItems":
-            return f"choose at least {error.validator_value}"
-        if kind == "maxItems":
-            return f"choose at most {error.validator_value}"
+        if kind in _BOUND_MESSAGES:
+            return _BOUND_MESSAGES[kind].format(error.validator_value)
         if kind == "format":
             return check_format(str(error.validator_value), str(error.instance)) or f"is not a valid {error.validator_value}"
         return error.message

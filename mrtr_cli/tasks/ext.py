@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.protocol.capabilities import TASKS_EXTENSION  # noqa: F401 - the name tasks modules use
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, parse_task
 from mrtr_cli.tasks.wire import TaskWire
 

@@ -481,7 +481,7 @@ class HttpTransport(Transport):
                     f"unexpected Content-Type {ctype or '(none)'!r} (HTTP {status}) from {self.url}",
                     hint="is this an MCP Streamable HTTP endpoint?",
                 )
-            msg = _json_body(resp)
+            msg = read_json_body(resp)
             if msg is None:
                 raise ProtocolError(f"the server's response from {self.url} is not valid JSON")
             if not isinstance(msg, dict):
@@ -631,8 +631,9 @@ def _method(message: Message) -> str:
     return sanitize(method, single_line=True)[:80] if isinstance(method, str) else "a response"
 
 
-def _json_body(resp: httpx.Response) -> Any:
-    """The JSON value of a response body, or None when it is not JSON.
+def read_json_body(resp: httpx.Response) -> Any:
+    """The JSON value of a response body (opened with `stream=True`), or None when it is
+    not JSON. Also the reader of authorization replies (auth/replies.py).
 
     Read in blocks up to the message size limit, with one copy of the body alive at a time
     beside the parsed value (the bytes are dropped once decoded).

@@ -68,7 +68,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import hashlib
 import json
 import os
 import secrets
@@ -385,8 +384,6 @@ class TokenEndpoint:
                                 "resource": form.get("resource"), "scope": form.get("scope"),
                                 "auth_method": method})
         if grant == "client_credentials" and self.provider.args.echo_request:
-            from urllib.parse import urlencode
-
             echoed = f"got {urlencode(form)} with Authorization: {headers.get('authorization')}"
             response = token_error("invalid_client", echoed, 401)
             await response(scope, replay, send)

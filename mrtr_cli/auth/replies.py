@@ -1,0 +1,91 @@
+"""The replies of authorization requests (metadata documents, token, registration
+responses), read within the limits on what a server sends (transport/limits.py, README
+"Limits"): the body is streamed in blocks and refused past the message size limit
+(`--max-message-size`, `MRTR_MAX_MESSAGE_SIZE`), its JSON past 128 levels of nesting or
+with a number JSON does not have. An authorization server is untrusted like any other:
+such a reply is an authentication failure (`AuthError`, exit 8) naming the server and
+the limit, never a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.errors import AuthError
+from mrtr_cli.render.sanitize import sanitize
+
+
+@dataclass
+class Reply:
+    """One authorization reply.
+
+    Attributes:
+        status: the HTTP status.
+        body: its JSON value, or None when it is not JSON (or was not read: a status the
+            caller did not ask to read).
+    """
+
+    status: int
+    body: Any = None
+
+    @property
+    def document(self) -> dict[str, Any] | None:
+        """The body when it is a JSON object, else None."""
+        return self.body if isinstance(self.body, dict) else None
+
+    @property
+    def error_code(self) -> str | None:
+        """The OAuth `error` code of the body (RFC 6749 section 5.2, RFC 7591 section 3.2.2), or None."""
+        doc = self.document or {}
+        return doc["error"] if isinstance(doc.get("error"), str) else None
+
+    def error_detail(self) -> str:
+        """", CODE: DESCRIPTION" of an error body (either part may be missing), sanitized
+        and cut (80 and 200 characters); "" when it has neither."""
+        doc = self.document or {}
+        code, desc = self.error_code, doc.get("error_description")
+        detail = ", " + sanitize(code, single_line=True)[:80] if code else ""
+        return detail + (": " + sanitize(desc, single_line=True)[:200] if isinstance(desc, str) else "")
+
+def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] | None = None,
+          **request: Any) -> Reply:
+    """Send one authorization request with `http` (an `httpx.Client`) and read its reply
+    within the limits.
+
+    Args:
+        method, url: the request ("GET", "POST"); `request` holds httpx's other arguments
+            (`headers`, `data`, `json`).
+        what: the server for a message, e.g. "the token endpoint" (the URL follows it).
+        read: the statuses whose body is read (None: every status); any other is returned
+            with body None, unread.
+
+    Returns:
+        The `Reply`.
+
+    Raises:
+        httpx.HTTPError: the request failed (the caller says what that means).
+        AuthError: the body is over the message size limit (also when its
+            `Content-Length` says so, before it is read), nested more than 128 levels, or
+            holds NaN, Infinity or an over-long integer (exit 8).
+    """
+    from mrtr_cli.transport.base import InvalidMessage, MessageTooDeep, MessageTooLarge  # noqa: PLC0415
+    from mrtr_cli.transport.http import read_json_body  # noqa: PLC0415
+    from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415
+
+    where = f"{what} {sanitize(url, single_line=True)[:200]}"
+    with http.stream(method, url, **request) as resp:
+        if read is not None and resp.status_code not in read:
+            return Reply(resp.status_code)
+        try:
+            return Reply(resp.status_code, read_json_body(resp))
+        except MessageTooLarge as exc:
+            raise AuthError(f"{where} sent a reply over the limit of {describe_size(exc.limit)} on what a "
+                            "server sends; refused", hint=exc.hint) from None
+        except MessageTooDeep:
+            from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415
+
+            raise AuthError(f"{where} sent JSON nested more than {MAX_DEPTH} levels deep (the limit on JSON "
+                            "from a server); refused") from None
+        except InvalidMessage as exc:
+            raise AuthError(f"{where} sent an unacceptable reply: {exc.message}") from None
