@@ -21,7 +21,8 @@ from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
-from mrtr_cli.tasks.wire import TaskWire, wire_for, wire_for_created
+from mrtr_cli.tasks.wire import TaskWire
+from mrtr_cli.tasks.wires import wire_for, wire_for_created
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.app import App
