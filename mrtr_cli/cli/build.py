@@ -46,7 +46,7 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
     env.quiet = opts.quiet
     env.no_input = opts.no_input
     if opts.save_answers:
-        from mrtr_cli.app import check_writable  # noqa: PLC0415
+        from mrtr_cli.userfiles import check_writable  # noqa: PLC0415
 
         check_writable(opts.save_answers, "--save-answers")  # before anyone types an answer
     return App(opts, env)
