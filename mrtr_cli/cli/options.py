@@ -13,7 +13,6 @@ import click
 
 from mrtr_cli.cli.params import SECONDS
 from mrtr_cli.render.color import COLOR_MODES
-from mrtr_cli.env import Environment
 
 from mrtr_cli.cli.build import make_app
 
