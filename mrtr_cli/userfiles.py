@@ -169,3 +169,53 @@ def open_user_output(path: str, mode: str = "w") -> IO[str]:
     stream = os.fdopen(fd, mode, encoding="utf-8")
     stream.buffer.raw.name = path  # type: ignore[attr-defined] # messages name the path, not the descriptor
     return stream
+
+
+class UserInput:
+    """The run's reader of stdin and of the files the user names: stdin is read once (at
+    most `MAX_USER_FILE_BYTES`, bounded by the run's deadline) and later reads get the same
+    text; `read_file("-")` is stdin.
+
+    Args:
+        env: the run's environment (`env.stdin`; `env.stdin_consumed` is set once read).
+        deadline: returns the `protocol.deadline.Deadline` that bounds reading stdin.
+    """
+
+    def __init__(self, env: Any, deadline: Any):
+        self.env = env
+        self._deadline = deadline
+        self._stdin_text: str | None = None
+
+    def stdin(self) -> str:
+        """All of stdin as text (read once). Raises UsageError (too big, not UTF-8), TimeoutExpired."""
+        if self._stdin_text is None:
+            self.env.stdin_consumed = True
+            data = read_stdin_bytes(self.env.stdin, what="input", deadline=self._deadline())
+            self._stdin_text = decode_text(data, what="stdin", path="(-)")
+        return self._stdin_text
+
+    def read_file(self, path: str) -> str:
+        """The text of `path` (`-` is stdin).
+
+        Raises:
+            UsageError: the file cannot be read (missing, not a regular file, too big).
+        """
+        if path == "-":
+            return self.stdin()
+        try:
+            return read_user_text(path, what="file")
+        except FileNotFoundError:
+            raise UsageError(f"cannot read file {path}: no such file") from None
+
+
+def check_writable(path: str, option: str) -> None:
+    """Raise UsageError now if `path` could not be written later (a directory, a missing or
+    read-only folder), so that nothing typed is lost at the end of a run (`--save-answers`)."""
+    full = os.path.abspath(os.path.expanduser(path))
+    folder = os.path.dirname(full)
+    if os.path.isdir(full):
+        raise UsageError(f"{option} {path}: is a directory")
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(full if os.path.exists(full) else folder, os.W_OK):
+        raise UsageError(f"{option} {path}: not writable")

@@ -5,5 +5,5 @@
 - `records.py`: the output records, their order, `--resume` and the summary;
 - `runner.py`: runs the lines with `-j N` workers over one session (one HTTP
   connection pool or one stdio server process), each line through the same path
-  as `mrtr call`/`prompt`/`read` (`App.request_params`, `App.drive`).
+  as `mrtr call`/`prompt`/`read` (`protocol.requests.request_params`, `engine.run.drive`).
 """

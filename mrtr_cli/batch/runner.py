@@ -1,7 +1,7 @@
 """Running the lines of `mrtr batch`: `-j N` workers over one session.
 
 Every line goes through the same path as `mrtr call` / `prompt` / `read`
-(`App.request_params`, then `App.drive`: the MRTR engine and the task driver) with
+(`protocol.requests.request_params`, then `engine.run.drive`: the MRTR engine and the task driver) with
 its own answer store and responder chain (the batch's `--answers` and `-a`, then
 the line's `answersFile` and `answers`), its own `--timeout` window, and no
 terminal: nobody is asked (`--no-input` is implied) and URL elicitation is not
@@ -26,7 +26,7 @@ import sys
 import threading
 from typing import Any
 
-from mrtr_cli.app import App, outcome_status
+from mrtr_cli.app import App
 from mrtr_cli.batch.lines import BatchLine
 from mrtr_cli.batch.records import (
     CODE_NAMES,
@@ -37,8 +37,10 @@ from mrtr_cli.batch.records import (
     pending_record,
     result_record,
 )
+from mrtr_cli.engine.run import drive, outcome_status
 from mrtr_cli.errors import ExitStatus, InputRequired, MrtrError, TransportError
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.requests import request_params
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.answers import AnswerStore
@@ -52,13 +54,10 @@ SESSION_OPEN_FLOOR = 30.0
 
 class BatchApp(App):
     """The `App` of a batch run: every line gets its own time bound, its own responder
-    chain without a terminal, and a task it creates is reported in its record."""
+    chain without a terminal, and a task it creates is reported in its record (`batch`);
+    `live_tasks` names the tasks lines wait for, after Ctrl-C: they keep running on the server."""
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        #: Tasks that lines are waiting for (task id -> the `mrtr task wait` command), named
-        #: after Ctrl-C: they keep running on the server.
-        self.live_tasks: dict[str, str] = {}
+    batch = True
 
     def deadline(self) -> Deadline:
         """A fresh `--timeout` window (for one line, or one tool-list fetch)."""
@@ -84,14 +83,9 @@ class BatchApp(App):
         Raises:
             UsageError: a root in the line's answers that does not exist.
         """
-        roots, roots_source, sampler = self.input_sources(store)
-        if sampler is not None:
-            sampler.deadline = deadline
-        return ResponderChain(self.env, store, roots=roots, roots_source=roots_source, sampler=sampler,
-                              sampling_tools=bool(self.opts.sampling_tools), url_consent=False)
+        from mrtr_cli.responders.sources import build_chain  # noqa: PLC0415
 
-    def task_runner(self, session: Session, chain: ResponderChain, target: Any, **kw: Any) -> Any:
-        return super().task_runner(session, chain, target, batch=True, **kw)
+        return build_chain(self.opts, self.env, store, self.sources(store), deadline, person=False)
 
 
 class SessionSlot:
@@ -301,9 +295,9 @@ class BatchRunner:
             responder = getattr(session, "responder", None)
             if responder is not None:  # an older server's own requests: this line's answers (one line at a time)
                 responder.chain = chain
-            method, params = self.app.request_params(session, line.command, line.subject, base=line.arguments)
-            outcome = self.app.drive(method, params, session=session, chain=chain, target=self.app.target(),
-                                     deadline=deadline)
+            method, params = request_params(self.app, session, line.command, line.subject, base=line.arguments)
+            outcome = drive(self.app, method, params, session=session, chain=chain, target=self.app.target(),
+                            deadline=deadline)
             return result_record(line, outcome_status(method, outcome), outcome.result)
         except InputRequired as exc:
             return pending_record(line, exc.pending)

@@ -56,8 +56,11 @@ def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, 
     target = app.target()
     app.spawn_early(target)
     with app.session(target) as session:
-        method, params = app.request_params(session, command, name, parsed, base)
-        return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
+        from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - loaded while the server boots
+        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415
+
+        method, params = request_params(app, session, command, name, parsed, base)
+        return run_request(app, method, params, session=session, chain=app.chain(store), target=target)
 
 
 @cli.command("read")
@@ -78,8 +81,11 @@ def read_cmd(ctx: click.Context, uri: str, items: tuple[str, ...], **kw: Any) ->
     target = app.target()
     app.spawn_early(target)
     with app.session(target) as session:
-        method, params = app.request_params(session, "read", uri, parsed)
-        return app.run_mrtr(method, params, session=session, chain=app.chain(store), target=target)
+        from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - loaded while the server boots
+        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415
+
+        method, params = request_params(app, session, "read", uri, parsed)
+        return run_request(app, method, params, session=session, chain=app.chain(store), target=target)
 
 
 @cli.command("resume")
@@ -127,6 +133,10 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         resume_from["requestState"] = doc["requestState"]
     answered = doc.get("answered") if isinstance(doc.get("answered"), dict) else None
     with app.session(target) as session:
+        from mrtr_cli.engine.run import run_request  # noqa: PLC0415
+        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415
+        from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415
+
         if doc.get("protocolVersion"):
             session.protocol_version = str(doc["protocolVersion"])
         # Checked as `call`, `prompt` and `read` check them: nothing invalid is sent.
@@ -137,15 +147,16 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         elif not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
             raise UsageError(f"{pending}: params must give a name, and the arguments as an object")
         elif doc["method"] == "tools/call":
-            app.tool_arguments(session, params["name"], [], params.get("arguments") or {})
+            tool_arguments(app.catalog(session), params["name"], [], params.get("arguments") or {},
+                           no_validate=o.no_validate, note=app.tracer.note)
         else:
-            app.request_params(session, "prompt", params["name"], [], params.get("arguments") or {})
+            request_params(app, session, "prompt", params["name"], [], params.get("arguments") or {})
         try:
             sent = doc.get("sentResponses") if isinstance(doc.get("sentResponses"), dict) else None
             chain = app.chain(store)
             chain.typed_before = typed_in_template(doc)
-            code = app.run_mrtr(str(doc["method"]), doc["params"], session=session, chain=chain,
-                                target=target, resume_from=resume_from, answered=answered, sent=sent)
+            code = run_request(app, str(doc["method"]), doc["params"], session=session, chain=chain,
+                               target=target, resume_from=resume_from, answered=answered, sent=sent)
             forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
             return code
         except JsonRpcError as err:

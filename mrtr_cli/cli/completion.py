@@ -5,7 +5,8 @@ The scripts are click's own: the shell runs `mrtr` with `_MRTR_COMPLETE=bash_com
 (or zsh/fish) and the words typed so far, and click answers with commands, options and,
 through `complete_names`, tool, prompt and resource names from the last list fetched
 from that server (`mrtr tools`, `mrtr call`, ...) and server names from config files;
-names never contact a server. The values of prompt arguments (`prompt NAME ARG=<Tab>`)
+names never contact a server
+(cli/names.py). The values of prompt arguments (`prompt NAME ARG=<Tab>`)
 and resource template variables (`read 'TEMPLATE' VAR=<Tab>`) are the server's
 suggestions (`completion/complete`, server/utilities/completion), asked within
 `MRTR_COMPLETE_TIMEOUT` seconds (default 3; nothing is offered when that passes) and
@@ -15,29 +16,14 @@ diagnostics.
 
 from __future__ import annotations
 
-import io
-import os
-import shlex
-from typing import TYPE_CHECKING, Any
 
 import click
 
 from mrtr_cli.cli.main import cli
-from mrtr_cli.cli.options import make_app
-
-if TYPE_CHECKING:  # pragma: no cover
-    from mrtr_cli.app import App
 
 SHELLS = ("bash", "zsh", "fish")
 PROG = "mrtr"
 COMPLETE_VAR = "_MRTR_COMPLETE"
-
-#: What each completion kind lists: (list method, item member holding the value).
-KINDS = {
-    "tools": ("tools/list", "tools", "name"),
-    "prompts": ("prompts/list", "prompts", "name"),
-    "resources": ("resources/list", "resources", "uri"),
-}
 
 
 def completion_script(shell: str) -> str:
@@ -50,162 +36,6 @@ def completion_script(shell: str) -> str:
     completer = cls(cli, {}, PROG, COMPLETE_VAR)
     # `source()` of the bash class runs `bash --version`; the template alone is the script.
     return cls.source_template % completer.source_vars()
-
-
-def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
-    """Completion items for a server name (`servers`) or a cached tool/prompt/resource name.
-
-    Errors of any kind give no items: completion must never fail loudly.
-    """
-    from click.shell_completion import CompletionItem  # noqa: PLC0415
-
-    from mrtr_cli.protocol.headers import invalid_x_mcp_header  # noqa: PLC0415
-    from mrtr_cli.render.listing import one_line  # noqa: PLC0415
-
-    try:
-        app = _quiet_app(ctx)
-        if kind in SERVER_VALUES:
-            return server_values(app, kind, ctx, incomplete)
-        if kind == "servers":
-            from mrtr_cli.config.servers import find_servers  # noqa: PLC0415
-
-            entries = [s for s in find_servers(app.opts.config) if not s.shadowed]
-            return [CompletionItem(s.name, help=s.kind) for s in entries if s.name.startswith(incomplete)]
-        method, member, key = KINDS[kind]
-        cache = app.list_cache()
-        entry = cache.get(method) if cache is not None else None
-        if entry is None:
-            return []
-        check_headers = kind == "tools" and bool(app.target().url)
-        items = []
-        for page in entry.pages:
-            for item in page.get(member) or []:
-                value = item.get(key) if isinstance(item, dict) else None
-                if check_headers and invalid_x_mcp_header(item.get("inputSchema")) is not None:
-                    continue  # left out over HTTP (streamable-http "x-mcp-header")
-                if isinstance(value, str) and value.startswith(incomplete):
-                    items.append(CompletionItem(value, help=one_line(item.get("description"), 60) or None))
-        return items
-    except Exception:  # noqa: BLE001
-        return []
-
-
-#: Completion kinds whose values the server suggests: kind -> (command parameter holding the
-#: reference, `complete_params` kind).
-SERVER_VALUES = {"prompt-arguments": ("name", "prompt"), "template-variables": ("uri", "resource")}
-DEFAULT_COMPLETE_TIMEOUT = 3.0
-
-
-class _Discard(io.StringIO):
-    """Swallows what is written, but says whether the stream it stands for is a terminal:
-    the run then declares what the same command line would declare in that shell (a
-    person at a terminal can answer sampling), so the list cache entry is the same one."""
-
-    def __init__(self, tty: bool):
-        super().__init__()
-        self._tty = tty
-
-    def isatty(self) -> bool:
-        return self._tty
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-
-def _quiet_app(ctx: click.Context) -> App:
-    """The App for a completion: diagnostics discarded, `-q`, and no answer file read
-    from stdin (the shell's terminal)."""
-    root = ctx.find_root()
-    if root.obj is not None:  # diagnostics must not reach the prompt
-        root.obj.stderr = _Discard(root.obj.stderr_isatty)
-    app = make_app(ctx, dict(ctx.params))
-    app.opts.quiet = True
-    app.opts.answers = [path for path in app.opts.answers if path != "-"]
-    return app
-
-
-def rejoin(words: list[str]) -> list[str]:
-    """Words as typed: bash splits `name=value` at `=` (COMP_WORDBREAKS) into `name`,
-    `=`, `value`; they are joined again (`name=` when no value followed)."""
-    out: list[str] = []
-    glue = False
-    for word in words:
-        if word == "=" and out and not glue:
-            out[-1] += "="
-            glue = True
-        elif glue:
-            out[-1] += word
-            glue = False
-        else:
-            out.append(word)
-    return out
-
-
-def _being_typed(items: list[str], incomplete: str) -> tuple[str, str, bool, list[str]] | None:
-    """(argument name, value typed so far, whether the shell split the word at `=`,
-    the other items) for the word under the cursor, or None when it is not NAME=VALUE yet."""
-    if "=" in incomplete and not incomplete.startswith("="):
-        name, _, value = incomplete.partition("=")
-        return name, value, False, items
-    if incomplete in ("", "=") and items and "=" not in items[-1]:
-        # bash: `name` `=` with nothing typed after (click drops a lone "="); a bare word
-        # is no item of its own, so it is the name being given a value.
-        return items[-1], "", True, items[:-1]
-    if items and items[-1].endswith("=") and items[-1].count("=") == 1 and "=" not in incomplete:
-        return items[-1][:-1], incomplete, True, items[:-1]  # bash: `name` `=` `val`
-    return None
-
-
-def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
-    """The server's suggestions for the NAME=VALUE word under the cursor: from the list
-    cache when asked within `COMPLETION_TTL`, else one `completion/complete` bounded by
-    `MRTR_COMPLETE_TIMEOUT`. Raises whatever goes wrong (`complete_names` gives no items)."""
-    from click.shell_completion import CompletionItem  # noqa: PLC0415
-
-    from mrtr_cli.protocol.completions import (  # noqa: PLC0415
-        cached_completion,
-        complete_params,
-        completion_values,
-        offers_completions,
-        request_completion,
-        store_completion,
-    )
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
-
-    limit = float(os.environ.get("MRTR_COMPLETE_TIMEOUT") or DEFAULT_COMPLETE_TIMEOUT)
-    app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)  # before the run's deadline exists
-    app.opts.probe_timeout = min(limit, app.opts.probe_timeout or limit)
-    app.end_server_at_once = True  # no shutdown grace: the answer is due within the limit
-    param, ref_kind = SERVER_VALUES[kind]
-    ref = ctx.params.get(param)
-    items = rejoin(list(ctx.params.get("items") or ()))
-    typed = _being_typed(items, incomplete)
-    if not isinstance(ref, str) or typed is None:
-        return []
-    if ref_kind == "resource":
-        from mrtr_cli.protocol.templates import is_template  # noqa: PLC0415
-
-        if not is_template(ref):
-            return []
-    argument, value, split, others = typed
-    context = dict(word.split("=", 1) for word in others if "=" in word and not word.startswith("="))
-    context.pop(argument, None)
-    params = complete_params(ref_kind, ref, argument, value, context)
-    cache = app.list_cache()
-    result = cached_completion(cache, params)
-    if result is None:
-        with app.session() as session:
-            if offers_completions(session) is False:
-                return []
-            result = request_completion(session, params, deadline=app.deadline())
-        store_completion(cache, params, result)
-    out = []
-    for item in completion_values(result):
-        if sanitize(item, single_line=True) != item:
-            continue  # control characters: nothing a shell line can take safely
-        word = item if split else f"{argument}={item}"
-        out.append(CompletionItem(shlex.quote(word) if shlex.quote(word) != word else word))
-    return out
 
 
 @cli.command("completion")

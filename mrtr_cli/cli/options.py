@@ -1,4 +1,4 @@
-"""Option sets shared by commands, and building the `App` from parsed options.
+"""Option sets shared by commands (building the `App` from them: cli/build.py).
 
 Global options (target, output, verbosity, protocol) are accepted both before
 and after the command; command-level values win, repeatable options add up.
@@ -13,14 +13,18 @@ import click
 
 from mrtr_cli.cli.params import SECONDS
 from mrtr_cli.render.color import COLOR_MODES
-from mrtr_cli.env import Environment
+
+from mrtr_cli.cli.build import make_app
+
+__all__ = ["answer_options", "complete", "declare_options", "global_options", "make_app", "task_options"]
+
 
 def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[Any]]:
     """A click `shell_complete` callback listing `kind` ("servers", "tools", "prompts",
-    "resources") from config files or the list cache (cli/completion.py; imported lazily)."""
+    "resources") from config files or the list cache (cli/names.py; imported lazily)."""
 
     def callback(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-        from mrtr_cli.cli.completion import complete_names  # noqa: PLC0415
+        from mrtr_cli.cli.names import complete_names  # noqa: PLC0415
 
         return complete_names(kind, ctx, incomplete)
 
@@ -101,44 +105,3 @@ task_options = _options(
     click.option("--task", is_flag=True, default=None, help="MCP 2025-11-25 servers: run a tool whose taskSupport is optional as a task (required ones always are)."),
     click.option("--task-ttl", type=SECONDS, metavar="SECONDS", help="MCP 2025-11-25 servers: how long the server should keep the task and its result (default 3600)."),
 )
-
-
-def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
-    """Combine group-level and command-level values of the same options."""
-    out = dict(group)
-    for key, value in sub.items():
-        before = out.get(key)
-        if isinstance(value, tuple):
-            out[key] = tuple(before or ()) + value
-        elif isinstance(value, int) and not isinstance(value, bool) and key == "verbosity":
-            out[key] = (before or 0) + value
-        elif value is not None:
-            out[key] = value
-    return out
-
-
-def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
-    """Build the App for a command from its options and the group's."""
-    from mrtr_cli.app import App, RunOptions  # noqa: PLC0415
-
-    values = _merge(ctx.find_root().params, kw)
-    env: Environment = ctx.find_root().obj
-    opts = RunOptions()
-    for key, value in values.items():
-        if value is None or not hasattr(opts, key):
-            continue
-        if isinstance(value, tuple):
-            value = list(value)
-        setattr(opts, key, value)
-    env.json_mode = opts.json_mode
-    env.color = values.get("color") or "auto"
-    env.verbosity = opts.verbosity
-    env.quiet = opts.quiet
-    env.no_input = opts.no_input
-    if opts.save_answers:
-        from mrtr_cli.app import check_writable  # noqa: PLC0415
-
-        check_writable(opts.save_answers, "--save-answers")  # before anyone types an answer
-    return App(opts, env)
-
-

@@ -67,15 +67,16 @@ def _runner(app: App, session: Session, target: Target, record: TaskRecord | Non
 
 def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
           params: dict[str, Any] | None = None) -> int:
+    from mrtr_cli.engine.run import finish, save_answers  # noqa: PLC0415
+
     recorder = app.recorder()  # the same one an older server's own requests are recorded in
     with app.session(target) as session:
         runner = _runner(app, session, target, record, params=params, recorder=recorder)
         try:
             outcome = runner.wait(task_id, record.variant if record is not None else None)
         finally:
-            if recorder is not None and (recorder.responses or recorder.in_order):
-                app._save_answers(recorder)
-    return int(app.finish("tools/call", outcome))
+            save_answers(app, recorder)
+    return int(finish(app, "tools/call", outcome))
 
 
 def resume_task(app: App, doc: dict[str, Any]) -> int:

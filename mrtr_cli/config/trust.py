@@ -149,3 +149,22 @@ def _consent(env: Environment, intro: str, shown: str, *, refusal: str, hint: st
             return
         raise UsageError("not resumed: not approved")
     raise UsageError(refusal, hint=hint)
+
+
+def trust_target(target: Any, opts: Any, env: Environment) -> None:
+    """Decide whether the run may reach `target` (a `config.target.Target`): one from a
+    pending document (`opts.saved_target_source`) must be known here or approved by a person
+    (`check_saved_target`); a target the user gave, or approved, is remembered, so that a
+    document naming it can reach it again.
+
+    Raises:
+        UsageError: a saved target that is neither known nor approved (exit 2).
+    """
+    if opts.saved_target_source and not check_saved_target(
+            target.command, target.cwd, target.url, credentials=bool(opts.headers or opts.bearer_token_env),
+            env=env, source=opts.saved_target_source):
+        return  # reached on a document's word alone: not known by that
+    if target.command:
+        remember("stdio", command_identity(target.command, target.cwd))
+    elif target.url:
+        remember("url", target.url)

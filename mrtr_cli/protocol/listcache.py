@@ -192,3 +192,24 @@ class ListCache:
             os.unlink(path)
         except OSError:
             pass
+
+
+def cache_for(target: Any, authorizer: Any, declared: Callable[[str], dict[str, Any]]) -> ListCache | None:
+    """The list cache of a run's server under `<state dir>/cache`, or None when
+    `MRTR_NO_CACHE` is set. Keyed by the server (`target.cache_identity()`), the
+    authorization context (`target.auth_context()`, plus the OAuth sign-in in use when
+    `authorizer`, transport/authhook.py, has one: asked only when a key is needed) and the
+    capabilities the run declares on each list (`declared(method)`)."""
+    from mrtr_cli.state import state_dir  # noqa: PLC0415
+
+    if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
+        return None
+    folder = os.path.join(state_dir(), "cache")
+    if authorizer is None:
+        return ListCache(folder, target.cache_identity(), target.auth_context(), declared=declared)
+
+    def context() -> Any:
+        base, signed_in = target.auth_context(), authorizer.identity()
+        return base if signed_in is None else {**(base or {}), "oauth": signed_in}
+
+    return ListCache(folder, target.cache_identity(), context, declared=declared)

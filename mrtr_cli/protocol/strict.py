@@ -33,6 +33,17 @@ from mrtr_cli.render.sanitize import sanitize
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
 
 
+def run_checker(strict: bool, env: Any) -> StrictChecker | None:
+    """`--strict`: the run's `StrictChecker` (one per run, kept on `env.strict` for the exit
+    code, cli/main.py), or None without the option. The checker's own imports (jsonschema)
+    happen only here."""
+    if not strict:
+        return None
+    if env.strict is None:
+        env.strict = StrictChecker(env)
+    return env.strict
+
+
 def strict_exit(code: int, violations: int) -> int:
     """The exit code once violations were seen: 4 where it would have been 0, 1 (isError)
     or 6 (declined); any other code stands."""

@@ -28,41 +28,13 @@ from mrtr_cli.responders.shapes import (
 )
 from mrtr_cli.schema.elicit import explain, form_fields, json_type
 
+from mrtr_cli.responders.ask import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, InputAsk, Person
+
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.protocol.deadline import Deadline
-    from mrtr_cli.responders.terminal import TerminalResponder
 
-ELICIT = "elicitation/create"
-SAMPLING = "sampling/createMessage"
-ROOTS = "roots/list"
-INPUT_METHODS = (ELICIT, SAMPLING, ROOTS)
-
-
-@dataclass
-class InputAsk:
-    """One input request being answered.
-
-    Attributes:
-        key: the server's `inputRequests` key.
-        method: `elicitation/create`, `sampling/createMessage` or `roots/list`.
-        params: the request's params (may be empty).
-        server_name: who is asking (serverInfo title/name, else the target).
-        origin: what the request belongs to, e.g. "tools/call update_work_item".
-        index, total: position among the requests asked interactively this round.
-    """
-
-    key: str
-    method: str
-    params: dict[str, Any]
-    server_name: str
-    origin: str
-    index: int = 1
-    total: int = 1
-
-    @property
-    def mode(self) -> str:
-        return str(self.params.get("mode") or "form") if self.method == ELICIT else ""
-
+__all__ = ["ELICIT", "INPUT_METHODS", "ROOTS", "SAMPLING", "InputAsk", "PromptInterrupted", "ResponderChain",
+           "RoundOutcome"]
 
 class PromptInterrupted(KeyboardInterrupt):
     """Ctrl-C at a prompt. `responses` holds the answers already given in that round
@@ -123,7 +95,7 @@ class ResponderChain:
         roots_source: str = "--root",
         sampler: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         sampling_tools: bool = False,
-        terminal_factory: Callable[[], TerminalResponder] | None = None,
+        terminal_factory: Callable[[], Person] | None = None,
         url_consent: bool | None = None,
     ):
         self.env = env
@@ -133,7 +105,7 @@ class ResponderChain:
         self.sampler = sampler
         self.sampling_tools = sampling_tools
         self._terminal_factory = terminal_factory
-        self._terminal: TerminalResponder | None = None
+        self._terminal: Person | None = None
         self.url_consent = url_consent
         #: Some answer given by this chain declined or cancelled (exit 6), whether it went
         #: into an MRTR retry or answered an older server's own request.
@@ -258,7 +230,7 @@ class ResponderChain:
             self.env.err(f"mrtr: the server asks for {ask.key!r} again after the answer from {source} was sent"
                          f"{said}", untrusted=True)
 
-    def _get_terminal(self) -> TerminalResponder:
+    def _get_terminal(self) -> Person:
         if self._terminal is None:
             assert self._terminal_factory is not None
             self._terminal = self._terminal_factory()

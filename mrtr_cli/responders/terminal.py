@@ -20,7 +20,7 @@ from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
-from mrtr_cli.responders.chain import ELICIT, SAMPLING, InputAsk
+from mrtr_cli.responders.ask import ELICIT, SAMPLING, InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
 

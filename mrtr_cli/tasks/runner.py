@@ -1,13 +1,14 @@
 """Task work for one run of `mrtr`: the engine's task hook and the `mrtr task ...` commands.
 
-Builds the wire, the status line, the local record and the driver from the
-`App`'s options, and knows how to find a task's server again from its record.
+Builds the wire, the status line, the local record and the driver from the run's
+options (`runcontext.RunContext`, the application layer's `App`: never imported here),
+and knows how to find a task's server again from its record.
 """
 
 from __future__ import annotations
 
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mrtr_cli.config.target import Target
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, origin_of
@@ -18,13 +19,12 @@ from mrtr_cli.render.output import print_json
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.status import StatusLine
 from mrtr_cli.responders.chain import ResponderChain
+from mrtr_cli.runcontext import RunContext
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
-from mrtr_cli.tasks.wire import TaskWire, wire_for, wire_for_created
-
-if TYPE_CHECKING:  # pragma: no cover
-    from mrtr_cli.app import App
+from mrtr_cli.tasks.wire import TaskWire
+from mrtr_cli.tasks.wires import wire_for, wire_for_created
 
 
 def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
@@ -34,7 +34,7 @@ def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
     return declared_for(chain.capabilities(), "tasks/get")
 
 
-def command_prefix(app: App, target: dict[str, Any]) -> str:
+def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
     """`mrtr` plus the options that reach `target` again, without any secret.
 
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
@@ -46,7 +46,7 @@ def command_prefix(app: App, target: dict[str, Any]) -> str:
     return shlex.join(words)
 
 
-def use_record_protocol(app: App, record: TaskRecord) -> None:
+def use_record_protocol(app: RunContext, record: TaskRecord) -> None:
     """A task recorded on a legacy session is reached again with `initialize` offering the
     same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given;
     a task left running in an HTTP session kept open is reached in that session."""
@@ -60,7 +60,7 @@ def use_record_protocol(app: App, record: TaskRecord) -> None:
         app.rejoin_session = {"sessionId": record.session_id, "serverCapabilities": record.server_capabilities}
 
 
-def use_saved_target(app: App, record: TaskRecord) -> None:
+def use_saved_target(app: RunContext, record: TaskRecord) -> None:
     """Point `app` at the server in `record` unless the command line named one."""
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
 
@@ -88,7 +88,7 @@ class TaskRunner:
             stdout, and status lines are plain (several lines share the terminal).
     """
 
-    def __init__(self, app: App, session: Session, chain: ResponderChain, target: Target, *,
+    def __init__(self, app: RunContext, session: Session, chain: ResponderChain, target: Target, *,
                  tool: str | None = None, params: dict[str, Any] | None = None,
                  recorder: AnswerRecorder | None = None, deadline: Deadline | None = None,
                  batch: bool = False):

@@ -5,6 +5,7 @@ it reads the task a server created, fetches its current state, delivers input
 responses and asks for cancellation, always returning a normalised `TaskState`.
 The waiting loop (`mrtr_cli.tasks.driver`) only talks to this interface, so each
 variant (the extension, SEP-2322, 2025-11-25 core tasks) is one small subclass.
+Choosing the wire for a session is tasks/wires.py's job (it sits above the variants).
 A variant belongs to one protocol era: a modern session uses only modern variants,
 a legacy (handshake) session only the 2025-11-25 one (digest 6d, "dispatch on era first").
 """
@@ -90,31 +91,3 @@ class TaskWire:
         """The wire that fits how this server behaves, judging by `state` (default: self).
         A different wire re-reads `state.raw` with `read` before using it."""
         return self
-
-
-def wire_classes(era: str | None = None) -> list[type[TaskWire]]:
-    """Every variant (of `era` only, when given), most specific first; the default of each
-    era last (the extension for modern sessions)."""
-    from mrtr_cli.tasks.ext import ExtTasksWire  # noqa: PLC0415
-    from mrtr_cli.tasks.legacy import LegacyTasksWire  # noqa: PLC0415
-    from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
-
-    classes: list[type[TaskWire]] = [Sep2322Wire, ExtTasksWire, LegacyTasksWire]
-    return [c for c in classes if era is None or c.era == era]
-
-
-def wire_for(variant: str | None, session: Session, capabilities: dict[str, Any], deadline: Deadline) -> TaskWire:
-    """The wire for a variant name from a task record, if it fits the session's era; else
-    the era's default variant."""
-    classes = wire_classes(session.era)
-    cls = next((c for c in classes if c.variant == variant), classes[-1])
-    return cls(session, capabilities, deadline)
-
-
-def wire_for_created(result: dict[str, Any], session: Session, capabilities: dict[str, Any],
-                     deadline: Deadline) -> TaskWire:
-    """The wire for the variant of the session's era whose shape a task-creating
-    `tools/call` result has."""
-    classes = wire_classes(session.era)
-    cls = next((c for c in classes if c.recognises(result)), classes[-1])
-    return cls(session, capabilities, deadline)

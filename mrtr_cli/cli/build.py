@@ -1,0 +1,54 @@
+"""Building the `App` of a command from its parsed options (the group's and its own).
+
+Below every command module and cli/options.py, so that the option sets, name completion
+(cli/names.py) and the commands all reach it without importing one another.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from mrtr_cli.env import Environment
+
+
+def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
+    """Combine group-level and command-level values of the same options."""
+    out = dict(group)
+    for key, value in sub.items():
+        before = out.get(key)
+        if isinstance(value, tuple):
+            out[key] = tuple(before or ()) + value
+        elif isinstance(value, int) and not isinstance(value, bool) and key == "verbosity":
+            out[key] = (before or 0) + value
+        elif value is not None:
+            out[key] = value
+    return out
+
+
+def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
+    """Build the App for a command from its options and the group's."""
+    from mrtr_cli.app import App, RunOptions  # noqa: PLC0415
+
+    values = _merge(ctx.find_root().params, kw)
+    env: Environment = ctx.find_root().obj
+    opts = RunOptions()
+    for key, value in values.items():
+        if value is None or not hasattr(opts, key):
+            continue
+        if isinstance(value, tuple):
+            value = list(value)
+        setattr(opts, key, value)
+    env.json_mode = opts.json_mode
+    env.color = values.get("color") or "auto"
+    env.verbosity = opts.verbosity
+    env.quiet = opts.quiet
+    env.no_input = opts.no_input
+    if opts.save_answers:
+        from mrtr_cli.userfiles import check_writable  # noqa: PLC0415
+
+        check_writable(opts.save_answers, "--save-answers")  # before anyone types an answer
+    return App(opts, env)
+
+

@@ -1,0 +1,91 @@
+"""Resolving the run's target: `--url`, `--stdio` or `-s NAME` (else MRTR_URL / MRTR_STDIO /
+MRTR_SERVER), with the command line's headers (`-H`, `--bearer-token-env`), then deciding
+whether it may be reached (config/trust.py). DESIGN.md section 1, "TARGET".
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from mrtr_cli.config.target import Target, check_header, check_header_values, check_url, parse_header, parse_stdio, url_secrets
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import UsageError
+from mrtr_cli.runcontext import RunOptions
+
+
+def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[str], str],
+                   warn: Callable[[str], None]) -> Target:
+    """The target from `--url` / `--stdio` / `-s NAME` (or MRTR_URL / MRTR_STDIO / MRTR_SERVER,
+    which are copied into `opts`), trusted or refused (`config.trust.trust_target`).
+
+    Header values given as `env:VAR` or `file:PATH` are read here (`read_file`); every header
+    value, token and config `env`/`headers` value is registered as a secret (`env.add_secret`).
+    A server config's `roots` stay on `Target.roots`.
+
+    Raises:
+        UsageError: none or more than one target given, a bad URL or header, an unknown server,
+            a target from a pending document that is neither known nor approved.
+    """
+    o = opts
+    given = [x for x in (o.url, o.stdio, o.server) if x]
+    if not given:
+        o.url = os.environ.get("MRTR_URL") or None
+        o.stdio = os.environ.get("MRTR_STDIO") or None
+        o.server = os.environ.get("MRTR_SERVER") or None
+        given = [x for x in (o.url, o.stdio, o.server) if x]
+    if not given:
+        raise UsageError("no server given: use --url URL, --stdio \"CMD ARGS\" or -s NAME")
+    if len(given) > 1:
+        raise UsageError("give exactly one of --url, --stdio and -s/--server")
+    headers = command_line_headers(o, env, read_file)
+    if o.server:
+        from mrtr_cli.config.servers import resolve_server  # noqa: PLC0415
+
+        target = resolve_server(o.server, o.config, expand_env=o.expand_env, add_secret=env.add_secret, warn=warn)
+        target.headers.update(headers)  # the command line wins over the config file
+    elif o.url:
+        target = Target(url=check_url(o.url, "--url"), headers=headers)
+        for secret in url_secrets(o.url):
+            env.add_secret(secret)
+    else:
+        target = Target(command=parse_stdio(o.stdio or ""))
+    if target.url:
+        check_header_values(target.headers, "server " + target.server + ": header" if target.server else "-H")
+    from mrtr_cli.config.trust import trust_target  # noqa: PLC0415
+
+    trust_target(target, o, env)
+    return target
+
+
+def command_line_headers(opts: RunOptions, env: Environment, read_file: Callable[[str], str]) -> dict[str, str]:
+    """The HTTP headers of `-H "Name: value"` (a value may be `env:VAR` / `file:PATH`, also
+    after an auth scheme) and `--bearer-token-env VAR` (`Authorization: Bearer $VAR`); header
+    name -> value. Credentials are registered as secrets.
+
+    Raises:
+        UsageError: a malformed header, an unreadable value source, an empty token variable.
+    """
+    from mrtr_cli.config.values import is_secret_name, resolve_header_value  # noqa: PLC0415
+
+    headers: dict[str, str] = {}
+    for text in opts.headers:
+        name, value = parse_header(text)
+        written = value
+        value, secret = resolve_header_value(value, allowed=True, where=f"-H {name}", read_file=read_file)
+        if is_secret_name(name):
+            env.add_secret(value)
+            env.add_secret(value.split(" ", 1)[-1])  # the credential after an auth scheme
+        if secret:
+            env.add_secret(secret)
+        source = written.strip().rsplit(" ", 1)[-1] if secret else ""
+        check_header(name, value, f"-H {name}" + (f" ({source})" if source else ""))
+        headers[name] = value
+    if opts.bearer_token_env:
+        token = os.environ.get(opts.bearer_token_env)
+        if not token:
+            raise UsageError(f"--bearer-token-env {opts.bearer_token_env}: that environment variable is empty or unset")
+        env.add_secret(token)
+        check_header("Authorization", f"Bearer {token}", f"--bearer-token-env {opts.bearer_token_env}")
+        headers["Authorization"] = f"Bearer {token}"
+    return headers

@@ -1,0 +1,122 @@
+"""Running one MRTR-capable request of a command to its end: the engine's round trips
+(engine/mrtr.py), the task it may become (tasks/runner.py), `--save-answers`, and the
+exit code of the outcome (DESIGN.md sections 2 and 5).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.errors import ExitStatus, InputRequired
+from mrtr_cli.runcontext import RunContext
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.config.target import Target
+    from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
+    from mrtr_cli.protocol.deadline import Deadline
+    from mrtr_cli.protocol.session import Session
+    from mrtr_cli.responders.chain import ResponderChain
+
+
+def outcome_status(method: str, outcome: EngineOutcome) -> int:
+    """The exit code of a finished request: 0, 1 when a tool result has `isError: true`,
+    6 after a decline or cancel (DESIGN.md section 2), both by `errors.winning_status`
+    (1 wins); a detached task is 0."""
+    if outcome.extra.get("detached"):
+        return int(ExitStatus.SUCCESS)
+    from mrtr_cli.errors import winning_status  # noqa: PLC0415
+
+    return winning_status(*(
+        [ExitStatus.TOOL_ERROR] if method == "tools/call" and outcome.result.get("isError") is True else []),
+        *([ExitStatus.DECLINED] if outcome.declined else []))
+
+
+def run_request(run: RunContext, method: str, params: dict[str, Any], *, session: Session,
+                chain: ResponderChain, target: Target, resume_from: dict[str, Any] | None = None,
+                answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> int:
+    """Drive one MRTR-capable request (`drive`), note the `-a` flags nobody asked for, print
+    its result (`finish`) and return the exit code.
+
+    Raises:
+        MrtrError: as `drive` raises (InputRequired carries the pending document: exit 5).
+    """
+    try:
+        outcome = drive(run, method, params, session=session, chain=chain, target=target,
+                        resume_from=resume_from, answered=answered, sent=sent)
+    except InputRequired:
+        chain.report_unused()
+        raise
+    chain.report_unused()
+    return finish(run, method, outcome)
+
+
+def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
+          target: Target, deadline: Deadline | None = None, resume_from: dict[str, Any] | None = None,
+          answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> EngineOutcome:
+    """Drive one MRTR-capable request (and the task it may become) to its outcome,
+    printing nothing of the result: `run_request` for one command, `mrtr batch` per line.
+
+    Args:
+        deadline: bounds this request (default: the run's `deadline()`).
+        resume_from, answered, sent: a resumed call (`MrtrEngine.run`); `sent` also seeds
+            the `--save-answers` recorder, so the saved file replays the whole call.
+
+    Raises:
+        MrtrError: as `MrtrEngine.run` and the task driver raise (InputRequired with
+            the pending document, JsonRpcError, TransportError, TimeoutExpired, ...).
+    """
+    recorder = run.recorder()
+    if recorder is not None and sent:
+        recorder.seed(sent)
+    deadline = deadline or run.deadline()
+    on_task = None
+    if method == "tools/call":  # the tasks extension is always declared on tools/call
+
+        def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
+            from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
+
+            runner = TaskRunner(run, session, chain, target, tool=params.get("name"), params=params,
+                                recorder=recorder, deadline=deadline, batch=run.batch)
+            return runner.on_task(create_result, capabilities)
+
+    from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415
+
+    engine = MrtrEngine(session, chain, target=target.public(), max_rounds=run.opts.max_rounds,
+                        deadline=deadline, recorder=recorder, on_task=on_task)
+    try:
+        return engine.run(method, params, resume_from=resume_from, answered=answered, sent=sent)
+    finally:
+        save_answers(run, recorder)
+
+
+def finish(run: RunContext, method: str, outcome: EngineOutcome) -> int:
+    """Print the final result (not for a detached task: it was printed when created) and
+    return the exit code (`outcome_status`: 1 for isError, 6 after a decline)."""
+    from mrtr_cli.render.output import note_tool_error, print_result  # noqa: PLC0415
+
+    code = outcome_status(method, outcome)
+    if not outcome.extra.get("detached"):
+        print_result(run.env, method, outcome.result, json_mode=run.opts.json_mode)
+        note_tool_error(run.env, method, outcome.result, code)
+    return code
+
+
+def save_answers(run: RunContext, recorder: AnswerRecorder | None) -> None:
+    """`--save-answers FILE`: write every answer the recorder holds as an answer file
+    (DESIGN.md section 3); nothing when none was recorded. A file that cannot be written
+    ends the run with exit 2 (`env.write_failure`, cli/main.py)."""
+    if recorder is None or not (recorder.responses or recorder.in_order):
+        return
+    path = run.opts.save_answers
+    assert path is not None
+    try:
+        from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415
+        from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+
+        with open_user_output(path) as fh:
+            fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
+    except OSError as exc:
+        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+        run.env.write_failure = run.env.write_failure or WriteFailed(
+            f"cannot write --save-answers {path}: {exc.strerror or exc}")

@@ -1,0 +1,153 @@
+"""Opening the run's session: the options a session needs checked (`--protocol`,
+`--log-level`, `--max-message-size`, `--probe-timeout`), the transport (adopting a stdio
+server launched early, transport/early.py), the era (protocol/era.py: probing when
+`--protocol auto`), and what every session of a run carries: the declared capabilities,
+the responder for an older server's own requests, log and progress display, `--trace`,
+`--strict`, and the x-mcp-header mirror of tool arguments over Streamable HTTP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.errors import ExitStatus, Interrupted, UsageError
+from mrtr_cli.runcontext import RunContext, RunOptions
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.config.target import Target
+    from mrtr_cli.protocol.session import Session
+
+
+def check_session_options(opts: RunOptions) -> float:
+    """Check `--protocol`, `--log-level` (lower-cased in `opts`), `--max-message-size`
+    (setting the message size limit, transport/limits.py) and `--probe-timeout`; returns
+    the probe timeout in seconds.
+
+    Raises:
+        UsageError: a bad value (exit 2).
+    """
+    from mrtr_cli.protocol.era import DEFAULT_PROBE_TIMEOUT, parse_protocol  # noqa: PLC0415
+    from mrtr_cli.render.logs import LOG_LEVELS  # noqa: PLC0415
+
+    parse_protocol(opts.protocol)
+    if opts.log_level:
+        opts.log_level = opts.log_level.lower()
+        if opts.log_level not in LOG_LEVELS:
+            raise UsageError(f"--log-level {opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+    from mrtr_cli.transport.limits import check_message_size_option  # noqa: PLC0415
+
+    check_message_size_option(opts.max_message_size)
+    probe_timeout = opts.probe_timeout if opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
+    if probe_timeout <= 0:
+        raise UsageError(f"--probe-timeout {probe_timeout:g}: expected a positive number of seconds")
+    return probe_timeout
+
+
+def _open_trace(run: RunContext, transport: Any) -> None:
+    """`--trace FILE`: open it (a session opened again in this run, a batch restarting its
+    server, appends) and hand it to the tracer. Raises UsageError (the transport is killed)."""
+    try:
+        from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+
+        run.trace_file = open_user_output(run.opts.trace, "w" if run.trace_file is None else "a")
+    except OSError as exc:
+        if transport is not None:
+            transport.kill()
+        raise UsageError(f"--trace {run.opts.trace}: {exc.strerror or exc}") from None
+    run.tracer.trace_file = run.trace_file
+
+
+def _close_trace(run: RunContext) -> None:
+    """Close the `--trace` file; its last lines that cannot be written end the run with exit 2."""
+    if run.trace_file is None:
+        return
+    try:
+        run.trace_file.close()
+    except OSError as exc:
+        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+
+        run.env.write_failure = run.env.write_failure or WriteFailed(
+            f"cannot write --trace {run.opts.trace}: {exc.strerror or exc}")
+
+
+@contextlib.contextmanager
+def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iterator[Session]:
+    """Open a session to `target` in the right protocol era (`--protocol`, probing when
+    auto: protocol/era.py) and always close it.
+
+    Args:
+        run: the run (options, environment, tracer, its chain, recorder, catalog, authorizer).
+        early: a stdio transport already launched for `target` (transport/early.py), or None.
+
+    Progress notifications are shown on stderr (not with `-q`), log notifications printed
+    there. After a Ctrl-C the server is shut down; a second Ctrl-C kills it and exits 130 at once.
+
+    Raises:
+        UsageError: a bad session option or `--trace` file (exit 2).
+        MrtrError: as `protocol.era.open_session` raises (TransportError, ProtocolError, ...).
+    """
+    from mrtr_cli.protocol.era import SessionSettings, open_session, server_key  # noqa: PLC0415
+    from mrtr_cli.render.logs import LogPrinter  # noqa: PLC0415
+
+    opts, env = run.opts, run.env
+
+    def server_request_responder() -> Any:  # an older server's own requests, answered by the run's chain
+        from mrtr_cli.responders.server_requests import ServerRequestResponder  # noqa: PLC0415
+
+        return ServerRequestResponder(run.chain(), capabilities={}, recorder=run.recorder())
+
+    try:
+        probe_timeout = check_session_options(opts)
+    except UsageError:
+        if early is not None:
+            early.kill()
+        raise
+    transport = early
+    if opts.trace:
+        _open_trace(run, transport)
+    settings = SessionSettings(
+        protocol=opts.protocol, probe_timeout=probe_timeout,
+        probe_timeout_given=opts.probe_timeout is not None, log_level=opts.log_level,
+        capabilities=run.chain().capabilities(), target=target.public(),
+        cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
+        responder=server_request_responder,
+        on_log=LogPrinter(env, opts.log_level),
+        rejoin=run.rejoin_session,
+        observer=run.strict_checker() if opts.strict else None,  # protocol/strict.py, only with --strict
+    )
+    transport = transport or target.make_transport(env, run.tracer, run.authorizer(target) if target.url else None)
+    if run.end_server_at_once:
+        transport.end_at_once()
+    session: Session | None = None
+    display = None
+    try:
+        session = open_session(transport, env, run.tracer, settings, deadline=run.session_deadline())
+        if settings.observer is not None and session.era == "modern" and session.discover_result is not None:
+            settings.observer.version = session.protocol_version  # the era probe's server/discover
+            settings.observer.discover(session.discover_result, session.capabilities_for("server/discover"))
+        if not env.quiet:
+            from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
+
+            display = session.progress = ProgressDisplay(env)
+        if target.url and session.era == "modern":
+            # Streamable HTTP (2026-07-28): every tools/call mirrors x-mcp-header arguments into headers.
+            session.param_headers = run.catalog(session)
+        yield session
+    except (KeyboardInterrupt, Interrupted):
+        from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
+
+        arm_hard_exit(transport.kill)
+        raise
+    finally:
+        if display is not None:
+            display.close()
+        try:
+            if session is not None:
+                session.close()
+        except KeyboardInterrupt:
+            transport.kill()
+            os._exit(int(ExitStatus.INTERRUPTED))
+        _close_trace(run)

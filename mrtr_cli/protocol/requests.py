@@ -1,0 +1,69 @@
+"""The method and params of one MRTR-capable request from a command's words: `call TOOL`
+(tools/call), `prompt NAME` (prompts/get), `read URI` (resources/read), also a line of
+`mrtr batch` (DESIGN.md section 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.runcontext import RunContext
+
+
+def request_params(run: RunContext, session: Any, command: str, subject: str, items: list[Any] | None = None,
+                   base: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    """The method and params of `call TOOL`, `prompt NAME` or `read URI`: tool arguments
+    typed by the tool's `inputSchema` and validated (`schema.toolargs.tool_arguments`) and,
+    on a 2025-11-25 server, the `task` member (`tasks.field.task_field`); prompt arguments
+    as given (strings), checked against `prompts/list` unless `--no-validate`
+    (`protocol.catalog.check_prompt_request`); a resource's URI, or a resource template's
+    expanded with `items` (`protocol.templates.expand`).
+
+    Args:
+        run: the run (options, tracer, its tool catalog and list cache).
+        session: the open `protocol.session.Session`.
+        command: "call", "prompt" or "read".
+        subject: the tool or prompt name, or the resource URI.
+        items: parsed `key=value` items (`schema.arguments.parse_item`).
+        base: an arguments object (`--args`, or a batch line's `arguments`).
+
+    Raises:
+        UsageError: as `tool_arguments` and `schema.arguments.build_arguments` raise (exit 2).
+    """
+    if command == "read":
+        if items:  # `read TEMPLATE NAME=VALUE...`: the variables of a resource template
+            from mrtr_cli.protocol.templates import expand, is_template  # noqa: PLC0415
+            from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
+            from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
+
+            if not is_template(subject):
+                raise UsageError(f"{subject} is not a URI template, so NAME=VALUE items have nothing to fill",
+                                 hint="give a template with {variables}, e.g. 'repo://{owner}/{name}'")
+            subject = expand(subject, require_strings(build_arguments(items, None, None), "template variable"))
+        return "resources/read", {"uri": subject}
+    if command == "call":
+        from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415
+        from mrtr_cli.tasks.field import task_field  # noqa: PLC0415
+
+        catalog = run.catalog(session)
+        params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
+                                                               no_validate=run.opts.no_validate,
+                                                               note=run.tracer.note)}
+        task = task_field(session, subject, catalog, requested=run.opts.task, ttl=run.opts.task_ttl,
+                          note=run.note)  # 2025-11-25 task augmentation
+        if task is not None:
+            params["task"] = task
+        return "tools/call", params
+    from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
+    from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
+
+    params: dict[str, Any] = {"name": subject}
+    arguments = require_strings(build_arguments(items or [], base, None), "prompt argument")
+    if not run.opts.no_validate:  # checked against prompts/list as tool arguments are against tools/list
+        from mrtr_cli.protocol.catalog import check_prompt_request  # noqa: PLC0415
+
+        check_prompt_request(session, run.list_cache(), subject, arguments or {}, deadline=run.deadline())
+    if arguments:
+        params["arguments"] = arguments
+    return "prompts/get", params

@@ -1,0 +1,125 @@
+"""What one run of `mrtr` was told (`RunOptions`), and the interface of the run that the
+packages below the application layer are handed (`RunContext`).
+
+The application layer (mrtr_cli/app.py) builds one `App` per command; the packages that do
+the work (config, protocol, engine, tasks, responders, schema) receive it typed as
+`RunContext`, so that none of them imports the application layer (issue 17: data flows one
+way, command -> target -> session -> engine <-> responders -> render).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
+from mrtr_cli.env import Environment
+
+
+@dataclass
+class RunOptions:
+    """Everything the command line (or environment) said about this run."""
+
+    url: str | None = None
+    stdio: str | None = None
+    server: str | None = None
+    config: str | None = None
+    headers: list[str] = field(default_factory=list)
+    bearer_token_env: str | None = None
+    # OAuth (issue 13): a pre-registered client.
+    client_id: str | None = None
+    client_secret_env: str | None = None
+    client_secret_file: str | None = None
+    json_mode: bool = False
+    verbosity: int = 0
+    quiet: bool = False
+    trace: str | None = None
+    no_input: bool = False
+    timeout: float | None = None
+    max_timeout: float | None = None
+    protocol: str = "auto"
+    log_level: str | None = None
+    answers: list[str] = field(default_factory=list)
+    answer_flags: list[str] = field(default_factory=list)
+    save_answers: str | None = None
+    no_validate: bool = False
+    saved_target_source: str | None = None  # the target came from this pending document (config/trust.py)
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    open_urls: bool = False
+    # Sampling and roots sources (issue 6).
+    roots: list[str] = field(default_factory=list)
+    sampling_command: str | None = None
+    sampling_tools: bool = False
+    sampling_timeout: float | None = None
+    expand_env: bool = False
+    # Tasks (issue 4): print the task and exit once one exists; Ctrl-C cancels it.
+    detach: bool = False
+    cancel_on_interrupt: bool = False
+    # Protocol era (issue 5).
+    probe_timeout: float | None = None
+    # The limit on one message from a server (transport/limits.py), as given.
+    max_message_size: str | None = None
+    # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
+    task: bool = False
+    task_ttl: float | None = None
+    # --strict (issue 15): check every server message against the schema and the protocol rules.
+    strict: bool = False
+
+
+class RunContext(Protocol):
+    """One run, as the packages see it (implemented by `mrtr_cli.app.App`).
+
+    Attributes:
+        opts: the parsed options.
+        env: the run's environment (streams, terminal facts, secrets).
+        tracer: `render.trace.Tracer` for `-v` and `--trace`.
+        batch: True for `mrtr batch` (a task is reported in the line's record).
+        live_tasks: task id -> the `mrtr task wait` command, for tasks that batch lines wait on.
+        rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin, or None.
+        end_server_at_once: stop a stdio server without grace periods (shell completion).
+        sign_in_allowed: whether a person may be asked to sign in (None: when `env.can_prompt()`).
+        trace_file: the open `--trace` file, or None (protocol/opening.py opens and closes it).
+
+    The methods return what the run builds once and shares; their types sit above this
+    module (config, protocol, responders, engine), so they are named in words.
+    """
+
+    opts: RunOptions
+    env: Environment
+    tracer: Any
+    batch: bool
+    live_tasks: dict[str, str]
+    rejoin_session: dict[str, Any] | None
+    end_server_at_once: bool
+    sign_in_allowed: bool | None
+    trace_file: Any
+
+    def deadline(self) -> Any:
+        """The time bound of the run (a `protocol.deadline.Deadline`; a fresh one per batch line)."""
+
+    def read_file(self, path: str) -> str:
+        """The text of a file the user named (`-` is stdin); raises UsageError."""
+
+    def note(self, text: str) -> None:
+        """A note on stderr (not with `-q`)."""
+
+    def session_deadline(self) -> Any:
+        """The time bound for opening a session (a `Deadline`)."""
+
+    def chain(self) -> Any:
+        """The run's `responders.chain.ResponderChain` (built once)."""
+
+    def recorder(self) -> Any:
+        """The `--save-answers` recorder (`engine.mrtr.AnswerRecorder`), or None."""
+
+    def catalog(self, session: Any) -> Any:
+        """The server's tools (`protocol.catalog.ToolCatalog`, one per session)."""
+
+    def list_cache(self) -> Any:
+        """The server's `protocol.listcache.ListCache`, or None (`MRTR_NO_CACHE`)."""
+
+    def strict_checker(self) -> Any:
+        """`--strict`: the run's `protocol.strict.StrictChecker`, or None."""
+
+    def authorizer(self, target: Any) -> Any:
+        """The OAuth hook of an HTTP target (transport/authhook.py), or None."""

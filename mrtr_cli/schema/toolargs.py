@@ -1,0 +1,55 @@
+"""Typing a call's tool arguments by the tool's `inputSchema` (DESIGN.md section 1:
+`zip=02134` stays the string "02134" when the schema says string), and checking them
+against it before anything is sent (schema/arguments.py does the typing and validation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli.errors import JsonRpcError, UsageError
+
+
+def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, Any] | None, *,
+                   no_validate: bool = False, note: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """The `arguments` of `tools/call NAME`: `items` (parsed `key=value` items,
+    `schema.arguments.parse_item`) over `base` (an arguments object), typed by the tool's
+    `inputSchema` and validated against it. The tool list comes from `catalog` (a
+    `protocol.catalog.ToolCatalog`: the list cache when fresh); a cached schema that rejects
+    the arguments is fetched again once. When the tool list cannot be had, the arguments
+    stay untyped and unchecked (`note` says why, for `-v`).
+
+    Args:
+        no_validate: `call --no-validate`: each item typed where the schema allows, sent regardless.
+
+    Raises:
+        UsageError: unknown tool ("did you mean"), an item that cannot be typed, or arguments
+            that fail the schema (exit 2; nothing is sent).
+    """
+    from mrtr_cli.schema.arguments import build_arguments, validate_arguments  # noqa: PLC0415
+
+    say = note or (lambda text: None)
+    try:
+        tool = catalog.find(name)
+    except JsonRpcError as err:
+        say(f"tools/list failed ({err.message}); arguments stay untyped and unchecked")
+        return build_arguments(items, base, None)
+
+    def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
+        if no_validate:
+            return build_arguments(items, base, tool.get("inputSchema") if tool else None, lenient=True)
+        if tool is None:
+            raise catalog.unknown(name)
+        arguments = build_arguments(items, base, tool.get("inputSchema"))
+        validate_arguments(arguments, tool.get("inputSchema"), name)
+        return arguments
+
+    try:
+        return typed(tool)
+    except UsageError:
+        if not catalog.from_cache:
+            raise
+    say("the cached tool list rejects these arguments; fetching it again")
+    catalog.load(refresh=True)
+    return typed(catalog.find(name))
