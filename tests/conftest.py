@@ -39,8 +39,18 @@ class Run:
         return json.loads(self.stdout)
 
 
+#: Variables a test's `mrtr` never inherits. COLUMNS and LINES: the pytest-xdist workers carry
+#: COLUMNS=80 LINES=24 (the workers load readline, which can export them), and rich takes
+#: COLUMNS over the terminal's real size, so in a 140-column pseudo-terminal the live status
+#: line was cut to 80 columns with an ellipsis (the "Ctrl-C ..." hint and the elapsed clock
+#: gone): the pty tests failed under `-n`, whatever the machine's speed.
+NOT_INHERITED = ("COLUMNS", "LINES")
+
+
 def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MRTR_")}
+    """The environment of a test's `mrtr`: this one without MRTR_* settings and the terminal
+    size overrides (`NOT_INHERITED`), with its own state directory under `tmp_path`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRTR_") and k not in NOT_INHERITED}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})

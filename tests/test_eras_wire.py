@@ -39,7 +39,8 @@ def test_silent_legacy_server_is_detected_within_the_probe_timeout(mrtr, tmp_pat
     assert r.code == 0, r.stderr
     assert r.stdout == "hi\n"
     assert "server/discover: no answer within 2s -> legacy" in r.stderr
-    assert elapsed < 2 + 8, elapsed  # the default probe timeout, plus generous start-up slack
+    # Detected, not hung: the default probe timeout (2 s) plus start-up slack a loaded machine never needs.
+    assert elapsed < 2 + 40, elapsed
     assert [m["method"] for m in read_records(record, probe=True) if "id" in m][:2] == ["server/discover", "initialize"]
     # The era cache: the second run sends initialize at once, no probe, no wait.
     record.write_text("")
