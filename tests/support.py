@@ -7,11 +7,18 @@ generous deadline only as a safety net.
 
 from __future__ import annotations
 
+import os
+import queue
+import shlex
+import signal
 import subprocess
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from tests.conftest import PY, ROOT, clean_env
 
 #: Seconds a wait on an event may take before the test fails: a safety net, never the
 #: thing under test (a loaded two-core machine must never reach it).
@@ -93,3 +100,56 @@ def communicate(proc: subprocess.Popen[str], watch: LineWatch, timeout: float = 
     out = proc.stdout.read() if proc.stdout else ""
     proc.wait(timeout)
     return out, watch.text()
+
+
+# ---------------------------------------------------------------------- processes
+def running(pid: int) -> bool:
+    """True when `pid` is alive (a zombie waiting to be reaped counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as fh:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in fh)
+    except FileNotFoundError:
+        return False
+    except OSError:  # pragma: no cover - no /proc
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def start_mrtr(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+    """`mrtr ARGS` as a background process with the default Ctrl-C behaviour."""
+    return subprocess.Popen(
+        [PY, "-m", "mrtr_cli", *map(str, args)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=clean_env(tmp_path), cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+def read_line(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
+    """The next stdout line of `proc`, waiting at most `timeout` seconds (a safety net: a
+    process that hangs fails the test instead of hanging it)."""
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        proc.kill()
+        raise AssertionError(f"no output line within {timeout}s") from None
+
+
+# ---------------------------------------------------------------------- a real pseudo-terminal (pexpect)
+DOWN = "\x1b[B"
+ENTER = "\r"
+
+
+def spawn(tmp_path: Path, *args: str) -> tuple[Any, Path]:
+    """`mrtr ARGS` in a 140-column pseudo-terminal, its stdout redirected to a file: (the pexpect
+    child, that file)."""
+    import pexpect  # noqa: PLC0415 - only the pty tests need it
+    out = tmp_path / "stdout.txt"
+    # exec: mrtr itself is the terminal's process (Ctrl-C reaches it, its exit status is the child's).
+    command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
+    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
+                          encoding="utf-8", timeout=30, dimensions=(40, 140))
+    return child, out

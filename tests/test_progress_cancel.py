@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, HttpServers, Target, clean_env, read_records, stdio_cmd
-from tests.test_sampling_roots import _running
+from tests.support import running as _running
+from tests.support import start_mrtr, wait_for
 
 SLOW = SERVERS / "slow_server.py"
 
@@ -31,21 +32,7 @@ def events(marker: Path) -> list[dict]:
     return [json.loads(line) for line in marker.read_text().splitlines()] if marker.exists() else []
 
 
-def wait_for(predicate, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not met in time")
-        time.sleep(0.05)
 
-
-def start_mrtr(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
-    """`mrtr ARGS` as a background process with the default Ctrl-C behaviour."""
-    return subprocess.Popen(
-        [PY, "-m", "mrtr_cli", *map(str, args)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env=clean_env(tmp_path), cwd=ROOT,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
 
 
 # ---------------------------------------------------------------------- progress
@@ -192,7 +179,7 @@ def test_second_ctrl_c_exits_at_once_and_kills_a_stubborn_server(tmp_path):
     assert time.monotonic() - first < 3.5
     assert proc.returncode == 130, err
     assert "interrupted again" in err and "Traceback" not in err
-    wait_for(lambda: not _running(pid), timeout=5)
+    wait_for(lambda: not _running(pid), timeout=30)
     assert cancellations(record)[0]["params"]["requestId"] == tools_call_id(record)
 
 

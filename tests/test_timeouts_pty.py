@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.conftest import SERVERS, stdio_cmd
-from tests.test_core_pty import ENTER, spawn
+from tests.support import ENTER, spawn
 
 pexpect = pytest.importorskip("pexpect")
 

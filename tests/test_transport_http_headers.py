@@ -13,6 +13,13 @@ from mcp.shared.inbound import x_mcp_header_map as sdk_header_map
 
 from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp_header_map
 from tests.conftest import CATALOG_SERVER, read_records
+from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol.headers import encode_header_value, request_headers
+from mrtr_cli.render.sanitize import dumps_safe, sanitize
+from mrtr_cli.responders.answers import parse_answer_document, parse_flag
+from mrtr_cli.schema.arguments import build_arguments, parse_item
+from mrtr_cli.schema.elicit import form_fields, validate_content
+from mrtr_cli.transport.sse import parse_sse
 
 
 def prop(t: str, header: object) -> dict:
@@ -141,3 +148,26 @@ def test_a_persistent_mismatch_is_reported_not_looped(mrtr, http_servers, tmp_pa
     assert "server error -32020" in r.stderr and "Mcp-Param-Region" in r.stderr
     methods = [m["method"] for m in read_records(record)]
     assert methods.count("tools/call") == 1
+
+
+@pytest.mark.parametrize(("value", "encoded"), [
+    ("get_weather", "get_weather"),
+    ("has inner space", "has inner space"),
+    (" leading", "=?base64?IGxlYWRpbmc=?="),
+    ("trailing ", "=?base64?dHJhaWxpbmcg?="),
+    ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+    ("=?base64?abc?=", "=?base64?PT9iYXNlNjQ/YWJjPz0=?="),
+    ("line\nbreak", "=?base64?bGluZQpicmVhaw==?="),
+    (42, "42"),
+    (True, "true"),
+    ("", "=?base64??="),
+])
+def test_header_value_encoding(value, encoded):
+    assert encode_header_value(value) == encoded
+
+
+def test_request_headers_name_per_method():
+    assert request_headers("tools/call", {"name": "x"}, "2026-07-28") == {
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "x"}
+    assert request_headers("resources/read", {"uri": "file:///a b"}, "v")["Mcp-Name"] == "file:///a b"
+    assert "Mcp-Name" not in request_headers("tools/list", {}, "v")
