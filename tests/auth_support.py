@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.servers.common import send_json
 
 ROOT = Path(__file__).resolve().parent.parent
 OAUTH_SERVER = ROOT / "tests" / "servers" / "oauth_server.py"
@@ -345,12 +346,7 @@ class JsonDocuments:
                 entry = outer.docs.get(self.path.split("?")[0], (404, {"error": "not_found"}))
                 entry = entry(outer) if callable(entry) else entry
                 status, doc = entry if isinstance(entry, tuple) else (200, entry)
-                body = json.dumps(doc).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_json(self, status, json.dumps(doc).encode())
 
             def log_message(self, *args: Any) -> None:
                 pass
