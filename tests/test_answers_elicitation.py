@@ -309,7 +309,7 @@ def field(schema: dict, required: bool = False):
      "a, b", ["a, b"]),
     ({"type": "array", "items": {"enum": ["x", "y"]}}, "x, y", ["x", "y"]),
 ])
-def test_coerce(schema, text, value):
+def test_typed_text_becomes_the_value_the_field_schema_asks_for(schema, text, value):
     result = field(schema).coerce(text)
     assert result == value and type(result) is type(value)
 
@@ -323,7 +323,7 @@ def test_coerce(schema, text, value):
     ({"type": "boolean"}, "maybe", "expected a boolean"),
     ({"type": "string", "enum": ["a"]}, "b", "'b' is not one of: a"),
 ])
-def test_coerce_refuses(schema, text, reason):
+def test_typed_text_the_field_schema_refuses_names_why(schema, text, reason):
     with pytest.raises(ValueError, match=reason):
         field(schema).coerce(text)
 
@@ -335,7 +335,7 @@ def test_coerce_refuses(schema, text, reason):
     ("date-time", "2026-07-28T09:30:00Z", True), ("date-time", "2026-07-28T09:30:00.123+02:00", True),
     ("date-time", "2026-07-28 09:30:00Z", False), ("date-time", "2026-07-28T25:00:00Z", False),
 ])
-def test_formats(fmt, value, ok):
+def test_string_formats_are_checked(fmt, value, ok):
     assert (check_format(fmt, value) is None) is ok
 
 
@@ -357,7 +357,7 @@ def test_hints_expectations_and_display():
     assert titled.check("Medium") == "'Medium' is a title: send its value 'M' (one of: M (Medium))"
 
 
-def test_explain():
+def test_a_refused_answer_says_what_was_got_and_what_is_expected():
     assert explain("expected an integer, got string \"x\"", "an integer >= 1") == \
         "got string \"x\", expected an integer >= 1"
     assert explain("must be >= 1", "an integer >= 1") == "must be >= 1 (expected an integer >= 1)"
@@ -376,7 +376,7 @@ def test_explain():
     ("https://x.example/a b", ["spaces or control characters"]),
     ("https://x.example/\x1b[31m", ["control characters"]),
 ])
-def test_url_warnings(url, expected):
+def test_a_url_to_open_is_warned_about_what_looks_wrong(url, expected):
     warnings = " | ".join(url_warnings(url))
     if not expected:
         assert warnings == ""

@@ -392,7 +392,7 @@ def error(code: int, data: object = None) -> dict:
     ({"result": {}}, "legacy", None),
     ({"result": {"supportedVersions": "2026-07-28"}}, "legacy", None),
 ])
-def test_probe_classification(response, era, version):
+def test_the_probe_answer_decides_the_era_and_version(response, era, version):
     verdict = classify_response(response)
     assert (verdict.era, verdict.version) == (era, version)
 
@@ -402,7 +402,7 @@ def test_probe_with_no_common_version_is_an_error():
         classify_response({"result": {"supportedVersions": ["2099-01-01"], "capabilities": {}}})
 
 
-def test_parse_protocol():
+def test_protocol_option_names_an_era_and_version_or_is_a_usage_error():
     assert parse_protocol("auto") == ("auto", None)
     assert parse_protocol(None) == ("auto", None)
     assert parse_protocol("2026-07-28") == ("modern", "2026-07-28")

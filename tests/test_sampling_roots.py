@@ -292,7 +292,7 @@ def test_roots_from_a_server_config_entry(mrtr, tmp_path):
     assert r.code == 2 and "does not exist" in r.stderr
 
 
-def test_root_flags(tmp_path, monkeypatch):
+def test_root_flags_are_paths_made_absolute_with_an_optional_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "src").mkdir()
     (tmp_path / "x=y").mkdir()
@@ -332,7 +332,7 @@ def test_root_entries_from_files(tmp_path):
     ("file:///a?x=1", "query"),
     (7, "must be a string"),
 ])
-def test_check_root_uri(uri, problem):
+def test_a_root_uri_must_be_an_absolute_local_file_uri_without_traversal_or_query(uri, problem):
     found = check_root_uri(uri)
     assert (found is None) if problem is None else (problem in found)
 

@@ -301,7 +301,7 @@ def test_task_cancel_then_wait_exits_6(mrtr, tasks: Target):
     assert r.code == 6, r.stderr
 
 
-def test_unknown_task(mrtr, tasks: Target):
+def test_an_unknown_task_id_is_exit_2_locally_and_4_from_the_server(mrtr, tasks: Target):
     r = mrtr("task", "wait", "nope")
     assert r.code == 2 and "no local record of task 'nope'" in r.stderr
     r = mrtr(*tasks.args, "task", "get", "nope")
@@ -580,7 +580,7 @@ def test_status_lines_off_terminal_only_on_change_and_sanitised():
                               "mrtr: task t\\x1b]0;x\\x07: working\n")
 
 
-def test_format_seconds():
+def test_elapsed_time_reads_as_seconds_minutes_or_hours():
     assert [format_seconds(s) for s in (0, 59.9, 61, 3725)] == ["0s", "59s", "1m01s", "1h02m"]
 
 

@@ -61,7 +61,7 @@ def test_json_rpc_error_in_a_4xx_body_is_read(mrtr, http_servers):
     assert err["code"] == -32021
 
 
-def test_sse_parser():
+def test_sse_parser_joins_data_lines_skips_comments_and_keeps_the_last_event_id():
     lines = [": keep-alive", "event: message", "data: {\"a\":", "data: 1}", "", "id: 7", "data: x", "",
              "data: tail"]
     events = list(parse_sse(lines))

@@ -162,7 +162,7 @@ def test_a_persistent_mismatch_is_reported_not_looped(mrtr, http_servers, tmp_pa
     (True, "true"),
     ("", "=?base64??="),
 ])
-def test_header_value_encoding(value, encoded):
+def test_header_values_that_are_not_plain_safe_ascii_are_base64_encoded(value, encoded):
     assert encode_header_value(value) == encoded
 
 
