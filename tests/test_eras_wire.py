@@ -1,6 +1,9 @@
 """Era detection and the legacy (2025-11-25 and earlier) protocol on the wire (issue 5):
 the probe and its timeout, the era cache, the handshake, legacy Streamable HTTP sessions,
-server-initiated requests, URL elicitation and -32042, legacy results and errors."""
+server-initiated requests, URL elicitation and -32042, legacy results and errors.
+
+Also the pure parts: the probe's verdicts, `--protocol` values, declared capabilities per
+version, the era cache file and server keys."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """Sampling and roots answers (issue 6) against a real SDK server whose tools ask through the
 SDK's own resolvers: answer files, `--sampling-command`, `--root`, the capabilities declared
-for each, and every way a sampling command can fail."""
+for each, and every way a sampling command can fail.
+
+Also the pure functions: roots parsing and URI checks, CreateMessageResult checks, the
+sampling request summary, log formatting, progress text and the deadline."""
 
 from __future__ import annotations
 

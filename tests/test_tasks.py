@@ -4,7 +4,9 @@ Servers: tests/servers/task_server.py (the SDK's extension hooks; tasks stored i
 file over stdio so they outlive a connection, in memory over HTTP), in its
 extension and SEP-2322 variants, and fastmcp + fastmcp-tasks from PyPI (a real
 implementation of the tasks extension, in-memory backend).
-"""
+
+Also the task pieces that need no server: task states, the poll delay, local records,
+resume commands and the off-terminal status lines."""
 
 from __future__ import annotations
 

@@ -3,7 +3,9 @@
 JSON printed to a terminal is syntax-coloured; `--color auto|always|never`; NO_COLOR removes
 every style; FORCE_COLOR forces it; nothing styled reaches a pipe; an `isError: true` result
 is said on stderr at a terminal; a silent stdio server gets a "still waiting" line.
-"""
+
+Also sanitizing server text for the terminal (escapes and overwrites made visible,
+invisible spaces shown, JSON kept lossless and inert)."""
 
 from __future__ import annotations
 
