@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.servers.common import send_json
 
 ROOT = Path(__file__).resolve().parent.parent
 OAUTH_SERVER = ROOT / "tests" / "servers" / "oauth_server.py"
@@ -356,12 +357,7 @@ class JsonDocuments:
                 entry = outer.docs.get(self.path.split("?")[0], (404, {"error": "not_found"}))
                 entry = entry(outer) if callable(entry) else entry
                 status, doc = entry if isinstance(entry, tuple) else (200, entry)
-                body = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_json(self, status, doc if isinstance(doc, bytes) else json.dumps(doc).encode())
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -27,6 +27,24 @@ ANSWERS = ROOT / "examples" / "answers"
 PY = sys.executable
 
 
+#: Test files whose tests wait on real time (tasks that run for seconds, timeouts, signals,
+#: fuzzing, the README's examples): marked `slow`, with every `pty` and `integration` test,
+#: so that `pytest -m "not slow"` is the quick loop.
+SLOW_FILES = {
+    "test_batch_robustness.py", "test_conformance_guard.py", "test_hostile_input_fuzz.py",
+    "test_progress_cancel.py", "test_readme_examples.py", "test_tasks.py", "test_tasks_commands.py",
+    "test_tasks_legacy.py", "test_timeouts_silent_server.py", "test_listen.py", "test_fuzz_reader.py",
+    "test_limits_options.py", "test_auth_signin.py", "test_auth_scopes_secrets.py",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `slow` what the quick loop (`-m "not slow"`) leaves out (see SLOW_FILES)."""
+    for item in items:
+        if item.path.name in SLOW_FILES or item.get_closest_marker("pty") or item.get_closest_marker("integration"):
+            item.add_marker(pytest.mark.slow)
+
+
 @dataclass
 class Run:
     """A finished `mrtr` process."""
@@ -39,8 +57,18 @@ class Run:
         return json.loads(self.stdout)
 
 
+#: Variables a test's `mrtr` never inherits. COLUMNS and LINES: the pytest-xdist workers carry
+#: COLUMNS=80 LINES=24 (the workers load readline, which can export them), and rich takes
+#: COLUMNS over the terminal's real size, so in a 140-column pseudo-terminal the live status
+#: line was cut to 80 columns with an ellipsis (the "Ctrl-C ..." hint and the elapsed clock
+#: gone): the pty tests failed under `-n`, whatever the machine's speed.
+NOT_INHERITED = ("COLUMNS", "LINES")
+
+
 def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MRTR_")}
+    """The environment of a test's `mrtr`: this one without MRTR_* settings and the terminal
+    size overrides (`NOT_INHERITED`), with its own state directory under `tmp_path`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRTR_") and k not in NOT_INHERITED}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})

@@ -1,6 +1,9 @@
 """Tool arguments typed by the tool's inputSchema and checked locally before sending
 (issue 7): key=value coercion, key:=json, key=@file, stdin, heredocs, arrays, nested
-objects, and schema violations that never reach tools/call."""
+objects, and schema violations that never reach tools/call.
+
+Also the argument typing functions themselves, and usage errors found by the parser
+(one JSON line with --json)."""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ import subprocess
 import pytest
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments
+from mrtr_cli.schema.arguments import validate_arguments
 from tests.conftest import PY, ROOT, Target, clean_env
+from mrtr_cli.schema.arguments import build_arguments, parse_item
 
 
 def sent(r) -> dict:
@@ -159,3 +163,44 @@ def test_no_validate_sends_what_the_schema_would_refuse(mrtr, catalog: Target):
     catalog.reset()
     mrtr(*catalog.args, "call", "not_listed", "--no-validate")
     assert catalog.calls()[-1]["params"]["name"] == "not_listed"
+
+
+def test_arguments_typed_by_schema():
+    schema = {"type": "object", "properties": {
+        "zip": {"type": "string"}, "n": {"type": "integer"}, "big": {"type": "integer"},
+        "x": {"type": "number"}, "ok": {"type": "boolean"}, "tags": {"type": "array", "items": {"type": "string"}},
+        "opt": {"type": ["integer", "null"]},
+        "address": {"type": "object", "properties": {"city": {"type": "string"}, "floor": {"type": "integer"}}},
+    }}
+    items = [parse_item(t, lambda p: "") for t in [
+        "zip=02134", "n=7", "big=123456789012345678901234567890", "x=1.5", "ok=true", "tags=a", "tags=b",
+        "opt=null", "address.city=Paris", "address.floor=3", "raw:=[1,2]", "free=text"]]
+    args = build_arguments(items, None, schema)
+    assert args == {"zip": "02134", "n": 7, "big": 123456789012345678901234567890, "x": 1.5, "ok": True,
+                    "tags": ["a", "b"], "opt": None, "address": {"city": "Paris", "floor": 3}, "raw": [1, 2],
+                    "free": "text"}
+
+
+def test_single_item_array_and_errors():
+    schema = {"type": "object", "properties": {"tags": {"type": "array"}, "n": {"type": "integer"}}}
+    assert build_arguments([parse_item("tags=solo", str)], None, schema) == {"tags": ["solo"]}
+    with pytest.raises(UsageError, match="not an integer"):
+        build_arguments([parse_item("n=seven", str)], None, schema)
+    with pytest.raises(UsageError):
+        parse_item("novalue", str)
+    with pytest.raises(UsageError, match="not valid JSON"):
+        parse_item("a:={", str)
+
+
+@pytest.mark.parametrize("argv", [["--json", "--bogus"], ["--json", "call"], ["call", "--json"]])
+def test_usage_errors_found_by_the_parser_are_one_json_line_with_json(argv):
+    import io
+
+    from mrtr_cli.cli.main import run
+    from mrtr_cli.env import Environment
+
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), stdin=io.StringIO())
+    assert run(argv, env) == 2
+    lines = env.stderr.getvalue().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["error"]["exitCode"] == 2
+    assert env.stdout.getvalue() == ""

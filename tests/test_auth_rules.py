@@ -37,6 +37,7 @@ from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
 from tests.auth_support import JsonDocuments
+from tests.servers.common import send_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -532,12 +533,7 @@ class _TokenEndpoint(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        body = json.dumps(self.reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_json(self, 200, json.dumps(self.reply).encode())
 
     def log_message(self, *args: Any) -> None:
         pass

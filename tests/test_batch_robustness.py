@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from mrtr_cli.batch.records import open_output
 from mrtr_cli.errors import UsageError
 from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
+from tests.support import LineWatch, children_of, command_line, communicate, wait_for
 from tests.test_batch import BATCH_SERVER, records, write_lines
 
 BATCH = stdio_cmd(BATCH_SERVER)
@@ -172,7 +172,8 @@ def test_ctrl_c_while_the_server_starts_is_exit_130(tmp_path):
     proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(SERVERS / "raw_server.py", str(script)),
                              "batch", str(batch)], cwd=ROOT, env=clean_env(tmp_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(2)
+    # The server is starting (its process runs, still in its 20 s start delay): mrtr waits on it.
+    wait_for(lambda: any("raw_server.py" in command_line(c) for c in children_of(proc.pid)), what="server started")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
@@ -185,13 +186,11 @@ def test_ctrl_c_names_the_tasks_lines_were_waiting_for(http_servers, tmp_path):
                                                {"id": "s2", "call": "slow", "arguments": {"seconds": 30}}])
     proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "batch", str(batch), "-j", "2"], cwd=ROOT,
                             env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    tasks = tmp_path / "state" / "mrtr" / "tasks"  # one record file per task
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and len(list(tasks.glob("*.json")) if tasks.exists() else []) < 2:
-        time.sleep(0.1)
-    time.sleep(0.5)
+    watch = LineWatch(proc.stderr)
+    # Both lines wait on their task: each task was polled once (a status line per poll on stderr).
+    watch.wait_until(lambda lines: len({line.split(":")[1] for line in lines if ": working: working:" in line}) == 2)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = communicate(proc, watch)
     assert proc.returncode == 130, err
     named = [line for line in err.splitlines() if "is still running on the server; finish it with:" in line]
     assert len(named) == 2 and all("task wait" in line for line in named), err
@@ -201,12 +200,9 @@ def test_sigterm_while_waiting_on_a_task_is_handled_like_ctrl_c(http_servers, tm
     url = http_servers.start(SERVERS / "task_server.py")
     proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "call", "slow", "seconds:=30"], cwd=ROOT,
                             env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    tasks = tmp_path / "state" / "mrtr" / "tasks"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not (tasks.exists() and list(tasks.glob("*.json"))):
-        time.sleep(0.1)
-    time.sleep(0.3)
+    watch = LineWatch(proc.stderr)
+    watch.wait_until(lambda lines: any(": working: working:" in line for line in lines))  # polled once: waiting
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=30)
+    out, err = communicate(proc, watch)
     assert proc.returncode == 130, err
     assert "is still running on the server" in err and "task wait" in err and out == ""

@@ -116,7 +116,7 @@ def test_save_answers_replays_in_the_same_era(mrtr, era: Target, tmp_path):
 
 # ---------------------------------------------------------------------- a person at a terminal
 pexpect = pytest.importorskip("pexpect")
-from tests.test_core_pty import DOWN, ENTER, spawn  # noqa: E402 - after the pexpect check
+from tests.support import DOWN, ENTER, spawn  # noqa: E402 - after the pexpect check
 
 
 @pytest.mark.pty

@@ -1,6 +1,9 @@
 """Era detection and the legacy (2025-11-25 and earlier) protocol on the wire (issue 5):
 the probe and its timeout, the era cache, the handshake, legacy Streamable HTTP sessions,
-server-initiated requests, URL elicitation and -32042, legacy results and errors."""
+server-initiated requests, URL elicitation and -32042, legacy results and errors.
+
+Also the pure parts: the probe's verdicts, `--protocol` values, declared capabilities per
+version, the era cache file and server keys."""
 
 from __future__ import annotations
 
@@ -13,6 +16,10 @@ import pytest
 from mcp_types.methods import validate_client_notification, validate_client_request, validate_client_result
 
 from tests.conftest import PY, SERVERS, read_records, stdio_cmd
+from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.protocol.era import EraCache, classify_response, parse_protocol, server_key
+from mrtr_cli.protocol.legacy import declared_capabilities
+from mrtr_cli.render.listing import describe_discover
 
 DUAL = SERVERS / "dual_server.py"
 LEGACY = SERVERS / "legacy_server.py"
@@ -39,7 +46,8 @@ def test_silent_legacy_server_is_detected_within_the_probe_timeout(mrtr, tmp_pat
     assert r.code == 0, r.stderr
     assert r.stdout == "hi\n"
     assert "server/discover: no answer within 2s -> legacy" in r.stderr
-    assert elapsed < 2 + 8, elapsed  # the default probe timeout, plus generous start-up slack
+    # Detected, not hung: the default probe timeout (2 s) plus start-up slack a loaded machine never needs.
+    assert elapsed < 2 + 40, elapsed
     assert [m["method"] for m in read_records(record, probe=True) if "id" in m][:2] == ["server/discover", "initialize"]
     # The era cache: the second run sends initialize at once, no probe, no wait.
     record.write_text("")
@@ -365,3 +373,87 @@ def test_third_party_server_pinned_to_the_handshake(mrtr, tmp_path):
     answers.write_text(json.dumps({"elicitation-1": {"action": "decline"}}))
     r = mrtr(*call, "--answers", answers, env=env, timeout=120)
     assert r.code == 6, r.stderr
+
+
+def error(code: int, data: object = None) -> dict:
+    return {"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m", **({"data": data} if data else {})}}
+
+
+@pytest.mark.parametrize(("response", "era", "version"), [
+    ({"result": {"supportedVersions": ["2026-07-28"], "capabilities": {}}}, "modern", "2026-07-28"),
+    ({"result": {"supportedVersions": ["2025-11-25", "2025-06-18"], "capabilities": {}}}, "legacy", "2025-11-25"),
+    (error(-32022, {"supported": ["2026-07-28"], "requested": "x"}), "modern", "2026-07-28"),
+    (error(-32022, {"supported": ["2025-06-18"]}), "legacy", "2025-06-18"),
+    (error(-32021), "modern", "2026-07-28"),
+    (error(-32020), "modern", "2026-07-28"),
+    # Anything else means legacy, whatever the code (never keyed to one code).
+    (error(-32601), "legacy", None),
+    (error(-32602), "legacy", None),
+    (error(-32600), "legacy", None),
+    (error(-32000), "legacy", None),
+    (error(-32001), "legacy", None),  # a draft-era number, not a modern error
+    ({"result": {}}, "legacy", None),
+    ({"result": {"supportedVersions": "2026-07-28"}}, "legacy", None),
+])
+def test_the_probe_answer_decides_the_era_and_version(response, era, version):
+    verdict = classify_response(response)
+    assert (verdict.era, verdict.version) == (era, version)
+
+
+def test_probe_with_no_common_version_is_an_error():
+    with pytest.raises(ProtocolError, match="2099-01-01"):
+        classify_response({"result": {"supportedVersions": ["2099-01-01"], "capabilities": {}}})
+
+
+def test_protocol_option_names_an_era_and_version_or_is_a_usage_error():
+    assert parse_protocol("auto") == ("auto", None)
+    assert parse_protocol(None) == ("auto", None)
+    assert parse_protocol("2026-07-28") == ("modern", "2026-07-28")
+    assert parse_protocol("2024-11-05") == ("legacy", "2024-11-05")
+    with pytest.raises(UsageError, match="expected one of auto, 2026-07-28, 2025-11-25"):
+        parse_protocol("modern")
+
+
+def test_declared_capabilities_follow_the_offered_version():
+    caps = {"elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}, "roots": {},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    assert declared_capabilities(caps, "2025-11-25") == {
+        "elicitation": {"form": {}, "url": {}}, "sampling": {"tools": {}}, "roots": {}}
+    assert declared_capabilities(caps, "2025-06-18") == {"elicitation": {}, "sampling": {}, "roots": {}}
+    assert declared_capabilities(caps, "2025-03-26") == {"sampling": {}, "roots": {}}
+
+
+def test_server_key_never_holds_the_secret():
+    key = server_key(url="https://example.com/mcp?token=s3cr3t")
+    assert "s3cr3t" not in key and len(key) == 32
+    assert server_key(command=["srv", "--a"]) != server_key(command=["srv", "--b"])
+    assert server_key(command=["srv"], cwd="/a") != server_key(command=["srv"], cwd="/b")
+
+
+def test_era_cache_round_trip_and_broken_file(tmp_path):
+    path = tmp_path / "eras.json"
+    cache = EraCache(str(path))
+    assert cache.get("k") is None
+    cache.put("k", "legacy", "2025-06-18")
+    assert cache.get("k")["era"] == "legacy"
+    cache.forget("k")
+    assert cache.get("k") is None
+    path.write_text("{not json")
+    assert EraCache(str(path)).get("k") is None
+    EraCache(str(path)).put("k", "modern", "2026-07-28")
+    assert json.loads(path.read_text())["servers"]["k"]["era"] == "modern"
+    (tmp_path / "file").write_text("")  # a parent that is a file: the write fails quietly
+    EraCache(str(tmp_path / "file" / "x.json")).put("k", "modern", None)
+    assert EraCache(str(tmp_path / "file" / "x.json")).get("k") is None
+
+
+def test_discover_text_for_a_legacy_server():
+    text = describe_discover({
+        "protocolVersion": "2025-11-25", "serverInfo": {"name": "n", "version": "1", "title": "T\x1b[31m"},
+        "capabilities": {"tasks": {"list": {}}, "tools": {}}, "instructions": "line1\nline2"},
+        "2025-11-25", era="legacy")
+    lines = text.splitlines()
+    assert lines[0] == "Era:           legacy (initialize handshake, MCP 2025-11-25)"
+    assert lines[1].startswith("Server:        T\\x1b[31m (n) 1")
+    assert "  tasks: list={}" in lines and "  tools" in lines
+    assert lines[-2:] == ["  line1", "  line2"]

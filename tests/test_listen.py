@@ -8,31 +8,19 @@ from __future__ import annotations
 
 import json
 import re
-import queue
 import signal
-import subprocess
-import threading
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
-from tests.test_progress_cancel import start_mrtr, wait_for
+from tests.support import read_line, start_mrtr, wait_for
 
 LISTEN_SERVER = SERVERS / "listen_server.py"
 ERAS = {"modern": "2026-07-28", "legacy": "2025-11-25"}
 
 
-def read_line(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
-    """The next stdout line of `proc`, waiting at most `timeout` seconds (a safety net: a
-    process that hangs fails the test instead of hanging it)."""
-    lines: queue.Queue[str] = queue.Queue()
-    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
-    try:
-        return lines.get(timeout=timeout)
-    except queue.Empty:
-        proc.kill()
-        raise AssertionError(f"no output line within {timeout}s") from None
+
 
 
 class ListenTarget:

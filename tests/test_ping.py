@@ -9,8 +9,7 @@ import signal
 import pytest
 
 from tests.conftest import SERVERS, free_port, read_records, stdio_cmd
-from tests.test_listen import read_line
-from tests.test_progress_cancel import start_mrtr
+from tests.support import read_line, start_mrtr
 
 LEGACY = SERVERS / "legacy_server.py"
 SKILLS = SERVERS / "skills_server.py"

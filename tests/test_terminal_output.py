@@ -3,7 +3,9 @@
 JSON printed to a terminal is syntax-coloured; `--color auto|always|never`; NO_COLOR removes
 every style; FORCE_COLOR forces it; nothing styled reaches a pipe; an `isError: true` result
 is said on stderr at a terminal; a silent stdio server gets a "still waiting" line.
-"""
+
+Also sanitizing server text for the terminal (escapes and overwrites made visible,
+invisible spaces shown, JSON kept lossless and inert)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
+import json
+from mrtr_cli.render.sanitize import dumps_safe, sanitize
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -153,3 +157,25 @@ def test_no_color_removes_bold_from_the_form_heading(tmp_path, no_color):
     child.sendintr()
     child.expect(pexpect.EOF)
     child.close()
+
+
+def test_sanitize_makes_escapes_and_overwrites_visible():
+    evil = "ok\x1b[2J\x1b]0;title\x07\rFAKE\u202egnp.exe\x9b31m"
+    out = sanitize(evil)
+    assert "\x1b" not in out and "\r" not in out and "\u202e" not in out and "\x9b" not in out
+    assert out == "ok\\x1b[2J\\x1b]0;title\\x07\\rFAKE\\u202egnp.exe\\x9b31m"
+    assert sanitize("line1\n\tline2") == "line1\n\tline2"
+    assert sanitize("a\nb", single_line=True) == "a\\nb"
+
+
+def test_dumps_safe_is_lossless_and_inert():
+    value = {"t": "x\x1b[31m\u009b\u202eé☃"}
+    text = dumps_safe(value)
+    assert json.loads(text) == value
+    assert "\x1b" not in text and "\u009b" not in text and "\u202e" not in text
+    assert "é☃" in text
+
+
+def test_single_line_text_shows_invisible_spaces():
+    assert sanitize("touch\u200b x\ufeff", single_line=True) == "touch\\u200b x\\ufeff"
+    assert sanitize("ไทย\u200bคำ") == "ไทย\u200bคำ"  # between words in some scripts: kept in running text

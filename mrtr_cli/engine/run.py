@@ -69,20 +69,19 @@ def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Sess
     if recorder is not None and sent:
         recorder.seed(sent)
     deadline = deadline or run.deadline()
-    on_task = None
-    if method == "tools/call":  # the tasks extension is always declared on tools/call
+    def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
+        from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
 
-        def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
-            from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
-
-            runner = TaskRunner(run, session, chain, target, tool=params.get("name"), params=params,
-                                recorder=recorder, deadline=deadline, batch=run.batch)
-            return runner.on_task(create_result, capabilities)
+        runner = TaskRunner(run, session, chain, target, tool=params.get("name"), params=params,
+                            recorder=recorder, deadline=deadline, batch=run.batch)
+        return runner.on_task(create_result, capabilities)
 
     from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415
 
     engine = MrtrEngine(session, chain, target=target.public(), max_rounds=run.opts.max_rounds,
-                        deadline=deadline, recorder=recorder, on_task=on_task)
+                        deadline=deadline, recorder=recorder,
+                        # the tasks extension is declared on tools/call only
+                        on_task=on_task if method == "tools/call" else None)
     try:
         return engine.run(method, params, resume_from=resume_from, answered=answered, sent=sent)
     finally:

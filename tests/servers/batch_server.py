@@ -7,7 +7,8 @@ Tools:
 - `ask`: round 1 asks form "name" (`name`, required) with requestState "ask-1"; then "Hello NAME".
 - `two_step`: round 1 asks "color" (red/green), round 2 asks "size" (integer) with a state
   carrying the colour; then "COLOR SIZE".
-- `slow {ms}`: sleeps; returns the most calls this process ever had in flight at once.
+- `slow {ms, until?}`: sleeps `ms`, or with `until` only until that many calls are in flight
+  at once (at most `ms`); returns the most calls this process ever had in flight at once.
 - `pid`: this server's process id.
 - `crash`: exits mid-call (a server that dies).
 Prompt `greet {name}` ("Say hello to NAME"); resources `mem://N` (text "resource N").
@@ -44,7 +45,7 @@ TOOLS = {
     "fail": {"reason": {"type": "string"}},
     "ask": {},
     "two_step": {},
-    "slow": {"ms": {"type": "integer"}},
+    "slow": {"ms": {"type": "integer"}, "until": {"type": "integer"}},
     "pid": {},
     "crash": {},
 }
@@ -93,7 +94,13 @@ async def call_tool(ctx, params):
         IN_FLIGHT["now"] += 1
         IN_FLIGHT["peak"] = max(IN_FLIGHT["peak"], IN_FLIGHT["now"])
         try:
-            await asyncio.sleep(int(args.get("ms", 100)) / 1000)
+            seconds, until = int(args.get("ms", 100)) / 1000, args.get("until")
+            if until is None:
+                await asyncio.sleep(seconds)
+            else:  # an event, not a time: the calls that are in flight together
+                deadline = asyncio.get_running_loop().time() + seconds
+                while IN_FLIGHT["peak"] < until and asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(0.01)
         finally:
             IN_FLIGHT["now"] -= 1
         return text(str(IN_FLIGHT["peak"]), structured={"peak": IN_FLIGHT["peak"]})

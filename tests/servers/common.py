@@ -23,6 +23,19 @@ def parse_args(description: str = "test server") -> argparse.Namespace:
     return args
 
 
+def send_json(handler: Any, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+    """Answer an `http.server` request with `status` and the JSON bytes `data` (Content-Type
+    application/json, Content-Length, then each of `headers`). For the raw HTTP servers and
+    the HTTP doubles of the tests (tests/auth_support.py)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 def record_stdin(path: str) -> None:
     """Tee every line arriving on fd 0 into `path` before the server reads it."""
     read_end, write_end = os.pipe()

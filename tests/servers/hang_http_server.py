@@ -12,8 +12,12 @@ from __future__ import annotations
 import argparse
 import http.server
 import json
+import os
 import sys
 import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import send_json  # noqa: E402
 
 _forever = threading.Event()
 
@@ -32,12 +36,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "hang", "version": "1"}}
-        data = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, 200, json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode())
 
     def do_GET(self) -> None:  # noqa: N802
         self.send_response(405)

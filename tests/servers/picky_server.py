@@ -17,9 +17,13 @@ Usage: python picky_server.py [--http PORT] [--record FILE]
 from __future__ import annotations
 
 import json
+import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import send_json  # noqa: E402
 
 META = "io.modelcontextprotocol/"
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("pick", "optional_flag", "visit")] + [
@@ -101,12 +105,8 @@ def main() -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
                 record(path, body)
                 reply = handle(json.loads(body))
-                data = json.dumps(reply).encode() if reply is not None else b""
-                self.send_response(200 if reply is not None else 202)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, 200 if reply is not None else 202,
+                          json.dumps(reply).encode() if reply is not None else b"")
 
             def log_message(self, *args: Any) -> None:
                 pass

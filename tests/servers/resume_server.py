@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import json
 import queue
+import os
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import send_json  # noqa: E402
 
 ARGS = sys.argv[1:]
 PORT = int(ARGS[ARGS.index("--http") + 1])
@@ -58,13 +62,7 @@ class Handler(BaseHTTPRequestHandler):
         record({"method": self.command, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
 
     def _json(self, status: int, doc: dict | None) -> None:
-        data = json.dumps(doc).encode() if doc is not None else b""
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Mcp-Session-Id", SESSION)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, json.dumps(doc).encode() if doc is not None else b"", {"Mcp-Session-Id": SESSION})
 
     def _sse_start(self) -> None:
         self.send_response(200)

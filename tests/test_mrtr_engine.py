@@ -1,5 +1,6 @@
-"""The core: `mrtr call` finishes multi round-trip calls on real 2026-07-28 SDK servers,
-over stdio and HTTP (issue 2)."""
+"""The MRTR engine: `mrtr call` finishes multi round-trip calls on real 2026-07-28 SDK servers,
+over stdio and HTTP (issue 2); odd results from a hand-written server (absent or unknown
+result types, version negotiation), verbose traces, and an internal error (exit 70)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pytest
 from mcp_types.methods import validate_client_request
 
 from tests.conftest import ANSWERS, Target
+from pathlib import Path
+from tests.conftest import EXAMPLE_SERVER, SERVERS, read_records, stdio_cmd
 
 MODERN = "2026-07-28"
 
@@ -229,3 +232,84 @@ def test_trace_file_has_every_message(mrtr, core: Target, tmp_path):
     received = [rec["message"] for rec in records if rec.get("dir") == "recv"]
     assert [m["method"] for m in sent if m["method"] != "tools/list"] == ["tools/call", "tools/call"]
     assert received[-1]["result"]["content"][0]["text"] == "requestState present: False"
+
+
+def raw(tmp_path: Path, script: dict, record: bool = True) -> tuple[list[str], Path]:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    rec = tmp_path / "raw-record.jsonl"
+    extra = ["--record", str(rec)] if record else []
+    return ["--stdio", stdio_cmd(SERVERS / "raw_server.py", str(path), *extra)], rec
+
+
+def test_absent_result_type_is_complete(mrtr, tmp_path):
+    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"content": [{"type": "text", "text": "old style"}]}}]}})
+    r = mrtr(*args, "call", "t", "--json")
+    assert r.code == 0, r.stderr
+    assert r.json() == {"content": [{"type": "text", "text": "old style"}]}
+
+
+def test_unknown_result_type_exits_4(mrtr, tmp_path):
+    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "bogus", "content": []}}]}})
+    r = mrtr(*args, "call", "t")
+    assert r.code == 4
+    assert "resultType 'bogus'" in r.stderr
+    assert r.stdout == ""
+
+
+def test_task_result_without_declaring_tasks_is_invalid(mrtr, tmp_path):
+    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "task", "taskId": "x", "status": "working"}}]}})
+    r = mrtr(*args, "call", "t", "--protocol", "2026-07-28")
+    # Either the task driver runs (tasks declared) or the result is invalid: never a crash.
+    assert r.code in (3, 4, 7), r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_input_required_without_requests_or_state_is_invalid(mrtr, tmp_path):
+    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "input_required"}}]}})
+    r = mrtr(*args, "call", "t")
+    assert r.code == 4
+    assert "neither inputRequests nor requestState" in r.stderr
+
+
+def test_unsupported_version_is_retried_once_with_a_mutual_version(mrtr, tmp_path):
+    # The server rejects the first request (a version it "does not know") and lists 2026-07-28.
+    args, rec = raw(tmp_path, {
+        "calls": {"t": [{"error": {"code": -32022, "message": "Unsupported protocol version",
+                                   "data": {"supported": ["2026-07-28"], "requested": "2026-07-28"}}},
+                        {"result": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}}]},
+    })
+    r = mrtr(*args, "call", "t")
+    assert r.code == 0, r.stderr
+    assert r.stdout.strip() == "ok"
+    calls = [m for m in read_records(rec) if m.get("method") == "tools/call"]
+    assert len(calls) == 2 and calls[0]["id"] != calls[1]["id"]
+
+
+def test_unsupported_version_without_a_common_one_is_a_clear_error(mrtr, tmp_path):
+    args, _ = raw(tmp_path, {"rejectVersions": ["2026-07-28"], "supported": ["2025-06-18"]})
+    r = mrtr(*args, "call", "t", "--protocol", "2026-07-28")
+    assert r.code == 4
+    assert "2025-06-18" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_verbose_traces_messages_on_stderr_only(mrtr):
+    r = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "call", "list_work_items", "-v", "--json")
+    assert r.code == 0, r.stderr
+    json.loads(r.stdout)  # stdout is only the result
+    assert "-> {" in r.stderr and '"method": "tools/call"' in r.stderr
+    assert "<- {" in r.stderr
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(mrtr, tmp_path):
+    # A sitecustomize that breaks one internal function simulates a bug in mrtr.
+    (tmp_path / "sitecustomize.py").write_text(
+        "import mrtr_cli.render.output as o\n"
+        "def boom(*a, **k):\n    raise RuntimeError('simulated bug')\n"
+        "o.print_result = boom\n")
+    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"content": []}}]}}, record=False)
+    r = mrtr(*args, "call", "t", env={"PYTHONPATH": str(tmp_path)})
+    assert r.code == 70
+    assert "internal error (a bug in mrtr): RuntimeError: simulated bug" in r.stderr
+    assert "Traceback" not in r.stderr

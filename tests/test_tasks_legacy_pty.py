@@ -10,7 +10,7 @@ import re
 import pytest
 
 from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
-from tests.test_core_pty import ENTER, spawn
+from tests.support import ENTER, spawn
 
 pexpect = pytest.importorskip("pexpect")
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, stdio_cmd
-from tests.test_elicit_answers import EXPECTED
+from tests.test_answers_elicitation import EXPECTED
 
 pexpect = pytest.importorskip("pexpect")
 

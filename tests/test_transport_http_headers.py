@@ -1,7 +1,9 @@
 """`x-mcp-header` (2026-07-28 streamable-http): `Mcp-Param-{Name}` headers mirrored from
 tool arguments, invalid annotations rejected, and a -32020 HeaderMismatch answered by
 re-reading tools/list and retrying once (issue 7). The SDK's HTTP server validates the
-headers against its own tool schemas, so a successful call is the server's approval."""
+headers against its own tool schemas, so a successful call is the server's approval.
+
+Also the standard request headers (`Mcp-Method`, `Mcp-Name`) and header value encoding."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from mcp.shared.inbound import x_mcp_header_map as sdk_header_map
 
 from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp_header_map
 from tests.conftest import CATALOG_SERVER, read_records
+from mrtr_cli.protocol.headers import encode_header_value, request_headers
 
 
 def prop(t: str, header: object) -> dict:
@@ -141,3 +144,26 @@ def test_a_persistent_mismatch_is_reported_not_looped(mrtr, http_servers, tmp_pa
     assert "server error -32020" in r.stderr and "Mcp-Param-Region" in r.stderr
     methods = [m["method"] for m in read_records(record)]
     assert methods.count("tools/call") == 1
+
+
+@pytest.mark.parametrize(("value", "encoded"), [
+    ("get_weather", "get_weather"),
+    ("has inner space", "has inner space"),
+    (" leading", "=?base64?IGxlYWRpbmc=?="),
+    ("trailing ", "=?base64?dHJhaWxpbmcg?="),
+    ("Hello, 世界", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+    ("=?base64?abc?=", "=?base64?PT9iYXNlNjQ/YWJjPz0=?="),
+    ("line\nbreak", "=?base64?bGluZQpicmVhaw==?="),
+    (42, "42"),
+    (True, "true"),
+    ("", "=?base64??="),
+])
+def test_header_values_that_are_not_plain_safe_ascii_are_base64_encoded(value, encoded):
+    assert encode_header_value(value) == encoded
+
+
+def test_request_headers_name_per_method():
+    assert request_headers("tools/call", {"name": "x"}, "2026-07-28") == {
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "x"}
+    assert request_headers("resources/read", {"uri": "file:///a b"}, "v")["Mcp-Name"] == "file:///a b"
+    assert "Mcp-Name" not in request_headers("tools/list", {}, "v")

@@ -182,7 +182,7 @@ def test_failed_task_with_an_is_error_result_prints_it_and_exits_1(mrtr, legacy:
 
 
 def test_timeout_leaves_the_task_running(mrtr, legacy: Target):
-    r = mrtr(*legacy.args, "call", "slow", "seconds:=30", "--timeout", "1")
+    r = mrtr(*legacy.args, "call", "slow", "seconds:=30", "--timeout", "6")  # the task is created within it
     assert r.code == 7, r.stderr
     task_id = task_id_in(r.stderr, "slow")
     assert f"task wait {task_id}" in r.stderr
@@ -231,12 +231,12 @@ def test_a_task_in_a_per_session_server_is_followed_after_detach_and_timeout(mrt
     r = mrtr("task", "wait", "--", task_id)
     assert (r.code, r.stdout) == (0, "slept 1s\n"), r.stderr
     # --timeout: the same promise, kept.
-    r = mrtr("--url", url, "call", "slow", "seconds:=2", "--timeout", "0.5")
+    r = mrtr("--url", url, "call", "slow", "seconds:=8", "--timeout", "5")  # the task is created within 5 s
     assert r.code == 7, r.stderr
     task_id = task_id_in(r.stderr, "slow")
     assert "the HTTP session it runs in is left open" in r.stderr
     r = mrtr("task", "wait", "--", task_id)
-    assert (r.code, r.stdout) == (0, "slept 2s\n"), r.stderr
+    assert (r.code, r.stdout) == (0, "slept 8s\n"), r.stderr
 
 
 def test_task_cancel_then_wait_exits_6(mrtr, http_servers):

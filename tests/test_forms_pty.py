@@ -5,27 +5,17 @@ from __future__ import annotations
 
 import json
 import shlex
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, clean_env, stdio_cmd
+from tests.support import DOWN, ENTER, spawn
 
 pexpect = pytest.importorskip("pexpect")
 
 pytestmark = pytest.mark.pty
 
-DOWN = "\x1b[B"
-ENTER = "\r"
 
-
-def spawn(tmp_path: Path, *args: str) -> tuple[pexpect.spawn, Path]:
-    out = tmp_path / "stdout.txt"
-    # exec: mrtr itself is the terminal's process (Ctrl-C reaches it, its exit status is the child's).
-    command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
-    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", timeout=30, dimensions=(40, 140))
-    return child, out
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

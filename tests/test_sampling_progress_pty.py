@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SERVERS, read_records, stdio_cmd
-from tests.test_core_pty import DOWN, ENTER, spawn
+from tests.support import DOWN, ENTER, spawn
 
 pexpect = pytest.importorskip("pexpect")
 

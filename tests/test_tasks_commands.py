@@ -1,5 +1,5 @@
-"""Task commands the tester broke (findings 6, 7 and 9): an id recorded for two servers,
-`--detach` and `task wait` over stdio, an empty id."""
+"""The `task` commands and `--detach` (tester's findings 6, 7 and 9): an id recorded for two
+servers is ambiguous, `--detach` and `task wait` over stdio, an empty id is a usage error."""
 
 from __future__ import annotations
 

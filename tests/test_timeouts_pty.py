@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.conftest import SERVERS, stdio_cmd
-from tests.test_core_pty import ENTER, spawn
+from tests.support import ENTER, spawn
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -20,10 +20,12 @@ BOOKED = "Booked a table for 4 (indoor) on Friday."
 
 @pytest.mark.parametrize("protocol", ["2026-07-28", "2025-11-25"])
 def test_timeout_pauses_while_a_person_answers(tmp_path, protocol):
-    child, out = spawn(tmp_path, "--stdio", stdio_cmd(DUAL), "--protocol", protocol, "--timeout", "3",
+    child, out = spawn(tmp_path, "--stdio", stdio_cmd(DUAL), "--protocol", protocol, "--timeout", "8",
                        "call", "book_table", "date=Friday")
     child.expect("Party size")
-    time.sleep(4)  # longer than --timeout: a person thinking
+    # A person thinking for longer than --timeout (8 s: start-up and the calls must fit in
+    # it on a loaded machine; the deadline must not run while the form waits).
+    time.sleep(9)
     child.send("4" + ENTER)
     child.expect("Seating")
     child.send(ENTER)
