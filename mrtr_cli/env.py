@@ -125,6 +125,8 @@ class Environment:
             (render/color.py; NO_COLOR and FORCE_COLOR apply to "auto").
         secrets: strings that must never be printed (header values, tokens); every
             diagnostic write replaces them with `***`.
+        config_words: the options that find a named server's config file (`--config FILE`,
+            `--expand-env`), for printed commands that must find the same server again.
         strict: `--strict`'s checker (protocol/strict.py) once a session made one; its
             `violations` decide exit 4 (cli/main.py).
     """
@@ -142,6 +144,7 @@ class Environment:
     #: `--trace` could not be written (a `WriteFailed`): the run ends with exit 2.
     write_failure: Any = None
     strict: Any = None
+    config_words: list[str] = field(default_factory=list)
     _tty: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -172,3 +172,20 @@ def test_pending_document_names_the_server_only_and_resumes(run, project, tmp_pa
     r = run("resume", pending, "--answers", ANSWERS / "resolve-fixed.json")
     assert r.code == 0, r.stderr
     assert "4522" in r.stdout
+
+
+def test_printed_commands_for_a_named_server_carry_the_config_option_that_found_it(run, tmp_path):
+    # The hints after exit 5 (and a task's "follow it with") must work as printed: a server
+    # found through --config is found again only through the same --config.
+    config = write(tmp_path / "elsewhere.json", {"mcpServers": {"work": {"command": PY, "args": [str(EXAMPLE_SERVER)]}}})
+    r = run("--config", config, "-s", "work", "--no-input", "call", "update_work_item", "workItemId=4522",
+            "state=Resolved")
+    assert r.code == 5, r.stderr
+    hint = next(line for line in r.stderr.splitlines() if " resume PENDING.json" in line)
+    assert f"then: mrtr --config {config} resume PENDING.json --answers ANSWERS.json" in hint
+    pending = tmp_path / "pending.json"
+    pending.write_text(r.stdout)
+    assert run("resume", pending, "--answers", ANSWERS / "resolve-fixed.json").code == 2  # without it: not found
+    r = run("--config", config, "resume", pending, "--answers", ANSWERS / "resolve-fixed.json")
+    assert r.code == 0, r.stderr
+    assert "4522" in r.stdout

@@ -115,7 +115,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
 
     app = make_app(ctx, kw)
-    doc = load_pending(pending, app.read_stdin() if pending == "-" else None)
+    doc = load_pending(pending, app.read_stdin() if pending == "-" else None, app.env.config_words)
     if isinstance(doc.get("taskId"), str):  # a task waiting for input: answer it and wait
         from mrtr_cli.cli.tasks import resume_task  # noqa: PLC0415
 
@@ -165,5 +165,5 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
             raise ProtocolError(
                 f"the server refused this pending call's requestState ({err.message}): it has expired, or the "
                 "server was restarted without a shared key, so the call cannot be resumed and must be started again",
-                code=err.code, data=err.data, hint="start it again: " + start_again_command(doc),
+                code=err.code, data=err.data, hint="start it again: " + start_again_command(doc, app.env.config_words),
             ) from None

@@ -129,7 +129,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         if not env.json_mode:
             from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415
 
-            for line in pending_notes(exc.pending):
+            for line in pending_notes(exc.pending, env.config_words):
                 env.err(line)
         return int(exc.exit_status)
     except EraChanged as exc:

@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from mrtr_cli.errors import UsageError
@@ -109,8 +110,18 @@ def answers_template(input_requests: dict[str, Any], missing: list[str],
     return template
 
 
-def pending_notes(doc: dict[str, Any]) -> list[str]:
+def _mrtr_words(doc: dict[str, Any], config_words: Sequence[str]) -> list[str]:
+    """`mrtr`, then `config_words` (`--config FILE`, `--expand-env`) when the document's
+    target is a named server: what a printed command needs to find that server again."""
+    target = doc.get("target") if isinstance(doc.get("target"), dict) else {}
+    return ["mrtr", *(config_words if target.get("server") and not (target.get("url") or target.get("stdio")) else [])]
+
+
+def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list[str]:
     """Lines for stderr after a pending document was printed: what to do next.
+
+    `config_words`: the run's `--config FILE` / `--expand-env` (`Environment.config_words`),
+    carried by the printed commands when the target is a named server.
 
     URLs of URL-mode requests are listed (sanitised) so a person can open them
     themselves; `mrtr` never opens anything without a person's consent.
@@ -131,10 +142,12 @@ def pending_notes(doc: dict[str, Any]) -> list[str]:
             lines.extend(f"    warning: {sanitize(w, single_line=True)}" for w in url_warnings(url))
     if doc.get("resumable") is False:  # an older server asked during the call: start it again
         lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
-        lines.append("  " + start_again_legacy(doc))
+        lines.append("  " + start_again_legacy(doc, config_words))
     else:
+        import shlex  # noqa: PLC0415
+
         lines.append("  save the document, fill in its answersTemplate, then: "
-                     "mrtr resume PENDING.json --answers ANSWERS.json")
+                     + shlex.join(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
     return lines
 
@@ -151,12 +164,13 @@ def is_rejected_state(err: Any) -> bool:
     return "requeststate" in str(getattr(err, "message", "")).lower()
 
 
-def start_again_command(doc: dict[str, Any]) -> str:
-    """The `mrtr` command line that starts the pending call over (target, command, arguments)."""
+def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
+    """The `mrtr` command line that starts the pending call over (target, command, arguments);
+    `config_words` as for `pending_notes`."""
     import shlex  # noqa: PLC0415
 
     target = doc.get("target") if isinstance(doc.get("target"), dict) else {}
-    words = ["mrtr"]
+    words = _mrtr_words(doc, config_words)
     for option in ("url", "stdio", "server"):
         if target.get(option):
             words += ["--url" if option == "url" else "--stdio" if option == "stdio" else "-s", str(target[option])]
@@ -174,14 +188,14 @@ def start_again_command(doc: dict[str, Any]) -> str:
     return shlex.join(words)
 
 
-def start_again_legacy(doc: dict[str, Any]) -> str:
+def start_again_legacy(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
     """For a document from an older server (`resumable: false`): the command that starts
     the call again in the same protocol version, with the filled-in answers."""
     import shlex  # noqa: PLC0415
 
     version = doc.get("protocolVersion")
     pin = f" --protocol {shlex.quote(str(version))}" if version else ""
-    return start_again_command(doc) + pin + " --answers ANSWERS.json"
+    return start_again_command(doc, config_words) + pin + " --answers ANSWERS.json"
 
 
 def build_pending(
@@ -229,7 +243,7 @@ def build_pending(
 RESUMABLE_METHODS = MRTR_METHODS
 
 
-def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
+def load_pending(path: str, stdin_text: str | None = None, config_words: Sequence[str] = ()) -> dict[str, Any]:
     """Read and check a pending document (`-` reads `stdin_text`).
 
     Raises:
@@ -260,7 +274,7 @@ def load_pending(path: str, stdin_text: str | None = None) -> dict[str, Any]:
         raise UsageError(
             f"{path} cannot be resumed: the server speaks MCP {version}, which asks its questions during "
             "the call and has no requestState to resume",
-            hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc),
+            hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc, config_words),
         )
     return doc
 

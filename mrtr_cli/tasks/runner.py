@@ -37,10 +37,13 @@ def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
 def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
     """`mrtr` plus the options that reach `target` again, without any secret.
 
+    A named server keeps the run's `--config FILE` / `--expand-env` (`Environment.config_words`).
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
     values are secrets and are never repeated (`-H` must be given again).
     """
     words = ["mrtr", *target_words(target)]
+    if words[1] == "-s":  # a named server: found again only through the same config options
+        words[1:1] = app.env.config_words
     if app.opts.bearer_token_env:
         words += ["--bearer-token-env", app.opts.bearer_token_env]
     return shlex.join(words)
