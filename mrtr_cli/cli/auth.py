@@ -63,10 +63,7 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
     \b
     Opens the browser at the server's authorization server (BROWSER is honoured) and
     waits for it to come back to 127.0.0.1. A pre-registered client: --client-id ID with
-    --client-secret-env VAR or --client-secret-file PATH (global options). Examples:
-      mrtr --url https://mcp.example.com/mcp auth login
-      mrtr --url https://mcp.example.com/mcp auth login --no-browser      (over ssh)
-      MRTR_CLIENT_SECRET=... mrtr -s ci auth login --client-credentials --client-id my-bot
+    --client-secret-env VAR or --client-secret-file PATH (global options).
     """
     app = make_app(ctx, kw)
     target = _http_target(app)

@@ -62,8 +62,8 @@ EXAMPLES: dict[str, list[str]] = {
     ],
     "resume": [
         "mrtr --config examples/mcp.json -s work --no-input call update_work_item workItemId=4522 state=Resolved > pending.json",
-        "mrtr resume pending.json --answers answers.json",
-        "mrtr resume pending.json          # at a terminal: asks the questions left",
+        "mrtr --config examples/mcp.json resume pending.json --answers answers.json",
+        "mrtr --config examples/mcp.json resume pending.json   # at a terminal: asks the questions left",
     ],
     "batch": [
         "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl",
@@ -90,6 +90,13 @@ EXAMPLES: dict[str, list[str]] = {
               'mrtr -s NAME skill pdf-processing --files ./pdf-processing   # every listed file, verified'],
     "listen": ["mrtr -s NAME listen --tools --prompts", "mrtr -s NAME listen --resource file:///project/config.json --count 1",
                "mrtr -s NAME listen --resources --json --timeout 60"],
+    "auth": ["mrtr --url https://mcp.example.com/mcp auth login", "mrtr auth status", "mrtr auth logout --all"],
+    "auth login": ["mrtr --url https://mcp.example.com/mcp auth login",
+                   "mrtr --url https://mcp.example.com/mcp auth login --no-browser   # over ssh: paste the address back",
+                   "mrtr -s NAME auth login --client-credentials --client-id bot --client-secret-env BOT_SECRET"],
+    "auth status": ["mrtr auth status", "mrtr auth status --json"],
+    "auth logout": ["mrtr --url https://mcp.example.com/mcp auth logout", "mrtr auth logout --all"],
+    "auth token": ['TOKEN="$(mrtr --url https://mcp.example.com/mcp auth token)"'],
     "ping": ["mrtr --config examples/mcp.json -s work ping", "mrtr --config examples/mcp.json -s work ping -c 3 -i 0.2"],
 }
 
