@@ -24,6 +24,7 @@ Every status change is written to the task's local record.
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -305,11 +306,30 @@ class TaskDriver:
                           f"task {self.task_id} failed: {message}", error.get("data"))
 
     # ------------------------------------------------------------------ input
+    def _check_requests(self, requests: dict[str, Any]) -> None:
+        """Check a task's new input requests against the spec's schema before anyone is
+        asked (as the engine checks an `input_required` result's), unless `--strict` reports
+        them instead.
+
+        Raises:
+            InvalidShape: a request the schema forbids, its path named (exit 4).
+        """
+        from mrtr_cli.protocol.validate import InvalidShape, check_input_request  # noqa: PLC0415
+
+        session = self.wire.session
+        for key, request in requests.items():
+            try:
+                check_input_request(request, f"tasks/get result.inputRequests[{json.dumps(key)}]", session.era)
+            except InvalidShape:
+                if getattr(session, "observer", None) is None:
+                    raise
+
     def _answer(self, state: TaskState) -> list[str]:
         requests = state.input_requests or {}
         new = {key: request for key, request in requests.items() if key not in self.answered}
         if not new:
             return []  # everything asked is answered; the server has not caught up yet
+        self._check_requests(new)
         self.rounds += 1
         if self.rounds > self.max_rounds:
             raise ProtocolError(

@@ -261,6 +261,17 @@ def task_bad_result(req: dict[str, Any], ctx: Ctx) -> Reply:
                               "result": {"content": "not a list", "resultType": "complete"}})
 
 
+def task_bad_input_request(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A task that asks for input with an elicitation whose `message` is a number."""
+    task = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+            "ttlMs": 600000}
+    if req["method"] == "tools/call":
+        return Reply.result(req, {"resultType": "task", "status": "working", **task})
+    return Reply.result(req, {"resultType": "complete", "status": "input_required", **task, "inputRequests": {
+        "q": {"method": "elicitation/create", "params": {"mode": "form", "message": 5, "requestedSchema": {
+            "type": "object", "properties": {"x": {"type": "string"}}}}}}})
+
+
 def task_recorded(run: Any, trace: Any) -> None:
     tasks = trace.parent / "state" / "mrtr" / "tasks"
     names = [p.name for p in tasks.iterdir()]
@@ -446,6 +457,8 @@ _TABLE = [
          check=task_recorded),
     Case("task_result_content_string", task_bad_result, 4, "result.content", eras=("modern",),
          methods=("tasks/get",)),
+    Case("task_input_request_invalid", task_bad_input_request, 4, 'inputRequests["q"].params.message',
+         eras=("modern",), methods=("tasks/get",)),
     # Shapes the schema forbids.
     # A JSON-RPC error is reported like every error: one "mrtr: error:" line.
     Case("jsonrpc_error_prefixed", lambda req, ctx: Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {
