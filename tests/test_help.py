@@ -170,3 +170,15 @@ def test_a_bad_option_value_with_json_is_the_json_error_object(mrtr):
     r = mrtr("--json", "ping", "-c", "abc")
     assert r.code == 2
     assert json.loads(r.stderr)["error"]["exitCode"] == 2
+
+
+@pytest.mark.parametrize("words", [[], ["task"], ["auth"]])
+def test_a_group_without_its_command_prints_its_help_as_help_and_exits_2(mrtr, words):
+    r = mrtr(*words)
+    assert r.code == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("Usage: mrtr") and len(lines) > 5  # the help, not one flattened error line
+    assert "mrtr: error:" not in r.stderr
+    r = mrtr("--json", *words)  # for scripts: one JSON error line
+    assert r.code == 2 and r.stdout == ""
+    assert "missing command" in r.stderr.lower() and len(r.stderr.splitlines()) == 1

@@ -119,6 +119,17 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
     except click.exceptions.Abort:  # click turns Ctrl-C into Abort
         return _interrupted(env)
     except click.ClickException as exc:
+        no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
+        ctx = getattr(exc, "ctx", None)
+        if isinstance(exc, no_args) and ctx is not None and not env.json_mode:
+            # `mrtr`, `mrtr task`, `mrtr auth` with no command: the help as help (on stderr:
+            # it is not a result), then the usage status, as git does.
+            env.err(ctx.get_help())
+            return int(ExitStatus.USAGE)
+        if isinstance(exc, no_args) and ctx is not None:
+            print_error(env, UsageError(f"{ctx.command_path}: missing command",
+                                        hint=f"see: {ctx.command_path} --help"), json_mode=True)
+            return int(ExitStatus.USAGE)
         print_error(env, _usage_error(exc), json_mode=env.json_mode)
         return int(ExitStatus.USAGE)
     except InputRequired as exc:
