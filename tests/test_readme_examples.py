@@ -218,3 +218,20 @@ def test_the_example_extra_has_what_the_example_servers_import():
     extra = re.search(r"^examples = \[(.*)\]$", pyproject, re.M).group(1)
     for package in ("mcp==", "fastmcp==", "fastmcp-tasks=="):
         assert f'"{package}' in extra, package
+
+
+def test_background_refuses_a_port_another_process_holds(tmp_path):
+    # Else "serving ... pid N" would greet whatever listens there while the started server
+    # died on "address in use", and the pid file would name a process that serves nothing.
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**clean_env(tmp_path), "TMPDIR": str(tmp_path)}
+        r = subprocess.run([PY, "examples/servers/work_items.py", "--http", str(port), "--background"], cwd=ROOT,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"port {port} is already in use" in r.stderr and "serving" not in r.stdout
+    assert not (tmp_path / f"work_items-{port}.pid").exists()
