@@ -29,7 +29,8 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
     """
     o = opts
     given = [x for x in (o.url, o.stdio, o.server) if x]
-    if not given:
+    from_environment = not given
+    if from_environment:
         o.url = os.environ.get("MRTR_URL") or None
         o.stdio = os.environ.get("MRTR_STDIO") or None
         o.server = os.environ.get("MRTR_SERVER") or None
@@ -37,7 +38,22 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
     if not given:
         raise UsageError("no server given: use --url URL, --stdio \"CMD ARGS\" or -s NAME")
     if len(given) > 1:
-        raise UsageError("give exactly one of --url, --stdio and -s/--server")
+        raise UsageError("give exactly one of MRTR_URL, MRTR_STDIO and MRTR_SERVER" if from_environment
+                         else "give exactly one of --url, --stdio and -s/--server")
+    try:
+        return _resolve(o, env, read_file, warn)
+    except UsageError as exc:
+        if from_environment:  # name what the user set, not an option they did not type
+            for option, variable in (("--url", "MRTR_URL"), ("--stdio", "MRTR_STDIO"), ("-s", "MRTR_SERVER")):
+                if exc.message.startswith(option + " "):
+                    exc.message = variable + "=" + exc.message[len(option) + 1:]
+                    break
+        raise
+
+
+def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
+             warn: Callable[[str], None]) -> Target:
+    """`resolve_target` once the one target option is known."""
     headers = command_line_headers(o, env, read_file)
     if o.server:
         from mrtr_cli.config.servers import resolve_server  # noqa: PLC0415

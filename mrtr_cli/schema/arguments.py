@@ -375,5 +375,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     first = _problem(best)
     others = list(dict.fromkeys(p for p in map(_problem, errors) if p != first))  # one "missing" line for all
     hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
-    hint_lines.append(f"see the parameters: mrtr tools {tool}")
+    import shlex  # noqa: PLC0415
+
+    hint_lines.append(f"see the parameters: mrtr [the same server options] tools {shlex.quote(tool)}")
     raise UsageError(f"{tool}: {first}", hint="\n".join(hint_lines))
