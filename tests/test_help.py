@@ -182,3 +182,9 @@ def test_a_group_without_its_command_prints_its_help_as_help_and_exits_2(mrtr, w
     r = mrtr("--json", *words)  # for scripts: one JSON error line
     assert r.code == 2 and r.stdout == ""
     assert "missing command" in r.stderr.lower() and len(r.stderr.splitlines()) == 1
+
+
+def test_a_topic_followed_by_another_word_names_the_extra_word(mrtr):
+    r = mrtr("help", "exit-codes", "extra")
+    assert r.code == 2
+    assert "the topic exit-codes takes no further word ('extra')" in r.stderr

@@ -28,6 +28,9 @@ def help_cmd(ctx: click.Context, words: tuple[str, ...]) -> int:
     if len(words) == 1 and words[0] in TOPICS:
         click.echo(topic_text(words[0]).rstrip("\n"))
         return 0
+    if words[0] in TOPICS and not (isinstance(root.command, click.Group) and root.command.get_command(root, words[0])):
+        raise UsageError(f"help: the topic {words[0]} takes no further word ({' '.join(map(repr, words[1:]))})",
+                         hint=f"see: mrtr help {words[0]}")
     command: click.Command = root.command
     sub_ctx = root
     for word in words:
