@@ -677,3 +677,13 @@ def test_a_registration_response_over_the_limit_is_refused_before_it_is_read_who
             register(http, server, "http://127.0.0.1:9/callback/x")
     finally:
         set_max_message_size(None)
+
+
+def test_a_bad_mrtr_auth_wait_is_refused_before_anything_opens(tmp_path, oauth_server, browser):
+    from tests.auth_support import run_mrtr
+
+    server = oauth_server()
+    r = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env={"MRTR_AUTH_WAIT": "abc"})
+    assert r.code == 2, r.stderr
+    assert "MRTR_AUTH_WAIT='abc': expected a positive number of seconds" in r.stderr
+    assert browser.opened() == [] and server.stats()["authorizations"] == 0

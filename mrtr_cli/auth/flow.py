@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import secrets
 import threading
 from dataclasses import dataclass
@@ -101,12 +100,14 @@ def check_response(req: AuthorizationRequest, params: dict[str, str]) -> str:
 
 
 def wait_seconds() -> float:
-    """How long the loopback listener waits (MRTR_AUTH_WAIT, default 300 s)."""
-    try:
-        value = float(os.environ.get("MRTR_AUTH_WAIT", "") or DEFAULT_WAIT)
-    except ValueError:
-        return DEFAULT_WAIT
-    return value if value > 0 else DEFAULT_WAIT
+    """How long the loopback listener waits (MRTR_AUTH_WAIT, default 300 s).
+
+    Raises:
+        UsageError: MRTR_AUTH_WAIT is not a positive number of seconds (exit 2).
+    """
+    from mrtr_cli.env import seconds_setting  # noqa: PLC0415
+
+    return seconds_setting("MRTR_AUTH_WAIT", DEFAULT_WAIT)
 
 
 def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loopback, *,
@@ -124,6 +125,7 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
             person cancelled (exit 8).
         KeyboardInterrupt: Ctrl-C.
     """
+    wait = wait_seconds()  # a bad MRTR_AUTH_WAIT is refused before anything opens
     show = no_browser
     if ask and not no_browser:
         try:
@@ -140,7 +142,7 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
     if no_browser or show:
         if env.prompt_input() is not None:
             _paste_in_background(env, listener)
-    params = listener.wait(wait_seconds())
+    params = listener.wait(wait)
     return check_response(req, params)
 
 

@@ -9,7 +9,6 @@ Completion never prints diagnostics and never fails loudly: any error gives no i
 from __future__ import annotations
 
 import io
-import os
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -148,7 +147,13 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     )
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
-    limit = float(os.environ.get("MRTR_COMPLETE_TIMEOUT") or DEFAULT_COMPLETE_TIMEOUT)
+    from mrtr_cli.env import seconds_setting  # noqa: PLC0415
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+    try:
+        limit = seconds_setting("MRTR_COMPLETE_TIMEOUT", DEFAULT_COMPLETE_TIMEOUT)
+    except UsageError:  # a shell completion has nowhere to say so: the default bound holds
+        limit = DEFAULT_COMPLETE_TIMEOUT
     app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)  # before the run's deadline exists
     app.opts.probe_timeout = min(limit, app.opts.probe_timeout or limit)
     app.end_server_at_once = True  # no shutdown grace: the answer is due within the limit
