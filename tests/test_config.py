@@ -198,3 +198,14 @@ def test_a_bad_target_from_the_environment_is_named_by_its_variable(mrtr):
     assert r.code == 2 and r.stderr.startswith("mrtr: error: MRTR_SERVER=nosuch: no server by that name"), r.stderr
     r = mrtr("--url", "notaurl", "tools", env={"MRTR_SERVER": "ignored"})  # an option wins, and is named
     assert r.code == 2 and r.stderr.startswith("mrtr: error: --url 'notaurl'"), r.stderr
+
+
+def test_a_named_stdio_server_s_task_is_warned_about_like_a_stdio_one(run, tmp_path):
+    # A config entry with a command is a stdio server: its task ends with the run, and the
+    # printed follow-up says so (as for --stdio), instead of promising a `task wait`.
+    builds = ROOT / "examples" / "servers" / "builds.py"
+    config = write(tmp_path / "c.json", {"mcpServers": {"b": {"command": PY, "args": [str(builds)]}}})
+    r = run("--config", config, "-s", "b", "call", "build", "target=x", "--detach")
+    assert r.code == 0, r.stderr
+    assert "in the stdio server process, which stops when mrtr exits" in r.stderr
+    assert f"mrtr --config {config} -s b task wait" in r.stderr

@@ -84,6 +84,8 @@ class TaskContext:
         prefix: the command line that reaches the same server, e.g.
             `mrtr --url http://127.0.0.1:8000/mcp` (no secrets).
         origin: how to name the task's input requests to a person.
+        stdio: the server is a process this run started (`--stdio`, or a named server whose
+            config entry is a command); None: decided from `target` alone.
     """
 
     target: dict[str, Any]
@@ -92,6 +94,11 @@ class TaskContext:
     protocol_version: str
     prefix: str
     origin: str
+    stdio: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.stdio is None:
+            self.stdio = "stdio" in self.target
 
     def command(self, verb: str, task_id: str, *options: str) -> str:
         """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target (an id that
@@ -257,7 +264,7 @@ class TaskDriver:
             return err
         self._save(status="unknown")
         ttl = self.record.ttl_ms
-        if "stdio" in self.context.target and not self.started_here:
+        if self.context.stdio and not self.started_here:
             why = ("over stdio a task lives in the server process that created it, which stopped when that "
                    "mrtr run ended; this command started a new one, which does not know it")
         else:
@@ -381,7 +388,7 @@ class TaskDriver:
 
     def _over_stdio(self) -> bool:
         """True when the task lives in a stdio server process that this run started (and stops)."""
-        return "stdio" in self.context.target
+        return bool(self.context.stdio)
 
     def _unanswered(self, err: InputRequired) -> InputRequired:
         """The legacy session's exit-5 error for questions a 2025-11-25 task asked during a
@@ -454,7 +461,7 @@ class TaskDriver:
         if keep_session_for(self.wire.session, self.record):  # 2025-11-25 over HTTP
             self._save()
             lines += f"\n({KEPT_SESSION_NOTE})"
-        if "stdio" in self.context.target:
+        if self.context.stdio:
             lines += ("\n(over stdio the task lives in the server process, which mrtr stops on exit; "
                       "`task wait` finds it only if the server keeps its tasks)")
         return lines

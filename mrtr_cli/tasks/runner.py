@@ -100,6 +100,8 @@ class TaskRunner:
         self.session = session
         self.chain = chain
         self.target = target.public()
+        #: the server is a process this run started (`--stdio`, or `-s NAME` with a command)
+        self.over_stdio = bool(target.command) and not target.url
         self.tool = tool
         self.params = params
         self.recorder = recorder
@@ -116,7 +118,7 @@ class TaskRunner:
         origin = f"task {short_id(task_id)}" + (f" of {call}" if call else "")
         return TaskContext(target=self.target, tool=self.tool, params=self.params,
                            protocol_version=self.session.protocol_version,
-                           prefix=command_prefix(self.app, self.target), origin=origin)
+                           prefix=command_prefix(self.app, self.target), origin=origin, stdio=self.over_stdio)
 
     def driver(self, wire: TaskWire, record: TaskRecord, *, cancel_on_interrupt: bool = False) -> TaskDriver:
         status = StatusLine(self.env)
@@ -167,7 +169,7 @@ class TaskRunner:
             else:
                 self.env.out(sanitize(state.task_id, single_line=True))
         command = self.context(state.task_id).command("wait", state.task_id)
-        if self.target.get("stdio"):
+        if self.over_stdio:
             # The task lives in the server process, which stops when mrtr exits: a later
             # command reaches it only if the server keeps its tasks somewhere else.
             self.env.err(f"mrtr: warning: task {state.task_id} created ({state.status}) in the stdio server "
