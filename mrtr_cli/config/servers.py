@@ -310,7 +310,10 @@ def resolve_server(name: str, explicit: str | None, *, expand_env: bool, add_sec
     if close:
         hint = f"did you mean: {', '.join(close)}?"
     elif names:
-        hint = "no configured server has a name like it; see them with: mrtr servers"
+        import shlex  # noqa: PLC0415
+
+        config = f"--config {shlex.quote(explicit)} " if explicit else ""
+        hint = f"no configured server has a name like it; see them with: mrtr {config}servers"
     else:
         hint = "searched: " + ", ".join(c.path for c in config_files(explicit))
     raise UsageError(f"-s {name}: no server by that name in the config files", hint=hint)
