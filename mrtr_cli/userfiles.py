@@ -205,7 +205,8 @@ class UserInput:
         try:
             return read_user_text(path, what="file")
         except FileNotFoundError:
-            raise UsageError(f"cannot read file {path}: no such file") from None
+            shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)  # one line
+            raise UsageError(f"cannot read file {shown}: no such file") from None
 
 
 def check_writable(path: str, option: str) -> None:

@@ -11,7 +11,7 @@ import json
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from mrtr_cli.app import App, RunOptions  # noqa: E402
@@ -49,6 +49,8 @@ def _app(tmp_path) -> App:
 @FAST
 @given(st.lists(items, max_size=6), st.none() | st.dictionaries(st.sampled_from(["n", "o", "s", "z"]), json_values,
                                                                    max_size=3), st.booleans())
+@example(texts=["n=\n"], base=None, lenient=False)  # found by the fuzzer: a newline in the item
+@example(texts=["k=@\n"], base=None, lenient=False)  # ... and in a file name
 def test_argument_items_never_fail_but_as_usage_errors(tmp_path, texts, base, lenient):
     app = _app(tmp_path)
     try:

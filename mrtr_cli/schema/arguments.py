@@ -84,13 +84,18 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
 
 
 def _cut(text: str) -> str:
-    """Text for a message, cut to 80 characters."""
+    """Text for a one-line message: characters that are not printable (a newline, an escape)
+    written as their Python escapes, cut to 80 characters."""
+    return _cut_raw("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
+
+
+def _cut_raw(text: str) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _shown(text: str) -> str:
-    """An item for a message: quoted, cut to 80 characters."""
-    return repr(_cut(text))
+    """An item for a message: quoted (repr escapes what is not printable), cut to 80 characters."""
+    return repr(_cut_raw(text))
 
 
 def _types(schema: Any) -> list[str]:
@@ -377,5 +382,5 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
     import shlex  # noqa: PLC0415
 
-    hint_lines.append(f"see the parameters: mrtr [the same server options] tools {shlex.quote(tool)}")
+    hint_lines.append(f"see the parameters: mrtr tools {shlex.quote(tool)} (with the same --url, --stdio or -s)")
     raise UsageError(f"{tool}: {first}", hint="\n".join(hint_lines))
