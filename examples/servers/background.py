@@ -39,6 +39,8 @@ def serve_in_background(script: str, port: int, wait_seconds: float = 60.0, extr
     folder = tempfile.gettempdir()
     log_path = os.path.join(folder, f"{name}-{port}.log")
     pid_path = os.path.join(folder, f"{name}-{port}.pid")
+    if not 0 < port < 65536:
+        sys.exit(f"{name}: --http {port}: a port is a number from 1 to 65535")
     if port_in_use(port):  # else the check below would greet whatever already listens there
         sys.exit(f"{name}: port {port} is already in use by another process (a server from an earlier run? "
                  f"if so: kill \"$(cat {pid_path})\"); nothing was started")

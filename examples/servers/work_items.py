@@ -216,11 +216,11 @@ def main() -> None:
     parser.add_argument("--background", action="store_true",
                         help="with --http: serve in the background (output to a log file), print how to stop it")
     args = parser.parse_args()
-    if args.background and args.http:
+    if args.background and args.http is not None:
         from background import serve_in_background  # examples/servers/background.py
 
         serve_in_background(__file__, args.http)
-    elif args.http:
+    elif args.http is not None:
         mcp.run(transport="streamable-http", host="127.0.0.1", port=args.http)
     else:
         mcp.run()
