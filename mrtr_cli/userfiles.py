@@ -22,6 +22,7 @@ from typing import IO, Any
 
 from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
+from mrtr_cli.render.sanitize import sanitize
 
 _CHUNK = 1 << 16
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
@@ -205,8 +206,7 @@ class UserInput:
         try:
             return read_user_text(path, what="file")
         except FileNotFoundError:
-            shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)  # one line
-            raise UsageError(f"cannot read file {shown}: no such file") from None
+            raise UsageError(f"cannot read file {sanitize(path, single_line=True)}: no such file") from None
 
 
 def check_writable(path: str, option: str) -> None:

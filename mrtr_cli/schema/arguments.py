@@ -23,6 +23,7 @@ from typing import Any
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import json_depth, loads_strict
 from mrtr_cli.limits import MAX_JSON_DEPTH
+from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.schema.elicit import json_type
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -84,9 +85,9 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
 
 
 def _cut(text: str) -> str:
-    """Text for a one-line message: characters that are not printable (a newline, an escape)
-    written as their Python escapes, cut to 80 characters."""
-    return _cut_raw("".join(c if c.isprintable() else repr(c)[1:-1] for c in text))
+    """Text for a one-line message: controls (a newline, an escape) made visible
+    (`render.sanitize.sanitize`, single line), cut to 80 characters."""
+    return _cut_raw(sanitize(text, single_line=True))
 
 
 def _cut_raw(text: str) -> str:
