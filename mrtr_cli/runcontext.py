@@ -65,6 +65,11 @@ class RunOptions:
     # --strict (issue 15): check every server message against the schema and the protocol rules.
     strict: bool = False
 
+    def config_words(self) -> list[str]:
+        """The options that find a named server's config again (`--config FILE`,
+        `--expand-env`), for printed commands that must reach the same server."""
+        return (["--config", self.config] if self.config else []) + (["--expand-env"] if self.expand_env else [])
+
 
 class RunContext(Protocol):
     """One run, as the packages see it (implemented by `mrtr_cli.app.App`).

@@ -45,7 +45,7 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
     env.verbosity = opts.verbosity
     env.quiet = opts.quiet
     env.no_input = opts.no_input
-    env.config_words = (["--config", opts.config] if opts.config else []) + (["--expand-env"] if opts.expand_env else [])
+    env.config_words = opts.config_words()  # for the hints printed after exit 5 (cli/main.py)
     if opts.save_answers:
         from mrtr_cli.userfiles import check_writable  # noqa: PLC0415
 

@@ -24,11 +24,7 @@ def target_options(app: Any, target: Any) -> list[str]:
     o = app.opts
     words: list[str] = []
     if target.server:
-        if o.config:
-            words += ["--config", o.config]
-        if o.expand_env:
-            words.append("--expand-env")
-        words += ["-s", target.server]
+        words += [*o.config_words(), "-s", target.server]
     else:
         words += ["--url", public_url(target.url)]
     for flag, value in [("--protocol", o.protocol), ("--client-id", o.client_id),

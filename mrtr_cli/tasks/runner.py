@@ -43,7 +43,7 @@ def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
     """
     words = ["mrtr", *target_words(target)]
     if words[1] == "-s":  # a named server: found again only through the same config options
-        words[1:1] = app.env.config_words
+        words[1:1] = app.opts.config_words()
     if app.opts.bearer_token_env:
         words += ["--bearer-token-env", app.opts.bearer_token_env]
     return shlex.join(words)
