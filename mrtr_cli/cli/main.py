@@ -125,12 +125,11 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
             # `mrtr`, `mrtr task`, `mrtr auth` with no command: the help as help (on stderr:
             # it is not a result), then the usage status, as git does.
             env.err(ctx.get_help())
-            return int(ExitStatus.USAGE)
-        if isinstance(exc, no_args) and ctx is not None:
+        elif isinstance(exc, no_args) and ctx is not None:
             print_error(env, UsageError(f"{ctx.command_path}: missing command",
                                         hint=f"see: {ctx.command_path} --help"), json_mode=True)
-            return int(ExitStatus.USAGE)
-        print_error(env, _usage_error(exc), json_mode=env.json_mode)
+        else:
+            print_error(env, _usage_error(exc), json_mode=env.json_mode)
         return int(ExitStatus.USAGE)
     except InputRequired as exc:
         from mrtr_cli.render.output import print_json  # noqa: PLC0415

@@ -28,7 +28,7 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.protocol.validate import check_result
+from mrtr_cli.protocol.validate import check_input_request, check_result
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
 
@@ -310,10 +310,22 @@ class Session:
         Raises:
             InvalidShape: the schema forbids something in `result` (not with `--strict`).
         """
+        self._check_shape(check_result, method, result, era)
+
+    def check_input_request(self, request: Any, path: str, era: str) -> None:
+        """`protocol.validate.check_input_request` for this session (a task's input request,
+        `path` naming it), with `--strict` as `check_result` has it.
+
+        Raises:
+            InvalidShape: the schema forbids something in `request` (not with `--strict`).
+        """
+        self._check_shape(check_input_request, request, path, era)
+
+    def _check_shape(self, check: Callable[..., None], *args: Any) -> None:
         from mrtr_cli.protocol.validate import InvalidShape  # noqa: PLC0415
 
         try:
-            check_result(method, result, era)
+            check(*args)
         except InvalidShape:
             if self.observer is None:
                 raise

@@ -321,15 +321,9 @@ class TaskDriver:
         Raises:
             InvalidShape: a request the schema forbids, its path named (exit 4).
         """
-        from mrtr_cli.protocol.validate import InvalidShape, check_input_request  # noqa: PLC0415
-
         session = self.wire.session
         for key, request in requests.items():
-            try:
-                check_input_request(request, f"tasks/get result.inputRequests[{json.dumps(key)}]", session.era)
-            except InvalidShape:
-                if getattr(session, "observer", None) is None:
-                    raise
+            session.check_input_request(request, f"tasks/get result.inputRequests[{json.dumps(key)}]", session.era)
 
     def _answer(self, state: TaskState) -> list[str]:
         requests = state.input_requests or {}
