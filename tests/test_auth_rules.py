@@ -324,8 +324,10 @@ def test_step_up_asks_for_the_union_of_held_and_challenged_scopes(tmp_path, monk
     assert c._select_scopes(ch, _server(["files:read"]), ["files:read"], None) == ["files:read", "files:write"]
 
 
-def test_step_up_stops_after_three(tmp_path, monkeypatch):
-    c = _client(tmp_path, monkeypatch)
+def test_step_up_stops_after_three(tmp_path, monkeypatch, scripted):
+    mcp, _auth = _hostile_servers(scripted)
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    c = OAuthClient(mcp.url() + "/mcp", AuthSettings(), Environment())
     c.env.no_input = True  # nobody here: each step-up ends at "sign in again", counted first
     header = 'Bearer error="insufficient_scope", scope="admin"'
     for _ in range(3):
@@ -524,7 +526,7 @@ def test_authorization_server_endpoints_must_be_https_off_this_machine():
     check_https(local)
     remote = AuthServer(issuer="https://auth.example", metadata=as_doc("https://auth.example",
                         token_endpoint="http://auth.example/token"), resource="r")
-    with pytest.raises(AuthError, match="token_endpoint .* is not HTTPS"):
+    with pytest.raises(AuthError, match="token_endpoint http://auth.example/token is plain HTTP to another machine"):
         check_https(remote)
 
 
@@ -654,12 +656,13 @@ def test_a_token_response_that_is_no_json_object_is_refused(scripted, tmp_path, 
 
 
 @pytest.mark.parametrize("doc", [b"[]", b"42", b'"x"'])
-def test_metadata_that_is_no_json_object_is_no_metadata(scripted, tmp_path, doc):
+def test_metadata_that_is_no_json_object_is_an_error_naming_its_url(scripted, tmp_path, doc):
     mcp, auth = _hostile_servers(scripted)
     auth.docs["/.well-known/oauth-authorization-server"] = doc
     run = _hostile_login(tmp_path, mcp)
     assert run.returncode == 8, run.stderr
-    assert f"no authorization server metadata found for {auth.url()}" in _one_error_line(run)
+    assert (f"the authorization server metadata at {auth.url()}/.well-known/oauth-authorization-server holds JSON "
+            "that is not an object") in _one_error_line(run)
 
 
 def test_a_registration_response_over_the_limit_is_refused_before_it_is_read_whole(scripted, http, monkeypatch):

@@ -22,6 +22,8 @@ class Challenge:
         scope: the scopes the operation needs (space separated as sent), or None.
         error: the `error` code (e.g. "insufficient_scope", "invalid_token"), or None.
         error_description: the server's text (untrusted), or None.
+        bearer: the response carried a `WWW-Authenticate` Bearer challenge (False: no
+            header, or only other schemes: the server did not ask for an OAuth sign-in).
     """
 
     status: int
@@ -29,6 +31,7 @@ class Challenge:
     scope: str | None = None
     error: str | None = None
     error_description: str | None = None
+    bearer: bool = False
 
     @property
     def insufficient_scope(self) -> bool:
@@ -49,6 +52,7 @@ def parse_challenge(status: int, header: str | None) -> Challenge:
     lower = header.lower()
     at = lower.find("bearer")
     if at >= 0:
+        ch.bearer = True
         text = header[at + len("bearer"):]
     params: dict[str, str] = {}
     pos = 0

@@ -15,8 +15,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mrtr_cli.auth.replies import fetch
-from mrtr_cli.auth.urls import checked_url
-from mrtr_cli.errors import AuthError
+from mrtr_cli.auth.urls import allowed_url, checked_url, shown
+from mrtr_cli.errors import AuthError, TimeoutExpired
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.authhook import canonical_resource
 
@@ -58,6 +58,12 @@ class AuthServer:
         return None
 
     @property
+    def guessed(self) -> bool:
+        """The endpoints are the 2025-03-26 defaults at the server's origin (no metadata at
+        all): mrtr sends no client secret or key there."""
+        return self.legacy and not self.metadata
+
+    @property
     def scopes_supported(self) -> list[str] | None:
         """The resource's `scopes_supported` (protected resource metadata), or None."""
         value = (self.resource_metadata or {}).get("scopes_supported")
@@ -83,25 +89,19 @@ class AuthServer:
                             "(code_challenge_methods_supported); mrtr does not sign in without it")
 
 
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
 def check_https(server: AuthServer) -> None:
-    """Authorization server endpoints are HTTPS (security-considerations "Communication
-    Security"; OAuth 2.1 section 1.5), except on this machine (127.0.0.1, localhost, ::1).
+    """Authorization server endpoints (and the issuer) pass the rule on where authorization
+    requests may go (`urls.allowed_url`): HTTPS, or plain HTTP to this machine; never a
+    link-local or cloud-metadata address (security-considerations "Communication
+    Security"; OAuth 2.1 section 1.5).
 
     Raises:
-        AuthError: an endpoint (or the issuer) that is no valid URL (`urls.checked_url`),
-            or over plain HTTP elsewhere.
+        AuthError: an endpoint (or the issuer) that is no valid URL or breaks the rule.
     """
     names = ("authorization_endpoint", "token_endpoint", "registration_endpoint", "revocation_endpoint")
     for what, url in [("issuer", server.issuer), *((n, server.endpoint(n)) for n in names)]:
-        if not url:
-            continue
-        p = urlsplit(checked_url(url, f"the authorization server metadata's {what}"))
-        if p.scheme != "https" and not (p.scheme == "http" and (p.hostname or "") in LOOPBACK_HOSTS):
-            raise AuthError(f"the authorization server's {what} {sanitize(url, single_line=True)[:200]} is not "
-                            "HTTPS; mrtr sends no credentials there")
+        if url:
+            allowed_url(url, f"the authorization server's {what}")
 
 
 def origin_of(url: str) -> str:
@@ -153,31 +153,91 @@ def issuers_match(found: str, expected: str) -> bool:
     return long == short + "/" and urlsplit(short).path == ""
 
 
-def _get_json(http: Any, url: str) -> tuple[int, Any]:
-    """GET `url` (no redirects followed); (status, JSON body or None). Status 0: unreachable.
+@dataclass
+class _Got:
+    """One metadata GET: its status (0: not reached, `reason` says why), JSON body (None:
+    not JSON or not read) and the `Location` of a redirect (never followed)."""
+
+    url: str
+    status: int
+    body: Any = None
+    location: str | None = None
+    reason: str = ""
+
+    @property
+    def absent(self) -> bool:
+        """The URL does not serve the document (HTTP 4xx other than 429): try the next one."""
+        return 400 <= self.status < 500 and self.status != 429
+
+    def problem(self) -> str | None:
+        """Why this reply is no usable JSON object ("answered HTTP 503", "is not JSON"...),
+        or None when it is one."""
+        if self.status == 0:
+            return f"cannot be reached ({self.reason})"
+        if 300 <= self.status < 400:
+            to = f" to {shown(self.location)}" if self.location else ""
+            return f"redirects (HTTP {self.status}{to}); mrtr follows no redirect for metadata"
+        if self.status != 200:
+            return f"answered HTTP {self.status}"
+        if self.body is None:
+            return "is not JSON (an HTML page?)"
+        if not isinstance(self.body, dict):
+            return "holds JSON that is not an object"
+        return None
+
+
+def _get(http: Any, url: str, what: str, *, server_given: str | None) -> _Got:
+    """GET a metadata document (no redirects followed).
+
+    Args:
+        what: the document for messages ("the protected resource metadata").
+        server_given: the member the URL came from when a server named it (checked by
+            `urls.check_resolved` before the request), None for a URL mrtr built from the
+            user's.
 
     Raises:
-        AuthError: a 200 body over the limits on what a server sends (auth/replies.py).
+        TimeoutExpired: no answer within the request's bound (exit 7), naming the URL.
+        AuthError: a reply over the limits on what a server sends (auth/replies.py), or a
+            host that resolves where no request may go.
     """
     import httpx  # noqa: PLC0415
 
     try:
-        reply = fetch(http, "GET", url, "the metadata server at", read=(200,),
+        reply = fetch(http, "GET", url, f"{what} at", read=(200,), server_given=server_given,
                       headers={"Accept": "application/json"})
-    except httpx.HTTPError:
-        return 0, None
-    return reply.status, reply.body
+    except httpx.TimeoutException:
+        raise TimeoutExpired(f"{what} at {shown(url)} did not answer in time") from None
+    except httpx.HTTPError as exc:
+        return _Got(url, 0, reason=type(exc).__name__)
+    return _Got(url, reply.status, reply.body, reply.location)
+
+
+def _prm_problem(got: _Got) -> str | None:
+    """Why a protected resource metadata reply is unusable, or None."""
+    problem = got.problem()
+    if problem is None:
+        servers = got.body.get("authorization_servers")
+        if not isinstance(servers, list) or not any(isinstance(s, str) for s in servers):
+            problem = "names no authorization_servers"
+    return problem
 
 
 def advertised_issuers(http: Any, server_url: str, resource_metadata_url: str | None) -> list[str] | None:
     """The `authorization_servers` the resource's metadata lists now (the first URL of
-    `prm_urls` that serves it), or None when none does. Used before a refresh: a token
-    is not refreshed at an authorization server the resource no longer names."""
-    for url in prm_urls(server_url, resource_metadata_url):
-        status, doc = _get_json(http, url)
-        if status == 200 and isinstance(doc, dict) and isinstance(doc.get("authorization_servers"), list):
-            return [checked_url(s, "the protected resource metadata's authorization_servers")
-                    for s in doc["authorization_servers"] if isinstance(s, str)]
+    `prm_urls` that serves it), or None when none does (or it cannot be read now). Used
+    before a refresh: a token is not refreshed at an authorization server the resource no
+    longer names."""
+    try:
+        urls = prm_urls(server_url, None)
+        if resource_metadata_url:
+            urls.insert(0, allowed_url(resource_metadata_url, "the WWW-Authenticate challenge's resource_metadata",
+                                       same_origin_as=server_url))
+        for url in urls:
+            got = _get(http, url, "the protected resource metadata", server_given=None)
+            if _prm_problem(got) is None:
+                return [s for s in got.body["authorization_servers"] if isinstance(s, str)]
+    except (AuthError, TimeoutExpired):
+        return None
     return None
 
 
@@ -185,49 +245,34 @@ def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
              prefer_issuer: str | None = None) -> AuthServer:
     """Find and validate the authorization server of the MCP server at `server_url`.
 
+    The challenge's `resource_metadata` URL, when there is one, must serve the protected
+    resource metadata; else the well-known URLs are tried in order, and only a server that
+    serves none of them (each answers 4xx) is a 2025-03-26 server (`_legacy`). A document
+    that is offered but unusable (not JSON, not an object, a redirect, 5xx) is an error
+    naming its URL, never taken as absent.
+
     Args:
-        http: an `httpx.Client` (redirects not followed: a redirected metadata URL is
-            "not served here").
+        http: an `httpx.Client` (redirects not followed).
         resource_metadata_url: the challenge's `resource_metadata`, or None.
         prefer_issuer: an issuer the credentials belong to; chosen when the metadata
             lists it, else the first listed server.
 
     Raises:
-        AuthError: the metadata's `resource` is another server's, a metadata server
-            failed (5xx, 429), no authorization server metadata was found, or its
-            `issuer` differs from the one its URL was built from (exit 8).
+        AuthError: a server-given URL that breaks the rule on where requests go
+            (`urls.allowed_url`), a metadata document that is unusable (named), the
+            metadata's `resource` is another server's, no authorization server metadata
+            was found, or its `issuer` differs from the one its URL was built from (exit 8).
+        TimeoutExpired: a metadata URL did not answer in time (exit 7).
     """
-    failed: int | None = None
-    prm: dict[str, Any] | None = None
-    for url in prm_urls(server_url, resource_metadata_url):
-        status, doc = _get_json(http, url)
-        if status >= 500 or status == 429:
-            failed = status
-        if status != 200 or not isinstance(doc, dict):
-            continue
-        servers = doc.get("authorization_servers")
-        if not isinstance(servers, list) or not any(isinstance(s, str) for s in servers):
-            continue
-        resource = doc.get("resource")
-        if resource is not None:
-            resource = checked_url(resource, "the protected resource metadata's resource")
-        if isinstance(resource, str) and not resource_allowed(server_url, resource):
-            raise AuthError(
-                f"the protected resource metadata at {url} names another resource "
-                f"({sanitize(resource, single_line=True)[:200]}), not {canonical_resource(server_url)}; "
-                "nothing was sent to an authorization server")
-        prm = doc
-        break
+    prm = _resource_metadata(http, server_url, resource_metadata_url)
     if prm is None:
-        if failed is not None:
-            raise AuthError(f"the protected resource metadata of {server_url} could not be read (HTTP {failed})")
         return _legacy(http, server_url)
-    servers = [checked_url(s, "the protected resource metadata's authorization_servers")
-               for s in prm["authorization_servers"] if isinstance(s, str)]
-    issuer = next((s for s in servers if prefer_issuer and issuers_match(s, prefer_issuer)), servers[0])
-    metadata = _as_metadata(http, issuer)
+    listed = [s for s in prm["authorization_servers"] if isinstance(s, str)]
+    issuer = next((s for s in listed if prefer_issuer and issuers_match(s, prefer_issuer)), listed[0])
+    issuer = allowed_url(issuer, "the protected resource metadata's authorization_servers")
+    metadata = _as_metadata(http, issuer, server_given="the authorization server metadata URL")
     if metadata is None:
-        raise AuthError(f"no authorization server metadata found for {issuer}",
+        raise AuthError(f"no authorization server metadata found for {shown(issuer)}",
                         hint="tried: " + ", ".join(as_metadata_urls(issuer)))
     resource = prm.get("resource") if isinstance(prm.get("resource"), str) else canonical_resource(server_url)
     server = AuthServer(issuer=str(metadata["issuer"]), metadata=metadata, resource=resource,
@@ -236,30 +281,89 @@ def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
     return server
 
 
-def _as_metadata(http: Any, issuer: str) -> dict[str, Any] | None:
-    """The validated metadata of `issuer`, or None when no URL serves one.
+def _resource_metadata(http: Any, server_url: str, named: str | None) -> dict[str, Any] | None:
+    """The protected resource metadata document (checked: `authorization_servers`, and a
+    `resource` that is this server's), or None when the server offers none at all.
+
+    The challenge's `resource_metadata` URL comes first; when it answers 4xx the well-known
+    URLs are tried as the spec's fallback, but a server that named a URL offers metadata:
+    when none serves it, that is an error naming the URL, not a 2025-03-26 server.
+    """
+    unusable: list[tuple[str, str]] = []
+    urls = prm_urls(server_url, None)
+    if named:
+        member = "the WWW-Authenticate challenge's resource_metadata"
+        url = allowed_url(named, member, same_origin_as=server_url)
+        got = _get(http, url, "the protected resource metadata", server_given=member)
+        problem = _prm_problem(got)
+        if problem is None:
+            return _check_resource(got, server_url)
+        if not got.absent:
+            raise AuthError(f"the protected resource metadata at {shown(url)} (named by the server's challenge) "
+                            f"{problem}; nothing was sent to an authorization server")
+        unusable.append((url, problem))
+        urls = [u for u in urls if u != url]
+    for url in urls:
+        got = _get(http, url, "the protected resource metadata", server_given=None)
+        if got.absent:
+            continue
+        problem = _prm_problem(got)
+        if problem is None:
+            return _check_resource(got, server_url)
+        unusable.append((url, problem))
+    if unusable:
+        url, problem = unusable[0]
+        raise AuthError(f"the protected resource metadata at {shown(url)} {problem}; nothing was sent to an "
+                        "authorization server")
+    return None
+
+
+def _check_resource(got: _Got, server_url: str) -> dict[str, Any]:
+    doc: dict[str, Any] = got.body
+    resource = doc.get("resource")
+    if resource is not None:
+        resource = checked_url(resource, "the protected resource metadata's resource")
+        if not resource_allowed(server_url, resource):
+            raise AuthError(
+                f"the protected resource metadata at {shown(got.url)} names another resource "
+                f"({shown(resource)}), not {canonical_resource(server_url)}; nothing was sent to an "
+                "authorization server")
+    return doc
+
+
+def _as_metadata(http: Any, issuer: str, *, server_given: str | None) -> dict[str, Any] | None:
+    """The validated metadata of `issuer`, or None when no URL serves one (each answers 4xx).
 
     Raises:
-        AuthError: a document whose `issuer` is not `issuer`, or a server error.
+        AuthError: a document whose `issuer` is not `issuer`, or every URL that answered
+            served something unusable (the first is named).
+        TimeoutExpired: a metadata URL did not answer in time.
     """
+    unusable: tuple[str, str] | None = None
     for url in as_metadata_urls(issuer):
-        status, doc = _get_json(http, url)
-        if status == 200 and isinstance(doc, dict):
-            found = doc.get("issuer")
-            if not isinstance(found, str) or not issuers_match(found, issuer):
-                raise AuthError(
-                    f"the authorization server metadata at {url} names the issuer "
-                    f"{sanitize(str(found), single_line=True)[:200]!r}, not {issuer!r}: refused (RFC 8414 section 3.3)")
-            return doc
-        if status >= 500:
-            raise AuthError(f"the authorization server metadata at {url} could not be read (HTTP {status})")
+        got = _get(http, url, "the authorization server metadata", server_given=server_given)
+        if got.absent:
+            continue
+        problem = got.problem()
+        if problem is not None:
+            unusable = unusable or (url, problem)
+            continue
+        found = got.body.get("issuer")
+        if not isinstance(found, str) or not issuers_match(found, issuer):
+            raise AuthError(
+                f"the authorization server metadata at {url} names the issuer "
+                f"{shown(found)!r}, not {issuer!r}: refused (RFC 8414 section 3.3)")
+        return got.body
+    if unusable is not None:
+        raise AuthError(f"the authorization server metadata at {shown(unusable[0])} {unusable[1]}")
     return None
 
 
 def _legacy(http: Any, server_url: str) -> AuthServer:
-    """A 2025-03-26 server: metadata at its origin, else the default endpoints there."""
+    """A 2025-03-26 server (no protected resource metadata): authorization server metadata
+    at its origin, else the default endpoints there (`AuthServer.guessed`)."""
     origin = origin_of(server_url)
-    metadata = _as_metadata(http, origin) or {}
+    metadata = _as_metadata(http, origin, server_given=None) or {}
     issuer = str(metadata.get("issuer") or origin)
     server = AuthServer(issuer=issuer, metadata=metadata, resource=canonical_resource(server_url),
                         legacy=True, origin=origin)

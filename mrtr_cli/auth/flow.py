@@ -28,6 +28,15 @@ from mrtr_cli.render.sanitize import sanitize
 DEFAULT_WAIT = 300.0
 
 
+class AuthorizationRefused(AuthError):
+    """The authorization server answered the sign-in with an error (`error` holds its
+    code, e.g. "invalid_scope", "access_denied"; RFC 6749 section 4.1.2.1)."""
+
+    def __init__(self, message: str, error: str):
+        super().__init__(message)
+        self.error = error
+
+
 def pkce_pair() -> tuple[str, str]:
     """(code_verifier, code_challenge): 64 random bytes as base64url (86 characters,
     RFC 7636 section 4.1) and its S256 challenge."""
@@ -76,9 +85,9 @@ def check_response(req: AuthorizationRequest, params: dict[str, str]) -> str:
     """The authorization code of a response whose `state` already matched.
 
     Raises:
+        AuthorizationRefused: the server answered with an error.
         AuthError: `iss` differs from the recorded issuer (nothing else of the response
-            is shown), `iss` is missing where the server advertised it, the server
-            answered with an error, or no code came.
+            is shown), `iss` is missing where the server advertised it, or no code came.
     """
     iss = params.get("iss")
     if iss is not None and iss != req.issuer:
@@ -92,7 +101,7 @@ def check_response(req: AuthorizationRequest, params: dict[str, str]) -> str:
         text = f"the authorization server refused the sign-in: {sanitize(params['error'], single_line=True)[:80]}"
         if desc:
             text += f": {sanitize(desc, single_line=True)[:200]}"
-        raise AuthError(text)
+        raise AuthorizationRefused(text, params["error"])
     code = params.get("code")
     if not code:
         raise AuthError("the sign-in response carries no authorization code")

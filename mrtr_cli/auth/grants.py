@@ -17,11 +17,28 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from mrtr_cli.auth.replies import fetch
-from mrtr_cli.auth.store import expires_at
+from mrtr_cli.auth.values import checked_token, lifetime
 from mrtr_cli.errors import AuthError, TimeoutExpired
 from mrtr_cli.render.sanitize import sanitize
 
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+#: Form parameters of token and revocation requests whose values are credentials: each is
+#: registered as a secret before the request is sent, so that a server that echoes the
+#: request in an error is redacted (`secret_values`).
+SECRET_PARAMS = ("code", "code_verifier", "refresh_token", "client_secret", "client_assertion", "assertion",
+                 "subject_token", "actor_token", "token", "device_code", "password")
+
+
+def secret_values(data: dict[str, str]) -> list[str]:
+    """The credential values of a token or revocation form (`SECRET_PARAMS`), in every
+    encoding a server might echo them in (as sent, percent- and form-encoded)."""
+    out: list[str] = []
+    for name in SECRET_PARAMS:
+        value = data.get(name)
+        if isinstance(value, str) and value:
+            out += [value, quote(value, safe=""), quote_plus(value)]
+    return out
 
 
 class TokenError(AuthError):
@@ -128,7 +145,9 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
         TimeoutExpired: no answer within the request's bound (exit 7).
         TokenError: an error response (its `error` code; `error_description` shown
             sanitized), or an answer without an access token.
-        AuthError: a reply over the limits on what a server sends (auth/replies.py).
+        AuthError: a reply over the limits on what a server sends (auth/replies.py); an
+            access or refresh token that cannot be sent safely (`values.checked_token`:
+            nothing is stored, nothing of it shown).
     """
     import httpx  # noqa: PLC0415
 
@@ -140,26 +159,32 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     except httpx.HTTPError as exc:
         raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
     body = reply.document
-    if reply.status != 200 or body is None or not isinstance(body.get("access_token"), str):
+    if reply.status != 200 or body is None:
         raise TokenError(f"the token endpoint refused (HTTP {reply.status}{reply.error_detail()})",
                          reply.error_code)
-    kind = body.get("token_type") if isinstance(body.get("token_type"), str) else "Bearer"
-    if kind.lower() != "bearer":
-        raise TokenError(f"the token endpoint issued a {sanitize(kind, single_line=True)[:40]} token; "
+    if "access_token" not in body:
+        raise TokenError(f"the token endpoint answered HTTP 200 without an access_token{reply.error_detail()}",
+                         reply.error_code)
+    kind = body.get("token_type", "Bearer")
+    if not isinstance(kind, str) or kind.lower() != "bearer":
+        raise TokenError(f"the token endpoint issued a {sanitize(str(kind), single_line=True)[:40]} token; "
                          "mrtr sends Bearer tokens only (DPoP is not supported)")
-    tokens: dict[str, Any] = {"access_token": body["access_token"],
-                              "token_type": body.get("token_type") or "Bearer", "obtained_at": time.time()}
-    refresh = body.get("refresh_token") or (previous or {}).get("refresh_token")
-    if isinstance(refresh, str):
-        tokens["refresh_token"] = refresh
+    access = checked_token(body["access_token"], "the token response's access_token", bearer=True)
+    tokens: dict[str, Any] = {"access_token": access, "token_type": kind or "Bearer", "obtained_at": time.time()}
+    kept = (previous or {}).get("refresh_token")
+    if body.get("refresh_token") not in (None, ""):
+        tokens["refresh_token"] = checked_token(body["refresh_token"], "the token response's refresh_token",
+                                                bearer=False)
+    elif isinstance(kept, str):
+        tokens["refresh_token"] = kept
     scope = body.get("scope") if isinstance(body.get("scope"), str) else requested_scope
     if scope is None and previous:
         scope = previous.get("scope")
     if scope is not None:
         tokens["scope"] = scope
-    at = expires_at(body.get("expires_in"))
-    if at is not None:
-        tokens["expires_at"] = at
+    seconds = lifetime(body.get("expires_in"))  # nonsense (huge, negative, not a number): unknown
+    if seconds is not None:
+        tokens["expires_at"] = tokens["obtained_at"] + seconds
     return tokens
 
 

@@ -23,6 +23,10 @@ _IGNORED = b"""<!doctype html><meta charset="utf-8"><title>mrtr</title>
 <p>This sign-in response does not belong to the sign-in mrtr is waiting for; it was ignored.</p>"""
 
 
+class NoResponse(AuthError):
+    """No authorization response reached mrtr in time (the browser never came back)."""
+
+
 def same_state(got: str, want: str) -> bool:
     """Whether the `state` of a response is the flow's, in constant time; compared as UTF-8
     bytes, so that any text (non-ASCII included) is just a mismatch."""
@@ -114,7 +118,7 @@ class Loopback:
         (in short steps, so that Ctrl-C is seen).
 
         Raises:
-            AuthError: nothing arrived in time (exit 8).
+            NoResponse: nothing arrived in time (exit 8).
             BaseException: whatever ended a listener or paste thread (see `fail`).
             KeyboardInterrupt: Ctrl-C.
         """
@@ -123,7 +127,7 @@ class Loopback:
         end = time.monotonic() + timeout
         while not self._event.wait(min(0.25, max(0.0, end - time.monotonic()))):
             if time.monotonic() >= end:
-                raise AuthError(f"no sign-in response within {timeout:g}s",
+                raise NoResponse(f"no sign-in response within {timeout:g}s",
                                 hint="sign in again; MRTR_AUTH_WAIT sets how long mrtr waits")
         if self._error is not None:
             raise self._error

@@ -16,10 +16,11 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from mrtr_cli.auth import grants
+from mrtr_cli.auth import grants, registration
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
 from mrtr_cli.auth.discovery import AuthServer, advertised_issuers, discover, issuers_match
 from mrtr_cli.auth.store import TokenStore
+from mrtr_cli.auth.urls import shown
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
@@ -32,6 +33,20 @@ REQUEST_TIMEOUT = 30.0
 #: Step-up authorizations for one run before the scope problem is treated as permanent
 #: (basic/authorization "Step-Up Authorization Flow": "no more than a few times").
 MAX_STEP_UPS = 3
+
+
+#: Errors of an authorization response that mean a reused registration is no good: the
+#: server forgot the client, or registered it for fewer scopes (RFC 6749 section 4.1.2.1).
+_GONE = ("invalid_client", "unauthorized_client", "invalid_scope")
+
+
+class _RegistrationGone(Exception):
+    """A stored client registration was refused (`reason`: the OAuth error code)."""
+
+    def __init__(self, client: dict[str, Any], reason: str):
+        super().__init__(reason)
+        self.client = client
+        self.reason = reason
 
 
 def union(*scope_lists: list[str]) -> list[str]:
@@ -214,14 +229,25 @@ class OAuthClient:
         to sign in is printed (metadata documents are read; no credential is sent).
 
         Raises:
-            AuthError: discovery refused (discovery.discover), nothing to sign in to, the
-                configured issuer differs, or PKCE S256 is not advertised (code flow).
+            AuthError: discovery refused (discovery.discover), nothing to sign in to (a
+                server that publishes no authorization metadata and asked for no OAuth
+                sign-in), the configured issuer differs, or PKCE S256 is not advertised
+                (code flow).
+            TimeoutExpired: a metadata URL did not answer in time (exit 7).
         """
         s = self.settings
         server = discover(self.http, self.url, ch.resource_metadata, prefer_issuer=s.issuer)
-        if not challenged and server.legacy and not server.metadata:
+        if server.guessed and not challenged:
             raise AuthError(f"{self.label} answered without asking for a sign-in and publishes no authorization "
                             "metadata: there is nothing to sign in to")
+        if server.guessed and not ch.bearer:
+            # The 2025-03-26 default endpoints are only for a server that asked for an
+            # OAuth sign-in (a Bearer challenge): a gateway that wants a key of its own
+            # refuses with a bare 401, and sending anyone through a sign-in there cannot work.
+            raise AuthError(f"{self.label} refused the request (HTTP {ch.status}) without an OAuth challenge "
+                            "and publishes no authorization metadata: it does not ask for an MCP sign-in",
+                            hint="if it wants a header of its own, give -H 'NAME: VALUE' (or a token with "
+                                 "--bearer-token-env VAR)")
         self.server = server
         if s.issuer and not issuers_match(server.issuer, s.issuer):
             raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
@@ -230,28 +256,43 @@ class OAuthClient:
             server.check_pkce()
         return server
 
-    def _client_auth(self, client: dict[str, Any], data: dict[str, str], headers: dict[str, str],
-                     audience: str) -> None:
-        """`grants.client_auth` with this run's key, every encoded credential sent
-        registered as a secret (redacted from every message)."""
-        for value in grants.client_auth(client, data, headers, audience=audience, private_key=self.settings.private_key,
-                                        signing_alg=self.settings.signing_alg):
-            self.env.add_secret(value)
+    def _send(self, client: dict[str, Any], endpoint: str, data: dict[str, str], *, issuer: str,
+              guessed: bool = False, **kw: Any) -> dict[str, Any]:
+        """One token request (`grants.token_request`) authenticated as `client`
+        (`grants.client_auth` with this run's key). Every credential in it (the client's,
+        and the grant's: code, verifier, refresh token, assertion) is registered as a
+        secret first, so that a server echoing the request in an error is redacted.
 
-    def _token_request(self, client: dict[str, Any], endpoint: str, data: dict[str, str], headers: dict[str, str],
-                       **kw: Any) -> dict[str, Any]:
-        """`grants.token_request` for a sign-in; an `invalid_client` refusal of a client
-        whose method mrtr chose (no `--auth-method`) says that `--auth-method` can choose.
+        Args:
+            issuer: the authorization server (the `aud` of a client assertion).
+            guessed: the endpoint is a 2025-03-26 default mrtr guessed (no metadata): a
+                client secret or key the user configured is never sent there.
 
         Raises:
-            TokenError, TimeoutExpired: as `grants.token_request`.
+            TokenError, TimeoutExpired: as `grants.token_request`; an `invalid_client`
+                refusal of a configured client whose method mrtr chose says what chooses another.
+            AuthError: a configured secret or key would go to a guessed endpoint.
         """
+        method = client.get("token_endpoint_auth_method")
+        if guessed and client.get("source") != "registered" and (
+                client.get("client_secret") or method == "private_key_jwt"):
+            raise AuthError(f"{self.label} publishes no authorization metadata, and mrtr does not send a client "
+                            f"secret or key to an endpoint it guessed ({shown(endpoint)})",
+                            hint="sign in without --client-secret / a private key, or ask the server's operator "
+                                 "to publish its authorization server metadata")
+        headers: dict[str, str] = {}
+        for value in grants.client_auth(client, data, headers, audience=issuer, private_key=self.settings.private_key,
+                                        signing_alg=self.settings.signing_alg) + grants.secret_values(data):
+            self.env.add_secret(value)
         try:
             return grants.token_request(self.http, endpoint, data, headers, **kw)
         except grants.TokenError as err:
-            if err.error == "invalid_client" and not self.settings.auth_method and client.get("client_secret"):
-                err.hint = (f"mrtr authenticated with {client.get('token_endpoint_auth_method')}; "
-                            "--auth-method client_secret_basic|client_secret_post chooses another way")
+            if (err.error == "invalid_client" and not self.settings.auth_method and client.get("client_secret")
+                    and client.get("source") != "registered"):
+                how = ("run it again with --auth-method client_secret_basic|client_secret_post" if self.login else
+                       "MRTR_OAUTH_AUTH_METHOD=client_secret_basic|client_secret_post (or oauth.tokenEndpointAuthMethod "
+                       "in the server's config) chooses another")
+                err.hint = f"mrtr authenticated with {method}; {how}"
             raise
 
     def _needs_sign_in(self, ch: Challenge) -> AuthError:
@@ -297,40 +338,81 @@ class OAuthClient:
         data = {"grant_type": "client_credentials", "resource": server.resource}
         if scopes:
             data["scope"] = " ".join(scopes)
-        headers: dict[str, str] = {}
-        self._client_auth(client, data, headers, server.issuer)
-        tokens = self._token_request(client, endpoint, data, headers, requested_scope=data.get("scope"))
+        tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
+                            requested_scope=data.get("scope"))
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         return self._remember(tokens)
 
     def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], ch: Challenge) -> str:
-        """The authorization code flow with PKCE through the loopback listener."""
+        """The authorization code flow with PKCE through the loopback listener.
+
+        A client registration the authorization server no longer knows (it answers
+        `invalid_client` or `unauthorized_client`, or `invalid_scope` for a scope the
+        registration lacks) is forgotten at once, and the sign-in starts once more with a
+        new registration; a registration whose secret expired, or that does not cover the
+        scopes asked for, is not used at all (basic/authorization/client-registration).
+        """
+        server.check_pkce()  # before a client is registered or anything is opened
+        stored = entry.get("client") if isinstance(entry.get("client"), dict) else None
+        try:
+            return self._code_flow_once(server, stored, scopes)
+        except _RegistrationGone as gone:
+            self._forget_registration(server.issuer, gone.client, gone.reason, again=True)
+            return self._code_flow_once(server, None, scopes)
+
+    def _code_client(self, server: AuthServer, stored: dict[str, Any] | None,
+                     scopes: list[str]) -> dict[str, Any] | None:
+        """The client for a code flow: configured (pre-registered, a Client ID Metadata
+        Document), else the stored one when it is still usable; None: register."""
+        s = self.settings
+        client = registration.preregistered(s, server) or registration.cimd_client(s, server)
+        if client is not None or not stored or not stored.get("client_id"):
+            return client
+        source = stored.get("source")
+        if source == "registered":
+            if registration.expired(stored):
+                self._note(f"mrtr: the client secret of mrtr's registration at {server.issuer} has expired "
+                           "(client_secret_expires_at); registering again")
+                return None
+            if not registration.covers(stored, scopes):
+                missing = " ".join(x for x in scopes if x not in str(stored.get("scope")).split())
+                self._note(f"mrtr: mrtr's registration at {server.issuer} does not cover the scope "
+                           f"{shown(missing)}; registering again")
+                return None
+            return stored
+        if source == "pre-registered" or (source == "cimd"
+                                          and server.metadata.get("client_id_metadata_document_supported")):
+            return stored
+        return None
+
+    def _code_flow_once(self, server: AuthServer, stored: dict[str, Any] | None, scopes: list[str]) -> str:
+        """One sign-in: pick or register the client, the browser, the code exchange.
+
+        Raises:
+            _RegistrationGone: a stored registration (not one made now) was refused.
+            AuthError, TimeoutExpired: see `on_challenge`.
+        """
         import secrets  # noqa: PLC0415
 
-        from mrtr_cli.auth import consent, flow, registration  # noqa: PLC0415
-        from mrtr_cli.auth.loopback import Loopback  # noqa: PLC0415
+        from mrtr_cli.auth import consent, flow  # noqa: PLC0415
+        from mrtr_cli.auth.loopback import Loopback, NoResponse  # noqa: PLC0415
 
         s = self.settings
-        server.check_pkce()  # before a client is registered or anything is opened
         state = secrets.token_urlsafe(32)
-        client = registration.preregistered(s, server) or registration.cimd_client(s, server)
+        client = self._code_client(server, stored, scopes)
         listener = None
-        stored = entry.get("client")
-        if client is None and isinstance(stored, dict) and stored.get("client_id"):
-            if stored.get("source") == "registered":
-                # A registered client is used again on the redirect URI it registered.
-                listener = _reuse_listener(state, stored, s.redirect_port)
-                if listener is not None:
-                    client = stored
-            elif stored.get("source") in ("pre-registered", "cimd") and (
-                    stored.get("source") != "cimd" or server.metadata.get("client_id_metadata_document_supported")):
-                client = stored
+        if client is not None and client.get("source") == "registered":
+            # A registered client is used again on the redirect URI it registered.
+            listener = _reuse_listener(state, client, s.redirect_port)
+            if listener is None:
+                client = None
+        reused = client is not None and client.get("source") == "registered"
         if listener is None:
             path = "/callback" if client is not None else None
             listener = Loopback(state, port=s.redirect_port, path=path)
         try:
             if client is None:
-                client = registration.register(self.http, server, listener.redirect_uri)
+                client = registration.register(self.http, server, listener.redirect_uri, scopes)
                 self.store.update(server.issuer, client=client, endpoints=_endpoints(server), current=False)
             if client.get("client_secret"):
                 self.env.add_secret(client["client_secret"])
@@ -340,29 +422,59 @@ class OAuthClient:
             req = flow.build_request(server, client["client_id"], listener.redirect_uri, scopes, state)
             ask = not self.login
             paused = self.deadline.paused() if self.deadline is not None else contextlib.nullcontext()
-            with paused:
-                if ask or not self.env.quiet:
-                    consent.describe(self.env, self.label, server.issuer, scopes)
-                code = flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=s.no_browser)
+            try:
+                with paused:
+                    if ask or not self.env.quiet:
+                        consent.describe(self.env, self.label, server.issuer, scopes)
+                    code = flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=s.no_browser)
+            except flow.AuthorizationRefused as refused:
+                if reused and refused.error in _GONE:
+                    raise _RegistrationGone(client, refused.error) from None
+                raise
+            except NoResponse as exc:
+                if reused:
+                    # The server may show an "unknown client" page and never come back: the
+                    # registration is dropped, so that the next sign-in registers again.
+                    self._forget_registration(server.issuer, client, "no sign-in response", again=False)
+                    raise AuthError(str(exc), hint=(
+                        f"mrtr reused its registration at {server.issuer}; if the sign-in page showed an error "
+                        "(an unknown client), the server has forgotten it. That registration is dropped now: "
+                        f"run {self.settings.login_hint} to register again")) from None
+                raise
         finally:
             listener.close()
         data = flow.code_exchange_data(code, req, server.resource)
-        headers: dict[str, str] = {}
         endpoint = server.endpoint("token_endpoint")
         if not endpoint:
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
-        self._client_auth(client, data, headers, server.issuer)
-        tokens = self._token_request(client, endpoint, data, headers, requested_scope=" ".join(scopes) or None)
+        try:
+            tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
+                                requested_scope=" ".join(scopes) or None)
+        except grants.TokenError as err:
+            if reused and err.error in ("invalid_client", "unauthorized_client"):
+                raise _RegistrationGone(client, err.error) from None
+            if client.get("source") == "registered" and err.error in ("invalid_client", "unauthorized_client"):
+                self._forget_registration(server.issuer, client, err.error, again=False)
+            raise
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         if not self.env.quiet and not self.login:  # `auth login` says so itself
             self.env.err(f"mrtr: signed in to {self.label}")
         return self._remember(tokens)
 
+    def _forget_registration(self, issuer: str, client: dict[str, Any], reason: str, *, again: bool) -> None:
+        """Drop a client registration the server refused (and its tokens), saying so in one
+        line: `again`, mrtr registers again now; else at the next sign-in."""
+        self.store.forget_client(issuer)
+        when = "registering again" if again else "the next sign-in registers again"
+        self._note(f"mrtr: {issuer} does not accept mrtr's registration (client {shown(client.get('client_id'))}: "
+                   f"{shown(reason)}); it was forgotten, {when}")
+
     # ------------------------------------------------------------------ refresh
     def _refresh(self, entry: dict[str, Any]) -> str | None:
         """Refresh the current issuer's token (the caller holds the lock); the new access
         token, or None when there is no refresh token or the server refused it (its
-        tokens are then forgotten). A client credentials sign-in gets a new token."""
+        tokens are then forgotten; a client registration it no longer knows too). A client
+        credentials sign-in gets a new token."""
         tokens = entry.get("tokens") or {}
         endpoints = entry.get("endpoints") or {}
         client = dict(entry.get("client") or {})
@@ -383,17 +495,20 @@ class OAuthClient:
             refresh = tokens.get("refresh_token")
             if not isinstance(refresh, str):
                 return None
+            if client.get("source") == "registered" and registration.expired(client):
+                self._forget_registration(issuer, client, "its client secret expired", again=False)
+                return None
             if s.client_secret and s.client_id == client["client_id"]:
                 client["client_secret"] = s.client_secret
             data = {"grant_type": "refresh_token", "refresh_token": refresh,
                     "resource": endpoints.get("resource") or self.url}
-        headers: dict[str, str] = {}
         try:
-            self._client_auth(client, data, headers, issuer)
-            new = grants.token_request(self.http, endpoint, data, headers, previous=tokens,
-                                       requested_scope=tokens.get("scope"))
+            new = self._send(client, endpoint, data, issuer=issuer, guessed=bool(endpoints.get("guessed")),
+                             previous=tokens, requested_scope=tokens.get("scope"))
         except grants.TokenError as err:
-            if err.error in ("invalid_grant", "invalid_client", "unauthorized_client"):
+            if err.error in ("invalid_client", "unauthorized_client") and client.get("source") == "registered":
+                self._forget_registration(issuer, client, err.error, again=False)
+            elif err.error in ("invalid_grant", "invalid_client", "unauthorized_client"):
                 self.store.drop_tokens(issuer)
             return None
         except AuthError:
@@ -473,7 +588,9 @@ def _cc_client(s: AuthSettings) -> dict[str, Any]:
 
 
 def _endpoints(server: AuthServer) -> dict[str, Any]:
-    out = {"issuer": server.issuer, "resource": server.resource}
+    out: dict[str, Any] = {"issuer": server.issuer, "resource": server.resource}
+    if server.guessed:
+        out["guessed"] = True
     for name in ("token_endpoint", "revocation_endpoint", "authorization_endpoint"):
         value = server.endpoint(name)
         if value:

@@ -13,10 +13,10 @@ from typing import Any
 from mrtr_cli import __version__
 from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.replies import fetch
-from mrtr_cli.auth.urls import checked_url
+from mrtr_cli.auth.urls import checked_url, shown
+from mrtr_cli.auth.values import checked_client_id, epoch
 from mrtr_cli.config.oauth import AuthSettings
-from mrtr_cli.errors import AuthError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.errors import AuthError, TimeoutExpired
 
 CLIENT_NAME = "mrtr"
 
@@ -64,13 +64,66 @@ def choose_auth_method(server: AuthServer) -> str:
     return "none"
 
 
-def register(http: Any, server: AuthServer, redirect_uri: str) -> dict[str, Any]:
+def registration_scopes(server: AuthServer, wanted: list[str]) -> list[list[str]]:
+    """The `scope` values to register with, in the order tried (RFC 7591 section 2).
+
+    Servers differ: some register a client without `scope` for their default scopes only
+    and then refuse it any other (the MCP Python SDK's routes), others refuse a scope they
+    do not list (an OpenID provider). So mrtr first asks for every scope it may ask for
+    (`wanted` now, and the resource's `scopes_supported` for later step-ups); when the
+    server refuses that, the ones the authorization server lists in its own
+    `scopes_supported`; and last no `scope` at all. Empty lists are left out; the last
+    entry is always [] (no `scope` member)."""
+    full = list(dict.fromkeys([*wanted, *(server.scopes_supported or [])]))
+    listed = server.as_scopes_supported
+    tries = [full]
+    if listed:
+        tries.append([x for x in full if x in listed])
+    tries.append([])
+    out: list[list[str]] = []
+    for scopes in tries:
+        if scopes not in out:
+            out.append(scopes)
+    return out
+
+
+def covers(client: dict[str, Any], scopes: list[str]) -> bool:
+    """A stored registered client may ask for `scopes`: its registration recorded no
+    `scope` (unknown: the server decides), or every scope is in it."""
+    registered = client.get("scope")
+    if not isinstance(registered, str):
+        return True
+    return set(scopes) <= set(registered.split())
+
+
+def expired(client: dict[str, Any], now: float | None = None) -> bool:
+    """The client's secret has expired (`client_secret_expires_at`, RFC 7591 section
+    3.2.1; 0 or missing: never)."""
+    import time  # noqa: PLC0415
+
+    at = epoch(client.get("client_secret_expires_at"))
+    return at is not None and at <= (time.time() if now is None else now)
+
+
+def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str] | None = None) -> dict[str, Any]:
     """Register mrtr with the authorization server (RFC 7591).
+
+    Args:
+        scopes: the scopes this sign-in asks for; the registration asks for them (and
+            the resource's `scopes_supported`) where the server takes them
+            (`registration_scopes`).
+
+    Returns:
+        The stored client: {"client_id", "token_endpoint_auth_method", "source":
+        "registered", "redirect_uris", "grant_types", "scope"? (what it was registered
+        for, when known), "client_secret"?, "client_secret_expires_at"?}.
 
     Raises:
         AuthError: the server offers no registration endpoint (with what to configure
-            instead), or refused the registration, or answered with a client mrtr cannot use,
-            or with a reply over the limits on what a server sends (auth/replies.py).
+            instead), or refused the registration, or answered with a client mrtr cannot use
+            (the member named), or with a reply over the limits on what a server sends
+            (auth/replies.py).
+        TimeoutExpired: the registration endpoint did not answer in time (exit 7).
     """
     import httpx  # noqa: PLC0415
 
@@ -87,31 +140,50 @@ def register(http: Any, server: AuthServer, redirect_uri: str) -> dict[str, Any]
         "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
         "token_endpoint_auth_method": method, "application_type": "native",
     }
-    # No `scope` (RFC 7591 section 2: optional): a client registered for the first
-    # sign-in's scopes only could not be stepped up later; each authorization request
-    # says what it asks for.
-    try:
-        reply = fetch(http, "POST", endpoint, "the registration endpoint", json=body,
-                      headers={"Accept": "application/json"})
-    except httpx.HTTPError as exc:
-        raise AuthError(f"cannot reach the registration endpoint {endpoint}: {type(exc).__name__}") from None
-    doc = reply.document
-    if reply.status not in (200, 201) or doc is None or not isinstance(doc.get("client_id"), str):
+    for attempt in registration_scopes(server, list(scopes or [])):
+        body.pop("scope", None)
+        if attempt:
+            body["scope"] = " ".join(attempt)
+        try:
+            reply = fetch(http, "POST", endpoint, "the registration endpoint", json=body,
+                          headers={"Accept": "application/json"}, server_given="the registration_endpoint")
+        except httpx.TimeoutException:
+            raise TimeoutExpired(f"the registration endpoint {shown(endpoint)} did not answer in time") from None
+        except httpx.HTTPError as exc:
+            raise AuthError(f"cannot reach the registration endpoint {shown(endpoint)}: {type(exc).__name__}") from None
+        if not (reply.status == 400 and "scope" in body):
+            break  # only a refusal of what was asked (400) is worth asking again with less
+    if reply.status not in (200, 201):
         raise AuthError(f"the authorization server refused to register mrtr (HTTP {reply.status}"
                         f"{reply.error_detail()})", hint="register a client there yourself and give --client-id ID")
+    doc = reply.document
+    if doc is None:
+        raise AuthError(f"the registration endpoint {shown(endpoint)} answered HTTP {reply.status} without a "
+                        "JSON object; refused")
+    client_id = checked_client_id(doc.get("client_id"), "the registration response's client_id")
     got = doc.get("token_endpoint_auth_method") or method
     if got not in ("none", "client_secret_basic", "client_secret_post"):
-        shown = sanitize(str(got), single_line=True)[:80]
-        raise AuthError(f"the authorization server registered mrtr for {shown!r}, which a signed-in person's "
-                        "flow cannot apply")
-    if got != "none" and not isinstance(doc.get("client_secret"), str):
+        raise AuthError(f"the authorization server registered mrtr for {shown(got)[:80]!r}, which a signed-in "
+                        "person's flow cannot apply")
+    secret = doc.get("client_secret")
+    if got != "none" and secret is None:
         raise AuthError(f"the authorization server registered mrtr for {got} but issued no client_secret")
-    client = {"client_id": doc["client_id"], "token_endpoint_auth_method": got, "source": "registered",
-              "redirect_uris": [checked_url(u, "the registration response's redirect_uris")
-                                for u in (doc.get("redirect_uris") or [redirect_uri])],
-              "grant_types": doc.get("grant_types") or body["grant_types"]}
-    if isinstance(doc.get("client_secret"), str):
-        client["client_secret"] = doc["client_secret"]
-    if isinstance(doc.get("client_secret_expires_at"), int | float) and doc["client_secret_expires_at"]:
-        client["client_secret_expires_at"] = doc["client_secret_expires_at"]
+    client: dict[str, Any] = {
+        "client_id": client_id, "token_endpoint_auth_method": got, "source": "registered",
+        "redirect_uris": [checked_url(u, "the registration response's redirect_uris")
+                          for u in _list(doc.get("redirect_uris"), [redirect_uri])],
+        "grant_types": [g for g in _list(doc.get("grant_types"), body["grant_types"]) if isinstance(g, str)]}
+    if secret is not None:
+        client["client_secret"] = checked_client_id(secret, "the registration response's client_secret")
+    registered = doc.get("scope") if isinstance(doc.get("scope"), str) else body.get("scope")
+    if isinstance(registered, str):
+        client["scope"] = registered
+    expires = epoch(doc.get("client_secret_expires_at"))
+    if expires is not None:
+        client["client_secret_expires_at"] = expires
     return client
+
+
+def _list(value: Any, default: list[Any]) -> list[Any]:
+    """`value` when it is a non-empty JSON array, else `default`."""
+    return value if isinstance(value, list) and value else default

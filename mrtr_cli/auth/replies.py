@@ -28,6 +28,7 @@ class Reply:
 
     status: int
     body: Any = None
+    location: str | None = None
 
     @property
     def document(self) -> dict[str, Any] | None:
@@ -49,7 +50,7 @@ class Reply:
         return detail + (": " + sanitize(desc, single_line=True)[:200] if isinstance(desc, str) else "")
 
 def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] | None = None,
-          **request: Any) -> Reply:
+          server_given: str | None = None, **request: Any) -> Reply:
     """Send one authorization request with `http` (an `httpx.Client`) and read its reply
     within the limits.
 
@@ -59,13 +60,17 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
         what: the server for a message, e.g. "the token endpoint" (the URL follows it).
         read: the statuses whose body is read (None: every status); any other is returned
             with body None, unread.
+        server_given: for a URL a server handed mrtr, the member it came from: the host
+            must not resolve to a link-local or cloud-metadata address
+            (`urls.check_resolved`), checked before anything is sent.
 
     Returns:
-        The `Reply`.
+        The `Reply` (with the `Location` of a redirect, which is never followed).
 
     Raises:
         httpx.HTTPError: the request failed (the caller says what that means).
-        AuthError: the body is over the message size limit (also when its
+        AuthError: a server-given host resolves where no request may go; the body is over
+            the message size limit (also when its
             `Content-Length` says so, before it is read), nested more than 128 levels, or
             holds NaN, Infinity or an over-long integer (exit 8).
     """
@@ -74,9 +79,13 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
     from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415
 
     where = f"{what} {sanitize(url, single_line=True)[:200]}"
+    if server_given is not None:
+        from mrtr_cli.auth.urls import check_resolved  # noqa: PLC0415
+
+        check_resolved(url, server_given)
     with http.stream(method, url, **request) as resp:
         if read is not None and resp.status_code not in read:
-            return Reply(resp.status_code)
+            return Reply(resp.status_code, location=resp.headers.get("location"))
         try:
             return Reply(resp.status_code, read_json_body(resp))
         except MessageTooLarge as exc:

@@ -139,6 +139,14 @@ class TokenStore:
         if isinstance(entry, dict) and entry.pop("tokens", None) is not None:
             self.save(doc)
 
+    def forget_client(self, issuer: str) -> None:
+        """Forget `issuer`'s client registration and the tokens issued to it (the server no
+        longer knows the client: the next sign-in registers again)."""
+        doc = self.load()
+        entry = (doc.get("issuers") or {}).get(issuer)
+        if isinstance(entry, dict) and (entry.pop("client", None), entry.pop("tokens", None)) != (None, None):
+            self.save(doc)
+
     def remove(self) -> None:
         """Delete every sign-in of this server (file and keychain items)."""
         doc = read_record(self.path)
