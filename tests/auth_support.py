@@ -327,8 +327,9 @@ def authorize_params(browser: Browser, n: int = -1) -> dict[str, str]:
 class JsonDocuments:
     """JSON documents served on 127.0.0.1, over HTTPS with a self-signed certificate when
     `tls_dir` is given (Client ID Metadata Documents must be https:// URLs). `docs[path]` is a
-    document (answered 200), a (status, document) pair, or a callable of this object giving
-    either; it is read at each request (the query string is ignored). A document given as
+    document (answered 200), a (status, document) or (status, document, headers) tuple, or a
+    callable of this object giving either (it may block: a server that does not answer);
+    it is read at each request (the query string is ignored). A document given as
     bytes is sent as it is (a hostile body: not JSON, too large, too deep). A POST to a path
     in `docs` is answered the same way (its body is read and dropped; a token or registration
     endpoint), to any other path with 501. Every path answered from `docs` (or 404) is
@@ -342,11 +343,13 @@ class JsonDocuments:
 
         self.docs: dict[str, Any] = {}
         self.fetched: list[str] = []
+        self.last_query = ""  # the query string of the last request (a callable may answer from it)
+        self.last_body = b""  # the body of the last POST
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                outer.last_body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if self.path.split("?")[0] not in outer.docs:
                     self.send_error(501)
                     return
@@ -354,10 +357,12 @@ class JsonDocuments:
 
             def do_GET(self) -> None:  # noqa: N802
                 outer.fetched.append(self.path)
+                outer.last_query = self.path.partition("?")[2]
                 entry = outer.docs.get(self.path.split("?")[0], (404, {"error": "not_found"}))
                 entry = entry(outer) if callable(entry) else entry
-                status, doc = entry if isinstance(entry, tuple) else (200, entry)
-                send_json(self, status, doc if isinstance(doc, bytes) else json.dumps(doc).encode())
+                status, doc, *headers = entry if isinstance(entry, tuple) else (200, entry)
+                send_json(self, status, doc if isinstance(doc, bytes) else json.dumps(doc).encode(),
+                          headers[0] if headers else None)
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -134,8 +134,10 @@ def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = No
 
 
 def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[str, str],
-                  previous: dict[str, Any] | None = None, requested_scope: str | None = None) -> dict[str, Any]:
-    """POST a token request; the stored token set it yields.
+                  previous: dict[str, Any] | None = None, requested_scope: str | None = None,
+                  redact: Any = None) -> dict[str, Any]:
+    """POST a token request; the stored token set it yields. `redact` (str -> str) is
+    applied to the server's error text before it is cut for a message.
 
     Returns:
         {"access_token", "token_type", "refresh_token"?, "scope"?, "expires_at"?, "obtained_at"}:
@@ -160,10 +162,10 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
         raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
     body = reply.document
     if reply.status != 200 or body is None:
-        raise TokenError(f"the token endpoint refused (HTTP {reply.status}{reply.error_detail()})",
+        raise TokenError(f"the token endpoint refused (HTTP {reply.status}{reply.error_detail(redact)})",
                          reply.error_code)
     if "access_token" not in body:
-        raise TokenError(f"the token endpoint answered HTTP 200 without an access_token{reply.error_detail()}",
+        raise TokenError(f"the token endpoint answered HTTP 200 without an access_token{reply.error_detail(redact)}",
                          reply.error_code)
     kind = body.get("token_type", "Bearer")
     if not isinstance(kind, str) or kind.lower() != "bearer":

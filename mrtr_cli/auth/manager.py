@@ -285,7 +285,7 @@ class OAuthClient:
                                         signing_alg=self.settings.signing_alg) + grants.secret_values(data):
             self.env.add_secret(value)
         try:
-            return grants.token_request(self.http, endpoint, data, headers, **kw)
+            return grants.token_request(self.http, endpoint, data, headers, redact=self.env.redact, **kw)
         except grants.TokenError as err:
             if (err.error == "invalid_client" and not self.settings.auth_method and client.get("client_secret")
                     and client.get("source") != "registered"):

@@ -41,13 +41,17 @@ class Reply:
         doc = self.document or {}
         return doc["error"] if isinstance(doc.get("error"), str) else None
 
-    def error_detail(self) -> str:
+    def error_detail(self, redact: Any = None) -> str:
         """", CODE: DESCRIPTION" of an error body (either part may be missing), sanitized
-        and cut (80 and 200 characters); "" when it has neither."""
+        and cut (80 and 200 characters); "" when it has neither. `redact` (a str -> str
+        callable, e.g. `Environment.redact`) is applied before the cut, so that a secret
+        the server echoes is never shown in part."""
         doc = self.document or {}
         code, desc = self.error_code, doc.get("error_description")
-        detail = ", " + sanitize(code, single_line=True)[:80] if code else ""
-        return detail + (": " + sanitize(desc, single_line=True)[:200] if isinstance(desc, str) else "")
+        clean = (lambda text: sanitize(redact(text) if redact else text, single_line=True))
+        detail = ", " + clean(code)[:80] if code else ""
+        return detail + (": " + clean(desc)[:200] if isinstance(desc, str) else "")
+
 
 def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] | None = None,
           server_given: str | None = None, **request: Any) -> Reply:

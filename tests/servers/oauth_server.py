@@ -28,6 +28,8 @@ Test hooks on the AS origin (the tests read and steer the server through them):
   every access token, refresh token and client secret issued, and the revoked tokens.
 - `POST /_test/expire`: every access token issued so far is from now on refused (as if expired).
 - `POST /_test/drop-refresh`: every refresh token issued so far stops working.
+- `POST /_test/forget`: forget every registered client, code and token, as a restart of an
+  in-memory server does (pre-registered clients stay).
 
 Command line (all optional):
   --ready-file PATH     write {"mcp": URL, "issuer": URL, "stats": URL} there once serving
@@ -43,6 +45,8 @@ Command line (all optional):
   --tool-scope T=S      tool T needs scope S as well (default admin_tool=mcp:admin); repeatable
   --no-challenge-scope  leave `scope` out of the 401 challenge
   --offline-access      list offline_access in scopes_supported
+  --default-scopes "A"  what a registration without `scope` is registered for (default: every
+                        scope of --scopes, the SDK's routes then refuse any other)
   --client-id ID        a pre-registered client (with --client-secret S, --client-auth-method M
                         none|client_secret_basic|client_secret_post|private_key_jwt,
                         --client-public-key PEM for private_key_jwt, --client-credentials to allow
@@ -130,6 +134,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tool-scope", action="append", default=None, metavar="TOOL=SCOPE")
     p.add_argument("--no-challenge-scope", action="store_true")
     p.add_argument("--offline-access", action="store_true")
+    p.add_argument("--default-scopes", default=None)
     p.add_argument("--client-id")
     p.add_argument("--public-client", action="append", default=[])
     p.add_argument("--client-secret")
@@ -469,7 +474,8 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
                     hooks: list[Route] | None = None) -> Starlette:
     """The SDK's authorization-server routes with this server's metadata and token endpoint."""
     scopes = args.scopes.split() + (["offline_access"] if args.offline_access else [])
-    registration = ClientRegistrationOptions(enabled=not args.no_dcr, valid_scopes=scopes, default_scopes=scopes)
+    default = args.default_scopes.split() if args.default_scopes is not None else scopes
+    registration = ClientRegistrationOptions(enabled=not args.no_dcr, valid_scopes=scopes, default_scopes=default)
     revocation = RevocationOptions(enabled=not args.no_revocation)
     routes = create_auth_routes(provider, AnyHttpUrl(issuer), client_registration_options=registration,
                                 revocation_options=revocation)
@@ -513,8 +519,17 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
         provider.refresh.clear()
         return JSONResponse({"dropped": dropped})
 
+    async def forget(request: Request) -> JSONResponse:
+        registered = {c["client_id"] for c in provider.stats.registered}
+        for client_id in registered:
+            provider.clients.pop(client_id, None)
+        for table in (provider.codes, provider.access, provider.refresh, provider.pairs):
+            table.clear()
+        return JSONResponse({"forgotten": len(registered)})
+
     out += [Route("/_test/stats", stats, methods=["GET"]), Route("/_test/expire", expire, methods=["POST"]),
-            Route("/_test/drop-refresh", drop_refresh, methods=["POST"]), *(hooks or [])]
+            Route("/_test/drop-refresh", drop_refresh, methods=["POST"]), Route("/_test/forget", forget, methods=["POST"]),
+            *(hooks or [])]
     return Starlette(routes=out)
 
 
