@@ -5,8 +5,8 @@ The MCP server is the one of tests/servers/sdk_auth_server.py (an SDK `MCPServer
 `AuthSettings`: bearer-token middleware, RFC 9728 protected resource metadata naming
 `--issuer`, tokens checked against its own URL); its token verifier checks a JWT access
 token (RFC 9068) with PyJWT: signed by a key of the issuer's JWKS (`jwks_uri` of its
-metadata; fetched again for a key id not seen yet, so a restarted issuer's new keys are
-found and its old tokens refused), `iss` the issuer, `aud` this server, not expired; its
+metadata, read at each request, so that a restarted issuer's old tokens are refused),
+`iss` the issuer, `aud` this server, not expired; its
 `scope` and `client_id` claims are the token's scopes and client.
 
 Tools: `whoami` (as in sdk_auth_server.py).
@@ -51,7 +51,9 @@ class JwtVerifier:
     def _decode(self, token: str) -> dict[str, Any]:
         if self.jwks is None:
             metadata = httpx.get(self.issuer + "/.well-known/oauth-authorization-server", timeout=30).json()
-            self.jwks = jwt.PyJWKClient(metadata["jwks_uri"], cache_keys=True)
+            # no cache: the keys are read at each request, so a restarted issuer's old
+            # tokens are refused at once (a cache would take them until it expires)
+            self.jwks = jwt.PyJWKClient(metadata["jwks_uri"], cache_keys=False, cache_jwk_set=False)
         key = self.jwks.get_signing_key_from_jwt(token)
         return jwt.decode(token, key.key, algorithms=["RS256", "PS256", "ES256", "EdDSA"], audience=self.resource,
                           issuer=self.issuer, options={"require": ["exp", "iss", "aud"]})

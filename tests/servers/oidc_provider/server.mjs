@@ -13,8 +13,9 @@
 //   accepted, fetched from 127.0.0.1 too (the package refuses special-use addresses by
 //   default); give NODE_EXTRA_CA_CERTS for a self-signed certificate.
 //
-// Everything is in memory (the package's development adapter), its signing keys too: a
-// restart (same --port) forgets every client, grant and token, and old JWTs stop verifying.
+// Everything is in memory (the package's development adapter), its signing key too (made at
+// each start): a restart (same --port) forgets every client, grant and token, and its old
+// JWTs no longer verify.
 //
 // Usage: node server.mjs --modules DIR --resource URL [--port N] [--ready-file PATH]
 //                        [--record PATH] [--cimd]
@@ -25,6 +26,7 @@
 //                     route, parameters and response body (the test looks for what was issued)
 // Ends when its parent process goes away.
 
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -55,8 +57,12 @@ const server = http.createServer((req, res) => handler(req, res));
 await new Promise((resolve) => server.listen(Number(args.port), '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 const RESOURCE_SCOPES = 'mcp:read mcp:write';
+// A signing key of this run only (the package's quick-start keys are the same at every start).
+const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+const jwk = { ...privateKey.export({ format: 'jwk' }), kid: crypto.randomUUID(), use: 'sig', alg: 'RS256' };
 
 const provider = new Provider(issuer, {
+  jwks: { keys: [jwk] },
   scopes: ['openid', 'offline_access', 'mcp:read', 'mcp:write'],
   claims: { openid: ['sub'] },
   pkce: { required: () => true },
