@@ -172,7 +172,7 @@ class OidcProviderServer:
         return [json.loads(line) for line in self.record.read_text(encoding="utf-8").splitlines() if line]
 
     def registrations(self) -> list[dict[str, Any]]:
-        return [r["params"] for r in self.requests() if r["route"] == "registration"]
+        return [r["request"] for r in self.requests() if r["route"] == "registration"]
 
     def token_grants(self) -> list[str]:
         return [r["params"].get("grant_type", "") for r in self.requests() if r["route"] == "token"]
@@ -253,10 +253,17 @@ def whoami(runs: Runs, url: str, *extra: str) -> list[str]:
     return out.split("scopes=", 1)[1].split()
 
 
+def registered_scopes(server: SdkServer | OidcProviderServer) -> list[str]:
+    """The `scope` of the last registration request (what mrtr registered for)."""
+    return str(server.registrations()[-1].get("scope") or "").split()
+
+
 def test_sign_in_call_refresh_step_up_and_logout(server, runs, tmp_path):
     url = server.mcp_url
     runs.sign_in(url)
-    assert len(server.registrations()) == 1
+    # registered for the scopes it asks for (a client registered for none may be held to
+    # the server's defaults, or to nothing)
+    assert len(server.registrations()) == 1 and "mcp:read" in registered_scopes(server)
     assert "mcp:read" in whoami(runs, url) and "mcp:write" not in whoami(runs, url)
     assert server.token_grants() == ["authorization_code"]
 
@@ -265,12 +272,15 @@ def test_sign_in_call_refresh_step_up_and_logout(server, runs, tmp_path):
     assert "mcp:read" in whoami(runs, url, "-v")
     assert server.token_grants() == ["authorization_code", "refresh_token"]
 
-    # a step-up beyond the first sign-in's scopes: both scopes now
+    # a step-up beyond the first sign-in's scopes (the SDK's server refuses a scope the
+    # client was not registered for: registered again, for both)
     runs.sign_in(url, "--scope", "mcp:write")
+    assert {"mcp:read", "mcp:write"} <= set(registered_scopes(server))
     scopes = whoami(runs, url)
     assert "mcp:read" in scopes and "mcp:write" in scopes, scopes
 
-    runs("--url", url, "-v", "auth", "logout", code=0)
+    out = runs("--url", url, "-v", "auth", "logout", code=0)
+    assert "/revoke" in out.stderr or "/token/revocation" in out.stderr
     assert store_files(tmp_path) == []
     runs("--url", url, "auth", "status", code=8)
     runs.assert_nothing_secret_printed(server)
@@ -282,11 +292,13 @@ def test_a_forgotten_registration_is_registered_again(server, runs):
     assert "mcp:read" in whoami(runs, url)
     server.restart_authorization_server()
 
-    # the stored token is refused, its refresh too (the client is unknown now): sign in again
+    # the stored token is refused; its refresh too, the client being unknown now
+    # (invalid_client): the registration is dropped, and the next sign-in registers again
     refused = runs("--url", url, "-v", "call", "whoami", code=8)
+    assert "/token -> 401" in refused.stderr
     assert "auth login" in refused.stderr
     runs.sign_in(url)
-    assert len(server.registrations()) == 2
+    assert len(server.registrations()) == 2  # one before the restart, one after
     assert "mcp:read" in whoami(runs, url)
     runs.assert_nothing_secret_printed(server)
 

@@ -23,7 +23,8 @@
 //   --resource URL    the protected MCP server (the only resource indicator accepted)
 //   --ready-file PATH {"issuer": URL, "pid": N} is written there once listening
 //   --record PATH     one JSON line per token, registration and revocation request: its
-//                     route, parameters and response body (the test looks for what was issued)
+//                     route, status, parameters, the registration's request body and the
+//                     response body (the test looks for what was issued and asked)
 // Ends when its parent process goes away.
 
 import crypto from 'node:crypto';
@@ -99,7 +100,8 @@ provider.use(async (ctx, next) => {
   if (args.record && ['token', 'registration', 'revocation'].includes(route)) {
     const params = {};
     for (const [key, value] of Object.entries(ctx.oidc.params ?? {})) if (value !== undefined) params[key] = value;
-    const line = JSON.stringify({ route, status: ctx.status, params, body: ctx.body ?? null }) + '\n';
+    const request = route === 'registration' ? ctx.oidc.body ?? null : null; // the client metadata sent
+    const line = JSON.stringify({ route, status: ctx.status, params, request, body: ctx.body ?? null }) + '\n';
     fs.appendFileSync(args.record, line);
   }
 });
