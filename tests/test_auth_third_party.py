@@ -44,7 +44,7 @@ pytestmark = pytest.mark.integration
 
 SERVERS = ROOT / "tests" / "servers"
 #: A sign-in whose browser never comes back fails in this many seconds, not 300.
-AUTH_WAIT = "20"
+AUTH_WAIT = "30"
 #: Names of the request and response members that carry something secret.
 SECRET_MEMBERS = {"access_token", "refresh_token", "id_token", "code", "code_verifier", "client_secret",
                   "registration_access_token", "token"}
@@ -66,17 +66,22 @@ def start(command: list[str], ready: Path, stderr: Path, env: dict[str, str] | N
     return proc, poll(is_ready, READY_TIMEOUT, f"{command[1]} to listen")
 
 
-def form_secrets(body: str) -> set[str]:
-    """The secret members of a form-encoded body."""
-    return {v for k, v in parse_qsl(body) if k in SECRET_MEMBERS and v}
+Secrets = dict[str, set[str]]
 
 
-def basic_secret(headers: dict[str, str]) -> set[str]:
+def add_secrets(found: Secrets, pairs: Any) -> None:
+    """Add the (member name, value) pairs whose name is one of SECRET_MEMBERS to `found`."""
+    for name, value in pairs:
+        if name in SECRET_MEMBERS and isinstance(value, str) and value:
+            found.setdefault(name, set()).add(value)
+
+
+def basic_secret(headers: dict[str, str]) -> list[tuple[str, str]]:
     """The password of a Basic Authorization header (a client secret), if any."""
     value = headers.get("authorization", "")
     if not value.startswith("Basic "):
-        return set()
-    return {base64.b64decode(value[6:]).decode().partition(":")[2]} - {""}
+        return []
+    return [("client_secret", base64.b64decode(value[6:]).decode().partition(":")[2])]
 
 
 class SdkServer:
@@ -87,7 +92,7 @@ class SdkServer:
     def __init__(self, tmp: Path):
         self.tmp = tmp
         self.record = tmp / "sdk-record.jsonl"
-        self.seen: set[str] = set()
+        self.seen: Secrets = {}
         self.ports = ["0", "0"]
         self.proc, info = self._start()
         self.mcp_url, self.issuer = info["mcp"], info["issuer"]
@@ -117,15 +122,17 @@ class SdkServer:
     def token_grants(self) -> list[str]:
         return [dict(parse_qsl(r["body"])).get("grant_type", "") for r in self.requests() if r["path"] == "/token"]
 
-    def secrets(self) -> set[str]:
+    def secrets(self) -> Secrets:
         """Everything secret this server issued (tokens, codes, client secrets; asked of the
-        running process, remembered across restarts) or received (verifiers, secrets)."""
+        running process, remembered across restarts) or received (verifiers, secrets), by
+        member name."""
         issued = httpx.get(self.issuer + "/_test/issued", timeout=30).json()
-        self.seen |= {v for k in ("access_tokens", "refresh_tokens", "codes", "client_secrets") for v in issued[k]}
+        add_secrets(self.seen, [(kind[:-1], v) for kind in ("access_tokens", "refresh_tokens", "codes", "client_secrets")
+                                for v in issued[kind]])
         for r in self.requests():
             if r["method"] == "POST" and r["path"] in ("/token", "/revoke"):
-                self.seen |= form_secrets(r["body"]) | basic_secret(r["headers"])
-        return set(self.seen)
+                add_secrets(self.seen, parse_qsl(r["body"]) + basic_secret(r["headers"]))
+        return self.seen
 
     def stop(self) -> None:
         stop_group(self.proc)
@@ -177,11 +184,12 @@ class OidcProviderServer:
     def token_grants(self) -> list[str]:
         return [r["params"].get("grant_type", "") for r in self.requests() if r["route"] == "token"]
 
-    def secrets(self) -> set[str]:
-        found: set[str] = set()
+    def secrets(self) -> Secrets:
+        """Every secret member of the requests recorded and of their responses, by name."""
+        found: Secrets = {}
         for r in self.requests():
             for doc in (r["params"], r["body"] or {}):
-                found |= {v for k, v in doc.items() if k in SECRET_MEMBERS and isinstance(v, str) and v}
+                add_secrets(found, doc.items())
         return found
 
     def stop(self) -> None:
@@ -233,9 +241,11 @@ class Runs:
         return run
 
     def assert_nothing_secret_printed(self, server: SdkServer | OidcProviderServer) -> None:
-        codes = {v for url in self.browser.visited() for k, v in parse_qsl(urlsplit(url).query) if k == "code"}
-        secrets = server.secrets() | codes
-        assert codes and any(len(s) > 20 for s in secrets)
+        found = server.secrets()
+        add_secrets(found, [(k, v) for url in self.browser.visited() for k, v in parse_qsl(urlsplit(url).query)])
+        assert {"access_token", "refresh_token", "code", "code_verifier"} <= set(found), sorted(found)
+        secrets = set().union(*found.values())
+        assert all(len(s) >= 16 for s in secrets), "a short value would match by chance"
         for run in self.all:
             for secret in secrets:
                 assert secret not in run.stdout and secret not in run.stderr, (secret, run.stderr)
