@@ -14,10 +14,10 @@ secret, authorization code or PKCE verifier the servers handled may appear in an
 from __future__ import annotations
 
 import base64
+import importlib.util
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,6 @@ from tests.auth_support import (
     Run,
     poll,
     run_mrtr,
-    sign_in,
     stop_group,
     store_files,
 )
@@ -200,12 +199,13 @@ class OidcProviderServer:
 @pytest.fixture(scope="session")
 def oidc_provider() -> tuple[str, Path]:
     """(node, node_modules) with oidc-provider installed; skips when it cannot be."""
-    sys.path.insert(0, str(SERVERS / "oidc_provider"))
-    from install import Unavailable, ensure_installed
-
+    spec = importlib.util.spec_from_file_location("oidc_provider_install", SERVERS / "oidc_provider" / "install.py")
+    assert spec is not None and spec.loader is not None
+    install = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(install)
     try:
-        return ensure_installed()
-    except Unavailable as exc:
+        return install.ensure_installed()
+    except install.Unavailable as exc:
         pytest.skip(f"oidc-provider is not available: {exc}")
 
 
