@@ -137,3 +137,50 @@ def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool, wrap: Any = 
         anyio.run(main)
     else:
         server.run()
+
+
+def listen(port: int = 0) -> tuple[Any, int]:
+    """A socket listening on 127.0.0.1:`port` (0: any free one; SO_REUSEADDR, so that a
+    restarted server gets its port back at once) and its port."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    sock.listen(128)
+    return sock, sock.getsockname()[1]
+
+
+def serve_apps(apps: list[tuple[Any, Any]], *, ready_file: str | None, ready: dict[str, Any],
+               record: str | None = None) -> None:
+    """Serve each (ASGI app, listening socket) pair with uvicorn in this process until it is
+    ended or its parent process goes away (a killed test run leaves no server behind).
+    Once all listen, `ready` plus `"pid"` is written to `ready_file` (atomically: a reader
+    never sees half of it). With `record`, every HTTP request is appended to that file."""
+    import asyncio
+
+    import uvicorn
+
+    async def main() -> None:
+        servers = [uvicorn.Server(uvicorn.Config(RecordingApp(app, record) if record else app, log_level="warning",
+                                                 lifespan="auto")) for app, _ in apps]
+        tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, (_, sock) in zip(servers, apps)]
+        while not all(s.started for s in servers) and not any(t.done() for t in tasks):
+            await asyncio.sleep(0.02)
+        parent = os.getppid()
+
+        async def orphaned() -> None:
+            while os.getppid() == parent:
+                await asyncio.sleep(1)
+            for server in servers:
+                server.should_exit = True
+
+        watchdog = asyncio.create_task(orphaned())
+        if ready_file and all(s.started for s in servers):
+            with open(ready_file + ".tmp", "w", encoding="utf-8") as f:
+                json.dump({**ready, "pid": os.getpid()}, f)
+            os.replace(ready_file + ".tmp", ready_file)
+        await asyncio.gather(*tasks)
+        watchdog.cancel()
+
+    asyncio.run(main())

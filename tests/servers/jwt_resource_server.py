@@ -1,0 +1,96 @@
+"""A protected SDK MCP server taking JWT access tokens of another authorization server, for
+the third-party sign-in tests (tests/test_auth_third_party.py; in front of oidc-provider).
+
+The MCP server is the one of tests/servers/sdk_auth_server.py (an SDK `MCPServer` with
+`AuthSettings`: bearer-token middleware, RFC 9728 protected resource metadata naming
+`--issuer`, tokens checked against its own URL); its token verifier checks a JWT access
+token (RFC 9068) with PyJWT: signed by a key of the issuer's JWKS (`jwks_uri` of its
+metadata, read at each request, so that a restarted issuer's old tokens are refused),
+`iss` the issuer, `aud` this server, not expired; its
+`scope` and `client_id` claims are the token's scopes and client.
+
+Tools: `whoami` (as in sdk_auth_server.py).
+
+Test hook: `POST /_test/expire` (on this server's origin): every access token seen so far
+is refused from now on.
+
+Command line: --issuer URL (required), --port N (0: any free one), --ready-file PATH
+({"mcp": URL, "pid": N}), --record FILE, --required-scope S (default mcp:read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+import anyio
+import httpx
+import jwt
+from mcp.server.auth.provider import AccessToken
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import listen, serve_apps  # noqa: E402
+from sdk_auth_server import protected_mcp  # noqa: E402
+
+
+class JwtVerifier:
+    """An SDK `TokenVerifier` for the JWT access tokens of `issuer` meant for `resource`."""
+
+    def __init__(self, issuer: str, resource: str):
+        self.issuer = issuer
+        self.resource = resource
+        self.jwks: jwt.PyJWKClient | None = None
+        self.seen: set[str] = set()
+        self.expired: set[str] = set()
+
+    def _decode(self, token: str) -> dict[str, Any]:
+        if self.jwks is None:
+            metadata = httpx.get(self.issuer + "/.well-known/oauth-authorization-server", timeout=30).json()
+            # no cache: the keys are read at each request, so a restarted issuer's old
+            # tokens are refused at once (a cache would take them until it expires)
+            self.jwks = jwt.PyJWKClient(metadata["jwks_uri"], cache_keys=False, cache_jwk_set=False)
+        key = self.jwks.get_signing_key_from_jwt(token)
+        return jwt.decode(token, key.key, algorithms=["RS256", "PS256", "ES256", "EdDSA"], audience=self.resource,
+                          issuer=self.issuer, options={"require": ["exp", "iss", "aud"]})
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if token in self.expired:
+            return None
+        try:
+            claims = await anyio.to_thread.run_sync(self._decode, token)
+        except (jwt.PyJWTError, httpx.HTTPError, KeyError, ValueError):
+            return None
+        self.seen.add(token)
+        return AccessToken(token=token, client_id=str(claims.get("client_id")),
+                           scopes=str(claims.get("scope") or "").split(), expires_at=int(claims["exp"]),
+                           resource=self.resource)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--issuer", required=True)
+    p.add_argument("--port", type=int, default=0)
+    p.add_argument("--ready-file")
+    p.add_argument("--record")
+    p.add_argument("--required-scope", default="mcp:read")
+    args = p.parse_args()
+    sock, port = listen(args.port)
+    resource = f"http://127.0.0.1:{port}/mcp"
+    verifier = JwtVerifier(args.issuer, resource)
+    app = protected_mcp(args.issuer, resource, verifier, args.required_scope)
+
+    async def expire(request: Request) -> JSONResponse:
+        verifier.expired |= verifier.seen
+        return JSONResponse({"expired": len(verifier.expired)})
+
+    app.router.routes.append(Route("/_test/expire", expire, methods=["POST"]))
+    serve_apps([(app, sock)], ready_file=args.ready_file, record=args.record, ready={"mcp": resource})
+
+
+if __name__ == "__main__":
+    main()
