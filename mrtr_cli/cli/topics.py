@@ -11,6 +11,7 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.helptopics import TOPICS, topic_text
+from mrtr_cli.cli.options import global_options
 from mrtr_cli.errors import UsageError
 
 __all__ = ["TOPICS", "help_cmd", "topic_text"]
@@ -18,8 +19,9 @@ __all__ = ["TOPICS", "help_cmd", "topic_text"]
 
 @cli.command("help")
 @click.argument("words", nargs=-1, metavar="[TOPIC | COMMAND [SUBCOMMAND]]")
+@global_options  # accepted after the command as before it (they change nothing here)
 @click.pass_context
-def help_cmd(ctx: click.Context, words: tuple[str, ...]) -> int:
+def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
     """Show a help topic, or a command's help (`mrtr help` alone: every command and topic)."""
     root = ctx.find_root()
     if not words:
