@@ -179,15 +179,16 @@ def test_refused_request_state_says_the_call_must_start_again(mrtr, tmp_path):
     _, path = pend(mrtr, target, tmp_path, "confirm_once")
     r = mrtr("resume", path, "-a", "go=true", "-q")
     assert r.code == 4
-    first = r.stderr.splitlines()[0]
-    assert "refused this pending call's requestState (Invalid or expired requestState)" in first
-    assert "must be started again" in first
+    lines = r.stderr.splitlines()
+    assert lines[0] == "mrtr: error: server error -32602: Invalid or expired requestState"  # the server's words
+    assert "refused this pending call's requestState" in lines[1] and "must be started again" in lines[1]
     assert f"start it again: mrtr --stdio {shlex.quote(stdio_cmd(SERVERS / 'sealed_server.py'))} call confirm_once" \
         in r.stderr
     r = mrtr("resume", path, "-a", "go=true", "-q", "--json")
     assert r.code == 4
     err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
     assert err["code"] == -32602 and err["data"] == {"reason": "invalid_request_state"}
+    assert err["message"] == "Invalid or expired requestState"
 
 
 def test_pending_document_errors_are_usage_errors(mrtr, tmp_path):

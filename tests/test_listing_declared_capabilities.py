@@ -108,3 +108,18 @@ def test_an_input_request_for_an_undeclared_capability_names_the_option(mrtr, tm
 def test_a_bad_declaring_option_on_a_listing_is_a_usage_error(mrtr, gated, tmp_path):
     r = mrtr(*gated.args, "tools", "--root", str(tmp_path / "missing"))
     assert r.code == 2 and "missing" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_missing_capability_error_keeps_the_server_message(mrtr, gated):
+    # The gated server answers -32021 "summarize needs sampling" to a call that does not declare it.
+    r = mrtr(*gated.args, "call", "summarize", "text=x", "--no-validate", "--json")
+    assert r.code == 4, r.stderr
+    err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert err["code"] == -32021 and err["message"] == "summarize needs sampling"  # as sent
+    assert err["data"] == {"requiredCapabilities": {"sampling": {}}}
+    assert "--sampling-command" in err["hint"]
+    r = mrtr(*gated.args, "call", "summarize", "text=x", "--no-validate")
+    assert r.code == 4, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == "mrtr: error: server error -32021: summarize needs sampling"
+    assert "which this run does not declare" in lines[1] and "--sampling-command" in r.stderr
