@@ -36,7 +36,14 @@ def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
     command: click.Command = root.command
     sub_ctx = root
     for word in words:
-        found = command.get_command(sub_ctx, word) if isinstance(command, click.Group) else None
+        path = sub_ctx.command_path[len(root.command_path) + 1:]
+        if not isinstance(command, click.Group):  # `mrtr help call extra`: a command has no topics
+            raise UsageError(f"help: {path} is a command and takes no topic or subcommand ({word!r})",
+                             hint=f"see: mrtr help {path}")
+        found = command.get_command(sub_ctx, word)
+        if found is None and sub_ctx is not root:
+            raise UsageError(f"help: {path} has no subcommand {word!r}",
+                             hint=f"its subcommands: {', '.join(command.list_commands(sub_ctx))}")
         if found is None:
             from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415
 
