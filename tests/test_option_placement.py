@@ -63,7 +63,7 @@ def option_words(option: click.Option) -> list[str]:
         return [spelling, str(choices[-1])]
     if isinstance(option.type, (click.types.IntParamType, click.types.FloatParamType)) or "SECONDS" in str(option.metavar):
         return [spelling, "2"]
-    return [spelling, "value"]
+    return [spelling, "k=v"]
 
 
 CASES = [(path, option) for path, command in commands() for option in command.params
@@ -98,3 +98,16 @@ def test_an_option_value_that_names_a_command_is_a_value() -> None:
     assert path == ("tools",) and values["sampling_command"] == "tools" and values["json_mode"] is True
     path, values = leaf_values(["-vq", "-c", "3", "ping"])
     assert path == ("ping",) and values["count"] == 3 and values["verbosity"] == 1 and values["quiet"] is True
+
+
+@pytest.mark.parametrize("words", [["--answer", "answers.json"], ["--answer=answers.json"]])
+def test_a_value_meant_for_a_longer_option_names_the_option_typed(mrtr, words) -> None:
+    # `--answer` is `-a KEY=VALUE`; a file name after it was meant for `--answers`.
+    for argv in (["--stdio", "unused", "call", "t", *words], [*words, "--stdio", "unused", "call", "t"]):
+        r = mrtr(*argv)
+        assert r.code == 2, r.stderr
+        assert r.stderr.splitlines() == [
+            "mrtr: error: --answer answers.json: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON",
+            "  did you mean --answers answers.json?"]
+    r = mrtr("--stdio", "unused", "call", "t", "-a", "answers.json")  # typed as -a: no other option is near
+    assert r.code == 2 and "did you mean" not in r.stderr and "answers.json: expected FIELD=VALUE" in r.stderr

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 
 import click
 
-from mrtr_cli.cli.helpformat import HelpGroup
+from mrtr_cli.cli.helpformat import HelpCommand, HelpGroup
+from mrtr_cli.errors import UsageError
 
 #: An option table: each spelling (`--root`, `-c`) -> whether it takes a value.
 Table = dict[str, bool]
@@ -119,6 +120,35 @@ def place_options(group: click.Group, ctx: click.Context, args: list[str]) -> li
     return args
 
 
+def check_prefix_values(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """Refuse a value given to an option whose name begins another option's, when the value
+    does not fit the option typed but may be meant for the longer one (`--answer FILE`,
+    where `--answers FILE` was meant): one usage error naming the option as typed, "did you
+    mean" the longer one. Values are checked with the option's own type.
+
+    Raises:
+        UsageError: such a value.
+    """
+    options = [p for p in command.params if isinstance(p, click.Option)]
+    longs = [o for p in options for o in p.opts if o.startswith("--")]
+    table = option_table(options)
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        span = option_words(args, i, table) if is_option(word) else 1
+        spelling, eq, attached = word.partition("=")
+        longer = [o for o in longs if o.startswith(spelling) and o != spelling] if word.startswith("--") else []
+        param = next((p for p in options if spelling in p.opts), None)
+        if longer and param is not None and table.get(spelling) and (eq or span == 2):
+            value = attached if eq else args[i + 1]
+            try:
+                param.type.convert(value, param, ctx)
+            except click.BadParameter as exc:
+                raise UsageError(f"{spelling} {exc.message}",  # a type's message starts with the value
+                                 hint=f"did you mean {' or '.join(longer)} {value}?") from None
+        i += span
+
+
 def _option_words_before(args: list[str], end: int, table: Table) -> list[str]:
     """The option words (not their values) of `args[:end]`."""
     words, i = [], 0
@@ -128,8 +158,18 @@ def _option_words_before(args: list[str], end: int, table: Table) -> list[str]:
     return words
 
 
+class PlacementCommand(HelpCommand):
+    """A command that refuses a value meant for a longer option (`check_prefix_values`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        check_prefix_values(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
 class PlacementGroup(HelpGroup):
     """A command group whose commands' options may also be written before the command."""
+
+    command_class = PlacementCommand
 
     def command_names(self, ctx: click.Context) -> list[str]:
         """The names of the group's commands (a lazy group names them without loading them)."""
