@@ -251,3 +251,26 @@ def test_resume_sends_nothing_a_call_would_refuse(mrtr, tmp_path, change, messag
     pending.write_text(json.dumps(doc))
     r = mrtr("resume", pending, "-a", "resolution=Fixed")
     assert r.code == 2 and message in r.stderr, r.stderr
+
+
+def test_exit_5_over_stdio_prints_what_works_once_the_server_has_ended(mrtr, tmp_path):
+    """The stdio server ends with the run: the notes lead with starting the call again with the
+    answers (which works with any server), and say when a resume can work."""
+    server = stdio_cmd(SERVERS / "sealed_server.py")  # per-process key: a resume is refused
+    r = mrtr("--stdio", server, "call", "confirm_once", "--no-input")
+    assert r.code == 5, r.stderr
+    notes = r.stderr.splitlines()
+    at = notes.index("  the stdio server ended with this run: fill in the answersTemplate, then start the call "
+                     "again with it (add the answers given before):")
+    again = shlex.split(notes[at + 1])
+    assert again[:3] == ["mrtr", "--stdio", server] and again[-2:] == ["--answers", "ANSWERS.json"]
+    assert notes[at + 2].startswith("  or: mrtr resume PENDING.json --answers ANSWERS.json") and "exit 4" in notes[at + 2]
+    answers = tmp_path / "answers.json"
+    template = r.json()["answersTemplate"]
+    template["inputResponses"]["go"]["content"]["go"] = True
+    answers.write_text(json.dumps(template))
+    done = mrtr(*again[1:-1], str(answers))  # the printed command works as printed
+    assert done.code == 0, done.stderr
+    pending = tmp_path / "pending.json"
+    pending.write_text(r.stdout)
+    assert mrtr("resume", str(pending), "--answers", str(answers)).code == 4  # as the note says
