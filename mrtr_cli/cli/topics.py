@@ -17,8 +17,21 @@ from mrtr_cli.errors import UsageError
 __all__ = ["TOPICS", "help_cmd", "topic_text"]
 
 
+def complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of `mrtr help WORD`: the topics and commands, then a group's subcommands."""
+    root = ctx.find_root()
+    group: click.Command | None = root.command
+    words = list(ctx.params.get("words") or ())
+    names: list[str] = [*TOPICS] if not words else []
+    for word in words:
+        group = group.get_command(root, word) if isinstance(group, click.Group) else None
+    if isinstance(group, click.Group):
+        names += group.list_commands(root)
+    return [name for name in dict.fromkeys(names) if name.startswith(incomplete)]
+
+
 @cli.command("help")
-@click.argument("words", nargs=-1, metavar="[TOPIC | COMMAND [SUBCOMMAND]]")
+@click.argument("words", nargs=-1, metavar="[TOPIC | COMMAND [SUBCOMMAND]]", shell_complete=complete_help)
 @global_options  # accepted after the command as before it (they change nothing here)
 @click.pass_context
 def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
