@@ -169,7 +169,10 @@ class App:
         return self._deadline
 
     def session_deadline(self) -> Deadline:
-        """The time bound for opening a session: the run's own `deadline()`."""
+        """The time bound for opening a session: `opts.open_timeout` when set (`mrtr ping`),
+        else the run's own `deadline()`."""
+        if self.opts.open_timeout is not None:
+            return Deadline(self.opts.open_timeout)
         return self.deadline()
 
     # ------------------------------------------------------------------ session

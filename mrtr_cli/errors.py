@@ -8,7 +8,7 @@ the CLI raises a `MrtrError` subclass; the CLI catches it once, prints one line
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar
 
 
 class ExitStatus(IntEnum):
@@ -35,9 +35,12 @@ class MrtrError(Exception):
         code: the JSON-RPC error code when the error came from the server, else None.
         data: the JSON-RPC `error.data` or other structured detail, else None.
         hint: an optional second line telling the user what to do.
+        from_server: `message` is the server's own (a JSON-RPC error's `message`, kept as
+            sent; mrtr's own words about it are in `hint`): shown as "server error CODE: ...".
     """
 
     exit_status: ExitStatus = ExitStatus.PROTOCOL
+    from_server: bool = False
 
     def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
         super().__init__(message)
@@ -45,6 +48,9 @@ class MrtrError(Exception):
         self.code = code
         self.data = data
         self.hint = hint
+
+
+E = TypeVar("E", bound=MrtrError)
 
 
 class UsageError(MrtrError):
@@ -71,8 +77,20 @@ class JsonRpcError(ProtocolError):
     `code`, `message` and `data` are the server's own `error` members.
     """
 
+    from_server = True
+
     def __init__(self, code: int, message: str, data: Any = None, *, hint: str | None = None):
         super().__init__(message, code=code, data=data, hint=hint)
+
+
+def explained(err: JsonRpcError, cls: type[E], explanation: str, *, hint: str | None = None) -> E:
+    """The server's JSON-RPC error `err` kept as sent (its code, message and data: `--json`
+    prints them as they came), as a `cls` error whose hint is mrtr's `explanation` of it,
+    then `hint` (one line each). The server's message is never replaced by mrtr's words."""
+    new = cls(err.message, code=err.code, data=err.data,
+              hint="\n".join(line for line in (explanation, hint) if line))
+    new.from_server = True
+    return new
 
 
 class EraChanged(ProtocolError):

@@ -37,6 +37,8 @@ class RunOptions:
     no_input: bool = False
     timeout: float | None = None
     max_timeout: float | None = None
+    #: Seconds opening the session may take, apart from `timeout` (None: the run's deadline bounds it).
+    open_timeout: float | None = None
     protocol: str = "auto"
     log_level: str | None = None
     answers: list[str] = field(default_factory=list)

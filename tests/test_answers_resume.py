@@ -179,15 +179,16 @@ def test_refused_request_state_says_the_call_must_start_again(mrtr, tmp_path):
     _, path = pend(mrtr, target, tmp_path, "confirm_once")
     r = mrtr("resume", path, "-a", "go=true", "-q")
     assert r.code == 4
-    first = r.stderr.splitlines()[0]
-    assert "refused this pending call's requestState (Invalid or expired requestState)" in first
-    assert "must be started again" in first
+    lines = r.stderr.splitlines()
+    assert lines[0] == "mrtr: error: server error -32602: Invalid or expired requestState"  # the server's words
+    assert "refused this pending call's requestState" in lines[1] and "must be started again" in lines[1]
     assert f"start it again: mrtr --stdio {shlex.quote(stdio_cmd(SERVERS / 'sealed_server.py'))} call confirm_once" \
         in r.stderr
     r = mrtr("resume", path, "-a", "go=true", "-q", "--json")
     assert r.code == 4
     err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
     assert err["code"] == -32602 and err["data"] == {"reason": "invalid_request_state"}
+    assert err["message"] == "Invalid or expired requestState"
 
 
 def test_pending_document_errors_are_usage_errors(mrtr, tmp_path):
@@ -250,3 +251,26 @@ def test_resume_sends_nothing_a_call_would_refuse(mrtr, tmp_path, change, messag
     pending.write_text(json.dumps(doc))
     r = mrtr("resume", pending, "-a", "resolution=Fixed")
     assert r.code == 2 and message in r.stderr, r.stderr
+
+
+def test_exit_5_over_stdio_prints_what_works_once_the_server_has_ended(mrtr, tmp_path):
+    """The stdio server ends with the run: the notes lead with starting the call again with the
+    answers (which works with any server), and say when a resume can work."""
+    server = stdio_cmd(SERVERS / "sealed_server.py")  # per-process key: a resume is refused
+    r = mrtr("--stdio", server, "call", "confirm_once", "--no-input")
+    assert r.code == 5, r.stderr
+    notes = r.stderr.splitlines()
+    at = notes.index("  the stdio server ended with this run: fill in the answersTemplate, then start the call "
+                     "again with it (add the answers given before):")
+    again = shlex.split(notes[at + 1])
+    assert again[:3] == ["mrtr", "--stdio", server] and again[-2:] == ["--answers", "ANSWERS.json"]
+    assert notes[at + 2].startswith("  or: mrtr resume PENDING.json --answers ANSWERS.json") and "exit 4" in notes[at + 2]
+    answers = tmp_path / "answers.json"
+    template = r.json()["answersTemplate"]
+    template["inputResponses"]["go"]["content"]["go"] = True
+    answers.write_text(json.dumps(template))
+    done = mrtr(*again[1:-1], str(answers))  # the printed command works as printed
+    assert done.code == 0, done.stderr
+    pending = tmp_path / "pending.json"
+    pending.write_text(r.stdout)
+    assert mrtr("resume", str(pending), "--answers", str(answers)).code == 4  # as the note says

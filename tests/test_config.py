@@ -194,6 +194,11 @@ def test_printed_commands_for_a_named_server_carry_the_config_option_that_found_
 def test_a_bad_target_from_the_environment_is_named_by_its_variable(mrtr):
     r = mrtr("tools", env={"MRTR_URL": "notaurl"})
     assert r.code == 2 and r.stderr.startswith("mrtr: error: MRTR_URL='notaurl': expected an http"), r.stderr
+    r = mrtr("tools", env={"MRTR_STDIO": " "})  # blank: the variable is named, with an example that works
+    assert r.code == 2 and r.stderr.startswith(
+        "mrtr: error: MRTR_STDIO is empty: it needs a command, e.g. MRTR_STDIO='python server.py'"), r.stderr
+    r = mrtr("tools", env={"MRTR_STDIO": "'a"})
+    assert r.code == 2 and r.stderr.startswith("mrtr: error: MRTR_STDIO=\"'a\": No closing quotation"), r.stderr
     r = mrtr("tools", env={"MRTR_SERVER": "nosuch"})
     assert r.code == 2 and r.stderr.startswith("mrtr: error: MRTR_SERVER=nosuch: no server by that name"), r.stderr
     r = mrtr("--url", "notaurl", "tools", env={"MRTR_SERVER": "ignored"})  # an option wins, and is named

@@ -184,6 +184,15 @@ def test_a_group_without_its_command_prints_its_help_as_help_and_exits_2(mrtr, w
     assert "missing command" in r.stderr.lower() and len(r.stderr.splitlines()) == 1
 
 
+def test_a_command_followed_by_another_word_says_it_takes_no_topic(mrtr):
+    r = mrtr("help", "call", "extra")
+    assert r.code == 2
+    assert r.stderr.splitlines() == ["mrtr: error: help: call is a command and takes no topic or subcommand ('extra')",
+                                     "  see: mrtr help call"]
+    r = mrtr("help", "task", "nope")
+    assert r.code == 2 and "help: task has no subcommand 'nope'" in r.stderr and "wait" in r.stderr
+
+
 def test_a_topic_followed_by_another_word_names_the_extra_word(mrtr):
     r = mrtr("help", "exit-codes", "extra")
     assert r.code == 2

@@ -72,7 +72,7 @@ def test_invalid_x_mcp_header_tool_is_left_out_over_http_only(mrtr, catalog: Tar
         assert r.code == 2
         assert "invalid x-mcp-header" in r.stderr
     else:
-        assert "bad_header" in r.stdout and r.stderr == ""
+        assert "bad_header" in r.stdout and "leaving out" not in r.stderr
 
 
 def test_describe_one_tool(mrtr, catalog: Target):
@@ -163,5 +163,5 @@ def test_table_on_a_terminal(tmp_path):
     assert lines[0].split() == ["NAME", "PARAMETERS", "DESCRIPTION"]
     assert lines[1].startswith("echo_args ")
     assert "t04" in text
-    assert all(len(line) <= 100 for line in lines)  # wrapped to the terminal width
+    assert all(len(line) <= 100 for line in lines if not line.startswith("mrtr: note:"))  # wrapped to the width
     assert any(line.startswith(" ") and "payload" in line for line in lines)  # a long cell wraps

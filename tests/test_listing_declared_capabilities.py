@@ -108,3 +108,40 @@ def test_an_input_request_for_an_undeclared_capability_names_the_option(mrtr, tm
 def test_a_bad_declaring_option_on_a_listing_is_a_usage_error(mrtr, gated, tmp_path):
     r = mrtr(*gated.args, "tools", "--root", str(tmp_path / "missing"))
     assert r.code == 2 and "missing" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_missing_capability_error_keeps_the_server_message(mrtr, gated):
+    # The gated server answers -32021 "summarize needs sampling" to a call that does not declare it.
+    r = mrtr(*gated.args, "call", "summarize", "text=x", "--no-validate", "--json")
+    assert r.code == 4, r.stderr
+    err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
+    assert err["code"] == -32021 and err["message"] == "summarize needs sampling"  # as sent
+    assert err["data"] == {"requiredCapabilities": {"sampling": {}}}
+    assert "--sampling-command" in err["hint"]
+    r = mrtr(*gated.args, "call", "summarize", "text=x", "--no-validate")
+    assert r.code == 4, r.stderr
+    lines = r.stderr.splitlines()
+    assert lines[0] == "mrtr: error: server error -32021: summarize needs sampling"
+    assert "which this run does not declare" in lines[1] and "--sampling-command" in r.stderr
+
+
+def test_a_listing_says_which_undeclared_capabilities_may_hide_tools(mrtr, gated, sampler, tmp_path):
+    r = mrtr(*gated.args, "tools")
+    assert r.code == 0, r.stderr
+    note = [line for line in r.stderr.splitlines() if line.startswith("mrtr: note:")]
+    assert len(note) == 1 and "sampling (--sampling-command CMD)" in note[0] and "roots (--root PATH)" in note[0]
+    r = mrtr(*gated.args, "tools", "--root", str(tmp_path))
+    assert r.code == 0 and "roots (" not in r.stderr and "sampling (--sampling-command CMD)" in r.stderr
+    r = mrtr(*gated.args, "tools", "--root", str(tmp_path), "--sampling-command", sampler)
+    assert r.code == 0 and "mrtr: note:" not in r.stderr, r.stderr
+    assert "mrtr: note:" not in mrtr(*gated.args, "tools", "-q").stderr
+
+
+def test_an_unknown_tool_that_may_be_hidden_names_the_declaring_option(mrtr, gated):
+    # `summarize` is offered only to a run declaring sampling: the error says so, whatever it suggests.
+    for name in ("summarize", "scan_roots"):
+        r = mrtr(*gated.args, "call", name, "text=x")
+        assert r.code == 2, r.stderr
+        assert f"unknown tool '{name}'" in r.stderr
+        assert "tools offered only to clients declaring sampling (--sampling-command CMD) or roots (--root PATH) " \
+            "are not listed to this run" in r.stderr

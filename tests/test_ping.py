@@ -94,3 +94,24 @@ def test_count_zero_pings_until_ctrl_c(tmp_path):
 def test_bad_count_or_interval_is_a_usage_error(mrtr, args):
     run = mrtr("--stdio", stdio_cmd(LEGACY), "ping", *args)
     assert run.code == 2 and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(("result", "named"), [
+    ({"task": {"taskId": "t1", "status": "working", "ttl": 1000, "createdAt": "2025-01-01T00:00:00Z"}},
+     "a task (CreateTaskResult)"),
+    ({"pong": True}, "a result with members (pong) where an empty one belongs"),
+    ({"resultType": "input_required", "inputRequests": {}}, "resultType 'input_required'"),
+])
+def test_a_reply_that_is_not_an_empty_result_is_exit_4(mrtr, result, named):
+    server = stdio_cmd(LEGACY, "--ping-result", json.dumps(result))
+    run = mrtr("--protocol", "2025-11-25", "--stdio", server, "ping")
+    assert run.code == 4, run.stderr
+    assert run.stdout == ""
+    assert f"the server answered ping with {named}" in run.stderr
+
+
+def test_a_slow_start_does_not_count_against_the_ping_timeout(mrtr):
+    # The server reads nothing for 4 s; --timeout 2 bounds the ping once the session is open.
+    run = mrtr("--protocol", "2025-11-25", "--timeout", "2", "--stdio", stdio_cmd(LEGACY, "--start-delay", "4"), "ping")
+    assert run.code == 0, run.stderr
+    assert run.stdout.startswith("reply from ")

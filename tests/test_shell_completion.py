@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CATALOG_SERVER, PY, ROOT, clean_env, read_records, stdio_cmd
+from tests.conftest import CATALOG_SERVER, PY, ROOT, SERVERS, clean_env, read_records, stdio_cmd
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
@@ -85,3 +85,23 @@ def test_server_names_complete_from_config_files(complete, tmp_path):
     (project / ".mcp.json").write_text('{"mcpServers": {"alpha": {"command": "x"}, "beta": {"url": "http://h/mcp"}}}')
     assert complete(["mrtr", "-s", ""], cwd=project) == ["alpha", "beta"]
     assert complete(["mrtr", "--server", "b"], cwd=project) == ["beta"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_names_complete_whatever_the_listing_declared(mrtr, complete, tmp_path):
+    # Listed while declaring sampling (as a run at a terminal, or with --sampling-command,
+    # does): the completion, which declares what a plain run declares, still finds them.
+    cmd = stdio_cmd(SERVERS / "gated_server.py")
+    sampler = f"{PY} {ROOT / 'tests' / 'servers' / 'fake_llm.py'} echo"
+    r = mrtr("--stdio", cmd, "tools", "--sampling-command", sampler)
+    assert r.code == 0 and "summarize" in r.stdout, r.stderr
+    assert complete(["mrtr", "--stdio", cmd, "call", "su"]) == ["summarize"]
+    assert complete(["mrtr", "--stdio", cmd, "call", ""]) == ["echo", "summarize"]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_help_completes_topics_commands_and_subcommands(complete):
+    assert complete(["mrtr", "help", "ex"]) == ["exit-codes"]
+    assert set(complete(["mrtr", "help", "a"])) == {"arguments", "answers", "auth"}
+    assert complete(["mrtr", "help", "task", "w"]) == ["wait"]
+    assert complete(["mrtr", "help", "call", ""]) == []

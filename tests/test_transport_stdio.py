@@ -3,7 +3,12 @@ stderr passed through or hidden, a command that does not exist (issue 2)."""
 
 from __future__ import annotations
 
+import os
+import signal
+from pathlib import Path
+
 from tests.conftest import SERVERS, stdio_cmd
+from tests.support import wait_for
 
 
 def test_server_dying_mid_call_exits_3_with_its_stderr(mrtr):
@@ -24,3 +29,27 @@ def test_command_not_found_exits_3(mrtr):
     r = mrtr("--stdio", "definitely-not-a-command-xyz", "call", "t")
     assert r.code == 3
     assert "command not found: definitely-not-a-command-xyz" in r.stderr
+
+
+def test_a_process_that_escapes_the_servers_group_ends_with_mrtr(mrtr, tmp_path):
+    # The server double-forks and calls setsid: a process outside its group. mrtr is its
+    # subreaper (Linux) and ends it at shutdown.
+    pidfile = tmp_path / "escaped.pid"
+    server = stdio_cmd(SERVERS / "escaping_server.py", str(pidfile))
+    try:
+        r = mrtr("--protocol", "2025-11-25", "--stdio", server, "ping")
+        assert r.code == 0, r.stderr
+        pid = int(pidfile.read_text())
+        wait_for(lambda: not _alive(pid), what=f"the escaped process {pid} to end")
+    finally:
+        if pidfile.exists() and _alive(int(pidfile.read_text())):
+            os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie is not running)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

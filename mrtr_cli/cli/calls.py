@@ -111,7 +111,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         start_again_command,
         typed_in_template,
     )
-    from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError  # noqa: PLC0415
+    from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained  # noqa: PLC0415
     from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
 
     app = make_app(ctx, kw)
@@ -162,8 +162,9 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         except JsonRpcError as err:
             if not is_rejected_state(err):
                 raise
-            raise ProtocolError(
-                f"the server refused this pending call's requestState ({err.message}): it has expired, or the "
-                "server was restarted without a shared key, so the call cannot be resumed and must be started again",
-                code=err.code, data=err.data, hint="start it again: " + start_again_command(doc, app.env.config_words),
+            raise explained(
+                err, ProtocolError,
+                "the server refused this pending call's requestState: it has expired, or the server was "
+                "restarted without a shared key, so the call cannot be resumed and must be started again",
+                hint="start it again: " + start_again_command(doc, app.env.config_words),
             ) from None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import click
 
 from mrtr_cli.cli.main import cli
+from mrtr_cli.cli.options import global_options
 
 SHELLS = ("bash", "zsh", "fish")
 PROG = "mrtr"
@@ -40,8 +41,9 @@ def completion_script(shell: str) -> str:
 
 @cli.command("completion")
 @click.argument("shell", type=click.Choice(SHELLS))
+@global_options  # accepted after the command as before it (they change nothing here)
 @click.pass_context
-def completion_cmd(ctx: click.Context, shell: str) -> int:
+def completion_cmd(ctx: click.Context, shell: str, **kw: object) -> int:
     """Print the completion script for SHELL.
 
     \b

@@ -43,7 +43,10 @@ def _row(kind: str, item: Any) -> list[str]:
     return [one_line(uri), label, one_line(item.get("mimeType")), description]
 
 
-def _print_items(app: Any, kind: str, headers: list[str], items: list[Any]) -> None:
+def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: Any) -> None:
+    """Print a listing (`capabilities`: what its requests declared; a note on stderr says
+    what may be missing because a capability was not declared, and which option declares it)."""
+    from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415
     from mrtr_cli.render.listing import print_table  # noqa: PLC0415
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
@@ -52,8 +55,11 @@ def _print_items(app: Any, kind: str, headers: list[str], items: list[Any]) -> N
         return
     if not items:
         app.env.err(f"mrtr: the server lists no {kind}")
-        return
-    print_table(app.env, headers, [_row(kind, item) for item in items])
+    else:
+        print_table(app.env, headers, [_row(kind, item) for item in items])
+    note = hidden_note(kind, capabilities)
+    if note and not app.env.quiet:
+        app.env.err(f"mrtr: note: {note}")
 
 
 def _target_words(app: Any) -> list[str]:
@@ -113,7 +119,7 @@ def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
         app.env.err(f"mrtr: warning: leaving out tool {sanitize(excluded, single_line=True)!r}: "
                     f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
     if name is None:
-        _print_items(app, "tools", ["NAME", "PARAMETERS", "DESCRIPTION"], tools)
+        _print_items(app, "tools", ["NAME", "PARAMETERS", "DESCRIPTION"], tools, session.capabilities)
         return 0
     tool = next((t for t in tools if t.get("name") == name), None)
     if tool is None:
@@ -140,7 +146,8 @@ def _list_command(kind: str) -> None:
         app = make_app(ctx, kw)
         with app.session() as session:
             items, _ = fetch_list(session, method, app.list_cache(), deadline=app.deadline())
-        _print_items(app, kind, headers, items)
+            capabilities = session.capabilities
+        _print_items(app, kind, headers, items, capabilities)
         return 0
 
 

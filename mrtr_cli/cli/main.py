@@ -2,7 +2,7 @@
 
 Parses options with click, builds an `App`, runs one command, and maps every
 error to its exit code (DESIGN.md section 2) with a one-line message and never
-a traceback. Global options work before or after the command.
+a traceback. Every option works before or after the command (cli/placement.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from mrtr_cli import __version__
-from mrtr_cli.cli.helpformat import HelpGroup
+from mrtr_cli.cli.placement import PlacementGroup
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import EraChanged, ExitStatus, InputRequired, MrtrError, UsageError
@@ -34,7 +34,10 @@ COMMAND_MODULES = {
 }
 
 
-class _Group(HelpGroup):
+class _Group(PlacementGroup):
+    def command_names(self, ctx: click.Context) -> list[str]:
+        return list(COMMAND_MODULES)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         _load_commands()
         return list(self.commands)

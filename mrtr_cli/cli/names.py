@@ -48,19 +48,20 @@ def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
             return [CompletionItem(s.name, help=s.kind) for s in entries if s.name.startswith(incomplete)]
         method, member, key = KINDS[kind]
         cache = app.list_cache()
-        entry = cache.get(method) if cache is not None else None
-        if entry is None:
-            return []
+        # Whichever capabilities the listing declared (it depends on the options and on
+        # whether it ran at a terminal): a name is offered however it was listed.
+        entries = cache.get_every_declaration(method) if cache is not None else []
         check_headers = kind == "tools" and bool(app.target().url)
-        items = []
-        for page in entry.pages:
-            for item in page.get(member) or []:
-                value = item.get(key) if isinstance(item, dict) else None
-                if check_headers and invalid_x_mcp_header(item.get("inputSchema")) is not None:
-                    continue  # left out over HTTP (streamable-http "x-mcp-header")
-                if isinstance(value, str) and value.startswith(incomplete):
-                    items.append(CompletionItem(value, help=one_line(item.get("description"), 60) or None))
-        return items
+        items: dict[str, Any] = {}
+        for entry in entries:
+            for page in entry.pages:
+                for item in page.get(member) or []:
+                    value = item.get(key) if isinstance(item, dict) else None
+                    if check_headers and invalid_x_mcp_header(item.get("inputSchema")) is not None:
+                        continue  # left out over HTTP (streamable-http "x-mcp-header")
+                    if isinstance(value, str) and value.startswith(incomplete) and value not in items:
+                        items[value] = CompletionItem(value, help=one_line(item.get("description"), 60) or None)
+        return list(items.values())
     except Exception:  # noqa: BLE001
         return []
 

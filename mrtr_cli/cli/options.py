@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from mrtr_cli.cli.params import SECONDS
+from mrtr_cli.cli.params import ANSWER_ITEM, SECONDS
 from mrtr_cli.render.color import COLOR_MODES
 
 from mrtr_cli.cli.build import make_app
@@ -83,7 +83,7 @@ _SAMPLING_TOOLS = click.option("--sampling-tools", is_flag=True, default=None, h
 
 answer_options = _options(
     _ANSWERS,
-    click.option("-a", "--answer", "answer_flags", multiple=True, metavar="KEY=VALUE", help="One answer: FIELD=VALUE or INPUTKEY.FIELD=VALUE (repeatable)."),
+    click.option("-a", "--answer", "answer_flags", multiple=True, metavar="KEY=VALUE", type=ANSWER_ITEM, help="One answer: FIELD=VALUE or INPUTKEY.FIELD=VALUE (repeatable)."),
     click.option("--save-answers", metavar="FILE", help="Write every answer sent as an answer file."),
     click.option("--max-rounds", type=click.IntRange(min=1), metavar="N", help="Cap on input_required rounds (default 10)."),
     click.option("--open-urls", is_flag=True, default=None, help="Consent up front to opening URL-elicitation links in a browser."),

@@ -1,4 +1,4 @@
-"""Click parameter types for numeric options.
+"""Click parameter types: numbers of seconds, answer items.
 
 Every option that takes a duration (`--timeout`, `--max-timeout`, `--probe-timeout`,
 `--sampling-timeout`, `--task-ttl`) uses `SECONDS`: a finite number greater than 0 and
@@ -40,4 +40,24 @@ class Seconds(click.ParamType):
 
 
 SECONDS = Seconds()
+
+
+class AnswerItem(click.ParamType):
+    """One `-a` answer: `FIELD=VALUE`, `INPUTKEY.FIELD=VALUE` or `FIELD:=JSON`, checked as
+    `responders.answers.parse_flag` reads it and kept as typed (a bad one is exit 2)."""
+
+    name = "answer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from mrtr_cli.errors import UsageError  # noqa: PLC0415
+        from mrtr_cli.responders.answers import parse_flag  # noqa: PLC0415
+
+        try:
+            parse_flag(str(value))
+        except UsageError as exc:
+            self.fail(exc.message.removeprefix("-a "), param, ctx)  # "VALUE: what is wrong"
+        return str(value)
+
+
+ANSWER_ITEM = AnswerItem()
 

@@ -1,9 +1,10 @@
 """`mrtr ping`: time round trips to the server, like ping(8).
 
 One line per reply on stdout (`--json`: one JSON object per reply), a summary on stderr.
-Exit 0 when every ping was answered, 3 when the server cannot be reached, 7 when a reply
-does not come within --timeout (which bounds each reply and the opening handshake;
-default `DEFAULT_PING_TIMEOUT`, like ping(8)'s -W), 130 on Ctrl-C.
+Exit 0 when every ping was answered, 3 when the server cannot be reached, 4 when a reply is
+not what a ping gets (a task, a non-empty `ping` result), 7 when a reply does not come within
+--timeout (which bounds each reply once the session is open; default `DEFAULT_PING_TIMEOUT`,
+like ping(8)'s -W) or the session does not open within `PING_OPEN_TIMEOUT`, 130 on Ctrl-C.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from mrtr_cli.cli.options import global_options, make_app
 from mrtr_cli.cli.helpformat import adjust_options
 from mrtr_cli.cli.params import MAX_SECONDS
 
-#: Seconds `ping` waits for each reply (and for the session's opening) without --timeout.
+#: Seconds `ping` waits for each reply without --timeout.
 DEFAULT_PING_TIMEOUT = 10.0
+#: Seconds `ping` waits for the session to open (a stdio server starting, the handshake),
+#: whatever --timeout says: a slow start is not a slow reply.
+PING_OPEN_TIMEOUT = 60.0
 
 
 def _finite(value: float) -> float:
@@ -41,7 +45,8 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
 
     Sends `ping` to a 2025-11-25 (or older) server, and `server/discover` to a 2026-07-28
     one (that revision has no ping). A reply that does not come within --timeout
-    (default 10 s) exits 7.
+    (default 10 s, counted once the session is open; opening it may take 60 s) exits 7;
+    a reply that is not an empty result (or discover result) exits 4.
     """
     import itertools  # noqa: PLC0415
     import time  # noqa: PLC0415
@@ -52,15 +57,16 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
     app = make_app(ctx, kw)
-    if app.opts.timeout is None:
-        app.opts.timeout = DEFAULT_PING_TIMEOUT
+    per_reply = app.opts.timeout if app.opts.timeout is not None else DEFAULT_PING_TIMEOUT
+    app.opts.timeout = None  # --timeout bounds each ping once the session is open, not the run
+    app.opts.open_timeout = PING_OPEN_TIMEOUT
     times: list[float] = []
     with app.session() as session:
         try:
             for seq in itertools.count(1) if count == 0 else range(1, count + 1):
                 if seq > 1 and interval > 0:
                     time.sleep(interval)
-                echo = ping_once(session, Deadline(app.opts.timeout))
+                echo = ping_once(session, Deadline(per_reply))
                 times.append(echo.seconds)
                 ms = round(echo.seconds * 1000, 3)
                 if app.opts.json_mode:
@@ -75,6 +81,7 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
     return 0
 
 
-adjust_options(ping_cmd, help={"timeout": f"Seconds to wait for each reply, and for the session to open "
-                                          f"(default {DEFAULT_PING_TIMEOUT:g}; exit 7)."},
+adjust_options(ping_cmd, help={"timeout": f"Seconds to wait for each reply once the session is open "
+                                          f"(default {DEFAULT_PING_TIMEOUT:g}; opening it may take "
+                                          f"{PING_OPEN_TIMEOUT:g}; exit 7)."},
                hide=("max_timeout",))

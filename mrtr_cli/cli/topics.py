@@ -11,15 +11,30 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.helptopics import TOPICS, topic_text
+from mrtr_cli.cli.options import global_options
 from mrtr_cli.errors import UsageError
 
 __all__ = ["TOPICS", "help_cmd", "topic_text"]
 
 
+def complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """Shell completion of `mrtr help WORD`: the topics and commands, then a group's subcommands."""
+    root = ctx.find_root()
+    group: click.Command | None = root.command
+    words = list(ctx.params.get("words") or ())
+    names: list[str] = [*TOPICS] if not words else []
+    for word in words:
+        group = group.get_command(root, word) if isinstance(group, click.Group) else None
+    if isinstance(group, click.Group):
+        names += group.list_commands(root)
+    return [name for name in dict.fromkeys(names) if name.startswith(incomplete)]
+
+
 @cli.command("help")
-@click.argument("words", nargs=-1, metavar="[TOPIC | COMMAND [SUBCOMMAND]]")
+@click.argument("words", nargs=-1, metavar="[TOPIC | COMMAND [SUBCOMMAND]]", shell_complete=complete_help)
+@global_options  # accepted after the command as before it (they change nothing here)
 @click.pass_context
-def help_cmd(ctx: click.Context, words: tuple[str, ...]) -> int:
+def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
     """Show a help topic, or a command's help (`mrtr help` alone: every command and topic)."""
     root = ctx.find_root()
     if not words:
@@ -34,7 +49,14 @@ def help_cmd(ctx: click.Context, words: tuple[str, ...]) -> int:
     command: click.Command = root.command
     sub_ctx = root
     for word in words:
-        found = command.get_command(sub_ctx, word) if isinstance(command, click.Group) else None
+        path = sub_ctx.command_path[len(root.command_path) + 1:]
+        if not isinstance(command, click.Group):  # `mrtr help call extra`: a command has no topics
+            raise UsageError(f"help: {path} is a command and takes no topic or subcommand ({word!r})",
+                             hint=f"see: mrtr help {path}")
+        found = command.get_command(sub_ctx, word)
+        if found is None and sub_ctx is not root:
+            raise UsageError(f"help: {path} has no subcommand {word!r}",
+                             hint=f"its subcommands: {', '.join(command.list_commands(sub_ctx))}")
         if found is None:
             from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415
 

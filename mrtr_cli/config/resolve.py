@@ -41,7 +41,7 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
         raise UsageError("give exactly one of MRTR_URL, MRTR_STDIO and MRTR_SERVER" if from_environment
                          else "give exactly one of --url, --stdio and -s/--server")
     try:
-        return _resolve(o, env, read_file, warn)
+        return _resolve(o, env, read_file, warn, stdio_source="MRTR_STDIO" if from_environment else "--stdio")
     except UsageError as exc:
         if from_environment:  # name what the user set, not an option they did not type
             for option, variable in (("--url", "MRTR_URL"), ("--stdio", "MRTR_STDIO"), ("-s", "MRTR_SERVER")):
@@ -52,8 +52,9 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
 
 
 def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
-             warn: Callable[[str], None]) -> Target:
-    """`resolve_target` once the one target option is known."""
+             warn: Callable[[str], None], *, stdio_source: str = "--stdio") -> Target:
+    """`resolve_target` once the one target option is known (`stdio_source`: where the
+    stdio command came from, as its errors name it)."""
     headers = command_line_headers(o, env, read_file)
     if o.server:
         from mrtr_cli.config.servers import resolve_server  # noqa: PLC0415
@@ -65,7 +66,7 @@ def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
         for secret in url_secrets(o.url):
             env.add_secret(secret)
     else:
-        target = Target(command=parse_stdio(o.stdio or ""))
+        target = Target(command=parse_stdio(o.stdio or "", stdio_source))
     if target.url:
         check_header_values(target.headers, "server " + target.server + ": header" if target.server else "-H")
     from mrtr_cli.config.trust import trust_target  # noqa: PLC0415

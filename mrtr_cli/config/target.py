@@ -94,18 +94,21 @@ class Target:
         return StdioTransport(self.command or [], env=self.env, cwd=self.cwd, stderr_sink=sink)
 
 
-def parse_stdio(command: str) -> list[str]:
-    """Split a `--stdio` command line like a POSIX shell would (no shell runs it).
+def parse_stdio(command: str, source: str = "--stdio") -> list[str]:
+    """Split a `--stdio` command line like a POSIX shell would (no shell runs it);
+    `source` is where it came from (`--stdio`, or the variable `MRTR_STDIO`), as errors name it.
 
     Raises:
         UsageError: unbalanced quotes or an empty command.
     """
+    variable = not source.startswith("-")
     try:
         argv = shlex.split(command)
     except ValueError as exc:
-        raise UsageError(f"--stdio {command!r}: {exc}") from None
+        raise UsageError(f"{source}={command!r}: {exc}" if variable else f"{source} {command!r}: {exc}") from None
     if not argv:
-        raise UsageError("--stdio needs a command, e.g. --stdio \"python server.py\"")
+        example = f"{source}='python server.py'" if variable else f"{source} \"python server.py\""
+        raise UsageError(f"{source} {'is empty: it ' if variable else ''}needs a command, e.g. {example}")
     return argv
 
 

@@ -143,6 +143,17 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     if doc.get("resumable") is False:  # an older server asked during the call: start it again
         lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
         lines.append("  " + start_again_legacy(doc, config_words))
+    elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio"):
+        # The server process (and any state it kept) ended with this run: a resume starts a
+        # new one, which goes on only if it accepts the requestState the old one made.
+        import shlex  # noqa: PLC0415
+
+        lines.append("  the stdio server ended with this run: fill in the answersTemplate, then start the call "
+                     "again with it (add the answers given before):")
+        lines.append("  " + start_again_legacy(doc, config_words))
+        lines.append("  or: " + shlex.join(_mrtr_words(doc, config_words))
+                     + " resume PENDING.json --answers ANSWERS.json  (starts a new server process: it goes on only "
+                     "if the server accepts a requestState made by the one that ended, else exit 4)")
     else:
         import shlex  # noqa: PLC0415
 

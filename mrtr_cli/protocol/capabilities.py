@@ -56,6 +56,21 @@ CAPABILITY_HINTS = {
 }
 
 
+#: The capabilities a server may offer tools (prompts, resources) behind, and the option
+#: that declares each (a listing sees what a call with the same options sees).
+DECLARING_OPTIONS = {"sampling": "--sampling-command CMD", "roots": "--root PATH"}
+
+
+def hidden_note(kind: str, capabilities: Any) -> str | None:
+    """One line saying that `kind` ("tools", "prompts", ...) offered only to clients that
+    declare a capability this run did not declare (`capabilities`: what it declares) may
+    be missing, and which option declares each; None when every one is declared."""
+    missing = [f"{name} ({option})" for name, option in DECLARING_OPTIONS.items() if not declares(capabilities, name)]
+    if not missing:
+        return None
+    return f"{kind} offered only to clients declaring {' or '.join(missing)} are not listed to this run"
+
+
 def capability_hints(names: list[str]) -> list[str]:
     """What to tell the user for each dotted capability name (`elicitation.url`,
     `sampling`, `roots`, ...): the options that would declare it, without repeats."""

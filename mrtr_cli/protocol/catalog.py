@@ -192,9 +192,10 @@ class ToolCatalog:
         if name in self.excluded:
             return UsageError(f"tool {name!r} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
-        from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415 - only for an unlisted tool
+        from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415 - only for an unlisted tool
+        from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415
 
-        return unknown_name("tool", name, names)
+        return unknown_name("tool", name, names, hidden=hidden_note("tools", self.session.capabilities))
 
     # ------------------------------------------------------------------ headers (session hook)
     def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:

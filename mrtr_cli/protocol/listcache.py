@@ -149,23 +149,47 @@ class ListCache:
     def get(self, method: str) -> CachedList | None:
         """The cached list for `method` visible to this authorization context (fresh or not):
         this context's private entry, else the public one, whichever arrived last."""
-        found = []
-        for scope in ("private", "public"):
-            try:
-                with open(self._path(method, scope), encoding="utf-8") as fh:
-                    doc = json.load(fh)
-            except (OSError, ValueError):
-                continue
-            except Exception:  # noqa: BLE001 - a broken cache never breaks a run
-                continue
-            if (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("method") == method
-                    and isinstance(doc.get("pages"), list) and isinstance(doc.get("received"), list)
-                    and len(doc["pages"]) == len(doc["received"])
-                    and all(isinstance(p, dict) for p in doc["pages"])):
-                found.append(CachedList(method, doc["pages"], [float(t) for t in doc["received"]], scope))
+        found = [entry for scope in ("private", "public")
+                 if (entry := self._read(self._path(method, scope), method, scope)) is not None]
         if not found:
             return None
         return max(found, key=lambda c: min(c.received) if c.received else 0.0)
+
+    def get_every_declaration(self, method: str) -> list[CachedList]:
+        """Every cached list for `method` visible to this authorization context, whatever
+        client capabilities its requests declared, newest first (shell completion offers a
+        name however it was listed; a run itself uses `get`, its own declaration's entry)."""
+        prefixes = {"public": _safe_method(method) + ".public", "private": _safe_method(method) + f".private-{self._auth()}"}
+        try:
+            names = os.listdir(self.server_dir)
+        except OSError:
+            return []
+        found = []
+        for name in names:
+            for scope, prefix in prefixes.items():
+                if name.endswith(".json") and (name == prefix + ".json" or name.startswith(prefix + ".caps-")):
+                    entry = self._read(os.path.join(self.server_dir, name), method, scope)
+                    if entry is not None:
+                        found.append(entry)
+        return sorted(found, key=lambda c: min(c.received) if c.received else 0.0, reverse=True)
+
+    @staticmethod
+    def _read(path: str, method: str, scope: str) -> CachedList | None:
+        """The cached list in `path`, or None when it is missing or not a valid entry for `method`."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+        except Exception:  # noqa: BLE001 - a broken cache never breaks a run
+            return None
+        if (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("method") == method
+                and isinstance(doc.get("pages"), list) and isinstance(doc.get("received"), list)
+                and len(doc["pages"]) == len(doc["received"])
+                and all(isinstance(p, dict) for p in doc["pages"])):
+            try:
+                return CachedList(method, doc["pages"], [float(t) for t in doc["received"]], scope)
+            except (TypeError, ValueError):
+                return None
+        return None
 
     def put(self, method: str, pages: list[dict[str, Any]], received: list[float]) -> CachedList:
         """Store a freshly fetched list (all its pages). Returns what was stored."""

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 
@@ -40,4 +41,31 @@ def ping_once(session: Session, deadline: Deadline) -> Echo:
     method = ping_method(session)
     start = time.monotonic()
     result = session.request(method, {}, deadline=deadline)
-    return Echo(method, time.monotonic() - start, result)
+    seconds = time.monotonic() - start
+    check_reply(method, result)
+    return Echo(method, seconds, result)
+
+
+def check_reply(method: str, result: Any) -> None:
+    """Refuse a reply that is not what the ping asked for: `ping`'s result is empty (an
+    `EmptyResult`: nothing but `_meta`), and neither `ping` nor `server/discover` is ever
+    answered with a task (`CreateTaskResult`) or another `resultType` than "complete".
+
+    Raises:
+        ProtocolError: such a reply (exit 4), naming what came back.
+    """
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    result = result if isinstance(result, dict) else {}
+    kind = result.get("resultType")
+    if "task" in result or kind == "task":
+        what = "a task (CreateTaskResult)"
+    elif kind not in (None, "complete"):
+        what = f"resultType {sanitize(str(kind), single_line=True)[:60]!r}"
+    elif method == "ping" and set(result) - {"_meta", "resultType"}:
+        members = ", ".join(sanitize(str(m), single_line=True)[:40] for m in sorted(result)[:5])
+        what = f"a result with members ({members}) where an empty one belongs"
+    else:
+        return
+    raise ProtocolError(f"the server answered {method} with {what}; a ping's reply is "
+                        + ("an empty result" if method == "ping" else "its discover result"))

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from mrtr_cli import __version__
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError
+from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError, explained
 from mrtr_cli.protocol.capabilities import capability_hints
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
@@ -83,7 +83,8 @@ def client_info() -> dict[str, str]:
 
 
 class MissingCapability(JsonRpcError):
-    """`-32021`: the server needs a client capability this run did not declare."""
+    """`-32021`: the server needs a client capability this run did not declare (the
+    server's message kept; mrtr's explanation and the options that declare it: `hint`)."""
 
 
 def describe_capabilities(required: Any) -> list[str]:
@@ -577,21 +578,15 @@ class Session:
         data = err.data if isinstance(err.data, dict) else {}
         supported = data.get("supported")
         if not isinstance(supported, list):
-            raise ProtocolError(
-                f"the server does not support protocol version {self.protocol_version} and did not say "
-                "which versions it supports",
-                code=err.code,
-                data=err.data,
-            )
+            raise explained(err, ProtocolError,
+                            f"the server does not support protocol version {self.protocol_version} and did not "
+                            "say which versions it supports")
         common = [v for v in MODERN_VERSIONS if v in supported]
         if not common:
             shown = ", ".join(str(v) for v in supported) or "(none)"
-            raise ProtocolError(
-                f"the server does not support protocol version {self.protocol_version}; it supports: {shown}",
-                code=err.code,
-                data=err.data,
-                hint="this server speaks an older protocol era (initialize handshake)",
-            )
+            raise explained(err, ProtocolError,
+                            f"the server does not support protocol version {self.protocol_version}; it supports: {shown}",
+                            hint="this server speaks an older protocol era (initialize handshake)")
         return common[-1]
 
     def _missing_capability(self, err: JsonRpcError) -> MissingCapability:
@@ -599,9 +594,9 @@ class Session:
         names = describe_capabilities(data.get("requiredCapabilities"))
         hints = capability_hints(names)
         what = ", ".join(names) if names else "a client capability"
-        message = f"the server requires the client capability {what}, which this run does not declare"
-        return MissingCapability(err.code or MISSING_REQUIRED_CLIENT_CAPABILITY, message, err.data,
-                                 hint="; ".join(hints) or (err.message or None))
+        explanation = f"the server requires the client capability {what}, which this run does not declare"
+        return MissingCapability(err.code or MISSING_REQUIRED_CLIENT_CAPABILITY, err.message, err.data,
+                                 hint="\n".join([explanation, *(["; ".join(hints)] if hints else [])]))
 
 
 def _label(msg: Message) -> str:

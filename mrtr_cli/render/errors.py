@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import JsonRpcError, MrtrError
+from mrtr_cli.errors import MrtrError
 from mrtr_cli.render.sanitize import sanitize
 
 
@@ -30,9 +30,9 @@ def print_error(env: Environment, err: MrtrError, *, json_mode: bool) -> None:
         env.err(json.dumps({"error": error_object(err)}, ensure_ascii=True, default=str))
         return
     prefix = "mrtr: error: "
-    if isinstance(err, JsonRpcError):
+    if err.from_server:
         prefix = f"mrtr: error: server error {err.code}: "
-    env.err(prefix + sanitize(err.message, single_line=True))
+    env.err(prefix + (sanitize(err.message, single_line=True) or "(no message)"))
     if err.hint:
         for line in str(err.hint).splitlines():
             env.err("  " + sanitize(line))

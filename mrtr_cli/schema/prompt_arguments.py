@@ -54,14 +54,16 @@ def check_prompt_arguments(name: str, prompt: dict[str, Any], arguments: dict[st
                          hint=_clean("give " + " ".join(f"{m}=VALUE" for m in missing)))
 
 
-def unknown_name(kind: str, name: str, names: list[str]) -> UsageError:
+def unknown_name(kind: str, name: str, names: list[str], *, hidden: str | None = None) -> UsageError:
     """The error for a `kind` ("tool", "prompt") the server does not list: "did you mean"
-    only with a close match, else the names it lists."""
+    only with a close match, else the names it lists; `hidden` (a second hint line, e.g.
+    `protocol.capabilities.hidden_note`): why the one meant may not be listed to this run."""
     close = close_matches(name, names)
     hint = (f"did you mean: {', '.join(close)}?" if close
             else f"no {kind} has a name like it; the {kind}s command lists the server's {len(names)} {kind}s" if names
             else f"the server lists no {kind}s")
-    return UsageError(f"unknown {kind} {_clean(name)!r}", hint=_clean(hint))
+    return UsageError(f"unknown {kind} {_clean(name)!r}",
+                      hint=_clean(hint) + (f"\n{hidden}" if hidden else ""))
 
 
 def unknown_prompt(name: str, prompts: list[Any]) -> UsageError:

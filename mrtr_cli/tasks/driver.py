@@ -42,6 +42,7 @@ from mrtr_cli.errors import (
     MrtrError,
     ProtocolError,
     TimeoutExpired,
+    explained,
 )
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.status import StatusLine, StatusView
@@ -269,8 +270,7 @@ class TaskDriver:
                    "mrtr run ended; this command started a new one, which does not know it")
         else:
             why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
-        return TaskGone(f"the server no longer knows task {self.task_id}: {err.message}",
-                        code=err.code, data=err.data, hint=why)
+        return explained(err, TaskGone, f"the server no longer knows task {self.task_id}: {why}")
 
     def _complete(self, state: TaskState) -> TaskState:
         """`wire.complete(state)`; for a call that blocks (2025-11-25 `tasks/result`), with the

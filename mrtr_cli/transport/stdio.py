@@ -10,7 +10,8 @@ The server runs in a session (process group) of its own. When the command itself
 exits, the server is dead (exit 3) even if a process it started still holds the pipe.
 Shutdown: close stdin, wait; SIGTERM to the whole group, wait; SIGKILL to the group;
 and a group that outlives its leader (a wrapper such as `bash -c`, `npx`, `uv run`
-whose server lingers) is ended the same way, so nothing is left running.
+whose server lingers) is ended the same way, so nothing is left running. On Linux, what
+left the group (double fork and `setsid`) is ended too (transport/reaper.py).
 """
 
 from __future__ import annotations
@@ -188,6 +189,9 @@ class StdioTransport(Transport):
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
         self._heard = False  # a first line came on stdout
+        from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415
+
+        self._mark = run_mark()  # in the server's environment: its descendants are found by it
 
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
@@ -195,7 +199,10 @@ class StdioTransport(Transport):
         A failure to launch is kept and raised by `start`, so it is reported in order."""
         if self._proc is not None or self._spawn_error is not None:
             return
-        env = {**os.environ, **self._env} if self._env else None
+        from mrtr_cli.transport.reaper import MARK, become_subreaper  # noqa: PLC0415
+
+        become_subreaper()  # what escapes the server's group comes back to mrtr (Linux)
+        env = {**os.environ, **self._env, MARK: self._mark}
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -260,8 +267,15 @@ class StdioTransport(Transport):
         for signum in (signal.SIGTERM, signal.SIGKILL):
             if not signal_group(proc, signum) or group_gone(proc, self._close_timeout):
                 break
+        self._end_escaped(self._close_timeout)
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
+
+    def _end_escaped(self, grace: float) -> None:
+        """End the server's descendants that left its group (`transport.reaper`)."""
+        from mrtr_cli.transport.reaper import end_orphans  # noqa: PLC0415
+
+        end_orphans(self._mark, grace)
 
     def kill(self) -> None:
         proc = self._proc
@@ -269,6 +283,8 @@ class StdioTransport(Transport):
             return
         self._closing = True
         kill_process_group(proc)
+        wait_exit(proc, self._close_timeout)  # its orphans are ours only once it is gone
+        self._end_escaped(0)
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None, *,

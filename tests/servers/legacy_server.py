@@ -1,13 +1,16 @@
 """A hand-written handshake-era stdio server (raw JSON-RPC, no SDK) for issue 5.
 
 Usage: python legacy_server.py [--version 2025-06-18] [--silent-discover] [--silent-ping] [--record FILE]
+       [--ping-result JSON] [--start-delay SECONDS]
 
 It speaks one protocol version (default 2025-06-18; `--version 2025-11-25` adds URL
 elicitation), answers `initialize` with that version whatever the client offers, and
 asks its questions the pre-2026 way: server-initiated requests in the middle of a call.
 Before `initialize` it answers `ping`, and `server/discover` (or any other request) with
 `-32601`, or not at all with `--silent-discover` (as some legacy servers do).
-With `--silent-ping` a `ping` after `initialize` is never answered (a hung server).
+With `--silent-ping` a `ping` after `initialize` is never answered (a hung server);
+`--ping-result JSON` answers it with that result instead of `{}` (a server that gets it
+wrong); `--start-delay SECONDS` reads nothing for that long first (a slow start).
 Every line received is appended to `--record FILE` as `{"raw": LINE}`.
 
 Tools:
@@ -34,6 +37,8 @@ VERSION = ARGS[ARGS.index("--version") + 1] if "--version" in ARGS else "2025-06
 SILENT = "--silent-discover" in ARGS
 SILENT_PING = "--silent-ping" in ARGS
 RECORD = ARGS[ARGS.index("--record") + 1] if "--record" in ARGS else None
+PING_RESULT = json.loads(ARGS[ARGS.index("--ping-result") + 1]) if "--ping-result" in ARGS else {}
+START_DELAY = float(ARGS[ARGS.index("--start-delay") + 1]) if "--start-delay" in ARGS else 0.0
 
 BOOKING_SCHEMA = {
     "properties": {
@@ -158,7 +163,9 @@ def handle(msg: dict) -> dict | None:
     method = msg.get("method")
     params = msg.get("params") or {}
     if method == "ping":
-        return None if SILENT_PING and state["initialized"] else {"result": {}}
+        if not state["initialized"]:
+            return {"result": {}}
+        return None if SILENT_PING else {"result": PING_RESULT}
     if method == "initialize":
         state["initialized"] = True
         caps = {"tools": {}, "resources": {}, "logging": {}}
@@ -184,6 +191,10 @@ def handle(msg: dict) -> dict | None:
 
 
 def main() -> None:
+    if START_DELAY:
+        import time
+
+        time.sleep(START_DELAY)
     while True:
         msg = read()
         if msg is None:

@@ -1,0 +1,182 @@
+"""Options before or after the command: one rule for every option of every command.
+
+`mrtr --root . tools` is `mrtr tools --root .`, and `mrtr task --json list` is
+`mrtr task list --json`: before a group parses its own options, every option word in
+front of the command name that is not the group's own option (with its value) is moved
+to just after the command name, where the command (or the next group, which does the
+same) parses it. The command's options are read from the command itself, so a new
+option needs nothing here. The group's own options (the global options, also declared
+on every command) stay where they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import click
+
+from mrtr_cli.cli.helpformat import HelpCommand, HelpGroup
+from mrtr_cli.errors import UsageError
+
+#: An option table: each spelling (`--root`, `-c`) -> whether it takes a value.
+Table = dict[str, bool]
+
+
+def option_table(params: Iterable[click.Parameter]) -> Table:
+    """The spellings of the options among `params` and whether each takes a value."""
+    table: Table = {}
+    for param in params:
+        if isinstance(param, click.Option):
+            takes = not (param.is_flag or param.count)
+            for spelling in (*param.opts, *param.secondary_opts):
+                table[spelling] = takes
+    return table
+
+
+def command_table(ctx: click.Context, command: click.Command) -> Table:
+    """The options of `command` and, for a group, of every command under it."""
+    table = option_table(command.params)
+    if isinstance(command, click.Group):
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            if sub is not None:
+                table.update(command_table(ctx, sub))
+    return table
+
+
+def option_words(args: list[str], i: int, table: Table) -> int:
+    """How many words the option word `args[i]` spans (1, or 2 with a separate value),
+    read with `table` as click reads it (`--opt=value`, `-cVALUE`, bundled short flags)."""
+    word = args[i]
+    if word.startswith("--"):
+        return 2 if table.get(word, False) and "=" not in word else 1
+    for k in range(1, len(word)):  # -vq, -c2, -c 2
+        if table.get("-" + word[k], False):
+            return 2 if k == len(word) - 1 else 1
+    return 1
+
+
+def is_option(word: str) -> bool:
+    """True for an option word (`-x`, `--xy`), not `-` (stdin) or `--`."""
+    return word.startswith("-") and word not in ("-", "--")
+
+
+def first_positional(args: list[str], table: Table) -> int | None:
+    """The index of the first word that is not an option or an option's value, or None."""
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            return None
+        if not is_option(args[i]):
+            return i
+        i += option_words(args, i, table)
+    return None
+
+
+def own(word: str, table: Table) -> bool:
+    """True when the option word is the group's own (every short flag of a bundle too, up
+    to the one whose value follows)."""
+    if word.startswith("--"):
+        return word.partition("=")[0] in table
+    for c in word[1:]:
+        if "-" + c not in table:
+            return False
+        if table["-" + c]:
+            return True
+    return True
+
+
+def place_options(group: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
+    """`args` with the command's options written before the command name moved after it.
+
+    The command is the first word that names one of the group's commands and is not an
+    option's value (read with the group's options and that command's); when none does,
+    `args` is returned as is (click reports what is wrong).
+    """
+    mine = option_table(group.params)
+    end = first_positional(args, mine)
+    if end is None or all(own(w, mine) for w in _option_words_before(args, end, mine)):
+        return args  # nothing but the group's own options before the command (the usual case)
+    names = set(group.command_names(ctx)) if isinstance(group, PlacementGroup) else set(group.list_commands(ctx))
+    for i, word in enumerate(args):
+        if word == "--":
+            break
+        if is_option(word) or word not in names:
+            continue
+        command = group.get_command(ctx, word)
+        if command is None:
+            continue
+        table = {**command_table(ctx, command), **mine}
+        if first_positional(args, table) != i:
+            continue
+        kept: list[str] = []
+        moved: list[str] = []
+        j = 0
+        while j < i:
+            span = option_words(args, j, table)
+            (kept if own(args[j], mine) else moved).extend(args[j:j + span])
+            j += span
+        return [*kept, word, *moved, *args[i + 1:]]
+    return args
+
+
+def check_prefix_values(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """Refuse a value given to an option whose name begins another option's, when the value
+    does not fit the option typed but may be meant for the longer one (`--answer FILE`,
+    where `--answers FILE` was meant): one usage error naming the option as typed, "did you
+    mean" the longer one. Values are checked with the option's own type.
+
+    Raises:
+        UsageError: such a value.
+    """
+    options = [p for p in command.params if isinstance(p, click.Option)]
+    longs = [o for p in options for o in p.opts if o.startswith("--")]
+    table = option_table(options)
+    i = 0
+    while i < len(args) and args[i] != "--":
+        word = args[i]
+        span = option_words(args, i, table) if is_option(word) else 1
+        spelling, eq, attached = word.partition("=")
+        longer = [o for o in longs if o.startswith(spelling) and o != spelling] if word.startswith("--") else []
+        param = next((p for p in options if spelling in p.opts), None)
+        if longer and param is not None and table.get(spelling) and (eq or span == 2):
+            value = attached if eq else args[i + 1]
+            try:
+                param.type.convert(value, param, ctx)
+            except click.BadParameter as exc:
+                raise UsageError(f"{spelling} {exc.message}",  # a type's message starts with the value
+                                 hint=f"did you mean {' or '.join(longer)} {value}?") from None
+        i += span
+
+
+def _option_words_before(args: list[str], end: int, table: Table) -> list[str]:
+    """The option words (not their values) of `args[:end]`."""
+    words, i = [], 0
+    while i < end:
+        words.append(args[i])
+        i += option_words(args, i, table)
+    return words
+
+
+class PlacementCommand(HelpCommand):
+    """A command that refuses a value meant for a longer option (`check_prefix_values`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        check_prefix_values(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+class PlacementGroup(HelpGroup):
+    """A command group whose commands' options may also be written before the command."""
+
+    command_class = PlacementCommand
+
+    def command_names(self, ctx: click.Context) -> list[str]:
+        """The names of the group's commands (a lazy group names them without loading them)."""
+        return self.list_commands(ctx)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, place_options(self, ctx, list(args)))
+
+
+PlacementGroup.group_class = PlacementGroup  # `task`, `auth` and any later subgroup
