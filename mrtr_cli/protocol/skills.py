@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -313,8 +312,9 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
     values, or None when the file does not begin with one.
 
     Raises:
-        ValueError: the frontmatter is there but is not valid YAML, or not a mapping
-            (the message says which).
+        ValueError: the frontmatter is there but is not valid YAML, not a mapping, or
+            over a bound of `protocol.yamlbounds` (size, nodes with aliases expanded,
+            nesting): the message says which, and the bound.
     """
     lines = text.lstrip("\ufeff").splitlines()
     if not lines or lines[0].strip() != "---":
@@ -322,18 +322,15 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         return None
-    import yaml  # noqa: PLC0415 - only when a skill is loaded
+    from mrtr_cli.protocol.yamlbounds import load_bounded_yaml  # noqa: PLC0415
 
     try:
-        value = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
-        raise ValueError(f"its frontmatter is not valid YAML{where}") from None
+        value = load_bounded_yaml("\n".join(lines[1:end]))
+    except ValueError as exc:
+        raise ValueError(f"its frontmatter {exc}") from None
     if not isinstance(value, dict):
         raise ValueError(f"its frontmatter is YAML but not a mapping of fields ({type(value).__name__})")
-    # YAML dates and the like become the strings JSON carries.
-    return json.loads(json.dumps(value, default=str))
+    return value
 
 
 def compare_frontmatter(file: dict[str, Any], entry: dict[str, Any]) -> list[str]:

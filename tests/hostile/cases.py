@@ -280,6 +280,40 @@ def task_recorded(run: Any, trace: Any) -> None:
     assert [d["taskId"] for d in docs] == ["t\ud800"], docs
 
 
+def alias_bomb_manifest() -> str:
+    """A SKILL.md of about 600 bytes whose frontmatter expands to 9**12 nodes."""
+    lines = ["---", "name: bomb", 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
+    return "\n".join([*lines, "---", "", "never shown", ""])
+
+
+def serve_skill(manifest: str) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A modern server declaring the skills extension with one skill, `bomb`, whose
+    SKILL.md is `manifest` (listed with its true size and digest, so only reading it
+    can refuse it)."""
+    import hashlib
+
+    data = manifest.encode("utf-8")
+    uri = "skill://bomb/SKILL.md"
+    entry = {"uri": uri, "frontmatter": {"name": "bomb"}, "resources": [
+        {"uri": uri, "size": len(data), "digest": "sha256:" + hashlib.sha256(data).hexdigest()}]}
+
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply | None:
+        method = req["method"]
+        if method == "server/discover":
+            return Reply.result(req, {"resultType": "complete", "supportedVersions": [MODERN_VERSION],
+                                      "capabilities": {"tools": {}, "resources": {},
+                                                       "extensions": {"io.modelcontextprotocol/skills": {}}},
+                                      "serverInfo": {"name": "hostile", "version": "1"}})
+        if method == "skills/list":
+            return Reply.result(req, {"resultType": "complete", "skills": [entry]})
+        if method == "resources/read":
+            return Reply.result(req, {"resultType": "complete", "contents": [
+                {"uri": uri, "mimeType": "text/markdown", "text": manifest}]})
+        return None
+    return reply
+
+
 def huge_line(size: int) -> Callable[[dict[str, Any], Ctx], Reply]:
     return lambda req, ctx: complete(req, "x" * size)
 
@@ -471,6 +505,10 @@ _TABLE = [
     Case("legacy_elicitation_object_property", legacy_bad_elicitation, 4, "requestedSchema", eras=("legacy",)),
     Case("input_requests_list", raw_result('{"resultType":"input_required","inputRequests":[1]}'), 4, "inputRequests",
          eras=("modern",)),
+    # Untrusted YAML is bounded: nested aliases are refused, not expanded (in C, for ever).
+    Case("skill_alias_bomb", serve_skill(alias_bomb_manifest()), 4, "skill://bomb/SKILL.md: its frontmatter expands "
+         "to more than 10000 YAML nodes", args=("skill", "bomb"), eras=("modern",),
+         methods=("server/discover", "skills/list", "resources/read")),
     # Size.
     Case("huge_line", huge_line(3 * M), 4, "over the limit of 1048576 bytes", args=(*LIMIT, "call", "t")),
     Case("endless_line", endless, 4, "over the limit", args=(*LIMIT, "call", "t")),

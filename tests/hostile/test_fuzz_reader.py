@@ -13,6 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mrtr_cli.protocol.skills import parse_frontmatter
 from mrtr_cli.transport.base import InvalidMessage, MessageTooLarge, decode_or_none
 from mrtr_cli.transport.sse import parse_sse_bytes
 from mrtr_cli.transport.stdio import _LineSplitter
@@ -100,6 +101,26 @@ def test_sse_parsing_never_fails(parts: list[bytes], chunk: int, eol: bytes, lim
                 pass
     except MessageTooLarge as exc:
         assert exc.size > limit
+
+
+yaml_pieces = st.sampled_from(["a: ", "&x ", "*x", "&y ", "*y", "[", "]", "{", "}", ", ", "- ", "\n", "  ", "? ",
+                                "<<: ", "!!set ", "!!binary ", "2026-01-02", "1" * 50, "'", '"', "#", ":", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(yaml_pieces | text, max_size=60), st.integers(1, 12), st.integers(1, 9))
+def test_skill_frontmatter_is_a_mapping_or_a_value_error(pieces: list[str], levels: int, fan: int) -> None:
+    """Whatever the frontmatter (aliases nested `levels` deep, `fan` wide, and pieces of
+    YAML), parsing returns JSON fields or raises ValueError, within the node bound."""
+    bomb = ["b0: &b0 [x]"] + [f"b{i}: &b{i} [" + ", ".join([f"*b{i - 1}"] * fan) + "]" for i in range(1, levels)]
+    for body in ("".join(pieces), "\n".join(bomb), "\n".join(bomb) + "\n" + "".join(pieces)):
+        try:
+            value = parse_frontmatter(f"---\n{body}\n---\nbody\n")
+        except ValueError:
+            continue
+        assert value is None or isinstance(value, dict)
+        if value is not None:
+            json.dumps(value)  # JSON values throughout: no TypeError
 
 
 # ---------------------------------------------------------------------- whole runs
