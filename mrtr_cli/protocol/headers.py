@@ -45,11 +45,23 @@ def encode_header_value(value: Any) -> str:
 
 
 def request_headers(method: str, params: dict[str, Any] | None, protocol_version: str) -> dict[str, str]:
-    """The MCP headers for one POSTed request (no Accept/Content-Type: the transport adds those)."""
+    """The MCP headers for one POSTed request (no Accept/Content-Type: the transport adds those).
+
+    Raises:
+        ProtocolError: the value `Mcp-Name` carries has no UTF-8 form (a server-minted
+            value with a lone surrogate; what the user types is refused before).
+    """
     headers = {"MCP-Protocol-Version": protocol_version, "Mcp-Method": method}
     name_param = NAME_PARAM.get(method)
     if name_param and params is not None and params.get(name_param) is not None:
-        headers["Mcp-Name"] = encode_header_value(params[name_param])
+        try:
+            headers["Mcp-Name"] = encode_header_value(params[name_param])
+        except UnicodeEncodeError:  # what the user types is refused before: a server's value
+            from mrtr_cli.errors import ProtocolError  # noqa: PLC0415
+            from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415
+
+            raise ProtocolError(f"the {name_param} {quote_value(params[name_param])} of this {method} has no "
+                                "UTF-8 form (a lone surrogate), so it cannot be sent in the Mcp-Name header") from None
     return headers
 
 

@@ -35,8 +35,9 @@ MAX_RESOURCES = 512  # "Limits": entries per skill, SKILL.md included
 MAX_TOTAL_SIZE = 16 * 1024 * 1024  # bytes, summed over a skill's resources
 #: Unicode categories refused in a skill file's path: controls (C0, DEL, C1 such as
 #: U+009B), format characters (bidi overrides such as U+202E, zero-width ones), line and
-#: paragraph separators. A server chooses these names; a file name holding them lies.
-UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+#: paragraph separators, and lone surrogates (no UTF-8 form: no file can be named so).
+#: A server chooses these names; a file name holding them lies.
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -221,8 +222,8 @@ class SkillLoader:
         bad = next((c for c in rel if unicodedata.category(c) in UNSAFE_CATEGORIES), None)
         if bad is not None:
             raise VerificationFailed(f"the skill file {self._shown(uri)} has an unsafe path: it holds "
-                                     f"U+{ord(bad):04X} ({unicodedata.category(bad)}: a control, format or "
-                                     "separator character), which a file name must not")
+                                     f"U+{ord(bad):04X} ({unicodedata.category(bad)}: a control, format, "
+                                     "separator or lone surrogate character), which a file name must not")
         return rel
 
     def read_manifest(self) -> SkillFile:
