@@ -471,6 +471,9 @@ class HttpTransport(Transport):
             msg = self._read_events(resp, rid, cursor, remaining)
             if msg is None and self.resume_streams and cursor.last_id is not None:
                 msg = self._resume(rid, cursor, headers, remaining)
+            if msg is None and cursor.cut:
+                raise BrokenStream(f"the response stream from {self.url} ended in the middle of an event "
+                                   "(no blank line after its data), before the final response")
             if msg is None:
                 raise BrokenStream(f"the response stream from {self.url} ended before the final response")
             return msg

@@ -340,6 +340,15 @@ def endless(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(action=act)
 
 
+def sse_cut(keep: int | None) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """An SSE response whose one event is cut: the first `keep` bytes of the answer's data
+    line (None: the whole line, but not the blank line that ends the event), then the end."""
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        line = b"data: " + complete(req, "never shown").body
+        return Reply(line[:keep] if keep is not None else line + b"\n", ctype="text/event-stream")
+    return reply
+
+
 def huge_sse(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(sse(complete(req, "x" * (3 * M)).body), ctype="text/event-stream")
 
@@ -514,6 +523,9 @@ _TABLE = [
     # Size.
     Case("huge_line", huge_line(3 * M), 4, "over the limit of 1048576 bytes", args=(*LIMIT, "call", "t")),
     Case("endless_line", endless, 4, "over the limit", args=(*LIMIT, "call", "t")),
+    # An SSE event ends at a blank line: a stream that ends before it is broken (as a cut stdio line).
+    Case("sse_cut_in_data", sse_cut(30), 3, "ended in the middle of an event", transports=("http",)),
+    Case("sse_cut_before_blank_line", sse_cut(None), 3, "ended in the middle of an event", transports=("http",)),
     Case("huge_sse_event", huge_sse, 4, "over the limit", args=(*LIMIT, "call", "t"), transports=("http",)),
     # HTTP 429.
     Case("429_then_ok", too_many(2, "0"), 0, transports=("http",), out="ok after 2 refusals"),

@@ -103,6 +103,27 @@ def test_sse_parsing_never_fails(parts: list[bytes], chunk: int, eol: bytes, lim
         assert exc.size > limit
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b" ").replace(b"\r", b" ")), max_size=5),
+       st.integers(0, 400), st.integers(1, 64))
+def test_an_sse_stream_cut_anywhere_yields_only_whole_events(payloads: list[bytes], cut: int, chunk: int) -> None:
+    """Cut a stream of events anywhere: exactly the events whose blank line arrived are
+    dispatched, and the cursor says `cut` exactly when a data line had begun after them."""
+    from mrtr_cli.transport.sse import SseCursor
+
+    blocks = [b"data: " + p + b"\n\n" for p in payloads]
+    stream = b"".join(blocks)[:cut]
+    whole, rest = 0, stream
+    while whole < len(blocks) and rest.startswith(blocks[whole]):
+        rest = rest[len(blocks[whole]):]
+        whole += 1
+    cursor = SseCursor()
+    chunks = [stream[i:i + chunk] for i in range(0, len(stream), chunk)]
+    events = list(parse_sse_bytes(chunks, cursor))
+    assert [e.data for e in events] == [p.decode("utf-8", "replace") for p in payloads[:whole]]
+    assert cursor.cut == rest.startswith(b"data"), (rest, cursor.cut)
+
+
 yaml_pieces = st.sampled_from(["a: ", "&x ", "*x", "&y ", "*y", "[", "]", "{", "}", ", ", "- ", "\n", "  ", "? ",
                                 "<<: ", "!!set ", "!!binary ", "2026-01-02", "1" * 50, "'", '"', "#", ":", "x"])
 
