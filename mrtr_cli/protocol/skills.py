@@ -26,7 +26,7 @@ from typing import Any
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_text, quote_value, sanitize
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MANIFEST = "SKILL.md"
@@ -98,7 +98,7 @@ def find_skill(entries: list[Any], wanted: str) -> dict[str, Any] | None:
     named = [e for e in valid if skill_name(e) == wanted]
     if len(named) > 1:
         paths = ", ".join(sanitize(skill_path(e["uri"]) or e["uri"], single_line=True) for e in named)
-        raise UsageError(f"several skills are named {sanitize(wanted, single_line=True)!r}: {paths}",
+        raise UsageError(f"several skills are named {quote_text(wanted)}: {paths}",
                          hint="name the one you mean by its path or its SKILL.md URI")
     return named[0] if named else None
 
@@ -152,7 +152,7 @@ class SkillLoader:
     def __post_init__(self) -> None:
         self.uri = self.entry.get("uri")
         if not isinstance(self.uri, str) or not self.uri.endswith("/" + MANIFEST):
-            raise VerificationFailed(f"the skill entry's uri {sanitize(str(self.uri), single_line=True)!r} "
+            raise VerificationFailed(f"the skill entry's uri {quote_value(self.uri)} "
                                      f"is not the URI of a {MANIFEST}")
         if not isinstance(self.entry.get("frontmatter"), dict):
             raise VerificationFailed(f"the skill entry for {self._shown(self.uri)} has no frontmatter object")

@@ -15,7 +15,7 @@ from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
 from mrtr_cli.protocol.identifiers import check_identifier
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value, sanitize
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -115,7 +115,7 @@ def parse_task(obj: Any, *, what: str, ttl_key: str = "ttlMs", poll_key: str = "
                             f"not {sanitize(known_id, single_line=True)}", data={"taskId": task_id})
     status = obj.get("status")
     if status not in TASK_STATUSES:
-        raise ProtocolError(f"the server's {what} has an unknown task status {status!r}",
+        raise ProtocolError(f"the server's {what} has an unknown task status {quote_value(status)}",
                             data={"taskId": task_id, "status": status})
     message = obj.get("statusMessage")
     created, updated = obj.get("createdAt"), obj.get("lastUpdatedAt")

@@ -272,6 +272,16 @@ def task_bad_input_request(req: dict[str, Any], ctx: Ctx) -> Reply:
             "type": "object", "properties": {"x": {"type": "string"}}}}}}})
 
 
+def quoted_bounded(run: Any, trace: Any) -> None:
+    """A server value quoted in the error is JSON, escaped and cut: a short line."""
+    line = next(x for x in run.stderr.splitlines() if x.startswith("mrtr: error:"))
+    assert len(line) < 300 and "…" in line, line
+    assert "\x1b" not in run.stderr and "\\u001b" in line, line
+
+
+LONG = "\x1b[31m" + "v" * 5000
+
+
 def nothing_recorded(run: Any, trace: Any) -> None:
     """No task record was written (not even a temporary file), and the id is shown escaped."""
     tasks = trace.parent / "state" / "mrtr" / "tasks"
@@ -508,6 +518,12 @@ _TABLE = [
     # A JSON-RPC error is reported like every error: one "mrtr: error:" line.
     Case("jsonrpc_error_prefixed", lambda req, ctx: Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {
         "code": -32601, "message": "no such tool"}}), 4, "mrtr: error: server error -32601: no such tool"),
+    # A server value quoted in an error: as JSON, escaped, cut (never a Python repr of any length).
+    Case("error_code_not_integer", lambda req, ctx: Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {
+        "code": "x", "message": {"": {}, "m": LONG}}}), 4, 'without an integer code: {"code": "x", "message": {"": {}',
+         check=quoted_bounded),
+    Case("result_type_unknown", lambda req, ctx: Reply.result(req, {"resultType": {"k": LONG}}), 4,
+         'unrecognised resultType {"k": "', eras=("modern",), check=quoted_bounded),
     Case("content_string", raw_result('{"content":"hello"}'), 4, "content"),
     Case("content_item_no_type", raw_result('{"content":[{"text":"x"}]}'), 4, "content[0]"),
     Case("text_not_string", raw_result('{"content":[{"type":"text","text":7}]}'), 4, "content[0].text"),
