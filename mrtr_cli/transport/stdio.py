@@ -188,6 +188,9 @@ class StdioTransport(Transport):
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
         self._heard = False  # a first line came on stdout
+        from mrtr_cli.render.repeats import RepeatedNotes  # noqa: PLC0415
+
+        self._noise = RepeatedNotes("lines on the server's stdout that mrtr could not use")
 
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
@@ -262,13 +265,20 @@ class StdioTransport(Transport):
                 break
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
+        self._summarise_noise()
 
     def kill(self) -> None:
         proc = self._proc
-        if proc is None or proc.returncode is not None:
-            return
-        self._closing = True
-        kill_process_group(proc)
+        if proc is not None and proc.returncode is None:
+            self._closing = True
+            kill_process_group(proc)
+        self._summarise_noise()
+
+    def _summarise_noise(self) -> None:
+        """Say how many warnings about the server's stdout were left out (`_note_noise`)."""
+        line = self._noise.summary()
+        if line is not None and self._stderr_sink is not None:
+            self._stderr_sink(line)
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
@@ -554,8 +564,10 @@ class StdioTransport(Transport):
                 victim.set_exception(exc)
 
     def _note_noise(self, text: str, what: str = "a non-JSON line") -> None:
+        """Keep `text` for the crash report and warn about it: the first few times only,
+        the rest counted and summarised when the transport closes."""
         self._tail.append("(stdout) " + sanitize(text[:200]))
-        if self._stderr_sink is not None:
+        if self._stderr_sink is not None and self._noise.take():
             self._stderr_sink(f"mrtr: warning: server wrote {what} to stdout: " + sanitize(text[:200], single_line=True))
 
     def _pump_stderr(self) -> None:

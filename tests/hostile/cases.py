@@ -323,6 +323,18 @@ def serve_skill(manifest: str) -> Callable[[dict[str, Any], Ctx], Reply]:
     return reply
 
 
+def stdout_noise(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """50,000 lines of non-JSON noise on stdout, then the answer."""
+    noise = b"".join(b"noise line %d of the server\n" % i for i in range(50000))
+    return Reply(noise + complete(req, "after the noise").body)
+
+
+def noise_summarised(run: Any, trace: Any) -> None:
+    warnings = [x for x in run.stderr.splitlines() if "is not a JSON-RPC message" in x]
+    assert len(warnings) == 10, len(warnings)
+    assert len(run.stderr) < 8192, len(run.stderr)
+
+
 def huge_line(size: int) -> Callable[[dict[str, Any], Ctx], Reply]:
     return lambda req, ctx: complete(req, "x" * size)
 
@@ -536,6 +548,9 @@ _TABLE = [
     Case("skill_alias_bomb", serve_skill(alias_bomb_manifest()), 4, "skill://bomb/SKILL.md: its frontmatter expands "
          "to more than 10000 YAML nodes", args=("skill", "bomb"), eras=("modern",),
          methods=("server/discover", "skills/list", "resources/read")),
+    # Floods: repeated diagnostics are shown a few times, then counted.
+    Case("stdout_noise_flood", stdout_noise, 0, "... and 49,990 more lines on the server's stdout",
+         transports=("stdio",), out="after the noise", check=noise_summarised),
     # Size.
     Case("huge_line", huge_line(3 * M), 4, "over the limit of 1048576 bytes", args=(*LIMIT, "call", "t")),
     Case("endless_line", endless, 4, "over the limit", args=(*LIMIT, "call", "t")),
