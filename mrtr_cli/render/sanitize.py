@@ -123,3 +123,19 @@ def quote_text(text: Any, *, limit: int = QUOTE_CHARS) -> str:
     lone surrogate made visible (`sanitize(single_line=True)`), cut to `limit` characters
     with an ellipsis."""
     return "'" + _cut(sanitize(str(text)[: limit + 1], single_line=True), limit) + "'"
+
+
+#: The most digits of an integer shown whole in text output (`short_number`).
+NUMBER_DIGITS = 15
+
+
+def short_number(value: int | float) -> str:
+    """A number from a server for text output: an integer of more than `NUMBER_DIGITS`
+    digits as its first digits and its length (`123456…(4000 digits)`), a float as `:g`.
+    (`--json` prints the number whole.)"""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    digits = str(abs(value))
+    if len(digits) <= NUMBER_DIGITS:
+        return str(value)
+    return f"{'-' if value < 0 else ''}{digits[:6]}…({len(digits)} digits)"

@@ -335,6 +335,20 @@ def noise_summarised(run: Any, trace: Any) -> None:
     assert len(run.stderr) < 8192, len(run.stderr)
 
 
+def completion(count: int, total: int | None) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A completion/complete answer with `count` values (and `total`, when given)."""
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        body = {"values": [f"v{i}" for i in range(count)], "hasMore": True}
+        if total is not None:
+            body["total"] = total
+        return Reply.result(req, {"resultType": "complete", "completion": body})
+    return reply
+
+
+def hundred_lines(run: Any, trace: Any) -> None:
+    assert run.stdout.splitlines() == [f"v{i}" for i in range(100)], len(run.stdout)
+
+
 def huge_line(size: int) -> Callable[[dict[str, Any], Ctx], Reply]:
     return lambda req, ctx: complete(req, "x" * size)
 
@@ -551,6 +565,12 @@ _TABLE = [
     # Floods: repeated diagnostics are shown a few times, then counted.
     Case("stdout_noise_flood", stdout_noise, 0, "... and 49,990 more lines on the server's stdout",
          transports=("stdio",), out="after the noise", check=noise_summarised),
+    Case("completion_million_values", completion(1_000_000, None), 0, "100 of the 1,000,000 values",
+         args=("complete", "resource", "r://{x}", "x="), eras=("modern",), methods=("completion/complete",),
+         check=hundred_lines),
+    Case("completion_huge_total", completion(3, 10 ** 3999), 0, "3 of 100000…(4000 digits) values shown",
+         args=("complete", "resource", "r://{x}", "x="), eras=("modern",), methods=("completion/complete",),
+         out="v2"),
     # Size.
     Case("huge_line", huge_line(3 * M), 4, "over the limit of 1048576 bytes", args=(*LIMIT, "call", "t")),
     Case("endless_line", endless, 4, "over the limit", args=(*LIMIT, "call", "t")),

@@ -124,6 +124,52 @@ def test_an_sse_stream_cut_anywhere_yields_only_whole_events(payloads: list[byte
     assert cursor.cut == rest.startswith(b"data"), (rest, cursor.cut)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(text, max_size=300), st.none() | st.booleans() | st.integers() | st.integers(10 ** 300, 10 ** 4000),
+       st.none() | st.booleans())
+def test_completion_lists_print_bounded_lines(values: list[str], total: object, more: object) -> None:
+    """Any completion: at most 100 one-line values on stdout; a note says what was left out;
+    no line of it is long (a total of thousands of digits is shortened)."""
+    from mrtr_cli.render.completion import MAX_VALUES, completion_lines
+
+    completion: dict[str, object] = {"values": values}
+    if total is not None:
+        completion["total"] = total
+    if more is not None:
+        completion["hasMore"] = more
+    lines, note = completion_lines({"completion": completion})
+    assert len(lines) == min(len(values), MAX_VALUES)
+    assert all("\n" not in line and "\x1b" not in line for line in lines)
+    assert len(note) < 200
+    if len(values) > MAX_VALUES:
+        assert f"{len(values):,} values" in note
+
+
+@settings(max_examples=300, deadline=None)
+@given(text | st.text(max_size=5000), json_values)
+def test_task_ids_are_taken_only_when_they_can_be_written(task_id: str, extra: object) -> None:
+    """A task id is accepted exactly when it can be written as UTF-8 (records, commands,
+    headers) and is not too long; otherwise a ProtocolError quoting it escaped and short."""
+    from mrtr_cli.errors import ProtocolError
+    from mrtr_cli.protocol.identifiers import MAX_IDENTIFIER_CHARS
+    from mrtr_cli.tasks.state import parse_task
+
+    try:
+        task_id.encode("utf-8")
+        writable = 0 < len(task_id) <= MAX_IDENTIFIER_CHARS
+    except UnicodeEncodeError:
+        writable = False
+    obj = {"taskId": task_id, "status": "working", "statusMessage": extra}
+    try:
+        state = parse_task(obj, what="tasks/get result")
+    except ProtocolError as exc:
+        assert not writable, exc.message
+        assert len(exc.message) < 400 and "\x1b" not in exc.message
+        exc.message.encode("utf-8")
+        return
+    assert writable and state.task_id == task_id
+
+
 yaml_pieces = st.sampled_from(["a: ", "&x ", "*x", "&y ", "*y", "[", "]", "{", "}", ", ", "- ", "\n", "  ", "? ",
                                 "<<: ", "!!set ", "!!binary ", "2026-01-02", "1" * 50, "'", '"', "#", ":", "x"])
 
