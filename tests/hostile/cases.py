@@ -282,6 +282,12 @@ def quoted_bounded(run: Any, trace: Any) -> None:
 LONG = "\x1b[31m" + "v" * 5000
 
 
+def flag_escaped(run: Any, trace: Any) -> None:
+    """What the user typed is echoed escaped: no control reaches the terminal."""
+    assert "-a k\\x1b]0;PWN\\x07=1 was not used" in run.stderr, run.stderr
+    assert not any(ch in run.stderr for ch in "\x1b\x07"), run.stderr
+
+
 def nothing_recorded(run: Any, trace: Any) -> None:
     """No task record was written (not even a temporary file), and the id is shown escaped."""
     tasks = trace.parent / "state" / "mrtr" / "tasks"
@@ -540,6 +546,9 @@ _TABLE = [
          methods=("tasks/get",)),
     Case("task_input_request_invalid", task_bad_input_request, 4, 'inputRequests["q"].params.message',
          eras=("modern",), methods=("tasks/get",)),
+    # What the user typed is shown escaped.
+    Case("unused_flag_escaped", lambda req, ctx: complete(req, "done"), 0, "was not used",
+         args=("call", "t", "-a", "k\x1b]0;PWN\x07=1"), out="done", check=flag_escaped),
     # Shapes the schema forbids.
     # A JSON-RPC error is reported like every error: one "mrtr: error:" line.
     Case("jsonrpc_error_prefixed", lambda req, ctx: Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {
