@@ -25,6 +25,7 @@ class RunOptions:
     server: str | None = None
     config: str | None = None
     headers: list[str] = field(default_factory=list)
+    public_headers: list[str] = field(default_factory=list)  # -H names whose values may be shown
     bearer_token_env: str | None = None
     # OAuth (issue 13): a pre-registered client.
     client_id: str | None = None

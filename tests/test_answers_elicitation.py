@@ -99,7 +99,7 @@ def test_flags_come_before_files(mrtr, forms: Target, tmp_path):
     r = mrtr(*forms.args, "call", "every_kind", "--answers", answers, "-a", "kinds.age=40", "-v")
     assert r.code == 0, r.stderr
     assert sent(forms)[-1] == {"kinds": {"action": "accept", "content": {**EXPECTED, "age": 40}}}
-    assert f"input 'kinds' answered from {answers}, inputResponses.kinds, -a kinds.age=40" in r.stderr
+    assert f'input "kinds" answered from {answers}, inputResponses.kinds, -a kinds.age=40' in r.stderr
     # A flag turns a file's decline into an answer; the others still come from the file.
     r = mrtr(*forms.args, "call", "three_forms", "--answers", answers, "-a", "word=flagged", "-a", "sure=y",
              "-a", "pick=x")
@@ -121,8 +121,8 @@ def test_bare_file_several_files_and_unknown_keys(mrtr, forms: Target, tmp_path)
                             "b": {"action": "accept", "content": {"sure": True}},
                             "c": {"action": "accept", "content": {"pick": "x"}}}]
     # -v says where each answer came from.
-    assert f"input 'a' answered from {third}, fields.word" in r.stderr
-    assert f"input 'c' answered from {second}, inputResponses.c" in r.stderr
+    assert f'input "a" answered from {third}, fields.word' in r.stderr
+    assert f'input "c" answered from {second}, inputResponses.c' in r.stderr
 
 
 def test_a_list_is_consumed_one_entry_per_round(mrtr, core: Target, tmp_path):
@@ -180,7 +180,7 @@ def test_wrong_answer_in_a_file_exits_2_and_sends_nothing(mrtr, forms: Target, t
     r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
     assert r.code == 2, r.stderr
     first_line = r.stderr.splitlines()[0]
-    assert f"{answers}, inputResponses.kinds, field {field!r}" in first_line
+    assert f'{answers}, inputResponses.kinds, field "{field}"' in first_line
     for word in words:
         assert word in first_line
     assert r.stdout == ""
@@ -192,13 +192,13 @@ def test_wrong_fields_and_flags_name_their_source(mrtr, forms: Target, tmp_path)
     answers = write(tmp_path, "f.json", {"fields": {**EXPECTED, "score": 2}})
     r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
     assert r.code == 2
-    assert f"{answers}, fields.score (input request 'kinds'): must be <= 1 (expected a number >= 0 and <= 1)" in r.stderr
+    assert f'{answers}, fields.score (input request "kinds"): must be <= 1 (expected a number >= 0 and <= 1)' in r.stderr
     r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS[:-2], "days=friday"))
     assert r.code == 2
-    assert ("-a days=friday (input request 'kinds', field 'days'): 'friday' is not one of: "
+    assert ('-a days=friday (input request "kinds", field "days"): \'friday\' is not one of: '
             "mon (Monday), tue (Tuesday), wed (Wednesday)") in r.stderr
     r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS[1:], "name=A"))
-    assert r.code == 2 and "field 'name'" in r.stderr and "at least 2 characters" in r.stderr
+    assert r.code == 2 and 'field "name"' in r.stderr and "at least 2 characters" in r.stderr
     assert sent(forms) == []
 
 
@@ -206,8 +206,8 @@ def test_every_problem_is_listed(mrtr, forms: Target, tmp_path):
     answers = write(tmp_path, "bad.json", {"kinds": {"action": "accept", "content": {"age": 1, "size": "Q"}}})
     r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
     assert r.code == 2
-    assert "field 'name': is required but missing" in r.stderr
-    assert "also:" in r.stderr and "field 'size'" in r.stderr and "field 'age'" in r.stderr
+    assert 'field "name": is required but missing' in r.stderr
+    assert "also:" in r.stderr and 'field "size"' in r.stderr and 'field "age"' in r.stderr
 
 
 def test_unused_flag_is_noted_and_partial_answers_pend(mrtr, forms: Target):

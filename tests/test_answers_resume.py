@@ -109,7 +109,7 @@ def test_a_template_with_a_wrong_answer_exits_2_on_resume(mrtr, forms: Target, t
     forms.reset()
     r = mrtr("resume", path, "--answers", answers)
     assert r.code == 2
-    assert f"{answers}, inputResponses.kinds, field 'age'" in r.stderr
+    assert f"{answers}, inputResponses.kinds, field \"age\"" in r.stderr
     assert calls(forms) == []
 
 

@@ -67,7 +67,7 @@ def test_invalid_x_mcp_header_tool_is_left_out_over_http_only(mrtr, catalog: Tar
     assert r.code == 0
     if catalog.kind == "http":
         assert "bad_header" not in r.stdout
-        assert "leaving out tool 'bad_header'" in r.stderr and "number" in r.stderr
+        assert 'leaving out tool "bad_header"' in r.stderr and "number" in r.stderr
         r = mrtr(*catalog.args, "call", "bad_header", "weight:=1.5")
         assert r.code == 2
         assert "invalid x-mcp-header" in r.stderr

@@ -140,12 +140,12 @@ def test_wrong_answer_type_exits_2_naming_the_field(mrtr, core: Target, tmp_path
     core.reset()
     r = mrtr(*core.args, "call", "typed", "-a", "count=many")
     assert r.code == 2
-    assert "'count'" in r.stderr and "integer" in r.stderr
+    assert '"count"' in r.stderr and "integer" in r.stderr
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"f": {"action": "accept", "content": {"count": "three"}}}))
     r = mrtr(*core.args, "call", "typed", "--answers", bad)
     assert r.code == 2
-    assert str(bad) in r.stderr and "'count'" in r.stderr and "integer" in r.stderr
+    assert str(bad) in r.stderr and '"count"' in r.stderr and "integer" in r.stderr
     # Nothing invalid was sent: only the first request reached the server each time.
     calls = [m for m in core.requests() if m["method"] == "tools/call"]
     assert all("inputResponses" not in m["params"] for m in calls)
@@ -253,7 +253,7 @@ def test_unknown_result_type_exits_4(mrtr, tmp_path):
     args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "bogus", "content": []}}]}})
     r = mrtr(*args, "call", "t")
     assert r.code == 4
-    assert "resultType 'bogus'" in r.stderr
+    assert 'resultType "bogus"' in r.stderr
     assert r.stdout == ""
 
 

@@ -101,16 +101,33 @@ def test_credentials_in_the_url_are_never_shown_or_saved(mrtr, http_servers, tmp
     assert_clean(gone)
 
 
-def test_ordinary_header_values_stay_readable_and_the_trace_stays_json(mrtr, guarded, tmp_path):
+def test_public_header_values_stay_readable_and_the_trace_stays_json(mrtr, guarded, tmp_path):
     trace = tmp_path / "t.jsonl"
     r = mrtr("--url", guarded, "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Flag: true",
-             "-H", "Accept-Language: application", "-H", "X-Api-Key: jsonrpc", "--trace", trace, "call", "whoami")
+             "-H", "Accept-Language: application", "--public-header", "accept-language",
+             "-H", "X-Api-Key: jsonrpc", "--trace", trace, "call", "whoami")
     assert r.code == 0, r.stderr
     lines = [json.loads(line) for line in trace.read_text().splitlines()]  # every line is JSON
     assert any("application/json" in json.dumps(line) for line in lines)
     # A secret that is also a protocol word hides values, never keys.
     assert all("jsonrpc" in line["message"] for line in lines if "message" in line)
     assert_clean(r, trace)
+
+
+def test_every_header_value_is_a_secret_unless_named_public(mrtr, guarded, tmp_path):
+    """A header whose name says nothing of credentials (`X-Custom`)
+    may still carry one: its value is kept out of -vv and --trace, unless --public-header."""
+    trace = tmp_path / "t.jsonl"
+    args = ["--url", guarded, "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Custom: hunter22",
+            "-H", "X-Region: eu-west-7", "-vv", "--trace", trace]
+    r = mrtr(*args, "call", "whoami")
+    assert r.code == 0, r.stderr
+    assert "hunter22" not in r.stderr and "hunter22" not in trace.read_text(), r.stderr
+    assert "X-Custom: ***" in r.stderr
+    r = mrtr(*args, "--public-header", "X-Region", "call", "whoami")
+    assert r.code == 0, r.stderr
+    assert "X-Region: eu-west-7" in r.stderr and "eu-west-7" in trace.read_text()
+    assert "hunter22" not in r.stderr and "hunter22" not in trace.read_text()
 
 
 @pytest.mark.parametrize("how", ["header", "bearer-env"])

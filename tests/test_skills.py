@@ -216,7 +216,7 @@ def test_frontmatter_parsing_and_comparison():
         parse_frontmatter("---\nname: [unclosed\n---\n")
 
 
-@pytest.mark.parametrize("char", ["\u202e", "\x9b", "\u2028", "\u2029", "\u200b", "\x85", "\x7f", "\x1b"])
+@pytest.mark.parametrize("char", ["\u202e", "\x9b", "\u2028", "\u2029", "\u200b", "\x85", "\x7f", "\x1b", "\ud800"])
 def test_a_file_name_with_a_control_format_or_separator_character_is_refused(char):
     from mrtr_cli.protocol.skills import SkillLoader, VerificationFailed
 

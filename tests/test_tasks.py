@@ -498,7 +498,7 @@ def test_parse_task_ignores_result_type_and_checks_payloads():
     completed = {**HANDLE, "resultType": "task", "status": "completed", "result": {"content": []}}
     assert parse_task(completed, what="tasks/get result").result == {"content": []}
     assert parse_task({"status": "working", "ttlMs": None}, what="x", known_id="t1").ttl_ms is None
-    with pytest.raises(ProtocolError, match="unknown task status 'done'"):
+    with pytest.raises(ProtocolError, match='unknown task status "done"'):
         parse_task({**HANDLE, "status": "done"}, what="x")
     with pytest.raises(ProtocolError, match="no taskId"):
         parse_task({"status": "working"}, what="x")

@@ -57,15 +57,23 @@ def test_sse_parser_joins_data_lines_skips_comments_and_keeps_the_last_event_id(
     lines = [": keep-alive", "event: message", "data: {\"a\":", "data: 1}", "", "id: 7", "data: x", "",
              "data: tail"]
     events = list(parse_sse(lines))
-    assert [(e.event, e.data, e.id) for e in events] == [
-        ("message", '{"a":\n1}', None), ("message", "x", "7"), ("message", "tail", "7")]
+    assert [(e.event, e.data, e.id) for e in events] == [  # "tail" has no blank line: not an event
+        ("message", '{"a":\n1}', None), ("message", "x", "7")]
 
 
 def test_sse_parser_on_raw_bytes_split_anywhere():
     from mrtr_cli.transport.sse import parse_sse_bytes
 
-    raw = b"event: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: ping\nid: 7\rdata: x\r\rdata:tail \xe2\x98\x83"
+    from mrtr_cli.transport.sse import SseCursor
+
+    raw = b"event: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: ping\nid: 7\rdata: x\r\rdata:tail \xe2\x98\x83\r\n\r"
     want = [("message", '{"a":\n1}', None), ("message", "x", "7"), ("message", "tail \u2603", "7")]
     for size in range(1, len(raw) + 1):  # every way of cutting the stream into chunks
         chunks = [raw[i:i + size] for i in range(0, len(raw), size)]
-        assert [(e.event, e.data, e.id) for e in parse_sse_bytes(chunks)] == want, size
+        cursor = SseCursor()
+        assert [(e.event, e.data, e.id) for e in parse_sse_bytes(chunks, cursor)] == want, size
+        assert not cursor.cut
+    for end in (b"data: x", b"data: x\n", b"data: x\r\n", b"data: x\ndata: y\n"):  # no blank line: cut
+        cursor = SseCursor()
+        assert list(parse_sse_bytes([b"data: a\n\n" + end], cursor))[-1].data == "a"
+        assert cursor.cut, end

@@ -47,7 +47,7 @@ def complete_cmd(ctx: click.Context, kind: str, ref: str, items: tuple[str, ...]
       mrtr -s work complete resource 'repo://{owner}/{name}' name= owner=alice
     """
     from mrtr_cli.errors import JsonRpcError, UsageError  # noqa: PLC0415
-    from mrtr_cli.protocol.completions import complete_params, completion_values, request_completion  # noqa: PLC0415
+    from mrtr_cli.protocol.completions import complete_params, request_completion  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     pairs = split_items(items)
@@ -78,16 +78,11 @@ def complete_cmd(ctx: click.Context, kind: str, ref: str, items: tuple[str, ...]
     if app.opts.json_mode:
         print_json(app.env, result)
         return 0
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.completion import completion_lines  # noqa: PLC0415
 
-    values = completion_values(result)
-    for item in values:
-        app.env.out(sanitize(item, single_line=True))
-    completion = result["completion"]
-    total = completion.get("total")
-    if not values:
-        app.env.err("mrtr: the server suggests no values")
-    elif completion.get("hasMore") is True or (isinstance(total, int) and total > len(values)):
-        shown = f"{len(values)} of {total}" if isinstance(total, int) and not isinstance(total, bool) else f"{len(values)}"
-        app.env.err(f"mrtr: {shown} values shown; the server has more (type more of the value)")
+    lines, note = completion_lines(result)
+    for line in lines:
+        app.env.out(line)
+    if note:
+        app.env.err(note)
     return 0

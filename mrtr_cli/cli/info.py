@@ -113,10 +113,10 @@ def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
     with app.session() as session:
         catalog = app.catalog(session)
         tools = catalog.load(refresh=True)
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415
 
     for excluded, reason in catalog.excluded.items():
-        app.env.err(f"mrtr: warning: leaving out tool {sanitize(excluded, single_line=True)!r}: "
+        app.env.err(f"mrtr: warning: leaving out tool {quote_value(excluded)}: "
                     f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
     if name is None:
         _print_items(app, "tools", ["NAME", "PARAMETERS", "DESCRIPTION"], tools, session.capabilities)

@@ -54,6 +54,8 @@ global_options = _options(
     click.option("--config", metavar="FILE", help="Config file for -s/--server (searched before the usual places)."),
     click.option("--expand-env", is_flag=True, default=None, help="Expand ${VAR} and env:/file: values in project-directory config files."),
     click.option("-H", "--header", "headers", multiple=True, metavar="'Name: value'", help="HTTP header (repeatable); a value of env:VAR or file:PATH (also 'Bearer env:VAR') is read from there."),
+    click.option("--public-header", "public_headers", multiple=True, metavar="NAME",
+                 help="Show this -H header's value in -vv and --trace (repeatable); every other -H value is a secret."),
     click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
     click.option("--color", type=click.Choice(COLOR_MODES), default=None,
                  help="Style output: auto (on a terminal only; NO_COLOR turns it off, FORCE_COLOR on), always, never."),

@@ -78,7 +78,9 @@ def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
 def command_line_headers(opts: RunOptions, env: Environment, read_file: Callable[[str], str]) -> dict[str, str]:
     """The HTTP headers of `-H "Name: value"` (a value may be `env:VAR` / `file:PATH`, also
     after an auth scheme) and `--bearer-token-env VAR` (`Authorization: Bearer $VAR`); header
-    name -> value. Credentials are registered as secrets.
+    name -> value. Every `-H` value is registered as a secret (kept out of `-vv`, `--trace`
+    and errors) unless its name is one of `--public-header NAME` (case-insensitive);
+    values read from `env:`/`file:` and the token always are.
 
     Raises:
         UsageError: a malformed header, an unreadable value source, an empty token variable.
@@ -86,12 +88,14 @@ def command_line_headers(opts: RunOptions, env: Environment, read_file: Callable
     from mrtr_cli.config.values import is_secret_name, resolve_header_value  # noqa: PLC0415
 
     headers: dict[str, str] = {}
+    public = {name.strip().lower() for name in opts.public_headers}
     for text in opts.headers:
         name, value = parse_header(text)
         written = value
         value, secret = resolve_header_value(value, allowed=True, where=f"-H {name}", read_file=read_file)
-        if is_secret_name(name):
+        if name.lower() not in public:  # every -H value is a secret unless named public
             env.add_secret(value)
+        if is_secret_name(name) and name.lower() not in public:
             env.add_secret(value.split(" ", 1)[-1])  # the credential after an auth scheme
         if secret:
             env.add_secret(secret)

@@ -40,6 +40,7 @@ from mrtr_cli.jsonfile import lone_surrogate_in
 from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import ProgressCallback, Session
+from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.responders.chain import ResponderChain
 
 _BACKOFF_START = 0.05
@@ -53,7 +54,7 @@ def rejected_explanation(rejected: dict[str, dict[str, str]]) -> str:
     parts = []
     for key, info in rejected.items():
         said = f", saying: {info['message']}" if info.get("message") else " (it gave no message)"
-        parts.append(f"the server asked for {key!r} again after the answer from {info['source']} was sent{said}")
+        parts.append(f"the server asked for {quote_value(key)} again after the answer from {info['source']} was sent{said}")
     return "; ".join(parts) + "; an answer given once is used once: give another"
 
 
@@ -226,7 +227,7 @@ class MrtrEngine:
                 return task_outcome
             if result_type != "input_required":
                 raise ProtocolError(
-                    f"the server sent an unrecognised resultType {result_type!r} for {method}",
+                    f"the server sent an unrecognised resultType {quote_value(result_type)} for {method}",
                     data={"resultType": result_type},
                 )
             outcome.rounds += 1

@@ -126,14 +126,14 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     URLs of URL-mode requests are listed (sanitised) so a person can open them
     themselves; `mrtr` never opens anything without a person's consent.
     """
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415
 
     lines = []
     requests = doc.get("inputRequests") if isinstance(doc.get("inputRequests"), dict) else {}
     for key in doc.get("missing") or []:
         url = _url_request(requests.get(key))
         if url is not None:
-            lines.append(f"  input {sanitize(str(key), single_line=True)!r} asks you to open this URL yourself: "
+            lines.append(f"  input {quote_value(key)} asks you to open this URL yourself: "
                          f"{sanitize(url, single_line=True)}")
             from mrtr_cli.responders.urls import browser_host, url_warnings  # noqa: PLC0415
 

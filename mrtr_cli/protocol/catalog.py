@@ -29,7 +29,7 @@ from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp
 from mrtr_cli.protocol.listcache import ListCache
 from mrtr_cli.protocol.listing import LIST_MEMBER, list_all
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value, sanitize
 
 
 def fetch_list(session: Session, method: str, cache: ListCache | None, *,
@@ -169,7 +169,7 @@ class ToolCatalog:
             if reason is not None:
                 name = str(tool.get("name"))
                 self.excluded[name] = reason
-                self.session.tracer.note(f"leaving out tool {sanitize(name, single_line=True)!r}: "
+                self.session.tracer.note(f"leaving out tool {quote_value(name)}: "
                                          f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
                 continue
             tools.append(tool)
@@ -190,7 +190,7 @@ class ToolCatalog:
         """The error for a tool the server does not list, with a "did you mean" hint."""
         names = [str(t.get("name")) for t in self._tools or []]
         if name in self.excluded:
-            return UsageError(f"tool {name!r} is not usable over HTTP: its definition has an invalid "
+            return UsageError(f"tool {quote_value(name)} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
         from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415 - only for an unlisted tool
         from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415

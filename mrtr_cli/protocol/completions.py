@@ -59,6 +59,7 @@ def request_completion(session: Session, params: dict[str, Any], *, deadline: De
     return result
 
 
+
 def completion_values(result: Any) -> list[str]:
     """The `completion.values` of a `CompleteResult`.
 

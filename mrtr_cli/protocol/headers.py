@@ -9,9 +9,10 @@ looks like that encoding.
 from __future__ import annotations
 
 import base64
-import json
 import re
 from typing import Any
+
+from mrtr_cli.render.sanitize import quote_value
 
 _SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$")
 _ENCODED = re.compile(r"^=\?base64\?.*\?=$", re.DOTALL)
@@ -45,11 +46,22 @@ def encode_header_value(value: Any) -> str:
 
 
 def request_headers(method: str, params: dict[str, Any] | None, protocol_version: str) -> dict[str, str]:
-    """The MCP headers for one POSTed request (no Accept/Content-Type: the transport adds those)."""
+    """The MCP headers for one POSTed request (no Accept/Content-Type: the transport adds those).
+
+    Raises:
+        ProtocolError: the value `Mcp-Name` carries has no UTF-8 form (a server-minted
+            value with a lone surrogate; what the user types is refused before).
+    """
     headers = {"MCP-Protocol-Version": protocol_version, "Mcp-Method": method}
     name_param = NAME_PARAM.get(method)
     if name_param and params is not None and params.get(name_param) is not None:
-        headers["Mcp-Name"] = encode_header_value(params[name_param])
+        try:
+            headers["Mcp-Name"] = encode_header_value(params[name_param])
+        except UnicodeEncodeError:  # what the user types is refused before: a server's value
+            from mrtr_cli.errors import ProtocolError  # noqa: PLC0415
+
+            raise ProtocolError(f"the {name_param} {quote_value(params[name_param])} of this {method} has no "
+                                "UTF-8 form (a lone surrogate), so it cannot be sent in the Mcp-Name header") from None
     return headers
 
 
@@ -107,15 +119,16 @@ def invalid_x_mcp_header(input_schema: Any) -> str | None:
         where = ".".join(path)
         token = schema[X_MCP_HEADER]
         if not isinstance(token, str) or not _TOKEN.match(token):
-            shown = repr(token) if isinstance(token, str) else f"a {type(token).__name__}"
-            return f"property {where!r}: {X_MCP_HEADER} {shown} is not an HTTP header-name token"
+            shown = quote_value(token) if isinstance(token, str) else f"a {type(token).__name__}"
+            return f"property {quote_value(where)}: {X_MCP_HEADER} {shown} is not an HTTP header-name token"
         kind = schema.get("type")
         if kind not in _HEADER_TYPES:
-            shown = json.dumps(kind) if kind is not None else "no type"
-            return (f"property {where!r}: {X_MCP_HEADER} is only allowed on string, integer or boolean "
+            shown = quote_value(kind) if kind is not None else "no type"
+            return (f"property {quote_value(where)}: {X_MCP_HEADER} is only allowed on string, integer or boolean "
                     f"properties (this one is {shown})")
         if token.lower() in seen:
-            return f"{X_MCP_HEADER} {token!r} on {where!r} repeats the one on {seen[token.lower()]!r}"
+            return (f"{X_MCP_HEADER} {quote_value(token)} on {quote_value(where)} repeats the one on "
+                    f"{quote_value(seen[token.lower()])}")
         seen[token.lower()] = where
     return None
 

@@ -10,6 +10,7 @@ import itertools
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
+from mrtr_cli.render.sanitize import quote_value
 
 _counter = itertools.count(1)
 
@@ -50,7 +51,7 @@ def unwrap_response(response: dict[str, Any]) -> dict[str, Any]:
         code = err.get("code")
         message = err.get("message")
         if not isinstance(code, int):
-            raise ProtocolError(f"the server sent a JSON-RPC error without an integer code: {message!r}")
+            raise ProtocolError(f"the server sent a JSON-RPC error without an integer code: {quote_value(err)}")
         return _raise(JsonRpcError(code, str(message) if message is not None else "", err.get("data")))
     if "result" not in response:
         raise ProtocolError("the server sent a response with neither result nor error")

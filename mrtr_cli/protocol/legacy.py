@@ -33,7 +33,7 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.validate import check_server_request
 from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Session, client_info
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
 
@@ -220,7 +220,7 @@ class LegacySession(Session):
         version = result.get("protocolVersion")
         if version not in LEGACY_VERSIONS:
             raise ProtocolError(
-                f"the server chose protocol version {version!r} in its initialize result, which mrtr does not speak",
+                f"the server chose protocol version {quote_value(version)} in its initialize result, which mrtr does not speak",
                 data={"protocolVersion": version},
                 hint="supported handshake versions: " + ", ".join(LEGACY_VERSIONS),
             )

@@ -12,6 +12,7 @@ from typing import Any
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.sanitize import quote_value
 
 LIST_MEMBER = {
     "tools/list": "tools",
@@ -56,6 +57,6 @@ def list_all(session: Session, method: str, *, deadline: Deadline | None = None,
         if not isinstance(cursor, str):
             raise ProtocolError(f"the server's {method} nextCursor is not a string")
         if cursor in seen:
-            raise ProtocolError(f"the server's {method} pagination repeats cursor {cursor!r}")
+            raise ProtocolError(f"the server's {method} pagination repeats cursor {quote_value(cursor)}")
         seen.add(cursor)
     raise ProtocolError(f"the server's {method} list has more than {MAX_PAGES} pages")

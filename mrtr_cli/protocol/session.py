@@ -27,7 +27,7 @@ from mrtr_cli.protocol.capabilities import capability_hints
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.protocol.validate import check_input_request, check_result
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
@@ -496,7 +496,7 @@ class Session:
                 try:
                     reply = handler(msg) if handler is not None else {
                         "jsonrpc": "2.0", "id": msg.get("id"),
-                        "error": {"code": -32601, "message": f"this client does not answer {msg.get('method')!r}"}}
+                        "error": {"code": -32601, "message": f"this client does not answer {quote_value(msg.get('method'))}"}}
                 except BaseException:
                     # The run is stopping (Ctrl-C, a bad answer file, a refusal): the
                     # server still gets an answer before the request is cancelled.
@@ -515,7 +515,7 @@ class Session:
         try:
             self.transport.send(reply, {"MCP-Protocol-Version": self.protocol_version})
         except TransportError as exc:
-            self.tracer.note(f"could not send the response to server request {reply.get('id')!r}: {exc.message}")
+            self.tracer.note(f"could not send the response to server request {quote_value(reply.get('id'))}: {exc.message}")
 
     def _end_progress(self, token: Any) -> None:
         with self._lock:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from typing import Any
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_text, quote_value, sanitize
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MANIFEST = "SKILL.md"
@@ -36,8 +35,9 @@ MAX_RESOURCES = 512  # "Limits": entries per skill, SKILL.md included
 MAX_TOTAL_SIZE = 16 * 1024 * 1024  # bytes, summed over a skill's resources
 #: Unicode categories refused in a skill file's path: controls (C0, DEL, C1 such as
 #: U+009B), format characters (bidi overrides such as U+202E, zero-width ones), line and
-#: paragraph separators. A server chooses these names; a file name holding them lies.
-UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+#: paragraph separators, and lone surrogates (no UTF-8 form: no file can be named so).
+#: A server chooses these names; a file name holding them lies.
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 
@@ -98,7 +98,7 @@ def find_skill(entries: list[Any], wanted: str) -> dict[str, Any] | None:
     named = [e for e in valid if skill_name(e) == wanted]
     if len(named) > 1:
         paths = ", ".join(sanitize(skill_path(e["uri"]) or e["uri"], single_line=True) for e in named)
-        raise UsageError(f"several skills are named {sanitize(wanted, single_line=True)!r}: {paths}",
+        raise UsageError(f"several skills are named {quote_text(wanted)}: {paths}",
                          hint="name the one you mean by its path or its SKILL.md URI")
     return named[0] if named else None
 
@@ -152,7 +152,7 @@ class SkillLoader:
     def __post_init__(self) -> None:
         self.uri = self.entry.get("uri")
         if not isinstance(self.uri, str) or not self.uri.endswith("/" + MANIFEST):
-            raise VerificationFailed(f"the skill entry's uri {sanitize(str(self.uri), single_line=True)!r} "
+            raise VerificationFailed(f"the skill entry's uri {quote_value(self.uri)} "
                                      f"is not the URI of a {MANIFEST}")
         if not isinstance(self.entry.get("frontmatter"), dict):
             raise VerificationFailed(f"the skill entry for {self._shown(self.uri)} has no frontmatter object")
@@ -222,8 +222,8 @@ class SkillLoader:
         bad = next((c for c in rel if unicodedata.category(c) in UNSAFE_CATEGORIES), None)
         if bad is not None:
             raise VerificationFailed(f"the skill file {self._shown(uri)} has an unsafe path: it holds "
-                                     f"U+{ord(bad):04X} ({unicodedata.category(bad)}: a control, format or "
-                                     "separator character), which a file name must not")
+                                     f"U+{ord(bad):04X} ({unicodedata.category(bad)}: a control, format, "
+                                     "separator or lone surrogate character), which a file name must not")
         return rel
 
     def read_manifest(self) -> SkillFile:
@@ -313,8 +313,9 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
     values, or None when the file does not begin with one.
 
     Raises:
-        ValueError: the frontmatter is there but is not valid YAML, or not a mapping
-            (the message says which).
+        ValueError: the frontmatter is there but is not valid YAML, not a mapping, or
+            over a bound of `protocol.yamlbounds` (size, nodes with aliases expanded,
+            nesting): the message says which, and the bound.
     """
     lines = text.lstrip("\ufeff").splitlines()
     if not lines or lines[0].strip() != "---":
@@ -322,18 +323,15 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         return None
-    import yaml  # noqa: PLC0415 - only when a skill is loaded
+    from mrtr_cli.protocol.yamlbounds import load_bounded_yaml  # noqa: PLC0415
 
     try:
-        value = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (frontmatter line {mark.line + 1})" if mark is not None else ""
-        raise ValueError(f"its frontmatter is not valid YAML{where}") from None
+        value = load_bounded_yaml("\n".join(lines[1:end]))
+    except ValueError as exc:
+        raise ValueError(f"its frontmatter {exc}") from None
     if not isinstance(value, dict):
         raise ValueError(f"its frontmatter is YAML but not a mapping of fields ({type(value).__name__})")
-    # YAML dates and the like become the strings JSON carries.
-    return json.loads(json.dumps(value, default=str))
+    return value
 
 
 def compare_frontmatter(file: dict[str, Any], entry: dict[str, Any]) -> list[str]:

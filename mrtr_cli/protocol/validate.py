@@ -26,7 +26,7 @@ import os
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value, sanitize
 
 #: Required members the client defaults when absent (see the module docstring).
 LENIENT = {"resultType", "ttlMs", "cacheScope"}
@@ -280,7 +280,7 @@ def _kind(value: Any) -> str:
 
 
 def _shown(value: Any) -> str:
-    return sanitize(json.dumps(value, ensure_ascii=False)[:60], single_line=True)
+    return quote_value(value, limit=60)
 
 
 def _plain(member: str) -> bool:

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import sanitize, short_number
 
 MAX_DESCRIPTION = 60  # characters of label + message on the bar line
 
@@ -25,7 +25,18 @@ MAX_DESCRIPTION = 60  # characters of label + message on the bar line
 def _num(value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "?"
-    return f"{value:g}"
+    return short_number(value) if isinstance(value, int) else f"{value:g}"
+
+
+def _bar_number(value: Any) -> float | None:
+    """A number the bar can compute with: None for a non-number or an integer too large
+    for a float (thousands of digits)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def progress_amount(params: dict[str, Any]) -> str:
@@ -34,7 +45,10 @@ def progress_amount(params: dict[str, Any]) -> str:
     if isinstance(total, int | float) and not isinstance(total, bool) and total > 0:
         amount = f"{_num(progress)}/{_num(total)}"
         if isinstance(progress, int | float) and not isinstance(progress, bool):
-            amount += f" ({min(100.0, 100.0 * progress / total):.0f}%)"
+            try:
+                amount += f" ({min(100.0, 100.0 * progress / total):.0f}%)"
+            except (OverflowError, ValueError):  # integers of thousands of digits
+                pass
         return amount
     return _num(progress)
 
@@ -108,10 +122,9 @@ class ProgressDisplay:
     # ------------------------------------------------------------------ live
     def _update_live(self, token: Any, params: dict[str, Any], label: str) -> None:
         progress = self._start()
-        total = params.get("total")
-        total = total if isinstance(total, int | float) and not isinstance(total, bool) and total > 0 else None
-        done = params.get("progress")
-        done = done if isinstance(done, int | float) and not isinstance(done, bool) else 0
+        total = _bar_number(params.get("total"))
+        total = total if total is not None and total > 0 else None
+        done = _bar_number(params.get("progress")) or 0
         fields = {"description": progress_text(label, params), "amount": progress_amount(params)}
         task = self._tasks.get(token)
         if task is None:

@@ -86,3 +86,56 @@ def iter_dumps_safe(value: Any, *, indent: int | None = None) -> Iterator[str]:
     largest string at most, not three)."""
     for chunk in json.JSONEncoder(ensure_ascii=False, indent=indent).iterencode(value):
         yield _JSON_UNSAFE.sub(_json_escape, chunk)
+
+
+#: The most characters of a value quoted in a message (`quote_value`, `quote_text`),
+#: the ellipsis included.
+QUOTE_CHARS = 120
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quote_value(value: Any, *, limit: int = QUOTE_CHARS) -> str:
+    """A value from a server (or anything JSON) as it goes into a one-line message: its
+    JSON text (`{"": {}}`, `"t\\ud800"`, `7`), with terminal controls, bidi characters and
+    lone surrogates escaped, cut to `limit` characters with an ellipsis. Only as much of
+    the value is encoded as is shown (a 60 MB value costs no more than a short one).
+    Values JSON cannot hold are shown by `str()`."""
+    pieces: list[str] = []
+    size = 0
+    try:
+        for chunk in iter_dumps_safe(value):
+            pieces.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                break
+        text = "".join(pieces)
+    except (TypeError, ValueError):
+        text = sanitize(str(value)[: limit + 1], single_line=True)
+    return _cut(text, limit)
+
+
+def quote_text(text: Any, *, limit: int = QUOTE_CHARS) -> str:
+    """Text someone typed (an argument, a file name, an id) or a server's name as it goes
+    into a one-line message: in single quotes, every control, bidi character, newline and
+    lone surrogate made visible (`sanitize(single_line=True)`), cut to `limit` characters
+    with an ellipsis."""
+    return "'" + _cut(sanitize(str(text)[: limit + 1], single_line=True), limit) + "'"
+
+
+#: The most digits of an integer shown whole in text output (`short_number`).
+NUMBER_DIGITS = 15
+
+
+def short_number(value: int | float) -> str:
+    """A number from a server for text output: an integer of more than `NUMBER_DIGITS`
+    digits as its first digits and its length (`123456…(4000 digits)`), a float as `:g`.
+    (`--json` prints the number whole.)"""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    digits = str(abs(value))
+    if len(digits) <= NUMBER_DIGITS:
+        return str(value)
+    return f"{'-' if value < 0 else ''}{digits[:6]}…({len(digits)} digits)"

@@ -140,7 +140,10 @@ class AnswerStore:
         """A note for each `-a` flag no input request used (a typo, or a question the server
         did not ask), by index in `flags`; `also_used`: indexes other stores used (batch lines)."""
         used = self.used_flags | (also_used or set())
-        return [f"mrtr: note: -a {flag.text} was not used: no form {where} has a field {flag.name!r}"
+        from mrtr_cli.render.sanitize import quote_text, sanitize  # noqa: PLC0415
+
+        return [f"mrtr: note: -a {sanitize(flag.text, single_line=True)} was not used: no form {where} has a field "
+                f"{quote_text(flag.name)}"
                 for index, flag in enumerate(self.flags) if index not in used]
 
     def exact(self, key: str) -> tuple[Any, str] | None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.shapes import (
     elicit_result_problems,
@@ -213,7 +213,7 @@ class ResponderChain:
             self.declined = True
         if self.env.verbosity:
             for key, source in outcome.sources.items():
-                self.env.err(f"mrtr: input {sanitize(key, single_line=True)!r} answered from {source}")
+                self.env.err(f"mrtr: input {quote_value(key)} answered from {source}")
         return outcome
 
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
@@ -227,7 +227,7 @@ class ResponderChain:
             outcome.prefill[ask.key] = dict(content)
         said = f": {message}" if isinstance(message, str) and message else ""
         if self.interactive:  # else the exit-5 message says it
-            self.env.err(f"mrtr: the server asks for {ask.key!r} again after the answer from {source} was sent"
+            self.env.err(f"mrtr: the server asks for {quote_value(ask.key)} again after the answer from {source} was sent"
                          f"{said}", untrusted=True)
 
     def _get_terminal(self) -> Person:
@@ -244,22 +244,22 @@ class ResponderChain:
         asks = []
         for key, req in input_requests.items():
             if not isinstance(req, dict) or not isinstance(req.get("method"), str):
-                raise ProtocolError(f"input request {key!r} is not a {{method, params}} object")
+                raise ProtocolError(f"input request {quote_value(key)} is not a {{method, params}} object")
             method = req["method"]
             if method not in INPUT_METHODS:
-                raise ProtocolError(f"input request {key!r} has an unknown method {method!r}")
+                raise ProtocolError(f"input request {quote_value(key)} has an unknown method {quote_value(method)}")
             params = req.get("params") if isinstance(req.get("params"), dict) else {}
             ask = InputAsk(str(key), method, params, server_name, origin)
             if capabilities is not None:
                 self._check_declared(ask, capabilities)
             if method == ELICIT and ask.mode == "url" and not isinstance(params.get("url"), str):
-                raise ProtocolError(f"input request {key!r}: a URL-mode elicitation needs params.url as a string, "
+                raise ProtocolError(f"input request {quote_value(key)}: a URL-mode elicitation needs params.url as a string, "
                                     f"got {json_type(params.get('url')) if 'url' in params else 'none'}")
             if method == ELICIT and ask.mode == "form":
                 try:
                     form_fields(params.get("requestedSchema"))
                 except ValueError as exc:
-                    raise ProtocolError(f"input request {key!r}: {exc}") from None
+                    raise ProtocolError(f"input request {quote_value(key)}: {exc}") from None
             asks.append(ask)
         return asks
 
@@ -270,7 +270,7 @@ class ResponderChain:
         need = needed_capability(ask.method, ask.params)  # client/sampling: tools only with sampling.tools
         if need is not None and not declares(caps, need):
             raise ProtocolError(
-                f"the server sent input request {ask.key!r} ({ask.method}, {need}) although this run "
+                f"the server sent input request {quote_value(ask.key)} ({ask.method}, {need}) although this run "
                 f"did not declare that capability", hint="; ".join(capability_hints([need])) or None,
             )
 
@@ -352,7 +352,7 @@ class ResponderChain:
             value, source = found
             reason = f.check(value)
             if reason:
-                raise UsageError(f"{source} (input request {ask.key!r}): {explain(reason, f.expected())}",
+                raise UsageError(f"{source} (input request {quote_value(ask.key)}): {explain(reason, f.expected())}",
                                  data={"key": ask.key, "field": f.name})
             given[f.name] = f.normalize(value)
             sources.append(source)
@@ -387,7 +387,7 @@ class ResponderChain:
             try:
                 values.append(f.coerce(flag.raw))
             except ValueError as exc:
-                raise UsageError(f"-a {flag.text} (input request {ask.key!r}, field {f.name!r}): "
+                raise UsageError(f"-a {flag.text} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
                                  f"{explain(str(exc), f.expected())}", data={"key": ask.key, "field": f.name}) from None
         if f.kind == "multi":
             value: Any = [item for v in values for item in (v if isinstance(v, list) else [v])]
@@ -395,7 +395,7 @@ class ResponderChain:
             value = values[-1]
         reason = f.check(value)
         if reason:
-            raise UsageError(f"-a {flags[-1][1].text} (input request {ask.key!r}, field {f.name!r}): "
+            raise UsageError(f"-a {flags[-1][1].text} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
                              f"{explain(reason, f.expected())}", data={"key": ask.key, "field": f.name})
         return f.normalize(value)
 

@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.chain import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, ResponderChain
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
@@ -103,7 +103,7 @@ class ServerRequestResponder:
         method = msg.get("method")
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method not in INPUT_METHODS:
-            return error_reply(request_id, METHOD_NOT_FOUND, f"mrtr does not answer {method!r} requests")
+            return error_reply(request_id, METHOD_NOT_FOUND, f"mrtr does not answer {quote_value(method)} requests")
         if not self._declared(method, params):
             return error_reply(request_id, METHOD_NOT_FOUND,
                                f"mrtr did not declare the {CAPABILITY[method]} capability on this session")

@@ -19,7 +19,7 @@ from typing import Any
 from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
-from mrtr_cli.render.sanitize import dumps_safe, sanitize
+from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
 from mrtr_cli.responders.ask import ELICIT, SAMPLING, InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
@@ -346,4 +346,4 @@ class TerminalResponder:
                 return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",
                         "stopReason": "endTurn"}
             if choice.startswith("Decline"):
-                raise Declined(f"you declined the sampling request {ask.key!r}; the call was not retried")
+                raise Declined(f"you declined the sampling request {quote_value(ask.key)}; the call was not retried")

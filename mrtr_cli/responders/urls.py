@@ -15,6 +15,8 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from mrtr_cli.render.sanitize import quote_value
+
 OPENABLE_SCHEMES = ("http", "https")
 
 
@@ -87,7 +89,7 @@ def refusal(url: str) -> str | None:
     if view.href is None:
         return "a browser cannot parse this URL; mrtr will not open it"
     if view.scheme not in OPENABLE_SCHEMES:
-        return f"not a web address (scheme {view.scheme!r}); mrtr will not open it"
+        return f"not a web address (scheme {quote_value(view.scheme)}); mrtr will not open it"
     if not view.host:
         return "the URL has no host; mrtr will not open it"
     if view.credentials:

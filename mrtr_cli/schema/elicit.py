@@ -400,8 +400,10 @@ class Problem:
     expected: str | None = None
 
     def describe(self) -> str:
-        """One line: "field 'age': got string "x", expected an integer >= 18"."""
-        where = f"field {self.field!r}: " if self.field else ""
+        """One line: 'field "age": got string "x", expected an integer >= 18'."""
+        from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415
+
+        where = f"field {quote_value(self.field)}: " if self.field else ""
         return where + explain(self.message, self.expected)
 
 

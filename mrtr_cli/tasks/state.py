@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.protocol.identifiers import check_identifier
+from mrtr_cli.render.sanitize import quote_value, sanitize
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -100,19 +101,21 @@ def parse_task(obj: Any, *, what: str, ttl_key: str = "ttlMs", poll_key: str = "
     (ext-tasks' own examples put `resultType: "task"` on `tasks/get` results).
 
     Raises:
-        ProtocolError: no task id, an unknown status, or a payload field of the wrong type.
+        ProtocolError: no task id, one with no UTF-8 form or too long (`check_identifier`),
+            an unknown status, or a payload field of the wrong type.
     """
     if not isinstance(obj, dict):
         raise ProtocolError(f"the server's {what} is not an object")
     task_id = obj.get("taskId", known_id)
     if not isinstance(task_id, str) or not task_id:
         raise ProtocolError(f"the server's {what} has no taskId")
+    check_identifier(task_id, what=f"{what}'s taskId")
     if known_id is not None and task_id != known_id:  # an answer about another task is no answer
         raise ProtocolError(f"the server's {what} is about task {sanitize(task_id, single_line=True)}, "
                             f"not {sanitize(known_id, single_line=True)}", data={"taskId": task_id})
     status = obj.get("status")
     if status not in TASK_STATUSES:
-        raise ProtocolError(f"the server's {what} has an unknown task status {status!r}",
+        raise ProtocolError(f"the server's {what} has an unknown task status {quote_value(status)}",
                             data={"taskId": task_id, "status": status})
     message = obj.get("statusMessage")
     created, updated = obj.get("createdAt"), obj.get("lastUpdatedAt")

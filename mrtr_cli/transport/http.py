@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.transport.base import (
     InvalidMessage,
     Message,
@@ -471,6 +471,9 @@ class HttpTransport(Transport):
             msg = self._read_events(resp, rid, cursor, remaining)
             if msg is None and self.resume_streams and cursor.last_id is not None:
                 msg = self._resume(rid, cursor, headers, remaining)
+            if msg is None and cursor.cut:
+                raise BrokenStream(f"the response stream from {self.url} ended in the middle of an event "
+                                   "(no blank line after its data), before the final response")
             if msg is None:
                 raise BrokenStream(f"the response stream from {self.url} ended before the final response")
             return msg
@@ -478,7 +481,7 @@ class HttpTransport(Transport):
             if ctype != "application/json":
                 _read_capped(resp, 2048)
                 raise ProtocolError(
-                    f"unexpected Content-Type {ctype or '(none)'!r} (HTTP {status}) from {self.url}",
+                    f"unexpected Content-Type {quote_value(ctype) if ctype else '(none)'} (HTTP {status}) from {self.url}",
                     hint="is this an MCP Streamable HTTP endpoint?",
                 )
             msg = read_json_body(resp)

@@ -34,13 +34,16 @@ class SseCursor:
 
     last_id: str | None = None
     retry_ms: int | None = None
+    #: The stream ended in the middle of an event (data read, but not the blank line
+    #: that ends the event): that event was discarded, as the WHATWG rules say.
+    cut: bool = False
 
 
 def parse_sse(lines: Iterable[str]) -> Iterator[SseEvent]:
     """Yield events from an iterable of lines (without their line terminators).
 
     An event is dispatched at each blank line when it has data; a final event
-    without a trailing blank line is dispatched at the end of the stream.
+    without a trailing blank line is incomplete and discarded at the end of the stream.
     """
     return parse_sse_bytes(line.encode("utf-8") + b"\n" for line in lines)
 
@@ -51,11 +54,18 @@ def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None, *,
     with CRLF, LF or CR, and may be split across chunks); `id` and `retry` fields are
     also recorded in `cursor` when one is given.
 
+    An event ends at a blank line. One the stream leaves unfinished (data, then the end
+    of the stream) is discarded, never dispatched (WHATWG: "If the file ends in the middle
+    of an event, before the final empty line, the incomplete event is not dispatched"), and
+    `cursor.cut` is set: the caller reports a broken stream, not a message cut short.
+
     Raises:
         MessageTooLarge: with `max_event`, a line or the data of one event grew past
             `max_event` bytes (reading stops there).
     """
     state = _EventState(cursor)
+    if cursor is not None:
+        cursor.cut = False
     line = bytearray()
     limit = max_event if max_event is not None else -1
     after_cr = False  # the last chunk ended with CR: a LF starting the next one is its pair
@@ -85,12 +95,9 @@ def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None, *,
                     end += 1
             start = end + 1
     if line:
-        event = state.take(line)
-        if event is not None:
-            yield event
-    event = state.take(bytearray())
-    if event is not None:
-        yield event
+        state.take(line)  # a last line without its end: never a dispatch (it is not blank)
+    if state.data and cursor is not None:
+        cursor.cut = True
 
 
 def _too_large(size: int, limit: int) -> None:

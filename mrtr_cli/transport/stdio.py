@@ -189,9 +189,11 @@ class StdioTransport(Transport):
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
         self._heard = False  # a first line came on stdout
+        from mrtr_cli.render.repeats import RepeatedNotes  # noqa: PLC0415
         from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415
 
         self._mark = run_mark()  # in the server's environment: its descendants are found by it
+        self._noise = RepeatedNotes("lines on the server's stdout that mrtr could not use")
 
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
@@ -270,6 +272,7 @@ class StdioTransport(Transport):
         self._end_escaped(self._close_timeout)
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
+        self._summarise_noise()
 
     def _end_escaped(self, grace: float) -> None:
         """End the server's descendants that left its group (`transport.reaper`)."""
@@ -279,12 +282,18 @@ class StdioTransport(Transport):
 
     def kill(self) -> None:
         proc = self._proc
-        if proc is None or proc.returncode is not None:
-            return
-        self._closing = True
-        kill_process_group(proc)
-        wait_exit(proc, self._close_timeout)  # its orphans are ours only once it is gone
-        self._end_escaped(0)
+        if proc is not None and proc.returncode is None:
+            self._closing = True
+            kill_process_group(proc)
+            wait_exit(proc, self._close_timeout)  # its orphans are ours only once it is gone
+            self._end_escaped(0)
+        self._summarise_noise()
+
+    def _summarise_noise(self) -> None:
+        """Say how many warnings about the server's stdout were left out (`_note_noise`)."""
+        line = self._noise.summary()
+        if line is not None and self._stderr_sink is not None:
+            self._stderr_sink(line)
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
@@ -570,8 +579,10 @@ class StdioTransport(Transport):
                 victim.set_exception(exc)
 
     def _note_noise(self, text: str, what: str = "a non-JSON line") -> None:
+        """Keep `text` for the crash report and warn about it: the first few times only,
+        the rest counted and summarised when the transport closes."""
         self._tail.append("(stdout) " + sanitize(text[:200]))
-        if self._stderr_sink is not None:
+        if self._stderr_sink is not None and self._noise.take():
             self._stderr_sink(f"mrtr: warning: server wrote {what} to stdout: " + sanitize(text[:200], single_line=True))
 
     def _pump_stderr(self) -> None:

@@ -272,12 +272,87 @@ def task_bad_input_request(req: dict[str, Any], ctx: Ctx) -> Reply:
             "type": "object", "properties": {"x": {"type": "string"}}}}}}})
 
 
-def task_recorded(run: Any, trace: Any) -> None:
+def quoted_bounded(run: Any, trace: Any) -> None:
+    """A server value quoted in the error is JSON, escaped and cut: a short line."""
+    line = next(x for x in run.stderr.splitlines() if x.startswith("mrtr: error:"))
+    assert len(line) < 300 and "…" in line, line
+    assert "\x1b" not in run.stderr and "\\u001b" in line, line
+
+
+LONG = "\x1b[31m" + "v" * 5000
+
+
+def flag_escaped(run: Any, trace: Any) -> None:
+    """What the user typed is echoed escaped: no control reaches the terminal."""
+    assert "-a k\\x1b]0;PWN\\x07=1 was not used" in run.stderr, run.stderr
+    assert not any(ch in run.stderr for ch in "\x1b\x07"), run.stderr
+
+
+def nothing_recorded(run: Any, trace: Any) -> None:
+    """No task record was written (not even a temporary file), and the id is shown escaped."""
     tasks = trace.parent / "state" / "mrtr" / "tasks"
-    names = [p.name for p in tasks.iterdir()]
-    assert not [n for n in names if n.startswith(".tmp")], names
-    docs = [json.loads(p.read_text(encoding="utf-8")) for p in tasks.glob("*.json")]
-    assert [d["taskId"] for d in docs] == ["t\ud800"], docs
+    assert not tasks.exists() or not list(tasks.iterdir()), list(tasks.iterdir())
+    assert '"t\\ud800"' in run.stderr, run.stderr
+
+
+def alias_bomb_manifest() -> str:
+    """A SKILL.md of about 600 bytes whose frontmatter expands to 9**12 nodes."""
+    lines = ["---", "name: bomb", 'a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
+    return "\n".join([*lines, "---", "", "never shown", ""])
+
+
+def serve_skill(manifest: str) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A modern server declaring the skills extension with one skill, `bomb`, whose
+    SKILL.md is `manifest` (listed with its true size and digest, so only reading it
+    can refuse it)."""
+    import hashlib
+
+    data = manifest.encode("utf-8")
+    uri = "skill://bomb/SKILL.md"
+    entry = {"uri": uri, "frontmatter": {"name": "bomb"}, "resources": [
+        {"uri": uri, "size": len(data), "digest": "sha256:" + hashlib.sha256(data).hexdigest()}]}
+
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply | None:
+        method = req["method"]
+        if method == "server/discover":
+            return Reply.result(req, {"resultType": "complete", "supportedVersions": [MODERN_VERSION],
+                                      "capabilities": {"tools": {}, "resources": {},
+                                                       "extensions": {"io.modelcontextprotocol/skills": {}}},
+                                      "serverInfo": {"name": "hostile", "version": "1"}})
+        if method == "skills/list":
+            return Reply.result(req, {"resultType": "complete", "skills": [entry]})
+        if method == "resources/read":
+            return Reply.result(req, {"resultType": "complete", "contents": [
+                {"uri": uri, "mimeType": "text/markdown", "text": manifest}]})
+        return None
+    return reply
+
+
+def stdout_noise(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """50,000 lines of non-JSON noise on stdout, then the answer."""
+    noise = b"".join(b"noise line %d of the server\n" % i for i in range(50000))
+    return Reply(noise + complete(req, "after the noise").body)
+
+
+def noise_summarised(run: Any, trace: Any) -> None:
+    warnings = [x for x in run.stderr.splitlines() if "is not a JSON-RPC message" in x]
+    assert len(warnings) == 10, len(warnings)
+    assert len(run.stderr) < 8192, len(run.stderr)
+
+
+def completion(count: int, total: int | None) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A completion/complete answer with `count` values (and `total`, when given)."""
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        body = {"values": [f"v{i}" for i in range(count)], "hasMore": True}
+        if total is not None:
+            body["total"] = total
+        return Reply.result(req, {"resultType": "complete", "completion": body})
+    return reply
+
+
+def hundred_lines(run: Any, trace: Any) -> None:
+    assert run.stdout.splitlines() == [f"v{i}" for i in range(100)], len(run.stdout)
 
 
 def huge_line(size: int) -> Callable[[dict[str, Any], Ctx], Reply]:
@@ -305,6 +380,15 @@ def endless(req: dict[str, Any], ctx: Ctx) -> Reply:
             pass
 
     return Reply(action=act)
+
+
+def sse_cut(keep: int | None) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """An SSE response whose one event is cut: the first `keep` bytes of the answer's data
+    line (None: the whole line, but not the blank line that ends the event), then the end."""
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        line = b"data: " + complete(req, "never shown").body
+        return Reply(line[:keep] if keep is not None else line + b"\n", ctype="text/event-stream")
+    return reply
 
 
 def huge_sse(req: dict[str, Any], ctx: Ctx) -> Reply:
@@ -453,16 +537,28 @@ _TABLE = [
     # Lone surrogates: echoed exactly, written to every file.
     Case("surrogate_echo", echo_check, 0, args=("call", "t", "-a", "f=v"), eras=("modern",), out="echo ok"),
     Case("surrogate_trace", lambda req, ctx: complete(req, "bad \ud800 text"), 0, check=valid_trace, out="bad"),
-    Case("task_record_surrogate", task_with_surrogates, 0, args=("call", "t", "--detach"), eras=("modern",),
-         check=task_recorded),
+    # ...but a task id names the task in records, commands and headers: it must have a UTF-8 form.
+    Case("task_id_surrogate", task_with_surrogates, 4, "has no UTF-8 form", eras=("modern",),
+         methods=("tasks/get",), check=nothing_recorded),
+    Case("task_id_surrogate_detached", task_with_surrogates, 4, "has no UTF-8 form", args=("call", "t", "--detach"),
+         eras=("modern",), check=nothing_recorded),
     Case("task_result_content_string", task_bad_result, 4, "result.content", eras=("modern",),
          methods=("tasks/get",)),
     Case("task_input_request_invalid", task_bad_input_request, 4, 'inputRequests["q"].params.message',
          eras=("modern",), methods=("tasks/get",)),
+    # What the user typed is shown escaped.
+    Case("unused_flag_escaped", lambda req, ctx: complete(req, "done"), 0, "was not used",
+         args=("call", "t", "-a", "k\x1b]0;PWN\x07=1"), out="done", check=flag_escaped),
     # Shapes the schema forbids.
     # A JSON-RPC error is reported like every error: one "mrtr: error:" line.
     Case("jsonrpc_error_prefixed", lambda req, ctx: Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {
         "code": -32601, "message": "no such tool"}}), 4, "mrtr: error: server error -32601: no such tool"),
+    # A server value quoted in an error: as JSON, escaped, cut (never a Python repr of any length).
+    Case("error_code_not_integer", lambda req, ctx: Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {
+        "code": "x", "message": {"": {}, "m": LONG}}}), 4, 'without an integer code: {"code": "x", "message": {"": {}',
+         check=quoted_bounded),
+    Case("result_type_unknown", lambda req, ctx: Reply.result(req, {"resultType": {"k": LONG}}), 4,
+         'unrecognised resultType {"k": "', eras=("modern",), check=quoted_bounded),
     Case("content_string", raw_result('{"content":"hello"}'), 4, "content"),
     Case("content_item_no_type", raw_result('{"content":[{"text":"x"}]}'), 4, "content[0]"),
     Case("text_not_string", raw_result('{"content":[{"type":"text","text":7}]}'), 4, "content[0].text"),
@@ -471,9 +567,25 @@ _TABLE = [
     Case("legacy_elicitation_object_property", legacy_bad_elicitation, 4, "requestedSchema", eras=("legacy",)),
     Case("input_requests_list", raw_result('{"resultType":"input_required","inputRequests":[1]}'), 4, "inputRequests",
          eras=("modern",)),
+    # Untrusted YAML is bounded: nested aliases are refused, not expanded (in C, for ever).
+    Case("skill_alias_bomb", serve_skill(alias_bomb_manifest()), 4, "skill://bomb/SKILL.md: its frontmatter expands "
+         "to more than 10000 YAML nodes", args=("skill", "bomb"), eras=("modern",),
+         methods=("server/discover", "skills/list", "resources/read")),
+    # Floods: repeated diagnostics are shown a few times, then counted.
+    Case("stdout_noise_flood", stdout_noise, 0, "... and 49,990 more lines on the server's stdout",
+         transports=("stdio",), out="after the noise", check=noise_summarised),
+    Case("completion_million_values", completion(1_000_000, None), 0, "100 of the 1,000,000 values",
+         args=("complete", "resource", "r://{x}", "x="), eras=("modern",), methods=("completion/complete",),
+         check=hundred_lines),
+    Case("completion_huge_total", completion(3, 10 ** 3999), 0, "3 of 100000…(4000 digits) values shown",
+         args=("complete", "resource", "r://{x}", "x="), eras=("modern",), methods=("completion/complete",),
+         out="v2"),
     # Size.
     Case("huge_line", huge_line(3 * M), 4, "over the limit of 1048576 bytes", args=(*LIMIT, "call", "t")),
     Case("endless_line", endless, 4, "over the limit", args=(*LIMIT, "call", "t")),
+    # An SSE event ends at a blank line: a stream that ends before it is broken (as a cut stdio line).
+    Case("sse_cut_in_data", sse_cut(30), 3, "ended in the middle of an event", transports=("http",)),
+    Case("sse_cut_before_blank_line", sse_cut(None), 3, "ended in the middle of an event", transports=("http",)),
     Case("huge_sse_event", huge_sse, 4, "over the limit", args=(*LIMIT, "call", "t"), transports=("http",)),
     # HTTP 429.
     Case("429_then_ok", too_many(2, "0"), 0, transports=("http",), out="ok after 2 refusals"),

@@ -13,6 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mrtr_cli.protocol.skills import parse_frontmatter
 from mrtr_cli.transport.base import InvalidMessage, MessageTooLarge, decode_or_none
 from mrtr_cli.transport.sse import parse_sse_bytes
 from mrtr_cli.transport.stdio import _LineSplitter
@@ -100,6 +101,93 @@ def test_sse_parsing_never_fails(parts: list[bytes], chunk: int, eol: bytes, lim
                 pass
     except MessageTooLarge as exc:
         assert exc.size > limit
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b" ").replace(b"\r", b" ")), max_size=5),
+       st.integers(0, 400), st.integers(1, 64))
+def test_an_sse_stream_cut_anywhere_yields_only_whole_events(payloads: list[bytes], cut: int, chunk: int) -> None:
+    """Cut a stream of events anywhere: exactly the events whose blank line arrived are
+    dispatched, and the cursor says `cut` exactly when a data line had begun after them."""
+    from mrtr_cli.transport.sse import SseCursor
+
+    blocks = [b"data: " + p + b"\n\n" for p in payloads]
+    stream = b"".join(blocks)[:cut]
+    whole, rest = 0, stream
+    while whole < len(blocks) and rest.startswith(blocks[whole]):
+        rest = rest[len(blocks[whole]):]
+        whole += 1
+    cursor = SseCursor()
+    chunks = [stream[i:i + chunk] for i in range(0, len(stream), chunk)]
+    events = list(parse_sse_bytes(chunks, cursor))
+    assert [e.data for e in events] == [p.decode("utf-8", "replace") for p in payloads[:whole]]
+    assert cursor.cut == rest.startswith(b"data"), (rest, cursor.cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(text, max_size=300), st.none() | st.booleans() | st.integers() | st.integers(10 ** 300, 10 ** 4000),
+       st.none() | st.booleans())
+def test_completion_lists_print_bounded_lines(values: list[str], total: object, more: object) -> None:
+    """Any completion: at most 100 one-line values on stdout; a note says what was left out;
+    no line of it is long (a total of thousands of digits is shortened)."""
+    from mrtr_cli.render.completion import MAX_VALUES, completion_lines
+
+    completion: dict[str, object] = {"values": values}
+    if total is not None:
+        completion["total"] = total
+    if more is not None:
+        completion["hasMore"] = more
+    lines, note = completion_lines({"completion": completion})
+    assert len(lines) == min(len(values), MAX_VALUES)
+    assert all("\n" not in line and "\x1b" not in line for line in lines)
+    assert len(note) < 200
+    if len(values) > MAX_VALUES:
+        assert f"{len(values):,} values" in note
+
+
+@settings(max_examples=300, deadline=None)
+@given(text | st.text(max_size=5000), json_values)
+def test_task_ids_are_taken_only_when_they_can_be_written(task_id: str, extra: object) -> None:
+    """A task id is accepted exactly when it can be written as UTF-8 (records, commands,
+    headers) and is not too long; otherwise a ProtocolError quoting it escaped and short."""
+    from mrtr_cli.errors import ProtocolError
+    from mrtr_cli.protocol.identifiers import MAX_IDENTIFIER_CHARS
+    from mrtr_cli.tasks.state import parse_task
+
+    try:
+        task_id.encode("utf-8")
+        writable = 0 < len(task_id) <= MAX_IDENTIFIER_CHARS
+    except UnicodeEncodeError:
+        writable = False
+    obj = {"taskId": task_id, "status": "working", "statusMessage": extra}
+    try:
+        state = parse_task(obj, what="tasks/get result")
+    except ProtocolError as exc:
+        assert not writable, exc.message
+        assert len(exc.message) < 400 and "\x1b" not in exc.message
+        exc.message.encode("utf-8")
+        return
+    assert writable and state.task_id == task_id
+
+
+yaml_pieces = st.sampled_from(["a: ", "&x ", "*x", "&y ", "*y", "[", "]", "{", "}", ", ", "- ", "\n", "  ", "? ",
+                                "<<: ", "!!set ", "!!binary ", "2026-01-02", "1" * 50, "'", '"', "#", ":", "x"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(yaml_pieces | text, max_size=60), st.integers(1, 12), st.integers(1, 9))
+def test_skill_frontmatter_is_a_mapping_or_a_value_error(pieces: list[str], levels: int, fan: int) -> None:
+    """Whatever the frontmatter (aliases nested `levels` deep, `fan` wide, and pieces of
+    YAML), parsing returns JSON fields or raises ValueError, within the node bound."""
+    bomb = ["b0: &b0 [x]"] + [f"b{i}: &b{i} [" + ", ".join([f"*b{i - 1}"] * fan) + "]" for i in range(1, levels)]
+    for body in ("".join(pieces), "\n".join(bomb), "\n".join(bomb) + "\n" + "".join(pieces)):
+        try:
+            value = parse_frontmatter(f"---\n{body}\n---\nbody\n")
+        except ValueError:
+            continue
+        assert value is None or isinstance(value, dict)
+        if value is not None:
+            json.dumps(value)  # JSON values throughout: no TypeError
 
 
 # ---------------------------------------------------------------------- whole runs
