@@ -59,3 +59,18 @@ def test_detach_over_http_still_prints_the_command(mrtr, http_servers):
     r = mrtr("--url", url, "call", "countdown", "polls:=1", "--detach")
     assert r.code == 0, r.stderr
     assert f"follow it with: mrtr --url {url} task wait {r.stdout.strip()}" in r.stderr
+
+
+def test_a_task_on_a_server_found_through_config_is_found_again_without_it(mrtr, http_servers, tmp_path):
+    url = http_servers.start(LEGACY_TASKS)
+    config = tmp_path / "elsewhere" / "servers.json"
+    config.parent.mkdir()
+    config.write_text('{"mcpServers": {"builds": {"url": "%s"}}}' % url)
+    r = mrtr("--config", str(config), "-s", "builds", "call", "countdown", "polls:=1", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    saved = next(rec for rec in records(tmp_path).all() if rec.task_id == task_id)
+    assert saved.config == str(config) and saved.target == {"server": "builds"}
+    for args in (("task", "get", "--", task_id), ("-s", "builds", "task", "get", "--", task_id)):
+        r = mrtr(*args)
+        assert r.code == 0, (args, r.stderr)

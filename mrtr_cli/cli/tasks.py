@@ -41,6 +41,10 @@ def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
     records = TaskRecords()
     record = None
     if given:
+        if o.server and not o.config:  # a named server: its record may know the --config that finds it
+            named = records.find(task_id, {"server": o.server})
+            if named is not None:
+                use_saved_target(app, named)
         target = app.target()
         record = records.find(task_id, target.public())
     else:

@@ -9,11 +9,14 @@ Each task gets one small JSON file under `<state dir>/tasks/` (see
      "created": "2026-07-28T10:30:00Z", "updated": "...", "status": "working",
      "statusMessage": "...", "variant": "ext", "protocolVersion": "2026-07-28",
      "ttlMs": 60000, "pollIntervalMs": 5000, "answeredKeys": ["..."],
-     "bearerTokenEnv": "VAR", "sessionId": "...", "serverCapabilities": {...}}
+     "bearerTokenEnv": "VAR", "sessionId": "...", "serverCapabilities": {...},
+     "config": "/abs/path/mcp.json", "expandEnv": false}
 
 `status` is the last task status seen, or `unknown` once the server answered that it
 does not know the task (expired or removed). The target is the public one (URL or stdio command, never headers or tokens);
-`bearerTokenEnv` is the *name* of an environment variable, never its value.
+`bearerTokenEnv` is the *name* of an environment variable, never its value. A task on a
+named server (`-s NAME`) found through `--config FILE` records that file's absolute path
+(and `--expand-env`), so that `mrtr task get ID` finds the server again without them.
 `sessionId` and `serverCapabilities` are kept for a task left running in a 2025-11-25 HTTP
 session, which `mrtr` then leaves open: a server may keep tasks per session, so a later
 `task wait` rejoins that session instead of starting a new one (issue 16).
@@ -40,6 +43,7 @@ RECORD_FIELDS = {
     "protocol_version": "protocolVersion", "ttl_ms": "ttlMs", "poll_interval_ms": "pollIntervalMs",
     "answered_keys": "answeredKeys", "bearer_token_env": "bearerTokenEnv",
     "session_id": "sessionId", "server_capabilities": "serverCapabilities",
+    "config": "config", "expand_env": "expandEnv",
 }
 
 
@@ -67,6 +71,8 @@ class TaskRecord:
     bearer_token_env: str | None = None
     session_id: str | None = None
     server_capabilities: dict[str, Any] | None = None
+    config: str | None = None
+    expand_env: bool = False
 
     def document(self) -> dict[str, Any]:
         """The JSON object written to disk (and printed by `task list --json`)."""

@@ -68,6 +68,9 @@ def use_saved_target(app: RunContext, record: TaskRecord) -> None:
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
 
     o = app.opts
+    named = record.target.get("server")
+    if record.config and not o.config and named and (not (o.url or o.stdio or o.server) or o.server == named):
+        o.config, o.expand_env = record.config, o.expand_env or bool(record.expand_env)
     if o.url or o.stdio or o.server:
         return
     apply_saved_target(o, record.target, source=f"the record of task {record.task_id}", trusted=True)
@@ -137,6 +140,11 @@ class TaskRunner:
         record.variant = wire.variant
         record.protocol_version = self.session.protocol_version
         record.bearer_token_env = self.app.opts.bearer_token_env or record.bearer_token_env
+        if self.target.get("server") and self.app.opts.config:
+            import os  # noqa: PLC0415
+
+            record.config = os.path.abspath(self.app.opts.config)
+            record.expand_env = bool(self.app.opts.expand_env)
         if state is not None:
             record.status, record.status_message = state.status, state.status_message
             record.ttl_ms, record.poll_interval_ms = state.ttl_ms, state.poll_interval_ms
