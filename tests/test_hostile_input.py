@@ -100,7 +100,7 @@ def test_a_rejected_one_off_answer_is_used_once_then_exit_5_explains(mrtr, picky
     assert_sane(r, code=5, secret=None)
     doc = r.json()
     assert doc["missing"] == ["code"]
-    assert source in doc["explanation"] and "'code'" in doc["explanation"]
+    assert source in doc["explanation"] and '"code"' in doc["explanation"]
     assert "'wrong' is wrong, try again" in doc["explanation"]
     assert doc["rejected"]["code"]["message"] == "'wrong' is wrong, try again"
     assert doc["answersTemplate"]["inputResponses"]["code"]["content"] == {"code": "wrong"}  # filled with it

@@ -49,13 +49,9 @@ class AnswerItem(click.ParamType):
     name = "answer"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from mrtr_cli.errors import UsageError  # noqa: PLC0415
         from mrtr_cli.responders.answers import parse_flag  # noqa: PLC0415
 
-        try:
-            parse_flag(str(value))
-        except UsageError as exc:
-            self.fail(exc.message.removeprefix("-a "), param, ctx)  # "VALUE: what is wrong"
+        parse_flag(str(value))  # UsageError: "-a VALUE: what is wrong", one line (exit 2)
         return str(value)
 
 

@@ -20,8 +20,8 @@ from mrtr_cli.cli.params import MAX_SECONDS
 
 #: Seconds `ping` waits for each reply without --timeout.
 DEFAULT_PING_TIMEOUT = 10.0
-#: Seconds `ping` waits for the session to open (a stdio server starting, the handshake),
-#: whatever --timeout says: a slow start is not a slow reply.
+#: Seconds `ping` waits for a stdio server to start and the session to open, whatever
+#: --timeout says: a slow start is not a slow reply. (Over HTTP, --timeout bounds it.)
 PING_OPEN_TIMEOUT = 60.0
 
 
@@ -58,8 +58,11 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
 
     app = make_app(ctx, kw)
     per_reply = app.opts.timeout if app.opts.timeout is not None else DEFAULT_PING_TIMEOUT
-    app.opts.timeout = None  # --timeout bounds each ping once the session is open, not the run
-    app.opts.open_timeout = PING_OPEN_TIMEOUT
+    if app.target().command:  # a stdio server's start-up is not the ping's time: it has its own bound
+        app.opts.timeout = None
+        app.opts.open_timeout = max(PING_OPEN_TIMEOUT, per_reply)
+    else:  # over HTTP nothing starts: --timeout bounds opening the session too
+        app.opts.timeout = per_reply
     times: list[float] = []
     with app.session() as session:
         try:

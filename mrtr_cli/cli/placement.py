@@ -143,9 +143,10 @@ def check_prefix_values(command: click.Command, ctx: click.Context, args: list[s
             value = attached if eq else args[i + 1]
             try:
                 param.type.convert(value, param, ctx)
-            except click.BadParameter as exc:
-                raise UsageError(f"{spelling} {exc.message}",  # a type's message starts with the value
-                                 hint=f"did you mean {' or '.join(longer)} {value}?") from None
+            except (click.BadParameter, UsageError) as exc:
+                # a type's message starts with the value (a UsageError's after the option it names)
+                text = exc.message if isinstance(exc, click.BadParameter) else exc.message.split(" ", 1)[-1]
+                raise UsageError(f"{spelling} {text}", hint=f"did you mean {' or '.join(longer)} {value}?") from None
         i += span
 
 
