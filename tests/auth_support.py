@@ -412,6 +412,21 @@ def self_signed_certificate(tmp: Path) -> tuple[str, str]:
 
 
 @pytest.fixture
+def scripted() -> Iterator[Callable[[], JsonDocuments]]:
+    """Makes JSON document servers on 127.0.0.1 (`JsonDocuments`): `.docs[path] = (status,
+    doc)`, `.fetched` lists the paths asked for; each is stopped at teardown."""
+    made: list[JsonDocuments] = []
+
+    def make() -> JsonDocuments:
+        made.append(JsonDocuments())
+        return made[-1]
+
+    yield make
+    for server in made:
+        server.stop()
+
+
+@pytest.fixture
 def https_documents(tmp_path: Path) -> Iterator[JsonDocuments]:
     """JSON documents over HTTPS on 127.0.0.1 (self-signed)."""
     docs = JsonDocuments(tmp_path)

@@ -235,4 +235,4 @@ def forms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_fa
 
 
 # ---------------------------------------------------------------------- issue 13: OAuth sign-in
-from tests.auth_support import browser, https_documents, oauth_server  # noqa: E402,F401  (fixtures)
+from tests.auth_support import browser, https_documents, oauth_server, scripted  # noqa: E402,F401  (fixtures)

@@ -25,23 +25,12 @@ from urllib.parse import parse_qsl
 import pytest
 
 from mrtr_cli.errors import AuthError
-from tests.auth_support import JsonDocuments, run_mrtr, store_files
+from tests.auth_support import run_mrtr, store_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "s3cret-" + "7" * 16
 
 
-@pytest.fixture
-def scripted() -> Iterator[Any]:
-    made: list[JsonDocuments] = []
-
-    def make() -> JsonDocuments:
-        made.append(JsonDocuments())
-        return made[-1]
-
-    yield make
-    for server in made:
-        server.stop()
 
 
 @pytest.fixture

@@ -36,25 +36,11 @@ from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
-from tests.auth_support import JsonDocuments
 from tests.servers.common import send_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def scripted() -> Iterator[Any]:
-    """Makes JSON document servers on 127.0.0.1 (tests/auth_support.py `JsonDocuments`):
-    `.docs[path] = (status, doc)`, `.fetched` lists the paths asked for."""
-    made: list[JsonDocuments] = []
-
-    def make() -> JsonDocuments:
-        made.append(JsonDocuments())
-        return made[-1]
-
-    yield make
-    for server in made:
-        server.stop()
 
 
 @pytest.fixture
