@@ -67,7 +67,7 @@ class OAuthClient:
         self.interactive = interactive
         self._verify = verify
         self._http: Any = None
-        self.store = TokenStore(url, note=self._note)
+        self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint)
         self.step_ups = 0
         self._refreshed_on_401 = False  # a refreshed token refused again means: sign in
         self.server: AuthServer | None = None

@@ -121,20 +121,27 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
 def status_cmd(ctx: click.Context, **kw: Any) -> int:
     """Show the stored sign-ins (of the target given, else all): resource, issuer, client,
     scopes, expiry and whether a refresh token exists. Never a token's value."""
-    from mrtr_cli.auth.store import TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
     app = make_app(ctx, kw)
+    damaged: list[DamagedTokenStore] = []
     if _given(app):
-        store = TokenStore(_http_target(app).url)
-        doc = store.load() if os.path.exists(store.path) else None
+        store = _store(app, _http_target(app))
+        try:
+            doc = store.load() if os.path.exists(store.path) else None
+        except DamagedTokenStore as exc:
+            doc, damaged = None, [exc]
         records = [(store.path, doc)] if doc else []
     else:
-        records = all_records()
+        records, damaged = all_records()
     rows = _status_rows(records)
     if app.opts.json_mode:
         print_json(app.env, rows)
-        return 0
+    for exc in damaged:  # listed after what could be read; the run ends with exit 8
+        app.env.err(f"mrtr: {exc.message}")
+    if app.opts.json_mode or damaged:
+        return 8 if damaged else 0
     if not rows:
         app.env.err("mrtr: no stored sign-ins" + (" for this server" if _given(app) else ""))
         return 0 if not _given(app) else 8
@@ -166,26 +173,33 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
 def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
     """Revoke (where the server offers revocation, RFC 7009) and forget the stored
     sign-in of the target, or of every server with --all."""
-    from mrtr_cli.auth.store import TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     if everything == _given(app):
         raise UsageError("name one server (--url URL or -s NAME) or give --all")
     if everything:
-        import httpx  # noqa: PLC0415
-
         from mrtr_cli.auth.manager import revoke_entry  # noqa: PLC0415
         from mrtr_cli.config.oauth import AuthSettings  # noqa: PLC0415
 
-        records = all_records()
-        with httpx.Client(timeout=30.0, follow_redirects=False) as http:
-            for _path, doc in records:
-                store = TokenStore(str(doc.get("resource")))
+        records, damaged = all_records()
+        with _plain_http(app) as http:
+            for path, doc in records:
+                resource = sanitize(str(doc.get("resource")), single_line=True)
+                store = TokenStore(str(doc.get("resource") or ""), path=path)
                 with store.locked():
-                    for issuer, entry in (store.load().get("issuers") or {}).items():
-                        app.env.err(f"mrtr: {doc.get('resource')}: " + revoke_entry(http, issuer, entry, AuthSettings()))
+                    try:
+                        entries = (store.load().get("issuers") or {}).items()
+                    except DamagedTokenStore as exc:  # damaged since it was listed
+                        damaged.append(exc)
+                        continue
+                    for issuer, entry in entries:
+                        app.env.err(f"mrtr: {resource}: " + revoke_entry(http, issuer, entry, AuthSettings()))
                     store.remove()
-        app.env.err(f"mrtr: signed out of {len(records)} server(s)")
+        for exc in damaged:
+            _remove_damaged(app, TokenStore("", path=exc.path), exc)
+        app.env.err(f"mrtr: signed out of {len(records) + len({e.path for e in damaged})} server(s)")
         return 0
     target = _http_target(app)
     client = _client(app, target)
@@ -193,12 +207,41 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
         if not os.path.exists(client.store.path):
             app.env.err(f"mrtr: not signed in to {client.label}")
             return 0
+        try:
+            client.store.load()
+        except DamagedTokenStore as exc:
+            _remove_damaged(app, client.store, exc)
+            app.env.err(f"mrtr: signed out of {client.label}")
+            return 0
         for line in client.logout():
             app.env.err(f"mrtr: {line}")
         app.env.err(f"mrtr: signed out of {client.label}")
     finally:
         client.close()
     return 0
+
+
+def _store(app: Any, target: Any) -> Any:
+    """The token store of `target`, whose damaged-file error names its `auth logout` command."""
+    from mrtr_cli.auth.store import TokenStore  # noqa: PLC0415
+    from mrtr_cli.config.oauth_target import login_hint  # noqa: PLC0415
+
+    return TokenStore(target.url, logout_hint=login_hint(app, target, "logout"))
+
+
+def _remove_damaged(app: Any, store: Any, exc: Any) -> None:
+    """Remove a damaged token file (and the keychain items it still names): nothing in it
+    can be revoked."""
+    with store.locked():
+        store.remove()
+    app.env.err(f"mrtr: removed the damaged token store file {exc.path} ({exc.why}); nothing in it could be revoked")
+
+
+def _plain_http(app: Any) -> Any:
+    """An `httpx.Client` for revocation requests without a target (`auth logout --all`)."""
+    import httpx  # noqa: PLC0415
+
+    return httpx.Client(timeout=30.0, follow_redirects=False)
 
 
 @auth_group.command("token")

@@ -53,6 +53,8 @@ class AuthSettings:
         issuer: the authorization server the credentials belong to, or None.
         no_browser: print the URL and read the redirected URL back (paste flow).
         login_hint: the command that signs in, for messages (`mrtr --url URL auth login`).
+        logout_hint: the command that signs out (and removes a damaged token file), or
+            None (then `mrtr --url URL auth logout`).
     """
 
     client_id: str | None = None
@@ -67,6 +69,7 @@ class AuthSettings:
     issuer: str | None = None
     no_browser: bool = False
     login_hint: str = "mrtr auth login"
+    logout_hint: str | None = None
 
     @property
     def client_credentials(self) -> bool:

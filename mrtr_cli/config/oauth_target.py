@@ -34,10 +34,11 @@ def target_options(app: Any, target: Any) -> list[str]:
     return [shlex.quote(w) for w in words]
 
 
-def login_hint(app: Any, target: Any) -> str:
+def login_hint(app: Any, target: Any, verb: str = "login") -> str:
     """The command that signs in to `target` (for messages), built from `target_options`:
-    `mrtr [--config FILE] [--expand-env] -s NAME auth login` or `mrtr --url URL auth login`."""
-    return " ".join(["mrtr", *target_options(app, target), "auth", "login"])
+    `mrtr [--config FILE] [--expand-env] -s NAME auth login` or `mrtr --url URL auth login`;
+    `verb` "logout": the command that signs out (and removes a damaged token file)."""
+    return " ".join(["mrtr", *target_options(app, target), "auth", verb])
 
 
 def option_settings(app: Any) -> dict[str, Any]:
@@ -79,6 +80,7 @@ def target_settings(app: Any, target: Any, overrides: dict[str, Any] | None = No
         if value is not None and value != [] and hasattr(s, key):
             setattr(s, key, value)
     s.login_hint = login_hint(app, target)
+    s.logout_hint = login_hint(app, target, "logout")
     check_settings(s)
     for secret in (s.client_secret, s.private_key):
         if secret:
@@ -103,4 +105,5 @@ def make_authorizer(app: Any, target: Any, *, login: bool = False, overrides: di
         return OAuthClient(target.url, settings[0], app.env, label=target.server or public_url(target.url), login=login,
                            deadline=app.deadline(), interactive=app.sign_in_allowed)
 
-    return Authorizer(target.url, app.env.add_secret, make_client)
+    return Authorizer(target.url, app.env.add_secret, make_client, note=app.note,
+                      logout_hint=login_hint(app, target, "logout"))
