@@ -121,7 +121,7 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
 def status_cmd(ctx: click.Context, **kw: Any) -> int:
     """Show the stored sign-ins (of the target given, else all): resource, issuer, client,
     scopes, expiry and whether a refresh token exists. Never a token's value."""
-    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.auth.store import DamagedTokenStore, all_records  # noqa: PLC0415
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
     app = make_app(ctx, kw)
@@ -138,13 +138,18 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
     rows = _status_rows(records)
     if app.opts.json_mode:
         print_json(app.env, rows)
-    for exc in damaged:  # listed after what could be read; the run ends with exit 8
-        app.env.err(f"mrtr: {exc.message}")
-    if app.opts.json_mode or damaged:
-        return 8 if damaged else 0
-    if not rows:
+    elif rows:
+        _print_status(app, rows)
+    elif not damaged:
         app.env.err("mrtr: no stored sign-ins" + (" for this server" if _given(app) else ""))
         return 0 if not _given(app) else 8
+    for exc in damaged:  # named after what could be read; the run ends with exit 8
+        app.env.err(f"mrtr: {exc.message}")
+    return 8 if damaged else 0
+
+
+def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
+    """The `auth status` table on stdout (every stored value sanitized: it came from a server)."""
     from mrtr_cli.render.listing import print_table  # noqa: PLC0415
 
     def expiry(row: dict[str, Any]) -> str:
@@ -163,7 +168,6 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
                 [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
                   f"{shown(r['clientId'])} ({shown(r['client'])})", shown(" ".join(r["scopes"])) or "-", expiry(r),
                   "yes" if r["refreshToken"] else "no"] for r in rows])
-    return 0
 
 
 @auth_group.command("logout")
