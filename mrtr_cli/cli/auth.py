@@ -74,7 +74,7 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
         "redirect_port": redirect_port,
         "grant": "client_credentials" if client_credentials else None,
         "auth_method": auth_method,
-        "private_key": app.read_file(private_key_file) if private_key_file else None,
+        "private_key": _private_key(app, private_key_file),
         "signing_alg": signing_alg,
     }
     client = _client(app, target, login=True, overrides=overrides)
@@ -223,6 +223,16 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
     finally:
         client.close()
     return 0
+
+
+def _private_key(app: Any, path: str | None) -> str | None:
+    """The PEM text of `--private-key-file` (read as every user file is; line breaks are
+    the PEM's, another control character is refused), or None."""
+    if not path:
+        return None
+    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415
+
+    return check_setting(app.read_file(path, "--private-key-file"), f"--private-key-file {path}", multiline=True)
 
 
 def _store(app: Any, target: Any) -> Any:

@@ -46,11 +46,15 @@ def option_settings(app: Any) -> dict[str, Any]:
     `--client-secret-file PATH`) as `AuthSettings` attributes.
 
     Raises:
-        UsageError: both secret options, an unset variable, an unreadable file.
+        UsageError: both secret options, an unset variable, an unreadable file (the rules
+            of every user file: userfiles.read_named_text), a line break or control
+            character in a value (config/oauth.py `check_setting`).
     """
     import os  # noqa: PLC0415
 
     from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415
 
     o = app.opts
     secret = None
@@ -60,10 +64,14 @@ def option_settings(app: Any) -> dict[str, Any]:
         secret = os.environ.get(o.client_secret_env)
         if not secret:
             raise UsageError(f"--client-secret-env {o.client_secret_env}: that environment variable is empty or unset")
+        check_setting(secret, f"--client-secret-env {o.client_secret_env}")
     elif o.client_secret_file:
-        secret = app.read_file(o.client_secret_file).strip()
+        secret = app.read_file(o.client_secret_file, "--client-secret-file").strip()
         if not secret:
             raise UsageError(f"--client-secret-file {o.client_secret_file}: the file is empty")
+        check_setting(secret, f"--client-secret-file {o.client_secret_file}")
+    if o.client_id:
+        check_setting(o.client_id, "--client-id")
     return {"client_id": o.client_id, "client_secret": secret}
 
 
