@@ -41,7 +41,7 @@ def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, 
 
     settings = target_settings(app, target, overrides)
     return OAuthClient(target.url, settings, app.env, label=target.server or public_url(target.url), login=login,
-                       deadline=app.deadline())
+                       deadline=app.deadline(), tracer=app.tracer)
 
 
 @auth_group.command("login")
@@ -66,6 +66,15 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
     --client-secret-env VAR or --client-secret-file PATH (global options).
     """
     app = make_app(ctx, kw)
+    with _traced(app):
+        return _login(app, scopes, no_browser, client_metadata_url, redirect_port, client_credentials, auth_method,
+                      private_key_file, signing_alg)
+
+
+def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
+           redirect_port: int | None, client_credentials: bool, auth_method: str | None,
+           private_key_file: str | None, signing_alg: str | None) -> int:
+    """The body of `auth login` (the docstring of `login_cmd`)."""
     target = _http_target(app)
     overrides: dict[str, Any] = {
         "scopes": [p for s in scopes for p in s.split()],
@@ -177,12 +186,18 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
 def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
     """Revoke (where the server offers revocation, RFC 7009) and forget the stored
     sign-in of the target, or of every server with --all."""
-    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
-
     app = make_app(ctx, kw)
     if everything == _given(app):
         raise UsageError("name one server (--url URL or -s NAME) or give --all")
+    with _traced(app):
+        return _logout(app, everything)
+
+
+def _logout(app: Any, everything: bool) -> int:
+    """The body of `auth logout` (the docstring of `logout_cmd`)."""
+    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
     if everything:
         from mrtr_cli.auth.manager import revoke_entry  # noqa: PLC0415
         from mrtr_cli.config.oauth import AuthSettings  # noqa: PLC0415
@@ -225,6 +240,13 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
     return 0
 
 
+def _traced(app: Any) -> Any:
+    """`--trace FILE` open while the command's authorization requests are made."""
+    from mrtr_cli.protocol.opening import run_trace  # noqa: PLC0415
+
+    return run_trace(app)
+
+
 def _private_key(app: Any, path: str | None) -> str | None:
     """The PEM text of `--private-key-file` (read as every user file is; line breaks are
     the PEM's, another control character is refused), or None."""
@@ -252,10 +274,13 @@ def _remove_damaged(app: Any, store: Any, exc: Any) -> None:
 
 
 def _plain_http(app: Any) -> Any:
-    """An `httpx.Client` for revocation requests without a target (`auth logout --all`)."""
+    """An `httpx.Client` for revocation requests without a target (`auth logout --all`),
+    traced as the sign-in's are (auth/httptrace.py)."""
     import httpx  # noqa: PLC0415
 
-    return httpx.Client(timeout=30.0, follow_redirects=False)
+    from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415
+
+    return httpx.Client(timeout=30.0, follow_redirects=False, event_hooks=trace_hooks(app.tracer))
 
 
 @auth_group.command("token")
@@ -266,10 +291,11 @@ def token_cmd(ctx: click.Context, **kw: Any) -> int:
     scripts that call the server some other way. Exit 8 when not signed in."""
     app = make_app(ctx, kw)
     target = _http_target(app)
-    client = _client(app, target)
-    try:
-        token = client.token()
-    finally:
-        client.close()
+    with _traced(app):
+        client = _client(app, target)
+        try:
+            token = client.token()
+        finally:
+            client.close()
     app.env.out(token)
     return 0

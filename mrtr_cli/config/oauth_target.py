@@ -111,7 +111,7 @@ def make_authorizer(app: Any, target: Any, *, login: bool = False, overrides: di
         if not settings:
             settings.append(target_settings(app, target, overrides))
         return OAuthClient(target.url, settings[0], app.env, label=target.server or public_url(target.url), login=login,
-                           deadline=app.deadline(), interactive=app.sign_in_allowed)
+                           deadline=app.deadline(), interactive=app.sign_in_allowed, tracer=app.tracer)
 
     return Authorizer(target.url, app.env.add_secret, make_client, note=app.note,
                       logout_hint=login_hint(app, target, "logout"))
