@@ -91,9 +91,10 @@ class App:
         """All of stdin (read once; `userfiles.UserInput.stdin`)."""
         return self.files.stdin()
 
-    def read_file(self, path: str) -> str:
-        """The text of `path` (`-` is stdin; `userfiles.UserInput.read_file`). Raises UsageError."""
-        return self.files.read_file(path)
+    def read_file(self, path: str, what: str = "file") -> str:
+        """The text of `path` (`-` is stdin; `userfiles.UserInput.read_file`); `what` names it
+        in messages (e.g. the option). Raises UsageError."""
+        return self.files.read_file(path, what)
 
     def note(self, text: str) -> None:
         """A note on stderr (not with `-q`)."""

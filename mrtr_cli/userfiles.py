@@ -1,6 +1,8 @@
-"""The one reader for every file the user names on the command line (answer files,
-`--args @FILE`, `k=@FILE`, `file:` header values, `--config`, pending documents, batch
-input, the `--resume` output file) and for stdin (`-`).
+"""The one reader for every file the user names on the command line, in an environment
+variable or in a config file (answer files, `--args @FILE`, `k=@FILE`, `file:` header and
+secret values, `--config`, pending documents, batch input, the `--resume` output file,
+`--client-secret-file`, `--private-key-file`, `MRTR_CLIENT_SECRET_FILE`,
+`MRTR_PRIVATE_KEY_FILE`) and for stdin (`-`).
 
 Rules (docs/limits.md):
 - only a regular file, or `-` for stdin: a FIFO, a device (`/dev/zero`), a socket or a
@@ -25,6 +27,7 @@ from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
 from mrtr_cli.render.sanitize import sanitize
 
 _CHUNK = 1 << 16
+_NOT_REGULAR_HINT = "give a regular file, or - to read stdin"
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
@@ -58,8 +61,7 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
-            raise UsageError(f"cannot read {what} {path}: it is {kind}, not a regular file",
-                             hint="give a regular file, or - to read stdin")
+            raise UsageError(f"cannot read {what} {path}: it is {kind}, not a regular file", hint=_NOT_REGULAR_HINT)
         if info.st_size > limit:
             raise _too_big(what, path, limit)
         chunks, total = [], 0
@@ -147,6 +149,26 @@ def read_user_text(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) ->
     return decode_text(read_user_bytes(path, what=what, limit=limit), what=what, path=path)
 
 
+def read_named_text(path: str, *, source: str, limit: int = MAX_USER_FILE_BYTES) -> str:
+    """The text of the file `path` named by `source` (an option, an environment variable or
+    a config value: "--private-key-file", "MRTR_CLIENT_SECRET_FILE", "./mcp.json: server
+    'x': oauth clientSecret file:"), under the rules of every user file (module docstring),
+    whichever way it was named.
+
+    Raises:
+        UsageError: missing, not a regular file, larger than `limit`, not UTF-8; the
+            message names `source`, the path and the rule.
+    """
+    try:
+        return read_user_text(path, what=source, limit=limit)
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {source} {sanitize(path, single_line=True)}: no such file") from None
+    except UsageError as exc:
+        if source.startswith("-") or exc.hint != _NOT_REGULAR_HINT:
+            raise
+        raise UsageError(exc.message, hint="give a regular file") from None  # `-` is stdin for options only
+
+
 def open_user_output(path: str, mode: str = "w") -> IO[str]:
     """Open the output file `path` (`--trace`, `--save-answers`) for text in `mode` ("w" or
     "a"), never blocking: a FIFO is opened without waiting for a reader (none is an
@@ -195,18 +217,15 @@ class UserInput:
             self._stdin_text = decode_text(data, what="stdin", path="(-)")
         return self._stdin_text
 
-    def read_file(self, path: str) -> str:
-        """The text of `path` (`-` is stdin).
+    def read_file(self, path: str, what: str = "file") -> str:
+        """The text of `path` (`-` is stdin); `what` names it in messages (the option).
 
         Raises:
             UsageError: the file cannot be read (missing, not a regular file, too big).
         """
         if path == "-":
             return self.stdin()
-        try:
-            return read_user_text(path, what="file")
-        except FileNotFoundError:
-            raise UsageError(f"cannot read file {sanitize(path, single_line=True)}: no such file") from None
+        return read_named_text(path, source=what)
 
 
 def check_writable(path: str, option: str) -> None:

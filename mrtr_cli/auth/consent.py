@@ -50,10 +50,15 @@ def ask_open(env: Environment) -> bool:
             raise Declined("sign-in cancelled")
 
 
-def show_url(env: Environment, url: str) -> None:
+def show_url(env: Environment, url: str, *, opened: bool = False) -> None:
     """Print the authorization URL on stderr (it is the authorization server's own URL,
-    the one a browser would visit)."""
-    env.err("Open this URL in a browser to sign in:")
+    the one a browser would visit; it carries the PKCE challenge and `state`, no secret).
+
+    Args:
+        opened: a browser was started with it (which may have shown nothing).
+    """
+    env.err("If the browser shows nothing, open this URL in a browser to sign in:" if opened
+            else "Open this URL in a browser to sign in:")
     env.err("  " + sanitize(url, single_line=True))
 
 
@@ -72,8 +77,7 @@ def open_browser(env: Environment, url: str) -> bool:
     return ok
 
 
-def read_pasted(env: Environment) -> str:
-    """Read the URL the browser was redirected to, pasted by the person (--no-browser)."""
-    env.stderr.write("Paste the address your browser was sent to after signing in: ")
+def paste_prompt(env: Environment) -> None:
+    """Ask for the URL the browser was redirected to (the caller reads it)."""
+    env.stderr.write("Paste the address your browser was sent to after signing in (or wait for it to come back): ")
     env.stderr.flush()
-    return _read_line(env)

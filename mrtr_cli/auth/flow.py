@@ -15,7 +15,7 @@ import hashlib
 import secrets
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import IO, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mrtr_cli.auth import consent
@@ -123,6 +123,14 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
                      ask: bool, no_browser: bool) -> str:
     """Send the person to the authorization URL and return the authorization code.
 
+    The URL is always shown on stderr (sanitized; it carries the PKCE challenge and
+    `state`, nothing secret), also when a browser was started: one that shows nothing
+    (`BROWSER=/bin/true`) must not leave the person without it. Where a terminal exists
+    the person may paste the address the browser was sent to, while the loopback
+    listener waits for the redirect itself. Where the address could only come back by
+    pasting (`--no-browser`, or no browser could start) and no terminal exists, the
+    sign-in fails at once instead of waiting `MRTR_AUTH_WAIT` for nothing.
+
     Args:
         ask: ask before opening the browser (automatic sign-in at a terminal); False
             for `mrtr auth login`, where the command is the consent.
@@ -130,8 +138,8 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
             the listener still takes a redirect that reaches it.
 
     Raises:
-        AuthError: no response in time, a refused or mismatching response, or the
-            person cancelled (exit 8).
+        AuthError: no response in time, a refused or mismatching response, the person
+            cancelled, or nothing can come back (exit 8).
         KeyboardInterrupt: Ctrl-C.
     """
     wait = wait_seconds()  # a bad MRTR_AUTH_WAIT is refused before anything opens
@@ -141,45 +149,92 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
             show = not consent.ask_open(env)
         except Declined:
             raise AuthError("sign-in cancelled") from None
+    paste = _paste_source(env)
+    if show and paste is None:
+        raise _nothing_can_come_back("--no-browser" if no_browser else None)
     if show:
         consent.show_url(env, req.url)
     else:
         env.err("mrtr: opening the browser to sign in (waiting for it to come back)")
-        # No browser could start (a remote shell, a container): the URL is shown, and the
-        # person may paste the address the browser was sent to, as with --no-browser.
-        show = not consent.open_browser(env, req.url)
-    if no_browser or show:
-        if env.prompt_input() is not None:
-            _paste_in_background(env, listener)
+        if consent.open_browser(env, req.url):
+            consent.show_url(env, req.url, opened=True)
+        elif paste is None:  # no browser could start (a remote shell, a container), no terminal
+            raise _nothing_can_come_back("no browser could be started")
+    if paste is not None:
+        _paste_in_background(env, listener, paste)
     params = listener.wait(wait)
     return check_response(req, params)
 
 
-def _paste_in_background(env: Environment, listener: Loopback) -> None:
-    """Read the pasted redirect URL from the terminal (the listener may get the redirect
-    itself meanwhile). An address without a code or error is asked for again; one whose
-    `state` is not this sign-in's ends it (exit 8): it belongs to another sign-in."""
+def _nothing_can_come_back(why: str | None) -> AuthError:
+    """The sign-in that needs a pasted address where there is no terminal to paste it in."""
+    reason = f"with {why}" if why == "--no-browser" else why
+    return AuthError(f"cannot sign in here: {reason}, the address the browser is sent to must be pasted back, "
+                     "and there is no terminal to paste it in (stdin is not a terminal)",
+                     hint="run the same command in a terminal, or sign in on a machine where a browser can open "
+                          "(BROWSER names one)")
+
+
+def _paste_source(env: Environment) -> IO[str] | None:
+    """Where a pasted address can be read: the run's prompt input (stdin at a terminal),
+    else the controlling terminal (`/dev/tty`: stdin redirected in a terminal), else None."""
+    stream = env.prompt_input()
+    if stream is not None:
+        return stream
+    try:
+        return open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - read by the paste thread for the run
+    except OSError:
+        return None
+
+
+def _paste_in_background(env: Environment, listener: Loopback, stream: IO[str]) -> None:
+    """Read the pasted redirect URL from the terminal `stream` (the listener may get the
+    redirect itself meanwhile). An address without a code or error is asked for again; one
+    whose `state` is not this sign-in's ends it (exit 8): it belongs to another sign-in."""
 
     def read() -> None:
         try:
-            _read_pasted(env, listener)
+            _read_pasted(env, listener, stream)
         except BaseException as exc:  # noqa: BLE001 - any failure ends the flow, never a hang
             listener.fail(exc)
 
     threading.Thread(target=read, name="mrtr-oauth-paste", daemon=True).start()
 
 
-def _read_pasted(env: Environment, listener: Loopback) -> None:
+def _read_line_while_waiting(listener: Loopback, stream: IO[str]) -> str | None:
+    """A line typed at the terminal, or None once the sign-in ended without one (the
+    redirect reached the listener) or at end of input: nothing typed after the sign-in
+    is taken from what comes next (a form, a prompt)."""
+    import select  # noqa: PLC0415
+
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    while not listener.done():
+        if fd is not None:
+            try:
+                if not select.select([fd], [], [], 0.2)[0]:
+                    continue
+            except (OSError, ValueError):
+                fd = None
+        line = stream.readline()
+        return line.strip() if line and not listener.done() else None
+    return None
+
+
+def _read_pasted(env: Environment, listener: Loopback, stream: IO[str]) -> None:
     """The paste loop of `_paste_in_background` (runs in its thread)."""
+    consent.paste_prompt(env)
     while True:
-        try:
-            text = consent.read_pasted(env)
-        except Exception:  # noqa: BLE001 - end of input: the listener may still get it
+        text = _read_line_while_waiting(listener, stream)
+        if text is None:
             return
         params = {k: v[0] for k, v in parse_qs(urlsplit(text).query, keep_blank_values=True).items()}
         if "code" not in params and "error" not in params:
             env.err("mrtr: that is not the address the browser was sent to (it has no code); "
                     "paste the whole address")
+            consent.paste_prompt(env)
             continue
         if not listener.accept(params):
             listener.fail(AuthError("the pasted address does not belong to this sign-in (its state differs); "

@@ -105,6 +105,10 @@ class Loopback:
         self._event.set()
         return True
 
+    def done(self) -> bool:
+        """Whether the wait has ended (a response was taken, or `fail` was called)."""
+        return self._event.is_set()
+
     def fail(self, error: BaseException) -> None:
         """End the wait with `error`, which `wait` raises in the flow's thread: a pasted
         address that is not this sign-in's, or any exception in a listener or paste thread

@@ -68,12 +68,15 @@ class OAuthClient:
         verify: TLS verification for the authorization server requests.
         interactive: whether a person may be asked to sign in; None: when the environment
             can prompt (a terminal, no --no-input).
+        tracer: the run's `render.trace.Tracer`: `-vv` and `--trace` get every
+            authorization request and reply, redacted (auth/httptrace.py); or None.
     """
 
     def __init__(self, url: str, settings: AuthSettings, env: Environment, *, label: str | None = None,
                  login: bool = False, deadline: Any = None, verify: bool | str = True,
-                 interactive: bool | None = None):
+                 interactive: bool | None = None, tracer: Any = None):
         self.url = url
+        self.tracer = tracer
         self.settings = settings
         self.env = env
         self.label = label or url
@@ -82,7 +85,7 @@ class OAuthClient:
         self.interactive = interactive
         self._verify = verify
         self._http: Any = None
-        self.store = TokenStore(url, note=self._note)
+        self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint)
         self.step_ups = 0
         self._refreshed_on_401 = False  # a refreshed token refused again means: sign in
         self.server: AuthServer | None = None
@@ -98,13 +101,19 @@ class OAuthClient:
     def http(self) -> Any:
         """The `httpx.Client` for authorization requests (no redirects followed). With `-v`
         each request is noted on stderr as method, URL and status (no headers or bodies:
-        they carry codes, secrets and tokens)."""
+        they carry codes, secrets and tokens); `-vv` and `--trace` get the exchanges through
+        the run's tracer, redacted (auth/httptrace.py)."""
         if self._http is None:
             import httpx  # noqa: PLC0415
 
             hooks: dict[str, list[Any]] = {"request": [self._bound_timeout]}
             if self.env.verbosity > 0:
                 hooks["response"] = [self._trace_response]
+            if self.tracer is not None:  # -vv, --trace: the exchanges themselves, redacted
+                from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415
+
+                for kind, more in trace_hooks(self.tracer).items():
+                    hooks.setdefault(kind, []).extend(more)
             self._http = httpx.Client(timeout=httpx.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
                                       verify=self._verify,
                                       headers={"User-Agent": "mrtr"}, event_hooks=hooks)

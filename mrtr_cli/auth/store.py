@@ -27,6 +27,7 @@ from typing import Any
 
 from mrtr_cli.errors import AuthError
 from mrtr_cli.transport.authhook import canonical_resource, read_record, store_dir, token_path
+from mrtr_cli.transport.tokenfile import DamagedTokenStore, issuers_named
 
 SECRET_FIELDS = (("tokens", "access_token"), ("tokens", "refresh_token"), ("client", "client_secret"))
 KEYRING_SERVICE = "mrtr"
@@ -49,12 +50,26 @@ class TokenStore:
         url: the MCP endpoint (its canonical URI names the file).
         backend: "file" or "keyring" (default: `MRTR_TOKEN_STORE`, else "file").
         note: called with a one-line note (e.g. keychain unavailable), or None.
+        logout_hint: the command that removes this server's file, named when it is
+            damaged (default: `mrtr --url URL auth logout`).
+        path: the file (default: the one `url` names; `auth logout --all` passes each file).
+
+    Reading a damaged file raises `DamagedTokenStore` (exit 8; transport/tokenfile.py);
+    `remove` deletes it all the same.
     """
 
-    def __init__(self, url: str, backend: str | None = None, note: Any = None):
+    def __init__(self, url: str, backend: str | None = None, note: Any = None, *,
+                 logout_hint: str | None = None, path: str | None = None):
         self.url = url
         self.resource_key = canonical_resource(url)
-        self.path = token_path(url)
+        self.path = path or token_path(url)
+        if logout_hint is None:
+            import shlex  # noqa: PLC0415
+
+            from mrtr_cli.config.target import public_url  # noqa: PLC0415
+
+            logout_hint = f"mrtr --url {shlex.quote(public_url(url))} auth logout"
+        self.logout_hint = logout_hint
         self.backend = backend or os.environ.get("MRTR_TOKEN_STORE", "file") or "file"
         self._note = note
         if self.backend not in ("file", "keyring"):
@@ -69,8 +84,13 @@ class TokenStore:
 
     # ------------------------------------------------------------------ reading
     def load(self) -> dict[str, Any]:
-        """The whole record (an empty one when nothing is stored)."""
-        doc = read_record(self.path) or {"version": 1, "resource": self.resource_key, "issuers": {}}
+        """The whole record (an empty one when nothing is stored).
+
+        Raises:
+            DamagedTokenStore: the file cannot be used (exit 8).
+        """
+        doc = read_record(self.path, self.logout_hint) or {"version": 1, "resource": self.resource_key,
+                                                           "issuers": {}}
         if doc.get("keyring"):
             _fill_from_keyring(doc, self.path)
         return doc
@@ -148,9 +168,14 @@ class TokenStore:
             self.save(doc)
 
     def remove(self) -> None:
-        """Delete every sign-in of this server (file and keychain items)."""
-        doc = read_record(self.path)
-        if doc and doc.get("keyring"):
+        """Delete every sign-in of this server: the file, damaged or not, and the keychain
+        items of every issuer it still names (a damaged file may have had some)."""
+        try:
+            doc = read_record(self.path)
+            keyring = bool(doc and doc.get("keyring"))
+        except DamagedTokenStore:
+            keyring = True
+        if keyring:
             _delete_keyring(self.path)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
@@ -192,20 +217,25 @@ class TokenStore:
             os.close(fd)
 
 
-def all_records() -> list[tuple[str, dict[str, Any]]]:
-    """Every token file in the store: (path, record), sorted by resource."""
+def all_records() -> tuple[list[tuple[str, dict[str, Any]]], list[DamagedTokenStore]]:
+    """Every token file in the store: the readable ones as (path, record) sorted by resource,
+    and the damaged ones (each error names its file and `mrtr auth logout --all`)."""
     folder = store_dir()
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith("."))
     except OSError:
-        return []
-    out = []
+        return [], []
+    out, damaged = [], []
     for name in names:
         path = os.path.join(folder, name)
-        doc = read_record(path)
+        try:
+            doc = read_record(path)
+        except DamagedTokenStore as exc:
+            damaged.append(exc)
+            continue
         if doc:
             out.append((path, doc))
-    return sorted(out, key=lambda item: str(item[1].get("resource")))
+    return sorted(out, key=lambda item: str(item[1].get("resource"))), damaged
 
 
 def expires_at(expires_in: Any) -> float | None:
@@ -262,11 +292,12 @@ def _fill_from_keyring(doc: dict[str, Any], path: str) -> None:
 
 
 def _delete_keyring(path: str) -> None:
+    """Delete the keychain items of every issuer the file at `path` names (also a damaged
+    file: `tokenfile.issuers_named`); nothing when no keychain is available."""
     kr = _keyring()
-    doc = read_record(path) or {}
     if kr is None:
         return
-    for issuer in doc.get("issuers") or {}:
+    for issuer in issuers_named(path):
         for part, name in SECRET_FIELDS:
             with contextlib.suppress(Exception):
                 kr.delete_password(KEYRING_SERVICE, _item(path, issuer, part, name))

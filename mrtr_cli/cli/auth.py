@@ -41,7 +41,7 @@ def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, 
 
     settings = target_settings(app, target, overrides)
     return OAuthClient(target.url, settings, app.env, label=target.server or public_url(target.url), login=login,
-                       deadline=app.deadline())
+                       deadline=app.deadline(), tracer=app.tracer)
 
 
 @auth_group.command("login")
@@ -66,6 +66,15 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
     --client-secret-env VAR or --client-secret-file PATH (global options).
     """
     app = make_app(ctx, kw)
+    with _traced(app):
+        return _login(app, scopes, no_browser, client_metadata_url, redirect_port, client_credentials, auth_method,
+                      private_key_file, signing_alg)
+
+
+def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
+           redirect_port: int | None, client_credentials: bool, auth_method: str | None,
+           private_key_file: str | None, signing_alg: str | None) -> int:
+    """The body of `auth login` (the docstring of `login_cmd`)."""
     target = _http_target(app)
     overrides: dict[str, Any] = {
         "scopes": [p for s in scopes for p in s.split()],
@@ -74,7 +83,7 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
         "redirect_port": redirect_port,
         "grant": "client_credentials" if client_credentials else None,
         "auth_method": auth_method,
-        "private_key": app.read_file(private_key_file) if private_key_file else None,
+        "private_key": _private_key(app, private_key_file),
         "signing_alg": signing_alg,
     }
     client = _client(app, target, login=True, overrides=overrides)
@@ -121,23 +130,35 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
 def status_cmd(ctx: click.Context, **kw: Any) -> int:
     """Show the stored sign-ins (of the target given, else all): resource, issuer, client,
     scopes, expiry and whether a refresh token exists. Never a token's value."""
-    from mrtr_cli.auth.store import TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.auth.store import DamagedTokenStore, all_records  # noqa: PLC0415
     from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
     app = make_app(ctx, kw)
+    damaged: list[DamagedTokenStore] = []
     if _given(app):
-        store = TokenStore(_http_target(app).url)
-        doc = store.load() if os.path.exists(store.path) else None
+        store = _store(app, _http_target(app))
+        try:
+            doc = store.load() if os.path.exists(store.path) else None
+        except DamagedTokenStore as exc:
+            doc, damaged = None, [exc]
         records = [(store.path, doc)] if doc else []
     else:
-        records = all_records()
+        records, damaged = all_records()
     rows = _status_rows(records)
     if app.opts.json_mode:
         print_json(app.env, rows)
-        return 0
-    if not rows:
+    elif rows:
+        _print_status(app, rows)
+    elif not damaged:
         app.env.err("mrtr: no stored sign-ins" + (" for this server" if _given(app) else ""))
         return 0 if not _given(app) else 8
+    for exc in damaged:  # named after what could be read; the run ends with exit 8
+        app.env.err(f"mrtr: {exc.message}")
+    return 8 if damaged else 0
+
+
+def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
+    """The `auth status` table on stdout (every stored value sanitized: it came from a server)."""
     from mrtr_cli.render.listing import print_table  # noqa: PLC0415
 
     def expiry(row: dict[str, Any]) -> str:
@@ -156,7 +177,6 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
                 [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
                   f"{shown(r['clientId'])} ({shown(r['client'])})", shown(" ".join(r["scopes"])) or "-", expiry(r),
                   "yes" if r["refreshToken"] else "no"] for r in rows])
-    return 0
 
 
 @auth_group.command("logout")
@@ -166,26 +186,39 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
 def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
     """Revoke (where the server offers revocation, RFC 7009) and forget the stored
     sign-in of the target, or of every server with --all."""
-    from mrtr_cli.auth.store import TokenStore, all_records  # noqa: PLC0415
-
     app = make_app(ctx, kw)
     if everything == _given(app):
         raise UsageError("name one server (--url URL or -s NAME) or give --all")
-    if everything:
-        import httpx  # noqa: PLC0415
+    with _traced(app):
+        return _logout(app, everything)
 
+
+def _logout(app: Any, everything: bool) -> int:
+    """The body of `auth logout` (the docstring of `logout_cmd`)."""
+    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+
+    if everything:
         from mrtr_cli.auth.manager import revoke_entry  # noqa: PLC0415
         from mrtr_cli.config.oauth import AuthSettings  # noqa: PLC0415
 
-        records = all_records()
-        with httpx.Client(timeout=30.0, follow_redirects=False) as http:
-            for _path, doc in records:
-                store = TokenStore(str(doc.get("resource")))
+        records, damaged = all_records()
+        with _plain_http(app) as http:
+            for path, doc in records:
+                resource = sanitize(str(doc.get("resource")), single_line=True)
+                store = TokenStore(str(doc.get("resource") or ""), path=path)
                 with store.locked():
-                    for issuer, entry in (store.load().get("issuers") or {}).items():
-                        app.env.err(f"mrtr: {doc.get('resource')}: " + revoke_entry(http, issuer, entry, AuthSettings()))
+                    try:
+                        entries = (store.load().get("issuers") or {}).items()
+                    except DamagedTokenStore as exc:  # damaged since it was listed
+                        damaged.append(exc)
+                        continue
+                    for issuer, entry in entries:
+                        app.env.err(f"mrtr: {resource}: " + revoke_entry(http, issuer, entry, AuthSettings()))
                     store.remove()
-        app.env.err(f"mrtr: signed out of {len(records)} server(s)")
+        for exc in damaged:
+            _remove_damaged(app, TokenStore("", path=exc.path), exc)
+        app.env.err(f"mrtr: signed out of {len(records) + len({e.path for e in damaged})} server(s)")
         return 0
     target = _http_target(app)
     client = _client(app, target)
@@ -193,12 +226,61 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
         if not os.path.exists(client.store.path):
             app.env.err(f"mrtr: not signed in to {client.label}")
             return 0
+        try:
+            client.store.load()
+        except DamagedTokenStore as exc:
+            _remove_damaged(app, client.store, exc)
+            app.env.err(f"mrtr: signed out of {client.label}")
+            return 0
         for line in client.logout():
             app.env.err(f"mrtr: {line}")
         app.env.err(f"mrtr: signed out of {client.label}")
     finally:
         client.close()
     return 0
+
+
+def _traced(app: Any) -> Any:
+    """`--trace FILE` open while the command's authorization requests are made."""
+    from mrtr_cli.protocol.opening import run_trace  # noqa: PLC0415
+
+    return run_trace(app)
+
+
+def _private_key(app: Any, path: str | None) -> str | None:
+    """The PEM text of `--private-key-file` (read as every user file is; line breaks are
+    the PEM's, another control character is refused), or None."""
+    if not path:
+        return None
+    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415
+
+    return check_setting(app.read_file(path, "--private-key-file"), f"--private-key-file {path}", multiline=True)
+
+
+def _store(app: Any, target: Any) -> Any:
+    """The token store of `target`, whose damaged-file error names its `auth logout` command."""
+    from mrtr_cli.auth.store import TokenStore  # noqa: PLC0415
+    from mrtr_cli.config.oauth_target import login_hint  # noqa: PLC0415
+
+    return TokenStore(target.url, logout_hint=login_hint(app, target, "logout"))
+
+
+def _remove_damaged(app: Any, store: Any, exc: Any) -> None:
+    """Remove a damaged token file (and the keychain items it still names): nothing in it
+    can be revoked."""
+    with store.locked():
+        store.remove()
+    app.env.err(f"mrtr: removed the damaged token store file {exc.path} ({exc.why}); nothing in it could be revoked")
+
+
+def _plain_http(app: Any) -> Any:
+    """An `httpx.Client` for revocation requests without a target (`auth logout --all`),
+    traced as the sign-in's are (auth/httptrace.py)."""
+    import httpx  # noqa: PLC0415
+
+    from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415
+
+    return httpx.Client(timeout=30.0, follow_redirects=False, event_hooks=trace_hooks(app.tracer))
 
 
 @auth_group.command("token")
@@ -209,10 +291,11 @@ def token_cmd(ctx: click.Context, **kw: Any) -> int:
     scripts that call the server some other way. Exit 8 when not signed in."""
     app = make_app(ctx, kw)
     target = _http_target(app)
-    client = _client(app, target)
-    try:
-        token = client.token()
-    finally:
-        client.close()
+    with _traced(app):
+        client = _client(app, target)
+        try:
+            token = client.token()
+        finally:
+            client.close()
     app.env.out(token)
     return 0

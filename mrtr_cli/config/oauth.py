@@ -53,6 +53,8 @@ class AuthSettings:
         issuer: the authorization server the credentials belong to, or None.
         no_browser: print the URL and read the redirected URL back (paste flow).
         login_hint: the command that signs in, for messages (`mrtr --url URL auth login`).
+        logout_hint: the command that signs out (and removes a damaged token file), or
+            None (then `mrtr --url URL auth logout`).
     """
 
     client_id: str | None = None
@@ -67,18 +69,50 @@ class AuthSettings:
     issuer: str | None = None
     no_browser: bool = False
     login_hint: str = "mrtr auth login"
+    logout_hint: str | None = None
 
     @property
     def client_credentials(self) -> bool:
         return self.grant == "client_credentials"
 
 
-def _read_secret_file(path: str, where: str) -> str:
-    try:
-        with open(os.path.expanduser(path), encoding="utf-8") as fh:
-            return fh.read().strip()
-    except OSError as exc:
-        raise UsageError(f"{where} {path}: {exc.strerror or exc}") from None
+def check_setting(value: str, source: str, *, multiline: bool = False) -> str:
+    """`value` if it holds no line break or other control character (`multiline`: line
+    breaks and tabs are allowed, as in a PEM key), as header values are checked: client
+    ids, secrets, URLs, scopes and names end up in HTTP requests.
+
+    Raises:
+        UsageError: naming `source` (the variable, option or config member) and the rule,
+            never the value (it may be a secret).
+    """
+    import unicodedata  # noqa: PLC0415
+
+    for char in value:
+        if multiline and char in "\r\n\t":
+            continue
+        if char in "\r\n\u2028\u2029" or unicodedata.category(char) == "Cc":
+            problem = "a line break" if char in "\r\n\u2028\u2029" else "a control character"
+            raise UsageError(f"{source}: the value has {problem}, which mrtr refuses (the value is not shown)",
+                             hint="remove it (a value read from a file or variable often ends in a newline)")
+    return value
+
+
+def read_secret_file(path: str, source: str, *, multiline: bool = False) -> str:
+    """The secret in the file `path` named by `source` ("MRTR_CLIENT_SECRET_FILE",
+    "--client-secret-file", a config `file:` value), white space around it dropped: read
+    by `userfiles.read_named_text` (a regular file, the size limit) and checked by
+    `check_setting` (`multiline`: a PEM key).
+
+    Raises:
+        UsageError: the file breaks a rule, or is empty (named by `source`, never shown).
+    """
+    from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415
+
+    check_setting(path, source)
+    secret = read_named_text(path, source=source).strip()
+    if not secret:
+        raise UsageError(f"{source} {path}: the file is empty")
+    return check_setting(secret, f"{source} {path}", multiline=multiline)
 
 
 def _scopes(value: Any, where: str) -> list[str]:
@@ -114,7 +148,7 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
             if k in block and block[k] is not None:
                 if not isinstance(block[k], str):
                     raise UsageError(f"{where}: oauth {k} must be a string")
-                return expand(block[k])
+                return check_setting(expand(block[k]), f"{where}: oauth {k}")
         return None
 
     s.client_id = text("clientId", "client_id")
@@ -127,9 +161,9 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
             name = secret[4:]
             if not os.environ.get(name):
                 raise UsageError(f"{where}: oauth clientSecret env:{name}: that environment variable is empty or unset")
-            secret = os.environ[name]
+            secret = check_setting(os.environ[name], f"{where}: oauth clientSecret env:{name}")
         elif allowed and secret.startswith("file:"):
-            secret = _read_secret_file(secret[5:], f"{where}: oauth clientSecret file:")
+            secret = read_secret_file(secret[5:], f"{where}: oauth clientSecret file:")
         s.client_secret = secret
     s.client_metadata_url = text("clientMetadataUrl", "client_metadata_url")
     s.scopes = _scopes(block.get("scopes", block.get("scope")), f"{where}: oauth")
@@ -149,7 +183,7 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
         if not allowed:
             raise UsageError(f"{where}: oauth privateKeyFile is not read from a project-directory config",
                              hint="pass --expand-env to allow it")
-        s.private_key = _read_secret_file(key_file, f"{where}: oauth privateKeyFile")
+        s.private_key = read_secret_file(key_file, f"{where}: oauth privateKeyFile", multiline=True)
     s.signing_alg = text("signingAlgorithm", "signing_alg")
     s.issuer = text("issuer")
     return s
@@ -170,36 +204,45 @@ def check_auth_method(value: str, where: str) -> str:
     return value
 
 
+#: The OAuth environment variables read as they are (each checked by `check_setting`).
+_TEXT_VARIABLES = ("MRTR_CLIENT_ID", "MRTR_CLIENT_SECRET", "MRTR_CLIENT_METADATA_URL", "MRTR_OAUTH_SCOPE",
+                   "MRTR_OAUTH_GRANT", "MRTR_OAUTH_AUTH_METHOD", "MRTR_SIGNING_ALG", "MRTR_OAUTH_ISSUER",
+                   "MRTR_REDIRECT_PORT")
+
+
 def apply_environment(s: AuthSettings, environ: Any = None) -> AuthSettings:
-    """Override `s` with the `MRTR_*` OAuth environment variables (module docstring).
+    """Override `s` with the `MRTR_*` OAuth environment variables (module docstring). A
+    `*_FILE` variable's file is read by `read_secret_file` (the rules of every user file).
 
     Raises:
-        UsageError: a bad value, an unreadable secret or key file.
+        UsageError: a bad value (a line break or control character, named by its variable
+            and never shown), an unreadable secret or key file.
     """
     env = os.environ if environ is None else environ
-    if env.get("MRTR_CLIENT_ID"):
-        s.client_id = env["MRTR_CLIENT_ID"]
-    if env.get("MRTR_CLIENT_SECRET"):
-        s.client_secret = env["MRTR_CLIENT_SECRET"]
+    value = {name: check_setting(env[name], name) for name in _TEXT_VARIABLES if env.get(name)}
+    if "MRTR_CLIENT_ID" in value:
+        s.client_id = value["MRTR_CLIENT_ID"]
+    if "MRTR_CLIENT_SECRET" in value:
+        s.client_secret = value["MRTR_CLIENT_SECRET"]
     if env.get("MRTR_CLIENT_SECRET_FILE"):
-        s.client_secret = _read_secret_file(env["MRTR_CLIENT_SECRET_FILE"], "MRTR_CLIENT_SECRET_FILE")
-    if env.get("MRTR_CLIENT_METADATA_URL"):
-        s.client_metadata_url = env["MRTR_CLIENT_METADATA_URL"]
-    if env.get("MRTR_OAUTH_SCOPE"):
-        s.scopes = env["MRTR_OAUTH_SCOPE"].split()
-    if env.get("MRTR_OAUTH_GRANT"):
-        s.grant = check_grant(env["MRTR_OAUTH_GRANT"], "MRTR_OAUTH_GRANT")
-    if env.get("MRTR_OAUTH_AUTH_METHOD"):
-        s.auth_method = check_auth_method(env["MRTR_OAUTH_AUTH_METHOD"], "MRTR_OAUTH_AUTH_METHOD")
+        s.client_secret = read_secret_file(env["MRTR_CLIENT_SECRET_FILE"], "MRTR_CLIENT_SECRET_FILE")
+    if "MRTR_CLIENT_METADATA_URL" in value:
+        s.client_metadata_url = value["MRTR_CLIENT_METADATA_URL"]
+    if "MRTR_OAUTH_SCOPE" in value:
+        s.scopes = value["MRTR_OAUTH_SCOPE"].split()
+    if "MRTR_OAUTH_GRANT" in value:
+        s.grant = check_grant(value["MRTR_OAUTH_GRANT"], "MRTR_OAUTH_GRANT")
+    if "MRTR_OAUTH_AUTH_METHOD" in value:
+        s.auth_method = check_auth_method(value["MRTR_OAUTH_AUTH_METHOD"], "MRTR_OAUTH_AUTH_METHOD")
     if env.get("MRTR_PRIVATE_KEY_FILE"):
-        s.private_key = _read_secret_file(env["MRTR_PRIVATE_KEY_FILE"], "MRTR_PRIVATE_KEY_FILE")
-    if env.get("MRTR_SIGNING_ALG"):
-        s.signing_alg = env["MRTR_SIGNING_ALG"]
-    if env.get("MRTR_OAUTH_ISSUER"):
-        s.issuer = env["MRTR_OAUTH_ISSUER"]
-    if env.get("MRTR_REDIRECT_PORT"):
+        s.private_key = read_secret_file(env["MRTR_PRIVATE_KEY_FILE"], "MRTR_PRIVATE_KEY_FILE", multiline=True)
+    if "MRTR_SIGNING_ALG" in value:
+        s.signing_alg = value["MRTR_SIGNING_ALG"]
+    if "MRTR_OAUTH_ISSUER" in value:
+        s.issuer = value["MRTR_OAUTH_ISSUER"]
+    if "MRTR_REDIRECT_PORT" in value:
         try:
-            s.redirect_port = int(env["MRTR_REDIRECT_PORT"])
+            s.redirect_port = int(value["MRTR_REDIRECT_PORT"])
         except ValueError:
             raise UsageError("MRTR_REDIRECT_PORT: expected a port number") from None
     return s

@@ -34,10 +34,11 @@ def target_options(app: Any, target: Any) -> list[str]:
     return [shlex.quote(w) for w in words]
 
 
-def login_hint(app: Any, target: Any) -> str:
+def login_hint(app: Any, target: Any, verb: str = "login") -> str:
     """The command that signs in to `target` (for messages), built from `target_options`:
-    `mrtr [--config FILE] [--expand-env] -s NAME auth login` or `mrtr --url URL auth login`."""
-    return " ".join(["mrtr", *target_options(app, target), "auth", "login"])
+    `mrtr [--config FILE] [--expand-env] -s NAME auth login` or `mrtr --url URL auth login`;
+    `verb` "logout": the command that signs out (and removes a damaged token file)."""
+    return " ".join(["mrtr", *target_options(app, target), "auth", verb])
 
 
 def option_settings(app: Any) -> dict[str, Any]:
@@ -45,11 +46,15 @@ def option_settings(app: Any) -> dict[str, Any]:
     `--client-secret-file PATH`) as `AuthSettings` attributes.
 
     Raises:
-        UsageError: both secret options, an unset variable, an unreadable file.
+        UsageError: both secret options, an unset variable, an unreadable file (the rules
+            of every user file: userfiles.read_named_text), a line break or control
+            character in a value (config/oauth.py `check_setting`).
     """
     import os  # noqa: PLC0415
 
     from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
+    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415
 
     o = app.opts
     secret = None
@@ -59,10 +64,14 @@ def option_settings(app: Any) -> dict[str, Any]:
         secret = os.environ.get(o.client_secret_env)
         if not secret:
             raise UsageError(f"--client-secret-env {o.client_secret_env}: that environment variable is empty or unset")
+        check_setting(secret, f"--client-secret-env {o.client_secret_env}")
     elif o.client_secret_file:
-        secret = app.read_file(o.client_secret_file).strip()
+        secret = app.read_file(o.client_secret_file, "--client-secret-file").strip()
         if not secret:
             raise UsageError(f"--client-secret-file {o.client_secret_file}: the file is empty")
+        check_setting(secret, f"--client-secret-file {o.client_secret_file}")
+    if o.client_id:
+        check_setting(o.client_id, "--client-id")
     return {"client_id": o.client_id, "client_secret": secret}
 
 
@@ -79,6 +88,7 @@ def target_settings(app: Any, target: Any, overrides: dict[str, Any] | None = No
         if value is not None and value != [] and hasattr(s, key):
             setattr(s, key, value)
     s.login_hint = login_hint(app, target)
+    s.logout_hint = login_hint(app, target, "logout")
     check_settings(s)
     for secret in (s.client_secret, s.private_key):
         if secret:
@@ -101,6 +111,7 @@ def make_authorizer(app: Any, target: Any, *, login: bool = False, overrides: di
         if not settings:
             settings.append(target_settings(app, target, overrides))
         return OAuthClient(target.url, settings[0], app.env, label=target.server or public_url(target.url), login=login,
-                           deadline=app.deadline(), interactive=app.sign_in_allowed)
+                           deadline=app.deadline(), interactive=app.sign_in_allowed, tracer=app.tracer)
 
-    return Authorizer(target.url, app.env.add_secret, make_client)
+    return Authorizer(target.url, app.env.add_secret, make_client, note=app.note,
+                      logout_hint=login_hint(app, target, "logout"))

@@ -74,6 +74,22 @@ def _close_trace(run: RunContext) -> None:
 
 
 @contextlib.contextmanager
+def run_trace(run: RunContext) -> Iterator[None]:
+    """`--trace FILE` open (and closed) around a run that opens no session, such as
+    `mrtr auth login`: the tracer writes its sign-in's HTTP exchanges there.
+
+    Raises:
+        UsageError: the file cannot be opened (exit 2).
+    """
+    if run.opts.trace:
+        _open_trace(run, None)
+    try:
+        yield
+    finally:
+        _close_trace(run)
+
+
+@contextlib.contextmanager
 def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iterator[Session]:
     """Open a session to `target` in the right protocol era (`--protocol`, probing when
     auto: protocol/era.py) and always close it.

@@ -11,12 +11,13 @@ costs one small file read (the token file of the resource, `token_path`); the
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from mrtr_cli.transport.tokenfile import DamagedTokenStore, read_token_file
 
 #: A token this close to its expiry (seconds) is refreshed before it is sent; for a
 #: short-lived token, 10% of its lifetime when that is less (`nearly_expired`).
@@ -60,14 +61,17 @@ def token_path(url: str) -> str:
     return os.path.join(store_dir(), key + ".json")
 
 
-def read_record(path: str) -> dict[str, Any] | None:
-    """The token file at `path` as a dict, or None when it is missing or unreadable."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
+def read_record(path: str, fix: str | None = None) -> dict[str, Any] | None:
+    """The token file at `path` as a dict, or None when there is none (tokenfile.py).
+
+    Args:
+        fix: the command that removes the file, named by the error.
+
+    Raises:
+        DamagedTokenStore: the file is unreadable, too large or deep, or not of the
+            token store's shape (exit 8).
+    """
+    return read_token_file(path, fix)
 
 
 def usable_token(doc: dict[str, Any] | None) -> str | None:
@@ -89,10 +93,20 @@ class Authorizer:
         add_secret: registers a token with the run's redaction (`Environment.add_secret`).
         make_client: builds the `mrtr_cli.auth.manager.OAuthClient` when first needed
             (a callable, so that the package is imported only then).
+        note: shows a one-line note on stderr (None: none shown).
+        logout_hint: the command that removes this server's token file
+            (`mrtr ... auth logout`), named when the file is damaged.
+
+    A damaged token file (tokenfile.py) does not stop the run at once: the requests go
+    without a token, with a note naming the file and `logout_hint`; if the server then asks
+    for a sign-in, that fails with the same words (exit 8), since none can be stored there.
     """
 
-    def __init__(self, url: str, add_secret: Callable[[str], None], make_client: Callable[[], Any]):
+    def __init__(self, url: str, add_secret: Callable[[str], None], make_client: Callable[[], Any],
+                 note: Callable[[str], None] | None = None, logout_hint: str | None = None):
         self.url = url
+        self._note = note
+        self.logout_hint = logout_hint
         self._add_secret = add_secret
         self._make_client = make_client
         self._client: Any = None
@@ -115,7 +129,7 @@ class Authorizer:
         if token:
             self._add_secret(token)
         self._token = token
-        self._doc = doc if doc is not None or not token else read_record(token_path(self.url))
+        self._doc = doc if doc is not None or not token else read_record(token_path(self.url), self.logout_hint)
 
     def identity(self) -> dict[str, Any] | None:
         """Who is signed in, for keying per-identity caches: the resource, issuer and client
@@ -143,7 +157,13 @@ class Authorizer:
             if not self._checked:
                 self._checked = True
                 path = token_path(self.url)
-                doc = read_record(path)
+                try:
+                    doc = read_record(path, self.logout_hint)
+                except DamagedTokenStore as exc:  # a damaged file: go on as not signed in (class docstring)
+                    if self._note is not None:
+                        self._note(f"mrtr: note: {exc.message}; going on without a sign-in")
+                    self._set(None)
+                    return {}
                 token = usable_token(doc)
                 if token is None and doc is not None:
                     try:
