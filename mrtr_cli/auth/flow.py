@@ -166,6 +166,21 @@ def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loop
     return check_response(req, params)
 
 
+def check_paste_possible(env: Environment, no_browser: bool) -> None:
+    """Fail at once, before a client is registered or anything is opened, when the sign-in
+    can only come back by pasting (`--no-browser`) and there is no terminal to paste in.
+
+    Raises:
+        AuthError: (exit 8) as `run_browser_flow` would, later.
+    """
+    if not no_browser or env.prompt_input() is not None:
+        return
+    try:
+        open("/dev/tty", encoding="utf-8").close()  # noqa: SIM115 - only whether it opens
+    except OSError:
+        raise _nothing_can_come_back("--no-browser") from None
+
+
 def _nothing_can_come_back(why: str | None) -> AuthError:
     """The sign-in that needs a pasted address where there is no terminal to paste it in."""
     reason = f"with {why}" if why == "--no-browser" else why

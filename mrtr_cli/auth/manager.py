@@ -220,12 +220,12 @@ class OAuthClient:
         """
         ch = ch or Challenge(401)
         s = self.settings
+        doc = self.store.load()  # a damaged store is named before anything is sent
         server = self._discover(ch, challenged)
         if not s.client_credentials and not self.can_sign_in():
             # Only metadata was read: nothing is sent for a sign-in nobody can complete, and
             # the command to sign in is named only now that a sign-in could succeed.
             raise self._needs_sign_in(ch)
-        doc = self.store.load()
         entry = (doc.get("issuers") or {}).get(server.issuer) or {}
         held = ((entry.get("tokens") or {}).get("scope") or "").split()
         wanted = self._select_scopes(ch, server, held, scopes)
@@ -407,6 +407,7 @@ class OAuthClient:
         from mrtr_cli.auth.loopback import Loopback, NoResponse  # noqa: PLC0415
 
         s = self.settings
+        flow.check_paste_possible(self.env, s.no_browser)  # before anything is registered
         state = secrets.token_urlsafe(32)
         client = self._code_client(server, stored, scopes)
         listener = None
