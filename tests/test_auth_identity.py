@@ -1,0 +1,178 @@
+"""Agent identity, end to end against tests/servers/oauth_server.py (its DPoP and federation
+parts: tests/servers/oauth_identity.py, which verify what mrtr sends):
+
+- DPoP-bound tokens (RFC 9449): a proof at the token endpoint and on every request to the
+  MCP server (signature, htm/htu/ath, a new jti each time), the nonces of both servers,
+  refresh keeping the binding, the key kept 0600 with the tokens, never printed, gone with
+  `auth logout`; `auth status` names the mechanism.
+- The JWT bearer grant with a workload's JWT in a file that changes between runs.
+- Enterprise-managed authorization: the ID-JAG token exchange, then the JWT bearer grant.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+
+import pytest
+
+from tests.auth_support import expire_stored_tokens, run_mrtr, sign_in, store_files
+
+jwt = pytest.importorskip("jwt")
+
+
+def stored_entry(tmp_path) -> dict:
+    (path,) = store_files(tmp_path)
+    doc = json.loads(path.read_text())
+    return doc["issuers"][doc["issuer"]]
+
+
+def call(tmp_path, server, *args, env=None):
+    return run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", *args, env=env)
+
+
+def test_dpop_sign_in_binds_every_request_with_nonces(tmp_path, oauth_server, browser):
+    server = oauth_server("--dpop", "--dpop-nonce")
+    login = sign_in(tmp_path, server, browser)
+    assert login.code == 0, login.stderr
+    token_proofs = [p for p in server.stats()["dpop"] if p["where"] == "token"]
+    # the first proof lacked the authorization server's nonce; the second carried it
+    assert [p["error"] for p in token_proofs] == ["use_dpop_nonce", None], token_proofs
+    assert token_proofs[1]["nonce"] and token_proofs[1]["htm"] == "POST"
+    entry = stored_entry(tmp_path)
+    assert entry["tokens"]["token_type"] == "DPoP"
+    key = json.loads(entry["tokens"]["dpop_key"])
+    (path,) = store_files(tmp_path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+    runs = [call(tmp_path, server, "echo", "text=one"), call(tmp_path, server, "echo", "text=two")]
+    for run in runs:
+        assert run.code == 0, run.stderr
+    assert [r.stdout.strip() for r in runs] == ["echo: one", "echo: two"]
+    mcp = [p for p in server.stats()["dpop"] if p["where"] == "mcp"]
+    # each run met the MCP server's nonce once (the first request), then carried it
+    assert [p["error"] for p in mcp if not p["ok"]] == ["use_dpop_nonce", "use_dpop_nonce"]
+    good = [p for p in mcp if p["ok"]]
+    assert good and all(p["htu"] == server.mcp_url and p["ath"] and p["nonce"] for p in good)
+    jtis = [p["jti"] for p in server.stats()["dpop"]]
+    assert len(jtis) == len(set(jtis))
+
+    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    assert status.code == 0, status.stderr
+    assert "authorization code, DPoP" in status.stdout
+    for run in [login, *runs, status]:
+        assert key["d"] not in run.stdout + run.stderr
+    assert key["d"] not in status.stdout
+    logout = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    assert logout.code == 0, logout.stderr
+    assert store_files(tmp_path) == []
+
+
+def test_dpop_refresh_keeps_the_binding(tmp_path, oauth_server, browser):
+    server = oauth_server("--dpop")
+    assert sign_in(tmp_path, server, browser).code == 0
+    before = stored_entry(tmp_path)["tokens"]
+    expire_stored_tokens(tmp_path)
+    run = call(tmp_path, server, "echo", "text=after")
+    assert run.code == 0, run.stderr
+    assert server.stats()["grants"].get("refresh_token") == 1
+    after = stored_entry(tmp_path)["tokens"]
+    assert after["access_token"] != before["access_token"]
+    assert after["token_type"] == "DPoP" and after["dpop_key"] == before["dpop_key"]
+    refresh_proof = [p for p in server.stats()["dpop"] if p["where"] == "token"][-1]
+    assert refresh_proof["ok"], refresh_proof
+
+
+def test_no_dpop_option_keeps_bearer_tokens(tmp_path, oauth_server, browser):
+    server = oauth_server("--dpop")
+    assert sign_in(tmp_path, server, browser, "--no-dpop").code == 0
+    assert stored_entry(tmp_path)["tokens"]["token_type"] == "Bearer"
+    assert server.stats()["dpop"] == []
+    assert call(tmp_path, server, "echo", "text=x").code == 0
+
+
+# ---------------------------------------------------------------------- federation
+@pytest.fixture
+def workload_key(tmp_path):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = tmp_path / "trusted.pem"
+    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    return key, str(public)
+
+
+def workload_jwt(key, audience: str, sub: str) -> str:
+    now = int(time.time())
+    return jwt.encode({"iss": "https://platform.example", "sub": sub, "aud": audience, "iat": now, "exp": now + 300,
+                       "jti": f"{sub}-{now}"}, key, algorithm="ES256")
+
+
+def test_jwt_bearer_grant_reads_the_assertion_file_again(tmp_path, oauth_server, browser, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, server.issuer, "pod-1") + "\n")
+    env = {"MRTR_ASSERTION_FILE": str(path)}
+    first = call(tmp_path, server, "echo", "text=wif", env=env)
+    assert first.code == 0, first.stderr
+    assert first.stdout.strip() == "echo: wif"
+    # the platform rotates the file; the stored token expires; the next run presents the new JWT
+    rotated = workload_jwt(key, server.issuer, "pod-2")
+    path.write_text(rotated)
+    expire_stored_tokens(tmp_path)
+    second = call(tmp_path, server, "echo", "text=again", env=env)
+    assert second.code == 0, second.stderr
+    assert [a["sub"] for a in server.stats()["assertions"]] == ["pod-1", "pod-2"]
+    assert server.stats()["authorizations"] == 0 and server.stats()["registrations"] == 0
+    for run in (first, second):
+        assert rotated not in run.stdout + run.stderr
+    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    assert "JWT bearer, bearer" in status.stdout and rotated not in status.stdout
+
+
+def test_jwt_bearer_with_dpop(tmp_path, oauth_server, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "", "--dpop", "--dpop-nonce")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, server.issuer, "pod-1"))
+    run = call(tmp_path, server, "echo", "text=bound", env={"MRTR_ASSERTION_FILE": str(path)})
+    assert run.code == 0, run.stderr
+    assert stored_entry(tmp_path)["tokens"]["token_type"] == "DPoP"
+
+
+def test_refused_assertion_is_not_retried(tmp_path, oauth_server, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, "https://elsewhere.example", "pod-1"))  # wrong audience
+    run = call(tmp_path, server, "echo", "text=x", env={"MRTR_ASSERTION_FILE": str(path)})
+    assert run.code == 8, run.stderr
+    assert "invalid_grant" in run.stderr
+    assert server.stats()["grants"] == {"urn:ietf:params:oauth:grant-type:jwt-bearer": 1}
+
+
+def test_id_jag_exchange_then_jwt_bearer(tmp_path, oauth_server, browser, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "", "--client-id", "agent",
+                          "--client-secret", "agent-secret-" + "7" * 16)
+    id_token = tmp_path / "id.jwt"
+    id_token.write_text(workload_jwt(key, "mrtr-at-idp", "alice@example.com"))
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--id-token-file", str(id_token),
+                     "--idp-token-endpoint", server.issuer + "/idp/token", "--client-id", "agent",
+                     "--client-secret-env", "AGENT_SECRET", browser=browser,
+                     env={"AGENT_SECRET": "agent-secret-" + "7" * 16})
+    assert login.code == 0, login.stderr
+    assert browser.opened() == []
+    stats = server.stats()
+    (exchange,) = stats["exchanges"]
+    assert exchange["audience"] == server.issuer and exchange["resource"] == server.mcp_url
+    (grant,) = stats["assertions"]
+    assert grant["id_jag"] and grant["sub"] == "alice@example.com" and grant["client_id"] == "agent"
+    run = call(tmp_path, server, "echo", "text=enterprise")
+    assert run.code == 0 and run.stdout.strip() == "echo: enterprise", run.stderr
+    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    assert "ID-JAG + JWT bearer, bearer" in status.stdout
