@@ -163,6 +163,7 @@ class HttpTransport(Transport):
                 request.headers.pop(name, None)
             if self.authorizer is not None:
                 request.headers.pop("Authorization", None)  # the token goes to its resource only
+                request.headers.pop("DPoP", None)  # and so does its proof
 
     def close(self) -> None:
         client, self._client = self._client, None
