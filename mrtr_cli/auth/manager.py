@@ -18,6 +18,7 @@ and enterprise-managed-authorization; RFC 9449 (DPoP); RFC 7523 (JWT bearer gran
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any
 
 from mrtr_cli.auth import grants, registration
@@ -174,6 +175,13 @@ class OAuthClient:
         with self.store.locked(timeout=_lock_wait()):
             entry = self.store.entry() or {}
             tokens = entry.get("tokens") or {}
+            if (status == 401 and sent and tokens.get("access_token") == sent and tokens.get("token_type") == "DPoP"
+                    and www_authenticate and not re.search(r"(?:^|,)\s*dpop(?:\s|,|$)", www_authenticate.lower())):
+                # RFC 9449 section 7.1: a resource that takes DPoP says so in its challenges
+                raise AuthError(f"{self.label} refused the DPoP-bound token with a challenge that offers no DPoP: "
+                                "it takes bearer tokens only",
+                                hint=f"sign in for bearer tokens: {self.settings.login_hint} --no-dpop "
+                                     "(or MRTR_OAUTH_DPOP=0)")
             if not ch.insufficient_scope:
                 if _fresh(tokens) and tokens.get("access_token") != sent:
                     return self._remember(tokens)  # another run signed in meanwhile

@@ -65,6 +65,7 @@ Command line (all optional):
   --dpop, --dpop-nonce, --trust-key PEM
                         DPoP-bound tokens (with nonces), the JWT bearer grant and an ID-JAG
                         identity provider at /idp/token: tests/servers/oauth_identity.py
+  --bearer-only-resource  with --dpop: the MCP server knows nothing of DPoP (bearer tokens only)
   --second-as           also run a second authorization server (own clients and tokens, on a third
                         origin); `POST /_test/switch-as` makes the resource name it instead and
                         take only its tokens ("issuer2" in the ready file; its own /_test/stats)
@@ -157,6 +158,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dpop", action="store_true")
     p.add_argument("--dpop-nonce", action="store_true")
     p.add_argument("--trust-key")
+    p.add_argument("--bearer-only-resource", action="store_true")
     args = p.parse_args(argv)
     if args.tool_scope is None:
         args.tool_scope = ["admin_tool=mcp:admin"]
@@ -782,7 +784,7 @@ def resource_server_app(active: dict[str, Any], providers: dict[str, InMemoryPro
     middleware = [Middleware(AuthenticationMiddleware,
                              backend=BearerAuthBackend(Verifier(), resource_server_url=AnyHttpUrl(resource)))]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lambda app: manager.run())
-    return DpopGate(app, active, providers, resource) if args.dpop else app
+    return DpopGate(app, active, providers, resource) if args.dpop and not args.bearer_only_resource else app
 
 
 def listen(port: int = 0) -> tuple[socket.socket, int]:
