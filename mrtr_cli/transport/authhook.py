@@ -223,7 +223,7 @@ class Authorizer:
         carried token `sent` (None: no token). Obtains a new token (refresh, sign-in,
         step-up, client credentials) and returns True when the request should be sent
         again with `headers()`; False when this response is not an OAuth challenge.
-        A 401 `use_dpop_nonce` challenge to a DPoP-bound token with a new `nonce` (the
+        A 401 `use_dpop_nonce` challenge to a DPoP-bound token with a `nonce` (the
         response's `DPoP-Nonce`) is answered by sending the request again with that nonce
         in its proof (RFC 9449 section 9).
 
@@ -234,9 +234,8 @@ class Authorizer:
         with self._lock:
             if self._token and self._token != sent:
                 return True  # another request of this run already got a new token
-            if (status == 401 and nonce and self._proof_key is not None and nonce != self._nonce
-                    and "use_dpop_nonce" in (www_authenticate or "")):
-                self._nonce = nonce
+            if status == 401 and nonce and self._proof_key is not None and "use_dpop_nonce" in (www_authenticate or ""):
+                self._nonce = nonce  # (another request may have set it already; the transport bounds retries)
                 return True
             self._idle.clear()
             try:

@@ -256,6 +256,7 @@ class HttpTransport(Transport):
                 attempt += 1
                 continue
             if resp.status_code not in (401, 403):
+                self._note_nonce(resp)
                 return
             retries += 1
             if retries > MAX_AUTH_RETRIES or not self._may_retry(resp, all_headers):
