@@ -84,6 +84,17 @@ def test_dpop_refresh_keeps_the_binding(tmp_path, oauth_server, browser):
     assert refresh_proof["ok"], refresh_proof
 
 
+def test_a_stored_dpop_call_imports_only_the_proof_module(tmp_path, oauth_server, browser):
+    from tests.test_auth_imports import imported_auth_modules
+
+    server = oauth_server("--dpop")
+    assert sign_in(tmp_path, server, browser).code == 0
+    code, modules, stderr = imported_auth_modules(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo",
+                                                  "text=x")
+    assert code == 0, stderr[-2000:]
+    assert set(modules) == {"mrtr_cli.auth", "mrtr_cli.auth.dpop"}
+
+
 def test_no_dpop_option_keeps_bearer_tokens(tmp_path, oauth_server, browser):
     server = oauth_server("--dpop")
     assert sign_in(tmp_path, server, browser, "--no-dpop").code == 0
