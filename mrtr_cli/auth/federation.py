@@ -129,7 +129,8 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
     try:
         reply = fetch(http, "POST", endpoint, "the identity provider's token endpoint", data=data, headers=headers)
     except httpx.TimeoutException:
-        raise TimeoutExpired(f"the identity provider's token endpoint {shown(endpoint)} did not answer in time") from None
+        raise TimeoutExpired(f"the identity provider's token endpoint {shown(endpoint)} "
+                             "did not answer in time") from None
     except httpx.HTTPError as exc:
         raise grants.TokenError(f"cannot reach the identity provider's token endpoint {shown(endpoint)}: "
                                 f"{type(exc).__name__}") from None

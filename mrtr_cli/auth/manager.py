@@ -581,7 +581,8 @@ class OAuthClient:
         client = dict(entry.get("client") or {})
         issuer = endpoints.get("issuer")
         endpoint = endpoints.get("token_endpoint")
-        if not issuer or not endpoint or not (client.get("client_id") or client.get("source") in ("jwt-bearer", "id-jag")):
+        federated = client.get("source") in ("jwt-bearer", "id-jag")  # may have no client id
+        if not issuer or not endpoint or not (client.get("client_id") or federated):
             return None
         s = self.settings
         proof_key = None
@@ -591,7 +592,7 @@ class OAuthClient:
             proof_key = ProofKey.from_stored(tokens.get("dpop_key"))
             if proof_key is None:
                 return None
-        if client.get("source") in ("jwt-bearer", "id-jag"):
+        if federated:
             if not s.unattended or s.client_credentials or _federated_client(s)["source"] != client["source"]:
                 return None  # this run has no JWT to present: a sign-in is needed
             try:

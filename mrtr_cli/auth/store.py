@@ -12,7 +12,8 @@ another issuer (basic/authorization/client-registration "Authorization Server Bi
      "issuers": {ISSUER: {"client": {...}, "tokens": {...}, "endpoints": {...}}}}
 
 With `MRTR_TOKEN_STORE=keyring` (the `keyring` extra) the secret values (access and
-refresh tokens, the private DPoP key of DPoP-bound tokens, client secret) live in the OS keychain and the file keeps the rest.
+refresh tokens, the private DPoP key of DPoP-bound tokens, client secret) live in the OS
+keychain and the file keeps the rest.
 """
 
 from __future__ import annotations
