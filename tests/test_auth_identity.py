@@ -198,3 +198,43 @@ def test_id_jag_exchange_then_jwt_bearer(tmp_path, oauth_server, browser, worklo
     assert run.code == 0 and run.stdout.strip() == "echo: enterprise", run.stderr
     status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
     assert "ID-JAG + JWT bearer, bearer" in status.stdout
+
+
+def test_assertion_command_and_its_failure(tmp_path, oauth_server, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, server.issuer, "from-command"))
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", f"cat {path}")
+    assert login.code == 0, login.stderr
+    assert [a["sub"] for a in server.stats()["assertions"]] == ["from-command"]
+    failed = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", "false")
+    assert failed.code == 8, failed.stderr
+    assert "--assertion-command: the command exited with 1" in failed.stderr
+    not_jwt = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-env", "NOT_A_JWT",
+                       env={"NOT_A_JWT": "hello secret"})
+    assert not_jwt.code == 8 and "is not a JWT" in not_jwt.stderr and "hello secret" not in not_jwt.stderr
+
+
+@pytest.mark.parametrize("args, env, message", [
+    (["--assertion-file", "a.jwt", "--assertion-env", "X"], {}, "give one of --assertion-file, -env and -command"),
+    (["--assertion-file", "a.jwt", "--id-token-file", "b.jwt"], {}, "not both"),
+    (["--id-token-file", "b.jwt"], {}, "needs the identity provider's token endpoint"),
+    ([], {"MRTR_OAUTH_GRANT": "jwt_bearer"}, "the JWT bearer grant needs the workload's JWT"),
+    ([], {"MRTR_OAUTH_DPOP": "maybe"}, "MRTR_OAUTH_DPOP: expected 1 or 0"),
+])
+def test_identity_settings_that_cannot_work_are_usage_errors(tmp_path, args, env, message):
+    run = run_mrtr(tmp_path, "--url", "http://127.0.0.1:9/mcp", "auth", "login", *args, env=env)
+    assert run.code == 2, run.stderr
+    assert message in run.stderr
+
+
+def test_a_project_config_runs_no_assertion_command(tmp_path):
+    from mrtr_cli.config.oauth import from_config_entry
+    from mrtr_cli.errors import UsageError
+
+    entry = {"oauth": {"assertionCommand": "print-token", "dpop": True}}
+    with pytest.raises(UsageError, match="assertionCommand is not read from a project-directory config"):
+        from_config_entry(entry, where="mcp.json", allowed=False, expand=lambda v: v)
+    s = from_config_entry(entry, where="mcp.json", allowed=True, expand=lambda v: v)
+    assert s.grant == "jwt_bearer" and s.dpop is True and s.assertion.kind == "command"
