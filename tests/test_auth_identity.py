@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.auth_support import expire_stored_tokens, run_mrtr, sign_in, store_files
+from tests.auth_support import ROOT, expire_stored_tokens, run_mrtr, sign_in, store_files
 
 jwt = pytest.importorskip("jwt")
 
@@ -238,3 +238,20 @@ def test_a_project_config_runs_no_assertion_command(tmp_path):
         from_config_entry(entry, where="mcp.json", allowed=False, expand=lambda v: v)
     s = from_config_entry(entry, where="mcp.json", allowed=True, expand=lambda v: v)
     assert s.grant == "jwt_bearer" and s.dpop is True and s.assertion.kind == "command"
+
+
+def test_dpop_key_in_the_keychain(tmp_path, oauth_server, browser):
+    pytest.importorskip("keyring")
+    keychain = tmp_path / "keychain.json"
+    env = {"MRTR_TOKEN_STORE": "keyring", "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
+           "MRTR_TEST_KEYRING_FILE": str(keychain), "PYTHONPATH": str(ROOT)}
+    server = oauth_server("--dpop")
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=env)
+    assert login.code == 0, login.stderr
+    tokens = stored_entry(tmp_path)["tokens"]
+    assert tokens["token_type"] == "DPoP" and tokens["dpop_key"] == {"keyring": True}
+    assert any(name.endswith("tokens.dpop_key") for name in json.loads(keychain.read_text()))
+    run = call(tmp_path, server, "echo", "text=kept", env=env)
+    assert run.code == 0 and run.stdout.strip() == "echo: kept", run.stderr
+    assert run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout", env=env).code == 0
+    assert not any("dpop_key" in name for name in json.loads(keychain.read_text()))
