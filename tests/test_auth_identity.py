@@ -58,6 +58,10 @@ def test_dpop_sign_in_binds_every_request_with_nonces(tmp_path, oauth_server, br
     jtis = [p["jti"] for p in server.stats()["dpop"]]
     assert len(jtis) == len(set(jtis))
 
+    traced = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "-vv", "call", "echo", "text=3")
+    assert traced.code == 0, traced.stderr
+    assert "eyJ" not in traced.stderr  # neither the token nor a proof (JWTs) is shown
+    runs.append(traced)
     status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
     assert status.code == 0, status.stderr
     assert "authorization code, DPoP" in status.stdout
