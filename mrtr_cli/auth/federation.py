@@ -38,6 +38,8 @@ def read_assertion(source: AssertionSource, what: str) -> str:
     """
     if source.kind == "env":
         value = os.environ.get(source.value, "")
+        if not value.strip():
+            raise AuthError(f"{what} ({source.where}): the environment variable {source.value} is empty or unset")
     elif source.kind == "file":
         try:
             with open(os.path.expanduser(source.value), "rb") as fh:
