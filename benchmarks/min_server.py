@@ -22,6 +22,10 @@ With `--protected`, `/guarded/mcp` serves the same tools but answers 401 (with
 little of one as lets a client sign in once: RFC 9728 metadata for `/guarded/mcp`, RFC 8414
 metadata, and a token endpoint granting `client_credentials` to any client, with one token
 valid for a day (benchmarks/auth_call.py signs in once, then measures calls with it).
+`/bound/mcp` is the same with a DPoP-bound token (RFC 9449): a token request that carries
+a `DPoP` header gets another token, of type DPoP, which `/bound/mcp` takes as
+`Authorization: DPoP <token>` with a `DPoP` proof header (present, not verified: the
+figures measure the client's cost of making proofs).
 """
 
 from __future__ import annotations
@@ -114,7 +118,9 @@ def serve_stdio() -> None:
 
 
 GUARDED = "/guarded/mcp"
+BOUND = "/bound/mcp"
 TOKEN = "bench-" + secrets.token_hex(16)
+DPOP_TOKEN = "bench-dpop-" + secrets.token_hex(16)
 
 
 def auth_documents(origin: str) -> dict[str, dict]:
@@ -122,6 +128,8 @@ def auth_documents(origin: str) -> dict[str, dict]:
     return {
         "/.well-known/oauth-protected-resource" + GUARDED: {
             "resource": origin + GUARDED, "authorization_servers": [origin]},
+        "/.well-known/oauth-protected-resource" + BOUND: {
+            "resource": origin + BOUND, "authorization_servers": [origin]},
         "/.well-known/oauth-authorization-server": {
             "issuer": origin, "token_endpoint": origin + "/token", "authorization_endpoint": origin + "/authorize",
             "grant_types_supported": ["client_credentials"], "response_types_supported": ["code"],
@@ -157,12 +165,17 @@ def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
                 grant = parse_qs(body.decode()).get("grant_type", [""])[0]
                 if grant != "client_credentials":
                     self.send_json(400, {"error": "unsupported_grant_type"})
+                elif self.headers.get("DPoP"):
+                    self.send_json(200, {"access_token": DPOP_TOKEN, "token_type": "DPoP", "expires_in": 86400},
+                                   {"Cache-Control": "no-store"})
                 else:
                     self.send_json(200, {"access_token": TOKEN, "token_type": "Bearer", "expires_in": 86400},
                                    {"Cache-Control": "no-store"})
                 return
-            if protected and path == GUARDED and self.headers.get("Authorization") != f"Bearer {TOKEN}":
-                metadata = origin + "/.well-known/oauth-protected-resource" + GUARDED
+            if protected and ((path == GUARDED and self.headers.get("Authorization") != f"Bearer {TOKEN}") or (
+                    path == BOUND and (self.headers.get("Authorization") != f"DPoP {DPOP_TOKEN}"
+                                       or not self.headers.get("DPoP")))):
+                metadata = origin + "/.well-known/oauth-protected-resource" + path
                 self.send_json(401, {"error": "invalid_token"},
                                {"WWW-Authenticate": f'Bearer resource_metadata="{metadata}"'})
                 return
@@ -186,7 +199,7 @@ def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
             if doc is not None:
                 self.send_json(200, doc)
                 return
-            self.send_response(405 if self.path.split("?", 1)[0] in ("/mcp", GUARDED) else 404)
+            self.send_response(405 if self.path.split("?", 1)[0] in ("/mcp", GUARDED, BOUND) else 404)
             self.send_header("Content-Length", "0")
             self.end_headers()
 

@@ -4,6 +4,8 @@ the README's "Signing in".
     python examples/servers/protected.py --http 8003 --auth-port 8004              # in the foreground
     python examples/servers/protected.py --http 8003 --auth-port 8004 --background # in the background
     python examples/servers/protected.py --auth-port 8004 --expire-tokens          # every token so far expires
+    python examples/servers/protected.py --http 8011 --dpop --background           # DPoP-bound tokens, with nonces
+    python examples/servers/protected.py --http 8013 --platform-jwt my-job         # print a workload's JWT
 
 It is the protected server the sign-in tests use (tests/servers/oauth_server.py, built from the
 official SDK's server auth components), run on fixed ports: the MCP server at
@@ -16,6 +18,16 @@ refuse every access token issued so far, as if it had expired (its `POST /_test/
 For CI examples it also has a pre-registered client allowed the client credentials grant:
 its id is `example-ci` and its secret is written (mode 0600) to `$TMPDIR/protected-PORT.secret`
 (default TMPDIR: /tmp), never printed.
+
+For agent identity examples: `--dpop` makes the authorization server issue DPoP-bound
+tokens (RFC 9449) and both servers ask for a DPoP nonce. The server trusts a "platform"
+key of its own (made at start, the private half 0600 in `$TMPDIR/protected-PORT.platform.pem`):
+`--platform-jwt SUBJECT` prints a JWT signed with it for the running server on `--http
+PORT` (audience its authorization server, 5 minutes), as a CI provider or Kubernetes
+issues one. Its authorization server takes such a JWT in the JWT bearer grant (workload
+identity federation), and its identity provider at `http://127.0.0.1:AUTH_PORT/idp/token`
+takes one as an enterprise ID token and exchanges it for an ID-JAG (enterprise-managed
+authorization) for the client `example-ci`.
 
 Tools: `echo {text}`, `whoami`, `ask` (asks a question first), `admin_tool` (needs the
 `mcp:admin` scope: a step-up).
@@ -50,6 +62,50 @@ def write_secret(path: str) -> str:
     return secret
 
 
+def platform_key_path(port: int) -> str:
+    """Where the private half of the platform key of the server on `port` is written."""
+    return os.path.join(tempfile.gettempdir(), f"protected-{port}.platform.pem")
+
+
+def write_platform_key(port: int) -> str:
+    """A new ES256 platform key: the private half 0600 at `platform_key_path`, the public
+    half beside it; returns the public half's path (the server trusts it)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    path = platform_key_path(port)
+    if os.path.exists(path):
+        os.unlink(path)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                   serialization.NoEncryption()))
+    public = path[:-len(".pem")] + ".pub.pem"
+    with open(public, "wb") as fh:
+        fh.write(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                               serialization.PublicFormat.SubjectPublicKeyInfo))
+    return public
+
+
+def platform_jwt(port: int, auth_port: int, subject: str) -> str:
+    """A JWT for `subject` signed with the platform key of the server on `port`: `aud` its
+    authorization server, a 5-minute lifetime (as a workload's platform issues one)."""
+    import time
+    import uuid
+
+    import jwt
+
+    try:
+        with open(platform_key_path(port), "rb") as fh:
+            key = fh.read()
+    except OSError:
+        sys.exit(f"protected: no server on port {port} made a platform key ({platform_key_path(port)})")
+    now = int(time.time())
+    return jwt.encode({"iss": "https://platform.example", "sub": subject, "aud": f"http://127.0.0.1:{auth_port}",
+                       "iat": now, "exp": now + 300, "jti": str(uuid.uuid4())}, key, algorithm="ES256")
+
+
 def expire_tokens(auth_port: int) -> None:
     """Ask the authorization server on `auth_port` to refuse every access token issued so far."""
     import httpx
@@ -61,7 +117,7 @@ def expire_tokens(auth_port: int) -> None:
     print("protected: every access token issued so far is now refused (as if expired)")
 
 
-def serve(port: int, auth_port: int) -> None:
+def serve(port: int, auth_port: int, dpop: bool = False) -> None:
     """Serve in the foreground until interrupted."""
     sys.path.insert(0, TESTS_SERVERS)
     import asyncio
@@ -69,7 +125,9 @@ def serve(port: int, auth_port: int) -> None:
     import oauth_server  # tests/servers/oauth_server.py
 
     args = oauth_server.parse_args(["--port", str(port), "--auth-port", str(auth_port), "--keep-running",
-                                    "--client-id", CI_CLIENT_ID, "--client-credentials"])
+                                    "--client-id", CI_CLIENT_ID, "--client-credentials",
+                                    "--trust-key", write_platform_key(port),
+                                    *(["--dpop", "--dpop-nonce"] if dpop else [])])
     args.client_secret = write_secret(secret_path(port))  # not on a command line, where ps would show it
     print(f"protected: serving http://127.0.0.1:{port}/mcp, its authorization server http://127.0.0.1:{auth_port}",
           flush=True)
@@ -88,18 +146,25 @@ def main() -> None:
                         help="serve in the background (output to a log file), print how to stop it")
     parser.add_argument("--expire-tokens", action="store_true",
                         help="make the running server refuse every access token issued so far, then exit")
+    parser.add_argument("--dpop", action="store_true",
+                        help="issue DPoP-bound tokens (RFC 9449); both servers ask for a DPoP nonce")
+    parser.add_argument("--platform-jwt", metavar="SUBJECT",
+                        help="print a workload's JWT for SUBJECT signed with the running server's platform key, then exit")
     args = parser.parse_args()
     auth_port = args.auth_port or args.http + 1
     if args.expire_tokens:
         expire_tokens(auth_port)
+    elif args.platform_jwt:
+        print(platform_jwt(args.http, auth_port, args.platform_jwt))
     elif args.background:
         from background import serve_in_background  # examples/servers/background.py
 
-        serve_in_background(__file__, args.http, extra_args=("--auth-port", str(auth_port)), notes=(
+        serve_in_background(__file__, args.http, extra_args=("--auth-port", str(auth_port),
+                                                             *(["--dpop"] if args.dpop else [])), notes=(
             f"its authorization server: http://127.0.0.1:{auth_port}",
             f"CI client (client credentials): id {CI_CLIENT_ID}, secret in {secret_path(args.http)}"))
     else:
-        serve(args.http, auth_port)
+        serve(args.http, auth_port, args.dpop)
 
 
 if __name__ == "__main__":

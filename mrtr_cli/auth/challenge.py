@@ -22,8 +22,10 @@ class Challenge:
         scope: the scopes the operation needs (space separated as sent), or None.
         error: the `error` code (e.g. "insufficient_scope", "invalid_token"), or None.
         error_description: the server's text (untrusted), or None.
-        bearer: the response carried a `WWW-Authenticate` Bearer challenge (False: no
-            header, or only other schemes: the server did not ask for an OAuth sign-in).
+        bearer: the response carried a `WWW-Authenticate` Bearer or DPoP challenge (an
+            OAuth one; False: no header, or only other schemes: the server did not ask for
+            an OAuth sign-in).
+        dpop: the challenge read was a DPoP one (RFC 9449 section 7.1).
     """
 
     status: int
@@ -32,6 +34,7 @@ class Challenge:
     error: str | None = None
     error_description: str | None = None
     bearer: bool = False
+    dpop: bool = False
 
     @property
     def insufficient_scope(self) -> bool:
@@ -44,16 +47,22 @@ class Challenge:
 
 def parse_challenge(status: int, header: str | None) -> Challenge:
     """Parse the `WWW-Authenticate` header of a 401/403 response (the Bearer challenge's
-    parameters; parameters of other schemes are ignored when a Bearer one is present)."""
+    parameters, else the DPoP challenge's; parameters of other schemes are ignored when
+    one of those is present)."""
     ch = Challenge(status)
     if not header:
         return ch
     text = header
     lower = header.lower()
     at = lower.find("bearer")
+    scheme = "bearer"
+    if at < 0:
+        found = re.search(r"(?:^|,)\s*(dpop)(?:\s|$)", lower)
+        at, scheme = (found.start(1) if found else -1), "dpop"
     if at >= 0:
         ch.bearer = True
-        text = header[at + len("bearer"):]
+        ch.dpop = scheme == "dpop"
+        text = header[at + len(scheme):]
     params: dict[str, str] = {}
     pos = 0
     while True:

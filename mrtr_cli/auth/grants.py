@@ -42,11 +42,13 @@ def secret_values(data: dict[str, str]) -> list[str]:
 
 
 class TokenError(AuthError):
-    """The token endpoint refused (`error` holds its code, e.g. "invalid_grant")."""
+    """The token endpoint refused (`error` holds its code, e.g. "invalid_grant";
+    `dpop_nonce` the `DPoP-Nonce` header of the refusal, RFC 9449 section 8)."""
 
-    def __init__(self, message: str, error: str | None = None):
+    def __init__(self, message: str, error: str | None = None, dpop_nonce: str | None = None):
         super().__init__(message)
         self.error = error
+        self.dpop_nonce = dpop_nonce
 
 
 def client_auth(client: dict[str, Any], data: dict[str, str], headers: dict[str, str], *,
@@ -135,9 +137,11 @@ def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = No
 
 def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[str, str],
                   previous: dict[str, Any] | None = None, requested_scope: str | None = None,
-                  redact: Any = None) -> dict[str, Any]:
+                  redact: Any = None, dpop: bool = False) -> dict[str, Any]:
     """POST a token request; the stored token set it yields. `redact` (str -> str) is
-    applied to the server's error text before it is cut for a message.
+    applied to the server's error text before it is cut for a message. `dpop`: the
+    request carries a DPoP proof (`headers["DPoP"]`), so a `token_type` of DPoP is
+    accepted (RFC 9449 section 5); without one only Bearer tokens are.
 
     Returns:
         {"access_token", "token_type", "refresh_token"?, "scope"?, "expires_at"?, "obtained_at"}:
@@ -146,7 +150,8 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     Raises:
         TimeoutExpired: no answer within the request's bound (exit 7).
         TokenError: an error response (its `error` code; `error_description` shown
-            sanitized), or an answer without an access token.
+            sanitized; its `DPoP-Nonce`), an answer without an access token, or a token
+            type other than Bearer (and DPoP when `dpop`).
         AuthError: a reply over the limits on what a server sends (auth/replies.py); an
             access or refresh token that cannot be sent safely (`values.checked_token`:
             nothing is stored, nothing of it shown).
@@ -163,16 +168,20 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     body = reply.document
     if reply.status != 200 or body is None:
         raise TokenError(f"the token endpoint refused (HTTP {reply.status}{reply.error_detail(redact)})",
-                         reply.error_code)
+                         reply.error_code, reply.dpop_nonce)
     if "access_token" not in body:
         raise TokenError(f"the token endpoint answered HTTP 200 without an access_token{reply.error_detail(redact)}",
                          reply.error_code)
     kind = body.get("token_type", "Bearer")
-    if not isinstance(kind, str) or kind.lower() != "bearer":
+    if isinstance(kind, str) and kind.lower() == "dpop" and not dpop:
+        raise TokenError("the token endpoint issued a DPoP-bound token, which mrtr did not ask for (it sent no "
+                         "DPoP proof); refused")
+    if not isinstance(kind, str) or kind.lower() not in ("bearer", "dpop"):
         raise TokenError(f"the token endpoint issued a {sanitize(str(kind), single_line=True)[:40]} token; "
-                         "mrtr sends Bearer tokens only (DPoP is not supported)")
+                         "mrtr sends Bearer and DPoP tokens only")
     access = checked_token(body["access_token"], "the token response's access_token", bearer=True)
-    tokens: dict[str, Any] = {"access_token": access, "token_type": kind or "Bearer", "obtained_at": time.time()}
+    tokens: dict[str, Any] = {"access_token": access, "token_type": "DPoP" if kind.lower() == "dpop" else "Bearer",
+                              "obtained_at": time.time()}
     kept = (previous or {}).get("refresh_token")
     if body.get("refresh_token") not in (None, ""):
         tokens["refresh_token"] = checked_token(body["refresh_token"], "the token response's refresh_token",

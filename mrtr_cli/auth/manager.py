@@ -4,16 +4,21 @@ transport's `Authorizer` (transport/authhook.py).
 On a 401 (or a 403 with `error="insufficient_scope"`) it refreshes the token when it
 can, else discovers the authorization server, picks the client identity and the scopes,
 and runs the authorization code flow (a person, at a terminal or through
-`mrtr auth login`) or the client credentials grant (nobody present), stores the tokens
-and hands back the new access token for one retry.
+`mrtr auth login`) or, with nobody present, the client credentials grant, the JWT bearer
+grant with a workload's JWT, or the ID-JAG exchange then the JWT bearer grant
+(auth/federation.py); stores the tokens and hands back the new access token for one
+retry. Tokens are DPoP-bound (auth/dpop.py) when the authorization server offers it or
+the user asks.
 
 Spec: 2026-07-28 basic/authorization (all sections), its authorization-server-discovery,
-client-registration and security-considerations pages; ext-auth oauth-client-credentials.
+client-registration and security-considerations pages; ext-auth oauth-client-credentials
+and enterprise-managed-authorization; RFC 9449 (DPoP); RFC 7523 (JWT bearer grant).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any
 
 from mrtr_cli.auth import grants, registration
@@ -89,9 +94,10 @@ class OAuthClient:
         self.step_ups = 0
         self._refreshed_on_401 = False  # a refreshed token refused again means: sign in
         self.server: AuthServer | None = None
-        for secret in (settings.client_secret, settings.private_key):
+        for secret in (settings.client_secret, settings.private_key, settings.idp_client_secret):
             if secret:
                 env.add_secret(secret)
+        self._as_nonces: dict[str, str] = {}  # token endpoint -> its latest DPoP-Nonce
 
     def _note(self, text: str) -> None:
         if not self.env.quiet:
@@ -140,7 +146,7 @@ class OAuthClient:
             self._http.close()
 
     def _remember(self, tokens: dict[str, Any]) -> str:
-        for name in ("access_token", "refresh_token"):
+        for name in ("access_token", "refresh_token", "dpop_key"):
             if isinstance(tokens.get(name), str):
                 self.env.add_secret(tokens[name])
         return tokens["access_token"]
@@ -178,6 +184,13 @@ class OAuthClient:
         with self.store.locked(timeout=_lock_wait()):
             entry = self.store.entry() or {}
             tokens = entry.get("tokens") or {}
+            if (status == 401 and sent and tokens.get("access_token") == sent and tokens.get("token_type") == "DPoP"
+                    and www_authenticate and not re.search(r"(?:^|,)\s*dpop(?:\s|,|$)", www_authenticate.lower())):
+                # RFC 9449 section 7.1: a resource that takes DPoP says so in its challenges
+                raise AuthError(f"{self.label} refused the DPoP-bound token with a challenge that offers no DPoP: "
+                                "it takes bearer tokens only",
+                                hint=f"sign in for bearer tokens: {self.settings.login_hint} --no-dpop "
+                                     "(or MRTR_OAUTH_DPOP=0)")
             if not ch.insufficient_scope:
                 if _fresh(tokens) and tokens.get("access_token") != sent:
                     return self._remember(tokens)  # another run signed in meanwhile
@@ -222,7 +235,7 @@ class OAuthClient:
         s = self.settings
         doc = self.store.load()  # a damaged store is named before anything is sent
         server = self._discover(ch, challenged)
-        if not s.client_credentials and not self.can_sign_in():
+        if not s.unattended and not self.can_sign_in():
             # Only metadata was read: nothing is sent for a sign-in nobody can complete, and
             # the command to sign in is named only now that a sign-in could succeed.
             raise self._needs_sign_in(ch)
@@ -231,6 +244,8 @@ class OAuthClient:
         wanted = self._select_scopes(ch, server, held, scopes)
         if s.client_credentials:
             return self._client_credentials(server, wanted)
+        if s.unattended:
+            return self._federated(server, wanted)
         return self._code_flow(server, entry, wanted, ch)
 
     def _discover(self, ch: Challenge, challenged: bool) -> AuthServer:
@@ -261,7 +276,7 @@ class OAuthClient:
         if s.issuer and not issuers_match(server.issuer, s.issuer):
             raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
                             f"credentials belong to {s.issuer}: refused")
-        if not s.client_credentials:
+        if not s.unattended:
             server.check_pkce()
         return server
 
@@ -277,6 +292,11 @@ class OAuthClient:
             guessed: the endpoint is a 2025-03-26 default mrtr guessed (no metadata): a
                 client secret or key the user configured is never sent there.
 
+            proof_key: the DPoP key (`dpop.ProofKey`) the token is to be bound to, or None:
+                the request carries a proof, sent once more with the server's nonce when it
+                answers `use_dpop_nonce` (RFC 9449 sections 5 and 8), and the key is kept
+                with a DPoP-bound token (`tokens["dpop_key"]`).
+
         Raises:
             TokenError, TimeoutExpired: as `grants.token_request`; an `invalid_client`
                 refusal of a configured client whose method mrtr chose says what chooses another.
@@ -289,12 +309,9 @@ class OAuthClient:
                             f"secret or key to an endpoint it guessed ({shown(endpoint)})",
                             hint="sign in without --client-secret / a private key, or ask the server's operator "
                                  "to publish its authorization server metadata")
-        headers: dict[str, str] = {}
-        for value in grants.client_auth(client, data, headers, audience=issuer, private_key=self.settings.private_key,
-                                        signing_alg=self.settings.signing_alg) + grants.secret_values(data):
-            self.env.add_secret(value)
+        proof_key = kw.pop("proof_key", None)
         try:
-            return grants.token_request(self.http, endpoint, data, headers, redact=self.env.redact, **kw)
+            tokens = self._token_request(client, endpoint, data, issuer, proof_key, **kw)
         except grants.TokenError as err:
             if (err.error == "invalid_client" and not self.settings.auth_method and client.get("client_secret")
                     and client.get("source") != "registered"):
@@ -303,6 +320,60 @@ class OAuthClient:
                        "in the server's config) chooses another")
                 err.hint = f"mrtr authenticated with {method}; {how}"
             raise
+        if proof_key is not None and tokens.get("token_type") == "DPoP":
+            tokens["dpop_key"] = proof_key.stored()
+        return tokens
+
+    def _token_request(self, client: dict[str, Any], endpoint: str, data: dict[str, str], issuer: str,
+                       proof_key: Any, **kw: Any) -> dict[str, Any]:
+        """One token request (client authentication made anew for each attempt: a client
+        assertion is never sent twice), with a DPoP proof when `proof_key`, and once more
+        with the authorization server's nonce on `use_dpop_nonce`."""
+        for attempt in (1, 2):
+            headers: dict[str, str] = {}
+            sent = grants.secret_values(data)
+            if client.get("client_id"):
+                sent += grants.client_auth(client, data, headers, audience=issuer,
+                                           private_key=self.settings.private_key,
+                                           signing_alg=self.settings.signing_alg)
+            for value in sent:
+                self.env.add_secret(value)
+            if proof_key is not None:
+                headers["DPoP"] = proof_key.proof("POST", endpoint, nonce=self._as_nonces.get(endpoint))
+            try:
+                return grants.token_request(self.http, endpoint, data, headers, redact=self.env.redact,
+                                            dpop=proof_key is not None, **kw)
+            except grants.TokenError as err:
+                if (attempt == 2 or proof_key is None or err.error != "use_dpop_nonce" or not err.dpop_nonce
+                        or err.dpop_nonce == self._as_nonces.get(endpoint)):
+                    raise
+                self._as_nonces[endpoint] = err.dpop_nonce
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _proof_key(self, server: AuthServer) -> Any:
+        """A new DPoP key for a sign-in at `server`, or None for bearer tokens: DPoP when
+        the user asked (`--dpop`, MRTR_OAUTH_DPOP=1, oauth.dpop) or, unless they refused,
+        when the metadata lists `dpop_signing_alg_values_supported` with ES256.
+
+        Raises:
+            AuthError: DPoP was asked for, and the server lists only algorithms mrtr does
+                not sign with.
+        """
+        want = self.settings.dpop
+        algs = server.metadata.get("dpop_signing_alg_values_supported")
+        listed = [a for a in algs if isinstance(a, str)] if isinstance(algs, list) else []
+        if want is False or (want is None and not listed):
+            return None
+        from mrtr_cli.auth.dpop import ALG, ProofKey  # noqa: PLC0415
+
+        if listed and ALG not in listed:
+            if want:
+                raise AuthError(f"the authorization server {server.issuer} signs DPoP proofs with "
+                                f"{shown(' '.join(listed))} only; mrtr signs them with {ALG}")
+            return None
+        key = ProofKey.generate()
+        self.env.add_secret(key.stored())
+        return key
 
     def _needs_sign_in(self, ch: Challenge) -> AuthError:
         hint = self.settings.login_hint
@@ -332,7 +403,7 @@ class OAuthClient:
             chosen = []
         if ch.insufficient_scope:
             chosen = union(held, chosen, ch.scopes)
-        if (chosen and not self.settings.client_credentials and "offline_access" in server.as_scopes_supported
+        if (chosen and not self.settings.unattended and "offline_access" in server.as_scopes_supported
                 and "offline_access" not in chosen):
             chosen = [*chosen, "offline_access"]
         return chosen
@@ -348,9 +419,39 @@ class OAuthClient:
         if scopes:
             data["scope"] = " ".join(scopes)
         tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
-                            requested_scope=data.get("scope"))
+                            requested_scope=data.get("scope"), proof_key=self._proof_key(server))
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
         return self._remember(tokens)
+
+    def _federated(self, server: AuthServer, scopes: list[str]) -> str:
+        """The JWT bearer grant (RFC 7523 section 2.1) with the workload's JWT, or with an
+        ID-JAG the enterprise identity provider issued for it now (enterprise-managed
+        authorization); no registration, no refresh token needed (it is run again).
+        A refusal ends the sign-in: no retry, no other grant."""
+        s = self.settings
+        endpoint = server.endpoint("token_endpoint")
+        if not endpoint:
+            raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
+        client = _federated_client(s)
+        data = self._federated_form(server.issuer, server.resource, scopes)
+        tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
+                            requested_scope=data.get("scope"), proof_key=self._proof_key(server))
+        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=_endpoints(server))
+        return self._remember(tokens)
+
+    def _federated_form(self, issuer: str, resource: str, scopes: list[str]) -> dict[str, str]:
+        """The JWT bearer grant's form: the workload's JWT read now, or a new ID-JAG."""
+        from mrtr_cli.auth import federation  # noqa: PLC0415
+
+        s = self.settings
+        if s.grant == "id_jag":
+            assertion = federation.exchange_for_id_jag(self.http, s, audience=issuer, resource=resource,
+                                                       scopes=scopes, add_secret=self.env.add_secret,
+                                                       redact=self.env.redact)
+        else:
+            assertion = federation.read_assertion(s.assertion, "the workload's JWT")
+        self.env.add_secret(assertion)
+        return federation.jwt_bearer_form(assertion, resource, scopes)
 
     def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], ch: Challenge) -> str:
         """The authorization code flow with PKCE through the loopback listener.
@@ -459,7 +560,7 @@ class OAuthClient:
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
         try:
             tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
-                                requested_scope=" ".join(scopes) or None)
+                                requested_scope=" ".join(scopes) or None, proof_key=self._proof_key(server))
         except grants.TokenError as err:
             if reused and err.error in ("invalid_client", "unauthorized_client"):
                 raise _RegistrationGone(client, err.error) from None
@@ -490,10 +591,27 @@ class OAuthClient:
         client = dict(entry.get("client") or {})
         issuer = endpoints.get("issuer")
         endpoint = endpoints.get("token_endpoint")
-        if not issuer or not endpoint or not client.get("client_id"):
+        federated = client.get("source") in ("jwt-bearer", "id-jag")  # may have no client id
+        if not issuer or not endpoint or not (client.get("client_id") or federated):
             return None
         s = self.settings
-        if client.get("source") == "client-credentials":
+        proof_key = None
+        if tokens.get("token_type") == "DPoP":  # the new token is bound to the same key
+            from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415
+
+            proof_key = ProofKey.from_stored(tokens.get("dpop_key"))
+            if proof_key is None:
+                return None
+        if federated:
+            if not s.unattended or s.client_credentials or _federated_client(s)["source"] != client["source"]:
+                return None  # this run has no JWT to present: a sign-in is needed
+            try:
+                data = self._federated_form(issuer, endpoints.get("resource") or self.url,
+                                            (tokens.get("scope") or "").split())
+            except AuthError:
+                return None
+            client = _federated_client(s)
+        elif client.get("source") == "client-credentials":
             if s.client_credentials and s.client_id == client.get("client_id"):
                 client = _cc_client(s)  # the settings of this run win over the stored ones
             elif client.get("token_endpoint_auth_method") == "private_key_jwt" and not s.private_key:
@@ -514,7 +632,7 @@ class OAuthClient:
                     "resource": endpoints.get("resource") or self.url}
         try:
             new = self._send(client, endpoint, data, issuer=issuer, guessed=bool(endpoints.get("guessed")),
-                             previous=tokens, requested_scope=tokens.get("scope"))
+                             previous=tokens, requested_scope=tokens.get("scope"), proof_key=proof_key)
         except grants.TokenError as err:
             if err.error in ("invalid_client", "unauthorized_client") and client.get("source") == "registered":
                 self._forget_registration(issuer, client, err.error, again=False)
@@ -538,7 +656,7 @@ class OAuthClient:
             from mrtr_cli.auth.probe import probe  # noqa: PLC0415
 
             challenge = probe(self.http, self.url, {})
-            if self.settings.client_credentials:  # nobody is needed: get one
+            if self.settings.unattended:  # nobody is needed: get one
                 token = self.authorize(challenge or Challenge(401), challenged=challenge is not None)
             else:
                 self._discover(challenge or Challenge(401), challenge is not None)  # can a sign-in succeed?
@@ -594,6 +712,18 @@ def _cc_client(s: AuthSettings) -> dict[str, Any]:
     client = {"client_id": s.client_id, "token_endpoint_auth_method": method, "source": "client-credentials"}
     if s.client_secret:
         client["client_secret"] = s.client_secret
+    return client
+
+
+def _federated_client(s: AuthSettings) -> dict[str, Any]:
+    """The client of a JWT bearer grant: the configured client id with its secret
+    (client_secret_basic) or none (the id in the form), or no client at all."""
+    client: dict[str, Any] = {"source": "id-jag" if s.grant == "id_jag" else "jwt-bearer"}
+    if s.client_id:
+        client["client_id"] = s.client_id
+        client["token_endpoint_auth_method"] = s.auth_method or ("client_secret_basic" if s.client_secret else "none")
+        if s.client_secret:
+            client["client_secret"] = s.client_secret
     return client
 
 

@@ -29,6 +29,7 @@ class Reply:
     status: int
     body: Any = None
     location: str | None = None
+    dpop_nonce: str | None = None  # the `DPoP-Nonce` header (RFC 9449 section 8)
 
     @property
     def document(self) -> dict[str, Any] | None:
@@ -88,10 +89,11 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
 
         check_resolved(url, server_given)
     with http.stream(method, url, **request) as resp:
+        nonce = resp.headers.get("dpop-nonce")
         if read is not None and resp.status_code not in read:
-            return Reply(resp.status_code, location=resp.headers.get("location"))
+            return Reply(resp.status_code, location=resp.headers.get("location"), dpop_nonce=nonce)
         try:
-            return Reply(resp.status_code, read_json_body(resp))
+            return Reply(resp.status_code, read_json_body(resp), dpop_nonce=nonce)
         except MessageTooLarge as exc:
             raise AuthError(f"{where} sent a reply over the limit of {describe_size(exc.limit)} on what a "
                             "server sends; refused", hint=exc.hint) from None

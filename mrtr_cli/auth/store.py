@@ -12,7 +12,8 @@ another issuer (basic/authorization/client-registration "Authorization Server Bi
      "issuers": {ISSUER: {"client": {...}, "tokens": {...}, "endpoints": {...}}}}
 
 With `MRTR_TOKEN_STORE=keyring` (the `keyring` extra) the secret values (access and
-refresh tokens, client secret) live in the OS keychain and the file keeps the rest.
+refresh tokens, the private DPoP key of DPoP-bound tokens, client secret) live in the OS
+keychain and the file keeps the rest.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from mrtr_cli.errors import AuthError
 from mrtr_cli.transport.authhook import canonical_resource, read_record, store_dir, token_path
 from mrtr_cli.transport.tokenfile import DamagedTokenStore, issuers_named
 
-SECRET_FIELDS = (("tokens", "access_token"), ("tokens", "refresh_token"), ("client", "client_secret"))
+SECRET_FIELDS = (("tokens", "access_token"), ("tokens", "refresh_token"), ("tokens", "dpop_key"),
+                 ("client", "client_secret"))
 KEYRING_SERVICE = "mrtr"
 
 

@@ -53,11 +53,21 @@ def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, 
 @click.option("--auth-method", type=click.Choice(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]), help="How the client authenticates at the token endpoint.")
 @click.option("--private-key-file", metavar="PEM", help="private_key_jwt: the client's private key (PEM).")
 @click.option("--signing-alg", metavar="ALG", help="private_key_jwt: the JWS algorithm (default: from the key, e.g. RS256, ES256).")
+@click.option("--dpop/--no-dpop", default=None, help="DPoP-bound tokens (RFC 9449): always / never (default: when the authorization server offers them).")
+@click.option("--assertion-file", metavar="PATH", help="No person: the JWT bearer grant with the workload's JWT in PATH (read again for each token).")
+@click.option("--assertion-env", metavar="VAR", help="The JWT bearer grant with the workload's JWT in environment variable VAR.")
+@click.option("--assertion-command", metavar="CMD", help="The JWT bearer grant with the JWT that CMD prints (run for each token).")
+@click.option("--id-token-file", metavar="PATH", help="Enterprise-managed: exchange the identity provider's ID token in PATH for an ID-JAG.")
+@click.option("--id-token-env", metavar="VAR", help="Enterprise-managed: the ID token is in environment variable VAR.")
+@click.option("--id-token-command", metavar="CMD", help="Enterprise-managed: the ID token is what CMD prints.")
+@click.option("--idp-token-endpoint", metavar="URL", help="Enterprise-managed: the identity provider's token endpoint.")
+@click.option("--idp-client-id", metavar="ID", help="Enterprise-managed: mrtr's client id at the identity provider (secret: MRTR_IDP_CLIENT_SECRET).")
 @global_options
 @click.pass_context
 def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
               redirect_port: int | None, client_credentials: bool, auth_method: str | None,
-              private_key_file: str | None, signing_alg: str | None, **kw: Any) -> int:
+              private_key_file: str | None, signing_alg: str | None, dpop: bool | None,
+              idp_token_endpoint: str | None, idp_client_id: str | None, **kw: Any) -> int:
     """Sign in to the server (--url URL or -s NAME) and store its tokens.
 
     \b
@@ -65,6 +75,8 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
     waits for it to come back to 127.0.0.1. A pre-registered client: --client-id ID with
     --client-secret-env VAR or --client-secret-file PATH (global options).
     """
+    sources = {name: kw.pop(name) for name in ("assertion_file", "assertion_env", "assertion_command",
+                                               "id_token_file", "id_token_env", "id_token_command")}
     app = make_app(ctx, kw)
     with _traced(app):
         return _login(app, scopes, no_browser, client_metadata_url, redirect_port, client_credentials, auth_method,
@@ -85,6 +97,10 @@ def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_
         "auth_method": auth_method,
         "private_key": _private_key(app, private_key_file),
         "signing_alg": signing_alg,
+        "dpop": dpop,
+        "idp_token_endpoint": idp_token_endpoint,
+        "idp_client_id": idp_client_id,
+        **_source_overrides(sources),
     }
     client = _client(app, target, login=True, overrides=overrides)
     try:
@@ -103,6 +119,35 @@ def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_
     return 0
 
 
+def _source_overrides(sources: dict[str, str | None]) -> dict[str, Any]:
+    """`--assertion-*` / `--id-token-*` as `AuthSettings` attributes (the source and the
+    grant it implies); at most one of each kind."""
+    from mrtr_cli.config.oauth import AuthSettings, source_setting  # noqa: PLC0415
+
+    s = AuthSettings(grant="")
+    for attr in ("assertion", "id_token"):
+        given = [(kind, value) for kind in ("file", "env", "command")
+                 if (value := sources.get(f"{attr}_{kind}")) is not None]
+        if len(given) > 1:
+            raise UsageError(f"give one of --{attr.replace('_', '-')}-file, -env and -command")
+        for kind, value in given:
+            source_setting(s, attr, kind, value, f"--{attr.replace('_', '-')}-{kind}")
+    if s.assertion and s.id_token:
+        raise UsageError("give either a workload's JWT (--assertion-*) or an ID token (--id-token-*), not both")
+    out = {"assertion": s.assertion, "id_token": s.id_token, "grant": s.grant}
+    return {k: v for k, v in out.items() if v}
+
+
+def mechanism(entry: dict[str, Any]) -> str:
+    """How a stored sign-in got its token, for `auth status`: the grant (authorization
+    code, client credentials, JWT bearer, ID-JAG) and the binding (DPoP or bearer)."""
+    source = (entry.get("client") or {}).get("source")
+    grant = {"client-credentials": "client credentials", "jwt-bearer": "JWT bearer",
+             "id-jag": "ID-JAG + JWT bearer"}.get(str(source), "authorization code")
+    kind = (entry.get("tokens") or {}).get("token_type")
+    return f"{grant}, {'DPoP' if str(kind).lower() == 'dpop' else 'bearer'}"
+
+
 def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
     rows = []
     for path, doc in records:
@@ -119,7 +164,7 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
                 "expiresAt": (datetime.datetime.fromtimestamp(at, datetime.timezone.utc).isoformat(timespec="seconds")
                               if isinstance(at, int | float) else None),
                 "expired": isinstance(at, int | float) and at <= datetime.datetime.now().timestamp(),
-                "refreshToken": bool(tokens.get("refresh_token")), "file": path,
+                "refreshToken": bool(tokens.get("refresh_token")), "file": path, "mechanism": mechanism(entry),
             })
     return rows
 
@@ -173,10 +218,10 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
     def shown(value: Any) -> str:  # every stored value came from a server: untrusted
         return sanitize(str(value), single_line=True)
 
-    print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "SCOPES", "TOKEN", "REFRESH"],
+    print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "MECHANISM", "SCOPES", "TOKEN", "REFRESH"],
                 [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
-                  f"{shown(r['clientId'])} ({shown(r['client'])})", shown(" ".join(r["scopes"])) or "-", expiry(r),
-                  "yes" if r["refreshToken"] else "no"] for r in rows])
+                  f"{shown(r['clientId'])} ({shown(r['client'])})", r["mechanism"],
+                  shown(" ".join(r["scopes"])) or "-", expiry(r), "yes" if r["refreshToken"] else "no"] for r in rows])
 
 
 @auth_group.command("logout")

@@ -8,7 +8,11 @@ Config entry shapes read (an HTTP server entry of an mcp.json-style file):
               "scopes": ["a", "b"] | "a b", "clientMetadataUrl": "https://...",
               "redirectPort": 33418, "grantType": "client_credentials",
               "tokenEndpointAuthMethod": "client_secret_basic", "privateKeyFile": "key.pem",
-              "signingAlgorithm": "ES256", "issuer": "https://auth.example.com"}
+              "signingAlgorithm": "ES256", "issuer": "https://auth.example.com",
+              "dpop": true, "assertionFile": "/var/run/secrets/tokens/mcp",
+              "assertionCommand": "print-oidc-token", "idTokenFile": "id-token.jwt",
+              "idTokenCommand": "...", "idpTokenEndpoint": "https://idp.example.com/token",
+              "idpClientId": "..."}
 
 (`oauth` as VS Code and Gemini CLI spell it; `auth` is read the same way.) A
 secret given as `env:VAR`/`file:PATH`/`${VAR}` is read only where the config rules
@@ -19,7 +23,13 @@ Environment variables (each overrides the config entry; options override both):
 `MRTR_CLIENT_ID`, `MRTR_CLIENT_SECRET`, `MRTR_CLIENT_SECRET_FILE`,
 `MRTR_CLIENT_METADATA_URL`, `MRTR_OAUTH_SCOPE` (space separated), `MRTR_OAUTH_GRANT`
 (`client_credentials` or `authorization_code`), `MRTR_OAUTH_AUTH_METHOD`,
-`MRTR_PRIVATE_KEY_FILE`, `MRTR_SIGNING_ALG`, `MRTR_OAUTH_ISSUER`, `MRTR_REDIRECT_PORT`.
+`MRTR_PRIVATE_KEY_FILE`, `MRTR_SIGNING_ALG`, `MRTR_OAUTH_ISSUER`, `MRTR_REDIRECT_PORT`,
+`MRTR_OAUTH_DPOP` (`1`/`0`), `MRTR_ASSERTION` / `MRTR_ASSERTION_FILE` /
+`MRTR_ASSERTION_COMMAND` (a workload's JWT: the JWT bearer grant), `MRTR_ID_TOKEN` /
+`MRTR_ID_TOKEN_FILE` / `MRTR_ID_TOKEN_COMMAND` (an enterprise identity provider's ID
+token: the ID-JAG exchange), `MRTR_IDP_TOKEN_ENDPOINT`, `MRTR_IDP_CLIENT_ID`,
+`MRTR_IDP_CLIENT_SECRET`. The commands and files of assertions are read when a token is
+requested, never their values at startup.
 """
 
 from __future__ import annotations
@@ -32,7 +42,21 @@ from typing import Any
 from mrtr_cli.errors import UsageError
 
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
-GRANTS = ("authorization_code", "client_credentials")
+GRANTS = ("authorization_code", "client_credentials", "jwt_bearer", "id_jag")
+#: Grants that need nobody present (no browser, no terminal).
+UNATTENDED = ("client_credentials", "jwt_bearer", "id_jag")
+
+
+@dataclass(frozen=True)
+class AssertionSource:
+    """Where a JWT issued by someone else comes from: `kind` "file" (a path, read again on
+    each token request: platforms rotate it), "env" (the value itself, from an environment
+    variable) or "command" (a command line, split like a shell, whose stdout is the JWT).
+    Never the JWT itself on the command line. `where` names the setting for messages."""
+
+    kind: str
+    value: str
+    where: str
 
 
 @dataclass
@@ -55,6 +79,13 @@ class AuthSettings:
         login_hint: the command that signs in, for messages (`mrtr --url URL auth login`).
         logout_hint: the command that signs out (and removes a damaged token file), or
             None (then `mrtr --url URL auth logout`).
+        dpop: DPoP-bound tokens (RFC 9449): True always, False never, None when the
+            authorization server lists `dpop_signing_alg_values_supported`.
+        assertion: the workload's JWT for the JWT bearer grant (RFC 7523), or None.
+        id_token: the enterprise identity provider's ID token, exchanged there for an
+            ID-JAG (enterprise-managed authorization), or None.
+        idp_token_endpoint, idp_client_id, idp_client_secret: that provider's token
+            endpoint and mrtr's client there (the secret is a secret).
     """
 
     client_id: str | None = None
@@ -70,10 +101,21 @@ class AuthSettings:
     no_browser: bool = False
     login_hint: str = "mrtr auth login"
     logout_hint: str | None = None
+    dpop: bool | None = None
+    assertion: AssertionSource | None = None
+    id_token: AssertionSource | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
 
     @property
     def client_credentials(self) -> bool:
         return self.grant == "client_credentials"
+
+    @property
+    def unattended(self) -> bool:
+        """The grant needs nobody present (client credentials, JWT bearer, ID-JAG)."""
+        return self.grant in UNATTENDED
 
 
 def check_setting(value: str, source: str, *, multiline: bool = False) -> str:
@@ -186,7 +228,34 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
         s.private_key = read_secret_file(key_file, f"{where}: oauth privateKeyFile", multiline=True)
     s.signing_alg = text("signingAlgorithm", "signing_alg")
     s.issuer = text("issuer")
+    dpop = block.get("dpop")
+    if dpop is not None:
+        if not isinstance(dpop, bool):
+            raise UsageError(f"{where}: oauth dpop must be true or false")
+        s.dpop = dpop
+    for key, attr, kind in (("assertionFile", "assertion", "file"), ("assertionCommand", "assertion", "command"),
+                            ("idTokenFile", "id_token", "file"), ("idTokenCommand", "id_token", "command")):
+        value = text(key)
+        if value is not None:
+            if not allowed:
+                raise UsageError(f"{where}: oauth {key} is not read from a project-directory config",
+                                 hint="pass --expand-env to allow it")
+            setattr(s, attr, AssertionSource(kind, value, f"{where}: oauth {key}"))
+    s.idp_token_endpoint = text("idpTokenEndpoint")
+    s.idp_client_id = text("idpClientId")
+    if s.assertion is not None and grant is None:
+        s.grant = "jwt_bearer"
+    if s.id_token is not None and grant is None:
+        s.grant = "id_jag"
     return s
+
+
+def source_setting(s: AuthSettings, attr: str, kind: str, value: str | None, where: str) -> None:
+    """Set `s.<attr>` ("assertion" or "id_token") to an `AssertionSource` when `value` is
+    given, and the grant it implies ("jwt_bearer", "id_jag")."""
+    if value:
+        setattr(s, attr, AssertionSource(kind, value, where))
+        s.grant = "jwt_bearer" if attr == "assertion" else "id_jag"
 
 
 def check_grant(value: str, where: str) -> str:
@@ -240,6 +309,19 @@ def apply_environment(s: AuthSettings, environ: Any = None) -> AuthSettings:
         s.signing_alg = value["MRTR_SIGNING_ALG"]
     if "MRTR_OAUTH_ISSUER" in value:
         s.issuer = value["MRTR_OAUTH_ISSUER"]
+    if env.get("MRTR_OAUTH_DPOP"):
+        flag = check_setting(env["MRTR_OAUTH_DPOP"], "MRTR_OAUTH_DPOP").strip().lower()
+        if flag not in ("1", "0", "true", "false", "yes", "no"):
+            raise UsageError("MRTR_OAUTH_DPOP: expected 1 or 0")
+        s.dpop = flag in ("1", "true", "yes")
+    for attr, prefix in (("assertion", "MRTR_ASSERTION"), ("id_token", "MRTR_ID_TOKEN")):
+        source_setting(s, attr, "env", prefix if env.get(prefix) else None, prefix)
+        source_setting(s, attr, "file", env.get(prefix + "_FILE"), prefix + "_FILE")
+        source_setting(s, attr, "command", env.get(prefix + "_COMMAND"), prefix + "_COMMAND")
+    for attr, name in (("idp_token_endpoint", "MRTR_IDP_TOKEN_ENDPOINT"), ("idp_client_id", "MRTR_IDP_CLIENT_ID"),
+                       ("idp_client_secret", "MRTR_IDP_CLIENT_SECRET")):
+        if env.get(name):
+            setattr(s, attr, check_setting(env[name], name))
     if "MRTR_REDIRECT_PORT" in value:
         try:
             s.redirect_port = int(value["MRTR_REDIRECT_PORT"])
@@ -264,6 +346,16 @@ def check_settings(s: AuthSettings) -> None:
         if parts.scheme != "https" or parts.path in ("", "/") or not parts.hostname:
             raise UsageError(f"--client-metadata-url {s.client_metadata_url}: a Client ID Metadata Document URL "
                              "is an https:// URL with a path (e.g. https://example.com/mrtr-client.json)")
+    if s.grant == "jwt_bearer" and s.assertion is None:
+        raise UsageError("the JWT bearer grant needs the workload's JWT",
+                         hint="give --assertion-file PATH or --assertion-command CMD (or MRTR_ASSERTION_FILE)")
+    if s.grant == "id_jag":
+        if s.id_token is None:
+            raise UsageError("enterprise-managed authorization needs an ID token from the identity provider",
+                             hint="give --id-token-file PATH or --id-token-command CMD (or MRTR_ID_TOKEN_FILE)")
+        if not s.idp_token_endpoint:
+            raise UsageError("enterprise-managed authorization needs the identity provider's token endpoint",
+                             hint="give --idp-token-endpoint URL (or MRTR_IDP_TOKEN_ENDPOINT)")
     if s.client_credentials:
         if not s.client_id:
             raise UsageError("the client credentials grant needs a client id",

@@ -16,7 +16,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.render.sanitize import sanitize
 
-SENSITIVE_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key"}
+SENSITIVE_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "dpop"}
 
 
 def redact_headers(headers: dict[str, str], env: Environment) -> dict[str, str]:

@@ -1,11 +1,13 @@
 """The HTTP transport's door to OAuth (2026-07-28 basic/authorization, issue 13).
 
-The transport asks an `Authorizer` two things: `headers()` ("headers for this
-request") and `challenge(status, www_authenticate, sent)` ("this response was a
-401/403: may I retry?"). This module is the cheap part: a stored, unexpired token
-costs one small file read (the token file of the resource, `token_path`); the
-`mrtr_cli.auth` package is imported only when a token must be refreshed or obtained
-(the first 401/403), so a call to an open server never loads it.
+The transport asks an `Authorizer` two things: `headers(method)` ("headers for this
+request") and `challenge(status, www_authenticate, sent, nonce)` ("this response was a
+401/403: may I retry?"), and tells it `note_nonce(value)` when a response carries a
+`DPoP-Nonce`. This module is the cheap part: a stored, unexpired token costs one small
+file read (the token file of the resource, `token_path`); the `mrtr_cli.auth` package is
+imported only when a token must be refreshed or obtained (the first 401/403), so a call
+to an open server never loads it. A DPoP-bound token (RFC 9449) also costs a proof per
+request (`mrtr_cli.auth.dpop`, imported only for such a token).
 """
 
 from __future__ import annotations
@@ -85,6 +87,12 @@ def usable_token(doc: dict[str, Any] | None) -> str | None:
     return None if nearly_expired(tokens) else tokens["access_token"]
 
 
+def _current_tokens(doc: dict[str, Any] | None) -> dict[str, Any]:
+    entry = ((doc or {}).get("issuers") or {}).get((doc or {}).get("issuer") or "")
+    tokens = entry.get("tokens") if isinstance(entry, dict) else None
+    return tokens if isinstance(tokens, dict) else {}
+
+
 class Authorizer:
     """Supplies the bearer token for one MCP server and handles its 401/403 challenges.
 
@@ -117,6 +125,8 @@ class Authorizer:
         self._lock = threading.Lock()
         self._idle = threading.Event()  # cleared while a challenge is being answered (a sign-in)
         self._idle.set()
+        self._proof_key: Any = None  # the DPoP key of the token held (None: a bearer token)
+        self._nonce: str | None = None  # the MCP server's latest DPoP-Nonce
 
     @property
     def client(self) -> Any:
@@ -130,6 +140,28 @@ class Authorizer:
             self._add_secret(token)
         self._token = token
         self._doc = doc if doc is not None or not token else read_record(token_path(self.url), self.logout_hint)
+        self._proof_key = self._bound_key() if token else None
+
+    def _bound_key(self) -> Any:
+        """The DPoP key (`mrtr_cli.auth.dpop.ProofKey`) the held token is bound to, or None
+        for a bearer token. The key is read from the token file, or through the token store
+        when it is kept in the OS keychain."""
+        tokens = _current_tokens(self._doc)
+        if str(tokens.get("token_type", "")).lower() != "dpop":
+            return None
+        from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - DPoP-bound tokens only
+
+        stored = tokens.get("dpop_key")
+        if not isinstance(stored, str):  # in the keychain
+            stored = ((self.client.store.entry() or {}).get("tokens") or {}).get("dpop_key")
+        key = ProofKey.from_stored(stored)
+        if key is None:
+            from mrtr_cli.errors import AuthError  # noqa: PLC0415
+
+            raise AuthError("the stored DPoP-bound token has no usable key",
+                            hint="sign in again (mrtr auth logout, then mrtr auth login)")
+        self._add_secret(stored)
+        return key
 
     def identity(self) -> dict[str, Any] | None:
         """Who is signed in, for keying per-identity caches: the resource, issuer and client
@@ -142,9 +174,12 @@ class Authorizer:
         return {"resource": self._doc.get("resource"), "issuer": issuer,
                 "client_id": client.get("client_id") if isinstance(client, dict) else None}
 
-    def headers(self) -> dict[str, str]:
+    def headers(self, method: str = "POST") -> dict[str, str]:
         """`{"Authorization": "Bearer ..."}` when a token is held or stored for this
-        server (refreshed first when it expired), else `{}`.
+        server (refreshed first when it expired), else `{}`. A DPoP-bound token goes as
+        `{"Authorization": "DPoP ...", "DPoP": proof}`, a new proof for each request of
+        HTTP method `method` to this server's URL (RFC 9449 section 7.1), with the latest
+        nonce the server supplied.
 
         Raises:
             AuthError: a refresh failed and nobody can sign in again (exit 8).
@@ -172,8 +207,23 @@ class Authorizer:
                         self._failed = exc  # e.g. the token endpoint did not answer in time (exit 7)
                         raise
                     doc = None
-                self._set(token, doc)
-            return {"Authorization": f"Bearer {self._token}"} if self._token else {}
+                try:
+                    self._set(token, doc)
+                except Exception as exc:
+                    self._failed = exc
+                    raise
+            if not self._token:
+                return {}
+            if self._proof_key is None:
+                return {"Authorization": f"Bearer {self._token}"}
+            proof = self._proof_key.proof(method, self.url, access_token=self._token, nonce=self._nonce)
+            return {"Authorization": f"DPoP {self._token}", "DPoP": proof}
+
+    def note_nonce(self, nonce: str | None) -> None:
+        """A response of the MCP server carried `DPoP-Nonce: nonce`: later proofs carry it
+        (RFC 9449 section 9; the latest one wins)."""
+        if nonce and self._proof_key is not None:
+            self._nonce = nonce
 
     def wait_idle(self) -> bool:
         """Block while a challenge is being answered (a person may be signing in); True
@@ -187,11 +237,15 @@ class Authorizer:
         """The token sent now (None when none)."""
         return self._token
 
-    def challenge(self, status: int, www_authenticate: str | None, sent: str | None) -> bool:
+    def challenge(self, status: int, www_authenticate: str | None, sent: str | None,
+                  nonce: str | None = None) -> bool:
         """A 401, or a 403 with `error="insufficient_scope"`, came back for a request that
         carried token `sent` (None: no token). Obtains a new token (refresh, sign-in,
         step-up, client credentials) and returns True when the request should be sent
         again with `headers()`; False when this response is not an OAuth challenge.
+        A 401 `use_dpop_nonce` challenge to a DPoP-bound token with a `nonce` (the
+        response's `DPoP-Nonce`) is answered by sending the request again with that nonce
+        in its proof (RFC 9449 section 9).
 
         Raises:
             AuthError: sign-in is needed and nobody can do it, or it failed (exit 8).
@@ -200,6 +254,9 @@ class Authorizer:
         with self._lock:
             if self._token and self._token != sent:
                 return True  # another request of this run already got a new token
+            if status == 401 and nonce and self._proof_key is not None and "use_dpop_nonce" in (www_authenticate or ""):
+                self._nonce = nonce  # (another request may have set it already; the transport bounds retries)
+                return True
             self._idle.clear()
             try:
                 token = self.client.on_challenge(status, www_authenticate, sent)

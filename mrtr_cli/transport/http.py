@@ -163,6 +163,7 @@ class HttpTransport(Transport):
                 request.headers.pop(name, None)
             if self.authorizer is not None:
                 request.headers.pop("Authorization", None)  # the token goes to its resource only
+                request.headers.pop("DPoP", None)  # and so does its proof
 
     def close(self) -> None:
         client, self._client = self._client, None
@@ -185,7 +186,7 @@ class HttpTransport(Transport):
         """
         if SESSION_HEADER not in self.session_headers or self._client is None:
             return None
-        all_headers = {**self.session_headers, **(headers or {}), **self._auth_headers()}
+        all_headers = {**self.session_headers, **(headers or {}), **self._auth_headers("DELETE")}
         self._trace("request", {"method": "DELETE", "url": self.url, "headers": all_headers})
         try:
             resp = self._client.delete(self.url, headers=all_headers, timeout=timeout)
@@ -255,6 +256,7 @@ class HttpTransport(Transport):
                 attempt += 1
                 continue
             if resp.status_code not in (401, 403):
+                self._note_nonce(resp)
                 return
             retries += 1
             if retries > MAX_AUTH_RETRIES or not self._may_retry(resp, all_headers):
@@ -286,17 +288,23 @@ class HttpTransport(Transport):
     def wait_sign_in(self) -> bool:
         return self.authorizer is not None and self.authorizer.wait_idle()
 
-    def _auth_headers(self) -> dict[str, str]:
-        return self.authorizer.headers() if self.authorizer is not None else {}
+    def _auth_headers(self, method: str = "POST") -> dict[str, str]:
+        return self.authorizer.headers(method) if self.authorizer is not None else {}
+
+    def _note_nonce(self, resp: httpx.Response) -> None:
+        """Hand a response's `DPoP-Nonce` to the authorizer (RFC 9449 section 9)."""
+        if self.authorizer is not None and "dpop-nonce" in resp.headers:
+            self.authorizer.note_nonce(resp.headers["dpop-nonce"])
 
     def _may_retry(self, resp: httpx.Response, sent_headers: Mapping[str, str]) -> bool:
         """A 401/403 came back: True when the authorizer has a new token to send the request
         again with (sign-in, refresh, step-up: transport/authhook.py)."""
         if self.authorizer is None:
             return False
-        sent = sent_headers.get("Authorization", "")
-        token = sent[7:] if sent.startswith("Bearer ") else None
-        return bool(self.authorizer.challenge(resp.status_code, resp.headers.get("www-authenticate"), token))
+        scheme, _, token = sent_headers.get("Authorization", "").partition(" ")
+        return bool(self.authorizer.challenge(resp.status_code, resp.headers.get("www-authenticate"),
+                                              token if scheme in ("Bearer", "DPoP") and token else None,
+                                              resp.headers.get("dpop-nonce")))
 
     def _trace(self, kind: str, info: dict[str, Any]) -> None:
         if self._on_http is not None:
@@ -376,6 +384,7 @@ class HttpTransport(Transport):
                 attempt += 1
                 continue
             if resp.status_code not in (401, 403) or self.authorizer is None:
+                self._note_nonce(resp)
                 break
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             try:
@@ -553,7 +562,7 @@ class HttpTransport(Transport):
             seen = cursor.last_id
             get_headers = {k: v for k, v in headers.items() if k.lower() not in ("accept", "content-type")}
             get_headers.update({"Accept": "text/event-stream", "Last-Event-ID": seen or ""})
-            get_headers.update(self._auth_headers())
+            get_headers.update(self._auth_headers("GET"))
             self._trace("request", {"method": "GET", "url": self.url, "headers": {**self._user_headers, **get_headers}})
             try:
                 resp = client.send(client.build_request("GET", self.url, headers=get_headers), stream=True)
@@ -584,7 +593,7 @@ class HttpTransport(Transport):
             client = self._client
             if client is None or SESSION_HEADER not in self.session_headers:
                 return
-            all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers, **self._auth_headers()}
+            all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers, **self._auth_headers("GET")}
             if cursor.last_id is not None:
                 all_headers["Last-Event-ID"] = cursor.last_id
             self._trace("request", {"method": "GET", "url": self.url, "headers": all_headers})

@@ -62,6 +62,10 @@ Command line (all optional):
   --withhold-scope S    never grant scope S, whatever is asked (a step-up that cannot succeed)
   --cimd                accept Client ID Metadata Documents: an https:// client_id is fetched (the
                         test's self-signed certificate accepted) and used as the client's metadata
+  --dpop, --dpop-nonce, --trust-key PEM
+                        DPoP-bound tokens (with nonces), the JWT bearer grant and an ID-JAG
+                        identity provider at /idp/token: tests/servers/oauth_identity.py
+  --bearer-only-resource  with --dpop: the MCP server knows nothing of DPoP (bearer tokens only)
   --second-as           also run a second authorization server (own clients and tokens, on a third
                         origin); `POST /_test/switch-as` makes the resource name it instead and
                         take only its tokens ("issuer2" in the ready file; its own /_test/stats)
@@ -116,6 +120,7 @@ from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import RecordingApp, read_body  # noqa: E402
+from oauth_identity import AS_NONCE, JWT_BEARER, RS_NONCE, Identity  # noqa: E402
 
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
@@ -150,6 +155,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--withhold-scope", action="append", default=[])
     p.add_argument("--second-as", action="store_true")
     p.add_argument("--cimd", action="store_true")
+    p.add_argument("--dpop", action="store_true")
+    p.add_argument("--dpop-nonce", action="store_true")
+    p.add_argument("--trust-key")
+    p.add_argument("--bearer-only-resource", action="store_true")
     args = p.parse_args(argv)
     if args.tool_scope is None:
         args.tool_scope = ["admin_tool=mcp:admin"]
@@ -190,6 +199,9 @@ class Stats:
     revoke_log: list[dict[str, Any]] = field(default_factory=list)
     cimd_fetches: list[str] = field(default_factory=list)
     mcp_requests: list[dict[str, Any]] = field(default_factory=list)
+    dpop: list[dict[str, Any]] = field(default_factory=list)
+    assertions: list[dict[str, Any]] = field(default_factory=list)
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -209,6 +221,7 @@ class InMemoryProvider:
         self.refresh: dict[str, RefreshToken] = {}
         self.pairs: dict[str, str] = {}  # access token <-> refresh token, both ways
         self.expired_before = 0.0
+        self.identity = Identity(args, stats)
 
     # -- clients
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
@@ -393,11 +406,50 @@ class TokenEndpoint:
             response = token_error("invalid_client", echoed, 401)
             await response(scope, replay, send)
             return
-        if grant == "client_credentials":
-            response = await self.client_credentials(form, headers, method)
-            await response(scope, replay, send)
+        jkt = None
+        if self.provider.args.dpop and "dpop" in headers:
+            jkt, error = self.provider.identity.check_proof(
+                headers.get("dpop"), "token", "POST", self.provider.issuer + TOKEN_PATH,
+                nonce=AS_NONCE if self.provider.args.dpop_nonce else None)
+            if error is not None:
+                response = token_error("use_dpop_nonce" if error == "use_dpop_nonce" else "invalid_dpop_proof", error)
+                if error == "use_dpop_nonce":
+                    response.headers["DPoP-Nonce"] = AS_NONCE
+                await response(scope, replay, send)
+                return
+        bound = self.provider.identity.bound
+        if grant == "refresh_token" and bound.get(form.get("refresh_token", ""), jkt) != jkt:
+            await token_error("invalid_grant", "the refresh token is bound to another DPoP key")(scope, replay, send)
             return
-        await self.sdk_app(scope, replay, send)
+        if grant == "client_credentials":
+            app: Any = await self.client_credentials(form, headers, method)
+        elif grant == JWT_BEARER:
+            app = await self.jwt_bearer(form, headers)
+        else:
+            app = self.sdk_app
+        await bind_tokens(app, jkt, bound)(scope, replay, send)
+
+    async def jwt_bearer(self, form: dict[str, str], headers: dict[str, str]) -> Response:
+        """RFC 7523 section 2.1: a workload JWT signed by the trusted key, or an ID-JAG from
+        /idp/token (then the client authenticates with its secret, and is the ID-JAG's)."""
+        provider = self.provider
+        claims = provider.identity.verify_assertion(form.get("assertion", ""), provider.issuer,
+                                                    provider.issuer + TOKEN_PATH)
+        if claims is None:
+            return token_error("invalid_grant", "assertion refused")
+        client_id = claims["sub"]
+        if claims.get("id_jag"):
+            try:
+                cid, _, secret = base64.b64decode(headers.get("authorization", "")[6:]).decode().partition(":")
+            except ValueError:
+                cid, secret = "", ""
+            client = provider.clients.get(unquote(cid))
+            if client is None or client.client_secret != unquote(secret) or claims.get("client_id") != client.client_id:
+                return token_error("invalid_client", "client authentication failed", 401)
+            client_id = client.client_id
+        token = provider.issue(client_id, (form.get("scope") or "").split(), form.get("resource"), refresh=False)
+        return JSONResponse(token.model_dump(mode="json", exclude_none=True),
+                            headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
 
     async def client_credentials(self, form: dict[str, str], headers: dict[str, str], method: str) -> Response:
         provider = self.provider
@@ -451,6 +503,74 @@ class TokenEndpoint:
         return str(claims["sub"])
 
 
+def bind_tokens(app: Any, jkt: str | None, bound: dict[str, str]) -> Any:
+    """`app` (a token endpoint), its successful token response made DPoP-bound to `jkt`
+    (token_type DPoP; the tokens recorded as bound) when a proof came with the request."""
+    if jkt is None:
+        return app
+
+    async def bound_app(scope: Any, receive: Any, send: Any) -> None:
+        start: dict[str, Any] = {}
+        body = b""
+
+        async def capture(message: Any) -> None:
+            nonlocal body
+            if message["type"] == "http.response.start":
+                start.update(message)
+            else:
+                body += message.get("body", b"")
+
+        await app(scope, receive, capture)
+        if start.get("status") == 200:
+            doc = json.loads(body)
+            doc["token_type"] = "DPoP"
+            for name in ("access_token", "refresh_token"):
+                if doc.get(name):
+                    bound[doc[name]] = jkt
+            body = json.dumps(doc).encode()
+        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({**start, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return bound_app
+
+
+class DpopGate:
+    """In front of the MCP server: a DPoP-bound token is taken only as `Authorization: DPoP`
+    with a valid proof for this request (then passed on as Bearer to the SDK's gate)."""
+
+    def __init__(self, app: Any, active: dict[str, Any], providers: dict[str, Any], resource: str):
+        self.app, self.active, self.providers, self.resource = app, active, providers, resource
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        provider = self.providers[self.active["issuer"]]
+        if scope["type"] != "http" or scope["path"] != "/mcp" or not provider.args.dpop:
+            await self.app(scope, receive, send)
+            return
+        headers = header_dict(scope)
+        kind, _, token = headers.get("authorization", "").partition(" ")
+        identity = provider.identity
+        error = None
+        if kind.lower() == "dpop":
+            jkt, error = identity.check_proof(headers.get("dpop"), "mcp", scope["method"], self.resource, token=token,
+                                              nonce=RS_NONCE if provider.args.dpop_nonce else None)
+            if error is None and identity.bound.get(token) != jkt:
+                error = "the token is not bound to the proof's key"
+        elif token in identity.bound:
+            error = "a DPoP-bound token sent as a bearer token"
+        if error is None:
+            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"authorization"]
+                     + ([(b"authorization", f"Bearer {token}".encode())] if token else [])}
+            await self.app(scope, receive, send)
+            return
+        code = "use_dpop_nonce" if error == "use_dpop_nonce" else "invalid_token"
+        extra = {"DPoP-Nonce": RS_NONCE} if code == "use_dpop_nonce" else {}
+        metadata = self.resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        await JSONResponse({"error": code, "error_description": error}, status_code=401, headers={
+            "WWW-Authenticate": f'DPoP error="{code}", resource_metadata="{metadata}"', **extra})(scope, receive, send)
+
+
 def preregister(provider: InMemoryProvider, args: argparse.Namespace) -> None:
     grants = ["authorization_code"] + ([] if args.no_refresh else ["refresh_token"])
     for client_id in args.public_client:
@@ -495,10 +615,20 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
         metadata.client_id_metadata_document_supported = True
     # the issuer exactly as spelled (no trailing slash added), as RFC 8414 §3.3 compares it
     metadata = OAuthMetadata.model_validate({**metadata.model_dump(mode="json", exclude_none=True), "issuer": issuer})
+    extra: dict[str, Any] = {}  # members the SDK's model does not know
+    if args.dpop:
+        extra["dpop_signing_alg_values_supported"] = ["ES256"]
+    if args.trust_key:
+        extra["grant_types_supported"] = [*(metadata.grant_types_supported or []), JWT_BEARER]
+
+    async def metadata_document(request: Request) -> JSONResponse:
+        return JSONResponse({**metadata.model_dump(mode="json", exclude_none=True), **extra})
+
     out: list[Route] = []
     for route in routes:
         if route.path == "/.well-known/oauth-authorization-server":
-            route = Route(route.path, endpoint=cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
+            handler = MetadataHandler(metadata).handle if not extra else metadata_document
+            route = Route(route.path, endpoint=cors_middleware(handler, ["GET", "OPTIONS"]),
                           methods=["GET", "OPTIONS"])
         elif route.path == TOKEN_PATH:
             route = Route(TOKEN_PATH, endpoint=TokenEndpoint(route.app, provider), methods=["POST", "OPTIONS"])
@@ -527,6 +657,12 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
             table.clear()
         return JSONResponse({"forgotten": len(registered)})
 
+    async def idp_token(request: Request) -> JSONResponse:
+        form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+        status, doc = provider.identity.exchange(form, issuer + "/idp")
+        return JSONResponse(doc, status_code=status)
+
+    out += [Route("/idp/token", idp_token, methods=["POST"])] if args.trust_key else []
     out += [Route("/_test/stats", stats, methods=["GET"]), Route("/_test/expire", expire, methods=["POST"]),
             Route("/_test/drop-refresh", drop_refresh, methods=["POST"]), Route("/_test/forget", forget, methods=["POST"]),
             *(hooks or [])]
@@ -647,7 +783,8 @@ def resource_server_app(active: dict[str, Any], providers: dict[str, InMemoryPro
               Route("/.well-known/oauth-protected-resource/mcp", endpoint=Metadata(), methods=["GET", "OPTIONS"])]
     middleware = [Middleware(AuthenticationMiddleware,
                              backend=BearerAuthBackend(Verifier(), resource_server_url=AnyHttpUrl(resource)))]
-    return Starlette(routes=routes, middleware=middleware, lifespan=lambda app: manager.run())
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lambda app: manager.run())
+    return DpopGate(app, active, providers, resource) if args.dpop and not args.bearer_only_resource else app
 
 
 def listen(port: int = 0) -> tuple[socket.socket, int]:

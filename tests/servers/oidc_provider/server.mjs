@@ -69,6 +69,9 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   features: {
     devInteractions: { enabled: false },
+    // The MCP server in front is the SDK's, which takes bearer tokens only; offering DPoP
+    // here would make mrtr ask for DPoP-bound tokens (docs/oauth.md), which it refuses.
+    dPoP: { enabled: false },
     registration: { enabled: true },
     revocation: { enabled: true },
     resourceIndicators: {

@@ -1,0 +1,148 @@
+"""Grants on a JWT someone else issued: the JWT bearer grant of workload identity
+federation (RFC 7523 section 2.1; the MCP workload identity federation profile) and the
+token exchange of enterprise-managed authorization (RFC 8693; ext-auth
+enterprise-managed-authorization: an ID token for an Identity Assertion JWT
+Authorization Grant, ID-JAG, at the enterprise identity provider).
+
+The JWTs come from a file (read again for every token request: platforms rotate them),
+an environment variable or a command (`config.oauth.AssertionSource`); each is a secret.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mrtr_cli.config.oauth import AssertionSource
+from mrtr_cli.errors import AuthError
+
+JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+
+#: How long an assertion command may run (seconds), and the most it may print (bytes).
+COMMAND_TIMEOUT = 30.0
+MAX_ASSERTION = 64 * 1024
+
+
+def read_assertion(source: AssertionSource, what: str) -> str:
+    """The JWT of `source`, read now (a file again each time, a command run again).
+
+    Args:
+        what: what it is, for messages ("the workload's JWT").
+
+    Raises:
+        AuthError: the file, variable or command gives nothing usable (named, never the
+            value; exit 8).
+    """
+    if source.kind == "env":
+        value = os.environ.get(source.value, "")
+        if not value.strip():
+            raise AuthError(f"{what} ({source.where}): the environment variable {source.value} is empty or unset")
+    elif source.kind == "file":
+        try:
+            with open(os.path.expanduser(source.value), "rb") as fh:
+                value = fh.read(MAX_ASSERTION + 1).decode("utf-8", "replace")
+        except OSError as exc:
+            raise AuthError(f"{what} ({source.where} {source.value}): {exc.strerror or exc}") from None
+    else:
+        value = _run(source, what)
+    value = value.strip()
+    if not value or len(value) > MAX_ASSERTION or any(c.isspace() for c in value) or value.count(".") != 2:
+        raise AuthError(f"{what} from {source.where} is not a JWT (three base64url parts, no spaces, "
+                        f"at most {MAX_ASSERTION} bytes)")
+    return value
+
+
+def _run(source: AssertionSource, what: str) -> str:
+    import shlex  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    try:
+        argv = shlex.split(source.value)
+    except ValueError as exc:
+        raise AuthError(f"{source.where}: cannot split the command ({exc})") from None
+    if not argv:
+        raise AuthError(f"{source.where}: the command is empty")
+    try:
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=COMMAND_TIMEOUT,
+                              check=False)
+    except FileNotFoundError:
+        raise AuthError(f"{source.where}: command not found: {argv[0]}") from None
+    except subprocess.TimeoutExpired:
+        raise AuthError(f"{source.where}: the command did not finish within {COMMAND_TIMEOUT:g}s") from None
+    except OSError as exc:
+        raise AuthError(f"{source.where}: cannot run the command ({exc.strerror or exc})") from None
+    if proc.returncode != 0:
+        raise AuthError(f"{source.where}: the command exited with {proc.returncode} instead of printing {what}")
+    return proc.stdout[:MAX_ASSERTION + 1].decode("utf-8", "replace")
+
+
+def jwt_bearer_form(assertion: str, resource: str, scopes: list[str]) -> dict[str, str]:
+    """The token request form of the JWT bearer grant (RFC 7523 section 2.1) for the MCP
+    server `resource` (RFC 8707)."""
+    data = {"grant_type": JWT_BEARER_GRANT, "assertion": assertion, "resource": resource}
+    if scopes:
+        data["scope"] = " ".join(scopes)
+    return data
+
+
+def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: str, scopes: list[str],
+                        add_secret: Any, redact: Any = None) -> str:
+    """Exchange the enterprise ID token for an ID-JAG at the identity provider's token
+    endpoint (RFC 8693 section 2.1: `subject_token_type` id_token, `requested_token_type`
+    id-jag, `audience` the MCP authorization server's issuer, `resource` the MCP server).
+
+    Args:
+        settings: `AuthSettings` with `id_token`, `idp_token_endpoint`, `idp_client_id`
+            and `idp_client_secret` (client_secret_basic when given, else the client id
+            in the form).
+        add_secret: registers each credential for redaction before it is sent.
+
+    Returns:
+        The ID-JAG (a JWT; a secret).
+
+    Raises:
+        TokenError: the identity provider refused; AuthError: it answered without an
+            ID-JAG; TimeoutExpired: it did not answer in time.
+    """
+    from mrtr_cli.auth import grants  # noqa: PLC0415
+    from mrtr_cli.auth.replies import fetch  # noqa: PLC0415
+    from mrtr_cli.auth.urls import allowed_url, shown  # noqa: PLC0415
+
+    endpoint = allowed_url(settings.idp_token_endpoint, "the identity provider's token endpoint")
+    subject = read_assertion(settings.id_token, "the identity provider's ID token")
+    add_secret(subject)
+    data = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TYPE, "subject_token": subject,
+            "subject_token_type": ID_TOKEN_TYPE, "audience": audience, "resource": resource}
+    if scopes:
+        data["scope"] = " ".join(scopes)
+    headers: dict[str, str] = {"Accept": "application/json"}
+    if settings.idp_client_id:
+        client = {"client_id": settings.idp_client_id, "client_secret": settings.idp_client_secret,
+                  "token_endpoint_auth_method": "client_secret_basic" if settings.idp_client_secret else "none"}
+        for value in grants.client_auth(client, data, headers, audience=endpoint):
+            add_secret(value)
+    import httpx  # noqa: PLC0415
+
+    from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415
+
+    try:
+        reply = fetch(http, "POST", endpoint, "the identity provider's token endpoint", data=data, headers=headers)
+    except httpx.TimeoutException:
+        raise TimeoutExpired(f"the identity provider's token endpoint {shown(endpoint)} "
+                             "did not answer in time") from None
+    except httpx.HTTPError as exc:
+        raise grants.TokenError(f"cannot reach the identity provider's token endpoint {shown(endpoint)}: "
+                                f"{type(exc).__name__}") from None
+    body = reply.document
+    if reply.status != 200 or body is None:
+        raise grants.TokenError(f"the identity provider refused the token exchange (HTTP {reply.status}"
+                                f"{reply.error_detail(redact)})", reply.error_code)
+    jag = body.get("access_token")
+    if body.get("issued_token_type") != ID_JAG_TYPE or not isinstance(jag, str) or jag.count(".") != 2:
+        raise AuthError("the identity provider answered the token exchange without an ID-JAG "
+                        f"(issued_token_type {shown(body.get('issued_token_type'))})")
+    add_secret(jag)
+    return jag

@@ -1,0 +1,261 @@
+"""Agent identity, end to end against tests/servers/oauth_server.py (its DPoP and federation
+parts: tests/servers/oauth_identity.py, which verify what mrtr sends):
+
+- DPoP-bound tokens (RFC 9449): a proof at the token endpoint and on every request to the
+  MCP server (signature, htm/htu/ath, a new jti each time), the nonces of both servers,
+  refresh keeping the binding, the key kept 0600 with the tokens, never printed, gone with
+  `auth logout`; `auth status` names the mechanism.
+- The JWT bearer grant with a workload's JWT in a file that changes between runs.
+- Enterprise-managed authorization: the ID-JAG token exchange, then the JWT bearer grant.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+import time
+
+import pytest
+
+from tests.auth_support import ROOT, expire_stored_tokens, run_mrtr, sign_in, store_files
+
+jwt = pytest.importorskip("jwt")
+
+
+def stored_entry(tmp_path) -> dict:
+    (path,) = store_files(tmp_path)
+    doc = json.loads(path.read_text())
+    return doc["issuers"][doc["issuer"]]
+
+
+def call(tmp_path, server, *args, env=None):
+    return run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", *args, env=env)
+
+
+def test_dpop_sign_in_binds_every_request_with_nonces(tmp_path, oauth_server, browser):
+    server = oauth_server("--dpop", "--dpop-nonce")
+    login = sign_in(tmp_path, server, browser)
+    assert login.code == 0, login.stderr
+    token_proofs = [p for p in server.stats()["dpop"] if p["where"] == "token"]
+    # the first proof lacked the authorization server's nonce; the second carried it
+    assert [p["error"] for p in token_proofs] == ["use_dpop_nonce", None], token_proofs
+    assert token_proofs[1]["nonce"] and token_proofs[1]["htm"] == "POST"
+    entry = stored_entry(tmp_path)
+    assert entry["tokens"]["token_type"] == "DPoP"
+    key = json.loads(entry["tokens"]["dpop_key"])
+    (path,) = store_files(tmp_path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+    runs = [call(tmp_path, server, "echo", "text=one"), call(tmp_path, server, "echo", "text=two")]
+    for run in runs:
+        assert run.code == 0, run.stderr
+    assert [r.stdout.strip() for r in runs] == ["echo: one", "echo: two"]
+    mcp = [p for p in server.stats()["dpop"] if p["where"] == "mcp"]
+    # each run met the MCP server's nonce once (the first request), then carried it
+    assert [p["error"] for p in mcp if not p["ok"]] == ["use_dpop_nonce", "use_dpop_nonce"]
+    good = [p for p in mcp if p["ok"]]
+    assert good and all(p["htu"] == server.mcp_url and p["ath"] and p["nonce"] for p in good)
+    jtis = [p["jti"] for p in server.stats()["dpop"]]
+    assert len(jtis) == len(set(jtis))
+
+    traced = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "-vv", "call", "echo", "text=3")
+    assert traced.code == 0, traced.stderr
+    assert "eyJ" not in traced.stderr  # neither the token nor a proof (JWTs) is shown
+    runs.append(traced)
+    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    assert status.code == 0, status.stderr
+    assert "authorization code, DPoP" in status.stdout
+    for run in [login, *runs, status]:
+        assert key["d"] not in run.stdout + run.stderr
+    assert key["d"] not in status.stdout
+    logout = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    assert logout.code == 0, logout.stderr
+    assert store_files(tmp_path) == []
+
+
+def test_dpop_refresh_keeps_the_binding(tmp_path, oauth_server, browser):
+    server = oauth_server("--dpop")
+    assert sign_in(tmp_path, server, browser).code == 0
+    before = stored_entry(tmp_path)["tokens"]
+    expire_stored_tokens(tmp_path)
+    run = call(tmp_path, server, "echo", "text=after")
+    assert run.code == 0, run.stderr
+    assert server.stats()["grants"].get("refresh_token") == 1
+    after = stored_entry(tmp_path)["tokens"]
+    assert after["access_token"] != before["access_token"]
+    assert after["token_type"] == "DPoP" and after["dpop_key"] == before["dpop_key"]
+    refresh_proof = [p for p in server.stats()["dpop"] if p["where"] == "token"][-1]
+    assert refresh_proof["ok"], refresh_proof
+
+
+def test_a_stored_dpop_call_imports_only_the_proof_module(tmp_path, oauth_server, browser):
+    from tests.test_auth_imports import imported_auth_modules
+
+    server = oauth_server("--dpop")
+    assert sign_in(tmp_path, server, browser).code == 0
+    code, modules, stderr = imported_auth_modules(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo",
+                                                  "text=x")
+    assert code == 0, stderr[-2000:]
+    assert set(modules) == {"mrtr_cli.auth", "mrtr_cli.auth.dpop"}
+
+
+def test_no_dpop_option_keeps_bearer_tokens(tmp_path, oauth_server, browser):
+    server = oauth_server("--dpop")
+    assert sign_in(tmp_path, server, browser, "--no-dpop").code == 0
+    assert stored_entry(tmp_path)["tokens"]["token_type"] == "Bearer"
+    assert server.stats()["dpop"] == []
+    assert call(tmp_path, server, "echo", "text=x").code == 0
+
+
+def test_a_resource_without_dpop_is_named_with_the_way_out(tmp_path, oauth_server, browser):
+    # the authorization server offers DPoP, the MCP server takes bearer tokens only
+    server = oauth_server("--dpop", "--bearer-only-resource")
+    assert sign_in(tmp_path, server, browser).code == 0
+    run = call(tmp_path, server, "echo", "text=x")
+    assert run.code == 8, run.stderr
+    assert "takes bearer tokens only" in run.stderr and "--no-dpop" in run.stderr
+    assert sign_in(tmp_path, server, browser, "--no-dpop").code == 0
+    assert call(tmp_path, server, "echo", "text=x").code == 0
+
+
+# ---------------------------------------------------------------------- federation
+@pytest.fixture
+def workload_key(tmp_path):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    public = tmp_path / "trusted.pem"
+    public.write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                     serialization.PublicFormat.SubjectPublicKeyInfo))
+    return key, str(public)
+
+
+def workload_jwt(key, audience: str, sub: str) -> str:
+    now = int(time.time())
+    return jwt.encode({"iss": "https://platform.example", "sub": sub, "aud": audience, "iat": now, "exp": now + 300,
+                       "jti": f"{sub}-{now}"}, key, algorithm="ES256")
+
+
+def test_jwt_bearer_grant_reads_the_assertion_file_again(tmp_path, oauth_server, browser, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, server.issuer, "pod-1") + "\n")
+    env = {"MRTR_ASSERTION_FILE": str(path)}
+    first = call(tmp_path, server, "echo", "text=wif", env=env)
+    assert first.code == 0, first.stderr
+    assert first.stdout.strip() == "echo: wif"
+    # the platform rotates the file; the stored token expires; the next run presents the new JWT
+    rotated = workload_jwt(key, server.issuer, "pod-2")
+    path.write_text(rotated)
+    expire_stored_tokens(tmp_path)
+    second = call(tmp_path, server, "echo", "text=again", env=env)
+    assert second.code == 0, second.stderr
+    assert [a["sub"] for a in server.stats()["assertions"]] == ["pod-1", "pod-2"]
+    assert server.stats()["authorizations"] == 0 and server.stats()["registrations"] == 0
+    for run in (first, second):
+        assert rotated not in run.stdout + run.stderr
+    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    assert "JWT bearer, bearer" in status.stdout and rotated not in status.stdout
+
+
+def test_jwt_bearer_with_dpop(tmp_path, oauth_server, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "", "--dpop", "--dpop-nonce")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, server.issuer, "pod-1"))
+    run = call(tmp_path, server, "echo", "text=bound", env={"MRTR_ASSERTION_FILE": str(path)})
+    assert run.code == 0, run.stderr
+    assert stored_entry(tmp_path)["tokens"]["token_type"] == "DPoP"
+
+
+def test_refused_assertion_is_not_retried(tmp_path, oauth_server, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, "https://elsewhere.example", "pod-1"))  # wrong audience
+    run = call(tmp_path, server, "echo", "text=x", env={"MRTR_ASSERTION_FILE": str(path)})
+    assert run.code == 8, run.stderr
+    assert "invalid_grant" in run.stderr
+    assert server.stats()["grants"] == {"urn:ietf:params:oauth:grant-type:jwt-bearer": 1}
+
+
+def test_id_jag_exchange_then_jwt_bearer(tmp_path, oauth_server, browser, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "", "--client-id", "agent",
+                          "--client-secret", "agent-secret-" + "7" * 16)
+    id_token = tmp_path / "id.jwt"
+    id_token.write_text(workload_jwt(key, "mrtr-at-idp", "alice@example.com"))
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--id-token-file", str(id_token),
+                     "--idp-token-endpoint", server.issuer + "/idp/token", "--client-id", "agent",
+                     "--client-secret-env", "AGENT_SECRET", browser=browser,
+                     env={"AGENT_SECRET": "agent-secret-" + "7" * 16})
+    assert login.code == 0, login.stderr
+    assert browser.opened() == []
+    stats = server.stats()
+    (exchange,) = stats["exchanges"]
+    assert exchange["audience"] == server.issuer and exchange["resource"] == server.mcp_url
+    (grant,) = stats["assertions"]
+    assert grant["id_jag"] and grant["sub"] == "alice@example.com" and grant["client_id"] == "agent"
+    run = call(tmp_path, server, "echo", "text=enterprise")
+    assert run.code == 0 and run.stdout.strip() == "echo: enterprise", run.stderr
+    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    assert "ID-JAG + JWT bearer, bearer" in status.stdout
+
+
+def test_assertion_command_and_its_failure(tmp_path, oauth_server, workload_key):
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    path = tmp_path / "token.jwt"
+    path.write_text(workload_jwt(key, server.issuer, "from-command"))
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", f"cat {path}")
+    assert login.code == 0, login.stderr
+    assert [a["sub"] for a in server.stats()["assertions"]] == ["from-command"]
+    failed = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", "false")
+    assert failed.code == 8, failed.stderr
+    assert "--assertion-command: the command exited with 1" in failed.stderr
+    not_jwt = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-env", "NOT_A_JWT",
+                       env={"NOT_A_JWT": "hello secret"})
+    assert not_jwt.code == 8 and "is not a JWT" in not_jwt.stderr and "hello secret" not in not_jwt.stderr
+
+
+@pytest.mark.parametrize("args, env, message", [
+    (["--assertion-file", "a.jwt", "--assertion-env", "X"], {}, "give one of --assertion-file, -env and -command"),
+    (["--assertion-file", "a.jwt", "--id-token-file", "b.jwt"], {}, "not both"),
+    (["--id-token-file", "b.jwt"], {}, "needs the identity provider's token endpoint"),
+    ([], {"MRTR_OAUTH_GRANT": "jwt_bearer"}, "the JWT bearer grant needs the workload's JWT"),
+    ([], {"MRTR_OAUTH_DPOP": "maybe"}, "MRTR_OAUTH_DPOP: expected 1 or 0"),
+])
+def test_identity_settings_that_cannot_work_are_usage_errors(tmp_path, args, env, message):
+    run = run_mrtr(tmp_path, "--url", "http://127.0.0.1:9/mcp", "auth", "login", *args, env=env)
+    assert run.code == 2, run.stderr
+    assert message in run.stderr
+
+
+def test_a_project_config_runs_no_assertion_command(tmp_path):
+    from mrtr_cli.config.oauth import from_config_entry
+    from mrtr_cli.errors import UsageError
+
+    entry = {"oauth": {"assertionCommand": "print-token", "dpop": True}}
+    with pytest.raises(UsageError, match="assertionCommand is not read from a project-directory config"):
+        from_config_entry(entry, where="mcp.json", allowed=False, expand=lambda v: v)
+    s = from_config_entry(entry, where="mcp.json", allowed=True, expand=lambda v: v)
+    assert s.grant == "jwt_bearer" and s.dpop is True and s.assertion.kind == "command"
+
+
+def test_dpop_key_in_the_keychain(tmp_path, oauth_server, browser):
+    pytest.importorskip("keyring")
+    keychain = tmp_path / "keychain.json"
+    env = {"MRTR_TOKEN_STORE": "keyring", "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
+           "MRTR_TEST_KEYRING_FILE": str(keychain), "PYTHONPATH": str(ROOT)}
+    server = oauth_server("--dpop")
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=env)
+    assert login.code == 0, login.stderr
+    tokens = stored_entry(tmp_path)["tokens"]
+    assert tokens["token_type"] == "DPoP" and tokens["dpop_key"] == {"keyring": True}
+    assert any(name.endswith("tokens.dpop_key") for name in json.loads(keychain.read_text()))
+    run = call(tmp_path, server, "echo", "text=kept", env=env)
+    assert run.code == 0 and run.stdout.strip() == "echo: kept", run.stderr
+    assert run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout", env=env).code == 0
+    assert not any("dpop_key" in name for name in json.loads(keychain.read_text()))
