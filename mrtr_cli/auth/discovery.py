@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 from mrtr_cli.auth.replies import fetch
 from mrtr_cli.auth.urls import allowed_url, checked_url, shown
 from mrtr_cli.errors import AuthError, TimeoutExpired
-from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.authhook import canonical_resource
 
 PRM_SUFFIX = "/.well-known/oauth-protected-resource"

@@ -78,15 +78,18 @@ def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, cli
     sources = {name: kw.pop(name) for name in ("assertion_file", "assertion_env", "assertion_command",
                                                "id_token_file", "id_token_env", "id_token_command")}
     app = make_app(ctx, kw)
+    identity = {"dpop": dpop, "idp_token_endpoint": idp_token_endpoint, "idp_client_id": idp_client_id,
+                **_source_overrides(sources)}
     with _traced(app):
         return _login(app, scopes, no_browser, client_metadata_url, redirect_port, client_credentials, auth_method,
-                      private_key_file, signing_alg)
+                      private_key_file, signing_alg, identity)
 
 
 def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
            redirect_port: int | None, client_credentials: bool, auth_method: str | None,
-           private_key_file: str | None, signing_alg: str | None) -> int:
-    """The body of `auth login` (the docstring of `login_cmd`)."""
+           private_key_file: str | None, signing_alg: str | None, identity: dict[str, Any]) -> int:
+    """The body of `auth login` (the docstring of `login_cmd`); `identity`: the DPoP and
+    assertion settings (`dpop`, `idp_*`, `assertion`, `id_token`)."""
     target = _http_target(app)
     overrides: dict[str, Any] = {
         "scopes": [p for s in scopes for p in s.split()],
@@ -97,10 +100,7 @@ def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_
         "auth_method": auth_method,
         "private_key": _private_key(app, private_key_file),
         "signing_alg": signing_alg,
-        "dpop": dpop,
-        "idp_token_endpoint": idp_token_endpoint,
-        "idp_client_id": idp_client_id,
-        **_source_overrides(sources),
+        **identity,
     }
     client = _client(app, target, login=True, overrides=overrides)
     try:
