@@ -42,7 +42,7 @@ from mrtr_cli.transport.base import (
 from mrtr_cli.transport.limits import max_message_size
 
 if TYPE_CHECKING:  # pragma: no cover
-    from concurrent.futures import Future
+    from mrtr_cli.transport.future import Future
 
 STDERR_TAIL_LINES = 20
 #: Bytes asked for by one read of the server's stdout or stderr.
@@ -298,7 +298,7 @@ class StdioTransport(Transport):
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
                 budget: Remaining | None = None) -> Future[Message]:
-        from concurrent.futures import Future  # noqa: PLC0415 - after the server was launched (startup time)
+        from mrtr_cli.transport.future import Future  # noqa: PLC0415 - after the server was launched (startup time)
 
         fut: Future[Message] = Future()
         with self._lock:
