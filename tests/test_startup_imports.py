@@ -37,9 +37,9 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx",
                          "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit")
 
-#: What loads while the server boots, not before it is launched: the session, the era
-#: probe and the engine.
-AFTER_THE_LAUNCH = ("mrtr_cli.protocol.era", "mrtr_cli.protocol.session", "mrtr_cli.engine.mrtr",
+#: What loads while the server boots, not before it is launched: the command line parser,
+#: the session, the era probe and the engine.
+AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era", "mrtr_cli.protocol.session", "mrtr_cli.engine.mrtr",
                     "mrtr_cli.responders.chain", "mrtr_cli.schema.quickcheck")
 
 

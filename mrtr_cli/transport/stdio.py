@@ -195,6 +195,11 @@ class StdioTransport(Transport):
         self._mark = run_mark()  # in the server's environment: its descendants are found by it
         self._noise = RepeatedNotes("lines on the server's stdout that mrtr could not use")
 
+    def set_stderr_sink(self, sink: Callable[[str], None] | None) -> None:
+        """Where the server's stderr lines (and mrtr's notes about it) go from now on; for a
+        server launched before the run knew its options (`transport.early.prelaunch`)."""
+        self._stderr_sink = sink
+
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
         """Launch the server process now (it boots while `mrtr` carries on); `start` adopts it.
