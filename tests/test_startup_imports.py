@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+from mrtr_cli.cli.main import COMMAND_MODULES
 from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
 
 #: Runs `python -m mrtr_cli ARGS...` and writes the module sets to the file named by argv[1].
@@ -70,3 +71,12 @@ def test_the_check_sees_a_module_a_call_does_import(tmp_path):
                           "-a", "count=3")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "mrtr_cli.schema.elicit" in loaded(seen["end"], NEVER_ON_A_PLAIN_CALL)
+
+
+def test_help_imports_no_command_module(tmp_path):
+    """`mrtr --help` lists the commands from cli/summaries.py: no command module is loaded."""
+    proc, seen = imported(tmp_path, "--help")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Commands:" in proc.stdout
+    command_modules = tuple(f"mrtr_cli.cli.{m}" for m in set(COMMAND_MODULES.values()))
+    assert loaded(seen["end"], command_modules) == []
