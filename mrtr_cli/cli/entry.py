@@ -4,6 +4,11 @@ Before the command line is parsed (and click imported), a stdio server the comma
 plainly needs is launched, so that it boots while the rest of `mrtr` loads
 (`transport.early.prelaunch`, docs/performance.md); then `cli.main.main` runs the command.
 A server the run did not adopt is stopped before `mrtr` exits.
+
+At the end every object left is moved out of the garbage collector's sight (`gc.freeze`):
+the interpreter's shutdown then skips searching them for reference cycles, which took
+longer than some whole commands (docs/performance.md). Nothing else changes at exit:
+modules, open files and atexit handlers are finalized as before.
 """
 
 from __future__ import annotations
@@ -26,3 +31,6 @@ def main() -> None:
         run_cli()
     finally:
         discard_prelaunched()
+        import gc  # noqa: PLC0415
+
+        gc.freeze()
