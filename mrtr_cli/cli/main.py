@@ -113,24 +113,20 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int
     outcome would have been (what was asked for is not delivered), except an interrupt (130).
     """
     from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
-    from mrtr_cli.render.errors import print_error  # noqa: PLC0415
-
     try:
         code = _run(argv, env, again=again)
     except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
-        print_error(env, exc, json_mode=env.json_mode)
+        _print_error(env, exc, json_mode=env.json_mode)
         code = int(exc.exit_status)
     failure = env.write_failure
     if failure is not None and code not in (int(ExitStatus.INTERRUPTED), int(ExitStatus.USAGE)):
-        print_error(env, failure, json_mode=env.json_mode)
+        _print_error(env, failure, json_mode=env.json_mode)
         code = int(failure.exit_status)
     return code
 
 
 def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int:
     """`run` before write failures are accounted for."""
-    from mrtr_cli.render.errors import print_error  # noqa: PLC0415
-
     words = list(sys.argv[1:] if argv is None else argv)
     if "--json" in words[:words.index("--")] if "--" in words else "--json" in words:
         env.json_mode = True  # also for errors click finds before any command runs
@@ -149,16 +145,16 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
             # it is not a result), then the usage status, as git does.
             env.err(ctx.get_help())
         elif isinstance(exc, no_args) and ctx is not None:
-            print_error(env, UsageError(f"{ctx.command_path}: missing command",
+            _print_error(env, UsageError(f"{ctx.command_path}: missing command",
                                         hint=f"see: {ctx.command_path} --help"), json_mode=True)
         else:
-            print_error(env, _usage_error(exc), json_mode=env.json_mode)
+            _print_error(env, _usage_error(exc), json_mode=env.json_mode)
         return int(ExitStatus.USAGE)
     except InputRequired as exc:
         from mrtr_cli.render.output import print_json  # noqa: PLC0415
 
         print_json(env, exc.pending)
-        print_error(env, exc, json_mode=env.json_mode)
+        _print_error(env, exc, json_mode=env.json_mode)
         if not env.json_mode:
             from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415
 
@@ -167,12 +163,12 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         return int(exc.exit_status)
     except EraChanged as exc:
         if again or env.stdin_consumed:
-            print_error(env, exc, json_mode=env.json_mode)
+            _print_error(env, exc, json_mode=env.json_mode)
             return int(exc.exit_status)
         env.err(f"mrtr: note: {exc.message}; the era cache entry is dropped, trying again")
         return run(argv, env, again=True)
     except MrtrError as exc:
-        print_error(env, exc, json_mode=env.json_mode)
+        _print_error(env, exc, json_mode=env.json_mode)
         return strict_status(env, int(exc.exit_status))
     except KeyboardInterrupt:
         return _interrupted(env)
@@ -184,6 +180,14 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
         return _internal_error(env, exc)
+
+
+def _print_error(env: Environment, exc: Exception, *, json_mode: bool) -> None:
+    """`render.errors.print_error`, imported when there is an error to print (start-up time:
+    `mrtr --help` never needs it)."""
+    from mrtr_cli.render.errors import print_error as _write  # noqa: PLC0415
+
+    _write(env, exc, json_mode=json_mode)
 
 
 def _usage_error(exc: click.ClickException) -> UsageError:
@@ -215,8 +219,6 @@ def _internal_error(env: Environment, exc: Exception) -> int:
 
     `MRTR_DEBUG=1` prints the traceback too.
     """
-    from mrtr_cli.render.errors import print_error  # noqa: PLC0415
-
     if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
         import traceback  # noqa: PLC0415
 
@@ -224,7 +226,7 @@ def _internal_error(env: Environment, exc: Exception) -> int:
     err = MrtrError(f"internal error (a bug in mrtr): {type(exc).__name__}: {exc}",
                     hint="please report it; MRTR_DEBUG=1 shows the traceback")
     err.exit_status = ExitStatus.INTERNAL
-    print_error(env, err, json_mode=env.json_mode)
+    _print_error(env, err, json_mode=env.json_mode)
     return int(ExitStatus.INTERNAL)
 
 
@@ -232,9 +234,8 @@ def _interrupted(env: Environment) -> int:
     """Report a Ctrl-C (one JSON line with --json) and return 130."""
     if env.json_mode:
         from mrtr_cli.errors import Interrupted  # noqa: PLC0415
-        from mrtr_cli.render.errors import print_error  # noqa: PLC0415
 
-        print_error(env, Interrupted("interrupted"), json_mode=True)
+        _print_error(env, Interrupted("interrupted"), json_mode=True)
     else:
         env.err("mrtr: interrupted")
     return int(ExitStatus.INTERRUPTED)
