@@ -44,32 +44,39 @@ def test_other_command_lines_launch_nothing(words):
 @pytest.fixture
 def launched():
     early.prelaunch(["--stdio", CMD, "call", "echo"])
-    transport = early._prelaunched
-    assert transport is not None
-    yield transport
+    assert early._prelaunched is not None
+    argv, proc, mark = early._prelaunched
+    assert argv == SLEEPER
+    yield proc
     early.discard_prelaunched()
-    transport.kill()
+    proc.kill()
+    proc.wait()
 
 
 def test_a_server_the_run_does_not_adopt_is_stopped(launched):
     early.discard_prelaunched()
-    assert launched._proc.poll() is not None  # kill() waited for its exit
+    assert launched.poll() is not None  # stopped, and waited for
     assert early._prelaunched is None
 
 
 def test_another_target_does_not_adopt_it(launched):
     assert early.adopt_prelaunched([*SLEEPER, "--other"], {}, None) is None
-    assert launched._proc.poll() is not None
+    assert launched.poll() is not None
     assert early._prelaunched is None
 
 
 @pytest.mark.parametrize("env, cwd", [({"TOKEN": "x"}, None), ({}, "/")])
 def test_a_target_with_its_own_environment_or_directory_does_not_adopt_it(launched, env, cwd):
     assert early.adopt_prelaunched(SLEEPER, env, cwd) is None
-    assert launched._proc.poll() is not None
+    assert launched.poll() is not None
 
 
 def test_the_same_command_adopts_it_running(launched):
-    assert early.adopt_prelaunched(SLEEPER, {}, None) is launched
-    assert launched._proc.poll() is None
+    proc, mark = early.adopt_prelaunched(SLEEPER, {}, None)
+    assert proc is launched and proc.poll() is None
+    assert early._prelaunched is None
+
+
+def test_a_command_that_cannot_start_is_left_to_the_run():
+    early.prelaunch(["--stdio", "/nonexistent/server", "call", "echo"])
     assert early._prelaunched is None

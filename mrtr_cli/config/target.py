@@ -80,12 +80,9 @@ class Target:
             return None
         return {"headers": {k.lower(): v for k, v in self.headers.items()}, "env": dict(self.env)}
 
-    def make_transport(self, env: Environment, tracer: Tracer, authorizer: Any = None, *,
-                       launched: Any = None) -> Transport:
+    def make_transport(self, env: Environment, tracer: Tracer, authorizer: Any = None) -> Transport:
         """Build (not start) the transport for this target (`authorizer`: the OAuth hook of
-        an HTTP target, transport/authhook.py; a stdio target never has one). `launched`: a
-        stdio transport already launched for this target's command (`transport.early.prelaunch`),
-        made this run's instead of a new one."""
+        an HTTP target, transport/authhook.py; a stdio target never has one)."""
         if self.url:
             from mrtr_cli.transport.http import HttpTransport  # noqa: PLC0415
 
@@ -94,9 +91,6 @@ class Target:
         from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415
 
         sink = None if env.quiet else (lambda line: env.err(line))
-        if launched is not None:
-            launched.set_stderr_sink(sink)
-            return launched  # type: ignore[no-any-return]
         return StdioTransport(self.command or [], env=self.env, cwd=self.cwd, stderr_sink=sink)
 
 

@@ -7,20 +7,26 @@ even imported, for the plain shape `mrtr --stdio CMD call|prompt|read ...`; and
 `spawn_early`, once the run's target is resolved, which adopts the prelaunched server when
 the target is that very command and launches it otherwise. A prelaunched server that the
 run does not adopt (a usage error, another target) is stopped (`discard_prelaunched`).
+Before the launch only the standard library's `subprocess` and `transport/launch.py`
+load (not even `typing`): the earlier the server starts, the sooner it answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
+    from collections.abc import Callable
+    from typing import Any
 
 #: The commands whose stdio server may be launched before the CLI is loaded.
 PRELAUNCH_COMMANDS = ("call", "prompt", "read")
 #: Words after which no server is needed (help and version are printed; a launch would be waste).
 _NO_SERVER_WORDS = ("-h", "--help", "-V", "--version")
 
-#: The server launched by `prelaunch`, until the run adopts or discards it.
-_prelaunched: Any = None
+#: The server `prelaunch` started, as (argv, process, run mark), until the run adopts or
+#: discards it.
+_prelaunched: tuple[list[str], subprocess.Popen[bytes], str] | None = None
 
 
 def prelaunch_command(words: list[str]) -> list[str] | None:
@@ -52,40 +58,53 @@ def prelaunch_command(words: list[str]) -> list[str] | None:
 
 
 def prelaunch(words: list[str]) -> None:
-    """Launch the stdio server named by the command line `words` now (`prelaunch_command`),
-    before the CLI is imported; `spawn_early` adopts it. A launch failure is kept and
-    reported when the session starts, as for any launch."""
+    """Start the stdio server named by the command line `words` now (`prelaunch_command`),
+    before the CLI is imported, as `StdioTransport.spawn` would; `spawn_early` adopts it. A
+    command that cannot be started is left to the run, which reports it as for any launch."""
     global _prelaunched
     argv = prelaunch_command(words)
     if argv is None or _prelaunched is not None:
         return
-    from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415
+    from mrtr_cli.transport.launch import launch  # noqa: PLC0415
+    from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415
 
-    transport = StdioTransport(argv)
-    transport.spawn()
-    _prelaunched = transport
+    mark = run_mark()
+    try:
+        _prelaunched = (argv, launch(argv, {}, None, mark), mark)
+    except OSError:
+        return
 
 
 def adopt_prelaunched(command: list[str] | None, env: dict[str, str], cwd: str | None) -> Any:
-    """The prelaunched transport when it runs exactly `command` (with no extra environment,
-    in mrtr's own directory), else None; one that does not match is stopped. Either way
-    the slot is emptied."""
+    """The prelaunched (process, mark) when it runs exactly `command` (with no extra
+    environment, in mrtr's own directory), else None; one that does not match is stopped.
+    Either way the slot is emptied."""
     global _prelaunched
-    transport, _prelaunched = _prelaunched, None
-    if transport is None:
+    launched, _prelaunched = _prelaunched, None
+    if launched is None:
         return None
-    if command is not None and list(command) == transport.argv and not env and cwd is None:
-        return transport
-    transport.kill()
+    argv, proc, mark = launched
+    if command is not None and list(command) == argv and not env and cwd is None:
+        return proc, mark
+    _stop(argv, proc, mark)
     return None
 
 
 def discard_prelaunched() -> None:
     """Stop a prelaunched server the run did not adopt (at the end of the run)."""
     global _prelaunched
-    transport, _prelaunched = _prelaunched, None
-    if transport is not None:
-        transport.kill()
+    launched, _prelaunched = _prelaunched, None
+    if launched is not None:
+        _stop(*launched)
+
+
+def _stop(argv: list[str], proc: subprocess.Popen[bytes], mark: str) -> None:
+    """End a prelaunched server as `StdioTransport.kill` ends any: its group, then what escaped."""
+    from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415
+
+    transport = StdioTransport(argv)
+    transport.adopt(proc, mark)
+    transport.kill()
 
 
 def spawn_early(target: Any, env: Any, tracer: Any, check: Callable[[], Any]) -> Any:
@@ -104,7 +123,9 @@ def spawn_early(target: Any, env: Any, tracer: Any, check: Callable[[], Any]) ->
         discard_prelaunched()
         return None
     launched = adopt_prelaunched(target.command, target.env, target.cwd)
-    transport = target.make_transport(env, tracer, launched=launched)
+    transport = target.make_transport(env, tracer)
+    if launched is not None:
+        transport.adopt(*launched)
     transport.spawn()
     try:
         check()

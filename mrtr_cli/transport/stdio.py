@@ -195,10 +195,11 @@ class StdioTransport(Transport):
         self._mark = run_mark()  # in the server's environment: its descendants are found by it
         self._noise = RepeatedNotes("lines on the server's stdout that mrtr could not use")
 
-    def set_stderr_sink(self, sink: Callable[[str], None] | None) -> None:
-        """Where the server's stderr lines (and mrtr's notes about it) go from now on; for a
-        server launched before the run knew its options (`transport.early.prelaunch`)."""
-        self._stderr_sink = sink
+    def adopt(self, proc: subprocess.Popen[bytes], mark: str) -> None:
+        """Take `proc`, a server already started for this transport's command with
+        `transport.launch.launch` and `mark` (`transport.early.prelaunch`), as its own: `spawn`
+        then does nothing and `start` talks to it."""
+        self._proc, self._mark = proc, mark
 
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
@@ -206,23 +207,10 @@ class StdioTransport(Transport):
         A failure to launch is kept and raised by `start`, so it is reported in order."""
         if self._proc is not None or self._spawn_error is not None:
             return
-        from mrtr_cli.transport.reaper import MARK, become_subreaper  # noqa: PLC0415
+        from mrtr_cli.transport.launch import launch  # noqa: PLC0415
 
-        become_subreaper()  # what escapes the server's group comes back to mrtr (Linux)
-        env = {**os.environ, **self._env, MARK: self._mark}
         try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=self._cwd,
-                bufsize=0,
-                # Own process group: a Ctrl-C at the terminal reaches mrtr only, which
-                # then cancels the request and shuts the server down cleanly.
-                start_new_session=True,
-            )
+            self._proc = launch(self.argv, self._env, self._cwd, self._mark)
         except FileNotFoundError:
             if self._cwd is not None and not os.path.isdir(self._cwd):
                 self._spawn_error = TransportError(f"cannot start the server: its working directory (cwd) "
