@@ -62,7 +62,7 @@ class Future(Generic[T]):
             if not self._settled.is_set():
                 self._callbacks.append(fn)
                 return
-        fn(self)
+        self._call(fn)
 
     def result(self, timeout: float | None = None) -> T:
         """The result, waiting up to `timeout` seconds (None: for ever).
@@ -102,5 +102,13 @@ class Future(Generic[T]):
             self._settled.set()
             callbacks, self._callbacks = self._callbacks, []
         for fn in callbacks:
-            fn(self)
+            self._call(fn)
         return True
+
+    def _call(self, fn: Callable[[Future[T]], object]) -> None:
+        """Run a done-callback; one that fails does not stop the others, nor the thread that
+        settled the future (as with `concurrent.futures`)."""
+        try:
+            fn(self)
+        except Exception:  # noqa: BLE001, S110 - a callback's failure is its own
+            pass
