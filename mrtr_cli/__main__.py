@@ -1,6 +1,6 @@
 """`python -m mrtr_cli` runs the same CLI as the `mrtr` console script."""
 
-from mrtr_cli.cli.main import main
+from mrtr_cli.cli.entry import main
 
 if __name__ == "__main__":
     main()

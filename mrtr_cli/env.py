@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from mrtr_cli.render.sanitize import sanitize
 
 _SLICE = 1 << 20  # characters written at a time by `out_chunks`
 
@@ -102,6 +101,7 @@ def seconds_setting(name: str, default: float) -> float:
         value = math.nan
     if not (0 < value < math.inf):
         from mrtr_cli.errors import UsageError  # noqa: PLC0415
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
         raise UsageError(f"{name}={sanitize(text, single_line=True)[:40]!r}: expected a positive number of seconds",
                          hint=f"unset it for the default ({default:g} s)")
@@ -234,6 +234,8 @@ class Environment:
     def err(self, text: str = "", *, untrusted: bool = False) -> None:
         """Write one diagnostic line to stderr, redacted (and sanitised if `untrusted`)."""
         if untrusted:
+            from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - start-up time (`mrtr --help`)
+
             text = sanitize(text)
         with self._lock:
             try:

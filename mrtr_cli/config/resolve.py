@@ -85,6 +85,8 @@ def command_line_headers(opts: RunOptions, env: Environment, read_file: Callable
     Raises:
         UsageError: a malformed header, an unreadable value source, an empty token variable.
     """
+    if not opts.headers and not opts.bearer_token_env:
+        return {}  # before the import: its patterns take longer to compile than a stdio call's checks
     from mrtr_cli.config.values import is_secret_name, resolve_header_value  # noqa: PLC0415
 
     headers: dict[str, str] = {}

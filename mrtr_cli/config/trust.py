@@ -18,7 +18,6 @@ written by `mrtr` itself and are trusted.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shlex
@@ -37,7 +36,9 @@ def _known_file() -> str:
 
 def _digest(kind: str, value: Any) -> str:
     text = json.dumps([kind, value], ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    from mrtr_cli.digest import sha256_hex  # noqa: PLC0415
+
+    return sha256_hex(text.encode("ascii"))
 
 
 def command_identity(argv: list[str], cwd: str | None) -> list[Any]:

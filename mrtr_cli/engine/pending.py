@@ -24,13 +24,14 @@ from typing import Any
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.protocol.capabilities import MRTR_METHODS
-from mrtr_cli.schema.elicit import form_fields
 
 PENDING_FORMAT = "pending/1"
 
 
 def field_help(requested_schema: Any) -> dict[str, Any]:
     """Per-field help for a form: `{field: {type, required, title?, description?, enum?, default?, ...}}`."""
+    from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
+
     out: dict[str, Any] = {}
     try:
         fields = form_fields(requested_schema)
@@ -52,6 +53,8 @@ def field_help(requested_schema: Any) -> dict[str, Any]:
 
 def template_entry(request: Any, prefill: dict[str, Any] | None = None) -> Any:
     """An InputResponse skeleton for one input request, with `null` where an answer goes."""
+    from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
+
     if not isinstance(request, dict):
         return None
     method = request.get("method")

@@ -40,8 +40,6 @@ handshake version) pins the handshake, offering that version.
 
 from __future__ import annotations
 
-import concurrent.futures
-import hashlib
 import json
 import os
 import time
@@ -49,6 +47,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mrtr_cli.digest import sha256_hex
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import (AuthError, EraChanged, JsonRpcError, MrtrError, ProtocolError, TimeoutExpired,
                              TransportError, UsageError)
@@ -70,6 +69,7 @@ from mrtr_cli.protocol.session import (
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.future import Future
 
 #: JSON-RPC error codes that only a modern (2026-07-28+) server sends.
 MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
@@ -165,7 +165,7 @@ def classify_response(response: Message) -> Verdict:
 
 
 def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Deadline,
-          capabilities: dict[str, Any] | None = None) -> tuple[Verdict, concurrent.futures.Future[Message] | None]:
+          capabilities: dict[str, Any] | None = None) -> tuple[Verdict, Future[Message] | None]:
     """Send `server/discover` with the modern envelope (declaring `capabilities`: what the
     run declares on a call, protocol/capabilities.py) and classify what comes back.
 
@@ -190,7 +190,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
     cut_by_deadline = left is not None and left <= timeout  # --timeout, not the probe timeout, ends the wait
     try:
         response = _probe_result(fut, limit, transport)
-    except concurrent.futures.TimeoutError:
+    except TimeoutError:
         if cut_by_deadline or deadline.expired():  # --timeout ran out during the probe: no evidence of any era
             if transport.cancel_by_close:
                 transport.abort(msg["id"])
@@ -228,18 +228,18 @@ def _probe_timeout_error(transport: Transport, deadline: Deadline) -> TimeoutExp
                               + ("" if allowed is None else f" ({allowed:.3g}s)"))
 
 
-def _probe_result(fut: concurrent.futures.Future[Message], limit: float, transport: Transport) -> Message:
+def _probe_result(fut: Future[Message], limit: float, transport: Transport) -> Message:
     """The probe's response within `limit` seconds, not counting the time a person spends
     signing in for it (a 401 answered by OAuth on the request's thread): the retried
     probe then gets `limit` again.
 
     Raises:
-        concurrent.futures.TimeoutError: no answer in time.
+        TimeoutError: no answer in time.
     """
     while True:
         try:
             return fut.result(timeout=limit)
-        except concurrent.futures.TimeoutError:
+        except TimeoutError:
             if not transport.wait_sign_in():
                 raise
 
@@ -249,7 +249,7 @@ def server_key(*, url: str | None = None, command: list[str] | None = None, cwd:
     """The era-cache key of a server: a hash of its URL, or of its stdio command line and
     working directory (never stored in the clear: a URL or argv may hold a token)."""
     text = f"url\0{url}" if url else "stdio\0" + "\0".join(command or []) + f"\0{cwd or ''}"
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return sha256_hex(text.encode("utf-8"))[:32]
 
 
 class EraCache:
@@ -487,7 +487,7 @@ class _Opener:
         return self._remember(legacy)
 
     def _silent_legacy(self, legacy: LegacySession, verdict: Verdict,
-                       late: concurrent.futures.Future[Message] | None) -> Session:
+                       late: Future[Message] | None) -> Session:
         """A legacy session chosen because the probe got no answer: a guess (a slow modern
         server that also accepts `initialize` looks the same). It is said on stderr, and
         cached only for a stdio server that had the full default probe time, and then only
@@ -537,7 +537,7 @@ def _refused(exc: Exception) -> bool:
     return isinstance(exc, ProtocolError) or (isinstance(status, int) and 400 <= status < 500)
 
 
-def _late_modern(late: concurrent.futures.Future[Message] | None) -> Verdict | None:
+def _late_modern(late: Future[Message] | None) -> Verdict | None:
     """The modern verdict of a probe answer that came after the probe timeout, else None."""
     if late is None or not late.done() or late.cancelled() or late.exception() is not None:
         return None
@@ -548,7 +548,7 @@ def _late_modern(late: concurrent.futures.Future[Message] | None) -> Verdict | N
     return verdict if verdict.era == "modern" else None
 
 
-def _modern_after_all(exc: Exception, late: concurrent.futures.Future[Message] | None, *,
+def _modern_after_all(exc: Exception, late: Future[Message] | None, *,
                       guess: bool) -> Verdict | None:
     """A modern verdict from a failed `initialize` (or a late probe answer), else None.
     With `guess` (the probe named no versions), `-32601` for `initialize` counts as modern."""

@@ -8,7 +8,7 @@ looks like that encoding.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import re
 from typing import Any
 
@@ -42,7 +42,7 @@ def encode_header_value(value: Any) -> str:
     text = str(value)
     if text and _SAFE.match(text) and not _ENCODED.match(text):
         return text
-    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+    return "=?base64?" + binascii.b2a_base64(text.encode("utf-8"), newline=False).decode("ascii") + "?="
 
 
 def request_headers(method: str, params: dict[str, Any] | None, protocol_version: str) -> dict[str, str]:

@@ -71,9 +71,9 @@ def scope_of(pages: list[dict[str, Any]]) -> str:
 
 
 def _digest(*parts: Any) -> str:
-    import hashlib  # noqa: PLC0415 - lazy: OpenSSL loads slowly
+    from mrtr_cli.digest import sha256_hex  # noqa: PLC0415
 
-    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8")).hexdigest()[:32]
+    return sha256_hex(json.dumps(parts, sort_keys=True).encode("utf-8"))[:32]
 
 
 def _safe_method(method: str) -> str:

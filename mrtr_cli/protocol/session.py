@@ -13,7 +13,6 @@ Every request carries `_meta` with `io.modelcontextprotocol/protocolVersion`,
 from __future__ import annotations
 
 import collections
-import concurrent.futures
 import os
 import threading
 import time
@@ -31,6 +30,7 @@ from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.protocol.validate import check_input_request, check_result
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.future import CancelledError, Future
 
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 LATEST_MODERN = MODERN_VERSIONS[-1]
@@ -429,7 +429,7 @@ class Session:
         except RequestTimeout:
             raise timeout_error(self.transport, deadline, msg["method"]) from None
 
-    def _wait(self, fut: concurrent.futures.Future[Message], deadline: Deadline, method: str, *,
+    def _wait(self, fut: Future[Message], deadline: Deadline, method: str, *,
               label: str | None = None, token: Any = None) -> Message:
         """Wait for `fut`, answering server-initiated requests on this thread meanwhile.
 
@@ -451,7 +451,7 @@ class Session:
                 if fut.done():
                     try:
                         return fut.result()
-                    except concurrent.futures.CancelledError:
+                    except CancelledError:
                         raise TransportError(f"the request {method} was abandoned") from None
                 left = deadline.remaining()
                 if left is not None and left <= 0:

@@ -8,7 +8,6 @@ server string sanitised for the terminal.
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 from typing import Any
@@ -160,6 +159,8 @@ def print_result(env: Environment, method: str, result: dict[str, Any], *, json_
             and not env.stdout_isatty
         ):
             # A single binary resource to a file or pipe: write its bytes.
+            import base64  # noqa: PLC0415 - start-up time
+
             try:
                 data = base64.b64decode(contents[0]["blob"], validate=False)
             except (ValueError, TypeError):

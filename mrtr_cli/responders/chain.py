@@ -26,7 +26,6 @@ from mrtr_cli.responders.shapes import (
     roots_result_problems,
     sampling_result_problems,
 )
-from mrtr_cli.schema.elicit import explain, form_fields, json_type
 
 from mrtr_cli.responders.ask import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, InputAsk, Person
 
@@ -239,6 +238,8 @@ class ResponderChain:
     def _parse(
         self, input_requests: Any, server_name: str, origin: str, capabilities: dict[str, Any] | None
     ) -> list[InputAsk]:
+        from mrtr_cli.schema.elicit import form_fields, json_type  # noqa: PLC0415 - start-up time
+
         if not isinstance(input_requests, dict):
             raise ProtocolError("the server's inputRequests is not an object")
         asks = []
@@ -341,6 +342,8 @@ class ResponderChain:
         send them). The answer is complete only when every required field has a value;
         otherwise what was found becomes the pre-fill for the terminal or the template.
         """
+        from mrtr_cli.schema.elicit import explain, form_fields  # noqa: PLC0415 - start-up time
+
         fields = form_fields(ask.params.get("requestedSchema"))
         given, sources = self._flag_overlay(ask)
         for f in fields:
@@ -368,6 +371,8 @@ class ResponderChain:
 
     def _flag_overlay(self, ask: InputAsk) -> tuple[dict[str, Any], list[str]]:
         """The form values `-a` flags give for `ask` (typed and checked), and the flags used."""
+        from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
+
         values: dict[str, Any] = {}
         sources: list[str] = []
         for f in form_fields(ask.params.get("requestedSchema")):
@@ -378,6 +383,8 @@ class ResponderChain:
         return values, sources
 
     def _flag_value(self, ask: InputAsk, f: Any, flags: list[tuple[int, Any]]) -> Any:
+        from mrtr_cli.schema.elicit import explain  # noqa: PLC0415 - start-up time
+
         values = []
         for index, flag in flags:
             self.store.used_flags.add(index)
@@ -427,6 +434,8 @@ def _drop_null_root_names(value: Any) -> Any:
 
 def _normalized(value: Any, params: dict[str, Any]) -> Any:
     """A valid form answer with integral floats sent as integers for integer fields."""
+    from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
+
     content = value.get("content") if isinstance(value, dict) else None
     if not isinstance(content, dict):
         return value

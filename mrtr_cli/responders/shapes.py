@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.schema.elicit import json_type, validate_content
-
 ACTIONS = ("accept", "decline", "cancel")
 
 
 def elicit_result_problems(value: Any, params: dict[str, Any]) -> list[str]:
     """Problems with `value` as the ElicitResult for an `elicitation/create` with `params`."""
+    from mrtr_cli.schema.elicit import json_type, validate_content  # noqa: PLC0415 - start-up time
+
     if not isinstance(value, dict):
         return [f"expected an ElicitResult object {{action, content}}, got {json_type(value)}"]
     action = value.get("action")
@@ -49,6 +49,8 @@ def sampling_result_problems(value: Any, params: dict[str, Any] | None = None) -
     when `params` is given, tool use: `tool_use` blocks only when the request offered
     `tools`, naming one of them, and `stopReason: "toolUse"` only with a `tool_use` block.
     """
+    from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - start-up time
+
     if not isinstance(value, dict):
         return [f"expected a CreateMessageResult object, got {json_type(value)}"]
     problems = []

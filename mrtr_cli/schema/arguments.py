@@ -24,10 +24,17 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import json_depth, loads_strict
 from mrtr_cli.limits import MAX_JSON_DEPTH
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.schema.elicit import json_type
 
 _INT = re.compile(r"^[+-]?\d+$")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+
+
+def _json_type(value: Any) -> str:
+    """`schema.elicit.json_type`, imported when a message needs it (start-up time: parsing
+    ARG items happens before a stdio server is launched)."""
+    from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
+
+    return json_type(value)
 
 
 @dataclass
@@ -112,9 +119,9 @@ def _types(schema: Any) -> list[str]:
         for branch in schema.get(combo) or []:
             out.extend(x for x in _types(branch) if x not in out)
     if not out and "enum" in schema:
-        out = sorted({json_type(v) for v in schema["enum"]})
+        out = sorted({_json_type(v) for v in schema["enum"]})
     if not out and "const" in schema:
-        out = [json_type(schema["const"])]
+        out = [_json_type(schema["const"])]
     return out
 
 
@@ -262,7 +269,7 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
     except json.JSONDecodeError as exc:
         raise UsageError(f"--args: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(doc, dict):
-        raise UsageError(f"--args: expected a JSON object, got {json_type(doc)}")
+        raise UsageError(f"--args: expected a JSON object, got {_json_type(doc)}")
     return doc
 
 
@@ -302,7 +309,7 @@ def _problem(error: Any) -> str:
     if kind == "type":
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else str(want)
-        got = json_type(error.instance)
+        got = _json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
     return f"argument {where or '(all)'}: {error.message}"
 

@@ -25,8 +25,8 @@ from mrtr_cli.jsonfile import (
 )
 from mrtr_cli.render.sanitize import sanitize
 
-if TYPE_CHECKING:  # pragma: no cover - concurrent.futures loads `logging`: imported when a request is made
-    from concurrent.futures import Future
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.transport.future import Future
 
 Message = dict[str, Any]
 MessageHandler = Callable[[Message], None]

@@ -1,16 +1,115 @@
 """Launching a stdio server before the session opens, so that it boots while `mrtr`
 finishes loading (docs/performance.md); the session adopts the transport
 (protocol/opening.py). Nothing happens for an HTTP target.
+
+Two moments: `prelaunch`, from the command line's words alone before the CLI (click) is
+even imported, for the plain shape `mrtr --stdio CMD call|prompt|read ...`; and
+`spawn_early`, once the run's target is resolved, which adopts the prelaunched server when
+the target is that very command and launches it otherwise. A prelaunched server that the
+run does not adopt (a usage error, another target) is stopped (`discard_prelaunched`).
+Before the launch only the standard library's `subprocess` and `transport/launch.py`
+load (not even `typing`): the earlier the server starts, the sooner it answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
+    from collections.abc import Callable
+    from typing import Any
+
+#: The commands whose stdio server may be launched before the CLI is loaded.
+PRELAUNCH_COMMANDS = ("call", "prompt", "read")
+#: Words after which no server is needed (help and version are printed; a launch would be waste).
+_NO_SERVER_WORDS = ("-h", "--help", "-V", "--version")
+
+#: The server `prelaunch` started, as (argv, process, run mark), until the run adopts or
+#: discards it.
+_prelaunched: tuple[list[str], subprocess.Popen[bytes], str] | None = None
+
+
+def prelaunch_command(words: list[str]) -> list[str] | None:
+    """The stdio command (argv) to launch at once for the command line `words` (without the
+    program name), or None.
+
+    Only `--stdio CMD` (or `--stdio=CMD`) as the very first option, followed directly by
+    `call`, `prompt` or `read`, and no help or version word anywhere: the shape where the
+    server is sure to be needed. CMD is split like `config.target.parse_stdio` does; a
+    command it would refuse (unbalanced quotes, empty) is left to the CLI to report.
+    """
+    import shlex  # noqa: PLC0415
+
+    if any(word in _NO_SERVER_WORDS for word in words):
+        return None
+    if len(words) >= 3 and words[0] == "--stdio":
+        text, rest = words[1], words[2:]
+    elif len(words) >= 2 and words[0].startswith("--stdio="):
+        text, rest = words[0][len("--stdio="):], words[1:]
+    else:
+        return None
+    if rest[0] not in PRELAUNCH_COMMANDS:
+        return None
+    try:
+        argv = shlex.split(text)
+    except ValueError:
+        return None
+    return argv or None
+
+
+def prelaunch(words: list[str]) -> None:
+    """Start the stdio server named by the command line `words` now (`prelaunch_command`),
+    before the CLI is imported, as `StdioTransport.spawn` would; `spawn_early` adopts it. A
+    command that cannot be started is left to the run, which reports it as for any launch."""
+    global _prelaunched
+    argv = prelaunch_command(words)
+    if argv is None or _prelaunched is not None:
+        return
+    from mrtr_cli.transport.launch import launch  # noqa: PLC0415
+    from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415
+
+    mark = run_mark()
+    try:
+        _prelaunched = (argv, launch(argv, {}, None, mark), mark)
+    except OSError:
+        return
+
+
+def adopt_prelaunched(command: list[str] | None, env: dict[str, str], cwd: str | None) -> Any:
+    """The prelaunched (process, mark) when it runs exactly `command` (with no extra
+    environment, in mrtr's own directory), else None; one that does not match is stopped.
+    Either way the slot is emptied."""
+    global _prelaunched
+    launched, _prelaunched = _prelaunched, None
+    if launched is None:
+        return None
+    argv, proc, mark = launched
+    if command is not None and list(command) == argv and not env and cwd is None:
+        return proc, mark
+    _stop(argv, proc, mark)
+    return None
+
+
+def discard_prelaunched() -> None:
+    """Stop a prelaunched server the run did not adopt (at the end of the run)."""
+    global _prelaunched
+    launched, _prelaunched = _prelaunched, None
+    if launched is not None:
+        _stop(*launched)
+
+
+def _stop(argv: list[str], proc: subprocess.Popen[bytes], mark: str) -> None:
+    """End a prelaunched server as `StdioTransport.kill` ends any: its group, then what escaped."""
+    from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415
+
+    transport = StdioTransport(argv)
+    transport.adopt(proc, mark)
+    transport.kill()
 
 
 def spawn_early(target: Any, env: Any, tracer: Any, check: Callable[[], Any]) -> Any:
-    """Start `target`'s stdio server now and return its transport (None for HTTP).
+    """Start `target`'s stdio server now (or adopt the one `prelaunch` started for it) and
+    return its transport (None for HTTP).
 
     Args:
         target: a `config.target.Target`.
@@ -21,8 +120,12 @@ def spawn_early(target: Any, env: Any, tracer: Any, check: Callable[[], Any]) ->
     A server that cannot be launched is reported when the session opens.
     """
     if not target.command:
+        discard_prelaunched()
         return None
+    launched = adopt_prelaunched(target.command, target.env, target.cwd)
     transport = target.make_transport(env, tracer)
+    if launched is not None:
+        transport.adopt(*launched)
     transport.spawn()
     try:
         check()

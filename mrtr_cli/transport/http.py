@@ -26,7 +26,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError, ExitStatus, ProtocolError, TransportError
@@ -44,6 +43,7 @@ from mrtr_cli.transport.base import (
     encode_message,
 )
 from mrtr_cli.transport.limits import max_message_size
+from mrtr_cli.transport.future import Future
 from mrtr_cli.transport.sse import SseCursor, parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -42,7 +42,7 @@ from mrtr_cli.transport.base import (
 from mrtr_cli.transport.limits import max_message_size
 
 if TYPE_CHECKING:  # pragma: no cover
-    from concurrent.futures import Future
+    from mrtr_cli.transport.future import Future
 
 STDERR_TAIL_LINES = 20
 #: Bytes asked for by one read of the server's stdout or stderr.
@@ -195,29 +195,22 @@ class StdioTransport(Transport):
         self._mark = run_mark()  # in the server's environment: its descendants are found by it
         self._noise = RepeatedNotes("lines on the server's stdout that mrtr could not use")
 
+    def adopt(self, proc: subprocess.Popen[bytes], mark: str) -> None:
+        """Take `proc`, a server already started for this transport's command with
+        `transport.launch.launch` and `mark` (`transport.early.prelaunch`), as its own: `spawn`
+        then does nothing and `start` talks to it."""
+        self._proc, self._mark = proc, mark
+
     # ------------------------------------------------------------------ lifecycle
     def spawn(self) -> None:
         """Launch the server process now (it boots while `mrtr` carries on); `start` adopts it.
         A failure to launch is kept and raised by `start`, so it is reported in order."""
         if self._proc is not None or self._spawn_error is not None:
             return
-        from mrtr_cli.transport.reaper import MARK, become_subreaper  # noqa: PLC0415
+        from mrtr_cli.transport.launch import launch  # noqa: PLC0415
 
-        become_subreaper()  # what escapes the server's group comes back to mrtr (Linux)
-        env = {**os.environ, **self._env, MARK: self._mark}
         try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=self._cwd,
-                bufsize=0,
-                # Own process group: a Ctrl-C at the terminal reaches mrtr only, which
-                # then cancels the request and shuts the server down cleanly.
-                start_new_session=True,
-            )
+            self._proc = launch(self.argv, self._env, self._cwd, self._mark)
         except FileNotFoundError:
             if self._cwd is not None and not os.path.isdir(self._cwd):
                 self._spawn_error = TransportError(f"cannot start the server: its working directory (cwd) "
@@ -298,7 +291,7 @@ class StdioTransport(Transport):
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
                 budget: Remaining | None = None) -> Future[Message]:
-        from concurrent.futures import Future  # noqa: PLC0415 - after the server was launched (startup time)
+        from mrtr_cli.transport.future import Future  # noqa: PLC0415 - after the server was launched (startup time)
 
         fut: Future[Message] = Future()
         with self._lock:

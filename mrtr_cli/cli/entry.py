@@ -1,0 +1,36 @@
+"""The `mrtr` program's entry point (the console script and `python -m mrtr_cli`).
+
+Before the command line is parsed (and click imported), a stdio server the command line
+plainly needs is launched, so that it boots while the rest of `mrtr` loads
+(`transport.early.prelaunch`, docs/performance.md); then `cli.main.main` runs the command.
+A server the run did not adopt is stopped before `mrtr` exits.
+
+At the end every object left is moved out of the garbage collector's sight (`gc.freeze`):
+the interpreter's shutdown then skips searching them for reference cycles, which took
+longer than some whole commands (docs/performance.md). Nothing else changes at exit:
+modules, open files and atexit handlers are finalized as before.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    """Run `mrtr` with `sys.argv` and exit with the documented code (`cli.main.main`)."""
+    import signal  # noqa: PLC0415
+
+    # As cli.main.main does: SIGTERM ends the run like Ctrl-C, from the first moment.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    from mrtr_cli.transport.early import discard_prelaunched, prelaunch  # noqa: PLC0415
+
+    try:
+        prelaunch(sys.argv[1:])
+        from mrtr_cli.cli.main import main as run_cli  # noqa: PLC0415
+
+        run_cli()
+    finally:
+        discard_prelaunched()
+        import gc  # noqa: PLC0415
+
+        gc.freeze()

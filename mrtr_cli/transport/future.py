@@ -1,0 +1,114 @@
+"""The pending answer to one request: a small thread-safe future.
+
+A transport's `request` returns one; a reader thread settles it with the response (or
+an error) and the caller waits on it (protocol/session.py, protocol/era.py). It has the
+part of `concurrent.futures.Future` that mrtr uses, without its import cost:
+`concurrent.futures` loads `logging` (and with it `traceback`, `string`, `textwrap`),
+which no call needs (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class CancelledError(Exception):
+    """The request was abandoned (`Future.cancel`) before its answer came."""
+
+
+class Future(Generic[T]):
+    """One result, set once by any thread; waited for by others.
+
+    States: pending, then exactly one of done (a result or an exception) or cancelled.
+    Setting a settled future changes nothing (the first outcome stands), so a reader
+    thread and a cancelling caller cannot race into an error.
+    """
+
+    def __init__(self) -> None:
+        self._settled = threading.Event()
+        self._lock = threading.Lock()
+        self._result: T | None = None
+        self._exception: BaseException | None = None
+        self._cancelled = False
+        self._callbacks: list[Callable[[Future[T]], object]] = []
+
+    def done(self) -> bool:
+        """True once the future has a result, an exception, or was cancelled."""
+        return self._settled.is_set()
+
+    def cancelled(self) -> bool:
+        """True when `cancel` settled it."""
+        return self._cancelled
+
+    def cancel(self) -> bool:
+        """Cancel a pending future; returns False when it was already done."""
+        return self._settle(cancelled=True)
+
+    def set_result(self, result: T) -> None:
+        """Settle with `result` (ignored when already settled)."""
+        self._settle(result=result)
+
+    def set_exception(self, exception: BaseException) -> None:
+        """Settle with `exception`, raised by `result` (ignored when already settled)."""
+        self._settle(exception=exception)
+
+    def add_done_callback(self, fn: Callable[[Future[T]], object]) -> None:
+        """Call `fn(self)` once settled (at once, on this thread, when it already is)."""
+        with self._lock:
+            if not self._settled.is_set():
+                self._callbacks.append(fn)
+                return
+        self._call(fn)
+
+    def result(self, timeout: float | None = None) -> T:
+        """The result, waiting up to `timeout` seconds (None: for ever).
+
+        Raises:
+            TimeoutError: not settled within `timeout`.
+            CancelledError: the future was cancelled.
+            BaseException: the exception it was settled with.
+        """
+        if not self._settled.wait(timeout):
+            raise TimeoutError(f"no result within {timeout} s")
+        if self._cancelled:
+            raise CancelledError()
+        if self._exception is not None:
+            raise self._exception
+        return self._result  # type: ignore[return-value]
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        """The exception it was settled with, or None (waits as `result` does).
+
+        Raises:
+            TimeoutError: not settled within `timeout`.
+            CancelledError: the future was cancelled.
+        """
+        if not self._settled.wait(timeout):
+            raise TimeoutError(f"no result within {timeout} s")
+        if self._cancelled:
+            raise CancelledError()
+        return self._exception
+
+    def _settle(self, *, result: T | None = None, exception: BaseException | None = None,
+                cancelled: bool = False) -> bool:
+        with self._lock:
+            if self._settled.is_set():
+                return False
+            self._result, self._exception, self._cancelled = result, exception, cancelled
+            self._settled.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for fn in callbacks:
+            self._call(fn)
+        return True
+
+    def _call(self, fn: Callable[[Future[T]], object]) -> None:
+        """Run a done-callback; one that fails does not stop the others, nor the thread that
+        settled the future (as with `concurrent.futures`)."""
+        try:
+            fn(self)
+        except Exception:  # noqa: BLE001, S110 - a callback's failure is its own
+            pass

@@ -1,0 +1,82 @@
+"""Start-up cost of a plain stdio call, as an import set (docs/performance.md): which
+modules `mrtr call` loads, and which of them load before the server is launched. A set,
+not a time: it does not depend on the machine's speed.
+
+`mrtr` runs in a real process under a small wrapper that records `sys.modules` when the
+stdio server is launched (an audit hook on `subprocess.Popen`) and when the run ends.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from mrtr_cli.cli.main import COMMAND_MODULES
+from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
+
+#: Runs `python -m mrtr_cli ARGS...` and writes the module sets to the file named by argv[1].
+WRAPPER = r"""
+import atexit, json, runpy, sys
+out, sys.argv = sys.argv[1], ["mrtr", *sys.argv[2:]]
+seen = {}
+def hook(event, args):
+    if event == "subprocess.Popen" and "launch" not in seen:
+        seen["launch"] = sorted(sys.modules)
+sys.addaudithook(hook)
+def done():
+    seen["end"] = sorted(sys.modules)
+    with open(out, "w") as fh:
+        json.dump(seen, fh)
+atexit.register(done)
+runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
+"""
+
+#: Nothing a plain call over stdio needs: `logging` (loaded by `concurrent.futures`),
+#: `hashlib` (loads OpenSSL), `base64`, the HTTP client, sign-in, the schema modules of
+#: forms and of full JSON Schema validation, and the header-value rules (only for -H). (`tempfile` is not listed: the first call to a
+#: server writes its era to the cache with it.)
+NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx",
+                         "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values")
+
+#: What loads while the server boots, not before it is launched: the command line parser,
+#: the session, the era probe and the engine.
+AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era", "mrtr_cli.protocol.session", "mrtr_cli.engine.mrtr",
+                    "mrtr_cli.responders.chain", "mrtr_cli.schema.quickcheck")
+
+
+def imported(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]:
+    out = tmp_path / "modules.json"
+    proc = subprocess.run([PY, "-c", WRAPPER, str(out), *args], capture_output=True, text=True, cwd=ROOT,
+                          env=clean_env(tmp_path), stdin=subprocess.DEVNULL, timeout=120)
+    return proc, json.loads(out.read_text())
+
+
+def loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    """Those of `names` (a package counts with its submodules) among `modules`."""
+    return sorted(m for m in modules for n in names if m == n or m.startswith(n + "."))
+
+
+def test_a_plain_stdio_call_imports_only_what_it_needs(tmp_path):
+    proc, seen = imported(tmp_path, "--stdio", stdio_cmd(SERVERS / "core_server.py"), "call", "shed")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "mrtr_cli.protocol.era" in seen["end"]  # the record covers the whole call
+    assert loaded(seen["end"], NEVER_ON_A_PLAIN_CALL) == []
+    assert loaded(seen["launch"], AFTER_THE_LAUNCH) == []
+
+
+def test_the_check_sees_a_module_a_call_does_import(tmp_path):
+    """The check above can fail: a call whose server asks a question (a form) loads the
+    form-schema module, and it shows up in the set."""
+    proc, seen = imported(tmp_path, "--stdio", stdio_cmd(SERVERS / "core_server.py"), "call", "typed",
+                          "-a", "count=3")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "mrtr_cli.schema.elicit" in loaded(seen["end"], NEVER_ON_A_PLAIN_CALL)
+
+
+def test_help_imports_no_command_module(tmp_path):
+    """`mrtr --help` lists the commands from cli/summaries.py: no command module is loaded."""
+    proc, seen = imported(tmp_path, "--help")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Commands:" in proc.stdout
+    command_modules = tuple(f"mrtr_cli.cli.{m}" for m in set(COMMAND_MODULES.values()))
+    assert loaded(seen["end"], command_modules) == []

@@ -1,0 +1,74 @@
+"""The transports' own Future (transport/future.py): the part of `concurrent.futures.Future`
+that mrtr uses, settled once, from any thread. In-process."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from mrtr_cli.transport.future import CancelledError, Future
+
+
+def test_a_result_set_by_another_thread_wakes_the_waiter():
+    fut: Future[int] = Future()
+    waiting = threading.Event()
+    got: list[int] = []
+    waiter = threading.Thread(target=lambda: (waiting.set(), got.append(fut.result(timeout=60))))
+    waiter.start()
+    waiting.wait(60)
+    fut.set_result(7)
+    waiter.join(60)
+    assert got == [7] and fut.done() and not fut.cancelled() and fut.exception() is None
+
+
+def test_the_first_outcome_stands():
+    fut: Future[int] = Future()
+    fut.set_result(1)
+    fut.set_exception(ValueError("late"))
+    fut.set_result(2)
+    assert not fut.cancel()
+    assert fut.result() == 1
+
+
+def test_an_exception_is_raised_by_result():
+    fut: Future[int] = Future()
+    fut.set_exception(KeyError("k"))
+    with pytest.raises(KeyError):
+        fut.result()
+    assert isinstance(fut.exception(), KeyError)
+
+
+def test_no_result_in_time_is_a_timeout_error():
+    fut: Future[int] = Future()
+    with pytest.raises(TimeoutError):
+        fut.result(timeout=0)
+    with pytest.raises(TimeoutError):
+        fut.exception(timeout=0)
+    assert not fut.done()
+
+
+def test_a_cancelled_future_raises_cancelled_error():
+    fut: Future[int] = Future()
+    assert fut.cancel()
+    assert fut.cancelled() and fut.done()
+    fut.set_result(3)  # a late answer changes nothing
+    with pytest.raises(CancelledError):
+        fut.result()
+    with pytest.raises(CancelledError):
+        fut.exception()
+
+
+def test_callbacks_run_once_settled_and_at_once_after():
+    fut: Future[int] = Future()
+    calls: list[str] = []
+
+    def broken(_f: Future[int]) -> None:
+        raise RuntimeError("a callback's own failure")
+
+    fut.add_done_callback(broken)
+    fut.add_done_callback(lambda f: calls.append(f"before {f.result()}"))
+    assert calls == []
+    fut.set_result(5)  # the failing callback stops neither the others nor the setter
+    fut.add_done_callback(lambda f: calls.append(f"after {f.result()}"))
+    assert calls == ["before 5", "after 5"]
