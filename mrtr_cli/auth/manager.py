@@ -355,9 +355,12 @@ class OAuthClient:
         the user asked (`--dpop`, MRTR_OAUTH_DPOP=1, oauth.dpop) or, unless they refused,
         when the metadata lists `dpop_signing_alg_values_supported` with ES256.
 
+        Offered but not asked for, DPoP needs the `cryptography` package (the `jwt` extra);
+        without it the sign-in asks for bearer tokens.
+
         Raises:
             AuthError: DPoP was asked for, and the server lists only algorithms mrtr does
-                not sign with.
+                not sign with, or `cryptography` is missing.
         """
         want = self.settings.dpop
         algs = server.metadata.get("dpop_signing_alg_values_supported")
@@ -371,6 +374,14 @@ class OAuthClient:
                 raise AuthError(f"the authorization server {server.issuer} signs DPoP proofs with "
                                 f"{shown(' '.join(listed))} only; mrtr signs them with {ALG}")
             return None
+        if want is None:
+            import importlib.util  # noqa: PLC0415
+
+            if importlib.util.find_spec("cryptography") is None:  # offered, not asked: bearer tokens then
+                if self.env.verbosity > 0:
+                    self._note("mrtr: oauth: the server offers DPoP; without the cryptography package "
+                               "(pip install 'mrtr[jwt]') mrtr asks for bearer tokens")
+                return None
         key = ProofKey.generate()
         self.env.add_secret(key.stored())
         return key
