@@ -317,3 +317,37 @@ def test_validate_content_of_a_form_without_fields_and_of_a_non_object():
         (None, "content must be an object, got array")]
     assert Problem(None, "content must be an object, got array").describe() == "content must be an object, got array"
     assert Problem("f", "bad").expected is None
+
+
+# ---------------------------------------------------------------- corners
+def test_small_words_for_any_value():
+    assert elicit._article("Xml") == "a Xml"
+    assert elicit._num(1234567) == "1234567" and elicit._num(1234567.0) == "1.23457e+06"
+
+
+def test_a_type_error_about_a_value_holding_got_keeps_the_whole_value():
+    reason = 'expected an integer, got string "a, got b, got c"'
+    assert explain(reason, "an integer >= 1") == 'got string "a, got b, got c", expected an integer >= 1'
+
+
+def test_only_the_four_elicitation_formats_are_checked():
+    assert field_of({"type": "string", "format": "ipv4"}).check("not an address") is None
+    assert field_of({"format": "email"}).check(5) is None
+    assert field_of({"type": "string", "format": "date"}).check("2026-02-30") == "is not a valid calendar date"
+    assert field_of({"type": "string", "format": "date-time"}).check("2026-07-28T25:00:00Z") == (
+        "is not a valid date-time")
+
+
+def test_a_multi_select_of_titled_choices_names_them_when_a_value_is_not_one():
+    f = field_of({"type": "array", "items": {"anyOf": [{"const": "r", "title": "Red"}]}})
+    assert f.check(["zz"]) == "'zz' is not one of: r (Red)"
+
+
+def test_an_empty_multi_select_answer_is_no_choice_even_with_an_empty_choice():
+    assert field_of({"type": "array", "items": {"enum": ["", "a"]}}).coerce("") == []
+
+
+def test_every_field_is_checked_after_a_missing_optional_one():
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+    assert [(p.field, p.message) for p in validate_content(schema, {"b": "x"})] == [
+        ("b", 'expected an integer, got string "x"')]
