@@ -129,11 +129,16 @@ def test_request_state_only_result_is_retried_without_prompting(mrtr, core: Targ
 
 
 def test_round_cap_exits_4_naming_the_rounds(mrtr, core: Target, tmp_path):
+    core.reset()
     r = mrtr(*core.args, "call", "loop", "--answers", loop_answers(tmp_path), "--max-rounds", "3")
     assert r.code == 4
-    assert "after 3 rounds" in r.stderr
-    assert "--max-rounds" in r.stderr
+    assert "the server still asks for input after 3 rounds (--max-rounds 3)" in r.stderr
     assert r.stdout == ""
+    # The message names the cap; the server shows the rounds really answered: the first
+    # request and one retry for each of the 3 rounds, the 4th input_required ending it.
+    calls = [m for m in core.requests() if m["method"] == "tools/call"]
+    assert len(calls) == 4
+    assert ["inputResponses" in m["params"] for m in calls] == [False, True, True, True]
 
 
 def test_wrong_answer_type_exits_2_naming_the_field(mrtr, core: Target, tmp_path):
