@@ -369,3 +369,37 @@ def test_any_failure_of_the_paste_thread_ends_the_wait(listener):
     flow._paste_in_background(env, listener)
     with pytest.raises(KeyboardInterrupt):
         listener.wait(60)
+
+
+def test_a_refusal_is_shown_on_one_line():
+    with pytest.raises(AuthorizationRefused) as caught:
+        check_response(request(), {"error": "bad\nerror", "error_description": "line one\nline two"})
+    assert caught.value.message == r"the authorization server refused the sign-in: bad\nerror: line one\nline two"
+
+
+def test_a_pasted_address_with_an_empty_code_is_refused(listener, browser):
+    browser()
+    env = env_of(callback(listener, code="", state="st") + "\n" + callback(listener, code="c8", state="st") + "\n")
+    with pytest.raises(AuthError) as caught:
+        run_browser_flow(env, request(), listener, ask=False, no_browser=True)
+    assert caught.value.message == "the sign-in response carries no authorization code"
+
+
+def test_the_paste_reader_is_a_named_daemon_thread(listener):
+    """It may still wait on the terminal when the sign-in ends: it must not keep mrtr alive."""
+    release = threading.Event()
+
+    class Waiting(Terminal):
+        def readline(self, *args):
+            release.wait(60)
+            return ""
+
+    env = Environment(stdin=Waiting(""), stdout=io.StringIO(), stderr=Terminal())
+    before = set(threading.enumerate())
+    flow._paste_in_background(env, listener)
+    try:
+        (reader,) = [t for t in threading.enumerate() if t not in before]
+        assert reader.name == "mrtr-oauth-paste"
+        assert reader.daemon is True
+    finally:
+        release.set()
