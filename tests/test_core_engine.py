@@ -674,3 +674,15 @@ def test_the_kept_and_interrupted_documents_name_the_call(tmp_path, monkeypatch)
     assert [(d["method"], d["params"], d["inputRequests"]) for d in docs] == [
         ("prompts/get", {"name": "p"}, {"a": form("x")}),
         ("resources/read", {"uri": "file:///r"}, {"b": form("y")})]
+
+
+def test_documents_saved_in_the_same_second_do_not_overwrite_each_other(tmp_path, monkeypatch):
+    """Several calls of one run (batch lines) may keep typed answers in the same second."""
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path))
+    for n in range(3):
+        session = ScriptedSession(asking(a=form("x")), TransportError("gone"))
+        with pytest.raises(TransportError):
+            engine(session, PersonChain({"a": accept(x=f"typed-{n}")})).run("tools/call", PARAMS)
+    kept = sorted(json.loads(p.read_text())["answered"]["a"]["content"]["x"]
+                  for p in (tmp_path / "pending").iterdir())
+    assert kept == ["typed-0", "typed-1", "typed-2"]
