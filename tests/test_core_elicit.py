@@ -75,6 +75,7 @@ def test_the_format_checker_is_made_once_and_checks_strings_only():
     for fmt, bad in (("uri", "nope"), ("date", "2026-02-30"), ("date-time", "noon")):
         assert [e.validator for e in property_validator({"format": fmt}).iter_errors(bad)] == ["format"]
     assert list(property_validator({"format": "email"}).iter_errors(5)) == []
+    assert list(property_validator({"format": "ipv4"}).iter_errors("not an address")) == []  # not ours to check
 
 
 # ---------------------------------------------------------------- small words
