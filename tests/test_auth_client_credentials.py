@@ -22,6 +22,7 @@ def assert_cc(server, method: str, count: int = 1) -> None:
     stats = server.stats()
     assert stats["grants"] == {"client_credentials": count}, stats["grants"]
     assert stats["authorizations"] == 0
+    assert len(stats["token_log"]) == count, stats["token_log"]
     assert all(e["auth_method"] == method and e["resource"] == server.mcp_url for e in stats["token_log"])
 
 

@@ -411,18 +411,68 @@ def test_the_lock_is_held_across_processes(tmp_path, monkeypatch):
         holder.wait()
 
 
-def test_keyring_without_a_keychain_falls_back_to_the_file_store_with_a_note(tmp_path, monkeypatch):
-    pytest.importorskip("keyring")
-    from mrtr_cli.auth.store import _keyring
+@pytest.fixture
+def keychain():
+    """Set the process's keyring backend (`keyring` is in the test extra): `keychain(backend)`;
+    the one before is put back afterwards."""
+    import keyring
 
-    if _keyring() is not None:
-        pytest.skip("this machine has an OS keychain")
+    before = keyring.get_keyring()
+    yield keyring.set_keyring
+    keyring.set_keyring(before)
+
+
+class MemoryKeychain:
+    """A keyring backend holding passwords in memory (a real backend, registered through
+    keyring's own API, standing in for the OS keychain)."""
+
+    def __new__(cls):
+        from keyring.backend import KeyringBackend
+
+        class Backend(KeyringBackend):
+            priority = 1
+
+            def __init__(self):
+                super().__init__()
+                self.items: dict[tuple[str, str], str] = {}
+
+            def set_password(self, service, username, password):
+                self.items[(service, username)] = password
+
+            def get_password(self, service, username):
+                return self.items.get((service, username))
+
+            def delete_password(self, service, username):
+                self.items.pop((service, username), None)
+
+        return Backend()
+
+
+def test_keyring_without_a_keychain_falls_back_to_the_file_store_with_a_note(tmp_path, monkeypatch, keychain):
+    from keyring.backends import fail
+
+    keychain(fail.Keyring())
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
     notes: list[str] = []
     store = TokenStore("https://mcp.example/mcp", backend="keyring", note=notes.append)
     assert store.backend == "file" and "keychain" in notes[0]
     store.update("https://auth.example", tokens={"access_token": "at"})
     assert json.loads(Path(store.path).read_text())["issuers"]["https://auth.example"]["tokens"]["access_token"] == "at"
+
+
+def test_keyring_with_a_keychain_keeps_the_tokens_out_of_the_file(tmp_path, monkeypatch, keychain):
+    backend = MemoryKeychain()
+    keychain(backend)
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
+    notes: list[str] = []
+    store = TokenStore("https://mcp.example/mcp", backend="keyring", note=notes.append)
+    assert store.backend == "keyring" and notes == []
+    store.update("https://auth.example", tokens={"access_token": "at-secret", "refresh_token": "rt-secret"})
+    text = Path(store.path).read_text()
+    assert "at-secret" not in text and "rt-secret" not in text
+    assert sorted(backend.items.values()) == ["at-secret", "rt-secret"]
+    again = TokenStore("https://mcp.example/mcp", backend="keyring")
+    assert again.entry("https://auth.example")["tokens"] == {"access_token": "at-secret", "refresh_token": "rt-secret"}
 
 
 # ---------------------------------------------------------------------- config entries

@@ -64,7 +64,7 @@ def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(
     assert browser.visited()[-1].startswith(params["redirect_uri"] + "?")
     stats = server.stats()
     assert stats["grants"] == {"authorization_code": 1}
-    assert all(entry["resource"] == server.mcp_url for entry in stats["token_log"])
+    assert stats["token_log"] and all(entry["resource"] == server.mcp_url for entry in stats["token_log"])
     # the request that got 401 was sent again, once, with the token; the call itself went once
     sent = [(r["method"], bool(r["authorization"])) for r in stats["mcp_requests"]]
     assert sent[0][1] is False and sent[1] == (sent[0][0], True), sent
@@ -268,6 +268,7 @@ def test_dynamic_registration_asks_for_a_native_client(tmp_path, oauth_server, b
     registered = server.stats()["registered"]
     assert len(registered) == 1
     assert registered[0].get("application_type") == "native"
+    assert registered[0]["redirect_uris"]
     assert all(urlsplit(u).hostname == "127.0.0.1" for u in registered[0]["redirect_uris"])
 
 

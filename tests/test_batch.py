@@ -364,6 +364,7 @@ def test_tasks_are_waited_for_or_recorded_when_detached(mrtr, tmp_path):
 
     detached = mrtr("--stdio", tasks, "batch", str(batch), "--detach", timeout=120)
     got = records(detached.stdout)
+    assert len(got) == 4, detached.stdout
     assert all(r["exitCode"] == 0 and r["result"]["resultType"] == "task" for r in got), detached.stdout
     assert detached.code == 0 and "task wait" in detached.stderr
 

@@ -129,11 +129,16 @@ def test_request_state_only_result_is_retried_without_prompting(mrtr, core: Targ
 
 
 def test_round_cap_exits_4_naming_the_rounds(mrtr, core: Target, tmp_path):
+    core.reset()
     r = mrtr(*core.args, "call", "loop", "--answers", loop_answers(tmp_path), "--max-rounds", "3")
     assert r.code == 4
-    assert "after 3 rounds" in r.stderr
-    assert "--max-rounds" in r.stderr
+    assert "the server still asks for input after 3 rounds (--max-rounds 3)" in r.stderr
     assert r.stdout == ""
+    # The message names the cap; the server shows the rounds really answered: the first
+    # request and one retry for each of the 3 rounds, the 4th input_required ending it.
+    calls = [m for m in core.requests() if m["method"] == "tools/call"]
+    assert len(calls) == 4
+    assert ["inputResponses" in m["params"] for m in calls] == [False, True, True, True]
 
 
 def test_wrong_answer_type_exits_2_naming_the_field(mrtr, core: Target, tmp_path):
@@ -148,6 +153,7 @@ def test_wrong_answer_type_exits_2_naming_the_field(mrtr, core: Target, tmp_path
     assert str(bad) in r.stderr and '"count"' in r.stderr and "integer" in r.stderr
     # Nothing invalid was sent: only the first request reached the server each time.
     calls = [m for m in core.requests() if m["method"] == "tools/call"]
+    assert len(calls) == 2
     assert all("inputResponses" not in m["params"] for m in calls)
 
 
@@ -257,12 +263,18 @@ def test_unknown_result_type_exits_4(mrtr, tmp_path):
     assert r.stdout == ""
 
 
-def test_task_result_without_declaring_tasks_is_invalid(mrtr, tmp_path):
-    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "task", "taskId": "x", "status": "working"}}]}})
+def test_a_task_result_goes_to_the_task_driver(mrtr, tmp_path):
+    # tools/call always declares the tasks extension, so a task result is driven: the driver
+    # asks tasks/get, which this server does not have (a server error, exit 4). A task result
+    # for a request that did not declare the extension is tested in test_core_engine.py.
+    args, rec = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "task", "taskId": "x",
+                                                           "status": "working"}}]}})
     r = mrtr(*args, "call", "t", "--protocol", "2026-07-28")
-    # Either the task driver runs (tasks declared) or the result is invalid: never a crash.
-    assert r.code in (3, 4, 7), r.stderr
-    assert "Traceback" not in r.stderr
+    assert r.code == 4, r.stderr
+    assert "server error -32601: Method not found: tasks/get" in r.stderr
+    assert "task x (working) stays on the server" in r.stderr
+    assert [m.get("method") for m in read_records(rec) if m.get("method", "").startswith(("tools/c", "tasks/"))] == [
+        "tools/call", "tasks/get"]
 
 
 def test_input_required_without_requests_or_state_is_invalid(mrtr, tmp_path):

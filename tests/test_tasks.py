@@ -219,7 +219,7 @@ def test_mrtr_rounds_then_a_task(mrtr, tasks: Target):
     assert retry["params"]["requestState"]
     updates = [m["params"] for m in requests if m["method"] == "tasks/update"]
     assert [u["inputResponses"] for u in updates] == [{"approve-1": {"action": "accept", "content": {"approve": True}}}]
-    assert all("requestState" not in m["params"] for m in requests[2:])
+    assert requests[2:] and all("requestState" not in m["params"] for m in requests[2:])
 
 
 # ---------------------------------------------------------------------- nobody to answer; resuming

@@ -323,16 +323,27 @@ def forget_interrupted(path: str) -> None:
 
 
 def save_interrupted(doc: dict[str, Any]) -> str | None:
-    """Write a pending document to the state dir (after Ctrl-C at a prompt); returns its path."""
+    """Write a pending document to the state dir (after Ctrl-C at a prompt, or when the retry
+    carrying typed answers failed); returns its path, or None when it cannot be written.
+
+    The name is `<time>-<pid>.json`, with `-2`, `-3`... added when that file exists: several
+    documents saved by one run in the same second (batch lines) never overwrite each other."""
     from mrtr_cli.state import state_dir  # noqa: PLC0415
 
     try:
         directory = os.path.join(state_dir(), "pending")
         os.makedirs(directory, exist_ok=True)
-        path = os.path.join(directory, time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}.json")
-        # Answers are the person's own data: readable by them only.
-        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
-            fh.write(dumps_utf8(doc, indent=2))
-        return path
+        stem = os.path.join(directory, time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}")
+        for n in range(1, 1000):
+            path = stem + (f"-{n}" if n > 1 else "") + ".json"
+            try:
+                # Answers are the person's own data: readable by them only.
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(dumps_utf8(doc, indent=2))
+            return path
+        return None
     except OSError:
         return None

@@ -218,4 +218,6 @@ def test_no_server_message_makes_mrtr_fail(payload: bytes, transport: str, era: 
     stderr = run.stderr.decode("utf-8", "replace")
     assert run.returncode != 70, stderr
     assert "Traceback" not in stderr, stderr
+    # Random bytes from a server have several right outcomes (a valid result 0 or tool error 1,
+    # a broken stream 3, an invalid message 4); what is checked is no crash and no traceback.
     assert run.returncode in (0, 1, 3, 4), (run.returncode, stderr)

@@ -1,0 +1,405 @@
+"""The authorization code flow with PKCE, in process (mrtr_cli/auth/flow.py): the
+authorization request, the checks of its response, the token request's form, and the
+browser/paste flow against a real loopback listener on 127.0.0.1.
+
+A person at a terminal is stood in for by streams that say they are terminals (the real
+pseudo-terminal tests of sign-in are in test_auth_signin.py); the browser is one
+registered with the standard library's `webbrowser`, which visits the URL it is given.
+These are the fast tests mutation testing runs (tests/README.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import io
+import threading
+import urllib.error
+import urllib.request
+import webbrowser
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+
+from mrtr_cli.auth import flow
+from mrtr_cli.auth.discovery import AuthServer
+from mrtr_cli.auth.flow import (
+    AuthorizationRefused,
+    AuthorizationRequest,
+    build_request,
+    check_response,
+    code_exchange_data,
+    pkce_pair,
+    run_browser_flow,
+    wait_seconds,
+)
+from mrtr_cli.auth.loopback import Loopback, NoResponse
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import AuthError, UsageError
+
+ISSUER = "https://as.example"
+METADATA = {"issuer": ISSUER, "authorization_endpoint": "https://as.example/authorize",
+            "code_challenge_methods_supported": ["S256"]}
+
+
+def server(**metadata) -> AuthServer:
+    return AuthServer(issuer=ISSUER, metadata={**METADATA, **metadata}, resource="https://mcp.example/mcp")
+
+
+def query(url: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(url).query, keep_blank_values=True)
+
+
+def s256(verifier: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+
+
+# ---------------------------------------------------------------- PKCE and the request
+def test_pkce_pairs_are_86_character_verifiers_with_their_s256_challenge():
+    verifier, challenge = pkce_pair()
+    assert len(verifier) == 86
+    assert set(verifier) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    assert challenge == s256(verifier) and "=" not in challenge
+    assert pkce_pair()[0] != verifier
+
+
+def test_the_authorization_request_carries_pkce_state_and_resource():
+    req = build_request(server(), "client-1", "http://127.0.0.1:5/cb", [], "st-1")
+    assert req.url.startswith("https://as.example/authorize?")
+    assert req.url.count("?") == 1
+    assert query(req.url) == {"response_type": ["code"], "client_id": ["client-1"],
+                              "redirect_uri": ["http://127.0.0.1:5/cb"], "state": ["st-1"],
+                              "code_challenge": [s256(req.verifier)], "code_challenge_method": ["S256"],
+                              "resource": ["https://mcp.example/mcp"]}
+    assert (req.state, req.redirect_uri, req.issuer, req.iss_required) == (
+        "st-1", "http://127.0.0.1:5/cb", ISSUER, False)
+    assert len(req.verifier) == 86
+
+
+def test_scopes_are_sent_space_separated():
+    req = build_request(server(), "c", "http://127.0.0.1/cb", ["mcp:read", "mcp:write"], "s")
+    assert query(req.url)["scope"] == ["mcp:read mcp:write"]
+    assert "prompt" not in query(req.url)
+
+
+def test_offline_access_is_asked_with_prompt_consent():
+    req = build_request(server(), "c", "http://127.0.0.1/cb", ["mcp:read", "offline_access"], "s")
+    assert query(req.url)["prompt"] == ["consent"]
+    assert query(req.url)["scope"] == ["mcp:read offline_access"]
+
+
+def test_an_endpoint_with_a_query_gets_the_parameters_after_an_ampersand():
+    req = build_request(server(authorization_endpoint="https://as.example/authorize?tenant=t1"), "c",
+                        "http://127.0.0.1/cb", [], "s")
+    assert req.url.startswith("https://as.example/authorize?tenant=t1&response_type=code&")
+    assert req.url.count("?") == 1
+    assert query(req.url)["tenant"] == ["t1"] and query(req.url)["state"] == ["s"]
+
+
+def test_iss_is_required_only_when_the_server_advertises_it_as_true():
+    assert build_request(server(authorization_response_iss_parameter_supported=True), "c", "r", [], "s").iss_required
+    for value in ("true", 1, False):
+        req = build_request(server(authorization_response_iss_parameter_supported=value), "c", "r", [], "s")
+        assert req.iss_required is False
+
+
+def test_a_server_without_an_authorization_endpoint_or_s256_is_refused():
+    metadata = {k: v for k, v in METADATA.items() if k != "authorization_endpoint"}
+    with pytest.raises(AuthError) as caught:
+        build_request(AuthServer(issuer=ISSUER, metadata=metadata, resource="r"), "c", "r", [], "s")
+    assert caught.value.message == "the authorization server https://as.example has no authorization_endpoint"
+    with pytest.raises(AuthError, match="does not advertise PKCE with S256"):
+        build_request(server(code_challenge_methods_supported=["plain"]), "c", "r", [], "s")
+
+
+# ---------------------------------------------------------------- the response
+def request(iss_required: bool = False) -> AuthorizationRequest:
+    return AuthorizationRequest(url="u", state="st", verifier="v", redirect_uri="http://127.0.0.1/cb",
+                                issuer=ISSUER, iss_required=iss_required)
+
+
+def test_the_code_of_a_good_response_is_returned():
+    assert check_response(request(), {"code": "abc", "state": "st"}) == "abc"
+    assert check_response(request(True), {"code": "abc", "iss": ISSUER}) == "abc"
+    assert check_response(request(), {"code": "abc", "iss": ISSUER}) == "abc"
+
+
+def test_a_response_from_another_issuer_is_refused_showing_nothing_of_it():
+    with pytest.raises(AuthError) as caught:
+        check_response(request(), {"iss": "https://evil.example", "error": "e", "error_description": "click me",
+                                   "code": "abc"})
+    assert type(caught.value) is AuthError
+    assert caught.value.message == ("the sign-in response came from another issuer than https://as.example; "
+                                    "it was refused (RFC 9207 mix-up protection)")
+
+
+def test_a_response_without_iss_is_refused_where_the_server_advertises_it():
+    with pytest.raises(AuthError) as caught:
+        check_response(request(True), {"code": "abc"})
+    assert caught.value.message == ("the sign-in response has no iss, which https://as.example advertises "
+                                    "(authorization_response_iss_parameter_supported); it was refused")
+
+
+def test_a_refusal_names_the_error_and_its_description():
+    with pytest.raises(AuthorizationRefused) as caught:
+        check_response(request(), {"error": "access_denied", "error_description": "the user said no"})
+    assert caught.value.error == "access_denied"
+    assert caught.value.message == "the authorization server refused the sign-in: access_denied: the user said no"
+
+
+def test_a_refusal_without_a_description_and_a_long_one_cut():
+    with pytest.raises(AuthorizationRefused) as caught:
+        check_response(request(), {"error": "invalid_scope", "error_description": "", "code": "abc"})
+    assert caught.value.message == "the authorization server refused the sign-in: invalid_scope"
+    with pytest.raises(AuthorizationRefused) as caught:
+        check_response(request(), {"error": "e" * 100 + "\n", "error_description": "d\x1b[2J" + "x" * 300})
+    message = caught.value.message
+    assert message == ("the authorization server refused the sign-in: " + "e" * 80 + ": "
+                       + (r"d\x1b[2J" + "x" * 300)[:200])
+    assert caught.value.error == "e" * 100 + "\n"
+
+
+@pytest.mark.parametrize("params", [{}, {"code": ""}, {"state": "st"}])
+def test_a_response_without_a_code_is_refused(params):
+    with pytest.raises(AuthError) as caught:
+        check_response(request(), params)
+    assert type(caught.value) is AuthError
+    assert caught.value.message == "the sign-in response carries no authorization code"
+
+
+def test_the_token_request_form():
+    assert code_exchange_data("abc", request(), "https://mcp.example/mcp") == {
+        "grant_type": "authorization_code", "code": "abc", "redirect_uri": "http://127.0.0.1/cb",
+        "code_verifier": "v", "resource": "https://mcp.example/mcp"}
+
+
+def test_how_long_the_listener_waits(monkeypatch):
+    monkeypatch.delenv("MRTR_AUTH_WAIT", raising=False)
+    assert wait_seconds() == 300.0 == flow.DEFAULT_WAIT
+    monkeypatch.setenv("MRTR_AUTH_WAIT", "12.5")
+    assert wait_seconds() == 12.5
+    monkeypatch.setenv("MRTR_AUTH_WAIT", "soon")
+    with pytest.raises(UsageError, match="MRTR_AUTH_WAIT"):
+        wait_seconds()
+
+
+# ---------------------------------------------------------------- the browser and the paste flow
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal (the person's keys are its text)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def env_of(keys: str | None = None) -> Environment:
+    """No terminal when `keys` is None; else a terminal on stdin (typing `keys`) and stderr."""
+    if keys is None:
+        return Environment(stdin=io.StringIO(""), stdout=io.StringIO(), stderr=io.StringIO())
+    return Environment(stdin=Terminal(keys), stdout=io.StringIO(), stderr=Terminal())
+
+
+@pytest.fixture
+def listener():
+    loop = Loopback("st")
+    yield loop
+    loop.close()
+
+
+def visit(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - the loopback listener
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+class VisitingBrowser(webbrowser.BaseBrowser):
+    """A browser that goes to the URL it opens (the authorization server at once redirects
+    to `redirect`), or that cannot start (`works=False`)."""
+
+    def __init__(self, redirect: str | None = None, works: bool = True):
+        super().__init__("visiting")
+        self.redirect, self.works, self.opened = redirect, works, []
+
+    def open(self, url, new=0, autoraise=True):
+        self.opened.append(url)
+        if self.works and self.redirect:
+            threading.Thread(target=visit, args=(self.redirect,), daemon=True).start()
+        return self.works
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    """Install a VisitingBrowser as the preferred browser; `browser(redirect, works)`."""
+    monkeypatch.delenv("MRTR_AUTH_WAIT", raising=False)
+    with contextlib.suppress(webbrowser.Error):  # no browser on this machine
+        webbrowser.get()  # the standard browsers registered first, so that ours goes first
+    saved = list(webbrowser._tryorder or [])
+
+    def install(redirect: str | None = None, works: bool = True) -> VisitingBrowser:
+        made = VisitingBrowser(redirect, works)
+        webbrowser.register("mrtr-test", None, made, preferred=True)
+        return made
+
+    yield install
+    webbrowser._tryorder[:] = saved
+
+
+def callback(loop: Loopback, **params: str) -> str:
+    return loop.redirect_uri + "?" + urlencode(params)
+
+
+def test_without_a_browser_the_url_is_shown_and_the_redirect_taken(listener, monkeypatch):
+    monkeypatch.delenv("MRTR_AUTH_WAIT", raising=False)
+    env = env_of()
+    assert visit(callback(listener, code="c1", state="st")) == 200
+    req = AuthorizationRequest(url="https://as.example/authorize?x=1", state="st", verifier="v",
+                               redirect_uri=listener.redirect_uri, issuer=ISSUER, iss_required=False)
+    assert run_browser_flow(env, req, listener, ask=False, no_browser=True) == "c1"
+    assert env.stderr.getvalue() == "Open this URL in a browser to sign in:\n  https://as.example/authorize?x=1\n"
+
+
+def test_a_bad_wait_setting_is_refused_before_anything_opens(listener, monkeypatch, browser):
+    opened = browser()
+    monkeypatch.setenv("MRTR_AUTH_WAIT", "-1")
+    env = env_of("y\n")
+    with pytest.raises(UsageError):
+        run_browser_flow(env, request(), listener, ask=True, no_browser=False)
+    assert env.stderr.getvalue() == "" and opened.opened == []
+
+
+def test_the_browser_is_opened_and_its_redirect_taken(listener, browser):
+    opened = browser(callback(listener, code="c2", state="st"))
+    env = env_of()
+    req = build_request(server(), "c", listener.redirect_uri, [], "st")
+    assert run_browser_flow(env, req, listener, ask=False, no_browser=False) == "c2"
+    assert opened.opened == [req.url]
+    assert env.stderr.getvalue() == "mrtr: opening the browser to sign in (waiting for it to come back)\n"
+
+
+def test_at_a_terminal_the_person_is_asked_before_the_browser_opens(listener, browser):
+    opened = browser(callback(listener, code="c3", state="st"))
+    env = env_of("yes\n")
+    assert run_browser_flow(env, request(), listener, ask=True, no_browser=False) == "c3"
+    assert opened.opened == ["u"]
+    assert env.stderr.getvalue().startswith("Open the browser to sign in? [Y]es / [s]how the URL / [n]o, cancel: ")
+
+
+def test_a_person_who_cancels_ends_the_sign_in(listener, browser):
+    opened = browser()
+    with pytest.raises(AuthError) as caught:
+        run_browser_flow(env_of("n\n"), request(), listener, ask=True, no_browser=False)
+    assert caught.value.message == "sign-in cancelled"
+    assert caught.value.__suppress_context__ is True
+    assert opened.opened == []
+
+
+def test_a_person_who_asks_for_the_url_pastes_the_address(listener, browser):
+    opened = browser()
+    env = env_of("s\n" + callback(listener, code="c4", state="st") + "\n")
+    assert run_browser_flow(env, request(), listener, ask=True, no_browser=False) == "c4"
+    assert opened.opened == []
+    assert "Open this URL in a browser to sign in:\n  u\n" in env.stderr.getvalue()
+
+
+def test_with_no_browser_flag_the_address_is_pasted_at_a_terminal(listener, browser):
+    opened = browser()
+    pasted = callback(listener, code="c5", state="st")
+    env = env_of("https://elsewhere.example/?state=st\n" + pasted + "\n")
+    assert run_browser_flow(env, request(), listener, ask=True, no_browser=True) == "c5"
+    assert opened.opened == []
+    text = env.stderr.getvalue()
+    assert "Open the browser" not in text
+    assert ("mrtr: that is not the address the browser was sent to (it has no code); paste the whole address"
+            in text)
+    assert text.count("Paste the address your browser was sent to after signing in: ") == 2
+
+
+def test_a_pasted_error_is_the_servers_refusal(listener, browser):
+    browser()
+    env = env_of(callback(listener, error="access_denied", error_description="", state="st") + "\n")
+    with pytest.raises(AuthorizationRefused) as caught:
+        run_browser_flow(env, request(), listener, ask=False, no_browser=True)
+    assert caught.value.message == "the authorization server refused the sign-in: access_denied"
+
+
+def test_a_pasted_address_of_another_sign_in_ends_it(listener, browser):
+    browser()
+    env = env_of(callback(listener, code="c", state="other") + "\n")
+    with pytest.raises(AuthError) as caught:
+        run_browser_flow(env, request(), listener, ask=False, no_browser=True)
+    assert caught.value.message == ("the pasted address does not belong to this sign-in (its state differs); "
+                                    "it was refused")
+
+
+def test_when_the_browser_cannot_start_the_url_is_shown_and_the_address_pasted(listener, browser):
+    opened = browser(works=False)
+    env = env_of(callback(listener, code="c6", state="st") + "\n")
+    assert run_browser_flow(env, request(), listener, ask=False, no_browser=False) == "c6"
+    assert opened.opened == ["u"]
+    text = env.stderr.getvalue()
+    assert "mrtr: note: the browser could not be started (or it failed)" in text
+    assert "Paste the address" in text
+
+
+def test_without_a_terminal_nothing_is_read(listener, browser, monkeypatch):
+    browser(works=False)
+    monkeypatch.setenv("MRTR_AUTH_WAIT", "0.3")
+    env = env_of()
+    with pytest.raises(NoResponse):
+        run_browser_flow(env, request(), listener, ask=False, no_browser=False)
+    assert "Paste the address" not in env.stderr.getvalue()
+
+
+def test_the_end_of_the_pasted_input_leaves_the_listener_waiting(listener, browser, monkeypatch):
+    browser()
+    env = env_of("")
+    visit(callback(listener, code="c7", state="st"))
+    assert run_browser_flow(env, request(), listener, ask=False, no_browser=True) == "c7"
+    flow._read_pasted(env, listener)  # at the end of input it returns, failing nothing
+
+
+def test_any_failure_of_the_paste_thread_ends_the_wait(listener):
+    class Broken(Terminal):
+        def readline(self, *args):
+            raise KeyboardInterrupt
+
+    env = Environment(stdin=Broken(""), stdout=io.StringIO(), stderr=Terminal())
+    flow._paste_in_background(env, listener)
+    with pytest.raises(KeyboardInterrupt):
+        listener.wait(60)
+
+
+def test_a_refusal_is_shown_on_one_line():
+    with pytest.raises(AuthorizationRefused) as caught:
+        check_response(request(), {"error": "bad\nerror", "error_description": "line one\nline two"})
+    assert caught.value.message == r"the authorization server refused the sign-in: bad\nerror: line one\nline two"
+
+
+def test_a_pasted_address_with_an_empty_code_is_refused(listener, browser):
+    browser()
+    env = env_of(callback(listener, code="", state="st") + "\n" + callback(listener, code="c8", state="st") + "\n")
+    with pytest.raises(AuthError) as caught:
+        run_browser_flow(env, request(), listener, ask=False, no_browser=True)
+    assert caught.value.message == "the sign-in response carries no authorization code"
+
+
+def test_the_paste_reader_is_a_named_daemon_thread(listener):
+    """It may still wait on the terminal when the sign-in ends: it must not keep mrtr alive."""
+    release = threading.Event()
+
+    class Waiting(Terminal):
+        def readline(self, *args):
+            release.wait(60)
+            return ""
+
+    env = Environment(stdin=Waiting(""), stdout=io.StringIO(), stderr=Terminal())
+    before = set(threading.enumerate())
+    flow._paste_in_background(env, listener)
+    try:
+        (reader,) = [t for t in threading.enumerate() if t not in before]
+        assert reader.name == "mrtr-oauth-paste"
+        assert reader.daemon is True
+    finally:
+        release.set()
