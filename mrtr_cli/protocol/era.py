@@ -13,7 +13,10 @@ era-ambiguous call is sent):
   (when those list only handshake versions, the server is spoken to as legacy);
 - any other error, an HTTP 4xx without a modern body, anything unrecognised, or no
   answer within the probe timeout means legacy: `initialize` follows. The fallback
-  is never keyed to one error code. No answer is only a guess: a server the era cache
+  is never keyed to one error code. On stdio the probe timeout counts from when the
+  server has read the probe from its stdin (`Transport.unread_input`): a server that
+  has not begun reading is still starting, and is waited for (`STARTING_LIMIT`, within
+  --timeout) without any verdict. No answer is only a guess: a server the era cache
   knows to be modern gets `KNOWN_MODERN_PROBE_TIMEOUT` (a slow start is no evidence),
   and a `server/discover` answer that comes late, with or before the `initialize`
   answer, wins (the session is modern). `--timeout` running out during the probe is
