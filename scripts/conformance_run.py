@@ -227,8 +227,8 @@ def main() -> int:
         for job in (f.result() for f in concurrent.futures.as_completed(
                 [pool.submit(run_job, job, args, expected) for job in jobs])):
             with lock:
-                verdict = "FAIL" if job.problems else ("pass (expected failure)" if job.expected_failure else "pass")
-                print(f"{verdict:4} {job.version or 'default':10} {job.scenario:45} {job.seconds:6.1f}s  {job.checks}",
+                verdict = "FAIL" if job.problems else ("xfail" if job.expected_failure else "pass")
+                print(f"{verdict:5} {job.version or 'default':10} {job.scenario:45} {job.seconds:6.1f}s  {job.checks}",
                       flush=True)
                 for problem in job.problems:
                     print(f"     {problem}")
