@@ -81,7 +81,7 @@ def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, 
 def mrtr(tmp_path: Path) -> Callable[..., Run]:
     """Run `python -m mrtr_cli ARGS...` and return its exit code and output."""
 
-    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 60,
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 180,
             cwd: Path | None = None) -> Run:
         proc = subprocess.run(
             [PY, "-m", "mrtr_cli", *map(str, args)],
@@ -136,7 +136,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
