@@ -22,7 +22,7 @@ from tests.conftest import PY, ROOT, clean_env
 
 #: Seconds a wait on an event may take before the test fails: a safety net, never the
 #: thing under test (a loaded two-core machine must never reach it).
-SAFETY = 60.0
+SAFETY = 120.0
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = SAFETY, what: str = "condition") -> None:
@@ -151,5 +151,5 @@ def spawn(tmp_path: Path, *args: str) -> tuple[Any, Path]:
     # exec: mrtr itself is the terminal's process (Ctrl-C reaches it, its exit status is the child's).
     command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
     child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", timeout=30, dimensions=(40, 140))
+                          encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
     return child, out

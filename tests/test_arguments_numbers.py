@@ -29,9 +29,9 @@ def raw(tmp_path: Path, script: dict) -> tuple[list[str], Path]:
     (["--args", '{"x": Infinity}'], "--args"),
     (["-a", "n:=NaN"], "-a n:=NaN"),
 ])
-def test_non_finite_user_json_is_a_usage_error(mrtr, tmp_path, args, named):
+def test_non_finite_user_json_is_a_usage_error(mrtr_here, tmp_path, args, named):
     command, rec = raw(tmp_path, {"calls": {"t": [OK]}})
-    r = mrtr(*command, "call", "t", *args)
+    r = mrtr_here(*command, "call", "t", *args)
     assert r.code == 2, r.stderr
     assert named in r.stderr and "not a finite number" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
@@ -72,9 +72,9 @@ def test_poll_interval_is_clamped():
 # ---------------------------------------------------------------------- numeric options (finding 5)
 @pytest.mark.parametrize("option", ["--timeout", "--max-timeout", "--probe-timeout", "--sampling-timeout", "--task-ttl"])
 @pytest.mark.parametrize("value", ["nan", "inf", "1e400", "0", "-5", "1e20", "soon"])
-def test_duration_options_refuse_what_is_not_a_sane_number_of_seconds(mrtr, tmp_path, option, value):
+def test_duration_options_refuse_what_is_not_a_sane_number_of_seconds(mrtr_here, tmp_path, option, value):
     command, rec = raw(tmp_path, {"calls": {"t": [OK]}})
-    r = mrtr(*command, "call", "t", option, value)
+    r = mrtr_here(*command, "call", "t", option, value)
     assert r.code == 2, (r.code, r.stderr)
     assert option in r.stderr and "Traceback" not in r.stderr
     assert read_records(rec) == []

@@ -197,9 +197,9 @@ def test_per_line_timeout(mrtr, server: Target, tmp_path):
         {"id": "slow", "call": "slow", "arguments": {"ms": 20000}},
         {"id": "fast", "call": "echo", "arguments": {"text": "quick"}},
     ])
-    run = mrtr(*server.args, "batch", str(batch), "-j", "2", "--timeout", "4")  # the fast line fits in 4 s
+    run = mrtr(*server.args, "batch", str(batch), "-j", "2", "--timeout", "10")  # the fast line fits in 10 s
     got = {r["id"]: r for r in records(run.stdout)}
-    assert got["slow"]["exitCode"] == 7 and got["slow"]["error"]["message"].startswith("timed out after 4s")
+    assert got["slow"]["exitCode"] == 7 and got["slow"]["error"]["message"].startswith("timed out after 10s")
     assert got["fast"]["exitCode"] == 0
     assert run.code == 7
 
@@ -394,6 +394,6 @@ def test_a_slow_starting_server_is_not_charged_to_the_per_line_timeout(mrtr, tmp
     script.write_text(json.dumps({"startDelay": 4, "calls": {"echo": [
         {"result": {"content": [{"type": "text", "text": "up"}], "resultType": "complete"}}]}}))
     batch = write_lines(tmp_path / "b.jsonl", [{"id": "a", "call": "echo"}])
-    run = mrtr("--stdio", stdio_cmd(SERVERS / "raw_server.py", str(script)), "batch", str(batch), "--timeout", "2")
-    assert run.code == 0, run.stderr  # a 4 s start, a 2 s line timeout: the start is not charged to the line
+    run = mrtr("--stdio", stdio_cmd(SERVERS / "raw_server.py", str(script)), "batch", str(batch), "--timeout", "3")
+    assert run.code == 0, run.stderr  # a 4 s start, a 3 s line timeout: the start is not charged to the line
     assert records(run.stdout)[0]["result"]["content"][0]["text"] == "up"

@@ -108,13 +108,20 @@ def test_modern_server_without_discover_is_still_modern(mrtr, tmp_path):
 
 
 def test_slow_starting_modern_server_is_not_mistaken_for_legacy(mrtr, tmp_path):
+    # The server reads nothing for its first second (still starting), far beyond the probe
+    # timeout: the probe timeout counts from when the server has read the probe, so mrtr
+    # neither guesses legacy nor sends initialize, however slow the machine.
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"startDelay": 1.0, "calls": {"t": [
         {"result": {"resultType": "complete", "content": [{"type": "text", "text": "ok"}]}}]}}))
-    r = mrtr("--stdio", stdio_cmd(SERVERS / "raw_server.py", str(script)), "--probe-timeout", "0.3",
-             "call", "t", "-v")
+    record = tmp_path / "rec.jsonl"
+    r = mrtr("--stdio", stdio_cmd(SERVERS / "raw_server.py", str(script), "--record", str(record)),
+             "--probe-timeout", "0.3", "call", "t", "-v")
     assert r.code == 0, r.stderr
-    assert "no answer within 0.3s" in r.stderr and "speaking MCP 2026-07-28 (modern)" in r.stderr
+    assert r.stdout == "ok\n"
+    assert "no answer within" not in r.stderr and "speaking MCP 2026-07-28 (modern)" in r.stderr
+    assert "era probe: the server read server/discover" in r.stderr
+    assert [m.get("method") for m in read_records(record, probe=True) if "id" in m] == ["server/discover", "tools/list", "tools/call"]
 
 
 def test_bad_protocol_value_is_a_usage_error(mrtr):

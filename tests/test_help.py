@@ -1,6 +1,9 @@
 """Help that teaches (issue 16): examples and argument syntax first, a command's own options,
 then the shared ones under headings from one table; `mrtr help TOPIC` pages from package data,
-the same text as the README's and docs/ pages' sections (scripts/sync-help); exit-code precedence decided in one place."""
+the same text as the README's and docs/ pages' sections (scripts/sync-help); exit-code precedence decided in one place.
+
+Help pages and usage errors need no server: mrtr runs in this process (`mrtr_here`); the
+one test with a server runs it as a process."""
 
 from __future__ import annotations
 
@@ -16,8 +19,8 @@ SHARED_HEADINGS = ("Target options:", "Answers options:", "Tasks options:", "Out
                    "Time and protocol options:", "Diagnostics options:", "Other options:")
 
 
-def test_call_help_teaches_within_one_screen(mrtr):
-    r = mrtr("call", "--help")
+def test_call_help_teaches_within_one_screen(mrtr_here):
+    r = mrtr_here("call", "--help")
     assert r.code == 0, r.stderr
     lines = r.stdout.splitlines()
     first_shared = min(i for i, line in enumerate(lines) if line in SHARED_HEADINGS)
@@ -38,8 +41,8 @@ def test_call_help_teaches_within_one_screen(mrtr):
 
 @pytest.mark.parametrize("words", [["prompt"], ["read"], ["resume"], ["batch"], ["tools"], ["discover"],
                                    ["servers"], ["task", "wait"], ["task", "list"]])
-def test_every_command_help_starts_with_what_it_does_then_examples(mrtr, words):
-    r = mrtr(*words, "--help")
+def test_every_command_help_starts_with_what_it_does_then_examples(mrtr_here, words):
+    r = mrtr_here(*words, "--help")
     assert r.code == 0, r.stderr
     usage, _, rest = r.stdout.partition("\n\n")
     assert usage.startswith(f"Usage: mrtr {' '.join(words)}")
@@ -77,8 +80,8 @@ def _sync_help() -> dict:
     return runpy.run_path(str(ROOT / "scripts" / "sync-help"), run_name="sync_help")
 
 
-def test_help_exit_codes_is_the_readme_table(mrtr):
-    r = mrtr("help", "exit-codes")
+def test_help_exit_codes_is_the_readme_table(mrtr_here):
+    r = mrtr_here("help", "exit-codes")
     assert r.code == 0, r.stderr
     assert r.stdout.startswith("# Exit codes\n")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -88,14 +91,14 @@ def test_help_exit_codes_is_the_readme_table(mrtr):
 
 
 @pytest.mark.parametrize("topic", ["exit-codes", "answers", "arguments", "environment", "configuration"])
-def test_every_topic_is_its_docs_section(mrtr, topic):
+def test_every_topic_is_its_docs_section(mrtr_here, topic):
     """One source: each `mrtr help TOPIC` page is a section of the README or of a docs/
     page, copied by scripts/sync-help (run it after editing the section)."""
     sync = _sync_help()
     source, heading, title = sync["SOURCES"][topic]
     section = sync["unlink"](sync["section"]((ROOT / source).read_text(encoding="utf-8"), heading), source)
     assert "](" not in section  # no Markdown link reaches the terminal
-    r = mrtr("help", topic)
+    r = mrtr_here("help", topic)
     assert r.code == 0, r.stderr
     assert r.stdout.startswith(f"# {title}\n")
     assert _topic_body(section) == _topic_body(r.stdout.split("\n", 1)[1]), \
@@ -103,20 +106,20 @@ def test_every_topic_is_its_docs_section(mrtr, topic):
 
 
 @pytest.mark.parametrize("topic", ["exit-codes", "answers", "arguments", "environment", "configuration"])
-def test_every_topic_is_a_page(mrtr, topic):
-    r = mrtr("help", topic)
+def test_every_topic_is_a_page(mrtr_here, topic):
+    r = mrtr_here("help", topic)
     assert r.code == 0 and r.stdout.startswith("# "), r.stderr
-    assert topic in mrtr("help").stdout
+    assert topic in mrtr_here("help").stdout
 
 
-def test_help_names_commands_and_refuses_unknown_words(mrtr):
-    r = mrtr("help", "call")
+def test_help_names_commands_and_refuses_unknown_words(mrtr_here):
+    r = mrtr_here("help", "call")
     assert r.code == 0 and r.stdout.startswith("Usage: mrtr call [OPTIONS] TOOL [ARG]...")
-    r = mrtr("help", "task", "wait")
+    r = mrtr_here("help", "task", "wait")
     assert r.code == 0 and r.stdout.startswith("Usage: mrtr task wait")
-    r = mrtr("help", "exitcodes")
+    r = mrtr_here("help", "exitcodes")
     assert r.code == 2 and "did you mean: exit-codes?" in r.stderr
-    r = mrtr("help", "zzzz")
+    r = mrtr_here("help", "zzzz")
     assert r.code == 2 and "did you mean" not in r.stderr and "topics: exit-codes" in r.stderr
 
 
@@ -162,8 +165,8 @@ def test_a_declined_form_with_an_is_error_result_exits_1(mrtr, tmp_path):
     ["listen", "--tools", "--count", "-1"], ["ping", "-c", "abc"], ["ping", "-i", "nan"],
     ["--color", "bogus", "tools"], ["ping", "--no-such-option"], ["no-such-command"],
 ])
-def test_a_bad_option_value_is_one_error_line_and_a_hint(mrtr, args):
-    r = mrtr("--stdio", "unused", *args)
+def test_a_bad_option_value_is_one_error_line_and_a_hint(mrtr_here, args):
+    r = mrtr_here("--stdio", "unused", *args)
     assert r.code == 2 and r.stdout == ""
     lines = r.stderr.splitlines()
     assert len(lines) <= 2 and lines[0].startswith("mrtr: error: "), r.stderr
@@ -172,34 +175,34 @@ def test_a_bad_option_value_is_one_error_line_and_a_hint(mrtr, args):
         assert lines[1].startswith("  see: mrtr") and lines[1].endswith("--help")
 
 
-def test_a_bad_option_value_with_json_is_the_json_error_object(mrtr):
-    r = mrtr("--json", "ping", "-c", "abc")
+def test_a_bad_option_value_with_json_is_the_json_error_object(mrtr_here):
+    r = mrtr_here("--json", "ping", "-c", "abc")
     assert r.code == 2
     assert json.loads(r.stderr)["error"]["exitCode"] == 2
 
 
 @pytest.mark.parametrize("words", [[], ["task"], ["auth"]])
-def test_a_group_without_its_command_prints_its_help_as_help_and_exits_2(mrtr, words):
-    r = mrtr(*words)
+def test_a_group_without_its_command_prints_its_help_as_help_and_exits_2(mrtr_here, words):
+    r = mrtr_here(*words)
     assert r.code == 2 and r.stdout == ""
     lines = r.stderr.splitlines()
     assert lines[0].startswith("Usage: mrtr") and len(lines) > 5  # the help, not one flattened error line
     assert "mrtr: error:" not in r.stderr
-    r = mrtr("--json", *words)  # for scripts: one JSON error line
+    r = mrtr_here("--json", *words)  # for scripts: one JSON error line
     assert r.code == 2 and r.stdout == ""
     assert "missing command" in r.stderr.lower() and len(r.stderr.splitlines()) == 1
 
 
-def test_a_command_followed_by_another_word_says_it_takes_no_topic(mrtr):
-    r = mrtr("help", "call", "extra")
+def test_a_command_followed_by_another_word_says_it_takes_no_topic(mrtr_here):
+    r = mrtr_here("help", "call", "extra")
     assert r.code == 2
     assert r.stderr.splitlines() == ["mrtr: error: help: call is a command and takes no topic or subcommand ('extra')",
                                      "  see: mrtr help call"]
-    r = mrtr("help", "task", "nope")
+    r = mrtr_here("help", "task", "nope")
     assert r.code == 2 and "help: task has no subcommand 'nope'" in r.stderr and "wait" in r.stderr
 
 
-def test_a_topic_followed_by_another_word_names_the_extra_word(mrtr):
-    r = mrtr("help", "exit-codes", "extra")
+def test_a_topic_followed_by_another_word_names_the_extra_word(mrtr_here):
+    r = mrtr_here("help", "exit-codes", "extra")
     assert r.code == 2
     assert "the topic exit-codes takes no further word ('extra')" in r.stderr

@@ -101,13 +101,13 @@ def test_an_option_value_that_names_a_command_is_a_value() -> None:
 
 
 @pytest.mark.parametrize("words", [["--answer", "answers.json"], ["--answer=answers.json"]])
-def test_a_value_meant_for_a_longer_option_names_the_option_typed(mrtr, words) -> None:
+def test_a_value_meant_for_a_longer_option_names_the_option_typed(mrtr_here, words) -> None:
     # `--answer` is `-a KEY=VALUE`; a file name after it was meant for `--answers`.
     for argv in (["--stdio", "unused", "call", "t", *words], [*words, "--stdio", "unused", "call", "t"]):
-        r = mrtr(*argv)
+        r = mrtr_here(*argv)
         assert r.code == 2, r.stderr
         assert r.stderr.splitlines() == [
             "mrtr: error: --answer answers.json: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON",
             "  did you mean --answers answers.json?"]
-    r = mrtr("--stdio", "unused", "call", "t", "-a", "answers.json")  # typed as -a: no other option is near
+    r = mrtr_here("--stdio", "unused", "call", "t", "-a", "answers.json")  # typed as -a: no other option is near
     assert r.code == 2 and "did you mean" not in r.stderr and "answers.json: expected FIELD=VALUE" in r.stderr

@@ -111,7 +111,7 @@ def test_a_reply_that_is_not_an_empty_result_is_exit_4(mrtr, result, named):
 
 
 def test_a_slow_start_does_not_count_against_the_ping_timeout(mrtr):
-    # The server reads nothing for 4 s; --timeout 2 bounds the ping once the session is open.
-    run = mrtr("--protocol", "2025-11-25", "--timeout", "2", "--stdio", stdio_cmd(LEGACY, "--start-delay", "4"), "ping")
+    # The server reads nothing for 4 s; --timeout 3 bounds the ping once the session is open.
+    run = mrtr("--protocol", "2025-11-25", "--timeout", "3", "--stdio", stdio_cmd(LEGACY, "--start-delay", "4"), "ping")
     assert run.code == 0, run.stderr
     assert run.stdout.startswith("reply from ")

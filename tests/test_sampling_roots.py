@@ -426,14 +426,17 @@ def test_progress_text_and_plain_display():
 
 
 def test_deadline_extension_is_capped():
-    d = Deadline(0.2, 0.5)
-    time.sleep(0.15)
+    now = [100.0]  # the deadline's own clock: the test says when time passes
+    d = Deadline(0.2, 0.5, clock=lambda: now[0])
+    now[0] += 0.15
     d.on_progress()
-    assert d.extended and d.remaining() > 0.15
-    time.sleep(0.3)
+    assert d.extended and d.remaining() == pytest.approx(0.2)
+    now[0] += 0.3
     d.on_progress()
-    assert d.remaining() <= 0.06  # capped at 0.5 s after the start
-    plain = Deadline(0.2)
+    assert d.remaining() == pytest.approx(0.05)  # capped at 0.5 s after the start, not 0.45 + 0.2
+    now[0] += 0.05
+    assert d.expired()
+    plain = Deadline(0.2, clock=lambda: now[0])
     plain.on_progress()
     assert not plain.extended
 

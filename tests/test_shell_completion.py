@@ -15,15 +15,15 @@ from tests.conftest import CATALOG_SERVER, PY, ROOT, SERVERS, clean_env, read_re
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_checked_in_scripts_match_the_generated_ones(mrtr, shell):
-    r = mrtr("completion", shell)
+def test_checked_in_scripts_match_the_generated_ones(mrtr_here, shell):
+    r = mrtr_here("completion", shell)
     assert r.code == 0, r.stderr
     assert r.stdout == (ROOT / "completions" / f"mrtr.{shell}").read_text(), \
         f"regenerate: mrtr completion {shell} > completions/mrtr.{shell}"
 
 
-def test_unknown_shell_is_a_usage_error(mrtr):
-    r = mrtr("completion", "tcsh")
+def test_unknown_shell_is_a_usage_error(mrtr_here):
+    r = mrtr_here("completion", "tcsh")
     assert r.code == 2 and "tcsh" in r.stderr
 
 

@@ -71,7 +71,7 @@ global_options = _options(
     click.option("--timeout", type=SECONDS, metavar="SECONDS", help="Overall time bound (exit 7)."),
     click.option("--max-timeout", type=SECONDS, metavar="SECONDS", help="Let progress notifications extend --timeout up to this."),
     click.option("--protocol", metavar="auto|2026-07-28|2025-11-25|...", help="Protocol era and version: auto (probe, default), 2026-07-28 (modern), or a handshake version such as 2025-11-25 or 2025-06-18."),
-    click.option("--probe-timeout", type=SECONDS, metavar="SECONDS", help="With --protocol auto: how long to wait for the server/discover probe before treating the server as legacy (default 2)."),
+    click.option("--probe-timeout", type=SECONDS, metavar="SECONDS", help="With --protocol auto: how long to wait for the server/discover probe before treating the server as legacy (default 2; over stdio counted from when the server has read it)."),
     click.option("--log-level", metavar="LEVEL", help="Ask the server for log notifications at LEVEL and above."),
     click.option("--max-message-size", metavar="SIZE", help="Largest message a server may send, in bytes or with K, M, G (default 64M; or MRTR_MAX_MESSAGE_SIZE); a larger one exits 4."),
     click.option("--strict", is_flag=True, default=None, help="Check every server message against the official JSON schema and the protocol rules; each violation is a line on stderr, and any exits 4."),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 
 class Deadline:
@@ -22,10 +22,13 @@ class Deadline:
         timeout: seconds from now, or None for no bound.
         max_timeout: seconds from now that progress may never push the deadline past;
             None means progress does not extend the deadline.
+        clock: the monotonic clock, in seconds (a test's own clock makes it deterministic).
     """
 
-    def __init__(self, timeout: float | None = None, max_timeout: float | None = None):
-        now = time.monotonic()
+    def __init__(self, timeout: float | None = None, max_timeout: float | None = None, *,
+                 clock: Callable[[], float] = time.monotonic):
+        self._clock = clock
+        now = clock()
         self.timeout = timeout
         self.max_timeout = max_timeout
         self._start = now
@@ -45,7 +48,7 @@ class Deadline:
         with self._lock:
             if self._at is None:
                 return None
-            now = self._start_pause if self._pauses else time.monotonic()
+            now = self._start_pause if self._pauses else self._clock()
             return max(0.0, self._at - now)
 
     def expired(self) -> bool:
@@ -58,7 +61,7 @@ class Deadline:
         with self._lock:
             if self._at is None or self._cap is None or self.timeout is None:
                 return
-            at = min(self._cap, time.monotonic() + self.timeout)
+            at = min(self._cap, self._clock() + self.timeout)
             if at > self._at:
                 self._at = at
                 self.extended = True
@@ -70,13 +73,13 @@ class Deadline:
         with self._lock:
             self._pauses += 1
             outer = self._pauses == 1
-            start = time.monotonic()
+            start = self._clock()
             if outer:
                 self._start_pause = start
         try:
             yield
         finally:
-            took = time.monotonic() - start
+            took = self._clock() - start
             with self._lock:
                 self._pauses -= 1
                 if outer and self._at is not None:

@@ -13,7 +13,10 @@ era-ambiguous call is sent):
   (when those list only handshake versions, the server is spoken to as legacy);
 - any other error, an HTTP 4xx without a modern body, anything unrecognised, or no
   answer within the probe timeout means legacy: `initialize` follows. The fallback
-  is never keyed to one error code. No answer is only a guess: a server the era cache
+  is never keyed to one error code. On stdio the probe timeout counts from when the
+  server has read the probe from its stdin (`Transport.unread_input`): a server that
+  has not begun reading is still starting, and is waited for (`STARTING_LIMIT`, within
+  --timeout) without any verdict. No answer is only a guess: a server the era cache
   knows to be modern gets `KNOWN_MODERN_PROBE_TIMEOUT` (a slow start is no evidence),
   and a `server/discover` answer that comes late, with or before the `initialize`
   answer, wins (the session is modern). `--timeout` running out during the probe is
@@ -78,6 +81,12 @@ DEFAULT_PROBE_TIMEOUT = 2.0
 #: Seconds the probe waits for a server the era cache knows to be modern (within
 #: --timeout): a slow start (npx, docker run) is no evidence of the legacy era.
 KNOWN_MODERN_PROBE_TIMEOUT = 60.0
+#: Seconds the probe waits for a stdio server to begin reading its stdin before the
+#: probe timeout starts counting (within --timeout): a server still starting is no
+#: evidence of either era. Beyond this, the probe timeout counts anyway.
+STARTING_LIMIT = 120.0
+#: Seconds between two looks at whether a starting stdio server has read the probe.
+READ_POLL = 0.02
 CACHE_FILE = "eras.json"
 #: Seconds a legacy guess from a silent probe stays cached (a verdict the server gave stays).
 SILENT_TTL = 3600
@@ -185,8 +194,14 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
     msg = make_request("server/discover", params)
     tracer.message("send", msg)
     fut = transport.request(msg, request_headers("server/discover", params, LATEST_MODERN))
+    # The probe timeout counts from when the server has read the probe: one that has not
+    # begun reading its stdin is still starting, and its silence says nothing yet.
+    read_after = _wait_until_read(fut, transport, deadline)
+    if read_after is not None:
+        tracer.note(f"era probe: the server read server/discover {read_after:.2f}s after it was sent "
+                    "(the probe timeout counts from then)")
     left = deadline.remaining()
-    limit = timeout if left is None else min(timeout, left)
+    limit = timeout if left is None else max(min(timeout, left), 0.0)
     cut_by_deadline = left is not None and left <= timeout  # --timeout, not the probe timeout, ends the wait
     try:
         response = _probe_result(fut, limit, transport)
@@ -226,6 +241,32 @@ def _probe_timeout_error(transport: Transport, deadline: Deadline) -> TimeoutExp
     return timeout_error(transport, deadline, "server/discover",
                          text="the server did not answer server/discover (the era probe) within --timeout"
                               + ("" if allowed is None else f" ({allowed:.3g}s)"))
+
+
+def _wait_until_read(fut: Future[Message], transport: Transport,
+                     deadline: Deadline) -> float | None:
+    """Wait while a stdio server has not read the probe from its stdin (it is still
+    starting: importing, installing, pulling an image), at most `STARTING_LIMIT` seconds
+    and within `deadline`.
+
+    Returns:
+        the seconds waited, or None where the transport cannot tell (HTTP, a system
+        without FIONREAD): the probe timeout then counts from the send.
+    """
+    if transport.unread_input() is None:
+        return None
+    start = time.monotonic()
+    while not fut.done() and transport.alive():
+        if not transport.unread_input():
+            break
+        left = deadline.remaining()
+        if (left is not None and left <= 0) or time.monotonic() - start >= STARTING_LIMIT:
+            break
+        try:
+            fut.exception(timeout=READ_POLL if left is None else min(READ_POLL, left))
+        except Exception:  # noqa: BLE001 - only waiting (TimeoutError: not yet); the caller reads the result
+            pass
+    return time.monotonic() - start
 
 
 def _probe_result(fut: Future[Message], limit: float, transport: Transport) -> Message:

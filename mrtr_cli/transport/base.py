@@ -285,6 +285,12 @@ class Transport(ABC):
         HTTP answers every request with a status: always True."""
         return True
 
+    def unread_input(self) -> int | None:
+        """Bytes sent to the server that it has not read yet (a stdio server still starting
+        has not begun reading its stdin), or None when that cannot be known (HTTP: a
+        request is read as it is sent)."""
+        return None
+
     def describe_failure(self) -> str | None:
         """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
         return None

@@ -325,6 +325,25 @@ class StdioTransport(Transport):
     def heard_from(self) -> bool:
         return self._heard
 
+    def unread_input(self) -> int | None:
+        """Bytes of messages the server has not read from its stdin: those still queued for
+        the writer thread plus those in the pipe (the FIONREAD ioctl, which Linux answers
+        for either end of a pipe). None where the system cannot tell."""
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            return None
+        with self._outbox_cv:
+            queued = self._outbox_bytes
+        try:
+            import fcntl  # noqa: PLC0415
+            import struct  # noqa: PLC0415
+            import termios  # noqa: PLC0415
+
+            in_pipe = struct.unpack("i", fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+        except (ImportError, OSError, ValueError):
+            return queued or None
+        return queued + in_pipe
+
     def describe_failure(self) -> str | None:
         # When the server's stderr was shown live, its last lines are already on screen.
         if not self._tail or self._stderr_sink is not None:
