@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from pathlib import Path
 
 from tests.conftest import SERVERS, stdio_cmd
@@ -53,3 +54,13 @@ def _alive(pid: int) -> bool:
     except (OSError, IndexError):
         return False
     return state != "Z"
+
+
+def test_the_older_protocol_hint_only_when_the_server_read_the_probe_before_failing(mrtr):
+    died_at_start = mrtr("--stdio", f"{sys.executable} -c 'import sys; sys.exit(3)'", "tools")
+    assert died_at_start.code == 3, died_at_start.stderr
+    assert "exited with code 3" in died_at_start.stderr and "--protocol" not in died_at_start.stderr
+    died_on_the_probe = mrtr("--stdio", f"{sys.executable} -c 'import sys; sys.stdin.readline(); sys.exit(3)'",
+                             "tools")
+    assert died_on_the_probe.code == 3, died_on_the_probe.stderr
+    assert "if this server speaks an older protocol, try --protocol 2025-11-25" in died_on_the_probe.stderr

@@ -227,7 +227,10 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
     except ProtocolError as exc:
         return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
     except TransportError as exc:
-        if not exc.hint:
+        if not exc.hint and transport.unread_input() == 0:
+            # Only a server that read the probe and then failed may have failed on it (an
+            # older server that does not know server/discover); one that died before reading
+            # it, or a connection that never opened, says nothing about its protocol.
             exc.hint = "if this server speaks an older protocol, try --protocol 2025-11-25"
         raise
     tracer.message("recv", response)
