@@ -41,7 +41,16 @@ class NonFiniteNumber(UnreadableNumber):
     """A JSON text holds NaN, Infinity, -Infinity or a number that overflows a float."""
 
     def __init__(self, token: str):
-        super().__init__(f"{token} is not a finite number (JSON has no NaN or Infinity)", token)
+        if overflows(token):
+            super().__init__(f"{token[:40]} is too large a number for mrtr to read (beyond a float)", token)
+        else:
+            super().__init__(f"{token} is not a finite number (JSON has no NaN or Infinity)", token)
+
+
+def overflows(token: str) -> bool:
+    """`token` is a JSON number (as JSON writes them) too large for a float, e.g. `1e400`;
+    False for `NaN`, `Infinity` and `-Infinity`, which are no JSON at all."""
+    return token[:1] in "-0123456789" and token not in ("-Infinity", "")
 
 
 class NumberTooLong(UnreadableNumber):

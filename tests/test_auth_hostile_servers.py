@@ -172,8 +172,8 @@ def _netns_available() -> bool:
     if not shutil.which("unshare") or not shutil.which("ip"):
         return False
     try:
-        return subprocess.run(["unshare", "-n", "sh", "-c", "ip link set lo up"], capture_output=True,
-                              timeout=30).returncode == 0
+        return subprocess.run(["unshare", "-n", "-m", "sh", "-c", "ip link set lo up && mount --bind /etc/hosts /etc/hosts"],
+                              capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -201,7 +201,7 @@ mcp.stop()
 """
 
 
-@pytest.mark.skipif(not _netns_available(), reason="needs unshare -n (a loopback-only network namespace)")
+@pytest.mark.skipif(not _netns_available(), reason="needs unshare -n -m (a loopback-only network namespace with its own /etc/hosts)")
 @pytest.mark.parametrize(("challenge", "docs", "says"), [
     ('Bearer resource_metadata="http://169.254.169.254/latest/meta-data"', {},
      "the WWW-Authenticate challenge's resource_metadata http://169.254.169.254/latest/meta-data is a link-local"),
@@ -218,13 +218,21 @@ mcp.stop()
                     "issuer": "{mcp}", "token_endpoint": "http://169.254.169.254/token",
                     "authorization_endpoint": "{mcp}/authorize", "code_challenge_methods_supported": ["S256"]}},
      "token_endpoint http://169.254.169.254/token is a link-local"),
-], ids=["challenge-link-local", "challenge-plain-http", "as-link-local", "as-plain-http", "token-endpoint"])
+    ("Bearer", {"/.well-known/oauth-protected-resource/mcp": {"resource": "{mcp}/mcp", "authorization_servers": ["{mcp}"]},
+                "/.well-known/oauth-authorization-server": {
+                    "issuer": "{mcp}", "token_endpoint": "https://sneaky.test:8443/t",
+                    "authorization_endpoint": "{mcp}/authorize", "code_challenge_methods_supported": ["S256"]}},
+     "the token endpoint https://sneaky.test:8443/t resolves to 169.254.169.254"),
+], ids=["challenge-link-local", "challenge-plain-http", "as-link-local", "as-plain-http", "token-endpoint",
+        "name-resolving-to-link-local"])
 def test_no_request_goes_where_the_rules_refuse(tmp_path, challenge, docs, says):
     from tests.conftest import clean_env
 
     spec = json.dumps({"challenge": challenge, "docs": docs})
-    script = "ip link set lo up && exec \"$0\" -c \"$1\" \"$2\""
-    proc = subprocess.run(["unshare", "-n", "sh", "-c", script, sys.executable, _IN_NAMESPACE, spec],
+    hosts = tmp_path / "hosts"  # inside the namespace only: a name that points at cloud metadata
+    hosts.write_text("127.0.0.1 localhost\n169.254.169.254 sneaky.test\n")
+    script = "ip link set lo up && mount --bind \"$3\" /etc/hosts && exec \"$0\" -c \"$1\" \"$2\""
+    proc = subprocess.run(["unshare", "-n", "-m", "sh", "-c", script, sys.executable, _IN_NAMESPACE, spec, str(hosts)],
                           capture_output=True, text=True, cwd=ROOT, env=clean_env(tmp_path), timeout=180)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
@@ -259,8 +267,22 @@ def test_a_token_that_cannot_be_sent_safely_is_refused_and_nothing_is_stored(scr
     assert "good-token" not in status.stdout + status.stderr
 
 
-@pytest.mark.parametrize("expires_in", [b"1" + b"0" * 400, b"-5", b'"soon"', b"1e300", b"true"],
-                         ids=["huge-integer", "negative", "string", "huge-float", "bool"])
+def test_a_token_reply_that_is_no_json_object_is_named_so(scripted, tmp_path):
+    mcp, auth = protected(scripted)
+    auth.docs["/token"] = b'["access_token", "x"]'
+    run = cc_login(tmp_path, mcp)
+    assert run.code == 8, run.stderr
+    assert f"the token endpoint {auth.url('/token')} answered HTTP 200 without a JSON object" in error_line(run)
+
+
+def test_a_redirect_port_out_of_range_from_the_environment_is_named_by_its_variable(tmp_path):
+    run = run_mrtr(tmp_path, "--url", "http://127.0.0.1:9/mcp", "auth", "login", env={"MRTR_REDIRECT_PORT": "99999"})
+    assert run.code == 2, run.stderr
+    assert "MRTR_REDIRECT_PORT=99999: expected a port number (0-65535)" in error_line(run)
+
+
+@pytest.mark.parametrize("expires_in", [b"1" + b"0" * 400, b"-5", b'"soon"', b"1e300", b"1e400", b"true"],
+                         ids=["huge-integer", "negative", "string", "huge-float", "beyond-a-float", "bool"])
 def test_an_expiry_that_makes_no_sense_is_unknown_expiry(scripted, tmp_path, expires_in):
     mcp, auth = protected(scripted)
     auth.docs["/token"] = b'{"access_token": "tok-12345", "token_type": "Bearer", "expires_in": ' + expires_in + b"}"

@@ -11,6 +11,7 @@ parts: tests/servers/oauth_identity.py, which verify what mrtr sends):
 
 from __future__ import annotations
 
+import os
 import json
 import stat
 import time
@@ -259,3 +260,20 @@ def test_dpop_key_in_the_keychain(tmp_path, oauth_server, browser):
     assert run.code == 0 and run.stdout.strip() == "echo: kept", run.stderr
     assert run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout", env=env).code == 0
     assert not any("dpop_key" in name for name in json.loads(keychain.read_text()))
+
+
+def test_an_assertion_file_or_command_follows_the_rules_of_every_user_file_and_the_run_timeout(
+        tmp_path, oauth_server, workload_key):
+    _key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    fifo = tmp_path / "token.fifo"
+    os.mkfifo(fifo)  # no writer: reading it would block for ever
+    for args, env in ((["--assertion-file", str(fifo)], {}), ([], {"MRTR_ASSERTION_FILE": str(fifo)}),
+                      (["--assertion-file", "/dev/zero"], {})):
+        run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *args, env=env, timeout=120)
+        assert run.code == 2, (args, env, run.stderr)
+        assert "not a regular file" in run.stderr and (args[:1] or list(env))[0] in run.stderr
+    slow = run_mrtr(tmp_path, "--url", server.mcp_url, "--timeout", "5", "auth", "login",
+                    "--assertion-command", "sleep 100", timeout=120)
+    assert slow.code == 7, slow.stderr
+    assert "--assertion-command: the command did not finish within --timeout" in slow.stderr

@@ -116,3 +116,13 @@ def test_a_registration_whose_secret_expired_is_not_used(tmp_path, oauth_server,
     assert run.code == 0, run.stderr
     assert "has expired (client_secret_expires_at); registering again" in run.stderr
     assert server.stats()["registrations"] == 2
+
+
+def test_a_scope_the_server_does_not_offer_is_named_and_leaves_no_clients_behind(tmp_path, oauth_server, browser):
+    server = oauth_server()  # offers mcp:read and mcp:admin; its error redirects carry no iss
+    for _ in range(2):
+        run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--scope", "mcp:write", browser=browser,
+                       env=WAIT)
+        assert run.code == 8, run.stderr
+        assert "invalid_scope" in run.stderr and "registering again" not in run.stderr, run.stderr
+    assert server.stats()["registrations"] == 1

@@ -29,6 +29,9 @@ DAMAGED = {
     "redirect-uris-an-object": '{"issuer": "a", "issuers": {"a": {"client": {"client_id": "c", '
                                '"redirect_uris": {"x": 1}}}}}',
     "issuer-a-number": '{"issuer": 7, "issuers": {}}',
+    "access-token-line-break": '{"issuer": "a", "issuers": {"a": {"tokens": {"access_token": "tok-1234\\nX: y"}}}}',
+    "refresh-token-escape": '{"issuer": "a", "issuers": {"a": {"tokens": {"access_token": "tok-1234", '
+                            '"refresh_token": "r\\u001b[31m"}}}}',
     "a-list": "[]",
     "nested-10000": "[" * 10000 + "]" * 10000,
     "not-json": "{\"issuers\": {",

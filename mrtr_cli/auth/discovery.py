@@ -203,6 +203,7 @@ def _get(http: Any, url: str, what: str, *, server_given: str | None) -> _Got:
 
     try:
         reply = fetch(http, "GET", url, f"{what} at", read=(200,), server_given=server_given,
+                      user_url=server_given is None,
                       headers={"Accept": "application/json"})
     except httpx.TimeoutException:
         raise TimeoutExpired(f"{what} at {shown(url)} did not answer in time") from None

@@ -26,28 +26,31 @@ COMMAND_TIMEOUT = 30.0
 MAX_ASSERTION = 64 * 1024
 
 
-def read_assertion(source: AssertionSource, what: str) -> str:
+def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> str:
     """The JWT of `source`, read now (a file again each time, a command run again).
 
     Args:
         what: what it is, for messages ("the workload's JWT").
+        deadline: the run's `Deadline` (`--timeout`), which also bounds the command.
 
     Raises:
+        UsageError: the file breaks the rules of every user file (a FIFO, a device, over
+            the size limit: `userfiles.read_named_text`; exit 2).
         AuthError: the file, variable or command gives nothing usable (named, never the
             value; exit 8).
+        TimeoutExpired: the command did not finish within `--timeout` (exit 7).
     """
     if source.kind == "env":
         value = os.environ.get(source.value, "")
         if not value.strip():
             raise AuthError(f"{what} ({source.where}): the environment variable {source.value} is empty or unset")
     elif source.kind == "file":
-        try:
-            with open(os.path.expanduser(source.value), "rb") as fh:
-                value = fh.read(MAX_ASSERTION + 1).decode("utf-8", "replace")
-        except OSError as exc:
-            raise AuthError(f"{what} ({source.where} {source.value}): {exc.strerror or exc}") from None
+        from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415
+
+        # the same reader as every user file: a FIFO or device is refused at once, never read
+        value = read_named_text(os.path.expanduser(source.value), source=source.where, limit=MAX_ASSERTION + 1)
     else:
-        value = _run(source, what)
+        value = _run(source, what, deadline)
     value = value.strip()
     if not value or len(value) > MAX_ASSERTION or any(c.isspace() for c in value) or value.count(".") != 2:
         raise AuthError(f"{what} from {source.where} is not a JWT (three base64url parts, no spaces, "
@@ -55,9 +58,13 @@ def read_assertion(source: AssertionSource, what: str) -> str:
     return value
 
 
-def _run(source: AssertionSource, what: str) -> str:
+def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
+    """The output of the assertion command, within COMMAND_TIMEOUT and the run's deadline."""
     import shlex  # noqa: PLC0415
     import subprocess  # noqa: PLC0415
+
+    left = deadline.remaining() if deadline is not None else None
+    limit = COMMAND_TIMEOUT if left is None else max(min(COMMAND_TIMEOUT, left), 0.01)
 
     try:
         argv = shlex.split(source.value)
@@ -66,11 +73,14 @@ def _run(source: AssertionSource, what: str) -> str:
     if not argv:
         raise AuthError(f"{source.where}: the command is empty")
     try:
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=COMMAND_TIMEOUT,
-                              check=False)
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=limit, check=False)
     except FileNotFoundError:
         raise AuthError(f"{source.where}: command not found: {argv[0]}") from None
     except subprocess.TimeoutExpired:
+        if limit < COMMAND_TIMEOUT:
+            from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415
+
+            raise TimeoutExpired(f"{source.where}: the command did not finish within --timeout") from None
         raise AuthError(f"{source.where}: the command did not finish within {COMMAND_TIMEOUT:g}s") from None
     except OSError as exc:
         raise AuthError(f"{source.where}: cannot run the command ({exc.strerror or exc})") from None
@@ -89,7 +99,7 @@ def jwt_bearer_form(assertion: str, resource: str, scopes: list[str]) -> dict[st
 
 
 def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: str, scopes: list[str],
-                        add_secret: Any, redact: Any = None) -> str:
+                        add_secret: Any, redact: Any = None, deadline: Any = None) -> str:
     """Exchange the enterprise ID token for an ID-JAG at the identity provider's token
     endpoint (RFC 8693 section 2.1: `subject_token_type` id_token, `requested_token_type`
     id-jag, `audience` the MCP authorization server's issuer, `resource` the MCP server).
@@ -112,7 +122,7 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
     from mrtr_cli.auth.urls import allowed_url, shown  # noqa: PLC0415
 
     endpoint = allowed_url(settings.idp_token_endpoint, "the identity provider's token endpoint")
-    subject = read_assertion(settings.id_token, "the identity provider's ID token")
+    subject = read_assertion(settings.id_token, "the identity provider's ID token", deadline)
     add_secret(subject)
     data = {"grant_type": TOKEN_EXCHANGE_GRANT, "requested_token_type": ID_JAG_TYPE, "subject_token": subject,
             "subject_token_type": ID_TOKEN_TYPE, "audience": audience, "resource": resource}

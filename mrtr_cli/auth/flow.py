@@ -94,8 +94,13 @@ def check_response(req: AuthorizationRequest, params: dict[str, str]) -> str:
         raise AuthError(f"the sign-in response came from another issuer than {req.issuer}; "
                         "it was refused (RFC 9207 mix-up protection)")
     if iss is None and req.iss_required:
+        # Nothing of an unverified response is used; its error code alone (sanitized) tells
+        # the person what the server said, e.g. invalid_scope from a server that leaves `iss`
+        # off its error redirects.
+        said = (f" (it reported the error {sanitize(params['error'], single_line=True)[:80]})"
+                if params.get("error") else "")
         raise AuthError(f"the sign-in response has no iss, which {req.issuer} advertises "
-                        "(authorization_response_iss_parameter_supported); it was refused")
+                        f"(authorization_response_iss_parameter_supported); it was refused{said}")
     if "error" in params:
         desc = params.get("error_description")
         text = f"the authorization server refused the sign-in: {sanitize(params['error'], single_line=True)[:80]}"

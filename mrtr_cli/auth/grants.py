@@ -166,6 +166,9 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     except httpx.HTTPError as exc:
         raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
     body = reply.document
+    if reply.status == 200 and body is None:
+        raise TokenError(f"the token endpoint {sanitize(endpoint, single_line=True)[:200]} answered HTTP 200 "
+                         "without a JSON object")
     if reply.status != 200 or body is None:
         raise TokenError(f"the token endpoint refused (HTTP {reply.status}{reply.error_detail(redact)})",
                          reply.error_code, reply.dpop_nonce)

@@ -234,6 +234,10 @@ class OAuthClient:
         ch = ch or Challenge(401)
         s = self.settings
         doc = self.store.load()  # a damaged store is named before anything is sent
+        if not s.unattended:
+            from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415
+
+            wait_seconds()  # so is a bad MRTR_AUTH_WAIT
         server = self._discover(ch, challenged)
         if not s.unattended and not self.can_sign_in():
             # Only metadata was read: nothing is sent for a sign-in nobody can complete, and
@@ -458,9 +462,9 @@ class OAuthClient:
         if s.grant == "id_jag":
             assertion = federation.exchange_for_id_jag(self.http, s, audience=issuer, resource=resource,
                                                        scopes=scopes, add_secret=self.env.add_secret,
-                                                       redact=self.env.redact)
+                                                       redact=self.env.redact, deadline=self.deadline)
         else:
-            assertion = federation.read_assertion(s.assertion, "the workload's JWT")
+            assertion = federation.read_assertion(s.assertion, "the workload's JWT", self.deadline)
         self.env.add_secret(assertion)
         return federation.jwt_bearer_form(assertion, resource, scopes)
 
@@ -495,7 +499,7 @@ class OAuthClient:
                 self._note(f"mrtr: the client secret of mrtr's registration at {server.issuer} has expired "
                            "(client_secret_expires_at); registering again")
                 return None
-            if not registration.covers(stored, scopes):
+            if not registration.covers(stored, scopes, server):
                 missing = " ".join(x for x in scopes if x not in str(stored.get("scope")).split())
                 self._note(f"mrtr: mrtr's registration at {server.issuer} does not cover the scope "
                            f"{shown(missing)}; registering again")
@@ -550,18 +554,21 @@ class OAuthClient:
                         consent.describe(self.env, self.label, server.issuer, scopes)
                     code = flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=s.no_browser)
             except flow.AuthorizationRefused as refused:
-                if reused and refused.error in _GONE:
+                if reused and refused.error in _GONE and (
+                        refused.error != "invalid_scope" or not registration.covers(client, scopes, server)
+                        or not isinstance(client.get("scope"), str)):
                     raise _RegistrationGone(client, refused.error) from None
                 raise
             except NoResponse as exc:
                 if reused:
                     # The server may show an "unknown client" page and never come back: the
                     # registration is dropped, so that the next sign-in registers again.
-                    self._forget_registration(server.issuer, client, "no sign-in response", again=False)
+                    self.store.forget_client(server.issuer)  # no note: the hint below says it
                     raise AuthError(str(exc), hint=(
                         f"mrtr reused its registration at {server.issuer}; if the sign-in page showed an error "
-                        "(an unknown client), the server has forgotten it. That registration is dropped now: "
-                        f"run {self.settings.login_hint} to register again")) from None
+                        "(an unknown client), the server has forgotten it. In case it has, that registration "
+                        f"was dropped (a new one costs nothing): run {self.settings.login_hint} to register "
+                        "again")) from None
                 raise
         finally:
             listener.close()

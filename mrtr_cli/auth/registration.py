@@ -87,13 +87,18 @@ def registration_scopes(server: AuthServer, wanted: list[str]) -> list[list[str]
     return out
 
 
-def covers(client: dict[str, Any], scopes: list[str]) -> bool:
+def covers(client: dict[str, Any], scopes: list[str], server: AuthServer | None = None) -> bool:
     """A stored registered client may ask for `scopes`: its registration recorded no
-    `scope` (unknown: the server decides), or every scope is in it."""
+    `scope` (unknown: the server decides), or every scope is in it, or every one missing
+    is one the authorization server does not list in its `scopes_supported` (a new
+    registration could not get it either: registering again would only leave clients
+    behind)."""
     registered = client.get("scope")
     if not isinstance(registered, str):
         return True
-    return set(scopes) <= set(registered.split())
+    missing = set(scopes) - set(registered.split())
+    listed = server.as_scopes_supported if server is not None else []
+    return not missing or bool(listed) and not missing & set(listed)
 
 
 def expired(client: dict[str, Any], now: float | None = None) -> bool:

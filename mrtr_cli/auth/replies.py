@@ -55,7 +55,7 @@ class Reply:
 
 
 def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] | None = None,
-          server_given: str | None = None, **request: Any) -> Reply:
+          server_given: str | None = None, user_url: bool = False, **request: Any) -> Reply:
     """Send one authorization request with `http` (an `httpx.Client`) and read its reply
     within the limits.
 
@@ -65,9 +65,10 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
         what: the server for a message, e.g. "the token endpoint" (the URL follows it).
         read: the statuses whose body is read (None: every status); any other is returned
             with body None, unread.
-        server_given: for a URL a server handed mrtr, the member it came from: the host
-            must not resolve to a link-local or cloud-metadata address
-            (`urls.check_resolved`), checked before anything is sent.
+        server_given: the member the URL came from (default: `what`), for the message when
+            its host resolves to a link-local or cloud-metadata address
+            (`urls.check_resolved`): checked before anything is sent, for every URL but
+        user_url: one built from the URL the user gave (`--url`), which is the user's choice.
 
     Returns:
         The `Reply` (with the `Location` of a redirect, which is never followed).
@@ -84,16 +85,16 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
     from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415
 
     where = f"{what} {sanitize(url, single_line=True)[:200]}"
-    if server_given is not None:
+    if not user_url:
         from mrtr_cli.auth.urls import check_resolved  # noqa: PLC0415
 
-        check_resolved(url, server_given)
+        check_resolved(url, server_given or what)
     with http.stream(method, url, **request) as resp:
         nonce = resp.headers.get("dpop-nonce")
         if read is not None and resp.status_code not in read:
             return Reply(resp.status_code, location=resp.headers.get("location"), dpop_nonce=nonce)
         try:
-            return Reply(resp.status_code, read_json_body(resp), dpop_nonce=nonce)
+            return Reply(resp.status_code, read_json_body(resp, allow_overflow=True), dpop_nonce=nonce)
         except MessageTooLarge as exc:
             raise AuthError(f"{where} sent a reply over the limit of {describe_size(exc.limit)} on what a "
                             "server sends; refused", hint=exc.hint) from None

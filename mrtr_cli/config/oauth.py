@@ -327,6 +327,8 @@ def apply_environment(s: AuthSettings, environ: Any = None) -> AuthSettings:
             s.redirect_port = int(value["MRTR_REDIRECT_PORT"])
         except ValueError:
             raise UsageError("MRTR_REDIRECT_PORT: expected a port number") from None
+        if not 0 <= s.redirect_port <= 65535:
+            raise UsageError(f"MRTR_REDIRECT_PORT={s.redirect_port}: expected a port number (0-65535)")
     return s
 
 

@@ -158,8 +158,10 @@ class Authorizer:
         if key is None:
             from mrtr_cli.errors import AuthError  # noqa: PLC0415
 
+            logout = self.logout_hint or f"mrtr --url {self.url} auth logout"
+            login = logout[:-len("logout")] + "login" if logout.endswith(" logout") else "mrtr auth login"
             raise AuthError("the stored DPoP-bound token has no usable key",
-                            hint="sign in again (mrtr auth logout, then mrtr auth login)")
+                            hint=f"sign in again: {logout}, then {login}")
         self._add_secret(stored)
         return key
 

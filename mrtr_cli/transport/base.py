@@ -51,8 +51,14 @@ class NonFiniteMessage(InvalidMessage):
     not have (exit 4)."""
 
     def __init__(self, token: str, request_id: Any):
-        super().__init__(f"the server sent {sanitize(token[:40], single_line=True)}, which is not a JSON number "
-                         "(JSON has no NaN or Infinity)", request_id)
+        from mrtr_cli.jsonfile import overflows  # noqa: PLC0415
+
+        shown = sanitize(token[:40], single_line=True)
+        if overflows(token):
+            super().__init__(f"the server sent the number {shown}, too large to read (beyond a float)", request_id)
+        else:
+            super().__init__(f"the server sent {shown}, which is not a JSON number (JSON has no NaN or Infinity)",
+                             request_id)
 
 
 class NumberTooLongMessage(InvalidMessage):
@@ -98,8 +104,11 @@ class MessageTooLarge(InvalidMessage):
         self.limit = limit
 
 
-def decode_message(text: str | bytes) -> Any:
-    """The JSON value of one incoming message (RFC 8259: no NaN or Infinity).
+def decode_message(text: str | bytes, *, allow_overflow: bool = False) -> Any:
+    """The JSON value of one incoming message (RFC 8259: no NaN or Infinity). With
+    `allow_overflow`, a number too large for a float (`1e400`, which is valid JSON) is read
+    as infinity for the caller to judge (an OAuth `expires_in`: "unknown"), instead of
+    refusing the message.
 
     Raises:
         NonFiniteMessage: valid JSON to Python but with a non-finite number.
@@ -122,11 +131,41 @@ def decode_message(text: str | bytes) -> Any:
             lenient = None
         rid = lenient.get("id") if isinstance(lenient, dict) else None
         if isinstance(exc, NonFiniteNumber):
+            from mrtr_cli.jsonfile import overflows  # noqa: PLC0415
+
+            if allow_overflow and overflows(exc.token):
+                return _with_overflow(text)
             raise NonFiniteMessage(exc.token, rid) from None
         raise NumberTooLongMessage(len(exc.token.lstrip("-")), rid) from None
     # Counting brackets is cheap; only a message with enough of them is walked.
     if isinstance(value, (dict, list)) and _brackets(text) > MAX_DEPTH and too_deep(value):
         raise MessageTooDeep(value.get("id") if isinstance(value, dict) else None)
+    return value
+
+
+def _with_overflow(text: str | bytes) -> Any:
+    """`text` read with numbers beyond a float as infinity, still refusing NaN and Infinity
+    and too-long integers (`decode_message`'s `allow_overflow`).
+
+    Raises:
+        NonFiniteMessage, NumberTooLongMessage, MessageTooDeep: as `decode_message`.
+    """
+    from mrtr_cli.transport.limits import MAX_DEPTH, too_deep  # noqa: PLC0415
+
+    def constant(token: str) -> Any:
+        raise NonFiniteMessage(token, None)
+
+    def integer(token: str) -> int:
+        if len(token.lstrip("-")) > MAX_INT_DIGITS:
+            raise NumberTooLongMessage(len(token.lstrip("-")), None)
+        return int(token)
+
+    try:
+        value = json.loads(text, parse_constant=constant, parse_int=integer)
+    except RecursionError:
+        raise MessageTooDeep() from None
+    if isinstance(value, (dict, list)) and _brackets(text) > MAX_DEPTH and too_deep(value):
+        raise MessageTooDeep()
     return value
 
 
@@ -142,14 +181,14 @@ def _brackets(text: str | bytes) -> int:
     return text.count(b"[") + text.count(b"{")
 
 
-def decode_or_none(text: str | bytes) -> Any:
+def decode_or_none(text: str | bytes, *, allow_overflow: bool = False) -> Any:
     """`decode_message(text)`, or None when `text` is not JSON (a stray line, an HTML page).
 
     Raises:
         InvalidMessage: JSON with NaN or Infinity in it, or nested too deeply.
     """
     try:
-        return decode_message(text)
+        return decode_message(text, allow_overflow=allow_overflow)
     except ValueError:  # not JSON (InvalidMessage is no ValueError: it goes on up)
         return None
 

@@ -643,7 +643,7 @@ def _method(message: Message) -> str:
     return sanitize(method, single_line=True)[:80] if isinstance(method, str) else "a response"
 
 
-def read_json_body(resp: httpx.Response) -> Any:
+def read_json_body(resp: httpx.Response, *, allow_overflow: bool = False) -> Any:
     """The JSON value of a response body (opened with `stream=True`), or None when it is
     not JSON. Also the reader of authorization replies (auth/replies.py).
 
@@ -662,7 +662,7 @@ def read_json_body(resp: httpx.Response) -> Any:
     except (UnicodeDecodeError, LookupError):
         return None
     del body
-    return decode_or_none(text)
+    return decode_or_none(text, allow_overflow=allow_overflow)
 
 
 def _read_body(resp: httpx.Response, limit: int) -> bytearray:

@@ -18,6 +18,7 @@ Cheap to import (the HTTP transport's hook reads the file before every run's fir
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from mrtr_cli.errors import AuthError
@@ -28,12 +29,17 @@ MAX_TOKEN_FILE_BYTES = 1024 * 1024
 MAX_TOKEN_FILE_DEPTH = 32
 #: The latest Unix time accepted as `expires_at` / `obtained_at` (9999-12-31T23:59:59Z).
 MAX_UNIX_TIME = 253402300799
+#: Stored tokens follow the rules of a token endpoint's (auth/values.py): an access token
+#: in RFC 6750 `b64token` characters, a refresh token printable ASCII, each at most this long.
+MAX_TOKEN_CHARS = 16 * 1024
+_BEARER = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+_PRINTABLE = re.compile(r"[\x20-\x7e]+")
 
 _TOP = {"version": "int", "resource": "str", "issuer": "str?", "keyring": "bool", "issuers": "object"}
 _PARTS = {
     "client": {"client_id": "str", "client_secret": "secret", "source": "str", "token_endpoint_auth_method": "str",
                "redirect_uris": "strings", "grant_types": "strings"},
-    "tokens": {"access_token": "secret", "refresh_token": "secret", "token_type": "str", "scope": "str",
+    "tokens": {"access_token": "bearer", "refresh_token": "printable", "token_type": "str", "scope": "str",
                "expires_at": "time", "obtained_at": "time"},
     "endpoints": {"issuer": "str", "resource": "str", "token_endpoint": "str", "revocation_endpoint": "str",
                   "authorization_endpoint": "str"},
@@ -90,6 +96,11 @@ def _fits(value: Any, rule: str, keyring: bool) -> bool:
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
     if rule == "secret":  # the value, or (MRTR_TOKEN_STORE=keyring) a marker of the keychain item
         return isinstance(value, str) or (keyring and value == {"keyring": True})
+    if rule in ("bearer", "printable"):  # a token as auth/values.py accepts it from a token endpoint
+        if keyring and value == {"keyring": True}:
+            return True
+        pattern = _BEARER if rule == "bearer" else _PRINTABLE
+        return isinstance(value, str) and len(value) <= MAX_TOKEN_CHARS and pattern.fullmatch(value) is not None
     if rule == "time":
         return (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
                 and 0 <= value <= MAX_UNIX_TIME)
@@ -97,7 +108,8 @@ def _fits(value: Any, rule: str, keyring: bool) -> bool:
 
 
 _WANTED = {"str": "a string", "str?": "a string", "int": "an integer", "bool": "a boolean", "object": "an object",
-           "strings": "a list of strings", "secret": "a string", "time": "a Unix time"}
+           "strings": "a list of strings", "secret": "a string", "time": "a Unix time",
+           "bearer": "a token in the characters of a bearer token", "printable": "a token of printable ASCII"}
 
 
 def _short(name: str) -> str:
