@@ -314,10 +314,12 @@ def apply_environment(s: AuthSettings, environ: Any = None) -> AuthSettings:
         if flag not in ("1", "0", "true", "false", "yes", "no"):
             raise UsageError("MRTR_OAUTH_DPOP: expected 1 or 0")
         s.dpop = flag in ("1", "true", "yes")
-    for attr, prefix in (("assertion", "MRTR_ASSERTION"), ("id_token", "MRTR_ID_TOKEN")):
-        source_setting(s, attr, "env", prefix if env.get(prefix) else None, prefix)
-        source_setting(s, attr, "file", env.get(prefix + "_FILE"), prefix + "_FILE")
-        source_setting(s, attr, "command", env.get(prefix + "_COMMAND"), prefix + "_COMMAND")
+    for attr, names in (("assertion", ("MRTR_ASSERTION", "MRTR_ASSERTION_FILE", "MRTR_ASSERTION_COMMAND")),
+                        ("id_token", ("MRTR_ID_TOKEN", "MRTR_ID_TOKEN_FILE", "MRTR_ID_TOKEN_COMMAND"))):
+        value_name, file_name, command_name = names
+        source_setting(s, attr, "env", value_name if env.get(value_name) else None, value_name)
+        source_setting(s, attr, "file", env.get(file_name), file_name)
+        source_setting(s, attr, "command", env.get(command_name), command_name)
     for attr, name in (("idp_token_endpoint", "MRTR_IDP_TOKEN_ENDPOINT"), ("idp_client_id", "MRTR_IDP_CLIENT_ID"),
                        ("idp_client_secret", "MRTR_IDP_CLIENT_SECRET")):
         if env.get(name):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.render.sanitize import quote_value
+from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.shapes import (
     elicit_result_problems,
@@ -394,7 +394,7 @@ class ResponderChain:
             try:
                 values.append(f.coerce(flag.raw))
             except ValueError as exc:
-                raise UsageError(f"-a {flag.text} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
+                raise UsageError(f"-a {sanitize(flag.text, single_line=True)} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
                                  f"{explain(str(exc), f.expected())}", data={"key": ask.key, "field": f.name}) from None
         if f.kind == "multi":
             value: Any = [item for v in values for item in (v if isinstance(v, list) else [v])]
@@ -402,7 +402,7 @@ class ResponderChain:
             value = values[-1]
         reason = f.check(value)
         if reason:
-            raise UsageError(f"-a {flags[-1][1].text} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
+            raise UsageError(f"-a {sanitize(flags[-1][1].text, single_line=True)} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
                              f"{explain(reason, f.expected())}", data={"key": ask.key, "field": f.name})
         return f.normalize(value)
 
