@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import builtins
+import codecs
 import contextlib
 import errno
 import hashlib
@@ -209,10 +210,10 @@ def env_of(keys: str | None = None) -> Environment:
 class ControllingTerminal:
     """What `open("/dev/tty")` gives the flow: nothing (ENXIO, as in a process without a
     controlling terminal) until `type(keys)` makes it a file holding what the person types,
-    opened with the flow's own arguments."""
+    opened with the flow's own arguments (`encodings`: the encoding asked at each opening)."""
 
     def __init__(self, path):
-        self.path, self.keys, self.opened = path, None, []
+        self.path, self.keys, self.opened, self.encodings = path, None, [], []
 
     def type(self, keys: str) -> None:
         self.path.write_text(keys, encoding="utf-8")
@@ -221,6 +222,7 @@ class ControllingTerminal:
     def open(self, file, *args, **kwargs):
         if file != "/dev/tty":
             return builtins.open(file, *args, **kwargs)
+        self.encodings.append(kwargs.get("encoding"))
         if self.keys is None:
             raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), file)
         stream = builtins.open(self.path, *args, **kwargs)
@@ -301,6 +303,12 @@ def callback(loop: Loopback, **params: str) -> str:
     return loop.redirect_uri + "?" + urlencode(params)
 
 
+NO_TERMINAL = ("cannot sign in here: with --no-browser, the address the browser is sent to must be pasted back, "
+               "and there is no terminal to paste it in (stdin is not a terminal)")
+NO_TERMINAL_HINT = ("run the same command in a terminal, or sign in on a machine where a browser can open "
+                    "(BROWSER names one)")
+
+
 def test_with_no_browser_flag_and_no_terminal_the_sign_in_fails_at_once(listener, monkeypatch):
     monkeypatch.setenv("MRTR_AUTH_WAIT", "0.5")
     env = env_of()
@@ -308,11 +316,7 @@ def test_with_no_browser_flag_and_no_terminal_the_sign_in_fails_at_once(listener
     with pytest.raises(AuthError) as caught:
         run_browser_flow(env, request(), listener, ask=False, no_browser=True)
     assert type(caught.value) is AuthError
-    assert caught.value.message == ("cannot sign in here: with --no-browser, the address the browser is sent to "
-                                    "must be pasted back, and there is no terminal to paste it in "
-                                    "(stdin is not a terminal)")
-    assert caught.value.hint == ("run the same command in a terminal, or sign in on a machine where a browser "
-                                 "can open (BROWSER names one)")
+    assert (caught.value.message, caught.value.hint) == (NO_TERMINAL, NO_TERMINAL_HINT)
     assert env.stderr.getvalue() == ""
     assert paste_readers() == []
 
@@ -328,7 +332,7 @@ def test_with_stdin_redirected_the_address_is_pasted_on_the_controlling_terminal
     assert env.stderr.getvalue() == (
         "Open this URL in a browser to sign in:\n  https://as.example/authorize?x=1\n"
         "Paste the address your browser was sent to after signing in (or wait for it to come back): ")
-    assert [stream.encoding for stream in tty.opened] == ["utf-8"]
+    assert [codecs.lookup(name).name for name in tty.encodings] == ["utf-8"]  # not the locale's (None)
 
 
 def test_a_bad_wait_setting_is_refused_before_anything_opens(listener, monkeypatch, browser):
@@ -424,11 +428,8 @@ def test_when_no_browser_can_start_and_there_is_no_terminal_the_sign_in_fails_at
     env = env_of()
     with pytest.raises(AuthError) as caught:
         run_browser_flow(env, request(), listener, ask=False, no_browser=False)
-    assert type(caught.value) is AuthError
-    assert caught.value.message == ("cannot sign in here: no browser could be started, the address the browser is "
-                                    "sent to must be pasted back, and there is no terminal to paste it in "
-                                    "(stdin is not a terminal)")
-    assert caught.value.hint.startswith("run the same command in a terminal")
+    assert (caught.value.message, caught.value.hint) == (
+        NO_TERMINAL.replace("with --no-browser", "no browser could be started"), NO_TERMINAL_HINT)
     assert opened.opened == ["u"]
     assert env.stderr.getvalue() == ("mrtr: opening the browser to sign in (waiting for it to come back)\n"
                                      "mrtr: note: the browser could not be started (or it failed)\n"
@@ -495,16 +496,11 @@ def test_the_paste_reader_is_a_named_daemon_thread(listener):
 
 
 # ---------------------------------------------------------------- whether a paste can come back at all
-NO_TERMINAL = ("cannot sign in here: with --no-browser, the address the browser is sent to must be pasted back, "
-               "and there is no terminal to paste it in (stdin is not a terminal)")
-
-
 def test_no_browser_without_any_terminal_is_refused_before_anything_starts():
     with pytest.raises(AuthError) as caught:
         flow.check_paste_possible(env_of(), no_browser=True)
-    assert type(caught.value) is AuthError and caught.value.message == NO_TERMINAL
-    assert caught.value.hint == ("run the same command in a terminal, or sign in on a machine where a browser "
-                                 "can open (BROWSER names one)")
+    assert type(caught.value) is AuthError
+    assert (caught.value.message, caught.value.hint) == (NO_TERMINAL, NO_TERMINAL_HINT)
     assert caught.value.__suppress_context__ is True  # not the OSError of /dev/tty
 
 
@@ -540,6 +536,40 @@ def test_a_descriptor_that_cannot_be_waited_on_is_read_directly(listener):
             return -1  # select refuses it (ValueError)
 
     assert flow._read_line_while_waiting(listener, BadDescriptor("typed\n")) == "typed"
+
+
+def test_the_person_may_take_their_time_to_paste():
+    """The reader keeps waiting for a line (polling whether the sign-in ended meanwhile)."""
+
+    class Watched(Loopback):
+        def __init__(self):
+            super().__init__("st")
+            self.polls, self.polled = 0, threading.Event()
+
+        def done(self) -> bool:
+            self.polls += 1
+            if self.polls == 2:  # once a wait for a line has run out
+                self.polled.set()
+            return super().done()
+
+    watched, got = Watched(), []
+    read_end, write_end = os.pipe()
+    try:
+        with open(read_end, encoding="utf-8") as stream, open(write_end, "w", encoding="utf-8") as typing:
+            def read() -> None:
+                got.append(flow._read_line_while_waiting(watched, stream))
+                watched.polled.set()
+
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            assert watched.polled.wait(60)
+            typing.write("pasted late\n")
+            typing.flush()
+            reader.join(60)
+        assert got == ["pasted late"]
+        assert watched.polls >= 3
+    finally:
+        watched.close()
 
 
 def test_a_line_is_read_when_the_terminal_has_one(listener):
