@@ -5,15 +5,23 @@ browser/paste flow against a real loopback listener on 127.0.0.1.
 A person at a terminal is stood in for by streams that say they are terminals (the real
 pseudo-terminal tests of sign-in are in test_auth_signin.py); the browser is one
 registered with the standard library's `webbrowser`, which visits the URL it is given.
+The controlling terminal (`/dev/tty`, read when stdin is not a terminal) is the test's
+own: none at all unless a test gives one (a file of what the person types), whatever
+terminal the test run itself has; the sign-in without any terminal in a process of its
+own session is in test_auth_headless_trace.py.
 These are the fast tests mutation testing runs (tests/README.md).
 """
 
 from __future__ import annotations
 
 import base64
+import builtins
+import codecs
 import contextlib
+import errno
 import hashlib
 import io
+import os
 import threading
 import urllib.error
 import urllib.request
@@ -199,6 +207,51 @@ def env_of(keys: str | None = None) -> Environment:
     return Environment(stdin=Terminal(keys), stdout=io.StringIO(), stderr=Terminal())
 
 
+class ControllingTerminal:
+    """What `open("/dev/tty")` gives the flow: nothing (ENXIO, as in a process without a
+    controlling terminal) until `type(keys)` makes it a file holding what the person types,
+    opened with the flow's own arguments (`encodings`: the encoding asked at each opening)."""
+
+    def __init__(self, path):
+        self.path, self.keys, self.opened, self.encodings = path, None, [], []
+
+    def type(self, keys: str) -> None:
+        self.path.write_text(keys, encoding="utf-8")
+        self.keys = keys
+
+    def open(self, file, *args, **kwargs):
+        if file != "/dev/tty":
+            return builtins.open(file, *args, **kwargs)
+        self.encodings.append(kwargs.get("encoding"))
+        if self.keys is None:
+            raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), file)
+        stream = builtins.open(self.path, *args, **kwargs)
+        self.opened.append(stream)
+        return stream
+
+
+def paste_readers() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "mrtr-oauth-paste"]
+
+
+def join_paste_readers() -> None:
+    """Wait until every paste reader has ended (each stops once the sign-in has)."""
+    for reader in paste_readers():
+        reader.join(60)
+        assert not reader.is_alive()
+
+
+@pytest.fixture(autouse=True)
+def tty(tmp_path, monkeypatch):
+    """No controlling terminal unless the test types on one (`tty.type(keys)`)."""
+    terminal = ControllingTerminal(tmp_path / "tty")
+    monkeypatch.setattr(flow, "open", terminal.open, raising=False)
+    yield terminal
+    join_paste_readers()
+    for stream in terminal.opened:
+        stream.close()
+
+
 @pytest.fixture
 def listener():
     loop = Loopback("st")
@@ -250,14 +303,36 @@ def callback(loop: Loopback, **params: str) -> str:
     return loop.redirect_uri + "?" + urlencode(params)
 
 
-def test_without_a_browser_the_url_is_shown_and_the_redirect_taken(listener, monkeypatch):
-    monkeypatch.delenv("MRTR_AUTH_WAIT", raising=False)
+NO_TERMINAL = ("cannot sign in here: with --no-browser, the address the browser is sent to must be pasted back, "
+               "and there is no terminal to paste it in (stdin is not a terminal)")
+NO_TERMINAL_HINT = ("run the same command in a terminal, or sign in on a machine where a browser can open "
+                    "(BROWSER names one)")
+
+
+def test_with_no_browser_flag_and_no_terminal_the_sign_in_fails_at_once(listener, monkeypatch):
+    monkeypatch.setenv("MRTR_AUTH_WAIT", "0.5")
     env = env_of()
-    assert visit(callback(listener, code="c1", state="st")) == 200
+    assert visit(callback(listener, code="c1", state="st")) == 200  # not taken: nobody could paste it
+    with pytest.raises(AuthError) as caught:
+        run_browser_flow(env, request(), listener, ask=False, no_browser=True)
+    assert type(caught.value) is AuthError
+    assert (caught.value.message, caught.value.hint) == (NO_TERMINAL, NO_TERMINAL_HINT)
+    assert env.stderr.getvalue() == ""
+    assert paste_readers() == []
+
+
+def test_with_stdin_redirected_the_address_is_pasted_on_the_controlling_terminal(listener, monkeypatch, tty):
+    monkeypatch.delenv("MRTR_AUTH_WAIT", raising=False)
+    tty.type(callback(listener, code="c1", state="st") + "\n")
+    env = env_of()
     req = AuthorizationRequest(url="https://as.example/authorize?x=1", state="st", verifier="v",
                                redirect_uri=listener.redirect_uri, issuer=ISSUER, iss_required=False)
     assert run_browser_flow(env, req, listener, ask=False, no_browser=True) == "c1"
-    assert env.stderr.getvalue() == "Open this URL in a browser to sign in:\n  https://as.example/authorize?x=1\n"
+    join_paste_readers()
+    assert env.stderr.getvalue() == (
+        "Open this URL in a browser to sign in:\n  https://as.example/authorize?x=1\n"
+        "Paste the address your browser was sent to after signing in (or wait for it to come back): ")
+    assert [codecs.lookup(name).name for name in tty.encodings] == ["utf-8"]  # not the locale's (None)
 
 
 def test_a_bad_wait_setting_is_refused_before_anything_opens(listener, monkeypatch, browser):
@@ -275,7 +350,10 @@ def test_the_browser_is_opened_and_its_redirect_taken(listener, browser):
     req = build_request(server(), "c", listener.redirect_uri, [], "st")
     assert run_browser_flow(env, req, listener, ask=False, no_browser=False) == "c2"
     assert opened.opened == [req.url]
-    assert env.stderr.getvalue() == "mrtr: opening the browser to sign in (waiting for it to come back)\n"
+    assert env.stderr.getvalue() == ("mrtr: opening the browser to sign in (waiting for it to come back)\n"
+                                     "If the browser shows nothing, open this URL in a browser to sign in:\n"
+                                     "  " + req.url + "\n")
+    assert paste_readers() == []  # no terminal: nothing is read
 
 
 def test_at_a_terminal_the_person_is_asked_before_the_browser_opens(listener, browser):
@@ -313,7 +391,7 @@ def test_with_no_browser_flag_the_address_is_pasted_at_a_terminal(listener, brow
     assert "Open the browser" not in text
     assert ("mrtr: that is not the address the browser was sent to (it has no code); paste the whole address"
             in text)
-    assert text.count("Paste the address your browser was sent to after signing in: ") == 2
+    assert text.count("Paste the address your browser was sent to after signing in (or wait for it to come back): ") == 2
 
 
 def test_a_pasted_error_is_the_servers_refusal(listener, browser):
@@ -343,13 +421,20 @@ def test_when_the_browser_cannot_start_the_url_is_shown_and_the_address_pasted(l
     assert "Paste the address" in text
 
 
-def test_without_a_terminal_nothing_is_read(listener, browser, monkeypatch):
-    browser(works=False)
-    monkeypatch.setenv("MRTR_AUTH_WAIT", "0.3")
+def test_when_no_browser_can_start_and_there_is_no_terminal_the_sign_in_fails_at_once(listener, browser,
+                                                                                     monkeypatch):
+    opened = browser(works=False)
+    monkeypatch.setenv("MRTR_AUTH_WAIT", "0.5")
     env = env_of()
-    with pytest.raises(NoResponse):
+    with pytest.raises(AuthError) as caught:
         run_browser_flow(env, request(), listener, ask=False, no_browser=False)
-    assert "Paste the address" not in env.stderr.getvalue()
+    assert (caught.value.message, caught.value.hint) == (
+        NO_TERMINAL.replace("with --no-browser", "no browser could be started"), NO_TERMINAL_HINT)
+    assert opened.opened == ["u"]
+    assert env.stderr.getvalue() == ("mrtr: opening the browser to sign in (waiting for it to come back)\n"
+                                     "mrtr: note: the browser could not be started (or it failed)\n"
+                                     "Open this URL in a browser to sign in:\n  u\n")  # shown all the same
+    assert paste_readers() == []
 
 
 def test_the_end_of_the_pasted_input_leaves_the_listener_waiting(listener, browser, monkeypatch):
@@ -357,7 +442,12 @@ def test_the_end_of_the_pasted_input_leaves_the_listener_waiting(listener, brows
     env = env_of("")
     visit(callback(listener, code="c7", state="st"))
     assert run_browser_flow(env, request(), listener, ask=False, no_browser=True) == "c7"
-    flow._read_pasted(env, listener)  # at the end of input it returns, failing nothing
+    waiting = Loopback("st")
+    try:
+        flow._read_pasted(env, waiting, Terminal(""))  # at the end of input it returns, failing nothing
+        assert not waiting.done()
+    finally:
+        waiting.close()
 
 
 def test_any_failure_of_the_paste_thread_ends_the_wait(listener):
@@ -366,7 +456,7 @@ def test_any_failure_of_the_paste_thread_ends_the_wait(listener):
             raise KeyboardInterrupt
 
     env = Environment(stdin=Broken(""), stdout=io.StringIO(), stderr=Terminal())
-    flow._paste_in_background(env, listener)
+    flow._paste_in_background(env, listener, env.stdin)
     with pytest.raises(KeyboardInterrupt):
         listener.wait(60)
 
@@ -396,10 +486,129 @@ def test_the_paste_reader_is_a_named_daemon_thread(listener):
 
     env = Environment(stdin=Waiting(""), stdout=io.StringIO(), stderr=Terminal())
     before = set(threading.enumerate())
-    flow._paste_in_background(env, listener)
+    flow._paste_in_background(env, listener, env.stdin)
     try:
         (reader,) = [t for t in threading.enumerate() if t not in before]
         assert reader.name == "mrtr-oauth-paste"
         assert reader.daemon is True
     finally:
         release.set()
+
+
+# ---------------------------------------------------------------- whether a paste can come back at all
+def test_no_browser_without_any_terminal_is_refused_before_anything_starts():
+    with pytest.raises(AuthError) as caught:
+        flow.check_paste_possible(env_of(), no_browser=True)
+    assert type(caught.value) is AuthError
+    assert (caught.value.message, caught.value.hint) == (NO_TERMINAL, NO_TERMINAL_HINT)
+    assert caught.value.__suppress_context__ is True  # not the OSError of /dev/tty
+
+
+def test_a_paste_is_possible_with_a_browser_or_a_terminal(tty):
+    assert flow.check_paste_possible(env_of(), no_browser=False) is None  # the browser brings it back
+    assert flow.check_paste_possible(env_of(""), no_browser=True) is None  # stdin is a terminal
+    assert tty.opened == []
+    tty.type("")
+    assert flow.check_paste_possible(env_of(), no_browser=True) is None  # the controlling terminal
+    assert [stream.closed for stream in tty.opened] == [True]  # only looked at
+
+
+# ---------------------------------------------------------------- reading a line while the sign-in waits
+class Lines:
+    """A stream with lines and nothing else (no file descriptor to wait on)."""
+
+    def __init__(self, text: str):
+        self.stream = io.StringIO(text)
+
+    def readline(self) -> str:
+        return self.stream.readline()
+
+
+def test_a_line_is_read_from_a_stream_without_a_file_descriptor(listener):
+    assert flow._read_line_while_waiting(listener, Lines("  pasted \nnext\n")) == "pasted"
+    assert flow._read_line_while_waiting(listener, Terminal("typed\n")) == "typed"
+    assert flow._read_line_while_waiting(listener, Lines("")) is None  # end of input
+
+
+def test_a_descriptor_that_cannot_be_waited_on_is_read_directly(listener):
+    class BadDescriptor(Terminal):
+        def fileno(self) -> int:
+            return -1  # select refuses it (ValueError)
+
+    assert flow._read_line_while_waiting(listener, BadDescriptor("typed\n")) == "typed"
+
+
+def test_the_person_may_take_their_time_to_paste():
+    """The reader keeps waiting for a line (polling whether the sign-in ended meanwhile)."""
+
+    class Watched(Loopback):
+        def __init__(self):
+            super().__init__("st")
+            self.polls, self.polled = 0, threading.Event()
+
+        def done(self) -> bool:
+            self.polls += 1
+            if self.polls == 2:  # once a wait for a line has run out
+                self.polled.set()
+            return super().done()
+
+    watched, got = Watched(), []
+    read_end, write_end = os.pipe()
+    try:
+        with open(read_end, encoding="utf-8") as stream, open(write_end, "w", encoding="utf-8") as typing:
+            def read() -> None:
+                got.append(flow._read_line_while_waiting(watched, stream))
+                watched.polled.set()
+
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            assert watched.polled.wait(60)
+            typing.write("pasted late\n")
+            typing.flush()
+            reader.join(60)
+        assert got == ["pasted late"]
+        assert watched.polls >= 3
+    finally:
+        watched.close()
+
+
+def test_a_line_is_read_when_the_terminal_has_one(listener):
+    read_end, write_end = os.pipe()
+    with open(read_end, encoding="utf-8") as stream, open(write_end, "w", encoding="utf-8") as typing:
+        typing.write("https://pasted.example/?code=c\n")
+        typing.flush()
+        assert flow._read_line_while_waiting(listener, stream) == "https://pasted.example/?code=c"
+
+
+def test_nothing_is_read_once_the_sign_in_has_ended(listener):
+    """What the person types after the redirect came belongs to what comes next (a form)."""
+    read_end, write_end = os.pipe()
+    with open(read_end, encoding="utf-8") as stream, open(write_end, "w", encoding="utf-8") as typing:
+        threading.Thread(target=visit, args=(callback(listener, code="c", state="st"),), daemon=True).start()
+        assert flow._read_line_while_waiting(listener, stream) is None  # the redirect ends the wait
+        typing.write("the answer to a form\n")
+        typing.flush()
+        assert flow._read_line_while_waiting(listener, stream) is None
+        assert flow._read_line_while_waiting(listener, Terminal("typed\n")) is None
+        assert stream.readline() == "the answer to a form\n"
+
+
+def test_a_line_that_comes_as_the_sign_in_ends_is_not_taken(listener):
+    class RedirectMeanwhile(Terminal):
+        def readline(self, *args):
+            listener.accept({"state": "st", "code": "c"})
+            return "typed meanwhile\n"
+
+    assert flow._read_line_while_waiting(listener, RedirectMeanwhile("")) is None
+
+
+def test_the_paste_prompt_is_not_repeated_once_a_redirect_came(listener, browser):
+    opened = browser(callback(listener, code="c9", state="st"))
+    env = env_of("")  # a terminal where nothing is typed
+    assert run_browser_flow(env, request(), listener, ask=False, no_browser=False) == "c9"
+    join_paste_readers()
+    assert opened.opened == ["u"]
+    assert env.stderr.getvalue() == (
+        "mrtr: opening the browser to sign in (waiting for it to come back)\n"
+        "If the browser shows nothing, open this URL in a browser to sign in:\n  u\n"
+        "Paste the address your browser was sent to after signing in (or wait for it to come back): ")
