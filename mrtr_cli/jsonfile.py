@@ -42,7 +42,7 @@ class NonFiniteNumber(UnreadableNumber):
 
     def __init__(self, token: str):
         if overflows(token):
-            super().__init__(f"{token[:40]} is too large a number for mrtr to read (beyond a float)", token)
+            super().__init__(f"{token[:40]} is too large a number: beyond a float, it is not a finite number", token)
         else:
             super().__init__(f"{token} is not a finite number (JSON has no NaN or Infinity)", token)
 

@@ -267,14 +267,6 @@ def test_a_token_that_cannot_be_sent_safely_is_refused_and_nothing_is_stored(scr
     assert "good-token" not in status.stdout + status.stderr
 
 
-def test_a_token_reply_that_is_no_json_object_is_named_so(scripted, tmp_path):
-    mcp, auth = protected(scripted)
-    auth.docs["/token"] = b'["access_token", "x"]'
-    run = cc_login(tmp_path, mcp)
-    assert run.code == 8, run.stderr
-    assert f"the token endpoint {auth.url('/token')} answered HTTP 200 without a JSON object" in error_line(run)
-
-
 def test_a_redirect_port_out_of_range_from_the_environment_is_named_by_its_variable(tmp_path):
     run = run_mrtr(tmp_path, "--url", "http://127.0.0.1:9/mcp", "auth", "login", env={"MRTR_REDIRECT_PORT": "99999"})
     assert run.code == 2, run.stderr

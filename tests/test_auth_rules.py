@@ -687,7 +687,7 @@ def test_a_token_response_that_is_no_json_object_is_refused(scripted, tmp_path, 
     mcp, auth = _hostile_servers(scripted, token_reply=reply)
     run = _hostile_login(tmp_path, mcp)
     assert run.returncode == 8, run.stderr
-    assert "the token endpoint refused (HTTP 200)" in _one_error_line(run)
+    assert f"the token endpoint {auth.url()}/token answered HTTP 200 without a JSON object" in _one_error_line(run)
     assert auth.fetched[-1] == "/token"
 
 
