@@ -19,6 +19,7 @@ import time
 import pytest
 
 from tests.auth_support import ROOT, expire_stored_tokens, run_mrtr, sign_in, store_files
+from tests.support import wait_for
 
 jwt = pytest.importorskip("jwt")
 
@@ -117,6 +118,17 @@ def test_a_resource_without_dpop_is_named_with_the_way_out(tmp_path, oauth_serve
     assert "takes bearer tokens only" in run.stderr and "--no-dpop" in run.stderr
     assert sign_in(tmp_path, server, browser, "--no-dpop").code == 0
     assert call(tmp_path, server, "echo", "text=x").code == 0
+
+
+def test_an_expired_dpop_bound_token_is_replaced_not_taken_for_a_bearer_only_server(tmp_path, oauth_server, browser):
+    server = oauth_server("--dpop")
+    assert sign_in(tmp_path, server, browser).code == 0
+    server.expire_tokens()  # the resource now refuses the stored token (whatever its challenge says)
+    run = call(tmp_path, server, "echo", "text=again")
+    assert run.code == 0 and run.stdout.strip() == "echo: again", run.stderr
+    assert "bearer tokens only" not in run.stderr
+    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    assert "DPoP" in status.stdout, status.stdout
 
 
 # ---------------------------------------------------------------------- federation
@@ -273,7 +285,20 @@ def test_an_assertion_file_or_command_follows_the_rules_of_every_user_file_and_t
         run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *args, env=env, timeout=120)
         assert run.code == 2, (args, env, run.stderr)
         assert "not a regular file" in run.stderr and (args[:1] or list(env))[0] in run.stderr
-    slow = run_mrtr(tmp_path, "--url", server.mcp_url, "--timeout", "5", "auth", "login",
-                    "--assertion-command", "sleep 100", timeout=120)
+    pidfile = tmp_path / "child.pid"
+    slow = run_mrtr(tmp_path, "--url", server.mcp_url, "--timeout", "5", "auth", "login", "--assertion-command",
+                    f"sh -c 'sleep 100 & echo $! > {pidfile}; sleep 100'", timeout=120)
     assert slow.code == 7, slow.stderr
     assert "--assertion-command: the command did not finish within --timeout" in slow.stderr
+    child = int(pidfile.read_text())  # the command's own child ends with it (its process group)
+
+    def gone() -> bool:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return True
+        return open(f"/proc/{child}/stat").read().split()[2] == "Z"  # a zombie waiting for its reaper
+
+    wait_for(gone, 60, "the assertion command's child to end")
+    fifo_hint = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-file", str(fifo))
+    assert "give a regular file" in fifo_hint.stderr and "stdin" not in fifo_hint.stderr

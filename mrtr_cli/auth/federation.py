@@ -47,8 +47,15 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
     elif source.kind == "file":
         from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415
 
+        from mrtr_cli.errors import UsageError  # noqa: PLC0415
+
         # the same reader as every user file: a FIFO or device is refused at once, never read
-        value = read_named_text(os.path.expanduser(source.value), source=source.where, limit=MAX_ASSERTION + 1)
+        try:
+            value = read_named_text(os.path.expanduser(source.value), source=source.where, limit=MAX_ASSERTION + 1)
+        except UsageError as exc:
+            if exc.hint and "stdin" in exc.hint:  # `-` is no stdin here: the JWT is read again for each token
+                exc.hint = "give a regular file"
+            raise
     else:
         value = _run(source, what, deadline)
     value = value.strip()
@@ -73,7 +80,7 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     if not argv:
         raise AuthError(f"{source.where}: the command is empty")
     try:
-        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=limit, check=False)
+        proc = _run_in_group(argv, limit)
     except FileNotFoundError:
         raise AuthError(f"{source.where}: command not found: {argv[0]}") from None
     except subprocess.TimeoutExpired:
@@ -87,6 +94,30 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     if proc.returncode != 0:
         raise AuthError(f"{source.where}: the command exited with {proc.returncode} instead of printing {what}")
     return proc.stdout[:MAX_ASSERTION + 1].decode("utf-8", "replace")
+
+
+def _run_in_group(argv: list[str], limit: float) -> Any:
+    """`subprocess.run(argv, capture_output=True, timeout=limit)` in a process group of its
+    own, the whole group ended on the timeout (a command's children do not outlive it).
+
+    Raises:
+        subprocess.TimeoutExpired, OSError: as `subprocess.run`.
+    """
+    import signal  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          start_new_session=True) as proc:
+        try:
+            out, err = proc.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            proc.communicate()
+            raise
+        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def jwt_bearer_form(assertion: str, resource: str, scopes: list[str]) -> dict[str, str]:

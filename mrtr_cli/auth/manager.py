@@ -92,6 +92,7 @@ class OAuthClient:
         self._http: Any = None
         self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint)
         self.step_ups = 0
+        self._issued: set[str] = set()  # access tokens obtained in this run (not read from the store)
         self._refreshed_on_401 = False  # a refreshed token refused again means: sign in
         self.server: AuthServer | None = None
         for secret in (settings.client_secret, settings.private_key, settings.idp_client_secret):
@@ -184,9 +185,12 @@ class OAuthClient:
         with self.store.locked(timeout=_lock_wait()):
             entry = self.store.entry() or {}
             tokens = entry.get("tokens") or {}
-            if (status == 401 and sent and tokens.get("access_token") == sent and tokens.get("token_type") == "DPoP"
+            if (status == 401 and sent and sent in self._issued and tokens.get("access_token") == sent
+                    and tokens.get("token_type") == "DPoP"
                     and www_authenticate and not re.search(r"(?:^|,)\s*dpop(?:\s|,|$)", www_authenticate.lower())):
-                # RFC 9449 section 7.1: a resource that takes DPoP says so in its challenges
+                # RFC 9449 section 7.1: a resource that takes DPoP says so in its challenges. Only a
+                # token issued in this run counts: a stored one may just have expired, and a
+                # server may answer that with a Bearer challenge (a refresh or new grant comes first).
                 raise AuthError(f"{self.label} refused the DPoP-bound token with a challenge that offers no DPoP: "
                                 "it takes bearer tokens only",
                                 hint=f"sign in for bearer tokens: {self.settings.login_hint} --no-dpop "
@@ -326,6 +330,7 @@ class OAuthClient:
             raise
         if proof_key is not None and tokens.get("token_type") == "DPoP":
             tokens["dpop_key"] = proof_key.stored()
+        self._issued.add(tokens["access_token"])
         return tokens
 
     def _token_request(self, client: dict[str, Any], endpoint: str, data: dict[str, str], issuer: str,

@@ -220,7 +220,7 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
 
     print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "MECHANISM", "SCOPES", "TOKEN", "REFRESH"],
                 [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
-                  f"{shown(r['clientId'])} ({shown(r['client'])})", r["mechanism"],
+                  f"{shown(r['clientId'] or '-')} ({shown(r['client'])})", r["mechanism"],
                   shown(" ".join(r["scopes"])) or "-", expiry(r), "yes" if r["refreshToken"] else "no"] for r in rows])
 
 
