@@ -79,22 +79,22 @@ def lifetime(value: Any) -> float | None:
     finite, above 0 and at most `MAX_LIFETIME`; None (unknown) for anything else."""
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 12:
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if not 0 < value <= MAX_LIFETIME:
-        return None
-    return float(value)
+    return _bounded(value, MAX_LIFETIME)
 
 
 def epoch(value: Any) -> float | None:
     """A point in time (Unix seconds) if it is a finite number above 0 and before the year
     10000; None for anything else (0 in `client_secret_expires_at` means "never")."""
+    return _bounded(value, MAX_EPOCH)
+
+
+def _bounded(value: Any, most: float) -> float | None:
+    """`value` as a float if it is a finite JSON number (not a boolean) above 0 and at most
+    `most`; None otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if not 0 < value <= MAX_EPOCH:
+    if not 0 < value <= most:
         return None
     return float(value)
