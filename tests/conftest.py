@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from tests.prefork import launch_argv
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 EXAMPLE_SERVER = ROOT / "examples" / "servers" / "work_items.py"
@@ -125,9 +127,14 @@ def mrtr_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., 
     return run
 
 
-def stdio_cmd(script: Path | str, *extra: str) -> str:
-    """A `--stdio` command line running `script` with this interpreter."""
-    return shlex.join([PY, str(script), *extra])
+def stdio_cmd(script: Path | str, *extra: str, direct: bool = False) -> str:
+    """A `--stdio` command line running `script` with this interpreter: as a fork of the test
+    worker's pre-imported zygote (tests/prefork.py: the same process behaviour, without
+    0.6 s of imports per server), or, with `direct`, as `python SCRIPT` itself (for a test
+    about the server's process: its pid, its children, its process group)."""
+    if direct:
+        return shlex.join([PY, str(script), *extra])
+    return shlex.join(launch_argv(script, *extra))
 
 
 def free_port() -> int:
@@ -158,7 +165,7 @@ class HttpServers:
     def start(self, script: Path | str, *extra: str, env: dict[str, str] | None = None) -> str:
         port = free_port()
         proc = subprocess.Popen(
-            [PY, str(script), "--http", str(port), *extra],
+            launch_argv(script, "--http", str(port), *extra),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env={**os.environ, **(env or {})},

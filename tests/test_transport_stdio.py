@@ -36,7 +36,7 @@ def test_a_process_that_escapes_the_servers_group_ends_with_mrtr(mrtr, tmp_path)
     # The server double-forks and calls setsid: a process outside its group. mrtr is its
     # subreaper (Linux) and ends it at shutdown.
     pidfile = tmp_path / "escaped.pid"
-    server = stdio_cmd(SERVERS / "escaping_server.py", str(pidfile))
+    server = stdio_cmd(SERVERS / "escaping_server.py", str(pidfile), direct=True)  # its process tree is the point
     try:
         r = mrtr("--protocol", "2025-11-25", "--stdio", server, "ping")
         assert r.code == 0, r.stderr
