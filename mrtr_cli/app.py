@@ -1,6 +1,6 @@
 """The application layer: one run of `mrtr`, composed from the packages that do the work.
 
-Data flows one way (DESIGN.md section 6): options -> target -> session (transport + era)
+Data flows one way (docs/design.md, "Layers"): options -> target -> session (transport + era)
 -> engine <-> responders -> result -> render. A command (cli/) builds an `App` from its
 options and reads top to bottom, e.g. `mrtr call`:
 
@@ -50,7 +50,7 @@ class App:
         env: the run's environment (streams, terminal facts, secrets).
 
     Attributes:
-        config_roots: roots a server config supplies (issue 7): (entries, source label, base
+        config_roots: roots a server config supplies: (entries, source label, base
             directory for relative paths); used when neither --root nor an answer file gives roots.
         rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
         end_server_at_once: stop a stdio server without grace periods at the end (shell completion).
@@ -76,8 +76,8 @@ class App:
         self.trace_file: IO[str] | None = None
         self._deadline: Deadline | None = None
         self._target: Target | None = None
-        # One answer store, responder chain and recorder per run (issue 5: an older
-        # server's own requests are answered by the same chain as MRTR input requests).
+        # One answer store, responder chain and recorder per run (an older server's own
+        # requests are answered by the same chain as MRTR input requests).
         self._store: AnswerStore | None = None
         self._sources: tuple[tuple[AnswerStore, Any], tuple[Any, str, Any]] | None = None
         self._chain: ResponderChain | None = None

@@ -1,6 +1,6 @@
 """Exit statuses and the error hierarchy every failure path goes through.
 
-Every way `mrtr` can end is one `ExitStatus` (DESIGN.md section 2). Code below
+Every way `mrtr` can end is one `ExitStatus` (docs/design.md, "Exit codes"). Code below
 the CLI raises a `MrtrError` subclass; the CLI catches it once, prints one line
 (or one JSON line with `--json`) and exits with the error's status.
 """
@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 
 class ExitStatus(IntEnum):
-    """Process exit codes (DESIGN.md section 2)."""
+    """Process exit codes (docs/design.md, "Exit codes")."""
 
     SUCCESS = 0
     TOOL_ERROR = 1  # the result has isError: true
@@ -103,7 +103,7 @@ class InputRequired(MrtrError):
     """Input is needed and nobody can answer it now (exit 5).
 
     Attributes:
-        pending: the pending document (DESIGN.md section 4) to print on stdout.
+        pending: the pending document (docs/design.md, "Pending documents") to print on stdout.
     """
 
     exit_status = ExitStatus.INPUT_REQUIRED
@@ -137,7 +137,7 @@ class Interrupted(MrtrError):
     exit_status = ExitStatus.INTERRUPTED
 
 
-#: Which exit code wins when several apply to one run, first wins (issue 16; the README's
+#: Which exit code wins when several apply to one run, first wins (the README's
 #: exit-code table and `mrtr help exit-codes` say the same). What stopped the run outranks
 #: what the run found: Ctrl-C, then a timeout (a task that was cancelled or failed after
 #: `--timeout` struck is reported, but the run ended by timing out), then an authorization,

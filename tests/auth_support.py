@@ -1,4 +1,4 @@
-"""Fixtures for the sign-in tests (issue 13): a real protected MCP server with its OAuth
+"""Fixtures for the sign-in tests: a real protected MCP server with its OAuth
 authorization server (tests/servers/oauth_server.py) and a stand-in browser
 (tests/oauth_browser.py) to set as `BROWSER`.
 
@@ -302,7 +302,7 @@ def expire_stored_tokens(tmp_path: Path) -> int:
 
 
 def login_hint(url: str) -> str:
-    """The command the issue says an exit-8 message names."""
+    """The command an exit-8 message names when nobody can sign in (docs/oauth.md)."""
     return f"mrtr --url {url} auth login"
 
 

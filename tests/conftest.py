@@ -262,12 +262,12 @@ def catalog(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_
     return recording_target(request.param, CATALOG_SERVER, http_servers, tmp_path_factory)
 
 
-# ---------------------------------------------------------------------- issue 3: elicitation
+# ---------------------------------------------------------------------- elicitation
 @pytest.fixture(scope="module", params=["stdio", "http"])
 def forms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The elicitation test server (tests/servers/forms_server.py), recording requests."""
     return recording_target(request.param, SERVERS / "forms_server.py", http_servers, tmp_path_factory)
 
 
-# ---------------------------------------------------------------------- issue 13: OAuth sign-in
+# ---------------------------------------------------------------------- OAuth sign-in
 from tests.auth_support import browser, https_documents, oauth_server, scripted  # noqa: E402,F401  (fixtures)

@@ -1,5 +1,5 @@
 """Answering every elicitation property kind from answer files and `-a` flags, against a real
-SDK server over stdio and HTTP; wrong answers stop before anything is sent (issue 3).
+SDK server over stdio and HTTP; wrong answers stop before anything is sent.
 
 Also the pure helpers: typing and checking typed answers, formats, URL warnings and display
 pieces, pending-document helpers, form fields, answer documents and `-a` flags."""

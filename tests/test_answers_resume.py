@@ -1,6 +1,7 @@
-"""Pending documents and `mrtr resume` (DESIGN.md section 4; issue 3): templates that mark every
-field, resuming without redoing earlier rounds with the exact requestState, URL mode with
-nobody at a terminal, and a server that refuses a resumed requestState."""
+"""Pending documents and `mrtr resume` (docs/design.md, "Pending documents" and "Resuming"):
+templates that mark every field, resuming without redoing earlier rounds with the exact
+requestState, URL mode with nobody at a terminal, and a server that refuses a resumed
+requestState."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Tool arguments typed by the tool's inputSchema and checked locally before sending
-(issue 7): key=value coercion, key:=json, key=@file, stdin, heredocs, arrays, nested
+"""Tool arguments typed by the tool's inputSchema and checked locally before sending:
+key=value coercion, key:=json, key=@file, stdin, heredocs, arrays, nested
 objects, and schema violations that never reach tools/call.
 
 Also the argument typing functions themselves, and usage errors found by the parser

@@ -1,4 +1,4 @@
-"""CI without a person (issue 13): the client credentials grant of the OAuth client credentials
+"""CI without a person: the client credentials grant of the OAuth client credentials
 extension (client_secret_basic, client_secret_post, private_key_jwt), from options, environment
 variables or a server's config entry; no browser ever; an expired token is fetched again."""
 

@@ -1,4 +1,4 @@
-"""Startup cost of sign-in support (issue 13): a call to a server that needs no token imports
+"""Startup cost of sign-in support: a call to a server that needs no token imports
 nothing of `mrtr_cli.auth`; the check is shown to see such imports where they happen."""
 
 from __future__ import annotations

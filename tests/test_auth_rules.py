@@ -1,4 +1,4 @@
-"""The MCP authorization profile's rules, one by one (issue 13), against real HTTP servers on
+"""The MCP authorization profile's rules, one by one, against real HTTP servers on
 127.0.0.1 (JSON documents from tests/auth_support.py; the end-to-end sign-in with a real
 authorization server is in test_auth_signin.py and the conformance suite).
 

@@ -1,4 +1,4 @@
-"""Step-up on 403 `insufficient_scope`, and where tokens and secrets go (issue 13): to the
+"""Step-up on 403 `insufficient_scope`, and where tokens and secrets go: to the
 resource only (never another origin, redirects included), and into no output, trace, error,
 pending document, batch record or cache file."""
 

@@ -1,4 +1,4 @@
-"""Signing in (issue 13), end to end: `mrtr` against a real protected MCP server and its OAuth
+"""Signing in, end to end: `mrtr` against a real protected MCP server and its OAuth
 authorization server (tests/servers/oauth_server.py), the browser step done by the stand-in
 browser set as `BROWSER` (tests/oauth_browser.py), the terminal a real pseudo-terminal."""
 

@@ -1,4 +1,4 @@
-"""Stored sign-ins (issue 13), end to end against tests/servers/oauth_server.py: silent refresh,
+"""Stored sign-ins, end to end against tests/servers/oauth_server.py: silent refresh,
 one refresh for concurrent processes, a private token store, and `auth status`, `auth logout`,
 `auth token`."""
 

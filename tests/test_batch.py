@@ -1,4 +1,4 @@
-"""`mrtr batch` (issue 8): per-line records, the overall exit code, --resume, --fail-fast,
+"""`mrtr batch`: per-line records, the overall exit code, --resume, --fail-fast,
 a server that dies, tasks, and one shared session.
 
 Servers: tests/servers/batch_server.py (stateless tools, prompts, resources; over stdio
@@ -281,7 +281,7 @@ def test_resume_after_an_interrupted_run_completes_only_the_missing_lines(mrtr, 
 
     again = mrtr(*server.args, "batch", str(batch), "--resume", str(out))  # nothing left to do
     assert again.code == 0 and len(records(out.read_text())) == 30
-    # issue 16: it says that nothing ran, not "30 lines: 30 ok".
+    # it says that nothing ran, not "30 lines: 30 ok".
     assert "mrtr: batch: nothing ran: all 30 lines were recorded earlier (--resume; 30 ok)" in again.stderr
 
 

@@ -1,4 +1,4 @@
-"""Named servers from config files (issue 7): Claude Desktop, VS Code and .mcp.json shapes,
+"""Named servers from config files: Claude Desktop, VS Code and .mcp.json shapes,
 search order, `mrtr servers`, `${VAR}` expansion only where it is safe, and config
 secrets kept out of diagnostics and pending documents. HOME is a temp directory."""
 

@@ -1,4 +1,4 @@
-"""The same user-visible scenarios in every protocol era (issue 5): a form asked mid-call,
+"""The same user-visible scenarios in every protocol era: a form asked mid-call,
 answered from a file, interactively, and refused with `--no-input`, against
 
 - the SDK's dual-era server reached in modern mode (`--protocol auto` probes and finds 2026-07-28),

@@ -1,4 +1,4 @@
-"""Era detection and the legacy (2025-11-25 and earlier) protocol on the wire (issue 5):
+"""Era detection and the legacy (2025-11-25 and earlier) protocol on the wire:
 the probe and its timeout, the era cache, the handshake, legacy Streamable HTTP sessions,
 server-initiated requests, URL elicitation and -32042, legacy results and errors.
 

@@ -1,6 +1,6 @@
 """A person at a real pseudo-terminal (pexpect) answers every property kind, reviews and edits,
 answers several requests of one round in turn, consents (or not) to URLs, is shown hostile
-server text inertly, and presses Ctrl-C (issue 3). stdout goes to a file and holds only the result."""
+server text inertly, and presses Ctrl-C. stdout goes to a file and holds only the result."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def fill_every_kind(s: Session) -> None:
     s.answer("Beta", DOWN + DOWN + ENTER)  # (leave empty) -> Alpha -> Beta
     s.answer("Toppings * [choose 1 to 2]", ENTER)
     s.answer("choose at least 1", " " + DOWN + " " + DOWN + " " + ENTER)
-    # "choose at most 2", printed above the field asked again (issue 16: not in a bottom toolbar),
+    # "choose at most 2", printed above the field asked again (not in a bottom toolbar),
     # with the ticks kept and the pointer back at the top: untick olives.
     s.answer("✗ choose at most 2", DOWN + DOWN + " " + ENTER)
     s.expect("Monday")  # ticked by default
@@ -179,7 +179,7 @@ def test_ctrl_c_keeps_earlier_answers_for_resume(tmp_path, forms: Target, mrtr, 
     assert s.finish() == 130
     match = re.search(r"mrtr resume (\S+\.json)", s.screen)
     assert match, s.screen
-    # issue 16: resume asks again at a terminal, so the hint does not demand --answers FILE.
+    # resume asks again at a terminal, so the hint does not demand --answers FILE.
     assert f"mrtr resume {match.group(1)} (it asks again at a terminal" in s.screen
     doc = json.loads(Path(match.group(1)).read_text())
     assert Path(match.group(1)).is_relative_to(tmp_path / "state" / "mrtr" / "pending")

@@ -1,5 +1,5 @@
 """Interactive answers in a real pseudo-terminal (pexpect): the forms appear on the terminal,
-typed answers are sent, and stdout (redirected to a file) holds only the result (issue 2)."""
+typed answers are sent, and stdout (redirected to a file) holds only the result."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Help that teaches (issue 16): examples and argument syntax first, a command's own options,
+"""Help that teaches: examples and argument syntax first, a command's own options,
 then the shared ones under headings from one table; `mrtr help TOPIC` pages from package data,
 the same text as the README's and docs/ pages' sections (scripts/sync-help); exit-code precedence decided in one place.
 

@@ -1,4 +1,4 @@
-"""Hostile and careless user input (issue 14, the user's side): secrets in every header
+"""Hostile and careless user input (the user's side): secrets in every header
 source, bad files and streams, arguments that conflict or cannot be typed, output that
 cannot be written. Every case asserts its documented exit code, no traceback, and that
 no secret from the run appears in any output or file."""

@@ -1,5 +1,5 @@
-"""Property-based fuzzing (hypothesis) of what the user types and what a person is shown
-(issue 14): the `key=value` argument parser, answer-file loading and the URL display. No
+"""Property-based fuzzing (hypothesis) of what the user types and what a person is shown:
+the `key=value` argument parser, answer-file loading and the URL display. No
 input may raise anything but a `UsageError` (exit 2) in-process, or end a run with exit 70
 or a hang through the CLI."""
 

@@ -1,4 +1,4 @@
-"""What a person is shown (issue 14), in a real pseudo-terminal (pexpect): an optional
+"""What a person is shown, in a real pseudo-terminal (pexpect): an optional
 boolean with no default starts on "(leave empty)"; a rejected one-off answer is shown with
 the server's message and asked again pre-filled; a URL is shown with the host a browser
 visits, and one a browser reads differently is never opened."""

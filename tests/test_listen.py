@@ -1,7 +1,7 @@
 """`mrtr listen` against the SDK server tests/servers/listen_server.py, over stdio and HTTP,
 in both eras (2026-07-28 `subscriptions/listen`; 2025-11-25 `resources/subscribe` and
 list-changed notifications), and each of its ends: --count, --timeout, Ctrl-C (SIGINT),
-and the server ending the subscription (issue 15).
+and the server ending the subscription.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Listing and describing what a server offers (issue 7): every page of tools, prompts,
+"""Listing and describing what a server offers: every page of tools, prompts,
 resources and templates (one cursor is the empty string), lossless JSON, readable text,
 one tool in detail, server/discover."""
 
@@ -106,7 +106,7 @@ def test_unknown_tool_says_did_you_mean(mrtr, catalog: Target):
     r = mrtr(*catalog.args, "call", "whoamii")
     assert r.code == 2 and "did you mean: whoami?" in r.stderr
     assert not catalog.calls()
-    # issue 16: a name like none of the tools gets no list of every tool (as git does).
+    # a name like none of the tools gets no list of every tool (as git does).
     r = mrtr(*catalog.args, "call", "zzqqxx")
     assert r.code == 2 and "did you mean" not in r.stderr and "whoami" not in r.stderr, r.stderr
     assert "no tool has a name like it; the tools command lists the server's" in r.stderr

@@ -1,4 +1,4 @@
-"""The tool-list cache (issue 7; 2026-07-28 server/utilities/caching): `ttlMs` decides
+"""The tool-list cache (2026-07-28 server/utilities/caching): `ttlMs` decides
 freshness, `private` lists are kept per authorization context without storing the
 secret, and a stale or wrong cached list is re-fetched rather than trusted."""
 

@@ -1,4 +1,4 @@
-"""Listing that sees what a call sees (issue 15): `server/discover`, the era probe and the
+"""Listing that sees what a call sees: `server/discover`, the era probe and the
 list requests declare the client capabilities the run would declare on a call, the
 listing commands take the declaring options, the list cache never serves a list made
 under another declaration, and an input request for an undeclared capability names

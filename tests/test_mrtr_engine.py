@@ -1,5 +1,5 @@
 """The MRTR engine: `mrtr call` finishes multi round-trip calls on real 2026-07-28 SDK servers,
-over stdio and HTTP (issue 2); odd results from a hand-written server (absent or unknown
+over stdio and HTTP; odd results from a hand-written server (absent or unknown
 result types, version negotiation), verbose traces, and an internal error (exit 70)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`mrtr ping` (issue 15): `ping` to a 2025-11-25 server, `server/discover` to a 2026-07-28
+"""`mrtr ping`: `ping` to a 2025-11-25 server, `server/discover` to a 2026-07-28
 one (which has no ping), -c / -i like ping(8), exit 0 / 3 / 7 / 130."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Progress, server logs and cancellation (issue 6) against real SDK servers over stdio and
+"""Progress, server logs and cancellation against real SDK servers over stdio and
 HTTP: progress tokens, progress lines on stderr, `--timeout` extended by progress up to
 `--max-timeout`, `--log-level`, and Ctrl-C / timeouts cancelling the request (exit 130 / 7)."""
 

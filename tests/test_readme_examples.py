@@ -1,4 +1,4 @@
-"""Every marked shell example of README.md and docs/*.md runs, as written (issue 16).
+"""Every marked shell example of README.md and docs/*.md runs, as written.
 
 Markers (an HTML comment on the line right before a ```sh block):
 
@@ -128,15 +128,15 @@ def test_every_shell_block_is_marked():
                     f"{path.relative_to(ROOT)} line {number + 1}: a ```sh block without an <!-- example --> marker"
 
 
-#: What each page's run blocks must show (issue 17 moved the reference examples from the
-#: README to docs/ pages; each block still runs, in its page).
+#: What each page's run blocks must show (the reference examples live in the docs/ pages,
+#: not the README; each block runs in its page).
 PROMISED = {
     "README.md": ('--stdio "python examples/servers/work_items.py"', "examples/servers/work_items.py --http",
                   "--background", "mrtr resume pending.json", "prompt triage", "read workitems://"),
     "docs/commands.md": ("--config examples/mcp.json -s work tools", "ping", "complete prompt"),
     "docs/tasks.md": ("examples/servers/builds.py --http", "--background", "--detach", "task wait", "task cancel"),
     "docs/batch.md": ("batch examples/batch/work.jsonl", "--resume"),
-    # Signing in (issue 13): against the example protected server, every auth command
+    # Signing in: against the example protected server, every auth command
     "docs/oauth.md": ("examples/servers/protected.py --http", "auth login", "auth status", "auth token",
                       "auth logout", "--expire-tokens", "MRTR_OAUTH_GRANT=client_credentials", "BROWSER="),
     "docs/answers.md": ("--sampling-command", "mrtr resume"),

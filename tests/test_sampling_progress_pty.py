@@ -1,5 +1,5 @@
-"""Issue 6 in a real pseudo-terminal (pexpect): interactive sampling (review, edit, decline),
-the live progress bar on stderr while stdout (a file) holds only the result, and Ctrl-C."""
+"""Sampling and progress in a real pseudo-terminal (pexpect): interactive sampling (review,
+edit, decline), the live progress bar on stderr while stdout (a file) holds only the result, and Ctrl-C."""
 
 from __future__ import annotations
 

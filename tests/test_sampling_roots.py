@@ -1,4 +1,4 @@
-"""Sampling and roots answers (issue 6) against a real SDK server whose tools ask through the
+"""Sampling and roots answers against a real SDK server whose tools ask through the
 SDK's own resolvers: answer files, `--sampling-command`, `--root`, the capabilities declared
 for each, and every way a sampling command can fail.
 

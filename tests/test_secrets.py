@@ -1,4 +1,4 @@
-"""Secrets never reach diagnostics (issue 7): with `-H "Authorization: Bearer s3cret"`,
+"""Secrets never reach diagnostics: with `-H "Authorization: Bearer s3cret"`,
 `-vv` and `--trace`, the string `s3cret` appears nowhere in stderr or in the trace, not
 in HTTP header traces, not in a 401 error whose challenge echoes the token, not in a
 pending document, not in a usage error about a mistyped header."""

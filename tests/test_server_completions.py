@@ -1,4 +1,4 @@
-"""Server completions (issue 15; 2026-07-28 server/utilities/completion): `mrtr complete`,
+"""Server completions (2026-07-28 server/utilities/completion): `mrtr complete`,
 the bash completion of prompt argument and resource template variable values asked of
 the server (in a real pseudo-terminal running bash with the completion script), its
 bound and cache, `read TEMPLATE NAME=VALUE`, and prompt arguments checked against

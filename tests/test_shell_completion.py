@@ -1,4 +1,4 @@
-"""Shell completions (issue 7): `mrtr completion SHELL` prints the checked-in scripts, and
+"""Shell completions: `mrtr completion SHELL` prints the checked-in scripts, and
 the bash script completes commands, options, server names from config files and tool
 names from the cached tool list, without contacting the server."""
 

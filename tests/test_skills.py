@@ -1,5 +1,5 @@
 """The skills extension (SEP-2640): `mrtr skills` and `mrtr skill`, against the SDK server
-tests/servers/skills_server.py over stdio and HTTP (issue 15).
+tests/servers/skills_server.py over stdio and HTTP.
 
 Every file read is verified (size, digest, frontmatter) before anything is printed or
 written; a server serving a wrong digest or size is refused with exit 4 and nothing is

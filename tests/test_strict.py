@@ -1,4 +1,4 @@
-"""`--strict` (issue 15): every server message is checked against the official schema of the
+"""`--strict`: every server message is checked against the official schema of the
 negotiated version and the protocol rules a schema cannot express. A deliberately broken
 raw server breaks each rule once; correct SDK servers get no violation."""
 

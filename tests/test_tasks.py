@@ -1,4 +1,4 @@
-"""Tasks: `mrtr` polls, feeds and finishes tasks, over stdio and HTTP (issue 4).
+"""Tasks: `mrtr` polls, feeds and finishes tasks, over stdio and HTTP.
 
 Servers: tests/servers/task_server.py (the SDK's extension hooks; tasks stored in a
 file over stdio so they outlive a connection, in memory over HTTP), in its
@@ -233,7 +233,7 @@ def test_no_input_pending_document_then_update_and_wait(mrtr, tasks: Target, tmp
     assert pending["params"] == {"name": "ask_once", "arguments": {}}
     assert list(pending["inputRequests"]) == ["name-1"] and pending["missing"] == ["name-1"]
     assert "task update" in r.stderr and task_id in r.stderr
-    # issue 16: over stdio the server process ends with the run; the message says so.
+    # over stdio the server process ends with the run; the message says so.
     if tasks.kind == "stdio":
         assert "the task waits on the server" not in r.stderr
         assert "unless the server keeps its tasks elsewhere (a file, a database), the task ends with this run" in r.stderr
@@ -453,7 +453,7 @@ def test_a_task_gone_when_its_answer_arrives(mrtr, tasks: Target):
 
 def test_save_answers_replays_task_keyed_questions_in_order(mrtr, fastmcp: Target, tmp_path):
     # fastmcp-tasks keys each question by the task's own id (`<taskId>:<hash>`): a new run's
-    # task has another id, so the saved file answers those questions in the order asked (issue 16).
+    # task has another id, so the saved file answers those questions in the order asked.
     saved = tmp_path / "saved.json"
     r = mrtr(*fastmcp.args, "call", "greet_twice", "-a", "name=Ann", "-a", "color=green", "--save-answers", saved)
     assert r.code == 0 and r.stdout.startswith("Ann likes green\n"), r.stderr

@@ -1,4 +1,4 @@
-"""2025-11-25 core tasks on legacy sessions (issue 5), over stdio and legacy Streamable HTTP (SSE).
+"""2025-11-25 core tasks on legacy sessions, over stdio and legacy Streamable HTTP (SSE).
 
 Server: tests/servers/legacy_task_server.py, a hand-written 2025-11-25 task server (the
 official SDK leaves `tasks/*` out for that version): `execution.taskSupport` on tools,
@@ -208,7 +208,7 @@ def test_detach_then_task_wait_from_a_new_process(mrtr, http_servers, tmp_path):
     r = mrtr("task", "wait", "--", task_id)
     assert (r.code, r.stdout) == (0, "slept 1s\n"), r.stderr
     sent = read_records(record, probe=True)
-    # The session the task runs in was left open: the new processes rejoin it (issue 16).
+    # The session the task runs in was left open: the new processes rejoin it.
     assert [m for m in sent if m.get("method") == "initialize"] == []
     assert "server/discover" not in [m.get("method") for m in sent]
     sessions = {m["_http"]["headers"].get("mcp-session-id") for m in sent if m.get("method") == "tasks/get"}
@@ -219,7 +219,7 @@ def test_detach_then_task_wait_from_a_new_process(mrtr, http_servers, tmp_path):
 
 
 def test_a_task_in_a_per_session_server_is_followed_after_detach_and_timeout(mrtr, http_servers, tmp_path):
-    # A 2025-11-25 server that keeps tasks per session (issue 16): mrtr must not end the session
+    # A 2025-11-25 server that keeps tasks per session: mrtr must not end the session
     # it promised `task wait` for, and `task wait` must come back to that session.
     record = tmp_path / "record.jsonl"
     url = http_servers.start(SERVER, "--per-session", "--record", str(record))

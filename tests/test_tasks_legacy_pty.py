@@ -1,7 +1,7 @@
 """2025-11-25 tasks in a real pseudo-terminal (pexpect): the server's question, sent while
 `tasks/result` blocks, is asked at the terminal; the status line keeps ticking while
 `mrtr` waits in `tasks/result`; Ctrl-C leaves the task running or, with
-`--cancel-on-interrupt`, cancels it (issue 5)."""
+`--cancel-on-interrupt`, cancels it."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def test_ctrl_c_at_the_task_question_says_what_the_server_was_told(tmp_path, htt
 
 
 def test_ctrl_c_keeps_a_per_session_task_reachable(tmp_path, http_servers, mrtr):
-    # issue 16: a server keeping tasks per session; Ctrl-C prints `task wait`, which must work.
+    # a server keeping tasks per session; Ctrl-C prints `task wait`, which must work.
     url = http_servers.start(SERVER, "--per-session")
     child, out = spawn(tmp_path, "--url", url, "call", "slow", "seconds:=3")
     child.expect(r"\ds of 3s")

@@ -1,5 +1,5 @@
 """Tasks in a real pseudo-terminal (pexpect): the live status line on stderr, task input
-asked at the terminal, and Ctrl-C leaving the task on the server (issue 4)."""
+asked at the terminal, and Ctrl-C leaving the task on the server."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_status_line_updates_while_stdout_stays_empty(tmp_path, transport, http_
     child.expect(r"working: \d+s of 10s")
     assert out.read_text() == ""
     child.expect(r"next poll in \d+s")
-    # issue 16: over stdio Ctrl-C stops the server process, so the line does not say it leaves the task running.
+    # over stdio Ctrl-C stops the server process, so the line does not say it leaves the task running.
     child.expect("Ctrl-C stops the stdio server" if transport == "stdio" else "Ctrl-C leaves it running")
     child.expect(r"working: \d+s of 10s")
     redraw = child.before

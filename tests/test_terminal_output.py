@@ -1,4 +1,4 @@
-"""Colour and terminal notes (issue 16), in a real pseudo-terminal (pexpect) and through pipes.
+"""Colour and terminal notes, in a real pseudo-terminal (pexpect) and through pipes.
 
 JSON printed to a terminal is syntax-coloured; `--color auto|always|never`; NO_COLOR removes
 every style; FORCE_COLOR forces it; nothing styled reaches a pipe; an `isError: true` result

@@ -1,6 +1,6 @@
 """`x-mcp-header` (2026-07-28 streamable-http): `Mcp-Param-{Name}` headers mirrored from
 tool arguments, invalid annotations rejected, and a -32020 HeaderMismatch answered by
-re-reading tools/list and retrying once (issue 7). The SDK's HTTP server validates the
+re-reading tools/list and retrying once. The SDK's HTTP server validates the
 headers against its own tool schemas, so a successful call is the server's approval.
 
 Also the standard request headers (`Mcp-Method`, `Mcp-Name`) and header value encoding."""

@@ -1,5 +1,5 @@
 """The stdio transport (2026-07-28 `basic/transports/stdio`): a server that dies mid-call, its
-stderr passed through or hidden, a command that does not exist (issue 2)."""
+stderr passed through or hidden, a command that does not exist."""
 
 from __future__ import annotations
 

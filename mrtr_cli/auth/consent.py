@@ -1,5 +1,5 @@
-"""Asking before a browser opens, and opening it (2026-07-28 basic/authorization;
-DESIGN.md section 7: "At a terminal the person consents before a browser opens").
+"""Asking before a browser opens, and opening it (2026-07-28 basic/authorization):
+at a terminal the person consents before a browser opens (docs/oauth.md, "When `mrtr` signs in").
 
 The browser is opened with the standard library's `webbrowser` (so `BROWSER` is
 honoured), never through a shell. Server-supplied text is sanitized before it is shown.

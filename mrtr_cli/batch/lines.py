@@ -6,7 +6,7 @@
 
 Members: exactly one of `call` (a tool name), `prompt` (a prompt name) or `read` (a
 resource URI); `arguments` (an object; not for `read`); `answers` (an answer document,
-DESIGN.md section 3) and `answersFile` (a path, or a list of paths, relative to the batch
+docs/design.md, "Answer files") and `answersFile` (a path, or a list of paths, relative to the batch
 file's directory); `id` (a string or an integer; default: the line number). Members
 starting with `_` are comments. Blank lines are skipped; line numbers count every line.
 Lines end at `\n` only (`\r\n` is fine; U+2028 and other characters `str.splitlines`

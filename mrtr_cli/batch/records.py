@@ -4,11 +4,11 @@ A record is one JSON line:
 
     {"id": "a1", "line": 1, "exitCode": 0, "result": {...}}     the server's result, exactly as sent
     {"id": "a2", "line": 2, "exitCode": 1, "result": {...}}     (isError: true; 6: a form was declined)
-    {"id": "a3", "line": 3, "exitCode": 5, "pending": {...}}    the pending document (DESIGN.md section 4)
+    {"id": "a3", "line": 3, "exitCode": 5, "pending": {...}}    the pending document (docs/design.md)
     {"id": 4, "line": 4, "exitCode": 2, "error": {"exitCode": 2, "code": null, "message": "...", "data": ...}}
 
-`exitCode` is what `mrtr call` would have exited with for that line (DESIGN.md
-section 2); with `--strict` the record of every line that ran counts its `strictViolations`
+`exitCode` is what `mrtr call` would have exited with for that line (docs/design.md,
+"Exit codes"); with `--strict` the record of every line that ran counts its `strictViolations`
 (a line with any exits 4 as `call --strict` would); `error` has the shape of a `--json` error. A detached task's record
 is its creation result (`resultType: "task"`, exit 0).
 
@@ -32,7 +32,7 @@ from mrtr_cli.errors import ExitStatus, MrtrError, UsageError
 from mrtr_cli.render.errors import error_object
 from mrtr_cli.render.sanitize import dumps_safe
 
-#: Words for exit codes in the summary (DESIGN.md section 2).
+#: Words for exit codes in the summary (docs/design.md, "Exit codes").
 CODE_NAMES = {
     0: "ok", 1: "tool error", 2: "usage", 3: "transport", 4: "protocol", 5: "input required",
     6: "declined", 7: "timeout", 8: "auth", 70: "internal error", 130: "interrupted",

@@ -1,5 +1,5 @@
 """`mrtr auth login | status | logout | token`: signing in to OAuth-protected servers
-(2026-07-28 basic/authorization; issue 13). The commands' logic is in `mrtr_cli.auth`.
+(2026-07-28 basic/authorization). The commands' logic is in `mrtr_cli.auth`.
 """
 
 from __future__ import annotations

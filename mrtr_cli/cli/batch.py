@@ -61,7 +61,7 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
     if retry_failed and not resume_path:
         raise UsageError("--retry-failed goes with --resume OUT.jsonl")
     # Lines are never asked anything; a sign-in a server wants is still one person's
-    # consent at the terminal, once for every line in flight (issue 13).
+    # consent at the terminal, once for every line in flight.
     app.sign_in_allowed = env.can_prompt()
     app.opts.no_input = env.no_input = True
 

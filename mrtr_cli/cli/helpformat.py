@@ -1,4 +1,4 @@
-"""Help that teaches (issue 16): examples first, a command's own options, then the shared
+"""Help that teaches: examples first, a command's own options, then the shared
 options grouped under headings, all driven by tables.
 
 Every command's help is: usage, what it does (its docstring), two or three real

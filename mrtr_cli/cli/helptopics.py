@@ -1,4 +1,4 @@
-"""The help topics (`mrtr help TOPIC`, issue 16): their names, summaries and pages
+"""The help topics (`mrtr help TOPIC`): their names, summaries and pages
 (package data under `mrtr_cli/help/`). Below the help layout (cli/helpformat.py, which
 lists them under `mrtr --help`) and the `help` command (cli/topics.py)."""
 

@@ -1,7 +1,7 @@
-"""The `mrtr` command line (DESIGN.md section 1).
+"""The `mrtr` command line (docs/design.md, "Command shape").
 
 Parses options with click, builds an `App`, runs one command, and maps every
-error to its exit code (DESIGN.md section 2) with a one-line message and never
+error to its exit code (docs/design.md, "Exit codes") with a one-line message and never
 a traceback. Every option works before or after the command (cli/placement.py).
 """
 

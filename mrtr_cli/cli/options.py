@@ -59,7 +59,7 @@ global_options = _options(
     click.option("--bearer-token-env", metavar="VAR", help="Send 'Authorization: Bearer $VAR'."),
     click.option("--color", type=click.Choice(COLOR_MODES), default=None,
                  help="Style output: auto (on a terminal only; NO_COLOR turns it off, FORCE_COLOR on), always, never."),
-    # OAuth (issue 13): a client registered with the server's authorization server beforehand.
+    # OAuth: a client registered with the server's authorization server beforehand.
     click.option("--client-id", metavar="ID", help="OAuth: sign in as this pre-registered client (or MRTR_CLIENT_ID)."),
     click.option("--client-secret-env", metavar="VAR", help="OAuth: that client's secret is in environment variable VAR."),
     click.option("--client-secret-file", metavar="PATH", help="OAuth: that client's secret is in PATH."),
@@ -78,7 +78,7 @@ global_options = _options(
 )
 
 _ANSWERS = click.option("--answers", multiple=True, metavar="FILE", help="Answer file (repeatable; later files win).")
-# Sampling and roots sources (issue 6); with --answers, what decides the declared capabilities.
+# Sampling and roots sources; with --answers, what decides the declared capabilities.
 _ROOT = click.option("--root", "roots", multiple=True, metavar="PATH[=NAME]", help="Expose PATH (a file or directory) to the server as a root (repeatable).")
 _SAMPLING_COMMAND = click.option("--sampling-command", metavar="CMD", help="Answer sampling requests with CMD: request params as JSON on its stdin, a CreateMessageResult as JSON on its stdout.")
 _SAMPLING_TOOLS = click.option("--sampling-tools", is_flag=True, default=None, help="The sampling source can use tools (declares sampling.tools).")
@@ -99,11 +99,11 @@ answer_options = _options(
 #: only list or discover (a listing sees what a call with the same options sees).
 declare_options = _options(_ANSWERS, _ROOT, _SAMPLING_COMMAND, _SAMPLING_TOOLS)
 
-# Tasks (issue 4): what to do when a tools/call becomes a task.
+# Tasks: what to do when a tools/call becomes a task.
 task_options = _options(
     click.option("--detach", is_flag=True, default=None, help="If the server creates a task, print it (its id; the task with --json) and exit 0."),
     click.option("--cancel-on-interrupt", is_flag=True, default=None, help="Ctrl-C while waiting on a task cancels it (tasks/cancel) instead of leaving it running."),
-    # 2025-11-25 servers (issue 5): tasks are asked for per call.
+    # 2025-11-25 servers: tasks are asked for per call.
     click.option("--task", is_flag=True, default=None, help="MCP 2025-11-25 servers: run a tool whose taskSupport is optional as a task (required ones always are)."),
     click.option("--task-ttl", type=SECONDS, metavar="SECONDS", help="MCP 2025-11-25 servers: how long the server should keep the task and its result (default 3600)."),
 )

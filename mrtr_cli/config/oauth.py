@@ -1,5 +1,5 @@
 """OAuth settings of a target: from `auth login` options, environment variables and a
-server's config entry (issue 13). Cheap to import: the `mrtr_cli.auth` package reads
+server's config entry. Cheap to import: the `mrtr_cli.auth` package reads
 these, but nothing here imports it.
 
 Config entry shapes read (an HTTP server entry of an mcp.json-style file):

@@ -1,6 +1,6 @@
 """Resolving the run's target: `--url`, `--stdio` or `-s NAME` (else MRTR_URL / MRTR_STDIO /
 MRTR_SERVER), with the command line's headers (`-H`, `--bearer-token-env`), then deciding
-whether it may be reached (config/trust.py). DESIGN.md section 1, "TARGET".
+whether it may be reached (config/trust.py). The TARGET options: docs/design.md, "Command shape".
 """
 
 from __future__ import annotations

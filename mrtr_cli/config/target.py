@@ -1,4 +1,4 @@
-"""The target of a run: a Streamable HTTP URL or a stdio command (DESIGN.md section 1).
+"""The target of a run: a Streamable HTTP URL or a stdio command (docs/design.md, "Command shape").
 
 A target knows how to build its transport and how to describe itself without
 secrets (for pending documents, task records and messages): headers and
@@ -30,7 +30,7 @@ class Target:
         env: extra environment for a stdio server (may hold secrets).
         cwd: working directory for a stdio server.
         roots: roots from a server config entry, as `(entries, source label, base directory
-            for relative paths)`, or None (issue 6: `roots` in server config).
+            for relative paths)`, or None (`roots` in a server's config entry).
         oauth: OAuth settings from the config entry (`config.oauth.AuthSettings`), or None.
     """
 

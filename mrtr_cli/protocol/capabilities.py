@@ -16,7 +16,8 @@ from typing import Any
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 #: The requests a server may answer with `resultType: "input_required"` (2026-07-28
-#: Multi Round-Trip Requests; DESIGN.md section 5): the ones `mrtr` retries with answers.
+#: Multi Round-Trip Requests; docs/design.md, "Input-required rounds"): the ones `mrtr`
+#: retries with answers.
 MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
 #: The client capability each kind of input request needs.
 INPUT_CAPABILITY = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}

@@ -1,4 +1,4 @@
-"""When output is styled, and the rich consoles that style it (issue 16).
+"""When output is styled, and the rich consoles that style it.
 
 One rule for every stream: `--color always|never` decides; without it (`auto`),
 `NO_COLOR` (set and not empty) turns every style off, bold included, `FORCE_COLOR`

@@ -1,7 +1,8 @@
 """Printing errors: one line on stderr (and an optional hint), or one JSON line with `--json`.
 
-DESIGN.md section 2: with `--json` an error is
-`{"error": {"exitCode": N, "code": <json-rpc code or null>, "message": "...", "data": ...}}`.
+With `--json` an error is one line
+`{"error": {"exitCode": N, "code": <json-rpc code or null>, "message": "...", "data": ..., "hint": ...}}`
+(`hint` only when there is one; docs/design.md, "Output").
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Answer files and `-a` flags: answers prepared before the run (DESIGN.md section 3).
+"""Answer files and `-a` flags: answers prepared before the run (docs/design.md, "Answer files").
 
 An answer file is a JSON object with any of `inputResponses` (by input-request
 key, values in the spec's own shapes; a list is consumed one entry per round in
 which that key is asked), `inOrder` (answers for a task's questions whose keys hold
-the task's own id, so they differ on every run: used in the order asked; issue 16),
+the task's own id, so they differ on every run: used in the order asked),
 `fields` (form values by property name) and `roots`.
 A file with none of these members is read as a bare `inputResponses` object.
 Members whose names start with `_` or `$` are ignored (templates carry help there).

@@ -2,7 +2,7 @@
 
 MRTR `inputRequests` (2026-07-28 basic/patterns/mrtr), task input requests and,
 for older servers, server-initiated requests all come here. For each request the
-chain tries, in order (DESIGN.md section 3): `-a` flags, answer files, other
+chain tries, in order (docs/design.md, "Answer files"): `-a` flags, answer files, other
 configured sources (roots, a sampling command), then the terminal when a person
 is there. Whatever is left is reported as missing, and the caller turns that into
 a pending document (exit 5).
@@ -286,7 +286,7 @@ class ResponderChain:
             if ask.method == ELICIT:
                 value = _drop_null_fields(value)
             if ask.method == ELICIT and ask.mode == "form":
-                # -a flags come before files (DESIGN.md section 3): they override field by field.
+                # -a flags come before files: they override field by field.
                 overlay, flag_sources = self._flag_overlay(ask)
                 if overlay:
                     accepted = isinstance(value, dict) and value.get("action") == "accept"

@@ -1,8 +1,9 @@
-"""The run's sources of answers, built from its options (DESIGN.md section 3, "Order of
-sources"): the answer store (`-a` flags, `--answers` files), the roots (`--root`, an answer
-file's or the server config's `roots`), a `--sampling-command`, and the responder chain that
-tries them in order before the terminal. One chain per run answers MRTR input requests,
-task input requests and an older server's own requests alike (DESIGN.md section 5).
+"""The run's sources of answers, built from its options, in the order they are tried
+(docs/design.md, "Answer files"): the answer store (`-a` flags, `--answers` files), the
+roots (`--root`, an answer file's or the server config's `roots`), a `--sampling-command`,
+and the responder chain that tries them in order before the terminal. One chain per run
+answers MRTR input requests, task input requests and an older server's own requests alike
+(docs/design.md, "Input-required rounds").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Typing a call's tool arguments by the tool's `inputSchema` (DESIGN.md section 1:
+"""Typing a call's tool arguments by the tool's `inputSchema` (docs/design.md, "Command shape":
 `zip=02134` stays the string "02134" when the schema says string), and checking them
 against it before anything is sent (schema/arguments.py does the typing and validation).
 """

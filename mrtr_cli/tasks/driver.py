@@ -1,7 +1,7 @@
 """The task waiting loop: poll, answer input, finish, and never lose the task.
 
 Spec: ext-tasks "Task Polling", "Task Update Requests", "Task Cancellation";
-DESIGN.md sections 2 and 5. Works on normalised `TaskState`s through a
+docs/design.md, "Exit codes" and "Input-required rounds". Works on normalised `TaskState`s through a
 `TaskWire`, so every variant shares it:
 
 - poll at the task's `pollIntervalMs` (re-read on every poll), never faster than

@@ -19,7 +19,7 @@ named server (`-s NAME`) found through `--config FILE` records that file's absol
 (and `--expand-env`), so that `mrtr task get ID` finds the server again without them.
 `sessionId` and `serverCapabilities` are kept for a task left running in a 2025-11-25 HTTP
 session, which `mrtr` then leaves open: a server may keep tasks per session, so a later
-`task wait` rejoins that session instead of starting a new one (issue 16).
+`task wait` rejoins that session instead of starting a new one.
 Task ids may act as bearer tokens on some servers, so files are private to the
 user (directory 0700, files 0600).
 """

@@ -1,4 +1,4 @@
-"""The HTTP transport's door to OAuth (2026-07-28 basic/authorization, issue 13).
+"""The HTTP transport's door to OAuth (2026-07-28 basic/authorization).
 
 The transport asks an `Authorizer` two things: `headers(method)` ("headers for this
 request") and `challenge(status, www_authenticate, sent, nonce)` ("this response was a

@@ -1,4 +1,4 @@
-"""The hostile corpus: servers that break the rules, one way each (issue 14).
+"""The hostile corpus: servers that break the rules, one way each.
 
 Every case is one `Case(...)` line in `CASES`: how its server answers (`reply`, for
 `tools/call` unless `methods` names more), where it runs (`transports`, `eras`), the

@@ -1,4 +1,4 @@
-"""Ctrl-C at a prompt saves the pending call (issue 14): also when what the server sent
+"""Ctrl-C at a prompt saves the pending call: also when what the server sent
 holds lone surrogates (its requestState, an input key, its message). In a real
 pseudo-terminal (pexpect)."""
 

@@ -1,5 +1,5 @@
 """A pending document holding what a server sent with lone surrogates (its requestState,
-an input key) is printed as JSON, and `mrtr resume` sends them back exactly (issue 14)."""
+an input key) is printed as JSON, and `mrtr resume` sends them back exactly."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 `Resolve(...)`/`Elicit` resolver, which the SDK turns into an MRTR `InputRequiredResult` for a
 2026-07-28 request and into a server-initiated `elicitation/create` request on a connection
 opened with `initialize` (2025-11-25 and earlier). The same tool therefore asks the same
-question in both eras (issue 5).
+question in both eras.
 
 `--legacy-only` (HTTP): answer like a server built on a 2025-era SDK would: a POST that
 is not `initialize` and carries no `Mcp-Session-Id` gets 400 with a `-32600` body, so

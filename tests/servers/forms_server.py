@@ -14,7 +14,7 @@ Tools:
   must carry `{"action": "accept"}` and that exact state.
 - `just_confirm`: a form with no fields (a plain yes/no); echoes the action and content.
 - `strict_confirm`: asks "ok" (a yes/no form); anything but accept gets a result with
-  `isError: true` ("refused: ACTION"), for which exit code wins (issue 16).
+  `isError: true` ("refused: ACTION"), for which exit code wins (the precedence).
 - `hostile`: a form whose message, titles, descriptions and enum titles carry ANSI escape
   sequences, an OSC title change and a carriage-return overwrite; its result text does too.
 """

@@ -1,4 +1,5 @@
-"""A hand-written handshake-era stdio server (raw JSON-RPC, no SDK) for issue 5.
+"""A hand-written handshake-era stdio server (raw JSON-RPC, no SDK), for the
+legacy-era tests.
 
 Usage: python legacy_server.py [--version 2025-06-18] [--silent-discover] [--silent-ping] [--record FILE]
        [--ping-result JSON] [--start-delay SECONDS]

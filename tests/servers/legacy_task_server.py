@@ -1,4 +1,4 @@
-"""A hand-written MCP 2025-11-25 server with core tasks (raw JSON-RPC, no SDK), for issue 5.
+"""A hand-written MCP 2025-11-25 server with core tasks (raw JSON-RPC, no SDK).
 
 Usage: python legacy_task_server.py [--http PORT] [--record FILE] [--no-list] [--page-size N] [--per-session]
 

@@ -1,4 +1,4 @@
-"""A protected MCP server and its OAuth 2.1 authorization server, for the sign-in tests (issue 13).
+"""A protected MCP server and its OAuth 2.1 authorization server, for the sign-in tests.
 
 Both run in this one process, each on its own 127.0.0.1 port (two origins), sharing one
 in-memory store:

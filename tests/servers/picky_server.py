@@ -1,5 +1,5 @@
 """A hand-written 2026-07-28 JSON-RPC server over stdio or HTTP (`--http PORT`, JSON
-responses) for the user-input cases of issue 14.
+responses) for the tests of hostile and careless user input.
 
 Tools:
 - `pick`: asks input "code" (a form with a required string `code`); only "right" is
