@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.prefork import launch_argv
 from tests.servers.common import send_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,8 +117,8 @@ class OAuthServers:
         record = self.tmp / f"oauth-record-{n}.jsonl"
         stderr = self.tmp / f"oauth-stderr-{n}.txt"
         with open(stderr, "wb") as err:
-            proc = subprocess.Popen([PY, str(OAUTH_SERVER), "--ready-file", str(ready), "--record", str(record),
-                                     *options], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+            proc = subprocess.Popen(launch_argv(OAUTH_SERVER, "--ready-file", str(ready), "--record", str(record),
+                                                 *options), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
                                     start_new_session=True)
 
         def is_ready() -> dict[str, Any] | None:

@@ -17,6 +17,7 @@ import base64
 import importlib.util
 import json
 import os
+import shlex
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +28,6 @@ import httpx
 import pytest
 
 from tests.auth_support import (
-    PY,
     READY_TIMEOUT,
     ROOT,
     Browser,
@@ -38,6 +38,7 @@ from tests.auth_support import (
     store_files,
 )
 from tests.conftest import free_port
+from tests.prefork import launch_argv
 
 pytestmark = pytest.mark.integration
 
@@ -59,7 +60,7 @@ def start(command: list[str], ready: Path, stderr: Path, env: dict[str, str] | N
 
     def is_ready() -> dict[str, Any] | None:
         if proc.poll() is not None:
-            raise RuntimeError(f"{command[1]} exited with {proc.returncode}: {stderr.read_text()[-2000:]}")
+            raise RuntimeError(f"{shlex.join(command)} exited with {proc.returncode}: {stderr.read_text()[-2000:]}")
         return json.loads(ready.read_text()) if ready.exists() else None
 
     return proc, poll(is_ready, READY_TIMEOUT, f"{command[1]} to listen")
@@ -98,8 +99,8 @@ class SdkServer:
         self.ports = [str(urlsplit(self.mcp_url).port), str(urlsplit(self.issuer).port)]
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-        return start([PY, str(SERVERS / "sdk_auth_server.py"), "--ready-file", str(self.tmp / "sdk-ready.json"),
-                      "--record", str(self.record), "--port", self.ports[0], "--auth-port", self.ports[1]],
+        return start(launch_argv(SERVERS / "sdk_auth_server.py", "--ready-file", str(self.tmp / "sdk-ready.json"),
+                                 "--record", str(self.record), "--port", self.ports[0], "--auth-port", self.ports[1]),
                      self.tmp / "sdk-ready.json", self.tmp / "sdk-stderr.txt")
 
     def restart_authorization_server(self) -> None:
@@ -152,8 +153,9 @@ class OidcProviderServer:
         self.proc, info = self._start()
         self.issuer = info["issuer"]
         self.port = str(urlsplit(self.issuer).port)
-        self.rs, _ = start([PY, str(SERVERS / "jwt_resource_server.py"), "--issuer", self.issuer,
-                            "--port", str(urlsplit(self.mcp_url).port), "--ready-file", str(tmp / "rs-ready.json")],
+        self.rs, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer,
+                                       "--port", str(urlsplit(self.mcp_url).port), "--ready-file",
+                                       str(tmp / "rs-ready.json")),
                            tmp / "rs-ready.json", tmp / "rs-stderr.txt")
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
