@@ -69,13 +69,7 @@ def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Sess
     if recorder is not None and sent:
         recorder.seed(sent)
     deadline = deadline or run.deadline()
-    def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
-        from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
-
-        runner = TaskRunner(run, session, chain, target, tool=params.get("name"), params=params,
-                            recorder=recorder, deadline=deadline, batch=run.batch)
-        return runner.on_task(create_result, capabilities)
-
+    on_task = run.task_handler(session, chain, target, params, recorder=recorder, deadline=deadline)
     from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415
 
     engine = MrtrEngine(session, chain, target=target.public(), max_rounds=run.opts.max_rounds,
