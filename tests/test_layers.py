@@ -20,8 +20,9 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -45,7 +46,8 @@ def broken_contracts(output: str) -> list[str]:
 
 
 def contracts() -> list[dict]:
-    """The contracts of pyproject.toml `[tool.importlinter]`."""
+    """The contracts of pyproject.toml `[tool.importlinter]` (tomllib: Python 3.11 and later)."""
+    tomllib = pytest.importorskip("tomllib")
     return tomllib.loads(CONFIG.read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
 
 
