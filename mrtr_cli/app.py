@@ -42,6 +42,22 @@ if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boot
 __all__ = ["App", "RunOptions"]
 
 
+def oauth_client(*args: Any, **kwargs: Any) -> Any:
+    """An `auth.manager.OAuthClient` (its arguments): the sign-in package is imported only
+    when the OAuth hook (transport/authhook.py) first needs a client."""
+    from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - start-up time: the first 401, or a token to refresh
+
+    return OAuthClient(*args, **kwargs)
+
+
+def proof_key(stored: Any) -> Any:
+    """The DPoP key of a DPoP-bound token from its stored form (`auth.dpop.ProofKey.from_stored`),
+    or None when it is not a usable key."""
+    from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - start-up time: DPoP-bound tokens only
+
+    return ProofKey.from_stored(stored)
+
+
 class App:
     """One run of `mrtr` (implements `runcontext.RunContext`).
 
@@ -107,19 +123,28 @@ class App:
         if self._target is None:
             from mrtr_cli.config.resolve import resolve_target  # noqa: PLC0415
 
-            target = resolve_target(self.opts, self.env, read_file=self.read_file, warn=self.note)
+            target = resolve_target(self.opts, self.env, read_file=self.read_file, warn=self.note,
+                                    confirm=self.confirm)
             if target.roots is not None:
                 self.config_roots = target.roots
             self._target = target
         return self._target
 
+    def confirm(self, question: str) -> bool:
+        """Ask the person a yes/no question at the terminal (`responders.terminal`, default
+        no), e.g. whether to reach a saved target (config/trust.py). Raises KeyboardInterrupt."""
+        from mrtr_cli.responders.terminal import TerminalResponder  # noqa: PLC0415 - start-up time (questionary)
+
+        return TerminalResponder(self.env).confirm(question)
+
     def authorizer(self, target: Target) -> Any:
         """The OAuth hook of an HTTP target (`config.oauth_target.make_authorizer`, one per
         server for the run: a batch may reopen its session), or None."""
         if target.url not in self._authorizers:
-            from mrtr_cli.config.oauth_target import make_authorizer  # noqa: PLC0415
+            from mrtr_cli.config.oauth_target import make_authorizer  # noqa: PLC0415 - start-up time: HTTP targets only
 
-            self._authorizers[target.url] = make_authorizer(self, target)
+            self._authorizers[target.url] = make_authorizer(self, target, oauth_client=oauth_client,
+                                                            proof_key=proof_key)
         return self._authorizers[target.url]
 
     # ------------------------------------------------------------------ answers
@@ -160,6 +185,36 @@ class App:
 
             self._recorder = AnswerRecorder()
         return self._recorder
+
+    def server_request_responder(self) -> Any:
+        """What answers an older server's own requests (elicitation, sampling, roots):
+        a `responders.server_requests.ServerRequestResponder` on the run's chain and
+        recorder, building pending documents with `engine.pending.legacy_pending`."""
+        from mrtr_cli.engine.pending import legacy_pending  # noqa: PLC0415 - start-up time: legacy sessions only
+        from mrtr_cli.responders.server_requests import ServerRequestResponder  # noqa: PLC0415 - the same
+
+        return ServerRequestResponder(self.chain(), capabilities={}, recorder=self.recorder(), pending=legacy_pending)
+
+    # ------------------------------------------------------------------ tasks
+    def task_field(self, session: Session, name: str, catalog: ToolCatalog) -> dict[str, Any] | None:
+        """The `task` member of `tools/call NAME` on a 2025-11-25 server (`tasks.field.task_field`,
+        with `--task` and `--task-ttl`), or None. Raises UsageError."""
+        from mrtr_cli.tasks.field import task_field  # noqa: PLC0415 - start-up time
+
+        return task_field(session, name, catalog, requested=self.opts.task, ttl=self.opts.task_ttl, note=self.note)
+
+    def task_handler(self, session: Session, chain: ResponderChain, target: Target, params: dict[str, Any], *,
+                     recorder: AnswerRecorder | None, deadline: Deadline) -> Any:
+        """The engine's task hook for one `tools/call` (`MrtrEngine`'s `on_task`): a
+        `tasks.runner.TaskRunner` drives the task the call became to its outcome."""
+        def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> Any:
+            from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - start-up time: only once a task exists
+
+            runner = TaskRunner(self, session, chain, target, tool=params.get("name"), params=params,
+                                recorder=recorder, deadline=deadline, batch=self.batch)
+            return runner.on_task(create_result, capabilities)
+
+        return on_task
 
     # ------------------------------------------------------------------ time
     def deadline(self) -> Deadline:

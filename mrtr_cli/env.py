@@ -83,31 +83,6 @@ class GuardedStdout:
         return getattr(self._stream, name)
 
 
-def seconds_setting(name: str, default: float) -> float:
-    """A number of seconds from the environment variable `name`: `default` when it is unset
-    or empty.
-
-    Raises:
-        UsageError: the value is not a positive, finite number (exit 2), naming the variable.
-    """
-    import math  # noqa: PLC0415
-
-    text = os.environ.get(name, "")
-    if not text.strip():
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (0 < value < math.inf):
-        from mrtr_cli.errors import UsageError  # noqa: PLC0415
-        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
-
-        raise UsageError(f"{name}={sanitize(text, single_line=True)[:40]!r}: expected a positive number of seconds",
-                         hint=f"unset it for the default ({default:g} s)")
-    return value
-
-
 def standard_streams() -> dict[str, Any]:
     """`stdin`, `stdout`, `stderr` for an `Environment`: the process's own, with a closed
     one replaced by a `ClosedStream` (also in `sys`, so nothing meets None). Its file
@@ -231,12 +206,9 @@ class Environment:
         if value and len(value) >= 4:
             self.secrets.add(value)
 
-    def err(self, text: str = "", *, untrusted: bool = False) -> None:
-        """Write one diagnostic line to stderr, redacted (and sanitised if `untrusted`)."""
-        if untrusted:
-            from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - start-up time (`mrtr --help`)
-
-            text = sanitize(text)
+    def err(self, text: str = "") -> None:
+        """Write one diagnostic line to stderr, redacted. Text from a server is sanitised by
+        the caller first (`render.sanitize.sanitize`: this module sits below render)."""
         with self._lock:
             try:
                 self.stderr.write(self.redact(text) + "\n")

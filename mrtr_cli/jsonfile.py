@@ -1,5 +1,7 @@
-"""Reading JSON documents the user names on the command line (answer files, pending
-documents, batch inputs): one place for the "cannot read" and "not valid JSON" messages.
+"""JSON as mrtr reads and writes it: strict parsing (`loads_strict`), depth and number
+checks, and the writers (`dumps_utf8`, `write_json_atomic`). A JSON document the user
+names (answer files, pending documents) is read by `userfiles.load_json_document`, with
+the rules of every user file.
 
 JSON has no NaN or Infinity (RFC 8259 section 6), though Python's `json` reads and writes
 them: `loads_strict` refuses them (and numbers too large for a float, such as `1e400`),
@@ -178,34 +180,3 @@ def write_json_atomic(path: str, value: Any, *, indent: int | None = 2, mode: in
         except OSError:
             pass
         raise
-
-from mrtr_cli.errors import UsageError
-
-
-def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -> Any:
-    """Parse the JSON document at `path` (`-` means `stdin_text`).
-
-    Args:
-        path: the file name as the user gave it (used in messages).
-        what: what the file is, for messages ("answer file", "pending document").
-        stdin_text: the text of stdin, when `path` is `-`.
-
-    Raises:
-        UsageError: the file cannot be read (not a regular file, too large: `userfiles`),
-            or is not valid JSON (line and column named).
-    """
-    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
-
-    try:
-        if path == "-":
-            text = stdin_text if stdin_text is not None else ""
-        else:
-            text = read_user_text(path, what=what)
-    except FileNotFoundError:
-        raise UsageError(f"cannot read {what} {path}: no such file") from None
-    try:
-        return loads_strict(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    except RecursionError:
-        raise UsageError(f"{path} is not usable JSON: nested too deeply") from None

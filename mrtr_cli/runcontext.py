@@ -3,8 +3,9 @@ packages below the application layer are handed (`RunContext`).
 
 The application layer (mrtr_cli/app.py) builds one `App` per command; the packages that do
 the work (config, protocol, engine, tasks, responders, schema) receive it typed as
-`RunContext`, so that none of them imports the application layer (issue 17: data flows one
-way, command -> target -> session -> engine <-> responders -> render).
+`RunContext`, so that none of them imports the application layer, and a lower layer gets
+what a higher one builds (the task hook, the server-request responder, a yes/no question
+at the terminal) through it: docs/architecture.md "Layers".
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.env import Environment
+
+#: Cap on `input_required` rounds (`--max-rounds`): the engine's default too (engine/mrtr.py).
+DEFAULT_MAX_ROUNDS = 10
 
 
 @dataclass
@@ -88,8 +91,9 @@ class RunContext(Protocol):
         sign_in_allowed: whether a person may be asked to sign in (None: when `env.can_prompt()`).
         trace_file: the open `--trace` file, or None (protocol/opening.py opens and closes it).
 
-    The methods return what the run builds once and shares; their types sit above this
-    module (config, protocol, responders, engine), so they are named in words.
+    The methods return what the run builds once and shares, or what a higher layer
+    builds for a lower one; their types sit above this module (config, protocol,
+    responders, engine, tasks), so they are named in words.
     """
 
     opts: RunOptions
@@ -131,3 +135,16 @@ class RunContext(Protocol):
 
     def authorizer(self, target: Any) -> Any:
         """The OAuth hook of an HTTP target (transport/authhook.py), or None."""
+
+    def server_request_responder(self) -> Any:
+        """What answers an older server's own requests (protocol/legacy.py's
+        `ServerRequestHandler`: responders/server_requests.py), built fresh per session."""
+
+    def task_field(self, session: Any, name: str, catalog: Any) -> dict[str, Any] | None:
+        """The `task` member of `tools/call NAME` on a 2025-11-25 server (tasks/field.py),
+        or None. Raises UsageError."""
+
+    def task_handler(self, session: Any, chain: Any, target: Any, params: dict[str, Any], *,
+                     recorder: Any, deadline: Any) -> Any:
+        """The engine's task hook for one `tools/call`: called as `on_task(create_result,
+        capabilities)`, it drives the task to an `engine.mrtr.EngineOutcome` (tasks/runner.py)."""

@@ -18,11 +18,13 @@ Every refusal is a `UsageError` (exit 2) naming the option and the path.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from typing import IO, Any
 
 from mrtr_cli.errors import TimeoutExpired, UsageError
+from mrtr_cli.jsonfile import loads_strict
 from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
 from mrtr_cli.render.sanitize import sanitize
 
@@ -239,3 +241,31 @@ def check_writable(path: str, option: str) -> None:
         raise UsageError(f"{option} {path}: the folder {folder} does not exist")
     if not os.access(full if os.path.exists(full) else folder, os.W_OK):
         raise UsageError(f"{option} {path}: not writable")
+
+
+def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -> Any:
+    """Parse the JSON document at `path` (`-` means `stdin_text`) with `jsonfile.loads_strict`:
+    one place for the "cannot read" and "not valid JSON" messages.
+
+    Args:
+        path: the file name as the user gave it (used in messages).
+        what: what the file is, for messages ("answer file", "pending document").
+        stdin_text: the text of stdin, when `path` is `-`.
+
+    Raises:
+        UsageError: the file cannot be read (not a regular file, too large: `read_user_text`),
+            or is not valid JSON (line and column named).
+    """
+    try:
+        if path == "-":
+            text = stdin_text if stdin_text is not None else ""
+        else:
+            text = read_user_text(path, what=what)
+    except FileNotFoundError:
+        raise UsageError(f"cannot read {what} {path}: no such file") from None
+    try:
+        return loads_strict(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path} is not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise UsageError(f"{path} is not usable JSON: nested too deeply") from None

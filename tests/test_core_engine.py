@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from mrtr_cli.engine import mrtr as engine_mod
-from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, MrtrEngine, origin_of, rejected_explanation
+from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, MrtrEngine, rejected_explanation
+from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import (
     InputRequired,

@@ -587,7 +587,8 @@ def test_elapsed_time_reads_as_seconds_minutes_or_hours():
 
 
 def test_legacy_create_task_result_is_recognised_by_task_id():
-    from mrtr_cli.tasks.legacy import LegacyTasksWire, is_create_task_result
+    from mrtr_cli.protocol.legacy import is_create_task_result
+    from mrtr_cli.tasks.legacy import LegacyTasksWire
 
     assert is_create_task_result(LEGACY_CREATED) and LegacyTasksWire.recognises(LEGACY_CREATED)
     assert not is_create_task_result({"content": [], "task": {"taskId": "t"}})  # a CallToolResult

@@ -119,7 +119,7 @@ def wait_seconds() -> float:
     Raises:
         UsageError: MRTR_AUTH_WAIT is not a positive number of seconds (exit 2).
     """
-    from mrtr_cli.env import seconds_setting  # noqa: PLC0415
+    from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
 
     return seconds_setting("MRTR_AUTH_WAIT", DEFAULT_WAIT)
 

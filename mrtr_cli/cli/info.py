@@ -89,10 +89,14 @@ def discover_cmd(ctx: click.Context, **kw: Any) -> int:
     if app.opts.json_mode:
         print_json(app.env, description["result"])
     else:
-        from mrtr_cli.render.listing import describe_discover  # noqa: PLC0415
+        from mrtr_cli.protocol.listen import listenable  # noqa: PLC0415 - start-up time (`mrtr --help`)
+        from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415 - the same
+        from mrtr_cli.render.listing import describe_discover  # noqa: PLC0415 - the same
 
+        caps = description["result"].get("capabilities")
         app.env.out(describe_discover(description["result"], description["protocolVersion"],
-                                      era=description["era"]))
+                                      era=description["era"], skills=EXTENSION if declares_skills(caps) else None,
+                                      listen=listenable(caps)))
     return 0
 
 

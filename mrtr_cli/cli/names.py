@@ -148,7 +148,7 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     )
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
 
-    from mrtr_cli.env import seconds_setting  # noqa: PLC0415
+    from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
     from mrtr_cli.errors import UsageError  # noqa: PLC0415
 
     try:

@@ -151,7 +151,9 @@ def update_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
     app, task_id, (sent, command) = _on_server(ctx, kw, task_id, update)
     what = (f"sent {len(sent)} answer(s) to task {task_id} ({', '.join(sent)})" if sent
             else f"task {task_id} has no unanswered input requests")
-    app.env.err(f"mrtr: {what}; follow it with: {command}", untrusted=True)
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - start-up time (`mrtr --help`)
+
+    app.env.err(sanitize(f"mrtr: {what}; follow it with: {command}"))
     return 0
 
 
@@ -162,11 +164,13 @@ def update_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
 def cancel_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
     """Ask the server to cancel task TASK_ID (tasks/cancel; cooperative)."""
     app, task_id, state = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.cancel(tid, variant))
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - start-up time (`mrtr --help`)
+
     if state is not None:
-        app.env.err(f"mrtr: task {task_id} is {state.status}", untrusted=True)
+        app.env.err(sanitize(f"mrtr: task {task_id} is {state.status}"))
     else:
-        app.env.err(f"mrtr: asked the server to cancel task {task_id}; cancellation is cooperative "
-                    "(`task get` shows the outcome)", untrusted=True)
+        app.env.err(sanitize(f"mrtr: asked the server to cancel task {task_id}; cancellation is cooperative "
+                             "(`task get` shows the outcome)"))
     return 0
 
 

@@ -1,14 +1,17 @@
-"""The OAuth settings and hook of a run's target: the config entry's `oauth` member,
-then the `MRTR_*` environment variables, then the command line (config/oauth.py), and
-the `Authorizer` the HTTP transport calls (transport/authhook.py).
+"""The OAuth settings of a run's target: the config entry's `oauth` member, then the
+`MRTR_*` environment variables, then the command line (config/oauth.py); the commands
+that sign in to it again, for messages; and the `Authorizer` the HTTP transport calls
+(transport/authhook.py).
 
-Cheap: `mrtr_cli.auth` is imported only inside the callable handed to the hook.
+Cheap: `mrtr_cli.auth` is imported only inside the callables the application layer hands
+to `make_authorizer`.
 """
 
 from __future__ import annotations
 
 import copy
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
@@ -96,22 +99,33 @@ def target_settings(app: Any, target: Any, overrides: dict[str, Any] | None = No
     return s
 
 
-def make_authorizer(app: Any, target: Any, *, login: bool = False, overrides: dict[str, Any] | None = None) -> Any:
+def make_authorizer(app: Any, target: Any, *, oauth_client: Callable[..., Any], proof_key: Callable[[Any], Any],
+                    login: bool = False, overrides: dict[str, Any] | None = None) -> Any:
     """The `Authorizer` for an HTTP target, or None for stdio or when the user sends an
-    `Authorization` header of their own (-H, --bearer-token-env, config headers)."""
+    `Authorization` header of their own (-H, --bearer-token-env, config headers).
+
+    Args:
+        app: the run (`runcontext.RunContext`: env, note, deadline, tracer, sign_in_allowed).
+        target: the run's `config.target.Target`.
+        oauth_client: builds the `auth.manager.OAuthClient` (its arguments), called on the
+            first 401 or a token to refresh; `proof_key`: the DPoP key of a DPoP-bound token
+            from its stored form (`auth.dpop.ProofKey.from_stored`). The application layer
+            hands both over, importing `mrtr_cli.auth` only when they are called: neither
+            this package nor the transport imports it.
+        login: the client signs in even with a valid token; `overrides`: `AuthSettings`
+            attributes (as for `target_settings`).
+    """
     if not target.url or any(name.lower() == "authorization" for name in target.headers):
         return None
-    from mrtr_cli.transport.authhook import Authorizer  # noqa: PLC0415
+    from mrtr_cli.transport.authhook import Authorizer  # noqa: PLC0415 - start-up time: HTTP targets only
 
     settings: list[AuthSettings] = []
 
     def make_client() -> Any:
-        from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - the first 401, or a token to refresh
-
         if not settings:
             settings.append(target_settings(app, target, overrides))
-        return OAuthClient(target.url, settings[0], app.env, label=target.server or public_url(target.url), login=login,
-                           deadline=app.deadline(), interactive=app.sign_in_allowed, tracer=app.tracer)
+        return oauth_client(target.url, settings[0], app.env, label=target.server or public_url(target.url),
+                            login=login, deadline=app.deadline(), interactive=app.sign_in_allowed, tracer=app.tracer)
 
     return Authorizer(target.url, app.env.add_secret, make_client, note=app.note,
-                      logout_hint=login_hint(app, target, "logout"))
+                      logout_hint=login_hint(app, target, "logout"), proof_key=proof_key)

@@ -15,9 +15,10 @@ from mrtr_cli.runcontext import RunOptions
 
 
 def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[str], str],
-                   warn: Callable[[str], None]) -> Target:
+                   warn: Callable[[str], None], confirm: Callable[[str], bool]) -> Target:
     """The target from `--url` / `--stdio` / `-s NAME` (or MRTR_URL / MRTR_STDIO / MRTR_SERVER,
-    which are copied into `opts`), trusted or refused (`config.trust.trust_target`).
+    which are copied into `opts`), trusted or refused (`config.trust.trust_target`, which asks
+    a person with `confirm(question) -> bool`).
 
     Header values given as `env:VAR` or `file:PATH` are read here (`read_file`); every header
     value, token and config `env`/`headers` value is registered as a secret (`env.add_secret`).
@@ -41,7 +42,7 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
         raise UsageError("give exactly one of MRTR_URL, MRTR_STDIO and MRTR_SERVER" if from_environment
                          else "give exactly one of --url, --stdio and -s/--server")
     try:
-        return _resolve(o, env, read_file, warn, stdio_source="MRTR_STDIO" if from_environment else "--stdio")
+        return _resolve(o, env, read_file, warn, confirm, stdio_source="MRTR_STDIO" if from_environment else "--stdio")
     except UsageError as exc:
         if from_environment:  # name what the user set, not an option they did not type
             for option, variable in (("--url", "MRTR_URL"), ("--stdio", "MRTR_STDIO"), ("-s", "MRTR_SERVER")):
@@ -52,7 +53,8 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
 
 
 def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
-             warn: Callable[[str], None], *, stdio_source: str = "--stdio") -> Target:
+             warn: Callable[[str], None], confirm: Callable[[str], bool], *,
+             stdio_source: str = "--stdio") -> Target:
     """`resolve_target` once the one target option is known (`stdio_source`: where the
     stdio command came from, as its errors name it)."""
     headers = command_line_headers(o, env, read_file)
@@ -71,7 +73,7 @@ def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
         check_header_values(target.headers, "server " + target.server + ": header" if target.server else "-H")
     from mrtr_cli.config.trust import trust_target  # noqa: PLC0415
 
-    trust_target(target, o, env)
+    trust_target(target, o, env, confirm)
     return target
 
 

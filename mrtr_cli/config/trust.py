@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.config.target import REDACTED
@@ -108,7 +109,7 @@ def apply_saved_target(opts: Any, saved: Any, *, source: str, trusted: bool = Fa
 
 
 def check_saved_target(command: list[str] | None, cwd: str | None, url: str | None, *,
-                       credentials: bool, env: Environment, source: str) -> bool:
+                       credentials: bool, env: Environment, source: str, confirm: Callable[[str], bool]) -> bool:
     """Before a target from `source` (a pending document) is reached: a stdio command must be
     known here (or approved), and a URL too when credentials would be sent to it.
 
@@ -119,12 +120,15 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
     Raises:
         UsageError: not known, and refused by the person or with nobody to ask.
         KeyboardInterrupt: Ctrl-C at the question.
+
+    `confirm` asks the person a yes/no question at the terminal (the application layer
+    hands it over: responders/terminal.py sits above this package).
     """
     if command:
         if not knows("stdio", command_identity(command, cwd)):
             shown = sanitize(shlex.join(command), single_line=True)
             where = sanitize(os.path.realpath(cwd or os.getcwd()), single_line=True)
-            _consent(env, f"{source} starts a server with a command mrtr has not run in {where}", shown,
+            _consent(env, confirm, f"{source} starts a server with a command mrtr has not run in {where}", shown,
                      refusal=f"{source} names a server command mrtr has not run in {where}: {shown}",
                      hint=f"run it only if you trust it, by giving it yourself: --stdio {shlex.quote(shown)}")
         return True
@@ -134,36 +138,35 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
         from mrtr_cli.config.target import public_url  # noqa: PLC0415
 
         shown = sanitize(public_url(url), single_line=True)
-        _consent(env, f"{source} sends your credentials (-H, --bearer-token-env) to a URL mrtr has not "
+        _consent(env, confirm, f"{source} sends your credentials (-H, --bearer-token-env) to a URL mrtr has not "
                       "reached before", shown,
                  refusal=f"{source} names a URL mrtr has not reached before, and credentials were given: {shown}",
                  hint=f"send them only if you trust it, by giving it yourself: --url {shlex.quote(shown)}")
     return True
 
 
-def _consent(env: Environment, intro: str, shown: str, *, refusal: str, hint: str) -> None:
+def _consent(env: Environment, confirm: Callable[[str], bool], intro: str, shown: str, *,
+             refusal: str, hint: str) -> None:
     if env.can_prompt():
-        from mrtr_cli.responders.terminal import TerminalResponder  # noqa: PLC0415
-
         env.err(f"mrtr: {intro}:\n  {shown}")
-        if TerminalResponder(env).confirm("Go ahead?"):
+        if confirm("Go ahead?"):
             return
         raise UsageError("not resumed: not approved")
     raise UsageError(refusal, hint=hint)
 
 
-def trust_target(target: Any, opts: Any, env: Environment) -> None:
+def trust_target(target: Any, opts: Any, env: Environment, confirm: Callable[[str], bool]) -> None:
     """Decide whether the run may reach `target` (a `config.target.Target`): one from a
     pending document (`opts.saved_target_source`) must be known here or approved by a person
     (`check_saved_target`); a target the user gave, or approved, is remembered, so that a
-    document naming it can reach it again.
+    document naming it can reach it again. `confirm`: as for `check_saved_target`.
 
     Raises:
         UsageError: a saved target that is neither known nor approved (exit 2).
     """
     if opts.saved_target_source and not check_saved_target(
             target.command, target.cwd, target.url, credentials=bool(opts.headers or opts.bearer_token_env),
-            env=env, source=opts.saved_target_source):
+            env=env, source=opts.saved_target_source, confirm=confirm):
         return  # reached on a document's word alone: not known by that
     if target.command:
         remember("stdio", command_identity(target.command, target.cwd))

@@ -25,7 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli.engine import DEFAULT_MAX_ROUNDS
 from mrtr_cli.engine.pending import build_pending, save_interrupted
 from mrtr_cli.errors import (
     InputRequired,
@@ -41,7 +40,9 @@ from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import ProgressCallback, Session
 from mrtr_cli.render.sanitize import quote_value
+from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.responders.chain import ResponderChain
+from mrtr_cli.runcontext import DEFAULT_MAX_ROUNDS
 
 _BACKOFF_START = 0.05
 _BACKOFF_MAX = 2.0
@@ -56,12 +57,6 @@ def rejected_explanation(rejected: dict[str, dict[str, str]]) -> str:
         said = f", saying: {info['message']}" if info.get("message") else " (it gave no message)"
         parts.append(f"the server asked for {quote_value(key)} again after the answer from {info['source']} was sent{said}")
     return "; ".join(parts) + "; an answer given once is used once: give another"
-
-
-def origin_of(method: str, params: dict[str, Any]) -> str:
-    """A short description of a request for people: "tools/call update_work_item"."""
-    subject = params.get("name") if method != "resources/read" else params.get("uri")
-    return f"{method} {subject}" if subject is not None else method
 
 
 class AnswerRecorder:
@@ -269,7 +264,7 @@ class MrtrEngine:
         """A 2025-11-25 CreateTaskResult answering `tools/call` on a legacy session."""
         if method != "tools/call" or self.session.era != "legacy" or "task" not in result:
             return False
-        from mrtr_cli.tasks.legacy import is_create_task_result  # noqa: PLC0415 - only for such a result
+        from mrtr_cli.protocol.legacy import is_create_task_result  # noqa: PLC0415 - start-up time: loaded with a legacy session
 
         return is_create_task_result(result)
 

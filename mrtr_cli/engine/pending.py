@@ -253,6 +253,44 @@ def build_pending(
     return doc
 
 
+def legacy_pending(
+    *,
+    target: dict[str, Any],
+    protocol_version: str,
+    method: str,
+    params: dict[str, Any],
+    input_requests: dict[str, Any],
+    missing: list[str],
+    answered: dict[str, Any] | None = None,
+    prefill: dict[str, dict[str, Any]] | None = None,
+    result: dict[str, Any] | None = None,
+    error: Any = None,
+    told: bool = True,
+) -> dict[str, Any]:
+    """The pending document of a call to a handshake-era server (2025-11-25 and earlier)
+    that asked what nobody could answer: `"era": "legacy", "resumable": false`, a note on
+    starting the call again, and the server's `result` or `error` (a `JsonRpcError`).
+    `told`: the server was answered 'cancel'; False for `-32042`, whose error ended the
+    call with nothing asked of the client. The 2025-11-25 session (protocol/legacy.py)
+    gets this function as a callback through its server-request responder."""
+    doc = build_pending(
+        target=target, protocol_version=protocol_version, method=method, params=params,
+        input_requests=input_requests, request_state=None, missing=missing, answered=answered, prefill=prefill,
+    )
+    head = {k: doc.pop(k) for k in ("mrtr", "target", "protocolVersion")}
+    doc = {**head, "era": "legacy", "resumable": False, **doc}
+    what = ("what nobody could answer was answered 'cancel'" if told
+            else "the call ended with its -32042 error (URL elicitation required) and nobody could consent")
+    doc["note"] = (f"This server speaks MCP {protocol_version}: it asks its questions during the call, "
+                   f"and {what}, so there is no requestState to "
+                   "resume. Fill in answersTemplate and start the call again with --answers FILE.")
+    if result is not None:
+        doc["result"] = result
+    if error is not None:
+        doc["error"] = {"code": error.code, "message": error.message, "data": error.data}
+    return doc
+
+
 #: The requests a pending document can finish (the MRTR-capable ones, DESIGN.md section 5).
 RESUMABLE_METHODS = MRTR_METHODS
 
@@ -263,7 +301,7 @@ def load_pending(path: str, stdin_text: str | None = None, config_words: Sequenc
     Raises:
         UsageError: unreadable, not JSON, or not a `pending/1` document.
     """
-    from mrtr_cli.jsonfile import load_json_document  # noqa: PLC0415
+    from mrtr_cli.userfiles import load_json_document  # noqa: PLC0415 - start-up time: only `mrtr resume`
 
     doc = load_json_document(path, what="pending document", stdin_text=stdin_text)
     if not isinstance(doc, dict) or doc.get("mrtr") != PENDING_FORMAT:

@@ -1,6 +1,7 @@
 """Running one MRTR-capable request of a command to its end: the engine's round trips
-(engine/mrtr.py), the task it may become (tasks/runner.py), `--save-answers`, and the
-exit code of the outcome (DESIGN.md sections 2 and 5).
+(engine/mrtr.py), the task it may become (through the task hook the run hands over,
+`RunContext.task_handler`: tasks/ sits above the engine), `--save-answers`, and the exit
+code of the outcome (docs/architecture.md, "The walk-through").
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Sess
           answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> EngineOutcome:
     """Drive one MRTR-capable request (and the task it may become) to its outcome,
     printing nothing of the result: `run_request` for one command, `mrtr batch` per line.
+    A task the call becomes goes to the run's task hook (`run.task_handler`: tasks/runner.py).
 
     Args:
         deadline: bounds this request (default: the run's `deadline()`).
@@ -69,14 +71,8 @@ def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Sess
     if recorder is not None and sent:
         recorder.seed(sent)
     deadline = deadline or run.deadline()
-    def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
-        from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - only once a task exists
-
-        runner = TaskRunner(run, session, chain, target, tool=params.get("name"), params=params,
-                            recorder=recorder, deadline=deadline, batch=run.batch)
-        return runner.on_task(create_result, capabilities)
-
-    from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415
+    on_task = run.task_handler(session, chain, target, params, recorder=recorder, deadline=deadline)
+    from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415 - start-up time: loaded while a stdio server boots
 
     engine = MrtrEngine(session, chain, target=target.public(), max_rounds=run.opts.max_rounds,
                         deadline=deadline, recorder=recorder,

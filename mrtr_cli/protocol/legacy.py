@@ -31,6 +31,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
+from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.validate import check_server_request
 from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Session, client_info
 from mrtr_cli.render.sanitize import quote_value, sanitize
@@ -62,6 +63,14 @@ class ServerRequestHandler(Protocol):
 
     def next_key(self, method: str) -> str: ...
 
+    def pending_document(self, **facts: Any) -> dict[str, Any]:
+        """The pending document (exit 5) for asks nobody could answer: `facts` are the
+        target, protocol version, method, params, input requests, missing and answered
+        keys, prefill, the server's `result` or `error`, and `told` (the server was
+        answered 'cancel'). The document format is not this layer's: the responder
+        builds it with what the run handed it (`engine.pending.legacy_pending`)."""
+        ...
+
 
 def declared_capabilities(capabilities: Mapping[str, Any], version: str) -> dict[str, Any]:
     """The run's `ClientCapabilities` in the shape of handshake version `version`.
@@ -78,6 +87,13 @@ def declared_capabilities(capabilities: Mapping[str, Any], version: str) -> dict
     if "roots" in capabilities:
         out["roots"] = {}
     return out
+
+
+def is_create_task_result(result: Any) -> bool:
+    """True for a 2025-11-25 CreateTaskResult: `{"task": {"taskId": "...", ...}}` (and no
+    CallToolResult `content`)."""
+    task = result.get("task") if isinstance(result, dict) else None
+    return isinstance(task, dict) and isinstance(task.get("taskId"), str) and "content" not in result
 
 
 class LegacySession(Session):
@@ -348,8 +364,6 @@ class LegacySession(Session):
 
     # ------------------------------------------------------------------ internals
     def _origin(self) -> str:
-        from mrtr_cli.engine.mrtr import origin_of  # noqa: PLC0415 - a display helper
-
         with self._inflight_lock:
             current = self._inflight[-1] if self._inflight else None
         return origin_of(*current) if current else "the session"
@@ -397,8 +411,6 @@ class LegacySession(Session):
                 raise err
             requests[self.responder.next_key("elicitation/create")] = {
                 "method": "elicitation/create", "params": {**item, "mode": "url"}}
-        from mrtr_cli.engine.mrtr import origin_of  # noqa: PLC0415
-
         asks = self.responder.ask(requests, server_name=self.server_name, origin=origin_of(method, params))
         self.responder.take_asks()
         if asks.missing:
@@ -415,24 +427,13 @@ class LegacySession(Session):
         """The exit-5 error for asks nobody could answer, with a pending-style document
         (`told`: the server was answered 'cancel'; False for `-32042`, which asks nothing
         of the client: the server's error already ended the call)."""
-        from mrtr_cli.engine.pending import build_pending  # noqa: PLC0415 - the document format
-
-        doc = build_pending(
+        assert self.responder is not None  # the asks came from it
+        doc = self.responder.pending_document(
             target=self.target, protocol_version=self.protocol_version, method=method, params=dict(params or {}),
-            input_requests=asks.input_requests, request_state=None, missing=asks.missing,
+            input_requests=asks.input_requests, missing=asks.missing,
             answered={k: v for k, v in asks.responses.items() if k not in asks.missing}, prefill=asks.prefill,
+            result=result, error=error, told=told,
         )
-        head = {k: doc.pop(k) for k in ("mrtr", "target", "protocolVersion")}
-        doc = {**head, "era": "legacy", "resumable": False, **doc}
-        what = ("what nobody could answer was answered 'cancel'" if told
-                else "the call ended with its -32042 error (URL elicitation required) and nobody could consent")
-        doc["note"] = (f"This server speaks MCP {self.protocol_version}: it asks its questions during the call, "
-                       f"and {what}, so there is no requestState to "
-                       "resume. Fill in answersTemplate and start the call again with --answers FILE.")
-        if result is not None:
-            doc["result"] = result
-        if error is not None:
-            doc["error"] = {"code": error.code, "message": error.message, "data": error.data}
         missing = ", ".join(asks.missing)
         told_what = ("the server was answered 'cancel'" if told
                      else "the server's -32042 error ended the call, nothing was answered")

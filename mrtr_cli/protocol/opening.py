@@ -110,11 +110,6 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
 
     opts, env = run.opts, run.env
 
-    def server_request_responder() -> Any:  # an older server's own requests, answered by the run's chain
-        from mrtr_cli.responders.server_requests import ServerRequestResponder  # noqa: PLC0415
-
-        return ServerRequestResponder(run.chain(), capabilities={}, recorder=run.recorder())
-
     try:
         probe_timeout = check_session_options(opts)
     except UsageError:
@@ -129,7 +124,7 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
         probe_timeout_given=opts.probe_timeout is not None, log_level=opts.log_level,
         capabilities=run.chain().capabilities(), target=target.public(),
         cache_key=server_key(url=target.url, command=target.command, cwd=target.cwd),
-        responder=server_request_responder,
+        responder=run.server_request_responder,  # an older server's own requests, answered by the run's chain
         on_log=LogPrinter(env, opts.log_level),
         rejoin=run.rejoin_session,
         observer=run.strict_checker() if opts.strict else None,  # protocol/strict.py, only with --strict

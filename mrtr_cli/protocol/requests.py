@@ -1,6 +1,6 @@
 """The method and params of one MRTR-capable request from a command's words: `call TOOL`
 (tools/call), `prompt NAME` (prompts/get), `read URI` (resources/read), also a line of
-`mrtr batch` (DESIGN.md section 1).
+`mrtr batch`; and `origin_of`, how a request is named to people.
 """
 
 from __future__ import annotations
@@ -11,11 +11,17 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.runcontext import RunContext
 
 
+def origin_of(method: str, params: dict[str, Any]) -> str:
+    """A short description of a request for people: "tools/call update_work_item"."""
+    subject = params.get("name") if method != "resources/read" else params.get("uri")
+    return f"{method} {subject}" if subject is not None else method
+
+
 def request_params(run: RunContext, session: Any, command: str, subject: str, items: list[Any] | None = None,
                    base: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """The method and params of `call TOOL`, `prompt NAME` or `read URI`: tool arguments
     typed by the tool's `inputSchema` and validated (`schema.toolargs.tool_arguments`) and,
-    on a 2025-11-25 server, the `task` member (`tasks.field.task_field`); prompt arguments
+    on a 2025-11-25 server, the `task` member (`run.task_field`); prompt arguments
     as given (strings), checked against `prompts/list` unless `--no-validate`
     (`protocol.catalog.check_prompt_request`); a resource's URI, or a resource template's
     expanded with `items` (`protocol.templates.expand`).
@@ -44,14 +50,12 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
         return "resources/read", {"uri": subject}
     if command == "call":
         from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415
-        from mrtr_cli.tasks.field import task_field  # noqa: PLC0415
 
         catalog = run.catalog(session)
         params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
                                                                no_validate=run.opts.no_validate,
                                                                note=run.tracer.note)}
-        task = task_field(session, subject, catalog, requested=run.opts.task, ttl=run.opts.task_ttl,
-                          note=run.note)  # 2025-11-25 task augmentation
+        task = run.task_field(session, subject, catalog)  # 2025-11-25 task augmentation
         if task is not None:
             params["task"] = task
         return "tools/call", params

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Sequence
 from typing import Any
 
 from mrtr_cli.render.color import console as styled_console
@@ -209,9 +210,14 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
     return "\n".join(lines)
 
 
-def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "modern") -> str:
+def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "modern", *,
+                      skills: str | None = None, listen: Sequence[str] = ()) -> str:
     """A person's view of a `server/discover` result (2026-07-28 section 1.5), or with
-    `era="legacy"` of an older server's `InitializeResult` (2025-11-25 basic/lifecycle)."""
+    `era="legacy"` of an older server's `InitializeResult` (2025-11-25 basic/lifecycle).
+
+    `skills`: the skills extension the capabilities declare (`mrtr skills`), or None;
+    `listen`: what `mrtr listen` can watch there (`protocol.listen.listenable`). The
+    caller reads both from the capabilities: the protocol's rules sit above this layer."""
     if era == "legacy":
         lines = [f"Era:           legacy (initialize handshake, MCP {one_line(speaking)})"]
         info = result.get("serverInfo")
@@ -246,7 +252,7 @@ def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "
                     detail = ", ".join(one_line(k) + ("" if v is True else f"={json.dumps(v)}")
                                        for k, v in value.items() if v is not False)
             lines.append(f"  {one_line(key)}" + (f": {detail}" if detail else ""))
-    lines.extend(_supports(caps))
+    lines.extend(_supports(skills, listen))
     if "ttlMs" in result or "cacheScope" in result:
         lines.append(f"Cache:         ttlMs {one_line(result.get('ttlMs'))}, {one_line(result.get('cacheScope'))}")
     instructions = result.get("instructions")
@@ -256,12 +262,8 @@ def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "
     return "\n".join(lines)
 
 
-def _supports(caps: Any) -> list[str]:
+def _supports(skills: str | None, watch: Sequence[str]) -> list[str]:
     """The `Skills:` and `Listen:` lines of `describe_discover`: whether the server declares
     the skills extension (`mrtr skills`) and what `mrtr listen` can watch there."""
-    from mrtr_cli.protocol.listen import listenable  # noqa: PLC0415
-    from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415
-
-    watch = listenable(caps)
-    return [f"Skills:        {'yes (' + EXTENSION + '): mrtr skills' if declares_skills(caps) else 'no'}",
+    return [f"Skills:        {'yes (' + skills + '): mrtr skills' if skills else 'no'}",
             f"Listen:        {', '.join(watch) + ': mrtr listen' if watch else 'nothing (no listChanged, no subscribe)'}"]

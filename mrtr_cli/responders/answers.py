@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonfile import load_json_document, loads_strict
+from mrtr_cli.jsonfile import loads_strict
+from mrtr_cli.userfiles import load_json_document
 
 KNOWN_MEMBERS = ("inputResponses", "inOrder", "fields", "roots")
 

@@ -226,8 +226,8 @@ class ResponderChain:
             outcome.prefill[ask.key] = dict(content)
         said = f": {message}" if isinstance(message, str) and message else ""
         if self.interactive:  # else the exit-5 message says it
-            self.env.err(f"mrtr: the server asks for {quote_value(ask.key)} again after the answer from {source} was sent"
-                         f"{said}", untrusted=True)
+            self.env.err(sanitize(f"mrtr: the server asks for {quote_value(ask.key)} again after the answer from "
+                                  f"{source} was sent{said}"))
 
     def _get_terminal(self) -> Person:
         if self._terminal is None:

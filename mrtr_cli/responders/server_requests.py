@@ -20,6 +20,7 @@ is kept so the session can end the run with exit 5 and a pending-style document
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -79,12 +80,17 @@ class ServerRequestResponder:
         capabilities: the `ClientCapabilities` declared in `initialize`; requests for
             anything not declared get a `-32601` error instead of an answer.
         recorder: where answers sent are recorded for `--save-answers`, or None.
+        pending: builds the pending document for asks nobody could answer
+            (`engine.pending.legacy_pending`, handed over by the application layer:
+            the document format belongs to the engine, above this package).
     """
 
-    def __init__(self, chain: ResponderChain, *, capabilities: dict[str, Any], recorder: Recorder | None = None):
+    def __init__(self, chain: ResponderChain, *, capabilities: dict[str, Any],
+                 pending: Callable[..., dict[str, Any]], recorder: Recorder | None = None):
         self.chain = chain
         self.capabilities = capabilities
         self.recorder = recorder
+        self.pending_document = pending
         self._counts: dict[str, int] = {}
         self._asks = ServerAsks()
         self._lock = threading.Lock()

@@ -29,6 +29,7 @@ from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.legacy import is_create_task_result
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, error_object, parse_task
@@ -39,13 +40,6 @@ VARIANT = "2025-11-25"
 DEFAULT_TASK_TTL_SECONDS = 3600.0
 INVALID_PARAMS = -32602
 REQUIRED, OPTIONAL, FORBIDDEN = "required", "optional", "forbidden"
-
-
-def is_create_task_result(result: Any) -> bool:
-    """True for a 2025-11-25 CreateTaskResult: `{"task": {"taskId": "...", ...}}` (and no
-    CallToolResult `content`)."""
-    task = result.get("task") if isinstance(result, dict) else None
-    return isinstance(task, dict) and isinstance(task.get("taskId"), str) and "content" not in result
 
 
 def tool_task_support(tool: dict[str, Any] | None) -> str:

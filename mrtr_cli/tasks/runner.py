@@ -11,9 +11,10 @@ import shlex
 from typing import Any
 
 from mrtr_cli.config.target import Target
-from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, origin_of
+from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.output import print_json
 from mrtr_cli.render.sanitize import sanitize
@@ -180,19 +181,19 @@ class TaskRunner:
         if self.over_stdio:
             # The task lives in the server process, which stops when mrtr exits: a later
             # command reaches it only if the server keeps its tasks somewhere else.
-            self.env.err(f"mrtr: warning: task {state.task_id} created ({state.status}) in the stdio server "
-                         "process, which stops when mrtr exits: unless the server keeps its tasks elsewhere "
-                         f"(a file, a database), the task ends with this run and `{command}` will not find "
-                         "it; for a task that outlives the run use a server over --url, or leave out --detach",
-                         untrusted=True)
+            self.env.err(sanitize(
+                f"mrtr: warning: task {state.task_id} created ({state.status}) in the stdio server "
+                "process, which stops when mrtr exits: unless the server keeps its tasks elsewhere "
+                f"(a file, a database), the task ends with this run and `{command}` will not find "
+                "it; for a task that outlives the run use a server over --url, or leave out --detach"))
         else:
             from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415
 
             kept = keep_session_for(self.session, record)
             if kept:
                 self.records.save(record)
-            self.env.err(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}"
-                         + (f"; {KEPT_SESSION_NOTE}" if kept else ""), untrusted=True)
+            self.env.err(sanitize(f"mrtr: task {state.task_id} created ({state.status}); follow it with: {command}"
+                                  + (f"; {KEPT_SESSION_NOTE}" if kept else "")))
         return EngineOutcome(result=create_result, task={"taskId": state.task_id, "status": state.status},
                              extra={"detached": True})
 

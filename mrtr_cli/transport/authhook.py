@@ -7,7 +7,9 @@ request") and `challenge(status, www_authenticate, sent, nonce)` ("this response
 file read (the token file of the resource, `token_path`); the `mrtr_cli.auth` package is
 imported only when a token must be refreshed or obtained (the first 401/403), so a call
 to an open server never loads it. A DPoP-bound token (RFC 9449) also costs a proof per
-request (`mrtr_cli.auth.dpop`, imported only for such a token).
+request (`mrtr_cli.auth.dpop`, loaded only for such a token). This module imports nothing
+of `mrtr_cli.auth` itself: the client and the DPoP key come from callables it is given
+(config/oauth_target.py `make_authorizer`), since the transport sits below the auth layer.
 """
 
 from __future__ import annotations
@@ -104,6 +106,10 @@ class Authorizer:
         note: shows a one-line note on stderr (None: none shown).
         logout_hint: the command that removes this server's token file
             (`mrtr ... auth logout`), named when the file is damaged.
+        proof_key: the DPoP key of a DPoP-bound token from its stored form
+            (`mrtr_cli.auth.dpop.ProofKey.from_stored`), or None when unusable; without
+            it a DPoP-bound token is refused as having no usable key. A callable, so
+            that this package imports nothing of `mrtr_cli.auth`.
 
     A damaged token file (tokenfile.py) does not stop the run at once: the requests go
     without a token, with a note naming the file and `logout_hint`; if the server then asks
@@ -111,12 +117,14 @@ class Authorizer:
     """
 
     def __init__(self, url: str, add_secret: Callable[[str], None], make_client: Callable[[], Any],
-                 note: Callable[[str], None] | None = None, logout_hint: str | None = None):
+                 note: Callable[[str], None] | None = None, logout_hint: str | None = None,
+                 proof_key: Callable[[Any], Any] | None = None):
         self.url = url
         self._note = note
         self.logout_hint = logout_hint
         self._add_secret = add_secret
         self._make_client = make_client
+        self._load_proof_key = proof_key
         self._client: Any = None
         self._token: str | None = None
         self._doc: dict[str, Any] | None = None
@@ -149,12 +157,10 @@ class Authorizer:
         tokens = _current_tokens(self._doc)
         if str(tokens.get("token_type", "")).lower() != "dpop":
             return None
-        from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - DPoP-bound tokens only
-
         stored = tokens.get("dpop_key")
         if not isinstance(stored, str):  # in the keychain
             stored = ((self.client.store.entry() or {}).get("tokens") or {}).get("dpop_key")
-        key = ProofKey.from_stored(stored)
+        key = self._load_proof_key(stored) if self._load_proof_key is not None else None
         if key is None:
             from mrtr_cli.errors import AuthError  # noqa: PLC0415
 
