@@ -30,7 +30,7 @@ class RunOptions:
     headers: list[str] = field(default_factory=list)
     public_headers: list[str] = field(default_factory=list)  # -H names whose values may be shown
     bearer_token_env: str | None = None
-    # OAuth (issue 13): a pre-registered client.
+    # OAuth: a pre-registered client.
     client_id: str | None = None
     client_secret_env: str | None = None
     client_secret_file: str | None = None
@@ -52,23 +52,23 @@ class RunOptions:
     saved_target_source: str | None = None  # the target came from this pending document (config/trust.py)
     max_rounds: int = DEFAULT_MAX_ROUNDS
     open_urls: bool = False
-    # Sampling and roots sources (issue 6).
+    # Sampling and roots sources.
     roots: list[str] = field(default_factory=list)
     sampling_command: str | None = None
     sampling_tools: bool = False
     sampling_timeout: float | None = None
     expand_env: bool = False
-    # Tasks (issue 4): print the task and exit once one exists; Ctrl-C cancels it.
+    # Tasks: print the task and exit once one exists; Ctrl-C cancels it.
     detach: bool = False
     cancel_on_interrupt: bool = False
-    # Protocol era (issue 5).
+    # Protocol era.
     probe_timeout: float | None = None
     # The limit on one message from a server (transport/limits.py), as given.
     max_message_size: str | None = None
-    # 2025-11-25 tasks (issue 5): run an `optional` tool as a task; the `task.ttl` to ask for.
+    # 2025-11-25 tasks: run an `optional` tool as a task; the `task.ttl` to ask for.
     task: bool = False
     task_ttl: float | None = None
-    # --strict (issue 15): check every server message against the schema and the protocol rules.
+    # --strict: check every server message against the schema and the protocol rules.
     strict: bool = False
 
     def config_words(self) -> list[str]:

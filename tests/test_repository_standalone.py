@@ -22,8 +22,8 @@ from tests.conftest import ROOT
 OUTSIDE_DESIGN = re.compile(re.escape("DESIGN" + ".md"))
 #: A folder beside the checkout, by a relative or an absolute path.
 OUTSIDE_FOLDER = re.compile(re.escape(".." + "/shared") + "|" + re.escape("/work" + "/shared"))
-#: A tracker entry by number: "issue 13", "(issue 5)", "issues 3 and 4", "Issue-13",
-#: "issue13", "issue #12", and a bare "(#12)" reference.
+#: A tracker entry by number, in each form `test_each_form_is_caught` lists: the word with a
+#: number after it (spaced, hyphenated, joined, with "#"), and a bare "#" number in brackets.
 TRACKER_NUMBER = re.compile(r"\b" + "iss" + r"ues?[\s_-]*#?\d+|\(#\d+\)", re.IGNORECASE)
 
 RULES = {
@@ -79,7 +79,7 @@ def test_no_file_points_outside_the_repository_or_at_an_issue_number():
     "stdout holds only the result (" + "iss" + "ue 2).",
     "Iss" + "ues 3 and 4 asked for it",
     "Iss" + "ue-13, " + "iss" + "ue13",
-    "fixed in (#12)",
+    "fixed in (" + "#12)",
 ])
 def test_each_form_is_caught(tmp_path, line):
     (tmp_path / "notes.md").write_text(f"first line\n{line}\n", encoding="utf-8")

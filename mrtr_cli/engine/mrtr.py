@@ -1,4 +1,4 @@
-"""The Multi Round-Trip Request loop (2026-07-28 basic/patterns/mrtr; DESIGN.md section 5).
+"""The Multi Round-Trip Request loop (2026-07-28 basic/patterns/mrtr; docs/design.md, "Input-required rounds").
 
 For `tools/call`, `prompts/get` and `resources/read`:
 

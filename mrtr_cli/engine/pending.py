@@ -1,6 +1,6 @@
 """Pending documents: what a call that stopped for input (exit 5) needs to finish.
 
-DESIGN.md section 4. The document names the target (never headers or tokens),
+docs/design.md, "Pending documents". The document names the target (never headers or tokens),
 the protocol version, the original method and params, the server's
 `inputRequests` and exact `requestState`, the keys still `missing`, and an
 `answersTemplate` that is itself an answer file once its nulls are filled in
@@ -226,7 +226,7 @@ def build_pending(
     task_id: str | None = None,
     sent_responses: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The pending document (DESIGN.md section 4); `requestState` only if one came.
+    """The pending document (docs/design.md, "Pending documents"); `requestState` only if one came.
 
     `sentResponses` (when earlier rounds were answered) holds what was sent in them, as
     the `inputResponses` of an answer file: with `answered` and the answers still
@@ -291,7 +291,7 @@ def legacy_pending(
     return doc
 
 
-#: The requests a pending document can finish (the MRTR-capable ones, DESIGN.md section 5).
+#: The requests a pending document can finish (the MRTR-capable ones, docs/design.md, "Input-required rounds").
 RESUMABLE_METHODS = MRTR_METHODS
 
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
     """The exit code of a finished request: 0, 1 when a tool result has `isError: true`,
-    6 after a decline or cancel (DESIGN.md section 2), both by `errors.winning_status`
+    6 after a decline or cancel (docs/design.md, "Exit codes"), both by `errors.winning_status`
     (1 wins); a detached task is 0."""
     if outcome.extra.get("detached"):
         return int(ExitStatus.SUCCESS)
@@ -98,7 +98,7 @@ def finish(run: RunContext, method: str, outcome: EngineOutcome) -> int:
 
 def save_answers(run: RunContext, recorder: AnswerRecorder | None) -> None:
     """`--save-answers FILE`: write every answer the recorder holds as an answer file
-    (DESIGN.md section 3); nothing when none was recorded. A file that cannot be written
+    (docs/design.md, "Answer files"); nothing when none was recorded. A file that cannot be written
     ends the run with exit 2 (`env.write_failure`, cli/main.py)."""
     if recorder is None or not (recorder.responses or recorder.in_order):
         return

@@ -116,7 +116,7 @@ class LegacySession(Session):
         declared: the capabilities declared in `initialize`.
         keep_open: set when a task the user may follow is left running in this HTTP
             session: `close` then does not end (DELETE) the session, as a server may keep
-            tasks per session (issue 16).
+            tasks per session.
         rejoin: `{"sessionId", "serverCapabilities"}` of an HTTP session left open for a
             task: `open` rejoins it instead of sending `initialize` (a new session would not
             know the task).

@@ -60,7 +60,7 @@ class ProgressSink(Protocol):
 CANCEL_SEND_TIMEOUT = 1.0
 _POLL = 0.2  # seconds between deadline checks while waiting on a response
 #: Seconds a stdio server may stay silent on a request before a person at a terminal is told
-#: (issue 16); `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
+#: so; `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
 WAIT_NOTICE_SECONDS = 5.0
 
 
