@@ -58,17 +58,17 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_request
 from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySession, ServerRequestHandler
-from mrtr_cli.protocol.session import (
+from mrtr_cli.protocol.modern import (
     HEADER_MISMATCH,
     LATEST_MODERN,
     META,
     MISSING_REQUIRED_CLIENT_CAPABILITY,
     MODERN_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
-    timeout_error,
-    Session,
     client_info,
 )
+from mrtr_cli.protocol.session import Session
+from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
