@@ -260,7 +260,6 @@ class _Opener:
         return session
 
 
-
 def _server_error(exc: Exception) -> bool:
     """An HTTP 5xx: the server broke on the request (maybe on a message of the wrong era)."""
     status = getattr(exc, "status", None)

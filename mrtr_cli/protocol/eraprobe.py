@@ -152,7 +152,6 @@ def _probe_result(fut: Future[Message], limit: float, transport: Transport) -> M
                 raise
 
 
-
 def add_hint(exc: MrtrError, line: str) -> None:
     """Add `line` to the error's hint (after what is there, e.g. the response body)."""
     exc.hint = f"{exc.hint}\n{line}" if exc.hint else line

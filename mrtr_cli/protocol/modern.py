@@ -49,7 +49,6 @@ def describe_capabilities(required: Any) -> list[str]:
     return names
 
 
-
 def pick_version(err: JsonRpcError, current: str) -> str:
     """The modern version to retry with after `-32022` refused `current`: the newest this
     client speaks among the error's `data.supported`.

@@ -98,7 +98,6 @@ def classify_response(response: Message) -> Verdict:
     return Verdict("legacy", None, None, "server/discover answered something that is not a DiscoverResult")
 
 
-
 def late_modern(late: Future[Message] | None) -> Verdict | None:
     """The modern verdict of a probe answer that came after the probe timeout, else None."""
     if late is None or not late.done() or late.cancelled() or late.exception() is not None:

@@ -453,8 +453,6 @@ def _method(message: Message) -> str:
     return sanitize(method, single_line=True)[:80] if isinstance(method, str) else "a response"
 
 
-
-
 def httpx_origin(url: str) -> tuple[str, str, int | None]:
     """(scheme, host, port) of `url` as httpx reports them for a request."""
     import httpx  # noqa: PLC0415

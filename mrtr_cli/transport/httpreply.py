@@ -47,7 +47,6 @@ class SessionExpired(HttpStatusError):
     and the client must `initialize` again without it (2025-11-25 transports)."""
 
 
-
 def read_json_body(resp: httpx.Response, *, allow_overflow: bool = False) -> Any:
     """The JSON value of a response body (opened with `stream=True`), or None when it is
     not JSON. Also the reader of authorization replies (auth/replies.py).
@@ -112,7 +111,6 @@ def jsonrpc_error(text: str, rid: Any) -> Message | None:
         msg.setdefault("id", rid)
         return msg
     return None
-
 
 
 def body_hint(text: str) -> str | None:
