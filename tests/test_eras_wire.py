@@ -17,8 +17,10 @@ from mcp_types.methods import validate_client_notification, validate_client_requ
 
 from tests.conftest import PY, SERVERS, read_records, stdio_cmd
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.protocol.era import EraCache, classify_response, parse_protocol, server_key
+from mrtr_cli.protocol.era import parse_protocol
+from mrtr_cli.protocol.eracache import EraCache, server_key
 from mrtr_cli.protocol.legacy import declared_capabilities
+from mrtr_cli.protocol.verdict import classify_response
 from mrtr_cli.render.listing import describe_discover
 
 DUAL = SERVERS / "dual_server.py"
@@ -80,7 +82,7 @@ def test_modern_server_listing_only_handshake_versions_is_spoken_to_as_legacy(mr
 
 def test_a_cached_legacy_guess_that_fails_is_probed_again(mrtr, tmp_path):
     from mrtr_cli.config.target import parse_stdio
-    from mrtr_cli.protocol.era import EraCache, server_key
+    from mrtr_cli.protocol.eracache import EraCache, server_key
 
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"calls": {"t": [{"result": {"resultType": "complete",

@@ -32,16 +32,19 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 """
 
 #: Nothing a plain call over stdio needs: `logging` (loaded by `concurrent.futures`),
-#: `hashlib` (loads OpenSSL), `base64`, the HTTP client, sign-in, the schema modules of
-#: forms and of full JSON Schema validation, and the header-value rules (only for -H). (`tempfile` is not listed: the first call to a
-#: server writes its era to the cache with it.)
+#: `hashlib` (loads OpenSSL), `base64`, the HTTP client and the HTTP transport, sign-in, the
+#: schema modules of forms and of full JSON Schema validation, and the header-value rules
+#: (only for -H). (`tempfile` is not listed: the first call to a server writes its era to
+#: the cache with it.)
 NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx",
+                         "mrtr_cli.transport.http", "mrtr_cli.transport.sse",
                          "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values")
 
 #: What loads while the server boots, not before it is launched: the command line parser,
 #: the session, the era probe and the engine.
-AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era", "mrtr_cli.protocol.session", "mrtr_cli.engine.mrtr",
-                    "mrtr_cli.responders.chain", "mrtr_cli.schema.quickcheck")
+AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era", "mrtr_cli.protocol.eraprobe",
+                    "mrtr_cli.protocol.verdict", "mrtr_cli.protocol.session", "mrtr_cli.protocol.waiting",
+                    "mrtr_cli.engine.mrtr", "mrtr_cli.responders.chain", "mrtr_cli.schema.quickcheck")
 
 
 def imported(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]:

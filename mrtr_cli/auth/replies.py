@@ -81,7 +81,7 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
             holds NaN, Infinity or an over-long integer (exit 8).
     """
     from mrtr_cli.transport.base import InvalidMessage, MessageTooDeep, MessageTooLarge  # noqa: PLC0415
-    from mrtr_cli.transport.http import read_json_body  # noqa: PLC0415
+    from mrtr_cli.transport.httpreply import read_json_body  # noqa: PLC0415
     from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415
 
     where = f"{what} {sanitize(url, single_line=True)[:200]}"

@@ -112,7 +112,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         typed_in_template,
     )
     from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained  # noqa: PLC0415
-    from mrtr_cli.protocol.session import MODERN_VERSIONS  # noqa: PLC0415
+    from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415
 
     app = make_app(ctx, kw)
     doc = load_pending(pending, app.read_stdin() if pending == "-" else None, app.env.config_words)

@@ -1,108 +1,56 @@
-"""A 2026-07-28 (modern) session: stateless requests with the per-request envelope.
+"""A 2026-07-28 (modern) session: opening it, and sending stateless requests with the
+per-request envelope.
 
 Spec: basic/index ("Message envelope", per-request `_meta`), basic/versioning
 (`-32022` UnsupportedProtocolVersion), server/tools (`-32021`
-MissingRequiredClientCapability), basic/patterns/progress, cancellation.
+MissingRequiredClientCapability), basic/patterns/cancellation.
 
 Every request carries `_meta` with `io.modelcontextprotocol/protocolVersion`,
 `io.modelcontextprotocol/clientCapabilities` (what this run can answer) and
 `io.modelcontextprotocol/clientInfo`, plus a fresh `progressToken`. On HTTP the
-`MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers mirror the body.
+`MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers mirror the body. A
+request is retried once with another version after `-32022`, once with a new id after
+a broken response stream, once with fresh `Mcp-Param-*` headers after `-32020`.
+
+Elsewhere: the protocol's names and what its errors mean (protocol/modern.py), routing
+what the server sends on its own (protocol/routing.py), waiting for a response while
+answering the server's requests (protocol/waiting.py).
 """
 
 from __future__ import annotations
 
 import collections
-import os
 import threading
-import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
-from mrtr_cli import __version__
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError, explained
-from mrtr_cli.protocol.capabilities import capability_hints
+from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
-from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.protocol.modern import (
+    HEADER_MISMATCH,
+    LATEST_MODERN,
+    META,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    client_info,
+    missing_capability,
+    pick_version,
+)
+from mrtr_cli.protocol.routing import MessageRouting, ProgressCallback, ProgressSink
 from mrtr_cli.protocol.validate import check_input_request, check_result
+from mrtr_cli.protocol.waiting import ResponseWaiting, timeout_error
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
-from mrtr_cli.transport.future import CancelledError, Future
-
-MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
-LATEST_MODERN = MODERN_VERSIONS[-1]
-META = "io.modelcontextprotocol/"
-
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-HEADER_MISMATCH = -32020
-
-ProgressCallback = Callable[[dict[str, Any]], None]
-
-
-class ProgressSink(Protocol):
-    """Where the progress of every request is shown (render/progress.ProgressDisplay).
-
-    `update(token, params, label)` gets each `notifications/progress` params of an
-    in-flight request (from a reader thread) with a label such as "tools/call slow";
-    `end(token)` is called once that request is over, however it ended.
-    """
-
-    def update(self, token: Any, params: dict[str, Any], label: str) -> None: ...
-
-    def end(self, token: Any) -> None: ...
 
 #: Seconds a `notifications/cancelled` may take to be delivered: the request is being
 #: given up (timeout, Ctrl-C), so a server that does not take it must not hold the exit.
 CANCEL_SEND_TIMEOUT = 1.0
-_POLL = 0.2  # seconds between deadline checks while waiting on a response
-#: Seconds a stdio server may stay silent on a request before a person at a terminal is told
-#: so; `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
-WAIT_NOTICE_SECONDS = 5.0
 
 
-def wait_notice_seconds() -> float | None:
-    """The silence (seconds) after which "still waiting" is printed, or None for never:
-    `MRTR_WAIT_NOTICE_SECONDS` (a positive number; 0 or a bad value: never), else 5."""
-    text = os.environ.get("MRTR_WAIT_NOTICE_SECONDS")
-    if text is None or text == "":
-        return WAIT_NOTICE_SECONDS
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if 0 < value < float("inf") else None
-
-
-def client_info() -> dict[str, str]:
-    """`Implementation` for `io.modelcontextprotocol/clientInfo`: name `mrtr`, the package version."""
-    return {"name": "mrtr", "version": __version__}
-
-
-class MissingCapability(JsonRpcError):
-    """`-32021`: the server needs a client capability this run did not declare (the
-    server's message kept; mrtr's explanation and the options that declare it: `hint`)."""
-
-
-def describe_capabilities(required: Any) -> list[str]:
-    """Flatten a `ClientCapabilities` object into dotted names, e.g. `elicitation.url`."""
-    names: list[str] = []
-    if not isinstance(required, dict):
-        return names
-    for key, value in required.items():
-        if key == "extensions" and isinstance(value, dict):
-            names.extend(f"extensions.{ext}" for ext in value)
-        elif isinstance(value, dict) and value:
-            names.extend(f"{key}.{sub}" for sub in value)
-        else:
-            names.append(key)
-    return names
-
-
-class Session:
+class Session(MessageRouting, ResponseWaiting):
     """Sends requests to one server and routes what comes back.
 
     Args:
@@ -266,7 +214,7 @@ class Session:
             try:
                 response = self._exchange(msg, deadline, on_progress)
             except TransportError as exc:
-                from mrtr_cli.transport.http import BrokenStream  # noqa: PLC0415
+                from mrtr_cli.transport.httpreply import BrokenStream  # noqa: PLC0415
 
                 # 2026-07-28: a broken response stream loses the request; re-issue it
                 # once as a new request with a new id.
@@ -280,7 +228,7 @@ class Session:
             except JsonRpcError as err:
                 if err.code == UNSUPPORTED_PROTOCOL_VERSION and not version_retried:
                     version_retried = True
-                    self.protocol_version = self._pick_version(err)
+                    self.protocol_version = pick_version(err, self.protocol_version)
                     self.tracer.note(f"retrying with protocol version {self.protocol_version}")
                     continue
                 if err.code == UNSUPPORTED_PROTOCOL_VERSION:
@@ -290,7 +238,7 @@ class Session:
                         data=err.data,
                     ) from None
                 if err.code == MISSING_REQUIRED_CLIENT_CAPABILITY:
-                    raise self._missing_capability(err) from None
+                    raise missing_capability(err) from None
                 if (err.code == HEADER_MISMATCH and not header_retried and self.param_headers is not None
                         and self.param_headers.refresh_after_mismatch(method, msg["params"])):
                     # streamable-http "x-mcp-header": re-read tools/list, retry once.
@@ -429,144 +377,6 @@ class Session:
         except RequestTimeout:
             raise timeout_error(self.transport, deadline, msg["method"]) from None
 
-    def _wait(self, fut: Future[Message], deadline: Deadline, method: str, *,
-              label: str | None = None, token: Any = None) -> Message:
-        """Wait for `fut`, answering server-initiated requests on this thread meanwhile.
-
-        A stdio server that sends nothing for `wait_notice_seconds()` gets one line on
-        stderr at a terminal, naming the request (`label`) and how to stop."""
-        wake = threading.Event()
-        fut.add_done_callback(lambda _f: wake.set())
-        with self._lock:
-            self._waiters.add(wake)
-        notice_at = None
-        if self.transport.local_process and self.env.stderr_isatty and not self.env.quiet:
-            after = wait_notice_seconds()
-            notice_at = None if after is None else time.monotonic() + after
-        try:
-            while True:
-                if notice_at is not None and time.monotonic() >= notice_at:
-                    notice_at = self._wait_notice(label or method, token, notice_at)
-                self._serve_server_requests()
-                if fut.done():
-                    try:
-                        return fut.result()
-                    except CancelledError:
-                        raise TransportError(f"the request {method} was abandoned") from None
-                left = deadline.remaining()
-                if left is not None and left <= 0:
-                    raise timeout_error(self.transport, deadline, method)
-                step = _POLL if left is None else min(_POLL, left)
-                if notice_at is not None:
-                    step = max(0.0, min(step, notice_at - time.monotonic()))
-                wake.wait(step)
-                wake.clear()
-        finally:
-            with self._lock:
-                self._waiters.discard(wake)
-
-    def _wait_notice(self, label: str, token: Any, due: float) -> float | None:
-        """Print "still waiting" for `label` unless the server spoke since the wait began
-        (progress for `token`, or any message less than a wait-notice ago: then the notice
-        is due that long after it); returns when the next check is due (None: done).
-        `due` is when this check was due."""
-        after = wait_notice_seconds() or WAIT_NOTICE_SECONDS
-        with self._lock:
-            heard = token is not None and token in self._shown
-            last = self._heard_at
-        if heard:
-            return None  # progress is on show: the server is not silent
-        if last is not None and last + after > time.monotonic():
-            return last + after  # it spoke (a log, a notification) since: count from then
-        self.env.err(f"mrtr: the server has not answered {sanitize(label, single_line=True)} for "
-                     f"{after:g}s; still waiting (Ctrl-C to stop)")
-        return None
-
-    def _serve_server_requests(self) -> None:
-        """Answer queued server requests, one at a time across threads (the message pump)."""
-        if not self._serving.acquire(blocking=False):
-            return
-        try:
-            while True:
-                with self._lock:
-                    if not self._server_requests:
-                        return
-                    msg = self._server_requests.popleft()
-                handler = self.on_server_request
-                try:
-                    reply = handler(msg) if handler is not None else {
-                        "jsonrpc": "2.0", "id": msg.get("id"),
-                        "error": {"code": -32601, "message": f"this client does not answer {quote_value(msg.get('method'))}"}}
-                except BaseException:
-                    # The run is stopping (Ctrl-C, a bad answer file, a refusal): the
-                    # server still gets an answer before the request is cancelled.
-                    self._reply({"jsonrpc": "2.0", "id": msg.get("id"),
-                                 "error": {"code": -32603, "message": "the client stopped before answering"}})
-                    self.refused_at_stop.append(msg)
-                    raise
-                if reply is not None:
-                    self._reply(reply)
-        finally:
-            self._serving.release()
-
-    def _reply(self, reply: Message) -> None:
-        """Send a response to a server-initiated request."""
-        self.tracer.message("send", reply)
-        try:
-            self.transport.send(reply, {"MCP-Protocol-Version": self.protocol_version})
-        except TransportError as exc:
-            self.tracer.note(f"could not send the response to server request {quote_value(reply.get('id'))}: {exc.message}")
-
-    def _end_progress(self, token: Any) -> None:
-        with self._lock:
-            known = self._progress.pop(token, None) is not None
-            shown = token in self._shown
-            self._shown.discard(token)
-        if known and shown and self.progress is not None:  # the display only hears of requests it shows
-            try:
-                self.progress.end(token)
-            except Exception:  # noqa: BLE001 - a display problem must not change the outcome
-                pass
-
-    def _on_message(self, msg: Message) -> None:
-        self.tracer.message("recv", msg)
-        with self._lock:
-            self._heard_at = time.monotonic()
-        if self.observer is not None:
-            self.observer.version = self.protocol_version
-            self.observer.incoming(msg, declared=self._declared_once())
-        method = msg.get("method")
-        if "id" in msg and method:
-            if method == "ping":
-                self._reply({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
-                return
-            with self._lock:
-                self._server_requests.append(msg)
-                waiters = list(self._waiters)
-            for wake in waiters:
-                wake.set()
-            return
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        if method == "notifications/progress":
-            token = params.get("progressToken")
-            with self._lock:
-                entry = self._progress.get(token)
-                if entry is not None:
-                    self._shown.add(token)
-            if entry is None:
-                return  # not an in-flight request of ours (spec: ignore)
-            callback, deadline, label = entry
-            deadline.on_progress()
-            if callback is not None:
-                callback(params)
-            if self.progress is not None:
-                self.progress.update(token, params, label)
-        elif method == "notifications/message":
-            if self.on_log is not None:
-                self.on_log(params)
-        elif method and self.on_notification is not None:
-            self.on_notification(msg)
-
     def _note_server_info(self, result: dict[str, Any]) -> None:
         meta = result.get("_meta")
         if isinstance(meta, dict):
@@ -574,44 +384,9 @@ class Session:
             if isinstance(info, dict):
                 self.server_info = info
 
-    def _pick_version(self, err: JsonRpcError) -> str:
-        data = err.data if isinstance(err.data, dict) else {}
-        supported = data.get("supported")
-        if not isinstance(supported, list):
-            raise explained(err, ProtocolError,
-                            f"the server does not support protocol version {self.protocol_version} and did not "
-                            "say which versions it supports")
-        common = [v for v in MODERN_VERSIONS if v in supported]
-        if not common:
-            shown = ", ".join(str(v) for v in supported) or "(none)"
-            raise explained(err, ProtocolError,
-                            f"the server does not support protocol version {self.protocol_version}; it supports: {shown}",
-                            hint="this server speaks an older protocol era (initialize handshake)")
-        return common[-1]
-
-    def _missing_capability(self, err: JsonRpcError) -> MissingCapability:
-        data = err.data if isinstance(err.data, dict) else {}
-        names = describe_capabilities(data.get("requiredCapabilities"))
-        hints = capability_hints(names)
-        what = ", ".join(names) if names else "a client capability"
-        explanation = f"the server requires the client capability {what}, which this run does not declare"
-        return MissingCapability(err.code or MISSING_REQUIRED_CLIENT_CAPABILITY, err.message, err.data,
-                                 hint="\n".join([explanation, *(["; ".join(hints)] if hints else [])]))
-
 
 def _label(msg: Message) -> str:
     """A short description of a request for progress lines: "tools/call slow"."""
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
     subject = params.get("uri") if msg.get("method") == "resources/read" else params.get("name")
     return f"{msg.get('method')} {subject}" if isinstance(subject, str) else str(msg.get("method"))
-
-
-def timeout_error(transport: Transport, deadline: Deadline, method: str, *, text: str | None = None) -> TimeoutExpired:
-    """The `--timeout` error for a request of `method`: which request waited and how long
-    (or `text`, which says it), and, when the server has not written anything yet,
-    that it was still starting (or silent)."""
-    text = text or f"timed out{deadline.describe()} waiting for {method}"
-    if not transport.heard_from():
-        text += (": the server has not written anything yet (it was still starting, "
-                 "or it does not speak MCP on this connection)")
-    return TimeoutExpired(text)

@@ -114,7 +114,7 @@ class CommandSampler:
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    from mrtr_cli.transport.stdio import kill_process_group  # noqa: PLC0415
+    from mrtr_cli.transport.procgroup import kill_process_group  # noqa: PLC0415
 
     kill_process_group(proc)
     try:

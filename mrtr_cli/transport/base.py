@@ -234,7 +234,7 @@ class Transport(ABC):
     #: the SSE stream); False when the protocol must send `notifications/cancelled`.
     cancel_by_close: bool = False
     #: True when the server is a process this run started (stdio): a person waiting on
-    #: one that says nothing is told so (protocol/session.py, "still waiting").
+    #: one that says nothing is told so (protocol/waiting.py, "still waiting").
     local_process: bool = False
 
     def wait_sign_in(self) -> bool:

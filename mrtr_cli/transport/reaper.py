@@ -1,6 +1,6 @@
 """Ending what a stdio server started and that left its process group (Linux).
 
-A server that double-forks and calls `setsid` leaves the group `transport/stdio.py` ends
+A server that double-forks and calls `setsid` leaves the group `transport/procgroup.py` ends
 at shutdown, and would outlive `mrtr`. On Linux `mrtr` makes itself the *child subreaper*
 of what it starts (`prctl(PR_SET_CHILD_SUBREAPER)`, set before the server is spawned), so
 such a process, once its parent exits, becomes `mrtr`'s child instead of init's. The

@@ -8,10 +8,13 @@ message size limit (transport/limits.py; beyond it the requests in flight fail, 
 
 The server runs in a session (process group) of its own. When the command itself
 exits, the server is dead (exit 3) even if a process it started still holds the pipe.
-Shutdown: close stdin, wait; SIGTERM to the whole group, wait; SIGKILL to the group;
-and a group that outlives its leader (a wrapper such as `bash -c`, `npx`, `uv run`
-whose server lingers) is ended the same way, so nothing is left running. On Linux, what
-left the group (double fork and `setsid`) is ended too (transport/reaper.py).
+Shutdown ends the whole group by stages (transport/procgroup.py); on Linux, what left
+the group (double fork and `setsid`) is ended too (transport/reaper.py).
+
+This module is the connection: launching (transport/launch.py), the writer thread and
+its outbox, the reader thread turning stdout lines (transport/pipes.py) into messages
+and routing them, and the shutdown. The server's stderr and stdout noise:
+transport/serverstderr.py.
 """
 
 from __future__ import annotations
@@ -19,16 +22,12 @@ from __future__ import annotations
 import collections
 import json
 import os
-import select
-import signal
 import subprocess
 import threading
-import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
-from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.base import (
     InvalidMessage,
     Message,
@@ -40,17 +39,13 @@ from mrtr_cli.transport.base import (
     encode_message,
 )
 from mrtr_cli.transport.limits import max_message_size
+from mrtr_cli.transport.pipes import LineSplitter, read_stdout
+from mrtr_cli.transport.procgroup import close_stdin, end_group, kill_process_group, wait_exit
+from mrtr_cli.transport.serverstderr import ServerStderr
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.transport.future import Future
 
-STDERR_TAIL_LINES = 20
-#: Bytes asked for by one read of the server's stdout or stderr.
-_READ_BLOCK = 1 << 20
-#: Reads of what is left in stdout once the command has exited.
-_DRAIN_BLOCKS = 16
-#: Characters of one stderr line shown (the rest of a longer line is dropped).
-STDERR_LINE_MAX = 8192
 #: Bytes of messages to the server that may wait for it to read its stdin (a writer
 #: thread writes them): beyond it the server is not reading while it writes (exit 3).
 OUTBOX_LIMIT = 16 << 20
@@ -66,77 +61,6 @@ def encode_line(message: Message) -> bytes:
         UsageError: the message holds a non-finite number.
     """
     return encode_message(message) + b"\n"
-
-
-def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL a child started with `start_new_session=True` and everything it launched
-    (its process group; e.g. npx -> node). Never raises; safe in a signal handler."""
-    signal_group(proc, signal.SIGKILL)
-
-
-def signal_group(proc: subprocess.Popen[bytes], signum: int) -> bool:
-    """Send `signum` to the process group of `proc` (started with `start_new_session=True`;
-    the group outlives its leader while any member is left); without process groups, to
-    `proc` alone. Returns False when nobody was left to receive it. Never raises."""
-    try:
-        os.killpg(proc.pid, signum)  # type: ignore[attr-defined]
-        return True
-    except ProcessLookupError:
-        return False
-    except (OSError, AttributeError):  # AttributeError: no process groups on this platform
-        try:
-            proc.send_signal(signum)
-            return True
-        except OSError:
-            return False
-
-
-def group_gone(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait up to `timeout` seconds for every process of `proc`'s group to exit; True when
-    none is left (the leader must already be reaped)."""
-    end = time.monotonic() + timeout
-    pause = 0.005
-    while signal_group(proc, 0):
-        if time.monotonic() >= end:
-            return False
-        time.sleep(pause)
-        pause = min(pause * 2, 0.1)
-    return True
-
-
-def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait up to `timeout` seconds for `proc` to exit (and reap it); True when it did.
-
-    On Linux the wait wakes the moment the process exits (a pidfd); elsewhere it is
-    `Popen.wait`, which polls with growing sleeps."""
-    pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is not None and proc.returncode is None:
-        try:
-            fd = pidfd_open(proc.pid)
-        except OSError:  # already reaped, or not supported by the kernel
-            pass
-        else:
-            import select  # noqa: PLC0415
-
-            try:
-                ready, _, _ = select.select([fd], [], [], timeout)
-            finally:
-                os.close(fd)
-            if not ready:
-                return False
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return False
-    return True
-
-
-def _close_stdin(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        if proc.stdin:
-            proc.stdin.close()
-    except OSError:
-        pass
 
 
 class StdioTransport(Transport):
@@ -170,7 +94,7 @@ class StdioTransport(Transport):
         self.label = "stdio: " + " ".join(argv)
         self._env = dict(env or {})
         self._cwd = cwd
-        self._stderr_sink = stderr_sink
+        self._stderr = ServerStderr(stderr_sink)
         self._close_timeout = close_timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self._pending: dict[Any, Future[Message]] = {}
@@ -181,7 +105,6 @@ class StdioTransport(Transport):
         self._outbox: collections.deque[bytes] = collections.deque()
         self._outbox_bytes = 0
         self._writer: threading.Thread | None = None
-        self._tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
         self._at_once = False  # `end_at_once`: close kills the group without grace
@@ -189,11 +112,9 @@ class StdioTransport(Transport):
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
         self._heard = False  # a first line came on stdout
-        from mrtr_cli.render.repeats import RepeatedNotes  # noqa: PLC0415
         from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415
 
         self._mark = run_mark()  # in the server's environment: its descendants are found by it
-        self._noise = RepeatedNotes("lines on the server's stdout that mrtr could not use")
 
     def adopt(self, proc: subprocess.Popen[bytes], mark: str) -> None:
         """Take `proc`, a server already started for this transport's command with
@@ -251,21 +172,12 @@ class StdioTransport(Transport):
             with self._outbox_cv:
                 self._outbox_cv.notify_all()
         else:
-            _close_stdin(proc)
-        # The command: stdin closed, then SIGTERM and SIGKILL to its whole group.
-        for signum in (None, signal.SIGTERM, signal.SIGKILL):
-            if signum is not None:
-                signal_group(proc, signum)
-            if wait_exit(proc, self._close_timeout):
-                break
-        # What it left behind in its group (a server behind a wrapper that lingers).
-        for signum in (signal.SIGTERM, signal.SIGKILL):
-            if not signal_group(proc, signum) or group_gone(proc, self._close_timeout):
-                break
+            close_stdin(proc)
+        end_group(proc, self._close_timeout)
         self._end_escaped(self._close_timeout)
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=0.5)
-        self._summarise_noise()
+        self._stderr.summarise_noise()
 
     def _end_escaped(self, grace: float) -> None:
         """End the server's descendants that left its group (`transport.reaper`)."""
@@ -280,13 +192,7 @@ class StdioTransport(Transport):
             kill_process_group(proc)
             wait_exit(proc, self._close_timeout)  # its orphans are ours only once it is gone
             self._end_escaped(0)
-        self._summarise_noise()
-
-    def _summarise_noise(self) -> None:
-        """Say how many warnings about the server's stdout were left out (`_note_noise`)."""
-        line = self._noise.summary()
-        if line is not None and self._stderr_sink is not None:
-            self._stderr_sink(line)
+        self._stderr.summarise_noise()
 
     # ------------------------------------------------------------------ messages
     def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
@@ -345,10 +251,7 @@ class StdioTransport(Transport):
         return queued + in_pipe
 
     def describe_failure(self) -> str | None:
-        # When the server's stderr was shown live, its last lines are already on screen.
-        if not self._tail or self._stderr_sink is not None:
-            return None
-        return "last lines of the server's stderr:\n" + "\n".join("  " + line for line in self._tail)
+        return self._stderr.describe_failure()
 
     # ------------------------------------------------------------------ internals
     def _write(self, message: Message) -> None:
@@ -397,7 +300,7 @@ class StdioTransport(Transport):
             finally:
                 with self._outbox_cv:
                     self._outbox_bytes -= len(data)
-        _close_stdin(proc)
+        close_stdin(proc)
 
     def _fail_pending(self, err: TransportError) -> None:
         """The connection is unusable: remember `err` and fail every request in flight."""
@@ -441,7 +344,7 @@ class StdioTransport(Transport):
         assert proc is not None and proc.stdout is not None
         err: BaseException | None = None
         try:
-            self._read_stdout(proc)
+            read_stdout(proc, LineSplitter(max_message_size(strict=False), self._line, self._too_large))
         except Exception as exc:  # noqa: BLE001 - a bug in the reader must not leave a call hanging
             err = exc
         if err is None and self._closing:
@@ -454,50 +357,6 @@ class StdioTransport(Transport):
         for fut in pending.values():
             if not fut.done():
                 fut.set_exception(err)
-
-    def _read_stdout(self, proc: subprocess.Popen[bytes]) -> None:
-        """The reading itself: returns at the end of stdout, or once the command has exited
-        and what it wrote is read (a process it started may hold the pipe open for ever)."""
-        assert proc.stdout is not None
-        fd = proc.stdout.fileno()
-        exited = _exit_signal(proc) if hasattr(select, "poll") else None  # no poll(): stdout's end only
-        lines = _LineSplitter(max_message_size(strict=False), self._line, self._too_large)
-        poller = None
-        if exited is not None:
-            poller = select.poll()  # not select(): descriptors above 1023 work too
-            poller.register(fd, select.POLLIN)
-            poller.register(exited.fileno(), select.POLLIN)
-        try:
-            while True:
-                if poller is not None and exited is not None:
-                    ready = {got for got, _ in poller.poll()}
-                    if exited.fileno() in ready:  # the command exited: read what it left, then stop
-                        # What is in the pipe was written before the exit (a writer blocks on a
-                        # full pipe); a process it left behind may write on, so it is bounded.
-                        os.set_blocking(fd, False)
-                        for _ in range(_DRAIN_BLOCKS):
-                            try:
-                                block = os.read(fd, _READ_BLOCK)
-                            except BlockingIOError:
-                                block = b""
-                            if not block:
-                                break
-                            lines.feed(block)
-                        lines.end()
-                        return
-                try:
-                    block = os.read(fd, _READ_BLOCK)
-                except BlockingIOError:
-                    continue
-                except OSError:  # closed under us (close(), or a broken pipe)
-                    block = b""
-                if not block:
-                    lines.end()
-                    return
-                lines.feed(block)
-        finally:
-            if exited is not None:
-                exited.close()
 
     def _line(self, raw: bytes) -> None:
         """Handle one line of stdout (without its newline)."""
@@ -520,7 +379,7 @@ class StdioTransport(Transport):
                                       "which MCP does not allow: every message is one JSON object"), None)
             return
         if not isinstance(msg, dict):
-            self._note_noise(text, "a line that is not a JSON-RPC message")
+            self._stderr.note_noise(text, "a line that is not a JSON-RPC message")
             return
         del text
         if "method" not in msg and "error" in msg and msg.get("id") is None:
@@ -539,7 +398,7 @@ class StdioTransport(Transport):
             rid = msg.get("id") if isinstance(msg, dict) else None
             self._fail(InvalidMessage("the server sent a message that is not valid UTF-8", rid), None)
             return
-        self._note_noise(text)
+        self._stderr.note_noise(text)
 
     def _fail_all_with(self, response: Message) -> None:
         """An error response with `"id": null` (JSON-RPC's reply to a request the server
@@ -547,7 +406,7 @@ class StdioTransport(Transport):
         with self._lock:
             victims, self._pending = list(self._pending.values()), {}
         if not victims:
-            self._note_noise(json.dumps(response)[:200], "an error for no request")
+            self._stderr.note_noise(json.dumps(response)[:200], "an error for no request")
         for victim in victims:
             if not victim.done():
                 victim.set_result(response)
@@ -585,138 +444,13 @@ class StdioTransport(Transport):
             else:  # no id, or one naming no request in flight (a server's request, a stray)
                 victims, self._pending = list(self._pending.values()), {}
         if not victims:
-            self._note_noise(text if text is not None else "", f"a message it cannot accept ({exc.message})")
+            self._stderr.note_noise(text if text is not None else "", f"a message it cannot accept ({exc.message})")
         for victim in victims:
             if not victim.done():
                 victim.set_exception(exc)
 
-    def _note_noise(self, text: str, what: str = "a non-JSON line") -> None:
-        """Keep `text` for the crash report and warn about it: the first few times only,
-        the rest counted and summarised when the transport closes."""
-        self._tail.append("(stdout) " + sanitize(text[:200]))
-        if self._stderr_sink is not None and self._noise.take():
-            self._stderr_sink(f"mrtr: warning: server wrote {what} to stdout: " + sanitize(text[:200], single_line=True))
-
     def _pump_stderr(self) -> None:
-        """Read the server's stderr in blocks and pass it on one line at a time (a line is
-        cut at `STDERR_LINE_MAX` characters)."""
+        """The stderr thread: the server's stderr to `ServerStderr.pump`."""
         proc = self._proc
         assert proc is not None and proc.stderr is not None
-        fd = proc.stderr.fileno()
-        lines = _LineSplitter(STDERR_LINE_MAX * 4, self._stderr_line, lambda size: None, keep_cut=True)
-        try:
-            while True:
-                block = os.read(fd, _READ_BLOCK)
-                if not block:
-                    break
-                lines.feed(block)
-            lines.end()
-        except (OSError, ValueError):
-            pass
-
-    def _stderr_line(self, raw: bytes) -> None:
-        text = raw.decode("utf-8", "replace").rstrip("\r")
-        if len(text) > STDERR_LINE_MAX:
-            text = text[:STDERR_LINE_MAX] + " [...]"
-        text = sanitize(text, drop_colours=True)
-        self._tail.append(text)
-        if self._stderr_sink is not None:
-            self._stderr_sink(text)
-
-
-class _LineSplitter:
-    """Cuts a byte stream into lines of at most `limit` bytes.
-
-    `on_line(bytes)` gets each line without its newline; a line that grows past `limit`
-    is reported once to `on_too_large(size seen)` and dropped up to its newline, or, with
-    `keep_cut`, passed to `on_line` cut at `limit` (the rest dropped).
-    """
-
-    def __init__(self, limit: int, on_line: Callable[[bytes], None], on_too_large: Callable[[int], None],
-                 *, keep_cut: bool = False):
-        self.limit = limit
-        self.on_line = on_line
-        self.on_too_large = on_too_large
-        self.keep_cut = keep_cut
-        self.buf = bytearray()
-        self.dropping = False
-
-    def feed(self, block: bytes) -> None:
-        """Take the next block of the stream."""
-        start = 0
-        while start < len(block):
-            newline = block.find(b"\n", start)
-            stop = len(block) if newline < 0 else newline
-            if not self.dropping:
-                if len(self.buf) + stop - start > self.limit:
-                    size = len(self.buf) + stop - start
-                    if self.keep_cut:
-                        self.buf += block[start:start + self.limit - len(self.buf)]
-                        self.on_line(bytes(self.buf))
-                    else:
-                        self.on_too_large(size)
-                    self.buf = bytearray()
-                    self.dropping = True
-                else:
-                    self.buf += block[start:stop]
-            if newline < 0:
-                return
-            if not self.dropping:
-                line, self.buf = bytes(self.buf), bytearray()
-                self.on_line(line)
-            self.dropping = False
-            start = newline + 1
-
-    def end(self) -> None:
-        """The stream ended: a last line without a newline is still a line."""
-        if self.buf and not self.dropping:
-            line, self.buf = bytes(self.buf), bytearray()
-            self.on_line(line)
-        self.buf = bytearray()
-
-
-class _ExitSignal:
-    """A file descriptor that becomes readable when a child process exits."""
-
-    def __init__(self, fd: int, owned: list[int]):
-        self._fd = fd
-        self._owned = owned
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def close(self) -> None:
-        for fd in self._owned:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self._owned = []
-
-
-def _exit_signal(proc: subprocess.Popen[bytes]) -> _ExitSignal | None:
-    """A descriptor readable once `proc` exits: a pidfd on Linux, else a pipe a waiting
-    thread writes to; None when neither can be had (the reader then relies on stdout's end)."""
-    pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is not None:
-        try:
-            fd = pidfd_open(proc.pid)
-            return _ExitSignal(fd, [fd])
-        except OSError:
-            pass
-    try:
-        read_end, write_end = os.pipe()
-    except OSError:
-        return None
-
-    def wait() -> None:
-        try:
-            proc.wait()
-        finally:
-            try:
-                os.close(write_end)
-            except OSError:
-                pass
-
-    threading.Thread(target=wait, name="mrtr-stdio-wait", daemon=True).start()
-    return _ExitSignal(read_end, [read_end])
+        self._stderr.pump(proc.stderr.fileno())

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from mrtr_cli.protocol.skills import parse_frontmatter
 from mrtr_cli.transport.base import InvalidMessage, MessageTooLarge, decode_or_none
 from mrtr_cli.transport.sse import parse_sse_bytes
-from mrtr_cli.transport.stdio import _LineSplitter
+from mrtr_cli.transport.pipes import LineSplitter
 from tests.conftest import PY, ROOT, clean_env
 
 SAFETY = 120
@@ -68,7 +68,7 @@ def test_line_framing_and_decoding_never_fail(parts: list[bytes], cuts: list[int
     stream = b"\n".join(p.replace(b"\n", b" ") for p in parts)
     lines: list[bytes] = []
     sizes: list[int] = []
-    splitter = _LineSplitter(limit, lines.append, sizes.append)
+    splitter = LineSplitter(limit, lines.append, sizes.append)
     pos = 0
     for cut in cuts * (len(stream) // max(1, sum(cuts)) + 1):
         if pos >= len(stream):

@@ -1,0 +1,189 @@
+"""The authorization code flow with PKCE (a person signs in in a browser, the redirect
+comes to a loopback listener): picking the client (configured, a Client ID Metadata
+Document, the stored registration, or a new one), the browser, the code exchange; a
+registration the authorization server no longer knows is forgotten and the sign-in
+starts once more with a new one.
+
+Spec: 2026-07-28 basic/authorization (authorization code grant, PKCE) and its
+client-registration page; RFC 6749 section 4.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from mrtr_cli.auth import grants, registration
+from mrtr_cli.auth.challenge import Challenge
+from mrtr_cli.auth.discovery import AuthServer
+from mrtr_cli.auth.tokenrequests import endpoints_of
+from mrtr_cli.auth.urls import shown
+from mrtr_cli.errors import AuthError
+
+#: Errors of an authorization response that mean a reused registration is no good: the
+#: server forgot the client, or registered it for fewer scopes (RFC 6749 section 4.1.2.1).
+_GONE = ("invalid_client", "unauthorized_client", "invalid_scope")
+
+
+class _RegistrationGone(Exception):
+    """A stored client registration was refused (`reason`: the OAuth error code)."""
+
+    def __init__(self, client: dict[str, Any], reason: str):
+        super().__init__(reason)
+        self.client = client
+        self.reason = reason
+
+
+class CodeFlow:
+    """The code flow of `auth.manager.OAuthClient` (a base class of it): it uses the
+    client's settings, store, `http` client, environment, deadline, `label`, `login`
+    and its token requests (auth/tokenrequests.py).
+    """
+
+    def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], ch: Challenge) -> str:
+        """The authorization code flow with PKCE through the loopback listener.
+
+        A client registration the authorization server no longer knows (it answers
+        `invalid_client` or `unauthorized_client`, or `invalid_scope` for a scope the
+        registration lacks) is forgotten at once, and the sign-in starts once more with a
+        new registration; a registration whose secret expired, or that does not cover the
+        scopes asked for, is not used at all (basic/authorization/client-registration).
+        """
+        server.check_pkce()  # before a client is registered or anything is opened
+        stored = entry.get("client") if isinstance(entry.get("client"), dict) else None
+        try:
+            return self._code_flow_once(server, stored, scopes)
+        except _RegistrationGone as gone:
+            self._forget_registration(server.issuer, gone.client, gone.reason, again=True)
+            return self._code_flow_once(server, None, scopes)
+
+    def _code_client(self, server: AuthServer, stored: dict[str, Any] | None,
+                     scopes: list[str]) -> dict[str, Any] | None:
+        """The client for a code flow: configured (pre-registered, a Client ID Metadata
+        Document), else the stored one when it is still usable; None: register."""
+        s = self.settings
+        client = registration.preregistered(s, server) or registration.cimd_client(s, server)
+        if client is not None or not stored or not stored.get("client_id"):
+            return client
+        source = stored.get("source")
+        if source == "registered":
+            if registration.expired(stored):
+                self._note(f"mrtr: the client secret of mrtr's registration at {server.issuer} has expired "
+                           "(client_secret_expires_at); registering again")
+                return None
+            if not registration.covers(stored, scopes, server):
+                missing = " ".join(x for x in scopes if x not in str(stored.get("scope")).split())
+                self._note(f"mrtr: mrtr's registration at {server.issuer} does not cover the scope "
+                           f"{shown(missing)}; registering again")
+                return None
+            return stored
+        if source == "pre-registered" or (source == "cimd"
+                                          and server.metadata.get("client_id_metadata_document_supported")):
+            return stored
+        return None
+
+    def _code_flow_once(self, server: AuthServer, stored: dict[str, Any] | None, scopes: list[str]) -> str:
+        """One sign-in: pick or register the client, the browser, the code exchange.
+
+        Raises:
+            _RegistrationGone: a stored registration (not one made now) was refused.
+            AuthError, TimeoutExpired: see `on_challenge`.
+        """
+        import secrets  # noqa: PLC0415
+
+        from mrtr_cli.auth import consent, flow  # noqa: PLC0415
+        from mrtr_cli.auth.loopback import Loopback, NoResponse  # noqa: PLC0415
+
+        s = self.settings
+        flow.check_paste_possible(self.env, s.no_browser)  # before anything is registered
+        state = secrets.token_urlsafe(32)
+        client = self._code_client(server, stored, scopes)
+        listener = None
+        if client is not None and client.get("source") == "registered":
+            # A registered client is used again on the redirect URI it registered.
+            listener = _reuse_listener(state, client, s.redirect_port)
+            if listener is None:
+                client = None
+        reused = client is not None and client.get("source") == "registered"
+        if listener is None:
+            path = "/callback" if client is not None else None
+            listener = Loopback(state, port=s.redirect_port, path=path)
+        try:
+            if client is None:
+                client = registration.register(self.http, server, listener.redirect_uri, scopes)
+                self.store.update(server.issuer, client=client, endpoints=endpoints_of(server), current=False)
+            if client.get("client_secret"):
+                self.env.add_secret(client["client_secret"])
+            grants_of = client.get("grant_types")
+            if isinstance(grants_of, list) and "refresh_token" not in grants_of and "offline_access" in scopes:
+                scopes = [x for x in scopes if x != "offline_access"]  # no refresh for this client
+            req = flow.build_request(server, client["client_id"], listener.redirect_uri, scopes, state)
+            ask = not self.login
+            paused = self.deadline.paused() if self.deadline is not None else contextlib.nullcontext()
+            try:
+                with paused:
+                    if ask or not self.env.quiet:
+                        consent.describe(self.env, self.label, server.issuer, scopes)
+                    code = flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=s.no_browser)
+            except flow.AuthorizationRefused as refused:
+                if reused and refused.error in _GONE and (
+                        refused.error != "invalid_scope" or not registration.covers(client, scopes, server)
+                        or not isinstance(client.get("scope"), str)):
+                    raise _RegistrationGone(client, refused.error) from None
+                raise
+            except NoResponse as exc:
+                if reused:
+                    # The server may show an "unknown client" page and never come back: the
+                    # registration is dropped, so that the next sign-in registers again.
+                    self.store.forget_client(server.issuer)  # no note: the hint below says it
+                    raise AuthError(str(exc), hint=(
+                        f"mrtr reused its registration at {server.issuer}; if the sign-in page showed an error "
+                        "(an unknown client), the server has forgotten it. In case it has, that registration "
+                        f"was dropped (a new one costs nothing): run {self.settings.login_hint} to register "
+                        "again")) from None
+                raise
+        finally:
+            listener.close()
+        data = flow.code_exchange_data(code, req, server.resource)
+        endpoint = server.endpoint("token_endpoint")
+        if not endpoint:
+            raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
+        try:
+            tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
+                                requested_scope=" ".join(scopes) or None, proof_key=self._proof_key(server))
+        except grants.TokenError as err:
+            if reused and err.error in ("invalid_client", "unauthorized_client"):
+                raise _RegistrationGone(client, err.error) from None
+            if client.get("source") == "registered" and err.error in ("invalid_client", "unauthorized_client"):
+                self._forget_registration(server.issuer, client, err.error, again=False)
+            raise
+        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=endpoints_of(server))
+        if not self.env.quiet and not self.login:  # `auth login` says so itself
+            self.env.err(f"mrtr: signed in to {self.label}")
+        return self._remember(tokens)
+
+    def _forget_registration(self, issuer: str, client: dict[str, Any], reason: str, *, again: bool) -> None:
+        """Drop a client registration the server refused (and its tokens), saying so in one
+        line: `again`, mrtr registers again now; else at the next sign-in."""
+        self.store.forget_client(issuer)
+        when = "registering again" if again else "the next sign-in registers again"
+        self._note(f"mrtr: {issuer} does not accept mrtr's registration (client {shown(client.get('client_id'))}: "
+                   f"{shown(reason)}); it was forgotten, {when}")
+
+
+def _reuse_listener(state: str, client: dict[str, Any], port: int) -> Any:
+    """A listener on the redirect URI registered for `client` (port and path), so that the
+    registered client can be used again; None when it cannot be bound (register anew)."""
+    from urllib.parse import urlsplit  # noqa: PLC0415
+
+    from mrtr_cli.auth.loopback import Loopback  # noqa: PLC0415
+
+    for uri in client.get("redirect_uris") or []:
+        p = urlsplit(str(uri))
+        if p.hostname != "127.0.0.1" or not p.port or (port and p.port != port):
+            continue
+        try:
+            return Loopback(state, port=p.port, path=p.path or "/")
+        except AuthError:
+            return None
+    return None

@@ -1,0 +1,86 @@
+"""Refreshing a stored token (the caller holds the token store's lock): with its refresh
+token, or, for an unattended sign-in, by running its grant again (client credentials,
+the JWT bearer grant). A refused refresh forgets the tokens (and a client registration
+the server no longer knows); a DPoP-bound token is refreshed with the same key.
+
+Spec: 2026-07-28 basic/authorization (token refresh); RFC 6749 section 6; RFC 9449.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.auth import grants, registration
+from mrtr_cli.auth.unattended import cc_client, federated_client
+from mrtr_cli.errors import AuthError
+
+
+class Refresh:
+    """The refresh of `auth.manager.OAuthClient` (a base class of it): it uses the
+    client's settings, store, `url`, its unattended grants' forms
+    (auth/unattended.py), its registration handling (auth/codeflow.py) and its token
+    requests (auth/tokenrequests.py).
+    """
+
+    def _refresh(self, entry: dict[str, Any]) -> str | None:
+        """Refresh the current issuer's token (the caller holds the lock); the new access
+        token, or None when there is no refresh token or the server refused it (its
+        tokens are then forgotten; a client registration it no longer knows too). A client
+        credentials sign-in gets a new token."""
+        tokens = entry.get("tokens") or {}
+        endpoints = entry.get("endpoints") or {}
+        client = dict(entry.get("client") or {})
+        issuer = endpoints.get("issuer")
+        endpoint = endpoints.get("token_endpoint")
+        federated = client.get("source") in ("jwt-bearer", "id-jag")  # may have no client id
+        if not issuer or not endpoint or not (client.get("client_id") or federated):
+            return None
+        s = self.settings
+        proof_key = None
+        if tokens.get("token_type") == "DPoP":  # the new token is bound to the same key
+            from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415
+
+            proof_key = ProofKey.from_stored(tokens.get("dpop_key"))
+            if proof_key is None:
+                return None
+        if federated:
+            if not s.unattended or s.client_credentials or federated_client(s)["source"] != client["source"]:
+                return None  # this run has no JWT to present: a sign-in is needed
+            try:
+                data = self._federated_form(issuer, endpoints.get("resource") or self.url,
+                                            (tokens.get("scope") or "").split())
+            except AuthError:
+                return None
+            client = federated_client(s)
+        elif client.get("source") == "client-credentials":
+            if s.client_credentials and s.client_id == client.get("client_id"):
+                client = cc_client(s)  # the settings of this run win over the stored ones
+            elif client.get("token_endpoint_auth_method") == "private_key_jwt" and not s.private_key:
+                return None
+            data = {"grant_type": "client_credentials", "resource": endpoints.get("resource") or self.url}
+            if tokens.get("scope"):
+                data["scope"] = tokens["scope"]
+        else:
+            refresh = tokens.get("refresh_token")
+            if not isinstance(refresh, str):
+                return None
+            if client.get("source") == "registered" and registration.expired(client):
+                self._forget_registration(issuer, client, "its client secret expired", again=False)
+                return None
+            if s.client_secret and s.client_id == client["client_id"]:
+                client["client_secret"] = s.client_secret
+            data = {"grant_type": "refresh_token", "refresh_token": refresh,
+                    "resource": endpoints.get("resource") or self.url}
+        try:
+            new = self._send(client, endpoint, data, issuer=issuer, guessed=bool(endpoints.get("guessed")),
+                             previous=tokens, requested_scope=tokens.get("scope"), proof_key=proof_key)
+        except grants.TokenError as err:
+            if err.error in ("invalid_client", "unauthorized_client") and client.get("source") == "registered":
+                self._forget_registration(issuer, client, err.error, again=False)
+            elif err.error in ("invalid_grant", "invalid_client", "unauthorized_client"):
+                self.store.drop_tokens(issuer)
+            return None
+        except AuthError:
+            return None
+        self.store.update(issuer, tokens=new)
+        return self._remember(new)

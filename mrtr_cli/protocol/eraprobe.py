@@ -1,0 +1,158 @@
+"""The era probe: `server/discover` with the modern `_meta` envelope, sent first on both
+transports (it has no side effects, so the era is known before any era-ambiguous call is
+sent), and what its outcome is as a `Verdict` (protocol/verdict.py).
+
+No answer within the probe timeout means legacy, but only as a guess (`silent`). On
+stdio the probe timeout counts from when the server has read the probe from its stdin
+(`Transport.unread_input`, the evidence that it is running): a server that has not begun
+reading is still starting, and is waited for (`STARTING_LIMIT`, within --timeout) without
+any verdict; its answer may still come late (the pending probe is handed back). On HTTP
+(2026-07-28 streamable-http "Backward Compatibility": the modern request whose 400 body is
+inspected) an HTTP 4xx without a modern error body, a broken stream or an answer that is
+no JSON-RPC means legacy; a 401/403 is never a reason to fall back. `--timeout` running
+out during the probe is a timeout (exit 7) saying which request waited, never a verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TimeoutExpired, TransportError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.headers import request_headers
+from mrtr_cli.protocol.jsonrpc import make_request
+from mrtr_cli.protocol.modern import LATEST_MODERN, META, client_info
+from mrtr_cli.protocol.verdict import Verdict, classify_response
+from mrtr_cli.protocol.waiting import timeout_error
+from mrtr_cli.render.trace import Tracer
+from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.future import Future
+
+#: Seconds the probe waits for a stdio server to begin reading its stdin before the
+#: probe timeout starts counting (within --timeout): a server still starting is no
+#: evidence of either era. Beyond this, the probe timeout counts anyway.
+STARTING_LIMIT = 120.0
+#: Seconds between two looks at whether a starting stdio server has read the probe.
+READ_POLL = 0.02
+
+
+def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Deadline,
+          capabilities: dict[str, Any] | None = None) -> tuple[Verdict, Future[Message] | None]:
+    """Send `server/discover` with the modern envelope (declaring `capabilities`: what the
+    run declares on a call, protocol/capabilities.py) and classify what comes back.
+
+    Returns:
+        (verdict, late): `late` is the still-pending probe on stdio when it timed out,
+        so a slow-starting modern server's answer can still be recognised.
+
+    Raises:
+        AuthError: HTTP 401/403 (never a reason to fall back).
+        TransportError: the server cannot be started or reached.
+        ProtocolError: a modern server that speaks no version in common.
+    """
+    from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError  # noqa: PLC0415
+
+    params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": capabilities or {},
+                        META + "clientInfo": client_info()}}
+    msg = make_request("server/discover", params)
+    tracer.message("send", msg)
+    fut = transport.request(msg, request_headers("server/discover", params, LATEST_MODERN))
+    # The probe timeout counts from when the server has read the probe: one that has not
+    # begun reading its stdin is still starting, and its silence says nothing yet.
+    read_after = _wait_until_read(fut, transport, deadline)
+    if read_after is not None:
+        tracer.note(f"era probe: the server read server/discover {read_after:.2f}s after it was sent "
+                    "(the probe timeout counts from then)")
+    left = deadline.remaining()
+    limit = timeout if left is None else max(min(timeout, left), 0.0)
+    cut_by_deadline = left is not None and left <= timeout  # --timeout, not the probe timeout, ends the wait
+    try:
+        response = _probe_result(fut, limit, transport)
+    except TimeoutError:
+        if cut_by_deadline or deadline.expired():  # --timeout ran out during the probe: no evidence of any era
+            if transport.cancel_by_close:
+                transport.abort(msg["id"])
+            raise _probe_timeout_error(transport, deadline) from None
+        silence = Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s", silent=True)
+        if transport.cancel_by_close:
+            transport.abort(msg["id"])
+            return silence, None
+        return silence, fut
+    except AuthError:
+        raise
+    except HttpStatusError as exc:
+        if exc.status >= 500:
+            add_hint(exc, "if this server speaks an older protocol, try --protocol 2025-11-25")
+            raise
+        return Verdict("legacy", None, None, f"server/discover: HTTP {exc.status} without a modern error"), None
+    except BrokenStream as exc:
+        return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
+    except ProtocolError as exc:
+        return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
+    except TransportError as exc:
+        if not exc.hint and transport.unread_input() == 0:
+            # Only a server that read the probe and then failed may have failed on it (an
+            # older server that does not know server/discover); one that died before reading
+            # it, or a connection that never opened, says nothing about its protocol.
+            exc.hint = "if this server speaks an older protocol, try --protocol 2025-11-25"
+        raise
+    tracer.message("recv", response)
+    return classify_response(response), None
+
+
+def _probe_timeout_error(transport: Transport, deadline: Deadline) -> TimeoutExpired:
+    """The exit-7 error of a probe that `--timeout` cut short: the server did not answer
+    `server/discover` in time, which says nothing about its era (never a legacy verdict)."""
+    allowed = deadline.bound_seconds()
+    return timeout_error(transport, deadline, "server/discover",
+                         text="the server did not answer server/discover (the era probe) within --timeout"
+                              + ("" if allowed is None else f" ({allowed:.3g}s)"))
+
+
+def _wait_until_read(fut: Future[Message], transport: Transport,
+                     deadline: Deadline) -> float | None:
+    """Wait while a stdio server has not read the probe from its stdin (it is still
+    starting: importing, installing, pulling an image), at most `STARTING_LIMIT` seconds
+    and within `deadline`.
+
+    Returns:
+        the seconds waited, or None where the transport cannot tell (HTTP, a system
+        without FIONREAD): the probe timeout then counts from the send.
+    """
+    if transport.unread_input() is None:
+        return None
+    start = time.monotonic()
+    while not fut.done() and transport.alive():
+        if not transport.unread_input():
+            break
+        left = deadline.remaining()
+        if (left is not None and left <= 0) or time.monotonic() - start >= STARTING_LIMIT:
+            break
+        try:
+            fut.exception(timeout=READ_POLL if left is None else min(READ_POLL, left))
+        except Exception:  # noqa: BLE001 - only waiting (TimeoutError: not yet); the caller reads the result
+            pass
+    return time.monotonic() - start
+
+
+def _probe_result(fut: Future[Message], limit: float, transport: Transport) -> Message:
+    """The probe's response within `limit` seconds, not counting the time a person spends
+    signing in for it (a 401 answered by OAuth on the request's thread): the retried
+    probe then gets `limit` again.
+
+    Raises:
+        TimeoutError: no answer in time.
+    """
+    while True:
+        try:
+            return fut.result(timeout=limit)
+        except TimeoutError:
+            if not transport.wait_sign_in():
+                raise
+
+
+def add_hint(exc: MrtrError, line: str) -> None:
+    """Add `line` to the error's hint (after what is there, e.g. the response body)."""
+    exc.hint = f"{exc.hint}\n{line}" if exc.hint else line
+

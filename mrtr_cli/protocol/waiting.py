@@ -1,0 +1,150 @@
+"""Waiting for the response to a request: with the deadline, answering the server's own
+requests on the waiting thread meanwhile (the message pump), and telling a person at a
+terminal when a stdio server stays silent.
+
+A server-initiated request (an older server's `elicitation/create`, `sampling/createMessage`,
+`roots/list`) is answered on the thread that waits in `Session.request`, never on a reader
+thread, so the answer may prompt a person; those requests are answered one at a time
+across threads. A run stopped while answering one (Ctrl-C at a prompt) still sends the
+server an error reply first. A stdio server silent on a request for
+`MRTR_WAIT_NOTICE_SECONDS` (default 5) gets one "still waiting" line on stderr at a
+terminal, naming the request and how to stop (docs/configuration.md).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+from mrtr_cli.errors import TimeoutExpired, TransportError
+from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.future import CancelledError, Future
+
+_POLL = 0.2  # seconds between deadline checks while waiting on a response
+#: Seconds a stdio server may stay silent on a request before a person at a terminal is
+#: told; `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
+WAIT_NOTICE_SECONDS = 5.0
+
+
+def wait_notice_seconds() -> float | None:
+    """The silence (seconds) after which "still waiting" is printed, or None for never:
+    `MRTR_WAIT_NOTICE_SECONDS` (a positive number; 0 or a bad value: never), else 5."""
+    text = os.environ.get("MRTR_WAIT_NOTICE_SECONDS")
+    if text is None or text == "":
+        return WAIT_NOTICE_SECONDS
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None
+
+
+class ResponseWaiting:
+    """The waiting of `protocol.session.Session` (a base class of it): it uses the session's
+    transport, environment, tracer, lock, `on_server_request` handler and the queues the
+    message routing (protocol/routing.py) fills: `_server_requests`, `_waiters`,
+    `_heard_at`, `_shown`.
+    """
+
+    def _wait(self, fut: Future[Message], deadline: Deadline, method: str, *,
+              label: str | None = None, token: Any = None) -> Message:
+        """Wait for `fut`, answering server-initiated requests on this thread meanwhile.
+
+        A stdio server that sends nothing for `wait_notice_seconds()` gets one line on
+        stderr at a terminal, naming the request (`label`) and how to stop."""
+        wake = threading.Event()
+        fut.add_done_callback(lambda _f: wake.set())
+        with self._lock:
+            self._waiters.add(wake)
+        notice_at = None
+        if self.transport.local_process and self.env.stderr_isatty and not self.env.quiet:
+            after = wait_notice_seconds()
+            notice_at = None if after is None else time.monotonic() + after
+        try:
+            while True:
+                if notice_at is not None and time.monotonic() >= notice_at:
+                    notice_at = self._wait_notice(label or method, token, notice_at)
+                self._serve_server_requests()
+                if fut.done():
+                    try:
+                        return fut.result()
+                    except CancelledError:
+                        raise TransportError(f"the request {method} was abandoned") from None
+                left = deadline.remaining()
+                if left is not None and left <= 0:
+                    raise timeout_error(self.transport, deadline, method)
+                step = _POLL if left is None else min(_POLL, left)
+                if notice_at is not None:
+                    step = max(0.0, min(step, notice_at - time.monotonic()))
+                wake.wait(step)
+                wake.clear()
+        finally:
+            with self._lock:
+                self._waiters.discard(wake)
+
+    def _wait_notice(self, label: str, token: Any, due: float) -> float | None:
+        """Print "still waiting" for `label` unless the server spoke since the wait began
+        (progress for `token`, or any message less than a wait-notice ago: then the notice
+        is due that long after it); returns when the next check is due (None: done).
+        `due` is when this check was due."""
+        after = wait_notice_seconds() or WAIT_NOTICE_SECONDS
+        with self._lock:
+            heard = token is not None and token in self._shown
+            last = self._heard_at
+        if heard:
+            return None  # progress is on show: the server is not silent
+        if last is not None and last + after > time.monotonic():
+            return last + after  # it spoke (a log, a notification) since: count from then
+        self.env.err(f"mrtr: the server has not answered {sanitize(label, single_line=True)} for "
+                     f"{after:g}s; still waiting (Ctrl-C to stop)")
+        return None
+
+    def _serve_server_requests(self) -> None:
+        """Answer queued server requests, one at a time across threads (the message pump)."""
+        if not self._serving.acquire(blocking=False):
+            return
+        try:
+            while True:
+                with self._lock:
+                    if not self._server_requests:
+                        return
+                    msg = self._server_requests.popleft()
+                handler = self.on_server_request
+                try:
+                    reply = handler(msg) if handler is not None else {
+                        "jsonrpc": "2.0", "id": msg.get("id"),
+                        "error": {"code": -32601, "message": f"this client does not answer {quote_value(msg.get('method'))}"}}
+                except BaseException:
+                    # The run is stopping (Ctrl-C, a bad answer file, a refusal): the
+                    # server still gets an answer before the request is cancelled.
+                    self._reply({"jsonrpc": "2.0", "id": msg.get("id"),
+                                 "error": {"code": -32603, "message": "the client stopped before answering"}})
+                    self.refused_at_stop.append(msg)
+                    raise
+                if reply is not None:
+                    self._reply(reply)
+        finally:
+            self._serving.release()
+
+    def _reply(self, reply: Message) -> None:
+        """Send a response to a server-initiated request."""
+        self.tracer.message("send", reply)
+        try:
+            self.transport.send(reply, {"MCP-Protocol-Version": self.protocol_version})
+        except TransportError as exc:
+            self.tracer.note(f"could not send the response to server request {quote_value(reply.get('id'))}: {exc.message}")
+
+
+def timeout_error(transport: Transport, deadline: Deadline, method: str, *, text: str | None = None) -> TimeoutExpired:
+    """The `--timeout` error for a request of `method`: which request waited and how long
+    (or `text`, which says it), and, when the server has not written anything yet,
+    that it was still starting (or silent)."""
+    text = text or f"timed out{deadline.describe()} waiting for {method}"
+    if not transport.heard_from():
+        text += (": the server has not written anything yet (it was still starting, "
+                 "or it does not speak MCP on this connection)")
+    return TimeoutExpired(text)
