@@ -1,7 +1,7 @@
 """Shared helpers for the benchmarks: timing, peak memory, the minimal server, the machine.
 
 Everything here is the standard library; the benchmarks need only the Python that
-runs `mrtr` (with `httpx`, a dependency of `mrtr`, for the plain HTTP baselines).
+runs `mrtr` (with `httpx2`, a dependency of `mrtr`, for the plain HTTP baselines).
 Every Python command runs with bytecode caching allowed and after a warm-up run, as
 an installed package would (an environment with PYTHONDONTWRITEBYTECODE=1 would
 otherwise recompile every module on every run and measure the compiler).

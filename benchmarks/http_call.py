@@ -4,9 +4,9 @@ Usage: python benchmarks/http_call.py [--runs N] [--inspector PATH]
 
 Against the minimal server (benchmarks/min_server.py --http), already running:
 - one MRTR call of two rounds answered from an answer file (`mrtr call resolve
-  workItemId=4522 --answers FILE`) beside a plain httpx script sending the same three
+  workItemId=4522 --answers FILE`) beside a plain httpx2 script sending the same three
   POSTs (the call, then each retry with its answer and the exact requestState);
-- one plain call (`echo`): `mrtr call`, beside the plain httpx script, and the same
+- one plain call (`echo`): `mrtr call`, beside the plain httpx2 script, and the same
   call with other command-line clients where installed: `fastmcp call` (PyPI
   `fastmcp`, found next to this Python) and the MCP Inspector CLI (npm
   `@modelcontextprotocol/inspector`, give its `inspector` launcher with --inspector;
@@ -28,12 +28,12 @@ import tempfile
 from common import ENV, MRTR, PY, Row, http_server, interleaved, print_rows, script, warm_bytecode
 
 PLAIN_HTTPX_CALL = r"""
-import sys, httpx
+import sys, httpx2
 meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "plain", "version": "0"}}
 headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28"}
-with httpx.Client(headers=headers) as client:
+with httpx2.Client(headers=headers) as client:
     def call(params, i):
         msg = {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {**params, "_meta": meta}}
         return client.post(sys.argv[1], json=msg).json()["result"]
@@ -77,12 +77,12 @@ def measure(runs: int, inspector: str | None = None) -> list[Row]:
         # The Inspector keeps a catalog in ~/.mcp-inspector: give it a throwaway home.
         t = interleaved(commands, runs, env={**env, "HOME": home})
     rows = [
-        Row("mrtr call, 2 MRTR rounds, answer file", t["mrtr resolve"], "plain httpx script, same 3 POSTs",
+        Row("mrtr call, 2 MRTR rounds, answer file", t["mrtr resolve"], "plain httpx2 script, same 3 POSTs",
             t["plain resolve"]),
-        Row("mrtr call echo", t["mrtr echo"], "plain httpx script, 1 POST", t["plain echo"]),
+        Row("mrtr call echo", t["mrtr echo"], "plain httpx2 script, 1 POST", t["plain echo"]),
     ]
     if "fastmcp echo" in t:
-        rows.append(Row("fastmcp call echo (fastmcp 4.1.4)", t["fastmcp echo"], "plain httpx script, 1 POST",
+        rows.append(Row("fastmcp call echo (fastmcp 4.1.4)", t["fastmcp echo"], "plain httpx2 script, 1 POST",
                         t["plain echo"]))
     if "inspector echo" in t:
         rows.append(Row("MCP Inspector CLI tools/call echo", t["inspector echo"], "node -e 0", t["node"]))

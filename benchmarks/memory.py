@@ -1,10 +1,10 @@
-"""Peak memory reading one large resource, beside a plain httpx script from the same run.
+"""Peak memory reading one large resource, beside a plain httpx2 script from the same run.
 
 Usage: python benchmarks/memory.py [--size BYTES]
 
 `mrtr read big://N` against the minimal server over Streamable HTTP (a JSON response,
 then an SSE response), stdout to /dev/null, as text and with `--json`; the baseline is a
-plain script doing the same POST with httpx and `response.json()` and writing the text
+plain script doing the same POST with httpx2 and `response.json()` and writing the text
 out. Figures are peak resident set size (the server is a separate process, not counted).
 Target: under 3x the resource size.
 """
@@ -16,9 +16,9 @@ import argparse
 from common import MRTR, PY, Row, http_server, peak_rss, print_rows, script, warm_bytecode
 
 PLAIN_HTTPX_READ = r"""
-import sys, httpx
+import sys, httpx2
 msg = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": sys.argv[2]}}
-r = httpx.post(sys.argv[1], json=msg, headers={"Accept": "application/json, text/event-stream"}, timeout=None)
+r = httpx2.post(sys.argv[1], json=msg, headers={"Accept": "application/json, text/event-stream"}, timeout=None)
 sys.stdout.write(r.json()["result"]["contents"][0]["text"])
 """
 
@@ -33,7 +33,7 @@ def measure(size: int = SIZE) -> list[Row]:
         base = peak_rss([PY, plain, url, uri])
         for name, extra in (("mrtr read (text)", []), ("mrtr read --json", ["--json"])):
             value = peak_rss([*MRTR, "--url", url, "read", uri, *extra])
-            rows.append(Row(f"{name}, JSON response", value, "plain httpx script", base, unit="MB",
+            rows.append(Row(f"{name}, JSON response", value, "plain httpx2 script", base, unit="MB",
                             target=target, met=value < 3 * size))
     with http_server("--sse") as url:
         value = peak_rss([*MRTR, "--url", url, "read", uri])

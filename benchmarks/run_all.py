@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/run_all.py [--runs N] [--inspector PATH] [--write docs/performance.md]
 
-Plain Python, no special tools: the Python that runs `mrtr` (its own `httpx` serves the
+Plain Python, no special tools: the Python that runs `mrtr` (its own `httpx2` serves the
 plain HTTP baselines). `fastmcp call` is included when `fastmcp` is installed next to
 this Python (`pip install fastmcp`), the MCP Inspector CLI when --inspector names its
 launcher (`npm install --prefix /tmp/inspector @modelcontextprotocol/inspector`, then

@@ -1,10 +1,10 @@
-"""Batch throughput over Streamable HTTP, beside a plain httpx loop from the same run.
+"""Batch throughput over Streamable HTTP, beside a plain httpx2 loop from the same run.
 
 Usage: python benchmarks/throughput.py [--calls N] [--jobs J] [--runs R]
 
 `mrtr batch` of N `tools/call echo` lines with `-j J` (one HTTP connection pool)
 against the minimal server, records to /dev/null, beside a plain Python script doing
-the same N POSTs from J threads sharing one `httpx.Client`. Both are timed as whole
+the same N POSTs from J threads sharing one `httpx2.Client`. Both are timed as whole
 processes (start-up included), and reported as calls per second. Target: mrtr at
 least as fast as the plain loop (1.0x).
 """
@@ -23,15 +23,15 @@ from common import ENV, MRTR, PY, Row, http_server, print_rows, run_quiet, scrip
 PLAIN_HTTPX_LOOP = r"""
 import json, sys
 from concurrent.futures import ThreadPoolExecutor
-import httpx
+import httpx2
 url, calls, jobs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "plain", "version": "0"}}
 headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
            "Mcp-Method": "tools/call", "Mcp-Name": "echo"}
-limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-with httpx.Client(headers=headers, limits=limits) as client:
+limits = httpx2.Limits(max_connections=64, max_keepalive_connections=32)
+with httpx2.Client(headers=headers, limits=limits) as client:
     def one(i):
         msg = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
                "params": {"name": "echo", "arguments": {"text": f"call {i}"}, "_meta": meta}}
@@ -61,7 +61,7 @@ def measure(calls: int = 1000, jobs: int = 16, runs: int = 5) -> list[Row]:
                 run_quiet(argv, env=env)
                 times[name].append(time.perf_counter() - start)
     rate = {name: calls / statistics.median(t) for name, t in times.items()}
-    return [Row(f"mrtr batch, {calls} calls, -j {jobs}", rate["mrtr"], f"plain httpx loop, {jobs} threads",
+    return [Row(f"mrtr batch, {calls} calls, -j {jobs}", rate["mrtr"], f"plain httpx2 loop, {jobs} threads",
                 rate["plain"], unit="calls/s", target=">= 1.0x", met=rate["mrtr"] >= rate["plain"])]
 
 

@@ -121,7 +121,7 @@ class App:
     def target(self) -> Target:
         """The run's target (`config.resolve.resolve_target`, once per run). Raises UsageError."""
         if self._target is None:
-            from mrtr_cli.config.resolve import resolve_target  # noqa: PLC0415
+            from mrtr_cli.config.resolve import resolve_target  # noqa: PLC0415 - lazy for start-up time
 
             target = resolve_target(self.opts, self.env, read_file=self.read_file, warn=self.note,
                                     confirm=self.confirm)
@@ -153,7 +153,7 @@ class App:
         run); roots and sampling options are checked here too, before anything is sent.
         Raises UsageError."""
         if self._store is None:
-            from mrtr_cli.responders.sources import load_answer_store  # noqa: PLC0415
+            from mrtr_cli.responders.sources import load_answer_store  # noqa: PLC0415 - lazy for start-up time
 
             self._store = load_answer_store(self.opts, self.read_stdin)
             self.sources(self._store)
@@ -164,7 +164,7 @@ class App:
         once per store and `config_roots`). Raises UsageError."""
         key = (store, self.config_roots)
         if self._sources is None or self._sources[0][0] is not store or self._sources[0][1] is not self.config_roots:
-            from mrtr_cli.responders.sources import input_sources  # noqa: PLC0415
+            from mrtr_cli.responders.sources import input_sources  # noqa: PLC0415 - lazy for start-up time
 
             self._sources = (key, input_sources(self.opts, self.env, store, self.config_roots))
         return self._sources[1]
@@ -172,7 +172,7 @@ class App:
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
         """The run's responder chain (`responders.sources.build_chain`, once per run)."""
         if self._chain is None:
-            from mrtr_cli.responders.sources import build_chain  # noqa: PLC0415
+            from mrtr_cli.responders.sources import build_chain  # noqa: PLC0415 - lazy for start-up time
 
             store = store or self.answer_store()
             self._chain = build_chain(self.opts, self.env, store, self.sources(store), self.deadline())
@@ -181,7 +181,7 @@ class App:
     def recorder(self) -> AnswerRecorder | None:
         """The `--save-answers` recorder of this run (`engine.mrtr.AnswerRecorder`), or None."""
         if self._recorder is None and self.opts.save_answers:
-            from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415
+            from mrtr_cli.engine.mrtr import AnswerRecorder  # noqa: PLC0415 - lazy for start-up time
 
             self._recorder = AnswerRecorder()
         return self._recorder
@@ -236,8 +236,8 @@ class App:
         """Launch a stdio server now (`transport.early.spawn_early`); the next `session(target)`
         adopts it. Raises UsageError for a bad session option (the server is stopped)."""
         if target.command and self._early is None:
-            from mrtr_cli.protocol.opening import check_session_options  # noqa: PLC0415
-            from mrtr_cli.transport.early import spawn_early  # noqa: PLC0415
+            from mrtr_cli.protocol.opening import check_session_options  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.early import spawn_early  # noqa: PLC0415 - lazy for start-up time
 
             self._early = (target, spawn_early(target, self.env, self.tracer, lambda: check_session_options(self.opts)))
 
@@ -245,7 +245,7 @@ class App:
     def session(self, target: Target | None = None) -> Iterator[Session]:
         """A session to `target` (default: the run's), opened and closed by
         `protocol.opening.open_run_session`, adopting the transport of `spawn_early`."""
-        from mrtr_cli.protocol.opening import open_run_session  # noqa: PLC0415
+        from mrtr_cli.protocol.opening import open_run_session  # noqa: PLC0415 - lazy for start-up time
 
         target = target or self.target()
         early, self._early = self._early, None
@@ -257,14 +257,14 @@ class App:
 
     def strict_checker(self) -> Any:
         """`--strict`: the run's `protocol.strict.StrictChecker`, or None (`protocol.strict.run_checker`)."""
-        from mrtr_cli.protocol.strict import run_checker  # noqa: PLC0415
+        from mrtr_cli.protocol.strict import run_checker  # noqa: PLC0415 - lazy for start-up time
 
         return run_checker(self.opts.strict, self.env)
 
     # ------------------------------------------------------------------ lists
     def list_cache(self) -> ListCache | None:
         """The list cache of this run's server (`protocol.listcache.cache_for`), or None with `MRTR_NO_CACHE`."""
-        from mrtr_cli.protocol.listcache import cache_for  # noqa: PLC0415
+        from mrtr_cli.protocol.listcache import cache_for  # noqa: PLC0415 - lazy for start-up time
 
         target = self.target()
         return cache_for(target, self._authorizers.get(target.url) if target.url else None, self.declared)
@@ -272,14 +272,14 @@ class App:
     def declared(self, method: str) -> dict[str, Any]:
         """The `clientCapabilities` this run declares on `method` (`protocol.capabilities.declared_for`:
         a discovery or list request declares what the matching call would). Raises UsageError."""
-        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
 
         return declared_for(self.chain().capabilities(), method)
 
     def catalog(self, session: Session) -> ToolCatalog:
         """The server's tools for this run (`protocol.catalog.ToolCatalog`, one per session)."""
         if self._catalog is None or self._catalog.session is not session:
-            from mrtr_cli.protocol.catalog import ToolCatalog  # noqa: PLC0415
+            from mrtr_cli.protocol.catalog import ToolCatalog  # noqa: PLC0415 - lazy for start-up time
 
             self._catalog = ToolCatalog(session, self.list_cache(), exclude_invalid=bool(self.target().url),
                                         deadline=self.deadline)

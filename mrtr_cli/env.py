@@ -27,7 +27,7 @@ class ClosedStream:
         self.name = name
 
     def write(self, text: str) -> int:
-        import errno  # noqa: PLC0415
+        import errno  # noqa: PLC0415 - lazy for start-up time
 
         raise OSError(errno.EBADF, f"{self.name} is closed")
 
@@ -55,7 +55,7 @@ class GuardedStdout:
         self._stream = stream
 
     def _failed(self, exc: OSError) -> Exception:
-        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
 
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter's final flush too
@@ -239,7 +239,7 @@ class Environment:
             # The reader went away (e.g. `| head`); nothing more to say.
             self._silence_stdout()
         except OSError as exc:  # a full disk, a closed stdout: the results are not delivered (exit 2)
-            from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+            from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
 
             self._silence_stdout()
             raise WriteFailed(f"cannot write the results to stdout: {exc.strerror or exc}") from None

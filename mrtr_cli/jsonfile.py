@@ -120,7 +120,7 @@ def loads_strict(text: str) -> Any:
             than `MAX_INT_DIGITS` digits (the message says so, the position points at the
             first occurrence of its text), or nested too deeply.
     """
-    from mrtr_cli.limits import MAX_JSON_DEPTH  # noqa: PLC0415
+    from mrtr_cli.limits import MAX_JSON_DEPTH  # noqa: PLC0415 - lazy for start-up time
 
     too_deep = f"nested too deeply (the limit is {MAX_JSON_DEPTH} levels)"
     try:

@@ -31,6 +31,6 @@ def ensure_recursion_headroom() -> None:
     checked, printed and sent (json, jsonschema and the renderers recurse per level; the
     default limit of 1000 frames stops them short of 1000 levels). Deeper input is refused
     by the depth checks before it gets there."""
-    import sys  # noqa: PLC0415
+    import sys  # noqa: PLC0415 - lazy for start-up time
 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10 * MAX_JSON_DEPTH))

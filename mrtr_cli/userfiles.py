@@ -102,7 +102,7 @@ def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_B
         if len(data) > limit:
             raise _too_big(what, "(stdin)", limit)
         return data
-    import select  # noqa: PLC0415
+    import select  # noqa: PLC0415 - lazy for start-up time
 
     chunks, total = [], 0
     while True:
@@ -180,8 +180,8 @@ def open_user_output(path: str, mode: str = "w") -> IO[str]:
         OSError: it cannot be opened; for a FIFO no process reads, `ENXIO` with the
             strerror "no process is reading the FIFO".
     """
-    import errno  # noqa: PLC0415
-    import fcntl  # noqa: PLC0415
+    import errno  # noqa: PLC0415 - lazy for start-up time
+    import fcntl  # noqa: PLC0415 - lazy for start-up time
 
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC) | os.O_NONBLOCK
     try:

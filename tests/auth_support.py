@@ -61,37 +61,37 @@ class OAuthServer:
     def stats(self, issuer: str | None = None) -> dict[str, Any]:
         """The server's /_test/stats (of `issuer`, default the first authorization server):
         token request counts and log, tokens issued, revocations..."""
-        import httpx
+        import httpx2
 
-        return httpx.get((issuer or self.issuer) + "/_test/stats", timeout=30).json()
+        return httpx2.get((issuer or self.issuer) + "/_test/stats", timeout=30).json()
 
     def switch_as(self) -> None:
         """(--second-as) The resource now names the second authorization server, and takes
         only its tokens."""
-        import httpx
+        import httpx2
 
-        httpx.post(self.issuer + "/_test/switch-as", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/switch-as", timeout=30).raise_for_status()
 
     def expire_tokens(self) -> None:
         """From now on the server refuses every access token issued so far."""
-        import httpx
+        import httpx2
 
-        httpx.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
 
     def drop_refresh_tokens(self) -> None:
         """From now on the server refuses every refresh token issued so far."""
-        import httpx
+        import httpx2
 
-        httpx.post(self.issuer + "/_test/drop-refresh", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/drop-refresh", timeout=30).raise_for_status()
 
     def mcp_status(self, token: str) -> int:
         """The HTTP status the MCP endpoint answers an `initialize` carrying `token` with."""
-        import httpx
+        import httpx2
 
         body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                            "clientInfo": {"name": "t", "version": "1"}}}
-        return httpx.post(self.mcp_url, json=body, timeout=30, headers={
+        return httpx2.post(self.mcp_url, json=body, timeout=30, headers={
             "authorization": f"Bearer {token}", "accept": "application/json, text/event-stream"}).status_code
 
     def secrets(self) -> list[str]:

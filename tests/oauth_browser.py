@@ -4,7 +4,7 @@
 `BROWSER="python tests/oauth_browser.py"` would not work) or to a command running it.
 
 `python tests/oauth_browser.py URL` behaves as a browser launcher does: it returns at once
-(exit 0) and a detached child process "opens" URL: it GETs it with httpx and follows every
+(exit 0) and a detached child process "opens" URL: it GETs it with httpx2 and follows every
 redirect the way a browser would, the last one included (the authorization server's redirect to
 the client's 127.0.0.1 loopback callback), then exits.
 
@@ -58,11 +58,11 @@ def follow(url: str, *, stop_at: str | None = None, record: str | None = None) -
     cookies kept). Returns {"visited": [urls], "stopped": url-or-None, "status": final status,
     "body": final body text}. With `stop_at`, a redirect to a URL starting with it is not
     fetched but returned as "stopped"."""
-    import httpx
+    import httpx2
 
     visited: list[str] = []
     forge = os.environ.get("OAUTH_BROWSER_FORGE_FIRST") == "1"
-    with httpx.Client(timeout=TIMEOUT, follow_redirects=False) as client:
+    with httpx2.Client(timeout=TIMEOUT, follow_redirects=False) as client:
         current = url
         for _ in range(MAX_HOPS):
             if stop_at and visited and current.startswith(stop_at):

@@ -289,7 +289,7 @@ def test_an_expiry_that_makes_no_sense_is_unknown_expiry(scripted, tmp_path, exp
 # ---------------------------------------------------------------------- registration replies
 @pytest.mark.parametrize("client_id", [42, "", None, "a\nb", ["x"]], ids=["number", "empty", "null", "newline", "list"])
 def test_a_registration_reply_without_a_usable_client_id_is_refused_naming_it(scripted, client_id):
-    import httpx
+    import httpx2
 
     from mrtr_cli.auth.discovery import AuthServer
     from mrtr_cli.auth.registration import register
@@ -297,12 +297,12 @@ def test_a_registration_reply_without_a_usable_client_id_is_refused_naming_it(sc
     auth = scripted()
     auth.docs["/register"] = (201, {"client_id": client_id, "token_endpoint_auth_method": "none"})
     server = AuthServer(issuer=auth.url(), metadata=as_doc(auth.url()), resource="http://127.0.0.1:9/mcp")
-    with httpx.Client() as http, pytest.raises(AuthError, match="the registration response's client_id is not"):
+    with httpx2.Client() as http, pytest.raises(AuthError, match="the registration response's client_id is not"):
         register(http, server, "http://127.0.0.1:5555/callback", ["mcp:read"])
 
 
 def test_registration_asks_for_the_scopes_and_asks_again_with_fewer_when_refused(scripted):
-    import httpx
+    import httpx2
 
     from mrtr_cli.auth.discovery import AuthServer
     from mrtr_cli.auth.registration import register
@@ -320,7 +320,7 @@ def test_registration_asks_for_the_scopes_and_asks_again_with_fewer_when_refused
     server = AuthServer(issuer=auth.url(), metadata=as_doc(auth.url(), scopes_supported=["openid", "mcp:read"]),
                         resource="http://127.0.0.1:9/mcp",
                         resource_metadata={"scopes_supported": ["mcp:read", "mcp:extra"]})
-    with httpx.Client() as http:
+    with httpx2.Client() as http:
         client = register(http, server, "http://127.0.0.1:5555/callback", ["mcp:read", "mcp:write"])
     assert [b.get("scope") for b in bodies] == ["mcp:read mcp:write mcp:extra", "mcp:read"]
     assert client["client_id"] == "c-1" and client["scope"] == "mcp:read"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
+import httpx2
 
 from tests.auth_support import login_hint, run_mrtr, sign_in, store_files
 
@@ -23,7 +23,7 @@ WAIT = {"MRTR_AUTH_WAIT": "8"}  # a sign-in page that never comes back fails in 
 
 def forget(server: Any) -> None:
     """The authorization server forgets every registered client and token (a restart)."""
-    httpx.post(server.issuer + "/_test/forget", timeout=30).raise_for_status()
+    httpx2.post(server.issuer + "/_test/forget", timeout=30).raise_for_status()
 
 
 def stored_client(tmp_path: Any) -> dict[str, Any] | None:

@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def http() -> Iterator[httpx.Client]:
-    with httpx.Client(follow_redirects=False, timeout=30) as client:
+def http() -> Iterator[httpx2.Client]:
+    with httpx2.Client(follow_redirects=False, timeout=30) as client:
         yield client
 
 

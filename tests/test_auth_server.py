@@ -1,6 +1,6 @@
 """The sign-in test infrastructure itself (tests/servers/oauth_server.py, tests/oauth_browser.py):
 the authorization server and protected MCP server behave as the spec's servers do, driven here
-by a plain OAuth client written with httpx, so that a failure of an `mrtr` sign-in test points
+by a plain OAuth client written with httpx2, so that a failure of an `mrtr` sign-in test points
 at `mrtr`, not at the fixture."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import subprocess
 import sys
 from typing import Any
 
-import httpx
+import httpx2
 
 from tests.auth_support import OAUTH_BROWSER, OAuthServer
 
@@ -26,16 +26,16 @@ MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": 
 REDIRECT = "http://127.0.0.1:9/cb"
 
 
-def mcp_post(server: OAuthServer, token: str | None, body: dict[str, Any] = INIT) -> httpx.Response:
+def mcp_post(server: OAuthServer, token: str | None, body: dict[str, Any] = INIT) -> httpx2.Response:
     headers = dict(MCP_HEADERS)
     if token:
         headers["authorization"] = f"Bearer {token}"
-    return httpx.post(server.mcp_url, json=body, headers=headers, timeout=30)
+    return httpx2.post(server.mcp_url, json=body, headers=headers, timeout=30)
 
 
 def sign_in(server: OAuthServer, scope: str = "mcp:read", resource: str | None = None) -> dict[str, Any]:
     """Register (DCR), authorize with PKCE through the stand-in browser, exchange the code."""
-    reg = httpx.post(server.issuer + "/register", json={
+    reg = httpx2.post(server.issuer + "/register", json={
         "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",
         "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]}, timeout=30)
     assert reg.status_code == 201, reg.text
@@ -43,15 +43,15 @@ def sign_in(server: OAuthServer, scope: str = "mcp:read", resource: str | None =
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
     state = secrets.token_urlsafe(16)
-    url = str(httpx.URL(server.issuer + "/authorize", params={
+    url = str(httpx2.URL(server.issuer + "/authorize", params={
         "response_type": "code", "client_id": client_id, "redirect_uri": REDIRECT, "scope": scope,
         "state": state, "code_challenge": challenge, "code_challenge_method": "S256",
         "resource": resource or server.mcp_url}))
     result = follow(url, stop_at="http://127.0.0.1:9/")
-    callback = httpx.URL(result["stopped"])
+    callback = httpx2.URL(result["stopped"])
     assert callback.params["state"] == state
     assert callback.params["iss"] == server.issuer
-    token = httpx.post(server.issuer + "/token", data={
+    token = httpx2.post(server.issuer + "/token", data={
         "grant_type": "authorization_code", "code": callback.params["code"], "redirect_uri": REDIRECT,
         "client_id": client_id, "code_verifier": verifier, "resource": resource or server.mcp_url}, timeout=30)
     assert token.status_code == 200, token.text
@@ -65,9 +65,9 @@ def test_challenge_and_metadata(oauth_server: Any) -> None:
     challenge = r.headers["www-authenticate"]
     prm_url = server.mcp_url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
     assert f'resource_metadata="{prm_url}"' in challenge and 'scope="mcp:read"' in challenge
-    prm = httpx.get(prm_url).json()
+    prm = httpx2.get(prm_url).json()
     assert prm["resource"] == server.mcp_url and prm["authorization_servers"] == [server.issuer]
-    meta = httpx.get(server.issuer + "/.well-known/oauth-authorization-server").json()
+    meta = httpx2.get(server.issuer + "/.well-known/oauth-authorization-server").json()
     assert meta["issuer"] == server.issuer and meta["code_challenge_methods_supported"] == ["S256"]
     assert meta["authorization_response_iss_parameter_supported"] is True
 
@@ -80,14 +80,14 @@ def test_code_flow_refresh_revoke_and_counter(oauth_server: Any) -> None:
     assert mcp_post(server, "mrtr-at-wrong").status_code == 401
     server.expire_tokens()
     assert mcp_post(server, tokens["access_token"]).status_code == 401
-    refreshed = httpx.post(server.issuer + "/token", data={
+    refreshed = httpx2.post(server.issuer + "/token", data={
         "grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": tokens["client_id"],
         "resource": server.mcp_url}).json()
     assert mcp_post(server, refreshed["access_token"]).status_code == 200
     stats = server.stats()
     assert stats["grants"] == {"authorization_code": 1, "refresh_token": 1} and stats["token_requests"] == 2
     assert stats["token_log"][1]["resource"] == server.mcp_url
-    r = httpx.post(server.issuer + "/revoke", data={"token": refreshed["access_token"],
+    r = httpx2.post(server.issuer + "/revoke", data={"token": refreshed["access_token"],
                                                      "client_id": tokens["client_id"]})
     assert r.status_code == 200
     assert server.stats()["revoked"] == [refreshed["access_token"]]
@@ -103,7 +103,7 @@ def test_token_for_another_resource_is_refused(oauth_server: Any) -> None:
 
 def test_registered_client_secret_is_reported(oauth_server: Any) -> None:
     server = oauth_server()
-    reg = httpx.post(server.issuer + "/register", json={"redirect_uris": [REDIRECT],
+    reg = httpx2.post(server.issuer + "/register", json={"redirect_uris": [REDIRECT],
                                                         "token_endpoint_auth_method": "client_secret_post"})
     assert reg.status_code == 201, reg.text
     assert reg.json()["client_secret"] in server.stats()["client_secrets"]
@@ -124,12 +124,12 @@ def test_step_up_tool_needs_higher_scope(oauth_server: Any) -> None:
 def test_client_credentials_basic_post_and_jwt(oauth_server: Any, tmp_path: Any) -> None:
     server = oauth_server("--client-id", "ci", "--client-secret", "ci-secret", "--client-credentials",
                           "--client-auth-method", "client_secret_basic")
-    ok = httpx.post(server.issuer + "/token", auth=("ci", "ci-secret"), data={
+    ok = httpx2.post(server.issuer + "/token", auth=("ci", "ci-secret"), data={
         "grant_type": "client_credentials", "resource": server.mcp_url, "scope": "mcp:read"})
     assert ok.status_code == 200 and mcp_post(server, ok.json()["access_token"]).status_code == 200
-    bad = httpx.post(server.issuer + "/token", auth=("ci", "nope"), data={"grant_type": "client_credentials"})
+    bad = httpx2.post(server.issuer + "/token", auth=("ci", "nope"), data={"grant_type": "client_credentials"})
     assert bad.status_code == 401
-    post = httpx.post(server.issuer + "/token", data={"grant_type": "client_credentials", "client_id": "ci",
+    post = httpx2.post(server.issuer + "/token", data={"grant_type": "client_credentials", "client_id": "ci",
                                                        "client_secret": "ci-secret"})
     assert post.status_code == 401  # registered for client_secret_basic
 
@@ -147,7 +147,7 @@ def test_client_credentials_basic_post_and_jwt(oauth_server: Any, tmp_path: Any)
 
     assertion = jwt.encode({"iss": "bot", "sub": "bot", "aud": server.issuer + "/token", "exp": int(time.time()) + 60,
                             "iat": int(time.time()), "jti": secrets.token_hex(8)}, key, algorithm="ES256")
-    r = httpx.post(server.issuer + "/token", data={
+    r = httpx2.post(server.issuer + "/token", data={
         "grant_type": "client_credentials", "client_assertion": assertion, "resource": server.mcp_url,
         "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"})
     assert r.status_code == 200, r.text
@@ -176,9 +176,9 @@ def test_browser_follows_to_the_loopback_callback(oauth_server: Any, browser: An
     threading.Thread(target=listener.serve_forever, daemon=True).start()
     server = oauth_server()
     redirect = f"http://127.0.0.1:{listener.server_port}/cb"
-    client_id = httpx.post(server.issuer + "/register", json={"redirect_uris": [redirect],
+    client_id = httpx2.post(server.issuer + "/register", json={"redirect_uris": [redirect],
                                                               "token_endpoint_auth_method": "none"}).json()["client_id"]
-    url = str(httpx.URL(server.issuer + "/authorize", params={
+    url = str(httpx2.URL(server.issuer + "/authorize", params={
         "response_type": "code", "client_id": client_id, "redirect_uri": redirect, "state": "s1",
         "code_challenge": "x" * 43, "code_challenge_method": "S256"}))
     code = subprocess.run([sys.executable, "-c", "import webbrowser, sys; sys.exit(not webbrowser.open(sys.argv[1]))",
@@ -196,9 +196,9 @@ def test_the_resource_can_move_to_a_second_authorization_server(oauth_server: An
     assert server.issuer2 and server.issuer2 != server.issuer
     first = sign_in(server)["access_token"]
     server.switch_as()
-    prm = httpx.get(server.mcp_url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")).json()
+    prm = httpx2.get(server.mcp_url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")).json()
     assert prm["authorization_servers"] == [server.issuer2]
     assert mcp_post(server, first).status_code == 401
-    meta = httpx.get(server.issuer2 + "/.well-known/oauth-authorization-server").json()
+    meta = httpx2.get(server.issuer2 + "/.well-known/oauth-authorization-server").json()
     assert meta["issuer"] == server.issuer2
     assert server.stats(server.issuer2)["token_requests"] == 0

@@ -157,9 +157,9 @@ def test_a_pre_registered_client_prefers_client_secret_basic_when_the_server_lis
                                                                                      browser):
     secret = "basic-secret-" + "8" * 16
     server = oauth_server("--client-id", "bot", "--client-secret", secret)  # registered as client_secret_basic
-    import httpx
+    import httpx2
 
-    listed = httpx.get(server.issuer + "/.well-known/oauth-authorization-server",
+    listed = httpx2.get(server.issuer + "/.well-known/oauth-authorization-server",
                        timeout=30).json()["token_endpoint_auth_methods_supported"]
     assert "client_secret_basic" in listed and "client_secret_post" in listed, listed
     run = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",

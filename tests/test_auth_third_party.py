@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from tests.auth_support import (
@@ -110,7 +110,7 @@ class SdkServer:
         self.proc, _ = self._start()
 
     def expire(self) -> None:
-        httpx.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.record.read_text(encoding="utf-8").splitlines() if line]
@@ -126,7 +126,7 @@ class SdkServer:
         """Everything secret this server issued (tokens, codes, client secrets; asked of the
         running process, remembered across restarts) or received (verifiers, secrets), by
         member name."""
-        issued = httpx.get(self.issuer + "/_test/issued", timeout=30).json()
+        issued = httpx2.get(self.issuer + "/_test/issued", timeout=30).json()
         add_secrets(self.seen, [(kind[:-1], v) for kind in ("access_tokens", "refresh_tokens", "codes", "client_secrets")
                                 for v in issued[kind]])
         for r in self.requests():
@@ -172,7 +172,7 @@ class OidcProviderServer:
 
     def expire(self) -> None:
         origin = self.mcp_url.rsplit("/mcp", 1)[0]
-        httpx.post(origin + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(origin + "/_test/expire", timeout=30).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         if not self.record.exists():

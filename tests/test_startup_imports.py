@@ -36,7 +36,7 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 #: schema modules of forms and of full JSON Schema validation, and the header-value rules
 #: (only for -H). (`tempfile` is not listed: the first call to a server writes its era to
 #: the cache with it.)
-NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx",
+NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx2",
                          "mrtr_cli.transport.http", "mrtr_cli.transport.sse",
                          "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values")
 

@@ -108,11 +108,11 @@ def platform_jwt(port: int, auth_port: int, subject: str) -> str:
 
 def expire_tokens(auth_port: int) -> None:
     """Ask the authorization server on `auth_port` to refuse every access token issued so far."""
-    import httpx
+    import httpx2
 
     try:
-        httpx.post(f"http://127.0.0.1:{auth_port}/_test/expire", timeout=30).raise_for_status()
-    except httpx.HTTPError as exc:
+        httpx2.post(f"http://127.0.0.1:{auth_port}/_test/expire", timeout=30).raise_for_status()
+    except httpx2.HTTPError as exc:
         sys.exit(f"protected: no authorization server answered on port {auth_port}: {exc}")
     print("protected: every access token issued so far is now refused (as if expired)")
 

@@ -89,10 +89,10 @@ class CodeFlow:
             _RegistrationGone: a stored registration (not one made now) was refused.
             AuthError, TimeoutExpired: see `on_challenge`.
         """
-        import secrets  # noqa: PLC0415
+        import secrets  # noqa: PLC0415 - lazy for start-up time
 
-        from mrtr_cli.auth import consent, flow  # noqa: PLC0415
-        from mrtr_cli.auth.loopback import Loopback, NoResponse  # noqa: PLC0415
+        from mrtr_cli.auth import consent, flow  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.loopback import Loopback, NoResponse  # noqa: PLC0415 - lazy for start-up time
 
         s = self.settings
         flow.check_paste_possible(self.env, s.no_browser)  # before anything is registered
@@ -174,9 +174,9 @@ class CodeFlow:
 def _reuse_listener(state: str, client: dict[str, Any], port: int) -> Any:
     """A listener on the redirect URI registered for `client` (port and path), so that the
     registered client can be used again; None when it cannot be bound (register anew)."""
-    from urllib.parse import urlsplit  # noqa: PLC0415
+    from urllib.parse import urlsplit  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.auth.loopback import Loopback  # noqa: PLC0415
+    from mrtr_cli.auth.loopback import Loopback  # noqa: PLC0415 - lazy for start-up time
 
     for uri in client.get("redirect_uris") or []:
         p = urlsplit(str(uri))

@@ -65,7 +65,7 @@ def show_url(env: Environment, url: str, *, opened: bool = False) -> None:
 def open_browser(env: Environment, url: str) -> bool:
     """Open `url` with `webbrowser` (BROWSER honoured, no shell); False when no browser
     could be started (the URL is then shown)."""
-    import webbrowser  # noqa: PLC0415
+    import webbrowser  # noqa: PLC0415 - lazy for start-up time
 
     try:
         ok = webbrowser.open(url, new=1)

@@ -199,15 +199,15 @@ def _get(http: Any, url: str, what: str, *, server_given: str | None) -> _Got:
         AuthError: a reply over the limits on what a server sends (auth/replies.py), or a
             host that resolves where no request may go.
     """
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     try:
         reply = fetch(http, "GET", url, f"{what} at", read=(200,), server_given=server_given,
                       user_url=server_given is None,
                       headers={"Accept": "application/json"})
-    except httpx.TimeoutException:
+    except httpx2.TimeoutException:
         raise TimeoutExpired(f"{what} at {shown(url)} did not answer in time") from None
-    except httpx.HTTPError as exc:
+    except httpx2.HTTPError as exc:
         return _Got(url, 0, reason=type(exc).__name__)
     return _Got(url, reply.status, reply.body, reply.location)
 
@@ -252,7 +252,7 @@ def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
     naming its URL, never taken as absent.
 
     Args:
-        http: an `httpx.Client` (redirects not followed).
+        http: an `httpx2.Client` (redirects not followed).
         resource_metadata_url: the challenge's `resource_metadata`, or None.
         prefer_issuer: an issuer the credentials belong to; chosen when the metadata
             lists it, else the first listed server.

@@ -44,10 +44,10 @@ def ath(access_token: str) -> str:
 def _crypto() -> Any:
     try:
         from cryptography.hazmat.primitives import hashes  # noqa: PLC0415 - DPoP paths only
-        from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415
-        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature  # noqa: PLC0415
+        from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415 - lazy for start-up time
+        from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature  # noqa: PLC0415 - lazy for start-up time
     except ImportError:  # pragma: no cover - an optional dependency
-        from mrtr_cli.errors import AuthError  # noqa: PLC0415
+        from mrtr_cli.errors import AuthError  # noqa: PLC0415 - lazy for start-up time
 
         raise AuthError("DPoP needs the cryptography package (pip install 'mrtr[jwt]')") from None
     return hashes, ec, decode_dss_signature

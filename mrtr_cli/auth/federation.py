@@ -45,9 +45,9 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
         if not value.strip():
             raise AuthError(f"{what} ({source.where}): the environment variable {source.value} is empty or unset")
     elif source.kind == "file":
-        from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415
+        from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415 - lazy for start-up time
 
-        from mrtr_cli.errors import UsageError  # noqa: PLC0415
+        from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
         # the same reader as every user file: a FIFO or device is refused at once, never read
         try:
@@ -67,8 +67,8 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
 
 def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     """The output of the assertion command, within COMMAND_TIMEOUT and the run's deadline."""
-    import shlex  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
+    import shlex  # noqa: PLC0415 - lazy for start-up time
+    import subprocess  # noqa: PLC0415 - lazy for start-up time
 
     left = deadline.remaining() if deadline is not None else None
     limit = COMMAND_TIMEOUT if left is None else max(min(COMMAND_TIMEOUT, left), 0.01)
@@ -85,7 +85,7 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
         raise AuthError(f"{source.where}: command not found: {argv[0]}") from None
     except subprocess.TimeoutExpired:
         if limit < COMMAND_TIMEOUT:
-            from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415
+            from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415 - lazy for start-up time
 
             raise TimeoutExpired(f"{source.where}: the command did not finish within --timeout") from None
         raise AuthError(f"{source.where}: the command did not finish within {COMMAND_TIMEOUT:g}s") from None
@@ -103,8 +103,8 @@ def _run_in_group(argv: list[str], limit: float) -> Any:
     Raises:
         subprocess.TimeoutExpired, OSError: as `subprocess.run`.
     """
-    import signal  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
+    import signal  # noqa: PLC0415 - lazy for start-up time
+    import subprocess  # noqa: PLC0415 - lazy for start-up time
 
     with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           start_new_session=True) as proc:
@@ -148,9 +148,9 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
         TokenError: the identity provider refused; AuthError: it answered without an
             ID-JAG; TimeoutExpired: it did not answer in time.
     """
-    from mrtr_cli.auth import grants  # noqa: PLC0415
-    from mrtr_cli.auth.replies import fetch  # noqa: PLC0415
-    from mrtr_cli.auth.urls import allowed_url, shown  # noqa: PLC0415
+    from mrtr_cli.auth import grants  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.replies import fetch  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.urls import allowed_url, shown  # noqa: PLC0415 - lazy for start-up time
 
     endpoint = allowed_url(settings.idp_token_endpoint, "the identity provider's token endpoint")
     subject = read_assertion(settings.id_token, "the identity provider's ID token", deadline)
@@ -165,16 +165,16 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
                   "token_endpoint_auth_method": "client_secret_basic" if settings.idp_client_secret else "none"}
         for value in grants.client_auth(client, data, headers, audience=endpoint):
             add_secret(value)
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415
+    from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415 - lazy for start-up time
 
     try:
         reply = fetch(http, "POST", endpoint, "the identity provider's token endpoint", data=data, headers=headers)
-    except httpx.TimeoutException:
+    except httpx2.TimeoutException:
         raise TimeoutExpired(f"the identity provider's token endpoint {shown(endpoint)} "
                              "did not answer in time") from None
-    except httpx.HTTPError as exc:
+    except httpx2.HTTPError as exc:
         raise grants.TokenError(f"cannot reach the identity provider's token endpoint {shown(endpoint)}: "
                                 f"{type(exc).__name__}") from None
     body = reply.document

@@ -225,7 +225,7 @@ def _read_line_while_waiting(listener: Loopback, stream: IO[str]) -> str | None:
     """A line typed at the terminal, or None once the sign-in ended without one (the
     redirect reached the listener) or at end of input: nothing typed after the sign-in
     is taken from what comes next (a form, a prompt)."""
-    import select  # noqa: PLC0415
+    import select  # noqa: PLC0415 - lazy for start-up time
 
     try:
         fd = stream.fileno()

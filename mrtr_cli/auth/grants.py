@@ -110,7 +110,7 @@ def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = No
     """
     try:
         import jwt  # noqa: PLC0415 - the private_key_jwt flow only
-        from cryptography.hazmat.primitives.serialization import load_pem_private_key  # noqa: PLC0415
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key  # noqa: PLC0415 - lazy for start-up time
     except ImportError:  # pragma: no cover - a runtime dependency
         raise AuthError("private_key_jwt needs PyJWT and cryptography (pip install 'mrtr[jwt]')") from None
     try:
@@ -118,7 +118,7 @@ def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = No
     except (ValueError, TypeError) as exc:
         raise AuthError(f"the private key is not a readable unencrypted PEM key ({type(exc).__name__})") from None
     if alg is None:
-        from cryptography.hazmat.primitives.asymmetric import ec, ed25519  # noqa: PLC0415
+        from cryptography.hazmat.primitives.asymmetric import ec, ed25519  # noqa: PLC0415 - lazy for start-up time
 
         if isinstance(key, ec.EllipticCurvePrivateKey):
             alg = {256: "ES256", 384: "ES384", 521: "ES512"}.get(key.curve.key_size, "ES256")
@@ -156,14 +156,14 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
             access or refresh token that cannot be sent safely (`values.checked_token`:
             nothing is stored, nothing of it shown).
     """
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     headers = {"Accept": "application/json", **headers}
     try:
         reply = fetch(http, "POST", endpoint, "the token endpoint", data=data, headers=headers)
-    except httpx.TimeoutException:
+    except httpx2.TimeoutException:
         raise TimeoutExpired(f"the token endpoint {endpoint} did not answer in time") from None
-    except httpx.HTTPError as exc:
+    except httpx2.HTTPError as exc:
         raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
     body = reply.document
     if reply.status == 200 and body is None:
@@ -206,13 +206,13 @@ def revoke(http: Any, endpoint: str, token: str, hint: str, client: dict[str, An
            private_key: str | None = None) -> bool:
     """Revoke `token` at `endpoint` (RFC 7009); True when the server said 200 (its body is
     not read)."""
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     data = {"token": token, "token_type_hint": hint}
     headers: dict[str, str] = {}
     try:
         client_auth(client, data, headers, audience=audience, private_key=private_key)
         reply = fetch(http, "POST", endpoint, "the revocation endpoint", read=(), data=data, headers=headers)
-    except (httpx.HTTPError, AuthError):
+    except (httpx2.HTTPError, AuthError):
         return False
     return reply.status == 200

@@ -54,7 +54,7 @@ def describe_body(headers: Any, data: bytes, size: int | None = None) -> dict[st
         try:
             text = data.decode("utf-8")
             if "x-www-form-urlencoded" in kind:
-                from urllib.parse import parse_qsl  # noqa: PLC0415
+                from urllib.parse import parse_qsl  # noqa: PLC0415 - lazy for start-up time
 
                 return {"form": redact_members(dict(parse_qsl(text, keep_blank_values=True)))}
             if "json" in kind:
@@ -97,11 +97,11 @@ class _TracedStream:
 
 
 def trace_hooks(tracer: Any) -> dict[str, list[Callable[[Any], None]]]:
-    """httpx event hooks that write each request and its response to `tracer`
+    """httpx2 event hooks that write each request and its response to `tracer`
     (`render.trace.Tracer.http`) while it is active (`-v`, `--trace`)."""
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    class Traced(_TracedStream, httpx.SyncByteStream):
+    class Traced(_TracedStream, httpx2.SyncByteStream):
         pass
 
     def on_request(request: Any) -> None:
@@ -109,7 +109,7 @@ def trace_hooks(tracer: Any) -> dict[str, list[Callable[[Any], None]]]:
             return
         try:
             content = request.content
-        except httpx.RequestNotRead:
+        except httpx2.RequestNotRead:
             content = b""
         tracer.http("request", {"method": request.method, "url": str(request.url), "headers": dict(request.headers),
                                 **describe_body(request.headers, content)})

@@ -126,7 +126,7 @@ class Loopback:
             BaseException: whatever ended a listener or paste thread (see `fail`).
             KeyboardInterrupt: Ctrl-C.
         """
-        import time  # noqa: PLC0415
+        import time  # noqa: PLC0415 - lazy for start-up time
 
         end = time.monotonic() + timeout
         while not self._event.wait(min(0.25, max(0.0, end - time.monotonic()))):

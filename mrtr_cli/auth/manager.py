@@ -100,22 +100,22 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
 
     @property
     def http(self) -> Any:
-        """The `httpx.Client` for authorization requests (no redirects followed). With `-v`
+        """The `httpx2.Client` for authorization requests (no redirects followed). With `-v`
         each request is noted on stderr as method, URL and status (no headers or bodies:
         they carry codes, secrets and tokens); `-vv` and `--trace` get the exchanges through
         the run's tracer, redacted (auth/httptrace.py)."""
         if self._http is None:
-            import httpx  # noqa: PLC0415
+            import httpx2  # noqa: PLC0415 - lazy for start-up time
 
             hooks: dict[str, list[Any]] = {"request": [self._bound_timeout]}
             if self.env.verbosity > 0:
                 hooks["response"] = [self._trace_response]
             if self.tracer is not None:  # -vv, --trace: the exchanges themselves, redacted
-                from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415
+                from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415 - lazy for start-up time
 
                 for kind, more in trace_hooks(self.tracer).items():
                     hooks.setdefault(kind, []).extend(more)
-            self._http = httpx.Client(timeout=httpx.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
+            self._http = httpx2.Client(timeout=httpx2.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
                                       verify=self._verify,
                                       headers={"User-Agent": "mrtr"}, event_hooks=hooks)
         return self._http
@@ -233,7 +233,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         s = self.settings
         doc = self.store.load()  # a damaged store is named before anything is sent
         if not s.unattended:
-            from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415
+            from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415 - lazy for start-up time
 
             wait_seconds()  # so is a bad MRTR_AUTH_WAIT
         server = self._discover(ch, challenged)
@@ -286,7 +286,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
     def _needs_sign_in(self, ch: Challenge) -> AuthError:
         hint = self.settings.login_hint
         if ch.insufficient_scope and ch.scope:
-            import shlex  # noqa: PLC0415
+            import shlex  # noqa: PLC0415 - lazy for start-up time
 
             hint += "".join(f" --scope {shlex.quote(x)}" for x in ch.scopes)
             scope = sanitize(ch.scope, single_line=True)
@@ -327,7 +327,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         """
         token = self.stored_token()
         if token is None:
-            from mrtr_cli.auth.probe import probe  # noqa: PLC0415
+            from mrtr_cli.auth.probe import probe  # noqa: PLC0415 - lazy for start-up time
 
             challenge = probe(self.http, self.url, {})
             if self.settings.unattended:  # nobody is needed: get one
@@ -379,7 +379,7 @@ def _fresh(tokens: dict[str, Any]) -> bool:
 
 
 def _lock_wait() -> float:
-    from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415
+    from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415 - lazy for start-up time
 
     return wait_seconds() + 60.0
 

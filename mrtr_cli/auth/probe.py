@@ -17,7 +17,7 @@ def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") 
     the challenge of its 401/403, an empty 401 challenge when it could not be reached
     (discovery then tries the well-known URIs), or None when it answered without asking
     for a sign-in."""
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     modern = protocol in ("auto", "2026-07-28", "modern")
     method = "server/discover" if modern else "ping"
@@ -33,7 +33,7 @@ def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") 
         with http.stream("POST", url, content=json.dumps(body), headers=send) as resp:
             status = resp.status_code
             challenge = resp.headers.get("www-authenticate")
-    except httpx.HTTPError:
+    except httpx2.HTTPError:
         return Challenge(401)
     if status in (401, 403):
         return parse_challenge(status, challenge)

@@ -38,7 +38,7 @@ class Refresh:
         s = self.settings
         proof_key = None
         if tokens.get("token_type") == "DPoP":  # the new token is bound to the same key
-            from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415
+            from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - lazy for start-up time
 
             proof_key = ProofKey.from_stored(tokens.get("dpop_key"))
             if proof_key is None:

@@ -104,7 +104,7 @@ def covers(client: dict[str, Any], scopes: list[str], server: AuthServer | None 
 def expired(client: dict[str, Any], now: float | None = None) -> bool:
     """The client's secret has expired (`client_secret_expires_at`, RFC 7591 section
     3.2.1; 0 or missing: never)."""
-    import time  # noqa: PLC0415
+    import time  # noqa: PLC0415 - lazy for start-up time
 
     at = epoch(client.get("client_secret_expires_at"))
     return at is not None and at <= (time.time() if now is None else now)
@@ -130,7 +130,7 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
             (auth/replies.py).
         TimeoutExpired: the registration endpoint did not answer in time (exit 7).
     """
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     endpoint = server.endpoint("registration_endpoint")
     if not endpoint:
@@ -152,9 +152,9 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
         try:
             reply = fetch(http, "POST", endpoint, "the registration endpoint", json=body,
                           headers={"Accept": "application/json"}, server_given="the registration_endpoint")
-        except httpx.TimeoutException:
+        except httpx2.TimeoutException:
             raise TimeoutExpired(f"the registration endpoint {shown(endpoint)} did not answer in time") from None
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise AuthError(f"cannot reach the registration endpoint {shown(endpoint)}: {type(exc).__name__}") from None
         if not (reply.status == 400 and "scope" in body):
             break  # only a refusal of what was asked (400) is worth asking again with less

@@ -56,11 +56,11 @@ class Reply:
 
 def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] | None = None,
           server_given: str | None = None, user_url: bool = False, **request: Any) -> Reply:
-    """Send one authorization request with `http` (an `httpx.Client`) and read its reply
+    """Send one authorization request with `http` (an `httpx2.Client`) and read its reply
     within the limits.
 
     Args:
-        method, url: the request ("GET", "POST"); `request` holds httpx's other arguments
+        method, url: the request ("GET", "POST"); `request` holds httpx2's other arguments
             (`headers`, `data`, `json`).
         what: the server for a message, e.g. "the token endpoint" (the URL follows it).
         read: the statuses whose body is read (None: every status); any other is returned
@@ -74,19 +74,19 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
         The `Reply` (with the `Location` of a redirect, which is never followed).
 
     Raises:
-        httpx.HTTPError: the request failed (the caller says what that means).
+        httpx2.HTTPError: the request failed (the caller says what that means).
         AuthError: a server-given host resolves where no request may go; the body is over
             the message size limit (also when its
             `Content-Length` says so, before it is read), nested more than 128 levels, or
             holds NaN, Infinity or an over-long integer (exit 8).
     """
-    from mrtr_cli.transport.base import InvalidMessage, MessageTooDeep, MessageTooLarge  # noqa: PLC0415
-    from mrtr_cli.transport.httpreply import read_json_body  # noqa: PLC0415
-    from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415
+    from mrtr_cli.transport.base import InvalidMessage, MessageTooDeep, MessageTooLarge  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.httpreply import read_json_body  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415 - lazy for start-up time
 
     where = f"{what} {sanitize(url, single_line=True)[:200]}"
     if not user_url:
-        from mrtr_cli.auth.urls import check_resolved  # noqa: PLC0415
+        from mrtr_cli.auth.urls import check_resolved  # noqa: PLC0415 - lazy for start-up time
 
         check_resolved(url, server_given or what)
     with http.stream(method, url, **request) as resp:
@@ -99,7 +99,7 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
             raise AuthError(f"{where} sent a reply over the limit of {describe_size(exc.limit)} on what a "
                             "server sends; refused", hint=exc.hint) from None
         except MessageTooDeep:
-            from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415
+            from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415 - lazy for start-up time
 
             raise AuthError(f"{where} sent JSON nested more than {MAX_DEPTH} levels deep (the limit on JSON "
                             "from a server); refused") from None

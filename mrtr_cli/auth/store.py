@@ -66,16 +66,16 @@ class TokenStore:
         self.resource_key = canonical_resource(url)
         self.path = path or token_path(url)
         if logout_hint is None:
-            import shlex  # noqa: PLC0415
+            import shlex  # noqa: PLC0415 - lazy for start-up time
 
-            from mrtr_cli.config.target import public_url  # noqa: PLC0415
+            from mrtr_cli.config.target import public_url  # noqa: PLC0415 - lazy for start-up time
 
             logout_hint = f"mrtr --url {shlex.quote(public_url(url))} auth logout"
         self.logout_hint = logout_hint
         self.backend = backend or os.environ.get("MRTR_TOKEN_STORE", "file") or "file"
         self._note = note
         if self.backend not in ("file", "keyring"):
-            from mrtr_cli.errors import UsageError  # noqa: PLC0415
+            from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
             raise UsageError(f"MRTR_TOKEN_STORE={self.backend}: expected file or keyring")
         if self.backend == "keyring" and _keyring() is None:
@@ -197,7 +197,7 @@ class TokenStore:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             try:
-                import fcntl  # noqa: PLC0415
+                import fcntl  # noqa: PLC0415 - lazy for start-up time
             except ImportError:  # pragma: no cover - Windows: no cross-process lock
                 yield
                 return
@@ -253,8 +253,8 @@ def expires_at(expires_in: Any) -> float | None:
 def _keyring() -> Any:
     """The `keyring` module when it is installed and has a usable backend, else None."""
     try:
-        import keyring  # noqa: PLC0415
-        from keyring.backends import fail  # noqa: PLC0415
+        import keyring  # noqa: PLC0415 - lazy for start-up time
+        from keyring.backends import fail  # noqa: PLC0415 - lazy for start-up time
     except ImportError:
         return None
     try:

@@ -114,7 +114,7 @@ class TokenRequests:
         listed = [a for a in algs if isinstance(a, str)] if isinstance(algs, list) else []
         if want is False or (want is None and not listed):
             return None
-        from mrtr_cli.auth.dpop import ALG, ProofKey  # noqa: PLC0415
+        from mrtr_cli.auth.dpop import ALG, ProofKey  # noqa: PLC0415 - lazy for start-up time
 
         if listed and ALG not in listed:
             if want:
@@ -122,7 +122,7 @@ class TokenRequests:
                                 f"{shown(' '.join(listed))} only; mrtr signs them with {ALG}")
             return None
         if want is None:
-            import importlib.util  # noqa: PLC0415
+            import importlib.util  # noqa: PLC0415 - lazy for start-up time
 
             if importlib.util.find_spec("cryptography") is None:  # offered, not asked: bearer tokens then
                 if self.env.verbosity > 0:

@@ -54,7 +54,7 @@ class UnattendedGrants:
 
     def _federated_form(self, issuer: str, resource: str, scopes: list[str]) -> dict[str, str]:
         """The JWT bearer grant's form: the workload's JWT read now, or a new ID-JAG."""
-        from mrtr_cli.auth import federation  # noqa: PLC0415
+        from mrtr_cli.auth import federation  # noqa: PLC0415 - lazy for start-up time
 
         s = self.settings
         if s.grant == "id_jag":

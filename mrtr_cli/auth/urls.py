@@ -106,7 +106,7 @@ def check_resolved(url: str, member: str) -> None:
     host = urlsplit(url).hostname or ""
     if not host or _address(host) is not None or is_loopback(host):
         return
-    import socket  # noqa: PLC0415
+    import socket  # noqa: PLC0415 - lazy for start-up time
 
     try:
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
@@ -135,12 +135,12 @@ def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 def _parses(value: str) -> bool:
     if any(ord(c) < 0x21 or ord(c) == 0x7F for c in value) or not value.isprintable():
         return False
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     try:
         p = urlsplit(value)
         p.port  # noqa: B018 - raises ValueError on a bad port
-        httpx.URL(value)
-    except (ValueError, TypeError, httpx.InvalidURL):
+        httpx2.URL(value)
+    except (ValueError, TypeError, httpx2.InvalidURL):
         return False
     return p.scheme in ("http", "https") and bool(p.hostname)

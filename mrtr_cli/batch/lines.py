@@ -86,7 +86,7 @@ def read_batch_text(path: str, stdin: Any, deadline: Any = None) -> str:
         UsageError: the file cannot be read, is not a regular file, or is too large.
         TimeoutExpired: stdin stayed silent past the deadline.
     """
-    from mrtr_cli.userfiles import read_stdin_bytes, read_user_bytes  # noqa: PLC0415
+    from mrtr_cli.userfiles import read_stdin_bytes, read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
     try:
         if path == "-":

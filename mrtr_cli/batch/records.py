@@ -155,7 +155,7 @@ def load_records(path: str) -> dict[str, dict[str, Any]]:
     Raises:
         UsageError: the file cannot be read, or is not a batch output file.
     """
-    from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415
+    from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
     try:
         data = read_user_bytes(path, what="--resume")
@@ -191,7 +191,7 @@ def open_output(path: str, *, append: bool) -> IO[str]:
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        import fcntl  # noqa: PLC0415
+        import fcntl  # noqa: PLC0415 - lazy for start-up time
 
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except ImportError:  # not on this platform: no lock

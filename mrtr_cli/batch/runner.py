@@ -83,7 +83,7 @@ class BatchApp(App):
         Raises:
             UsageError: a root in the line's answers that does not exist.
         """
-        from mrtr_cli.responders.sources import build_chain  # noqa: PLC0415
+        from mrtr_cli.responders.sources import build_chain  # noqa: PLC0415 - lazy for start-up time
 
         return build_chain(self.opts, self.env, store, self.sources(store), deadline, person=False)
 
@@ -279,7 +279,7 @@ class BatchRunner:
         strict.begin_line()  # --strict: this line's violations go into its record
         record = self._run_line(line)
         record["strictViolations"] = strict.line_count()
-        from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415
+        from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
 
         record["exitCode"] = strict_exit(record["exitCode"], record["strictViolations"])  # as `call --strict` exits
         return record
@@ -308,7 +308,7 @@ class BatchRunner:
             return error_record(line, exc, self.env)
         except Exception as exc:  # noqa: BLE001 - a bug must not take the other lines down
             if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
-                import traceback  # noqa: PLC0415
+                import traceback  # noqa: PLC0415 - lazy for start-up time
 
                 self.env.err("".join(traceback.format_exception(exc)).rstrip())
             err = MrtrError(f"internal error (a bug in mrtr): {type(exc).__name__}: {exc}",

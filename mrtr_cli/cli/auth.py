@@ -35,9 +35,9 @@ def _given(app: Any) -> bool:
 
 
 def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, Any] | None = None) -> Any:
-    from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415
-    from mrtr_cli.config.oauth_target import target_settings  # noqa: PLC0415
-    from mrtr_cli.config.target import public_url  # noqa: PLC0415
+    from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.config.oauth_target import target_settings  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.config.target import public_url  # noqa: PLC0415 - lazy for start-up time
 
     settings = target_settings(app, target, overrides)
     return OAuthClient(target.url, settings, app.env, label=target.server or public_url(target.url), login=login,
@@ -104,8 +104,8 @@ def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_
     }
     client = _client(app, target, login=True, overrides=overrides)
     try:
-        from mrtr_cli.auth.probe import probe  # noqa: PLC0415
-        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+        from mrtr_cli.auth.probe import probe  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
         challenge = probe(client.http, target.url, target.headers, app.opts.protocol)
         client.authorize(challenge, scopes=overrides["scopes"] or None, challenged=challenge is not None)
@@ -122,7 +122,7 @@ def _login(app: Any, scopes: tuple[str, ...], no_browser: bool, client_metadata_
 def _source_overrides(sources: dict[str, str | None]) -> dict[str, Any]:
     """`--assertion-*` / `--id-token-*` as `AuthSettings` attributes (the source and the
     grant it implies); at most one of each kind."""
-    from mrtr_cli.config.oauth import AuthSettings, source_setting  # noqa: PLC0415
+    from mrtr_cli.config.oauth import AuthSettings, source_setting  # noqa: PLC0415 - lazy for start-up time
 
     s = AuthSettings(grant="")
     for attr in ("assertion", "id_token"):
@@ -175,8 +175,8 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
 def status_cmd(ctx: click.Context, **kw: Any) -> int:
     """Show the stored sign-ins (of the target given, else all): resource, issuer, client,
     scopes, expiry and whether a refresh token exists. Never a token's value."""
-    from mrtr_cli.auth.store import DamagedTokenStore, all_records  # noqa: PLC0415
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.auth.store import DamagedTokenStore, all_records  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     damaged: list[DamagedTokenStore] = []
@@ -204,7 +204,7 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
 
 def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
     """The `auth status` table on stdout (every stored value sanitized: it came from a server)."""
-    from mrtr_cli.render.listing import print_table  # noqa: PLC0415
+    from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
 
     def expiry(row: dict[str, Any]) -> str:
         if not row["signedIn"]:
@@ -213,7 +213,7 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
             return "no expiry given"
         return ("expired " if row["expired"] else "until ") + row["expiresAt"]
 
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     def shown(value: Any) -> str:  # every stored value came from a server: untrusted
         return sanitize(str(value), single_line=True)
@@ -240,12 +240,12 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
 
 def _logout(app: Any, everything: bool) -> int:
     """The body of `auth logout` (the docstring of `logout_cmd`)."""
-    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     if everything:
-        from mrtr_cli.auth.manager import revoke_entry  # noqa: PLC0415
-        from mrtr_cli.config.oauth import AuthSettings  # noqa: PLC0415
+        from mrtr_cli.auth.manager import revoke_entry  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.config.oauth import AuthSettings  # noqa: PLC0415 - lazy for start-up time
 
         records, damaged = all_records()
         with _plain_http(app) as http:
@@ -287,7 +287,7 @@ def _logout(app: Any, everything: bool) -> int:
 
 def _traced(app: Any) -> Any:
     """`--trace FILE` open while the command's authorization requests are made."""
-    from mrtr_cli.protocol.opening import run_trace  # noqa: PLC0415
+    from mrtr_cli.protocol.opening import run_trace  # noqa: PLC0415 - lazy for start-up time
 
     return run_trace(app)
 
@@ -297,15 +297,15 @@ def _private_key(app: Any, path: str | None) -> str | None:
     the PEM's, another control character is refused), or None."""
     if not path:
         return None
-    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415
+    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415 - lazy for start-up time
 
     return check_setting(app.read_file(path, "--private-key-file"), f"--private-key-file {path}", multiline=True)
 
 
 def _store(app: Any, target: Any) -> Any:
     """The token store of `target`, whose damaged-file error names its `auth logout` command."""
-    from mrtr_cli.auth.store import TokenStore  # noqa: PLC0415
-    from mrtr_cli.config.oauth_target import login_hint  # noqa: PLC0415
+    from mrtr_cli.auth.store import TokenStore  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.config.oauth_target import login_hint  # noqa: PLC0415 - lazy for start-up time
 
     return TokenStore(target.url, logout_hint=login_hint(app, target, "logout"))
 
@@ -319,13 +319,13 @@ def _remove_damaged(app: Any, store: Any, exc: Any) -> None:
 
 
 def _plain_http(app: Any) -> Any:
-    """An `httpx.Client` for revocation requests without a target (`auth logout --all`),
+    """An `httpx2.Client` for revocation requests without a target (`auth logout --all`),
     traced as the sign-in's are (auth/httptrace.py)."""
-    import httpx  # noqa: PLC0415
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415
+    from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415 - lazy for start-up time
 
-    return httpx.Client(timeout=30.0, follow_redirects=False, event_hooks=trace_hooks(app.tracer))
+    return httpx2.Client(timeout=30.0, follow_redirects=False, event_hooks=trace_hooks(app.tracer))
 
 
 @auth_group.command("token")

@@ -46,10 +46,10 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
     a pending record (exit 5). Exit 0 when every line succeeded, else the exit
     code of the first failing line in input order; counts go to stderr.
     """
-    from mrtr_cli.batch.lines import read_batch, read_batch_text  # noqa: PLC0415
-    from mrtr_cli.batch.records import RecordSink, Summary, load_records  # noqa: PLC0415
-    from mrtr_cli.batch.runner import BatchApp, run_batch  # noqa: PLC0415
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+    from mrtr_cli.batch.lines import read_batch, read_batch_text  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.batch.records import RecordSink, Summary, load_records  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.batch.runner import BatchApp, run_batch  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
     plain = make_app(ctx, kw)
     app = BatchApp(plain.opts, plain.env)
@@ -69,7 +69,7 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
         if path and path != "-" and file != "-" and os.path.exists(path) and os.path.samefile(path, file):
             raise UsageError(f"{option} {path} is the input file: the records would be written into it")
     base_dir = os.getcwd() if file == "-" else os.path.dirname(os.path.abspath(file))
-    from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415
+    from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415 - lazy for start-up time
 
     lines = read_batch(read_batch_text(file, env.stdin, Deadline(app.opts.timeout)), base_dir)
     summary = Summary(lines=len(lines))
@@ -103,7 +103,7 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
 def _output_stream(output: str | None, resume_path: str | None) -> IO[str] | None:
     """The records file: `-o FILE` (appended to when it is the --resume file), else the
     --resume file (appended to), else None for stdout."""
-    from mrtr_cli.batch.records import open_output  # noqa: PLC0415
+    from mrtr_cli.batch.records import open_output  # noqa: PLC0415 - lazy for start-up time
 
     if output and output != "-":
         same = resume_path is not None and os.path.abspath(output) == os.path.abspath(resume_path)

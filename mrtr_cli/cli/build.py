@@ -29,7 +29,7 @@ def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
 
 def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
     """Build the App for a command from its options and the group's."""
-    from mrtr_cli.app import App, RunOptions  # noqa: PLC0415
+    from mrtr_cli.app import App, RunOptions  # noqa: PLC0415 - lazy for start-up time
 
     values = _merge(ctx.find_root().params, kw)
     env: Environment = ctx.find_root().obj
@@ -47,7 +47,7 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
     env.no_input = opts.no_input
     env.config_words = opts.config_words()  # for the hints printed after exit 5 (cli/main.py)
     if opts.save_answers:
-        from mrtr_cli.userfiles import check_writable  # noqa: PLC0415
+        from mrtr_cli.userfiles import check_writable  # noqa: PLC0415 - lazy for start-up time
 
         check_writable(opts.save_answers, "--save-answers")  # before anyone types an answer
     return App(opts, env)

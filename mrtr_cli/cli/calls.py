@@ -47,7 +47,7 @@ def prompt_cmd(ctx: click.Context, name: str, items: tuple[str, ...], args_json:
 def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, items: tuple[str, ...],
                args_json: str | None) -> int:
     """`call TOOL` / `prompt NAME`: parse the ARG items and `--args`, open the session, run MRTR."""
-    from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     parsed = [parse_item(text, app.read_file) for text in items]
@@ -57,7 +57,7 @@ def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, 
     app.spawn_early(target)
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - loaded while the server boots
-        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415
+        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
 
         method, params = request_params(app, session, command, name, parsed, base)
         return run_request(app, method, params, session=session, chain=app.chain(store), target=target)
@@ -73,7 +73,7 @@ def read_cmd(ctx: click.Context, uri: str, items: tuple[str, ...], **kw: Any) ->
     """Read resource URI (resources/read), answering the server's questions as `call` does, and
     print its contents (a single binary resource to a pipe or file: its bytes). A URI template
     with NAME=VALUE items is filled first, e.g. mrtr read 'repo://{owner}/{name}' owner=alice name=wonderland."""
-    from mrtr_cli.schema.arguments import parse_item  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import parse_item  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     parsed = [parse_item(text, app.read_file) for text in items]
@@ -82,7 +82,7 @@ def read_cmd(ctx: click.Context, uri: str, items: tuple[str, ...], **kw: Any) ->
     app.spawn_early(target)
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - loaded while the server boots
-        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415
+        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
 
         method, params = request_params(app, session, "read", uri, parsed)
         return run_request(app, method, params, session=session, chain=app.chain(store), target=target)
@@ -103,21 +103,21 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     The target is the saved one unless --url/--stdio is given; headers are never
     saved, so give -H / --bearer-token-env again when the server needs them.
     """
-    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
-    from mrtr_cli.engine.pending import (  # noqa: PLC0415
+    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.engine.pending import (  # noqa: PLC0415 - lazy for start-up time
         forget_interrupted,
         is_rejected_state,
         load_pending,
         start_again_command,
         typed_in_template,
     )
-    from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained  # noqa: PLC0415
-    from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415
+    from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     doc = load_pending(pending, app.read_stdin() if pending == "-" else None, app.env.config_words)
     if isinstance(doc.get("taskId"), str):  # a task waiting for input: answer it and wait
-        from mrtr_cli.cli.tasks import resume_task  # noqa: PLC0415
+        from mrtr_cli.cli.tasks import resume_task  # noqa: PLC0415 - lazy for start-up time
 
         return resume_task(app, doc)
     store = app.answer_store()
@@ -133,9 +133,9 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         resume_from["requestState"] = doc["requestState"]
     answered = doc.get("answered") if isinstance(doc.get("answered"), dict) else None
     with app.session(target) as session:
-        from mrtr_cli.engine.run import run_request  # noqa: PLC0415
-        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415
-        from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415
+        from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415 - lazy for start-up time
 
         if doc.get("protocolVersion"):
             session.protocol_version = str(doc["protocolVersion"])

@@ -29,7 +29,7 @@ COMPLETE_VAR = "_MRTR_COMPLETE"
 
 def completion_script(shell: str) -> str:
     """The completion script for `shell` (click's template for `mrtr`)."""
-    from click.shell_completion import get_completion_class  # noqa: PLC0415
+    from click.shell_completion import get_completion_class  # noqa: PLC0415 - lazy for start-up time
 
     cls = get_completion_class(shell)
     if cls is None:  # pragma: no cover - guarded by click.Choice

@@ -18,19 +18,19 @@ import sys
 
 def main() -> None:
     """Run `mrtr` with `sys.argv` and exit with the documented code (`cli.main.main`)."""
-    import signal  # noqa: PLC0415
+    import signal  # noqa: PLC0415 - lazy for start-up time
 
     # As cli.main.main does: SIGTERM ends the run like Ctrl-C, from the first moment.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    from mrtr_cli.transport.early import discard_prelaunched, prelaunch  # noqa: PLC0415
+    from mrtr_cli.transport.early import discard_prelaunched, prelaunch  # noqa: PLC0415 - lazy for start-up time
 
     try:
         prelaunch(sys.argv[1:])
-        from mrtr_cli.cli.main import main as run_cli  # noqa: PLC0415
+        from mrtr_cli.cli.main import main as run_cli  # noqa: PLC0415 - lazy for start-up time
 
         run_cli()
     finally:
         discard_prelaunched()
-        import gc  # noqa: PLC0415
+        import gc  # noqa: PLC0415 - lazy for start-up time
 
         gc.freeze()

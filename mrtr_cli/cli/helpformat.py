@@ -219,7 +219,7 @@ class HelpGroup(click.Group):
         self.format_commands(ctx, formatter)
         _write_options(self, ctx, formatter)
         if ctx.parent is None:
-            from mrtr_cli.cli.helptopics import TOPICS  # noqa: PLC0415
+            from mrtr_cli.cli.helptopics import TOPICS  # noqa: PLC0415 - lazy for start-up time
 
             with formatter.section("Help topics (mrtr help TOPIC)"):
                 formatter.write_dl([(name, summary) for name, (summary, _) in TOPICS.items()])

@@ -20,6 +20,6 @@ def topic_text(name: str) -> str:
     Raises:
         KeyError: no such topic.
     """
-    from importlib.resources import files  # noqa: PLC0415
+    from importlib.resources import files  # noqa: PLC0415 - lazy for start-up time
 
     return (files("mrtr_cli") / "help" / TOPICS[name][1]).read_text(encoding="utf-8")

@@ -24,13 +24,13 @@ LISTS: dict[str, tuple[str, list[str]]] = {
 
 
 def _row(kind: str, item: Any) -> list[str]:
-    from mrtr_cli.render.listing import one_line  # noqa: PLC0415
+    from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
 
     item = item if isinstance(item, dict) else {}
     label = one_line(item.get("title") or item.get("name"))
     description = one_line(item.get("description"))
     if kind == "tools":
-        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415
+        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
 
         params = [name + ("*" if required else "") for name, _, required in
                   flatten_parameters(item.get("inputSchema")) if "." not in name]
@@ -46,9 +46,9 @@ def _row(kind: str, item: Any) -> list[str]:
 def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: Any) -> None:
     """Print a listing (`capabilities`: what its requests declared; a note on stderr says
     what may be missing because a capability was not declared, and which option declares it)."""
-    from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415
-    from mrtr_cli.render.listing import print_table  # noqa: PLC0415
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
     if app.opts.json_mode:
         print_json(app.env, items)
@@ -81,7 +81,7 @@ def discover_cmd(ctx: click.Context, **kw: Any) -> int:
 
     --root, --sampling-command, --sampling-tools and --answers declare what a call with
     them declares (a server may offer more to a client that declares more)."""
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     with app.session() as session:
@@ -111,13 +111,13 @@ def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
     Required parameters are marked *. Over HTTP, tools with an invalid x-mcp-header
     annotation are left out (with a warning).
     """
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     with app.session() as session:
         catalog = app.catalog(session)
         tools = catalog.load(refresh=True)
-    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415 - lazy for start-up time
 
     for excluded, reason in catalog.excluded.items():
         app.env.err(f"mrtr: warning: leaving out tool {quote_value(excluded)}: "
@@ -131,7 +131,7 @@ def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
     if app.opts.json_mode:
         print_json(app.env, tool)
     else:
-        from mrtr_cli.render.listing import describe_tool  # noqa: PLC0415
+        from mrtr_cli.render.listing import describe_tool  # noqa: PLC0415 - lazy for start-up time
 
         app.env.out(describe_tool(tool, _target_words(app)))
     return 0
@@ -145,7 +145,7 @@ def _list_command(kind: str) -> None:
     @declare_options
     @click.pass_context
     def command(ctx: click.Context, **kw: Any) -> int:
-        from mrtr_cli.protocol.catalog import fetch_list  # noqa: PLC0415
+        from mrtr_cli.protocol.catalog import fetch_list  # noqa: PLC0415 - lazy for start-up time
 
         app = make_app(ctx, kw)
         with app.session() as session:
@@ -166,11 +166,11 @@ def servers_cmd(ctx: click.Context, **kw: Any) -> int:
     """List the servers in config files (--config, ./.mcp.json, ./.vscode/mcp.json,
     ./.cursor/mcp.json, Claude Desktop, ~/.config/mrtr/servers.json) and where each
     comes from. Env and header values are never shown."""
-    import shlex  # noqa: PLC0415
+    import shlex  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.config.servers import config_files, find_servers  # noqa: PLC0415
-    from mrtr_cli.render.listing import print_table  # noqa: PLC0415
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.config.servers import config_files, find_servers  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     servers = find_servers(app.opts.config, warn=app.env.err)
@@ -187,7 +187,7 @@ def servers_cmd(ctx: click.Context, **kw: Any) -> int:
                  else str(s.public()["url"]))
         source = s.source.path + (" (shadowed)" if s.shadowed else "")
         rows.append([s.name, s.kind, where, source])
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     print_table(app.env, ["NAME", "TYPE", "COMMAND / URL", "SOURCE"],
                 [[sanitize(c, single_line=True) for c in row] for row in rows])

@@ -17,8 +17,8 @@ from mrtr_cli.cli.options import global_options, make_app
 
 def describe_event(msg: dict[str, Any]) -> str:
     """One readable, sanitized line for a change notification (without the time)."""
-    from mrtr_cli.protocol.listen import LISTS, UPDATED  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.protocol.listen import LISTS, UPDATED  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     method = msg.get("method")
     params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
@@ -49,12 +49,12 @@ def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...]
     Ends on Ctrl-C (exit 130), --timeout (exit 7) or --count N (exit 0), closing the
     subscription first; or when the server ends it (exit 0).
     """
-    import time  # noqa: PLC0415
+    import time  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415
-    from mrtr_cli.protocol.listen import Want, listen  # noqa: PLC0415
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.listen import Want, listen  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     want = Want(kinds=list(dict.fromkeys(kinds)), uris=list(dict.fromkeys(uris)))

@@ -54,7 +54,7 @@ class _Group(PlacementGroup):
         rest would give: the commands already loaded first (`mrtr help` has loaded its own),
         then the others in `COMMAND_MODULES` order. Any command it does not know of sends
         this back to the commands themselves."""
-        from mrtr_cli.cli.summaries import SUMMARIES  # noqa: PLC0415
+        from mrtr_cli.cli.summaries import SUMMARIES  # noqa: PLC0415 - lazy for start-up time
 
         if set(SUMMARIES) != set(COMMAND_MODULES) or set(self.commands) - set(SUMMARIES):
             super().format_commands(ctx, formatter)
@@ -74,7 +74,7 @@ class _Listing(click.Group):
 
 def _load_commands(module: str | None = None) -> None:
     """Import the command module `module` (every one when None or unknown), which registers its commands."""
-    import importlib  # noqa: PLC0415
+    import importlib  # noqa: PLC0415 - lazy for start-up time
 
     for name in [module] if module else dict.fromkeys(COMMAND_MODULES.values()):
         importlib.import_module(f"mrtr_cli.cli.{name}")
@@ -94,15 +94,15 @@ def cli(ctx: click.Context, **kw: Any) -> None:
 # ---------------------------------------------------------------------- entry point
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and exit with the documented code (never a traceback)."""
-    import signal  # noqa: PLC0415
+    import signal  # noqa: PLC0415 - lazy for start-up time
 
     # SIGTERM (a CI job cancelled, `kill`) is handled like Ctrl-C: a running task's id and the
     # command to resume are printed, a pending call is saved, the server is shut down.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
-    from mrtr_cli.limits import ensure_recursion_headroom  # noqa: PLC0415
+    from mrtr_cli.limits import ensure_recursion_headroom  # noqa: PLC0415 - lazy for start-up time
 
     ensure_recursion_headroom()
-    from mrtr_cli.env import standard_streams  # noqa: PLC0415
+    from mrtr_cli.env import standard_streams  # noqa: PLC0415 - lazy for start-up time
 
     env = Environment(**standard_streams())
     code = run(argv, env)
@@ -116,7 +116,7 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int
     Output that cannot be written (stdout, `--trace`) ends the run with exit 2 whatever its
     outcome would have been (what was asked for is not delivered), except an interrupt (130).
     """
-    from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+    from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
     try:
         code = _run(argv, env, again=again)
     except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
@@ -155,12 +155,12 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
             _print_error(env, _usage_error(exc), json_mode=env.json_mode)
         return int(ExitStatus.USAGE)
     except InputRequired as exc:
-        from mrtr_cli.render.output import print_json  # noqa: PLC0415
+        from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
         print_json(env, exc.pending)
         _print_error(env, exc, json_mode=env.json_mode)
         if not env.json_mode:
-            from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415
+            from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
 
             for line in pending_notes(exc.pending, env.config_words):
                 env.err(line)
@@ -189,7 +189,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
 def _print_error(env: Environment, exc: Exception, *, json_mode: bool) -> None:
     """`render.errors.print_error`, imported when there is an error to print (start-up time:
     `mrtr --help` never needs it)."""
-    from mrtr_cli.render.errors import print_error as _write  # noqa: PLC0415
+    from mrtr_cli.render.errors import print_error as _write  # noqa: PLC0415 - lazy for start-up time
 
     _write(env, exc, json_mode=json_mode)
 
@@ -213,7 +213,7 @@ def strict_status(env: Environment, code: int) -> int:
     where it would have exited 0, 1 (isError) or 6 (declined); other codes stand."""
     if env.strict is None:
         return code
-    from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415
+    from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
 
     return strict_exit(code, env.strict.violations)
 
@@ -224,7 +224,7 @@ def _internal_error(env: Environment, exc: Exception) -> int:
     `MRTR_DEBUG=1` prints the traceback too.
     """
     if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
-        import traceback  # noqa: PLC0415
+        import traceback  # noqa: PLC0415 - lazy for start-up time
 
         env.err("".join(traceback.format_exception(exc)).rstrip())
     err = MrtrError(f"internal error (a bug in mrtr): {type(exc).__name__}: {exc}",
@@ -237,7 +237,7 @@ def _internal_error(env: Environment, exc: Exception) -> int:
 def _interrupted(env: Environment) -> int:
     """Report a Ctrl-C (one JSON line with --json) and return 130."""
     if env.json_mode:
-        from mrtr_cli.errors import Interrupted  # noqa: PLC0415
+        from mrtr_cli.errors import Interrupted  # noqa: PLC0415 - lazy for start-up time
 
         _print_error(env, Interrupted("interrupted"), json_mode=True)
     else:

@@ -32,17 +32,17 @@ def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
 
     Errors of any kind give no items: completion must never fail loudly.
     """
-    from click.shell_completion import CompletionItem  # noqa: PLC0415
+    from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.protocol.headers import invalid_x_mcp_header  # noqa: PLC0415
-    from mrtr_cli.render.listing import one_line  # noqa: PLC0415
+    from mrtr_cli.protocol.headers import invalid_x_mcp_header  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
 
     try:
         app = _quiet_app(ctx)
         if kind in SERVER_VALUES:
             return server_values(app, kind, ctx, incomplete)
         if kind == "servers":
-            from mrtr_cli.config.servers import find_servers  # noqa: PLC0415
+            from mrtr_cli.config.servers import find_servers  # noqa: PLC0415 - lazy for start-up time
 
             entries = [s for s in find_servers(app.opts.config) if not s.shadowed]
             return [CompletionItem(s.name, help=s.kind) for s in entries if s.name.startswith(incomplete)]
@@ -136,9 +136,9 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     """The server's suggestions for the NAME=VALUE word under the cursor: from the list
     cache when asked within `COMPLETION_TTL`, else one `completion/complete` bounded by
     `MRTR_COMPLETE_TIMEOUT`. Raises whatever goes wrong (`complete_names` gives no items)."""
-    from click.shell_completion import CompletionItem  # noqa: PLC0415
+    from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.protocol.completions import (  # noqa: PLC0415
+    from mrtr_cli.protocol.completions import (  # noqa: PLC0415 - lazy for start-up time
         cached_completion,
         complete_params,
         completion_values,
@@ -146,10 +146,10 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
         request_completion,
         store_completion,
     )
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
     try:
         limit = seconds_setting("MRTR_COMPLETE_TIMEOUT", DEFAULT_COMPLETE_TIMEOUT)
@@ -165,7 +165,7 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     if not isinstance(ref, str) or typed is None:
         return []
     if ref_kind == "resource":
-        from mrtr_cli.protocol.templates import is_template  # noqa: PLC0415
+        from mrtr_cli.protocol.templates import is_template  # noqa: PLC0415 - lazy for start-up time
 
         if not is_template(ref):
             return []

@@ -24,7 +24,7 @@ def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[
     "resources") from config files or the list cache (cli/names.py; imported lazily)."""
 
     def callback(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
-        from mrtr_cli.cli.names import complete_names  # noqa: PLC0415
+        from mrtr_cli.cli.names import complete_names  # noqa: PLC0415 - lazy for start-up time
 
         return complete_names(kind, ctx, incomplete)
 
@@ -38,7 +38,7 @@ def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
         before = len(getattr(f, "__click_params__", []))
         for decorator in reversed(decorators):
             f = decorator(f)
-        from mrtr_cli.cli.helpformat import mark_shared  # noqa: PLC0415
+        from mrtr_cli.cli.helpformat import mark_shared  # noqa: PLC0415 - lazy for start-up time
 
         mark_shared(getattr(f, "__click_params__", [])[before:])
         return f

@@ -49,7 +49,7 @@ class AnswerItem(click.ParamType):
     name = "answer"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from mrtr_cli.responders.answers import parse_flag  # noqa: PLC0415
+        from mrtr_cli.responders.answers import parse_flag  # noqa: PLC0415 - lazy for start-up time
 
         parse_flag(str(value))  # UsageError: "-a VALUE: what is wrong", one line (exit 2)
         return str(value)

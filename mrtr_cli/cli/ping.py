@@ -26,7 +26,7 @@ PING_OPEN_TIMEOUT = 60.0
 
 
 def _finite(value: float) -> float:
-    import math  # noqa: PLC0415
+    import math  # noqa: PLC0415 - lazy for start-up time
 
     if not math.isfinite(value):
         raise click.BadParameter(f"{value!r} is not a finite number of seconds")
@@ -48,13 +48,13 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
     (default 10 s, counted once the session is open; opening it may take 60 s) exits 7;
     a reply that is not an empty result (or discover result) exits 4.
     """
-    import itertools  # noqa: PLC0415
-    import time  # noqa: PLC0415
+    import itertools  # noqa: PLC0415 - lazy for start-up time
+    import time  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415
-    from mrtr_cli.protocol.ping import ping_once  # noqa: PLC0415
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.ping import ping_once  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     per_reply = app.opts.timeout if app.opts.timeout is not None else DEFAULT_PING_TIMEOUT

@@ -20,8 +20,8 @@ from mrtr_cli.cli.options import global_options, make_app
 def _require_extension(session: Any, app: Any) -> None:
     """Raise ProtocolError unless the server declares the skills extension (clients send
     `skills/list` only after seeing the declaration)."""
-    from mrtr_cli.errors import ProtocolError  # noqa: PLC0415
-    from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415
+    from mrtr_cli.errors import ProtocolError  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415 - lazy for start-up time
 
     result = session.describe(app.deadline())["result"] or {}
     if not declares_skills(result.get("capabilities")):
@@ -37,9 +37,9 @@ def skills_cmd(ctx: click.Context, **kw: Any) -> int:
 
     Reads no skill file. --json prints every entry exactly as sent.
     """
-    from mrtr_cli.protocol.skills import list_skills, skill_name, skill_path  # noqa: PLC0415
-    from mrtr_cli.render.listing import one_line, print_table  # noqa: PLC0415
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.protocol.skills import list_skills, skill_name, skill_path  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.listing import one_line, print_table  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     with app.session() as session:
@@ -76,14 +76,14 @@ def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) 
     with all of them; on any mismatch (exit 4) nothing is written. --json prints the
     entry and the resources/read result as sent (with --files: the files written).
     """
-    from mrtr_cli.protocol.skills import SkillLoader, find_skill, get_skill, list_skills  # noqa: PLC0415
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.protocol.skills import SkillLoader, find_skill, get_skill, list_skills  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     destination = None
     if files_dir is not None:
-        from mrtr_cli.render.skill_files import check_destination  # noqa: PLC0415
+        from mrtr_cli.render.skill_files import check_destination  # noqa: PLC0415 - lazy for start-up time
 
         destination = check_destination(files_dir)
     with app.session() as session:
@@ -109,7 +109,7 @@ def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) 
             text = manifest.data.decode("utf-8", "replace")
             app.env.out(sanitize(text) if app.env.stdout_isatty else text)
         return 0
-    from mrtr_cli.render.skill_files import StagedSkill  # noqa: PLC0415
+    from mrtr_cli.render.skill_files import StagedSkill  # noqa: PLC0415 - lazy for start-up time
 
     with StagedSkill(destination) as staged:
         for f in files:
@@ -126,10 +126,10 @@ def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) 
 
 
 def _unknown(wanted: str, entries: list[Any]) -> Exception:
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415
-    from mrtr_cli.protocol.skills import skill_name, skill_path  # noqa: PLC0415
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
-    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.skills import skill_name, skill_path  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
 
     listed = [e for e in entries if isinstance(e, dict)]
     paths = list(dict.fromkeys(skill_path(e.get("uri")) or str(e.get("uri")) for e in listed))

@@ -33,8 +33,8 @@ def task_group() -> None:
 
 def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
     """The full task id, its record (or None) and the target to reach it."""
-    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
-    from mrtr_cli.tasks.runner import use_record_protocol, use_saved_target  # noqa: PLC0415
+    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.tasks.runner import use_record_protocol, use_saved_target  # noqa: PLC0415 - lazy for start-up time
 
     o = app.opts
     given = bool(o.url or o.stdio or o.server)
@@ -61,7 +61,7 @@ def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
 
 def _runner(app: App, session: Session, target: Target, record: TaskRecord | None, *,
             params: dict[str, Any] | None = None, recorder: AnswerRecorder | None = None) -> TaskRunner:
-    from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415
+    from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - lazy for start-up time
 
     if record is not None and record.protocol_version and session.era == "modern":
         session.protocol_version = record.protocol_version
@@ -71,7 +71,7 @@ def _runner(app: App, session: Session, target: Target, record: TaskRecord | Non
 
 def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
           params: dict[str, Any] | None = None) -> int:
-    from mrtr_cli.engine.run import finish, save_answers  # noqa: PLC0415
+    from mrtr_cli.engine.run import finish, save_answers  # noqa: PLC0415 - lazy for start-up time
 
     recorder = app.recorder()  # the same one an older server's own requests are recorded in
     with app.session(target) as session:
@@ -85,9 +85,9 @@ def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
 
 def resume_task(app: App, doc: dict[str, Any]) -> int:
     """`mrtr resume PENDING.json` for a task that stopped for input: answer it and wait."""
-    from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415
-    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
-    from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415
+    from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415 - lazy for start-up time
 
     saved = doc["target"] if isinstance(doc["target"], dict) else {}
     record = TaskRecords().find(doc["taskId"], saved, prefix=False)
@@ -116,7 +116,7 @@ def _on_server(ctx: click.Context, kw: dict[str, Any], task_id: str,
 @click.pass_context
 def get_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
     """Poll task TASK_ID once (tasks/get) and print it as the server sent it."""
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
     app, _, (_, state) = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.get(tid, variant))
     print_json(app.env, state.raw)
@@ -180,8 +180,8 @@ def cancel_cmd(ctx: click.Context, task_id: str, **kw: Any) -> int:
 @click.pass_context
 def list_cmd(ctx: click.Context, remote: bool, **kw: Any) -> int:
     """List the tasks recorded on this machine, newest first; --remote: the server's own list."""
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
-    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     o = app.opts
@@ -205,9 +205,9 @@ def list_cmd(ctx: click.Context, remote: bool, **kw: Any) -> int:
 
 def _list_remote(app: App) -> int:
     """`task list --remote`: the server's `tasks/list` (all pages), tools from the local records."""
-    from mrtr_cli.render.output import print_json  # noqa: PLC0415
-    from mrtr_cli.tasks.legacy import list_remote_tasks  # noqa: PLC0415
-    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.tasks.legacy import list_remote_tasks  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415 - lazy for start-up time
 
     target = app.target()
     with app.session(target) as session:
@@ -231,7 +231,7 @@ def _list_remote(app: App) -> int:
 
 def _print_table(app: App, rows: list[tuple[str, ...]]) -> None:
     """Columns padded to their widest cell (the last one is not padded), sanitised."""
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     rows = [tuple(sanitize(cell, single_line=True) for cell in row) for row in rows]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]

@@ -58,7 +58,7 @@ def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
             raise UsageError(f"help: {path} has no subcommand {word!r}",
                              hint=f"its subcommands: {', '.join(command.list_commands(sub_ctx))}")
         if found is None:
-            from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415
+            from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
 
             names = [*TOPICS, *(root.command.list_commands(root) if isinstance(root.command, click.Group) else [])]
             close = close_matches(word, names)

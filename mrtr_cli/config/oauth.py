@@ -127,7 +127,7 @@ def check_setting(value: str, source: str, *, multiline: bool = False) -> str:
         UsageError: naming `source` (the variable, option or config member) and the rule,
             never the value (it may be a secret).
     """
-    import unicodedata  # noqa: PLC0415
+    import unicodedata  # noqa: PLC0415 - lazy for start-up time
 
     for char in value:
         if multiline and char in "\r\n\t":
@@ -148,7 +148,7 @@ def read_secret_file(path: str, source: str, *, multiline: bool = False) -> str:
     Raises:
         UsageError: the file breaks a rule, or is empty (named by `source`, never shown).
     """
-    from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415
+    from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415 - lazy for start-up time
 
     check_setting(path, source)
     secret = read_named_text(path, source=source).strip()
@@ -344,7 +344,7 @@ def check_settings(s: AuthSettings) -> None:
     if not 0 <= s.redirect_port <= 65535:
         raise UsageError(f"--redirect-port {s.redirect_port}: expected a port number (0-65535)")
     if s.client_metadata_url is not None:
-        from urllib.parse import urlsplit  # noqa: PLC0415
+        from urllib.parse import urlsplit  # noqa: PLC0415 - lazy for start-up time
 
         parts = urlsplit(s.client_metadata_url)
         if parts.scheme != "https" or parts.path in ("", "/") or not parts.hostname:

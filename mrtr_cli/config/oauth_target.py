@@ -53,11 +53,11 @@ def option_settings(app: Any) -> dict[str, Any]:
             of every user file: userfiles.read_named_text), a line break or control
             character in a value (config/oauth.py `check_setting`).
     """
-    import os  # noqa: PLC0415
+    import os  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415
+    from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415 - lazy for start-up time
 
     o = app.opts
     secret = None

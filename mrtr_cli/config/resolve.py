@@ -59,7 +59,7 @@ def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
     stdio command came from, as its errors name it)."""
     headers = command_line_headers(o, env, read_file)
     if o.server:
-        from mrtr_cli.config.servers import resolve_server  # noqa: PLC0415
+        from mrtr_cli.config.servers import resolve_server  # noqa: PLC0415 - lazy for start-up time
 
         target = resolve_server(o.server, o.config, expand_env=o.expand_env, add_secret=env.add_secret, warn=warn)
         target.headers.update(headers)  # the command line wins over the config file
@@ -71,7 +71,7 @@ def _resolve(o: RunOptions, env: Environment, read_file: Callable[[str], str],
         target = Target(command=parse_stdio(o.stdio or "", stdio_source))
     if target.url:
         check_header_values(target.headers, "server " + target.server + ": header" if target.server else "-H")
-    from mrtr_cli.config.trust import trust_target  # noqa: PLC0415
+    from mrtr_cli.config.trust import trust_target  # noqa: PLC0415 - lazy for start-up time
 
     trust_target(target, o, env, confirm)
     return target
@@ -89,7 +89,7 @@ def command_line_headers(opts: RunOptions, env: Environment, read_file: Callable
     """
     if not opts.headers and not opts.bearer_token_env:
         return {}  # before the import: its patterns take longer to compile than a stdio call's checks
-    from mrtr_cli.config.values import is_secret_name, resolve_header_value  # noqa: PLC0415
+    from mrtr_cli.config.values import is_secret_name, resolve_header_value  # noqa: PLC0415 - lazy for start-up time
 
     headers: dict[str, str] = {}
     public = {name.strip().lower() for name in opts.public_headers}

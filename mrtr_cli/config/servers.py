@@ -153,7 +153,7 @@ def read_config(cfg: ConfigFile) -> list[ServerEntry] | None:
     Raises:
         UsageError: the file cannot be read, is not JSON, or has a malformed entry.
     """
-    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415 - lazy for start-up time
 
     try:
         text = read_user_text(cfg.path, what="config file")
@@ -273,7 +273,7 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             if part:
                 add_secret(part)
         target = Target(url=url, server=entry.name, headers=headers)
-        from mrtr_cli.config.oauth import from_config_entry  # noqa: PLC0415
+        from mrtr_cli.config.oauth import from_config_entry  # noqa: PLC0415 - lazy for start-up time
 
         target.oauth = from_config_entry(e, where=where, allowed=allowed, expand=lambda t: expand(t, "oauth"))
         if target.oauth is not None:
@@ -303,14 +303,14 @@ def resolve_server(name: str, explicit: str | None, *, expand_env: bool, add_sec
     for entry in servers:
         if entry.name == name:
             return server_target(entry, expand_env=expand_env, add_secret=add_secret, warn=warn)
-    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415
+    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
 
     names = sorted({e.name for e in servers})
     close = close_matches(name, names)
     if close:
         hint = f"did you mean: {', '.join(close)}?"
     elif names:
-        import shlex  # noqa: PLC0415
+        import shlex  # noqa: PLC0415 - lazy for start-up time
 
         config = f"--config {shlex.quote(explicit)} " if explicit else ""
         hint = f"no configured server has a name like it; see them with: mrtr {config}servers"

@@ -84,11 +84,11 @@ class Target:
         """Build (not start) the transport for this target (`authorizer`: the OAuth hook of
         an HTTP target, transport/authhook.py; a stdio target never has one)."""
         if self.url:
-            from mrtr_cli.transport.http import HttpTransport  # noqa: PLC0415
+            from mrtr_cli.transport.http import HttpTransport  # noqa: PLC0415 - lazy for start-up time
 
             return HttpTransport(self.url, headers=self.headers, on_http=tracer.http if tracer.active else None,
                                  authorizer=authorizer)
-        from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415
+        from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415 - lazy for start-up time
 
         sink = None if env.quiet else (lambda line: env.err(line))
         return StdioTransport(self.command or [], env=self.env, cwd=self.cwd, stderr_sink=sink)
@@ -125,9 +125,9 @@ def url_secrets(url: str) -> list[str]:
     """The credentials in a URL, each as written and decoded (`%2B`, `+`): the password of
     `user:password@` (or the user alone, git-style `TOKEN@host`), and the values of query
     or path parameters with credential names (`?api_key=...`, `;token=`: `is_secret_name`)."""
-    from urllib.parse import unquote, unquote_plus  # noqa: PLC0415
+    from urllib.parse import unquote, unquote_plus  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415
+    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415 - lazy for start-up time
 
     found: list[str] = []
     userinfo = _USERINFO.match(url)
@@ -154,9 +154,9 @@ REDACTED = "***"
 
 def public_url(url: str) -> str:
     """`url` with `url_secrets` replaced by `REDACTED` (for pending documents, task records, messages)."""
-    from urllib.parse import unquote_plus  # noqa: PLC0415
+    from urllib.parse import unquote_plus  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415
+    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415 - lazy for start-up time
 
     def userinfo(m: re.Match[str]) -> str:
         user, colon, _ = m.group(2).partition(":")
@@ -177,7 +177,7 @@ def check_url(url: str, where: str) -> str:
         UsageError: another scheme, no host, a bad port or bracketed address, a space or a
             control character anywhere in it.
     """
-    from urllib.parse import urlsplit  # noqa: PLC0415
+    from urllib.parse import urlsplit  # noqa: PLC0415 - lazy for start-up time
 
     shown = public_url(url) if url.startswith(("http://", "https://")) else url
     bad = next((i for i, c in enumerate(url) if ord(c) <= 0x20 or 0x7f <= ord(c) <= 0x9f), None)

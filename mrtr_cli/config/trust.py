@@ -30,14 +30,14 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.render.sanitize import sanitize
 
 def _known_file() -> str:
-    from mrtr_cli.state import state_dir  # noqa: PLC0415
+    from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
     return os.path.join(state_dir(), "known-targets")
 
 
 def _digest(kind: str, value: Any) -> str:
     text = json.dumps([kind, value], ensure_ascii=True)
-    from mrtr_cli.digest import sha256_hex  # noqa: PLC0415
+    from mrtr_cli.digest import sha256_hex  # noqa: PLC0415 - lazy for start-up time
 
     return sha256_hex(text.encode("ascii"))
 
@@ -135,7 +135,7 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
     if not (url and credentials):
         return False
     if not knows("url", url):
-        from mrtr_cli.config.target import public_url  # noqa: PLC0415
+        from mrtr_cli.config.target import public_url  # noqa: PLC0415 - lazy for start-up time
 
         shown = sanitize(public_url(url), single_line=True)
         _consent(env, confirm, f"{source} sends your credentials (-H, --bearer-token-env) to a URL mrtr has not "

@@ -107,7 +107,7 @@ def resolve_header_value(value: str, *, allowed: bool, where: str,
         if not found:
             raise UsageError(f"{where}: environment variable {ref} is empty or unset")
     else:
-        from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415
+        from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415 - lazy for start-up time
 
         try:
             found = read_file(ref) if read_file is not None else read_user_text(ref, what="file")

@@ -74,7 +74,7 @@ class AnswerRecorder:
 
     def record(self, responses: dict[str, Any], *, task_id: str | None = None) -> None:
         """Add one round's sent `responses` (key -> InputResponse); `task_id`: the task asking."""
-        from mrtr_cli.responders.chain import task_keyed  # noqa: PLC0415
+        from mrtr_cli.responders.chain import task_keyed  # noqa: PLC0415 - lazy for start-up time
 
         for key, value in responses.items():
             if task_id and task_keyed(key, task_id):
@@ -338,7 +338,7 @@ class MrtrEngine:
         path = save_interrupted(doc)
         if path:
             more = f"your answers are kept: mrtr resume {path}"
-            from mrtr_cli.config.target import REDACTED  # noqa: PLC0415
+            from mrtr_cli.config.target import REDACTED  # noqa: PLC0415 - lazy for start-up time
 
             if REDACTED in str(self.target.get("url", "")):
                 more += " --url URL (the URL's credentials were not saved)"

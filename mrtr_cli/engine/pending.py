@@ -129,7 +129,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     URLs of URL-mode requests are listed (sanitised) so a person can open them
     themselves; `mrtr` never opens anything without a person's consent.
     """
-    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415 - lazy for start-up time
 
     lines = []
     requests = doc.get("inputRequests") if isinstance(doc.get("inputRequests"), dict) else {}
@@ -138,7 +138,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
         if url is not None:
             lines.append(f"  input {quote_value(key)} asks you to open this URL yourself: "
                          f"{sanitize(url, single_line=True)}")
-            from mrtr_cli.responders.urls import browser_host, url_warnings  # noqa: PLC0415
+            from mrtr_cli.responders.urls import browser_host, url_warnings  # noqa: PLC0415 - lazy for start-up time
 
             host = browser_host(url)
             lines.append(f"    a browser would go to host: {sanitize(host, single_line=True) if host else '(none)'}")
@@ -149,7 +149,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio"):
         # The server process (and any state it kept) ended with this run: a resume starts a
         # new one, which goes on only if it accepts the requestState the old one made.
-        import shlex  # noqa: PLC0415
+        import shlex  # noqa: PLC0415 - lazy for start-up time
 
         lines.append("  the stdio server ended with this run: fill in the answersTemplate, then start the call "
                      "again with it (add the answers given before):")
@@ -158,7 +158,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
                      + " resume PENDING.json --answers ANSWERS.json  (starts a new server process: it goes on only "
                      "if the server accepts a requestState made by the one that ended, else exit 4)")
     else:
-        import shlex  # noqa: PLC0415
+        import shlex  # noqa: PLC0415 - lazy for start-up time
 
         lines.append("  save the document, fill in its answersTemplate, then: "
                      + shlex.join(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
@@ -181,7 +181,7 @@ def is_rejected_state(err: Any) -> bool:
 def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
     """The `mrtr` command line that starts the pending call over (target, command, arguments);
     `config_words` as for `pending_notes`."""
-    import shlex  # noqa: PLC0415
+    import shlex  # noqa: PLC0415 - lazy for start-up time
 
     target = doc.get("target") if isinstance(doc.get("target"), dict) else {}
     words = _mrtr_words(doc, config_words)
@@ -205,7 +205,7 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = ()) -
 def start_again_legacy(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
     """For a document from an older server (`resumable: false`): the command that starts
     the call again in the same protocol version, with the filled-in answers."""
-    import shlex  # noqa: PLC0415
+    import shlex  # noqa: PLC0415 - lazy for start-up time
 
     version = doc.get("protocolVersion")
     pin = f" --protocol {shlex.quote(str(version))}" if version else ""
@@ -312,7 +312,7 @@ def load_pending(path: str, stdin_text: str | None = None, config_words: Sequenc
     if not isinstance(doc["params"], dict) or not isinstance(doc["inputRequests"], dict):
         raise UsageError(f"{path}: params and inputRequests must be objects")
     if doc["method"] not in RESUMABLE_METHODS:
-        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
         raise UsageError(f"{path}: method must be one of {', '.join(RESUMABLE_METHODS)}, not "
                          f"{sanitize(json.dumps(doc['method']), single_line=True)}")
@@ -349,7 +349,7 @@ def typed_in_template(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def forget_interrupted(path: str) -> None:
     """Delete `path` if it is a document `save_interrupted` wrote (its call has now finished);
     any other file is the user's own and is left alone."""
-    from mrtr_cli.state import state_dir  # noqa: PLC0415
+    from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
     if path == "-":
         return
@@ -366,7 +366,7 @@ def save_interrupted(doc: dict[str, Any]) -> str | None:
 
     The name is `<time>-<pid>.json`, with `-2`, `-3`... added when that file exists: several
     documents saved by one run in the same second (batch lines) never overwrite each other."""
-    from mrtr_cli.state import state_dir  # noqa: PLC0415
+    from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
     try:
         directory = os.path.join(state_dir(), "pending")

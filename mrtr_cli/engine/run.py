@@ -25,7 +25,7 @@ def outcome_status(method: str, outcome: EngineOutcome) -> int:
     (1 wins); a detached task is 0."""
     if outcome.extra.get("detached"):
         return int(ExitStatus.SUCCESS)
-    from mrtr_cli.errors import winning_status  # noqa: PLC0415
+    from mrtr_cli.errors import winning_status  # noqa: PLC0415 - lazy for start-up time
 
     return winning_status(*(
         [ExitStatus.TOOL_ERROR] if method == "tools/call" and outcome.result.get("isError") is True else []),
@@ -87,7 +87,7 @@ def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Sess
 def finish(run: RunContext, method: str, outcome: EngineOutcome) -> int:
     """Print the final result (not for a detached task: it was printed when created) and
     return the exit code (`outcome_status`: 1 for isError, 6 after a decline)."""
-    from mrtr_cli.render.output import note_tool_error, print_result  # noqa: PLC0415
+    from mrtr_cli.render.output import note_tool_error, print_result  # noqa: PLC0415 - lazy for start-up time
 
     code = outcome_status(method, outcome)
     if not outcome.extra.get("detached"):
@@ -105,13 +105,13 @@ def save_answers(run: RunContext, recorder: AnswerRecorder | None) -> None:
     path = run.opts.save_answers
     assert path is not None
     try:
-        from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415
-        from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+        from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415 - lazy for start-up time
 
         with open_user_output(path) as fh:
             fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
     except OSError as exc:
-        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
 
         run.env.write_failure = run.env.write_failure or WriteFailed(
             f"cannot write --save-answers {path}: {exc.strerror or exc}")

@@ -80,7 +80,7 @@ def check_prompt_request(session: Session, cache: ListCache | None, name: str, a
     Raises:
         UsageError: unknown prompt, unknown argument, missing required argument (exit 2).
     """
-    from mrtr_cli.schema.prompt_arguments import check_prompt_arguments, unknown_prompt  # noqa: PLC0415
+    from mrtr_cli.schema.prompt_arguments import check_prompt_arguments, unknown_prompt  # noqa: PLC0415 - lazy for start-up time
 
     refresh = False
     while True:
@@ -193,7 +193,7 @@ class ToolCatalog:
             return UsageError(f"tool {quote_value(name)} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
         from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415 - only for an unlisted tool
-        from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415
+        from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415 - lazy for start-up time
 
         return unknown_name("tool", name, names, hidden=hidden_note("tools", self.session.capabilities))
 

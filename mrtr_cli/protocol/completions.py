@@ -74,7 +74,7 @@ def completion_values(result: Any) -> list[str]:
 
 
 def _key(params: dict[str, Any]) -> str:
-    import hashlib  # noqa: PLC0415
+    import hashlib  # noqa: PLC0415 - lazy for start-up time
 
     return METHOD + "#" + hashlib.sha256(json.dumps(params, sort_keys=True).encode("utf-8")).hexdigest()[:24]
 

@@ -35,7 +35,6 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import EraChanged, JsonRpcError, ProtocolError, TransportError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.eracache import EraCache
-from mrtr_cli.protocol.eracache import server_key  # noqa: F401 - protocol/opening.py imports it from here
 from mrtr_cli.protocol.eraprobe import add_hint, probe
 from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySession, ServerRequestHandler
 from mrtr_cli.protocol.modern import LATEST_MODERN, MODERN_VERSIONS
@@ -196,7 +195,7 @@ class _Opener:
         if known and known.get("era") == "modern" and not self.settings.probe_timeout_given:
             # A server known to be modern that is slow to answer is starting, not legacy.
             timeout = max(timeout, KNOWN_MODERN_PROBE_TIMEOUT)
-        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
 
         verdict, late = probe(self.transport, self.tracer, timeout=timeout, deadline=self.deadline,
                               capabilities=declared_for(self.settings.capabilities, "server/discover"))

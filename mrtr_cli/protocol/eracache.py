@@ -41,7 +41,7 @@ class EraCache:
 
     def __init__(self, path: str | None = None):
         if path is None:
-            from mrtr_cli.state import state_dir  # noqa: PLC0415
+            from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
             path = os.path.join(state_dir(), CACHE_FILE)
         self.path = path

@@ -51,7 +51,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         TransportError: the server cannot be started or reached.
         ProtocolError: a modern server that speaks no version in common.
     """
-    from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError  # noqa: PLC0415
+    from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError  # noqa: PLC0415 - lazy for start-up time
 
     params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": capabilities or {},
                         META + "clientInfo": client_info()}}

@@ -58,7 +58,7 @@ def request_headers(method: str, params: dict[str, Any] | None, protocol_version
         try:
             headers["Mcp-Name"] = encode_header_value(params[name_param])
         except UnicodeEncodeError:  # what the user types is refused before: a server's value
-            from mrtr_cli.errors import ProtocolError  # noqa: PLC0415
+            from mrtr_cli.errors import ProtocolError  # noqa: PLC0415 - lazy for start-up time
 
             raise ProtocolError(f"the {name_param} {quote_value(params[name_param])} of this {method} has no "
                                 "UTF-8 form (a lone surrogate), so it cannot be sent in the Mcp-Name header") from None

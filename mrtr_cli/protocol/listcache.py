@@ -71,7 +71,7 @@ def scope_of(pages: list[dict[str, Any]]) -> str:
 
 
 def _digest(*parts: Any) -> str:
-    from mrtr_cli.digest import sha256_hex  # noqa: PLC0415
+    from mrtr_cli.digest import sha256_hex  # noqa: PLC0415 - lazy for start-up time
 
     return sha256_hex(json.dumps(parts, sort_keys=True).encode("utf-8"))[:32]
 
@@ -131,8 +131,8 @@ class ListCache:
             return "none"
         material = json.dumps(context, sort_keys=True).encode("utf-8")
         if self._auth_name is None or material != self._auth_material:
-            import hashlib  # noqa: PLC0415
-            import hmac  # noqa: PLC0415
+            import hashlib  # noqa: PLC0415 - lazy for start-up time
+            import hmac  # noqa: PLC0415 - lazy for start-up time
 
             self._auth_name = hmac.new(self._key(), material, hashlib.sha256).hexdigest()[:32]
             self._auth_material = material
@@ -224,7 +224,7 @@ def cache_for(target: Any, authorizer: Any, declared: Callable[[str], dict[str, 
     authorization context (`target.auth_context()`, plus the OAuth sign-in in use when
     `authorizer`, transport/authhook.py, has one: asked only when a key is needed) and the
     capabilities the run declares on each list (`declared(method)`)."""
-    from mrtr_cli.state import state_dir  # noqa: PLC0415
+    from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
     if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
         return None

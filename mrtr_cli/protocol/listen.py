@@ -256,7 +256,7 @@ def _listen_legacy(session: Session, want: Want, listener: Listener, deadline: L
         return Ended("count", listener.delivered)
     except KeyboardInterrupt:
         interrupted = True
-        from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
+        from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
         arm_hard_exit(session.transport.kill)  # a second Ctrl-C while unsubscribing exits at once
         raise

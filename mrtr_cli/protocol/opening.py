@@ -29,15 +29,15 @@ def check_session_options(opts: RunOptions) -> float:
     Raises:
         UsageError: a bad value (exit 2).
     """
-    from mrtr_cli.protocol.era import DEFAULT_PROBE_TIMEOUT, parse_protocol  # noqa: PLC0415
-    from mrtr_cli.render.logs import LOG_LEVELS  # noqa: PLC0415
+    from mrtr_cli.protocol.era import DEFAULT_PROBE_TIMEOUT, parse_protocol  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.logs import LOG_LEVELS  # noqa: PLC0415 - lazy for start-up time
 
     parse_protocol(opts.protocol)
     if opts.log_level:
         opts.log_level = opts.log_level.lower()
         if opts.log_level not in LOG_LEVELS:
             raise UsageError(f"--log-level {opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
-    from mrtr_cli.transport.limits import check_message_size_option  # noqa: PLC0415
+    from mrtr_cli.transport.limits import check_message_size_option  # noqa: PLC0415 - lazy for start-up time
 
     check_message_size_option(opts.max_message_size)
     probe_timeout = opts.probe_timeout if opts.probe_timeout is not None else DEFAULT_PROBE_TIMEOUT
@@ -50,7 +50,7 @@ def _open_trace(run: RunContext, transport: Any) -> None:
     """`--trace FILE`: open it (a session opened again in this run, a batch restarting its
     server, appends) and hand it to the tracer. Raises UsageError (the transport is killed)."""
     try:
-        from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415
+        from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415 - lazy for start-up time
 
         run.trace_file = open_user_output(run.opts.trace, "w" if run.trace_file is None else "a")
     except OSError as exc:
@@ -67,7 +67,7 @@ def _close_trace(run: RunContext) -> None:
     try:
         run.trace_file.close()
     except OSError as exc:
-        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
 
         run.env.write_failure = run.env.write_failure or WriteFailed(
             f"cannot write --trace {run.opts.trace}: {exc.strerror or exc}")
@@ -105,8 +105,9 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
         UsageError: a bad session option or `--trace` file (exit 2).
         MrtrError: as `protocol.era.open_session` raises (TransportError, ProtocolError, ...).
     """
-    from mrtr_cli.protocol.era import SessionSettings, open_session, server_key  # noqa: PLC0415
-    from mrtr_cli.render.logs import LogPrinter  # noqa: PLC0415
+    from mrtr_cli.protocol.era import SessionSettings, open_session  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.eracache import server_key  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.logs import LogPrinter  # noqa: PLC0415 - lazy for start-up time
 
     opts, env = run.opts, run.env
 
@@ -140,7 +141,7 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
             settings.observer.version = session.protocol_version  # the era probe's server/discover
             settings.observer.discover(session.discover_result, session.capabilities_for("server/discover"))
         if not env.quiet:
-            from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415
+            from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415 - lazy for start-up time
 
             display = session.progress = ProgressDisplay(env)
         if target.url and session.era == "modern":
@@ -148,7 +149,7 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
             session.param_headers = run.catalog(session)
         yield session
     except (KeyboardInterrupt, Interrupted):
-        from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
+        from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
         arm_hard_exit(transport.kill)
         raise

@@ -54,7 +54,7 @@ def check_reply(method: str, result: Any) -> None:
     Raises:
         ProtocolError: such a reply (exit 4), naming what came back.
     """
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     result = result if isinstance(result, dict) else {}
     kind = result.get("resultType")

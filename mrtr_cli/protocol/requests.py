@@ -39,9 +39,9 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
     """
     if command == "read":
         if items:  # `read TEMPLATE NAME=VALUE...`: the variables of a resource template
-            from mrtr_cli.protocol.templates import expand, is_template  # noqa: PLC0415
-            from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
-            from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
+            from mrtr_cli.protocol.templates import expand, is_template  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415 - lazy for start-up time
 
             if not is_template(subject):
                 raise UsageError(f"{subject} is not a URI template, so NAME=VALUE items have nothing to fill",
@@ -49,7 +49,7 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
             subject = expand(subject, require_strings(build_arguments(items, None, None), "template variable"))
         return "resources/read", {"uri": subject}
     if command == "call":
-        from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415
+        from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415 - lazy for start-up time
 
         catalog = run.catalog(session)
         params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
@@ -59,13 +59,13 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
         if task is not None:
             params["task"] = task
         return "tools/call", params
-    from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415
-    from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415 - lazy for start-up time
 
     params: dict[str, Any] = {"name": subject}
     arguments = require_strings(build_arguments(items or [], base, None), "prompt argument")
     if not run.opts.no_validate:  # checked against prompts/list as tool arguments are against tools/list
-        from mrtr_cli.protocol.catalog import check_prompt_request  # noqa: PLC0415
+        from mrtr_cli.protocol.catalog import check_prompt_request  # noqa: PLC0415 - lazy for start-up time
 
         check_prompt_request(session, run.list_cache(), subject, arguments or {}, deadline=run.deadline())
     if arguments:

@@ -157,7 +157,7 @@ class Session(MessageRouting, ResponseWaiting):
     def capabilities_for(self, method: str) -> dict[str, Any]:
         """The `clientCapabilities` a discovery or list request `method` declares: what the
         call it lists for declares (protocol/capabilities.py), so a listing sees what a call sees."""
-        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
 
         return declared_for(self.capabilities, method)
 
@@ -214,7 +214,7 @@ class Session(MessageRouting, ResponseWaiting):
             try:
                 response = self._exchange(msg, deadline, on_progress)
             except TransportError as exc:
-                from mrtr_cli.transport.httpreply import BrokenStream  # noqa: PLC0415
+                from mrtr_cli.transport.httpreply import BrokenStream  # noqa: PLC0415 - lazy for start-up time
 
                 # 2026-07-28: a broken response stream loses the request; re-issue it
                 # once as a new request with a new id.
@@ -271,7 +271,7 @@ class Session(MessageRouting, ResponseWaiting):
         self._check_shape(check_input_request, request, path, era)
 
     def _check_shape(self, check: Callable[..., None], *args: Any) -> None:
-        from mrtr_cli.protocol.validate import InvalidShape  # noqa: PLC0415
+        from mrtr_cli.protocol.validate import InvalidShape  # noqa: PLC0415 - lazy for start-up time
 
         try:
             check(*args)
@@ -334,7 +334,7 @@ class Session(MessageRouting, ResponseWaiting):
         except TransportError:
             raise
         except KeyboardInterrupt:
-            from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415
+            from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
             arm_hard_exit(self.transport.kill)
             self._end_progress(token)
@@ -370,7 +370,7 @@ class Session(MessageRouting, ResponseWaiting):
                 and threading.current_thread() is not threading.main_thread())
 
     def _exchange_inline(self, msg: Message, headers: dict[str, str], deadline: Deadline) -> Message:
-        from mrtr_cli.transport.base import RequestTimeout  # noqa: PLC0415
+        from mrtr_cli.transport.base import RequestTimeout  # noqa: PLC0415 - lazy for start-up time
 
         try:
             return self.transport.exchange(msg, headers, deadline.remaining)

@@ -78,7 +78,7 @@ def list_skills(session: Session, deadline: Deadline | None = None) -> tuple[lis
 
     Raises: as `protocol.listing.list_all` (ProtocolError for a page without `skills`).
     """
-    from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415
+    from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415 - lazy for start-up time
 
     return list_all(session, "skills/list", deadline=deadline)
 
@@ -323,7 +323,7 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         return None
-    from mrtr_cli.protocol.yamlbounds import load_bounded_yaml  # noqa: PLC0415
+    from mrtr_cli.protocol.yamlbounds import load_bounded_yaml  # noqa: PLC0415 - lazy for start-up time
 
     try:
         value = load_bounded_yaml("\n".join(lines[1:end]))

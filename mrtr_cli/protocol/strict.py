@@ -54,7 +54,7 @@ def load_schema(version: str) -> dict[str, Any] | None:
     """The official schema for `version` from the package data, or None when none is shipped."""
     if version not in SCHEMA_VERSIONS:
         return None
-    from importlib.resources import files  # noqa: PLC0415
+    from importlib.resources import files  # noqa: PLC0415 - lazy for start-up time
 
     return json.loads((files("mrtr_cli") / "schemas" / f"{version}.json").read_text(encoding="utf-8"))
 
@@ -151,7 +151,7 @@ class StrictChecker:
             root = {**schema, "$ref": f"#/$defs/{definition}"}
             validator = jsonschema.validators.validator_for(schema)(root)
             self._validators[key] = validator
-        from jsonschema.exceptions import best_match  # noqa: PLC0415
+        from jsonschema.exceptions import best_match  # noqa: PLC0415 - lazy for start-up time
 
         for error in validator.iter_errors(instance):
             if skip is not None and list(error.absolute_path)[:1] == [skip]:

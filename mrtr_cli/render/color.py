@@ -75,8 +75,8 @@ def _isatty(stream: Any) -> bool:
 def json_text(text: str) -> Any:
     """`text` (JSON as printed) as a `rich.text.Text` with syntax colours (keys, strings,
     numbers, literals), for `Console.print`."""
-    from rich.highlighter import JSONHighlighter  # noqa: PLC0415
-    from rich.text import Text  # noqa: PLC0415
+    from rich.highlighter import JSONHighlighter  # noqa: PLC0415 - lazy for start-up time
+    from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
     value = Text(text)
     JSONHighlighter().highlight(value)

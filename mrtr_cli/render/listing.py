@@ -35,7 +35,7 @@ def print_table(env: Environment, headers: list[str], rows: list[list[str]]) -> 
         return
     if env.stdout_isatty:
         from rich.table import Table  # noqa: PLC0415 - lazy: startup time
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         table = Table(box=None, header_style="bold", pad_edge=False, show_edge=False)
         for i, name in enumerate(headers):

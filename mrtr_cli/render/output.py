@@ -26,13 +26,13 @@ def print_json(env: Environment, value: Any, *, one_line: bool = False) -> None:
     encoded (a large result is not copied whole). When stdout is styled (a terminal,
     `--color`, FORCE_COLOR: render/color.py) it is syntax-coloured; the characters are
     the same, only styles are added."""
-    from mrtr_cli.render.color import styled  # noqa: PLC0415
+    from mrtr_cli.render.color import styled  # noqa: PLC0415 - lazy for start-up time
 
     chunks = iter_dumps_safe(value, indent=2 if env.stdout_isatty and not one_line else None)
     if styled(env, env.stdout):
         text = "".join(chunks)
         if len(text) <= MAX_COLOURED_JSON:
-            from mrtr_cli.render.color import console, json_text  # noqa: PLC0415
+            from mrtr_cli.render.color import console, json_text  # noqa: PLC0415 - lazy for start-up time
 
             try:
                 console(env, env.stdout, soft_wrap=True, emoji=False, markup=False).print(json_text(text))
@@ -186,8 +186,8 @@ def note_tool_error(env: Environment, method: str, result: dict[str, Any], code:
     written when stderr is not a terminal (scripts have the exit code)."""
     if method != "tools/call" or result.get("isError") is not True or not env.stderr_isatty:
         return
-    from mrtr_cli.render.color import console  # noqa: PLC0415
-    from rich.text import Text  # noqa: PLC0415
+    from mrtr_cli.render.color import console  # noqa: PLC0415 - lazy for start-up time
+    from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
     line = Text("mrtr: ")
     line.append("error:", style="bold red")

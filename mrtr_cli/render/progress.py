@@ -136,7 +136,7 @@ class ProgressDisplay:
         if self._progress is not None:
             return self._progress
         from rich.file_proxy import FileProxy  # noqa: PLC0415 - lazy
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # noqa: PLC0415
+        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn  # noqa: PLC0415 - lazy for start-up time
 
         real = self.env.stderr
         console = styled_console(self.env, real)

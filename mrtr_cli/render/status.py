@@ -158,7 +158,7 @@ class StatusLine:
     def _draw(self) -> None:
         if self._live is None:
             from rich.file_proxy import FileProxy  # noqa: PLC0415 - lazy
-            from rich.live import Live  # noqa: PLC0415
+            from rich.live import Live  # noqa: PLC0415 - lazy for start-up time
 
             self._stderr = self.env.stderr
             console = styled_console(self.env, self._stderr)
@@ -170,7 +170,7 @@ class StatusLine:
         self._live.update(self._render(), refresh=True)
 
     def _render(self) -> Any:
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         view = self.view
         assert view is not None

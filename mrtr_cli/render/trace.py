@@ -94,7 +94,7 @@ class Tracer:
                 self.trace_file.write(line + "\n")
                 self.trace_file.flush()
             except OSError as exc:  # a full disk: the trace the user asked for is lost (exit 2)
-                from mrtr_cli.errors import WriteFailed  # noqa: PLC0415
+                from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
 
                 name = getattr(self.trace_file, "name", "FILE")
                 self.trace_file = None

@@ -141,7 +141,7 @@ class AnswerStore:
         """A note for each `-a` flag no input request used (a typo, or a question the server
         did not ask), by index in `flags`; `also_used`: indexes other stores used (batch lines)."""
         used = self.used_flags | (also_used or set())
-        from mrtr_cli.render.sanitize import quote_text, sanitize  # noqa: PLC0415
+        from mrtr_cli.render.sanitize import quote_text, sanitize  # noqa: PLC0415 - lazy for start-up time
 
         return [f"mrtr: note: -a {sanitize(flag.text, single_line=True)} was not used: no form {where} has a field "
                 f"{quote_text(flag.name)}"

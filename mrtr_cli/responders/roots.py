@@ -101,7 +101,7 @@ def uri_path(uri: str) -> str:
     """The local path of a checked `file://` URI."""
     path = urlsplit(uri).path
     if os.name == "nt":  # pragma: no cover - file:///C:/x -> C:\\x
-        from nturl2path import url2pathname  # noqa: PLC0415
+        from nturl2path import url2pathname  # noqa: PLC0415 - lazy for start-up time
 
         return url2pathname(path)
     return unquote(path)

@@ -47,7 +47,7 @@ class CommandSampler:
 
     def __init__(self, command: str, env: Environment, *, timeout: float | None = DEFAULT_SAMPLING_TIMEOUT,
                  deadline: Deadline | None = None):
-        import shlex  # noqa: PLC0415
+        import shlex  # noqa: PLC0415 - lazy for start-up time
 
         try:
             self.argv = shlex.split(command)
@@ -114,7 +114,7 @@ class CommandSampler:
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    from mrtr_cli.transport.procgroup import kill_process_group  # noqa: PLC0415
+    from mrtr_cli.transport.procgroup import kill_process_group  # noqa: PLC0415 - lazy for start-up time
 
     kill_process_group(proc)
     try:

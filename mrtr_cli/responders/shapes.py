@@ -115,7 +115,7 @@ def looks_like_roots_result(value: Any) -> bool:
 def roots_result_problems(value: Any) -> list[str]:
     """Problems with `value` as a ListRootsResult (each uri a local, absolute `file://`
     URI without `..` segments; client/roots)."""
-    from mrtr_cli.responders.roots import check_root_uri  # noqa: PLC0415
+    from mrtr_cli.responders.roots import check_root_uri  # noqa: PLC0415 - lazy for start-up time
 
     if not isinstance(value, dict) or not isinstance(value.get("roots"), list):
         return ["expected a ListRootsResult object {\"roots\": [...]}"]

@@ -44,7 +44,7 @@ def run_roots(opts: RunOptions, store: AnswerStore,
     """
     if not (opts.roots or store.roots() is not None or config_roots is not None):
         return None, ""
-    from mrtr_cli.responders.roots import parse_root_flags, resolve_root_entries  # noqa: PLC0415
+    from mrtr_cli.responders.roots import parse_root_flags, resolve_root_entries  # noqa: PLC0415 - lazy for start-up time
 
     if opts.roots:
         return parse_root_flags(opts.roots), "--root"
@@ -70,12 +70,12 @@ def input_sources(opts: RunOptions, env: Environment, store: AnswerStore,
     roots, roots_source = run_roots(opts, store, config_roots)
     sampler = None
     if opts.sampling_command:
-        from mrtr_cli.responders.sampling import DEFAULT_SAMPLING_TIMEOUT, CommandSampler  # noqa: PLC0415
+        from mrtr_cli.responders.sampling import DEFAULT_SAMPLING_TIMEOUT, CommandSampler  # noqa: PLC0415 - lazy for start-up time
 
         sampler = CommandSampler(opts.sampling_command, env, timeout=opts.sampling_timeout or DEFAULT_SAMPLING_TIMEOUT)
     elif opts.sampling_timeout is not None:
         raise UsageError("--sampling-timeout applies to --sampling-command, which was not given")
-    from mrtr_cli.responders.shapes import looks_like_sampling_result  # noqa: PLC0415
+    from mrtr_cli.responders.shapes import looks_like_sampling_result  # noqa: PLC0415 - lazy for start-up time
 
     if opts.sampling_tools and sampler is None and not store.has_exact_of_shape(looks_like_sampling_result):
         raise UsageError("--sampling-tools needs a sampling source that can use tools",
@@ -91,7 +91,7 @@ def build_chain(opts: RunOptions, env: Environment, store: AnswerStore,
     when someone is asked. `deadline` bounds the sampling command and is paused while a
     person answers. Without `person` (a batch line) URL elicitation is not declared, since
     nobody can consent."""
-    from mrtr_cli.responders.chain import ResponderChain  # noqa: PLC0415
+    from mrtr_cli.responders.chain import ResponderChain  # noqa: PLC0415 - lazy for start-up time
 
     roots, roots_source, sampler = sources
     if sampler is not None:

@@ -49,7 +49,7 @@ class TerminalResponder:
         #: The fields answered so far in the form being filled (kept if Ctrl-C stops it).
         self.partial: dict[str, Any] = {}
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
-        from prompt_toolkit.output import create_output  # noqa: PLC0415
+        from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
         self._pt = {"input": create_input(env.prompt_input() or env.stdin), "output": create_output(stdout=env.stderr)}
         self.console = styled_console(env, env.stderr, soft_wrap=True)
@@ -78,7 +78,7 @@ class TerminalResponder:
         return None
 
     def _heading(self, ask: InputAsk) -> None:
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         count = f"[{ask.index} of {ask.total}] " if ask.total > 1 else ""
         line = Text()
@@ -137,7 +137,7 @@ class TerminalResponder:
         """The fields the person wants to change (each is then asked with its answer pre-filled)."""
         if len(fields) == 1:
             return fields
-        from questionary import Choice  # noqa: PLC0415
+        from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         choices = [Choice(f"{_one_line(f.title)}: {self._shown(f, answers)}", value=f.name) for f in fields]
         choices += [Choice(ALL_FIELDS, value=ALL_FIELDS), Choice(BACK, value=BACK)]
@@ -150,7 +150,7 @@ class TerminalResponder:
         return _one_line(f.display(answers[f.name])) if f.name in answers else "(empty)"
 
     def _show_review(self, ask: InputAsk, fields: list[FormField], answers: dict[str, Any]) -> None:
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         line = Text("  Review your answers for ")
         line.append(_one_line(ask.server_name), style="bold cyan")
@@ -173,7 +173,7 @@ class TerminalResponder:
 
     def _field(self, f: FormField, current: Any) -> Any:
         """Ask one field; returns its typed value, or `_SKIP` for an optional field left empty."""
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         if f.description:
             self.console.print(Text("  " + sanitize(f.description).replace("\n", "\n  "), style="dim"))
@@ -186,7 +186,7 @@ class TerminalResponder:
         return self._text(f, current)
 
     def _enum(self, f: FormField, current: Any) -> Any:
-        from questionary import Choice  # noqa: PLC0415
+        from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         choices = [Choice(_one_line(title), value=const) for const, title in f.options]
         if not f.required:  # first, so that Enter on an optional field with no answer leaves it empty
@@ -195,7 +195,7 @@ class TerminalResponder:
         return self._q().select(self._label(f), choices=choices, default=default, **self._pt).unsafe_ask()
 
     def _multi(self, f: FormField, current: Any) -> Any:
-        from questionary import Choice  # noqa: PLC0415
+        from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         chosen = current if isinstance(current, list) else []
         choices = [Choice(_one_line(title), value=const, checked=const in chosen) for const, title in f.options]
@@ -217,7 +217,7 @@ class TerminalResponder:
         return list(selected)
 
     def _boolean(self, f: FormField, current: Any) -> Any:
-        from questionary import Choice  # noqa: PLC0415
+        from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         if f.required or isinstance(current, bool):
             return self._q().confirm(self._label(f), default=current is True, **self._pt).unsafe_ask()
@@ -263,7 +263,7 @@ class TerminalResponder:
 
     def _refused(self, reason: Any) -> None:
         """The reason a value was refused, on stderr just above the field asked again."""
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         line = Text("  ")
         line.append("✗ " + _one_line(reason), style="bold red")
@@ -273,7 +273,7 @@ class TerminalResponder:
     def _url(self, ask: InputAsk) -> dict[str, Any]:
         """Show the URL (host highlighted, warnings), open it only with consent, and answer
         accept once the person says they are done there (or decline / cancel)."""
-        from rich.text import Text  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         url = ask.params["url"]  # a string: the chain refuses any other request (exit 4)
         shown = Text("  URL:  ")
@@ -322,7 +322,7 @@ class TerminalResponder:
         maxTokens, ...), let the person type a reply as the assistant and review it.
         The reply is sent with `model: "human"`. Declining stops the call (exit 6): MRTR
         has no decline answer for sampling, so nothing is retried."""
-        from mrtr_cli.responders.sampling import describe_request  # noqa: PLC0415
+        from mrtr_cli.responders.sampling import describe_request  # noqa: PLC0415 - lazy for start-up time
 
         self.console.print("  The server asks for a model reply (sampling). You answer as the assistant.",
                            markup=False)

@@ -32,7 +32,7 @@ _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
 def _json_type(value: Any) -> str:
     """`schema.elicit.json_type`, imported when a message needs it (start-up time: parsing
     ARG items happens before a stdio server is launched)."""
-    from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
+    from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - lazy for start-up time
 
     return json_type(value)
 
@@ -274,7 +274,7 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
 
 
 def _no_retrieve(uri: str) -> Any:
-    from referencing.exceptions import NoSuchResource  # noqa: PLC0415
+    from referencing.exceptions import NoSuchResource  # noqa: PLC0415 - lazy for start-up time
 
     raise NoSuchResource(ref=uri)
 
@@ -328,7 +328,7 @@ def _validator(input_schema: dict[str, Any]) -> Any:
     if cached is not None and cached[0] is input_schema:
         return cached[1]
     from jsonschema import Draft202012Validator, exceptions, validators  # noqa: PLC0415 - lazy: startup time
-    from referencing import Registry  # noqa: PLC0415
+    from referencing import Registry  # noqa: PLC0415 - lazy for start-up time
 
     cls = validators.validator_for(input_schema, default=Draft202012Validator)
     try:
@@ -369,12 +369,12 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     if not isinstance(input_schema, dict) or not input_schema:
         return
     arguments = _without_optional_nulls(arguments, input_schema)
-    from mrtr_cli.schema.quickcheck import plainly_valid  # noqa: PLC0415
+    from mrtr_cli.schema.quickcheck import plainly_valid  # noqa: PLC0415 - lazy for start-up time
 
     if plainly_valid(arguments, input_schema):
         return  # a simple schema, plainly met: no need to import jsonschema (~70 ms)
     from jsonschema import exceptions  # noqa: PLC0415 - lazy: startup time
-    from referencing.exceptions import Unresolvable  # noqa: PLC0415
+    from referencing.exceptions import Unresolvable  # noqa: PLC0415 - lazy for start-up time
 
     try:
         validator = _validator(input_schema)
@@ -388,7 +388,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     first = _problem(best)
     others = list(dict.fromkeys(p for p in map(_problem, errors) if p != first))  # one "missing" line for all
     hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
-    import shlex  # noqa: PLC0415
+    import shlex  # noqa: PLC0415 - lazy for start-up time
 
     hint_lines.append(f"see the parameters: mrtr tools {shlex.quote(tool)} (with the same --url, --stdio or -s)")
     raise UsageError(f"{tool}: {first}", hint="\n".join(hint_lines))

@@ -261,7 +261,7 @@ class FormField:
         """
         if self.kind == "multi" and isinstance(value, list) and len(set(map(str, value))) != len(value):
             return "lists a value more than once"
-        from mrtr_cli.schema.quickcheck import plainly_valid  # noqa: PLC0415
+        from mrtr_cli.schema.quickcheck import plainly_valid  # noqa: PLC0415 - lazy for start-up time
 
         fmt = self.schema.get("format")
         if plainly_valid(value, self.schema) and not (
@@ -401,7 +401,7 @@ class Problem:
 
     def describe(self) -> str:
         """One line: 'field "age": got string "x", expected an integer >= 18'."""
-        from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415
+        from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - lazy for start-up time
 
         where = f"field {quote_value(self.field)}: " if self.field else ""
         return where + explain(self.message, self.expected)

@@ -80,12 +80,12 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
         UsageError: a value of another JSON type (typed with `key:=`, `--args`), with the
             text form to give instead.
     """
-    import json  # noqa: PLC0415
-    import shlex  # noqa: PLC0415
+    import json  # noqa: PLC0415 - lazy for start-up time
+    import shlex  # noqa: PLC0415 - lazy for start-up time
 
     for name, value in (arguments or {}).items():
         if not isinstance(value, str):
-            from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415
+            from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - lazy for start-up time
 
             text = value if value is None else json.dumps(value, ensure_ascii=False)
             raise UsageError(f"{what} {name}: {what}s are strings, not {json_type(value)}",

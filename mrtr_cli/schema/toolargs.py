@@ -27,7 +27,7 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
         UsageError: unknown tool ("did you mean"), an item that cannot be typed, or arguments
             that fail the schema (exit 2; nothing is sent).
     """
-    from mrtr_cli.schema.arguments import build_arguments, validate_arguments  # noqa: PLC0415
+    from mrtr_cli.schema.arguments import build_arguments, validate_arguments  # noqa: PLC0415 - lazy for start-up time
 
     say = note or (lambda text: None)
     try:

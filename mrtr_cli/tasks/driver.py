@@ -104,7 +104,7 @@ class TaskContext:
     def command(self, verb: str, task_id: str, *options: str) -> str:
         """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target (an id that
         starts with `-` comes after `--`, so it is not read as an option)."""
-        import shlex  # noqa: PLC0415
+        import shlex  # noqa: PLC0415 - lazy for start-up time
 
         words = [*options, *(["--"] if task_id.startswith("-") else []), task_id]
         return f"{self.prefix} task {verb} {shlex.join(words)}"
@@ -230,7 +230,7 @@ class TaskDriver:
             state = self._complete(state)
             self._observe(state)
             if state.terminal and self.record.session_id:
-                from mrtr_cli.tasks.legacy import release_session  # noqa: PLC0415
+                from mrtr_cli.tasks.legacy import release_session  # noqa: PLC0415 - lazy for start-up time
 
                 release_session(self.wire.session, self.record)
                 self._save()
@@ -450,7 +450,7 @@ class TaskDriver:
 
     def _resume_lines(self) -> str:
         lines = f"wait for it: {self.context.command('wait', self.task_id)}"
-        from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415
+        from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415 - lazy for start-up time
 
         if keep_session_for(self.wire.session, self.record):  # 2025-11-25 over HTTP
             self._save()

@@ -41,7 +41,7 @@ class ExtTasksWire(TaskWire):
         """Switch to the SEP-2322 workflow when a `tasks/get` result shows its signature: an
         `input_required` status without `inputRequests`, `completed` without `result` or
         `failed` without `error` (each means "call tasks/result" there), or the SEP's names."""
-        from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415
+        from mrtr_cli.tasks.sep2322 import Sep2322Wire  # noqa: PLC0415 - lazy for start-up time
 
         if (state.status == INPUT_REQUIRED and state.input_requests is None) or (
             state.status == COMPLETED and state.result is None) or (

@@ -100,7 +100,7 @@ class TaskRecords:
 
     def __init__(self, directory: str | None = None, warn: Any = None):
         if directory is None:
-            from mrtr_cli.state import state_dir  # noqa: PLC0415
+            from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
             directory = os.path.join(state_dir(), "tasks")
         self.directory = directory

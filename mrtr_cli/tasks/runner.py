@@ -30,7 +30,7 @@ from mrtr_cli.tasks.wires import wire_for, wire_for_created
 
 def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
     """What every `tasks/*` request declares: what the chain can answer, plus the extension."""
-    from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415
+    from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
 
     return declared_for(chain.capabilities(), "tasks/get")
 
@@ -54,7 +54,7 @@ def use_record_protocol(app: RunContext, record: TaskRecord) -> None:
     """A task recorded on a legacy session is reached again with `initialize` offering the
     same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given;
     a task left running in an HTTP session kept open is reached in that session."""
-    from mrtr_cli.protocol.legacy import LEGACY_VERSIONS  # noqa: PLC0415
+    from mrtr_cli.protocol.legacy import LEGACY_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
     if app.opts.protocol in (None, "", "auto") and record.protocol_version in LEGACY_VERSIONS:
         app.opts.protocol = record.protocol_version
@@ -66,7 +66,7 @@ def use_record_protocol(app: RunContext, record: TaskRecord) -> None:
 
 def use_saved_target(app: RunContext, record: TaskRecord) -> None:
     """Point `app` at the server in `record` unless the command line named one."""
-    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415
+    from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
 
     o = app.opts
     named = record.target.get("server")
@@ -142,7 +142,7 @@ class TaskRunner:
         record.protocol_version = self.session.protocol_version
         record.bearer_token_env = self.app.opts.bearer_token_env or record.bearer_token_env
         if self.target.get("server") and self.app.opts.config:
-            import os  # noqa: PLC0415
+            import os  # noqa: PLC0415 - lazy for start-up time
 
             record.config = os.path.abspath(self.app.opts.config)
             record.expand_env = bool(self.app.opts.expand_env)
@@ -187,7 +187,7 @@ class TaskRunner:
                 f"(a file, a database), the task ends with this run and `{command}` will not find "
                 "it; for a task that outlives the run use a server over --url, or leave out --detach"))
         else:
-            from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415
+            from mrtr_cli.tasks.legacy import KEPT_SESSION_NOTE, keep_session_for  # noqa: PLC0415 - lazy for start-up time
 
             kept = keep_session_for(self.session, record)
             if kept:

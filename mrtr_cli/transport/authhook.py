@@ -46,7 +46,7 @@ def nearly_expired(tokens: dict[str, Any], now: float | None = None) -> bool:
 def canonical_resource(url: str) -> str:
     """The canonical URI of an MCP server (2026-07-28 basic/authorization "Canonical Server
     URI"; RFC 8707 section 2): scheme and host lowercased, no fragment, as given otherwise."""
-    from urllib.parse import urlsplit, urlunsplit  # noqa: PLC0415
+    from urllib.parse import urlsplit, urlunsplit  # noqa: PLC0415 - lazy for start-up time
 
     p = urlsplit(url)
     return urlunsplit((p.scheme.lower(), p.netloc.lower(), p.path, p.query, ""))
@@ -54,7 +54,7 @@ def canonical_resource(url: str) -> str:
 
 def store_dir() -> str:
     """The token store's folder: `<state dir>/auth` (0700 once written)."""
-    from mrtr_cli.state import state_dir  # noqa: PLC0415
+    from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
     return os.path.join(state_dir(), "auth")
 
@@ -162,7 +162,7 @@ class Authorizer:
             stored = ((self.client.store.entry() or {}).get("tokens") or {}).get("dpop_key")
         key = self._load_proof_key(stored) if self._load_proof_key is not None else None
         if key is None:
-            from mrtr_cli.errors import AuthError  # noqa: PLC0415
+            from mrtr_cli.errors import AuthError  # noqa: PLC0415 - lazy for start-up time
 
             logout = self.logout_hint or f"mrtr --url {self.url} auth logout"
             login = logout[:-len("logout")] + "login" if logout.endswith(" logout") else "mrtr auth login"

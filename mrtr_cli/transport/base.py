@@ -51,7 +51,7 @@ class NonFiniteMessage(InvalidMessage):
     not have (exit 4)."""
 
     def __init__(self, token: str, request_id: Any):
-        from mrtr_cli.jsonfile import overflows  # noqa: PLC0415
+        from mrtr_cli.jsonfile import overflows  # noqa: PLC0415 - lazy for start-up time
 
         shown = sanitize(token[:40], single_line=True)
         if overflows(token):
@@ -74,7 +74,7 @@ class MessageTooDeep(InvalidMessage):
     """An incoming message nests arrays and objects deeper than `limits.MAX_DEPTH` (exit 4)."""
 
     def __init__(self, request_id: Any = None):
-        from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415
+        from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415 - lazy for start-up time
 
         super().__init__(f"the server sent a message nested more than {MAX_DEPTH} levels deep "
                          f"(the limit on JSON from a server)", request_id)
@@ -90,7 +90,7 @@ class MessageTooLarge(InvalidMessage):
     """
 
     def __init__(self, size: int, limit: int, *, exact: bool = False):
-        from mrtr_cli.transport.limits import ENV_VAR, describe_size  # noqa: PLC0415
+        from mrtr_cli.transport.limits import ENV_VAR, describe_size  # noqa: PLC0415 - lazy for start-up time
 
         if exact:
             text = f"the server sent a message of {describe_size(size)}, over the limit of {describe_size(limit)}"
@@ -116,7 +116,7 @@ def decode_message(text: str | bytes, *, allow_overflow: bool = False) -> Any:
         MessageTooDeep: arrays and objects nest deeper than `limits.MAX_DEPTH`.
         ValueError: not JSON.
     """
-    from mrtr_cli.transport.limits import MAX_DEPTH, too_deep  # noqa: PLC0415
+    from mrtr_cli.transport.limits import MAX_DEPTH, too_deep  # noqa: PLC0415 - lazy for start-up time
 
     try:
         value = parse_strict(text)
@@ -131,7 +131,7 @@ def decode_message(text: str | bytes, *, allow_overflow: bool = False) -> Any:
             lenient = None
         rid = lenient.get("id") if isinstance(lenient, dict) else None
         if isinstance(exc, NonFiniteNumber):
-            from mrtr_cli.jsonfile import overflows  # noqa: PLC0415
+            from mrtr_cli.jsonfile import overflows  # noqa: PLC0415 - lazy for start-up time
 
             if allow_overflow and overflows(exc.token):
                 return _with_overflow(text)
@@ -150,7 +150,7 @@ def _with_overflow(text: str | bytes) -> Any:
     Raises:
         NonFiniteMessage, NumberTooLongMessage, MessageTooDeep: as `decode_message`.
     """
-    from mrtr_cli.transport.limits import MAX_DEPTH, too_deep  # noqa: PLC0415
+    from mrtr_cli.transport.limits import MAX_DEPTH, too_deep  # noqa: PLC0415 - lazy for start-up time
 
     def constant(token: str) -> Any:
         raise NonFiniteMessage(token, None)

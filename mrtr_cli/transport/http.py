@@ -45,7 +45,7 @@ from mrtr_cli.transport.httpstreams import EventStreams
 from mrtr_cli.transport.sse import SseCursor
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    import httpx2
 
 ACCEPT = "application/json, text/event-stream"
 
@@ -90,9 +90,9 @@ class HttpTransport(EventStreams, Transport):
         self._on_http = on_http
         self._verify = verify
         self.authorizer = authorizer
-        self._client: httpx.Client | None = None
+        self._client: httpx2.Client | None = None
         self._on_message: MessageHandler = lambda m: None
-        self._responses: dict[Any, httpx.Response] = {}
+        self._responses: dict[Any, httpx2.Response] = {}
         self._aborted: set[Any] = set()
         self._lock = threading.Lock()
         #: Headers the protocol layer adds to every later request (e.g. a legacy session id).
@@ -106,24 +106,24 @@ class HttpTransport(EventStreams, Transport):
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, on_message: MessageHandler) -> None:
-        import httpx  # noqa: PLC0415 - imported only when HTTP is used (startup time)
+        import httpx2  # noqa: PLC0415 - imported only when HTTP is used (startup time)
 
         self._on_message = on_message
         self._home = httpx_origin(self.url)
-        self._client = httpx.Client(
+        self._client = httpx2.Client(
             headers=self._user_headers,
-            timeout=httpx.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
+            timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
             follow_redirects=True,
             event_hooks={"request": [self._keep_headers_home]},
             verify=self._verify,
             # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
             # and a request queued for a connection would wait outside its --timeout.
-            limits=httpx.Limits(max_connections=None, max_keepalive_connections=256),
+            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
         )
 
-    def _keep_headers_home(self, request: httpx.Request) -> None:
+    def _keep_headers_home(self, request: httpx2.Request) -> None:
         """A redirect to another origin (scheme, host, port) gets none of the user's `-H` /
-        config headers: they may be credentials (httpx itself drops only Authorization)."""
+        config headers: they may be credentials (httpx2 itself drops only Authorization)."""
         if (request.url.scheme, request.url.host, request.url.port) != self._home:
             for name in self._user_headers:
                 request.headers.pop(name, None)
@@ -180,12 +180,12 @@ class HttpTransport(EventStreams, Transport):
 
     def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
              timeout: float | None = None) -> None:
-        import httpx  # noqa: PLC0415
+        import httpx2  # noqa: PLC0415 - lazy for start-up time
 
         client = self._require_client()
         body = encode_message(message)
         bound = SEND_TIMEOUT if timeout is None else timeout
-        limit = httpx.Timeout(connect=min(self._connect_timeout, bound), read=bound, write=bound, pool=bound)
+        limit = httpx2.Timeout(connect=min(self._connect_timeout, bound), read=bound, write=bound, pool=bound)
         retries = 0  # sign-in retries (401/403 with an OAuth hook)
         attempt = 0  # HTTP 429 retries, as for requests
         while True:
@@ -198,7 +198,7 @@ class HttpTransport(EventStreams, Transport):
                     acked = read_capped(resp, 65536)
                 finally:
                     resp.close()
-            except httpx.TimeoutException:
+            except httpx2.TimeoutException:
                 raise TransportError(f"the server at {self.url} did not acknowledge {_method(message)} "
                                      f"within {bound:g}s") from None
             except Exception as exc:  # noqa: BLE001
@@ -232,7 +232,7 @@ class HttpTransport(EventStreams, Transport):
         with self._lock:
             return rid in self._aborted
 
-    def _require_client(self) -> httpx.Client:
+    def _require_client(self) -> httpx2.Client:
         if self._client is None:
             raise TransportError("the HTTP connection is closed")
         return self._client
@@ -250,12 +250,12 @@ class HttpTransport(EventStreams, Transport):
     def _auth_headers(self, method: str = "POST") -> dict[str, str]:
         return self.authorizer.headers(method) if self.authorizer is not None else {}
 
-    def _note_nonce(self, resp: httpx.Response) -> None:
+    def _note_nonce(self, resp: httpx2.Response) -> None:
         """Hand a response's `DPoP-Nonce` to the authorizer (RFC 9449 section 9)."""
         if self.authorizer is not None and "dpop-nonce" in resp.headers:
             self.authorizer.note_nonce(resp.headers["dpop-nonce"])
 
-    def _may_retry(self, resp: httpx.Response, sent_headers: Mapping[str, str]) -> bool:
+    def _may_retry(self, resp: httpx2.Response, sent_headers: Mapping[str, str]) -> bool:
         """A 401/403 came back: True when the authorizer has a new token to send the request
         again with (sign-in, refresh, step-up: transport/authhook.py)."""
         if self.authorizer is None:
@@ -273,20 +273,20 @@ class HttpTransport(EventStreams, Transport):
                 pass
 
     def _connect_error(self, exc: Exception) -> TransportError:
-        import httpx  # noqa: PLC0415
+        import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             return TransportError(f"cannot connect to {self.url}: {exc}", hint="is the server running at that address?")
-        if isinstance(exc, httpx.TimeoutException):
+        if isinstance(exc, httpx2.TimeoutException):
             return TransportError(f"timed out talking to {self.url}: {exc}")
-        if isinstance(exc, httpx.LocalProtocolError):
-            # httpx quotes the request's header values here: never shown (they may be credentials).
+        if isinstance(exc, httpx2.LocalProtocolError):
+            # httpx2 quotes the request's header values here: never shown (they may be credentials).
             return TransportError(f"the request to {self.url} could not be sent (a header or the URL is not valid HTTP)")
-        if isinstance(exc, httpx.HTTPError):
+        if isinstance(exc, httpx2.HTTPError):
             return BrokenStream(f"the connection to {self.url} failed: {exc}")
         return TransportError(f"HTTP request to {self.url} failed: {exc}")
 
-    def _auth_error(self, resp: httpx.Response) -> AuthError:
+    def _auth_error(self, resp: httpx2.Response) -> AuthError:
         challenge = resp.headers.get("www-authenticate")
         hint = ("the server refuses this signed-in request" if self.authorizer is not None else
                 "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR")
@@ -314,7 +314,7 @@ class HttpTransport(EventStreams, Transport):
         socket reads time out, and it is checked again after each SSE event (progress
         may have moved it). `budget` is the time the caller waits otherwise (a retry
         after HTTP 429 that would wait longer fails at once)."""
-        import httpx  # noqa: PLC0415
+        import httpx2  # noqa: PLC0415 - lazy for start-up time
 
         client = self._require_client()
         rid = message.get("id")
@@ -324,12 +324,12 @@ class HttpTransport(EventStreams, Transport):
         while True:
             all_headers = self._headers(headers)
             self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
-            timeout: Any = httpx.USE_CLIENT_DEFAULT
+            timeout: Any = httpx2.USE_CLIENT_DEFAULT
             left = remaining() if remaining is not None else None
             if left is not None:
                 if left <= 0:
                     raise RequestTimeout()
-                timeout = httpx.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
+                timeout = httpx2.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
             try:
                 req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
                 resp = client.send(req, stream=True)
@@ -349,7 +349,7 @@ class HttpTransport(EventStreams, Transport):
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             try:
                 read_capped(resp, 65536)  # the challenge is in the headers; the body is bounded
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             finally:
                 resp.close()
@@ -366,7 +366,7 @@ class HttpTransport(EventStreams, Transport):
                 self.on_response_headers(resp.headers)  # first: it may register a secret (session id)
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             return self._read_response(resp, rid, all_headers, remaining=remaining)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             with self._lock:
                 aborted = rid in self._aborted
             if aborted:
@@ -381,7 +381,7 @@ class HttpTransport(EventStreams, Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
-    def _read_response(self, resp: httpx.Response, rid: Any, headers: dict[str, str],
+    def _read_response(self, resp: httpx2.Response, rid: Any, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
         had_session = SESSION_HEADER in headers
         status = resp.status_code
@@ -438,13 +438,13 @@ class HttpTransport(EventStreams, Transport):
 
 
 def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
-    """An httpx timeout that happened because the caller's time ran out."""
-    import httpx  # noqa: PLC0415
+    """An httpx2 timeout that happened because the caller's time ran out."""
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    if remaining is None or not isinstance(exc, httpx.TimeoutException):
+    if remaining is None or not isinstance(exc, httpx2.TimeoutException):
         return False
     left = remaining()  # a read waits at most the time that was left when the request began
-    return left is not None and (left <= 0.05 or isinstance(exc, httpx.ReadTimeout))
+    return left is not None and (left <= 0.05 or isinstance(exc, httpx2.ReadTimeout))
 
 
 def _method(message: Message) -> str:
@@ -454,8 +454,8 @@ def _method(message: Message) -> str:
 
 
 def httpx_origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) of `url` as httpx reports them for a request."""
-    import httpx  # noqa: PLC0415
+    """(scheme, host, port) of `url` as httpx2 reports them for a request."""
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    parsed = httpx.URL(url)
+    parsed = httpx2.URL(url)
     return parsed.scheme, parsed.host, parsed.port

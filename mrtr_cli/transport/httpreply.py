@@ -16,7 +16,7 @@ from mrtr_cli.transport.base import InvalidMessage, Message, MessageTooLarge, de
 from mrtr_cli.transport.limits import max_message_size
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    import httpx2
 
 SESSION_HEADER = "Mcp-Session-Id"
 
@@ -47,7 +47,7 @@ class SessionExpired(HttpStatusError):
     and the client must `initialize` again without it (2025-11-25 transports)."""
 
 
-def read_json_body(resp: httpx.Response, *, allow_overflow: bool = False) -> Any:
+def read_json_body(resp: httpx2.Response, *, allow_overflow: bool = False) -> Any:
     """The JSON value of a response body (opened with `stream=True`), or None when it is
     not JSON. Also the reader of authorization replies (auth/replies.py).
 
@@ -69,7 +69,7 @@ def read_json_body(resp: httpx.Response, *, allow_overflow: bool = False) -> Any
     return decode_or_none(text, allow_overflow=allow_overflow)
 
 
-def read_body(resp: httpx.Response, limit: int) -> bytearray:
+def read_body(resp: httpx2.Response, limit: int) -> bytearray:
     """The body of `resp`, read in blocks.
 
     Raises:
@@ -86,7 +86,7 @@ def read_body(resp: httpx.Response, limit: int) -> bytearray:
     return body
 
 
-def read_capped(resp: httpx.Response, cap: int) -> bytes:
+def read_capped(resp: httpx2.Response, cap: int) -> bytes:
     """At most the first `cap` bytes of the body (the rest is not read)."""
     body = bytearray()
     for chunk in resp.iter_bytes():
@@ -96,7 +96,7 @@ def read_capped(resp: httpx.Response, cap: int) -> bytes:
     return bytes(body)
 
 
-def error_body(resp: httpx.Response) -> str:
+def error_body(resp: httpx2.Response) -> str:
     """The text of an HTTP error body (which may hold a JSON-RPC error), within the limit."""
     return bytes(read_body(resp, max_message_size(strict=False))).decode("utf-8", "replace")
 

@@ -17,7 +17,7 @@ from mrtr_cli.transport.base import Remaining
 from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError, body_hint, read_capped
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    import httpx2
 
 #: Retries of a request the server answers with HTTP 429 (Too Many Requests).
 MAX_429_RETRIES = 3
@@ -25,7 +25,7 @@ MAX_429_RETRIES = 3
 MAX_RETRY_AFTER = 60.0
 
 
-def wait_to_retry(resp: httpx.Response, url: str, attempt: int, remaining: Remaining | None,
+def wait_to_retry(resp: httpx2.Response, url: str, attempt: int, remaining: Remaining | None,
                   aborted: Callable[[], bool], *, body: bytes | None = None) -> None:
     """HTTP 429: wait as the server asks (`Retry-After`), then return to send again.
 

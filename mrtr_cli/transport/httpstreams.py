@@ -22,7 +22,7 @@ from mrtr_cli.transport.limits import max_message_size
 from mrtr_cli.transport.sse import SseCursor, parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    import httpx2
 
 
 class EventStreams:
@@ -44,7 +44,7 @@ class EventStreams:
             target=self._run_event_stream, args=(dict(headers or {}),), name="mrtr-http-get", daemon=True)
         self._stream_thread.start()
 
-    def _read_events(self, resp: httpx.Response, rid: Any, cursor: SseCursor,
+    def _read_events(self, resp: httpx2.Response, rid: Any, cursor: SseCursor,
                      remaining: Remaining | None) -> Message | None:
         """Read an SSE response stream: requests and notifications go to `on_message`; the
         response to `rid` is returned, or None when the stream ends before it."""

@@ -59,7 +59,7 @@ def check_message_size_option(value: str | None) -> None:
     Raises:
         UsageError: a value that is no size (exit 2), naming the option or variable.
     """
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
     try:
         set_max_message_size(parse_size(value) if value is not None else None)

@@ -64,7 +64,7 @@ def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
         except OSError:  # already reaped, or not supported by the kernel
             pass
         else:
-            import select  # noqa: PLC0415
+            import select  # noqa: PLC0415 - lazy for start-up time
 
             try:
                 ready, _, _ = select.select([fd], [], [], timeout)

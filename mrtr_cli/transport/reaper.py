@@ -34,7 +34,7 @@ def become_subreaper() -> bool:
         _subreaper = False
         if sys.platform.startswith("linux"):
             try:
-                import ctypes  # noqa: PLC0415
+                import ctypes  # noqa: PLC0415 - lazy for start-up time
 
                 libc = ctypes.CDLL(None, use_errno=True)
                 _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0

@@ -112,7 +112,7 @@ class StdioTransport(Transport):
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
         self._heard = False  # a first line came on stdout
-        from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415
+        from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415 - lazy for start-up time
 
         self._mark = run_mark()  # in the server's environment: its descendants are found by it
 
@@ -128,7 +128,7 @@ class StdioTransport(Transport):
         A failure to launch is kept and raised by `start`, so it is reported in order."""
         if self._proc is not None or self._spawn_error is not None:
             return
-        from mrtr_cli.transport.launch import launch  # noqa: PLC0415
+        from mrtr_cli.transport.launch import launch  # noqa: PLC0415 - lazy for start-up time
 
         try:
             self._proc = launch(self.argv, self._env, self._cwd, self._mark)
@@ -181,7 +181,7 @@ class StdioTransport(Transport):
 
     def _end_escaped(self, grace: float) -> None:
         """End the server's descendants that left its group (`transport.reaper`)."""
-        from mrtr_cli.transport.reaper import end_orphans  # noqa: PLC0415
+        from mrtr_cli.transport.reaper import end_orphans  # noqa: PLC0415 - lazy for start-up time
 
         end_orphans(self._mark, grace)
 
@@ -241,9 +241,9 @@ class StdioTransport(Transport):
         with self._outbox_cv:
             queued = self._outbox_bytes
         try:
-            import fcntl  # noqa: PLC0415
-            import struct  # noqa: PLC0415
-            import termios  # noqa: PLC0415
+            import fcntl  # noqa: PLC0415 - lazy for start-up time
+            import struct  # noqa: PLC0415 - lazy for start-up time
+            import termios  # noqa: PLC0415 - lazy for start-up time
 
             in_pipe = struct.unpack("i", fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
         except (ImportError, OSError, ValueError):

@@ -56,7 +56,7 @@ class DamagedTokenStore(AuthError):
     """
 
     def __init__(self, path: str, why: str, fix: str | None = None):
-        import shlex  # noqa: PLC0415
+        import shlex  # noqa: PLC0415 - lazy for start-up time
 
         self.path = path
         self.why = why
@@ -113,7 +113,7 @@ _WANTED = {"str": "a string", "str?": "a string", "int": "an integer", "bool": "
 
 
 def _short(name: str) -> str:
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     text = sanitize(name, single_line=True)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -151,7 +151,7 @@ def parse_token_file(data: bytes) -> Any:
         ValueError: a few words saying why it cannot be read (not UTF-8, not JSON, a number
             JSON has no such thing as, nested deeper than `MAX_TOKEN_FILE_DEPTH`).
     """
-    from mrtr_cli.jsonfile import UnreadableNumber, json_depth, parse_strict  # noqa: PLC0415
+    from mrtr_cli.jsonfile import UnreadableNumber, json_depth, parse_strict  # noqa: PLC0415 - lazy for start-up time
 
     try:
         text = data.decode("utf-8")
@@ -181,15 +181,15 @@ def read_token_file(path: str, fix: str | None = None) -> dict[str, Any] | None:
         DamagedTokenStore: it cannot be read, is too large or too deep, is not JSON, or does
             not have the token store's shape.
     """
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415
-    from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
     try:
         data = read_user_bytes(path, what="token store file", limit=MAX_TOKEN_FILE_BYTES)
     except FileNotFoundError:
         return None
     except UsageError as exc:  # not a regular file, too large, unreadable
-        from mrtr_cli.limits import describe_bytes  # noqa: PLC0415
+        from mrtr_cli.limits import describe_bytes  # noqa: PLC0415 - lazy for start-up time
 
         head, sep, tail = exc.message.partition(f"{path}: ")
         why = tail if sep else f"larger than {describe_bytes(MAX_TOKEN_FILE_BYTES)}"
@@ -208,7 +208,7 @@ def issuers_named(path: str) -> list[str]:
     """The issuer names a (possibly damaged) token store file still shows, for removing the
     keychain items it refers to; [] when none can be read. Never raises."""
     try:
-        from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415
+        from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
         doc = parse_token_file(read_user_bytes(path, what="token store file", limit=MAX_TOKEN_FILE_BYTES))
     except Exception:  # noqa: BLE001 - whatever is unreadable names nothing

@@ -26,7 +26,7 @@ import sys
 from typing import Any
 
 import anyio
-import httpx
+import httpx2
 import jwt
 from mcp.server.auth.provider import AccessToken
 from starlette.requests import Request
@@ -50,7 +50,7 @@ class JwtVerifier:
 
     def _decode(self, token: str) -> dict[str, Any]:
         if self.jwks is None:
-            metadata = httpx.get(self.issuer + "/.well-known/oauth-authorization-server", timeout=30).json()
+            metadata = httpx2.get(self.issuer + "/.well-known/oauth-authorization-server", timeout=30).json()
             # no cache: the keys are read at each request, so a restarted issuer's old
             # tokens are refused at once (a cache would take them until it expires)
             self.jwks = jwt.PyJWKClient(metadata["jwks_uri"], cache_keys=False, cache_jwk_set=False)
@@ -63,7 +63,7 @@ class JwtVerifier:
             return None
         try:
             claims = await anyio.to_thread.run_sync(self._decode, token)
-        except (jwt.PyJWTError, httpx.HTTPError, KeyError, ValueError):
+        except (jwt.PyJWTError, httpx2.HTTPError, KeyError, ValueError):
             return None
         self.seen.add(token)
         return AccessToken(token=token, client_id=str(claims.get("client_id")),

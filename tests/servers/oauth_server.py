@@ -231,13 +231,13 @@ class InMemoryProvider:
 
     async def fetch_client_metadata(self, url: str) -> None:
         """A Client ID Metadata Document: the client's metadata at its client_id URL."""
-        import httpx
+        import httpx2
 
         self.stats.cimd_fetches.append(url)
         try:
-            async with httpx.AsyncClient(verify=False, timeout=30) as client:  # noqa: S501 - test certificate
+            async with httpx2.AsyncClient(verify=False, timeout=30) as client:  # noqa: S501 - test certificate
                 doc = (await client.get(url)).json()
-        except (httpx.HTTPError, ValueError):
+        except (httpx2.HTTPError, ValueError):
             return
         if doc.get("client_id") != url:
             return
