@@ -43,7 +43,16 @@ class InvalidMessage(ProtocolError):
 
     def __init__(self, message: str, request_id: Any = None, *, hint: str | None = None):
         super().__init__(message, hint=hint)
-        self.request_id = request_id
+        self.request_id = request_key(request_id)
+
+
+def request_key(value: Any) -> str | int | None:
+    """A message's `id` as mrtr's own requests can carry it (a string or an integer), or
+    None for anything else a server may send there (null, a list, an object, a boolean, a
+    fraction): such an id names no request of mrtr's, and is never used as a key."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return None
 
 
 class NonFiniteMessage(InvalidMessage):

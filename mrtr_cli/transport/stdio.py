@@ -37,6 +37,7 @@ from mrtr_cli.transport.base import (
     Transport,
     decode_or_none,
     encode_message,
+    request_key,
 )
 from mrtr_cli.transport.limits import max_message_size
 from mrtr_cli.transport.pipes import LineSplitter, read_stdout
@@ -418,8 +419,9 @@ class StdioTransport(Transport):
 
     def _dispatch(self, msg: Message) -> None:
         if "method" not in msg and ("result" in msg or "error" in msg):
+            rid = request_key(msg.get("id"))
             with self._lock:
-                fut = self._pending.pop(msg.get("id"), None)
+                fut = self._pending.pop(rid, None) if rid is not None else None
             if fut is not None:
                 if not fut.done():
                     fut.set_result(msg)

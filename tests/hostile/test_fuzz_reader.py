@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mrtr_cli.protocol.skills import parse_frontmatter
@@ -202,6 +202,9 @@ def run_mrtr(target: list[str], era: str, env: dict[str, str]) -> subprocess.Com
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(payload=messages(), transport=st.sampled_from(["stdio", "http-json", "http-sse"]),
        era=st.sampled_from(["modern", "legacy"]))
+# Found by this test: an id that is a list (no request's id) was used as a dictionary key.
+@example(payload=b'{"\xed\xa0\x80": null, "id": []}', transport="stdio", era="modern")
+@example(payload=b'{"jsonrpc": "2.0", "id": [1], "result": {}}', transport="stdio", era="legacy")
 def test_no_server_message_makes_mrtr_fail(payload: bytes, transport: str, era: str, http_base: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         spec = Path(tmp) / "fuzz.json"
