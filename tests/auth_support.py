@@ -376,7 +376,7 @@ class JsonDocuments:
             context.load_cert_chain(cert, key)
             self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
             self.scheme = "https"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     def url(self, path: str = "") -> str:
         return f"{self.scheme}://127.0.0.1:{self.server.server_address[1]}{path}"

@@ -47,6 +47,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.path.name in SLOW_FILES or item.get_closest_marker("pty") or item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.slow)
+    # Files with slow tests first: pytest-xdist hands out whole files (--dist loadfile) in
+    # this order, so the long ones start early and the short ones fill the end of the run,
+    # instead of one worker finishing a long file alone.
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 
 
 @dataclass

@@ -588,7 +588,7 @@ def test_token_responses(reply, ok, http):
 
     handler = type("H", (_TokenEndpoint,), {"reply": reply})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/token"
         if ok:
@@ -620,7 +620,7 @@ def test_a_registration_response_url_is_checked_before_use(http):
 
     handler = type("H", (_TokenEndpoint,), {"reply": reply})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         issuer = f"http://127.0.0.1:{httpd.server_address[1]}"
         server = AuthServer(issuer=issuer, metadata=as_doc(issuer, registration_endpoint=issuer + "/register"),

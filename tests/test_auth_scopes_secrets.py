@@ -95,7 +95,7 @@ def test_the_token_goes_to_no_other_origin(tmp_path, oauth_server, browser):
         seen: list[dict[str, str]] = []
 
     other = ThreadingHTTPServer(("127.0.0.1", 0), Other)
-    threading.Thread(target=other.serve_forever, daemon=True).start()
+    threading.Thread(target=other.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         server = oauth_server("--hop-to", f"http://localhost:{other.server_address[1]}/mcp")
         sign_in(tmp_path, server, browser)

@@ -173,7 +173,7 @@ def test_browser_follows_to_the_loopback_callback(oauth_server: Any, browser: An
             pass
 
     listener = http.server.HTTPServer(("127.0.0.1", 0), Callback)
-    threading.Thread(target=listener.serve_forever, daemon=True).start()
+    threading.Thread(target=listener.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     server = oauth_server()
     redirect = f"http://127.0.0.1:{listener.server_port}/cb"
     client_id = httpx2.post(server.issuer + "/register", json={"redirect_uris": [redirect],

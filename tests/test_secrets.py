@@ -269,7 +269,7 @@ def test_a_redirect_to_another_host_gets_none_of_the_users_headers(mrtr):
 
     first = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
     for server in (other, first):
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         r = mrtr("--url", f"http://127.0.0.1:{first.server_address[1]}/mcp", "-H", f"X-Api-Key: k{SECRET}",
                  "-H", "X-Team: blue", "tools")
