@@ -196,7 +196,7 @@ def test_poll_interval_is_respected_as_it_changes(mrtr, tasks: Target):
     # The server measured the gap before each poll; the interval it announced before
     # that poll (200, 700, 300, 300 ms) is a floor, and jitter adds at most 10%.
     assert measured["announcedMs"] == [200, 200, 700, 300]
-    for gap, announced in zip(measured["gapsMs"], measured["announcedMs"]):
+    for gap, announced in zip(measured["gapsMs"], measured["announcedMs"], strict=True):
         assert announced - 1 <= gap <= announced * 1.1 + 400, measured
 
 
