@@ -20,8 +20,9 @@ from mrtr_cli.errors import UsageError  # noqa: E402
 from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_answer_document, parse_flag  # noqa: E402
 from mrtr_cli.responders.chain import ResponderChain  # noqa: E402
 from mrtr_cli.responders.urls import browser_host, openable, refusal, split_for_display, url_warnings  # noqa: E402
-from mrtr_cli.schema.arguments import build_arguments, parse_item  # noqa: E402
+from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments  # noqa: E402
 from tests.conftest import PY, ROOT, clean_env, stdio_cmd  # noqa: E402
+from tests.servers.picky_server import TOOLS as PICKY_TOOLS  # noqa: E402
 from tests.test_hostile_input import PICKY  # noqa: E402
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -154,11 +155,25 @@ def test_argument_items_through_the_cli_never_exit_70(tmp_path, texts):
     proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(PICKY), "--no-input", "--timeout", "30",
                            "call", "echo", "--", *texts], capture_output=True, text=True, env=clean_env(tmp_path),
                           cwd=ROOT, timeout=60)
-    # Random arguments have several right outcomes: sent and echoed (0), refused as bad input
-    # (2), or refused by the picky server (3 when it cannot read them, 4 when it answers an
-    # error); what is checked is that none is a crash (70) or a traceback.
-    assert proc.returncode in (0, 2, 3, 4), (texts, proc.stderr)
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    # One outcome per input, as mrtr's own parser decides it in process: refused as bad input
+    # (2), or sent and echoed back by the picky server (0).
+    echoed = echo_arguments(texts)
+    assert proc.returncode == (2 if echoed is None else 0), (texts, proc.stderr)
+    if echoed is not None:
+        assert json.loads(proc.stdout) == echoed, (texts, proc.stdout)
+
+
+def echo_arguments(texts: list[str]) -> dict | None:
+    """The arguments mrtr sends the picky server's `echo` for `texts`, or None when it
+    refuses them (a UsageError): the in-process parse, typing and schema check."""
+    schema = next(t["inputSchema"] for t in PICKY_TOOLS if t["name"] == "echo")
+    try:
+        arguments = build_arguments([parse_item(t, lambda name: pytest.fail(name)) for t in texts], None, schema)
+        validate_arguments(arguments, schema, "echo")
+    except UsageError:
+        return None
+    return arguments
 
 
 @SLOW
