@@ -103,8 +103,8 @@ def test_without_a_person_no_token_exits_8_naming_the_login_command(tmp_path, oa
     assert run.code == 8, run.stderr
     assert run.stdout == ""
     assert login_hint(server.mcp_url) in run.stderr
-    # "one line naming the command": the error and that line, nothing more
-    assert len(run.stderr.strip().splitlines()) <= 2, run.stderr
+    # "one line naming the command": the error line itself, nothing more
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert sum(login_hint(server.mcp_url) in line for line in run.stderr.splitlines()) == 1
     assert browser.opened() == []
     stats = server.stats()
