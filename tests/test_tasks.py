@@ -416,9 +416,9 @@ def test_fastmcp_failed_and_tool_error(mrtr, fastmcp: Target):
     assert "the tool failed politely" in r.stdout
 
 
+# HTTP only: fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run.
+@pytest.mark.parametrize("fastmcp", ["http"], indirect=True)
 def test_fastmcp_task_cancel(mrtr, fastmcp: Target):
-    if fastmcp.kind == "stdio":
-        pytest.skip("fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run")
     r = mrtr(*fastmcp.args, "call", "slow", "seconds:=30", "--detach")
     assert r.code == 0, r.stderr
     task_id = r.stdout.strip()
@@ -427,9 +427,9 @@ def test_fastmcp_task_cancel(mrtr, fastmcp: Target):
     assert r.code == 6, r.stderr
 
 
+# HTTP only: fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run.
+@pytest.mark.parametrize("fastmcp", ["http"], indirect=True)
 def test_fastmcp_no_input_then_update_and_wait(mrtr, fastmcp: Target, http_servers, tmp_path):
-    if fastmcp.kind == "stdio":
-        pytest.skip("fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run")
     r = mrtr(*fastmcp.args, "call", "greet", "--no-input")
     assert r.code == 5, r.stderr
     pending = r.json()
