@@ -174,7 +174,7 @@ def test_auth_status_shows_the_sign_in_but_no_token(tmp_path, oauth_server, brow
     flat = json.dumps(doc)
     for expected in (server.mcp_url, server.issuer, client_id, "mcp:read"):
         assert expected in flat
-    assert "refresh" in flat.lower() and "expir" in flat.lower()
+    assert doc[0]["refreshToken"] is True and doc[0]["expired"] is False and doc[0]["expiresAt"], doc
     no_secret_in(as_json.stdout + as_json.stderr, server)
     every = run_mrtr(tmp_path, "auth", "status", "--json")
     assert every.code == 0, every.stderr
