@@ -190,7 +190,10 @@ def test_a_group_without_its_command_prints_its_help_as_help_and_exits_2(mrtr_he
     assert "mrtr: error:" not in r.stderr
     r = mrtr_here("--json", *words)  # for scripts: one JSON error line
     assert r.code == 2 and r.stdout == ""
-    assert "missing command" in r.stderr.lower() and len(r.stderr.splitlines()) == 1
+    group = " ".join(["mrtr", *words])
+    message = f"{group}: missing command" if words else "Missing command."  # the top level says click's words
+    assert r.stderr.splitlines() == [json.dumps({"error": {"exitCode": 2, "code": None, "message": message,
+                                                           "data": None, "hint": f"see: {group} --help"}})]
 
 
 def test_a_command_followed_by_another_word_says_it_takes_no_topic(mrtr_here):
