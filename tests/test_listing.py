@@ -123,7 +123,7 @@ def test_discover_text_and_json(mrtr, catalog: Target):
     doc = r.json()
     assert doc["supportedVersions"] == ["2026-07-28"]
     assert doc["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "catalog-test"
-    assert set(doc["capabilities"]) >= {"tools", "prompts", "resources"}
+    assert set(doc["capabilities"]) == {"tools", "prompts", "resources"}
 
 
 def test_empty_list_says_so_on_stderr(mrtr, tmp_path):
