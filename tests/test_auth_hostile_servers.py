@@ -260,7 +260,7 @@ def test_a_token_that_cannot_be_sent_safely_is_refused_and_nothing_is_stored(scr
     assert run.code == 8, run.stderr
     line = error_line(run)
     assert f"the token response's {member}" in line, line
-    assert not store_files(tmp_path) or "tokens" not in json.dumps(json.loads(store_files(tmp_path)[0].read_text()))
+    assert store_files(tmp_path) == []
     if isinstance(value, str):
         assert value not in run.stderr and value[:3] + value[3:10] not in run.stderr
     status = run_mrtr(tmp_path, "auth", "status")

@@ -143,6 +143,8 @@ def test_status_lists_what_it_can_read_and_logout_all_removes_everything(tmp_pat
     assert logout.code == 0, logout.stderr
     assert "signed out of 2 server(s)" in logout.stderr
     assert not good.exists() and not os.path.exists(bad)
-    assert len(server.stats()["revoked"]) >= 1  # the readable sign-in was still revoked
+    stats = server.stats()  # the readable sign-in's refresh token was still revoked
+    assert len(stats["refresh_tokens"]) == 1 and stats["revoked"] == stats["refresh_tokens"]
+    assert server.secrets()
     for secret in server.secrets():
         assert secret not in status.stdout + status.stderr + as_json.stdout + logout.stderr

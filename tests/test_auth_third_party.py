@@ -294,7 +294,12 @@ def test_sign_in_call_refresh_step_up_and_logout(server, runs, tmp_path):
     assert "mcp:read" in scopes and "mcp:write" in scopes, scopes
 
     out = runs("--url", url, "-v", "auth", "logout", code=0)
-    assert "/revoke" in out.stderr or "/token/revocation" in out.stderr
+    # each (pinned) server answers its own way: the SDK's refuses both POSTs (400: its form
+    # model wants a client_secret member even with Basic auth), so the tokens are only forgotten
+    # here; oidc-provider revokes the refresh token
+    endpoint, said = (("/revoke", "revocation failed; the tokens were forgotten here") if isinstance(server, SdkServer)
+                      else ("/token/revocation", "revoked refresh token"))
+    assert f"{endpoint} -> " in out.stderr and f": {said}\n" in out.stderr, out.stderr
     assert store_files(tmp_path) == []
     runs("--url", url, "auth", "status", code=8)
     runs.assert_nothing_secret_printed(server)

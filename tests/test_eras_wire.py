@@ -203,7 +203,8 @@ def test_http_session_id_on_every_request_and_deleted_at_exit(mrtr, http_servers
     assert "mcp-session-id" not in first["headers"] and "mcp-protocol-version" not in first["headers"]
     session_ids = {rec["headers"].get("mcp-session-id") for rec in rest}
     assert len(session_ids) == 1 and None not in session_ids
-    assert session_ids.pop() not in r.stderr and "mcp-session-id: ***" in r.stderr.lower()  # never traced
+    assert session_ids.pop() not in r.stderr  # never traced: the header as sent, and as the server answered it
+    assert "   Mcp-Session-Id: ***" in r.stderr.splitlines() and "   mcp-session-id: ***" in r.stderr.splitlines()
     assert all(rec["headers"].get("mcp-protocol-version") == "2025-11-25" for rec in rest)
     bodies = [json.loads(rec["body"]) for rec in rest if rec["body"]]
     assert [b.get("method") for b in bodies][:1] == ["notifications/initialized"]

@@ -39,14 +39,16 @@ BAD_VALUES = {"newline": SECRET + "\n", "cr": SECRET + "\r", "nul": SECRET + "\x
               "del": SECRET + "\x7fx", "trailing space": SECRET + " ", "non-ascii": SECRET + "é"}
 
 
-@pytest.mark.parametrize("bad", list(BAD_VALUES))
-@pytest.mark.parametrize("how", ["bearer-env", "header-env", "header-file", "header", "config"])
+# Left out: what a source cannot carry at all (an argument or an environment variable cannot
+# hold NUL; -H strips trailing spaces as it parses).
+CARRIED = [(how, bad) for how in ["bearer-env", "header-env", "header-file", "header", "config"] for bad in BAD_VALUES
+           if not (how in ("header", "bearer-env", "header-env") and bad == "nul")
+           and not (how == "header" and bad == "trailing space")]
+
+
+@pytest.mark.parametrize(("how", "bad"), CARRIED)
 def test_a_header_value_that_cannot_be_sent_is_refused_by_its_source_never_shown(mrtr, guarded, tmp_path, how, bad):
     value = BAD_VALUES[bad]
-    if how == "header" and (any(c in value for c in "\r\n\x00") or value.endswith(" ")):
-        pytest.skip("an argument cannot hold NUL; -H refuses line breaks as it parses and strips spaces")
-    if how.endswith("env") and "\x00" in value:
-        pytest.skip("an environment variable cannot hold NUL")
     token_file = tmp_path / "token"
     # file: drops trailing line breaks only: put one inside.
     token_file.write_bytes(value.encode() + (b"x" if value.endswith(("\n", "\r")) else b""))
@@ -63,7 +65,7 @@ def test_a_header_value_that_cannot_be_sent_is_refused_by_its_source_never_shown
     named = {"bearer-env": "--bearer-token-env TOK", "header-env": "-H Authorization",
              "header-file": "-H Authorization", "header": "-H Authorization", "config": "header X-Plain"}[how]
     assert named in r.stderr, r.stderr
-    assert not (trace.exists() and "http-request" in trace.read_text())  # nothing was sent
+    assert not trace.exists()  # refused before anything was sent, or traced
 
 
 def test_config_header_values_are_secrets_whatever_their_name(mrtr, guarded, tmp_path):

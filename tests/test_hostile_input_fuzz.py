@@ -15,13 +15,18 @@ from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from mrtr_cli.app import App, RunOptions  # noqa: E402
+from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: E402
+from mrtr_cli.engine.run import outcome_status  # noqa: E402
 from mrtr_cli.env import Environment  # noqa: E402
-from mrtr_cli.errors import UsageError  # noqa: E402
+from mrtr_cli.errors import MrtrError, UsageError  # noqa: E402
 from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_answer_document, parse_flag  # noqa: E402
 from mrtr_cli.responders.chain import ResponderChain  # noqa: E402
 from mrtr_cli.responders.urls import browser_host, openable, refusal, split_for_display, url_warnings  # noqa: E402
-from mrtr_cli.schema.arguments import build_arguments, parse_item  # noqa: E402
+from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments  # noqa: E402
 from tests.conftest import PY, ROOT, clean_env, stdio_cmd  # noqa: E402
+from tests.servers.picky_server import TOOLS as PICKY_TOOLS  # noqa: E402
+from tests.servers.picky_server import call as picky_call  # noqa: E402
+from tests.test_core_engine import TARGET, ScriptedSession  # noqa: E402
 from tests.test_hostile_input import PICKY  # noqa: E402
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -154,15 +159,32 @@ def test_argument_items_through_the_cli_never_exit_70(tmp_path, texts):
     proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(PICKY), "--no-input", "--timeout", "30",
                            "call", "echo", "--", *texts], capture_output=True, text=True, env=clean_env(tmp_path),
                           cwd=ROOT, timeout=60)
-    # Random arguments have several right outcomes: sent and echoed (0), refused as bad input
-    # (2), or refused by the picky server (3 when it cannot read them, 4 when it answers an
-    # error); what is checked is that none is a crash (70) or a traceback.
-    assert proc.returncode in (0, 2, 3, 4), (texts, proc.stderr)
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    # One outcome per input, as mrtr's own parser decides it in process: refused as bad input
+    # (2), or sent and echoed back by the picky server (0).
+    echoed = echo_arguments(texts)
+    assert proc.returncode == (2 if echoed is None else 0), (texts, proc.stderr)
+    if echoed is not None:
+        assert json.loads(proc.stdout) == echoed, (texts, proc.stdout)
+
+
+def echo_arguments(texts: list[str]) -> dict | None:
+    """The arguments mrtr sends the picky server's `echo` for `texts`, or None when it
+    refuses them (a UsageError): the in-process parse, typing and schema check."""
+    schema = next(t["inputSchema"] for t in PICKY_TOOLS if t["name"] == "echo")
+    try:
+        arguments = build_arguments([parse_item(t, lambda name: pytest.fail(name)) for t in texts], None, schema)
+        validate_arguments(arguments, schema, "echo")
+    except UsageError:
+        return None
+    return arguments
 
 
 @SLOW
 @given(st.binary(max_size=300) | json_values.map(lambda v: json.dumps(v).encode()))
+@example(data=b'{"fields": {"code": "right"}}')  # 0
+@example(data=b'{"fields": {"code": "x"}}')  # 5: rejected, and an answer is used once
+@example(data=b'{"code": [{"action": "decline"}, {"action": "accept", "content": {"code": "right"}}]}')  # 6
 def test_answer_files_through_the_cli_never_exit_70(tmp_path, data):
     import subprocess
 
@@ -171,9 +193,26 @@ def test_answer_files_through_the_cli_never_exit_70(tmp_path, data):
     proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(PICKY), "--no-input", "--timeout", "30",
                            "call", "pick", "--answers", str(path)], capture_output=True, text=True,
                           env=clean_env(tmp_path), cwd=ROOT, timeout=60)
-    # Random answer files have several right outcomes: used (0), refused as bad input (2), an
-    # answer the server refuses (4), or no usable answer (5); never a crash (70) or a traceback.
-    assert proc.returncode in (0, 2, 4, 5), proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+    # One outcome per file: the one mrtr's engine reaches in process with the same file
+    # against the picky server's own `pick` (0 picked, 2 a bad file, 5 no usable answer, 6 declined).
+    assert proc.returncode == pick_exit_in_process(path), (data, proc.stderr)
+
+
+class PickSession(ScriptedSession):
+    """The picky server's `pick` tool, answered in process."""
+
+    def request(self, method, params, *, capabilities, deadline, on_progress):
+        return picky_call("pick", {}, params.get("inputResponses") or {})
+
+
+def pick_exit_in_process(path) -> int:
+    env = Environment(stdin=io.StringIO(""), stdout=io.StringIO(), stderr=io.StringIO(), no_input=True)
+    try:
+        chain = ResponderChain(env, AnswerStore([load_answer_file(str(path))]))
+        outcome = MrtrEngine(PickSession(), chain, target=TARGET).run("tools/call", {"name": "pick", "arguments": {}})
+    except MrtrError as exc:
+        return int(exc.exit_status)
+    return outcome_status("tools/call", outcome)
 
 

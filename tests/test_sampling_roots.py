@@ -162,6 +162,7 @@ def test_capabilities_only_for_sources_that_exist(mrtr, server: Target, tmp_path
     assert r.code == 4
     err = json.loads(r.stderr.strip().splitlines()[-1])["error"]
     assert err["code"] == -32021 and err["data"]["requiredCapabilities"] == {"sampling": {}}
+    assert [m["params"]["name"] for m in calls(server)] == ["show_roots", "ask_model"]
     for msg in calls(server):
         caps = msg["params"]["_meta"][CAPS]
         assert "sampling" not in caps and "roots" not in caps

@@ -143,7 +143,7 @@ def test_reasked_under_a_new_key_when_an_answer_is_wrong(mrtr, tasks: Target, tm
     updates = [m["params"]["inputResponses"] for m in tasks.requests() if m["method"] == "tasks/update"]
     # Each key is answered once, however many polls still show it.
     assert [list(u) for u in updates] == [["code-1"], ["code-2"]]
-    assert len([m for m in methods(tasks) if m == "tasks/get"]) >= 3
+    assert methods(tasks).count("tasks/get") == 3  # one poll per key asked, and the last
 
 
 def test_two_input_requests_answered_in_one_update(mrtr, tasks: Target):
@@ -196,7 +196,7 @@ def test_poll_interval_is_respected_as_it_changes(mrtr, tasks: Target):
     # The server measured the gap before each poll; the interval it announced before
     # that poll (200, 700, 300, 300 ms) is a floor, and jitter adds at most 10%.
     assert measured["announcedMs"] == [200, 200, 700, 300]
-    for gap, announced in zip(measured["gapsMs"], measured["announcedMs"]):
+    for gap, announced in zip(measured["gapsMs"], measured["announcedMs"], strict=True):
         assert announced - 1 <= gap <= announced * 1.1 + 400, measured
 
 
@@ -416,9 +416,9 @@ def test_fastmcp_failed_and_tool_error(mrtr, fastmcp: Target):
     assert "the tool failed politely" in r.stdout
 
 
+# HTTP only: fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run.
+@pytest.mark.parametrize("fastmcp", ["http"], indirect=True)
 def test_fastmcp_task_cancel(mrtr, fastmcp: Target):
-    if fastmcp.kind == "stdio":
-        pytest.skip("fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run")
     r = mrtr(*fastmcp.args, "call", "slow", "seconds:=30", "--detach")
     assert r.code == 0, r.stderr
     task_id = r.stdout.strip()
@@ -427,9 +427,9 @@ def test_fastmcp_task_cancel(mrtr, fastmcp: Target):
     assert r.code == 6, r.stderr
 
 
+# HTTP only: fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run.
+@pytest.mark.parametrize("fastmcp", ["http"], indirect=True)
 def test_fastmcp_no_input_then_update_and_wait(mrtr, fastmcp: Target, http_servers, tmp_path):
-    if fastmcp.kind == "stdio":
-        pytest.skip("fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run")
     r = mrtr(*fastmcp.args, "call", "greet", "--no-input")
     assert r.code == 5, r.stderr
     pending = r.json()

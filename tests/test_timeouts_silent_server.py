@@ -41,23 +41,24 @@ def run(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
                           env=clean_env(tmp_path), cwd=ROOT, timeout=SAFETY)
 
 
-@pytest.mark.parametrize("args", [
-    ["call", "x", "--timeout", "2"],
-    ["call", "x", "--timeout", "3", "--probe-timeout", "1"],  # the probe falls back; initialize waits
-    ["--protocol", "2025-11-25", "ping", "--timeout", "2"],
-    ["--protocol", "2025-11-25", "tools", "--timeout", "2"],
+@pytest.mark.parametrize(("args", "says"), [
+    (["call", "x", "--timeout", "2"], "the server did not answer server/discover (the era probe) within --timeout (2s)"),
+    (["call", "x", "--timeout", "3", "--probe-timeout", "1"],  # the probe falls back; initialize waits
+     "timed out after 3s waiting for initialize"),
+    (["--protocol", "2025-11-25", "ping", "--timeout", "2"], "timed out after 2s waiting for initialize"),
+    (["--protocol", "2025-11-25", "tools", "--timeout", "2"], "timed out after 2s waiting for initialize"),
 ], ids=["auto-call", "auto-initialize", "legacy-ping", "legacy-tools"])
-def test_timeout_ends_a_run_against_a_server_that_never_answers(hang_server, tmp_path, args):
+def test_timeout_ends_a_run_against_a_server_that_never_answers(hang_server, tmp_path, args, says):
     url, _ = hang_server("all")
     proc = run(tmp_path, "--url", url, *args)
     assert proc.returncode == 7, proc.stderr
-    assert "timed out" in proc.stderr or "within --timeout" in proc.stderr
+    assert proc.stderr == f"mrtr: error: {says}\n"
 
 
 def test_an_unacknowledged_notification_is_bounded_by_timeout(hang_server, tmp_path):
     url, _ = hang_server("notifications")  # answers initialize, never acks notifications/initialized
     proc = run(tmp_path, "--url", url, "--protocol", "2025-11-25", "tools", "--timeout", "2")
-    assert proc.returncode != 0
+    assert proc.returncode == 3, proc.stderr  # a transport error: the POST was never acknowledged
     assert "notifications/initialized" in proc.stderr and "Traceback" not in proc.stderr
 
 
