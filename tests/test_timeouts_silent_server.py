@@ -58,8 +58,9 @@ def test_timeout_ends_a_run_against_a_server_that_never_answers(hang_server, tmp
 def test_an_unacknowledged_notification_is_bounded_by_timeout(hang_server, tmp_path):
     url, _ = hang_server("notifications")  # answers initialize, never acks notifications/initialized
     proc = run(tmp_path, "--url", url, "--protocol", "2025-11-25", "tools", "--timeout", "2")
-    assert proc.returncode == 3, proc.stderr  # a transport error: the POST was never acknowledged
-    assert "notifications/initialized" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 7, proc.stderr  # --timeout ended the wait for the acknowledgement
+    assert proc.stderr == ("mrtr: error: timed out after 2s waiting for the server to acknowledge "
+                           "notifications/initialized\n"), proc.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -28,11 +28,12 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError
+from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.validate import check_server_request
+from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Session, client_info
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
@@ -250,7 +251,14 @@ class LegacySession(Session):
             self.server_info = info
         self._initialized = True
         left = deadline.remaining()  # an unacknowledged notification costs what --timeout leaves
-        self.notify("notifications/initialized", timeout=None if left is None else max(left, 0.0))
+        try:
+            self.notify("notifications/initialized", timeout=None if left is None else max(left, 0.0))
+        except TransportError:
+            if deadline.expired():  # --timeout ran out while the server held the POST: exit 7
+                raise timeout_error(self.transport, deadline, "notifications/initialized",
+                                    text=f"timed out{deadline.describe()} waiting for the server to "
+                                         "acknowledge notifications/initialized") from None
+            raise
         if self.log_level and "logging" in self.server_capabilities:
             self.request("logging/setLevel", {"level": self.log_level}, deadline=deadline)
         elif self.log_level:
