@@ -177,7 +177,17 @@ def _killpg(pid: int, signum: int) -> None:
 
 
 def serve(path: str) -> None:
-    """The zygote's main loop: import `PRELOAD`, say "ready", fork a keeper per connection."""
+    """The zygote's main loop: import `PRELOAD`, say "ready", fork a keeper per connection.
+    It ends with the test process that started it, even one that was killed (Linux's
+    parent-death signal)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # not Linux: the test process's exit handler still ends it
+    if os.getppid() == 1:  # the parent was gone before the signal was asked for
+        return
     for name in PRELOAD:
         try:
             __import__(name)
