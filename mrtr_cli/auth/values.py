@@ -13,14 +13,13 @@ RFC 7591 section 3.2.1 (`client_secret_expires_at`).
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from mrtr_cli.errors import AuthError
-
-#: The longest access or refresh token accepted (characters): far above real JWTs (a few
-#: KiB), far below what an HTTP server takes in one header line.
-MAX_TOKEN_CHARS = 16 * 1024
+from mrtr_cli.transport.tokenfile import B64TOKEN as _B64TOKEN
+from mrtr_cli.transport.tokenfile import MAX_TOKEN_CHARS
+from mrtr_cli.transport.tokenfile import MAX_UNIX_TIME as MAX_EPOCH
+from mrtr_cli.transport.tokenfile import VSCHAR as _VSCHAR
 
 #: The longest client id or client secret accepted (characters).
 MAX_CLIENT_ID_CHARS = 2048
@@ -28,11 +27,6 @@ MAX_CLIENT_ID_CHARS = 2048
 #: The longest lifetime believed (`expires_in`, seconds): ten years. More is "unknown".
 MAX_LIFETIME = 10 * 365 * 86400
 
-#: An expiry time (Unix seconds) later than this (the year 9999) is "unknown".
-MAX_EPOCH = 253402300799
-
-_B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-_VSCHAR = re.compile(r"[\x20-\x7e]+")
 
 
 def checked_token(value: Any, member: str, *, bearer: bool) -> str:

@@ -27,13 +27,17 @@ from mrtr_cli.errors import AuthError
 MAX_TOKEN_FILE_BYTES = 1024 * 1024
 #: The deepest nesting of arrays and objects read in a token store file (a real one has 6).
 MAX_TOKEN_FILE_DEPTH = 32
-#: The latest Unix time accepted as `expires_at` / `obtained_at` (9999-12-31T23:59:59Z).
+#: The latest Unix time accepted as `expires_at` / `obtained_at` (9999-12-31T23:59:59Z);
+#: a later expiry from a token endpoint is "unknown" (auth/values.py).
 MAX_UNIX_TIME = 253402300799
-#: Stored tokens follow the rules of a token endpoint's (auth/values.py): an access token
-#: in RFC 6750 `b64token` characters, a refresh token printable ASCII, each at most this long.
+#: The rules of a token, for one a token endpoint issues (auth/values.py) and one read back
+#: from the store alike: at most this many characters (far above real JWTs, a few KiB; far
+#: below what an HTTP server takes in one header line) ...
 MAX_TOKEN_CHARS = 16 * 1024
-_BEARER = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-_PRINTABLE = re.compile(r"[\x20-\x7e]+")
+#: ... in RFC 6750 `b64token` characters for a token sent as `Bearer` ...
+B64TOKEN = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+#: ... printable ASCII (RFC 6749 appendix A, VSCHAR) for the others.
+VSCHAR = re.compile(r"[\x20-\x7e]+")
 
 _TOP = {"version": "int", "resource": "str", "issuer": "str?", "keyring": "bool", "issuers": "object"}
 _PARTS = {
@@ -99,7 +103,7 @@ def _fits(value: Any, rule: str, keyring: bool) -> bool:
     if rule in ("bearer", "printable"):  # a token as auth/values.py accepts it from a token endpoint
         if keyring and value == {"keyring": True}:
             return True
-        pattern = _BEARER if rule == "bearer" else _PRINTABLE
+        pattern = B64TOKEN if rule == "bearer" else VSCHAR
         return isinstance(value, str) and len(value) <= MAX_TOKEN_CHARS and pattern.fullmatch(value) is not None
     if rule == "time":
         return (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
