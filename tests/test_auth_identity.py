@@ -230,7 +230,16 @@ def test_assertion_command_and_its_failure(tmp_path, oauth_server, workload_key)
     assert "--assertion-command: the command exited with 1" in failed.stderr
     not_jwt = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-env", "NOT_A_JWT",
                        env={"NOT_A_JWT": "hello secret"})
-    assert not_jwt.code == 8 and "is not a JWT" in not_jwt.stderr and "hello secret" not in not_jwt.stderr
+    # A variable (or a file) the user named that holds no JWT is bad input; a command's output
+    # is its identity provider's answer.
+    assert not_jwt.code == 2 and "is not a JWT" in not_jwt.stderr and "hello secret" not in not_jwt.stderr
+    says_no = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", "echo hello secret")
+    assert says_no.code == 8 and "is not a JWT" in says_no.stderr and "hello secret" not in says_no.stderr
+    # A byte order mark at the start of a file (some editors write one) is not part of the JWT.
+    path.write_bytes(b"\xef\xbb\xbf" + workload_jwt(key, server.issuer, "with-bom").encode() + b"\r\n")
+    bom = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-file", str(path))
+    assert bom.code == 0, bom.stderr
+    assert [a["sub"] for a in server.stats()["assertions"]][-1] == "with-bom"
 
 
 @pytest.mark.parametrize("args, env, message", [
@@ -239,6 +248,8 @@ def test_assertion_command_and_its_failure(tmp_path, oauth_server, workload_key)
     (["--id-token-file", "b.jwt"], {}, "needs the identity provider's token endpoint"),
     ([], {"MRTR_OAUTH_GRANT": "jwt_bearer"}, "the JWT bearer grant needs the workload's JWT"),
     ([], {"MRTR_OAUTH_DPOP": "maybe"}, "MRTR_OAUTH_DPOP: expected 1 or 0"),
+    (["--assertion-command", ""], {}, "an empty value names no command"),
+    (["--id-token-file", " "], {}, "an empty value names no file"),
 ])
 def test_identity_settings_that_cannot_work_are_usage_errors(tmp_path, args, env, message):
     run = run_mrtr(tmp_path, "--url", "http://127.0.0.1:9/mcp", "auth", "login", *args, env=env)

@@ -35,19 +35,19 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
 
     Raises:
         UsageError: the file breaks the rules of every user file (a FIFO, a device, over
-            the size limit: `userfiles.read_named_text`; exit 2).
-        AuthError: the file, variable or command gives nothing usable (named, never the
-            value; exit 8).
+            the size limit: `userfiles.read_named_text`), or the file or variable holds no
+            JWT (named, never the value; exit 2).
+        AuthError: the command gives nothing usable (named, never the value; exit 8).
         TimeoutExpired: the command did not finish within `--timeout` (exit 7).
     """
+    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
+
     if source.kind == "env":
         value = os.environ.get(source.value, "")
         if not value.strip():
-            raise AuthError(f"{what} ({source.where}): the environment variable {source.value} is empty or unset")
+            raise UsageError(f"{what} ({source.where}): the environment variable {source.value} is empty or unset")
     elif source.kind == "file":
         from mrtr_cli.userfiles import read_named_text  # noqa: PLC0415 - lazy for start-up time
-
-        from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
         # the same reader as every user file: a FIFO or device is refused at once, never read
         try:
@@ -58,10 +58,13 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
             raise
     else:
         value = _run(source, what, deadline)
-    value = value.strip()
+    value = value.removeprefix("\ufeff").strip()  # a byte order mark some editors write is no part of it
     if not value or len(value) > MAX_ASSERTION or any(c.isspace() for c in value) or value.count(".") != 2:
-        raise AuthError(f"{what} from {source.where} is not a JWT (three base64url parts, no spaces, "
-                        f"at most {MAX_ASSERTION} bytes)")
+        # A file or variable the user named is bad input (exit 2); a command's output is
+        # what its identity provider gave (exit 8).
+        error = AuthError if source.kind == "command" else UsageError
+        raise error(f"{what} from {source.where} is not a JWT (three base64url parts, no spaces, "
+                    f"at most {MAX_ASSERTION} bytes)")
     return value
 
 

@@ -252,7 +252,13 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
 
 def source_setting(s: AuthSettings, attr: str, kind: str, value: str | None, where: str) -> None:
     """Set `s.<attr>` ("assertion" or "id_token") to an `AssertionSource` when `value` is
-    given, and the grant it implies ("jwt_bearer", "id_jag")."""
+    given, and the grant it implies ("jwt_bearer", "id_jag").
+
+    Raises:
+        UsageError: `value` is given but empty or blank (`--assertion-command ""`): it names
+            no file and no command, and leaving it out would be a different run."""
+    if value is not None and not value.strip():
+        raise UsageError(f"{where}: an empty value names no {'file' if kind == 'file' else 'command'}")
     if value:
         setattr(s, attr, AssertionSource(kind, value, where))
         s.grant = "jwt_bearer" if attr == "assertion" else "id_jag"
