@@ -228,7 +228,7 @@ class App:
         """The time bound for opening a session: `opts.open_timeout` when set (`mrtr ping`),
         else the run's own `deadline()`."""
         if self.opts.open_timeout is not None:
-            return Deadline(self.opts.open_timeout)
+            return Deadline(self.opts.open_timeout, bound="the time mrtr ping allows for opening a session")
         return self.deadline()
 
     # ------------------------------------------------------------------ session

@@ -115,3 +115,20 @@ def test_a_slow_start_does_not_count_against_the_ping_timeout(mrtr):
     run = mrtr("--protocol", "2025-11-25", "--timeout", "3", "--stdio", stdio_cmd(LEGACY, "--start-delay", "4"), "ping")
     assert run.code == 0, run.stderr
     assert run.stdout.startswith("reply from ")
+
+
+def test_a_probe_cut_short_names_the_bound_that_cut_it():
+    # `mrtr ping` bounds opening a stdio server's session by its own start-up bound, not
+    # by --timeout (which bounds each reply): the message must name the one that ran out.
+    from mrtr_cli.protocol.deadline import Deadline
+    from mrtr_cli.protocol.eraprobe import _probe_timeout_error
+
+    class Heard:
+        def heard_from(self) -> bool:
+            return True
+
+    ping_open = _probe_timeout_error(Heard(), Deadline(60, bound="the time mrtr ping allows for opening a session"))
+    assert ping_open.message == ("the server did not answer server/discover (the era probe) within the time "
+                                 "mrtr ping allows for opening a session (60s)")
+    assert _probe_timeout_error(Heard(), Deadline(2)).message == (
+        "the server did not answer server/discover (the era probe) within --timeout (2s)")

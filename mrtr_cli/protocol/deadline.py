@@ -23,11 +23,14 @@ class Deadline:
         max_timeout: seconds from now that progress may never push the deadline past;
             None means progress does not extend the deadline.
         clock: the monotonic clock, in seconds (a test's own clock makes it deterministic).
+        bound: what set `timeout`, as a timeout message names it ("--timeout", or the
+            bound `mrtr ping` gives opening a session).
     """
 
     def __init__(self, timeout: float | None = None, max_timeout: float | None = None, *,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, bound: str = "--timeout"):
         self._clock = clock
+        self.bound = bound
         now = clock()
         self.timeout = timeout
         self.max_timeout = max_timeout

@@ -106,7 +106,7 @@ def _probe_timeout_error(transport: Transport, deadline: Deadline) -> TimeoutExp
     `server/discover` in time, which says nothing about its era (never a legacy verdict)."""
     allowed = deadline.bound_seconds()
     return timeout_error(transport, deadline, "server/discover",
-                         text="the server did not answer server/discover (the era probe) within --timeout"
+                         text=f"the server did not answer server/discover (the era probe) within {deadline.bound}"
                               + ("" if allowed is None else f" ({allowed:.3g}s)"))
 
 
