@@ -121,11 +121,21 @@ def deep_notification(req: dict[str, Any], ctx: Ctx) -> Reply:
         if transport == "stdio":
             target.write(note + b"\n")
             target.flush()
-            time.sleep(600)  # never answers: only the reader's failure can end the call
+            stall_until_stdin_closes()  # never answers: only the reader's failure can end the call
             return
         target._send(200, {"Content-Type": "text/event-stream"}, sse(note, answer))  # noqa: SLF001
 
     return Reply(action=act)
+
+
+def stall_until_stdin_closes() -> None:
+    """Never answer again, and exit once stdin closes (as a server on the SDK does when the
+    client shuts it down): mrtr's own reader must end the call; the shutdown that follows
+    is then the usual one, without the stages that a server ignoring EOF costs (those have
+    cases of their own: `linger`, `linger_ignoring_term`)."""
+    for _ in sys.stdin.buffer:
+        pass
+    os._exit(0)
 
 
 def stalled(line: bytes, *, http_body: bytes | None = None) -> Callable[[dict[str, Any], Ctx], Reply]:
@@ -136,7 +146,7 @@ def stalled(line: bytes, *, http_body: bytes | None = None) -> Callable[[dict[st
             if transport == "stdio":
                 target.write(line + b"\n")
                 target.flush()
-                time.sleep(600)
+                stall_until_stdin_closes()
                 return
             target._send(200, {"Content-Type": "text/event-stream"}, sse(http_body or line))  # noqa: SLF001
         return Reply(action=act)
