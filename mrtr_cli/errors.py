@@ -171,3 +171,11 @@ class WriteFailed(MrtrError):
     Not a bug in mrtr: the message names the stream and the system's reason."""
 
     exit_status = ExitStatus.USAGE
+
+
+def terminated(signum: int, frame: Any) -> None:
+    """The SIGTERM handler (a CI job cancelled, `kill`): the run ends as on Ctrl-C (a running
+    task's id and the command to resume are printed, a pending call is saved, the server
+    is shut down), with `KeyboardInterrupt("SIGTERM")` so that messages can name the signal
+    that came instead of suggesting a key nobody pressed."""
+    raise KeyboardInterrupt("SIGTERM")

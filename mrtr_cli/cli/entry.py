@@ -21,7 +21,9 @@ def main() -> None:
     import signal  # noqa: PLC0415 - lazy for start-up time
 
     # As cli.main.main does: SIGTERM ends the run like Ctrl-C, from the first moment.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    from mrtr_cli.errors import terminated  # noqa: PLC0415 - lazy for start-up time
+
+    signal.signal(signal.SIGTERM, terminated)
     from mrtr_cli.transport.early import discard_prelaunched, prelaunch  # noqa: PLC0415 - lazy for start-up time
 
     try:

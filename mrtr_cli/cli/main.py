@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> None:
 
     # SIGTERM (a CI job cancelled, `kill`) is handled like Ctrl-C: a running task's id and the
     # command to resume are printed, a pending call is saved, the server is shut down.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    from mrtr_cli.errors import terminated  # noqa: PLC0415 - lazy for start-up time
+
+    signal.signal(signal.SIGTERM, terminated)
     from mrtr_cli.limits import ensure_recursion_headroom  # noqa: PLC0415 - lazy for start-up time
 
     ensure_recursion_headroom()

@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from types import FrameType
 
-from mrtr_cli.errors import ExitStatus
+from mrtr_cli.errors import ExitStatus, terminated
 
 _cleanups: list[Callable[[], None]] = []
 
@@ -40,7 +40,7 @@ def disarm() -> None:
     _cleanups.clear()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, terminated)
 
 
 def _hard_exit(signum: int, frame: FrameType | None) -> None:

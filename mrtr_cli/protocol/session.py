@@ -333,13 +333,15 @@ class Session(MessageRouting, ResponseWaiting):
                 response = self._wait(fut, deadline, msg["method"], label=_label(msg), token=token)
         except TransportError:
             raise
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as stop:
             from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
             arm_hard_exit(self.transport.kill)
             self._end_progress(token)
             if not self.env.quiet:
-                self.env.err(f"mrtr: cancelling {_label(msg)} (press Ctrl-C again to stop at once)")
+                again = ("a second SIGTERM or Ctrl-C stops at once" if stop.args == ("SIGTERM",)
+                         else "press Ctrl-C again to stop at once")
+                self.env.err(f"mrtr: cancelling {_label(msg)} ({again})")
             self.cancel(rid, "user interrupted (Ctrl-C)")
             raise
         except BaseException as exc:
