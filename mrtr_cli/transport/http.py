@@ -110,7 +110,9 @@ class HttpTransport(EventStreams, Transport):
 
         self._on_message = on_message
         self._home = httpx_origin(self.url)
-        self._client = httpx2.Client(
+        from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
+
+        self._client = new_client(
             headers=self._user_headers,
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
             follow_redirects=True,
