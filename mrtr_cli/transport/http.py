@@ -278,7 +278,10 @@ class HttpTransport(EventStreams, Transport):
         import httpx2  # noqa: PLC0415 - lazy for start-up time
 
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
-            return TransportError(f"cannot connect to {self.url}: {exc}", hint="is the server running at that address?")
+            from mrtr_cli.transport.httpenv import connect_failure  # noqa: PLC0415 - lazy for start-up time
+
+            message, hint = connect_failure(self.url, exc)
+            return TransportError(message, hint=hint)
         if isinstance(exc, httpx2.TimeoutException):
             return TransportError(f"timed out talking to {self.url}: {exc}")
         if isinstance(exc, httpx2.LocalProtocolError):

@@ -141,3 +141,28 @@ def _proxy_problem(exc: Exception) -> tuple[str, str] | None:
             return (f"{name}={shown(value)}: not an HTTP proxy (the scheme must be http:// or https://)",
                     f"fix or unset {name}")
     return None
+
+
+def through_proxy(url: str) -> str:
+    """" through the proxy P (VARIABLE)" when a proxy is in effect for `url`, else ""."""
+    proxy = proxy_in_effect(url)
+    return "" if proxy is None else f" through the proxy {shown(proxy[0])} ({proxy[1]})"
+
+
+def connect_failure(url: str, exc: Exception) -> tuple[str, str | None]:
+    """How a connection to `url` that failed with `exc` (an `httpx2.ConnectError` or
+    `ConnectTimeout`) is worded, as (message, hint): a proxy in effect for the URL is
+    named with its variable (it is the proxy that could not be reached) and the hint
+    names `NO_PROXY`; a certificate that failed to verify names the CA setting."""
+    proxy = proxy_in_effect(url)
+    message = f"cannot connect to {shown(url)}{through_proxy(url)}: {shown(str(exc))}"
+    if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+        setting = tls_variable()
+        if setting is not None:
+            return message, (f"the server's certificate is not signed by a CA in {setting[0]}={shown(setting[1])}; "
+                             f"fix or unset {setting[0]}")
+        return message, "the server's certificate is not signed by a known CA: set SSL_CERT_FILE to a CA bundle that has its CA"
+    if proxy is not None:
+        return message, (f"is the proxy running? To connect directly, unset {proxy[1]} "
+                         "or add the host to NO_PROXY (docs/configuration.md, \"Proxies and TLS\")")
+    return message, "is the server running at that address?"
