@@ -4,6 +4,11 @@ that fails through a proxy names the proxy, not the server."""
 
 from __future__ import annotations
 
+import http.server
+import ssl
+import subprocess
+import threading
+
 import pytest
 
 from tests.conftest import EXAMPLE_SERVER
@@ -58,16 +63,14 @@ def test_a_dead_proxy_is_named_not_the_server(mrtr, url):
     assert "NO_PROXY" in r.stderr and "is the server running" not in r.stderr
 
 
-@pytest.mark.parametrize("no_proxy", ["127.0.0.0/8", "*", "127.0.0.1"])
-def test_no_proxy_covering_the_host_connects_directly(mrtr, url, no_proxy):
-    r = mrtr("--url", url, "tools", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1", "NO_PROXY": no_proxy})
-    assert r.code == 0, r.stderr
-
-
-def test_no_proxy_localhost_does_not_cover_127_0_0_1(mrtr, url):
-    r = mrtr("--url", url, "tools", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1", "NO_PROXY": "localhost"})
+def test_no_proxy_localhost_does_not_cover_127_0_0_1_but_a_block_or_star_does(mrtr, url):
+    dead = {**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"}
+    r = mrtr("--url", url, "tools", env={**dead, "NO_PROXY": "localhost"})
     assert r.code == 3, r.stderr
     assert "through the proxy http://127.0.0.1:1 (HTTP_PROXY)" in r.stderr
+    for no_proxy in ("localhost,127.0.0.0/8", "*"):
+        r = mrtr("--url", url, "tools", env={**dead, "NO_PROXY": no_proxy})
+        assert r.code == 0, (no_proxy, r.stderr)
 
 
 @pytest.mark.parametrize("command", [["--url", "URL", "auth", "login"], ["auth", "logout", "--all"]])
@@ -81,3 +84,42 @@ def test_oauth_discovery_through_a_dead_proxy_names_it(mrtr, url):
     r = mrtr("--url", url, "auth", "login", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"})
     assert r.code == 8, r.stderr
     assert "cannot be reached (ConnectError through the proxy http://127.0.0.1:1 (HTTP_PROXY))" in r.stderr
+
+
+def _self_signed(directory, name):
+    """A self-signed certificate for 127.0.0.1 and its key, as (cert path, key path)."""
+    cert, key = directory / f"{name}.pem", directory / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+@pytest.fixture(scope="module")
+def tls_url(tmp_path_factory):
+    """An HTTPS listener on 127.0.0.1 whose certificate no CA signed (the handshake is
+    all that is tested), and another self-signed certificate to trust instead."""
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = _self_signed(directory, "server")
+    other, _ = _self_signed(directory, "other")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.handle_error = lambda request, address: None  # the client's refused handshakes
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_address[1]}/mcp", other
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_unverified_certificate_names_the_ca_setting_not_the_server(mrtr, tls_url):
+    url, other = tls_url
+    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other})
+    assert r.code == 3, r.stderr
+    assert "CERTIFICATE_VERIFY_FAILED" in r.stderr and "is the server running" not in r.stderr
+    assert f"the server's certificate is not signed by a CA in SSL_CERT_FILE={other}" in r.stderr
+    r = mrtr("--url", url, "tools", env=QUIET)
+    assert r.code == 3, r.stderr
+    assert "set SSL_CERT_FILE to a CA bundle" in r.stderr and "is the server running" not in r.stderr
