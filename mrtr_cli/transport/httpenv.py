@@ -1,7 +1,8 @@
 """What mrtr's HTTP client (httpx2) takes from the environment, and the one place every
 `httpx2.Client` of mrtr is made (`new_client`).
 
-httpx2 reads, when a client is made (docs/configuration.md, "Proxies and TLS"):
+httpx2 reads, when a client is made (docs/configuration.md, "Proxies and TLS", also
+`mrtr help environment`):
 - `SSL_CERT_FILE` (a CA bundle; when set, `SSL_CERT_DIR` is not read), else `SSL_CERT_DIR`
   (a directory of hashed CA certificates);
 - `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (the lower-case names too, which
@@ -164,5 +165,5 @@ def connect_failure(url: str, exc: Exception) -> tuple[str, str | None]:
         return message, "the server's certificate is not signed by a known CA: set SSL_CERT_FILE to a CA bundle that has its CA"
     if proxy is not None:
         return message, (f"is the proxy running? To connect directly, unset {proxy[1]} "
-                         "or add the host to NO_PROXY (docs/configuration.md, \"Proxies and TLS\")")
+                         "or add the host to NO_PROXY (mrtr help environment)")
     return message, "is the server running at that address?"
