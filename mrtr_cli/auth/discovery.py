@@ -208,7 +208,9 @@ def _get(http: Any, url: str, what: str, *, server_given: str | None) -> _Got:
     except httpx2.TimeoutException:
         raise TimeoutExpired(f"{what} at {shown(url)} did not answer in time") from None
     except httpx2.HTTPError as exc:
-        return _Got(url, 0, reason=type(exc).__name__)
+        from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+
+        return _Got(url, 0, reason=type(exc).__name__ + through_proxy(url))
     return _Got(url, reply.status, reply.body, reply.location)
 
 

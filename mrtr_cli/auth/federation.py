@@ -178,7 +178,10 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
         raise TimeoutExpired(f"the identity provider's token endpoint {shown(endpoint)} "
                              "did not answer in time") from None
     except httpx2.HTTPError as exc:
-        raise grants.TokenError(f"cannot reach the identity provider's token endpoint {shown(endpoint)}: "
+        from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+
+        raise grants.TokenError(f"cannot reach the identity provider's token endpoint {shown(endpoint)}"
+                                f"{through_proxy(endpoint)}: "
                                 f"{type(exc).__name__}") from None
     body = reply.document
     if reply.status != 200 or body is None:

@@ -164,7 +164,10 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     except httpx2.TimeoutException:
         raise TimeoutExpired(f"the token endpoint {endpoint} did not answer in time") from None
     except httpx2.HTTPError as exc:
-        raise TokenError(f"cannot reach the token endpoint {endpoint}: {type(exc).__name__}") from None
+        from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+
+        raise TokenError(f"cannot reach the token endpoint {endpoint}{through_proxy(endpoint)}: "
+                         f"{type(exc).__name__}") from None
     body = reply.document
     if reply.status == 200 and body is None:
         raise TokenError(f"the token endpoint {sanitize(endpoint, single_line=True)[:200]} answered HTTP 200 "

@@ -115,9 +115,10 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
 
                 for kind, more in trace_hooks(self.tracer).items():
                     hooks.setdefault(kind, []).extend(more)
-            self._http = httpx2.Client(timeout=httpx2.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
-                                      verify=self._verify,
-                                      headers={"User-Agent": "mrtr"}, event_hooks=hooks)
+            from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
+
+            self._http = new_client(timeout=httpx2.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
+                                    verify=self._verify, headers={"User-Agent": "mrtr"}, event_hooks=hooks)
         return self._http
 
     def _bound_timeout(self, request: Any) -> None:

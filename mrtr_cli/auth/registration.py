@@ -155,7 +155,10 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
         except httpx2.TimeoutException:
             raise TimeoutExpired(f"the registration endpoint {shown(endpoint)} did not answer in time") from None
         except httpx2.HTTPError as exc:
-            raise AuthError(f"cannot reach the registration endpoint {shown(endpoint)}: {type(exc).__name__}") from None
+            from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+
+            raise AuthError(f"cannot reach the registration endpoint {shown(endpoint)}{through_proxy(endpoint)}: "
+                            f"{type(exc).__name__}") from None
         if not (reply.status == 400 and "scope" in body):
             break  # only a refusal of what was asked (400) is worth asking again with less
     if reply.status not in (200, 201):

@@ -321,11 +321,10 @@ def _remove_damaged(app: Any, store: Any, exc: Any) -> None:
 def _plain_http(app: Any) -> Any:
     """An `httpx2.Client` for revocation requests without a target (`auth logout --all`),
     traced as the sign-in's are (auth/httptrace.py)."""
-    import httpx2  # noqa: PLC0415 - lazy for start-up time
-
     from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
 
-    return httpx2.Client(timeout=30.0, follow_redirects=False, event_hooks=trace_hooks(app.tracer))
+    return new_client(timeout=30.0, follow_redirects=False, event_hooks=trace_hooks(app.tracer))
 
 
 @auth_group.command("token")

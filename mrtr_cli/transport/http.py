@@ -110,7 +110,9 @@ class HttpTransport(EventStreams, Transport):
 
         self._on_message = on_message
         self._home = httpx_origin(self.url)
-        self._client = httpx2.Client(
+        from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
+
+        self._client = new_client(
             headers=self._user_headers,
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
             follow_redirects=True,
@@ -276,7 +278,10 @@ class HttpTransport(EventStreams, Transport):
         import httpx2  # noqa: PLC0415 - lazy for start-up time
 
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
-            return TransportError(f"cannot connect to {self.url}: {exc}", hint="is the server running at that address?")
+            from mrtr_cli.transport.httpenv import connect_failure  # noqa: PLC0415 - lazy for start-up time
+
+            message, hint = connect_failure(self.url, exc)
+            return TransportError(message, hint=hint)
         if isinstance(exc, httpx2.TimeoutException):
             return TransportError(f"timed out talking to {self.url}: {exc}")
         if isinstance(exc, httpx2.LocalProtocolError):

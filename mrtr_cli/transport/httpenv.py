@@ -1,0 +1,169 @@
+"""What mrtr's HTTP client (httpx2) takes from the environment, and the one place every
+`httpx2.Client` of mrtr is made (`new_client`).
+
+httpx2 reads, when a client is made (docs/configuration.md, "Proxies and TLS", also
+`mrtr help environment`):
+- `SSL_CERT_FILE` (a CA bundle; when set, `SSL_CERT_DIR` is not read), else `SSL_CERT_DIR`
+  (a directory of hashed CA certificates);
+- `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (the lower-case names too, which
+  win over the upper-case ones), for every URL, 127.0.0.1 included.
+
+A value httpx2 cannot use (no such file, a SOCKS or ftp:// proxy, a URL that does not
+parse) makes it fail before anything is sent: `new_client` turns that into a `UsageError`
+(exit 2) naming the variable. `proxy_in_effect` and `tls_variable` let connection errors
+name the proxy or CA setting they went through.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.render.sanitize import sanitize
+
+#: The CA variables, in the order httpx2 (httpcore2 `default_ssl_context`) reads them.
+TLS_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
+#: The proxy schemes httpx2 reads (`<scheme>_proxy`, lower case first).
+PROXY_SCHEMES = ("http", "https", "all")
+
+
+def shown(value: str) -> str:
+    """`value` fit for a message: one line, at most 200 characters, a URL's password as `***`."""
+    return sanitize(re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", value), single_line=True)[:200]
+
+
+def tls_variable() -> tuple[str, str] | None:
+    """The CA setting httpx2 uses, as (variable, value): `SSL_CERT_FILE` when set (not
+    empty), else `SSL_CERT_DIR`, else None (the system's CA certificates)."""
+    for name in TLS_VARIABLES:
+        if os.environ.get(name):
+            return name, os.environ[name]
+    return None
+
+
+def proxy_variable(scheme: str) -> str | None:
+    """The variable that sets the `scheme` ("http", "https", "all") proxy, as Python's
+    `urllib.request.getproxies` reads it (the lower-case name wins), or None."""
+    for name in (f"{scheme}_proxy", f"{scheme.upper()}_PROXY"):
+        if name in os.environ:
+            return name if os.environ[name] else None
+    return None
+
+
+def proxy_in_effect(url: str) -> tuple[str, str] | None:
+    """The proxy httpx2 sends a request for `url` through, as (proxy URL, variable), or
+    None (no proxy, or `NO_PROXY` covers the URL's host). Mirrors httpx2's own choice:
+    its mount patterns, most specific first."""
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
+    from httpx2._utils import URLPattern, get_environment_proxies  # noqa: PLC0415 - lazy for start-up time
+
+    try:
+        target = httpx2.URL(url)
+        mounts = sorted((URLPattern(key), value) for key, value in get_environment_proxies().items())
+    except Exception:  # noqa: BLE001 - a proxy value that does not parse is new_client's to report
+        return None
+    for pattern, proxy in mounts:
+        if pattern.matches(target):
+            if proxy is None:
+                return None
+            scheme = pattern.pattern.split("://", 1)[0]
+            return proxy, proxy_variable(scheme) or f"{scheme.upper()}_PROXY"
+    return None
+
+
+def new_client(**options: Any) -> Any:
+    """An `httpx2.Client(**options)` (it honours the variables above).
+
+    Raises:
+        UsageError: a variable httpx2 reads holds a value it cannot use (exit 2): the
+            message names the variable, its value (a password hidden) and what is wrong.
+    """
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+    _check_cert_dir()
+    try:
+        return httpx2.Client(**options)
+    except (OSError, ImportError, ValueError, httpx2.InvalidURL) as exc:
+        problem = _tls_problem(exc) if isinstance(exc, OSError) else _proxy_problem(exc)
+        if problem is None:
+            raise
+        raise UsageError(problem[0], hint=problem[1]) from None
+
+
+def _check_cert_dir() -> None:
+    """`SSL_CERT_DIR` in effect names a directory (OpenSSL would ignore anything else,
+    and every HTTPS certificate would then fail to verify)."""
+    setting = tls_variable()
+    if setting is not None and setting[0] == "SSL_CERT_DIR" and not os.path.isdir(setting[1]):
+        what = "not a directory" if os.path.exists(setting[1]) else "no such directory"
+        raise UsageError(f"SSL_CERT_DIR={shown(setting[1])}: {what} (a directory of CA certificates for HTTPS)",
+                         hint="point it at a directory of CA certificates, or unset it")
+
+
+def _tls_problem(exc: OSError) -> tuple[str, str] | None:
+    """(message, hint) for a CA setting httpx2 could not load, or None when none is set."""
+    setting = tls_variable()
+    if setting is None:
+        return None
+    name, value = setting
+    if isinstance(exc, FileNotFoundError):
+        what = "no such file"
+    elif isinstance(exc, IsADirectoryError):
+        what = "a directory, not a file"
+    elif isinstance(exc, PermissionError):
+        what = "not readable"
+    else:
+        what = "holds no PEM certificate" if "NO_CERTIFICATE" in str(exc) else f"cannot be loaded ({shown(str(exc))})"
+    return (f"{name}={shown(value)}: {what} (a CA bundle for HTTPS)",
+            f"point {name} at a PEM file of CA certificates, or unset it")
+
+
+def _proxy_problem(exc: Exception) -> tuple[str, str] | None:
+    """(message, hint) for the first proxy variable httpx2 cannot use, or None."""
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+    for scheme in PROXY_SCHEMES:
+        name = proxy_variable(scheme)
+        if name is None:
+            continue
+        value = os.environ[name]
+        full = value if "://" in value else f"http://{value}"
+        try:
+            url = httpx2.URL(full)
+        except httpx2.InvalidURL as bad:
+            return (f"{name}={shown(value)}: not a valid proxy URL ({shown(str(bad))})",
+                    f"fix or unset {name}")
+        if url.scheme in ("socks5", "socks5h"):
+            return (f"{name}={shown(value)}: SOCKS proxies are not supported",
+                    f"unset {name}, or use an HTTP proxy (http:// or https://)")
+        if url.scheme not in ("http", "https"):
+            return (f"{name}={shown(value)}: not an HTTP proxy (the scheme must be http:// or https://)",
+                    f"fix or unset {name}")
+    return None
+
+
+def through_proxy(url: str) -> str:
+    """" through the proxy P (VARIABLE)" when a proxy is in effect for `url`, else ""."""
+    proxy = proxy_in_effect(url)
+    return "" if proxy is None else f" through the proxy {shown(proxy[0])} ({proxy[1]})"
+
+
+def connect_failure(url: str, exc: Exception) -> tuple[str, str | None]:
+    """How a connection to `url` that failed with `exc` (an `httpx2.ConnectError` or
+    `ConnectTimeout`) is worded, as (message, hint): a proxy in effect for the URL is
+    named with its variable (it is the proxy that could not be reached) and the hint
+    names `NO_PROXY`; a certificate that failed to verify names the CA setting."""
+    proxy = proxy_in_effect(url)
+    message = f"cannot connect to {shown(url)}{through_proxy(url)}: {shown(str(exc))}"
+    if "CERTIFICATE_VERIFY_FAILED" in str(exc):
+        setting = tls_variable()
+        if setting is not None:
+            return message, (f"the server's certificate is not signed by a CA in {setting[0]}={shown(setting[1])}; "
+                             f"fix or unset {setting[0]}")
+        return message, "the server's certificate is not signed by a known CA: set SSL_CERT_FILE to a CA bundle that has its CA"
+    if proxy is not None:
+        return message, (f"is the proxy running? To connect directly, unset {proxy[1]} "
+                         "or add the host to NO_PROXY (mrtr help environment)")
+    return message, "is the server running at that address?"

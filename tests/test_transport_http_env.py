@@ -1,0 +1,125 @@
+"""The environment httpx2 reads (docs/configuration.md, "Proxies and TLS"): a CA or proxy
+variable it cannot use is exit 2 naming the variable (never a crash), and a connection
+that fails through a proxy names the proxy, not the server."""
+
+from __future__ import annotations
+
+import http.server
+import ssl
+import subprocess
+import threading
+
+import pytest
+
+from tests.conftest import EXAMPLE_SERVER
+
+#: No CA or proxy setting of the machine running the tests leaks into a case (an empty
+#: variable is not set, for httpx2; an empty lower-case one would also unset its upper-case twin).
+QUIET = {name: "" for name in ("SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")}
+
+
+@pytest.fixture(scope="module")
+def url(http_servers):
+    return http_servers.start(EXAMPLE_SERVER)
+
+
+@pytest.fixture(scope="module")
+def garbage_pem(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ca") / "garbage.pem"
+    path.write_text("not a certificate\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(("name", "value", "says"), [
+    ("SSL_CERT_FILE", "/nonexistent", "SSL_CERT_FILE=/nonexistent: no such file (a CA bundle for HTTPS)"),
+    ("SSL_CERT_FILE", "/", "SSL_CERT_FILE=/: a directory, not a file (a CA bundle for HTTPS)"),
+    ("SSL_CERT_FILE", "GARBAGE", "SSL_CERT_FILE=GARBAGE: holds no PEM certificate (a CA bundle for HTTPS)"),
+    ("SSL_CERT_DIR", "/nonexistent", "SSL_CERT_DIR=/nonexistent: no such directory"),
+    ("ALL_PROXY", "socks5://127.0.0.1:1", "ALL_PROXY=socks5://127.0.0.1:1: SOCKS proxies are not supported"),
+    ("https_proxy", "socks5h://127.0.0.1:1", "https_proxy=socks5h://127.0.0.1:1: SOCKS proxies are not supported"),
+    ("HTTP_PROXY", "ftp://127.0.0.1:21", "HTTP_PROXY=ftp://127.0.0.1:21: not an HTTP proxy"),
+    ("HTTP_PROXY", "http://[::1", "HTTP_PROXY=http://[::1: not a valid proxy URL"),
+    ("http_proxy", "http://user:secret@[::1", "http_proxy=http://user:***@[::1: not a valid proxy URL"),
+])
+def test_a_variable_httpx2_cannot_use_is_exit_2_naming_it(mrtr, url, garbage_pem, name, value, says):
+    value = value.replace("GARBAGE", garbage_pem)
+    r = mrtr("--url", url, "tools", env={**QUIET, name: value})
+    assert r.code == 2, r.stderr
+    assert r.stderr.startswith("mrtr: error: " + says.replace("GARBAGE", garbage_pem)), r.stderr
+    assert "Traceback" not in r.stderr and "secret" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 2  # the error and its hint
+
+
+def test_ssl_cert_dir_is_not_read_when_ssl_cert_file_is_set(mrtr, url):
+    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"})
+    assert r.code == 2, r.stderr
+    assert "SSL_CERT_FILE=/nonexistent" in r.stderr and "SSL_CERT_DIR" not in r.stderr
+
+
+def test_a_dead_proxy_is_named_not_the_server(mrtr, url):
+    r = mrtr("--url", url, "tools", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"})
+    assert r.code == 3, r.stderr
+    assert f"cannot connect to {url} through the proxy http://127.0.0.1:1 (HTTP_PROXY)" in r.stderr
+    assert "NO_PROXY" in r.stderr and "is the server running" not in r.stderr
+
+
+def test_no_proxy_localhost_does_not_cover_127_0_0_1_but_a_block_or_star_does(mrtr, url):
+    dead = {**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"}
+    r = mrtr("--url", url, "tools", env={**dead, "NO_PROXY": "localhost"})
+    assert r.code == 3, r.stderr
+    assert "through the proxy http://127.0.0.1:1 (HTTP_PROXY)" in r.stderr
+    for no_proxy in ("localhost,127.0.0.0/8", "*"):
+        r = mrtr("--url", url, "tools", env={**dead, "NO_PROXY": no_proxy})
+        assert r.code == 0, (no_proxy, r.stderr)
+
+
+@pytest.mark.parametrize("command", [["--url", "URL", "auth", "login"], ["auth", "logout", "--all"]])
+def test_auth_with_a_bad_ca_file_is_exit_2(mrtr, url, command):
+    r = mrtr(*[url if word == "URL" else word for word in command], env={**QUIET, "SSL_CERT_FILE": "/nonexistent"})
+    assert r.code == 2, r.stderr
+    assert r.stderr.startswith("mrtr: error: SSL_CERT_FILE=/nonexistent: no such file"), r.stderr
+
+
+def test_oauth_discovery_through_a_dead_proxy_names_it(mrtr, url):
+    r = mrtr("--url", url, "auth", "login", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"})
+    assert r.code == 8, r.stderr
+    assert "cannot be reached (ConnectError through the proxy http://127.0.0.1:1 (HTTP_PROXY))" in r.stderr
+
+
+def _self_signed(directory, name):
+    """A self-signed certificate for 127.0.0.1 and its key, as (cert path, key path)."""
+    cert, key = directory / f"{name}.pem", directory / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return str(cert), str(key)
+
+
+@pytest.fixture(scope="module")
+def tls_url(tmp_path_factory):
+    """An HTTPS listener on 127.0.0.1 whose certificate no CA signed (the handshake is
+    all that is tested), and another self-signed certificate to trust instead."""
+    directory = tmp_path_factory.mktemp("tls")
+    cert, key = _self_signed(directory, "server")
+    other, _ = _self_signed(directory, "other")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    server.handle_error = lambda request, address: None  # the client's refused handshakes
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://127.0.0.1:{server.server_address[1]}/mcp", other
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_unverified_certificate_names_the_ca_setting_not_the_server(mrtr, tls_url):
+    url, other = tls_url
+    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other})
+    assert r.code == 3, r.stderr
+    assert "CERTIFICATE_VERIFY_FAILED" in r.stderr and "is the server running" not in r.stderr
+    assert f"the server's certificate is not signed by a CA in SSL_CERT_FILE={other}" in r.stderr
+    r = mrtr("--url", url, "tools", env=QUIET)
+    assert r.code == 3, r.stderr
+    assert "set SSL_CERT_FILE to a CA bundle" in r.stderr and "is the server running" not in r.stderr
