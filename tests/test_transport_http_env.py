@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import http.server
 import ssl
-import subprocess
 import threading
 
 import pytest
 
+from tests.auth_support import self_signed_certificate
 from tests.conftest import EXAMPLE_SERVER
 
 #: No CA or proxy setting of the machine running the tests leaks into a case (an empty
@@ -88,11 +88,9 @@ def test_oauth_discovery_through_a_dead_proxy_names_it(mrtr, url):
 
 def _self_signed(directory, name):
     """A self-signed certificate for 127.0.0.1 and its key, as (cert path, key path)."""
-    cert, key = directory / f"{name}.pem", directory / f"{name}.key"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
-    return str(cert), str(key)
+    folder = directory / name
+    folder.mkdir()
+    return self_signed_certificate(folder)
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +105,7 @@ def tls_url(tmp_path_factory):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
     server.socket = context.wrap_socket(server.socket, server_side=True)
     server.handle_error = lambda request, address: None  # the client's refused handshakes
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"https://127.0.0.1:{server.server_address[1]}/mcp", other
     server.shutdown()
