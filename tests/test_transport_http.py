@@ -77,3 +77,17 @@ def test_sse_parser_on_raw_bytes_split_anywhere():
         cursor = SseCursor()
         assert list(parse_sse_bytes([b"data: a\n\n" + end], cursor))[-1].data == "a"
         assert cursor.cut, end
+
+
+def test_sse_retry_is_read_as_a_bounded_number():
+    """A `retry` over the 30 s mrtr waits, of any length, reads as just over it (what
+    `_resume` refuses at once), so no wait computed from it can overflow."""
+    from mrtr_cli.transport.sse import MAX_RETRY_MS, SseCursor, parse_sse_bytes
+
+    over = MAX_RETRY_MS + 1
+    for value, want in [(b"300", 300), (b"30000", 30000), (b"0000000000000000000000300", 300), (b"30001", over),
+                        (b"3600000", over), (b"99999999999999999999", over), (b"9" * 5000, over),
+                        (b"-5", None), (b"1.5", None), (b"", None)]:
+        cursor = SseCursor()
+        list(parse_sse_bytes([b"id: 1\nretry: " + value + b"\ndata: x\n\n"], cursor))
+        assert cursor.retry_ms == want, value

@@ -9,7 +9,10 @@ reading is still starting, and is waited for (`STARTING_LIMIT`, within --timeout
 any verdict; its answer may still come late (the pending probe is handed back). On HTTP
 (2026-07-28 streamable-http "Backward Compatibility": the modern request whose 400 body is
 inspected) an HTTP 4xx without a modern error body, a broken stream or an answer that is
-no JSON-RPC means legacy; a 401/403 is never a reason to fall back. `--timeout` running
+no JSON-RPC means legacy; a 401/403 is never a reason to fall back. A message no server may
+send (`InvalidMessage`: over a limit, not UTF-8) is no evidence either: it fails the run
+(exit 4) as it would with a pinned protocol; only a well-formed answer that is not a
+DiscoverResult, or an error, says legacy. `--timeout` running
 out during the probe is a timeout (exit 7) saying which request waited, never a verdict.
 """
 
@@ -26,7 +29,7 @@ from mrtr_cli.protocol.modern import LATEST_MODERN, META, client_info
 from mrtr_cli.protocol.verdict import Verdict, classify_response
 from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.base import InvalidMessage, Message, Transport
 from mrtr_cli.transport.future import Future
 
 #: Seconds the probe waits for a stdio server to begin reading its stdin before the
@@ -50,6 +53,8 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         AuthError: HTTP 401/403 (never a reason to fall back).
         TransportError: the server cannot be started or reached.
         ProtocolError: a modern server that speaks no version in common.
+        InvalidMessage: the answer is no acceptable message (too large, too deep, not
+            UTF-8...): exit 4, never a legacy verdict.
     """
     from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError  # noqa: PLC0415 - lazy for start-up time
 
@@ -88,6 +93,11 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         return Verdict("legacy", None, None, f"server/discover: HTTP {exc.status} without a modern error"), None
     except BrokenStream as exc:
         return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
+    except InvalidMessage:
+        # A message no server of either era may send (over the size or nesting limit, not
+        # UTF-8, a number JSON has not): no evidence of an era, and the request it answers
+        # fails at once, as with a pinned protocol (docs/limits.md).
+        raise
     except ProtocolError as exc:
         return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
     except TransportError as exc:

@@ -54,11 +54,22 @@ def wait_to_retry(resp: httpx2.Response, url: str, attempt: int, remaining: Rema
     if why is not None:
         raise HttpStatusError(f"HTTP 429 (Too Many Requests) from {url}{said}: {why}", 429, text,
                               hint=body_hint(text) or "try again later")
-    end = time.monotonic() + delay
-    while (pause := end - time.monotonic()) > 0:
+    pause(delay, aborted)
+
+
+def pause(seconds: float, aborted: Callable[[], bool]) -> None:
+    """Wait `seconds` (a bounded number: the caller checks it against its limit and the
+    time left), in short steps, so that a request aborted meanwhile (Ctrl-C, the
+    transport closing) ends the wait at once.
+
+    Raises:
+        BrokenStream: `aborted()` turned true while waiting.
+    """
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
         if aborted():
             raise BrokenStream("request aborted")
-        time.sleep(min(pause, 0.1))
+        time.sleep(min(left, 0.1))
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:

@@ -11,15 +11,15 @@ event may be at most the message size limit (transport/limits.py).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.transport.base import InvalidMessage, Message, Remaining, RequestTimeout, decode_message
 from mrtr_cli.transport.httpreply import SESSION_HEADER, BrokenStream
+from mrtr_cli.transport.httpretry import pause
 from mrtr_cli.transport.limits import max_message_size
-from mrtr_cli.transport.sse import SseCursor, parse_sse_bytes
+from mrtr_cli.transport.sse import MAX_RETRY_MS, SseCursor, parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
@@ -72,24 +72,27 @@ class EventStreams:
                 remaining: Remaining | None) -> Message | None:
         """Resume the response stream of request `rid` that the server closed before the
         final response (2025-11-25 Streamable HTTP, "Resumability and Redelivery"): wait
-        the server's `retry` delay (default 1 s; the client MUST respect it), then GET with
-        `Last-Event-ID` and read on. Repeated while the server keeps sending events; after
+        the server's `retry` delay (default 1 s; the client MUST respect it; at most
+        `MAX_RETRY_MS`, and within the time left), then GET with `Last-Event-ID` and read on. Repeated while the server keeps sending events; after
         three reconnections that bring none, or a GET the server refuses, returns None.
 
         Raises:
             RequestTimeout: the time left is shorter than the delay.
-            BrokenStream: the request was aborted meanwhile.
+            BrokenStream: the request was aborted meanwhile, or the server asks for a
+                delay over `MAX_RETRY_MS` (exit 3, at once: never waited for).
         """
         client = self._require_client()
         idle = 0
         while idle < 3:
+            if cursor.retry_ms is not None and cursor.retry_ms > MAX_RETRY_MS:
+                raise BrokenStream(f"the response stream from {self.url} ended before the final response, and the "
+                                   f"server asks to wait more than the {MAX_RETRY_MS // 1000} s mrtr waits before "
+                                   "resuming it (SSE retry)")
             delay = (cursor.retry_ms if cursor.retry_ms is not None else 1000) / 1000
             left = remaining() if remaining is not None else None
             if left is not None and left <= delay:
                 raise RequestTimeout()
-            time.sleep(delay)
-            if self._is_aborted(rid):
-                raise BrokenStream("request aborted")
+            pause(delay, lambda: self._is_aborted(rid) or self._client is None)
             seen = cursor.last_id
             get_headers = {k: v for k, v in headers.items() if k.lower() not in ("accept", "content-type")}
             get_headers.update({"Accept": "text/event-stream", "Last-Event-ID": seen or ""})
@@ -155,5 +158,10 @@ class EventStreams:
                     self._responses.pop(key, None)
                 resp.close()
             failures = 0 if got else failures + 1
-            time.sleep(cursor.retry_ms / 1000 if cursor.retry_ms is not None else 0.5)
+            if cursor.retry_ms is not None and cursor.retry_ms > MAX_RETRY_MS:
+                return  # a longer wait than mrtr makes: the optional stream just ends
+            try:
+                pause(cursor.retry_ms / 1000 if cursor.retry_ms is not None else 0.5, lambda: self._client is None)
+            except BrokenStream:  # the transport closed meanwhile
+                return
 

@@ -16,6 +16,27 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 
+#: The longest reconnection delay (an SSE `retry` field, milliseconds) mrtr waits before
+#: resuming a stream; a server asking for longer gets no resumption (docs/limits.md).
+MAX_RETRY_MS = 30_000
+
+
+def retry_ms(value: bytes | bytearray) -> int | None:
+    """The reconnection delay of an SSE `retry` field's value, in milliseconds, bounded:
+    a value over `MAX_RETRY_MS` (of any length: 20 digits, or 5000) reads as
+    `MAX_RETRY_MS + 1`, so no wait computed from it can overflow a timestamp.
+
+    Returns:
+        None when the value is not only ASCII digits (WHATWG: the field is then ignored).
+    """
+    if not value.isdigit():
+        return None
+    significant = value.lstrip(b"0")  # leading zeros do not make a value longer
+    if len(significant) > len(str(MAX_RETRY_MS)):
+        return MAX_RETRY_MS + 1
+    return min(int(significant or b"0"), MAX_RETRY_MS + 1)
+
+
 @dataclass
 class SseEvent:
     """One dispatched event: `event` type (default "message"), joined `data`, last `id`."""
@@ -29,7 +50,8 @@ class SseEvent:
 class SseCursor:
     """Where a stream got to, for resuming it (2025-11-25 Streamable HTTP, "Resumability
     and Redelivery"): the last event id seen (`Last-Event-ID`), and the reconnection
-    delay the server asked for with a `retry` field, in milliseconds (None: not given).
+    delay the server asked for with a `retry` field, in milliseconds (None: not given;
+    bounded by `retry_ms`: any value over `MAX_RETRY_MS` reads as `MAX_RETRY_MS + 1`).
     Both are updated as the fields are read, also for events that carry no data."""
 
     last_id: str | None = None
@@ -151,8 +173,9 @@ class _EventState:
                 if self.cursor is not None:
                     self.cursor.last_id = self.last_id
         elif name == b"retry":
-            if value.isdigit() and self.cursor is not None:
-                self.cursor.retry_ms = int(value)
+            retry = retry_ms(value)
+            if retry is not None and self.cursor is not None:
+                self.cursor.retry_ms = retry
         # Unknown fields are ignored.
         return None
 

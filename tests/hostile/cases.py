@@ -405,6 +405,18 @@ def huge_sse(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(sse(complete(req, "x" * (3 * M)).body), ctype="text/event-stream")
 
 
+def sse_retry(value: bytes) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A 2025-11-25 response stream the server closes after one event carrying `id` and
+    `retry: value`, before the final response (a resumption would wait `value` ms)."""
+    return lambda req, ctx: Reply(b"id: e1\nretry: " + value + b"\ndata: \n\n", ctype="text/event-stream")
+
+
+def probe_answer(line: bytes) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """`server/discover` answered with `line` (`%(id)s`: the request's id), as a stdio line
+    or an HTTP JSON body; the server then goes on reading (and, in its era, answering)."""
+    return lambda req, ctx: Reply(line.replace(b"%(id)s", json.dumps(req["id"]).encode()))
+
+
 def too_many(times: int, retry_after: str | None) -> Callable[[dict[str, Any], Ctx], Reply]:
     def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
         n = ctx.stash["429"] = ctx.stash.get("429", 0) + 1
@@ -597,6 +609,25 @@ _TABLE = [
     Case("sse_cut_in_data", sse_cut(30), 3, "ended in the middle of an event", transports=("http",)),
     Case("sse_cut_before_blank_line", sse_cut(None), 3, "ended in the middle of an event", transports=("http",)),
     Case("huge_sse_event", huge_sse, 4, "over the limit", args=(*LIMIT, "call", "t"), transports=("http",)),
+    # A 2025-11-25 stream closed early is resumed after its `retry` delay; one asking for
+    # more than mrtr waits (30 s) is not resumed: exit 3 at once, never a wait or a crash.
+    Case("sse_retry_huge", sse_retry(b"99999999999999999999"), 3, "more than the 30 s mrtr waits",
+         transports=("http",), eras=("legacy",)),
+    Case("sse_retry_5000_digits", sse_retry(b"9" * 5000), 3, "more than the 30 s mrtr waits",
+         transports=("http",), eras=("legacy",)),
+    Case("sse_retry_over_cap", sse_retry(b"30001"), 3, "more than the 30 s mrtr waits",
+         transports=("http",), eras=("legacy",)),
+    # The era probe answered with a message no server may send: exit 4 at once, as with a
+    # pinned protocol, never a legacy verdict (this server would go on to answer initialize).
+    Case("probe_huge_line", probe_answer(b'{"jsonrpc":"2.0","id":%(id)s,"result":{"x":"' + b"x" * (3 * M) + b'"}}'),
+         4, "over the limit of 1048576 bytes", args=(*LIMIT, "tools"), eras=("legacy",), protocol="auto",
+         methods=("server/discover",)),
+    Case("probe_too_deep", probe_answer(b'{"jsonrpc":"2.0","id":%(id)s,"result":{"x":' + deep(5000).encode() + b"}}"),
+         4, "nested more than 128", args=("tools",), eras=("legacy",), protocol="auto",
+         methods=("server/discover",)),
+    Case("probe_not_utf8", probe_answer(b'{"jsonrpc":"2.0","id":%(id)s,"result":{"x":"\xff"}}'),
+         4, "not valid UTF-8", args=("tools",), transports=("stdio",), eras=("legacy",), protocol="auto",
+         methods=("server/discover",)),
     # HTTP 429.
     Case("429_then_ok", too_many(2, "0"), 0, transports=("http",), out="ok after 2 refusals"),
     Case("429_http_date", too_many(1, "Wed, 21 Oct 2015 07:28:00 GMT"), 0, transports=("http",), out="ok after 1"),
