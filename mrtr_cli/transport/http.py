@@ -427,6 +427,12 @@ class HttpTransport(EventStreams, Transport):
                 raise ProtocolError(f"the server's response from {self.url} is not valid JSON")
             if not isinstance(msg, dict):
                 raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
+            got = msg.get("id")
+            if "method" not in msg and got != rid and not (got is None and "error" in msg):
+                # JSON-RPC: a response carries the id of the request it answers (an error
+                # about a request the server could not read has a null id).
+                raise ProtocolError(f"the server's response from {self.url} answers the request id "
+                                    f"{quote_value(got)}, not {quote_value(rid)}")
             return msg
         text = error_body(resp)
         msg = jsonrpc_error(text, rid)

@@ -544,6 +544,10 @@ _TABLE = [
     Case("bad_utf8_result", with_id('{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[{"type":"text","text":"\udcff"}]}}'),
          4, "UTF-8", transports=("stdio",)),
     Case("batch_response", with_id('[{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[]}}]'), 4, "batch"),
+    # A JSON reply to a POST that answers another request: not this request's result.
+    Case("json_reply_wrong_id", lambda req, ctx: Reply(dumps({"jsonrpc": "2.0", "id": "someone-else",
+                                                              "result": {"content": []}})),
+         4, "answers the request id \"someone-else\", not", transports=("http",)),
     Case("error_null_id", stalled(b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'),
          4, "Parse error"),
     Case("deep_foreign_request", stalled(('{"jsonrpc":"2.0","id":"zz","method":"ping","params":{"a":%s}}'
