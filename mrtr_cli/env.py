@@ -196,10 +196,10 @@ class Environment:
     # ------------------------------------------------------------------ writing
     def redact(self, text: str) -> str:
         """Replace every known secret in `text` with `***`, and the credentials of every URL
-        in it (`urlcreds.redact_urls`: a URL's password, secret-named parameters), whatever
+        in it (`credentials.redact_urls`: a URL's password, secret-named parameters), whatever
         their length."""
         if "://" in text:
-            from mrtr_cli.urlcreds import redact_urls  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.credentials import redact_urls  # noqa: PLC0415 - lazy for start-up time
 
             text = redact_urls(text)
         for secret in self.secrets:

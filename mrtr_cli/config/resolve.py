@@ -41,7 +41,7 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
     if len(given) > 1:
         raise UsageError("give exactly one of MRTR_URL, MRTR_STDIO and MRTR_SERVER" if from_environment
                          else "give exactly one of --url, --stdio and -s/--server")
-    from mrtr_cli.config.values import PROCESS, REQUEST, check_text  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.config.encodable import PROCESS, REQUEST, check_text  # noqa: PLC0415 - lazy for start-up time
 
     for value, option, variable, carrier in ((o.url, "--url", "MRTR_URL", REQUEST),
                                              (o.stdio, "--stdio", "MRTR_STDIO", PROCESS)):

@@ -14,24 +14,14 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
+from mrtr_cli.credentials import is_secret_name
 from mrtr_cli.errors import UsageError
+
+__all__ = ["expand_vars", "is_secret_name", "resolve_header_value", "seconds_setting"]
 
 # ${VAR}, ${VAR:-default}, ${env:VAR} (VS Code, Cursor), ${userHome}, ${workspaceFolder}, ${input:id}
 _VAR = re.compile(r"\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.\-]*)(?::-([^}]*))?\}")
 # `-H "Name: env:VAR"`, `file:PATH`, optionally after an auth scheme: "Bearer env:TOKEN".
-#: Parts of header, environment-variable and query-parameter names that mark a credential.
-_SECRET_NAME = re.compile(r"auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
-                          r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$", re.IGNORECASE)
-
-
-def is_secret_name(name: str) -> bool:
-    """True when a header, variable or query parameter named `name` likely carries a
-    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, ...): its value is
-    then never printed (`Environment.redact`). Other values are left readable, so that
-    common words (`true`, `json`) are not blanked out of traces."""
-    return bool(_SECRET_NAME.search(name))
-
-
 _INDIRECT = re.compile(r"^(?:(Bearer|Basic|Token|Bot|ApiKey|Digest) +)?(env|file):(.+)$", re.IGNORECASE)
 
 
@@ -121,38 +111,6 @@ def resolve_header_value(value: str, *, allowed: bool, where: str,
     if "\r" in found or "\n" in found:
         raise UsageError(f"{where}: the value from {kind}:{ref} has a line break, which a header cannot carry")
     return (f"{scheme} {found}" if scheme else found), found
-
-
-#: What a value goes to, for `check_text`'s message: a process (argv, environment, working
-#: directory) or a request (URL, headers).
-PROCESS = "no process can be given"
-REQUEST = "no request can carry"
-
-
-def check_text(text: str, where: str, *, carrier: str = PROCESS, from_bytes: bool = False) -> None:
-    """Refuse a string that cannot be encoded: a lone surrogate (U+D800 to U+DFFF), as a
-    JSON file may hold (`"\\ud800"`), or, for `from_bytes` text (the command line and
-    environment, decoded with surrogateescape), a byte that is not UTF-8. Such a string
-    cannot become an argument, an environment entry, a path or a URL.
-
-    Args:
-        where: what holds it ("cfg.json: server 's': args[0]", "--stdio"), named in the message.
-        carrier: `PROCESS` or `REQUEST`, where the value is going.
-
-    Raises:
-        UsageError: naming `where` and the character as an escape, never the value (it may
-            be a credential).
-    """
-    try:
-        text.encode("utf-8")
-        return
-    except UnicodeEncodeError as exc:
-        c = text[exc.start]
-    if from_bytes and 0xDC80 <= ord(c) <= 0xDCFF:
-        what = f"a byte that is not UTF-8 (\\x{ord(c) - 0xDC00:02x})"
-    else:
-        what = f"a lone surrogate (\\u{ord(c):04x})"
-    raise UsageError(f"{where} holds {what}, which {carrier}")
 
 
 def seconds_setting(name: str, default: float) -> float:

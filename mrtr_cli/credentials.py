@@ -1,15 +1,29 @@
-"""Credentials in URLs: which parts of a URL are secrets (`url_secrets`) and how a URL is
-shown without them (`public_url`, and `redact_urls` for every URL in a diagnostic line).
+"""Which names mark a credential (`is_secret_name`), and credentials in URLs: which parts
+of a URL are secrets (`url_secrets`) and how a URL is shown without them (`public_url`,
+and `redact_urls` for every URL in a diagnostic line).
 
 The password of `user:password@` (or the user alone, git-style `TOKEN@host`) and the
 value of a query or path parameter whose name marks a credential (`api_key`, `token`:
-`config.values.is_secret_name`) are shown as `***` whatever their length
-(docs/configuration.md, "Secrets"). This module sits below `env` (Environment.redact).
+`is_secret_name`) are shown as `***` whatever their length
+(docs/configuration.md, "Named servers"). This module sits below `env` (Environment.redact).
 """
 
 from __future__ import annotations
 
 import re
+
+#: Parts of header, environment-variable and query-parameter names that mark a credential.
+_SECRET_NAME = re.compile(r"auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
+                          r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$", re.IGNORECASE)
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a header, variable or query parameter named `name` likely carries a
+    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, ...): its value is
+    then never printed (`Environment.redact`). Other values are left readable, so that
+    common words (`true`, `json`) are not blanked out of traces."""
+    return bool(_SECRET_NAME.search(name))
+
 
 #: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query
 #: and fragment (`?name=value&...`, `#name=value&...`, ending at `&` or `#`), as written.
@@ -25,8 +39,6 @@ def url_secrets(url: str) -> list[str]:
     `user:password@` (or the user alone, git-style `TOKEN@host`), and the values of query
     or path parameters with credential names (`?api_key=...`, `;token=`: `is_secret_name`)."""
     from urllib.parse import unquote, unquote_plus  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415 - lazy for start-up time
 
     found: list[str] = []
     userinfo = _USERINFO.match(url)
@@ -54,8 +66,6 @@ REDACTED = "***"
 def public_url(url: str) -> str:
     """`url` with `url_secrets` replaced by `REDACTED` (for pending documents, task records, messages)."""
     from urllib.parse import unquote_plus  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415 - lazy for start-up time
 
     def userinfo(m: re.Match[str]) -> str:
         user, colon, _ = m.group(2).partition(":")
