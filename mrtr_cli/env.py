@@ -195,14 +195,22 @@ class Environment:
 
     # ------------------------------------------------------------------ writing
     def redact(self, text: str) -> str:
-        """Replace every known secret in `text` with `***`."""
+        """Replace every known secret in `text` with `***`, and the credentials of every URL
+        in it (`credentials.redact_urls`: a URL's password, secret-named parameters), whatever
+        their length."""
+        if "://" in text:
+            from mrtr_cli.credentials import redact_urls  # noqa: PLC0415 - lazy for start-up time
+
+            text = redact_urls(text)
         for secret in self.secrets:
             if secret:
                 text = text.replace(secret, "***")
         return text
 
     def add_secret(self, value: str) -> None:
-        """Register a value that must never appear in diagnostics (ignored if under 4 chars)."""
+        """Register a value that must never appear in diagnostics (ignored if under 4 chars,
+        so that short common words are not blanked everywhere; a URL's credentials are
+        redacted by their place in it instead, whatever their length: `redact`)."""
         if value and len(value) >= 4:
             self.secrets.add(value)
 

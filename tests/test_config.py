@@ -214,3 +214,48 @@ def test_a_named_stdio_server_s_task_is_warned_about_like_a_stdio_one(run, tmp_p
     assert r.code == 0, r.stderr
     assert "in the stdio server process, which stops when mrtr exits" in r.stderr
     assert f"mrtr --config {config} -s b task wait" in r.stderr
+
+
+@pytest.mark.parametrize("entry, field, carrier", [
+    ({"command": "echo", "args": ["ok", "\ud800"]}, "args[1]", "no process can be given"),
+    ({"command": "ec\udfffho"}, "command", "no process can be given"),
+    ({"command": "echo", "env": {"K\ud800": "v"}}, "a member name in env", "no process can be given"),
+    ({"command": "echo", "env": {"K": "v\ud800"}}, "env.K", "no process can be given"),
+    ({"command": "echo", "cwd": "/tmp/\ud800"}, "cwd", "no process can be given"),
+    ({"url": "http://127.0.0.1:9/\ud800"}, "url", "no request can carry"),
+    ({"url": "http://127.0.0.1:9/mcp", "headers": {"X-A": "\ud800"}}, "headers.X-A", "no request can carry"),
+])
+def test_a_lone_surrogate_in_a_config_entry_makes_it_malformed(mrtr_here, tmp_path, entry, field, carrier):
+    cfg = write(tmp_path / "cfgs.json", {"mcpServers": {"s": entry}})  # JSON-escaped: a valid JSON file
+    assert "\\u" in cfg.read_text()
+    char = next(c for c in json.dumps(entry, ensure_ascii=False) if 0xD800 <= ord(c) <= 0xDFFF)
+    want = f"{cfg}: server 's': {field} holds a lone surrogate (\\u{ord(char):04x}), which {carrier}"
+    for args in (["-s", "s", "tools"], ["servers"]):  # refused as a malformed entry is, before anything starts
+        r = mrtr_here("--config", cfg, *args)
+        assert (r.code, r.stdout, r.stderr) == (2, "", f"mrtr: error: {want}\n")
+    r = mrtr_here("--config", cfg, "servers", "--json")
+    assert (r.code, r.stdout, json.loads(r.stderr)["error"]["message"]) == (2, "", want)
+
+
+def test_a_byte_that_is_not_utf8_from_the_environment_is_refused_before_anything_starts(mrtr, tmp_path):
+    marker = tmp_path / "started"
+    cfg = write(tmp_path / "cfgs.json", {"mcpServers": {"s": {
+        "command": PY, "args": ["-c", f"open({str(marker)!r}, 'w')", "${ARG}"]}}})
+    r = mrtr("--config", cfg, "--expand-env", "-s", "s", "tools", env={"ARG": "a\udcff"})
+    assert (r.code, r.stderr) == (2, f"mrtr: error: {cfg}: server 's': args[2] holds a byte that is not UTF-8 "
+                                     "(\\xff), which no process can be given\n")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("args, env, shown", [
+    (["--stdio", "echo \udcff"], {}, "--stdio holds a byte that is not UTF-8 (\\xff), which no process can be given"),
+    (["--url", "http://127.0.0.1:9/\udcfe"], {},
+     "--url holds a byte that is not UTF-8 (\\xfe), which no request can carry"),
+    ([], {"MRTR_STDIO": "echo \udcff"},
+     "MRTR_STDIO holds a byte that is not UTF-8 (\\xff), which no process can be given"),
+    ([], {"MRTR_URL": "http://127.0.0.1:9/\udcff"},
+     "MRTR_URL holds a byte that is not UTF-8 (\\xff), which no request can carry"),
+])
+def test_a_target_from_the_command_line_that_is_not_utf8_is_a_usage_error(mrtr, args, env, shown):
+    r = mrtr(*args, "tools", env=env)  # a real process: the bytes arrive as the system decodes them
+    assert (r.code, r.stderr) == (2, f"mrtr: error: {shown}\n")

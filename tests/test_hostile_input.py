@@ -352,7 +352,7 @@ def test_the_users_json_at_the_limit_is_sent(mrtr, picky, tmp_path):
     ({"command": PY, "args": [str(PICKY)], "env": {"TOKENISH": f"{SECRET}\u0000x"}}, "env TOKENISH"),
     ({"command": PY, "args": [str(PICKY)], "env": {"A=B": "1"}}, "env name 'A=B'"),
     ({"command": PY + "\u0000", "args": []}, "command"),
-    ({"command": PY, "args": ["a\u0000b"]}, "each of args"),
+    ({"command": PY, "args": ["a\u0000b"]}, "args[0]"),
 ])
 def test_a_config_entry_a_process_cannot_take_is_a_usage_error(mrtr, tmp_path, entry, named):
     cfg = tmp_path / "c.json"

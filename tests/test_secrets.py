@@ -279,3 +279,25 @@ def test_a_redirect_to_another_host_gets_none_of_the_users_headers(mrtr):
     finally:
         first.shutdown()
         other.shutdown()
+
+
+@pytest.mark.parametrize("url, shown, secret", [
+    ("http://u:abc@127.0.0.1:9/mcp", "http://u:***@127.0.0.1:9/mcp", "abc"),
+    ("http://k3y@127.0.0.1:9/mcp", "http://***@127.0.0.1:9/mcp", "k3y"),
+    ("http://127.0.0.1:9/mcp?api_key=k3y&page=2", "http://127.0.0.1:9/mcp?api_key=***&page=2", "k3y"),
+    ("http://127.0.0.1:9/mcp?page=2&token=z", "http://127.0.0.1:9/mcp?page=2&token=***", "token=z"),
+])
+def test_a_short_url_credential_is_shown_as_stars_wherever_the_url_is_named(mrtr_here, tmp_path, url, shown, secret):
+    trace = tmp_path / "t.jsonl"
+    r = mrtr_here("--url", url, "-vv", "--trace", trace, "tools")
+    assert r.code == 3
+    assert f"-> HTTP POST {shown}\n" in r.stderr
+    assert f"mrtr: error: cannot connect to {shown}: " in r.stderr  # the URL ends before the colon
+    assert secret not in r.stderr
+    urls = [json.loads(line)["http"]["url"] for line in trace.read_text().splitlines() if '"http-request"' in line]
+    assert urls and set(urls) == {shown}
+    assert secret not in trace.read_text()
+    r = mrtr_here("--url", url, "--json", "tools")
+    assert r.code == 3
+    assert json.loads(r.stderr)["error"]["message"].startswith(f"cannot connect to {shown}: ")
+

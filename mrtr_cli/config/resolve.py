@@ -41,6 +41,12 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
     if len(given) > 1:
         raise UsageError("give exactly one of MRTR_URL, MRTR_STDIO and MRTR_SERVER" if from_environment
                          else "give exactly one of --url, --stdio and -s/--server")
+    from mrtr_cli.config.encodable import PROCESS, REQUEST, check_text  # noqa: PLC0415 - lazy for start-up time
+
+    for value, option, variable, carrier in ((o.url, "--url", "MRTR_URL", REQUEST),
+                                             (o.stdio, "--stdio", "MRTR_STDIO", PROCESS)):
+        if value:  # decoded with surrogateescape: a byte that is not UTF-8 cannot be passed on
+            check_text(value, variable if from_environment else option, carrier=carrier, from_bytes=True)
     try:
         return _resolve(o, env, read_file, warn, confirm, stdio_source="MRTR_STDIO" if from_environment else "--stdio")
     except UsageError as exc:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.config.target import Target, check_header, check_url, public_url, url_secrets
+from mrtr_cli.config.encodable import PROCESS, REQUEST, check_text
 from mrtr_cli.config.values import expand_vars, resolve_header_value
 from mrtr_cli.errors import UsageError
 
@@ -147,6 +148,29 @@ def _kind(name: str, entry: dict[str, Any], path: str) -> str:
     raise UsageError(f"{path}: server {name!r}: neither \"command\" (stdio) nor \"url\" (HTTP)")
 
 
+#: Members of an entry whose strings go into HTTP requests (the rest go to a process).
+_REQUEST_MEMBERS = ("url", "serverUrl", "headers", "oauth")
+
+
+def _check_strings(value: Any, where: str, field: str = "", carrier: str = PROCESS) -> None:
+    """`check_text` for every string in an entry, member names included, as read (before
+    any expansion): the field is named as `args[0]`, `env.NAME`, `headers.NAME`.
+
+    Raises:
+        UsageError: a string holds a lone surrogate.
+    """
+    if isinstance(value, str):
+        check_text(value, f"{where}: {field}", carrier=carrier)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _check_strings(item, where, f"{field}[{i}]", carrier)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_text(key, f"{where}: a member name" + (f" in {field}" if field else ""), carrier=carrier)
+            _check_strings(item, where, f"{field}.{key}" if field else key,
+                           REQUEST if not field and key in _REQUEST_MEMBERS else carrier)
+
+
 def read_config(cfg: ConfigFile) -> list[ServerEntry] | None:
     """The servers in one config file, in file order; None if the file does not exist.
 
@@ -173,8 +197,10 @@ def read_config(cfg: ConfigFile) -> list[ServerEntry] | None:
         if not isinstance(block, dict):
             raise UsageError(f"{cfg.path}: \"{member}\" must be an object of named servers")
         for name, entry in block.items():
+            check_text(name, f"{cfg.path}: a server name")
             if not isinstance(entry, dict):
                 raise UsageError(f"{cfg.path}: server {name!r} must be an object")
+            _check_strings(entry, f"{cfg.path}: server {name!r}")
             entries.append(ServerEntry(name, entry, cfg, _kind(name, entry, cfg.path)))
     return entries
 
@@ -229,6 +255,7 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             raise UsageError(f"{where}: {what} must be a string")
         value, names = expand_vars(text, allowed=allowed, builtins=builtins, where=where)
         skipped.extend(n for n in names if n not in skipped)
+        check_text(value, f"{where}: {what}", from_bytes=True)  # ${VAR} from the environment
         if "\x00" in value:  # named, never shown: an env value is a secret
             raise UsageError(f"{where}: {what} holds a NUL character, which a command line or an "
                              "environment cannot carry")
@@ -248,7 +275,7 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
     if e.get("envFile"):
         warn(f"mrtr: note: {where}: envFile is not read by mrtr; put the variables in \"env\"")
     if entry.kind == "stdio":
-        argv = [expand(e["command"], "command")] + [expand(a, "each of args") for a in e.get("args") or []]
+        argv = [expand(e["command"], "command")] + [expand(a, f"args[{i}]") for i, a in enumerate(e.get("args") or [])]
         env = {}
         for key, value in (e.get("env") or {}).items():
             if not str(key) or any(c in str(key) for c in "=\x00"):

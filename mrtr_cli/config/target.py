@@ -16,6 +16,10 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Transport
+from mrtr_cli.credentials import REDACTED, public_url, url_secrets
+
+__all__ = ["REDACTED", "Target", "check_header", "check_header_values", "check_url", "parse_header",
+           "parse_stdio", "public_url", "target_from_public", "url_secrets"]
 
 
 @dataclass
@@ -48,7 +52,7 @@ class Target:
         if self.server:
             return self.server
         if self.url:
-            return self.url
+            return public_url(self.url)
         return " ".join(self.command or [])
 
     def public(self) -> dict[str, Any]:
@@ -110,64 +114,6 @@ def parse_stdio(command: str, source: str = "--stdio") -> list[str]:
         example = f"{source}='python server.py'" if variable else f"{source} \"python server.py\""
         raise UsageError(f"{source} {'is empty: it ' if variable else ''}needs a command, e.g. {example}")
     return argv
-
-
-#: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query
-#: and fragment (`?name=value&...`, `#name=value&...`, ending at `&` or `#`), as written.
-_PATH_PARAM = re.compile(r"(?<=;)([^=;/?#]+)=([^;/?#]*)")
-_QUERY_PARAM = re.compile(r"(?<=[?&#])([^=&#]+)=([^&#]*)")
-#: scheme://userinfo@ : the user information, as written, up to the last `@` before the
-#: path (a password may hold `@`, as the HTTP client reads it).
-_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*)@")
-
-
-def url_secrets(url: str) -> list[str]:
-    """The credentials in a URL, each as written and decoded (`%2B`, `+`): the password of
-    `user:password@` (or the user alone, git-style `TOKEN@host`), and the values of query
-    or path parameters with credential names (`?api_key=...`, `;token=`: `is_secret_name`)."""
-    from urllib.parse import unquote, unquote_plus  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415 - lazy for start-up time
-
-    found: list[str] = []
-    userinfo = _USERINFO.match(url)
-    if userinfo:
-        user, colon, password = userinfo.group(2).partition(":")
-        raw = password if colon else user
-        found += [raw, unquote(raw)]
-    path, query = _split_query(url)
-    for name, value in _PATH_PARAM.findall(path) + _QUERY_PARAM.findall(query):
-        if value and is_secret_name(unquote_plus(name)):
-            found += [value, unquote_plus(value), unquote(value)]
-    return list(dict.fromkeys(v for v in found if v))
-
-
-def _split_query(url: str) -> tuple[str, str]:
-    """`url` cut where its query or fragment begins: (scheme, authority and path; the rest)."""
-    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
-    return url[:cut], url[cut:]
-
-
-#: What stands for a credential removed from a URL.
-REDACTED = "***"
-
-
-def public_url(url: str) -> str:
-    """`url` with `url_secrets` replaced by `REDACTED` (for pending documents, task records, messages)."""
-    from urllib.parse import unquote_plus  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.config.values import is_secret_name  # noqa: PLC0415 - lazy for start-up time
-
-    def userinfo(m: re.Match[str]) -> str:
-        user, colon, _ = m.group(2).partition(":")
-        return f"{m.group(1)}{user}:{REDACTED}@" if colon else f"{m.group(1)}{REDACTED}@"
-
-    def param(m: re.Match[str]) -> str:
-        name, value = m.group(1), m.group(2)
-        return f"{name}={REDACTED}" if value and is_secret_name(unquote_plus(name)) else m.group(0)
-
-    path, query = _split_query(url)
-    return _PATH_PARAM.sub(param, _USERINFO.sub(userinfo, path, count=1)) + _QUERY_PARAM.sub(param, query)
 
 
 def check_url(url: str, where: str) -> str:

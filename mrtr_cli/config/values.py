@@ -14,24 +14,14 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
+from mrtr_cli.credentials import is_secret_name
 from mrtr_cli.errors import UsageError
+
+__all__ = ["expand_vars", "is_secret_name", "resolve_header_value", "seconds_setting"]
 
 # ${VAR}, ${VAR:-default}, ${env:VAR} (VS Code, Cursor), ${userHome}, ${workspaceFolder}, ${input:id}
 _VAR = re.compile(r"\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.\-]*)(?::-([^}]*))?\}")
 # `-H "Name: env:VAR"`, `file:PATH`, optionally after an auth scheme: "Bearer env:TOKEN".
-#: Parts of header, environment-variable and query-parameter names that mark a credential.
-_SECRET_NAME = re.compile(r"auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
-                          r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$", re.IGNORECASE)
-
-
-def is_secret_name(name: str) -> bool:
-    """True when a header, variable or query parameter named `name` likely carries a
-    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, ...): its value is
-    then never printed (`Environment.redact`). Other values are left readable, so that
-    common words (`true`, `json`) are not blanked out of traces."""
-    return bool(_SECRET_NAME.search(name))
-
-
 _INDIRECT = re.compile(r"^(?:(Bearer|Basic|Token|Bot|ApiKey|Digest) +)?(env|file):(.+)$", re.IGNORECASE)
 
 

@@ -1,0 +1,92 @@
+"""Which names mark a credential (`is_secret_name`), and credentials in URLs: which parts
+of a URL are secrets (`url_secrets`) and how a URL is shown without them (`public_url`,
+and `redact_urls` for every URL in a diagnostic line).
+
+The password of `user:password@` (or the user alone, git-style `TOKEN@host`) and the
+value of a query or path parameter whose name marks a credential (`api_key`, `token`:
+`is_secret_name`) are shown as `***` whatever their length
+(docs/configuration.md, "Named servers"). This module sits below `env` (Environment.redact).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Parts of header, environment-variable and query-parameter names that mark a credential.
+_SECRET_NAME = re.compile(r"auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
+                          r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$", re.IGNORECASE)
+
+
+def is_secret_name(name: str) -> bool:
+    """True when a header, variable or query parameter named `name` likely carries a
+    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, ...): its value is
+    then never printed (`Environment.redact`). Other values are left readable, so that
+    common words (`true`, `json`) are not blanked out of traces."""
+    return bool(_SECRET_NAME.search(name))
+
+
+#: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query
+#: and fragment (`?name=value&...`, `#name=value&...`, ending at `&` or `#`), as written.
+_PATH_PARAM = re.compile(r"(?<=;)([^=;/?#]+)=([^;/?#]*)")
+_QUERY_PARAM = re.compile(r"(?<=[?&#])([^=&#]+)=([^&#]*)")
+#: scheme://userinfo@ : the user information, as written, up to the last `@` before the
+#: path (a password may hold `@`, as the HTTP client reads it).
+_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*)@")
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials in a URL, each as written and decoded (`%2B`, `+`): the password of
+    `user:password@` (or the user alone, git-style `TOKEN@host`), and the values of query
+    or path parameters with credential names (`?api_key=...`, `;token=`: `is_secret_name`)."""
+    from urllib.parse import unquote, unquote_plus  # noqa: PLC0415 - lazy for start-up time
+
+    found: list[str] = []
+    userinfo = _USERINFO.match(url)
+    if userinfo:
+        user, colon, password = userinfo.group(2).partition(":")
+        raw = password if colon else user
+        found += [raw, unquote(raw)]
+    path, query = _split_query(url)
+    for name, value in _PATH_PARAM.findall(path) + _QUERY_PARAM.findall(query):
+        if value and is_secret_name(unquote_plus(name)):
+            found += [value, unquote_plus(value), unquote(value)]
+    return list(dict.fromkeys(v for v in found if v))
+
+
+def _split_query(url: str) -> tuple[str, str]:
+    """`url` cut where its query or fragment begins: (scheme, authority and path; the rest)."""
+    cut = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    return url[:cut], url[cut:]
+
+
+#: What stands for a credential removed from a URL.
+REDACTED = "***"
+
+
+def public_url(url: str) -> str:
+    """`url` with `url_secrets` replaced by `REDACTED` (for pending documents, task records, messages)."""
+    from urllib.parse import unquote_plus  # noqa: PLC0415 - lazy for start-up time
+
+    def userinfo(m: re.Match[str]) -> str:
+        user, colon, _ = m.group(2).partition(":")
+        return f"{m.group(1)}{user}:{REDACTED}@" if colon else f"{m.group(1)}{REDACTED}@"
+
+    def param(m: re.Match[str]) -> str:
+        name, value = m.group(1), m.group(2)
+        return f"{name}={REDACTED}" if value and is_secret_name(unquote_plus(name)) else m.group(0)
+
+    path, query = _split_query(url)
+    return _PATH_PARAM.sub(param, _USERINFO.sub(userinfo, path, count=1)) + _QUERY_PARAM.sub(param, query)
+
+
+#: A URL in free text: a scheme, `://`, then up to white space, a quote or an angle bracket,
+#: without the punctuation that ends a sentence or a clause ("cannot connect to URL: ...").
+_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*[^\s\"'<>.,:;!?)\]}]")
+
+
+def redact_urls(text: str) -> str:
+    """`text` with every URL in it shown by `public_url` (for diagnostics and traces:
+    `Environment.redact`)."""
+    if "://" not in text:
+        return text
+    return _URL_IN_TEXT.sub(lambda m: public_url(m.group(0)), text)
