@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
@@ -21,6 +22,13 @@ from typing import Any
 import pytest
 
 from tests.prefork import launch_argv
+
+# A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
+# and so would every mrtr it starts (Python keeps an ignored SIGINT ignored, as a shell's
+# background job should): the tests that press Ctrl-C, or send SIGINT, found mrtr deaf to
+# it. They stand for a person at a terminal, where Ctrl-C is never ignored.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
