@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, free_port, recording_target, stdio_cmd
+from tests.support import wait_for
 
 BATCH_SERVER = SERVERS / "batch_server.py"
 
@@ -253,21 +254,23 @@ def start_batch(server: Target, batch: Path, out: Path, *extra: str, cwd: Path) 
 
 
 def test_resume_after_an_interrupted_run_completes_only_the_missing_lines(mrtr, server: Target, tmp_path):
-    lines = [{"id": f"L{i}", "call": "slow", "arguments": {"ms": 150}} for i in range(1, 31)]
+    # Lines 7 to 30 wait for a gate the test opens only for the resumed run: the first run
+    # is interrupted with exactly six lines done, however slow the machine is.
+    gate = tmp_path / "gate"
+    lines = [{"id": f"L{i}", "call": "slow", "arguments": {"ms": 50} if i <= 6 else {"ms": 120000, "gate": str(gate)}}
+             for i in range(1, 31)]
     batch = write_lines(tmp_path / "b.jsonl", lines)
     out = tmp_path / "out.jsonl"
     proc = start_batch(server, batch, out, "-j", "2", cwd=tmp_path)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 6):
-        time.sleep(0.05)
+    wait_for(lambda: out.exists() and len(out.read_text().splitlines()) >= 6, what="six lines recorded")
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "interrupted; run it again with --resume" in err
     first = records(out.read_text())
     done = {r["id"] for r in first}
-    # A range, not one count: how many lines end between the sixth and the interrupt is timing.
-    assert 6 <= len(done) < 30 and all(r["exitCode"] == 0 for r in first)
+    assert done == {f"L{i}" for i in range(1, 7)} and all(r["exitCode"] == 0 for r in first)
+    gate.touch()
     with out.open("a") as fh:
         fh.write('{"id": "L30", "line": 30, "exitC')  # a record cut short when the run was killed
 

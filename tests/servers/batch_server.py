@@ -7,8 +7,9 @@ Tools:
 - `ask`: round 1 asks form "name" (`name`, required) with requestState "ask-1"; then "Hello NAME".
 - `two_step`: round 1 asks "color" (red/green), round 2 asks "size" (integer) with a state
   carrying the colour; then "COLOR SIZE".
-- `slow {ms, until?}`: sleeps `ms`, or with `until` only until that many calls are in flight
-  at once (at most `ms`); returns the most calls this process ever had in flight at once.
+- `slow {ms, until?, gate?}`: sleeps `ms`, or with `until` only until that many calls are in
+  flight at once, or with `gate` (a path) only until that file exists (each at most `ms`);
+  returns the most calls this process ever had in flight at once.
 - `pid`: this server's process id.
 - `crash`: exits mid-call (a server that dies).
 Prompt `greet {name}` ("Say hello to NAME"); resources `mem://N` (text "resource N").
@@ -45,7 +46,7 @@ TOOLS = {
     "fail": {"reason": {"type": "string"}},
     "ask": {},
     "two_step": {},
-    "slow": {"ms": {"type": "integer"}, "until": {"type": "integer"}},
+    "slow": {"ms": {"type": "integer"}, "until": {"type": "integer"}, "gate": {"type": "string"}},
     "pid": {},
     "crash": {},
 }
@@ -94,8 +95,12 @@ async def call_tool(ctx, params):
         IN_FLIGHT["now"] += 1
         IN_FLIGHT["peak"] = max(IN_FLIGHT["peak"], IN_FLIGHT["now"])
         try:
-            seconds, until = int(args.get("ms", 100)) / 1000, args.get("until")
-            if until is None:
+            seconds, until, gate = int(args.get("ms", 100)) / 1000, args.get("until"), args.get("gate")
+            if gate is not None:  # an event: the test opens the gate (creates the file)
+                deadline = asyncio.get_running_loop().time() + seconds
+                while not os.path.exists(gate) and asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(0.01)
+            elif until is None:
                 await asyncio.sleep(seconds)
             else:  # an event, not a time: the calls that are in flight together
                 deadline = asyncio.get_running_loop().time() + seconds
