@@ -428,7 +428,7 @@ def test_typed_answers_are_kept_when_their_retry_fails(tmp_path, monkeypatch, fa
 
 
 def test_kept_answers_add_to_an_existing_hint_and_say_the_url_was_not_saved(tmp_path, monkeypatch):
-    from mrtr_cli.config.target import REDACTED
+    from mrtr_cli.credentials import REDACTED
 
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path))
     session = ScriptedSession(asking(a=form("x")), TransportError("gone", hint="check the server"))

@@ -68,7 +68,7 @@ class TokenStore:
         if logout_hint is None:
             import shlex  # noqa: PLC0415 - lazy for start-up time
 
-            from mrtr_cli.config.target import public_url  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.credentials import public_url  # noqa: PLC0415 - lazy for start-up time
 
             logout_hint = f"mrtr --url {shlex.quote(public_url(url))} auth logout"
         self.logout_hint = logout_hint

@@ -37,7 +37,7 @@ def _given(app: Any) -> bool:
 def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, Any] | None = None) -> Any:
     from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.config.oauth_target import target_settings  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.config.target import public_url  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.credentials import public_url  # noqa: PLC0415 - lazy for start-up time
 
     settings = target_settings(app, target, overrides)
     return OAuthClient(target.url, settings, app.env, label=target.server or public_url(target.url), login=login,

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
-from mrtr_cli.config.target import public_url
+from mrtr_cli.credentials import public_url
 
 
 def target_options(app: Any, target: Any) -> list[str]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from mrtr_cli.config.target import Target, check_header, check_header_values, check_url, parse_header, parse_stdio, url_secrets
+from mrtr_cli.config.target import Target, check_header, check_header_values, check_url, parse_header, parse_stdio
+from mrtr_cli.credentials import url_secrets
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.runcontext import RunOptions
@@ -95,7 +96,8 @@ def command_line_headers(opts: RunOptions, env: Environment, read_file: Callable
     """
     if not opts.headers and not opts.bearer_token_env:
         return {}  # before the import: its patterns take longer to compile than a stdio call's checks
-    from mrtr_cli.config.values import is_secret_name, resolve_header_value  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.config.values import resolve_header_value  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.credentials import is_secret_name  # noqa: PLC0415 - lazy for start-up time
 
     headers: dict[str, str] = {}
     public = {name.strip().lower() for name in opts.public_headers}

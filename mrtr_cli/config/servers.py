@@ -32,7 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.config.target import Target, check_header, check_url, public_url, url_secrets
+from mrtr_cli.config.target import Target, check_header, check_url
+from mrtr_cli.credentials import public_url, url_secrets
 from mrtr_cli.config.encodable import PROCESS, REQUEST, check_text
 from mrtr_cli.config.values import expand_vars, resolve_header_value
 from mrtr_cli.errors import UsageError

@@ -16,10 +16,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Transport
-from mrtr_cli.credentials import REDACTED, public_url, url_secrets
-
-__all__ = ["REDACTED", "Target", "check_header", "check_header_values", "check_url", "parse_header",
-           "parse_stdio", "public_url", "target_from_public", "url_secrets"]
+from mrtr_cli.credentials import public_url
 
 
 @dataclass

@@ -24,7 +24,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli.config.target import REDACTED
+from mrtr_cli.credentials import REDACTED
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.render.sanitize import sanitize
@@ -135,7 +135,7 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
     if not (url and credentials):
         return False
     if not knows("url", url):
-        from mrtr_cli.config.target import public_url  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.credentials import public_url  # noqa: PLC0415 - lazy for start-up time
 
         shown = sanitize(public_url(url), single_line=True)
         _consent(env, confirm, f"{source} sends your credentials (-H, --bearer-token-env) to a URL mrtr has not "

@@ -14,10 +14,8 @@ import os
 import re
 from collections.abc import Callable, Mapping
 
-from mrtr_cli.credentials import is_secret_name
 from mrtr_cli.errors import UsageError
 
-__all__ = ["expand_vars", "is_secret_name", "resolve_header_value", "seconds_setting"]
 
 # ${VAR}, ${VAR:-default}, ${env:VAR} (VS Code, Cursor), ${userHome}, ${workspaceFolder}, ${input:id}
 _VAR = re.compile(r"\$\{(?:(env|input):)?([A-Za-z_][A-Za-z0-9_.\-]*)(?::-([^}]*))?\}")

@@ -338,7 +338,7 @@ class MrtrEngine:
         path = save_interrupted(doc)
         if path:
             more = f"your answers are kept: mrtr resume {path}"
-            from mrtr_cli.config.target import REDACTED  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.credentials import REDACTED  # noqa: PLC0415 - lazy for start-up time
 
             if REDACTED in str(self.target.get("url", "")):
                 more += " --url URL (the URL's credentials were not saved)"

@@ -17,9 +17,9 @@ name the proxy or CA setting they went through.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
+from mrtr_cli.credentials import public_url
 from mrtr_cli.errors import UsageError
 from mrtr_cli.render.sanitize import sanitize
 
@@ -30,8 +30,9 @@ PROXY_SCHEMES = ("http", "https", "all")
 
 
 def shown(value: str) -> str:
-    """`value` fit for a message: one line, at most 200 characters, a URL's password as `***`."""
-    return sanitize(re.sub(r"(//[^/@:]*:)[^/@]*@", r"\1***@", value), single_line=True)[:200]
+    """`value` fit for a message: one line, at most 200 characters, a URL's credentials as
+    `***` (`credentials.public_url`)."""
+    return sanitize(public_url(value), single_line=True)[:200]
 
 
 def tls_variable() -> tuple[str, str] | None:
@@ -146,7 +147,10 @@ def _proxy_problem(exc: Exception) -> tuple[str, str] | None:
 
 def through_proxy(url: str) -> str:
     """" through the proxy P (VARIABLE)" when a proxy is in effect for `url`, else ""."""
-    proxy = proxy_in_effect(url)
+    return _via(proxy_in_effect(url))
+
+
+def _via(proxy: tuple[str, str] | None) -> str:
     return "" if proxy is None else f" through the proxy {shown(proxy[0])} ({proxy[1]})"
 
 
@@ -156,7 +160,7 @@ def connect_failure(url: str, exc: Exception) -> tuple[str, str | None]:
     named with its variable (it is the proxy that could not be reached) and the hint
     names `NO_PROXY`; a certificate that failed to verify names the CA setting."""
     proxy = proxy_in_effect(url)
-    message = f"cannot connect to {shown(url)}{through_proxy(url)}: {shown(str(exc))}"
+    message = f"cannot connect to {shown(url)}{_via(proxy)}: {shown(str(exc))}"
     if "CERTIFICATE_VERIFY_FAILED" in str(exc):
         setting = tls_variable()
         if setting is not None:
