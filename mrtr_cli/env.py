@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from mrtr_cli.errors import WriteFailed
+
 
 _SLICE = 1 << 20  # characters written at a time by `out_chunks`
 
@@ -55,8 +57,6 @@ class GuardedStdout:
         self._stream = stream
 
     def _failed(self, exc: OSError) -> Exception:
-        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
-
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter's final flush too
         except OSError:
@@ -247,8 +247,6 @@ class Environment:
             # The reader went away (e.g. `| head`); nothing more to say.
             self._silence_stdout()
         except OSError as exc:  # a full disk, a closed stdout: the results are not delivered (exit 2)
-            from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
-
             self._silence_stdout()
             raise WriteFailed(f"cannot write the results to stdout: {exc.strerror or exc}") from None
 

@@ -17,6 +17,8 @@ import secrets
 import time
 from typing import Any
 
+from mrtr_cli.errors import AuthError
+
 #: The JWS algorithm of mrtr's proofs (RFC 9449 section 4.2; RFC 7518 section 3.4).
 ALG = "ES256"
 _SIZE = 32  # bytes of a P-256 coordinate and of each half of an ES256 signature
@@ -47,8 +49,6 @@ def _crypto() -> Any:
         from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415 - lazy for start-up time
         from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature  # noqa: PLC0415 - lazy for start-up time
     except ImportError:  # pragma: no cover - an optional dependency
-        from mrtr_cli.errors import AuthError  # noqa: PLC0415 - lazy for start-up time
-
         raise AuthError("DPoP needs the cryptography package (pip install 'mrtr[jwt]')") from None
     return hashes, ec, decode_dss_signature
 

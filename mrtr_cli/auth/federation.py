@@ -14,7 +14,7 @@ import os
 from typing import Any
 
 from mrtr_cli.config.oauth import AssertionSource
-from mrtr_cli.errors import AuthError
+from mrtr_cli.errors import AuthError, TimeoutExpired, UsageError
 
 JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -40,8 +40,6 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
         AuthError: the command gives nothing usable (named, never the value; exit 8).
         TimeoutExpired: the command did not finish within `--timeout` (exit 7).
     """
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
-
     if source.kind == "env":
         value = os.environ.get(source.value, "")
         if not value.strip():
@@ -88,8 +86,6 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
         raise AuthError(f"{source.where}: command not found: {argv[0]}") from None
     except subprocess.TimeoutExpired:
         if limit < COMMAND_TIMEOUT:
-            from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415 - lazy for start-up time
-
             raise TimeoutExpired(f"{source.where}: the command did not finish within --timeout") from None
         raise AuthError(f"{source.where}: the command did not finish within {COMMAND_TIMEOUT:g}s") from None
     except OSError as exc:
@@ -169,8 +165,6 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
         for value in grants.client_auth(client, data, headers, audience=endpoint):
             add_secret(value)
     import httpx2  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.errors import TimeoutExpired  # noqa: PLC0415 - lazy for start-up time
 
     try:
         reply = fetch(http, "POST", endpoint, "the identity provider's token endpoint", data=data, headers=headers)

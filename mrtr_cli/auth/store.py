@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from mrtr_cli.errors import AuthError
+from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.transport.authhook import canonical_resource, read_record, store_dir, token_path
 from mrtr_cli.transport.tokenfile import DamagedTokenStore, issuers_named
 
@@ -75,8 +75,6 @@ class TokenStore:
         self.backend = backend or os.environ.get("MRTR_TOKEN_STORE", "file") or "file"
         self._note = note
         if self.backend not in ("file", "keyring"):
-            from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
-
             raise UsageError(f"MRTR_TOKEN_STORE={self.backend}: expected file or keyring")
         if self.backend == "keyring" and _keyring() is None:
             if note:

@@ -14,6 +14,7 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import answer_options, global_options, make_app, task_options
+from mrtr_cli.errors import UsageError
 
 
 @cli.command("batch")
@@ -49,8 +50,6 @@ def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unor
     from mrtr_cli.batch.lines import read_batch, read_batch_text  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.batch.records import RecordSink, Summary, load_records  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.batch.runner import BatchApp, run_batch  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
-
     plain = make_app(ctx, kw)
     app = BatchApp(plain.opts, plain.env)
     env = app.env

@@ -8,6 +8,7 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import answer_options, complete, global_options, make_app, task_options
+from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained
 
 @cli.command("call")
 @click.argument("tool", shell_complete=complete("tools"))
@@ -111,7 +112,6 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
         start_again_command,
         typed_in_template,
     )
-    from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)

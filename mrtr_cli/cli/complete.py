@@ -9,6 +9,7 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import complete, declare_options, global_options, make_app
+from mrtr_cli.errors import JsonRpcError, UsageError
 
 
 def split_items(items: tuple[str, ...]) -> list[tuple[str, str]]:
@@ -17,8 +18,6 @@ def split_items(items: tuple[str, ...]) -> list[tuple[str, str]]:
     Raises:
         UsageError: a word without `=` or with an empty name.
     """
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
-
     pairs = []
     for word in items:
         name, eq, value = word.partition("=")
@@ -46,7 +45,6 @@ def complete_cmd(ctx: click.Context, kind: str, ref: str, items: tuple[str, ...]
       mrtr -s work complete prompt review language=py
       mrtr -s work complete resource 'repo://{owner}/{name}' name= owner=alice
     """
-    from mrtr_cli.errors import JsonRpcError, UsageError  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.completions import complete_params, request_completion  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)

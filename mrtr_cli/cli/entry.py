@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import sys
 
+from mrtr_cli.errors import terminated
+
 
 def main() -> None:
     """Run `mrtr` with `sys.argv` and exit with the documented code (`cli.main.main`)."""
     import signal  # noqa: PLC0415 - lazy for start-up time
 
     # As cli.main.main does: SIGTERM ends the run like Ctrl-C, from the first moment.
-    from mrtr_cli.errors import terminated  # noqa: PLC0415 - lazy for start-up time
-
     signal.signal(signal.SIGTERM, terminated)
     from mrtr_cli.transport.early import discard_prelaunched, prelaunch  # noqa: PLC0415 - lazy for start-up time
 

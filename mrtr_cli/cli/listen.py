@@ -13,6 +13,7 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options, make_app
+from mrtr_cli.errors import UsageError
 
 
 def describe_event(msg: dict[str, Any]) -> str:
@@ -51,7 +52,6 @@ def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...]
     """
     import time  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.listen import Want, listen  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time

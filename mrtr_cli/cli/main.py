@@ -17,7 +17,16 @@ from mrtr_cli import __version__
 from mrtr_cli.cli.placement import PlacementGroup
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import EraChanged, ExitStatus, InputRequired, MrtrError, UsageError
+from mrtr_cli.errors import (
+    EraChanged,
+    ExitStatus,
+    InputRequired,
+    Interrupted,
+    MrtrError,
+    UsageError,
+    WriteFailed,
+    terminated,
+)
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -90,7 +99,6 @@ def cli(ctx: click.Context, **kw: Any) -> None:
     Options work before or after the command."""
 
 
-
 # ---------------------------------------------------------------------- entry point
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and exit with the documented code (never a traceback)."""
@@ -98,8 +106,6 @@ def main(argv: list[str] | None = None) -> None:
 
     # SIGTERM (a CI job cancelled, `kill`) is handled like Ctrl-C: a running task's id and the
     # command to resume are printed, a pending call is saved, the server is shut down.
-    from mrtr_cli.errors import terminated  # noqa: PLC0415 - lazy for start-up time
-
     signal.signal(signal.SIGTERM, terminated)
     from mrtr_cli.limits import ensure_recursion_headroom  # noqa: PLC0415 - lazy for start-up time
 
@@ -118,7 +124,6 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int
     Output that cannot be written (stdout, `--trace`) ends the run with exit 2 whatever its
     outcome would have been (what was asked for is not delivered), except an interrupt (130).
     """
-    from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
     try:
         code = _run(argv, env, again=again)
     except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
@@ -239,8 +244,6 @@ def _internal_error(env: Environment, exc: Exception) -> int:
 def _interrupted(env: Environment) -> int:
     """Report a Ctrl-C (one JSON line with --json) and return 130."""
     if env.json_mode:
-        from mrtr_cli.errors import Interrupted  # noqa: PLC0415 - lazy for start-up time
-
         _print_error(env, Interrupted("interrupted"), json_mode=True)
     else:
         env.err("mrtr: interrupted")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mrtr_cli.cli.build import make_app
+from mrtr_cli.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.app import App
@@ -149,8 +150,6 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
-
     try:
         limit = seconds_setting("MRTR_COMPLETE_TIMEOUT", DEFAULT_COMPLETE_TIMEOUT)
     except UsageError:  # a shell completion has nowhere to say so: the default bound holds

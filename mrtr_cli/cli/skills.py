@@ -15,12 +15,12 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options, make_app
+from mrtr_cli.errors import ProtocolError, UsageError
 
 
 def _require_extension(session: Any, app: Any) -> None:
     """Raise ProtocolError unless the server declares the skills extension (clients send
     `skills/list` only after seeing the declaration)."""
-    from mrtr_cli.errors import ProtocolError  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415 - lazy for start-up time
 
     result = session.describe(app.deadline())["result"] or {}
@@ -126,7 +126,6 @@ def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) 
 
 
 def _unknown(wanted: str, entries: list[Any]) -> Exception:
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.skills import skill_name, skill_path  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time

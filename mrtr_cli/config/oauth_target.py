@@ -16,6 +16,7 @@ from typing import Any
 
 from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
 from mrtr_cli.credentials import public_url
+from mrtr_cli.errors import UsageError
 
 
 def target_options(app: Any, target: Any) -> list[str]:
@@ -54,8 +55,6 @@ def option_settings(app: Any) -> dict[str, Any]:
             character in a value (config/oauth.py `check_setting`).
     """
     import os  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.config.oauth import check_setting  # noqa: PLC0415 - lazy for start-up time
 

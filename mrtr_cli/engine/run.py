@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.errors import ExitStatus, InputRequired
+from mrtr_cli.errors import ExitStatus, InputRequired, WriteFailed, winning_status
 from mrtr_cli.runcontext import RunContext
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,8 +25,6 @@ def outcome_status(method: str, outcome: EngineOutcome) -> int:
     (1 wins); a detached task is 0."""
     if outcome.extra.get("detached"):
         return int(ExitStatus.SUCCESS)
-    from mrtr_cli.errors import winning_status  # noqa: PLC0415 - lazy for start-up time
-
     return winning_status(*(
         [ExitStatus.TOOL_ERROR] if method == "tools/call" and outcome.result.get("isError") is True else []),
         *([ExitStatus.DECLINED] if outcome.declined else []))
@@ -111,7 +109,5 @@ def save_answers(run: RunContext, recorder: AnswerRecorder | None) -> None:
         with open_user_output(path) as fh:
             fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
     except OSError as exc:
-        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
-
         run.env.write_failure = run.env.write_failure or WriteFailed(
             f"cannot write --save-answers {path}: {exc.strerror or exc}")

@@ -12,6 +12,7 @@ import binascii
 import re
 from typing import Any
 
+from mrtr_cli.errors import ProtocolError
 from mrtr_cli.render.sanitize import quote_value
 
 _SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$")
@@ -58,8 +59,6 @@ def request_headers(method: str, params: dict[str, Any] | None, protocol_version
         try:
             headers["Mcp-Name"] = encode_header_value(params[name_param])
         except UnicodeEncodeError:  # what the user types is refused before: a server's value
-            from mrtr_cli.errors import ProtocolError  # noqa: PLC0415 - lazy for start-up time
-
             raise ProtocolError(f"the {name_param} {quote_value(params[name_param])} of this {method} has no "
                                 "UTF-8 form (a lone surrogate), so it cannot be sent in the Mcp-Name header") from None
     return headers

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.errors import ExitStatus, Interrupted, UsageError
+from mrtr_cli.errors import ExitStatus, Interrupted, UsageError, WriteFailed
 from mrtr_cli.runcontext import RunContext, RunOptions
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,8 +67,6 @@ def _close_trace(run: RunContext) -> None:
     try:
         run.trace_file.close()
     except OSError as exc:
-        from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
-
         run.env.write_failure = run.env.write_failure or WriteFailed(
             f"cannot write --trace {run.opts.trace}: {exc.strerror or exc}")
 

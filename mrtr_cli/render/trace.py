@@ -13,6 +13,7 @@ import time
 from typing import IO, Any
 
 from mrtr_cli.env import Environment
+from mrtr_cli.errors import WriteFailed
 from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.render.sanitize import sanitize
 
@@ -94,8 +95,6 @@ class Tracer:
                 self.trace_file.write(line + "\n")
                 self.trace_file.flush()
             except OSError as exc:  # a full disk: the trace the user asked for is lost (exit 2)
-                from mrtr_cli.errors import WriteFailed  # noqa: PLC0415 - lazy for start-up time
-
                 name = getattr(self.trace_file, "name", "FILE")
                 self.trace_file = None
                 self.env.write_failure = WriteFailed(f"cannot write --trace {name}: {exc.strerror or exc}")

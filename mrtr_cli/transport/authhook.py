@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from mrtr_cli.errors import AuthError
 from mrtr_cli.transport.tokenfile import DamagedTokenStore, read_token_file
 
 #: A token this close to its expiry (seconds) is refreshed before it is sent; for a
@@ -162,8 +163,6 @@ class Authorizer:
             stored = ((self.client.store.entry() or {}).get("tokens") or {}).get("dpop_key")
         key = self._load_proof_key(stored) if self._load_proof_key is not None else None
         if key is None:
-            from mrtr_cli.errors import AuthError  # noqa: PLC0415 - lazy for start-up time
-
             logout = self.logout_hint or f"mrtr --url {self.url} auth logout"
             login = logout[:-len("logout")] + "login" if logout.endswith(" logout") else "mrtr auth login"
             raise AuthError("the stored DPoP-bound token has no usable key",

@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 
+from mrtr_cli.errors import UsageError
+
 #: Bytes one message from a server may take by default (64 MiB).
 DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
 #: How deeply arrays and objects may nest in one message (the default of serde_json; the
@@ -59,8 +61,6 @@ def check_message_size_option(value: str | None) -> None:
     Raises:
         UsageError: a value that is no size (exit 2), naming the option or variable.
     """
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
-
     try:
         set_max_message_size(parse_size(value) if value is not None else None)
     except ValueError as exc:

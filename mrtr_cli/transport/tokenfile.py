@@ -21,7 +21,7 @@ import math
 import re
 from typing import Any
 
-from mrtr_cli.errors import AuthError
+from mrtr_cli.errors import AuthError, UsageError
 
 #: The largest token store file read (a real one is a few KiB).
 MAX_TOKEN_FILE_BYTES = 1024 * 1024
@@ -185,7 +185,6 @@ def read_token_file(path: str, fix: str | None = None) -> dict[str, Any] | None:
         DamagedTokenStore: it cannot be read, is too large or too deep, is not JSON, or does
             not have the token store's shape.
     """
-    from mrtr_cli.errors import UsageError  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
     try:
