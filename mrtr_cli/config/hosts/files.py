@@ -69,12 +69,19 @@ def _toml(text: str) -> Any:
     except ImportError:  # Python 3.10: the same parser as a package (pyproject.toml)
         import tomli as tomllib  # noqa: PLC0415
 
+    from mrtr_cli.jsonfile import json_depth  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.limits import MAX_JSON_DEPTH  # noqa: PLC0415 - lazy for start-up time
+
+    too_deep = f"not usable TOML: nested too deeply (the limit is {MAX_JSON_DEPTH} levels)"
     try:
-        return tomllib.loads(text)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise BadFile(f"not valid TOML: {exc}") from None
     except RecursionError:
-        raise BadFile("not usable TOML: nested too deeply") from None
+        raise BadFile(too_deep) from None
+    if json_depth(doc) > MAX_JSON_DEPTH:
+        raise BadFile(too_deep)
+    return doc
 
 
 def _yaml(text: str) -> Any:
