@@ -123,6 +123,14 @@ def test_jsonc_is_json_with_comments_and_trailing_commas(text, want):
     assert len(stripped) == len(text) and stripped.count("\n") == text.count("\n")  # positions kept
 
 
+@pytest.mark.parametrize("fmt, text", [("json", ""), ("jsonc", "// nothing yet\n"), ("toml", "\n"),
+                                       ("yaml", "# no extensions\n")])
+def test_an_empty_settings_file_is_no_servers(tmp_path, fmt, text):
+    path = tmp_path / "settings"
+    path.write_text(text)
+    assert load(str(path), fmt) == {}
+
+
 def test_jsonc_errors_point_into_the_file(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text('{\n  // a comment\n  "a": 1,\n  "b": nope\n}')

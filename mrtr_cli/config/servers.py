@@ -197,9 +197,12 @@ def lookup(name: str, explicit: str | None, *, warn: Callable[[str], None] | Non
             return match
     unusable = next((e for e in seen if e.name == name or (bare and host in HOSTS and e.name == bare
                                                            and e.source.host == host)), None)
+    import shlex  # noqa: PLC0415 - lazy for start-up time
+
+    config = f"--config {shlex.quote(explicit)} " if explicit else ""
     if unusable is not None:
         raise UsageError(f"{unusable.where} is not usable: {unusable.entry.unusable}",
-                         hint="see every configured server with: mrtr servers")
+                         hint=f"see every configured server with: mrtr {config}servers")
     from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
 
     names = sorted({e.name for e in seen if e.entry.unusable is None})
@@ -207,9 +210,6 @@ def lookup(name: str, explicit: str | None, *, warn: Callable[[str], None] | Non
     if close:
         hint = f"did you mean: {', '.join(close)}?"
     elif names:
-        import shlex  # noqa: PLC0415 - lazy for start-up time
-
-        config = f"--config {shlex.quote(explicit)} " if explicit else ""
         hint = f"no configured server has a name like it; see them with: mrtr {config}servers"
     else:
         hint = "searched: " + ", ".join(c.path for c, _ in config_files(explicit, places))

@@ -22,7 +22,8 @@ FORMATS = ("json", "jsonc", "toml", "yaml")
 
 
 def load(path: str, fmt: str) -> Any:
-    """The document in the file `path`, read as `fmt` (one of `FORMATS`).
+    """The document in the file `path`, read as `fmt` (one of `FORMATS`); an empty file (or
+    one of comments only) is an empty object.
 
     Raises:
         FileNotFoundError: no such file.
@@ -35,14 +36,16 @@ def load(path: str, fmt: str) -> Any:
         text = read_user_text(path, what="config file")
     except UsageError as exc:
         raise BadFile(_unprefixed(exc.message, path)) from None
-    if fmt == "toml":
-        return _toml(text)
-    if fmt == "yaml":
-        return _yaml(text)
     if fmt == "jsonc":
         from mrtr_cli.config.hosts.jsonc import strip_jsonc  # noqa: PLC0415 - lazy for start-up time
 
         text = strip_jsonc(text)
+    if not text.strip():  # an empty file (or only comments): no settings, as the hosts read it
+        return {}
+    if fmt == "toml":
+        return _toml(text)
+    if fmt == "yaml":
+        return _yaml(text)
     return _json(text)
 
 
@@ -88,7 +91,8 @@ def _yaml(text: str) -> Any:
     from mrtr_cli.yamlbounds import load_bounded_yaml  # noqa: PLC0415 - lazy for start-up time
 
     try:
-        return load_bounded_yaml(text, max_bytes=MAX_YAML_CONFIG_BYTES, max_nodes=MAX_YAML_CONFIG_NODES)
+        doc = load_bounded_yaml(text, max_bytes=MAX_YAML_CONFIG_BYTES, max_nodes=MAX_YAML_CONFIG_NODES)
+        return {} if doc is None else doc  # comments only: no settings
     except ValueError as exc:  # YamlTooLarge too: "is 2000000 bytes, more than ..."
         message = str(exc)
         raise BadFile(message[3:] if message.startswith("is not valid") else f"the YAML {message}") from None
