@@ -19,6 +19,7 @@ import pytest
 
 from tests.conftest import CATALOG_SERVER, PY, ROOT, Run, clean_env
 from tests.prefork import launch_argv
+from tests.test_config import home, project  # noqa: F401 - the fake home and project folders
 
 #: Secrets that appear in the host files or the environment: never in `mrtr servers`.
 ENV_SECRET = "host-env-s3cret"          # an env value written in a file
@@ -48,20 +49,6 @@ def toml(value: object) -> str:
 def url(http_servers) -> str:
     """The catalog server over Streamable HTTP (its `whoami` returns the Authorization header)."""
     return http_servers.start(CATALOG_SERVER)
-
-
-@pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    (path / ".config").mkdir(parents=True)
-    return path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
 
 
 @pytest.fixture

@@ -142,15 +142,23 @@ def _read_reference(path: str, *, base: str | None, where: str, read_file: Calla
     full = os.path.expanduser(path.strip())
     if base is not None and not os.path.isabs(full):
         full = os.path.join(base, full)
+    return _read_text(full, where=where, read_file=read_file).strip()
+
+
+def _read_text(path: str, *, where: str, read_file: Callable[[str], str] | None) -> str:
+    """The text of the file `path` (`read_file`, default `userfiles.read_user_text`), every
+    problem worded after `where`.
+
+    Raises:
+        UsageError: missing, not a regular file, too large, not UTF-8."""
     from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415 - lazy for start-up time
 
     try:
-        text = read_file(full) if read_file is not None else read_user_text(full, what="file")
+        return read_file(path) if read_file is not None else read_user_text(path, what="file")
     except FileNotFoundError:
-        raise UsageError(f"{where}: cannot read {full}: no such file") from None
+        raise UsageError(f"{where}: cannot read {path}: no such file") from None
     except UsageError as exc:
         raise UsageError(f"{where}: {exc.message}", hint=exc.hint) from None
-    return text.strip()
 
 
 def resolve_header_value(value: str, *, allowed: bool, where: str,
@@ -180,15 +188,7 @@ def resolve_header_value(value: str, *, allowed: bool, where: str,
         if not found:
             raise UsageError(f"{where}: environment variable {ref} is empty or unset")
     else:
-        from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415 - lazy for start-up time
-
-        try:
-            found = read_file(ref) if read_file is not None else read_user_text(ref, what="file")
-        except FileNotFoundError:
-            raise UsageError(f"{where}: cannot read {ref}: no such file") from None
-        except UsageError as exc:
-            raise UsageError(f"{where}: {exc.message}", hint=exc.hint) from None
-        found = found.rstrip("\r\n")
+        found = _read_text(ref, where=where, read_file=read_file).rstrip("\r\n")
         if not found:
             raise UsageError(f"{where}: {ref} is empty")
     if "\r" in found or "\n" in found:
