@@ -487,7 +487,10 @@ def test_broken_files_are_one_line_each_and_the_other_files_still_work(run, home
     paths["windsurf"].parent.mkdir(parents=True)
     paths["windsurf"].write_bytes(b'{"mcpServers": {"caf\xe9": {}}}')  # Latin-1, not UTF-8
     paths["opencode"].parent.mkdir(parents=True)
-    os.mkfifo(paths["opencode"])  # a FIFO nobody writes: refused at once, never waited on
+    if hasattr(os, "mkfifo"):  # POSIX: a FIFO nobody writes is refused at once, never waited on
+        os.mkfifo(paths["opencode"])
+    else:
+        paths["opencode"].mkdir()
     with open(paths["opencode-big"], "wb") as fh:  # 65 MiB, sparse: over the limit without the disk
         fh.truncate(65 * 1024 * 1024)
     paths["cursor"].mkdir(parents=True)  # a folder where the file should be
@@ -505,7 +508,8 @@ def test_broken_files_are_one_line_each_and_the_other_files_still_work(run, home
         f"skipping {paths['cursor']} (Cursor): it is a directory, not a regular file",
         f"skipping {paths['windsurf']} (Windsurf): not valid UTF-8 (byte 0xe9 at offset 20)",
         f"skipping {paths['opencode-big']} (OpenCode): the file is larger than the limit of 64 MiB",
-        f"skipping {paths['opencode']} (OpenCode): it is a FIFO (named pipe), not a regular file",
+        f"skipping {paths['opencode']} (OpenCode): it is "
+        f"{'a FIFO (named pipe)' if hasattr(os, 'mkfifo') else 'a directory'}, not a regular file",
         f"skipping {paths['goose']} (goose): not valid YAML (line 3)",
     ]
     r = run("servers", "--json")
@@ -523,3 +527,24 @@ def test_broken_files_are_one_line_each_and_the_other_files_still_work(run, home
                            "object" in r.stderr
     r = run("--config", paths["codex"], "servers")  # a file named with --config must be readable
     assert r.code == 2 and r.stderr.startswith(f"mrtr: error: {paths['codex']}: not valid JSON"), r.stderr
+
+
+def test_the_variables_that_move_the_hosts_files_are_followed(run, home, tmp_path):
+    moved = tmp_path / "elsewhere"
+    environ = {"XDG_CONFIG_HOME": str(moved / "xdg"), "CODEX_HOME": str(moved / "codex"),
+               "CLAUDE_CONFIG_DIR": str(moved / "claude"), "GEMINI_CLI_HOME": str(moved / "gemini"),
+               "OPENCODE_CONFIG": str(moved / "oc.json")}
+    entry = {"command": "npx", "args": ["-y", "x"]}
+    files = {
+        "goose": write(moved / "xdg" / "goose" / "config.yaml",
+                       "extensions:\n  g:\n    enabled: true\n    type: stdio\n    cmd: npx\n    args: []\n"),
+        "mrtr": write(moved / "xdg" / "mrtr" / "servers.json", json.dumps({"mcpServers": {"m": entry}})),
+        "codex": write(moved / "codex" / "config.toml", '[mcp_servers.c]\ncommand = "npx"\n'),
+        "claude-code": write(moved / "claude" / ".claude.json", json.dumps({"mcpServers": {"cc": entry}})),
+        "gemini": write(moved / "gemini" / ".gemini" / "settings.json", json.dumps({"mcpServers": {"gm": entry}})),
+        "opencode": write(moved / "oc.json", json.dumps({"mcp": {"oc": {"type": "local", "command": ["npx"]}}})),
+    }
+    write(home / ".codex" / "config.toml", '[mcp_servers.not-here]\ncommand = "npx"\n')  # CODEX_HOME moved it
+    r = run("servers", "--json", env=environ)
+    assert r.code == 0 and r.stderr == "", r.stderr
+    assert sorted((s["host"], s["source"]) for s in r.json()) == sorted((h, str(p)) for h, p in files.items())
