@@ -131,25 +131,30 @@ def test_search_order_and_mrtr_servers(run, home, project, tmp_path):
     r = run("servers", "--json")
     assert r.code == 0, r.stderr
     listed = r.json()
-    assert [(s["name"], s["shadowed"]) for s in listed] == [("dup", False), ("dup", True), ("desk", False)]
+    assert [(s["name"], s["shadowed"], s["select"]) for s in listed] == [
+        ("dup", False, "dup"), ("dup", True, "claude-desktop:dup"), ("desk", False, "desk")]
     assert listed[0]["source"] == "./.mcp.json" and listed[1]["source"].endswith("claude_desktop_config.json")
+    assert [s["host"] for s in listed] == ["claude-code", "claude-desktop", "claude-desktop"]
     assert listed[2]["env"] == ["MRTR_TEST_X"] and SECRET not in r.stdout
     r = run("servers")
     lines = r.stdout.splitlines()
-    assert lines[0].split()[:2] == ["dup", "stdio"] and lines[0].endswith("./.mcp.json")
-    assert lines[1].endswith("(shadowed)")
+    assert lines[0].split()[:2] == ["dup", "stdio"] and "Claude Code: ./.mcp.json" in lines[0]
+    assert lines[0].endswith("-s dup") and lines[1].endswith("shadowed; -s claude-desktop:dup")
     assert SECRET not in r.stdout
+    assert proc_info(run("-s", "claude-desktop:dup", "call", "proc_info"))["argv"][-1] == "claude"
 
 
 def test_unknown_and_malformed(run, project, tmp_path):
     write(project / ".mcp.json", {"mcpServers": {"catalog": stdio_entry()}})
     r = run("-s", "catalgo", "tools")
     assert r.code == 2 and "no server by that name" in r.stderr and "did you mean: catalog?" in r.stderr
+    (project / ".mcp.json").rename(project / "cursor.json")
     (project / ".cursor").mkdir()
-    (project / ".cursor" / "mcp.json").write_text("{not json")
+    (project / "cursor.json").rename(project / ".cursor" / "mcp.json")
+    (project / ".mcp.json").write_text("{not json")  # read before the file that names the server
     r = run("-s", "catalog", "tools")
     assert r.code == 0, r.stderr
-    assert "skipping ./.cursor/mcp.json: not valid JSON" in r.stderr
+    assert "mrtr: warning: skipping ./.mcp.json (Claude Code): not valid JSON: line 1 column 2" in r.stderr
     bad = write(tmp_path / "bad.json", {"mcpServers": {"x": {"type": "carrier-pigeon"}}})
     r = run("-s", "x", "--config", bad, "tools")
     assert r.code == 2 and "unknown type 'carrier-pigeon'" in r.stderr

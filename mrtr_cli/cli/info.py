@@ -163,11 +163,10 @@ for _kind in LISTS:
 @global_options
 @click.pass_context
 def servers_cmd(ctx: click.Context, **kw: Any) -> int:
-    """List the servers in config files (--config, ./.mcp.json, ./.vscode/mcp.json,
-    ./.cursor/mcp.json, Claude Desktop, ~/.config/mrtr/servers.json) and where each
-    comes from. Env and header values are never shown."""
-    import shlex  # noqa: PLC0415 - lazy for start-up time
-
+    """List the servers in the config files of mrtr and of the MCP hosts (Claude Code,
+    Claude Desktop, Codex, Gemini CLI, VS Code, Cursor, Windsurf, OpenCode, Zed, goose):
+    where each comes from, which one -s NAME picks, the -s HOST:NAME that picks a shadowed
+    one, and why an entry cannot be used. Env and header values are never shown."""
     from mrtr_cli.config.servers import config_files, find_servers  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
@@ -178,17 +177,31 @@ def servers_cmd(ctx: click.Context, **kw: Any) -> int:
         print_json(app.env, [s.public() for s in servers])
         return 0
     if not servers:
-        app.env.err("mrtr: no servers configured; looked in: " + ", ".join(c.path for c in config_files(app.opts.config)))
+        app.env.err("mrtr: no servers configured; looked in: "
+                    + ", ".join(c.path for c, _ in config_files(app.opts.config)))
         return 0
-    rows = []
-    for s in servers:
-        e = s.entry
-        where = (shlex.join([str(e.get("command"))] + [str(a) for a in e.get("args") or []]) if s.kind == "stdio"
-                 else str(s.public()["url"]))
-        source = s.source.path + (" (shadowed)" if s.shadowed else "")
-        rows.append([s.name, s.kind, where, source])
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
-    print_table(app.env, ["NAME", "TYPE", "COMMAND / URL", "SOURCE"],
-                [[sanitize(c, single_line=True) for c in row] for row in rows])
+    print_table(app.env, ["NAME", "TYPE", "COMMAND / URL", "FROM", "STATUS"],
+                [[sanitize(c, single_line=True) for c in _server_row(s)] for s in servers])
     return 0
+
+
+def _server_row(s: Any) -> list[str]:
+    """One `mrtr servers` row: name, type, command or URL (no secrets), host and file, and
+    how `-s` picks it (or why it cannot be used)."""
+    import shlex  # noqa: PLC0415 - lazy for start-up time
+
+    e = s.entry
+    public = s.public()
+    if e.kind == "stdio":
+        where = shlex.join([str(e.command)] + [str(a) for a in e.args])
+    else:
+        where = str(public.get("url") or "-")
+    if e.unusable is not None:
+        status = f"not usable: {e.unusable}"
+    elif s.shadowed:
+        status = f"shadowed; -s {s.select}" if s.select else "shadowed (an earlier entry of this host has the name)"
+    else:
+        status = f"-s {s.select}"
+    return [s.name, e.kind or "-", where, f"{s.source.label}: {s.source.path}", status]

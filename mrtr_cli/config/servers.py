@@ -1,59 +1,41 @@
-"""Named servers from the config files people already have (`-s/--server NAME`, `mrtr servers`).
+"""Named servers from the config files people already have (`-s/--server NAME`,
+`mrtr servers`): mrtr's own, and those of Claude Code, Claude Desktop, Codex, Gemini CLI,
+VS Code, Cursor, Windsurf, OpenCode, Zed and goose, each read by its host's module
+(`config/hosts/`), in the order of one table (`config/hosts/sources.py`).
 
-Files are searched in this order; the first file that names the server wins:
+The first usable entry of a name wins: `--config FILE`, mrtr's own file, the project's
+files, then the user's (docs/configuration.md, "Named servers"). A later entry of the same
+name is shadowed, and `-s HOST:NAME` picks it (the first usable one of that host). An
+entry mrtr cannot use (disabled, an unknown transport, a value only an editor can give,
+not of its host's shape) is listed with the reason and never wins. A file that cannot be
+read is one warning line naming it, and the other files are still read; `--config FILE`
+must be readable and well formed.
 
-1. `--config FILE`
-2. `./.mcp.json` (Claude Code)
-3. `./.vscode/mcp.json` (VS Code)
-4. `./.cursor/mcp.json` (Cursor)
-5. the Claude Desktop config (`~/.config/Claude/claude_desktop_config.json` on Linux,
-   `~/Library/Application Support/Claude/claude_desktop_config.json` on macOS,
-   `%APPDATA%\\Claude\\claude_desktop_config.json` on Windows)
-6. `~/.config/mrtr/servers.json`
-
-Both shapes are read: `{"mcpServers": {NAME: ENTRY}}` (Claude, Cursor) and
-`{"servers": {NAME: ENTRY}}` (VS Code). An entry is stdio (`command`, `args`, `env`,
-`cwd`) or HTTP (`url`, `headers`); `type` may say `stdio`, `http`,
-`streamable-http` or `sse`, else the members decide.
-
-`${VAR}`, `${VAR:-default}` and `${env:VAR}` are expanded, and `env:VAR` / `file:PATH`
-header values resolved, only in user-level files (5, 6) or with `--expand-env`:
-a file in a project directory (1-4) must not be able to send your environment
-or your files to a server. `${workspaceFolder}` (the project directory) is always
-expanded. Every `env` value and every header value of an entry is a secret.
+References to the environment and to files (`${VAR}`, `${env:VAR}`, `{env:VAR}`,
+`${file:PATH}`, and `env:VAR` / `file:PATH` header values in mrtr's formats) are expanded,
+each host's own way, only in the user's own files or with `--expand-env`: a file in a
+project directory must not be able to send your environment or your files to a server.
+`${workspaceFolder}` (the project directory) is always expanded. Every `env` value and
+every header value of an entry is a secret.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mrtr_cli.config.encodable import check_text
+from mrtr_cli.config.hosts.model import BadFile, ConfigFile, EnvRef, HostEntry
+from mrtr_cli.config.hosts.paths import Places
+from mrtr_cli.config.hosts.sources import HOSTS, config_files
 from mrtr_cli.config.target import Target, check_header, check_url
+from mrtr_cli.config.values import MRTR, expand_vars, resolve_header_value
 from mrtr_cli.credentials import public_url, url_secrets
-from mrtr_cli.config.encodable import PROCESS, REQUEST, check_text
-from mrtr_cli.config.values import expand_vars, resolve_header_value
 from mrtr_cli.errors import UsageError
 
-HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "sse")
-
-
-@dataclass
-class ConfigFile:
-    """A place a config file may be.
-
-    Attributes:
-        path: the file path as shown to the user.
-        user_level: a file in the user's own config directory (expansion allowed).
-        root: the directory relative paths and `${workspaceFolder}` refer to.
-    """
-
-    path: str
-    user_level: bool
-    root: str
+__all__ = ["ConfigFile", "ServerEntry", "config_files", "find_servers", "resolve_server", "server_target"]
 
 
 @dataclass
@@ -62,286 +44,297 @@ class ServerEntry:
 
     Attributes:
         name: the server's name (the key in the file).
-        entry: the entry as written (values unexpanded; may hold secrets).
+        entry: the entry as mapped to mrtr's target (values unexpanded; may hold secrets).
         source: the file it came from.
-        kind: "stdio" or "http".
-        shadowed: an earlier file has a server with the same name.
+        shadowed: an earlier usable entry has the same name.
+        select: what `-s` takes to pick it: the name for the winner, `HOST:NAME` for the
+            first usable entry of its host, else None (unusable, or a second entry of the
+            same name in one host).
     """
 
     name: str
-    entry: dict[str, Any]
+    entry: HostEntry
     source: ConfigFile
-    kind: str
     shadowed: bool = False
+    select: str | None = None
+
+    @property
+    def kind(self) -> str | None:
+        """"stdio", "http", or None when mrtr cannot use it."""
+        return self.entry.kind if self.entry.unusable is None else None
+
+    @property
+    def where(self) -> str:
+        """The file and the server, for messages."""
+        return f"{self.source.path}: server {self.name!r}"
 
     def public(self) -> dict[str, Any]:
-        """A description without secrets: env and header names only, values as written."""
+        """A description without secrets: env and header names only, values as written, a
+        URL without its credentials (`mrtr servers --json`)."""
         e = self.entry
-        out: dict[str, Any] = {"name": self.name, "type": self.kind, "source": self.source.path}
-        if self.kind == "stdio":
-            out["command"] = e.get("command")
-            if e.get("args"):
-                out["args"] = e.get("args")
-            if e.get("cwd"):
-                out["cwd"] = e.get("cwd")
-            if isinstance(e.get("env"), dict) and e["env"]:
-                out["env"] = sorted(e["env"])
-        else:
-            url = e.get("url") or e.get("serverUrl")
-            out["url"] = public_url(url) if isinstance(url, str) else url  # credentials in it: ***
-            if isinstance(e.get("headers"), dict) and e["headers"]:
-                out["headers"] = sorted(e["headers"])
+        out: dict[str, Any] = {"name": self.name, "host": self.source.host, "source": self.source.path,
+                               "scope": self.source.scope, "type": e.kind}
+        if e.kind == "stdio":
+            out["command"] = e.command
+            if e.args:
+                out["args"] = e.args
+            if e.cwd:
+                out["cwd"] = e.cwd
+            if e.env:
+                out["env"] = sorted(e.env)
+        elif e.kind == "http":
+            out["url"] = public_url(e.url) if e.url else e.url  # credentials in it: ***
+            if e.headers:
+                out["headers"] = sorted(e.headers)
+        out["usable"] = e.unusable is None
+        if e.unusable is not None:
+            out["reason"] = e.unusable
         out["shadowed"] = self.shadowed
+        out["select"] = self.select
         return out
 
 
-def _config_home() -> str:
-    return os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-
-
-def claude_desktop_path() -> str:
-    """Where Claude Desktop keeps its config on this platform."""
-    if sys.platform == "darwin":
-        return os.path.join(os.path.expanduser("~"), "Library", "Application Support", "Claude",
-                            "claude_desktop_config.json")
-    if sys.platform == "win32":
-        base = os.environ.get("APPDATA") or os.path.join(os.path.expanduser("~"), "AppData", "Roaming")
-        return os.path.join(base, "Claude", "claude_desktop_config.json")
-    return os.path.join(_config_home(), "Claude", "claude_desktop_config.json")
-
-
-def config_files(explicit: str | None = None, cwd: str | None = None) -> list[ConfigFile]:
-    """The config files to search, in order (whether or not they exist)."""
-    cwd = cwd or os.getcwd()
-    files = []
-    if explicit:
-        path = os.path.expanduser(explicit)
-        parent = os.path.dirname(os.path.abspath(path))
-        root = os.path.dirname(parent) if os.path.basename(parent) in (".vscode", ".cursor") else parent
-        files.append(ConfigFile(explicit, False, root))
-    files += [
-        ConfigFile(os.path.join(".", ".mcp.json"), False, cwd),
-        ConfigFile(os.path.join(".", ".vscode", "mcp.json"), False, cwd),
-        ConfigFile(os.path.join(".", ".cursor", "mcp.json"), False, cwd),
-        ConfigFile(claude_desktop_path(), True, os.path.expanduser("~")),
-        ConfigFile(os.path.join(_config_home(), "mrtr", "servers.json"), True, os.path.expanduser("~")),
-    ]
-    return files
-
-
-def _kind(name: str, entry: dict[str, Any], path: str) -> str:
-    declared = entry.get("type")
-    if declared == "stdio" or (declared is None and "command" in entry):
-        if not isinstance(entry.get("command"), str) or not entry["command"]:
-            raise UsageError(f"{path}: server {name!r}: a stdio entry needs a \"command\" string")
-        for key, want in (("args", list), ("env", dict)):
-            if key in entry and not isinstance(entry[key], want):
-                raise UsageError(f"{path}: server {name!r}: \"{key}\" must be {'a list' if want is list else 'an object'}")
-        return "stdio"
-    if declared in HTTP_TYPES or (declared is None and ("url" in entry or "serverUrl" in entry)):
-        if not isinstance(entry.get("url") or entry.get("serverUrl"), str):
-            raise UsageError(f"{path}: server {name!r}: an HTTP entry needs a \"url\" string")
-        if "headers" in entry and not isinstance(entry["headers"], dict):
-            raise UsageError(f"{path}: server {name!r}: \"headers\" must be an object")
-        return "http"
-    if declared is not None:
-        raise UsageError(f"{path}: server {name!r}: unknown type {declared!r} (expected stdio, http or sse)")
-    raise UsageError(f"{path}: server {name!r}: neither \"command\" (stdio) nor \"url\" (HTTP)")
-
-
-#: Members of an entry whose strings go into HTTP requests (the rest go to a process).
-_REQUEST_MEMBERS = ("url", "serverUrl", "headers", "oauth")
-
-
-def _check_strings(value: Any, where: str, field: str = "", carrier: str = PROCESS) -> None:
-    """`check_text` for every string in an entry, member names included, as read (before
-    any expansion): the field is named as `args[0]`, `env.NAME`, `headers.NAME`.
+def _entries(explicit: str | None, warn: Callable[[str], None] | None,
+             places: Places | None = None) -> Iterator[ServerEntry]:
+    """Every entry of every config file, in search order (`find_servers`, unmarked).
 
     Raises:
-        UsageError: a string holds a lone surrogate.
+        UsageError: `--config FILE` is missing, unreadable or malformed.
     """
-    if isinstance(value, str):
-        check_text(value, f"{where}: {field}", carrier=carrier)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _check_strings(item, where, f"{field}[{i}]", carrier)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            check_text(key, f"{where}: a member name" + (f" in {field}" if field else ""), carrier=carrier)
-            _check_strings(item, where, f"{field}.{key}" if field else key,
-                           REQUEST if not field and key in _REQUEST_MEMBERS else carrier)
+    from mrtr_cli.config.hosts.files import load  # noqa: PLC0415 - lazy for start-up time
 
-
-def read_config(cfg: ConfigFile) -> list[ServerEntry] | None:
-    """The servers in one config file, in file order; None if the file does not exist.
-
-    Raises:
-        UsageError: the file cannot be read, is not JSON, or has a malformed entry.
-    """
-    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415 - lazy for start-up time
-
-    try:
-        text = read_user_text(cfg.path, what="config file")
-    except FileNotFoundError:
-        return None
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise UsageError(f"{cfg.path}: not valid JSON: {exc}") from None
-    if not isinstance(doc, dict):
-        raise UsageError(f"{cfg.path}: expected a JSON object")
-    entries = []
-    for member in ("mcpServers", "servers"):
-        block = doc.get(member)
-        if block is None:
+    parsed: dict[tuple[str, str], Any] = {}
+    for cfg, source in config_files(explicit, places):
+        is_explicit = source.host == "config"
+        key = (cfg.path, source.format)
+        if key not in parsed:
+            try:
+                parsed[key] = load(cfg.path, source.format)
+            except FileNotFoundError:
+                if is_explicit:
+                    raise UsageError(f"--config {explicit}: no such file") from None
+                parsed[key] = None
+            except BadFile as exc:
+                parsed[key] = exc
+                _bad_file(cfg, str(exc), is_explicit, warn)
+        doc = parsed[key]
+        if doc is None or isinstance(doc, BadFile):
             continue
-        if not isinstance(block, dict):
-            raise UsageError(f"{cfg.path}: \"{member}\" must be an object of named servers")
-        for name, entry in block.items():
-            check_text(name, f"{cfg.path}: a server name")
-            if not isinstance(entry, dict):
-                raise UsageError(f"{cfg.path}: server {name!r} must be an object")
-            _check_strings(entry, f"{cfg.path}: server {name!r}")
-            entries.append(ServerEntry(name, entry, cfg, _kind(name, entry, cfg.path)))
-    return entries
+        try:
+            entries = source.read(doc, cfg)
+        except BadFile as exc:
+            _bad_file(cfg, str(exc), is_explicit, warn)
+            continue
+        for entry in entries:
+            if is_explicit and entry.malformed:
+                raise UsageError(f"{cfg.path}: server {entry.name!r}: {entry.unusable}")
+            yield ServerEntry(entry.name, entry, cfg)
 
 
-def find_servers(explicit: str | None = None, *, warn: Callable[[str], None] | None = None) -> list[ServerEntry]:
-    """Every server in every config file, in search order; later entries with a name
-    already seen are marked `shadowed`.
+def _bad_file(cfg: ConfigFile, problem: str, explicit: bool, warn: Callable[[str], None] | None) -> None:
+    """A file that cannot be used: an error for `--config FILE`, else one warning line.
 
-    A malformed `--config FILE` is an error; a malformed discovered file is skipped
-    with a warning (it may belong to another tool).
+    Raises:
+        UsageError: it is `--config FILE`.
+    """
+    if explicit:
+        raise UsageError(f"{cfg.path}: {problem}")
+    if warn is not None:
+        warn(f"mrtr: warning: skipping {cfg.path} ({cfg.label}): {problem}")
+
+
+def find_servers(explicit: str | None = None, *, warn: Callable[[str], None] | None = None,
+                 places: Places | None = None) -> list[ServerEntry]:
+    """Every server in every config file, in search order, each marked: the first usable
+    entry of a name wins (`select` is its name), later usable ones are `shadowed`.
+
+    A file that cannot be read (not valid in its format, not of its host's shape, not a
+    regular file, too large, not UTF-8) is skipped with a warning (it belongs to another
+    tool, which says more); an entry that is not of its host's shape is listed as not usable.
+
+    Args:
+        places: the platform, home folder and environment (default: this machine's).
 
     Raises:
         UsageError: `--config FILE` is missing or malformed.
     """
-    found: list[ServerEntry] = []
-    seen: set[str] = set()
-    for i, cfg in enumerate(config_files(explicit)):
-        try:
-            entries = read_config(cfg)
-        except UsageError as err:
-            if explicit and i == 0:
-                raise
-            if warn is not None:
-                warn(f"mrtr: warning: skipping {err.message}")
+    found = list(_entries(explicit, warn, places))
+    winners: set[str] = set()
+    by_host: set[tuple[str, str]] = set()
+    for entry in found:
+        if entry.entry.unusable is not None:
             continue
-        if entries is None:
-            if explicit and i == 0:
-                raise UsageError(f"--config {explicit}: no such file")
-            continue
-        for entry in entries:
-            entry.shadowed = entry.name in seen
-            seen.add(entry.name)
-            found.append(entry)
+        entry.shadowed = entry.name in winners
+        if not entry.shadowed:
+            entry.select = entry.name
+        elif (entry.source.host, entry.name) not in by_host:
+            entry.select = f"{entry.source.host}:{entry.name}"
+        winners.add(entry.name)
+        by_host.add((entry.source.host, entry.name))
     return found
+
+
+def lookup(name: str, explicit: str | None, *, warn: Callable[[str], None] | None = None,
+           places: Places | None = None) -> ServerEntry:
+    """The entry `-s NAME` names: the first usable entry of that name, else (`HOST:NAME`,
+    when no server has that very name) the first usable entry of that name in that host's files.
+
+    Raises:
+        UsageError: only unusable entries have that name (the first one's reason), or none
+            does (with "did you mean" and the files searched).
+    """
+    seen: list[ServerEntry] = []
+    for entry in _entries(explicit, warn, places):
+        if entry.name == name and entry.entry.unusable is None:
+            entry.select = name
+            return entry
+        seen.append(entry)
+    host, _, bare = name.partition(":")
+    if bare and host in HOSTS:
+        match = next((e for e in seen if e.source.host == host and e.name == bare and e.entry.unusable is None), None)
+        if match is not None:
+            match.select = name  # a pending document names it so, and finds it again
+            return match
+    unusable = next((e for e in seen if e.name == name or (bare and host in HOSTS and e.name == bare
+                                                           and e.source.host == host)), None)
+    import shlex  # noqa: PLC0415 - lazy for start-up time
+
+    config = f"--config {shlex.quote(explicit)} " if explicit else ""
+    if unusable is not None:
+        raise UsageError(f"{unusable.where} is not usable: {unusable.entry.unusable}",
+                         hint=f"see every configured server with: mrtr {config}servers")
+    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
+
+    names = sorted({e.name for e in seen if e.entry.unusable is None})
+    close = close_matches(name, names)
+    if close:
+        hint = f"did you mean: {', '.join(close)}?"
+    elif names:
+        hint = f"no configured server has a name like it; see them with: mrtr {config}servers"
+    else:
+        hint = "searched: " + ", ".join(c.path for c, _ in config_files(explicit, places))
+    raise UsageError(f"-s {name}: no server by that name in the config files", hint=hint)
 
 
 def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[[str], None],
                   warn: Callable[[str], None]) -> Target:
-    """Build the target for a config entry, registering its secrets.
+    """Build the target for a usable config entry, registering its secrets.
 
     Raises:
-        UsageError: an unset `${VAR}`, an unreadable `file:`, a bad URL.
+        UsageError: an unset `${VAR}` (where the host refuses one), an unreadable `file:`,
+            an unset variable a value is read from (Codex's `bearer_token_env_var`), a bad
+            URL or header.
     """
+    e = entry.entry
     allowed = expand_env or entry.source.user_level
-    where = f"{entry.source.path}: server {entry.name!r}"
+    where = entry.where
     builtins = {"workspaceFolder": entry.source.root,
-                "workspaceFolderBasename": os.path.basename(entry.source.root)}
+                "workspaceFolderBasename": os.path.basename(entry.source.root)} if e.syntax is MRTR else {}
+    base = os.path.dirname(os.path.abspath(os.path.expanduser(entry.source.path)))
     skipped: list[str] = []
+    unread: list[str] = []
 
     def expand(text: Any, what: str) -> str:
         if not isinstance(text, str):
             raise UsageError(f"{where}: {what} must be a string")
-        value, names = expand_vars(text, allowed=allowed, builtins=builtins, where=where)
-        skipped.extend(n for n in names if n not in skipped)
+        value, refs = expand_vars(text, allowed=allowed, builtins=builtins, where=where, syntax=e.syntax,
+                                  base=base, secret=add_secret)
+        skipped.extend(r for r in refs if r not in skipped)
         check_text(value, f"{where}: {what}", from_bytes=True)  # ${VAR} from the environment
         if "\x00" in value:  # named, never shown: an env value is a secret
             raise UsageError(f"{where}: {what} holds a NUL character, which a command line or an "
                              "environment cannot carry")
         return value
 
-    def secret(name: str, value: str, raw: Any) -> None:
+    def value_of(raw: Any, what: str) -> str | None:
+        """An env or header value: expanded text, or read from the environment (None: left out)."""
+        if not isinstance(raw, EnvRef):
+            return expand(raw, what)
+        shown = f"{raw.field or what} {raw.variable}"
+        if not allowed:
+            unread.append(shown)
+            return None
+        found = os.environ.get(raw.variable)
+        if not found:
+            if raw.required:
+                raise UsageError(f"{where}: {shown}: that environment variable is empty or unset")
+            return None
+        add_secret(found)
+        return raw.prefix + expand(found, what)
+
+    def secret(value: str, raw: Any) -> None:
         # Every `env` and `headers` value of an entry is a secret, whatever its name (a config
         # file is where people paste tokens under any name: X-Plain, DB_URL); only a value left
         # as a `${VAR}` template, the file's own text, is not.
-        template = isinstance(raw, str) and value == raw and expand_vars(raw, allowed=False)[1]
+        template = (isinstance(raw, str) and value == raw
+                    and expand_vars(raw, allowed=False, syntax=e.syntax)[1])
         if template:
             return
         add_secret(value)
         add_secret(value.split(" ", 1)[-1])
 
-    e = entry.entry
-    if e.get("envFile"):
-        warn(f"mrtr: note: {where}: envFile is not read by mrtr; put the variables in \"env\"")
-    if entry.kind == "stdio":
-        argv = [expand(e["command"], "command")] + [expand(a, f"args[{i}]") for i, a in enumerate(e.get("args") or [])]
+    for note in e.notes:
+        warn(f"mrtr: note: {where}: {note}")
+    if e.kind == "stdio":
+        argv = [expand(e.command, "command")] + [expand(a, f"args[{i}]") for i, a in enumerate(e.args)]
         env = {}
-        for key, value in (e.get("env") or {}).items():
-            if not str(key) or any(c in str(key) for c in "=\x00"):
-                raise UsageError(f"{where}: env name {str(key)!r} is not a usable variable name (empty, or holds = or NUL)")
-            env[str(key)] = expand(value, f"env {key}")
-            secret(str(key), env[str(key)], value)
-        cwd = expand(e["cwd"], "cwd") if e.get("cwd") else None
+        for key, raw in e.env.items():
+            if not key or any(c in key for c in "=\x00"):
+                raise UsageError(f"{where}: env name {key!r} is not a usable variable name (empty, or holds = or NUL)")
+            value = value_of(raw, f"env {key}")
+            if value is not None:
+                env[key] = value
+                secret(value, raw)
+        cwd = expand(e.cwd, "cwd") if e.cwd else None
         if cwd is not None and not os.path.isabs(os.path.expanduser(cwd)):
             cwd = os.path.join(entry.source.root, cwd)
-        target = Target(command=argv, server=entry.name, env=env, cwd=os.path.expanduser(cwd) if cwd else None)
+        target = Target(command=argv, server=entry.select or entry.name, env=env,
+                        cwd=os.path.expanduser(cwd) if cwd else None)
     else:
-        url = check_url(expand(e.get("url") or e.get("serverUrl"), "url"), f"{where}: url")
+        url = check_url(expand(e.url, "url"), f"{where}: url")
         for part in url_secrets(url):
             add_secret(part)
         headers = {}
-        for name, raw in (e.get("headers") or {}).items():
-            value, part = resolve_header_value(expand(raw, f"header {name}"), allowed=allowed,
-                                                 where=f"{where}: header {name}")
-            check_header(str(name), value, f"{where}: header {name}")
-            headers[str(name)] = value
-            secret(str(name), value, raw)
+        for name, raw in e.headers.items():
+            value = value_of(raw, f"header {name}")
+            if value is None:
+                continue
+            part = None
+            if e.syntax is MRTR and not isinstance(raw, EnvRef):  # mrtr's `env:VAR` / `file:PATH` values
+                value, part = resolve_header_value(value, allowed=allowed, where=f"{where}: header {name}")
+            check_header(name, value, f"{where}: header {name}")
+            headers[name] = value
+            secret(value, raw)
             if part:
                 add_secret(part)
-        target = Target(url=url, server=entry.name, headers=headers)
+        target = Target(url=url, server=entry.select or entry.name, headers=headers)
         from mrtr_cli.config.oauth import from_config_entry  # noqa: PLC0415 - lazy for start-up time
 
-        target.oauth = from_config_entry(e, where=where, allowed=allowed, expand=lambda t: expand(t, "oauth"))
+        target.oauth = from_config_entry({"oauth": e.oauth} if e.oauth is not None else {}, where=where,
+                                         allowed=allowed, expand=lambda t: expand(t, "oauth"))
         if target.oauth is not None:
             for value in (target.oauth.client_secret, target.oauth.private_key):
                 if value:
                     add_secret(value)
-    roots = e.get("roots")
-    if roots is not None:
-        if not isinstance(roots, list):
+    if e.roots is not None:
+        if not isinstance(e.roots, list):
             raise UsageError(f"{where}: roots must be a list of paths or {{uri, name}} objects")
-        target.roots = (roots, f"{where}: roots", entry.source.root)
+        target.roots = (e.roots, f"{where}: roots", entry.source.root)
     if skipped:
-        names = ", ".join("${" + n + "}" for n in skipped)
-        warn(f"mrtr: note: {where}: {names} left as written (a project config is not expanded; "
+        warn(f"mrtr: note: {where}: {', '.join(skipped)} left as written (a project config is not expanded; "
              "pass --expand-env to expand)")
+    if unread:
+        warn(f"mrtr: note: {where}: {', '.join(unread)} not read (a project config is not expanded; "
+             "pass --expand-env to read it)")
     return target
 
 
 def resolve_server(name: str, explicit: str | None, *, expand_env: bool, add_secret: Callable[[str], None],
                    warn: Callable[[str], None]) -> Target:
-    """The target for `-s NAME`.
+    """The target for `-s NAME` (or `-s HOST:NAME`): `lookup`, then `server_target`.
 
     Raises:
-        UsageError: no config names it (with "did you mean" and the files searched).
+        UsageError: no usable entry has that name (with "did you mean" and the files
+            searched), or its target cannot be built.
     """
-    servers = find_servers(explicit, warn=warn)
-    for entry in servers:
-        if entry.name == name:
-            return server_target(entry, expand_env=expand_env, add_secret=add_secret, warn=warn)
-    from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
-
-    names = sorted({e.name for e in servers})
-    close = close_matches(name, names)
-    if close:
-        hint = f"did you mean: {', '.join(close)}?"
-    elif names:
-        import shlex  # noqa: PLC0415 - lazy for start-up time
-
-        config = f"--config {shlex.quote(explicit)} " if explicit else ""
-        hint = f"no configured server has a name like it; see them with: mrtr {config}servers"
-    else:
-        hint = "searched: " + ", ".join(c.path for c in config_files(explicit))
-    raise UsageError(f"-s {name}: no server by that name in the config files", hint=hint)
+    return server_target(lookup(name, explicit, warn=warn), expand_env=expand_env, add_secret=add_secret, warn=warn)

@@ -314,7 +314,7 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
 
     Raises:
         ValueError: the frontmatter is there but is not valid YAML, not a mapping, or
-            over a bound of `protocol.yamlbounds` (size, nodes with aliases expanded,
+            over a bound of `mrtr_cli.yamlbounds` (size, nodes with aliases expanded,
             nesting): the message says which, and the bound.
     """
     lines = text.lstrip("\ufeff").splitlines()
@@ -323,7 +323,7 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
     end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
     if end is None:
         return None
-    from mrtr_cli.protocol.yamlbounds import load_bounded_yaml  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.yamlbounds import load_bounded_yaml  # noqa: PLC0415 - lazy for start-up time
 
     try:
         value = load_bounded_yaml("\n".join(lines[1:end]))
