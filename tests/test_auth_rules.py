@@ -339,6 +339,33 @@ def test_challenge_parsing(header, want):
     assert (ch.resource_metadata, ch.scope, ch.error) == want
 
 
+@pytest.mark.parametrize(("header", "schemes", "algs", "params"), [
+    ('Bearer error="invalid_token", DPoP algs="ES256 PS256"', ("bearer", "dpop"), ["ES256", "PS256"], "bearer"),
+    ('DPoP algs="ES256", error="invalid_token", resource_metadata="https://m/x"', ("dpop",), ["ES256"], "dpop"),
+    ('Bearer, DPoP algs=ES256', ("bearer", "dpop"), ["ES256"], "bearer"),
+    # a quoted string is no scheme, a token68 neither
+    ('Bearer error_description="no DPoP, dpop here", realm="a, DPoP b"', ("bearer",), None, "bearer"),
+    ('Basic dXNlcjpwYXNz==, Bearer scope=read', ("basic", "bearer"), None, "bearer"),
+    ('Negotiate a/b+c=, DPoP', ("negotiate", "dpop"), None, "dpop"),
+    ('dpop ALGS="ES256"', ("dpop",), ["ES256"], "dpop"),
+    ('"unterminated, DPoP', (), None, None),
+])
+def test_challenge_schemes_and_dpop_algs(header, schemes, algs, params):
+    ch = parse_challenge(401, header)
+    assert ch.schemes == schemes and ch.dpop_algs == algs
+    assert ch.bearer == (params is not None) and ch.dpop == (params == "dpop")
+    assert ch.offers_dpop == ("dpop" in schemes)
+    assert ch.refuses_dpop == ("bearer" in schemes and "dpop" not in schemes)
+
+
+def test_a_challenge_naming_dpop_alone_requires_it_only_for_a_request_without_a_dpop_token():
+    ch = parse_challenge(401, 'DPoP error="invalid_token"')
+    assert ch.requires_dpop
+    ch.answered_dpop = True  # a resource answers a DPoP request in the DPoP scheme, whatever else it takes
+    assert not ch.requires_dpop and ch.offers_dpop
+    assert not parse_challenge(401, 'Bearer, DPoP').requires_dpop
+
+
 # ---------------------------------------------------------------------- the token store
 def test_the_store_is_private_and_written_atomically(tmp_path, monkeypatch):
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))
