@@ -8,7 +8,8 @@ With each: `auth login` through the stand-in browser, a call with the stored tok
 refresh once the server refuses the access token, a step-up (`auth login --scope` beyond the
 first sign-in's scopes), `auth logout`; and an authorization server that restarts and has
 forgotten every client and token (the next sign-in registers again). No token, client
-secret, authorization code or PKCE verifier the servers handled may appear in any output.
+secret, authorization code, PKCE verifier or DPoP key the servers handled may appear in
+any output.
 """
 
 from __future__ import annotations
@@ -144,25 +145,43 @@ class OidcProviderServer:
 
     name = "oidc-provider"
 
-    def __init__(self, tmp: Path, node: str, modules: Path, *extra: str, env: dict[str, str] | None = None):
+    def __init__(self, tmp: Path, node: str, modules: Path, *extra: str, env: dict[str, str] | None = None,
+                 dpop_resource: bool = False):
         self.tmp = tmp
         self.node, self.modules, self.extra, self.env = node, modules, extra, env
         self.record = tmp / "oidc-record.jsonl"
         self.mcp_url = f"http://127.0.0.1:{free_port()}/mcp"
+        #: with `dpop_resource`, a second MCP server (same issuer) taking DPoP-bound tokens only
+        self.dpop_url = f"http://127.0.0.1:{free_port()}/mcp" if dpop_resource else None
         self.port = "0"
         self.proc, info = self._start()
         self.issuer = info["issuer"]
         self.port = str(urlsplit(self.issuer).port)
-        self.rs, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer,
-                                       "--port", str(urlsplit(self.mcp_url).port), "--ready-file",
-                                       str(tmp / "rs-ready.json")),
-                           tmp / "rs-ready.json", tmp / "rs-stderr.txt")
+        self.rs = [self._resource(self.mcp_url, "bearer")]
+        if self.dpop_url:
+            self.rs.append(self._resource(self.dpop_url, "required"))
+
+    def _resource(self, url: str, dpop: str) -> subprocess.Popen[bytes]:
+        """tests/servers/jwt_resource_server.py at `url`, taking DPoP as `dpop` says."""
+        port = str(urlsplit(url).port)
+        ready = self.tmp / f"rs-ready-{port}.json"
+        proc, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer, "--port", port,
+                                    "--ready-file", str(ready), "--dpop", dpop),
+                        ready, self.tmp / f"rs-stderr-{port}.txt")
+        return proc
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+        resources = [w for url in (self.mcp_url, self.dpop_url) if url for w in ("--resource", url)]
         return start([self.node, str(SERVERS / "oidc_provider" / "server.mjs"), "--modules", str(self.modules),
-                      "--resource", self.mcp_url, "--port", self.port, "--ready-file", str(self.tmp / "oidc-ready.json"),
+                      *resources, "--port", self.port, "--ready-file", str(self.tmp / "oidc-ready.json"),
                       "--record", str(self.record), *self.extra],
                      self.tmp / "oidc-ready.json", self.tmp / "oidc-stderr.txt", self.env)
+
+    def resource_dpop(self, url: str, mode: str) -> None:
+        """The MCP server at `url` takes DPoP from now on as `mode` says (bearer, capable,
+        required: tests/servers/oauth_identity.py `DpopPolicy`)."""
+        httpx2.post(url.rsplit("/mcp", 1)[0] + "/_test/resource-dpop", params={"mode": mode},
+                    timeout=30).raise_for_status()
 
     def restart_authorization_server(self) -> None:
         """End oidc-provider and start it again on the same port: it has forgotten every
@@ -170,8 +189,9 @@ class OidcProviderServer:
         stop_group(self.proc)
         self.proc, _ = self._start()
 
-    def expire(self) -> None:
-        origin = self.mcp_url.rsplit("/mcp", 1)[0]
+    def expire(self, url: str | None = None) -> None:
+        """The MCP server at `url` (default `mcp_url`) refuses every access token it has seen."""
+        origin = (url or self.mcp_url).rsplit("/mcp", 1)[0]
         httpx2.post(origin + "/_test/expire", timeout=30).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
@@ -195,7 +215,8 @@ class OidcProviderServer:
 
     def stop(self) -> None:
         stop_group(self.proc)
-        stop_group(self.rs)
+        for rs in self.rs:
+            stop_group(rs)
 
 
 @pytest.fixture(scope="session")
@@ -229,12 +250,23 @@ class Runs:
     def __init__(self, tmp: Path, browser: Browser):
         self.tmp, self.browser = tmp, browser
         self.all: list[Run] = []
+        self.keys: set[str] = set()  # every DPoP key stored (its JWK text and its private part)
 
     def __call__(self, *args: str, code: int) -> Run:
         run = run_mrtr(self.tmp, *args, browser=self.browser, env={"MRTR_AUTH_WAIT": AUTH_WAIT})
         self.all.append(run)
+        for path in store_files(self.tmp):
+            for entry in (json.loads(path.read_text()).get("issuers") or {}).values():
+                key = (entry.get("tokens") or {}).get("dpop_key")
+                if isinstance(key, str):
+                    self.keys |= {key, json.loads(key)["d"]}
         assert run.code == code, f"exit {run.code}, wanted {code}: {run.stderr}"
         return run
+
+    def mechanism(self, url: str) -> str:
+        """How the stored sign-in of `url` got its token (`auth status`: grant, binding)."""
+        (row,) = json.loads(self("--url", url, "auth", "status", "--json", code=0).stdout)
+        return str(row["mechanism"])
 
     def sign_in(self, url: str, *extra: str) -> Run:
         before = len(self.browser.finished())
@@ -246,7 +278,7 @@ class Runs:
         found = server.secrets()
         add_secrets(found, [(k, v) for url in self.browser.visited() for k, v in parse_qsl(urlsplit(url).query)])
         assert {"access_token", "refresh_token", "code", "code_verifier"} <= set(found), sorted(found)
-        secrets = set().union(*found.values())
+        secrets = set().union(*found.values()) | self.keys
         assert all(len(s) >= 16 for s in secrets), "a short value would match by chance"
         for run in self.all:
             for secret in secrets:
@@ -340,3 +372,4 @@ def test_oidc_provider_accepts_a_client_id_metadata_document(oidc_provider, tmp_
         runs.assert_nothing_secret_printed(server)
     finally:
         server.stop()
+
