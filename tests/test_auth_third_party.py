@@ -7,9 +7,11 @@ when npm is missing or the install fails), each in front of a protected SDK MCP 
 With each: `auth login` through the stand-in browser, a call with the stored token, a
 refresh once the server refuses the access token, a step-up (`auth login --scope` beyond the
 first sign-in's scopes), `auth logout`; and an authorization server that restarts and has
-forgotten every client and token (the next sign-in registers again). No token, client
-secret, authorization code, PKCE verifier or DPoP key the servers handled may appear in
-any output.
+forgotten every client and token (the next sign-in registers again). oidc-provider offers
+DPoP (as it ships): a resource taking bearer tokens only gets bearer tokens, one requiring
+DPoP gets DPoP-bound tokens, and a stored token of the wrong kind is dropped or refreshed
+into the right one. No token, client secret, authorization code, PKCE verifier or DPoP key
+the servers handled may appear in any output.
 """
 
 from __future__ import annotations
@@ -373,3 +375,58 @@ def test_oidc_provider_accepts_a_client_id_metadata_document(oidc_provider, tmp_
     finally:
         server.stop()
 
+
+@pytest.fixture
+def oidc_dpop(oidc_provider: tuple[str, Path], tmp_path: Path) -> Iterator[OidcProviderServer]:
+    """oidc-provider (DPoP offered, as it ships) in front of two SDK MCP servers: one taking
+    bearer tokens only (`mcp_url`), one taking DPoP-bound tokens only (`dpop_url`)."""
+    node, modules = oidc_provider
+    server = OidcProviderServer(tmp_path, node, modules, dpop_resource=True)
+    yield server
+    server.stop()
+
+
+def test_oidc_provider_dpop_only_where_the_resource_takes_it(oidc_dpop, runs):
+    bearer_url, dpop_url = oidc_dpop.mcp_url, oidc_dpop.dpop_url
+    assert "ES256" in httpx2.get(oidc_dpop.issuer + "/.well-known/openid-configuration",
+                                 timeout=30).json()["dpop_signing_alg_values_supported"]
+    # a resource taking bearer tokens only, behind an authorization server offering DPoP: bearer
+    runs.sign_in(bearer_url)
+    assert "mcp:read" in whoami(runs, bearer_url, "--no-input")
+    assert runs.mechanism(bearer_url) == "authorization code, bearer"
+    # a resource requiring DPoP, behind the same authorization server: DPoP
+    runs.sign_in(dpop_url)
+    assert "mcp:read" in whoami(runs, dpop_url, "--no-input")
+    assert runs.mechanism(dpop_url) == "authorization code, DPoP"
+    # its refused token is refreshed once, still bound (the package checks the refresh's proof)
+    oidc_dpop.expire(dpop_url)
+    assert "mcp:read" in whoami(runs, dpop_url, "--no-input")
+    assert runs.mechanism(dpop_url) == "authorization code, DPoP"
+    assert oidc_dpop.token_grants() == ["authorization_code", "authorization_code", "refresh_token"]
+    # turning DPoP off where the resource requires it: said so, before anything is asked
+    refused = runs("--url", dpop_url, "auth", "login", "--no-dpop", code=8)
+    assert "takes DPoP-bound tokens only" in refused.stderr and "DPoP is turned off" in refused.stderr
+    assert "requires sign-in" not in refused.stderr
+    assert oidc_dpop.token_grants() == ["authorization_code", "authorization_code", "refresh_token"]
+    runs.assert_nothing_secret_printed(oidc_dpop)
+
+
+def test_oidc_provider_stored_tokens_of_the_wrong_kind(oidc_dpop, runs):
+    url = oidc_dpop.mcp_url
+    # a DPoP-bound token stored for the bearer-only resource (asked for): dropped, not refreshed
+    runs.sign_in(url, "--dpop")
+    assert runs.mechanism(url) == "authorization code, DPoP"
+    dropped = runs("--url", url, "--no-input", "call", "whoami", code=8)
+    assert "the stored DPoP-bound token was dropped" in dropped.stderr, dropped.stderr
+    assert f"requires sign-in; run: mrtr --url {url} auth login" in dropped.stderr
+    assert oidc_dpop.token_grants() == ["authorization_code"]  # no refresh wasted
+    runs.sign_in(url)
+    assert "mcp:read" in whoami(runs, url, "--no-input")
+    assert runs.mechanism(url) == "authorization code, bearer"
+    # the resource now takes DPoP-bound tokens only: the stored bearer token is refreshed for
+    # a DPoP-bound one (the package binds a refreshed access token to the proof's key)
+    oidc_dpop.resource_dpop(url, "required")
+    assert "mcp:read" in whoami(runs, url, "--no-input")
+    assert runs.mechanism(url) == "authorization code, DPoP"
+    assert oidc_dpop.token_grants() == ["authorization_code", "authorization_code", "refresh_token"]
+    runs.assert_nothing_secret_printed(oidc_dpop)

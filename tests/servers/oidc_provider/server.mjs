@@ -5,7 +5,8 @@
 // - PKCE required (S256, the only method it offers), dynamic client registration (open, no
 //   initial access token), revocation, resource indicators (RFC 8707: the resources are the
 //   MCP servers' URLs; their access tokens are JWTs with that audience and `scope`), refresh
-//   tokens for every client allowed the grant, rotated on every use;
+//   tokens for every client allowed the grant, rotated on every use; DPoP as it ships
+//   (offered in its metadata; a token request with a proof gets DPoP-bound tokens);
 // - scopes `openid offline_access mcp:read mcp:write`;
 // - no login form: the interaction URL is answered here, and approves at once as user
 //   `test-user` (login, then consent to what was asked), so a browser only follows redirects;
@@ -71,9 +72,10 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   features: {
     devInteractions: { enabled: false },
-    // The MCP server in front is the SDK's, which takes bearer tokens only; offering DPoP
-    // here would make mrtr ask for DPoP-bound tokens (docs/oauth.md), which it refuses.
-    dPoP: { enabled: false },
+    // DPoP as the package ships it (enabled: listed in its metadata, a token request with
+    // a proof gets DPoP-bound tokens, `cnf.jkt` in a JWT access token); whether a resource
+    // takes them is the resource's business (tests/servers/jwt_resource_server.py --dpop).
+    dPoP: { enabled: true },
     registration: { enabled: true },
     revocation: { enabled: true },
     resourceIndicators: {
