@@ -28,7 +28,6 @@ Command line: --issuer URL (required), --port N (0: any free one), --ready-file 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from typing import Any
@@ -42,7 +41,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import listen, serve_apps  # noqa: E402
+from common import listen, rewrite_json_response, serve_apps  # noqa: E402
 from oauth_identity import DpopGate, DpopPolicy, verify_proof  # noqa: E402
 from sdk_auth_server import protected_mcp  # noqa: E402
 
@@ -100,15 +99,8 @@ def main() -> None:
         verifier.expired |= verifier.seen
         return JSONResponse({"expired": len(verifier.expired)})
 
-    async def resource_dpop(request: Request) -> JSONResponse:
-        mode = request.query_params.get("mode", "")
-        if mode not in DpopPolicy.MODES:
-            return JSONResponse({"error": f"mode: one of {', '.join(DpopPolicy.MODES)}"}, status_code=400)
-        policy.mode = mode
-        return JSONResponse({"mode": policy.mode})
-
     app.router.routes.append(Route("/_test/expire", expire, methods=["POST"]))
-    app.router.routes.append(Route("/_test/resource-dpop", resource_dpop, methods=["POST"]))
+    app.router.routes.append(policy.route())
     jtis: set[str] = set()
 
     def check(proof: str | None, method: str, token: str) -> tuple[str | None, str | None]:
@@ -143,22 +135,7 @@ class WithDpopMetadata:
         if scope["type"] != "http" or scope["path"] != self.path or not self.policy.metadata():
             await self.app(scope, receive, send)
             return
-        start: dict[str, Any] = {}
-        body = b""
-
-        async def capture(message: Any) -> None:
-            nonlocal body
-            if message["type"] == "http.response.start":
-                start.update(message)
-            else:
-                body += message.get("body", b"")
-
-        await self.app(scope, receive, capture)
-        if start.get("status") == 200:
-            body = json.dumps({**json.loads(body), **self.policy.metadata()}).encode()
-        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await rewrite_json_response(self.app, scope, receive, send, lambda doc: {**doc, **self.policy.metadata()})
 
 
 if __name__ == "__main__":

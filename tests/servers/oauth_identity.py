@@ -97,6 +97,22 @@ class DpopPolicy:
         assert mode in self.MODES and signal in self.SIGNALS, (mode, signal)
         self.mode, self.signal, self.algs = mode, signal, algs.split()
 
+    def route(self) -> Any:
+        """The test hook `POST /_test/resource-dpop?mode=M` (a Starlette route): `mode` is M
+        from now on (400 for an unknown one)."""
+        from starlette.requests import Request
+        from starlette.responses import JSONResponse
+        from starlette.routing import Route
+
+        async def set_mode(request: Request) -> JSONResponse:
+            mode = request.query_params.get("mode", "")
+            if mode not in self.MODES:
+                return JSONResponse({"error": f"mode: one of {', '.join(self.MODES)}"}, status_code=400)
+            self.mode = mode
+            return JSONResponse({"mode": self.mode})
+
+        return Route("/_test/resource-dpop", set_mode, methods=["POST"])
+
     def metadata(self) -> dict[str, Any]:
         """The members of its protected resource metadata about DPoP (RFC 9728 section 2)."""
         if self.mode == "bearer" or self.signal not in ("both", "metadata"):

@@ -131,7 +131,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import RecordingApp, read_body  # noqa: E402
+from common import RecordingApp, read_body, rewrite_json_response  # noqa: E402
 from oauth_identity import AS_NONCE, JWT_BEARER, RS_NONCE, DpopGate, DpopPolicy, Identity  # noqa: E402
 
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -526,29 +526,15 @@ def bind_tokens(app: Any, jkt: str | None, bound: dict[str, str]) -> Any:
     if jkt is None:
         return app
 
+    def bind(doc: dict[str, Any]) -> dict[str, Any]:
+        doc["token_type"] = "DPoP"
+        for name in ("access_token", "refresh_token"):
+            if doc.get(name):
+                bound[doc[name]] = jkt
+        return doc
+
     async def bound_app(scope: Any, receive: Any, send: Any) -> None:
-        start: dict[str, Any] = {}
-        body = b""
-
-        async def capture(message: Any) -> None:
-            nonlocal body
-            if message["type"] == "http.response.start":
-                start.update(message)
-            else:
-                body += message.get("body", b"")
-
-        await app(scope, receive, capture)
-        if start.get("status") == 200:
-            doc = json.loads(body)
-            doc["token_type"] = "DPoP"
-            for name in ("access_token", "refresh_token"):
-                if doc.get(name):
-                    bound[doc[name]] = jkt
-            body = json.dumps(doc).encode()
-        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-        headers.append((b"content-length", str(len(body)).encode()))
-        await send({**start, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await rewrite_json_response(app, scope, receive, send, bind)
 
     return bound_app
 
@@ -803,15 +789,7 @@ async def main(args: argparse.Namespace) -> None:
     second: list[Any] = []
     policy = DpopPolicy("bearer" if args.bearer_only_resource else "required" if args.dpop_required else "capable",
                         args.resource_dpop_signal, args.resource_dpop_algs)
-
-    async def resource_dpop(request: Request) -> JSONResponse:
-        mode = request.query_params.get("mode", "")
-        if mode not in DpopPolicy.MODES:
-            return JSONResponse({"error": f"mode: one of {', '.join(DpopPolicy.MODES)}"}, status_code=400)
-        policy.mode = mode
-        return JSONResponse({"mode": policy.mode})
-
-    hooks: list[Route] = [Route("/_test/resource-dpop", resource_dpop, methods=["POST"])]
+    hooks: list[Route] = [policy.route()]
     if args.second_as:
         second = list(authorization_server(args))
 
