@@ -299,3 +299,27 @@ def test_a_stored_bearer_token_at_a_resource_now_requiring_dpop_is_refreshed_bou
     runs.call()  # and it stays so
     assert len(token_grants(runs.server)) == 2
     runs.assert_nothing_secret_printed()
+
+
+@pytest.mark.parametrize("dpop, options, want", [
+    pytest.param(True, ["--resource-dpop-signal", "none"], "DPoP", id="true-where-nothing-is-said"),
+    pytest.param(False, ["--resource-dpop-signal", "metadata"], "Bearer", id="false-where-it-is-taken"),
+    pytest.param(False, ["--dpop-required"], "and DPoP is turned off", id="false-where-it-is-required"),
+])
+def test_the_config_entry_dpop_setting(tmp_path, oauth_server, workload_key, dpop, options, want):
+    runs = start("client_credentials", oauth_server, tmp_path, None, workload_key, *options)
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"dpop": {
+        "type": "http", "url": runs.server.mcp_url,
+        "oauth": {"clientId": "dpop-bot", "clientSecret": "env:DPOP_SECRET", "grantType": "client_credentials",
+                  "dpop": dpop}}}}))
+    run = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "dpop", "--no-input", "call", "echo",
+                   "text=x", env={"DPOP_SECRET": SECRET})
+    runs.all.append(run)
+    if want in ("DPoP", "Bearer"):
+        assert run.code == 0 and run.stdout.strip() == "echo: x", run.stderr
+        assert runs.tokens()["token_type"] == want
+    else:
+        assert run.code == 8 and want in run.stderr and "\"dpop\": false" in run.stderr, run.stderr
+        assert token_grants(runs.server) == []
+    runs.assert_nothing_secret_printed()
