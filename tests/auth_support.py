@@ -78,6 +78,13 @@ class OAuthServer:
 
         httpx2.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
 
+    def resource_dpop(self, mode: str) -> None:
+        """(--dpop) The MCP server takes DPoP from now on as `mode` says: "bearer" (it knows
+        nothing of DPoP), "capable" or "required" (tests/servers/oauth_identity.py `DpopPolicy`)."""
+        import httpx2
+
+        httpx2.post(self.issuer + "/_test/resource-dpop", params={"mode": mode}, timeout=30).raise_for_status()
+
     def drop_refresh_tokens(self) -> None:
         """From now on the server refuses every refresh token issued so far."""
         import httpx2

@@ -44,7 +44,7 @@ SLOW_FILES = {
     "test_batch_robustness.py", "test_hostile_input_fuzz.py",
     "test_progress_cancel.py", "test_readme_examples.py", "test_tasks.py", "test_tasks_commands.py",
     "test_tasks_legacy.py", "test_timeouts_silent_server.py", "test_listen.py", "test_fuzz_reader.py",
-    "test_limits_options.py", "test_auth_signin.py", "test_auth_scopes_secrets.py",
+    "test_limits_options.py", "test_auth_signin.py", "test_auth_scopes_secrets.py", "test_auth_dpop_binding.py",
     # the case matrices: every hostile server case, every scenario in every era
     "test_hostile.py", "test_eras_scenarios.py",
 }

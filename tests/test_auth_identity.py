@@ -109,17 +109,6 @@ def test_no_dpop_option_keeps_bearer_tokens(tmp_path, oauth_server, browser):
     assert call(tmp_path, server, "echo", "text=x").code == 0
 
 
-def test_a_resource_without_dpop_is_named_with_the_way_out(tmp_path, oauth_server, browser):
-    # the authorization server offers DPoP, the MCP server takes bearer tokens only
-    server = oauth_server("--dpop", "--bearer-only-resource")
-    assert sign_in(tmp_path, server, browser).code == 0
-    run = call(tmp_path, server, "echo", "text=x")
-    assert run.code == 8, run.stderr
-    assert "takes bearer tokens only" in run.stderr and "--no-dpop" in run.stderr
-    assert sign_in(tmp_path, server, browser, "--no-dpop").code == 0
-    assert call(tmp_path, server, "echo", "text=x").code == 0
-
-
 def test_an_expired_dpop_bound_token_is_replaced_not_taken_for_a_bearer_only_server(tmp_path, oauth_server, browser):
     server = oauth_server("--dpop")
     assert sign_in(tmp_path, server, browser).code == 0

@@ -339,6 +339,94 @@ def test_challenge_parsing(header, want):
     assert (ch.resource_metadata, ch.scope, ch.error) == want
 
 
+@pytest.mark.parametrize(("header", "schemes", "algs", "params"), [
+    ('Bearer error="invalid_token", DPoP algs="ES256 PS256"', ("bearer", "dpop"), ["ES256", "PS256"], "bearer"),
+    ('DPoP algs="ES256", error="invalid_token", resource_metadata="https://m/x"', ("dpop",), ["ES256"], "dpop"),
+    ('Bearer, DPoP algs=ES256', ("bearer", "dpop"), ["ES256"], "bearer"),
+    # a quoted string is no scheme, a token68 neither
+    ('Bearer error_description="no DPoP, dpop here", realm="a, DPoP b"', ("bearer",), None, "bearer"),
+    ('Basic dXNlcjpwYXNz==, Bearer scope=read', ("basic", "bearer"), None, "bearer"),
+    ('Negotiate a/b+c=, DPoP', ("negotiate", "dpop"), None, "dpop"),
+    ('dpop ALGS="ES256"', ("dpop",), ["ES256"], "dpop"),
+    ('"unterminated, DPoP', (), None, None),
+])
+def test_challenge_schemes_and_dpop_algs(header, schemes, algs, params):
+    ch = parse_challenge(401, header)
+    assert ch.schemes == schemes and ch.dpop_algs == algs
+    assert ch.bearer == (params is not None) and ch.dpop == (params == "dpop")
+    assert ch.offers_dpop == ("dpop" in schemes)
+    assert ch.refuses_dpop == ("bearer" in schemes and "dpop" not in schemes)
+
+
+def test_a_challenge_naming_dpop_alone_requires_it_only_for_a_request_without_a_dpop_token():
+    ch = parse_challenge(401, 'DPoP error="invalid_token"')
+    assert ch.requires_dpop
+    ch.answered_dpop = True  # a resource answers a DPoP request in the DPoP scheme, whatever else it takes
+    assert not ch.requires_dpop and ch.offers_dpop
+    assert not parse_challenge(401, 'Bearer, DPoP').requires_dpop
+
+
+# ---------------------------------------------------------------------- DPoP only where the resource takes it
+def _resource(metadata: dict[str, Any] | None = None, header: str | None = None):
+    from mrtr_cli.auth.binding import resource_dpop
+
+    return resource_dpop(metadata, parse_challenge(401, header))
+
+
+@pytest.mark.parametrize(("metadata", "header", "required", "offered", "why"), [
+    (None, None, False, False, ""),
+    ({"authorization_servers": ["https://a"]}, 'Bearer error="invalid_token"', False, False, ""),
+    ({"dpop_bound_access_tokens_required": False}, "Bearer", False, False, ""),
+    ({"dpop_signing_alg_values_supported": []}, "Bearer", False, False, ""),
+    ({"dpop_signing_alg_values_supported": [1, None]}, "Bearer", False, False, ""),
+    ({"dpop_signing_alg_values_supported": ["ES256"]}, "Bearer", False, True, "metadata lists"),
+    (None, 'Bearer, DPoP algs="ES256"', False, True, "challenge names DPoP"),
+    ({"dpop_bound_access_tokens_required": True}, "Bearer", True, True, "dpop_bound_access_tokens_required"),
+    ({"dpop_bound_access_tokens_required": "yes"}, "Bearer", False, False, ""),
+    (None, 'DPoP algs="ES256"', True, True, "names DPoP and not Bearer"),
+])
+def test_what_a_resource_says_about_dpop(metadata, header, required, offered, why):
+    said = _resource(metadata, header)
+    assert (said.required, said.offered) == (required, offered)
+    assert why in said.why and bool(said.why) == offered
+
+
+def _choose(want, resource, as_algs=("ES256",)):
+    from mrtr_cli.auth.binding import choose
+
+    return choose(want, resource, list(as_algs) if as_algs is not None else None, label="https://mcp.example/mcp",
+                  issuer="https://auth.example")
+
+
+def test_dpop_is_chosen_by_the_resource_the_authorization_server_and_the_setting():
+    silent, offers = _resource(None, "Bearer"), _resource(None, 'Bearer, DPoP algs="ES256"')
+    requires = _resource({"dpop_bound_access_tokens_required": True}, "Bearer")
+    assert _choose(None, silent) is False  # an authorization server offering DPoP is not enough
+    assert _choose(None, offers) is True
+    assert _choose(None, offers, as_algs=None) is False  # the authorization server does not list DPoP
+    assert _choose(None, offers, as_algs=("EdDSA",)) is False  # no algorithm both take
+    assert _choose(None, _resource(None, 'Bearer, DPoP algs="PS256"')) is False
+    assert _choose(None, requires) is True and _choose(None, requires, as_algs=None) is True
+    assert _choose(True, silent) is True and _choose(True, silent, as_algs=None) is True
+    assert _choose(False, offers) is False and _choose(False, silent) is False
+    with pytest.raises(AuthError, match=r"takes DPoP-bound tokens only \(its protected resource metadata sets "
+                                        r"dpop_bound_access_tokens_required\), and DPoP is turned off \(--no-dpop"):
+        _choose(False, requires)
+    with pytest.raises(AuthError, match="takes DPoP proofs signed with PS256 only; mrtr signs them with ES256"):
+        _choose(None, _resource({"dpop_bound_access_tokens_required": True}, 'DPoP algs="PS256"'))
+    with pytest.raises(AuthError, match="takes DPoP proofs signed with PS256 only"):
+        _choose(True, _resource({"dpop_signing_alg_values_supported": ["PS256", 7]}))
+    # each list the resource names must hold ES256: its metadata's and its challenge's
+    with pytest.raises(AuthError, match="signed with ES256 PS256 only"):
+        _choose(True, _resource({"dpop_signing_alg_values_supported": ["ES256"]}, 'Bearer, DPoP algs="PS256"'))
+    with pytest.raises(AuthError, match="the authorization server https://auth.example takes DPoP proofs signed "
+                                        "with EdDSA only; mrtr signs them with ES256"):
+        _choose(None, requires, as_algs=("EdDSA",))
+    with pytest.raises(AuthError) as refused:
+        _choose(True, silent, as_algs=("EdDSA",))
+    assert "leave out --dpop" in str(refused.value.hint)
+
+
 # ---------------------------------------------------------------------- the token store
 def test_the_store_is_private_and_written_atomically(tmp_path, monkeypatch):
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))

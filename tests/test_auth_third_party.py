@@ -7,8 +7,11 @@ when npm is missing or the install fails), each in front of a protected SDK MCP 
 With each: `auth login` through the stand-in browser, a call with the stored token, a
 refresh once the server refuses the access token, a step-up (`auth login --scope` beyond the
 first sign-in's scopes), `auth logout`; and an authorization server that restarts and has
-forgotten every client and token (the next sign-in registers again). No token, client
-secret, authorization code or PKCE verifier the servers handled may appear in any output.
+forgotten every client and token (the next sign-in registers again). oidc-provider offers
+DPoP (as it ships): a resource taking bearer tokens only gets bearer tokens, one requiring
+DPoP gets DPoP-bound tokens, and a stored token of the wrong kind is dropped or refreshed
+into the right one. No token, client secret, authorization code, PKCE verifier or DPoP key
+the servers handled may appear in any output.
 """
 
 from __future__ import annotations
@@ -144,25 +147,43 @@ class OidcProviderServer:
 
     name = "oidc-provider"
 
-    def __init__(self, tmp: Path, node: str, modules: Path, *extra: str, env: dict[str, str] | None = None):
+    def __init__(self, tmp: Path, node: str, modules: Path, *extra: str, env: dict[str, str] | None = None,
+                 dpop_resource: bool = False):
         self.tmp = tmp
         self.node, self.modules, self.extra, self.env = node, modules, extra, env
         self.record = tmp / "oidc-record.jsonl"
         self.mcp_url = f"http://127.0.0.1:{free_port()}/mcp"
+        #: with `dpop_resource`, a second MCP server (same issuer) taking DPoP-bound tokens only
+        self.dpop_url = f"http://127.0.0.1:{free_port()}/mcp" if dpop_resource else None
         self.port = "0"
         self.proc, info = self._start()
         self.issuer = info["issuer"]
         self.port = str(urlsplit(self.issuer).port)
-        self.rs, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer,
-                                       "--port", str(urlsplit(self.mcp_url).port), "--ready-file",
-                                       str(tmp / "rs-ready.json")),
-                           tmp / "rs-ready.json", tmp / "rs-stderr.txt")
+        self.rs = [self._resource(self.mcp_url, "bearer")]
+        if self.dpop_url:
+            self.rs.append(self._resource(self.dpop_url, "required"))
+
+    def _resource(self, url: str, dpop: str) -> subprocess.Popen[bytes]:
+        """tests/servers/jwt_resource_server.py at `url`, taking DPoP as `dpop` says."""
+        port = str(urlsplit(url).port)
+        ready = self.tmp / f"rs-ready-{port}.json"
+        proc, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer, "--port", port,
+                                    "--ready-file", str(ready), "--dpop", dpop),
+                        ready, self.tmp / f"rs-stderr-{port}.txt")
+        return proc
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+        resources = [w for url in (self.mcp_url, self.dpop_url) if url for w in ("--resource", url)]
         return start([self.node, str(SERVERS / "oidc_provider" / "server.mjs"), "--modules", str(self.modules),
-                      "--resource", self.mcp_url, "--port", self.port, "--ready-file", str(self.tmp / "oidc-ready.json"),
+                      *resources, "--port", self.port, "--ready-file", str(self.tmp / "oidc-ready.json"),
                       "--record", str(self.record), *self.extra],
                      self.tmp / "oidc-ready.json", self.tmp / "oidc-stderr.txt", self.env)
+
+    def resource_dpop(self, url: str, mode: str) -> None:
+        """The MCP server at `url` takes DPoP from now on as `mode` says (bearer, capable,
+        required: tests/servers/oauth_identity.py `DpopPolicy`)."""
+        httpx2.post(url.rsplit("/mcp", 1)[0] + "/_test/resource-dpop", params={"mode": mode},
+                    timeout=30).raise_for_status()
 
     def restart_authorization_server(self) -> None:
         """End oidc-provider and start it again on the same port: it has forgotten every
@@ -170,8 +191,9 @@ class OidcProviderServer:
         stop_group(self.proc)
         self.proc, _ = self._start()
 
-    def expire(self) -> None:
-        origin = self.mcp_url.rsplit("/mcp", 1)[0]
+    def expire(self, url: str | None = None) -> None:
+        """The MCP server at `url` (default `mcp_url`) refuses every access token it has seen."""
+        origin = (url or self.mcp_url).rsplit("/mcp", 1)[0]
         httpx2.post(origin + "/_test/expire", timeout=30).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
@@ -195,7 +217,8 @@ class OidcProviderServer:
 
     def stop(self) -> None:
         stop_group(self.proc)
-        stop_group(self.rs)
+        for rs in self.rs:
+            stop_group(rs)
 
 
 @pytest.fixture(scope="session")
@@ -229,12 +252,23 @@ class Runs:
     def __init__(self, tmp: Path, browser: Browser):
         self.tmp, self.browser = tmp, browser
         self.all: list[Run] = []
+        self.keys: set[str] = set()  # every DPoP key stored (its JWK text and its private part)
 
     def __call__(self, *args: str, code: int) -> Run:
         run = run_mrtr(self.tmp, *args, browser=self.browser, env={"MRTR_AUTH_WAIT": AUTH_WAIT})
         self.all.append(run)
+        for path in store_files(self.tmp):
+            for entry in (json.loads(path.read_text()).get("issuers") or {}).values():
+                key = (entry.get("tokens") or {}).get("dpop_key")
+                if isinstance(key, str):
+                    self.keys |= {key, json.loads(key)["d"]}
         assert run.code == code, f"exit {run.code}, wanted {code}: {run.stderr}"
         return run
+
+    def mechanism(self, url: str) -> str:
+        """How the stored sign-in of `url` got its token (`auth status`: grant, binding)."""
+        (row,) = json.loads(self("--url", url, "auth", "status", "--json", code=0).stdout)
+        return str(row["mechanism"])
 
     def sign_in(self, url: str, *extra: str) -> Run:
         before = len(self.browser.finished())
@@ -246,7 +280,7 @@ class Runs:
         found = server.secrets()
         add_secrets(found, [(k, v) for url in self.browser.visited() for k, v in parse_qsl(urlsplit(url).query)])
         assert {"access_token", "refresh_token", "code", "code_verifier"} <= set(found), sorted(found)
-        secrets = set().union(*found.values())
+        secrets = set().union(*found.values()) | self.keys
         assert all(len(s) >= 16 for s in secrets), "a short value would match by chance"
         for run in self.all:
             for secret in secrets:
@@ -340,3 +374,59 @@ def test_oidc_provider_accepts_a_client_id_metadata_document(oidc_provider, tmp_
         runs.assert_nothing_secret_printed(server)
     finally:
         server.stop()
+
+
+@pytest.fixture
+def oidc_dpop(oidc_provider: tuple[str, Path], tmp_path: Path) -> Iterator[OidcProviderServer]:
+    """oidc-provider (DPoP offered, as it ships) in front of two SDK MCP servers: one taking
+    bearer tokens only (`mcp_url`), one taking DPoP-bound tokens only (`dpop_url`)."""
+    node, modules = oidc_provider
+    server = OidcProviderServer(tmp_path, node, modules, dpop_resource=True)
+    yield server
+    server.stop()
+
+
+def test_oidc_provider_dpop_only_where_the_resource_takes_it(oidc_dpop, runs):
+    bearer_url, dpop_url = oidc_dpop.mcp_url, oidc_dpop.dpop_url
+    assert "ES256" in httpx2.get(oidc_dpop.issuer + "/.well-known/openid-configuration",
+                                 timeout=30).json()["dpop_signing_alg_values_supported"]
+    # a resource taking bearer tokens only, behind an authorization server offering DPoP: bearer
+    runs.sign_in(bearer_url)
+    assert "mcp:read" in whoami(runs, bearer_url, "--no-input")
+    assert runs.mechanism(bearer_url) == "authorization code, bearer"
+    # a resource requiring DPoP, behind the same authorization server: DPoP
+    runs.sign_in(dpop_url)
+    assert "mcp:read" in whoami(runs, dpop_url, "--no-input")
+    assert runs.mechanism(dpop_url) == "authorization code, DPoP"
+    # its refused token is refreshed once, still bound (the package checks the refresh's proof)
+    oidc_dpop.expire(dpop_url)
+    assert "mcp:read" in whoami(runs, dpop_url, "--no-input")
+    assert runs.mechanism(dpop_url) == "authorization code, DPoP"
+    assert oidc_dpop.token_grants() == ["authorization_code", "authorization_code", "refresh_token"]
+    # turning DPoP off where the resource requires it: said so, before anything is asked
+    refused = runs("--url", dpop_url, "auth", "login", "--no-dpop", code=8)
+    assert "takes DPoP-bound tokens only" in refused.stderr and "DPoP is turned off" in refused.stderr
+    assert "requires sign-in" not in refused.stderr
+    assert oidc_dpop.token_grants() == ["authorization_code", "authorization_code", "refresh_token"]
+    runs.assert_nothing_secret_printed(oidc_dpop)
+
+
+def test_oidc_provider_stored_tokens_of_the_wrong_kind(oidc_dpop, runs):
+    url = oidc_dpop.mcp_url
+    # a DPoP-bound token stored for the bearer-only resource (asked for): dropped, not refreshed
+    runs.sign_in(url, "--dpop")
+    assert runs.mechanism(url) == "authorization code, DPoP"
+    dropped = runs("--url", url, "--no-input", "call", "whoami", code=8)
+    assert "the stored DPoP-bound token was dropped" in dropped.stderr, dropped.stderr
+    assert f"requires sign-in; run: mrtr --url {url} auth login" in dropped.stderr
+    assert oidc_dpop.token_grants() == ["authorization_code"]  # no refresh wasted
+    runs.sign_in(url)
+    assert "mcp:read" in whoami(runs, url, "--no-input")
+    assert runs.mechanism(url) == "authorization code, bearer"
+    # the resource now takes DPoP-bound tokens only: the stored bearer token is refreshed for
+    # a DPoP-bound one (the package binds a refreshed access token to the proof's key)
+    oidc_dpop.resource_dpop(url, "required")
+    assert "mcp:read" in whoami(runs, url, "--no-input")
+    assert runs.mechanism(url) == "authorization code, DPoP"
+    assert oidc_dpop.token_grants() == ["authorization_code", "authorization_code", "refresh_token"]
+    runs.assert_nothing_secret_printed(oidc_dpop)

@@ -20,7 +20,8 @@ its id is `example-ci` and its secret is written (mode 0600) to `$TMPDIR/protect
 (default TMPDIR: /tmp), never printed.
 
 For agent identity examples: `--dpop` makes the authorization server issue DPoP-bound
-tokens (RFC 9449) and both servers ask for a DPoP nonce. The server trusts a "platform"
+tokens (RFC 9449), the MCP server take them and say so (in its protected resource metadata
+and its challenges), and both servers ask for a DPoP nonce. The server trusts a "platform"
 key of its own (made at start, the private half 0600 in `$TMPDIR/protected-PORT.platform.pem`):
 `--platform-jwt SUBJECT` prints a JWT signed with it for the running server on `--http
 PORT` (audience its authorization server, 5 minutes), as a CI provider or Kubernetes

@@ -14,7 +14,6 @@ import contextlib
 from typing import Any
 
 from mrtr_cli.auth import grants, registration
-from mrtr_cli.auth.challenge import Challenge
 from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.tokenrequests import endpoints_of
 from mrtr_cli.auth.urls import shown
@@ -40,8 +39,9 @@ class CodeFlow:
     and its token requests (auth/tokenrequests.py).
     """
 
-    def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], ch: Challenge) -> str:
-        """The authorization code flow with PKCE through the loopback listener.
+    def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], dpop: bool) -> str:
+        """The authorization code flow with PKCE through the loopback listener; `dpop`:
+        the code is exchanged for DPoP-bound tokens (`TokenRequests._dpop_binding`).
 
         A client registration the authorization server no longer knows (it answers
         `invalid_client` or `unauthorized_client`, or `invalid_scope` for a scope the
@@ -52,10 +52,10 @@ class CodeFlow:
         server.check_pkce()  # before a client is registered or anything is opened
         stored = entry.get("client") if isinstance(entry.get("client"), dict) else None
         try:
-            return self._code_flow_once(server, stored, scopes)
+            return self._code_flow_once(server, stored, scopes, dpop)
         except _RegistrationGone as gone:
             self._forget_registration(server.issuer, gone.client, gone.reason, again=True)
-            return self._code_flow_once(server, None, scopes)
+            return self._code_flow_once(server, None, scopes, dpop)
 
     def _code_client(self, server: AuthServer, stored: dict[str, Any] | None,
                      scopes: list[str]) -> dict[str, Any] | None:
@@ -82,7 +82,8 @@ class CodeFlow:
             return stored
         return None
 
-    def _code_flow_once(self, server: AuthServer, stored: dict[str, Any] | None, scopes: list[str]) -> str:
+    def _code_flow_once(self, server: AuthServer, stored: dict[str, Any] | None, scopes: list[str],
+                        dpop: bool) -> str:
         """One sign-in: pick or register the client, the browser, the code exchange.
 
         Raises:
@@ -150,7 +151,7 @@ class CodeFlow:
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
         try:
             tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
-                                requested_scope=" ".join(scopes) or None, proof_key=self._proof_key(server))
+                                requested_scope=" ".join(scopes) or None, proof_key=self._new_proof_key() if dpop else None)
         except grants.TokenError as err:
             if reused and err.error in ("invalid_client", "unauthorized_client"):
                 raise _RegistrationGone(client, err.error) from None

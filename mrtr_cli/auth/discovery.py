@@ -224,11 +224,12 @@ def _prm_problem(got: _Got) -> str | None:
     return problem
 
 
-def advertised_issuers(http: Any, server_url: str, resource_metadata_url: str | None) -> list[str] | None:
-    """The `authorization_servers` the resource's metadata lists now (the first URL of
-    `prm_urls` that serves it), or None when none does (or it cannot be read now). Used
-    before a refresh: a token is not refreshed at an authorization server the resource no
-    longer names."""
+def current_resource_metadata(http: Any, server_url: str, resource_metadata_url: str | None) -> dict[str, Any] | None:
+    """The resource's protected resource metadata as it is now (the first URL of
+    `prm_urls`, after the challenge's `resource_metadata`, that serves a usable document),
+    or None when none does (or it cannot be read now). Used when a stored token is
+    refused: a token is not refreshed at an authorization server the resource no longer
+    names, nor kept bound to DPoP at a resource that no longer takes it."""
     try:
         urls = prm_urls(server_url, None)
         if resource_metadata_url:
@@ -237,7 +238,7 @@ def advertised_issuers(http: Any, server_url: str, resource_metadata_url: str | 
         for url in urls:
             got = _get(http, url, "the protected resource metadata", server_given=None)
             if _prm_problem(got) is None:
-                return [s for s in got.body["authorization_servers"] if isinstance(s, str)]
+                return dict(got.body)
     except (AuthError, TimeoutExpired):
         return None
     return None

@@ -7,8 +7,8 @@ and runs the authorization code flow (a person, at a terminal or through
 `mrtr auth login`) or, with nobody present, the client credentials grant, the JWT bearer
 grant with a workload's JWT, or the ID-JAG exchange then the JWT bearer grant
 (auth/federation.py); stores the tokens and hands back the new access token for one
-retry. Tokens are DPoP-bound (auth/dpop.py) when the authorization server offers it or
-the user asks.
+retry. Tokens are DPoP-bound (auth/dpop.py) where the resource takes DPoP and the
+authorization server offers it, or where the user asks (auth/binding.py).
 
 This module is the client itself: the hook's calls, discovery and the checks before a
 sign-in, scope selection, `auth token` and `auth logout`. The ways to a token are its
@@ -23,13 +23,12 @@ and enterprise-managed-authorization; RFC 9449 (DPoP); RFC 7523 (JWT bearer gran
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from mrtr_cli.auth import grants
+from mrtr_cli.auth import binding, grants
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
 from mrtr_cli.auth.codeflow import CodeFlow
-from mrtr_cli.auth.discovery import AuthServer, advertised_issuers, discover, issuers_match
+from mrtr_cli.auth.discovery import AuthServer, current_resource_metadata, discover, issuers_match
 from mrtr_cli.auth.refresh import Refresh
 from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.auth.tokenrequests import TokenRequests
@@ -87,6 +86,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint)
         self.step_ups = 0
         self._issued: set[str] = set()  # access tokens obtained in this run (not read from the store)
+        self._unbound: set[str] = set()  # ... of them, bearer tokens issued for a DPoP proof
         self._refreshed_on_401 = False  # a refreshed token refused again means: sign in
         self.server: AuthServer | None = None
         for secret in (settings.client_secret, settings.private_key, settings.idp_client_secret):
@@ -180,34 +180,77 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         with self.store.locked(timeout=_lock_wait()):
             entry = self.store.entry() or {}
             tokens = entry.get("tokens") or {}
-            if (status == 401 and sent and sent in self._issued and tokens.get("access_token") == sent
-                    and tokens.get("token_type") == "DPoP"
-                    and www_authenticate and not re.search(r"(?:^|,)\s*dpop(?:\s|,|$)", www_authenticate.lower())):
-                # RFC 9449 section 7.1: a resource that takes DPoP says so in its challenges. Only a
-                # token issued in this run counts: a stored one may just have expired, and a
-                # server may answer that with a Bearer challenge (a refresh or new grant comes first).
-                raise AuthError(f"{self.label} refused the DPoP-bound token with a challenge that offers no DPoP: "
-                                "it takes bearer tokens only",
-                                hint=f"sign in for bearer tokens: {self.settings.login_hint} --no-dpop "
-                                     "(or MRTR_OAUTH_DPOP=0)")
+            held = bool(sent) and tokens.get("access_token") == sent
+            ch.answered_dpop = held and tokens.get("token_type") == "DPoP"
+            if status == 401 and held and sent in self._issued:
+                self._check_new_token(ch, sent)
             if not ch.insufficient_scope:
-                if _fresh(tokens) and tokens.get("access_token") != sent:
+                if _fresh(tokens) and not held:
                     return self._remember(tokens)  # another run signed in meanwhile
-                if (sent and tokens.get("access_token") == sent and not self._refreshed_on_401
-                        and self._issuer_still_named(entry, ch)):
-                    self._refreshed_on_401 = True
-                    token = self._refresh(entry)
+                if held and not self._refreshed_on_401:
+                    token = self._after_refusal(entry, ch)
                     if token:
                         return token
             return self.authorize(ch)
 
-    def _issuer_still_named(self, entry: dict[str, Any], ch: Challenge) -> bool:
-        """The resource's metadata still names the authorization server of the stored
-        token (a resource moved to another one gets a new sign-in there, not a refresh
-        here); True when the metadata cannot be read (a 2025-03-26 server)."""
+    def _check_new_token(self, ch: Challenge, sent: str) -> None:
+        """The token `sent`, obtained in this run, was refused (401) for its kind: a
+        DPoP-bound one by a challenge that offers no DPoP, a bearer one by a challenge that
+        names DPoP alone while DPoP is turned off or after the authorization server
+        answered a proof with it. RFC 9449 section 7.1: a resource that takes DPoP says so
+        in its challenges. Signing in again would get the same kind of token.
+
+        Raises:
+            AuthError: naming the setting (or the authorization server) that decided it.
+        """
+        if ch.answered_dpop and ch.refuses_dpop:
+            how = (f"DPoP was asked for ({binding.FORCED_ON}): leave that out" if self.settings.dpop else
+                   f"sign in for bearer tokens: {self.settings.login_hint} --no-dpop (or MRTR_OAUTH_DPOP=0)")
+            raise AuthError(f"{self.label} refused the DPoP-bound token with a challenge that offers no DPoP: "
+                            "it takes bearer tokens only", hint=how)
+        if not ch.answered_dpop and ch.requires_dpop and self.settings.dpop is False:
+            raise AuthError(f"{self.label} takes DPoP-bound tokens only (its challenge names DPoP and not Bearer), "
+                            f"and DPoP is turned off ({binding.FORCED_OFF})",
+                            hint="leave that setting out: mrtr then signs in with DPoP")
+        if not ch.answered_dpop and ch.requires_dpop and sent in self._unbound:
+            raise AuthError(f"{self.label} takes DPoP-bound tokens only, and its authorization server answered "
+                            "mrtr's DPoP proof with a bearer token")
+
+    def _after_refusal(self, entry: dict[str, Any], ch: Challenge) -> str | None:
+        """The stored token was refused (401, once per run): a refreshed token, or None for
+        a new sign-in. The resource's metadata is read again first: a token is not
+        refreshed at an authorization server it no longer names; a DPoP-bound token that
+        a resource taking no DPoP refused (a challenge offering Bearer alone, metadata
+        naming no DPoP) is dropped, not refreshed (it would stay bound to the same key);
+        a bearer token refused by a resource that now takes DPoP-bound tokens only is
+        refreshed for one bound to a new key (the authorization server may refuse: then
+        the tokens are dropped and the sign-in decides).
+
+        Raises:
+            AuthError: the setting asks for what the resource refuses (`binding.choose`).
+        """
+        self._refreshed_on_401 = True
+        metadata = current_resource_metadata(self.http, self.url, ch.resource_metadata)
         issuer = (entry.get("endpoints") or {}).get("issuer")
-        listed = advertised_issuers(self.http, self.url, ch.resource_metadata)
-        return listed is None or not issuer or any(issuers_match(s, issuer) for s in listed)
+        listed = [s for s in metadata["authorization_servers"] if isinstance(s, str)] if metadata else None
+        if listed is not None and issuer and not any(issuers_match(s, issuer) for s in listed):
+            return None  # the resource moved to another authorization server: a sign-in there
+        resource = binding.resource_dpop(metadata, ch)
+        if ch.answered_dpop and ch.refuses_dpop and not resource.offered:
+            if self.settings.dpop:
+                raise AuthError(f"{self.label} refused the DPoP-bound token with a challenge that offers no DPoP, "
+                                "and its metadata names none: it takes bearer tokens only",
+                                hint=f"DPoP was asked for ({binding.FORCED_ON}): leave that out")
+            if issuer:
+                self.store.drop_tokens(issuer)
+            self._note(f"mrtr: {self.label} takes bearer tokens only (its challenge offers no DPoP): the stored "
+                       "DPoP-bound token was dropped")
+            return None
+        new_key = None
+        if not ch.answered_dpop and resource.required:
+            binding.choose(self.settings.dpop, resource, None, label=self.label, issuer=issuer)
+            new_key = self._new_proof_key()
+        return self._refresh(entry, new_key=new_key)
 
     # ------------------------------------------------------------------ sign-in
     def can_sign_in(self) -> bool:
@@ -238,6 +281,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
 
             wait_seconds()  # so is a bad MRTR_AUTH_WAIT
         server = self._discover(ch, challenged)
+        dpop = self._dpop_binding(server, ch)  # a setting the resource cannot take is named before anyone is asked
         if not s.unattended and not self.can_sign_in():
             # Only metadata was read: nothing is sent for a sign-in nobody can complete, and
             # the command to sign in is named only now that a sign-in could succeed.
@@ -246,10 +290,10 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         held = ((entry.get("tokens") or {}).get("scope") or "").split()
         wanted = self._select_scopes(ch, server, held, scopes)
         if s.client_credentials:
-            return self._client_credentials(server, wanted)
+            return self._client_credentials(server, wanted, dpop)
         if s.unattended:
-            return self._federated(server, wanted)
-        return self._code_flow(server, entry, wanted, ch)
+            return self._federated(server, wanted, dpop)
+        return self._code_flow(server, entry, wanted, dpop)
 
     def _discover(self, ch: Challenge, challenged: bool) -> AuthServer:
         """Discovery and the checks a sign-in must pass before it is attempted or a command

@@ -1,18 +1,22 @@
 """Refreshing a stored token (the caller holds the token store's lock): with its refresh
 token, or, for an unattended sign-in, by running its grant again (client credentials,
 the JWT bearer grant). A refused refresh forgets the tokens (and a client registration
-the server no longer knows); a DPoP-bound token is refreshed with the same key.
+the server no longer knows); a DPoP-bound token is refreshed with the same key, a bearer
+token for one bound to a new key where the resource now takes DPoP-bound tokens only.
 
 Spec: 2026-07-28 basic/authorization (token refresh); RFC 6749 section 6; RFC 9449.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.auth import grants, registration
 from mrtr_cli.auth.unattended import cc_client, federated_client
 from mrtr_cli.errors import AuthError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.auth.dpop import ProofKey
 
 
 class Refresh:
@@ -22,11 +26,13 @@ class Refresh:
     requests (auth/tokenrequests.py).
     """
 
-    def _refresh(self, entry: dict[str, Any]) -> str | None:
+    def _refresh(self, entry: dict[str, Any], *, new_key: ProofKey | None = None) -> str | None:
         """Refresh the current issuer's token (the caller holds the lock); the new access
         token, or None when there is no refresh token or the server refused it (its
         tokens are then forgotten; a client registration it no longer knows too). A client
-        credentials sign-in gets a new token."""
+        credentials sign-in gets a new token. `new_key`: a DPoP key to bind the new token
+        to when the stored one is a bearer token (a resource that now takes DPoP-bound
+        tokens only); a DPoP-bound token stays bound to its own key."""
         tokens = entry.get("tokens") or {}
         endpoints = entry.get("endpoints") or {}
         client = dict(entry.get("client") or {})
@@ -36,7 +42,7 @@ class Refresh:
         if not issuer or not endpoint or not (client.get("client_id") or federated):
             return None
         s = self.settings
-        proof_key = None
+        proof_key = new_key
         if tokens.get("token_type") == "DPoP":  # the new token is bound to the same key
             from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - lazy for start-up time
 

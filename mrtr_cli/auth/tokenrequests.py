@@ -3,7 +3,7 @@ for each attempt (a client assertion is never sent twice), every credential in i
 registered as a secret first (a server echoing the request in an error is redacted), no
 configured secret or key sent to an endpoint mrtr guessed, and a DPoP proof (RFC 9449)
 when the token is to be DPoP-bound, sent once more with the server's nonce on
-`use_dpop_nonce`. Also which DPoP key, if any, a sign-in binds its token to.
+`use_dpop_nonce`. Also whether a sign-in binds its token to a DPoP key (auth/binding.py).
 
 Spec: 2026-07-28 basic/authorization (token requests, security considerations);
 RFC 9449 sections 5 and 8 (DPoP proofs, nonces).
@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.auth import grants
+from mrtr_cli.auth import binding, grants
+from mrtr_cli.auth.challenge import Challenge
 from mrtr_cli.auth.discovery import AuthServer
+from mrtr_cli.auth.dpop import ProofKey
 from mrtr_cli.auth.urls import shown
 from mrtr_cli.errors import AuthError
 
@@ -22,8 +24,8 @@ from mrtr_cli.errors import AuthError
 class TokenRequests:
     """The token requests of `auth.manager.OAuthClient` (a base class of it): it uses the
     client's settings, environment (secrets, notes), `http` client, `label`, `login`, the
-    set of tokens `_issued` in this run and the authorization servers' DPoP nonces
-    (`_as_nonces`).
+    set of tokens `_issued` in this run (`_unbound`: those issued as bearer tokens for a
+    DPoP proof) and the authorization servers' DPoP nonces (`_as_nonces`).
     """
 
     def _send(self, client: dict[str, Any], endpoint: str, data: dict[str, str], *, issuer: str,
@@ -68,6 +70,8 @@ class TokenRequests:
             raise
         if proof_key is not None and tokens.get("token_type") == "DPoP":
             tokens["dpop_key"] = proof_key.stored()
+        elif proof_key is not None:  # the server took the proof and issued a bearer token
+            self._unbound.add(tokens["access_token"])
         self._issued.add(tokens["access_token"])
         return tokens
 
@@ -97,38 +101,25 @@ class TokenRequests:
                 self._as_nonces[endpoint] = err.dpop_nonce
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _proof_key(self, server: AuthServer) -> Any:
-        """A new DPoP key for a sign-in at `server`, or None for bearer tokens: DPoP when
-        the user asked (`--dpop`, MRTR_OAUTH_DPOP=1, oauth.dpop) or, unless they refused,
-        when the metadata lists `dpop_signing_alg_values_supported` with ES256.
-
-        Offered but not asked for, DPoP needs the `cryptography` package (the `jwt` extra);
-        without it the sign-in asks for bearer tokens.
+    def _dpop_binding(self, server: AuthServer, ch: Challenge) -> bool:
+        """Whether a sign-in at `server` asks for DPoP-bound tokens (True) or bearer tokens,
+        from the resource's metadata and challenge `ch`, the authorization server's metadata
+        and the user's setting (auth/binding.py `choose`).
 
         Raises:
-            AuthError: DPoP was asked for, and the server lists only algorithms mrtr does
-                not sign with, or `cryptography` is missing.
+            AuthError: a setting or a resource that cannot be satisfied (`binding.choose`).
         """
-        want = self.settings.dpop
-        algs = server.metadata.get("dpop_signing_alg_values_supported")
-        listed = [a for a in algs if isinstance(a, str)] if isinstance(algs, list) else []
-        if want is False or (want is None and not listed):
-            return None
-        from mrtr_cli.auth.dpop import ALG, ProofKey  # noqa: PLC0415 - lazy for start-up time
+        resource = binding.resource_dpop(server.resource_metadata, ch)
+        return binding.choose(self.settings.dpop, resource, server.metadata.get("dpop_signing_alg_values_supported"),
+                              label=self.label, issuer=server.issuer,
+                              note=self._note if self.env.verbosity > 0 else None)
 
-        if listed and ALG not in listed:
-            if want:
-                raise AuthError(f"the authorization server {server.issuer} signs DPoP proofs with "
-                                f"{shown(' '.join(listed))} only; mrtr signs them with {ALG}")
-            return None
-        if want is None:
-            import importlib.util  # noqa: PLC0415 - lazy for start-up time
+    def _new_proof_key(self) -> ProofKey:
+        """A new DPoP key for a token to be bound to, registered as a secret.
 
-            if importlib.util.find_spec("cryptography") is None:  # offered, not asked: bearer tokens then
-                if self.env.verbosity > 0:
-                    self._note("mrtr: oauth: the server offers DPoP; without the cryptography package "
-                               "(pip install 'mrtr[jwt]') mrtr asks for bearer tokens")
-                return None
+        Raises:
+            AuthError: the `cryptography` package is missing.
+        """
         key = ProofKey.generate()
         self.env.add_secret(key.stored())
         return key

@@ -21,8 +21,9 @@ class UnattendedGrants:
     requests (auth/tokenrequests.py).
     """
 
-    def _client_credentials(self, server: AuthServer, scopes: list[str]) -> str:
-        """The client credentials grant (ext-auth oauth-client-credentials)."""
+    def _client_credentials(self, server: AuthServer, scopes: list[str], dpop: bool) -> str:
+        """The client credentials grant (ext-auth oauth-client-credentials); `dpop`: for a
+        DPoP-bound token (`TokenRequests._dpop_binding`)."""
         s = self.settings
         endpoint = server.endpoint("token_endpoint")
         if not endpoint:
@@ -32,15 +33,16 @@ class UnattendedGrants:
         if scopes:
             data["scope"] = " ".join(scopes)
         tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
-                            requested_scope=data.get("scope"), proof_key=self._proof_key(server))
+                            requested_scope=data.get("scope"), proof_key=self._new_proof_key() if dpop else None)
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=endpoints_of(server))
         return self._remember(tokens)
 
-    def _federated(self, server: AuthServer, scopes: list[str]) -> str:
+    def _federated(self, server: AuthServer, scopes: list[str], dpop: bool) -> str:
         """The JWT bearer grant (RFC 7523 section 2.1) with the workload's JWT, or with an
         ID-JAG the enterprise identity provider issued for it now (enterprise-managed
         authorization); no registration, no refresh token needed (it is run again).
-        A refusal ends the sign-in: no retry, no other grant."""
+        A refusal ends the sign-in: no retry, no other grant. `dpop`: for a DPoP-bound
+        token (`TokenRequests._dpop_binding`; the ID-JAG exchange itself carries no proof)."""
         s = self.settings
         endpoint = server.endpoint("token_endpoint")
         if not endpoint:
@@ -48,7 +50,7 @@ class UnattendedGrants:
         client = federated_client(s)
         data = self._federated_form(server.issuer, server.resource, scopes)
         tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
-                            requested_scope=data.get("scope"), proof_key=self._proof_key(server))
+                            requested_scope=data.get("scope"), proof_key=self._new_proof_key() if dpop else None)
         self.store.update(server.issuer, client=client, tokens=tokens, endpoints=endpoints_of(server))
         return self._remember(tokens)
 

@@ -53,7 +53,7 @@ def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, 
 @click.option("--auth-method", type=click.Choice(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]), help="How the client authenticates at the token endpoint.")
 @click.option("--private-key-file", metavar="PEM", help="private_key_jwt: the client's private key (PEM).")
 @click.option("--signing-alg", metavar="ALG", help="private_key_jwt: the JWS algorithm (default: from the key, e.g. RS256, ES256).")
-@click.option("--dpop/--no-dpop", default=None, help="DPoP-bound tokens (RFC 9449): always / never (default: when the authorization server offers them).")
+@click.option("--dpop/--no-dpop", default=None, help="DPoP-bound tokens (RFC 9449): always / never (default: where the MCP server takes them).")
 @click.option("--assertion-file", metavar="PATH", help="No person: the JWT bearer grant with the workload's JWT in PATH (read again for each token).")
 @click.option("--assertion-env", metavar="VAR", help="The JWT bearer grant with the workload's JWT in environment variable VAR.")
 @click.option("--assertion-command", metavar="CMD", help="The JWT bearer grant with the JWT that CMD prints (run for each token).")

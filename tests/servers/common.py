@@ -54,6 +54,27 @@ def record_stdin(path: str) -> None:
     threading.Thread(target=pump, daemon=True).start()
 
 
+async def rewrite_json_response(app: Any, scope: Any, receive: Any, send: Any, change: Any) -> None:
+    """Run the ASGI `app` for one request and send its response on, the JSON body of a 200
+    replaced by `change(document)` (Content-Length set again); any other status as it was."""
+    start: dict[str, Any] = {}
+    body = b""
+
+    async def capture(message: Any) -> None:
+        nonlocal body
+        if message["type"] == "http.response.start":
+            start.update(message)
+        else:
+            body += message.get("body", b"")
+
+    await app(scope, receive, capture)
+    if start.get("status") == 200:
+        body = json.dumps(change(json.loads(body))).encode()
+    headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+    await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
 async def read_body(receive: Any) -> tuple[list[Any], bytes, Any]:
     """Read a whole ASGI request body; returns (messages, body, receive) where the new
     `receive` replays the messages read before passing on to the original one."""

@@ -9,13 +9,20 @@ metadata, read at each request, so that a restarted issuer's old tokens are refu
 `iss` the issuer, `aud` this server, not expired; its
 `scope` and `client_id` claims are the token's scopes and client.
 
+With `--dpop MODE` it takes DPoP (RFC 9449) as tests/servers/oauth_identity.py
+`DpopPolicy` says: "bearer" (the default: it knows nothing of DPoP, as the SDK's resource
+servers), "capable" or "required" (DPoP-bound tokens only), saying so in its metadata and
+challenges; a DPoP-bound token (its JWT's `cnf.jkt`) is taken only as `Authorization: DPoP`
+with a valid proof by that key (`htm`, `htu` this URL, `ath`, a fresh `iat` and `jti`).
+
 Tools: `whoami` (as in sdk_auth_server.py).
 
-Test hook: `POST /_test/expire` (on this server's origin): every access token seen so far
-is refused from now on.
+Test hooks (on this server's origin): `POST /_test/expire`: every access token seen so far
+is refused from now on; `POST /_test/resource-dpop?mode=M`: DPoP taken as mode M says from
+now on.
 
 Command line: --issuer URL (required), --port N (0: any free one), --ready-file PATH
-({"mcp": URL, "pid": N}), --record FILE, --required-scope S (default mcp:read).
+({"mcp": URL, "pid": N}), --record FILE, --required-scope S (default mcp:read), --dpop MODE.
 """
 
 from __future__ import annotations
@@ -34,7 +41,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import listen, serve_apps  # noqa: E402
+from common import listen, rewrite_json_response, serve_apps  # noqa: E402
+from oauth_identity import DpopGate, DpopPolicy, verify_proof  # noqa: E402
 from sdk_auth_server import protected_mcp  # noqa: E402
 
 
@@ -78,18 +86,56 @@ def main() -> None:
     p.add_argument("--ready-file")
     p.add_argument("--record")
     p.add_argument("--required-scope", default="mcp:read")
+    p.add_argument("--dpop", choices=DpopPolicy.MODES, default="bearer")
     args = p.parse_args()
     sock, port = listen(args.port)
     resource = f"http://127.0.0.1:{port}/mcp"
+    metadata_url = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
     verifier = JwtVerifier(args.issuer, resource)
     app = protected_mcp(args.issuer, resource, verifier, args.required_scope)
+    policy = DpopPolicy(args.dpop)
 
     async def expire(request: Request) -> JSONResponse:
         verifier.expired |= verifier.seen
         return JSONResponse({"expired": len(verifier.expired)})
 
     app.router.routes.append(Route("/_test/expire", expire, methods=["POST"]))
-    serve_apps([(app, sock)], ready_file=args.ready_file, record=args.record, ready={"mcp": resource})
+    app.router.routes.append(policy.route())
+    jtis: set[str] = set()
+
+    def check(proof: str | None, method: str, token: str) -> tuple[str | None, str | None]:
+        jkt, error, _ = verify_proof(proof, method, resource, jtis, token=token)
+        return jkt, error
+
+    gated = DpopGate(WithDpopMetadata(app, policy, metadata_url), resource, "/mcp", metadata_url, policy, check,
+                     bound_key)
+    serve_apps([(gated, sock)], ready_file=args.ready_file, record=args.record, ready={"mcp": resource})
+
+
+def bound_key(token: str) -> str | None:
+    """The `cnf.jkt` of a JWT access token (RFC 9449 section 6.1), or None (a bearer token,
+    or no JWT: the verifier refuses it)."""
+    try:
+        cnf = jwt.decode(token, options={"verify_signature": False}).get("cnf")
+    except jwt.PyJWTError:
+        return None
+    return cnf.get("jkt") if isinstance(cnf, dict) and isinstance(cnf.get("jkt"), str) else None
+
+
+class WithDpopMetadata:
+    """The SDK's protected resource metadata (at `metadata_url`'s path) with the members
+    `policy` adds about DPoP (RFC 9728 section 2)."""
+
+    def __init__(self, app: Any, policy: DpopPolicy, metadata_url: str):
+        from urllib.parse import urlsplit
+
+        self.app, self.policy, self.path = app, policy, urlsplit(metadata_url).path
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != self.path or not self.policy.metadata():
+            await self.app(scope, receive, send)
+            return
+        await rewrite_json_response(self.app, scope, receive, send, lambda doc: {**doc, **self.policy.metadata()})
 
 
 if __name__ == "__main__":

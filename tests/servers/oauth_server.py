@@ -30,6 +30,8 @@ Test hooks on the AS origin (the tests read and steer the server through them):
 - `POST /_test/drop-refresh`: every refresh token issued so far stops working.
 - `POST /_test/forget`: forget every registered client, code and token, as a restart of an
   in-memory server does (pre-registered clients stay).
+- `POST /_test/resource-dpop?mode=M` (with --dpop): the MCP server takes DPoP from now on as
+  mode M says: bearer, capable or required (`DpopPolicy`).
 
 Command line (all optional):
   --ready-file PATH     write {"mcp": URL, "issuer": URL, "stats": URL} there once serving
@@ -65,7 +67,17 @@ Command line (all optional):
   --dpop, --dpop-nonce, --trust-key PEM
                         DPoP-bound tokens (with nonces), the JWT bearer grant and an ID-JAG
                         identity provider at /idp/token: tests/servers/oauth_identity.py
+                        With --dpop the MCP server takes DPoP-bound and bearer tokens, and says so in
+                        its metadata and challenges (tests/servers/oauth_identity.py `DpopPolicy`):
   --bearer-only-resource  with --dpop: the MCP server knows nothing of DPoP (bearer tokens only)
+  --dpop-required       with --dpop: the MCP server takes DPoP-bound tokens only
+  --resource-dpop-signal S  where the MCP server says it takes DPoP: both (default), metadata,
+                        challenge or none
+  --resource-dpop-algs "A B"  the proof algorithms it names (default ES256)
+  --dpop-unlisted       with --dpop: the authorization server takes DPoP proofs but does not list
+                        dpop_signing_alg_values_supported in its metadata
+  --as-ignores-dpop     with --dpop: the authorization server knows nothing of DPoP (it ignores a
+                        proof and issues bearer tokens); only the MCP server takes DPoP
   --second-as           also run a second authorization server (own clients and tokens, on a third
                         origin); `POST /_test/switch-as` makes the resource name it instead and
                         take only its tokens ("issuer2" in the ready file; its own /_test/stats)
@@ -119,8 +131,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import RecordingApp, read_body  # noqa: E402
-from oauth_identity import AS_NONCE, JWT_BEARER, RS_NONCE, Identity  # noqa: E402
+from common import RecordingApp, read_body, rewrite_json_response  # noqa: E402
+from oauth_identity import AS_NONCE, JWT_BEARER, RS_NONCE, DpopGate, DpopPolicy, Identity  # noqa: E402
 
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
@@ -159,6 +171,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--dpop-nonce", action="store_true")
     p.add_argument("--trust-key")
     p.add_argument("--bearer-only-resource", action="store_true")
+    p.add_argument("--dpop-required", action="store_true")
+    p.add_argument("--resource-dpop-signal", choices=DpopPolicy.SIGNALS, default="both")
+    p.add_argument("--resource-dpop-algs", default="ES256")
+    p.add_argument("--dpop-unlisted", action="store_true")
+    p.add_argument("--as-ignores-dpop", action="store_true")
     args = p.parse_args(argv)
     if args.tool_scope is None:
         args.tool_scope = ["admin_tool=mcp:admin"]
@@ -407,7 +424,7 @@ class TokenEndpoint:
             await response(scope, replay, send)
             return
         jkt = None
-        if self.provider.args.dpop and "dpop" in headers:
+        if self.provider.args.dpop and not self.provider.args.as_ignores_dpop and "dpop" in headers:
             jkt, error = self.provider.identity.check_proof(
                 headers.get("dpop"), "token", "POST", self.provider.issuer + TOKEN_PATH,
                 nonce=AS_NONCE if self.provider.args.dpop_nonce else None)
@@ -509,66 +526,17 @@ def bind_tokens(app: Any, jkt: str | None, bound: dict[str, str]) -> Any:
     if jkt is None:
         return app
 
+    def bind(doc: dict[str, Any]) -> dict[str, Any]:
+        doc["token_type"] = "DPoP"
+        for name in ("access_token", "refresh_token"):
+            if doc.get(name):
+                bound[doc[name]] = jkt
+        return doc
+
     async def bound_app(scope: Any, receive: Any, send: Any) -> None:
-        start: dict[str, Any] = {}
-        body = b""
-
-        async def capture(message: Any) -> None:
-            nonlocal body
-            if message["type"] == "http.response.start":
-                start.update(message)
-            else:
-                body += message.get("body", b"")
-
-        await app(scope, receive, capture)
-        if start.get("status") == 200:
-            doc = json.loads(body)
-            doc["token_type"] = "DPoP"
-            for name in ("access_token", "refresh_token"):
-                if doc.get(name):
-                    bound[doc[name]] = jkt
-            body = json.dumps(doc).encode()
-        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-        headers.append((b"content-length", str(len(body)).encode()))
-        await send({**start, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await rewrite_json_response(app, scope, receive, send, bind)
 
     return bound_app
-
-
-class DpopGate:
-    """In front of the MCP server: a DPoP-bound token is taken only as `Authorization: DPoP`
-    with a valid proof for this request (then passed on as Bearer to the SDK's gate)."""
-
-    def __init__(self, app: Any, active: dict[str, Any], providers: dict[str, Any], resource: str):
-        self.app, self.active, self.providers, self.resource = app, active, providers, resource
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        provider = self.providers[self.active["issuer"]]
-        if scope["type"] != "http" or scope["path"] != "/mcp" or not provider.args.dpop:
-            await self.app(scope, receive, send)
-            return
-        headers = header_dict(scope)
-        kind, _, token = headers.get("authorization", "").partition(" ")
-        identity = provider.identity
-        error = None
-        if kind.lower() == "dpop":
-            jkt, error = identity.check_proof(headers.get("dpop"), "mcp", scope["method"], self.resource, token=token,
-                                              nonce=RS_NONCE if provider.args.dpop_nonce else None)
-            if error is None and identity.bound.get(token) != jkt:
-                error = "the token is not bound to the proof's key"
-        elif token in identity.bound:
-            error = "a DPoP-bound token sent as a bearer token"
-        if error is None:
-            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() != b"authorization"]
-                     + ([(b"authorization", f"Bearer {token}".encode())] if token else [])}
-            await self.app(scope, receive, send)
-            return
-        code = "use_dpop_nonce" if error == "use_dpop_nonce" else "invalid_token"
-        extra = {"DPoP-Nonce": RS_NONCE} if code == "use_dpop_nonce" else {}
-        metadata = self.resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
-        await JSONResponse({"error": code, "error_description": error}, status_code=401, headers={
-            "WWW-Authenticate": f'DPoP error="{code}", resource_metadata="{metadata}"', **extra})(scope, receive, send)
 
 
 def preregister(provider: InMemoryProvider, args: argparse.Namespace) -> None:
@@ -616,7 +584,7 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
     # the issuer exactly as spelled (no trailing slash added), as RFC 8414 §3.3 compares it
     metadata = OAuthMetadata.model_validate({**metadata.model_dump(mode="json", exclude_none=True), "issuer": issuer})
     extra: dict[str, Any] = {}  # members the SDK's model does not know
-    if args.dpop:
+    if args.dpop and not args.dpop_unlisted and not args.as_ignores_dpop:
         extra["dpop_signing_alg_values_supported"] = ["ES256"]
     if args.trust_key:
         extra["grant_types_supported"] = [*(metadata.grant_types_supported or []), JWT_BEARER]
@@ -755,10 +723,11 @@ def mcp_server() -> Server:
 
 
 def resource_server_app(active: dict[str, Any], providers: dict[str, InMemoryProvider], args: argparse.Namespace,
-                        resource: str) -> Starlette:
+                        resource: str, policy: DpopPolicy) -> Any:
     """The protected MCP server: SDK bearer auth in front of its Streamable HTTP app, and the
     RFC 9728 metadata route. `active["issuer"]` is the authorization server it names and takes
-    tokens from (one of `providers`, by issuer)."""
+    tokens from (one of `providers`, by issuer). With --dpop it takes DPoP as `policy` says
+    (`DpopGate`)."""
     server = mcp_server()
     manager = StreamableHTTPSessionManager(app=server)
     scopes = args.scopes.split() + (["offline_access"] if args.offline_access else [])
@@ -769,22 +738,29 @@ def resource_server_app(active: dict[str, Any], providers: dict[str, InMemoryPro
             return await providers[active["issuer"]].load_access_token(token)
 
     gate = ScopedRequireAuth(StreamableHTTPASGIApp(manager), args, metadata_url, active["stats"])
-    handlers = {
-        issuer: cors_middleware(ProtectedResourceMetadataHandler(ProtectedResourceMetadata.model_validate({
-            "resource": resource, "authorization_servers": [issuer], "scopes_supported": scopes,
-            "resource_name": "oauth-test"})).handle, ["GET", "OPTIONS"])
-        for issuer in providers}
 
     class Metadata:  # an ASGI app (a plain function would be taken for a request handler)
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            await handlers[active["issuer"]](scope, receive, send)
+            document = ProtectedResourceMetadata.model_validate({
+                "resource": resource, "authorization_servers": [active["issuer"]], "scopes_supported": scopes,
+                "resource_name": "oauth-test", **(policy.metadata() if args.dpop else {})})
+            handler = cors_middleware(ProtectedResourceMetadataHandler(document).handle, ["GET", "OPTIONS"])
+            await handler(scope, receive, send)
 
     routes = [Route("/mcp", endpoint=gate),
               Route("/.well-known/oauth-protected-resource/mcp", endpoint=Metadata(), methods=["GET", "OPTIONS"])]
     middleware = [Middleware(AuthenticationMiddleware,
                              backend=BearerAuthBackend(Verifier(), resource_server_url=AnyHttpUrl(resource)))]
     app = Starlette(routes=routes, middleware=middleware, lifespan=lambda app: manager.run())
-    return DpopGate(app, active, providers, resource) if args.dpop and not args.bearer_only_resource else app
+    if not args.dpop:
+        return app
+
+    def check(proof: str | None, method: str, token: str) -> tuple[str | None, str | None]:
+        return providers[active["issuer"]].identity.check_proof(
+            proof, "mcp", method, resource, token=token, nonce=RS_NONCE if args.dpop_nonce else None)
+
+    return DpopGate(app, resource, "/mcp", str(metadata_url), policy, check,
+                    lambda token: providers[active["issuer"]].identity.bound.get(token), RS_NONCE)
 
 
 def listen(port: int = 0) -> tuple[socket.socket, int]:
@@ -811,7 +787,9 @@ def authorization_server(args: argparse.Namespace, hooks: list[Route] | None = N
 async def main(args: argparse.Namespace) -> None:
     active: dict[str, Any] = {}
     second: list[Any] = []
-    hooks: list[Route] = []
+    policy = DpopPolicy("bearer" if args.bearer_only_resource else "required" if args.dpop_required else "capable",
+                        args.resource_dpop_signal, args.resource_dpop_algs)
+    hooks: list[Route] = [policy.route()]
     if args.second_as:
         second = list(authorization_server(args))
 
@@ -825,7 +803,7 @@ async def main(args: argparse.Namespace) -> None:
     providers = {issuer: provider, **({second[1]: second[2]} if second else {})}
     rs_sock, rs_port = listen(args.port)
     resource = f"http://127.0.0.1:{rs_port}/mcp"
-    apps: list[Any] = [as_app, resource_server_app(active, providers, args, resource)]
+    apps: list[Any] = [as_app, resource_server_app(active, providers, args, resource, policy)]
     socks = [as_sock, rs_sock]
     if second:
         apps.append(second[3])

@@ -3,9 +3,10 @@
 // install.py beside this file; nothing of the package is changed, only configured:
 //
 // - PKCE required (S256, the only method it offers), dynamic client registration (open, no
-//   initial access token), revocation, resource indicators (RFC 8707: the one resource is the
-//   MCP server's URL; its access tokens are JWTs with that audience and `scope`), refresh
-//   tokens for every client allowed the grant, rotated on every use;
+//   initial access token), revocation, resource indicators (RFC 8707: the resources are the
+//   MCP servers' URLs; their access tokens are JWTs with that audience and `scope`), refresh
+//   tokens for every client allowed the grant, rotated on every use; DPoP as it ships
+//   (offered in its metadata; a token request with a proof gets DPoP-bound tokens);
 // - scopes `openid offline_access mcp:read mcp:write`;
 // - no login form: the interaction URL is answered here, and approves at once as user
 //   `test-user` (login, then consent to what was asked), so a browser only follows redirects;
@@ -20,7 +21,8 @@
 // Usage: node server.mjs --modules DIR --resource URL [--port N] [--ready-file PATH]
 //                        [--record PATH] [--cimd]
 //   --modules DIR     the node_modules folder holding oidc-provider
-//   --resource URL    the protected MCP server (the only resource indicator accepted)
+//   --resource URL    a protected MCP server (repeatable: the resource indicators accepted;
+//                     the first is the default)
 //   --ready-file PATH {"issuer": URL, "pid": N} is written there once listening
 //   --record PATH     one JSON line per token, registration and revocation request: its
 //                     route, status, parameters, the registration's request body and the
@@ -34,14 +36,15 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 function parseArgs(argv) {
-  const args = { port: 0, cimd: false };
+  const args = { port: 0, cimd: false, resource: [] };
   for (let i = 0; i < argv.length; i += 1) {
     const name = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
     if (name === 'cimd') args.cimd = true;
+    else if (name === 'resource') args.resource.push(argv[++i]);
     else args[name] = argv[++i];
   }
   for (const required of ['modules', 'resource']) {
-    if (!args[required]) {
+    if (!args[required]?.length) {
       console.error(`usage: node server.mjs --modules DIR --resource URL ... (--${required} is missing)`);
       process.exit(2);
     }
@@ -69,17 +72,18 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   features: {
     devInteractions: { enabled: false },
-    // The MCP server in front is the SDK's, which takes bearer tokens only; offering DPoP
-    // here would make mrtr ask for DPoP-bound tokens (docs/oauth.md), which it refuses.
-    dPoP: { enabled: false },
+    // DPoP as the package ships it (enabled: listed in its metadata, a token request with
+    // a proof gets DPoP-bound tokens, `cnf.jkt` in a JWT access token); whether a resource
+    // takes them is the resource's business (tests/servers/jwt_resource_server.py --dpop).
+    dPoP: { enabled: true },
     registration: { enabled: true },
     revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
-      defaultResource: () => args.resource,
+      defaultResource: () => args.resource[0],
       useGrantedResource: () => true,
       getResourceServerInfo(ctx, resourceIndicator) {
-        if (resourceIndicator !== args.resource) throw new errors.InvalidTarget();
+        if (!args.resource.includes(resourceIndicator)) throw new errors.InvalidTarget();
         return { scope: RESOURCE_SCOPES, audience: resourceIndicator, accessTokenTTL: 3600, accessTokenFormat: 'jwt' };
       },
     },
