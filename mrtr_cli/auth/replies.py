@@ -9,6 +9,7 @@ the limit, never a crash.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,7 +76,8 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
 
     Raises:
         httpx2.HTTPError: the request failed (the caller says what that means).
-        AuthError: a server-given host resolves where no request may go; the body is over
+        AuthError: a server-given host is or resolves to an address where no request may
+            go (checked again on the address connected to: transport/httpguard.py); the body is over
             the message size limit (also when its
             `Content-Length` says so, before it is read), nested more than 128 levels, or
             holds NaN, Infinity or an over-long integer (exit 8).
@@ -85,11 +87,15 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
     from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415 - lazy for start-up time
 
     where = f"{what} {sanitize(url, single_line=True)[:200]}"
+    checked: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if not user_url:
-        from mrtr_cli.auth.urls import check_resolved  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.urls import check_resolved, resolved_to  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.httpguard import server_given as guarded  # noqa: PLC0415 - lazy for start-up time
 
-        check_resolved(url, server_given or what)
-    with http.stream(method, url, **request) as resp:
+        member = server_given or what
+        check_resolved(url, member)
+        checked = guarded(lambda address: AuthError(resolved_to(member, url, address)))
+    with checked, http.stream(method, url, **request) as resp:
         nonce = resp.headers.get("dpop-nonce")
         if read is not None and resp.status_code not in read:
             return Reply(resp.status_code, location=resp.headers.get("location"), dpop_nonce=nonce)

@@ -75,7 +75,9 @@ def proxy_in_effect(url: str) -> tuple[str, str] | None:
 
 
 def new_client(**options: Any) -> Any:
-    """An `httpx2.Client(**options)` (it honours the variables above).
+    """An `httpx2.Client(**options)` (it honours the variables above), whose direct
+    connections check the address of a server-given host at connect time
+    (transport/httpguard.py).
 
     Raises:
         UsageError: a variable httpx2 reads holds a value it cannot use (exit 2): the
@@ -83,14 +85,18 @@ def new_client(**options: Any) -> Any:
     """
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
+    from mrtr_cli.transport.httpguard import guard  # noqa: PLC0415 - lazy for start-up time
+
     _check_cert_dir()
     try:
-        return httpx2.Client(**options)
+        client = httpx2.Client(**options)
     except (OSError, ImportError, ValueError, httpx2.InvalidURL) as exc:
         problem = _tls_problem(exc) if isinstance(exc, OSError) else _proxy_problem(exc)
         if problem is None:
             raise
         raise UsageError(problem[0], hint=problem[1]) from None
+    guard(client)
+    return client
 
 
 def _check_cert_dir() -> None:
