@@ -15,6 +15,9 @@ Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
 session id, `end_session` (DELETE), and the streams of transport/httpstreams.py
 (the optional GET stream, resuming a closed response stream with `Last-Event-ID`).
 
+A proxy's own answer (407, a refused CONNECT, a gateway status through a forwarding
+proxy) names the proxy (transport/httpproxy.py).
+
 Elsewhere: reading a reply within the size limit and the errors it raises
 (transport/httpreply.py), retries after HTTP 429 (transport/httpretry.py).
 """
@@ -206,6 +209,7 @@ class HttpTransport(EventStreams, Transport):
             except Exception as exc:  # noqa: BLE001
                 raise self._connect_error(exc) from None
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+            self._check_proxy(resp)
             if resp.status_code == 429:
                 # raises past the last retry
                 wait_to_retry(resp, self.url, attempt, None, lambda: self._is_aborted(None), body=acked)
@@ -277,6 +281,10 @@ class HttpTransport(EventStreams, Transport):
     def _connect_error(self, exc: Exception) -> TransportError:
         import httpx2  # noqa: PLC0415 - lazy for start-up time
 
+        if isinstance(exc, httpx2.ProxyError):
+            from mrtr_cli.transport.httpproxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
+
+            return tunnel_refused(self.url, exc)
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             from mrtr_cli.transport.httpenv import connect_failure  # noqa: PLC0415 - lazy for start-up time
 
@@ -290,6 +298,14 @@ class HttpTransport(EventStreams, Transport):
         if isinstance(exc, httpx2.HTTPError):
             return BrokenStream(f"the connection to {self.url} failed: {exc}")
         return TransportError(f"HTTP request to {self.url} failed: {exc}")
+
+    def _check_proxy(self, resp: httpx2.Response) -> None:
+        """Raise the proxy's error for its own answer (HTTP 407; transport/httpproxy.py)."""
+        if resp.status_code == 407:
+            from mrtr_cli.transport.httpproxy import credentials_wanted  # noqa: PLC0415 - lazy for start-up time
+
+            resp.close()
+            raise credentials_wanted(str(resp.request.url))
 
     def _auth_error(self, resp: httpx2.Response) -> AuthError:
         challenge = resp.headers.get("www-authenticate")
@@ -342,6 +358,7 @@ class HttpTransport(EventStreams, Transport):
                 if _ran_out(exc, remaining):
                     raise RequestTimeout() from None
                 raise self._connect_error(exc) from None
+            self._check_proxy(resp)
             if resp.status_code == 429:
                 self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
                 # raises past the last retry
@@ -399,6 +416,13 @@ class HttpTransport(EventStreams, Transport):
             msg = jsonrpc_error(text, rid)
             if msg is not None:
                 return msg
+            from mrtr_cli.transport.httpproxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
+
+            through = proxy_answer(str(resp.request.url), status)  # the proxy's, maybe (502, 503, 504)
+            if through is not None:
+                said = body_hint(text)  # whoever sent it
+                through.hint = f"{said}\n{through.hint}" if said else through.hint
+                raise through
             raise HttpStatusError(
                 f"HTTP {status} from {self.url}", status, text[:2048], hint=body_hint(text)
             )

@@ -157,7 +157,12 @@ def through_proxy(url: str) -> str:
 
 
 def _via(proxy: tuple[str, str] | None) -> str:
-    return "" if proxy is None else f" through the proxy {shown(proxy[0])} ({proxy[1]})"
+    return "" if proxy is None else f" through {named_proxy(proxy)}"
+
+
+def named_proxy(proxy: tuple[str, str]) -> str:
+    """"the proxy P (VARIABLE)" for a `proxy_in_effect` answer, its password hidden."""
+    return f"the proxy {shown(proxy[0])} ({proxy[1]})"
 
 
 def connect_failure(url: str, exc: Exception) -> tuple[str, str | None]:
