@@ -165,13 +165,14 @@ def named_proxy(proxy: tuple[str, str]) -> str:
     return f"the proxy {shown(proxy[0])} ({proxy[1]})"
 
 
-def connect_failure(url: str, exc: Exception) -> tuple[str, str | None]:
+def connect_failure(url: str, exc: Exception, *, label: str | None = None) -> tuple[str, str | None]:
     """How a connection to `url` that failed with `exc` (an `httpx2.ConnectError` or
     `ConnectTimeout`) is worded, as (message, hint): a proxy in effect for the URL is
     named with its variable (it is the proxy that could not be reached) and the hint
-    names `NO_PROXY`; a certificate that failed to verify names the CA setting."""
+    names `NO_PROXY`; a certificate that failed to verify names the CA setting. `label`
+    names the URL instead of itself (e.g. with the URL that redirected there)."""
     proxy = proxy_in_effect(url)
-    message = f"cannot connect to {shown(url)}{_via(proxy)}: {shown(str(exc))}"
+    message = f"cannot connect to {label or shown(url)}{_via(proxy)}: {shown(str(exc))}"
     if "CERTIFICATE_VERIFY_FAILED" in str(exc):
         setting = tls_variable()
         if setting is not None:
