@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.conftest import EXAMPLE_SERVER
+from tests.http_doubles import started  # noqa: F401 (a fixture)
 
 PASSWORD = "pr0xy-pa55-" + "7" * 12
 TOKEN = "bearer-t0ken-" + "5" * 12
@@ -120,16 +121,8 @@ class Proxy:
 
 
 @pytest.fixture
-def proxies():
-    made: list[Proxy] = []
-
-    def make(**options: Any) -> Proxy:
-        made.append(Proxy(**options))
-        return made[-1]
-
-    yield make
-    for proxy in made:
-        proxy.stop()
+def proxies(started):
+    return lambda **options: started(Proxy, **options)
 
 
 @pytest.fixture(scope="module")

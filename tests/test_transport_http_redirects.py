@@ -20,23 +20,15 @@ import pytest
 
 from tests.auth_support import self_signed_certificate
 from tests.conftest import EXAMPLE_SERVER, ROOT, clean_env
-from tests.redirect_support import TOKEN, Answering, Case, Seen, redirecting
+from tests.http_doubles import TOKEN, Answering, Case, Seen, redirecting, started  # noqa: F401 (a fixture)
 
 #: No proxy setting of the machine running the tests leaks into a case.
 QUIET = {name: "" for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")}
 
 
 @pytest.fixture
-def servers():
-    made: list[Answering] = []
-
-    def make(answer: Any, **options: Any) -> Answering:
-        made.append(Answering(answer, **options))
-        return made[-1]
-
-    yield make
-    for server in made:
-        server.stop()
+def servers(started):
+    return lambda answer, **options: started(Answering, answer, **options)
 
 
 @pytest.fixture(scope="module")
@@ -174,7 +166,7 @@ def namespace_runs(tmp_path_factory):
     hosts = tmp / "hosts"
     hosts.write_text("127.0.0.1 localhost\n169.254.169.254 sneaky.test plain.test\n")
     script = ('ip link set lo up && ip addr add 169.254.169.254/32 dev lo && mount --bind "$2" /etc/hosts && '
-              'exec "$0" -m tests.redirect_support "$1"')
+              'exec "$0" -m tests.http_doubles "$1"')
     proc = subprocess.run(["unshare", "-n", "-m", "sh", "-c", script, sys.executable, str(spec), str(hosts)],
                           capture_output=True, text=True, cwd=ROOT, env=clean_env(tmp), timeout=600)
     assert proc.returncode == 0, proc.stderr

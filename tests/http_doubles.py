@@ -1,9 +1,11 @@
-"""Servers of the redirect tests' own (tests/test_transport_http_redirects.py): an HTTP(S)
-server that answers as a test scripts it and records what arrives (`Answering`), a TCP
-listener that counts the connections made to it (`Listener`, on the address no request may
-reach), a 2025-11-25 server whose GET stream and DELETE are redirected (`legacy_answer`),
-and the run inside a loopback-only network namespace (`python -m tests.redirect_support
-SPEC`, started by the test with `unshare -n -m`).
+"""Small HTTP servers of the tests' own, for the redirect and proxy tests
+(tests/test_transport_http_redirects.py, tests/test_transport_http_proxy.py): the `started`
+fixture (each server it starts is stopped at teardown), an HTTP(S) server that answers as
+a test scripts it and records what arrives (`Answering`), a TCP listener that records the
+connections made to it (`Listener`, on the address no request may reach), a 2025-11-25
+server whose GET stream and DELETE are redirected (`legacy_answer`), and the run inside a
+loopback-only network namespace (`python -m tests.http_doubles SPEC`, started by the test
+with `unshare -n -m`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ import ssl
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 #: The address no request may go to (cloud instance metadata), added to `lo` in the namespace.
 METADATA = "169.254.169.254"
@@ -27,6 +31,21 @@ METADATA = "169.254.169.254"
 TOKEN = "redirect-t0ken-" + "4" * 12
 #: A request that reached a test server: (method, path, headers, body).
 Answer = tuple[int, dict[str, str], bytes]
+
+
+@pytest.fixture
+def started() -> Iterator[Callable[..., Any]]:
+    """`started(Kind, *args, **options)` makes `Kind(*args, **options)` (a server with a
+    `stop()`), and stops it at teardown."""
+    made: list[Any] = []
+
+    def start(kind: Callable[..., Any], *args: Any, **options: Any) -> Any:
+        made.append(kind(*args, **options))
+        return made[-1]
+
+    yield start
+    for server in made:
+        server.stop()
 
 
 @dataclass
