@@ -16,8 +16,15 @@ def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") 
     """POST a `server/discover` (2026-07-28) or `ping` request to `url` without a token;
     the challenge of its 401/403, an empty 401 challenge when it could not be reached
     (discovery then tries the well-known URIs), or None when it answered without asking
-    for a sign-in."""
+    for a sign-in.
+
+    Raises:
+        ProxyRefused: the proxy in the way answered itself, or may have
+            (transport/httpproxy.py): exit 3 naming the proxy, not the server's answer.
+    """
     import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+    from mrtr_cli.transport.httpproxy import proxy_answer, tunnel_refused  # noqa: PLC0415 - lazy for start-up time
 
     modern = protocol in ("auto", "2026-07-28", "modern")
     method = "server/discover" if modern else "ping"
@@ -33,8 +40,13 @@ def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") 
         with http.stream("POST", url, content=json.dumps(body), headers=send) as resp:
             status = resp.status_code
             challenge = resp.headers.get("www-authenticate")
+    except httpx2.ProxyError as exc:  # a CONNECT the proxy refused
+        raise tunnel_refused(url, exc) from None
     except httpx2.HTTPError:
         return Challenge(401)
+    refused = proxy_answer(url, status)
+    if refused is not None:
+        raise refused
     if status in (401, 403):
         return parse_challenge(status, challenge)
     return None

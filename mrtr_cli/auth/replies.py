@@ -4,16 +4,21 @@ responses), read within the limits on what a server sends (transport/limits.py, 
 (`--max-message-size`, `MRTR_MAX_MESSAGE_SIZE`), its JSON past 128 levels of nesting or
 with a number JSON does not have. An authorization server is untrusted like any other:
 such a reply is an authentication failure (`AuthError`, exit 8) naming the server and
-the limit, never a crash.
+the limit, never a crash. A proxy's own answer is the proxy's error, never the server's
+(transport/httpproxy.py, exit 3).
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
+
+if TYPE_CHECKING:  # pragma: no cover
+    import httpx2
 
 
 @dataclass
@@ -75,33 +80,57 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
 
     Raises:
         httpx2.HTTPError: the request failed (the caller says what that means).
-        AuthError: a server-given host resolves where no request may go; the body is over
-            the message size limit (also when its
-            `Content-Length` says so, before it is read), nested more than 128 levels, or
-            holds NaN, Infinity or an over-long integer (exit 8).
+        ProxyRefused: the proxy in the way answered itself (HTTP 407, a refused CONNECT) or
+            may have (502, 503, 504 through a forwarding proxy): exit 3 naming the proxy
+            and its variable (transport/httpproxy.py), never taken for the server's answer.
+        AuthError: a server-given host is or resolves to an address where no request may
+            go (checked again on the address connected to: transport/httpguard.py); the
+            body is over the message size limit (also when its `Content-Length` says so,
+            before it is read), nested more than 128 levels, or holds NaN, Infinity or an
+            over-long integer (exit 8).
     """
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+    from mrtr_cli.transport.httpproxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
+
+    checked: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if not user_url:
+        from mrtr_cli.auth.urls import check_resolved, resolved_to  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.httpguard import server_given as guarded  # noqa: PLC0415 - lazy for start-up time
+
+        member = server_given or what
+        check_resolved(url, member)
+        checked = guarded(lambda address: AuthError(resolved_to(member, url, address)))
+    try:
+        with checked, http.stream(method, url, **request) as resp:
+            return _reply(resp, f"{what} {sanitize(url, single_line=True)[:200]}", read)
+    except httpx2.ProxyError as exc:  # a CONNECT the proxy refused
+        raise tunnel_refused(url, exc) from None
+
+
+def _reply(resp: httpx2.Response, where: str, read: tuple[int, ...] | None) -> Reply:
+    """The `Reply` of `resp` (an open `httpx2.Response`; `where` names it for a message):
+    see `fetch`."""
     from mrtr_cli.transport.base import InvalidMessage, MessageTooDeep, MessageTooLarge  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.httpproxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.transport.httpreply import read_json_body  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415 - lazy for start-up time
 
-    where = f"{what} {sanitize(url, single_line=True)[:200]}"
-    if not user_url:
-        from mrtr_cli.auth.urls import check_resolved  # noqa: PLC0415 - lazy for start-up time
+    refused = proxy_answer(str(resp.request.url), resp.status_code)
+    if refused is not None:
+        raise refused
+    nonce = resp.headers.get("dpop-nonce")
+    if read is not None and resp.status_code not in read:
+        return Reply(resp.status_code, location=resp.headers.get("location"), dpop_nonce=nonce)
+    try:
+        return Reply(resp.status_code, read_json_body(resp, allow_overflow=True), dpop_nonce=nonce)
+    except MessageTooLarge as exc:
+        raise AuthError(f"{where} sent a reply over the limit of {describe_size(exc.limit)} on what a "
+                        "server sends; refused", hint=exc.hint) from None
+    except MessageTooDeep:
+        from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415 - lazy for start-up time
 
-        check_resolved(url, server_given or what)
-    with http.stream(method, url, **request) as resp:
-        nonce = resp.headers.get("dpop-nonce")
-        if read is not None and resp.status_code not in read:
-            return Reply(resp.status_code, location=resp.headers.get("location"), dpop_nonce=nonce)
-        try:
-            return Reply(resp.status_code, read_json_body(resp, allow_overflow=True), dpop_nonce=nonce)
-        except MessageTooLarge as exc:
-            raise AuthError(f"{where} sent a reply over the limit of {describe_size(exc.limit)} on what a "
-                            "server sends; refused", hint=exc.hint) from None
-        except MessageTooDeep:
-            from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415 - lazy for start-up time
-
-            raise AuthError(f"{where} sent JSON nested more than {MAX_DEPTH} levels deep (the limit on JSON "
-                            "from a server); refused") from None
-        except InvalidMessage as exc:
-            raise AuthError(f"{where} sent an unacceptable reply: {exc.message}") from None
+        raise AuthError(f"{where} sent JSON nested more than {MAX_DEPTH} levels deep (the limit on JSON "
+                        "from a server); refused") from None
+    except InvalidMessage as exc:
+        raise AuthError(f"{where} sent an unacceptable reply: {exc.message}") from None

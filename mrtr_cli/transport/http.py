@@ -15,6 +15,11 @@ Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
 session id, `end_session` (DELETE), and the streams of transport/httpstreams.py
 (the optional GET stream, resuming a closed response stream with `Last-Event-ID`).
 
+Redirects are followed hop by hop, each target checked before a byte is sent to it and
+credentials kept to the user's origin (transport/redirects.py); a 401/403 is taken as a
+sign-in challenge only from that origin. A proxy's own answer (407, a refused CONNECT, a
+gateway status through a forwarding proxy) names the proxy (transport/httpproxy.py).
+
 Elsewhere: reading a reply within the size limit and the errors it raises
 (transport/httpreply.py), retries after HTTP 429 (transport/httpretry.py).
 """
@@ -25,7 +30,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.errors import AuthError, ProtocolError, TransportError
+from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
 from mrtr_cli.transport.future import Future
@@ -43,6 +48,7 @@ from mrtr_cli.transport.httpreply import (
 from mrtr_cli.transport.httpretry import wait_to_retry
 from mrtr_cli.transport.httpstreams import EventStreams
 from mrtr_cli.transport.sse import SseCursor
+from mrtr_cli.transport.urlrule import origin
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
@@ -68,8 +74,9 @@ class HttpTransport(EventStreams, Transport):
             "request" (method, url, headers) or "response" (status, headers).
         verify: TLS verification (True, False, or a CA bundle path).
         authorizer: the OAuth hook (`transport.authhook.Authorizer`), or None: its
-            `headers()` go on every request (to this origin only), and a 401/403 asks its
-            `challenge()` whether to send the request once more with a new token.
+            `headers()` go on every request (to this origin only), and a 401/403 from this
+            origin asks its `challenge()` whether to send the request once more with a new
+            token (one from another origin, after a redirect, is that origin's error).
     """
 
     def __init__(
@@ -103,35 +110,51 @@ class HttpTransport(EventStreams, Transport):
         #: Called with the headers of every response (the protocol layer reads session ids).
         self.on_response_headers: Callable[[Mapping[str, str]], None] | None = None
         self._stream_thread: threading.Thread | None = None
+        self._sent_url = url
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, on_message: MessageHandler) -> None:
         import httpx2  # noqa: PLC0415 - imported only when HTTP is used (startup time)
 
         self._on_message = on_message
-        self._home = httpx_origin(self.url)
+        self._sent_url = str(httpx2.URL(self.url))  # the user's URL as requests carry it (normalized)
         from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
 
         self._client = new_client(
             headers=self._user_headers,
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
-            follow_redirects=True,
-            event_hooks={"request": [self._keep_headers_home]},
+            follow_redirects=False,  # followed hop by hop, each target checked first (_send)
             verify=self._verify,
             # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
             # and a request queued for a connection would wait outside its --timeout.
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
         )
 
-    def _keep_headers_home(self, request: httpx2.Request) -> None:
-        """A redirect to another origin (scheme, host, port) gets none of the user's `-H` /
-        config headers: they may be credentials (httpx2 itself drops only Authorization)."""
-        if (request.url.scheme, request.url.host, request.url.port) != self._home:
-            for name in self._user_headers:
-                request.headers.pop(name, None)
-            if self.authorizer is not None:
-                request.headers.pop("Authorization", None)  # the token goes to its resource only
-                request.headers.pop("DPoP", None)  # and so does its proof
+    def _send(self, request: httpx2.Request, remaining: Remaining | None = None) -> httpx2.Response:
+        """Send `request` (streamed), following redirects by the rules of
+        transport/redirects.py: each target checked before a byte goes there, credentials
+        (`Authorization`, `DPoP`, the user's headers) to the user's origin only."""
+        from mrtr_cli.transport.redirects import send_following  # noqa: PLC0415 - lazy for start-up time
+
+        return send_following(self._require_client(), request, private=self._user_headers, remaining=remaining,
+                              on_hop=self._trace_hop)
+
+    def _trace_hop(self, resp: httpx2.Response, hop: httpx2.Request) -> None:
+        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        self._trace("request", {"method": hop.method, "url": str(hop.url), "headers": dict(hop.headers)})
+
+    def _foreign(self, resp: httpx2.Response) -> bool:
+        """`resp` came from another origin than the user's URL (after a redirect)."""
+        return origin(str(resp.request.url)) != origin(self._sent_url)
+
+    def _where(self, url: str) -> str:
+        """`url` (as a request went to it) for a message: the user's URL, or another (after a
+        redirect) with where it came from."""
+        if url == self._sent_url:
+            return self.url
+        from mrtr_cli.transport.httpenv import shown  # noqa: PLC0415 - lazy for start-up time
+
+        return f"{shown(url)} (where {self.url} redirected)"
 
     def close(self) -> None:
         client, self._client = self._client, None
@@ -157,7 +180,8 @@ class HttpTransport(EventStreams, Transport):
         all_headers = {**self.session_headers, **(headers or {}), **self._auth_headers("DELETE")}
         self._trace("request", {"method": "DELETE", "url": self.url, "headers": all_headers})
         try:
-            resp = self._client.delete(self.url, headers=all_headers, timeout=timeout)
+            resp = self._send(self._client.build_request("DELETE", self.url, headers=all_headers, timeout=timeout))
+            resp.close()  # its body is not wanted
         except Exception:  # noqa: BLE001 - ending a session must never fail a run
             return None
         finally:
@@ -194,8 +218,8 @@ class HttpTransport(EventStreams, Transport):
             all_headers = self._headers(headers)
             self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
             try:
-                resp = client.send(client.build_request("POST", self.url, content=body, headers=all_headers,
-                                                        timeout=limit), stream=True)
+                resp = self._send(client.build_request("POST", self.url, content=body, headers=all_headers,
+                                                       timeout=limit))
                 try:  # nothing is expected back (202); whatever comes is read within a bound
                     acked = read_capped(resp, 65536)
                 finally:
@@ -206,16 +230,18 @@ class HttpTransport(EventStreams, Transport):
             except Exception as exc:  # noqa: BLE001
                 raise self._connect_error(exc) from None
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+            self._check_proxy(resp)
             if resp.status_code == 429:
                 # raises past the last retry
-                wait_to_retry(resp, self.url, attempt, None, lambda: self._is_aborted(None), body=acked)
+                wait_to_retry(resp, self._where(str(resp.request.url)), attempt, None, lambda: self._is_aborted(None),
+                              body=acked)
                 attempt += 1
                 continue
             if resp.status_code not in (401, 403):
                 self._note_nonce(resp)
                 return
             retries += 1
-            if retries > MAX_AUTH_RETRIES or not self._may_retry(resp, all_headers):
+            if retries > MAX_AUTH_RETRIES or self._foreign(resp) or not self._may_retry(resp, all_headers):
                 raise self._auth_error(resp)
 
     def abort(self, request_id: Any) -> None:
@@ -253,8 +279,9 @@ class HttpTransport(EventStreams, Transport):
         return self.authorizer.headers(method) if self.authorizer is not None else {}
 
     def _note_nonce(self, resp: httpx2.Response) -> None:
-        """Hand a response's `DPoP-Nonce` to the authorizer (RFC 9449 section 9)."""
-        if self.authorizer is not None and "dpop-nonce" in resp.headers:
+        """Hand a response's `DPoP-Nonce` to the authorizer (RFC 9449 section 9): from the
+        user's origin only (the nonce is that server's)."""
+        if self.authorizer is not None and "dpop-nonce" in resp.headers and not self._foreign(resp):
             self.authorizer.note_nonce(resp.headers["dpop-nonce"])
 
     def _may_retry(self, resp: httpx2.Response, sent_headers: Mapping[str, str]) -> bool:
@@ -274,31 +301,62 @@ class HttpTransport(EventStreams, Transport):
             except Exception:  # noqa: BLE001
                 pass
 
-    def _connect_error(self, exc: Exception) -> TransportError:
+    def _connect_error(self, exc: Exception) -> MrtrError:
+        """The error of a request that failed with `exc` (one of mrtr's is itself: a refused
+        redirect), naming the URL it went to (a redirect's target, after a redirect)."""
         import httpx2  # noqa: PLC0415 - lazy for start-up time
 
+        if isinstance(exc, MrtrError):
+            return exc
+        try:
+            url = str(exc.request.url) if isinstance(exc, httpx2.RequestError) else self.url
+        except RuntimeError:  # an error raised before its request was set
+            url = self.url
+        if isinstance(exc, httpx2.ProxyError):
+            from mrtr_cli.transport.httpproxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
+
+            return tunnel_refused(url, exc)
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
             from mrtr_cli.transport.httpenv import connect_failure  # noqa: PLC0415 - lazy for start-up time
 
-            message, hint = connect_failure(self.url, exc)
+            message, hint = connect_failure(url, exc, label=self._where(url))
             return TransportError(message, hint=hint)
+        where = self._where(url)
         if isinstance(exc, httpx2.TimeoutException):
-            return TransportError(f"timed out talking to {self.url}: {exc}")
+            return TransportError(f"timed out talking to {where}: {exc}")
         if isinstance(exc, httpx2.LocalProtocolError):
             # httpx2 quotes the request's header values here: never shown (they may be credentials).
-            return TransportError(f"the request to {self.url} could not be sent (a header or the URL is not valid HTTP)")
+            return TransportError(f"the request to {where} could not be sent (a header or the URL is not valid HTTP)")
         if isinstance(exc, httpx2.HTTPError):
-            return BrokenStream(f"the connection to {self.url} failed: {exc}")
-        return TransportError(f"HTTP request to {self.url} failed: {exc}")
+            return BrokenStream(f"the connection to {where} failed: {exc}")
+        return TransportError(f"HTTP request to {where} failed: {exc}")
+
+    def _check_proxy(self, resp: httpx2.Response) -> None:
+        """Raise the proxy's error for its own answer (HTTP 407; transport/httpproxy.py)."""
+        if resp.status_code == 407:
+            from mrtr_cli.transport.httpproxy import credentials_wanted  # noqa: PLC0415 - lazy for start-up time
+
+            resp.close()
+            raise credentials_wanted(str(resp.request.url))
 
     def _auth_error(self, resp: httpx2.Response) -> AuthError:
+        """The error of a 401/403 that is not (or no longer) retried, naming the origin that
+        sent it: after a redirect to another origin, that origin's, which is sent no
+        credentials and whose challenge starts no sign-in."""
         challenge = resp.headers.get("www-authenticate")
-        hint = ("the server refuses this signed-in request" if self.authorizer is not None else
-                "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR")
+        url = str(resp.request.url)
+        if self._foreign(resp):
+            from mrtr_cli.transport.httpenv import shown  # noqa: PLC0415 - lazy for start-up time
+
+            hint = (f"mrtr sends no credentials after a redirect to another origin; if {shown(url)} is the MCP "
+                    "endpoint, give it with --url")
+        else:
+            hint = ("the server refuses this signed-in request" if self.authorizer is not None else
+                    "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR")
         if challenge:
             hint = f"server says: WWW-Authenticate: {sanitize(challenge, single_line=True)[:300]}\n{hint}"
         verb = "refused" if resp.status_code == 403 else "required"
-        return AuthError(f"HTTP {resp.status_code}: authentication {verb} by {self.url}", hint=hint)
+        return AuthError(f"HTTP {resp.status_code}: authentication {verb} by {self._where(url)}", hint=hint)
 
     def _run_request(self, message: Message, headers: dict[str, str], fut: Future[Message],
                      budget: Remaining | None = None) -> None:
@@ -337,18 +395,20 @@ class HttpTransport(EventStreams, Transport):
                 timeout = httpx2.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
             try:
                 req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
-                resp = client.send(req, stream=True)
+                resp = self._send(req, remaining)
             except Exception as exc:  # noqa: BLE001
                 if _ran_out(exc, remaining):
                     raise RequestTimeout() from None
                 raise self._connect_error(exc) from None
+            self._check_proxy(resp)
             if resp.status_code == 429:
                 self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
                 # raises past the last retry
-                wait_to_retry(resp, self.url, attempt, remaining or budget, lambda: self._is_aborted(rid))
+                wait_to_retry(resp, self._where(str(resp.request.url)), attempt, remaining or budget,
+                              lambda: self._is_aborted(rid))
                 attempt += 1
                 continue
-            if resp.status_code not in (401, 403) or self.authorizer is None:
+            if resp.status_code not in (401, 403) or self.authorizer is None or self._foreign(resp):
                 self._note_nonce(resp)
                 break
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
@@ -390,6 +450,7 @@ class HttpTransport(EventStreams, Transport):
                        remaining: Remaining | None = None) -> Message:
         had_session = SESSION_HEADER in headers
         status = resp.status_code
+        where = self._where(str(resp.request.url))
         ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
         if status in (401, 403):
             read_capped(resp, 2048)
@@ -399,53 +460,60 @@ class HttpTransport(EventStreams, Transport):
             msg = jsonrpc_error(text, rid)
             if msg is not None:
                 return msg
+            from mrtr_cli.transport.httpproxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
+
+            through = proxy_answer(str(resp.request.url), status)  # the proxy's, maybe (502, 503, 504)
+            if through is not None:
+                said = body_hint(text)  # whoever sent it
+                through.hint = f"{said}\n{through.hint}" if said else through.hint
+                raise through
             raise HttpStatusError(
-                f"HTTP {status} from {self.url}", status, text[:2048], hint=body_hint(text)
+                f"HTTP {status} from {where}", status, text[:2048], hint=body_hint(text)
             )
         if status == 202:
-            raise ProtocolError(f"the server accepted the request (HTTP 202) but sent no response from {self.url}")
+            raise ProtocolError(f"the server accepted the request (HTTP 202) but sent no response from {where}")
         if ctype == "text/event-stream" and 200 <= status < 300:
             cursor = SseCursor()
             msg = self._read_events(resp, rid, cursor, remaining)
             if msg is None and self.resume_streams and cursor.last_id is not None:
                 msg = self._resume(rid, cursor, headers, remaining)
             if msg is None and cursor.cut:
-                raise BrokenStream(f"the response stream from {self.url} ended in the middle of an event "
+                raise BrokenStream(f"the response stream from {where} ended in the middle of an event "
                                    "(no blank line after its data), before the final response")
             if msg is None:
-                raise BrokenStream(f"the response stream from {self.url} ended before the final response")
+                raise BrokenStream(f"the response stream from {where} ended before the final response")
             return msg
         if 200 <= status < 300:
             if ctype != "application/json":
                 read_capped(resp, 2048)
                 raise ProtocolError(
-                    f"unexpected Content-Type {quote_value(ctype) if ctype else '(none)'} (HTTP {status}) from {self.url}",
+                    f"unexpected Content-Type {quote_value(ctype) if ctype else '(none)'} (HTTP {status}) from {where}",
                     hint="is this an MCP Streamable HTTP endpoint?",
                 )
             msg = read_json_body(resp)
             if msg is None:
-                raise ProtocolError(f"the server's response from {self.url} is not valid JSON")
+                raise ProtocolError(f"the server's response from {where} is not valid JSON")
             if not isinstance(msg, dict):
                 raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
             got = msg.get("id")
             if "method" not in msg and got != rid and not (got is None and "error" in msg):
                 # JSON-RPC: a response carries the id of the request it answers (an error
                 # about a request the server could not read has a null id).
-                raise ProtocolError(f"the server's response from {self.url} answers the request id "
+                raise ProtocolError(f"the server's response from {where} answers the request id "
                                     f"{quote_value(got)}, not {quote_value(rid)}")
             return msg
         text = error_body(resp)
         msg = jsonrpc_error(text, rid)
         if status == 404 and had_session:  # whatever the body says (2025-11-25 "Session Management")
-            raise SessionExpired(f"HTTP 404 from {self.url}: the session has expired", status, text[:2048])
+            raise SessionExpired(f"HTTP 404 from {where}: the session has expired", status, text[:2048])
         if msg is not None:
             return msg
         cls_hint = body_hint(text)
         if status in (404, 405, 410):
             raise HttpStatusError(
-                f"HTTP {status} from {self.url}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
+                f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
             )
-        raise HttpStatusError(f"HTTP {status} from {self.url}", status, text[:2048], hint=cls_hint)
+        raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
 
 
 def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
@@ -463,10 +531,3 @@ def _method(message: Message) -> str:
     method = message.get("method")
     return sanitize(method, single_line=True)[:80] if isinstance(method, str) else "a response"
 
-
-def httpx_origin(url: str) -> tuple[str, str, int | None]:
-    """(scheme, host, port) of `url` as httpx2 reports them for a request."""
-    import httpx2  # noqa: PLC0415 - lazy for start-up time
-
-    parsed = httpx2.URL(url)
-    return parsed.scheme, parsed.host, parsed.port

@@ -75,7 +75,9 @@ def proxy_in_effect(url: str) -> tuple[str, str] | None:
 
 
 def new_client(**options: Any) -> Any:
-    """An `httpx2.Client(**options)` (it honours the variables above).
+    """An `httpx2.Client(**options)` (it honours the variables above), whose direct
+    connections check the address of a server-given host at connect time
+    (transport/httpguard.py).
 
     Raises:
         UsageError: a variable httpx2 reads holds a value it cannot use (exit 2): the
@@ -83,14 +85,18 @@ def new_client(**options: Any) -> Any:
     """
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
+    from mrtr_cli.transport.httpguard import guard  # noqa: PLC0415 - lazy for start-up time
+
     _check_cert_dir()
     try:
-        return httpx2.Client(**options)
+        client = httpx2.Client(**options)
     except (OSError, ImportError, ValueError, httpx2.InvalidURL) as exc:
         problem = _tls_problem(exc) if isinstance(exc, OSError) else _proxy_problem(exc)
         if problem is None:
             raise
         raise UsageError(problem[0], hint=problem[1]) from None
+    guard(client)
+    return client
 
 
 def _check_cert_dir() -> None:
@@ -151,16 +157,22 @@ def through_proxy(url: str) -> str:
 
 
 def _via(proxy: tuple[str, str] | None) -> str:
-    return "" if proxy is None else f" through the proxy {shown(proxy[0])} ({proxy[1]})"
+    return "" if proxy is None else f" through {named_proxy(proxy)}"
 
 
-def connect_failure(url: str, exc: Exception) -> tuple[str, str | None]:
+def named_proxy(proxy: tuple[str, str]) -> str:
+    """"the proxy P (VARIABLE)" for a `proxy_in_effect` answer, its password hidden."""
+    return f"the proxy {shown(proxy[0])} ({proxy[1]})"
+
+
+def connect_failure(url: str, exc: Exception, *, label: str | None = None) -> tuple[str, str | None]:
     """How a connection to `url` that failed with `exc` (an `httpx2.ConnectError` or
     `ConnectTimeout`) is worded, as (message, hint): a proxy in effect for the URL is
     named with its variable (it is the proxy that could not be reached) and the hint
-    names `NO_PROXY`; a certificate that failed to verify names the CA setting."""
+    names `NO_PROXY`; a certificate that failed to verify names the CA setting. `label`
+    names the URL instead of itself (e.g. with the URL that redirected there)."""
     proxy = proxy_in_effect(url)
-    message = f"cannot connect to {shown(url)}{_via(proxy)}: {shown(str(exc))}"
+    message = f"cannot connect to {label or shown(url)}{_via(proxy)}: {shown(str(exc))}"
     if "CERTIFICATE_VERIFY_FAILED" in str(exc):
         setting = tls_variable()
         if setting is not None:

@@ -27,8 +27,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class EventStreams:
     """The stream reading of `transport.http.HttpTransport` (a base class of it): it uses the
-    transport's client, lock, response slots (`_responses`, so `close` and `abort` end a
-    stream), trace hook, authorization headers and message handler.
+    transport's client, its `_send` (redirects followed by the same rules as a POST's), lock,
+    response slots (`_responses`, so `close` and `abort` end a stream), trace hook,
+    authorization headers and message handler.
     """
 
     def open_event_stream(self, headers: Mapping[str, str] | None = None) -> None:
@@ -99,7 +100,7 @@ class EventStreams:
             get_headers.update(self._auth_headers("GET"))
             self._trace("request", {"method": "GET", "url": self.url, "headers": {**self._user_headers, **get_headers}})
             try:
-                resp = client.send(client.build_request("GET", self.url, headers=get_headers), stream=True)
+                resp = self._send(client.build_request("GET", self.url, headers=get_headers), remaining)
             except Exception as exc:  # noqa: BLE001
                 raise self._connect_error(exc) from None
             with self._lock:
@@ -131,8 +132,8 @@ class EventStreams:
             if cursor.last_id is not None:
                 all_headers["Last-Event-ID"] = cursor.last_id
             self._trace("request", {"method": "GET", "url": self.url, "headers": all_headers})
-            try:
-                resp = client.send(client.build_request("GET", self.url, headers=all_headers), stream=True)
+            try:  # redirects are followed by the same rules as the POST's (transport/redirects.py)
+                resp = self._send(client.build_request("GET", self.url, headers=all_headers))
             except Exception:  # noqa: BLE001 - the GET stream is optional
                 return
             with self._lock:
