@@ -84,6 +84,7 @@ def new_client(**options: Any) -> Any:
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     _check_cert_dir()
+    options.setdefault("cookies", _cookie_jar())
     try:
         return httpx2.Client(**options)
     except (OSError, ImportError, ValueError, httpx2.InvalidURL) as exc:
@@ -91,6 +92,22 @@ def new_client(**options: Any) -> Any:
         if problem is None:
             raise
         raise UsageError(problem[0], hint=problem[1]) from None
+
+
+def _cookie_jar() -> Any:
+    """An empty cookie jar that keeps no cookie `transport.echoed.unsendable` refuses (one
+    that could never go back in a `Cookie` header): the usual rules otherwise."""
+    import http.cookiejar  # noqa: PLC0415 - lazy for start-up time
+
+    from mrtr_cli.transport.echoed import unsendable  # noqa: PLC0415 - lazy for start-up time
+
+    class SendableOnly(http.cookiejar.DefaultCookiePolicy):
+        def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+            if unsendable(cookie.name) or (cookie.value is not None and unsendable(cookie.value)):
+                return False
+            return bool(super().set_ok(cookie, request))
+
+    return http.cookiejar.CookieJar(policy=SendableOnly())
 
 
 def _check_cert_dir() -> None:
