@@ -2,7 +2,9 @@
 variable or in a config file (answer files, `--args @FILE`, `k=@FILE`, `file:` header and
 secret values, `--config`, pending documents, batch input, the `--resume` output file,
 `--client-secret-file`, `--private-key-file`, `MRTR_CLIENT_SECRET_FILE`,
-`MRTR_PRIVATE_KEY_FILE`) and for stdin (`-`).
+`MRTR_PRIVATE_KEY_FILE`) and for stdin (`-`); `check_user_file` applies the same rules to a
+file another library reads by its name (`SSL_CERT_FILE`, which OpenSSL loads:
+transport/tlsenv.py).
 
 Rules (docs/limits.md):
 - only a regular file, or `-` for stdin: a FIFO, a device (`/dev/zero`), a socket or a
@@ -34,9 +36,78 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 
-def _too_big(what: str, path: str, limit: int) -> UsageError:
-    return UsageError(f"{what} {path} is larger than the limit of {describe_bytes(limit)}",
-                      hint="mrtr reads at most this much from one file or from stdin (docs/limits.md)")
+class FileRefused(UsageError):
+    """A user file its rules refuse (exit 2): not a regular file, over the size limit, or
+    not readable. `why` says what is wrong in a few words ("a FIFO (named pipe), not a
+    regular file", "larger than the limit of 64 MiB"), for a caller that names the file
+    its own way (`SSL_CERT_FILE=PATH: ...`)."""
+
+    def __init__(self, message: str, why: str, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.why = why
+
+
+def _too_big(what: str, path: str, limit: int) -> FileRefused:
+    return FileRefused(f"{what} {path} is larger than the limit of {describe_bytes(limit)}",
+                       f"larger than the limit of {describe_bytes(limit)}",
+                       hint="mrtr reads at most this much from one file or from stdin (docs/limits.md)")
+
+
+def _unreadable(what: str, path: str, exc: OSError) -> FileRefused:
+    why = str(exc.strerror or exc)
+    return FileRefused(f"cannot read {what} {path}: {why}", why)
+
+
+def _open_regular(path: str, *, what: str, limit: int) -> int:
+    """A descriptor of the regular file `path` (`~` expanded), opened without blocking (a
+    FIFO with no writer too), after checking that it is one and at most `limit` bytes.
+
+    Raises:
+        FileNotFoundError: no such file.
+        FileRefused: not a regular file, larger than `limit`, or cannot be opened.
+        UsageError: not a usable file name.
+    """
+    full = os.path.expanduser(path)
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        try:  # a socket cannot be opened at all (ENXIO): say what it is
+            _check_kind(os.stat(full).st_mode, what, path)
+        except OSError:
+            pass
+        raise _unreadable(what, path, exc) from None
+    except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
+        raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
+    try:
+        info = os.fstat(fd)
+        _check_kind(info.st_mode, what, path)
+        if info.st_size > limit:
+            raise _too_big(what, path, limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_kind(mode: int, what: str, path: str) -> None:
+    """Raise FileRefused unless `mode` is a regular file's."""
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "")
+        why = f"{kind}, not a regular file" if kind else "not a regular file"
+        raise FileRefused(f"cannot read {what} {path}: it is {why}", why, hint=_NOT_REGULAR_HINT)
+
+
+def check_user_file(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> None:
+    """Check, without reading it, that `path` is a file the rules of every user file let
+    be read (module docstring): for a file another library reads by its name (a CA
+    bundle, which OpenSSL loads), so that it cannot hang the run or be endless.
+
+    Raises:
+        FileNotFoundError, FileRefused, UsageError: as `read_user_bytes`.
+    """
+    os.close(_open_regular(path, what=what, limit=limit))
 
 
 def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> bytes:
@@ -48,24 +119,11 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
 
     Raises:
         FileNotFoundError: no such file (callers word that their own way).
-        UsageError: not a regular file, larger than `limit`, or another read error.
+        FileRefused: not a regular file, larger than `limit`, or another read error.
+        UsageError: not a usable file name.
     """
-    full = os.path.expanduser(path)
+    fd = _open_regular(path, what=what, limit=limit)
     try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
-        raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
-            raise UsageError(f"cannot read {what} {path}: it is {kind}, not a regular file", hint=_NOT_REGULAR_HINT)
-        if info.st_size > limit:
-            raise _too_big(what, path, limit)
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, _CHUNK)
@@ -77,7 +135,7 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+        raise _unreadable(what, path, exc) from None
     finally:
         os.close(fd)
 
