@@ -131,6 +131,15 @@ def test_an_unverified_certificate_names_the_ca_setting_not_the_server(mrtr, tls
 
 
 # ---------------------------------------------------------------------- CA files are user files
+#: A secret each run below carries (a header the example server ignores): never in any output.
+SECRET = "b3arer-s3cret-0f9e"
+WITH_SECRET = ("-H", f"Authorization: Bearer {SECRET}")
+
+
+def no_secret(r) -> None:
+    assert SECRET not in r.stdout and SECRET not in r.stderr and "Traceback" not in r.stderr
+
+
 def _not_a_file(tmp_path, kind: str) -> str:
     """A path of `kind`: a FIFO nobody writes to, a device, a socket nobody accepts on."""
     if kind == "fifo":
@@ -152,10 +161,10 @@ _not_a_file.sockets = []  # type: ignore[attr-defined]
                                             ("socket", "a socket, not a regular file")])
 def test_ssl_cert_file_naming_what_is_no_file_is_exit_2_at_once_even_for_http(mrtr, url, tmp_path, kind, says):
     path = _not_a_file(tmp_path, kind)
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": path}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": path}, timeout=60)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSL_CERT_FILE={path}: {says} (a CA bundle for HTTPS)"), r.stderr
-    assert "Traceback" not in r.stderr
+    no_secret(r)
 
 
 def test_ssl_cert_dir_holding_a_fifo_under_a_hashed_name_is_exit_2_at_once(mrtr, url, tmp_path):
@@ -163,13 +172,15 @@ def test_ssl_cert_dir_holding_a_fifo_under_a_hashed_name_is_exit_2_at_once(mrtr,
     folder.mkdir()
     (folder / "README").write_text("not read by OpenSSL\n")
     os.mkfifo(folder / "unrelated.fifo")  # a name OpenSSL never looks up: no harm
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
     assert r.code == 0, r.stderr
+    no_secret(r)
     os.mkfifo(folder / "0a1b2c3d.0")
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSL_CERT_DIR={folder}: 0a1b2c3d.0 in it: a FIFO (named pipe), "
                                "not a regular file"), r.stderr
+    no_secret(r)
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command for a subject hash")
@@ -182,9 +193,10 @@ def test_ssl_cert_dir_with_a_fifo_where_the_handshake_looks_is_refused_not_a_han
     folder = tmp_path / "certs"
     folder.mkdir()
     os.mkfifo(folder / f"{subject_hash}.0")
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
     assert r.code == 2, r.stderr
     assert f"SSL_CERT_DIR={folder}: {subject_hash}.0 in it: a FIFO (named pipe)" in r.stderr
+    no_secret(r)
 
 
 def test_sslkeylogfile_a_fifo_nobody_reads_is_exit_2_naming_it(mrtr, url, tls_url, tmp_path):
@@ -193,12 +205,16 @@ def test_sslkeylogfile_a_fifo_nobody_reads_is_exit_2_naming_it(mrtr, url, tls_ur
     _url, other = tls_url
     fifo = tmp_path / "keys.fifo"
     os.mkfifo(fifo)
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(fifo)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(fifo)},
+             timeout=60)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSLKEYLOGFILE={fifo}: a FIFO no process reads"), r.stderr
+    no_secret(r)
     keys = tmp_path / "keys.log"  # a file is written as Python would write it
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(keys)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(keys)},
+             timeout=60)
     assert r.code == 0, r.stderr
+    no_secret(r)
 
 
 def test_a_run_without_https_loads_no_ca_certificates(url, tls_url, monkeypatch):

@@ -93,9 +93,8 @@ def _check_file(name: str, value: str, path: str, purpose: str) -> None:
     else:
         return
     where = "" if path == value else f"{_shown(os.path.basename(path))} in it: "
-    raise UsageError(f"{name}={_shown(value)}: {where}{why} ({purpose})",
-                     hint=f"point {name} at {'a directory of CA certificates' if where else 'a PEM file of CA certificates'}"
-                          ", or unset it")
+    wanted = "a directory of CA certificates" if where else "a PEM file of CA certificates"
+    raise UsageError(f"{name}={_shown(value)}: {where}{why} ({purpose})", hint=f"point {name} at {wanted}, or unset it")
 
 
 def _check_cert_dir(value: str) -> None:
@@ -113,7 +112,8 @@ def _check_cert_dir(value: str) -> None:
                     raise UsageError(f"SSL_CERT_DIR={_shown(value)}: more than {MAX_CA_DIR_ENTRIES} entries "
                                      "(a directory of CA certificates for HTTPS)",
                                      hint="point it at a directory of CA certificates, or unset it")
-                if _HASHED.fullmatch(entry.name) and os.path.exists(entry.path):  # a broken link: skipped by OpenSSL too
+                # (a broken link is skipped, as OpenSSL skips it)
+                if _HASHED.fullmatch(entry.name) and os.path.exists(entry.path):
                     _check_file("SSL_CERT_DIR", value, entry.path, "a directory of CA certificates for HTTPS")
     except OSError as exc:
         raise UsageError(f"SSL_CERT_DIR={_shown(value)}: cannot be read ({exc.strerror or exc})",
