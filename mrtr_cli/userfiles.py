@@ -4,7 +4,8 @@ secret values, `--config`, pending documents, batch input, the `--resume` output
 `--client-secret-file`, `--private-key-file`, `MRTR_CLIENT_SECRET_FILE`,
 `MRTR_PRIVATE_KEY_FILE`) and for stdin (`-`); `check_user_file` applies the same rules to a
 file another library reads by its name (`SSL_CERT_FILE`, which OpenSSL loads:
-transport/tlsenv.py).
+transport/tlsenv.py), and `read_state_bytes` / `read_state_json` to what mrtr keeps in its
+state directory (a directory the environment names: a refused file there is absent).
 
 Rules (docs/limits.md):
 - only a regular file, or `-` for stdin: a FIFO, a device (`/dev/zero`), a socket or a
@@ -138,6 +139,31 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
         raise _unreadable(what, path, exc) from None
     finally:
         os.close(fd)
+
+
+def read_state_bytes(path: str, *, limit: int = MAX_USER_FILE_BYTES) -> bytes | None:
+    """The bytes of `path`, a file mrtr keeps in its state directory (`state.state_dir`:
+    named by `MRTR_STATE_DIR` or `XDG_STATE_HOME`), read under the rules of every user
+    file; None when it is missing or those rules refuse it (a FIFO, a device, more than
+    `limit` bytes): such a file is as good as absent (a cache, a record), never a hang.
+    Never raises."""
+    try:
+        return read_user_bytes(path, what="state file", limit=limit)
+    except (OSError, UsageError):
+        return None
+
+
+def read_state_json(path: str) -> Any:
+    """The JSON document in `path`, a file mrtr keeps in its state directory
+    (`read_state_bytes`), or None when it is absent, refused, or no JSON mrtr wrote (not
+    UTF-8, not JSON, nested more than `MAX_JSON_DEPTH` levels). Never raises."""
+    data = read_state_bytes(path)
+    if data is None:
+        return None
+    try:
+        return loads_strict(data.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError, json.JSONDecodeError
+        return None
 
 
 def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_BYTES,
