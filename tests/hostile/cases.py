@@ -422,6 +422,18 @@ def nothing_resumed(run: Any, trace: Any) -> None:
     assert run.stderr.count("\n") == 1, run.stderr  # one line, no codec message
 
 
+def value_never_shown(value: str) -> Callable[[Any, Any], None]:
+    """A check: `value` (a session id, a cookie: secrets) is in no output and not in the
+    trace, in any form."""
+    forms = (value, json.dumps(value), json.dumps(value)[1:-1])
+
+    def check(run: Any, trace: Any) -> None:
+        written = trace.read_text(encoding="utf-8") if trace.exists() else ""
+        for text in (run.stdout, run.stderr, written):
+            assert not any(form in text for form in forms), text[-3000:]
+    return check
+
+
 def session_header(name: str, value: str) -> Callable[[dict[str, Any], Ctx], Reply]:
     """A 2025-11-25 server whose `initialize` reply sets the response header `name: value`
     (a value mrtr would send back on every later request: a session id, a cookie); the
@@ -652,12 +664,12 @@ _TABLE = [
          transports=("http",), eras=("legacy",), check=nothing_resumed),
     Case("sse_id_not_utf8", sse_retry(b"0", b"e\xff"), 3, "cannot be resumed: its last event id",
          transports=("http",), eras=("legacy",), check=nothing_resumed),
-    Case("session_id_not_ascii", session_header("Mcp-Session-Id", "s\u00e9"), 4, "Mcp-Session-Id",
-         transports=("http",), eras=("legacy",), methods=("initialize",)),
-    Case("session_id_space", session_header("Mcp-Session-Id", "s 1"), 4, "Mcp-Session-Id",
-         transports=("http",), eras=("legacy",), methods=("initialize",)),
-    Case("cookie_not_ascii", session_header("Set-Cookie", "c=\u00e9; Path=/"), 0, transports=("http",),
-         eras=("legacy",), methods=("initialize",), out="call ok"),
+    Case("session_id_not_ascii", session_header("Mcp-Session-Id", "s3cr\u00e9t"), 4, "Mcp-Session-Id",
+         transports=("http",), eras=("legacy",), methods=("initialize",), check=value_never_shown("s3cr\u00e9t")),
+    Case("session_id_space", session_header("Mcp-Session-Id", "s3cr 3t"), 4, "Mcp-Session-Id",
+         transports=("http",), eras=("legacy",), methods=("initialize",), check=value_never_shown("s3cr 3t")),
+    Case("cookie_not_ascii", session_header("Set-Cookie", "c=s3cr\u00e9t; Path=/"), 0, transports=("http",),
+         eras=("legacy",), methods=("initialize",), out="call ok", check=value_never_shown("s3cr\u00e9t")),
     # The era probe answered with a message no server may send: exit 4 at once, as with a
     # pinned protocol, never a legacy verdict (this server would go on to answer initialize).
     Case("probe_huge_line", probe_answer(b'{"jsonrpc":"2.0","id":%(id)s,"result":{"x":"' + b"x" * (3 * M) + b'"}}'),
