@@ -111,6 +111,60 @@ def check_user_file(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
     os.close(_open_regular(path, what=what, limit=limit))
 
 
+def check_variable_file(variable: str, value: str, purpose: str, *, hint: str, path: str | None = None,
+                        missing_ok: bool = False) -> None:
+    """Check that `path` (default `value`), a file the environment variable `variable`
+    names (or one in the directory it names), passes the rules of every user file
+    (`check_user_file`), without reading it. `missing_ok`: no such file is no error (the
+    library reading it does without).
+
+    Raises:
+        UsageError: "VARIABLE=VALUE: [ENTRY in it: ]what is wrong (PURPOSE)", with `hint`
+            (exit 2).
+    """
+    path = value if path is None else path
+    try:
+        check_user_file(path, what=variable)
+    except FileNotFoundError:
+        if missing_ok:
+            return
+        why = "no such file"
+    except FileRefused as exc:
+        why = exc.why
+    except UsageError:
+        why = "not a usable file name"
+    else:
+        return
+    where = "" if path == value else f"{shown_path(os.path.basename(path))} in it: "
+    raise UsageError(f"{variable}={shown_path(value)}: {where}{why} ({purpose})", hint=hint)
+
+
+#: Variables naming a file that a library reads as it loads, before mrtr could check it
+#: where it uses the library: OpenSSL reads its configuration file when Python's `hashlib`
+#: or `ssl` is first imported (a FIFO there hangs the import; a missing one it does without).
+LIBRARY_FILE_VARIABLES = {"OPENSSL_CONF": "OpenSSL's configuration file"}
+
+
+def check_library_files() -> None:
+    """Check the files `LIBRARY_FILE_VARIABLES` name (those set) by the rules of every user
+    file, at the start of a run.
+
+    Raises:
+        UsageError: one is a FIFO, a device, a socket, a directory or over the size limit
+            (exit 2, naming the variable).
+    """
+    for variable, purpose in LIBRARY_FILE_VARIABLES.items():
+        value = os.environ.get(variable)
+        if value:
+            check_variable_file(variable, value, purpose, hint=f"point {variable} at a regular file, or unset it",
+                                missing_ok=True)
+
+
+def shown_path(path: str) -> str:
+    """`path` fit for a message: one line, terminal controls escaped, at most 200 characters."""
+    return sanitize(path, single_line=True)[:200]
+
+
 def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> bytes:
     """The bytes of the regular file `path` (`~` expanded).
 

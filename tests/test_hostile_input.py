@@ -220,6 +220,25 @@ def test_files_in_the_state_directory_are_read_as_user_files(mrtr, picky, tmp_pa
     assert "0123" in r.stderr
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "missing"])
+def test_openssl_conf_is_read_as_a_user_file_before_openssl_loads(mrtr, picky, tmp_path, kind):
+    """OpenSSL reads the file `OPENSSL_CONF` names as Python's hashlib or ssl loads (every
+    run loads one): a FIFO there hung every run before it began; a missing one OpenSSL
+    does without."""
+    path = {"fifo": tmp_path / "openssl.fifo", "dev-zero": Path("/dev/zero"), "missing": tmp_path / "none.cnf"}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    http = picky[0] == "--url"
+    header = ["-H", f"X-Api-Key: {SECRET}"] if http else []  # a secret the run carries (never shown)
+    r = mrtr(*header, *picky, "call", "echo", "a=1", env={"OPENSSL_CONF": str(path)}, timeout=120)
+    if kind == "missing":
+        assert_sane(r, code=0, secret=SECRET if http else None)
+        return
+    assert_sane(r, code=2, secret=SECRET if http else None)
+    assert r.stderr.startswith(f"mrtr: error: OPENSSL_CONF={path}: "), r.stderr
+    assert "not a regular file (OpenSSL's configuration file)" in r.stderr
+
+
 def test_a_user_file_over_the_size_limit_is_refused_with_the_limit(mrtr, picky, tmp_path):
     from mrtr_cli.limits import MAX_USER_FILE_BYTES
 

@@ -28,8 +28,7 @@ import threading
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.userfiles import FileRefused, check_user_file
+from mrtr_cli.userfiles import check_variable_file, shown_path
 
 #: The CA variables, in the order httpx2 (httpcore2 `default_ssl_context`) reads them.
 TLS_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
@@ -46,10 +45,6 @@ def tls_variable() -> tuple[str, str] | None:
         if os.environ.get(name):
             return name, os.environ[name]
     return None
-
-
-def _shown(path: str) -> str:
-    return sanitize(path, single_line=True)[:200]
 
 
 def verifying_context() -> ssl.SSLContext:
@@ -74,27 +69,16 @@ def verifying_context() -> ssl.SSLContext:
             return ssl.create_default_context(capath=value)
         return ssl.create_default_context(cafile=value)
     except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
-        what = "holds no PEM certificate" if "NO_CERTIFICATE" in str(exc) else f"cannot be loaded ({_shown(str(exc))})"
-        raise UsageError(f"{name}={_shown(value)}: {what} (a CA bundle for HTTPS)",
+        what = "holds no PEM certificate" if "NO_CERTIFICATE" in str(exc) else f"cannot be loaded ({shown_path(str(exc))})"
+        raise UsageError(f"{name}={shown_path(value)}: {what} (a CA bundle for HTTPS)",
                          hint=f"point {name} at a PEM file of CA certificates, or unset it") from None
 
 
 def _check_file(name: str, value: str, path: str, purpose: str) -> None:
     """`path` (the file `name=value` names, or one in its directory) passes the rules of
     every user file; else UsageError naming the variable."""
-    try:
-        check_user_file(path, what=name)
-    except FileNotFoundError:
-        why = "no such file"
-    except FileRefused as exc:
-        why = exc.why
-    except UsageError:
-        why = "not a usable file name"
-    else:
-        return
-    where = "" if path == value else f"{_shown(os.path.basename(path))} in it: "
-    wanted = "a directory of CA certificates" if where else "a PEM file of CA certificates"
-    raise UsageError(f"{name}={_shown(value)}: {where}{why} ({purpose})", hint=f"point {name} at {wanted}, or unset it")
+    wanted = "a PEM file of CA certificates" if path == value else "a directory of CA certificates"
+    check_variable_file(name, value, purpose, hint=f"point {name} at {wanted}, or unset it", path=path)
 
 
 def _check_cert_dir(value: str) -> None:
@@ -103,20 +87,20 @@ def _check_cert_dir(value: str) -> None:
     files (a FIFO there would hang the handshake that looks it up)."""
     if not os.path.isdir(value):
         what = "not a directory" if os.path.exists(value) else "no such directory"
-        raise UsageError(f"SSL_CERT_DIR={_shown(value)}: {what} (a directory of CA certificates for HTTPS)",
+        raise UsageError(f"SSL_CERT_DIR={shown_path(value)}: {what} (a directory of CA certificates for HTTPS)",
                          hint="point it at a directory of CA certificates, or unset it")
     try:
         with os.scandir(value) as entries:
             for count, entry in enumerate(entries, 1):
                 if count > MAX_CA_DIR_ENTRIES:
-                    raise UsageError(f"SSL_CERT_DIR={_shown(value)}: more than {MAX_CA_DIR_ENTRIES} entries "
+                    raise UsageError(f"SSL_CERT_DIR={shown_path(value)}: more than {MAX_CA_DIR_ENTRIES} entries "
                                      "(a directory of CA certificates for HTTPS)",
                                      hint="point it at a directory of CA certificates, or unset it")
                 # (a broken link is skipped, as OpenSSL skips it)
                 if _HASHED.fullmatch(entry.name) and os.path.exists(entry.path):
                     _check_file("SSL_CERT_DIR", value, entry.path, "a directory of CA certificates for HTTPS")
     except OSError as exc:
-        raise UsageError(f"SSL_CERT_DIR={_shown(value)}: cannot be read ({exc.strerror or exc})",
+        raise UsageError(f"SSL_CERT_DIR={shown_path(value)}: cannot be read ({exc.strerror or exc})",
                          hint="point it at a directory of CA certificates, or unset it") from None
 
 
@@ -134,10 +118,10 @@ def _check_key_log() -> None:
         os.close(os.open(path, flags, 0o600))
     except OSError as exc:
         why = "a FIFO no process reads" if exc.errno == errno.ENXIO else str(exc.strerror or exc)
-        raise UsageError(f"SSLKEYLOGFILE={_shown(path)}: {why} (where TLS keys would be logged)",
+        raise UsageError(f"SSLKEYLOGFILE={shown_path(path)}: {why} (where TLS keys would be logged)",
                          hint="unset SSLKEYLOGFILE, or point it at a file mrtr may write") from None
     except ValueError:
-        raise UsageError(f"SSLKEYLOGFILE={_shown(path)}: not a usable file name",
+        raise UsageError(f"SSLKEYLOGFILE={shown_path(path)}: not a usable file name",
                          hint="unset SSLKEYLOGFILE, or point it at a file mrtr may write") from None
 
 
