@@ -2,7 +2,10 @@
 variable or in a config file (answer files, `--args @FILE`, `k=@FILE`, `file:` header and
 secret values, `--config`, pending documents, batch input, the `--resume` output file,
 `--client-secret-file`, `--private-key-file`, `MRTR_CLIENT_SECRET_FILE`,
-`MRTR_PRIVATE_KEY_FILE`) and for stdin (`-`).
+`MRTR_PRIVATE_KEY_FILE`) and for stdin (`-`); `check_user_file` applies the same rules to a
+file another library reads by its name (`SSL_CERT_FILE`, which OpenSSL loads:
+transport/tlsenv.py), and `read_state_bytes` / `read_state_json` to what mrtr keeps in its
+state directory (a directory the environment names: a refused file there is absent).
 
 Rules (docs/limits.md):
 - only a regular file, or `-` for stdin: a FIFO, a device (`/dev/zero`), a socket or a
@@ -34,9 +37,132 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character de
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory"))
 
 
-def _too_big(what: str, path: str, limit: int) -> UsageError:
-    return UsageError(f"{what} {path} is larger than the limit of {describe_bytes(limit)}",
-                      hint="mrtr reads at most this much from one file or from stdin (docs/limits.md)")
+class FileRefused(UsageError):
+    """A user file its rules refuse (exit 2): not a regular file, over the size limit, or
+    not readable. `why` says what is wrong in a few words ("a FIFO (named pipe), not a
+    regular file", "larger than the limit of 64 MiB"), for a caller that names the file
+    its own way (`SSL_CERT_FILE=PATH: ...`)."""
+
+    def __init__(self, message: str, why: str, *, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.why = why
+
+
+def _too_big(what: str, path: str, limit: int) -> FileRefused:
+    return FileRefused(f"{what} {path} is larger than the limit of {describe_bytes(limit)}",
+                       f"larger than the limit of {describe_bytes(limit)}",
+                       hint="mrtr reads at most this much from one file or from stdin (docs/limits.md)")
+
+
+def _unreadable(what: str, path: str, exc: OSError) -> FileRefused:
+    why = str(exc.strerror or exc)
+    return FileRefused(f"cannot read {what} {path}: {why}", why)
+
+
+def _open_regular(path: str, *, what: str, limit: int) -> int:
+    """A descriptor of the regular file `path` (`~` expanded), opened without blocking (a
+    FIFO with no writer too), after checking that it is one and at most `limit` bytes.
+
+    Raises:
+        FileNotFoundError: no such file.
+        FileRefused: not a regular file, larger than `limit`, or cannot be opened.
+        UsageError: not a usable file name.
+    """
+    full = os.path.expanduser(path)
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        try:  # a socket cannot be opened at all (ENXIO): say what it is
+            _check_kind(os.stat(full).st_mode, what, path)
+        except OSError:
+            pass
+        raise _unreadable(what, path, exc) from None
+    except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
+        raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
+    try:
+        info = os.fstat(fd)
+        _check_kind(info.st_mode, what, path)
+        if info.st_size > limit:
+            raise _too_big(what, path, limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_kind(mode: int, what: str, path: str) -> None:
+    """Raise FileRefused unless `mode` is a regular file's."""
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "")
+        why = f"{kind}, not a regular file" if kind else "not a regular file"
+        raise FileRefused(f"cannot read {what} {path}: it is {why}", why, hint=_NOT_REGULAR_HINT)
+
+
+def check_user_file(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> None:
+    """Check, without reading it, that `path` is a file the rules of every user file let
+    be read (module docstring): for a file another library reads by its name (a CA
+    bundle, which OpenSSL loads), so that it cannot hang the run or be endless.
+
+    Raises:
+        FileNotFoundError, FileRefused, UsageError: as `read_user_bytes`.
+    """
+    os.close(_open_regular(path, what=what, limit=limit))
+
+
+def check_variable_file(variable: str, value: str, purpose: str, *, hint: str, path: str | None = None,
+                        missing_ok: bool = False) -> None:
+    """Check that `path` (default `value`), a file the environment variable `variable`
+    names (or one in the directory it names), passes the rules of every user file
+    (`check_user_file`), without reading it. `missing_ok`: no such file is no error (the
+    library reading it does without).
+
+    Raises:
+        UsageError: "VARIABLE=VALUE: [ENTRY in it: ]what is wrong (PURPOSE)", with `hint`
+            (exit 2).
+    """
+    path = value if path is None else path
+    try:
+        check_user_file(path, what=variable)
+    except FileNotFoundError:
+        if missing_ok:
+            return
+        why = "no such file"
+    except FileRefused as exc:
+        why = exc.why
+    except UsageError:
+        why = "not a usable file name"
+    else:
+        return
+    where = "" if path == value else f"{shown_path(os.path.basename(path))} in it: "
+    raise UsageError(f"{variable}={shown_path(value)}: {where}{why} ({purpose})", hint=hint)
+
+
+#: Variables naming a file that a library reads as it loads, before mrtr could check it
+#: where it uses the library: OpenSSL reads its configuration file when Python's `hashlib`
+#: or `ssl` is first imported (a FIFO there hangs the import; a missing one it does without).
+LIBRARY_FILE_VARIABLES = {"OPENSSL_CONF": "OpenSSL's configuration file"}
+
+
+def check_library_files() -> None:
+    """Check the files `LIBRARY_FILE_VARIABLES` name (those set) by the rules of every user
+    file, at the start of a run.
+
+    Raises:
+        UsageError: one is a FIFO, a device, a socket, a directory or over the size limit
+            (exit 2, naming the variable).
+    """
+    for variable, purpose in LIBRARY_FILE_VARIABLES.items():
+        value = os.environ.get(variable)
+        if value:
+            check_variable_file(variable, value, purpose, hint=f"point {variable} at a regular file, or unset it",
+                                missing_ok=True)
+
+
+def shown_path(path: str) -> str:
+    """`path` fit for a message: one line, terminal controls escaped, at most 200 characters."""
+    return sanitize(path, single_line=True)[:200]
 
 
 def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> bytes:
@@ -48,24 +174,11 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
 
     Raises:
         FileNotFoundError: no such file (callers word that their own way).
-        UsageError: not a regular file, larger than `limit`, or another read error.
+        FileRefused: not a regular file, larger than `limit`, or another read error.
+        UsageError: not a usable file name.
     """
-    full = os.path.expanduser(path)
+    fd = _open_regular(path, what=what, limit=limit)
     try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
-    except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
-        raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
-            raise UsageError(f"cannot read {what} {path}: it is {kind}, not a regular file", hint=_NOT_REGULAR_HINT)
-        if info.st_size > limit:
-            raise _too_big(what, path, limit)
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, _CHUNK)
@@ -77,9 +190,34 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as exc:
-        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+        raise _unreadable(what, path, exc) from None
     finally:
         os.close(fd)
+
+
+def read_state_bytes(path: str, *, limit: int = MAX_USER_FILE_BYTES) -> bytes | None:
+    """The bytes of `path`, a file mrtr keeps in its state directory (`state.state_dir`:
+    named by `MRTR_STATE_DIR` or `XDG_STATE_HOME`), read under the rules of every user
+    file; None when it is missing or those rules refuse it (a FIFO, a device, more than
+    `limit` bytes): such a file is as good as absent (a cache, a record), never a hang.
+    Never raises."""
+    try:
+        return read_user_bytes(path, what="state file", limit=limit)
+    except (OSError, UsageError):
+        return None
+
+
+def read_state_json(path: str) -> Any:
+    """The JSON document in `path`, a file mrtr keeps in its state directory
+    (`read_state_bytes`), or None when it is absent, refused, or no JSON mrtr wrote (not
+    UTF-8, not JSON, nested more than `MAX_JSON_DEPTH` levels). Never raises."""
+    data = read_state_bytes(path)
+    if data is None:
+        return None
+    try:
+        return loads_strict(data.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError, json.JSONDecodeError
+        return None
 
 
 def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_BYTES,

@@ -274,6 +274,53 @@ def test_dpop_key_in_the_keychain(tmp_path, oauth_server, browser):
     assert not any("dpop_key" in name for name in json.loads(keychain.read_text()))
 
 
+FLOOD_COMMAND = ROOT / "tests" / "servers" / "flood_command.py"
+
+
+def flood_command(pids, stream: str, size: int) -> str:
+    """tests/servers/flood_command.py as a command line: prints `size` bytes on `stream`,
+    then never exits; its pid and its child's are written to `pids` first."""
+    import shlex
+    import sys
+
+    return shlex.join([sys.executable, str(FLOOD_COMMAND), str(pids), stream, str(size)])
+
+
+def group_ended(pids) -> None:
+    """The command whose pids `pids` holds, and the child it started in its group, are gone."""
+    from tests.support import running
+
+    for pid in map(int, pids.read_text().split()):
+        wait_for(lambda pid=pid: not running(pid), what=f"process {pid} of the command's group to end")
+
+
+@pytest.mark.parametrize("setting", ["--assertion-command", "MRTR_ASSERTION_COMMAND", "--id-token-command",
+                                     "MRTR_ID_TOKEN_COMMAND"])
+def test_a_command_printing_without_end_is_read_only_to_the_limit_and_its_group_ended(
+        tmp_path, oauth_server, workload_key, setting):
+    _key, public = workload_key
+    secret = "agent-secret-" + "7" * 16
+    server = oauth_server("--trust-key", public, "--required-scope", "", "--client-id", "agent",
+                          "--client-secret", secret)
+    pids = tmp_path / "pids"
+    # 16 MiB and then no end: a reader that waits for the end of the output waits for ever
+    # (until the command's 30 s); one that reads it all first holds it all.
+    command = flood_command(pids, "stdout", 16 << 20)
+    args, env = ([setting, command], {}) if setting.startswith("-") else ([], {setting: command})
+    if "id-token" in setting.lower().replace("_", "-"):
+        args += ["--idp-token-endpoint", server.issuer + "/idp/token", "--client-id", "agent",
+                 "--client-secret-env", "AGENT_SECRET"]
+        env["AGENT_SECRET"] = secret
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *args, env=env)
+    assert run.code == 8, run.stderr
+    assert run.stderr.startswith(f"mrtr: error: {setting}: the command printed more than 64 KiB"), run.stderr
+    assert "mrtr stopped reading and ended it" in run.stderr
+    group_ended(pids)
+    for text in (run.stdout, run.stderr):
+        assert "FLOOD-b1f0c7e2" not in text and secret not in text and "Traceback" not in text
+    assert server.stats()["grants"] == {}  # nothing was sent
+
+
 def test_an_assertion_file_or_command_follows_the_rules_of_every_user_file_and_the_run_timeout(
         tmp_path, oauth_server, workload_key):
     _key, public = workload_key

@@ -191,6 +191,54 @@ def test_a_user_file_that_is_not_a_regular_file_is_refused_at_once(mrtr, picky, 
     assert "not a regular file" in r.stderr and path in r.stderr
 
 
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_files_in_the_state_directory_are_read_as_user_files(mrtr, picky, tmp_path, kind):
+    """The state directory is named by the environment (`MRTR_STATE_DIR`, `XDG_STATE_HOME`):
+    a FIFO or a device where mrtr keeps a cache, its known targets or a task record is as
+    good as absent, never a hang or an endless read."""
+    state = tmp_path / "mine"
+    env = {"MRTR_STATE_DIR": str(state)}
+    http = picky[0] == "--url"
+    header = ["-H", f"X-Api-Key: {SECRET}"] if http else []  # a secret the run carries (never shown)
+    secret = SECRET if http else None
+    first = mrtr(*header, *picky, "call", "echo", "a=1", env=env)
+    assert_sane(first, code=0, secret=secret)
+    (state / "tasks").mkdir(parents=True, exist_ok=True)
+    (state / "tasks" / "0123.json").write_text("{}")
+    kept = [path for path in state.rglob("*") if path.is_file()]
+    assert any(p.name == "known-targets" for p in kept) and any(p.parent.parent.name == "cache" for p in kept), kept
+    for path in kept:  # every file mrtr keeps there
+        path.unlink()
+        if kind == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to("/dev/zero")
+    r = mrtr(*header, *picky, "call", "echo", "a=1", "--timeout", "60", env=env, timeout=120)
+    assert_sane(r, code=0, secret=secret)
+    r = mrtr("task", "get", "0123", "--timeout", "60", env=env, timeout=120)  # the records name its server
+    assert_sane(r, code=2, secret=secret)
+    assert "0123" in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "missing"])
+def test_openssl_conf_is_read_as_a_user_file_before_openssl_loads(mrtr, picky, tmp_path, kind):
+    """OpenSSL reads the file `OPENSSL_CONF` names as Python's hashlib or ssl loads (every
+    run loads one): a FIFO there hung every run before it began; a missing one OpenSSL
+    does without."""
+    path = {"fifo": tmp_path / "openssl.fifo", "dev-zero": Path("/dev/zero"), "missing": tmp_path / "none.cnf"}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    http = picky[0] == "--url"
+    header = ["-H", f"X-Api-Key: {SECRET}"] if http else []  # a secret the run carries (never shown)
+    r = mrtr(*header, *picky, "call", "echo", "a=1", env={"OPENSSL_CONF": str(path)}, timeout=120)
+    if kind == "missing":
+        assert_sane(r, code=0, secret=SECRET if http else None)
+        return
+    assert_sane(r, code=2, secret=SECRET if http else None)
+    assert r.stderr.startswith(f"mrtr: error: OPENSSL_CONF={path}: "), r.stderr
+    assert "not a regular file (OpenSSL's configuration file)" in r.stderr
+
+
 def test_a_user_file_over_the_size_limit_is_refused_with_the_limit(mrtr, picky, tmp_path):
     from mrtr_cli.limits import MAX_USER_FILE_BYTES
 

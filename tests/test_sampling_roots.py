@@ -15,6 +15,7 @@ import pytest
 
 from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
 from tests.support import running as _running
+from tests.support import wait_for
 import io
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
@@ -250,6 +251,53 @@ def test_sampling_command_timeout_exits_7_and_kills_it(mrtr, server: Target, tmp
     assert "did not answer within 1s (--sampling-timeout)" in r.stderr
     pid = json.loads(log.read_text())["pid"]
     assert not _running(pid)
+
+
+def flood_command(pids: Path, stream: str, size: int, then: dict | None = None) -> str:
+    """tests/servers/flood_command.py as a command line (run directly: its own process
+    group is under test): `size` bytes on `stream`, then `then` printed and exit 0, or (no
+    `then`) never an end; its pid and its child's are written to `pids` first."""
+    import shlex
+    import sys
+
+    return shlex.join([sys.executable, str(SERVERS / "flood_command.py"), str(pids), stream, str(size),
+                       *([json.dumps(then)] if then is not None else [])])
+
+
+def group_ended(pids: Path) -> None:
+    """The command whose pids `pids` holds, and the child it left in its group, are gone."""
+    for pid in map(int, pids.read_text().split()):
+        wait_for(lambda pid=pid: not _running(pid), what=f"process {pid} of the command's group to end")
+
+
+def test_a_sampling_command_printing_without_end_is_read_only_to_the_limit(mrtr, server: Target, tmp_path):
+    server.reset()
+    pids = tmp_path / "pids"
+    # Past the 64 MiB limit, then no end: a reader that waits for the end of the output
+    # waits until --sampling-timeout; this one stops at the limit.
+    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-timeout", "100",
+             "--sampling-command", flood_command(pids, "stdout", (64 << 20) + (1 << 20)), timeout=300)
+    assert r.code == 2, r.stderr[-2000:]
+    assert "printed more than 64 MiB on stdout; mrtr stopped reading and ended it" in r.stderr, r.stderr[-2000:]
+    assert "did not answer" not in r.stderr
+    group_ended(pids)
+    assert "FLOOD-b1f0c7e2" not in r.stdout + r.stderr and "Traceback" not in r.stderr
+    assert len(calls(server)) == 1  # no retry was sent
+
+
+def test_a_sampling_command_s_stderr_is_kept_to_its_last_part_and_its_group_ended(mrtr, server: Target, tmp_path):
+    server.reset()
+    pids = tmp_path / "pids"
+    answer = {"role": "assistant", "model": "flood-1", "content": {"type": "text", "text": "after the flood"}}
+    r = mrtr(*server.args, "call", "ask_model", "question=hi",
+             "--sampling-command", flood_command(pids, "stderr", 8 << 20, answer), timeout=300)
+    assert r.code == 0, r.stderr[-2000:]
+    assert "after the flood" in r.stdout
+    relayed = [line for line in r.stderr.splitlines() if line.startswith("sampling command: ")]
+    assert relayed[0].startswith("sampling command: [... 8126464 bytes of its stderr before these lines not kept]")
+    assert len(r.stderr) < 512 * 1024, len(r.stderr)  # 8 MiB came; the last 256 KiB were kept
+    group_ended(pids)  # the child it left behind went with its group
+    assert "Traceback" not in r.stderr
 
 
 def test_sampling_tools_and_timeout_need_a_command(mrtr, server: Target):

@@ -21,9 +21,14 @@ TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
 
-#: How long an assertion command may run (seconds), and the most it may print (bytes).
+#: How long an assertion command may run (seconds), and the longest JWT (bytes).
 COMMAND_TIMEOUT = 30.0
 MAX_ASSERTION = 64 * 1024
+#: The most a command may print (bytes): a JWT of `MAX_ASSERTION` and a line end or a
+#: little white space; past it mrtr stops reading. Of its stderr (never shown: it may
+#: hold the JWT) only the last `MAX_COMMAND_STDERR` bytes are kept.
+MAX_COMMAND_OUTPUT = MAX_ASSERTION + 64
+MAX_COMMAND_STDERR = 64 * 1024
 
 
 def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> str:
@@ -67,9 +72,12 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
 
 
 def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
-    """The output of the assertion command, within COMMAND_TIMEOUT and the run's deadline."""
+    """The output of the assertion command, within COMMAND_TIMEOUT and the run's deadline,
+    read within `MAX_COMMAND_OUTPUT` bytes (`transport.boundedrun`: its process group is
+    ended however it ends)."""
     import shlex  # noqa: PLC0415 - lazy for start-up time
-    import subprocess  # noqa: PLC0415 - lazy for start-up time
+
+    from mrtr_cli.transport.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
 
     left = deadline.remaining() if deadline is not None else None
     limit = COMMAND_TIMEOUT if left is None else max(min(COMMAND_TIMEOUT, left), 0.01)
@@ -81,42 +89,21 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     if not argv:
         raise AuthError(f"{source.where}: the command is empty")
     try:
-        proc = _run_in_group(argv, limit)
+        done = run_bounded(argv, stdout_limit=MAX_COMMAND_OUTPUT, stderr_limit=MAX_COMMAND_STDERR, timeout=limit)
     except FileNotFoundError:
         raise AuthError(f"{source.where}: command not found: {argv[0]}") from None
-    except subprocess.TimeoutExpired:
+    except OutputTooLarge:
+        raise AuthError(f"{source.where}: the command printed more than {MAX_ASSERTION // 1024} KiB, more than "
+                        f"{what} can be; mrtr stopped reading and ended it") from None
+    except CommandTimedOut:
         if limit < COMMAND_TIMEOUT:
             raise TimeoutExpired(f"{source.where}: the command did not finish within --timeout") from None
         raise AuthError(f"{source.where}: the command did not finish within {COMMAND_TIMEOUT:g}s") from None
     except OSError as exc:
         raise AuthError(f"{source.where}: cannot run the command ({exc.strerror or exc})") from None
-    if proc.returncode != 0:
-        raise AuthError(f"{source.where}: the command exited with {proc.returncode} instead of printing {what}")
-    return proc.stdout[:MAX_ASSERTION + 1].decode("utf-8", "replace")
-
-
-def _run_in_group(argv: list[str], limit: float) -> Any:
-    """`subprocess.run(argv, capture_output=True, timeout=limit)` in a process group of its
-    own, the whole group ended on the timeout (a command's children do not outlive it).
-
-    Raises:
-        subprocess.TimeoutExpired, OSError: as `subprocess.run`.
-    """
-    import signal  # noqa: PLC0415 - lazy for start-up time
-    import subprocess  # noqa: PLC0415 - lazy for start-up time
-
-    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          start_new_session=True) as proc:
-        try:
-            out, err = proc.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            proc.communicate()
-            raise
-        return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    if done.returncode != 0:
+        raise AuthError(f"{source.where}: the command exited with {done.returncode} instead of printing {what}")
+    return done.stdout.decode("utf-8", "replace")
 
 
 def jwt_bearer_form(assertion: str, resource: str, scopes: list[str]) -> dict[str, str]:

@@ -142,6 +142,10 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
     if "--json" in words[:words.index("--")] if "--" in words else "--json" in words:
         env.json_mode = True  # also for errors click finds before any command runs
     try:
+        if os.environ.get("OPENSSL_CONF"):  # read by OpenSSL as hashlib or ssl loads: checked first
+            from mrtr_cli.userfiles import check_library_files  # noqa: PLC0415 - lazy for start-up time
+
+            check_library_files()
         rv = cli.main(args=argv, prog_name="mrtr", standalone_mode=False, obj=env)
         return strict_status(env, int(rv or 0) if not isinstance(rv, bool) else 0)
     except click.exceptions.Exit as exc:

@@ -49,10 +49,12 @@ def command_identity(argv: list[str], cwd: str | None) -> list[Any]:
 
 
 def _known() -> set[str]:
+    from mrtr_cli.userfiles import read_state_bytes  # noqa: PLC0415 - lazy for start-up time
+
+    data = read_state_bytes(_known_file())  # a FIFO or a device there knows nothing, never a hang
     try:
-        with open(_known_file(), encoding="ascii") as fh:
-            return {line.strip() for line in fh if line.strip()}
-    except (OSError, UnicodeDecodeError):
+        return {line.strip() for line in (data or b"").decode("ascii").splitlines() if line.strip()}
+    except UnicodeDecodeError:
         return set()
 
 
@@ -71,7 +73,8 @@ def remember(kind: str, value: Any) -> None:
     path = _known_file()
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # O_NONBLOCK: a FIFO nobody reads is an error at once, not a hang (a file is written as usual)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600)
         with os.fdopen(fd, "a", encoding="ascii") as fh:
             fh.write(digest + "\n")
     except OSError:

@@ -47,11 +47,9 @@ class EraCache:
         self.path = path
 
     def _load(self) -> dict[str, Any]:
-        try:
-            with open(self.path, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except (OSError, ValueError):
-            return {}
+        from mrtr_cli.userfiles import read_state_json  # noqa: PLC0415 - lazy for start-up time
+
+        doc = read_state_json(self.path)  # a FIFO or a device there is no cache, never a hang
         servers = doc.get("servers") if isinstance(doc, dict) else None
         return servers if isinstance(servers, dict) else {}
 

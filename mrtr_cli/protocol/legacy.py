@@ -22,7 +22,6 @@ pending-style document that says it cannot be resumed.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -38,6 +37,7 @@ from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Ses
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.echoed import unsendable
 
 #: Handshake versions this client speaks, newest first.
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -47,7 +47,6 @@ URL_ELICITATION_REQUIRED = -32042
 RESOURCE_NOT_FOUND = -32002
 MAX_URL_ELICITATION_ROUNDS = 3
 SESSION_HEADER = "Mcp-Session-Id"
-_SESSION_ID = re.compile(r"^[\x21-\x7e]+$")
 
 
 class ServerRequestHandler(Protocol):
@@ -171,7 +170,7 @@ class LegacySession(Session):
         is initialized (`request`)."""
         headers = getattr(self.transport, "session_headers", None)
         session_id = (self.rejoin or {}).get("sessionId")
-        if headers is None or not isinstance(session_id, str) or not _SESSION_ID.match(session_id):
+        if headers is None or not isinstance(session_id, str) or not session_id or unsendable(session_id, spaces=False):
             return False
         self.env.add_secret(session_id)
         headers[SESSION_HEADER] = session_id
@@ -396,8 +395,9 @@ class LegacySession(Session):
         session_id = headers.get(SESSION_HEADER.lower()) or headers.get(SESSION_HEADER)
         if session_id is None:
             return
-        if not _SESSION_ID.match(session_id):
-            raise ProtocolError("the server sent an Mcp-Session-Id with characters outside visible ASCII")
+        why = unsendable(session_id, spaces=False) if session_id else "it is empty"
+        if why:
+            raise ProtocolError(f"the server sent an Mcp-Session-Id that cannot be sent back in a header ({why})")
         self.env.add_secret(session_id)  # whoever holds it can act in the session: never traced
         self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]
 

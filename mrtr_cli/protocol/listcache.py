@@ -105,22 +105,20 @@ class ListCache:
 
     # ------------------------------------------------------------------ keys
     def _key(self) -> bytes:
+        from mrtr_cli.userfiles import read_state_bytes  # noqa: PLC0415 - lazy for start-up time
+
         path = os.path.join(self.root, "key")
-        try:
-            with open(path, "rb") as fh:
-                key = fh.read()
-            if len(key) >= 32:
-                return key
-        except OSError:
-            pass
+        key = read_state_bytes(path, limit=4096)  # a FIFO or a device there is no key, never a hang
+        if key is not None and len(key) >= 32:
+            return key
         os.makedirs(self.root, mode=0o700, exist_ok=True)
         key = os.urandom(32)
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:  # another run made it first
+        except FileExistsError:  # another run made it first (or it is no usable key: this run's own)
             time.sleep(0.05)
-            with open(path, "rb") as fh:
-                return fh.read()
+            theirs = read_state_bytes(path, limit=4096)
+            return theirs if theirs is not None and len(theirs) >= 32 else key
         with os.fdopen(fd, "wb") as fh:
             fh.write(key)
         return key
@@ -175,12 +173,11 @@ class ListCache:
 
     @staticmethod
     def _read(path: str, method: str, scope: str) -> CachedList | None:
-        """The cached list in `path`, or None when it is missing or not a valid entry for `method`."""
-        try:
-            with open(path, encoding="utf-8") as fh:
-                doc = json.load(fh)
-        except Exception:  # noqa: BLE001 - a broken cache never breaks a run
-            return None
+        """The cached list in `path`, or None when it is missing or not a valid entry for `method`
+        (a FIFO or a device there is none, never a hang: `userfiles.read_state_json`)."""
+        from mrtr_cli.userfiles import read_state_json  # noqa: PLC0415 - lazy for start-up time
+
+        doc = read_state_json(path)
         if (isinstance(doc, dict) and doc.get("format") == FORMAT and doc.get("method") == method
                 and isinstance(doc.get("pages"), list) and isinstance(doc.get("received"), list)
                 and len(doc["pages"]) == len(doc["received"])

@@ -12,12 +12,12 @@ the result before it is sent. `sampling.tools` is declared only with `--sampling
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.jsonfile import loads_strict
+from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.output import summarise_block
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
@@ -25,6 +25,11 @@ from mrtr_cli.responders.shapes import sampling_result_problems
 
 DEFAULT_SAMPLING_TIMEOUT = 120.0  # seconds
 STDERR_TAIL_LINES = 10
+#: The most the command may print on stdout (bytes; as much as any file the user names):
+#: past it mrtr stops reading and ends it. Of its stderr only the last
+#: `MAX_SAMPLING_STDERR` bytes are kept (and relayed).
+MAX_SAMPLING_OUTPUT = MAX_USER_FILE_BYTES
+MAX_SAMPLING_STDERR = 256 * 1024
 
 
 class CommandSampler:
@@ -40,9 +45,11 @@ class CommandSampler:
     Calling it with a request's params returns the command's CreateMessageResult.
 
     Raises (from a call):
-        UsageError: the command cannot be started, exits non-zero, or prints something
-            that is not a valid CreateMessageResult for this request (exit 2).
-        TimeoutExpired: the command took longer than its timeout (exit 7); it is killed.
+        UsageError: the command cannot be started, exits non-zero, prints more than
+            `MAX_SAMPLING_OUTPUT` bytes, or prints something that is not a valid
+            CreateMessageResult for this request (exit 2).
+        TimeoutExpired: the command took longer than its timeout (exit 7).
+    However a call ends, the command's process group is ended (`transport.boundedrun`).
     """
 
     def __init__(self, command: str, env: Environment, *, timeout: float | None = DEFAULT_SAMPLING_TIMEOUT,
@@ -67,31 +74,32 @@ class CommandSampler:
         return self.timeout, "--sampling-timeout"
 
     def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
+        from mrtr_cli.transport.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
+
         name = f"--sampling-command {self.command!r}"
         limit, which = self._limit()
         data = json.dumps(params, ensure_ascii=False).encode("utf-8")
         try:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+            done = run_bounded(self.argv, stdin=data, stdout_limit=MAX_SAMPLING_OUTPUT,
+                               stderr_limit=MAX_SAMPLING_STDERR, timeout=limit)
         except FileNotFoundError:
             raise UsageError(f"{name}: command not found: {self.argv[0]}") from None
+        except OutputTooLarge:
+            raise UsageError(f"{name} printed more than {describe_bytes(MAX_SAMPLING_OUTPUT)} on stdout; mrtr "
+                             "stopped reading and ended it") from None
+        except CommandTimedOut:
+            raise TimeoutExpired(f"{name} did not answer within {limit:g}s ({which})") from None
         except OSError as exc:
             raise UsageError(f"{name}: cannot start it: {exc.strerror or exc}") from None
-        try:
-            out, err = proc.communicate(data, timeout=limit)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
-            raise TimeoutExpired(f"{name} did not answer within {limit:g}s ({which})") from None
-        except BaseException:
-            _kill(proc)  # Ctrl-C: the command is in its own session, stop it here
-            raise
-        err_lines = err.decode("utf-8", "replace").splitlines()
-        if proc.returncode != 0:
-            how = (f"was killed by signal {-proc.returncode}" if proc.returncode < 0
-                   else f"exited with code {proc.returncode}")
+        err_lines = done.stderr.decode("utf-8", "replace").splitlines()
+        if done.stderr_dropped:
+            err_lines.insert(0, f"[... {done.stderr_dropped} bytes of its stderr before these lines not kept]")
+        if done.returncode != 0:
+            how = (f"was killed by signal {-done.returncode}" if done.returncode < 0
+                   else f"exited with code {done.returncode}")
             raise UsageError(f"{name} {how}", hint=_tail(err_lines))
         self._relay(err_lines)
-        text = out.decode("utf-8", "replace").strip()
+        text = done.stdout.decode("utf-8", "replace").strip()
         if not text:
             raise UsageError(f"{name} printed nothing; it must print a CreateMessageResult as JSON",
                              hint=_tail(err_lines))
@@ -111,16 +119,6 @@ class CommandSampler:
             return
         for line in lines:
             self.env.err("sampling command: " + sanitize(line, drop_colours=True))
-
-
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    from mrtr_cli.transport.procgroup import kill_process_group  # noqa: PLC0415 - lazy for start-up time
-
-    kill_process_group(proc)
-    try:
-        proc.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def _tail(lines: list[str]) -> str | None:

@@ -129,12 +129,16 @@ class TaskRecords:
             names = [n for n in os.listdir(self.directory) if n.endswith(".json") and not n.startswith(".")]
         except OSError:
             return []
+        from mrtr_cli.userfiles import read_state_json  # noqa: PLC0415 - lazy for start-up time
+
         records = []
         for name in names:
+            doc = read_state_json(os.path.join(self.directory, name))  # a FIFO or a device: skipped, never a hang
+            if not isinstance(doc, dict):
+                continue
             try:
-                with open(os.path.join(self.directory, name), encoding="utf-8") as fh:
-                    record = TaskRecord.from_document(json.load(fh))
-            except (OSError, ValueError, TypeError):
+                record = TaskRecord.from_document(doc)
+            except (ValueError, TypeError):
                 continue
             if record is not None:
                 records.append(record)

@@ -1,16 +1,15 @@
 """What mrtr's HTTP client (httpx2) takes from the environment, and the one place every
 `httpx2.Client` of mrtr is made (`new_client`).
 
-httpx2 reads, when a client is made (docs/configuration.md, "Proxies and TLS", also
-`mrtr help environment`):
-- `SSL_CERT_FILE` (a CA bundle; when set, `SSL_CERT_DIR` is not read), else `SSL_CERT_DIR`
-  (a directory of hashed CA certificates);
+httpx2 reads (docs/configuration.md, "Proxies and TLS", also `mrtr help environment`):
 - `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (the lower-case names too, which
   win over the upper-case ones), for every URL, 127.0.0.1 included.
+The CA certificates (`SSL_CERT_FILE`, `SSL_CERT_DIR`) are mrtr's to read, under the rules
+of every user file: `transport.tlsenv` makes the context every client verifies with.
 
-A value httpx2 cannot use (no such file, a SOCKS or ftp:// proxy, a URL that does not
-parse) makes it fail before anything is sent: `new_client` turns that into a `UsageError`
-(exit 2) naming the variable. `proxy_in_effect` and `tls_variable` let connection errors
+A value that cannot be used (no such file, a FIFO, a SOCKS or ftp:// proxy, a URL that
+does not parse) fails before anything is sent: `new_client` raises a `UsageError` (exit
+2) naming the variable. `proxy_in_effect` and `tlsenv.tls_variable` let connection errors
 name the proxy or CA setting they went through.
 """
 
@@ -22,9 +21,8 @@ from typing import Any
 from mrtr_cli.credentials import public_url
 from mrtr_cli.errors import UsageError
 from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.transport.tlsenv import tls_variable, verifying_context
 
-#: The CA variables, in the order httpx2 (httpcore2 `default_ssl_context`) reads them.
-TLS_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR")
 #: The proxy schemes httpx2 reads (`<scheme>_proxy`, lower case first).
 PROXY_SCHEMES = ("http", "https", "all")
 
@@ -33,15 +31,6 @@ def shown(value: str) -> str:
     """`value` fit for a message: one line, at most 200 characters, a URL's credentials as
     `***` (`credentials.public_url`)."""
     return sanitize(public_url(value), single_line=True)[:200]
-
-
-def tls_variable() -> tuple[str, str] | None:
-    """The CA setting httpx2 uses, as (variable, value): `SSL_CERT_FILE` when set (not
-    empty), else `SSL_CERT_DIR`, else None (the system's CA certificates)."""
-    for name in TLS_VARIABLES:
-        if os.environ.get(name):
-            return name, os.environ[name]
-    return None
 
 
 def proxy_variable(scheme: str) -> str | None:
@@ -75,23 +64,24 @@ def proxy_in_effect(url: str) -> tuple[str, str] | None:
 
 
 def new_client(**options: Any) -> Any:
-    """An `httpx2.Client(**options)` (it honours the variables above), whose direct
-    connections check the address of a server-given host at connect time
-    (transport/httpguard.py).
+    """An `httpx2.Client(**options)` (it honours the variables above), verifying HTTPS
+    servers with `tlsenv.verifying_context()`, whose direct connections check the address
+    of a server-given host at connect time (transport/httpguard.py).
 
     Raises:
-        UsageError: a variable httpx2 reads holds a value it cannot use (exit 2): the
-            message names the variable, its value (a password hidden) and what is wrong.
+        UsageError: a variable holds a value that cannot be used (exit 2): the message
+            names the variable, its value (a password hidden) and what is wrong.
     """
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.transport.httpguard import guard  # noqa: PLC0415 - lazy for start-up time
 
-    _check_cert_dir()
+    options.setdefault("verify", verifying_context())
+    options.setdefault("cookies", _cookie_jar())
     try:
         client = httpx2.Client(**options)
-    except (OSError, ImportError, ValueError, httpx2.InvalidURL) as exc:
-        problem = _tls_problem(exc) if isinstance(exc, OSError) else _proxy_problem(exc)
+    except (ImportError, ValueError, httpx2.InvalidURL) as exc:
+        problem = _proxy_problem(exc)
         if problem is None:
             raise
         raise UsageError(problem[0], hint=problem[1]) from None
@@ -99,32 +89,20 @@ def new_client(**options: Any) -> Any:
     return client
 
 
-def _check_cert_dir() -> None:
-    """`SSL_CERT_DIR` in effect names a directory (OpenSSL would ignore anything else,
-    and every HTTPS certificate would then fail to verify)."""
-    setting = tls_variable()
-    if setting is not None and setting[0] == "SSL_CERT_DIR" and not os.path.isdir(setting[1]):
-        what = "not a directory" if os.path.exists(setting[1]) else "no such directory"
-        raise UsageError(f"SSL_CERT_DIR={shown(setting[1])}: {what} (a directory of CA certificates for HTTPS)",
-                         hint="point it at a directory of CA certificates, or unset it")
+def _cookie_jar() -> Any:
+    """An empty cookie jar that keeps no cookie `transport.echoed.unsendable` refuses (one
+    that could never go back in a `Cookie` header): the usual rules otherwise."""
+    import http.cookiejar  # noqa: PLC0415 - lazy for start-up time
 
+    from mrtr_cli.transport.echoed import unsendable  # noqa: PLC0415 - lazy for start-up time
 
-def _tls_problem(exc: OSError) -> tuple[str, str] | None:
-    """(message, hint) for a CA setting httpx2 could not load, or None when none is set."""
-    setting = tls_variable()
-    if setting is None:
-        return None
-    name, value = setting
-    if isinstance(exc, FileNotFoundError):
-        what = "no such file"
-    elif isinstance(exc, IsADirectoryError):
-        what = "a directory, not a file"
-    elif isinstance(exc, PermissionError):
-        what = "not readable"
-    else:
-        what = "holds no PEM certificate" if "NO_CERTIFICATE" in str(exc) else f"cannot be loaded ({shown(str(exc))})"
-    return (f"{name}={shown(value)}: {what} (a CA bundle for HTTPS)",
-            f"point {name} at a PEM file of CA certificates, or unset it")
+    class SendableOnly(http.cookiejar.DefaultCookiePolicy):
+        def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:
+            if unsendable(cookie.name) or (cookie.value is not None and unsendable(cookie.value)):
+                return False
+            return bool(super().set_ok(cookie, request))
+
+    return http.cookiejar.CookieJar(policy=SendableOnly())
 
 
 def _proxy_problem(exc: Exception) -> tuple[str, str] | None:

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import ProtocolError
+from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.transport.base import InvalidMessage, Message, Remaining, RequestTimeout, decode_message
+from mrtr_cli.transport.echoed import unsendable
 from mrtr_cli.transport.httpreply import SESSION_HEADER, BrokenStream
 from mrtr_cli.transport.httpretry import pause
 from mrtr_cli.transport.limits import max_message_size
@@ -79,12 +81,17 @@ class EventStreams:
 
         Raises:
             RequestTimeout: the time left is shorter than the delay.
-            BrokenStream: the request was aborted meanwhile, or the server asks for a
-                delay over `MAX_RETRY_MS` (exit 3, at once: never waited for).
+            BrokenStream: the request was aborted meanwhile, the server asks for a
+                delay over `MAX_RETRY_MS`, or its last event id cannot be sent back in
+                `Last-Event-ID` (`transport.echoed`) (exit 3, at once: never waited for).
         """
         client = self._require_client()
         idle = 0
         while idle < 3:
+            if cursor.last_id and (why := unsendable(cursor.last_id)):
+                raise BrokenStream(f"the response stream from {self.url} ended before the final response, and it "
+                                   f"cannot be resumed: its last event id {quote_value(cursor.last_id)} cannot be "
+                                   f"sent back in Last-Event-ID ({why})")
             if cursor.retry_ms is not None and cursor.retry_ms > MAX_RETRY_MS:
                 raise BrokenStream(f"the response stream from {self.url} ended before the final response, and the "
                                    f"server asks to wait more than the {MAX_RETRY_MS // 1000} s mrtr waits before "
@@ -128,6 +135,8 @@ class EventStreams:
             client = self._client
             if client is None or SESSION_HEADER not in self.session_headers:
                 return
+            if cursor.last_id and unsendable(cursor.last_id):
+                return  # it cannot be reopened where it ended: the optional stream just ends
             all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers, **self._auth_headers("GET")}
             if cursor.last_id is not None:
                 all_headers["Last-Event-ID"] = cursor.last_id

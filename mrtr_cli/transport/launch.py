@@ -1,7 +1,8 @@
 """Starting a stdio server process: its pipes, its own process group, and the run's mark
 in its environment (`transport.reaper`). Used by `StdioTransport.spawn` and, before the
-CLI is loaded, by `transport.early.prelaunch`: only the standard library and
-`transport.reaper` are imported, so that the server starts as early as it can.
+CLI is loaded, by `transport.early.prelaunch`: only the standard library,
+`transport.procgroup` and `transport.reaper` are imported, so that the server starts as
+early as it can.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 import subprocess
 from collections.abc import Mapping
 
+from mrtr_cli.transport.procgroup import NEW_GROUP
 from mrtr_cli.transport.reaper import MARK, become_subreaper
 
 
@@ -31,5 +33,5 @@ def launch(argv: list[str], env: Mapping[str, str], cwd: str | None, mark: str) 
         env={**os.environ, **env, MARK: mark},
         cwd=cwd,
         bufsize=0,
-        start_new_session=True,
+        **NEW_GROUP,
     )

@@ -1,11 +1,15 @@
-"""Ending a stdio server: its process group, by stages.
+"""A child process in a group of its own, and ending that group (by stages, for a stdio
+server). The one module with the platform's process-group calls (signals and `killpg` on
+POSIX; `CREATE_NEW_PROCESS_GROUP`, `CTRL_BREAK_EVENT` and `taskkill /T /F` on Windows).
 
-The server runs in a session (process group) of its own (`transport.launch.launch`,
-`start_new_session=True`). Shutdown: its stdin is closed and it is waited for; then
-SIGTERM to the whole group, wait; then SIGKILL to the group. A group that outlives its
-leader (a wrapper such as `bash -c`, `npx`, `uv run` whose server lingers) is ended the
-same way, so nothing is left running. (What left the group with a double fork and
-`setsid` is found by transport/reaper.py.)
+Every child `mrtr` starts (a stdio server: `transport.launch.launch`; a command whose
+output it reads: `transport.boundedrun`) is started with `NEW_GROUP`: a session (process
+group) of its own, so a Ctrl-C at the terminal reaches `mrtr` only, and everything the
+child launched can be ended with it. Shutdown of a server: its stdin is closed and it is
+waited for; then `TERM` to the whole group, wait; then `KILL` to the group. A group that
+outlives its leader (a wrapper such as `bash -c`, `npx`, `uv run` whose server lingers)
+is ended the same way, so nothing is left running. (What left the group with a double
+fork and `setsid` is found by transport/reaper.py.)
 """
 
 from __future__ import annotations
@@ -13,30 +17,74 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any  # not imported at run time: a server starts before `typing` loads
+
+_WINDOWS = sys.platform == "win32"
+
+#: The keyword arguments of `subprocess.Popen` that start a child in a process group of its
+#: own: a new session on POSIX, a new process group on Windows (where `TERM` reaches it
+#: as CTRL_BREAK_EVENT).
+NEW_GROUP: dict[str, Any] = (
+    {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)} if _WINDOWS else {"start_new_session": True})
+#: Asking the group to end (SIGTERM; on Windows CTRL_BREAK_EVENT), and ending it (SIGKILL;
+#: on Windows `taskkill /T /F`, the process and every process it started).
+TERM: int = signal.SIGTERM
+KILL: int = getattr(signal, "SIGKILL", 9)
+#: How long `taskkill` may take (seconds).
+_TASKKILL_TIMEOUT = 10.0
 
 
 def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGKILL a child started with `start_new_session=True` and everything it launched
-    (its process group; e.g. npx -> node). Never raises; safe in a signal handler."""
-    signal_group(proc, signal.SIGKILL)
+    """End a child started with `NEW_GROUP` and everything it launched (its process group;
+    e.g. npx -> node) at once: SIGKILL, or on Windows `taskkill /T /F`. Never raises; safe
+    in a signal handler on POSIX."""
+    signal_group(proc, KILL)
 
 
 def signal_group(proc: subprocess.Popen[bytes], signum: int) -> bool:
-    """Send `signum` to the process group of `proc` (started with `start_new_session=True`;
-    the group outlives its leader while any member is left); without process groups, to
-    `proc` alone. Returns False when nobody was left to receive it. Never raises."""
+    """Send `signum` (`TERM`, `KILL`, or 0 to ask whether any member is left) to the
+    process group of `proc` (started with `NEW_GROUP`; the group outlives its leader while
+    any member is left); without process groups, to `proc` alone. Returns False when
+    nobody was left to receive it. Never raises."""
+    if _WINDOWS:
+        return _signal_windows(proc, signum)
     try:
-        os.killpg(proc.pid, signum)  # type: ignore[attr-defined]
+        os.killpg(proc.pid, signum)
         return True
     except ProcessLookupError:
         return False
-    except (OSError, AttributeError):  # AttributeError: no process groups on this platform
+    except OSError:
         try:
             proc.send_signal(signum)
             return True
         except OSError:
             return False
+
+
+def _signal_windows(proc: subprocess.Popen[bytes], signum: int) -> bool:
+    """`signal_group` on Windows: 0 asks whether the child is running; `TERM` is
+    CTRL_BREAK_EVENT to its process group; `KILL` is `taskkill /T /F` on its tree."""
+    if proc.poll() is not None and signum != KILL:
+        return False
+    try:
+        if signum == 0:
+            return True
+        if signum == KILL:
+            subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=_TASKKILL_TIMEOUT,
+                           check=False)
+            if proc.poll() is None:
+                proc.kill()
+            return True
+        os.kill(proc.pid, getattr(signal, "CTRL_BREAK_EVENT", signum))
+        return True
+    except (OSError, subprocess.SubprocessError):
+        return False
 
 
 def group_gone(proc: subprocess.Popen[bytes], timeout: float) -> bool:
@@ -94,12 +142,12 @@ def end_group(proc: subprocess.Popen[bytes], grace: float) -> None:
     group; then what it left behind in the group (a server behind a wrapper that lingers),
     SIGTERM then SIGKILL. Never raises."""
     # The command: stdin closed, then SIGTERM and SIGKILL to its whole group.
-    for signum in (None, signal.SIGTERM, signal.SIGKILL):
+    for signum in (None, TERM, KILL):
         if signum is not None:
             signal_group(proc, signum)
         if wait_exit(proc, grace):
             break
     # What it left behind in its group (a server behind a wrapper that lingers).
-    for signum in (signal.SIGTERM, signal.SIGKILL):
+    for signum in (TERM, KILL):
         if not signal_group(proc, signum) or group_gone(proc, grace):
             break

@@ -405,10 +405,45 @@ def huge_sse(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(sse(complete(req, "x" * (3 * M)).body), ctype="text/event-stream")
 
 
-def sse_retry(value: bytes) -> Callable[[dict[str, Any], Ctx], Reply]:
-    """A 2025-11-25 response stream the server closes after one event carrying `id` and
-    `retry: value`, before the final response (a resumption would wait `value` ms)."""
-    return lambda req, ctx: Reply(b"id: e1\nretry: " + value + b"\ndata: \n\n", ctype="text/event-stream")
+def sse_retry(value: bytes, event_id: bytes = b"e1") -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A 2025-11-25 response stream the server closes after one event carrying `id:
+    event_id` and `retry: value`, before the final response (a resumption would wait
+    `value` ms, then send `event_id` back in `Last-Event-ID`)."""
+    return lambda req, ctx: Reply(b"id: " + event_id + b"\nretry: " + value + b"\ndata: \n\n",
+                                  ctype="text/event-stream")
+
+
+def nothing_resumed(run: Any, trace: Any) -> None:
+    """No GET went out to resume the stream (its `Last-Event-ID` could not be sent)."""
+    sent = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    resumed = [e for e in sent if e.get("dir") == "http-request" and e["http"].get("method") == "GET"
+               and "Last-Event-ID" in e["http"]["headers"]]
+    assert not resumed, resumed
+    assert run.stderr.count("\n") == 1, run.stderr  # one line, no codec message
+
+
+def value_never_shown(value: str) -> Callable[[Any, Any], None]:
+    """A check: `value` (a session id, a cookie: secrets) is in no output and not in the
+    trace, in any form."""
+    forms = (value, json.dumps(value), json.dumps(value)[1:-1])
+
+    def check(run: Any, trace: Any) -> None:
+        written = trace.read_text(encoding="utf-8") if trace.exists() else ""
+        for text in (run.stdout, run.stderr, written):
+            assert not any(form in text for form in forms), text[-3000:]
+    return check
+
+
+def session_header(name: str, value: str) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A 2025-11-25 server whose `initialize` reply sets the response header `name: value`
+    (a value mrtr would send back on every later request: a session id, a cookie); the
+    call is answered "call ok"."""
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        if req.get("method") == "initialize":
+            return Reply.result(req, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                      "serverInfo": {"name": "hostile", "version": "1"}}, headers={name: value})
+        return complete(req, "call ok")
+    return reply
 
 
 def probe_answer(line: bytes) -> Callable[[dict[str, Any], Ctx], Reply]:
@@ -621,6 +656,20 @@ _TABLE = [
          transports=("http",), eras=("legacy",)),
     Case("sse_retry_over_cap", sse_retry(b"30001"), 3, "more than the 30 s mrtr waits",
          transports=("http",), eras=("legacy",)),
+    # A value the server hands over that mrtr would send back in a header (an event id in
+    # Last-Event-ID, a session id, a cookie) must be one a header can carry: visible ASCII.
+    Case("sse_id_not_ascii", sse_retry(b"0", "\u00e9v\u00e9nement".encode()), 3,
+         "cannot be resumed: its last event id", transports=("http",), eras=("legacy",), check=nothing_resumed),
+    Case("sse_id_control", sse_retry(b"0", b"e\x01\x7f"), 3, "cannot be resumed: its last event id",
+         transports=("http",), eras=("legacy",), check=nothing_resumed),
+    Case("sse_id_not_utf8", sse_retry(b"0", b"e\xff"), 3, "cannot be resumed: its last event id",
+         transports=("http",), eras=("legacy",), check=nothing_resumed),
+    Case("session_id_not_ascii", session_header("Mcp-Session-Id", "s3cr\u00e9t"), 4, "Mcp-Session-Id",
+         transports=("http",), eras=("legacy",), methods=("initialize",), check=value_never_shown("s3cr\u00e9t")),
+    Case("session_id_space", session_header("Mcp-Session-Id", "s3cr 3t"), 4, "Mcp-Session-Id",
+         transports=("http",), eras=("legacy",), methods=("initialize",), check=value_never_shown("s3cr 3t")),
+    Case("cookie_not_ascii", session_header("Set-Cookie", "c=s3cr\u00e9t; Path=/"), 0, transports=("http",),
+         eras=("legacy",), methods=("initialize",), out="call ok", check=value_never_shown("s3cr\u00e9t")),
     # The era probe answered with a message no server may send: exit 4 at once, as with a
     # pinned protocol, never a legacy verdict (this server would go on to answer initialize).
     Case("probe_huge_line", probe_answer(b'{"jsonrpc":"2.0","id":%(id)s,"result":{"x":"' + b"x" * (3 * M) + b'"}}'),
