@@ -30,7 +30,7 @@ from mrtr_cli.auth.challenge import Challenge, parse_challenge
 from mrtr_cli.auth.codeflow import CodeFlow
 from mrtr_cli.auth.discovery import AuthServer, current_resource_metadata, discover, issuers_match
 from mrtr_cli.auth.refresh import Refresh
-from mrtr_cli.auth.store import TokenStore
+from mrtr_cli.auth.store import SCREENED_SECRET_CHARS, TokenStore
 from mrtr_cli.auth.tokenrequests import TokenRequests
 from mrtr_cli.auth.unattended import UnattendedGrants
 from mrtr_cli.config.oauth import AuthSettings
@@ -83,7 +83,8 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         self.interactive = interactive
         self._verify = verify
         self._http: Any = None
-        self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint)
+        self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint,
+                                holds_secret=self._holds_secret)
         self.step_ups = 0
         self._issued: set[str] = set()  # access tokens obtained in this run (not read from the store)
         self._unbound: set[str] = set()  # ... of them, bearer tokens issued for a DPoP proof
@@ -93,6 +94,11 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
             if secret:
                 env.add_secret(secret)
         self._as_nonces: dict[str, str] = {}  # token endpoint -> its latest DPoP-Nonce
+
+    def _holds_secret(self, text: str, also: list[str]) -> bool:
+        """Whether a value an authorization server handed back holds a secret of this run
+        (or one of `also`): it is then refused before it is stored (auth/store.py `screen`)."""
+        return self.env.holds_secret(text, shortest=SCREENED_SECRET_CHARS, also=also)
 
     def _note(self, text: str) -> None:
         if not self.env.quiet:

@@ -17,6 +17,7 @@ from mrtr_cli.auth.urls import checked_url, shown
 from mrtr_cli.auth.values import checked_client_id, epoch
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError, TimeoutExpired
+from mrtr_cli.render.sanitize import one_line
 
 CLIENT_NAME = "mrtr"
 
@@ -171,7 +172,7 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
     client_id = checked_client_id(doc.get("client_id"), "the registration response's client_id")
     got = doc.get("token_endpoint_auth_method") or method
     if got not in ("none", "client_secret_basic", "client_secret_post"):
-        raise AuthError(f"the authorization server registered mrtr for {shown(got)[:80]!r}, which a signed-in "
+        raise AuthError(f"the authorization server registered mrtr for {one_line(got, 80)!r}, which a signed-in "
                         "person's flow cannot apply")
     secret = doc.get("client_secret")
     if got != "none" and secret is None:

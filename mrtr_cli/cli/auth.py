@@ -148,7 +148,13 @@ def mechanism(entry: dict[str, Any]) -> str:
     return f"{grant}, {'DPoP' if str(kind).lower() == 'dpop' else 'bearer'}"
 
 
-def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def _status_rows(env: Any, records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One row per stored sign-in, for `auth status` (text or `--json`): every text in it
+    redacted (`env.redact`) with the stored secrets of the entry registered first, so that
+    a value stored before it was checked (auth/store.py `screen`) never shows a token, nor
+    the resource's URL its credentials."""
+    from mrtr_cli.auth.store import SECRET_FIELDS  # noqa: PLC0415 - lazy for start-up time
+
     rows = []
     for path, doc in records:
         for issuer, entry in sorted((doc.get("issuers") or {}).items()):
@@ -156,6 +162,9 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
                 continue
             tokens = entry.get("tokens") or {}
             client = entry.get("client") or {}
+            for part, name in SECRET_FIELDS:
+                if isinstance(secret := (entry.get(part) or {}).get(name), str):
+                    env.add_secret(secret)
             at = tokens.get("expires_at")
             rows.append({
                 "resource": doc.get("resource"), "issuer": issuer, "current": doc.get("issuer") == issuer,
@@ -166,7 +175,9 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
                 "expired": isinstance(at, int | float) and at <= datetime.datetime.now().timestamp(),
                 "refreshToken": bool(tokens.get("refresh_token")), "file": path, "mechanism": mechanism(entry),
             })
-    return rows
+    from mrtr_cli.render.trace import redact_values  # noqa: PLC0415 - lazy for start-up time
+
+    return [redact_values(row, env.redact) for row in rows]
 
 
 @auth_group.command("status")
@@ -189,7 +200,7 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
         records = [(store.path, doc)] if doc else []
     else:
         records, damaged = all_records()
-    rows = _status_rows(records)
+    rows = _status_rows(app.env, records)
     if app.opts.json_mode:
         print_json(app.env, rows)
     elif rows:
