@@ -428,6 +428,43 @@ def test_a_401_without_an_oauth_challenge_or_metadata_names_the_header_options(s
     no_guessed_requests(mcp)
 
 
+def test_a_bearer_challenge_without_any_metadata_names_the_token_options_that_work(scripted, tmp_path):
+    """Nothing to sign in to (no metadata anywhere, nothing at the 2025-03-26 default
+    endpoints): no `auth login` is named, but the options that send a token; and the
+    token given as named reaches the server, with no sign-in tried."""
+    mcp, _auth = protected(scripted, challenge='Bearer realm="api"', prm=False)
+    run = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "--no-input", "call", "echo", "text=x")
+    assert run.code == 8, run.stderr
+    line = error_line(run)
+    assert "asks for a bearer token (HTTP 401) and publishes no authorization metadata" in line, line
+    assert "auth login" not in run.stderr and "--bearer-token-env VAR" in run.stderr and "-H 'Authorization: Bearer" \
+        in run.stderr, run.stderr
+    login = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "auth", "login")  # tried anyway: it says the same
+    assert login.code == 8, login.stderr
+    assert "no sign-in mrtr can run there" in error_line(login) and "--bearer-token-env VAR" in login.stderr
+    assert "register a client there yourself" not in login.stderr
+    mcp.fetched.clear()
+    given = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "--bearer-token-env", "TOKEN", "--no-input", "call", "echo",
+                     "text=x", env={"TOKEN": "tok-" + "8" * 16})
+    assert given.code == 8 and "tok-" + "8" * 16 not in given.stderr, given.stderr
+    assert mcp.last_headers.get("Authorization") == "Bearer tok-" + "8" * 16  # the token went, as named
+    assert not [p for p in mcp.fetched if "well-known" in p], mcp.fetched  # and no sign-in was tried
+
+
+def test_auth_logout_all_means_all_whatever_target_the_environment_names(scripted, tmp_path):
+    mcp, auth = protected(scripted)
+    auth.docs["/token"] = {"access_token": "tok-12345", "token_type": "Bearer"}
+    assert cc_login(tmp_path, mcp).code == 0 and len(store_files(tmp_path)) == 1
+    for variable in ("MRTR_URL", "MRTR_SERVER"):
+        run = run_mrtr(tmp_path, "auth", "logout", "--all", env={variable: mcp.url("/mcp") if variable == "MRTR_URL"
+                                                                  else "nowhere"})
+        assert run.code == 0, run.stderr
+        assert "signed out of" in run.stderr
+    assert store_files(tmp_path) == []
+    both = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "auth", "logout", "--all")
+    assert both.code == 2 and "not both" in error_line(both)
+
+
 @pytest.mark.parametrize("where", ["call", "login"])
 def test_the_invalid_client_hint_names_what_works_where_it_is_printed(scripted, tmp_path, where):
     mcp, auth = protected(scripted)

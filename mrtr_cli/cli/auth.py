@@ -231,8 +231,19 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
 
     print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "MECHANISM", "SCOPES", "TOKEN", "REFRESH"],
                 [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
-                  f"{shown(r['clientId'] or '-')} ({shown(r['client'])})", r["mechanism"],
+                  _client_cell(r, shown), r["mechanism"],
                   shown(" ".join(r["scopes"])) or "-", expiry(r), "yes" if r["refreshToken"] else "no"] for r in rows])
+
+
+def _client_cell(row: dict[str, Any], shown: Any) -> str:
+    """The CLIENT cell of `auth status`: the client id and its kind (registered,
+    pre-registered, cimd, client-credentials, jwt-bearer, id-jag); a JWT bearer sign-in
+    may have no client id (`-`); an entry without a client is one whose registration the
+    server refused and mrtr dropped (the next sign-in registers again)."""
+    if not row["clientId"] and not row["client"]:
+        return "none (dropped; the next sign-in registers again)"
+    cell = shown(row["clientId"] or "-")
+    return f"{cell} ({shown(row['client'])})" if row["client"] else cell
 
 
 @auth_group.command("logout")
@@ -243,7 +254,12 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
     """Revoke (where the server offers revocation, RFC 7009) and forget the stored
     sign-in of the target, or of every server with --all."""
     app = make_app(ctx, kw)
-    if everything == _given(app):
+    o = app.opts
+    # --all means every sign-in, whatever target MRTR_URL / MRTR_SERVER name (CI sets them);
+    # only a target on the command line beside it is a contradiction.
+    if everything and (o.url or o.stdio or o.server):
+        raise UsageError("give either --all or one server (--url URL or -s NAME), not both")
+    if not everything and not _given(app):
         raise UsageError("name one server (--url URL or -s NAME) or give --all")
     with _traced(app):
         return _logout(app, everything)
