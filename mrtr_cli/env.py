@@ -83,6 +83,24 @@ class GuardedStdout:
         return getattr(self._stream, name)
 
 
+class RedactedStream:
+    """A stream whose writes are redacted (`Environment.redact`) before they reach the
+    wrapped one: for rich's consoles on stderr (status line, progress bar, forms), whose
+    output a person reads as rendered, styles and wrapped lines included. Everything else
+    is the wrapped stream's."""
+
+    def __init__(self, stream: Any, redact: Any):
+        self._stream = stream
+        self._redact = redact
+
+    def write(self, text: str) -> int:
+        self._stream.write(self._redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def standard_streams() -> dict[str, Any]:
     """`stdin`, `stdout`, `stderr` for an `Environment`: the process's own, with a closed
     one replaced by a `ClosedStream` (also in `sys`, so nothing meets None). Its file
@@ -197,15 +215,26 @@ class Environment:
     def redact(self, text: str) -> str:
         """Replace every known secret in `text` with `***`, and the credentials of every URL
         in it (`credentials.redact_urls`: a URL's password, secret-named parameters), whatever
-        their length."""
+        their length. A secret is found as a person would read it (`redaction.find`): also
+        cut in two by an escape sequence, a control or zero-width character (raw, or as
+        `render.sanitize` and JSON show them: `\\x1b[0m`, `\\u200b`) or a line break."""
         if "://" in text:
             from mrtr_cli.credentials import redact_urls  # noqa: PLC0415 - lazy for start-up time
 
             text = redact_urls(text)
-        for secret in self.secrets:
-            if secret:
-                text = text.replace(secret, "***")
+        if self.secrets:
+            from mrtr_cli.redaction import redact  # noqa: PLC0415 - lazy for start-up time
+
+            text = redact(text, tuple(self.secrets))
         return text
+
+    def holds_secret(self, text: str, *, shortest: int = 1, also: Iterable[str] = ()) -> bool:
+        """Whether `text` shows one of the run's secrets of at least `shortest` characters
+        (or one of `also`), whole or cut as `redact` finds them: for values a server hands
+        back, checked before they are stored or printed."""
+        from mrtr_cli.redaction import holds  # noqa: PLC0415 - lazy for start-up time
+
+        return holds(text, [*(s for s in tuple(self.secrets) if len(s) >= shortest), *also])
 
     def add_secret(self, value: str) -> None:
         """Register a value that must never appear in diagnostics (ignored if under 4 chars,

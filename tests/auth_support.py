@@ -353,6 +353,7 @@ class JsonDocuments:
         self.fetched: list[str] = []
         self.last_query = ""  # the query string of the last request (a callable may answer from it)
         self.last_body = b""  # the body of the last POST
+        self.last_headers: dict[str, str] = {}  # the headers of the last request
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -365,6 +366,7 @@ class JsonDocuments:
 
             def do_GET(self) -> None:  # noqa: N802
                 outer.fetched.append(self.path)
+                outer.last_headers = dict(self.headers)
                 outer.last_query = self.path.partition("?")[2]
                 entry = outer.docs.get(self.path.split("?")[0], (404, {"error": "not_found"}))
                 entry = entry(outer) if callable(entry) else entry

@@ -326,6 +326,95 @@ def test_registration_asks_for_the_scopes_and_asks_again_with_fewer_when_refused
     assert client["client_id"] == "c-1" and client["scope"] == "mcp:read"
 
 
+# ---------------------------------------------------------------------- secrets the server hands back
+def parts_shown(text: str, secret: str, size: int = 6) -> list[str]:
+    """The pieces of `size` characters of `secret` that `text` shows."""
+    return [secret[i:i + size] for i in range(len(secret) - size + 1) if secret[i:i + size] in text]
+
+
+ECHO_BREAKS = {"colour": "\x1b[0m", "hyperlink": "\x1b]8;;https://x.example/\x07", "bell": "\x07",
+               "zero-width": "\u200b", "bidi": "\u202e", "wrapped": "\n  "}
+
+
+@pytest.mark.parametrize("json_mode", [False, True], ids=["text", "json"])
+@pytest.mark.parametrize("brk", ECHO_BREAKS.values(), ids=ECHO_BREAKS.keys())
+def test_a_client_secret_echoed_cut_in_two_by_an_escape_is_never_shown(scripted, tmp_path, brk, json_mode):
+    mcp, auth = protected(scripted)
+    auth.docs["/token"] = (400, {"error": "invalid_request",
+                                 "error_description": f"unknown client secret {SECRET[:9]}{brk}{SECRET[9:]} for ci"})
+    run = cc_login(tmp_path, mcp, *(["--json"] if json_mode else []))
+    assert run.code == 8, run.stderr
+    assert "invalid_request" in run.stderr and "***" in run.stderr, run.stderr
+    assert not parts_shown(run.stderr, SECRET) and not parts_shown(run.stdout, SECRET), run.stderr
+    if json_mode:
+        assert json.loads(run.stderr.strip().splitlines()[-1])["error"]["exitCode"] == 8
+
+
+ISSUED = "tkn-4J8qW2" + "4" * 12
+
+
+@pytest.mark.parametrize(("scope", "secret"), [
+    ("mcp:read " + SECRET, SECRET),
+    ("mcp:read x" + SECRET[:5] + "\u200b" + SECRET[5:], SECRET),
+    ("mcp:read " + ISSUED, ISSUED),
+], ids=["client-secret", "client-secret-cut-in-two", "the-access-token-itself"])
+def test_a_scope_holding_a_secret_of_the_run_is_refused_and_nothing_is_stored(scripted, tmp_path, scope, secret):
+    mcp, auth = protected(scripted)
+    auth.docs["/token"] = {"access_token": ISSUED, "token_type": "Bearer", "scope": scope}
+    run = cc_login(tmp_path, mcp)
+    assert run.code == 8, run.stderr
+    assert "the token response's scope holds a secret of this run" in error_line(run)
+    assert store_files(tmp_path) == []
+    status = run_mrtr(tmp_path, "auth", "status")
+    for text in (run.stderr, status.stdout, status.stderr):
+        assert not parts_shown(text, secret) and not parts_shown(text, ISSUED), text
+
+
+def test_the_users_own_url_with_its_credentials_is_no_value_the_server_handed_back(scripted, tmp_path):
+    mcp, auth = protected(scripted)
+    url = mcp.url("/mcp") + "?api_key=key-" + "6" * 16
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = {"resource": url, "authorization_servers": [auth.url()]}
+    auth.docs["/token"] = {"access_token": ISSUED, "token_type": "Bearer", "scope": "mcp:read"}
+    run = run_mrtr(tmp_path, "--url", url, "auth", "login", "--client-credentials", "--client-id", "ci",
+                   "--client-secret-env", "CI_SECRET", env={"CI_SECRET": SECRET})
+    assert run.code == 0, run.stderr
+    status = run_mrtr(tmp_path, "auth", "status")
+    assert "api_key=***" in status.stdout and "6" * 16 not in status.stdout + run.stderr, status.stdout
+
+
+def test_auth_status_never_shows_a_stored_token_in_another_value(scripted, tmp_path):
+    """A value stored before it was checked (an older mrtr, an edited file) that holds the
+    entry's own token, or a resource URL with its credentials, is shown redacted."""
+    mcp, auth = protected(scripted)
+    auth.docs["/token"] = {"access_token": ISSUED, "token_type": "Bearer", "scope": "mcp:read",
+                           "refresh_token": "rfr-8Yv3" + "5" * 20}
+    assert cc_login(tmp_path, mcp).code == 0
+    path = store_files(tmp_path)[0]
+    doc = json.loads(path.read_text())
+    entry = next(iter(doc["issuers"].values()))
+    entry["tokens"]["scope"] = f"mcp:read {ISSUED[:8]}\x1b[0m{ISSUED[8:]} rfr-8Yv3{'5' * 20}"
+    doc["resource"] = doc["resource"] + "?api_key=key-" + "6" * 16
+    path.write_text(json.dumps(doc))
+    for extra in ([], ["--json"]):
+        status = run_mrtr(tmp_path, "auth", "status", *extra)
+        assert status.code == 0, status.stderr
+        assert "mcp:read" in status.stdout and "api_key=***" in status.stdout, status.stdout
+        for secret in (ISSUED, "rfr-8Yv3" + "5" * 20, "key-" + "6" * 16):
+            assert not parts_shown(status.stdout + status.stderr, secret), status.stdout
+
+
+def test_an_issued_token_type_holding_the_id_token_is_never_shown(scripted, tmp_path):
+    mcp, auth = protected(scripted)
+    idp = scripted()
+    id_token = "eyJhbGciOiJub25lIn0." + "eyJzdWIiOiJhbGljZSJ9" * 20 + "." + "c2lnbmF0dXJl" * 5
+    idp.docs["/token"] = {"access_token": "x.y.z", "token_type": "N_A", "issued_token_type": id_token}
+    run = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "auth", "login", "--id-token-env", "IDT",
+                   "--idp-token-endpoint", idp.url("/token"), env={"IDT": id_token})
+    assert run.code == 8, run.stderr
+    assert "without an ID-JAG" in error_line(run)
+    assert not parts_shown(run.stderr, id_token, 12), run.stderr
+
+
 # ---------------------------------------------------------------------- hints that can work
 def test_a_401_without_an_oauth_challenge_or_metadata_names_the_header_options(scripted, tmp_path):
     mcp, _auth = protected(scripted, challenge=None, prm=False)
@@ -337,6 +426,43 @@ def test_a_401_without_an_oauth_challenge_or_metadata_names_the_header_options(s
     login = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "auth", "login")
     assert login.code == 8 and "without an OAuth challenge" in error_line(login)
     no_guessed_requests(mcp)
+
+
+def test_a_bearer_challenge_without_any_metadata_names_the_token_options_that_work(scripted, tmp_path):
+    """Nothing to sign in to (no metadata anywhere, nothing at the 2025-03-26 default
+    endpoints): no `auth login` is named, but the options that send a token; and the
+    token given as named reaches the server, with no sign-in tried."""
+    mcp, _auth = protected(scripted, challenge='Bearer realm="api"', prm=False)
+    run = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "--no-input", "call", "echo", "text=x")
+    assert run.code == 8, run.stderr
+    line = error_line(run)
+    assert "asks for a bearer token (HTTP 401) and publishes no authorization metadata" in line, line
+    assert "auth login" not in run.stderr and "--bearer-token-env VAR" in run.stderr and "-H 'Authorization: Bearer" \
+        in run.stderr, run.stderr
+    login = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "auth", "login")  # tried anyway: it says the same
+    assert login.code == 8, login.stderr
+    assert "no sign-in mrtr can run there" in error_line(login) and "--bearer-token-env VAR" in login.stderr
+    assert "register a client there yourself" not in login.stderr
+    mcp.fetched.clear()
+    given = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "--bearer-token-env", "TOKEN", "--no-input", "call", "echo",
+                     "text=x", env={"TOKEN": "tok-" + "8" * 16})
+    assert given.code == 8 and "tok-" + "8" * 16 not in given.stderr, given.stderr
+    assert mcp.last_headers.get("Authorization") == "Bearer tok-" + "8" * 16  # the token went, as named
+    assert not [p for p in mcp.fetched if "well-known" in p], mcp.fetched  # and no sign-in was tried
+
+
+def test_auth_logout_all_means_all_whatever_target_the_environment_names(scripted, tmp_path):
+    mcp, auth = protected(scripted)
+    auth.docs["/token"] = {"access_token": "tok-12345", "token_type": "Bearer"}
+    assert cc_login(tmp_path, mcp).code == 0 and len(store_files(tmp_path)) == 1
+    for variable in ("MRTR_URL", "MRTR_SERVER"):
+        run = run_mrtr(tmp_path, "auth", "logout", "--all", env={variable: mcp.url("/mcp") if variable == "MRTR_URL"
+                                                                  else "nowhere"})
+        assert run.code == 0, run.stderr
+        assert "signed out of" in run.stderr
+    assert store_files(tmp_path) == []
+    both = run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "auth", "logout", "--all")
+    assert both.code == 2 and "not both" in error_line(both)
 
 
 @pytest.mark.parametrize("where", ["call", "login"])

@@ -162,6 +162,34 @@ def test_jwt_bearer_grant_reads_the_assertion_file_again(tmp_path, oauth_server,
     assert "JWT bearer, bearer" in status.stdout and rotated not in status.stdout
 
 
+def test_an_expired_jwt_bearer_token_without_the_jwt_names_the_assertion_settings(tmp_path, oauth_server,
+                                                                                   workload_key):
+    """A token of the JWT bearer grant that expires in a run that has no workload JWT: the
+    hint names how to give it (the variable, or `auth login --assertion-file`), never a
+    browser sign-in; and what it names works as printed."""
+    key, public = workload_key
+    server = oauth_server("--trust-key", public, "--required-scope", "")
+    path = tmp_path / "token.jwt"
+    jwt_text = workload_jwt(key, server.issuer, "pod-1")
+    path.write_text(jwt_text)
+    assert call(tmp_path, server, "echo", "text=wif", env={"MRTR_ASSERTION_FILE": str(path)}).code == 0
+    expire_stored_tokens(tmp_path)
+    server.expire_tokens()
+    for run in (call(tmp_path, server, "echo", "text=x"),
+                run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token")):
+        assert run.code == 8, run.stderr
+        assert "MRTR_ASSERTION_FILE=PATH" in run.stderr, run.stderr
+        assert f"mrtr --url {server.mcp_url} auth login --assertion-file PATH" in run.stderr, run.stderr
+        assert "run: mrtr" not in run.stderr and jwt_text not in run.stderr
+    # both ways it names work as printed
+    again = call(tmp_path, server, "echo", "text=again", env={"MRTR_ASSERTION_FILE": str(path)})
+    assert again.code == 0 and again.stdout.strip() == "echo: again", again.stderr
+    expire_stored_tokens(tmp_path)
+    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-file", str(path))
+    assert login.code == 0, login.stderr
+    assert server.stats()["authorizations"] == 0  # never a browser
+
+
 def test_jwt_bearer_with_dpop(tmp_path, oauth_server, workload_key):
     key, public = workload_key
     server = oauth_server("--trust-key", public, "--required-scope", "", "--dpop", "--dpop-nonce")

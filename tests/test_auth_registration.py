@@ -75,6 +75,10 @@ def test_a_forgotten_registration_is_dropped_at_the_refresh_and_made_again_at_th
     assert "does not accept mrtr's registration" in call.stderr and "invalid_client" in call.stderr
     assert f"run: {login_hint(server.mcp_url)}" in call.stderr
     assert stored_client(tmp_path) is None
+    status = run_mrtr(tmp_path, "auth", "status")  # the dropped registration is said as such
+    assert status.code == 0, status.stderr
+    assert "none (dropped; the next sign-in registers again)" in status.stdout, status.stdout
+    assert "None" not in status.stdout and "signed out" in status.stdout, status.stdout
     login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=WAIT)
     assert login.code == 0, login.stderr
     assert server.stats()["registrations"] == 2

@@ -301,3 +301,93 @@ def test_a_short_url_credential_is_shown_as_stars_wherever_the_url_is_named(mrtr
     assert r.code == 3
     assert json.loads(r.stderr)["error"]["message"].startswith(f"cannot connect to {shown}: ")
 
+
+
+# ---------------------------------------------------------------------- secrets as a person reads them
+LONG_SECRET = "tok-9Qx7Lm2Vb8Zr4Wn6Ks1Jd3Hf"
+
+#: Ways a server cuts a secret in two that a reader sees past: an escape sequence (colour,
+#: hyperlink, cursor), a control character, zero-width and bidi characters, a line break
+#: with indentation (wrapped text), a soft hyphen.
+BREAKS = {"colour": "\x1b[0m", "hyperlink": "\x1b]8;;https://x.example/\x07", "cursor": "\x1b[2K\x1b[1G",
+          "bell": "\x07", "nul": "\x00", "backspace": "\x08", "carriage-return": "\r", "c1-csi": "\x9b31m",
+          "zero-width-space": "\u200b", "zero-width-joiner": "\u200d", "word-joiner": "\u2060",
+          "bom": "\ufeff", "bidi-override": "\u202e", "bidi-isolate": "\u2066", "soft-hyphen": "\u00ad",
+          "wrapped": "\n    ", "line-separator": "\u2028", "several": "\x1b[1m\u200b\x1b[0m\u2060"}
+
+
+def shown_forms(text: str) -> dict[str, str]:
+    """`text` in each form mrtr prints server text in: sanitized (multi-line and one line),
+    inside a JSON line (ASCII-only, as errors with --json; and not), a sanitized text inside
+    a JSON line (an error message quoting server text, with --json), and cut short."""
+    from mrtr_cli.render.sanitize import quote_text, sanitize
+
+    return {"raw": text, "sanitized": sanitize(text), "one-line": sanitize(text, single_line=True),
+            "json-ascii": json.dumps({"m": text}), "json": json.dumps({"m": text}, ensure_ascii=False),
+            "json-of-sanitized": json.dumps({"m": sanitize(text, single_line=True)}),
+            "quoted-and-cut": quote_text(text, limit=30), "cut": sanitize(text, single_line=True)[:39] + "…"}
+
+
+def parts_shown(text: str, secret: str, size: int = 6) -> list[str]:
+    """The pieces of `size` characters of `secret` that `text` shows."""
+    return [secret[i:i + size] for i in range(len(secret) - size + 1) if secret[i:i + size] in text]
+
+
+@pytest.mark.parametrize("brk", BREAKS.values(), ids=BREAKS.keys())
+def test_a_secret_cut_in_two_is_redacted_in_every_form_it_is_shown_in(brk):
+    from mrtr_cli.env import Environment
+
+    env = Environment()
+    env.add_secret(LONG_SECRET)
+    for cut in (4, 11, len(LONG_SECRET) - 4):
+        text = "the server said: " + LONG_SECRET[:cut] + brk + LONG_SECRET[cut:] + " (end)"
+        for form, shown in shown_forms(text).items():
+            out = env.redact(shown)
+            assert not parts_shown(out, LONG_SECRET), (form, shown, out)
+            assert out.startswith(shown[:10]), (form, out)  # the rest is kept
+            assert "***" in out or "cut" in form, (form, out)
+
+
+def test_redaction_keeps_what_is_not_a_secret():
+    from mrtr_cli.env import Environment
+
+    env = Environment()
+    env.add_secret("true")
+    env.add_secret(LONG_SECRET)
+    text = 'tr ue, "t r u e", t-rue; ' + LONG_SECRET[:10] + " " + LONG_SECRET[10:] + "; C:\\new\\true"
+    assert env.redact(text) == text.replace("\\true", "\\***")  # words with spaces between stay apart
+    assert env.redact("x" * 5 + "…") == "x" * 5 + "…"
+    assert env.redact(LONG_SECRET[:5] + "… and more") == LONG_SECRET[:5] + "… and more"  # 5 characters say nothing
+
+
+def test_rich_output_on_stderr_is_redacted_as_rendered(tmp_path):
+    import io
+
+    from mrtr_cli.env import Environment
+    from mrtr_cli.render.color import console
+
+    err = io.StringIO()
+    env = Environment(stderr=err, stdout=io.StringIO(), color="always")
+    env.add_secret(LONG_SECRET)
+    c = console(env, env.stderr, width=12)  # rich wraps the secret over three lines, styled
+    c.print("[bold]token:[/bold] " + LONG_SECRET[:7] + "\u200b[red]" + LONG_SECRET[7:] + "[/red] ok")
+    assert "\n" in err.getvalue().strip() and "\x1b[" in err.getvalue()
+    assert not parts_shown(err.getvalue(), LONG_SECRET), err.getvalue()
+    console(env, env.stdout).print(LONG_SECRET)  # stdout carries results: never changed
+    assert LONG_SECRET in env.stdout.getvalue()
+
+
+def test_a_traced_message_cut_at_its_length_limit_shows_no_part_of_a_secret():
+    import io
+
+    from mrtr_cli.env import Environment
+    from mrtr_cli.render.trace import Tracer
+
+    err = io.StringIO()
+    env = Environment(stderr=err)
+    env.add_secret(LONG_SECRET)
+    for pad in range(3950, 3980, 3):  # the secret across the cut at 4000 characters
+        err.seek(0)
+        err.truncate()
+        Tracer(env, verbosity=1).message("recv", {"result": {"text": "x" * pad + LONG_SECRET + "y" * 5000}})
+        assert "(" in err.getvalue() and not parts_shown(err.getvalue(), LONG_SECRET), pad

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import resource
+import shlex
 import time
 from pathlib import Path
 
@@ -237,7 +238,9 @@ def test_no_input_pending_document_then_update_and_wait(mrtr, tasks: Target, tmp
     if tasks.kind == "stdio":
         assert "the task waits on the server" not in r.stderr
         assert "unless the server keeps its tasks elsewhere (a file, a database), the task ends with this run" in r.stderr
-        assert "run the call again with --answers FILE" in r.stderr
+        assert "start the call again with it" in r.stderr
+        # keyed as asked (name-1): a server that keeps its tasks takes the answers, so both are named
+        assert "if the server keeps its tasks (a file, a database): mrtr resume PENDING.json" in r.stderr
     else:
         assert "the task waits on the server; answer it with:" in r.stderr
     template = pending["answersTemplate"]
@@ -463,6 +466,28 @@ def test_save_answers_replays_task_keyed_questions_in_order(mrtr, fastmcp: Targe
     r = mrtr(*fastmcp.args, "call", "greet_twice", "--answers", saved, "--no-input", "-v")
     assert r.code == 0 and r.stdout.startswith("Ann likes green\n"), r.stderr
     assert "inOrder[0]" in r.stderr and "inOrder[1]" in r.stderr
+
+
+def test_a_stdio_task_needing_input_gets_a_template_that_answers_the_call_started_again(mrtr, tmp_path):
+    """Over stdio the task ends with the run, and fastmcp-tasks keys its questions by the
+    task's id: the template answers them in `inOrder` (those answered before first), the
+    printed command works as printed, and no `resume` line is printed (nothing can resume)."""
+    pytest.importorskip("fastmcp_tasks")
+    stdio = ["--stdio", stdio_cmd(FASTMCP_SERVER)]
+    r = mrtr(*stdio, "--no-input", "call", "greet_twice", "-a", "name=Ann")
+    assert r.code == 5, r.stderr
+    pending = r.json()
+    template = pending["answersTemplate"]
+    assert [a["content"] for a in template["inOrder"]] == [{"name": "Ann"}, {"color": None}]
+    assert template["inputResponses"] == {}
+    assert "resume" not in r.stderr and "task update" not in r.stderr, r.stderr
+    (command,) = [line.strip() for line in r.stderr.splitlines() if line.strip().startswith("mrtr --stdio")]
+    template["inOrder"][1]["content"]["color"] = "green"
+    answers = write_json(tmp_path / "ANSWERS.json", template)
+    words = shlex.split(command)
+    assert words[:2] == ["mrtr", "--stdio"] and words[-2:] == ["--answers", "ANSWERS.json"], command
+    again = mrtr(*words[1:-1], answers, "--no-input")  # the printed command, as printed
+    assert again.code == 0 and again.stdout.startswith("Ann likes green\n"), again.stderr
 
 
 def test_task_id_that_starts_with_a_dash_goes_after_double_dash(mrtr):

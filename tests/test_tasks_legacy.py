@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -255,15 +256,22 @@ def test_task_cancel_then_wait_exits_6(mrtr, http_servers):
     assert "was cancelled: The task was cancelled by request." in r.stderr
 
 
-def test_task_update_points_to_task_wait(mrtr, http_servers):
-    url = http_servers.start(SERVER)
+@pytest.mark.parametrize("ids", [[], ["--dash-ids"]], ids=["plain-ids", "ids-starting-with-a-dash"])
+def test_task_update_points_to_task_wait(mrtr, http_servers, tmp_path, ids):
+    url = http_servers.start(SERVER, *ids)
     task_id = mrtr("--url", url, "call", "approve", "item=z", "--detach").stdout.strip()
     r = mrtr("task", "update", "-a", "approver=Di", "--", task_id)
     assert r.code == 2
     assert "takes answers only while mrtr waits for its result" in r.stderr
-    assert f"task wait {task_id} --answers FILE" in r.stderr
-    r = mrtr("task", "wait", "-a", "approver=Di", "--", task_id)
-    assert (r.code, r.stdout) == (0, "z approved by Di\n"), r.stderr
+    # the command it names works as printed (its options before the id, which may need `--`)
+    (command,) = [line.split("answer and finish it with: ", 1)[1] for line in r.stderr.splitlines()
+                  if "answer and finish it with: " in line]
+    words = shlex.split(command)
+    assert words[:3] == ["mrtr", "--url", url] and words[3:5] == ["task", "wait"] and "FILE" in words, command
+    answers = tmp_path / "FILE"
+    answers.write_text(json.dumps({"fields": {"approver": "Di"}}))
+    r = mrtr(*[str(answers) if w == "FILE" else w for w in words[1:]])
+    assert (r.code, r.stdout) == (0, "z approved by Di\n"), (command, r.stderr)
 
 
 def test_task_list_remote_follows_every_page(mrtr, http_servers, tmp_path):

@@ -149,3 +149,9 @@ def parse_challenge(status: int, header: str | None) -> Challenge:
     ch.error = params.get("error")
     ch.error_description = params.get("error_description")
     return ch
+
+
+#: What a server that asks for a bearer token but publishes no authorization metadata
+#: takes: a token the user has.
+TOKEN_OPTIONS_HINT = ("give the token with --bearer-token-env VAR (VAR holding it) or -H 'Authorization: Bearer TOKEN'; "
+                      "or a header of its own: -H 'NAME: VALUE'")

@@ -23,7 +23,7 @@ from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.loopback import Loopback
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, Declined
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line
 
 DEFAULT_WAIT = 300.0
 
@@ -97,15 +97,15 @@ def check_response(req: AuthorizationRequest, params: dict[str, str]) -> str:
         # Nothing of an unverified response is used; its error code alone (sanitized) tells
         # the person what the server said, e.g. invalid_scope from a server that leaves `iss`
         # off its error redirects.
-        said = (f" (it reported the error {sanitize(params['error'], single_line=True)[:80]})"
+        said = (f" (it reported the error {one_line(params['error'], 80)})"
                 if params.get("error") else "")
         raise AuthError(f"the sign-in response has no iss, which {req.issuer} advertises "
                         f"(authorization_response_iss_parameter_supported); it was refused{said}")
     if "error" in params:
         desc = params.get("error_description")
-        text = f"the authorization server refused the sign-in: {sanitize(params['error'], single_line=True)[:80]}"
+        text = f"the authorization server refused the sign-in: {one_line(params['error'], 80)}"
         if desc:
-            text += f": {sanitize(desc, single_line=True)[:200]}"
+            text += f": {one_line(desc, 200)}"
         raise AuthorizationRefused(text, params["error"])
     code = params.get("code")
     if not code:

@@ -19,7 +19,7 @@ from urllib.parse import quote, quote_plus
 from mrtr_cli.auth.replies import fetch
 from mrtr_cli.auth.values import checked_token, lifetime
 from mrtr_cli.errors import AuthError, TimeoutExpired
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line
 
 JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
@@ -170,7 +170,7 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
                          f"{type(exc).__name__}") from None
     body = reply.document
     if reply.status == 200 and body is None:
-        raise TokenError(f"the token endpoint {sanitize(endpoint, single_line=True)[:200]} answered HTTP 200 "
+        raise TokenError(f"the token endpoint {one_line(endpoint, 200)} answered HTTP 200 "
                          "without a JSON object")
     if reply.status != 200 or body is None:
         raise TokenError(f"the token endpoint refused (HTTP {reply.status}{reply.error_detail(redact)})",
@@ -183,7 +183,7 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
         raise TokenError("the token endpoint issued a DPoP-bound token, which mrtr did not ask for (it sent no "
                          "DPoP proof); refused")
     if not isinstance(kind, str) or kind.lower() not in ("bearer", "dpop"):
-        raise TokenError(f"the token endpoint issued a {sanitize(str(kind), single_line=True)[:40]} token; "
+        raise TokenError(f"the token endpoint issued a {one_line(kind, 40)} token; "
                          "mrtr sends Bearer and DPoP tokens only")
     access = checked_token(body["access_token"], "the token response's access_token", bearer=True)
     tokens: dict[str, Any] = {"access_token": access, "token_type": "DPoP" if kind.lower() == "dpop" else "Bearer",

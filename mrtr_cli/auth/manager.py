@@ -26,11 +26,11 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.auth import binding, grants
-from mrtr_cli.auth.challenge import Challenge, parse_challenge
+from mrtr_cli.auth.challenge import TOKEN_OPTIONS_HINT, Challenge, parse_challenge
 from mrtr_cli.auth.codeflow import CodeFlow
 from mrtr_cli.auth.discovery import AuthServer, current_resource_metadata, discover, issuers_match
 from mrtr_cli.auth.refresh import Refresh
-from mrtr_cli.auth.store import TokenStore
+from mrtr_cli.auth.store import SCREENED_SECRET_CHARS, TokenStore
 from mrtr_cli.auth.tokenrequests import TokenRequests
 from mrtr_cli.auth.unattended import UnattendedGrants
 from mrtr_cli.config.oauth import AuthSettings
@@ -83,7 +83,8 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         self.interactive = interactive
         self._verify = verify
         self._http: Any = None
-        self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint)
+        self.store = TokenStore(url, note=self._note, logout_hint=settings.logout_hint,
+                                holds_secret=self._holds_secret)
         self.step_ups = 0
         self._issued: set[str] = set()  # access tokens obtained in this run (not read from the store)
         self._unbound: set[str] = set()  # ... of them, bearer tokens issued for a DPoP proof
@@ -93,6 +94,11 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
             if secret:
                 env.add_secret(secret)
         self._as_nonces: dict[str, str] = {}  # token endpoint -> its latest DPoP-Nonce
+
+    def _holds_secret(self, text: str, also: list[str]) -> bool:
+        """Whether a value an authorization server handed back holds a secret of this run
+        (or one of `also`): it is then refused before it is stored (auth/store.py `screen`)."""
+        return self.env.holds_secret(text, shortest=SCREENED_SECRET_CHARS, also=also)
 
     def _note(self, text: str) -> None:
         if not self.env.quiet:
@@ -282,11 +288,11 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
             wait_seconds()  # so is a bad MRTR_AUTH_WAIT
         server = self._discover(ch, challenged)
         dpop = self._dpop_binding(server, ch)  # a setting the resource cannot take is named before anyone is asked
+        entry = (doc.get("issuers") or {}).get(server.issuer) or {}
         if not s.unattended and not self.can_sign_in():
             # Only metadata was read: nothing is sent for a sign-in nobody can complete, and
             # the command to sign in is named only now that a sign-in could succeed.
-            raise self._needs_sign_in(ch)
-        entry = (doc.get("issuers") or {}).get(server.issuer) or {}
+            raise self._needs_sign_in(ch, server, entry)
         held = ((entry.get("tokens") or {}).get("scope") or "").split()
         wanted = self._select_scopes(ch, server, held, scopes)
         if s.client_credentials:
@@ -328,7 +334,21 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         return server
 
 
-    def _needs_sign_in(self, ch: Challenge) -> AuthError:
+    def _needs_sign_in(self, ch: Challenge, server: AuthServer | None = None,
+                       entry: dict[str, Any] | None = None) -> AuthError:
+        """The exit-8 error when nobody can sign in, with what works: the `auth login`
+        command; for a server that publishes no authorization metadata (nothing to sign in
+        at: the 2025-03-26 default endpoints are mrtr's guess), the options that send a token
+        the user has; for a stored sign-in of the JWT bearer grant or an ID-JAG (nobody was
+        needed), the settings that give this run the JWT again (`unattended_hint`)."""
+        if server is not None and server.guessed:
+            return AuthError(f"{self.label} asks for a bearer token (HTTP {ch.status}) and publishes no "
+                             "authorization metadata: there is no sign-in mrtr can run for it",
+                             hint=TOKEN_OPTIONS_HINT)
+        federated = unattended_hint(self.settings.login_hint, (entry or {}).get("client"))
+        if federated is not None:
+            return AuthError(f"{self.label} requires sign-in: its stored token came from a grant with a JWT "
+                             "(nobody signs in), and this run has none to get a new one", hint=federated)
         hint = self.settings.login_hint
         if ch.insufficient_scope and ch.scope:
             import shlex  # noqa: PLC0415 - lazy for start-up time
@@ -380,8 +400,10 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
             else:
                 self._discover(challenge or Challenge(401), challenge is not None)  # can a sign-in succeed?
         if token is None:
+            entry = self.store.entry() or {}
+            hint = unattended_hint(self.settings.login_hint, entry.get("client"))
             raise AuthError(f"not signed in to {self.label} (or the sign-in expired)",
-                            hint=f"run: {self.settings.login_hint}")
+                            hint=hint or f"run: {self.settings.login_hint}")
         return token
 
     def logout(self) -> list[str]:
@@ -394,6 +416,21 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
                 lines.append(revoke_entry(self.http, issuer, entry, self.settings))
             self.store.remove()
         return lines
+
+
+def unattended_hint(login_hint: str, client: Any) -> str | None:
+    """For a stored sign-in of the JWT bearer grant (`client.source` "jwt-bearer") or an
+    ID-JAG ("id-jag"), which no person made: the settings that give a run the JWT (or ID
+    token) again, and the `auth login` that does it once; None for any other sign-in."""
+    source = client.get("source") if isinstance(client, dict) else None
+    if source == "jwt-bearer":
+        return ("give this run the workload's JWT: MRTR_ASSERTION_FILE=PATH (or MRTR_ASSERTION holding it, "
+                f"MRTR_ASSERTION_COMMAND printing it), or sign in with it once: {login_hint} --assertion-file PATH")
+    if source == "id-jag":
+        return ("give this run the identity provider's ID token: MRTR_ID_TOKEN_FILE=PATH (or MRTR_ID_TOKEN, "
+                "MRTR_ID_TOKEN_COMMAND) with MRTR_IDP_TOKEN_ENDPOINT=URL, or sign in with it once: "
+                f"{login_hint} --id-token-file PATH --idp-token-endpoint URL")
+    return None
 
 
 def revoke_entry(http: Any, issuer: str, entry: dict[str, Any], settings: AuthSettings) -> str:

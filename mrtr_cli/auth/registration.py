@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli import __version__
+from mrtr_cli.auth.challenge import TOKEN_OPTIONS_HINT
 from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.replies import fetch
 from mrtr_cli.auth.urls import checked_url, shown
 from mrtr_cli.auth.values import checked_client_id, epoch
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError, TimeoutExpired
+from mrtr_cli.render.sanitize import one_line
 
 CLIENT_NAME = "mrtr"
 
@@ -161,6 +163,12 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
                             f"{type(exc).__name__}") from None
         if not (reply.status == 400 and "scope" in body):
             break  # only a refusal of what was asked (400) is worth asking again with less
+    if server.guessed and reply.status not in (200, 201, 400):
+        # No metadata anywhere: the 2025-03-26 default endpoints were a guess, and nothing
+        # answers at them; "register a client yourself" would send the person nowhere.
+        raise AuthError(f"{server.issuer} publishes no authorization metadata, and its 2025-03-26 default "
+                        f"registration endpoint {shown(endpoint)} answered HTTP {reply.status}: there is no "
+                        "sign-in mrtr can run there", hint=TOKEN_OPTIONS_HINT)
     if reply.status not in (200, 201):
         raise AuthError(f"the authorization server refused to register mrtr (HTTP {reply.status}"
                         f"{reply.error_detail()})", hint="register a client there yourself and give --client-id ID")
@@ -171,7 +179,7 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
     client_id = checked_client_id(doc.get("client_id"), "the registration response's client_id")
     got = doc.get("token_endpoint_auth_method") or method
     if got not in ("none", "client_secret_basic", "client_secret_post"):
-        raise AuthError(f"the authorization server registered mrtr for {shown(got)[:80]!r}, which a signed-in "
+        raise AuthError(f"the authorization server registered mrtr for {one_line(got, 80)!r}, which a signed-in "
                         "person's flow cannot apply")
     secret = doc.get("client_secret")
     if got != "none" and secret is None:

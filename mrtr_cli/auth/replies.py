@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line, sanitize
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
@@ -49,14 +49,19 @@ class Reply:
 
     def error_detail(self, redact: Any = None) -> str:
         """", CODE: DESCRIPTION" of an error body (either part may be missing), sanitized
-        and cut (80 and 200 characters); "" when it has neither. `redact` (a str -> str
-        callable, e.g. `Environment.redact`) is applied before the cut, so that a secret
-        the server echoes is never shown in part."""
+        and cut (80 and 200 characters, with an ellipsis); "" when it has neither. `redact`
+        (a str -> str callable, e.g. `Environment.redact`) is applied to the sanitized text,
+        as a person will read it, and before the cut, so that a secret the server echoes is
+        never shown, in part or cut in two by an escape sequence."""
         doc = self.document or {}
         code, desc = self.error_code, doc.get("error_description")
-        clean = (lambda text: sanitize(redact(text) if redact else text, single_line=True))
-        detail = ", " + clean(code)[:80] if code else ""
-        return detail + (": " + clean(desc)[:200] if isinstance(desc, str) else "")
+
+        def clean(text: str, limit: int) -> str:
+            text = sanitize(text, single_line=True)
+            return one_line(redact(text) if redact else text, limit)
+
+        detail = ", " + clean(code, 80) if code else ""
+        return detail + (": " + clean(desc, 200) if isinstance(desc, str) else "")
 
 
 def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] | None = None,
@@ -103,7 +108,7 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
         checked = guarded(lambda address: AuthError(resolved_to(member, url, address)))
     try:
         with checked, http.stream(method, url, **request) as resp:
-            return _reply(resp, f"{what} {sanitize(url, single_line=True)[:200]}", read)
+            return _reply(resp, f"{what} {one_line(url, 200)}", read)
     except httpx2.ProxyError as exc:  # a CONNECT the proxy refused
         raise tunnel_refused(url, exc) from None
 

@@ -55,14 +55,18 @@ class TokenStore:
         logout_hint: the command that removes this server's file, named when it is
             damaged (default: `mrtr --url URL auth logout`).
         path: the file (default: the one `url` names; `auth logout --all` passes each file).
+        holds_secret: `(text, also) -> bool`, whether `text` shows one of the run's secrets
+            or of `also` (`Environment.holds_secret`); with it, `update` refuses what an
+            authorization server handed back when it holds one (`screen`).
 
     Reading a damaged file raises `DamagedTokenStore` (exit 8; transport/tokenfile.py);
     `remove` deletes it all the same.
     """
 
     def __init__(self, url: str, backend: str | None = None, note: Any = None, *,
-                 logout_hint: str | None = None, path: str | None = None):
+                 logout_hint: str | None = None, path: str | None = None, holds_secret: Any = None):
         self.url = url
+        self._holds_secret = holds_secret
         self.resource_key = canonical_resource(url)
         self.path = path or token_path(url)
         if logout_hint is None:
@@ -137,7 +141,14 @@ class TokenStore:
 
     def update(self, issuer: str, *, client: dict[str, Any] | None = None, tokens: dict[str, Any] | None = None,
                endpoints: dict[str, Any] | None = None, current: bool = True) -> dict[str, Any]:
-        """Set parts of `issuer`'s entry (and make it the current one); returns the entry."""
+        """Set parts of `issuer`'s entry (and make it the current one); returns the entry.
+
+        Raises:
+            AuthError: a value to be stored holds a secret (`screen`); nothing is stored.
+        """
+        if self._holds_secret is not None:
+            screen(issuer, {"client": client, "tokens": tokens, "endpoints": endpoints}, self._holds_secret,
+                   own=self.resource_key)
         doc = self.load()
         entries = doc.setdefault("issuers", {})
         entry = entries.setdefault(issuer, {})
@@ -215,6 +226,42 @@ class TokenStore:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+
+#: What each part of an entry came from, for a refusal's message.
+_SOURCES = {"client": "the client registration", "tokens": "the token response",
+            "endpoints": "the authorization server metadata"}
+
+#: The shortest secret of the run that a stored value must not hold (characters): shorter
+#: ones (a 4-character `-H` value such as `read`) are common words in scopes and URLs.
+SCREENED_SECRET_CHARS = 8
+
+
+def screen(issuer: str, parts: dict[str, dict[str, Any] | None], holds_secret: Any, *, own: str = "") -> None:
+    """Refuse to store what an authorization server handed back when it holds a secret of
+    the run (one of `SCREENED_SECRET_CHARS` or more: a credential mrtr sent, a header value,
+    a token it was issued, in any form `Environment.redact` finds) or a secret stored beside
+    it (the new access or refresh token in the `scope`): the issuer, every string of the
+    client, the tokens and the endpoints except the secrets themselves (`SECRET_FIELDS`)
+    and a `resource` that is `own`, the server's URL the user gave (its credentials are the
+    user's own; `auth status` hides them by their place in the URL). Such a value would be
+    printed by `auth status` in later runs, which know none of this run's secrets.
+
+    Raises:
+        AuthError: (exit 8) naming the member, never the value.
+    """
+    fresh = [value for part, name in SECRET_FIELDS
+             if isinstance(value := (parts.get(part) or {}).get(name), str) and value]
+    if holds_secret(issuer, fresh):
+        raise AuthError("the authorization server's issuer holds a secret of this run; refused, nothing was stored")
+    for part, values in parts.items():
+        for member, value in (values or {}).items():
+            if (part, member) in SECRET_FIELDS or (part, member, value) == ("endpoints", "resource", own):
+                continue
+            texts = value if isinstance(value, list) else [value]
+            if any(isinstance(text, str) and holds_secret(text, fresh) for text in texts):
+                raise AuthError(f"{_SOURCES[part]}'s {member} holds a secret of this run (a credential mrtr sent "
+                                "or was issued, or a header value); refused, nothing was stored")
 
 
 def all_records() -> tuple[list[tuple[str, dict[str, Any]]], list[DamagedTokenStore]]:

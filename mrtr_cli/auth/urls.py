@@ -15,13 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.errors import AuthError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.urlrule import FORBIDDEN, is_valid_url, refusal, resolved_refusal
 
 
 def shown(value: Any) -> str:
     """`value` as a message may quote it: one line, escaped, at most 200 characters."""
-    return sanitize(str(value), single_line=True)[:200]
+    return one_line(value, 200)
 
 
 def checked_url(value: Any, member: str) -> str:

@@ -148,7 +148,13 @@ def mechanism(entry: dict[str, Any]) -> str:
     return f"{grant}, {'DPoP' if str(kind).lower() == 'dpop' else 'bearer'}"
 
 
-def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+def _status_rows(env: Any, records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One row per stored sign-in, for `auth status` (text or `--json`): every text in it
+    redacted (`env.redact`) with the stored secrets of the entry registered first, so that
+    a value stored before it was checked (auth/store.py `screen`) never shows a token, nor
+    the resource's URL its credentials."""
+    from mrtr_cli.auth.store import SECRET_FIELDS  # noqa: PLC0415 - lazy for start-up time
+
     rows = []
     for path, doc in records:
         for issuer, entry in sorted((doc.get("issuers") or {}).items()):
@@ -156,6 +162,9 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
                 continue
             tokens = entry.get("tokens") or {}
             client = entry.get("client") or {}
+            for part, name in SECRET_FIELDS:
+                if isinstance(secret := (entry.get(part) or {}).get(name), str):
+                    env.add_secret(secret)
             at = tokens.get("expires_at")
             rows.append({
                 "resource": doc.get("resource"), "issuer": issuer, "current": doc.get("issuer") == issuer,
@@ -166,7 +175,9 @@ def _status_rows(records: list[tuple[str, dict[str, Any]]]) -> list[dict[str, An
                 "expired": isinstance(at, int | float) and at <= datetime.datetime.now().timestamp(),
                 "refreshToken": bool(tokens.get("refresh_token")), "file": path, "mechanism": mechanism(entry),
             })
-    return rows
+    from mrtr_cli.render.trace import redact_values  # noqa: PLC0415 - lazy for start-up time
+
+    return [redact_values(row, env.redact) for row in rows]
 
 
 @auth_group.command("status")
@@ -189,7 +200,7 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
         records = [(store.path, doc)] if doc else []
     else:
         records, damaged = all_records()
-    rows = _status_rows(records)
+    rows = _status_rows(app.env, records)
     if app.opts.json_mode:
         print_json(app.env, rows)
     elif rows:
@@ -220,8 +231,19 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
 
     print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "MECHANISM", "SCOPES", "TOKEN", "REFRESH"],
                 [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
-                  f"{shown(r['clientId'] or '-')} ({shown(r['client'])})", r["mechanism"],
+                  _client_cell(r, shown), r["mechanism"],
                   shown(" ".join(r["scopes"])) or "-", expiry(r), "yes" if r["refreshToken"] else "no"] for r in rows])
+
+
+def _client_cell(row: dict[str, Any], shown: Any) -> str:
+    """The CLIENT cell of `auth status`: the client id and its kind (registered,
+    pre-registered, cimd, client-credentials, jwt-bearer, id-jag); a JWT bearer sign-in
+    may have no client id (`-`); an entry without a client is one whose registration the
+    server refused and mrtr dropped (the next sign-in registers again)."""
+    if not row["clientId"] and not row["client"]:
+        return "none (dropped; the next sign-in registers again)"
+    cell = shown(row["clientId"] or "-")
+    return f"{cell} ({shown(row['client'])})" if row["client"] else cell
 
 
 @auth_group.command("logout")
@@ -232,7 +254,12 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
     """Revoke (where the server offers revocation, RFC 7009) and forget the stored
     sign-in of the target, or of every server with --all."""
     app = make_app(ctx, kw)
-    if everything == _given(app):
+    o = app.opts
+    # --all means every sign-in, whatever target MRTR_URL / MRTR_SERVER name (CI sets them);
+    # only a target on the command line beside it is a contradiction.
+    if everything and (o.url or o.stdio or o.server):
+        raise UsageError("give either --all or one server (--url URL or -s NAME), not both")
+    if not everything and not _given(app):
         raise UsageError("name one server (--url URL or -s NAME) or give --all")
     with _traced(app):
         return _logout(app, everything)

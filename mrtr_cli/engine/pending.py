@@ -146,6 +146,18 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     if doc.get("resumable") is False:  # an older server asked during the call: start it again
         lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
         lines.append("  " + start_again_legacy(doc, config_words))
+    elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio") and doc.get("taskId"):
+        # The task lived in the server process, which ended with this run: the call starts
+        # again, answered by the template (a replay: inOrder for task-keyed questions).
+        import shlex  # noqa: PLC0415 - lazy for start-up time
+
+        lines.append("  the stdio server ended with this run, and its task with it: fill in the answersTemplate "
+                     "(it answers the call from the beginning), then start the call again with it:")
+        lines.append("  " + start_again_legacy(doc, config_words))
+        template = doc.get("answersTemplate") if isinstance(doc.get("answersTemplate"), dict) else {}
+        if "inOrder" not in template:  # keyed as asked: a server that keeps its tasks takes them
+            lines.append("  or, if the server keeps its tasks (a file, a database): "
+                         + shlex.join(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
     elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio"):
         # The server process (and any state it kept) ended with this run: a resume starts a
         # new one, which goes on only if it accepts the requestState the old one made.
@@ -225,12 +237,18 @@ def build_pending(
     prefill: dict[str, dict[str, Any]] | None = None,
     task_id: str | None = None,
     sent_responses: dict[str, Any] | None = None,
+    replay: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The pending document (docs/design.md, "Pending documents"); `requestState` only if one came.
 
     `sentResponses` (when earlier rounds were answered) holds what was sent in them, as
     the `inputResponses` of an answer file: with `answered` and the answers still
-    missing, it replays the whole call, and `resume --save-answers` writes it all."""
+    missing, it replays the whole call, and `resume --save-answers` writes it all.
+
+    `replay` (a task over stdio, which ended with the run: the call is started again):
+    the answers the task was given before, by key in the order asked. The template then
+    replays the call: the task's questions keyed by its own id (`<taskId>:<hash>`, another
+    id on the new run) go into `inOrder`, those answered before first (`replay_template`)."""
     doc: dict[str, Any] = {
         "mrtr": PENDING_FORMAT,
         "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -250,7 +268,33 @@ def build_pending(
     if sent_responses:
         doc["sentResponses"] = sent_responses
     doc["answersTemplate"] = answers_template(input_requests, missing, prefill)
+    if replay is not None and task_id:
+        doc["answersTemplate"] = replay_template(doc["answersTemplate"], task_id, replay)
     return doc
+
+
+REPLAY_HELP = ("The task ended with the run: this file answers the call started again from the beginning. "
+               "inOrder answers the task's questions in the order asked (their keys hold the task's id, "
+               "which the new task does not share), those answered before first; replace each null.")
+
+
+def replay_template(template: dict[str, Any], task_id: str, earlier: dict[str, Any]) -> dict[str, Any]:
+    """`template` (of `answers_template`) made to answer the call started again: the
+    answers `earlier` (key -> response, in the order asked) first, then the ones missing;
+    a question keyed by the task's own id (`chain.task_keyed`) in `inOrder`, any other by
+    its key in `inputResponses` (docs/answers.md "inOrder")."""
+    from mrtr_cli.responders.chain import task_keyed  # noqa: PLC0415 - lazy for start-up time
+
+    missing = template.get("inputResponses") or {}
+    keyed = {k: v for k, v in earlier.items() if not task_keyed(k, task_id)}
+    keyed.update((k, v) for k, v in missing.items() if not task_keyed(k, task_id))
+    in_order = ([v for k, v in earlier.items() if task_keyed(k, task_id)]
+                + [v for k, v in missing.items() if task_keyed(k, task_id)])
+    out = {**template, "inputResponses": keyed}
+    if in_order:
+        out = {"_help": template.get("_help"), "_replay": REPLAY_HELP, "inOrder": in_order,
+               **{k: v for k, v in out.items() if k != "_help"}}
+    return out
 
 
 def legacy_pending(

@@ -40,7 +40,7 @@ from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySessi
 from mrtr_cli.protocol.modern import LATEST_MODERN, MODERN_VERSIONS
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.protocol.verdict import MODERN_ERRORS, Verdict, late_modern, modern_after_all
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
 from mrtr_cli.transport.future import Future
@@ -184,7 +184,7 @@ class _Opener:
             return
         if self.cache is not None and self.key:
             self.cache.forget(self.key)
-        raise EraChanged(f"the server answered {err.code} ({sanitize(err.message, single_line=True)[:120]}), "
+        raise EraChanged(f"the server answered {err.code} ({one_line(err.message, 120)}), "
                          "which only a 2026-07-28 server sends, to a request in the cached era (legacy)",
                          code=err.code, data=err.data,
                          hint="the era cache entry is dropped: run the command again (it probes the server)")

@@ -54,16 +54,16 @@ def check_reply(method: str, result: Any) -> None:
     Raises:
         ProtocolError: such a reply (exit 4), naming what came back.
     """
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import one_line  # noqa: PLC0415 - lazy for start-up time
 
     result = result if isinstance(result, dict) else {}
     kind = result.get("resultType")
     if "task" in result or kind == "task":
         what = "a task (CreateTaskResult)"
     elif kind not in (None, "complete"):
-        what = f"resultType {sanitize(str(kind), single_line=True)[:60]!r}"
+        what = f"resultType {one_line(kind, 60)!r}"
     elif method == "ping" and set(result) - {"_meta", "resultType"}:
-        members = ", ".join(sanitize(str(m), single_line=True)[:40] for m in sorted(result)[:5])
+        members = ", ".join(one_line(m, 40) for m in sorted(result)[:5])
         what = f"a result with members ({members}) where an empty one belongs"
     else:
         return

@@ -26,7 +26,7 @@ import os
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
-from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.render.sanitize import one_line, quote_value
 
 #: Required members the client defaults when absent (see the module docstring).
 LENIENT = {"resultType", "ttlMs", "cacheScope"}
@@ -241,7 +241,7 @@ def _const_of(defs: dict[str, Any], branch: Any) -> list[tuple[str, Any]]:
 def _check(defs: dict[str, Any], schema: Any, value: Any, path: str, what: str) -> None:
     found = _problem(defs, schema, value, path)
     if found is not None:
-        raise InvalidShape(what, sanitize(found[0], single_line=True)[:300], found[1])
+        raise InvalidShape(what, one_line(found[0], 300), found[1])
 
 
 def _type_ok(expected: Any, value: Any) -> bool:

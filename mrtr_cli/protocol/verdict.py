@@ -25,7 +25,7 @@ from mrtr_cli.protocol.modern import (
     MODERN_VERSIONS,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.base import Message
 from mrtr_cli.transport.future import Future
 
@@ -89,7 +89,7 @@ def classify_response(response: Message) -> Verdict:
                 return _from_versions((data or {}).get("supported") if isinstance(data, dict) else None, None,
                                       "server/discover answered -32022")
             return Verdict("modern", LATEST_MODERN, None, f"server/discover answered {code}")
-        message = sanitize(str(error.get("message", "")), single_line=True)[:120]
+        message = one_line(error.get("message", ""), 120)
         return Verdict("legacy", None, None, f"server/discover answered {code} {message}".rstrip())
     result = response.get("result")
     if isinstance(result, dict) and isinstance(result.get("supportedVersions"), list) \

@@ -50,7 +50,9 @@ def styled(env: Environment, stream: IO[str] | None = None) -> bool:
 def console(env: Environment, stream: IO[str] | None = None, **kw: Any) -> Any:
     """A `rich.console.Console` writing to `stream` (default: stderr) that styles exactly
     when `styled` says so: with styles off it emits no escape sequence for any style (bold
-    included; `color_system=None`), with styles forced it styles a pipe too.
+    included; `color_system=None`), with styles forced it styles a pipe too. Anything but
+    stdout (results) is redacted as written (`env.RedactedStream`): the run's secrets never
+    reach it, also where rich wraps or styles them.
 
     Keywords go to `Console` (`highlight` defaults to False).
     """
@@ -59,7 +61,12 @@ def console(env: Environment, stream: IO[str] | None = None, **kw: Any) -> Any:
     stream = env.stderr if stream is None else stream
     kw.setdefault("highlight", False)
     tty = _isatty(stream)  # passed on: rich would take FORCE_COLOR for a terminal (cursor moves to a pipe)
-    if styled(env, stream):
+    style = styled(env, stream)
+    if stream is not env.stdout:  # diagnostics: redacted as rendered (styles, wrapped lines)
+        from mrtr_cli.env import RedactedStream  # noqa: PLC0415 - lazy for start-up time
+
+        stream = RedactedStream(stream, env.redact)
+    if style:
         return Console(file=stream, force_terminal=True, no_color=False,
                        color_system="auto" if tty else "standard", **kw)
     return Console(file=stream, force_terminal=tty, color_system=None, no_color=True, **kw)

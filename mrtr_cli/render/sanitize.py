@@ -97,6 +97,14 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def one_line(text: Any, limit: int = QUOTE_CHARS) -> str:
+    """Server text as it goes into a one-line message, unquoted: every control, bidi
+    character, newline and lone surrogate made visible (`sanitize(single_line=True)`), cut to
+    `limit` characters with an ellipsis. Text is only ever cut so, with the ellipsis: where
+    a secret is cut short, redaction (`redaction.find`) sees that the text went on."""
+    return _cut(sanitize(str(text)[: limit + 1], single_line=True), limit)
+
+
 def quote_value(value: Any, *, limit: int = QUOTE_CHARS) -> str:
     """A value from a server (or anything JSON) as it goes into a one-line message: its
     JSON text (`{"": {}}`, `"t\\ud800"`, `7`), with terminal controls, bidi characters and
@@ -122,7 +130,7 @@ def quote_text(text: Any, *, limit: int = QUOTE_CHARS) -> str:
     into a one-line message: in single quotes, every control, bidi character, newline and
     lone surrogate made visible (`sanitize(single_line=True)`), cut to `limit` characters
     with an ellipsis."""
-    return "'" + _cut(sanitize(str(text)[: limit + 1], single_line=True), limit) + "'"
+    return "'" + one_line(text, limit) + "'"
 
 
 #: The most digits of an integer shown whole in text output (`short_number`).

@@ -56,10 +56,12 @@ class Tracer:
             return
         if self.verbosity > 0:
             arrow = "->" if direction == "send" else "<-"
-            text = json.dumps(msg, ensure_ascii=False)
+            # Redacted as it will be read (sanitized), and before it is cut: a secret at the
+            # cut is never shown in part.
+            text = self.env.redact(sanitize(json.dumps(msg, ensure_ascii=False)))
             if len(text) > 4000 and self.verbosity < 2:
                 text = text[:4000] + f"... ({len(text)} chars)"
-            self.env.err(f"{arrow} {sanitize(text)}")
+            self.env.err(f"{arrow} {text}")
         self._write({"ts": time.time(), "dir": direction, "message": msg})
 
     def http(self, kind: str, info: dict[str, Any]) -> None:
@@ -87,7 +89,7 @@ class Tracer:
             return
         # Secrets are replaced inside string values before encoding, so that the line stays
         # JSON (and a secret is found in its plain form, not its JSON-escaped one).
-        line = dumps_utf8(_redact_values(record, self.env.redact))
+        line = dumps_utf8(redact_values(record, self.env.redact))
         with self._lock:
             if self.trace_file is None:
                 return
@@ -104,12 +106,12 @@ class Tracer:
             raise self.env.write_failure
 
 
-def _redact_values(value: Any, redact: Any) -> Any:
+def redact_values(value: Any, redact: Any) -> Any:
     """`value` with `redact` applied to every string in it (keys are protocol names, kept)."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {k: _redact_values(v, redact) for k, v in value.items()}
+        return {k: redact_values(v, redact) for k, v in value.items()}
     if isinstance(value, list):
-        return [_redact_values(v, redact) for v in value]
+        return [redact_values(v, redact) for v in value]
     return value

@@ -155,6 +155,9 @@ class TaskDriver:
         self.started_here = False
         self.cancel_on_interrupt = cancel_on_interrupt
         self.answered: set[str] = set(record.answered_keys)
+        #: The answers this run sent the task, by key in the order asked (a stdio task's
+        #: pending document replays them: `pending.replay_template`).
+        self.sent: dict[str, Any] = {}
         self.rounds = 0
         self.declined = False
         self.started = time.monotonic()
@@ -345,6 +348,7 @@ class TaskDriver:
             except JsonRpcError as err:  # -32602: the task is gone (record marked unknown)
                 raise self._gone(err) from None
             self.answered.update(outcome.responses)
+            self.sent.update(outcome.responses)
             self.record.answered_keys = sorted(self.answered)
             self._save()
             if self.recorder is not None:
@@ -362,7 +366,8 @@ class TaskDriver:
         doc = build_pending(target=self.context.target, protocol_version=self.context.protocol_version,
                             method="tools/call", params=params,
                             input_requests={k: requests[k] for k in missing}, request_state=None,
-                            missing=missing, prefill=prefill, task_id=self.task_id)
+                            missing=missing, prefill=prefill, task_id=self.task_id,
+                            replay=dict(self.sent) if self._over_stdio() else None)
         why = ("--no-input was given" if self.env.no_input
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
@@ -372,9 +377,11 @@ class TaskDriver:
             # `task update` can reach it (the same truth `--detach` over stdio tells).
             err.hint = ("over stdio the task lives in the server process, which stops when mrtr exits: unless "
                         "the server keeps its tasks elsewhere (a file, a database), the task ends with this run, "
-                        "so fill in the pending document's answersTemplate and run the call again with "
-                        "--answers FILE; a server that keeps them takes the answers with: "
-                        f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
+                        "so fill in the pending document's answersTemplate, which answers the call from the "
+                        "beginning, and start the call again with it (below)")
+            if "inOrder" not in doc["answersTemplate"]:  # keyed as asked: a kept task takes the answers
+                err.hint += ("; a server that keeps them takes the answers with: "
+                             f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
         else:
             err.hint = (f"the task waits on the server; answer it with: "
                         f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")

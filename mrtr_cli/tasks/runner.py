@@ -227,8 +227,8 @@ class TaskRunner:
         if not wire.takes_input_by_update:
             raise UsageError(f"task {task_id} speaks MCP {wire.variant}, which takes answers only while mrtr "
                              "waits for its result (tasks/result)",
-                             hint=f"answer and finish it with: {self.context(task_id).command('wait', task_id)} "
-                                  "--answers FILE")
+                             hint="answer and finish it with: "
+                                  + self.context(task_id).command("wait", task_id, "--answers", "FILE"))
         state = wire.complete(state)
         if state.status != INPUT_REQUIRED:
             raise UsageError(f"task {task_id} is not waiting for input (status {state.status})")

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
-from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.render.sanitize import one_line, quote_value
 from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
 from mrtr_cli.transport.future import Future
 from mrtr_cli.transport.httpreply import (
@@ -354,7 +354,7 @@ class HttpTransport(EventStreams, Transport):
             hint = ("the server refuses this signed-in request" if self.authorizer is not None else
                     "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR")
         if challenge:
-            hint = f"server says: WWW-Authenticate: {sanitize(challenge, single_line=True)[:300]}\n{hint}"
+            hint = f"server says: WWW-Authenticate: {one_line(challenge, 300)}\n{hint}"
         verb = "refused" if resp.status_code == 403 else "required"
         return AuthError(f"HTTP {resp.status_code}: authentication {verb} by {self._where(url)}", hint=hint)
 
@@ -529,5 +529,5 @@ def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
 def _method(message: Message) -> str:
     """What a POSTed message is, for an error: its method, or "a response"."""
     method = message.get("method")
-    return sanitize(method, single_line=True)[:80] if isinstance(method, str) else "a response"
+    return one_line(method, 80) if isinstance(method, str) else "a response"
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.base import Remaining
 from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError, body_hint, read_capped
 
@@ -41,7 +41,7 @@ def wait_to_retry(resp: httpx2.Response, url: str, attempt: int, remaining: Rema
     text = body[:2048].decode("utf-8", "replace")
     asked = retry_after_seconds(resp.headers.get("retry-after"))
     delay = asked if asked is not None else float(2 ** attempt)
-    said = f" (Retry-After: {sanitize(resp.headers.get('retry-after', ''), single_line=True)[:60]})" \
+    said = f" (Retry-After: {one_line(resp.headers.get('retry-after', ''), 60)})" \
         if asked is not None else ""
     left = remaining() if remaining is not None else None
     why = None

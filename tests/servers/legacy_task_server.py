@@ -1,6 +1,7 @@
 """A hand-written MCP 2025-11-25 server with core tasks (raw JSON-RPC, no SDK).
 
 Usage: python legacy_task_server.py [--http PORT] [--record FILE] [--no-list] [--page-size N] [--per-session]
+       [--dash-ids] (task ids that start with "-")
 
 The official SDK (`mcp` 2.3.0) leaves the 2025-11-25 `tasks/*` methods out on purpose,
 so this server implements `basic/utilities/tasks` (2025-11-25) itself:
@@ -61,6 +62,7 @@ HTTP_PORT = int(ARGS[ARGS.index("--http") + 1]) if "--http" in ARGS else None
 PER_SESSION = "--per-session" in ARGS
 PAGE_SIZE = int(ARGS[ARGS.index("--page-size") + 1]) if "--page-size" in ARGS else 2
 WITH_LIST = "--no-list" not in ARGS
+DASH_IDS = "--dash-ids" in ARGS  # task ids that start with "-" (as base64url ids may)
 VERSION = "2025-11-25"
 RELATED = "io.modelcontextprotocol/related-task"
 POLL_MS = 200
@@ -112,7 +114,7 @@ class Task:
     """One task: its public `Task` fields, its outcome, and the questions it waits on."""
 
     def __init__(self, name: str, args: dict, ttl: int | None):
-        self.task_id = f"{name}-{uuid.uuid4().hex[:12]}"
+        self.task_id = f"{'-' if DASH_IDS else ''}{name}-{uuid.uuid4().hex[:12]}"
         self.name, self.args = name, args
         self.status, self.message = "working", None
         self.created = self.updated = now()
