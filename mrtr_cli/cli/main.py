@@ -173,7 +173,8 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         if not env.json_mode:
             from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
 
-            for line in pending_notes(exc.pending, env.config_words):
+            notes = pending_notes if env.line_host is None else env.line_host.pending_notes  # what works in `mrtr shell`
+            for line in notes(exc.pending, env.config_words):
                 env.err(line)
         return int(exc.exit_status)
     except EraChanged as exc:
