@@ -38,8 +38,8 @@ COMMAND_MODULES = {
     "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
     "servers": "info", "skills": "skills", "skill": "skills", "listen": "listen", "ping": "ping",
-    "task": "tasks", "batch": "batch", "completion": "completion", "complete": "complete", "help": "topics",
-    "auth": "auth",
+    "task": "tasks", "batch": "batch", "shell": "shell", "completion": "completion", "complete": "complete",
+    "help": "topics", "auth": "auth",
 }
 
 
