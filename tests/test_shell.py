@@ -219,17 +219,23 @@ def test_a_list_change_is_said_and_the_new_tool_is_called(mrtr, server):
 
 
 def test_help_inside_the_shell(mrtr):
-    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell", input="help\nhelp call\ncall --help\n")
+    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell", input="help\nhelp call\ncall --help\nmrtr --help\n")
     assert run.code == 0, run.stderr
-    assert "Commands run as on the command line, without naming the server" in run.stdout
+    assert run.stdout.count("Commands run as on the command line, without naming the server") == 2
     assert "  resume                    finish the last call that stopped for input" in run.stdout
     assert run.stdout.count("Usage: mrtr call [OPTIONS] TOOL [ARG]...") == 2
 
 
 def test_options_on_the_shell_line_apply_to_every_line(mrtr):
-    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell", "--json", input="call echo text=a\ncall echo text=b\n")
-    assert run.code == 0, run.stderr
+    """--json on the shell's line: every result as sent, every error (the shell's own
+    last line too) one JSON line on stderr."""
+    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell", "--json",
+               input="call echo text=a\ncall nope\ncall echo text=b\n")
+    assert run.code == 2, run.stderr
     assert [json.loads(line)["content"][0]["text"] for line in run.stdout.splitlines()] == ["a", "b"]
+    error, summary = [json.loads(line) for line in run.stderr.splitlines()]
+    assert error["error"]["exitCode"] == 2 and "nope" in error["error"]["message"]
+    assert summary == {"shell": {"exitCode": 2, "firstFailure": {"line": 2, "command": "call nope"}}}
 
 
 def test_a_line_that_is_not_text_fails_alone(mrtr, tmp_path):

@@ -77,7 +77,15 @@ class ShellLoop:
         if self.first_failure is None:
             return int(ExitStatus.SUCCESS)
         number, code, text = self.first_failure
-        if not self.env.quiet:
+        if self.env.quiet:
+            pass
+        elif self.env.json_mode:  # as the errors are: one JSON line
+            import json  # noqa: PLC0415 - lazy for start-up time
+
+            self.env.err(json.dumps({"shell": {"exitCode": code, "firstFailure": {"line": number,
+                                                                                  "command": text.strip()}}},
+                                    ensure_ascii=True))
+        else:
             from mrtr_cli.batch.records import first_failure_line  # noqa: PLC0415 - lazy for start-up time
 
             shown = sanitize(text.strip(), single_line=True)
@@ -152,7 +160,7 @@ class ShellLoop:
                 if len(words) > 1:
                     raise UsageError(f"{words[0]} takes no arguments")
                 return None
-            if words == ["help"]:
+            if words in (["help"], ["--help"], ["-h"]):
                 self._help()
                 return 0
             refused = refusal(words)
