@@ -11,7 +11,7 @@ shell's session (cli/build.py `make_app`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import IO, Any, cast
 
 import click
 
@@ -57,7 +57,8 @@ def shell_cmd(ctx: click.Context, fail_fast: bool, **kw: Any) -> int:
     if interactive:
         from mrtr_cli.shell.terminal import Relay  # noqa: PLC0415 - lazy for start-up time
 
-        relay = env.stderr = Relay(terminal_stderr)  # above the prompt while a person types
+        relay = Relay(terminal_stderr)
+        env.stderr = cast(IO[str], relay)  # above the prompt while a person types
     plain = make_app(ctx, kw)
     app = SessionApp(plain.opts, plain.env)
     host = ShellHost(app, spellings=_spellings(), interactive=interactive)

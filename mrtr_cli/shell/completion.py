@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.shell.grammar import CommandSpec, walk
+from mrtr_cli.shell.objects import member
 from mrtr_cli.shell.words import EXIT_WORDS
 
 #: Characters of description shown beside a candidate.
@@ -94,14 +95,11 @@ def _json(value: Any) -> str:
 def answer_fields(input_requests: Any, missing: Any = None) -> dict[str, dict[str, Any]]:
     """The fields `-a` can answer for `input_requests` (only the `missing` keys when given):
     `FIELD` -> its schema; when several requests ask, also `KEY.FIELD`."""
-    requests = input_requests if isinstance(input_requests, dict) else {}
-    keys = [k for k in requests if missing is None or k in missing]
+    requests: dict[str, Any] = input_requests if isinstance(input_requests, dict) else {}
     forms: dict[str, dict[str, Any]] = {}
-    for key in keys:
-        request = requests[key] if isinstance(requests[key], dict) else {}
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for key in [k for k in requests if missing is None or k in missing]:
+        props = member(member(member(requests, key), "params"), "requestedSchema").get("properties")
+        props = props if isinstance(props, dict) else {}
         forms[str(key)] = {str(name): prop if isinstance(prop, dict) else {} for name, prop in props.items()}
     out: dict[str, dict[str, Any]] = {}
     for key, props in forms.items():
@@ -228,8 +226,9 @@ class Completer:
                                    word, typed)
             prompt = next((p for p in self.live.names("prompts/list") if p.get("name") == given[0]), None)
             arguments = prompt.get("arguments") if isinstance(prompt, dict) else None
-            params = [(str(a.get("name")), {}, _meta(a.get("description"))) for a in arguments or []
-                      if isinstance(a, dict) and isinstance(a.get("name"), str)]
+            params: list[tuple[str, dict[str, Any], str]] = [
+                (str(a.get("name")), {}, _meta(a.get("description"))) for a in arguments or []
+                if isinstance(a, dict) and isinstance(a.get("name"), str)]
             return self._arguments(params, given[1:], word, typed)
         if command == "read":
             if not given:

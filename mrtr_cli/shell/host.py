@@ -26,6 +26,7 @@ from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.shell.lineapp import LineApp
 from mrtr_cli.shell.listings import ShellLists
+from mrtr_cli.shell.objects import member
 from mrtr_cli.shell.watch import ListWatcher
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -297,11 +298,13 @@ class ShellHost:
                 spelling = self.spellings.get(key, key)
                 raise UsageError(f"{spelling} sets up the session: give it on the shell's own command line",
                                  hint=f"mrtr {spelling.split('/')[-1]} ... shell")
-        import dataclasses  # noqa: PLC0415 - lazy for start-up time
+        import copy  # noqa: PLC0415 - lazy for start-up time
 
         shell = self.app.opts
-        merged = dataclasses.replace(shell, **{f.name: list(getattr(shell, f.name)) for f in dataclasses.fields(shell)
-                                              if isinstance(getattr(shell, f.name), list)})
+        merged = copy.copy(shell)
+        for key, value in vars(shell).items():
+            if isinstance(value, list):
+                setattr(merged, key, list(value))  # a line's repeated options never reach the shell's
         for key in given:
             if not hasattr(merged, key):
                 continue
@@ -317,7 +320,7 @@ class ShellHost:
     def keep_pending(self, doc: dict[str, Any]) -> None:
         """A line stopped for input: keep its pending document for a bare `resume`."""
         self.pending = doc
-        params = doc.get("params") if isinstance(doc.get("params"), dict) else {}
+        params = member(doc, "params")
         subject = params.get("name") if doc.get("method") != "resources/read" else params.get("uri")
         requests = doc.get("inputRequests")
         if isinstance(subject, str) and isinstance(requests, dict):
@@ -358,13 +361,10 @@ class ShellHost:
             for request_key, request in (requests.items() if isinstance(requests, dict) else ()):
                 if key and request_key != key:
                     continue
-                params = request.get("params") if isinstance(request, dict) else None
-                params = params if isinstance(params, dict) else {}
+                params = member(request, "params")
                 if params.get("mode") == "url" and name in (request_key, f"{request_key}.{field}"):
                     return True
-                schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
-                props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-                if secret_schema(props.get(field)):
+                if secret_schema(member(member(params, "requestedSchema"), "properties").get(field)):
                     return True
         return False
 

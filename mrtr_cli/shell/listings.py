@@ -42,9 +42,10 @@ class HeldList(CachedList):
         return self.held() or super().fresh(now)
 
 
-class ShellLists:
-    """The list cache of a shell (the interface of `protocol.listcache.ListCache` that
-    `protocol.catalog` and `protocol.completions` use: `get`, `put`, `invalidate`,
+class ShellLists(ListCache):
+    """The list cache of a shell: a `ListCache` whose entries are kept in memory, over the
+    state directory's (`disk`, which stores them; every method `protocol.catalog` and
+    `protocol.completions` use is its own: `get`, `put`, `invalidate`,
     `get_every_declaration`).
 
     Args:
@@ -52,7 +53,7 @@ class ShellLists:
         covered: whether change notifications for a kind ("tools", ...) reach the shell now.
     """
 
-    def __init__(self, disk: ListCache | None, covered: Callable[[str], bool]):
+    def __init__(self, disk: ListCache | None, covered: Callable[[str], bool]):  # no files of its own: `disk` stores
         self.disk = disk
         self._covered = covered
         self._memory: dict[str, HeldList] = {}

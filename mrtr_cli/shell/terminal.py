@@ -15,7 +15,7 @@ import os
 import stat
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any
+from typing import IO, Any, TextIO, cast
 
 from mrtr_cli.shell.completion import Completer
 from mrtr_cli.shell.history import HISTORY_READ_LIMIT
@@ -157,8 +157,8 @@ class TerminalReader:
 
         self.relay = relay
         self.styled = styled
-        self._input = create_input(stdin)
-        self._output = create_output(stdout=stderr)
+        self._input = create_input(cast(TextIO, stdin))
+        self._output = create_output(stdout=cast(TextIO, stderr))
         self.session: Any = PromptSession(
             history=_history_class()(history_path, scrub), completer=ThreadedCompleter(_adapter(completer)),
             complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(), input=self._input,

@@ -23,6 +23,7 @@ from typing import Any
 
 from mrtr_cli.protocol.listen import LISTS, Want, listen
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.shell.objects import member
 from mrtr_cli.transport.base import Message
 
 #: notification method -> kind ("tools", "prompts", "resources")
@@ -67,8 +68,7 @@ class ListWatcher:
         """Begin watching what the server declares (a 2026-07-28 subscription on a thread)."""
         session = self.session
         if session.era == "modern":
-            result = session.discover_result if isinstance(session.discover_result, dict) else {}
-            kinds = declared_kinds(result.get("capabilities"))
+            kinds = declared_kinds((session.discover_result or {}).get("capabilities"))
             if kinds:
                 self._thread = threading.Thread(target=self._listen, args=(kinds,), name="mrtr-shell-watch",
                                                 daemon=True)
@@ -93,8 +93,7 @@ class ListWatcher:
             self.on_change(kind)
 
     def _acknowledged(self, msg: Message) -> None:
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        honoured = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+        honoured = member(member(msg, "params"), "notifications")
         with self._lock:
             self._covered = {k for k, (field, _) in LISTS.items() if honoured.get(field) is True}
 
