@@ -370,3 +370,10 @@ def test_a_listen_line_and_the_shell_both_hear_a_change(tmp_path):
     lines = out.splitlines()
     assert lines[1].endswith(" tools list changed") and lines[2] == "heard here"
     assert "mrtr: shell: the server's tool list changed" in err
+
+
+def test_a_closed_stdin_is_an_empty_script(tmp_path):
+    proc = subprocess.run(["/bin/sh", "-c", f"{PY} -m mrtr_cli --stdio {stdio_cmd(SHELL_SERVER)!r} shell <&-"],
+                          capture_output=True, text=True, env=clean_env(tmp_path), cwd=ROOT, timeout=SAFETY)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "" and "internal error" not in proc.stderr

@@ -260,3 +260,15 @@ def test_the_prompt_says_a_call_can_be_resumed(tmp_path, http_servers):
     s.run("resume -a password=open-sesame")  # the plain prompt again: nothing left to resume
     assert s.finish() == 0
     assert s.stdout.splitlines()[-1] == "unlocked"
+
+
+def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    s.type("\x1b[200~call echo text=p1\n# a comment\ncall echo text=p2\x1b[201~")  # a bracketed paste
+    s.run("")
+    assert s.finish() == 0
+    assert s.stdout == "p1\np2\n"
+    history = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    assert "+call echo text=p1\n" in history and "+call echo text=p2\n" in history

@@ -96,12 +96,13 @@ class ShellLoop:
     def _lines(self) -> None:
         interactive = self.reader.interactive
         number = 0
+        waiting: list[str] = []  # the rest of several lines pasted at the prompt at once
         while True:
             try:
                 if interactive:
                     self.host.check_server()
                 try:
-                    text = self.reader.read(self._prompt)
+                    text = waiting.pop(0) if waiting else self.reader.read(self._prompt)
                 except UsageError as exc:  # a script line that cannot be read (too long, not UTF-8)
                     number += 1
                     self._error(exc, number)
@@ -110,20 +111,25 @@ class ShellLoop:
                     continue
                 if text is None:
                     return
+                if "\n" in text:  # a paste of several lines: each runs in turn, as if typed
+                    text, *waiting = text.split("\n")
                 number += 1
                 if skipped(text):
                     continue
                 code = self._run_text(text, number)
             except KeyboardInterrupt:  # at the prompt (the line is cleared), or between lines
+                waiting.clear()  # Ctrl-C also drops what is left of a paste
                 if interactive:
                     continue
                 self.stopped = int(ExitStatus.INTERRUPTED)
                 return
             if code is None:  # exit, quit
                 return
-            if code == int(ExitStatus.INTERRUPTED) and not interactive:
-                self.stopped = code  # Ctrl-C stops a script
-                return
+            if code == int(ExitStatus.INTERRUPTED):
+                waiting.clear()  # Ctrl-C stops what is left of a paste too
+                if not interactive:
+                    self.stopped = code  # and a script
+                    return
             if self._record(number, code, text) or self.stopped is not None:
                 return
 

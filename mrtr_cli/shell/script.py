@@ -26,8 +26,9 @@ class ScriptReader:
 
     def read(self, prompt: Any = None) -> str | None:
         """The next line, or None at the end of the input. Raises UsageError (see the class)."""
-        if self._buffer is None:  # a text stream without bytes underneath (a closed stdin, a test's)
-            text = self._stream.readline(MAX_LINE_BYTES + 1)
+        if self._buffer is None:  # a text stream without bytes underneath (a test's), or a closed stdin
+            readline = getattr(self._stream, "readline", None)
+            text = readline(MAX_LINE_BYTES + 1) if readline is not None else ""
             return None if not text else text.rstrip("\r\n")
         raw = self._buffer.readline(MAX_LINE_BYTES + 1)
         if not raw:

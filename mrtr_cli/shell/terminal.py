@@ -115,16 +115,18 @@ def _history_class() -> type:
             return list(reversed(found))
 
         def store_string(self, string: str) -> None:
-            text = self.scrub(string)
-            if text is None or "\n" in text:
+            """Append each line of `string` (several when pasted at once) that `scrub` keeps."""
+            kept = [text for line in string.split("\n") if line.strip() and (text := self.scrub(line)) is not None]
+            if not kept:
                 return
             import datetime  # noqa: PLC0415 - lazy for start-up time
 
+            entries = "".join(f"\n# {datetime.datetime.now()}\n+{text}\n" for text in kept)
             try:
                 os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
                 with os.fdopen(fd, "ab") as fh:
-                    fh.write(f"\n# {datetime.datetime.now()}\n+{text}\n".encode("utf-8", errors="replace"))
+                    fh.write(entries.encode("utf-8", errors="replace"))
             except OSError:
                 pass  # a history that cannot be written is no reason to stop the shell
 
