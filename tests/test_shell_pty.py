@@ -272,3 +272,18 @@ def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
     assert s.stdout == "p1\np2\n"
     history = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
     assert "+call echo text=p1\n" in history and "+call echo text=p2\n" in history
+
+
+def test_a_history_file_that_is_a_fifo_is_left_alone(tmp_path, http_servers):
+    """Nothing is read from or written to a history "file" that is a FIFO nobody reads:
+    the shell neither hangs at the start nor when a line is kept."""
+    import os
+
+    (tmp_path / "state" / "mrtr").mkdir(parents=True)
+    os.mkfifo(tmp_path / "state" / "mrtr" / "shell-history")
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    s.run("call echo text=kept-out")
+    assert s.finish() == 0
+    assert s.stdout == "kept-out\n"

@@ -124,9 +124,12 @@ def _history_class() -> type:
             entries = "".join(f"\n# {datetime.datetime.now()}\n+{text}\n" for text in kept)
             try:
                 os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+                # O_NONBLOCK: a FIFO nobody reads is an error at once, not a hang; only a file is written
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0), 0o600)
                 with os.fdopen(fd, "ab") as fh:
-                    fh.write(entries.encode("utf-8", errors="replace"))
+                    if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                        fh.write(entries.encode("utf-8", errors="replace"))
             except OSError:
                 pass  # a history that cannot be written is no reason to stop the shell
 
