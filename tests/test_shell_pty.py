@@ -287,3 +287,23 @@ def test_a_history_file_that_is_a_fifo_is_left_alone(tmp_path, http_servers):
     s.run("call echo text=kept-out")
     assert s.finish() == 0
     assert s.stdout == "kept-out\n"
+
+
+def test_a_server_that_dies_at_the_prompt_is_said_once_and_started_again(tmp_path, http_servers):
+    import os
+    import signal
+
+    args, path = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    (first,) = events(path, "start")
+    os.kill(first["pid"], signal.SIGKILL)  # while nothing runs
+    s.expect("mrtr: shell: the server stopped: the server process ")  # exited, or died (by the test launcher)
+    s.expect("; the next command starts it again")
+    s.prompt("shell-test (stopped)")
+    s.run("call pid")
+    assert s.screen.count("the server stopped") == 1
+    s.expect("mrtr: shell: starting the server again")
+    assert s.finish() == 0
+    (_, second) = events(path, "start")
+    assert s.stdout == f"{second['pid']}\n" and second["pid"] != first["pid"]
