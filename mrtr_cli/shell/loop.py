@@ -237,7 +237,8 @@ class ShellLoop:
         lines += [
             "",
             "In the shell:",
-            f"  {'help [COMMAND|TOPIC]'.ljust(24)}  this list; a command's or topic's help (also: COMMAND --help)",
+            f"  {'help [COMMAND|TOPIC]'.ljust(24)}  this list; a command's or topic's help (also: COMMAND --help;",
+            f"  {''.ljust(24)}  its examples are typed outside the shell: here, leave out --url, --stdio, -s, --config)",
             f"  {'resume'.ljust(24)}  finish the last call that stopped for input (exit 5), e.g. resume -a FIELD=VALUE",
             f"  {'exit, quit, Ctrl-D'.ljust(24)}  leave the shell (the server is stopped)",
             "  Tab completes commands, options, tools, arguments and answers; Up, Down and Ctrl-R search the",
