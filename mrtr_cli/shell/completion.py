@@ -247,7 +247,7 @@ class Completer:
         from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
 
         schema = tool.get("inputSchema") if isinstance(tool, dict) else None
-        return [(name, prop, _meta(prop.get("description") or prop.get("title")))
+        return [(name, prop, _meta(prop.get("description")))  # a title mostly repeats the name
                 for name, prop, _ in flatten_parameters(schema)]
 
     def _arguments(self, params: list[tuple[str, dict[str, Any], str]], given: list[str], word: str,
