@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shlex
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -127,6 +129,14 @@ def shell_server(kind: str, tmp_path: Path, http_servers: HttpServers) -> tuple[
     return args, events
 
 
+def started(kind: str, tmp_path: Path, http_servers: HttpServers) -> tuple[Shell, Path]:
+    """A shell on the shell test server over `kind`, at its first prompt, and the server's events file."""
+    args, path = shell_server(kind, tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    return s, path
+
+
 def events(path: Path, name: str) -> list[dict]:
     lines = path.read_text().splitlines() if path.exists() else []
     return [e for e in map(json.loads, lines) if e["event"] == name]
@@ -155,9 +165,7 @@ def test_tab_completes_a_tool_and_an_argument_and_a_form_is_answered_in_place(tm
 
 
 def test_tab_completes_an_enum_value(tmp_path, http_servers):
-    args, _ = shell_server("stdio", tmp_path, http_servers)
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, _ = started("stdio", tmp_path, http_servers)
     s.type("call set_state item=2 state=Re" + TAB)
     s.expect_line("shell-test> call set_state item=2 state=Resolved")
     s.run("")
@@ -167,9 +175,7 @@ def test_tab_completes_an_enum_value(tmp_path, http_servers):
 
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_ctrl_c_cancels_the_call_and_the_shell_goes_on(tmp_path, kind, http_servers):
-    args, path = shell_server(kind, tmp_path, http_servers)
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, path = started(kind, tmp_path, http_servers)
     s.submit("call hang")
     wait_for(lambda: events(path, "started"), what="the call reached the server")
     s.type(CTRL_C)
@@ -182,9 +188,7 @@ def test_ctrl_c_cancels_the_call_and_the_shell_goes_on(tmp_path, kind, http_serv
 
 
 def test_ctrl_c_at_the_prompt_clears_the_line_and_ctrl_d_stops_the_server(tmp_path, http_servers):
-    args, path = shell_server("stdio", tmp_path, http_servers)
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, path = started("stdio", tmp_path, http_servers)
     s.type("call echo text=dropped")
     s.expect_line("shell-test> call echo text=dropped")
     s.type(CTRL_C)
@@ -233,10 +237,8 @@ def test_history_is_kept_across_shells_without_secrets(tmp_path, http_servers):
 
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_a_list_change_shows_above_the_prompt_and_completes(tmp_path, kind, http_servers):
-    args, path = shell_server(kind, tmp_path, http_servers)
     flag = tmp_path / "now"
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, path = started(kind, tmp_path, http_servers)
     s.run(f"call add_tool_when name=fresh_tool path={flag}")
     s.type("call fre")  # being typed when the change arrives
     s.expect_line("shell-test> call fre")
@@ -252,9 +254,7 @@ def test_a_list_change_shows_above_the_prompt_and_completes(tmp_path, kind, http
 
 
 def test_the_prompt_says_a_call_can_be_resumed(tmp_path, http_servers):
-    args, _ = shell_server("stdio", tmp_path, http_servers)
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, _ = started("stdio", tmp_path, http_servers)
     s.submit("call unlock --no-input")
     s.prompt("shell-test (resume)")
     s.run("resume -a password=open-sesame")  # the plain prompt again: nothing left to resume
@@ -263,9 +263,7 @@ def test_the_prompt_says_a_call_can_be_resumed(tmp_path, http_servers):
 
 
 def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
-    args, _ = shell_server("stdio", tmp_path, http_servers)
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, _ = started("stdio", tmp_path, http_servers)
     s.type("\x1b[200~call echo text=p1\n# a comment\ncall echo text=p2\x1b[201~")  # a bracketed paste
     s.run("")
     assert s.finish() == 0
@@ -277,25 +275,16 @@ def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
 def test_a_history_file_that_is_a_fifo_is_left_alone(tmp_path, http_servers):
     """Nothing is read from or written to a history "file" that is a FIFO nobody reads:
     the shell neither hangs at the start nor when a line is kept."""
-    import os
-
     (tmp_path / "state" / "mrtr").mkdir(parents=True)
     os.mkfifo(tmp_path / "state" / "mrtr" / "shell-history")
-    args, _ = shell_server("stdio", tmp_path, http_servers)
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, _ = started("stdio", tmp_path, http_servers)
     s.run("call echo text=kept-out")
     assert s.finish() == 0
     assert s.stdout == "kept-out\n"
 
 
 def test_a_server_that_dies_at_the_prompt_is_said_once_and_started_again(tmp_path, http_servers):
-    import os
-    import signal
-
-    args, path = shell_server("stdio", tmp_path, http_servers)
-    s = Shell(tmp_path, *args)
-    s.prompt()
+    s, path = started("stdio", tmp_path, http_servers)
     (first,) = events(path, "start")
     os.kill(first["pid"], signal.SIGKILL)  # while nothing runs
     s.expect("mrtr: shell: the server stopped: the server process ")  # exited, or died (by the test launcher)
