@@ -4,6 +4,7 @@
     python benchmarks/min_server.py --http PORT   # Streamable HTTP on 127.0.0.1:PORT/mcp (JSON responses)
     python benchmarks/min_server.py --http PORT --sse   # the same, each response as one SSE event
     python benchmarks/min_server.py --http PORT --protected   # also /guarded/mcp, which wants a token
+    python benchmarks/min_server.py --ttl-ms 60000   # tools/list says it stays valid that long (default 0)
 
 It does as little as a server can, so the figures measure the clients:
 - `tools/call echo {text}`: the text back;
@@ -69,6 +70,8 @@ def _resolve(params: dict) -> dict:
 
 
 _BIG: dict[int, str] = {}
+#: `ttlMs` of the tools/list result (`--ttl-ms N`): how long a client may keep the list.
+TTL_MS = int(sys.argv[sys.argv.index("--ttl-ms") + 1]) if "--ttl-ms" in sys.argv[:-1] else 0
 
 
 def _big(size: int) -> str:
@@ -91,7 +94,7 @@ def handle(msg: dict) -> dict | None:
         else:
             result = _text((params.get("arguments") or {}).get("text", ""))
     elif method == "tools/list":
-        result = {"resultType": "complete", "tools": TOOLS, "ttlMs": 0, "cacheScope": "public"}
+        result = {"resultType": "complete", "tools": TOOLS, "ttlMs": TTL_MS, "cacheScope": "public"}
     elif method == "server/discover":  # the era probe of `--protocol auto`
         result = {"resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
                   "ttlMs": 0, "cacheScope": "public"}

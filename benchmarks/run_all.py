@@ -20,6 +20,7 @@ import sys
 import auth_call
 import http_call
 import memory
+import shell
 import startup
 import throughput
 from common import Row, machine, warm_bytecode
@@ -45,6 +46,7 @@ def report(runs: int, inspector: str | None) -> str:
         (f"One call over Streamable HTTP (median of {runs} runs)", http_call.measure(runs, inspector)),
         (f"One call with a valid stored OAuth token (median of {runs} runs)", auth_call.measure(runs)),
         ("Batch throughput over Streamable HTTP (median of 9 runs)", throughput.measure(1000, 16, 9)),
+        ("mrtr shell from a script, 300 calls over stdio (median of 3 runs)", shell.measure(300, 3)),
         ("Peak memory reading a 50 MB resource over Streamable HTTP", memory.measure()),
     ]
     lines = [f"Measured {datetime.date.today().isoformat()} on {machine()}.", ""]

@@ -143,13 +143,13 @@ DOWN = "\x1b[B"
 ENTER = "\r"
 
 
-def spawn(tmp_path: Path, *args: str) -> tuple[Any, Path]:
+def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[Any, Path]:
     """`mrtr ARGS` in a 140-column pseudo-terminal, its stdout redirected to a file: (the pexpect
-    child, that file)."""
+    child, that file). `env`: variables added to `clean_env`'s."""
     import pexpect  # noqa: PLC0415 - only the pty tests need it
     out = tmp_path / "stdout.txt"
     # exec: mrtr itself is the terminal's process (Ctrl-C reaches it, its exit status is the child's).
     command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
-    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
+    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path, env),
                           encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
     return child, out

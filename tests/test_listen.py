@@ -183,3 +183,23 @@ def test_a_modern_server_without_listen_gets_a_hint(mrtr):
     run = mrtr("--stdio", stdio_cmd(SERVERS / "skills_server.py"), "listen", "--tools")
     assert run.code == 4
     assert "-32601" in run.stderr and "does not serve subscriptions/listen" in run.stderr
+
+
+@pytest.mark.pty
+def test_a_subscription_at_a_terminal_gets_no_still_waiting_line(tmp_path):
+    """A subscription is silent until something changes: "still waiting" (the notice for a
+    stdio server silent on a request) is wrong for it, however long nothing comes."""
+    import pexpect
+
+    from tests.support import spawn
+
+    t = target("stdio", "modern", HttpServers(), tmp_path, "--emit", "")
+    child, _ = spawn(tmp_path, *t.args, "listen", "--tools", env={"MRTR_WAIT_NOTICE_SECONDS": "0.2"})
+    # The notice would come after 0.2 s of silence (MRTR_WAIT_NOTICE_SECONDS, above), before
+    # the acknowledgement or after it; twenty times that passes after it without one.
+    assert child.expect(["still waiting", "listening"]) == 1, child.before
+    assert child.expect(["still waiting", pexpect.TIMEOUT], timeout=4) == 1, child.before
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130

@@ -136,6 +136,7 @@ PROMISED = {
     "docs/commands.md": ("--config examples/mcp.json -s work tools", "ping", "complete prompt"),
     "docs/tasks.md": ("examples/servers/builds.py --http", "--background", "--detach", "task wait", "task cancel"),
     "docs/batch.md": ("batch examples/batch/work.jsonl", "--resume"),
+    "docs/shell.md": ("shell <<'EOF'", "shell > items.txt"),
     # Signing in: against the example protected server, every auth command
     "docs/oauth.md": ("examples/servers/protected.py --http", "auth login", "auth status", "auth token",
                       "auth logout", "--expire-tokens", "MRTR_OAUTH_GRANT=client_credentials", "BROWSER="),

@@ -39,6 +39,12 @@ CODE_NAMES = {
 }
 
 
+def first_failure_line(who: str, code: int, number: int, which: str) -> str:
+    """The stderr line naming the line whose exit code a run of many lines (`batch`, `shell`)
+    exits with: `mrtr: WHO: exit CODE: the first failing line is line NUMBER (WHICH)`."""
+    return f"mrtr: {who}: exit {code}: the first failing line is line {number} ({which})"
+
+
 # ---------------------------------------------------------------------- records
 def _record(line: BatchLine, code: int) -> dict[str, Any]:
     return {"id": line.id, "line": line.number, "exitCode": code}
@@ -302,8 +308,7 @@ class Summary:
         if self.interrupted:
             lines.append("mrtr: batch: interrupted; run it again with --resume to finish the lines not recorded")
         elif first is not None:
-            lines.append(f"mrtr: batch: exit {self.codes[first]}: the first failing line is line {first} "
-                         f"(id {id_key(self.ids.get(first))})")
+            lines.append(first_failure_line("batch", self.codes[first], first, f"id {id_key(self.ids.get(first))}"))
         return lines
 
     def document(self) -> dict[str, Any]:

@@ -52,12 +52,9 @@ _WAIT = 0.2  # seconds the main thread waits on a worker at a time (Ctrl-C stays
 SESSION_OPEN_FLOOR = 30.0
 
 
-class BatchApp(App):
-    """The `App` of a batch run: every line gets its own time bound, its own responder
-    chain without a terminal, and a task it creates is reported in its record (`batch`);
-    `live_tasks` names the tasks lines wait for, after Ctrl-C: they keep running on the server."""
-
-    batch = True
+class ManyLinesApp(App):
+    """The `App` of a run of many lines over one session (`mrtr batch`, `mrtr shell`): every
+    line, and every tool-list fetch, gets its own `--timeout` window."""
 
     def deadline(self) -> Deadline:
         """A fresh `--timeout` window (for one line, or one tool-list fetch)."""
@@ -68,6 +65,14 @@ class BatchApp(App):
         `SESSION_OPEN_FLOOR` seconds (unbounded without `--timeout`, as for one call)."""
         timeout = self.opts.timeout
         return Deadline(None if timeout is None else max(timeout, SESSION_OPEN_FLOOR), self.opts.max_timeout)
+
+
+class BatchApp(ManyLinesApp):
+    """The `App` of a batch run: every line gets its own time bound, its own responder
+    chain without a terminal, and a task it creates is reported in its record (`batch`);
+    `live_tasks` names the tasks lines wait for, after Ctrl-C: they keep running on the server."""
+
+    batch = True
 
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
         """The batch's own chain (its `--answers` and `-a`; never a person, no URL elicitation):

@@ -28,7 +28,11 @@ def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
-    """Build the App for a command from its options and the group's."""
+    """Build the App for a command from its options and the group's.
+
+    A line of `mrtr shell` (`env.line_host` set) gets the shell's: its options checked and
+    completed with the shell line's (`line_options`: a target option is refused there, exit
+    2), and an App over the shell's one session (`line_app`)."""
     from mrtr_cli.app import App, RunOptions  # noqa: PLC0415 - lazy for start-up time
 
     values = _merge(ctx.find_root().params, kw)
@@ -40,8 +44,11 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
         if isinstance(value, tuple):
             value = list(value)
         setattr(opts, key, value)
+    host = env.line_host
+    if host is not None:
+        opts = host.line_options(opts, values)
     env.json_mode = opts.json_mode
-    env.color = values.get("color") or "auto"
+    env.color = values.get("color") or env.color  # "auto" unless a shell line inherits the shell's
     env.verbosity = opts.verbosity
     env.quiet = opts.quiet
     env.no_input = opts.no_input
@@ -50,6 +57,6 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
         from mrtr_cli.userfiles import check_writable  # noqa: PLC0415 - lazy for start-up time
 
         check_writable(opts.save_answers, "--save-answers")  # before anyone types an answer
-    return App(opts, env)
+    return App(opts, env) if host is None else host.line_app(opts, env)
 
 

@@ -65,6 +65,11 @@ EXAMPLES: dict[str, list[str]] = {
         "mrtr --config examples/mcp.json resume pending.json --answers answers.json",
         "mrtr --config examples/mcp.json resume pending.json   # at a terminal: asks the questions left",
     ],
+    "shell": [
+        "mrtr --config examples/mcp.json -s work shell",
+        "mrtr --config examples/mcp.json -s work shell --json < commands.txt > results.jsonl",
+        "printf 'call list_work_items\\ntools\\n' | mrtr --config examples/mcp.json -s work shell --fail-fast",
+    ],
     "batch": [
         "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl",
         "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl -j 4 -o out.jsonl",

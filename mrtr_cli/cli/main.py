@@ -38,8 +38,8 @@ COMMAND_MODULES = {
     "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
     "servers": "info", "skills": "skills", "skill": "skills", "listen": "listen", "ping": "ping",
-    "task": "tasks", "batch": "batch", "completion": "completion", "complete": "complete", "help": "topics",
-    "auth": "auth",
+    "task": "tasks", "batch": "batch", "shell": "shell", "completion": "completion", "complete": "complete",
+    "help": "topics", "auth": "auth",
 }
 
 
@@ -117,15 +117,16 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code)
 
 
-def run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int:
+def run(argv: list[str] | None, env: Environment, *, again: bool = False, group: click.Group | None = None) -> int:
     """Run the CLI in `env` and return the exit code (`again`: this is the one re-run
-    after `EraChanged`).
+    after `EraChanged`; `group`: the command group to run, `cli` by default, or one holding
+    the same commands, as a line of `mrtr shell` is run: cli/shell.py).
 
     Output that cannot be written (stdout, `--trace`) ends the run with exit 2 whatever its
     outcome would have been (what was asked for is not delivered), except an interrupt (130).
     """
     try:
-        code = _run(argv, env, again=again)
+        code = _run(argv, env, again=again, group=group or cli)
     except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
         _print_error(env, exc, json_mode=env.json_mode)
         code = int(exc.exit_status)
@@ -136,7 +137,7 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int
     return code
 
 
-def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> int:
+def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.Group) -> int:
     """`run` before write failures are accounted for."""
     words = list(sys.argv[1:] if argv is None else argv)
     if "--json" in words[:words.index("--")] if "--" in words else "--json" in words:
@@ -146,7 +147,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
             from mrtr_cli.userfiles import check_library_files  # noqa: PLC0415 - lazy for start-up time
 
             check_library_files()
-        rv = cli.main(args=argv, prog_name="mrtr", standalone_mode=False, obj=env)
+        rv = group.main(args=argv, prog_name="mrtr", standalone_mode=False, obj=env)
         return strict_status(env, int(rv or 0) if not isinstance(rv, bool) else 0)
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -173,7 +174,8 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
         if not env.json_mode:
             from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
 
-            for line in pending_notes(exc.pending, env.config_words):
+            notes = pending_notes if env.line_host is None else env.line_host.pending_notes  # what works in `mrtr shell`
+            for line in notes(exc.pending, env.config_words):
                 env.err(line)
         return int(exc.exit_status)
     except EraChanged as exc:
@@ -181,7 +183,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool = False) -> in
             _print_error(env, exc, json_mode=env.json_mode)
             return int(exc.exit_status)
         env.err(f"mrtr: note: {exc.message}; the era cache entry is dropped, trying again")
-        return run(argv, env, again=True)
+        return run(argv, env, again=True, group=group)
     except MrtrError as exc:
         _print_error(env, exc, json_mode=env.json_mode)
         return strict_status(env, int(exc.exit_status))

@@ -120,15 +120,10 @@ def _mrtr_words(doc: dict[str, Any], config_words: Sequence[str]) -> list[str]:
     return ["mrtr", *(config_words if target.get("server") and not (target.get("url") or target.get("stdio")) else [])]
 
 
-def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list[str]:
-    """Lines for stderr after a pending document was printed: what to do next.
-
-    `config_words`: the run's `--config FILE` / `--expand-env` (`Environment.config_words`),
-    carried by the printed commands when the target is a named server.
-
-    URLs of URL-mode requests are listed (sanitised) so a person can open them
-    themselves; `mrtr` never opens anything without a person's consent.
-    """
+def url_notes(doc: dict[str, Any]) -> list[str]:
+    """Lines for stderr naming each URL-mode request a pending document leaves unanswered
+    (sanitised, with the host a browser would visit and the URL's warnings), so that a person
+    can open it themselves; `mrtr` never opens anything without a person's consent."""
     from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415 - lazy for start-up time
 
     lines = []
@@ -143,6 +138,19 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
             host = browser_host(url)
             lines.append(f"    a browser would go to host: {sanitize(host, single_line=True) if host else '(none)'}")
             lines.extend(f"    warning: {sanitize(w, single_line=True)}" for w in url_warnings(url))
+    return lines
+
+
+def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list[str]:
+    """Lines for stderr after a pending document was printed: what to do next.
+
+    `config_words`: the run's `--config FILE` / `--expand-env` (`Environment.config_words`),
+    carried by the printed commands when the target is a named server.
+
+    URLs of URL-mode requests are listed (sanitised) so a person can open them
+    themselves; `mrtr` never opens anything without a person's consent.
+    """
+    lines = url_notes(doc)
     if doc.get("resumable") is False:  # an older server asked during the call: start it again
         lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
         lines.append("  " + start_again_legacy(doc, config_words))
@@ -190,13 +198,14 @@ def is_rejected_state(err: Any) -> bool:
     return "requeststate" in str(getattr(err, "message", "")).lower()
 
 
-def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
+def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *, target_words: bool = True) -> str:
     """The `mrtr` command line that starts the pending call over (target, command, arguments);
-    `config_words` as for `pending_notes`."""
+    `config_words` as for `pending_notes`. Without `target_words`, the command alone (as
+    typed inside `mrtr shell`, whose target is fixed)."""
     import shlex  # noqa: PLC0415 - lazy for start-up time
 
-    target = doc.get("target") if isinstance(doc.get("target"), dict) else {}
-    words = _mrtr_words(doc, config_words)
+    target = doc.get("target") if isinstance(doc.get("target"), dict) and target_words else {}
+    words = _mrtr_words(doc, config_words) if target_words else []
     for option in ("url", "stdio", "server"):
         if target.get(option):
             words += ["--url" if option == "url" else "--stdio" if option == "stdio" else "-s", str(target[option])]

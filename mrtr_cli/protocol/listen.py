@@ -181,13 +181,23 @@ def listen(session: Session, want: Want, *, on_event: Callable[[Message], None],
     """
     deadline = ListenDeadline(timeout)
     listener = Listener(want, on_event, count, deadline, on_ack, modern=session.era != "legacy")
-    session.on_notification = listener
+    before = session.on_notification  # another watcher of the session (`mrtr shell`) keeps its own
+    session.on_notification = listener if before is None else _both(listener, before)
     try:
         if session.era == "legacy":
             return _listen_legacy(session, want, listener, deadline, warn or (lambda _l: None))
         return _listen_modern(session, want, listener, deadline, warn)
     finally:
-        session.on_notification = None
+        session.on_notification = before
+
+
+def _both(first: Callable[[Message], None], then: Callable[[Message], None]) -> Callable[[Message], None]:
+    """A notification handler handing each notification to `first`, then to `then`."""
+    def handle(msg: Message) -> None:
+        first(msg)
+        then(msg)
+
+    return handle
 
 
 def _listen_modern(session: Session, want: Want, listener: Listener, deadline: ListenDeadline,

@@ -28,6 +28,9 @@ _POLL = 0.2  # seconds between deadline checks while waiting on a response
 #: Seconds a stdio server may stay silent on a request before a person at a terminal is
 #: told; `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
 WAIT_NOTICE_SECONDS = 5.0
+#: Requests whose response is not due while the server is silent: a subscription
+#: (basic/patterns/subscriptions) sends notifications when there is something to say.
+SILENT_BY_NATURE = ("subscriptions/listen",)
 
 
 def wait_notice_seconds() -> float | None:
@@ -55,13 +58,15 @@ class ResponseWaiting:
         """Wait for `fut`, answering server-initiated requests on this thread meanwhile.
 
         A stdio server that sends nothing for `wait_notice_seconds()` gets one line on
-        stderr at a terminal, naming the request (`label`) and how to stop."""
+        stderr at a terminal, naming the request (`label`) and how to stop; never on a
+        `subscriptions/listen`, which stays open with nothing to say until something changes."""
         wake = threading.Event()
         fut.add_done_callback(lambda _f: wake.set())
         with self._lock:
             self._waiters.add(wake)
         notice_at = None
-        if self.transport.local_process and self.env.stderr_isatty and not self.env.quiet:
+        if (self.transport.local_process and self.env.stderr_isatty and not self.env.quiet
+                and method not in SILENT_BY_NATURE):
             after = wait_notice_seconds()
             notice_at = None if after is None else time.monotonic() + after
         try:

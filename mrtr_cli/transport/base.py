@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.errors import ProtocolError, TransportError, UsageError
 from mrtr_cli.jsonfile import (
     MAX_INT_DIGITS,
     NonFiniteNumber,
@@ -327,6 +327,11 @@ class Transport(ABC):
         """False once the server is known to be gone (a stdio server process that exited or
         closed its stdout). An HTTP server is reached afresh by every request: always True."""
         return True
+
+    def gone(self) -> TransportError | None:
+        """Why the server is gone once `alive()` is False (e.g. "the server process exited with
+        code 1"), else None."""
+        return None
 
     def heard_from(self) -> bool:
         """False while the server has sent nothing at all (a stdio server still starting).

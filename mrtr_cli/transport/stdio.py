@@ -229,6 +229,9 @@ class StdioTransport(Transport):
         proc = self._proc  # no system call: the reader notices a server that is gone (its stdout closes)
         return self._dead is None and proc is not None and proc.returncode is None
 
+    def gone(self) -> TransportError | None:
+        return self._dead
+
     def heard_from(self) -> bool:
         return self._heard
 

@@ -1,0 +1,312 @@
+"""What Tab offers in the shell, from the command line's grammar (shell/grammar.py) and the
+live server: command names, option names, option values (fixed choices, files), tool,
+prompt and resource names and template URIs, a tool's argument names and enum values from
+its `inputSchema` (`call update_work_item st<Tab>` gives `state=`, `state=Res<Tab>`
+`state=Resolved`), prompt arguments, template variables, and after `-a` the fields of the
+forms the server left unanswered (a pending document kept by the shell).
+
+Pure logic: terminal.py hands the text before the cursor to `Completer.complete` and shows
+what comes back. Names a server sends are untrusted: one with a control character is never
+offered, and descriptions are sanitised.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.shell.grammar import CommandSpec, walk
+from mrtr_cli.shell.objects import member
+from mrtr_cli.shell.words import EXIT_WORDS
+
+#: Characters of description shown beside a candidate.
+META_CHARS = 60
+#: Most candidates a file completion lists.
+MAX_FILES = 200
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One completion.
+
+    Attributes:
+        text: what replaces the word being typed (quoted for the shell line when needed).
+        start: where the replaced text begins, counted back from the cursor (<= 0).
+        display: what the menu shows, when not `text`.
+        meta: a one-line description shown beside it.
+    """
+
+    text: str
+    start: int
+    display: str = ""
+    meta: str = ""
+
+
+class LiveNames(Protocol):
+    """What the live server tells completion (shell/host.py `ShellHost`)."""
+
+    pending: dict[str, Any] | None
+    asked: dict[str, dict[str, Any]]
+
+    def names(self, method: str) -> list[dict[str, Any]]:
+        """The items of list `method` (`tools/list`, ...), or []."""
+
+
+def _plain(text: str) -> bool:
+    """A server string fit to be offered as typed text: no control or escape characters."""
+    return sanitize(text, single_line=True) == text
+
+
+def _meta(value: Any) -> str:
+    from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
+
+    return one_line(value, META_CHARS) if isinstance(value, str) else ""
+
+
+def _values(schema: Any) -> list[str]:
+    """The values a property schema allows when they are a fixed set (enum, const branches,
+    booleans), as typed on a command line."""
+    if not isinstance(schema, dict):
+        return []
+    if isinstance(schema.get("enum"), list):
+        return [v if isinstance(v, str) else _json(v) for v in schema["enum"]]
+    for combo in ("oneOf", "anyOf"):
+        branches = schema.get(combo)
+        if isinstance(branches, list) and all(isinstance(b, dict) and "const" in b for b in branches):
+            return [b["const"] if isinstance(b["const"], str) else _json(b["const"]) for b in branches]
+    if schema.get("type") == "boolean":
+        return ["true", "false"]
+    items = schema.get("items")
+    if schema.get("type") == "array" and isinstance(items, dict):
+        return _values(items)
+    return []
+
+
+def _json(value: Any) -> str:
+    import json  # noqa: PLC0415 - lazy for start-up time
+
+    return json.dumps(value)
+
+
+def answer_fields(input_requests: Any, missing: Any = None) -> dict[str, dict[str, Any]]:
+    """The fields `-a` can answer for `input_requests` (only the `missing` keys when given):
+    `FIELD` -> its schema; when several requests ask, also `KEY.FIELD`."""
+    requests: dict[str, Any] = input_requests if isinstance(input_requests, dict) else {}
+    forms: dict[str, dict[str, Any]] = {}
+    for key in [k for k in requests if missing is None or k in missing]:
+        props = member(member(member(requests, key), "params"), "requestedSchema").get("properties")
+        props = props if isinstance(props, dict) else {}
+        forms[str(key)] = {str(name): prop if isinstance(prop, dict) else {} for name, prop in props.items()}
+    out: dict[str, dict[str, Any]] = {}
+    for key, props in forms.items():
+        for name, prop in props.items():
+            out.setdefault(name, prop)
+            if len(forms) > 1:
+                out[f"{key}.{name}"] = prop
+    return out
+
+
+def partial_words(text: str) -> tuple[list[str], str, int]:
+    """`text` (a line up to the cursor) as (its complete words, the word being typed
+    unquoted, how many characters that word takes in `text`), read as a POSIX shell
+    reads words; an open quote belongs to the word being typed."""
+    words: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
+    start = 0
+    in_word = False
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote is not None:
+            if c == quote:
+                quote = None
+            elif c == "\\" and quote == '"' and i + 1 < len(text) and text[i + 1] in '"\\$`':
+                i += 1
+                current.append(text[i])
+            else:
+                current.append(c)
+        elif c in " \t":
+            if in_word:
+                words.append("".join(current))
+                current, in_word = [], False
+        else:
+            if not in_word:
+                in_word, start = True, i
+            if c in "'\"":
+                quote = c
+            elif c == "\\" and i + 1 < len(text):
+                i += 1
+                current.append(text[i])
+            else:
+                current.append(c)
+        i += 1
+    if not in_word:
+        return words, "", 0
+    return words, "".join(current), len(text) - start
+
+
+class Completer:
+    """Completion for the shell's lines.
+
+    Args:
+        commands: gives the command line's commands (loaded on first use: cli/shell.py).
+        live: the live server's names (`LiveNames`).
+        help_words: what `help WORD` takes (topics and commands).
+    """
+
+    def __init__(self, commands: Callable[[], dict[str, CommandSpec]], live: LiveNames,
+                 help_words: Callable[[], list[str]] = list):
+        self._commands = commands
+        self.live = live
+        self._help_words = help_words
+
+    def complete(self, text: str) -> list[Candidate]:
+        """The candidates for the word under the cursor at the end of `text`."""
+        words, word, typed = partial_words(text)
+        if words[:1] == ["mrtr"]:
+            words = words[1:]
+        commands = self._commands()
+        if not words:
+            names = [*(n for n in commands), *EXIT_WORDS, "help"]
+            return self._offer(((n, commands[n].summary if n in commands else "") for n in dict.fromkeys(names)),
+                               word, typed)
+        found = walk(commands, words)
+        if found is None:
+            return []
+        spec = found.path[-1]
+        if found.pending_option is not None:
+            option = found.pending_option
+            if option.choices:
+                return self._offer(((c, "") for c in option.choices), word, typed)
+            if "-a" in option.spellings:
+                return self._answers(found.path[0].name, found.positionals, word, typed)
+            if option.path:
+                return self._files(word, typed)
+            return []
+        if word.startswith("-"):
+            seen: set[int] = set()
+            out = []
+            for spelling, option in spec.options.items():
+                if id(option) in seen and not spelling.startswith("--"):
+                    continue
+                seen.add(id(option))
+                out.append((spelling, option.help))
+            return self._offer(sorted(out, key=lambda o: (not o[0].startswith("--"), o[0])), word, typed)
+        if spec.subcommands and not found.positionals:
+            return self._offer(((n, s.summary) for n, s in spec.subcommands.items()), word, typed)
+        name = " ".join(s.name for s in found.path)
+        return self._positional(name, found.positionals, word, typed)
+
+    # ------------------------------------------------------------------ positional words
+    def _positional(self, command: str, given: list[str], word: str, typed: int) -> list[Candidate]:
+        if command == "help":
+            return self._offer(((w, "") for w in self._help_words()), word, typed) if not given else []
+        if command == "resume":
+            return self._files(word, typed) if not given else []
+        if command == "complete":
+            if not given:
+                return self._offer((("prompt", ""), ("resource", "")), word, typed)
+            command, given = ("prompt" if given[0] == "prompt" else "read"), given[1:]
+        if command in ("call", "tools"):
+            if not given:
+                return self._offer(((t.get("name"), _meta(t.get("description"))) for t in self.live.names("tools/list")),
+                                   word, typed)
+            if command == "tools":
+                return []
+            tool = next((t for t in self.live.names("tools/list") if t.get("name") == given[0]), None)
+            return self._arguments(self._tool_params(tool), given[1:], word, typed)
+        if command == "prompt":
+            if not given:
+                return self._offer(((p.get("name"), _meta(p.get("description"))) for p in self.live.names("prompts/list")),
+                                   word, typed)
+            prompt = next((p for p in self.live.names("prompts/list") if p.get("name") == given[0]), None)
+            arguments = prompt.get("arguments") if isinstance(prompt, dict) else None
+            params: list[tuple[str, dict[str, Any], str]] = [
+                (str(a.get("name")), {}, _meta(a.get("description"))) for a in arguments or []
+                if isinstance(a, dict) and isinstance(a.get("name"), str)]
+            return self._arguments(params, given[1:], word, typed)
+        if command == "read":
+            if not given:
+                resources = [(r.get("uri"), _meta(r.get("description") or r.get("name")))
+                             for r in self.live.names("resources/list")]
+                templates = [(t.get("uriTemplate"), _meta(t.get("description") or t.get("name")))
+                             for t in self.live.names("resources/templates/list")]
+                return self._offer([*resources, *templates], word, typed)
+            from mrtr_cli.protocol.templates import template_variables  # noqa: PLC0415 - lazy for start-up time
+
+            return self._arguments([(v, {}, "") for v in template_variables(given[0])], given[1:], word, typed)
+        return []
+
+    @staticmethod
+    def _tool_params(tool: Any) -> list[tuple[str, dict[str, Any], str]]:
+        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
+
+        schema = tool.get("inputSchema") if isinstance(tool, dict) else None
+        return [(name, prop, _meta(prop.get("description")))  # a title mostly repeats the name
+                for name, prop, _ in flatten_parameters(schema)]
+
+    def _arguments(self, params: list[tuple[str, dict[str, Any], str]], given: list[str], word: str,
+                   typed: int) -> list[Candidate]:
+        """`NAME=` for the parameters not given yet, or the values of NAME after `NAME=`."""
+        if "=" in word:
+            name, _, _ = word.partition("=")
+            schema = next((p for n, p, _ in params if n == name.rstrip(":")), None)
+            return self._offer(((f"{name}={v}", "") for v in _values(schema)), word, typed)
+        done = {g.split("=", 1)[0].rstrip(":") for g in given if "=" in g}
+        return self._offer(((f"{n}=", meta) for n, _, meta in params if n not in done), word, typed, closed=False)
+
+    def _answers(self, command: str, given: list[str], word: str, typed: int) -> list[Candidate]:
+        """After `-a`: the fields of the forms the server left unanswered for this call (or
+        for a bare `resume`, the kept pending document's), then their values."""
+        pending = self.live.pending
+        requests: Any = None
+        if command == "resume" and pending is not None:
+            requests = answer_fields(pending.get("inputRequests"), pending.get("missing"))
+        elif given:
+            requests = answer_fields(self.live.asked.get(given[0]))
+        params = [(name, schema, _meta(schema.get("description") or schema.get("title")))
+                  for name, schema in (requests or {}).items()]
+        return self._arguments(params, [], word, typed)
+
+    # ------------------------------------------------------------------ helpers
+    @staticmethod
+    def _files(word: str, typed: int) -> list[Candidate]:
+        """Files and directories whose path begins with `word`."""
+        folder, sep, stem = word.rpartition("/")
+        directory = os.path.expanduser((folder or "/") if sep else ".")
+        try:
+            names = sorted(n for n in os.listdir(directory) if n.startswith(stem) and (stem or not n.startswith(".")))
+        except OSError:
+            return []
+        out = []
+        for n in names[:MAX_FILES]:
+            path = f"{folder}{sep}{n}"
+            if os.path.isdir(os.path.join(directory, n)):
+                path += "/"
+            out.append(Candidate(_quoted(path, closed=not path.endswith("/")), -typed, display=n))
+        return out
+
+    @staticmethod
+    def _offer(items: Iterable[tuple[Any, str]], word: str, typed: int, *, closed: bool = True) -> list[Candidate]:
+        """Candidates among `items` (text, description) that begin with `word`."""
+        out = []
+        for text, meta in items:
+            if isinstance(text, str) and text.startswith(word) and _plain(text):
+                out.append(Candidate(_quoted(text, closed=closed and not text.endswith("=")), -typed,
+                                     display=text, meta=meta))
+        return out
+
+
+def _quoted(text: str, *, closed: bool = True) -> str:
+    """`text` as a shell word (quoted when it has to be), followed by a space when it is
+    whole; an open word (`key=`, a folder) is not, and keeps its quote open, so typing goes
+    on inside it."""
+    quoted = shlex.quote(text)
+    if closed:
+        return quoted + " "
+    return quoted[:-1] if quoted != text and quoted.endswith("'") else quoted

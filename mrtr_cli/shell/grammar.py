@@ -1,0 +1,98 @@
+"""The command line's grammar as the shell sees it: each command's options (whether they
+take a value, their choices) and subcommands, read from the click command definitions by
+the `shell` command (cli/shell.py) and handed in as plain data, so this package never
+imports click. The shell uses it to complete a line and to tell an option's value from a
+command's own words (`walk`); the line itself is parsed by the command definitions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a command.
+
+    Attributes:
+        spellings: every way to write it (`-a`, `--answer`).
+        takes_value: False for a flag or a counter (`--json`, `-v`).
+        choices: the values it accepts when they are a fixed set (`--color`), else empty.
+        path: its value names a file or directory (`--answers FILE`, `--root PATH`).
+        help: its one-line help.
+    """
+
+    spellings: tuple[str, ...]
+    takes_value: bool
+    choices: tuple[str, ...] = ()
+    path: bool = False
+    help: str = ""
+
+
+@dataclass
+class CommandSpec:
+    """One command (or group) of the command line.
+
+    Attributes:
+        name: its name (`call`, `task`).
+        summary: its one-line help.
+        options: spelling -> the option (each spelling of an option maps to the same spec).
+        subcommands: a group's commands by name (`task get`), else empty.
+    """
+
+    name: str
+    summary: str = ""
+    options: dict[str, OptionSpec] = field(default_factory=dict)
+    subcommands: dict[str, CommandSpec] = field(default_factory=dict)
+
+
+@dataclass
+class Walk:
+    """A command line read with a command's options (`walk`).
+
+    Attributes:
+        path: the commands named, outermost first (`[task, get]`).
+        positionals: the words that are not options or option values, after the commands.
+        pending_option: the option whose value the line ends waiting for, or None.
+        options: the option words given (as typed, without values).
+    """
+
+    path: list[CommandSpec]
+    positionals: list[str]
+    pending_option: OptionSpec | None
+    options: list[str]
+
+
+def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
+    """Read `words` (a whole line's words, the command first) as the command definitions
+    would: the command (and a group's subcommand), then options with their values
+    (`--opt=value`, `-aVALUE`, `-a VALUE`) and the positional words; `--` ends the options.
+    None when the first word names no command."""
+    if not words or words[0] not in commands:
+        return None
+    path = [commands[words[0]]]
+    positionals: list[str] = []
+    given: list[str] = []
+    pending: OptionSpec | None = None
+    rest = iter(words[1:])
+    options_end = False
+    for word in rest:
+        spec = path[-1]
+        if pending is not None:
+            pending = None
+            continue
+        if not options_end and word == "--":
+            options_end = True
+            continue
+        if not options_end and word.startswith("-") and word != "-":
+            name, eq, _ = word.partition("=")
+            option = spec.options.get(name if word.startswith("--") else word[:2])
+            given.append(name if word.startswith("--") else word[:2])
+            if option is not None and option.takes_value and not eq and (word.startswith("--") or len(word) == 2):
+                pending = option
+            continue
+        if not positionals and spec.subcommands and word in spec.subcommands:
+            path.append(spec.subcommands[word])
+            continue
+        positionals.append(word)
+    return Walk(path, positionals, pending, given)

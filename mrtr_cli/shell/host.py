@@ -1,0 +1,392 @@
+"""The shell's session and what every line shares (docs/shell.md).
+
+`ShellHost` opens the session once (protocol/opening.py, through the `SessionApp`: the
+`mrtr ... shell` line's options), keeps it open between lines, and starts a stdio server
+again when the one it started has died (said once, then again when it starts). Each
+line's command builds its run through the host (`line_options`, `line_app`: cli/build.py
+asks `env.line_host`): the line's own options on top of the shell line's, and a
+`LineApp` over the host's session, target, lists, tool catalog and OAuth hook.
+
+Lists are kept in memory (shell/listings.py) while a change would be announced
+(shell/watch.py). A line that stopped for input (exit 5) leaves its pending document with
+the host, for a bare `resume`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.batch.runner import ManyLinesApp
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import TransportError, UsageError
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.runcontext import RunOptions
+from mrtr_cli.shell.lineapp import LineApp
+from mrtr_cli.shell.listings import ShellLists
+from mrtr_cli.shell.objects import member
+from mrtr_cli.shell.watch import ListWatcher
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.config.target import Target
+    from mrtr_cli.protocol.catalog import ToolCatalog
+    from mrtr_cli.protocol.session import Session
+
+#: Options naming the server: the shell has one (RunOptions fields).
+TARGET_OPTIONS = ("url", "stdio", "server", "config", "expand_env")
+#: Options that set up the session or the process, given once on the `mrtr ... shell` line.
+SESSION_OPTIONS = ("headers", "public_headers", "bearer_token_env", "client_id", "client_secret_env",
+                   "client_secret_file", "trace", "protocol", "probe_timeout", "log_level", "max_message_size",
+                   "strict")
+#: Seconds between looks at a stdio server while a person sits at the prompt.
+WATCH_SERVER_EVERY = 0.25
+#: Seconds completion waits for a list it does not have yet (Tab never hangs).
+NAMES_WAIT = 3.0
+#: The list methods fetched in the background at a terminal, so that Tab answers at once.
+PREFETCHED = ("prompts/list", "resources/list", "resources/templates/list")
+
+
+class SessionApp(ManyLinesApp):
+    """The shell's own run (the `mrtr ... shell` line's options): it opens the session and
+    keeps what every line shares, the lists in memory and the tool catalog while its list
+    is valid (`catalog`). `covered(kind)` says whether a change of that list would reach
+    the shell (set by the host from its `ListWatcher`)."""
+
+    def __init__(self, opts: RunOptions, env: Environment):
+        super().__init__(opts, env)
+        self.covered: Callable[[str], bool] = lambda kind: False
+        self._lists: ShellLists | None = None
+
+    def list_cache(self) -> ShellLists:
+        """The shell's list cache: memory over the state directory's (shell/listings.py)."""
+        if self._lists is None:
+            self._lists = ShellLists(super().list_cache(), lambda kind: self.covered(kind))
+        return self._lists
+
+    def catalog(self, session: Session) -> ToolCatalog:
+        """The tool catalog of `session`, kept while the tool list it loaded is valid (a
+        change notification, or `ttlMs` passing, makes the next line load it again). A list
+        an earlier line loaded counts as cached: a tool it does not know is looked up again
+        before the tool is called unknown (a change notification may come after the reply
+        of the call that made the change: over HTTP they travel on different streams)."""
+        catalog = self._catalog
+        kept = self.list_cache().kept("tools/list")
+        if catalog is not None and catalog.session is session and (not catalog.pages or (kept is not None
+                                                                                           and kept.fresh())):
+            if catalog.pages:
+                catalog.from_cache = True
+            return catalog
+        self._catalog = None
+        return super().catalog(session)
+
+
+class ShellHost:
+    """The shell: its session, and the run of each line over it.
+
+    Args:
+        app: the shell's own run (`SessionApp`).
+        spellings: RunOptions field -> how the option is written (`-H/--header`), for messages.
+        interactive: a person types the lines (the server is watched at the prompt, lists
+            are fetched ahead for completion); else a script.
+
+    Attributes:
+        target: the shell's one target.
+        session: the open session, or None (not opened yet, or closed after a death).
+        pending: the pending document of the last line that stopped for input (exit 5), or None.
+        asked: tool, prompt or resource name -> the input requests it last left unanswered
+            (their fields complete after `-a`).
+    """
+
+    def __init__(self, app: SessionApp, *, spellings: dict[str, str], interactive: bool):
+        self.app = app
+        self.env = app.env
+        self.spellings = spellings
+        self.interactive = interactive
+        self.target: Target = app.target()
+        self.session: Session | None = None
+        self.watcher: ListWatcher | None = None
+        self.pending: dict[str, Any] | None = None
+        self.asked: dict[str, dict[str, Any]] = {}
+        self.closing = False
+        self._context: Any = None
+        self._stopped: str | None = None  # why the server stopped, until it is started again
+        self._lock = threading.RLock()
+        self._kept: str | None = None  # what `-` stands for on the line running (a bare resume)
+        self._busy = False  # a line is running
+
+    # ------------------------------------------------------------------ the session
+    def start(self) -> Session:
+        """Open the session (the first time). Raises MrtrError: the shell cannot begin."""
+        with self._lock:
+            return self._open()
+
+    def current(self) -> Session:
+        """The open session for a line; a stdio server that stopped is started again first
+        (and it is said). Raises MrtrError: it cannot be started now (the line fails)."""
+        with self._lock:
+            session = self.session
+            if session is not None and session.transport.alive():
+                if self.watcher is not None and self.watcher.broken:  # the subscription dropped: again
+                    self._watch(session)
+                return session
+            if session is not None:
+                self._note_stopped(session)
+                self._close()
+            if self._stopped is not None and not self.app.opts.quiet:
+                self._say("starting the server again")
+            return self._open()
+
+    def _open(self) -> Session:
+        context = self.app.session(self.target)
+        session = context.__enter__()
+        self._context, self.session = context, session
+        self._watch(session)
+        self._stopped = None
+        if self.interactive:
+            self._in_background(self._prefetch, session)
+            if session.transport.local_process:
+                self._in_background(self._watch_server, session)
+        return session
+
+    def _watch(self, session: Session) -> None:
+        """Watch `session` for list changes (a new subscription: shell/watch.py)."""
+        if self.watcher is not None:
+            self.watcher.stop()
+        watcher = self.watcher = ListWatcher(session, self._changed, self._subscription_ended)
+        self.app.covered = watcher.covers
+        watcher.start()
+
+    def drop_session(self) -> None:
+        """Close the session; the next line opens a new one (a cached era that proved wrong)."""
+        with self._lock:
+            self._close()
+
+    def close(self) -> None:
+        """End the session and stop the server (its process group)."""
+        self.closing = True
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
+        context, self._context, self.session = self._context, None, None
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.app.covered = lambda kind: False
+        if context is not None:
+            context.__exit__(None, None, None)
+
+    # ------------------------------------------------------------------ a server that stops
+    def failed(self, session: Session, exc: TransportError) -> None:
+        """A line's request failed with `exc`: a server that died was said to be so by the
+        line's own error; an HTTP session the server forgot is opened anew next time."""
+        from mrtr_cli.transport.httpreply import SessionExpired  # noqa: PLC0415 - lazy for start-up time
+
+        if session is self.session and not session.transport.alive() and self._stopped is None:
+            self._stopped = exc.message
+        if isinstance(exc, SessionExpired):
+            self.drop_session()
+
+    def check_server(self) -> None:
+        """Between lines: say once that the server stopped, if it did."""
+        with self._lock:
+            session = self.session
+            if session is not None and not session.transport.alive():
+                self._note_stopped(session)
+
+    def _note_stopped(self, session: Session) -> None:
+        if self._stopped is not None:
+            return
+        why = session.transport.gone()
+        self._stopped = why.message if why is not None else "the server process is gone"
+        self._say(f"the server stopped: {sanitize(self._stopped, single_line=True)}; the next command starts it again")
+
+    def _watch_server(self, session: Session) -> None:
+        """At a terminal: notice a stdio server that stops while nothing runs."""
+        import time  # noqa: PLC0415 - lazy for start-up time
+
+        while not self.closing and self.session is session and session.transport.alive():
+            time.sleep(WATCH_SERVER_EVERY)
+        if not self.closing and self.session is session and not self._busy:
+            self.check_server()
+
+    def _subscription_ended(self, exc: BaseException) -> None:
+        if not self.closing:
+            self.app.tracer.note(f"the list-change subscription ended ({exc}); lists are fetched as ttlMs says")
+
+    # ------------------------------------------------------------------ lists
+    def _changed(self, kind: str) -> None:
+        """The server said its `kind` list changed: forget it, and say so."""
+        self.app.list_cache().changed(kind)
+        if not self.app.opts.quiet:
+            self._say(f"the server's {kind[:-1]} list changed")
+
+    def _prefetch(self, session: Session) -> None:
+        """At a terminal: the lists completion offers, fetched while the person types."""
+        if session.era != "modern":  # an older server's own requests must meet the line's thread
+            return
+        from mrtr_cli.protocol.catalog import cached_list  # noqa: PLC0415 - lazy for start-up time
+
+        try:
+            self.app.catalog(session).load()
+            declared = (session.discover_result or {}).get("capabilities") or {}
+            for method in PREFETCHED:
+                if method.split("/")[0] in declared:
+                    cached_list(session, method, self.app.list_cache(), deadline=self.app.deadline())
+        except Exception as exc:  # noqa: BLE001 - completion does without; the line that needs a list says why
+            self.app.tracer.note(f"fetching the lists for completion failed: {exc}")
+
+    def names(self, method: str) -> list[dict[str, Any]]:
+        """The items of list `method` for completion: kept, else fetched now within a few
+        seconds; [] when it cannot be had (completion never fails loudly)."""
+        from mrtr_cli.protocol.catalog import cached_list  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.listing import LIST_MEMBER  # noqa: PLC0415 - lazy for start-up time
+
+        session = self.session
+        if session is None or self._busy:
+            return []
+        kept = self.app.list_cache().kept(method)
+        try:
+            if kept is not None:  # fresh or not: a name from the last list is better than none
+                pages = kept.pages
+            else:
+                _, pages, _ = cached_list(session, method, self.app.list_cache(), deadline=Deadline(NAMES_WAIT))
+        except Exception:  # noqa: BLE001
+            return []
+        member = LIST_MEMBER[method]
+        items = [item for page in pages for item in (page.get(member) or []) if isinstance(item, dict)]
+        if method == "tools/list" and self.target.url:
+            from mrtr_cli.protocol.headers import invalid_x_mcp_header  # noqa: PLC0415 - lazy for start-up time
+
+            items = [t for t in items if invalid_x_mcp_header(t.get("inputSchema")) is None]  # as calls see them
+        return items
+
+    # ------------------------------------------------------------------ lines
+    def line_env(self) -> Environment:
+        """A fresh environment for one line: the shell's streams, secrets and colour."""
+        env = self.env
+        return Environment(stdout=env.stdout, stderr=env.stderr, stdin=env.stdin, secrets=env.secrets,
+                           color=env.color, line_host=self)
+
+    def begin_line(self, kept: dict[str, Any] | None = None) -> None:
+        """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""
+        self._busy = True
+        self._kept = None if kept is None else json.dumps(kept, ensure_ascii=False)
+
+    def end_line(self) -> None:
+        """The line ended."""
+        self._busy = False
+        self._kept = None
+        self.app.tracer.verbosity = self.app.opts.verbosity
+
+    def line_options(self, opts: RunOptions, values: dict[str, Any]) -> RunOptions:
+        """The options of one line: the shell line's, with those the line gives on top (a
+        repeatable option adds to the shell line's).
+
+        Raises:
+            UsageError: the line names a target (the shell has one), or gives an option that
+                sets up the session (it goes on the `mrtr ... shell` line).
+        """
+        given = [key for key, value in values.items() if value not in (None, (), 0, False)]
+        for key in given:
+            if key in TARGET_OPTIONS:
+                raise UsageError(f"{self.spellings.get(key, key)}: this shell has one server ({self.target.label})",
+                                 hint="to reach another, leave the shell (exit) and start one for it")
+            if key in SESSION_OPTIONS:
+                spelling = self.spellings.get(key, key)
+                raise UsageError(f"{spelling} sets up the session: give it on the shell's own command line",
+                                 hint=f"mrtr {spelling.split('/')[-1]} ... shell")
+        import copy  # noqa: PLC0415 - lazy for start-up time
+
+        shell = self.app.opts
+        merged = copy.copy(shell)
+        for key, value in vars(shell).items():
+            if isinstance(value, list):
+                setattr(merged, key, list(value))  # a line's repeated options never reach the shell's
+        for key in given:
+            if not hasattr(merged, key):
+                continue
+            mine = getattr(opts, key)
+            setattr(merged, key, [*getattr(shell, key), *mine] if isinstance(mine, list) else mine)
+        merged.trace = None  # the session's --trace file is the shell's (opened once)
+        return merged
+
+    def line_app(self, opts: RunOptions, env: Environment) -> LineApp:
+        """The `App` of one line (shell/lineapp.py)."""
+        return LineApp(self, opts, env, self._kept)
+
+    def keep_pending(self, doc: dict[str, Any]) -> None:
+        """A line stopped for input: keep its pending document for a bare `resume`."""
+        self.pending = doc
+        params = member(doc, "params")
+        subject = params.get("name") if doc.get("method") != "resources/read" else params.get("uri")
+        requests = doc.get("inputRequests")
+        if isinstance(subject, str) and isinstance(requests, dict):
+            self.asked[subject] = requests
+
+    def pending_notes(self, doc: dict[str, Any], config_words: Any = ()) -> list[str]:
+        """What to do after exit 5 inside the shell (`cli.main.run` prints them)."""
+        from mrtr_cli.engine.pending import start_again_command, url_notes  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.shell.completion import answer_fields  # noqa: PLC0415 - lazy for start-up time
+
+        lines = url_notes(doc)
+        fields = sorted(answer_fields(doc.get("inputRequests"), doc.get("missing")))
+        named = f" (fields: {', '.join(sanitize(f, single_line=True) for f in fields)})" if fields else ""
+        if doc.get("resumable") is False:
+            lines.append("  this server cannot resume a call: start it again with the answers" + named + ", e.g.:")
+            lines.append("  " + start_again_command(doc, target_words=False) + " -a FIELD=VALUE")
+        else:
+            lines.append("  answer and go on here: resume -a FIELD=VALUE ..." + named + ", or resume --answers FILE")
+        return lines
+
+    def secret_field(self, where: str, name: str) -> bool:
+        """Whether field `name` of a typed line holds a secret by what the server said of it
+        (shell/history.py): a tool argument ("argument") whose property in a listed tool is
+        `format: password` or `writeOnly`, or an answer ("answer", `FIELD` or `KEY.FIELD`)
+        to such a form field, or to a URL-mode request."""
+        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.shell.history import secret_schema  # noqa: PLC0415 - lazy for start-up time
+
+        if where == "argument":
+            kept = self.app.list_cache().kept("tools/list")
+            tools = [t for page in (kept.pages if kept is not None else []) for t in page.get("tools") or []
+                     if isinstance(t, dict)]
+            return any(dotted == name and secret_schema(prop) for tool in tools
+                       for dotted, prop, _ in flatten_parameters(tool.get("inputSchema")))
+        key, _, field = name.rpartition(".")
+        seen = [self.pending.get("inputRequests") if self.pending is not None else None, *self.asked.values()]
+        for requests in seen:
+            for request_key, request in (requests.items() if isinstance(requests, dict) else ()):
+                if key and request_key != key:
+                    continue
+                params = member(request, "params")
+                if params.get("mode") == "url" and name in (request_key, f"{request_key}.{field}"):
+                    return True
+                if secret_schema(member(member(params, "requestedSchema"), "properties").get(field)):
+                    return True
+        return False
+
+    def server_label(self) -> str:
+        """The server's name for the prompt: its `serverInfo` name (sanitised, at most 32
+        characters), else the target's."""
+        info = self.session.server_info if self.session is not None else None
+        name = info.get("name") if isinstance(info, dict) else None
+        text = name if isinstance(name, str) and name.strip() else self.target.label
+        text = sanitize(text, single_line=True, drop_colours=True).strip() or "mrtr"
+        return text if len(text) <= 32 else text[:31] + "…"
+
+    @property
+    def stopped(self) -> bool:
+        """True while the server is known to have stopped (the next line starts it again)."""
+        return self._stopped is not None
+
+    # ------------------------------------------------------------------ helpers
+    def _say(self, text: str) -> None:
+        self.env.err(f"mrtr: shell: {text}")
+
+    @staticmethod
+    def _in_background(work: Callable[[Session], None], session: Session) -> None:
+        threading.Thread(target=work, args=(session,), name=f"mrtr-shell-{work.__name__.strip('_')}",
+                         daemon=True).start()

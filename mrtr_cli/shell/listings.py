@@ -1,0 +1,108 @@
+"""The shell's list cache: lists kept in memory for the session's life, and valid while
+the server can say they changed.
+
+2026-07-28 server/utilities/caching: a list is fresh while `now < receivedAt + ttlMs`,
+and a matching `notifications/*/list_changed` invalidates it at once. A shell holds a
+subscription to those notifications (shell/watch.py), so a list stays valid after its
+`ttlMs` (often 0) for as long as the subscription (or, on a 2025-11-25 server, the
+`listChanged` capability) covers it: a `call` in the shell costs one round trip, not a
+`tools/list` too. A list nothing covers is fresh for its `ttlMs` only, as for one command.
+
+Underneath is the state directory's list cache (protocol/listcache.py), so a list the
+shell fetched also serves the shell completion of the login shell afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.protocol.listcache import CachedList, ListCache, scope_of
+
+#: The notification kind (protocol/listen.py `LISTS`) whose `list_changed` covers each list method.
+KIND_OF = {
+    "tools/list": "tools",
+    "prompts/list": "prompts",
+    "resources/list": "resources",
+    "resources/templates/list": "resources",
+}
+
+
+@dataclass
+class HeldList(CachedList):
+    """A list in the shell's memory: fresh by its `ttlMs`, or while `held()` says a change
+    notification would still reach the shell."""
+
+    held: Callable[[], bool] = field(default=lambda: False)
+
+    def fresh(self, now: float | None = None) -> bool:
+        """True while held, else as `CachedList.fresh`."""
+        return self.held() or super().fresh(now)
+
+
+class ShellLists(ListCache):
+    """The list cache of a shell: a `ListCache` whose entries are kept in memory, over the
+    state directory's (`disk`, which stores them; every method `protocol.catalog` and
+    `protocol.completions` use is its own: `get`, `put`, `invalidate`,
+    `get_every_declaration`).
+
+    Args:
+        disk: the server's cache in the state directory, or None (`MRTR_NO_CACHE`).
+        covered: whether change notifications for a kind ("tools", ...) reach the shell now.
+    """
+
+    def __init__(self, disk: ListCache | None, covered: Callable[[str], bool]):  # no files of its own: `disk` stores
+        self.disk = disk
+        self._covered = covered
+        self._memory: dict[str, HeldList] = {}
+        self._lock = threading.Lock()
+
+    def get(self, method: str) -> CachedList | None:
+        """The list kept in memory, else the state directory's entry (fresh or not), kept in
+        memory from then on while it is fresh (it is not read again for every line)."""
+        entry = self._memory.get(method)
+        if entry is not None:
+            return entry
+        stored = self.disk.get(method) if self.disk is not None else None
+        if stored is not None and stored.fresh():
+            with self._lock:
+                self._memory.setdefault(method, HeldList(method, stored.pages, stored.received, stored.scope))
+        return stored
+
+    def kept(self, method: str) -> HeldList | None:
+        """The list kept in memory (fresh or not), or None."""
+        return self._memory.get(method)
+
+    def put(self, method: str, pages: list[dict[str, Any]], received: list[float]) -> CachedList:
+        """Keep a list just fetched, and store it in the state directory unless it is the list
+        kept already (a list fetched again for each line of a server whose `ttlMs` is 0 is
+        not written again each time)."""
+        before = self._memory.get(method)
+        if self.disk is not None and (before is None or before.pages != pages):
+            self.disk.put(method, pages, received)
+        kind = KIND_OF.get(method)
+        entry = HeldList(method, pages, received, scope_of(pages))
+        if kind is not None:
+            entry.held = lambda: self._covered(kind) and self._memory.get(method) is entry
+        with self._lock:
+            self._memory[method] = entry
+        return entry
+
+    def invalidate(self, method: str) -> None:
+        """Forget `method`'s list, in memory and in the state directory."""
+        with self._lock:
+            self._memory.pop(method, None)
+        if self.disk is not None:
+            self.disk.invalidate(method)
+
+    def changed(self, kind: str) -> None:
+        """The server said its `kind` list changed: forget every list of that kind."""
+        for method, of in KIND_OF.items():
+            if of == kind:
+                self.invalidate(method)
+
+    def get_every_declaration(self, method: str) -> list[CachedList]:
+        """As `ListCache.get_every_declaration` (the state directory's entries)."""
+        return self.disk.get_every_declaration(method) if self.disk is not None else []

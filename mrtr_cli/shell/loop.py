@@ -1,0 +1,250 @@
+"""The shell's loop: read a line, run it, go on (docs/shell.md).
+
+Each line is split into words (shell/words.py) and run by the command line's own command
+definitions (`run_line`, from cli/shell.py) with an environment of its own and the shell's
+session (shell/host.py). The shell answers `exit`, `quit` and a bare `help` itself, and
+turns a bare `resume` into one that finishes the pending document it kept.
+
+From a script, every line runs in order, a failing one does not stop the rest unless
+`--fail-fast`, and the shell exits with the code of the first failing line (named in one
+line on stderr, as `mrtr batch` does). At a terminal the shell exits 0 when the person
+leaves, and a Ctrl-C stops only the line that was running (exit 130 for that line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from mrtr_cli.errors import ExitStatus, UsageError
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.shell.grammar import CommandSpec, walk
+from mrtr_cli.shell.host import ShellHost
+from mrtr_cli.shell.prompt import prompt_parts
+from mrtr_cli.shell.words import EXIT_WORDS, refusal, skipped, split_line
+
+#: Characters of a line quoted when the first failing line is named.
+SHOWN_CHARS = 60
+#: `run_line(words, env)`: run one command line, return its exit code (cli/shell.py).
+RunLine = Callable[[list[str], Any], int]
+
+
+class LineReader(Protocol):
+    """Where lines come from: `read(prompt)` returns the next line, or None at the end;
+    a terminal's shows `prompt()` (shell/prompt.py parts) and raises KeyboardInterrupt for
+    Ctrl-C at the prompt."""
+
+    interactive: bool
+
+    def read(self, prompt: Any = None) -> str | None:
+        """The next line, or None at the end."""
+
+
+class ShellLoop:
+    """Runs the lines `reader` gives over `host`'s session.
+
+    Args:
+        host: the shell's session and line runs.
+        reader: a `LineReader` (shell/script.py, shell/terminal.py).
+        run_line: runs one command line (the command definitions).
+        commands: gives the command line's commands (shell/grammar.py), for a bare `resume`.
+        summaries: (command, one-line help) for the shell's `help`.
+        fail_fast: from a script, stop after the first failing line.
+    """
+
+    def __init__(self, host: ShellHost, reader: LineReader, run_line: RunLine,
+                 commands: Callable[[], dict[str, CommandSpec]], summaries: list[tuple[str, str]], *,
+                 fail_fast: bool = False):
+        self.host = host
+        self.env = host.env
+        self.reader = reader
+        self.run_line = run_line
+        self.commands = commands
+        self.summaries = summaries
+        self.fail_fast = fail_fast
+        self.first_failure: tuple[int, int, str] | None = None  # (line number, code, text)
+        self.stopped: int | None = None  # what ended the shell early (exit code)
+
+    def run(self) -> int:
+        """Read and run every line; returns the shell's exit code. The session is closed
+        (the server stopped) before it returns."""
+        try:
+            self._lines()
+        finally:
+            self.host.close()
+        if self.stopped is not None:
+            return self.stopped
+        if self.first_failure is None:
+            return int(ExitStatus.SUCCESS)
+        number, code, text = self.first_failure
+        if self.env.quiet:
+            pass
+        elif self.env.json_mode:  # as the errors are: one JSON line
+            import json  # noqa: PLC0415 - lazy for start-up time
+
+            self.env.err(json.dumps({"shell": {"exitCode": code, "firstFailure": {"line": number,
+                                                                                  "command": text.strip()}}},
+                                    ensure_ascii=True))
+        else:
+            from mrtr_cli.batch.records import first_failure_line  # noqa: PLC0415 - lazy for start-up time
+
+            shown = sanitize(text.strip(), single_line=True)
+            shown = shown if len(shown) <= SHOWN_CHARS else shown[:SHOWN_CHARS - 1] + "…"
+            self.env.err(first_failure_line("shell", code, number, shown))
+        return code
+
+    def _lines(self) -> None:
+        interactive = self.reader.interactive
+        number = 0
+        waiting: list[str] = []  # the rest of several lines pasted at the prompt at once
+        while True:
+            try:
+                if interactive:
+                    self.host.check_server()
+                try:
+                    text = waiting.pop(0) if waiting else self.reader.read(self._prompt)
+                except UsageError as exc:  # a script line that cannot be read (too long, not UTF-8)
+                    number += 1
+                    self._error(exc, number)
+                    if self._record(number, int(ExitStatus.USAGE), "(unreadable line)"):
+                        return
+                    continue
+                if text is None:
+                    return
+                if "\n" in text:  # a paste of several lines: each runs in turn, as if typed
+                    text, *waiting = text.split("\n")
+                number += 1
+                if skipped(text):
+                    continue
+                code = self._run_text(text, number)
+            except KeyboardInterrupt:  # at the prompt (the line is cleared), or between lines
+                waiting.clear()  # Ctrl-C also drops what is left of a paste
+                if interactive:
+                    continue
+                self.stopped = int(ExitStatus.INTERRUPTED)
+                return
+            if code is None:  # exit, quit
+                return
+            if code == int(ExitStatus.INTERRUPTED):
+                waiting.clear()  # Ctrl-C stops what is left of a paste too
+                if not interactive:
+                    self.stopped = code  # and a script
+                    return
+            if self._record(number, code, text) or self.stopped is not None:
+                return
+
+    def _record(self, number: int, code: int, text: str) -> bool:
+        """Note a line's exit code; True when the shell stops here (`--fail-fast`)."""
+        if code == 0 or self.reader.interactive:
+            return False
+        if self.first_failure is None:
+            self.first_failure = (number, code, text)
+        return self.fail_fast
+
+    def _prompt(self) -> Any:
+        """The prompt as it stands now (drawn again when a message goes above it)."""
+        host = self.host
+        return prompt_parts(host.server_label(), pending=host.pending is not None, stopped=host.stopped)
+
+    def _error(self, exc: UsageError, number: int) -> None:
+        """A line the shell itself refuses, said as every error is (one JSON line with --json);
+        from a script, with its line number."""
+        from mrtr_cli.render.errors import print_error  # noqa: PLC0415 - lazy for start-up time
+
+        if not self.reader.interactive:
+            exc = UsageError(f"line {number}: {exc.message}", hint=exc.hint)
+        print_error(self.env, exc, json_mode=self.env.json_mode)
+
+    # ------------------------------------------------------------------ one line
+    def _run_text(self, text: str, number: int) -> int | None:
+        """Run one line; its exit code, or None for `exit`/`quit`."""
+        try:
+            words = split_line(text)
+            if not words:
+                return 0
+            if words[0] in EXIT_WORDS:
+                if len(words) > 1:
+                    raise UsageError(f"{words[0]} takes no arguments")
+                return None
+            if words in (["help"], ["--help"], ["-h"]):
+                self._help()
+                return 0
+            refused = refusal(words)
+            if refused is not None:
+                raise refused
+            kept = None
+            if words[0] == "resume":
+                words, kept = self._resume(words)
+        except UsageError as exc:
+            self._error(exc, number)
+            return int(ExitStatus.USAGE)
+        return self._run_words(words, kept)
+
+    def _resume(self, words: list[str]) -> tuple[list[str], dict[str, Any] | None]:
+        """A bare `resume` (no PENDING file) finishes the pending document the shell kept:
+        `-` stands for it on this line."""
+        found = walk(self.commands(), words)
+        if found is None or found.positionals or found.pending_option is not None:
+            return words, None
+        pending = self.host.pending
+        if pending is None:
+            raise UsageError("nothing to resume: no call in this shell stopped for input (exit 5)",
+                             hint="resume PENDING.json finishes a pending document saved in a file")
+        if pending.get("resumable") is False:
+            from mrtr_cli.engine.pending import start_again_command  # noqa: PLC0415 - lazy for start-up time
+
+            raise UsageError(f"the last pending call cannot be resumed: its server (MCP {pending.get('protocolVersion')}) "
+                             "asks its questions during the call and keeps no requestState",
+                             hint="start it again with the answers: "
+                                  + start_again_command(pending, target_words=False) + " -a FIELD=VALUE")
+        return [*words, "-"] if "--" in words else [words[0], "-", *words[1:]], self.host.pending
+
+    def _run_words(self, words: list[str], kept: dict[str, Any] | None) -> int:
+        host = self.host
+        env = host.line_env()
+        strict = host.app.strict_checker()
+        if strict is not None:
+            strict.begin_line()  # --strict: this line's violations decide its exit code
+        host.begin_line(kept)
+        try:
+            code = self.run_line(words, env)
+        except KeyboardInterrupt:  # after the command's own handling of Ctrl-C, or before it
+            code = int(ExitStatus.INTERRUPTED)
+        finally:
+            host.end_line()
+        if code == int(ExitStatus.INTERRUPTED):
+            from mrtr_cli.protocol.interrupts import disarm  # noqa: PLC0415 - lazy for start-up time
+
+            disarm()  # the next Ctrl-C cancels the next command again, not the shell
+        if strict is not None:
+            from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
+
+            code = strict_exit(code, strict.line_count())
+        if kept is not None and code in (0, 1, 6):
+            host.pending = None  # finished: nothing left to resume
+        if env.stdout is not self.env.stdout:  # a write to stdout failed: every later result would be lost too
+            why = ("the results cannot be written" if code == int(ExitStatus.USAGE)  # closed, full (said already)
+                   else "the reader of the results went away (broken pipe)")
+            self.env.err(f"mrtr: shell: stopped: {why}")
+            self.stopped = int(ExitStatus.USAGE)
+        return code
+
+    def _help(self) -> None:
+        """The shell's own help (`help`): its commands, and what differs from the command line."""
+        width = max(len(name) for name, _ in self.summaries) if self.summaries else 10
+        lines = ["Commands run as on the command line, without naming the server (this shell has one):", ""]
+        lines += [f"  {name.ljust(width)}  {summary}" for name, summary in self.summaries]
+        lines += [
+            "",
+            "In the shell:",
+            f"  {'help [COMMAND|TOPIC]'.ljust(24)}  this list; a command's or topic's help (also: COMMAND --help;",
+            f"  {''.ljust(24)}  its examples are typed outside the shell: here, leave out --url, --stdio, -s, --config)",
+            f"  {'resume'.ljust(24)}  finish the last call that stopped for input (exit 5), e.g. resume -a FIELD=VALUE",
+            f"  {'exit, quit, Ctrl-D'.ljust(24)}  leave the shell (the server is stopped)",
+            "  Tab completes commands, options, tools, arguments and answers; Up, Down and Ctrl-R search the",
+            "  history; Ctrl-C cancels the running command (the server is told) and clears the line at the prompt.",
+            "",
+            "Options that name a server or set up the session (--url, --stdio, -s, --config, -H, --bearer-token-env,",
+            "--protocol, --trace, ...) go on the `mrtr ... shell` line; batch, shell and completion do not run here.",
+        ]
+        self.env.out("\n".join(lines))

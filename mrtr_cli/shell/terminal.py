@@ -1,0 +1,206 @@
+"""Lines from a person at a terminal: prompt_toolkit's line editor with the shell's history
+file (shell/history.py), Tab completion (shell/completion.py) and the prompt
+(shell/prompt.py). The only module of the shell that imports prompt_toolkit (a checked
+contract, pyproject.toml), and only when a shell starts at a terminal (start-up time).
+
+While the prompt waits, what the rest of mrtr writes to stderr (a log the server sends,
+a list change, a server that stopped) goes through the `Relay` above the prompt, so the
+line being typed stays whole. Ctrl-C at the prompt raises KeyboardInterrupt (the loop
+clears the line); Ctrl-D on an empty line is the end of the input.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import IO, Any, TextIO, cast
+
+from mrtr_cli.shell.completion import Completer
+from mrtr_cli.shell.history import HISTORY_READ_LIMIT
+
+__all__ = ["Relay", "TerminalReader"]
+
+
+class Relay:
+    """A text stream standing for stderr. While the prompt waits (`app` is the running line
+    editor), each whole line written goes above the prompt (prompt_toolkit's
+    `run_in_terminal`: the prompt is erased, the line written, the prompt drawn again with
+    what was typed), from whichever thread writes it; otherwise writes go straight to the
+    real stream. Everything else (isatty, fileno, encoding) is the real stream's."""
+
+    def __init__(self, stream: IO[str]):
+        self.stream = stream
+        self.app: Any = None
+        self._pending = ""
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        app = self.app
+        if app is None:
+            return self.stream.write(text)
+        with self._lock:
+            whole, _, self._pending = (self._pending + text).rpartition("\n")
+        if whole:
+            self._above(app, whole + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.app is None:
+            self.stream.flush()
+
+    def stop(self) -> None:
+        """The prompt ended: what is left of a line goes out as it is."""
+        self.app = None
+        with self._lock:
+            rest, self._pending = self._pending, ""
+        if rest:
+            self.stream.write(rest)
+            self.stream.flush()
+
+    def _above(self, app: Any, text: str) -> None:
+        loop, context = getattr(app, "loop", None), getattr(app, "context", None)
+        if loop is None or context is None or not app.is_running:
+            self.stream.write(text)
+            self.stream.flush()
+            return
+        from prompt_toolkit.application import run_in_terminal  # noqa: PLC0415 - lazy for start-up time
+
+        def write() -> None:
+            self.stream.write(text)
+            self.stream.flush()
+
+        def show() -> None:
+            run_in_terminal(write, in_executor=False)
+
+        try:
+            loop.call_soon_threadsafe(lambda: context.copy().run(show))
+        except RuntimeError:  # the prompt has just ended: its loop is closed
+            write()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _history_class() -> type:
+    from prompt_toolkit.history import History  # noqa: PLC0415 - lazy for start-up time
+
+    class ShellHistory(History):
+        """The history file (prompt_toolkit's FileHistory format: `+line` entries after a
+        `# time` line), read from its last `HISTORY_READ_LIMIT` bytes only, written 0600
+        with each line scrubbed of secrets first (`scrub` returns None: not written)."""
+
+        def __init__(self, path: str, scrub: Callable[[str], str | None]):
+            self.path = path
+            self.scrub = scrub
+            super().__init__()
+
+        def load_history_strings(self) -> Iterable[str]:
+            try:
+                fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+            except OSError:
+                return []
+            with os.fdopen(fd, "rb") as fh:
+                info = os.fstat(fh.fileno())
+                if not stat.S_ISREG(info.st_mode):  # never a FIFO or a device
+                    return []
+                start = max(0, info.st_size - HISTORY_READ_LIMIT)
+                fh.seek(start)
+                data = fh.read(HISTORY_READ_LIMIT)
+            lines = data.decode("utf-8", errors="replace").split("\n")
+            if start:
+                lines = lines[1:]  # the first line read may be cut
+            found = [line[1:] for line in lines if line.startswith("+")]
+            return list(reversed(found))
+
+        def store_string(self, string: str) -> None:
+            """Append each line of `string` (several when pasted at once) that `scrub` keeps."""
+            kept = [text for line in string.split("\n") if line.strip() and (text := self.scrub(line)) is not None]
+            if not kept:
+                return
+            import datetime  # noqa: PLC0415 - lazy for start-up time
+
+            entries = "".join(f"\n# {datetime.datetime.now()}\n+{text}\n" for text in kept)
+            try:
+                os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+                # O_NONBLOCK: a FIFO nobody reads is an error at once, not a hang; only a file is written
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_NONBLOCK", 0), 0o600)
+                with os.fdopen(fd, "ab") as fh:
+                    if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                        fh.write(entries.encode("utf-8", errors="replace"))
+            except OSError:
+                pass  # a history that cannot be written is no reason to stop the shell
+
+    return ShellHistory
+
+
+class TerminalReader:
+    """Reads lines typed at the terminal.
+
+    Args:
+        stdin: the terminal's input stream.
+        stderr: the terminal's output stream (the real one, not the relay): the prompt and
+            the line being typed are drawn there, so stdout carries results only.
+        relay: the run's stderr relay (`Relay`).
+        completer: what Tab offers.
+        history_path: the history file.
+        scrub: a line as the history file may keep it, or None (shell/history.py `scrub`).
+        styled: style the prompt (bold name); False for plain text (`--color never`, NO_COLOR).
+    """
+
+    interactive = True
+
+    def __init__(self, stdin: IO[str], stderr: IO[str], relay: Relay, completer: Completer, history_path: str,
+                 scrub: Callable[[str], str | None], *, styled: bool = True):
+        from prompt_toolkit import PromptSession  # noqa: PLC0415 - lazy for start-up time
+        from prompt_toolkit.auto_suggest import AutoSuggestFromHistory  # noqa: PLC0415 - lazy
+        from prompt_toolkit.completion import ThreadedCompleter  # noqa: PLC0415 - lazy
+        from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
+        from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy
+
+        self.relay = relay
+        self.styled = styled
+        self._input = create_input(cast(TextIO, stdin))
+        self._output = create_output(stdout=cast(TextIO, stderr))
+        self.session: Any = PromptSession(
+            history=_history_class()(history_path, scrub), completer=ThreadedCompleter(_adapter(completer)),
+            complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(), input=self._input,
+            output=self._output, reserve_space_for_menu=6)
+
+    def read(self, prompt: Callable[[], Any] | None = None) -> str | None:
+        """The next line typed, or None at Ctrl-D on an empty line; `prompt()` gives the
+        prompt's (style, text) parts, asked again whenever it is drawn (a server that stopped
+        meanwhile shows). Raises KeyboardInterrupt for Ctrl-C (the line typed so far is dropped)."""
+        from prompt_toolkit.formatted_text import FormattedText  # noqa: PLC0415 - lazy
+
+        def message() -> Any:
+            parts = prompt() if prompt is not None else [("", "> ")]
+            return FormattedText(parts if self.styled else [("", text) for _, text in parts])
+
+        self.relay.app = self.session.app
+        try:
+            return str(self.session.prompt(message))
+        except EOFError:
+            return None
+        finally:
+            self.relay.stop()
+
+
+def _adapter(logic: Completer) -> Any:
+    """`logic` as a prompt_toolkit completer."""
+    from prompt_toolkit.completion import Completer as Base  # noqa: PLC0415 - lazy
+    from prompt_toolkit.completion import Completion  # noqa: PLC0415 - lazy
+
+    class Adapter(Base):  # type: ignore[misc]
+        def get_completions(self, document: Any, complete_event: Any) -> Iterator[Any]:
+            try:
+                candidates = logic.complete(document.text_before_cursor)
+            except Exception:  # noqa: BLE001 - completion never fails loudly
+                return
+            for candidate in candidates:
+                yield Completion(candidate.text, start_position=candidate.start, display=candidate.display or None,
+                                 display_meta=candidate.meta or None)
+
+    return Adapter()

@@ -1,0 +1,56 @@
+"""A shell line as words, and the words the shell answers itself.
+
+A line is split as a POSIX shell splits words (`shlex`: quotes, backslashes; no
+variables, globs or pipes), so that `call echo text='two words'` means what it means to
+`sh`. A `#` starts a comment only as the first thing on a line (`text=a#b` is one
+value). A leading `mrtr` is left out, so that a command line copied from a hint or the
+docs runs as it is.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from mrtr_cli.errors import UsageError
+
+#: Words the shell answers without running a command.
+EXIT_WORDS = ("exit", "quit")
+
+#: Commands that make no sense inside the shell, and why (docs/shell.md, "What runs inside").
+REFUSED_COMMANDS = {
+    "shell": "this is the shell already",
+    "batch": "a batch opens a session of its own; feed the lines to `mrtr shell` from a script instead, "
+             "or run `mrtr ... batch FILE` outside the shell",
+    "completion": "completion scripts are for your login shell (outside, run `mrtr completion bash|zsh|fish`); "
+                  "inside the shell press Tab",
+}
+
+
+def skipped(text: str) -> bool:
+    """True for a line with nothing to run: blank, or a `#` comment."""
+    stripped = text.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def split_line(text: str) -> list[str]:
+    """The words of `text` as a POSIX shell splits them, without a leading `mrtr`.
+
+    Raises:
+        UsageError: an unclosed quote, or a backslash with nothing after it (exit 2).
+    """
+    try:
+        words = shlex.split(text, posix=True)
+    except ValueError as exc:
+        problem = "an unclosed quote" if "quotation" in str(exc) else "a backslash at the end"
+        raise UsageError(f"cannot split the line into words: {problem}",
+                         hint="close the quote (or escape a quote character with \\ or quote it)") from None
+    if words and words[0] == "mrtr":
+        words = words[1:]
+    return words
+
+
+def refusal(words: list[str]) -> UsageError | None:
+    """The error for a command that does not run inside the shell, or None."""
+    if not words or words[0] not in REFUSED_COMMANDS:
+        return None
+    return UsageError(f"{words[0]} does not run inside the shell: {REFUSED_COMMANDS[words[0]]}")

@@ -1,0 +1,298 @@
+"""`mrtr shell` at a real pseudo-terminal (pexpect), against the bundled example server and
+the SDK test server tests/servers/shell_server.py, over stdio and HTTP: Tab completion of a
+tool name, an argument name and an enum value, a form answered in place, Ctrl-C during a
+call (the server sees it cancelled, the shell goes on), Ctrl-C at the prompt, Ctrl-D, the
+history across two shells (and no secret in its file), a list change shown above the
+prompt and offered by completion, the prompt after exit 5, and one server process for the
+whole shell. stdout goes to a file and holds only the results."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import signal
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, stdio_cmd
+from tests.support import SAFETY, running, wait_for
+
+pexpect = pytest.importorskip("pexpect")
+pyte = pytest.importorskip("pyte")
+
+pytestmark = pytest.mark.pty
+
+SHELL_SERVER = SERVERS / "shell_server.py"
+ENTER, TAB, CTRL_C, CTRL_D, UP = "\r", "\t", "\x03", "\x04", "\x1b[A"
+ROWS, COLUMNS = 40, 140
+PROMPT_ENDS = "\x1b[?2004l"  # bracketed paste off: a prompt took its line
+
+
+class Shell:
+    """`mrtr ARGS shell` in a pseudo-terminal whose screen is kept by a terminal emulator
+    (pyte): the line editor redraws only what changed, so what a person sees is read from
+    the screen, not from the stream of bytes. The emulator answers the line editor's
+    cursor-position requests as a terminal does."""
+
+    def __init__(self, tmp_path: Path, *args: str, name: str = "stdout.txt"):
+        self.out = tmp_path / name
+        command = shlex.join([PY, "-m", "mrtr_cli", *map(str, args), "shell"]) + f" > {shlex.quote(str(self.out))}"
+        self.child = pexpect.spawn("/bin/sh", ["-c", "exec " + command], cwd=str(ROOT), encoding="utf-8",
+                                   timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color"}),
+                                   dimensions=(ROWS, COLUMNS))
+        self.term = pyte.Screen(COLUMNS, ROWS)
+        self.term.write_process_input = self.child.send  # cursor-position reports
+        self.stream = pyte.Stream(self.term)
+        self.log = io.StringIO()
+
+    def _read(self, wait: float) -> None:
+        try:
+            data = self.child.read_nonblocking(65536, timeout=wait)
+        except pexpect.TIMEOUT:
+            return
+        self.log.write(data)
+        self.stream.feed(data)
+
+    def wait(self, check: Callable[[], bool], what: str) -> None:
+        """Read what the shell draws until `check()` is true (a safety-net time limit)."""
+        deadline = time.monotonic() + SAFETY
+        while not check():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{what} did not show; the screen:\n" + "\n".join(self.term.display))
+            try:
+                self._read(0.2)
+            except pexpect.EOF:
+                raise AssertionError(f"the shell ended before {what}; the screen:\n"
+                                     + "\n".join(self.term.display)) from None
+
+    @property
+    def line(self) -> str:
+        """The screen line the cursor is on."""
+        return self.term.display[self.term.cursor.y].rstrip()
+
+    def expect(self, text: str) -> None:
+        """Wait until `text` is on the screen."""
+        self.wait(lambda: any(text in row for row in self.term.display), repr(text))
+
+    def expect_line(self, text: str) -> None:
+        """Wait until the line being typed ends with `text`."""
+        self.wait(lambda: self.line.endswith(text.rstrip()), f"the line ending {text!r}")
+
+    def prompt(self, name: str = "shell-test") -> None:
+        """Wait for a new, empty prompt."""
+        self.wait(lambda: self.line == name + ">" and self.term.cursor.x == len(name) + 2, f"the prompt {name}>")
+
+    def type(self, keys: str) -> None:
+        self.child.send(keys)
+
+    def submit(self, line: str = "") -> None:
+        """Type `line` and Enter, and wait until the line editor took it (it turns
+        bracketed paste off as a prompt ends)."""
+        before = self.log.getvalue().count(PROMPT_ENDS)
+        self.type(line + ENTER)
+        self.wait(lambda: self.log.getvalue().count(PROMPT_ENDS) > before, f"{line!r} to be accepted")
+
+    def run(self, line: str, name: str = "shell-test") -> None:
+        """Type `line`, Enter, and wait for the next prompt."""
+        self.submit(line)
+        self.prompt(name)
+
+    def finish(self) -> int:
+        """Ctrl-D at the prompt; the shell's exit code."""
+        self.type(CTRL_D)
+        try:
+            while True:
+                self._read(0.2)
+        except pexpect.EOF:
+            pass
+        self.child.close()
+        return self.child.exitstatus
+
+    @property
+    def stdout(self) -> str:
+        return self.out.read_text(encoding="utf-8")
+
+    @property
+    def screen(self) -> str:
+        return "\n".join(self.term.display)
+
+
+def shell_server(kind: str, tmp_path: Path, http_servers: HttpServers) -> tuple[list[str], Path]:
+    events = tmp_path / f"events-{kind}.jsonl"
+    args = (["--stdio", stdio_cmd(SHELL_SERVER, "--events", str(events))] if kind == "stdio"
+            else ["--url", http_servers.start(SHELL_SERVER, "--events", str(events))])
+    return args, events
+
+
+def started(kind: str, tmp_path: Path, http_servers: HttpServers) -> tuple[Shell, Path]:
+    """A shell on the shell test server over `kind`, at its first prompt, and the server's events file."""
+    args, path = shell_server(kind, tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    return s, path
+
+
+def events(path: Path, name: str) -> list[dict]:
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [e for e in map(json.loads, lines) if e["event"] == name]
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_tab_completes_a_tool_and_an_argument_and_a_form_is_answered_in_place(tmp_path, kind, http_servers):
+    target = (["--stdio", stdio_cmd(EXAMPLE_SERVER)] if kind == "stdio"
+              else ["--url", http_servers.start(EXAMPLE_SERVER)])
+    s = Shell(tmp_path, *target)
+    s.prompt("work-items")
+    s.type("call upd" + TAB)
+    s.expect_line("work-items> call update_work_item")
+    s.type("workItemId=4522 st" + TAB)
+    s.expect_line("call update_work_item workItemId=4522 state=")
+    s.submit("Resolved")
+    s.expect("Resolution")  # the form, in place
+    s.type(ENTER)  # Fixed
+    s.expect("Comment")
+    s.type(ENTER)
+    s.expect("Send these answers?")
+    s.type(ENTER)
+    s.prompt("work-items")
+    assert s.finish() == 0
+    assert s.stdout.startswith("Work item 4522 resolved: Fixed.\n")
+
+
+def test_tab_completes_an_enum_value(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.type("call set_state item=2 state=Re" + TAB)
+    s.expect_line("shell-test> call set_state item=2 state=Resolved")
+    s.run("")
+    assert s.finish() == 0
+    assert s.stdout == "item 2 is Resolved\n"
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_ctrl_c_cancels_the_call_and_the_shell_goes_on(tmp_path, kind, http_servers):
+    s, path = started(kind, tmp_path, http_servers)
+    s.submit("call hang")
+    wait_for(lambda: events(path, "started"), what="the call reached the server")
+    s.type(CTRL_C)
+    s.expect("mrtr: interrupted")
+    s.prompt()
+    wait_for(lambda: events(path, "cancelled"), what="the server saw the call cancelled")
+    s.run("call echo text=still-here")
+    assert s.finish() == 0
+    assert s.stdout == "still-here\n"
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line_and_ctrl_d_stops_the_server(tmp_path, http_servers):
+    s, path = started("stdio", tmp_path, http_servers)
+    s.type("call echo text=dropped")
+    s.expect_line("shell-test> call echo text=dropped")
+    s.type(CTRL_C)
+    s.prompt()
+    s.run("call echo text=kept")
+    s.run("call pid")
+    s.run("call echo text=again")
+    assert s.finish() == 0
+    out = s.stdout.splitlines()
+    assert out[0] == "kept" and out[2] == "again"
+    (start,) = events(path, "start")  # one server process for the whole shell
+    assert int(out[1]) == start["pid"]
+    assert not running(start["pid"])  # stopped with the shell
+
+
+def test_history_is_kept_across_shells_without_secrets(tmp_path, http_servers):
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    s.run("call login user=ada code_word=xyzzy-57")
+    s.run("call echo text=plain-line")
+    s.run("call unlock -a password=hunter2-57")
+    assert s.finish() == 0
+    history = tmp_path / "state" / "mrtr" / "shell-history"
+    data = history.read_bytes()
+    assert b"xyzzy-57" not in data and b"hunter2-57" not in data
+    assert b"call echo text=plain-line" in data
+    assert (history.stat().st_mode & 0o777) == 0o600
+    second = Shell(tmp_path, *args, name="second.txt")
+    second.prompt()
+    second.type(UP)  # the last line of the first shell
+    second.expect_line("shell-test> call unlock -a 'password=***'")
+    second.type(UP + UP)
+    second.expect_line("shell-test> call login user=ada 'code_word=***'")
+    second.type(CTRL_C)
+    second.prompt()
+    second.type("\x12plain")  # Ctrl-R: search back
+    second.expect("call echo text=plain-line")
+    second.type(ENTER)  # take what was found
+    second.expect_line("shell-test> call echo text=plain-line")
+    second.submit()
+    second.prompt()
+    assert second.finish() == 0
+    assert second.stdout == "plain-line\n"
+
+
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_a_list_change_shows_above_the_prompt_and_completes(tmp_path, kind, http_servers):
+    flag = tmp_path / "now"
+    s, path = started(kind, tmp_path, http_servers)
+    s.run(f"call add_tool_when name=fresh_tool path={flag}")
+    s.type("call fre")  # being typed when the change arrives
+    s.expect_line("shell-test> call fre")
+    flag.write_text("")
+    s.expect("mrtr: shell: the server's tool list changed")
+    s.expect_line("shell-test> call fre")  # drawn again below the message, whole
+    s.type(TAB)  # and the new tool completes
+    s.expect_line("shell-test> call fresh_tool")
+    s.run("")
+    assert s.finish() == 0
+    assert s.stdout.splitlines()[-1] == "fresh_tool here"
+    assert len(events(path, "start")) == 1
+
+
+def test_the_prompt_says_a_call_can_be_resumed(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.submit("call unlock --no-input")
+    s.prompt("shell-test (resume)")
+    s.run("resume -a password=open-sesame")  # the plain prompt again: nothing left to resume
+    assert s.finish() == 0
+    assert s.stdout.splitlines()[-1] == "unlocked"
+
+
+def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.type("\x1b[200~call echo text=p1\n# a comment\ncall echo text=p2\x1b[201~")  # a bracketed paste
+    s.run("")
+    assert s.finish() == 0
+    assert s.stdout == "p1\np2\n"
+    history = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    assert "+call echo text=p1\n" in history and "+call echo text=p2\n" in history
+
+
+def test_a_history_file_that_is_a_fifo_is_left_alone(tmp_path, http_servers):
+    """Nothing is read from or written to a history "file" that is a FIFO nobody reads:
+    the shell neither hangs at the start nor when a line is kept."""
+    (tmp_path / "state" / "mrtr").mkdir(parents=True)
+    os.mkfifo(tmp_path / "state" / "mrtr" / "shell-history")
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.run("call echo text=kept-out")
+    assert s.finish() == 0
+    assert s.stdout == "kept-out\n"
+
+
+def test_a_server_that_dies_at_the_prompt_is_said_once_and_started_again(tmp_path, http_servers):
+    s, path = started("stdio", tmp_path, http_servers)
+    (first,) = events(path, "start")
+    os.kill(first["pid"], signal.SIGKILL)  # while nothing runs
+    s.expect("mrtr: shell: the server stopped: the server process ")  # exited, or died (by the test launcher)
+    s.expect("; the next command starts it again")
+    s.prompt("shell-test (stopped)")
+    s.run("call pid")
+    assert s.screen.count("the server stopped") == 1
+    s.expect("mrtr: shell: starting the server again")
+    assert s.finish() == 0
+    (_, second) = events(path, "start")
+    assert s.stdout == f"{second['pid']}\n" and second["pid"] != first["pid"]
