@@ -184,7 +184,7 @@ def check_paste_possible(env: Environment, no_browser: bool) -> None:
 
     terminal = open_terminal()
     if terminal is None:
-        raise _nothing_can_come_back("--no-browser")
+        raise _nothing_can_come_back("--no-browser") from None
     terminal.close()
 
 
