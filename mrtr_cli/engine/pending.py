@@ -150,7 +150,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio") and doc.get("taskId"):
         # The task lived in the server process, which ended with this run: the call starts
         # again, answered by the template (a replay: inOrder for task-keyed questions).
-        import shlex  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         lines.append("  the stdio server ended with this run, and its task with it: fill in the answersTemplate "
                      "(it answers the call from the beginning), then start the call again with it:")
@@ -158,7 +158,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
         template = doc.get("answersTemplate") if isinstance(doc.get("answersTemplate"), dict) else {}
         if "inOrder" not in template:  # keyed as asked: a server that keeps its tasks takes them
             lines.append("  or, if the server keeps its tasks (a file, a database): "
-                         + shlex.join(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
+                         + shellwords.shell_line(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
     elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio"):
         # The server process (and any state it kept) ended with this run: a resume starts a
         # new one, which goes on only if it accepts the requestState the old one made.
