@@ -23,7 +23,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any  # not imported at run time: a server starts before `typing` loads
 
-MARK = "MRTR_STDIO_RUN"
 #: PR_SET_CHILD_SUBREAPER (linux/prctl.h).
 _PR_SET_CHILD_SUBREAPER = 36
 _subreaper: bool | None = None
@@ -89,48 +88,35 @@ def any_left(proc: subprocess.Popen[bytes]) -> bool:
     return _signal_group(proc, 0)
 
 
-def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait up to `timeout` seconds for `proc` to exit (and reap it); True when it did.
-
-    On Linux the wait wakes the moment the process exits (a pidfd); elsewhere it is
-    `Popen.wait`, which polls with growing sleeps."""
+def exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """False when `proc` is still running after `timeout` seconds, woken the moment it
+    exits (a pidfd, Linux); True when it exited, or when that cannot be waited for here
+    (the caller's `Popen.wait` then does the waiting)."""
     pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is not None and proc.returncode is None:
-        try:
-            fd = pidfd_open(proc.pid)
-        except OSError:  # already reaped, or not supported by the kernel
-            pass
-        else:
-            import select  # noqa: PLC0415 - lazy for start-up time
-
-            try:
-                ready, _, _ = select.select([fd], [], [], timeout)
-            finally:
-                os.close(fd)
-            if not ready:
-                return False
+    if pidfd_open is None:
+        return True
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return False
-    return True
+        fd = pidfd_open(proc.pid)
+    except OSError:  # already reaped, or not supported by the kernel
+        return True
+    import select  # noqa: PLC0415 - lazy for start-up time
+
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
 
 
-def run_mark() -> str:
-    """The value of `MARK` for a child this process starts (unique to the start)."""
-    return f"{os.getpid()}-{time.monotonic_ns()}"
-
-
-def _marked_orphans(mark: str) -> list[int]:
-    """The children of this process (orphans reparented to it) whose environment has
-    `MARK=mark`. Linux only (an empty list elsewhere); never raises."""
+def _marked_orphans(marking: str) -> list[int]:
+    """The children of this process (orphans reparented to it) whose environment holds
+    `marking` (`MARK=value`). Linux only (an empty list elsewhere); never raises."""
     me = os.getpid()
     found: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:
         return found
-    needle = f"{MARK}={mark}".encode()
+    needle = marking.encode()
     for entry in entries:
         if not entry.isdigit():
             continue
@@ -149,14 +135,14 @@ def _marked_orphans(mark: str) -> list[int]:
     return found
 
 
-def end_escaped(proc: subprocess.Popen[bytes], mark: str, grace: float) -> None:
-    """After `proc` is gone: SIGTERM every orphan marked with `mark`, wait up to `grace` seconds for them to exit, SIGKILL
+def end_escaped(proc: subprocess.Popen[bytes], marking: str, grace: float) -> None:
+    """After `proc` is gone: SIGTERM every orphan whose environment holds `marking`, wait up to `grace` seconds for them to exit, SIGKILL
     what is left, and reap them all (again for orphans they leave in turn). Only where
     `mrtr` is the subreaper (Linux). Never raises."""
-    if not _subreaper or not mark:
+    if not _subreaper or not marking:
         return
     for _ in range(8):  # an orphan's own orphans come to us when it dies
-        pids = _marked_orphans(mark)
+        pids = _marked_orphans(marking)
         if not pids:
             return
         for signum in (signal.SIGTERM, signal.SIGKILL):

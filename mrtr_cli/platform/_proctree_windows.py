@@ -22,7 +22,6 @@ import errno
 import os
 import signal
 import subprocess
-import time
 
 from mrtr_cli.platform._shellwords_windows import UnsafeArgument, batch_command_line
 
@@ -30,7 +29,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-MARK = "MRTR_STDIO_RUN"
 #: The job of each child `start` made, by pid, until `end_escaped` closes it.
 _jobs: dict[int, int] = {}
 #: How long `taskkill` may take (seconds).
@@ -241,23 +239,14 @@ def any_left(proc: subprocess.Popen[bytes]) -> bool:
     return proc.poll() is None
 
 
-def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    """Wait up to `timeout` seconds for `proc` to exit; True when it did."""
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return False
+def exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """True: the caller's `Popen.wait` does the waiting."""
     return True
 
 
-def run_mark() -> str:
-    """The value of `MARK` for a child this process starts (unique to the start)."""
-    return f"{os.getpid()}-{time.monotonic_ns()}"
-
-
-def end_escaped(proc: subprocess.Popen[bytes], mark: str, grace: float) -> None:
+def end_escaped(proc: subprocess.Popen[bytes], marking: str, grace: float) -> None:
     """Close the child's job: Windows ends whatever is left in it (the job was made with
-    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE). `mark` and `grace` are not needed here. Never raises."""
+    JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE). `marking` and `grace` are not needed here. Never raises."""
     job = _jobs.pop(proc.pid, 0)
     if job:
         _close(job)

@@ -49,12 +49,18 @@ class UnsafeArgument(ValueError):
         self.what = what
 
 
+def _blanks_end(text: str, i: int) -> int:
+    """The index of the first character at or after `i` that is not a space or a tab."""
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i
+
+
 def split(text: str) -> list[str]:
     """`text` split into words by the C runtime's rules (module docstring). Never raises."""
     words: list[str] = []
-    i, n = 0, len(text)
-    while i < n and text[i] in " \t":
-        i += 1
+    n = len(text)
+    i = _blanks_end(text, 0)
     if i >= n:
         return words
     # The program: quotes group, nothing is escaped.
@@ -68,11 +74,7 @@ def split(text: str) -> list[str]:
         i += 1
     words.append("".join(program))
     # The arguments.
-    while True:
-        while i < n and text[i] in " \t":
-            i += 1
-        if i >= n:
-            return words
+    while (i := _blanks_end(text, i)) < n:
         word: list[str] = []
         quoted = False
         while True:
@@ -96,6 +98,7 @@ def split(text: str) -> list[str]:
                 word.append(text[i])
             i += 1
         words.append("".join(word))
+    return words
 
 
 def join(words: list[str]) -> str:

@@ -18,7 +18,10 @@ The staging (stdin closed, wait, ask, wait, end) is `transport.procgroup`'s.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import time
 
 if sys.platform == "win32":
     from mrtr_cli.platform import _proctree_windows as _impl
@@ -26,7 +29,7 @@ else:
     from mrtr_cli.platform import _proctree_posix as _impl
 
 #: The environment variable marking a stdio server and its descendants (`end_escaped`).
-MARK = _impl.MARK
+MARK = "MRTR_STDIO_RUN"
 #: Starts a child in a tree of its own, as `subprocess.Popen` (`start(argv, **popen_kwargs)`).
 start = _impl.start
 #: Asks the tree to end (SIGTERM; CTRL_BREAK_EVENT). False when nobody was left.
@@ -35,9 +38,28 @@ ask_to_end = _impl.ask_to_end
 end_now = _impl.end_now
 #: True while any process of the tree is running (the leader must be reaped first).
 any_left = _impl.any_left
-#: Waits up to `timeout` seconds for the child itself to exit and reaps it; True when it did.
-wait_exit = _impl.wait_exit
-#: After the child is gone, ends what escaped its tree (Linux) or is left in it (Windows): `end_escaped(proc, mark, grace)`.
-end_escaped = _impl.end_escaped
-#: A value of `MARK` unique to one start.
-run_mark = _impl.run_mark
+
+
+def run_mark() -> str:
+    """A value of `MARK` for a child this process starts (unique to the start)."""
+    return f"{os.getpid()}-{time.monotonic_ns()}"
+
+
+def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait up to `timeout` seconds for the child itself to exit (and reap it); True when
+    it did. On Linux the wait wakes the moment it exits (a pidfd); elsewhere it is
+    `Popen.wait`, which polls with growing sleeps."""
+    if proc.returncode is None and not _impl.exited_within(proc, timeout):
+        return False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
+def end_escaped(proc: subprocess.Popen[bytes], mark: str, grace: float) -> None:
+    """After the child is gone, end what escaped its tree (Linux: the orphans whose
+    environment holds `MARK=mark`) or is left in it (Windows: its job), waiting up to
+    `grace` seconds. Never raises."""
+    _impl.end_escaped(proc, f"{MARK}={mark}" if mark else "", grace)
