@@ -186,13 +186,16 @@ def test_on_macos_and_windows_an_existing_state_folder_is_kept(platform, native)
 
 
 def test_the_native_state_folder_comes_from_platformdirs():
+    """macOS and Windows ask platformdirs (installed there; here only when something else
+    brought it) for the folder."""
     platformdirs = pytest.importorskip("platformdirs")
     from platformdirs.macos import MacOS
-    from platformdirs.windows import Windows
 
+    from mrtr_cli.platform.userdirs import _native
+
+    assert _native() == platformdirs.user_state_dir("mrtr", appauthor=False)
     assert MacOS("mrtr", appauthor=False).user_state_dir.endswith(os.path.join("Library", "Application Support",
                                                                               "mrtr"))
-    assert Windows.__name__ == "Windows" and platformdirs.user_state_dir("mrtr", appauthor=False)
 
 
 def test_mrtr_uses_the_state_folder_the_environment_names(mrtr, tmp_path):
@@ -410,3 +413,23 @@ def test_the_rest_of_mrtr_makes_no_platform_test():
                 continue
             found += [f"{rel}: {line.strip()}" for line in code if re.search(pattern, line)]
     assert found == []
+
+
+#: Each thing the issue of Windows and macOS support named, as docs/platforms.md's table
+#: words it: every one has a row with its status on each system.
+PLATFORM_ITEMS = ("ending a stdio server at shutdown", "`--trace FILE`, `--save-answers FILE`", "saving a sign-in",
+                  "`--stdio \"python C:\\srv\\server.py\"`", "`npx`, `uvx`", "ending what a server started",
+                  "the token store's lock across processes", "the paste prompt", "printed commands",
+                  "where state is kept", "mrtr's own config file", "SIGTERM", "Ctrl-C")
+
+
+def test_docs_platforms_has_a_row_with_a_status_for_each_item():
+    rows = [line for line in (ROOT / "docs" / "platforms.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and not line.startswith("| what ")]
+    for item in PLATFORM_ITEMS:
+        row = next((r for r in rows if r.startswith("| " + item)), None)
+        assert row is not None, item
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert len(cells) == 5, row
+        assert all(c.split(":")[0].split(";")[0] in ("works", "degraded", "not available") or c.startswith("works")
+                   for c in cells[1:4]), row
