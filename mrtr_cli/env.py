@@ -202,17 +202,16 @@ class Environment:
 
     def prompt_input(self) -> IO[str] | None:
         """Where a person's keys come from: stdin when it is a terminal; when stdin was read
-        for data (`--args -`, `--answers -`), the controlling terminal (`/dev/tty`), as
-        `git` and `ssh` do; else None."""
+        for data (`--args -`, `--answers -`), the terminal (`/dev/tty`, or the console's
+        `CONIN$` on Windows: `platform.console`), as `git` and `ssh` do; else None."""
         if self.stdin_isatty:
             return self.stdin
         if not self.stdin_consumed:
             return None
         if self._tty is None:
-            try:
-                self._tty = open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - kept for the run
-            except OSError:
-                self._tty = False
+            from mrtr_cli.platform.console import open_terminal  # noqa: PLC0415 - lazy for start-up time
+
+            self._tty = open_terminal() or False  # kept for the run
         return self._tty or None
 
     # ------------------------------------------------------------------ writing

@@ -16,6 +16,8 @@ import os
 import re
 from typing import Any
 
+from mrtr_cli.platform.fileopen import BINARY
+
 #: A lone surrogate: valid as a JSON escape ("\\ud800"), but with no UTF-8 form.
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -168,7 +170,7 @@ def write_json_atomic(path: str, value: Any, *, indent: int | None = 2, mode: in
     """
     directory = os.path.dirname(path) or "."
     tmp = os.path.join(directory, f".tmp-{os.getpid()}-{os.urandom(6).hex()}.json")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | BINARY, mode)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(dumps_utf8(value, indent=indent))

@@ -1,21 +1,16 @@
-"""Where `mrtr` keeps local state: `$XDG_STATE_HOME/mrtr` (default `~/.local/state/mrtr`).
+"""Where `mrtr` keeps local state: `MRTR_STATE_DIR`, else `$XDG_STATE_HOME/mrtr`, else
+`~/.local/state/mrtr` on Linux and the platform's own folder on macOS and Windows (unless
+an earlier `mrtr` made `~/.local/state/mrtr` there: `platform.userdirs`, docs/platforms.md).
 
-Holds task records, interrupted pending documents and caches. Nothing secret is
-ever written here (no headers, no tokens).
+Holds task records, interrupted pending documents, caches and the token store. Nothing
+secret is written here outside the token store (no headers).
 """
 
 from __future__ import annotations
 
-import os
-
 
 def state_dir() -> str:
-    """The state directory (created on first use by whoever writes into it).
+    """The state directory (created on first use by whoever writes into it)."""
+    from mrtr_cli.platform.userdirs import state_dir as chosen  # noqa: PLC0415 - lazy for start-up time
 
-    `MRTR_STATE_DIR` overrides the XDG location.
-    """
-    override = os.environ.get("MRTR_STATE_DIR")
-    if override:
-        return override
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "mrtr")
+    return chosen()

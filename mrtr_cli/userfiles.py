@@ -29,6 +29,7 @@ from typing import IO, Any
 from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.jsonfile import loads_strict
 from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
+from mrtr_cli.platform.fileopen import BINARY, NO_WAIT
 from mrtr_cli.render.sanitize import sanitize
 
 _CHUNK = 1 << 16
@@ -70,7 +71,7 @@ def _open_regular(path: str, *, what: str, limit: int) -> int:
     """
     full = os.path.expanduser(path)
     try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(full, os.O_RDONLY | BINARY | NO_WAIT)
     except FileNotFoundError:
         raise
     except OSError as exc:
@@ -240,17 +241,13 @@ def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_B
         if len(data) > limit:
             raise _too_big(what, "(stdin)", limit)
         return data
-    import select  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform.pipes import wait_readable  # noqa: PLC0415 - lazy for start-up time
 
     chunks, total = [], 0
     while True:
         left = deadline.remaining() if deadline is not None else None
         if left is not None:
-            try:
-                ready = select.select([fd], [], [], left)[0]
-            except (OSError, ValueError):
-                ready = [fd]  # not selectable: read and let it block as a file would
-            if not ready:
+            if not wait_readable(fd, left):  # (a descriptor that cannot be waited on is read, and may block)
                 raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {what} on stdin")
         try:
             chunk = os.read(fd, _CHUNK)
@@ -319,16 +316,16 @@ def open_user_output(path: str, mode: str = "w") -> IO[str]:
             strerror "no process is reading the FIFO".
     """
     import errno  # noqa: PLC0415 - lazy for start-up time
-    import fcntl  # noqa: PLC0415 - lazy for start-up time
 
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC) | os.O_NONBLOCK
+    from mrtr_cli.platform.fileopen import open_output  # noqa: PLC0415 - lazy for start-up time
+
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
     try:
-        fd = os.open(os.path.expanduser(path), flags | getattr(os, "O_NOCTTY", 0), 0o666)
+        fd = open_output(os.path.expanduser(path), flags, 0o666)  # writes then block as usual
     except OSError as exc:
         if exc.errno == errno.ENXIO:
             raise OSError(errno.ENXIO, "no process is reading the FIFO") from None
         raise
-    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)  # writes block as usual
     stream = os.fdopen(fd, mode, encoding="utf-8")
     stream.buffer.raw.name = path  # type: ignore[attr-defined] # messages name the path, not the descriptor
     return stream

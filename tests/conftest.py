@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import signal
 import socket
 import subprocess
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from mrtr_cli.platform import shellwords
 from tests.prefork import launch_argv
 
 # A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
@@ -62,11 +62,41 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(2, cores + cores // 2)
 
 
+def needs_posix(behaviour: str) -> pytest.MarkDecorator:
+    """Skip a test on Windows, saying which POSIX behaviour it needs ("pseudo-terminals",
+    "process groups and signals", "FIFOs", "network namespaces (unshare)"): docs/platforms.md."""
+    return pytest.mark.skipif(sys.platform == "win32", reason=f"needs POSIX: {behaviour}")
+
+
+#: On Windows, a test whose own code uses one of these is skipped with `needs_posix`, naming
+#: the behaviour (every `pty` test is too: `pytest_collection_modifyitems`).
+POSIX_ONLY = (("pexpect", "pseudo-terminals (pexpect)"), ("mkfifo", "FIFOs"), ("/proc/", "/proc"),
+              ("/dev/", "device files"), ("/bin/sh", "a POSIX shell"), ("unshare", "network namespaces (unshare)"),
+              ("killpg", "process groups"), ("SIGKILL", "POSIX signals"), ("SIGTERM", "POSIX signals"),
+              ("SIGINT", "POSIX signals"), ("SIGSTOP", "POSIX signals"), ("fcntl", "fcntl"))
+
+
+def _posix_behaviour(item: pytest.Item) -> str | None:
+    """The POSIX behaviour `item`'s own code uses (`POSIX_ONLY`), or None."""
+    import inspect
+
+    try:
+        source = inspect.getsource(item.function)  # type: ignore[attr-defined]
+    except (AttributeError, OSError, TypeError):
+        return None
+    return next((behaviour for word, behaviour in POSIX_ONLY if word in source), None)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark `slow` what the quick loop (`-m "not slow"`) leaves out (see SLOW_FILES)."""
+    """Mark `slow` what the quick loop (`-m "not slow"`) leaves out (see SLOW_FILES); a
+    `pty` test needs POSIX's pseudo-terminals (`needs_posix`)."""
     for item in items:
         if item.path.name in SLOW_FILES or item.get_closest_marker("pty") or item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.slow)
+        if sys.platform == "win32":
+            behaviour = "pseudo-terminals (pexpect)" if item.get_closest_marker("pty") else _posix_behaviour(item)
+            if behaviour:
+                item.add_marker(needs_posix(behaviour))
     # Files with slow tests first: pytest-xdist hands out whole files (--dist loadfile) in
     # this order, so the long ones start early and the short ones fill the end of the run,
     # instead of one worker finishing a long file alone.
@@ -158,8 +188,8 @@ def stdio_cmd(script: Path | str, *extra: str, direct: bool = False) -> str:
     0.6 s of imports per server), or, with `direct`, as `python SCRIPT` itself (for a test
     about the server's process: its pid, its children, its process group)."""
     if direct:
-        return shlex.join([PY, str(script), *extra])
-    return shlex.join(launch_argv(script, *extra))
+        return shellwords.join([PY, str(script), *extra])
+    return shellwords.join(launch_argv(script, *extra))
 
 
 def free_port() -> int:

@@ -248,7 +248,10 @@ ZYGOTE = Zygote()
 
 
 def launch_argv(script: Path | str, *extra: str) -> list[str]:
-    """The argv that runs `python SCRIPT EXTRA...` as a fork of this process's zygote."""
+    """The argv that runs `python SCRIPT EXTRA...` as a fork of this process's zygote (where
+    there is no fork, Windows: `python SCRIPT EXTRA...` itself)."""
+    if not hasattr(os, "fork"):
+        return [sys.executable, str(script), *map(str, extra)]
     return [sys.executable, "-I", "-S", str(LAUNCH), ZYGOTE.socket_path(), str(script), *map(str, extra)]
 
 

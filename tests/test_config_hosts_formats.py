@@ -61,6 +61,8 @@ def test_linux_paths_follow_xdg_and_the_hosts_own_variables():
 
 def test_macos_paths_are_application_support_where_the_host_puts_them_there():
     mac = every_path(Places("darwin", "/Users/ann", {}))
+    assert mac["mrtr"] == ["/Users/ann/Library/Application Support/mrtr/servers.json",
+                           "/Users/ann/.config/mrtr/servers.json"]  # the platform's folder, then the earlier one
     assert mac["claude-desktop"] == ["/Users/ann/Library/Application Support/Claude/claude_desktop_config.json"]
     assert mac["vscode"] == ["/Users/ann/Library/Application Support/Code/User/mcp.json"]
     assert mac["zed"] == ["/Users/ann/.config/zed/settings.json"]  # Zed uses ~/.config on macOS
@@ -76,7 +78,7 @@ def test_macos_paths_are_application_support_where_the_host_puts_them_there():
 def test_windows_paths_are_appdata_and_the_profile_folder():
     win = every_path(Places("win32", WIN_HOME, {"APPDATA": APPDATA}))
     assert win == {
-        "mrtr": [WIN_HOME + "\\.config\\mrtr\\servers.json"],
+        "mrtr": [APPDATA + "\\mrtr\\servers.json", WIN_HOME + "\\.config\\mrtr\\servers.json"],
         "claude-code": [WIN_HOME + "\\.claude.json"],
         "claude-desktop": [APPDATA + "\\Claude\\claude_desktop_config.json"],
         "codex": [WIN_HOME + "\\.codex\\config.toml"],

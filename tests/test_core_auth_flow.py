@@ -5,7 +5,8 @@ browser/paste flow against a real loopback listener on 127.0.0.1.
 A person at a terminal is stood in for by streams that say they are terminals (the real
 pseudo-terminal tests of sign-in are in test_auth_signin.py); the browser is one
 registered with the standard library's `webbrowser`, which visits the URL it is given.
-The controlling terminal (`/dev/tty`, read when stdin is not a terminal) is the test's
+The controlling terminal (`/dev/tty`, or the console's `CONIN$` on Windows:
+mrtr_cli/platform/console.py; read when stdin is not a terminal) is the test's
 own: none at all unless a test gives one (a file of what the person types), whatever
 terminal the test run itself has; the sign-in without any terminal in a process of its
 own session is in test_auth_headless_trace.py.
@@ -45,6 +46,7 @@ from mrtr_cli.auth.flow import (
 from mrtr_cli.auth.loopback import Loopback, NoResponse
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, UsageError
+from mrtr_cli.platform import console
 
 ISSUER = "https://as.example"
 METADATA = {"issuer": ISSUER, "authorization_endpoint": "https://as.example/authorize",
@@ -220,7 +222,7 @@ class ControllingTerminal:
         self.keys = keys
 
     def open(self, file, *args, **kwargs):
-        if file != "/dev/tty":
+        if file not in ("/dev/tty", "CONIN$"):
             return builtins.open(file, *args, **kwargs)
         self.encodings.append(kwargs.get("encoding"))
         if self.keys is None:
@@ -245,7 +247,7 @@ def join_paste_readers() -> None:
 def tty(tmp_path, monkeypatch):
     """No controlling terminal unless the test types on one (`tty.type(keys)`)."""
     terminal = ControllingTerminal(tmp_path / "tty")
-    monkeypatch.setattr(flow, "open", terminal.open, raising=False)
+    monkeypatch.setattr(console._impl, "open", terminal.open, raising=False)
     yield terminal
     join_paste_readers()
     for stream in terminal.opened:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import resource
 import shlex
 import time
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 from mcp_types.methods import validate_client_request
 
-from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, needs_posix, stdio_cmd
 import io
 import random
 from mrtr_cli.env import Environment
@@ -326,7 +325,10 @@ def test_records_and_commands_hold_no_secrets(mrtr, http_servers, tmp_path):
     assert records[0].stat().st_mode & 0o077 == 0
 
 
+@needs_posix("the CPU time of child processes (resource.getrusage)")
 def test_waiting_uses_no_cpu_between_polls(mrtr, http_servers):
+    import resource
+
     url = http_servers.start(TASK_SERVER)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()

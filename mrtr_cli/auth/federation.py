@@ -75,7 +75,7 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     """The output of the assertion command, within COMMAND_TIMEOUT and the run's deadline,
     read within `MAX_COMMAND_OUTPUT` bytes (`transport.boundedrun`: its process group is
     ended however it ends)."""
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.transport.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
 
@@ -83,7 +83,7 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     limit = COMMAND_TIMEOUT if left is None else max(min(COMMAND_TIMEOUT, left), 0.01)
 
     try:
-        argv = shlex.split(source.value)
+        argv = shellwords.split(source.value)
     except ValueError as exc:
         raise AuthError(f"{source.where}: cannot split the command ({exc})") from None
     if not argv:

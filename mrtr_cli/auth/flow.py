@@ -180,10 +180,12 @@ def check_paste_possible(env: Environment, no_browser: bool) -> None:
     """
     if not no_browser or env.prompt_input() is not None:
         return
-    try:
-        open("/dev/tty", encoding="utf-8").close()  # noqa: SIM115 - only whether it opens
-    except OSError:
+    from mrtr_cli.platform.console import open_terminal  # noqa: PLC0415 - lazy for start-up time
+
+    terminal = open_terminal()
+    if terminal is None:
         raise _nothing_can_come_back("--no-browser") from None
+    terminal.close()
 
 
 def _nothing_can_come_back(why: str | None) -> AuthError:
@@ -197,14 +199,13 @@ def _nothing_can_come_back(why: str | None) -> AuthError:
 
 def _paste_source(env: Environment) -> IO[str] | None:
     """Where a pasted address can be read: the run's prompt input (stdin at a terminal),
-    else the controlling terminal (`/dev/tty`: stdin redirected in a terminal), else None."""
+    else the terminal (`platform.console`: stdin redirected in a terminal), else None."""
     stream = env.prompt_input()
     if stream is not None:
         return stream
-    try:
-        return open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - read by the paste thread for the run
-    except OSError:
-        return None
+    from mrtr_cli.platform.console import open_terminal  # noqa: PLC0415 - lazy for start-up time
+
+    return open_terminal()  # read by the paste thread for the run
 
 
 def _paste_in_background(env: Environment, listener: Loopback, stream: IO[str]) -> None:
@@ -225,19 +226,15 @@ def _read_line_while_waiting(listener: Loopback, stream: IO[str]) -> str | None:
     """A line typed at the terminal, or None once the sign-in ended without one (the
     redirect reached the listener) or at end of input: nothing typed after the sign-in
     is taken from what comes next (a form, a prompt)."""
-    import select  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform.console import key_waiting  # noqa: PLC0415 - lazy for start-up time
 
-    try:
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        fd = None
+    waitable = True
     while not listener.done():
-        if fd is not None:
-            try:
-                if not select.select([fd], [], [], 0.2)[0]:
-                    continue
-            except (OSError, ValueError):
-                fd = None
+        if waitable:
+            typed = key_waiting(stream, 0.2)
+            if typed is False:
+                continue
+            waitable = typed is not None
         line = stream.readline()
         return line.strip() if line and not listener.done() else None
     return None

@@ -351,9 +351,9 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
                              "(nobody signs in), and this run has none to get a new one", hint=federated)
         hint = self.settings.login_hint
         if ch.insufficient_scope and ch.scope:
-            import shlex  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
-            hint += "".join(f" --scope {shlex.quote(x)}" for x in ch.scopes)
+            hint += "".join(f" --scope {shellwords.quote(x)}" for x in ch.scopes)
             scope = sanitize(ch.scope, single_line=True)
             return AuthError(f"{self.label} needs more permission (scope {scope}); to grant it, run: "
                              + sanitize(hint, single_line=True))

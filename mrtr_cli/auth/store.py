@@ -1,6 +1,7 @@
-"""The token store: one 0600 JSON file per MCP server under `<state dir>/auth/` (0700),
-written atomically, with a lock file across processes so that concurrent runs refresh a
-token once (2026-07-28 basic/authorization/security-considerations "Token Theft";
+"""The token store: one 0600 JSON file per MCP server under `<state dir>/auth/` (0700; on
+Windows, where modes mean nothing, the state directory is in the user's profile:
+`platform.filemodes`), written atomically, with a lock file across processes
+(`platform.filelock`) so that concurrent runs refresh a token once (2026-07-28 basic/authorization/security-considerations "Token Theft";
 OAuth 2.1 section 7.1).
 
 A file (`transport.authhook.token_path`) holds, for the server's canonical URI, one entry
@@ -27,6 +28,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from mrtr_cli.errors import AuthError, UsageError
+from mrtr_cli.platform import filelock
+from mrtr_cli.platform.filemodes import owner_only_file, owner_only_folder
 from mrtr_cli.transport.authhook import canonical_resource, read_record, store_dir, token_path
 from mrtr_cli.transport.tokenfile import DamagedTokenStore, issuers_named
 
@@ -38,10 +41,7 @@ KEYRING_SERVICE = "mrtr"
 def _ensure_dir() -> str:
     path = store_dir()
     os.makedirs(path, mode=0o700, exist_ok=True)
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
+    owner_only_folder(path)
     return path
 
 
@@ -70,11 +70,11 @@ class TokenStore:
         self.resource_key = canonical_resource(url)
         self.path = path or token_path(url)
         if logout_hint is None:
-            import shlex  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
             from mrtr_cli.credentials import public_url  # noqa: PLC0415 - lazy for start-up time
 
-            logout_hint = f"mrtr --url {shlex.quote(public_url(url))} auth logout"
+            logout_hint = f"mrtr --url {shellwords.quote(public_url(url))} auth logout"
         self.logout_hint = logout_hint
         self.backend = backend or os.environ.get("MRTR_TOKEN_STORE", "file") or "file"
         self._note = note
@@ -127,7 +127,7 @@ class TokenStore:
             doc.pop("keyring", None)
         fd, tmp = tempfile.mkstemp(prefix=".tok-", dir=folder)
         try:
-            os.fchmod(fd, 0o600)
+            owner_only_file(fd)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(doc, fh, indent=1, sort_keys=True)
                 fh.write("\n")
@@ -190,13 +190,13 @@ class TokenStore:
             _delete_keyring(self.path)
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # Windows: held open by another run (it goes with the folder later)
             os.unlink(self.path[:-5] + ".lock")
 
     @contextlib.contextmanager
     def locked(self, timeout: float = 120.0) -> Iterator[None]:
-        """Hold the server's lock across processes (flock on `<file>.lock`) while the block
-        runs: one refresh or sign-in at a time; the others then read its result.
+        """Hold the server's lock across processes (`platform.filelock` on `<file>.lock`) while
+        the block runs: one refresh or sign-in at a time; the others then read its result.
 
         Raises:
             AuthError: the lock was not free within `timeout` seconds.
@@ -205,25 +205,16 @@ class TokenStore:
         lock_path = self.path[:-5] + ".lock"
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            try:
-                import fcntl  # noqa: PLC0415 - lazy for start-up time
-            except ImportError:  # pragma: no cover - Windows: no cross-process lock
-                yield
-                return
             start = time.monotonic()
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() - start > timeout:
-                        raise AuthError(f"the token store {lock_path} stayed locked for {timeout:g}s "
-                                        "(another mrtr is signing in)") from None
-                    time.sleep(0.05)
+            while not filelock.try_lock(fd):
+                if time.monotonic() - start > timeout:
+                    raise AuthError(f"the token store {lock_path} stayed locked for {timeout:g}s "
+                                    "(another mrtr is signing in)")
+                time.sleep(0.05)
             try:
                 yield
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                filelock.unlock(fd)
         finally:
             os.close(fd)
 

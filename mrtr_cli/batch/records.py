@@ -196,16 +196,16 @@ def open_output(path: str, *, append: bool) -> IO[str]:
         fh = open(path, "a+b")  # noqa: SIM115 - closed by the caller
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    try:
-        import fcntl  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import filelock  # noqa: PLC0415 - lazy for start-up time
 
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except ImportError:  # not on this platform: no lock
-        pass
+    try:
+        locked = filelock.try_lock(fh.fileno())
     except OSError:
+        locked = False
+    if not locked:
         fh.close()
         raise UsageError(f"cannot write {path}: another mrtr batch is writing it",
-                         hint="wait for it to finish (two runs would run the same lines twice)") from None
+                         hint="wait for it to finish (two runs would run the same lines twice)")
     try:
         if append:
             fh.seek(0)

@@ -20,10 +20,10 @@ from mrtr_cli.errors import terminated
 
 def main() -> None:
     """Run `mrtr` with `sys.argv` and exit with the documented code (`cli.main.main`)."""
-    import signal  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform.signals import on_termination  # noqa: PLC0415 - lazy for start-up time
 
-    # As cli.main.main does: SIGTERM ends the run like Ctrl-C, from the first moment.
-    signal.signal(signal.SIGTERM, terminated)
+    # As cli.main.main does: SIGTERM (Ctrl-Break on Windows) ends the run like Ctrl-C, from the first moment.
+    on_termination(terminated)
     from mrtr_cli.transport.early import discard_prelaunched, prelaunch  # noqa: PLC0415 - lazy for start-up time
 
     try:

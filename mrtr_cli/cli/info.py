@@ -190,12 +190,12 @@ def servers_cmd(ctx: click.Context, **kw: Any) -> int:
 def _server_row(s: Any) -> list[str]:
     """One `mrtr servers` row: name, type, command or URL (no secrets), host and file, and
     how `-s` picks it (or why it cannot be used)."""
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     e = s.entry
     public = s.public()
     if e.kind == "stdio":
-        where = shlex.join([str(e.command)] + [str(a) for a in e.args])
+        where = shellwords.join([str(e.command)] + [str(a) for a in e.args])
     else:
         where = str(public.get("url") or "-")
     if e.unusable is not None:

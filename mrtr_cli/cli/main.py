@@ -102,11 +102,11 @@ def cli(ctx: click.Context, **kw: Any) -> None:
 # ---------------------------------------------------------------------- entry point
 def main(argv: list[str] | None = None) -> None:
     """Run the CLI and exit with the documented code (never a traceback)."""
-    import signal  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform.signals import on_termination  # noqa: PLC0415 - lazy for start-up time
 
-    # SIGTERM (a CI job cancelled, `kill`) is handled like Ctrl-C: a running task's id and the
-    # command to resume are printed, a pending call is saved, the server is shut down.
-    signal.signal(signal.SIGTERM, terminated)
+    # SIGTERM (a CI job cancelled, `kill`; Ctrl-Break on Windows) is handled like Ctrl-C: a running
+    # task's id and the command to resume are printed, a pending call is saved, the server is shut down.
+    on_termination(terminated)
     from mrtr_cli.limits import ensure_recursion_headroom  # noqa: PLC0415 - lazy for start-up time
 
     ensure_recursion_headroom()

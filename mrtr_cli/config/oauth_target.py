@@ -10,13 +10,13 @@ to `make_authorizer`.
 from __future__ import annotations
 
 import copy
-import shlex
 from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
 from mrtr_cli.credentials import public_url
 from mrtr_cli.errors import UsageError
+from mrtr_cli.platform import shellwords
 
 
 def target_options(app: Any, target: Any) -> list[str]:
@@ -35,7 +35,7 @@ def target_options(app: Any, target: Any) -> list[str]:
                         ("--client-secret-env", o.client_secret_env), ("--client-secret-file", o.client_secret_file)]:
         if value and not (flag == "--protocol" and value == "auto"):
             words += [flag, str(value)]
-    return [shlex.quote(w) for w in words]
+    return [shellwords.quote(w) for w in words]
 
 
 def login_hint(app: Any, target: Any, verb: str = "login") -> str:

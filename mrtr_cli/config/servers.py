@@ -197,9 +197,9 @@ def lookup(name: str, explicit: str | None, *, warn: Callable[[str], None] | Non
             return match
     unusable = next((e for e in seen if e.name == name or (bare and host in HOSTS and e.name == bare
                                                            and e.source.host == host)), None)
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
-    config = f"--config {shlex.quote(explicit)} " if explicit else ""
+    config = f"--config {shellwords.quote(explicit)} " if explicit else ""
     if unusable is not None:
         raise UsageError(f"{unusable.where} is not usable: {unusable.entry.unusable}",
                          hint=f"see every configured server with: mrtr {config}servers")

@@ -8,12 +8,12 @@ environment values are never part of `public()`.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
+from mrtr_cli.platform import shellwords
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Transport
 from mrtr_cli.credentials import public_url
@@ -65,7 +65,7 @@ class Target:
         if self.url:
             out["url"] = public_url(self.url)
         if self.command:
-            out["stdio"] = shlex.join(self.command)
+            out["stdio"] = shellwords.join(self.command)
         return out
 
     def cache_identity(self) -> dict[str, Any]:
@@ -96,7 +96,8 @@ class Target:
 
 
 def parse_stdio(command: str, source: str = "--stdio") -> list[str]:
-    """Split a `--stdio` command line like a POSIX shell would (no shell runs it);
+    """Split a `--stdio` command line as the platform splits words (`platform.shellwords`:
+    a POSIX shell's rules; on Windows, a program's command line rules); no shell runs it;
     `source` is where it came from (`--stdio`, or the variable `MRTR_STDIO`), as errors name it.
 
     Raises:
@@ -104,7 +105,7 @@ def parse_stdio(command: str, source: str = "--stdio") -> list[str]:
     """
     variable = not source.startswith("-")
     try:
-        argv = shlex.split(command)
+        argv = shellwords.split(command)
     except ValueError as exc:
         raise UsageError(f"{source}={command!r}: {exc}" if variable else f"{source} {command!r}: {exc}") from None
     if not argv:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.credentials import REDACTED
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
+from mrtr_cli.platform import shellwords
 from mrtr_cli.render.sanitize import sanitize
 
 def _known_file() -> str:
@@ -73,8 +73,10 @@ def remember(kind: str, value: Any) -> None:
     path = _known_file()
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        # O_NONBLOCK: a FIFO nobody reads is an error at once, not a hang (a file is written as usual)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600)
+        from mrtr_cli.platform.fileopen import BINARY, NO_WAIT  # noqa: PLC0415 - lazy for start-up time
+
+        # NO_WAIT: a FIFO nobody reads is an error at once, not a hang (a file is written as usual)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | BINARY | NO_WAIT, 0o600)
         with os.fdopen(fd, "a", encoding="ascii") as fh:
             fh.write(digest + "\n")
     except OSError:
@@ -129,11 +131,11 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
     """
     if command:
         if not knows("stdio", command_identity(command, cwd)):
-            shown = sanitize(shlex.join(command), single_line=True)
+            shown = sanitize(shellwords.join(command), single_line=True)
             where = sanitize(os.path.realpath(cwd or os.getcwd()), single_line=True)
             _consent(env, confirm, f"{source} starts a server with a command mrtr has not run in {where}", shown,
                      refusal=f"{source} names a server command mrtr has not run in {where}: {shown}",
-                     hint=f"run it only if you trust it, by giving it yourself: --stdio {shlex.quote(shown)}")
+                     hint=f"run it only if you trust it, by giving it yourself: --stdio {shellwords.quote(shown)}")
         return True
     if not (url and credentials):
         return False
@@ -144,7 +146,7 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
         _consent(env, confirm, f"{source} sends your credentials (-H, --bearer-token-env) to a URL mrtr has not "
                       "reached before", shown,
                  refusal=f"{source} names a URL mrtr has not reached before, and credentials were given: {shown}",
-                 hint=f"send them only if you trust it, by giving it yourself: --url {shlex.quote(shown)}")
+                 hint=f"send them only if you trust it, by giving it yourself: --url {shellwords.quote(shown)}")
     return True
 
 

@@ -19,7 +19,6 @@ The number of `input_required` rounds is capped (`--max-rounds`).
 
 from __future__ import annotations
 
-import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from mrtr_cli.errors import (
     UsageError,
 )
 from mrtr_cli.jsonfile import lone_surrogate_in
+from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import ProgressCallback, Session
@@ -310,7 +310,7 @@ class MrtrEngine:
             doc = self._pending(method, params, input_requests, request_state, left, typed,
                                 getattr(exc, "prefill", {}))
             path = save_interrupted(doc)
-            hint = (f"the call can be finished later: mrtr resume {shlex.quote(path)} (it asks again at a "
+            hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
                     "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint) from None
         answered = {**preset, **round_outcome.responses}

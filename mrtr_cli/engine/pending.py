@@ -23,6 +23,7 @@ from typing import Any
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import dumps_utf8
+from mrtr_cli.platform.fileopen import BINARY
 from mrtr_cli.protocol.capabilities import MRTR_METHODS
 
 PENDING_FORMAT = "pending/1"
@@ -157,7 +158,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio") and doc.get("taskId"):
         # The task lived in the server process, which ended with this run: the call starts
         # again, answered by the template (a replay: inOrder for task-keyed questions).
-        import shlex  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         lines.append("  the stdio server ended with this run, and its task with it: fill in the answersTemplate "
                      "(it answers the call from the beginning), then start the call again with it:")
@@ -165,23 +166,23 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
         template = doc.get("answersTemplate") if isinstance(doc.get("answersTemplate"), dict) else {}
         if "inOrder" not in template:  # keyed as asked: a server that keeps its tasks takes them
             lines.append("  or, if the server keeps its tasks (a file, a database): "
-                         + shlex.join(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
+                         + shellwords.shell_line(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
     elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio"):
         # The server process (and any state it kept) ended with this run: a resume starts a
         # new one, which goes on only if it accepts the requestState the old one made.
-        import shlex  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         lines.append("  the stdio server ended with this run: fill in the answersTemplate, then start the call "
                      "again with it (add the answers given before):")
         lines.append("  " + start_again_legacy(doc, config_words))
-        lines.append("  or: " + shlex.join(_mrtr_words(doc, config_words))
+        lines.append("  or: " + shellwords.shell_line(_mrtr_words(doc, config_words))
                      + " resume PENDING.json --answers ANSWERS.json  (starts a new server process: it goes on only "
                      "if the server accepts a requestState made by the one that ended, else exit 4)")
     else:
-        import shlex  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         lines.append("  save the document, fill in its answersTemplate, then: "
-                     + shlex.join(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
+                     + shellwords.shell_line(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
     return lines
 
@@ -202,7 +203,7 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *
     """The `mrtr` command line that starts the pending call over (target, command, arguments);
     `config_words` as for `pending_notes`. Without `target_words`, the command alone (as
     typed inside `mrtr shell`, whose target is fixed)."""
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     target = doc.get("target") if isinstance(doc.get("target"), dict) and target_words else {}
     words = _mrtr_words(doc, config_words) if target_words else []
@@ -220,16 +221,16 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *
             words += ["--args", json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))]
         if method == "tools/call" and isinstance(params.get("task"), dict):
             words.append("--task")  # it ran as a (2025-11-25) task
-    return shlex.join(words)
+    return shellwords.shell_line(words)
 
 
 def start_again_legacy(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
     """For a document from an older server (`resumable: false`): the command that starts
     the call again in the same protocol version, with the filled-in answers."""
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     version = doc.get("protocolVersion")
-    pin = f" --protocol {shlex.quote(str(version))}" if version else ""
+    pin = f" --protocol {shellwords.quote(str(version))}" if version else ""
     return start_again_command(doc, config_words) + pin + " --answers ANSWERS.json"
 
 
@@ -429,7 +430,7 @@ def save_interrupted(doc: dict[str, Any]) -> str | None:
             path = stem + (f"-{n}" if n > 1 else "") + ".json"
             try:
                 # Answers are the person's own data: readable by them only.
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | BINARY, 0o600)
             except FileExistsError:
                 continue
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from types import FrameType
 
 from mrtr_cli.errors import ExitStatus, terminated
+from mrtr_cli.platform.signals import on_termination
 
 _cleanups: list[Callable[[], None]] = []
 
@@ -32,7 +33,7 @@ def arm_hard_exit(*cleanups: Callable[[], None]) -> None:
             _cleanups.append(cleanup)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _hard_exit)
-        signal.signal(signal.SIGTERM, _hard_exit)  # handled like Ctrl-C (cli/main.py)
+        on_termination(_hard_exit)  # handled like Ctrl-C (cli/main.py)
 
 
 def disarm() -> None:
@@ -40,7 +41,7 @@ def disarm() -> None:
     _cleanups.clear()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, terminated)
+        on_termination(terminated)
 
 
 def _hard_exit(signum: int, frame: FrameType | None) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.jsonfile import write_json_atomic
+from mrtr_cli.platform.fileopen import BINARY
 
 FORMAT = "mrtr-list-cache/1"
 
@@ -114,7 +115,7 @@ class ListCache:
         os.makedirs(self.root, mode=0o700, exist_ok=True)
         key = os.urandom(32)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | BINARY, 0o600)
         except FileExistsError:  # another run made it first (or it is no usable key: this run's own)
             time.sleep(0.05)
             theirs = read_state_bytes(path, limit=4096)

@@ -9,10 +9,10 @@ string is sanitised (`render.sanitize`) and never read as markup.
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Sequence
 from typing import Any
 
+from mrtr_cli.platform import shellwords
 from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import sanitize
@@ -147,7 +147,7 @@ def example_call(tool: dict[str, Any], command: list[str]) -> str:
         else:
             items.append(f"{name}={_example_value(prop)}")
     words = ["mrtr", *command, "call", str(tool.get("name")), *items]
-    return sanitize(shlex.join(words), single_line=True)
+    return sanitize(shellwords.shell_line(words), single_line=True)
 
 
 def describe_tool(tool: dict[str, Any], command: list[str]) -> str:

@@ -99,12 +99,9 @@ def check_root_uri(uri: Any) -> str | None:
 
 def uri_path(uri: str) -> str:
     """The local path of a checked `file://` URI."""
-    path = urlsplit(uri).path
-    if os.name == "nt":  # pragma: no cover - file:///C:/x -> C:\\x
-        from nturl2path import url2pathname  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform.fileuris import uri_path as local_path  # noqa: PLC0415 - lazy for start-up time
 
-        return url2pathname(path)
-    return unquote(path)
+    return local_path(urlsplit(uri).path)
 
 
 def resolve_root_entries(entries: Any, source: str, base_dir: str | None = None) -> list[Root]:

@@ -54,10 +54,10 @@ class CommandSampler:
 
     def __init__(self, command: str, env: Environment, *, timeout: float | None = DEFAULT_SAMPLING_TIMEOUT,
                  deadline: Deadline | None = None):
-        import shlex  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         try:
-            self.argv = shlex.split(command)
+            self.argv = shellwords.split(command)
         except ValueError as exc:
             raise UsageError(f"--sampling-command {command!r}: {exc}") from None
         if not self.argv:

@@ -388,7 +388,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     first = _problem(best)
     others = list(dict.fromkeys(p for p in map(_problem, errors) if p != first))  # one "missing" line for all
     hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
-    hint_lines.append(f"see the parameters: mrtr tools {shlex.quote(tool)} (with the same --url, --stdio or -s)")
+    hint_lines.append(f"see the parameters: mrtr tools {shellwords.quote(tool)} (with the same --url, --stdio or -s)")
     raise UsageError(f"{tool}: {first}", hint="\n".join(hint_lines))

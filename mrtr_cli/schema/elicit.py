@@ -43,8 +43,9 @@ def check_format(fmt: str, value: str) -> str | None:
     if fmt == "date-time":
         if not _DATETIME.fullmatch(value):
             return "is not a date-time (RFC 3339, e.g. 2026-07-28T09:30:00Z)"
-        try:
-            _dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+        offset = "+00:00" if value[-1] in "Zz" else value[-6:]
+        try:  # the calendar date, the time and the offset; in a form Python 3.10 also parses (no "t", no ".5")
+            _dt.datetime.fromisoformat(f"{value[:10]}T{value[11:19]}{offset}")
         except ValueError:
             return "is not a valid date-time"
     return None

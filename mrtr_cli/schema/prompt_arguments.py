@@ -81,7 +81,7 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
             text form to give instead.
     """
     import json  # noqa: PLC0415 - lazy for start-up time
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     for name, value in (arguments or {}).items():
         if not isinstance(value, str):
@@ -90,5 +90,5 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
             text = value if value is None else json.dumps(value, ensure_ascii=False)
             raise UsageError(f"{what} {name}: {what}s are strings, not {json_type(value)}",
                              hint="leave it out" if value is None else
-                             f"give it as text: {shlex.quote(f'{name}={text}')}")
+                             f"give it as text: {shellwords.quote(f'{name}={text}')}")
     return dict(arguments or {})

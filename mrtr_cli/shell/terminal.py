@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TextIO, cast
 
+from mrtr_cli.platform import fileopen
 from mrtr_cli.shell.completion import Completer
 from mrtr_cli.shell.history import HISTORY_READ_LIMIT
 
@@ -98,7 +99,7 @@ def _history_class() -> type:
 
         def load_history_strings(self) -> Iterable[str]:
             try:
-                fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+                fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | fileopen.BINARY | fileopen.NO_WAIT)
             except OSError:
                 return []
             with os.fdopen(fd, "rb") as fh:
@@ -124,9 +125,9 @@ def _history_class() -> type:
             entries = "".join(f"\n# {datetime.datetime.now()}\n+{text}\n" for text in kept)
             try:
                 os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-                # O_NONBLOCK: a FIFO nobody reads is an error at once, not a hang; only a file is written
+                # NO_WAIT: a FIFO nobody reads is an error at once, not a hang; only a file is written
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_NONBLOCK", 0), 0o600)
+                             | fileopen.BINARY | fileopen.NO_WAIT, 0o600)
                 with os.fdopen(fd, "ab") as fh:
                     if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                         fh.write(entries.encode("utf-8", errors="replace"))

@@ -104,10 +104,10 @@ class TaskContext:
     def command(self, verb: str, task_id: str, *options: str) -> str:
         """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target (an id that
         starts with `-` comes after `--`, so it is not read as an option)."""
-        import shlex  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         words = [*options, *(["--"] if task_id.startswith("-") else []), task_id]
-        return f"{self.prefix} task {verb} {shlex.join(words)}"
+        return f"{self.prefix} task {verb} {shellwords.shell_line(words)}"
 
 
 class TaskFailed(JsonRpcError):

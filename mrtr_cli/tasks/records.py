@@ -29,13 +29,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shlex
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import write_json_atomic
+from mrtr_cli.platform import shellwords
 
 RECORD_FIELDS = {
     "task_id": "taskId", "target": "target", "tool": "tool", "created": "created", "updated": "updated",
@@ -164,7 +164,7 @@ class TaskRecords:
                 shown = ", ".join(dict.fromkeys(r.task_id for r in exact[:5]))
                 raise UsageError(f"task id {task_id!r} is ambiguous: it starts {len(exact)} recorded tasks ({shown})")
         if len(exact) > 1:
-            servers = [shlex.join(target_words(r.target)) for r in exact]
+            servers = [shellwords.shell_line(target_words(r.target)) for r in exact]
             raise UsageError(f"task id {exact[0].task_id!r} is ambiguous: it is recorded for {len(exact)} servers "
                              f"({'; '.join(servers)})",
                              hint=f"name the server before `task`, e.g. mrtr {servers[0]} task ...")

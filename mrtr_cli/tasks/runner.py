@@ -7,12 +7,12 @@ and knows how to find a task's server again from its record.
 
 from __future__ import annotations
 
-import shlex
 from typing import Any
 
 from mrtr_cli.config.target import Target
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
 from mrtr_cli.errors import UsageError
+from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.session import Session
@@ -47,7 +47,7 @@ def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
         words[1:1] = app.opts.config_words()
     if app.opts.bearer_token_env:
         words += ["--bearer-token-env", app.opts.bearer_token_env]
-    return shlex.join(words)
+    return shellwords.shell_line(words)
 
 
 def use_record_protocol(app: RunContext, record: TaskRecord) -> None:

@@ -1,6 +1,6 @@
 """Running a command whose output `mrtr` reads (an assertion or ID-token command, the
-sampling command), bounded while it runs: in a process group of its own
-(`transport.procgroup.NEW_GROUP`), its stdout read in blocks up to a limit, its stderr
+sampling command), bounded while it runs: in a process tree of its own
+(`platform.proctree.start`), its stdout read in blocks up to a limit, its stderr
 kept to a limit, within a time bound; the whole group ended at the end, whatever way
 the run ended.
 
@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
 
-from mrtr_cli.transport.procgroup import NEW_GROUP, kill_process_group, wait_exit
+from mrtr_cli.platform import proctree
+from mrtr_cli.transport.procgroup import kill_process_group
 
 #: Bytes read from a pipe at a time.
 _BLOCK = 1 << 16
@@ -139,8 +140,8 @@ def run_bounded(argv: list[str], *, stdout_limit: int, stderr_limit: int, timeou
         OutputTooLarge: more than `stdout_limit` bytes on stdout.
         CommandTimedOut: not finished within `timeout`.
     """
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **NEW_GROUP)
+    proc = proctree.start(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdout is not None and proc.stderr is not None  # noqa: S101 - piped above
     end = None if timeout is None else time.monotonic() + timeout
     changed = threading.Event()
@@ -163,7 +164,7 @@ def run_bounded(argv: list[str], *, stdout_limit: int, stderr_limit: int, timeou
             changed.clear()
         if end is None:
             proc.wait()
-        elif not wait_exit(proc, max(end - time.monotonic(), 0.0)):  # its output closed, but it runs on
+        elif not proctree.wait_exit(proc, max(end - time.monotonic(), 0.0)):  # its output closed, but it runs on
             raise CommandTimedOut(timeout or 0.0)
     finally:
         _end(proc, (out, err))
@@ -175,7 +176,8 @@ def _end(proc: subprocess.Popen[bytes], readers: tuple[_Reader, ...]) -> None:
     pipe whose reader has finished is closed (one a process that left the group still
     holds is left to its reader thread, which ends with `mrtr`). Never raises."""
     kill_process_group(proc)
-    wait_exit(proc, _REAP)
+    proctree.wait_exit(proc, _REAP)
+    proctree.end_escaped(proc, "", 0)  # Windows: the job's handle closed
     for reader in readers:
         if reader.ended:
             try:

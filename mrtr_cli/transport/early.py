@@ -38,7 +38,7 @@ def prelaunch_command(words: list[str]) -> list[str] | None:
     server is sure to be needed. CMD is split like `config.target.parse_stdio` does; a
     command it would refuse (unbalanced quotes, empty) is left to the CLI to report.
     """
-    import shlex  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     if any(word in _NO_SERVER_WORDS for word in words):
         return None
@@ -51,7 +51,7 @@ def prelaunch_command(words: list[str]) -> list[str] | None:
     if rest[0] not in PRELAUNCH_COMMANDS:
         return None
     try:
-        argv = shlex.split(text)
+        argv = shellwords.split(text)
     except ValueError:
         return None
     return argv or None
@@ -65,8 +65,8 @@ def prelaunch(words: list[str]) -> None:
     argv = prelaunch_command(words)
     if argv is None or _prelaunched is not None:
         return
+    from mrtr_cli.platform.proctree import run_mark  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.transport.launch import launch  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415 - lazy for start-up time
 
     mark = run_mark()
     try:

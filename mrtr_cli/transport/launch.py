@@ -1,7 +1,7 @@
-"""Starting a stdio server process: its pipes, its own process group, and the run's mark
-in its environment (`transport.reaper`). Used by `StdioTransport.spawn` and, before the
-CLI is loaded, by `transport.early.prelaunch`: only the standard library,
-`transport.procgroup` and `transport.reaper` are imported, so that the server starts as
+"""Starting a stdio server process: its pipes, its own process tree
+(`platform.proctree.start`), and the run's mark in its environment. Used by
+`StdioTransport.spawn` and, before the CLI is loaded, by `transport.early.prelaunch`: only
+the standard library and `platform.proctree` are imported, so that the server starts as
 early as it can.
 """
 
@@ -11,27 +11,25 @@ import os
 import subprocess
 from collections.abc import Mapping
 
-from mrtr_cli.transport.procgroup import NEW_GROUP
-from mrtr_cli.transport.reaper import MARK, become_subreaper
+from mrtr_cli.platform import proctree
 
 
 def launch(argv: list[str], env: Mapping[str, str], cwd: str | None, mark: str) -> subprocess.Popen[bytes]:
-    """Start `argv` with stdin, stdout and stderr piped, in its own process group (a Ctrl-C
-    at the terminal reaches `mrtr` only, which then cancels the request and shuts the
-    server down cleanly), with `env` over `mrtr`'s own environment and `MARK=mark`; `mrtr`
-    becomes the subreaper of what it starts first (Linux).
+    """Start `argv` with stdin, stdout and stderr piped, in a process tree of its own (a
+    Ctrl-C at the terminal reaches `mrtr` only, which then cancels the request and shuts the
+    server down cleanly), with `env` over `mrtr`'s own environment and
+    `proctree.MARK=mark`.
 
     Raises:
-        OSError: the command cannot be started (FileNotFoundError, PermissionError, ...).
+        OSError: the command cannot be started (FileNotFoundError, PermissionError, ...;
+            on Windows, a batch file with an argument cmd.exe would expand).
     """
-    become_subreaper()  # what escapes the server's group comes back to mrtr (Linux)
-    return subprocess.Popen(
+    return proctree.start(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, **env, MARK: mark},
+        env={**os.environ, **env, proctree.MARK: mark},
         cwd=cwd,
         bufsize=0,
-        **NEW_GROUP,
     )

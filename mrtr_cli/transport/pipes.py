@@ -9,10 +9,10 @@ read, even if a process it started still holds the pipe.
 from __future__ import annotations
 
 import os
-import select
 import subprocess
-import threading
 from collections.abc import Callable
+
+from mrtr_cli.platform.pipes import watch_exit
 
 #: Bytes asked for by one read of the server's stdout or stderr.
 READ_BLOCK = 1 << 20
@@ -73,33 +73,21 @@ class LineSplitter:
 
 def read_stdout(proc: subprocess.Popen[bytes], lines: LineSplitter) -> None:
     """Read `proc`'s stdout in blocks into `lines` until it ends, or until the command has
-    exited and what it wrote is read (a process it started may hold the pipe open for ever)."""
+    exited and what it wrote is read (a process it started may hold the pipe open for ever;
+    where the platform cannot watch the exit beside the pipe, `platform.pipes.watch_exit`,
+    only stdout's end is seen)."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
-    exited = exit_signal(proc) if hasattr(select, "poll") else None  # no poll(): stdout's end only
-    poller = None
-    if exited is not None:
-        poller = select.poll()  # not select(): descriptors above 1023 work too
-        poller.register(fd, select.POLLIN)
-        poller.register(exited.fileno(), select.POLLIN)
+    watch = watch_exit(proc)
     try:
         while True:
-            if poller is not None and exited is not None:
-                ready = {got for got, _ in poller.poll()}
-                if exited.fileno() in ready:  # the command exited: read what it left, then stop
-                    # What is in the pipe was written before the exit (a writer blocks on a
-                    # full pipe); a process it left behind may write on, so it is bounded.
-                    os.set_blocking(fd, False)
-                    for _ in range(DRAIN_BLOCKS):
-                        try:
-                            block = os.read(fd, READ_BLOCK)
-                        except BlockingIOError:
-                            block = b""
-                        if not block:
-                            break
-                        lines.feed(block)
-                    lines.end()
-                    return
+            if watch is not None and watch.exited(fd):  # the command exited: read what it left, then stop
+                # What is in the pipe was written before the exit (a writer blocks on a
+                # full pipe); a process it left behind may write on, so it is bounded.
+                for block in watch.drain(fd, READ_BLOCK, DRAIN_BLOCKS):
+                    lines.feed(block)
+                lines.end()
+                return
             try:
                 block = os.read(fd, READ_BLOCK)
             except BlockingIOError:
@@ -111,8 +99,8 @@ def read_stdout(proc: subprocess.Popen[bytes], lines: LineSplitter) -> None:
                 return
             lines.feed(block)
     finally:
-        if exited is not None:
-            exited.close()
+        if watch is not None:
+            watch.close()
 
 
 def read_to_end(fd: int, lines: LineSplitter) -> None:
@@ -126,50 +114,3 @@ def read_to_end(fd: int, lines: LineSplitter) -> None:
         lines.end()
     except (OSError, ValueError):
         pass
-
-
-class ExitSignal:
-    """A file descriptor that becomes readable when a child process exits."""
-
-    def __init__(self, fd: int, owned: list[int]):
-        self._fd = fd
-        self._owned = owned
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def close(self) -> None:
-        for fd in self._owned:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self._owned = []
-
-
-def exit_signal(proc: subprocess.Popen[bytes]) -> ExitSignal | None:
-    """A descriptor readable once `proc` exits: a pidfd on Linux, else a pipe a waiting
-    thread writes to; None when neither can be had (the reader then relies on stdout's end)."""
-    pidfd_open = getattr(os, "pidfd_open", None)
-    if pidfd_open is not None:
-        try:
-            fd = pidfd_open(proc.pid)
-            return ExitSignal(fd, [fd])
-        except OSError:
-            pass
-    try:
-        read_end, write_end = os.pipe()
-    except OSError:
-        return None
-
-    def wait() -> None:
-        try:
-            proc.wait()
-        finally:
-            try:
-                os.close(write_end)
-            except OSError:
-                pass
-
-    threading.Thread(target=wait, name="mrtr-stdio-wait", daemon=True).start()
-    return ExitSignal(read_end, [read_end])

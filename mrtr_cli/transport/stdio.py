@@ -9,7 +9,8 @@ message size limit (transport/limits.py; beyond it the requests in flight fail, 
 The server runs in a session (process group) of its own. When the command itself
 exits, the server is dead (exit 3) even if a process it started still holds the pipe.
 Shutdown ends the whole group by stages (transport/procgroup.py); on Linux, what left
-the group (double fork and `setsid`) is ended too (transport/reaper.py).
+the group (double fork and `setsid`) is ended too, and on Windows what is left in the
+server's Job Object (`platform.proctree.end_escaped`).
 
 This module is the connection: launching (transport/launch.py), the writer thread and
 its outbox, the reader thread turning stdout lines (transport/pipes.py) into messages
@@ -41,7 +42,8 @@ from mrtr_cli.transport.base import (
 )
 from mrtr_cli.transport.limits import max_message_size
 from mrtr_cli.transport.pipes import LineSplitter, read_stdout
-from mrtr_cli.transport.procgroup import close_stdin, end_group, kill_process_group, wait_exit
+from mrtr_cli.platform import proctree
+from mrtr_cli.transport.procgroup import close_stdin, end_group, kill_process_group
 from mrtr_cli.transport.serverstderr import ServerStderr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -113,9 +115,7 @@ class StdioTransport(Transport):
         self._spawn_error: TransportError | None = None
         self._stderr_thread: threading.Thread | None = None
         self._heard = False  # a first line came on stdout
-        from mrtr_cli.transport.reaper import run_mark  # noqa: PLC0415 - lazy for start-up time
-
-        self._mark = run_mark()  # in the server's environment: its descendants are found by it
+        self._mark = proctree.run_mark()  # in the server's environment: its descendants are found by it
 
     def adopt(self, proc: subprocess.Popen[bytes], mark: str) -> None:
         """Take `proc`, a server already started for this transport's command with
@@ -181,17 +181,16 @@ class StdioTransport(Transport):
         self._stderr.summarise_noise()
 
     def _end_escaped(self, grace: float) -> None:
-        """End the server's descendants that left its group (`transport.reaper`)."""
-        from mrtr_cli.transport.reaper import end_orphans  # noqa: PLC0415 - lazy for start-up time
-
-        end_orphans(self._mark, grace)
+        """End the server's descendants that left its group (`platform.proctree.end_escaped`)."""
+        if self._proc is not None:
+            proctree.end_escaped(self._proc, self._mark, grace)
 
     def kill(self) -> None:
         proc = self._proc
         if proc is not None and proc.returncode is None:
             self._closing = True
             kill_process_group(proc)
-            wait_exit(proc, self._close_timeout)  # its orphans are ours only once it is gone
+            proctree.wait_exit(proc, self._close_timeout)  # its orphans are ours only once it is gone
             self._end_escaped(0)
         self._stderr.summarise_noise()
 
@@ -237,20 +236,20 @@ class StdioTransport(Transport):
 
     def unread_input(self) -> int | None:
         """Bytes of messages the server has not read from its stdin: those still queued for
-        the writer thread plus those in the pipe (the FIONREAD ioctl, which Linux answers
-        for either end of a pipe). None where the system cannot tell."""
+        the writer thread plus those in the pipe (`platform.pipes.unread_bytes`). None where
+        the system cannot tell and nothing is queued."""
         proc = self._proc
         if proc is None or proc.stdin is None:
             return None
         with self._outbox_cv:
             queued = self._outbox_bytes
-        try:
-            import fcntl  # noqa: PLC0415 - lazy for start-up time
-            import struct  # noqa: PLC0415 - lazy for start-up time
-            import termios  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform.pipes import unread_bytes  # noqa: PLC0415 - lazy for start-up time
 
-            in_pipe = struct.unpack("i", fcntl.ioctl(proc.stdin.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
-        except (ImportError, OSError, ValueError):
+        try:
+            in_pipe = unread_bytes(proc.stdin.fileno())
+        except ValueError:  # closed
+            in_pipe = None
+        if in_pipe is None:
             return queued or None
         return queued + in_pipe
 

@@ -113,7 +113,9 @@ def _check_key_log() -> None:
     path = os.environ.get("SSLKEYLOGFILE")
     if not path or sys.flags.ignore_environment:
         return
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    from mrtr_cli.platform.fileopen import NO_WAIT  # noqa: PLC0415 - lazy for start-up time
+
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_WAIT
     try:
         os.close(os.open(path, flags, 0o600))
     except OSError as exc:

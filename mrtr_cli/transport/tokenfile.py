@@ -60,11 +60,11 @@ class DamagedTokenStore(AuthError):
     """
 
     def __init__(self, path: str, why: str, fix: str | None = None):
-        import shlex  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         self.path = path
         self.why = why
-        self.fix = fix or f"rm {shlex.quote(path)}"
+        self.fix = fix or f"rm {shellwords.quote(path)}"
         super().__init__(f"the token store file {path} is damaged ({why}); `{self.fix}` removes it "
                          "(then sign in again)")
 

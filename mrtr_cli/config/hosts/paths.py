@@ -78,8 +78,14 @@ class Places:
 
 # ------------------------------------------------------------------ each host's files
 def mrtr_servers(p: Places) -> list[str]:
-    """mrtr's own: `$XDG_CONFIG_HOME/mrtr/servers.json` (`~/.config/mrtr/servers.json`)."""
-    return [p.join(p.xdg_config(), "mrtr", "servers.json")]
+    """mrtr's own: `$XDG_CONFIG_HOME/mrtr/servers.json` (`~/.config/mrtr/servers.json`); on
+    macOS and Windows first the platform's own folder (`~/Library/Application Support/mrtr`,
+    `%APPDATA%\\mrtr`, as `platformdirs` names them), then that one, which earlier versions
+    read there too."""
+    xdg = p.join(p.xdg_config(), "mrtr", "servers.json")
+    if p.windows or p.platform == "darwin":
+        return [p.join(p.native_config(), "mrtr", "servers.json"), xdg]
+    return [xdg]
 
 
 def claude_json(p: Places) -> list[str]:

@@ -1,0 +1,25 @@
+"""Waiting on pipes and descriptors.
+
+| | POSIX | Windows |
+|---|---|---|
+| `wait_readable(fd, timeout)` | `select` | cannot wait on a pipe or console: True at once (the read that follows blocks) |
+| `unread_bytes(fd)` | `FIONREAD` (Linux answers it for either end of a pipe) | None (cannot tell) |
+| `watch_exit(proc)` | a watch on the child's exit beside its stdout (`poll` on a pidfd, or a pipe a waiting thread closes) | None: the reader sees stdout's end only |
+"""
+
+from __future__ import annotations
+
+import sys
+
+if sys.platform == "win32":
+    from mrtr_cli.platform import _pipes_windows as _impl
+else:
+    from mrtr_cli.platform import _pipes_posix as _impl
+
+#: `wait_readable(fd, timeout) -> bool`: False when nothing came within `timeout` seconds;
+#: True when `fd` can be read (or cannot be waited on: the read then blocks).
+wait_readable = _impl.wait_readable
+#: `unread_bytes(fd) -> int | None`: bytes written to the pipe `fd` and not yet read.
+unread_bytes = _impl.unread_bytes
+#: `watch_exit(proc) -> ExitWatch | None`: see `_pipes_posix.ExitWatch`.
+watch_exit = _impl.watch_exit

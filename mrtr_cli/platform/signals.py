@@ -1,0 +1,29 @@
+"""The signals that end a run as Ctrl-C does (docs/platforms.md, "Signals").
+
+POSIX: SIGTERM (a CI job cancelled, `kill`). Windows: SIGTERM (raised inside the process
+only: Windows sends none) and SIGBREAK, which Ctrl-Break at the console and a parent's
+CTRL_BREAK_EVENT raise. Ctrl-C (SIGINT) is Python's `KeyboardInterrupt` everywhere.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from types import FrameType
+
+#: The signals handled as a request to stop (besides SIGINT).
+TERMINATION: tuple[signal.Signals, ...]
+if sys.platform == "win32":
+    TERMINATION = (signal.SIGTERM, signal.SIGBREAK)
+else:
+    TERMINATION = (signal.SIGTERM,)
+
+
+def on_termination(handler: Callable[[int, FrameType | None], None]) -> None:
+    """Make `handler` the handler of every signal of `TERMINATION` (main thread only)."""
+    for signum in TERMINATION:
+        signal.signal(signum, handler)
