@@ -174,8 +174,12 @@ class WriteFailed(MrtrError):
 
 
 def terminated(signum: int, frame: Any) -> None:
-    """The SIGTERM handler (a CI job cancelled, `kill`): the run ends as on Ctrl-C (a running
-    task's id and the command to resume are printed, a pending call is saved, the server
-    is shut down), with `KeyboardInterrupt("SIGTERM")` so that messages can name the signal
-    that came instead of suggesting a key nobody pressed."""
-    raise KeyboardInterrupt("SIGTERM")
+    """The handler of the signals that stop a run (`platform.signals.TERMINATION`: SIGTERM,
+    a CI job cancelled or `kill`; SIGHUP, the terminal closed; SIGBREAK on Windows): the
+    run ends as on Ctrl-C (a running task's id and the command to resume are printed, a
+    pending call is saved, the server is shut down), with `KeyboardInterrupt(NAME)`
+    ("SIGTERM", "SIGHUP", ...) so that messages can name the signal that came instead of
+    suggesting a key nobody pressed."""
+    import signal  # noqa: PLC0415 - loaded already: the handler was installed with it
+
+    raise KeyboardInterrupt(signal.Signals(signum).name)

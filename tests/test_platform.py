@@ -493,3 +493,21 @@ def test_no_browser_at_all_is_false(browsers):
     webbrowser._browsers.clear()
     webbrowser._tryorder = []
     assert open_url("https://example.test/") is False
+
+
+@needs_posix("SIGHUP")
+def test_a_sighup_inherited_as_ignored_stays_ignored_and_otherwise_stops_the_run():
+    """Closing the terminal (SIGHUP) ends a run as SIGTERM does, its server included; under
+    `nohup` (SIGHUP ignored from the start) the run goes on."""
+    code = textwrap.dedent("""
+        import signal, sys
+        from mrtr_cli.platform import signals
+        if sys.argv[1] == "nohup":
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        def handler(signum, frame): pass
+        signals.on_termination(handler)
+        print(signal.getsignal(signal.SIGHUP) is handler, signal.getsignal(signal.SIGTERM) is handler)
+    """)
+    for how, want in (("nohup", "False True"), ("terminal", "True True")):
+        out = subprocess.run([PY, "-c", code, how], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.stdout.strip() == want, (how, out.stderr)
