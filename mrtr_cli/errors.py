@@ -132,9 +132,19 @@ class AuthError(MrtrError):
 
 
 class Interrupted(MrtrError):
-    """Ctrl-C (exit 130)."""
+    """Ctrl-C (exit 130).
+
+    Attributes:
+        pending: the pending document of the call interrupted at a prompt (also saved in
+            the state directory, named in `hint`), or None; `mrtr shell` keeps it for a bare
+            `resume`.
+    """
 
     exit_status = ExitStatus.INTERRUPTED
+
+    def __init__(self, message: str, *, hint: str | None = None, pending: dict[str, Any] | None = None):
+        super().__init__(message, hint=hint)
+        self.pending = pending
 
 
 #: Which exit code wins when several apply to one run, first wins (the README's
