@@ -132,9 +132,19 @@ class AuthError(MrtrError):
 
 
 class Interrupted(MrtrError):
-    """Ctrl-C (exit 130)."""
+    """Ctrl-C (exit 130).
+
+    Attributes:
+        pending: the pending document of the call interrupted at a prompt (also saved in
+            the state directory, named in `hint`), or None; `mrtr shell` keeps it for a bare
+            `resume`.
+    """
 
     exit_status = ExitStatus.INTERRUPTED
+
+    def __init__(self, message: str, *, hint: str | None = None, pending: dict[str, Any] | None = None):
+        super().__init__(message, hint=hint)
+        self.pending = pending
 
 
 #: Which exit code wins when several apply to one run, first wins (the README's
@@ -174,8 +184,12 @@ class WriteFailed(MrtrError):
 
 
 def terminated(signum: int, frame: Any) -> None:
-    """The SIGTERM handler (a CI job cancelled, `kill`): the run ends as on Ctrl-C (a running
-    task's id and the command to resume are printed, a pending call is saved, the server
-    is shut down), with `KeyboardInterrupt("SIGTERM")` so that messages can name the signal
-    that came instead of suggesting a key nobody pressed."""
-    raise KeyboardInterrupt("SIGTERM")
+    """The handler of the signals that stop a run (`platform.signals.TERMINATION`: SIGTERM,
+    a CI job cancelled or `kill`; SIGHUP, the terminal closed; SIGBREAK on Windows): the
+    run ends as on Ctrl-C (a running task's id and the command to resume are printed, a
+    pending call is saved, the server is shut down), with `KeyboardInterrupt(NAME)`
+    ("SIGTERM", "SIGHUP", ...) so that messages can name the signal that came instead of
+    suggesting a key nobody pressed."""
+    import signal  # noqa: PLC0415 - loaded already: the handler was installed with it
+
+    raise KeyboardInterrupt(signal.Signals(signum).name)

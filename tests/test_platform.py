@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from mrtr_cli.platform import _shellwords_windows as win
 from mrtr_cli.platform import filelock, proctree, shellwords
 from mrtr_cli.platform.userdirs import choose_state_dir
-from tests.conftest import PY, ROOT
+from tests.conftest import PY, ROOT, needs_posix
 from tests.support import wait_for
 
 PLATFORM = ROOT / "mrtr_cli" / "platform"
@@ -435,3 +435,79 @@ def test_docs_platforms_has_a_row_with_a_status_for_each_item():
         assert len(cells) == 5, row
         assert all(c.split(":")[0].split(";")[0] in ("works", "degraded", "not available") or c.startswith("works")
                    for c in cells[1:4]), row
+
+
+# ---------------------------------------------------------------------- the browser
+@pytest.fixture
+def browsers(monkeypatch, tmp_path):
+    """webbrowser's choice made by the test: `use(kind)` registers a browser of webbrowser's
+    class `kind` (a script that notes the URL it is given, and says so) as the only one."""
+    import webbrowser
+
+    monkeypatch.delenv("BROWSER", raising=False)
+    saved = (dict(webbrowser._browsers), list(webbrowser._tryorder or []))
+    log = tmp_path / "opened.log"
+    script = tmp_path / "browser.py"
+    script.write_text(f"import sys\nopen({str(log)!r}, 'a').write(sys.argv[1] + '\\n')\nprint('browser chatter')\n")
+
+    def use(kind) -> Path:
+        webbrowser._browsers.clear()
+        webbrowser._tryorder = []
+        webbrowser.register("test-browser", None, kind([PY, str(script), "%s"]), preferred=True)
+        return log
+
+    yield use
+    webbrowser._browsers.clear()
+    webbrowser._browsers.update(saved[0])
+    webbrowser._tryorder = saved[1]
+
+
+@needs_posix("pointing file descriptor 1 elsewhere while a browser starts, as the test reads it")
+def test_a_terminal_browser_is_started_only_when_browser_names_it(browsers, monkeypatch, capfd):
+    """Where no desktop runs, webbrowser falls back to lynx, w3m, links: a browser that
+    would take over the terminal mrtr asks in. Without BROWSER naming one it is not started
+    (the caller shows the URL); BROWSER naming it starts it; a graphical one just opens."""
+    import webbrowser
+
+    from mrtr_cli.platform.browser import open_url
+
+    log = browsers(webbrowser.GenericBrowser)
+    assert open_url("https://example.test/a") is False
+    assert not log.exists()
+    monkeypatch.setenv("BROWSER", "test-browser")
+    assert open_url("https://example.test/b") is True
+    assert log.read_text() == "https://example.test/b\n"
+    monkeypatch.delenv("BROWSER")
+    log = browsers(webbrowser.BackgroundBrowser)
+    assert open_url("https://example.test/c") is True
+    wait_for(lambda: log.read_text().splitlines()[-1] == "https://example.test/c")
+    assert "browser chatter" not in capfd.readouterr().out  # what a browser prints never reaches stdout
+
+
+def test_no_browser_at_all_is_false(browsers):
+    import webbrowser
+
+    from mrtr_cli.platform.browser import open_url
+
+    browsers(webbrowser.GenericBrowser)
+    webbrowser._browsers.clear()
+    webbrowser._tryorder = []
+    assert open_url("https://example.test/") is False
+
+
+@needs_posix("SIGHUP")
+def test_a_sighup_inherited_as_ignored_stays_ignored_and_otherwise_stops_the_run():
+    """Closing the terminal (SIGHUP) ends a run as SIGTERM does, its server included; under
+    `nohup` (SIGHUP ignored from the start) the run goes on."""
+    code = textwrap.dedent("""
+        import signal, sys
+        from mrtr_cli.platform import signals
+        if sys.argv[1] == "nohup":
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        def handler(signum, frame): pass
+        signals.on_termination(handler)
+        print(signal.getsignal(signal.SIGHUP) is handler, signal.getsignal(signal.SIGTERM) is handler)
+    """)
+    for how, want in (("nohup", "False True"), ("terminal", "True True")):
+        out = subprocess.run([PY, "-c", code, how], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.stdout.strip() == want, (how, out.stderr)

@@ -131,8 +131,9 @@ def cancellations(record: Path) -> list[dict]:
 
 
 @pytest.mark.parametrize("sig, again", [(signal.SIGINT, "press Ctrl-C again to stop at once"),
-                                        (signal.SIGTERM, "a second SIGTERM or Ctrl-C stops at once")],
-                         ids=["SIGINT", "SIGTERM"])
+                                        (signal.SIGTERM, "a second SIGTERM or Ctrl-C stops at once"),
+                                        (signal.SIGHUP, "a second SIGHUP or Ctrl-C stops at once")],
+                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_ctrl_c_on_stdio_sends_cancelled_and_exits_130(tmp_path, http_servers, sig, again):
     args, record, marker = slow_target("stdio", tmp_path, http_servers)
     proc = start_mrtr(tmp_path, *args, "call", "hang")

@@ -391,3 +391,23 @@ def test_a_traced_message_cut_at_its_length_limit_shows_no_part_of_a_secret():
         err.truncate()
         Tracer(env, verbosity=1).message("recv", {"result": {"text": "x" * pad + LONG_SECRET + "y" * 5000}})
         assert "(" in err.getvalue() and not parts_shown(err.getvalue(), LONG_SECRET), pad
+
+
+@pytest.mark.parametrize("name", ["Mcp-Session-Id", "mcp-session-id"])
+def test_a_session_id_is_never_traced_even_before_the_session_knows_it(name):
+    """The reply that hands over an `Mcp-Session-Id` is traced before the session registers
+    it as a secret, and a short one is below the length redaction looks for: the header is a
+    credential by its name (whoever holds it acts in the session)."""
+    import io
+
+    from mrtr_cli.env import Environment
+    from mrtr_cli.render.trace import Tracer
+
+    err, trace = io.StringIO(), io.StringIO()
+    env = Environment(stderr=err)
+    tracer = Tracer(env, verbosity=2, trace_file=trace)
+    tracer.http("response", {"status": 200, "headers": {name: "s1d", "content-type": "application/json"}})
+    tracer.http("request", {"method": "POST", "url": "http://127.0.0.1/mcp", "headers": {name: "s1d"}})
+    assert "s1d" not in err.getvalue() and "s1d" not in trace.getvalue()
+    assert f"   {name}: ***" in err.getvalue().splitlines()
+    assert "application/json" in trace.getvalue()  # other headers stay readable

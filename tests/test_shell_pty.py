@@ -262,6 +262,19 @@ def test_the_prompt_says_a_call_can_be_resumed(tmp_path, http_servers):
     assert s.stdout.splitlines()[-1] == "unlocked"
 
 
+def test_ctrl_c_at_a_form_keeps_the_call_for_a_bare_resume(tmp_path, http_servers):
+    """Ctrl-C while a form asks: the line ends with 130, and the call it interrupted is the
+    one a bare `resume` finishes (as after exit 5), without naming the file it was saved in."""
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.submit("call unlock")
+    s.expect("The password, please")  # the form, in place
+    s.type(CTRL_C)
+    s.prompt("shell-test (resume)")
+    s.run("resume -a password=open-sesame")
+    assert s.finish() == 0  # at a terminal, leaving is 0
+    assert s.stdout.splitlines()[-1] == "unlocked"
+
+
 def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
     s, _ = started("stdio", tmp_path, http_servers)
     s.type("\x1b[200~call echo text=p1\n# a comment\ncall echo text=p2\x1b[201~")  # a bracketed paste

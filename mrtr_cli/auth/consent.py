@@ -63,14 +63,12 @@ def show_url(env: Environment, url: str, *, opened: bool = False) -> None:
 
 
 def open_browser(env: Environment, url: str) -> bool:
-    """Open `url` with `webbrowser` (BROWSER honoured, no shell); False when no browser
-    could be started (the URL is then shown)."""
-    import webbrowser  # noqa: PLC0415 - lazy for start-up time
+    """Open `url` in the browser (`platform.browser.open_url`: BROWSER honoured, no shell,
+    a terminal browser only when BROWSER names it); False when no browser could be started
+    (the URL is then shown)."""
+    from mrtr_cli.platform.browser import open_url  # noqa: PLC0415 - lazy for start-up time
 
-    try:
-        ok = webbrowser.open(url, new=1)
-    except Exception:  # noqa: BLE001 - webbrowser raises several kinds when nothing can open
-        ok = False
+    ok = open_url(url)
     if not ok:
         env.err("mrtr: note: the browser could not be started (or it failed)")
         show_url(env, url)

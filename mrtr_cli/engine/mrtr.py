@@ -312,7 +312,7 @@ class MrtrEngine:
             path = save_interrupted(doc)
             hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
                     "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
-            raise Interrupted("interrupted while answering the server's questions", hint=hint) from None
+            raise Interrupted("interrupted while answering the server's questions", hint=hint, pending=doc) from None
         answered = {**preset, **round_outcome.responses}
         if round_outcome.missing:
             doc = self._pending(method, params, input_requests, request_state, round_outcome.missing,

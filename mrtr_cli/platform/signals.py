@@ -1,8 +1,10 @@
 """The signals that end a run as Ctrl-C does (docs/platforms.md, "Signals").
 
-POSIX: SIGTERM (a CI job cancelled, `kill`). Windows: SIGTERM (raised inside the process
-only: Windows sends none) and SIGBREAK, which Ctrl-Break at the console and a parent's
-CTRL_BREAK_EVENT raise. Ctrl-C (SIGINT) is Python's `KeyboardInterrupt` everywhere.
+POSIX: SIGTERM (a CI job cancelled, `kill`) and SIGHUP (the terminal closed: the server is
+ended all the same, as a person leaving expects; a SIGHUP inherited as ignored, under
+`nohup`, stays ignored). Windows: SIGTERM (raised inside the process only: Windows sends
+none) and SIGBREAK, which Ctrl-Break at the console and a parent's CTRL_BREAK_EVENT raise.
+Ctrl-C (SIGINT) is Python's `KeyboardInterrupt` everywhere.
 """
 
 from __future__ import annotations
@@ -20,10 +22,16 @@ TERMINATION: tuple[signal.Signals, ...]
 if sys.platform == "win32":
     TERMINATION = (signal.SIGTERM, signal.SIGBREAK)
 else:
-    TERMINATION = (signal.SIGTERM,)
+    TERMINATION = (signal.SIGTERM, signal.SIGHUP)
+
+#: Signals whose disposition is left alone when the process starts with it ignored.
+_KEPT_IGNORED = frozenset(getattr(signal, name) for name in ("SIGHUP",) if hasattr(signal, name))
 
 
 def on_termination(handler: Callable[[int, FrameType | None], None]) -> None:
-    """Make `handler` the handler of every signal of `TERMINATION` (main thread only)."""
+    """Make `handler` the handler of every signal of `TERMINATION` (main thread only),
+    except a SIGHUP this process was started with ignored (`nohup`)."""
     for signum in TERMINATION:
+        if signum in _KEPT_IGNORED and signal.getsignal(signum) is signal.SIG_IGN:
+            continue
         signal.signal(signum, handler)

@@ -339,7 +339,8 @@ class Session(MessageRouting, ResponseWaiting):
             arm_hard_exit(self.transport.kill)
             self._end_progress(token)
             if not self.env.quiet:
-                again = ("a second SIGTERM or Ctrl-C stops at once" if stop.args == ("SIGTERM",)
+                signal_name = stop.args[0] if stop.args and str(stop.args[0]).startswith("SIG") else None
+                again = (f"a second {signal_name} or Ctrl-C stops at once" if signal_name
                          else "press Ctrl-C again to stop at once")
                 self.env.err(f"mrtr: cancelling {_label(msg)} ({again})")
             self.cancel(rid, "user interrupted (Ctrl-C)")

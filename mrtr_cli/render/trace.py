@@ -17,7 +17,11 @@ from mrtr_cli.errors import WriteFailed
 from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.render.sanitize import sanitize
 
-SENSITIVE_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "dpop"}
+#: Header names whose values are credentials, never traced: whoever holds an `Mcp-Session-Id`
+#: can act in that session, so it is one too (also in the reply that first hands it over,
+#: traced before the session learns it).
+SENSITIVE_HEADERS = {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "dpop",
+                     "mcp-session-id"}
 
 
 def redact_headers(headers: dict[str, str], env: Environment) -> dict[str, str]:

@@ -8,11 +8,7 @@ inspect the page (the system browser).
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
-import os
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mrtr_cli.render.sanitize import quote_value
@@ -170,36 +166,17 @@ def openable(url: str) -> bool:
     return refusal(url) is None
 
 
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Point file descriptor 1 at stderr while a browser starts, so nothing it prints
-    reaches stdout (which carries results only)."""
-    try:
-        sys.stdout.flush()
-        saved = os.dup(1)
-    except (OSError, ValueError):
-        yield
-        return
-    try:
-        os.dup2(2, 1)
-        yield
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
 
 
 def open_in_browser(url: str) -> bool:
-    """Open `url` in the system browser (Python's `webbrowser`, which honours `$BROWSER`).
+    """Open `url` in the browser (`platform.browser.open_url`: `$BROWSER` honoured, a
+    terminal browser only when it names one, nothing it prints on stdout).
 
     Call only after the person consented. Returns False when no browser could be started
     or the URL is not an http(s) URL.
     """
     if not openable(url):
         return False
-    import webbrowser  # noqa: PLC0415 - lazy
+    from mrtr_cli.platform.browser import open_url  # noqa: PLC0415 - lazy for start-up time
 
-    with _stdout_to_stderr():
-        try:
-            return bool(webbrowser.open(url))
-        except Exception:  # noqa: BLE001 - any browser failure means "not opened"
-            return False
+    return open_url(url)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mrtr_cli.app import App
 from mrtr_cli.config.target import Target
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import EraChanged, InputRequired, TransportError, UsageError
+from mrtr_cli.errors import EraChanged, InputRequired, Interrupted, TransportError, UsageError
 from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.userfiles import UserInput
 
@@ -123,6 +123,10 @@ class LineApp(App):
             yield session
         except InputRequired as exc:
             self.host.keep_pending(exc.pending)
+            raise
+        except Interrupted as exc:  # Ctrl-C at a form: the typed fields are kept for a bare `resume` too
+            if exc.pending is not None:
+                self.host.keep_pending(exc.pending)
             raise
         except TransportError as exc:
             self.host.failed(session, exc)
