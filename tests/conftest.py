@@ -36,6 +36,13 @@ EXAMPLE_SERVER = ROOT / "examples" / "servers" / "work_items.py"
 ANSWERS = ROOT / "examples" / "answers"
 PY = sys.executable
 
+#: Seconds a wait on an event may take before the test fails: a safety net, never the
+#: thing under test (a loaded two-core machine must never reach it: at a load of 40 on two
+#: cores a process gets a twentieth of a core, and one step of a test, a start-up and a
+#: round trip, has taken half a minute). Every test is also bounded as a whole
+#: (pytest-timeout, `timeout` in pyproject.toml).
+SAFETY = 300.0
+
 
 #: Test files whose tests wait on real time (tasks that run for seconds, timeouts, signals,
 #: fuzzing, the README's examples): marked `slow`, with every `pty` and `integration` test,
@@ -138,7 +145,7 @@ def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, 
 def mrtr(tmp_path: Path) -> Callable[..., Run]:
     """Run `python -m mrtr_cli ARGS...` and return its exit code and output."""
 
-    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 180,
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = SAFETY,
             cwd: Path | None = None) -> Run:
         proc = subprocess.run(
             [PY, "-m", "mrtr_cli", *map(str, args)],
@@ -198,7 +205,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 120.0) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = SAFETY) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -19,14 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tests.conftest import PY, ROOT, clean_env
-
-#: Seconds a wait on an event may take before the test fails: a safety net, never the
-#: thing under test (a loaded two-core machine must never reach it: at a load of 40 on two
-#: cores a process gets a twentieth of a core, and one step of a test, a start-up and a
-#: round trip, has taken half a minute). Every test is also bounded as a whole
-#: (pytest-timeout, pyproject.toml).
-SAFETY = 300.0
+from tests.conftest import PY, ROOT, SAFETY, clean_env
 
 T = TypeVar("T")
 
@@ -153,7 +146,7 @@ def start_mrtr(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
-def read_line(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
+def read_line(proc: subprocess.Popen[str], timeout: float = SAFETY) -> str:
     """The next stdout line of `proc`, waiting at most `timeout` seconds (a safety net: a
     process that hangs fails the test instead of hanging it)."""
     lines: queue.Queue[str] = queue.Queue()

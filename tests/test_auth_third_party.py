@@ -42,6 +42,7 @@ from tests.auth_support import (
 )
 from tests.conftest import free_port
 from tests.prefork import launch_argv
+from tests.support import SAFETY
 
 pytestmark = pytest.mark.integration
 
@@ -113,7 +114,7 @@ class SdkServer:
         self.proc, _ = self._start()
 
     def expire(self) -> None:
-        httpx2.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/expire", timeout=SAFETY).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.record.read_text(encoding="utf-8").splitlines() if line]
@@ -129,7 +130,7 @@ class SdkServer:
         """Everything secret this server issued (tokens, codes, client secrets; asked of the
         running process, remembered across restarts) or received (verifiers, secrets), by
         member name."""
-        issued = httpx2.get(self.issuer + "/_test/issued", timeout=30).json()
+        issued = httpx2.get(self.issuer + "/_test/issued", timeout=SAFETY).json()
         add_secrets(self.seen, [(kind[:-1], v) for kind in ("access_tokens", "refresh_tokens", "codes", "client_secrets")
                                 for v in issued[kind]])
         for r in self.requests():
@@ -194,7 +195,7 @@ class OidcProviderServer:
     def expire(self, url: str | None = None) -> None:
         """The MCP server at `url` (default `mcp_url`) refuses every access token it has seen."""
         origin = (url or self.mcp_url).rsplit("/mcp", 1)[0]
-        httpx2.post(origin + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(origin + "/_test/expire", timeout=SAFETY).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         if not self.record.exists():

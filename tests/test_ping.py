@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from tests.conftest import SERVERS, free_port, read_records, stdio_cmd
-from tests.support import read_line, start_mrtr
+from tests.support import SAFETY, read_line, start_mrtr
 
 LEGACY = SERVERS / "legacy_server.py"
 SKILLS = SERVERS / "skills_server.py"
@@ -64,7 +64,7 @@ def test_no_reply_within_timeout_is_exit_7(mrtr):
 
 def test_a_reply_that_never_comes_is_exit_7_without_timeout(mrtr):
     # ping(8)'s -W: each reply has a default bound (10 s), so a hung server never holds ping
-    run = mrtr("--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY, "--silent-ping"), "ping", timeout=60)
+    run = mrtr("--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY, "--silent-ping"), "ping", timeout=SAFETY)
     assert run.code == 7, run.stderr
     assert "timed out after 10s waiting for ping" in run.stderr
 
@@ -83,7 +83,7 @@ def test_count_zero_pings_until_ctrl_c(tmp_path):
         assert read_line(proc).startswith("reply from ")
         assert read_line(proc).startswith("reply from ")  # it goes on past one
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=SAFETY)
     finally:
         proc.kill()
     assert proc.returncode == 130, err
