@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from tests.prefork import launch_argv
 from tests.servers.common import send_json
-from tests.conftest import SAFETY
+from tests.bounds import SAFETY
 
 ROOT = Path(__file__).resolve().parent.parent
 OAUTH_SERVER = ROOT / "tests" / "servers" / "oauth_server.py"

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from mrtr_cli.platform import shellwords
+from tests.bounds import SAFETY
 from tests.prefork import launch_argv
 
 # A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
@@ -35,13 +36,6 @@ SERVERS = ROOT / "tests" / "servers"
 EXAMPLE_SERVER = ROOT / "examples" / "servers" / "work_items.py"
 ANSWERS = ROOT / "examples" / "answers"
 PY = sys.executable
-
-#: Seconds a wait on an event may take before the test fails: a safety net, never the
-#: thing under test (a loaded two-core machine must never reach it: at a load of 40 on two
-#: cores a process gets a twentieth of a core, and one step of a test, a start-up and a
-#: round trip, has taken half a minute). Every test is also bounded as a whole
-#: (pytest-timeout, `timeout` in pyproject.toml).
-SAFETY = 300.0
 
 
 #: Test files whose tests wait on real time (tasks that run for seconds, timeouts, signals,
