@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.prefork import launch_argv
+from tests.prefork import launch_argv, stop_group
 from tests.servers.common import send_json
 from tests.bounds import SAFETY
 
@@ -126,7 +126,7 @@ class OAuthServers:
         stderr = self.tmp / f"oauth-stderr-{n}.txt"
         with open(stderr, "wb") as err:
             proc = subprocess.Popen(launch_argv(OAUTH_SERVER, "--ready-file", str(ready), "--record", str(record),
-                                                 *options), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                                 *options, owned=True), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
                                     start_new_session=True)
 
         def is_ready() -> dict[str, Any] | None:
@@ -142,20 +142,6 @@ class OAuthServers:
     def stop(self) -> None:
         for server in self.servers:
             stop_group(server.proc)
-
-
-def stop_group(proc: subprocess.Popen[bytes]) -> None:
-    """End `proc`'s process group (it was started in a session of its own)."""
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    except ProcessLookupError:
-        pass
 
 
 @pytest.fixture

@@ -104,7 +104,8 @@ class SdkServer:
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
         return start(launch_argv(SERVERS / "sdk_auth_server.py", "--ready-file", str(self.tmp / "sdk-ready.json"),
-                                 "--record", str(self.record), "--port", self.ports[0], "--auth-port", self.ports[1]),
+                                 "--record", str(self.record), "--port", self.ports[0], "--auth-port", self.ports[1],
+                                 owned=True),
                      self.tmp / "sdk-ready.json", self.tmp / "sdk-stderr.txt")
 
     def restart_authorization_server(self) -> None:
@@ -169,7 +170,7 @@ class OidcProviderServer:
         port = str(urlsplit(url).port)
         ready = self.tmp / f"rs-ready-{port}.json"
         proc, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer, "--port", port,
-                                    "--ready-file", str(ready), "--dpop", dpop),
+                                    "--ready-file", str(ready), "--dpop", dpop, owned=True),
                         ready, self.tmp / f"rs-stderr-{port}.txt")
         return proc
 
@@ -184,7 +185,7 @@ class OidcProviderServer:
         """The MCP server at `url` takes DPoP from now on as `mode` says (bearer, capable,
         required: tests/servers/oauth_identity.py `DpopPolicy`)."""
         httpx2.post(url.rsplit("/mcp", 1)[0] + "/_test/resource-dpop", params={"mode": mode},
-                    timeout=30).raise_for_status()
+                    timeout=SAFETY).raise_for_status()
 
     def restart_authorization_server(self) -> None:
         """End oidc-provider and start it again on the same port: it has forgotten every
@@ -390,7 +391,7 @@ def oidc_dpop(oidc_provider: tuple[str, Path], tmp_path: Path) -> Iterator[OidcP
 def test_oidc_provider_dpop_only_where_the_resource_takes_it(oidc_dpop, runs):
     bearer_url, dpop_url = oidc_dpop.mcp_url, oidc_dpop.dpop_url
     assert "ES256" in httpx2.get(oidc_dpop.issuer + "/.well-known/openid-configuration",
-                                 timeout=30).json()["dpop_signing_alg_values_supported"]
+                                 timeout=SAFETY).json()["dpop_signing_alg_values_supported"]
     # a resource taking bearer tokens only, behind an authorization server offering DPoP: bearer
     runs.sign_in(bearer_url)
     assert "mcp:read" in whoami(runs, bearer_url, "--no-input")

@@ -11,6 +11,7 @@ import subprocess
 import pytest
 
 from tests.conftest import PY, ROOT, clean_env, free_port, wait_for_port
+from tests.prefork import stop_group
 from tests.support import SAFETY
 
 pytest.importorskip("kubectl_mcp_tool", reason="kubectl-mcp-server is not installed")
@@ -30,14 +31,13 @@ def kube(request, tmp_path_factory):
         return
     port = free_port()
     proc = subprocess.Popen([*SERVER, "--transport", "http", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                             env=clean_env(tmp_path_factory.mktemp("kube"), KUBE_ENV))
     try:
         wait_for_port(port, proc, timeout=SAFETY)
         yield ["--url", f"http://127.0.0.1:{port}/mcp"]
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_group(proc)
 
 
 def answers(tmp_path, response):
