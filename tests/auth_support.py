@@ -84,7 +84,7 @@ class OAuthServer:
         nothing of DPoP), "capable" or "required" (tests/servers/oauth_identity.py `DpopPolicy`)."""
         import httpx2
 
-        httpx2.post(self.issuer + "/_test/resource-dpop", params={"mode": mode}, timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/resource-dpop", params={"mode": mode}, timeout=SAFETY).raise_for_status()
 
     def drop_refresh_tokens(self) -> None:
         """From now on the server refuses every refresh token issued so far."""
