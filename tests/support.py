@@ -33,8 +33,10 @@ def growing_bound(attempt: Callable[[float], T | None], first: float, *, what: s
     with twice the bound, up to `limit`. Returns what the first conclusive attempt returned;
     AssertionError naming `what` if none was.
 
-    An attempt decides from an event (the server recorded the request; mrtr printed the
-    task's id), never from the clock, and asserts everything else itself."""
+    An attempt decides from an event (the server recorded the request, polled the task,
+    started the command), or from an upper bound of the time that counted (all but a
+    person's thinking), never from how long the run took; and asserts everything else
+    itself, so that a broken bound fails every attempt."""
     bound = first
     while True:
         result = attempt(bound)
