@@ -198,7 +198,7 @@ def test_ctrl_c_names_the_tasks_lines_were_waiting_for(http_servers, tmp_path):
 
 def test_sigterm_while_waiting_on_a_task_is_handled_like_ctrl_c(http_servers, tmp_path):
     url = http_servers.start(SERVERS / "task_server.py")
-    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "call", "slow", "seconds:=30"], cwd=ROOT,
+    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "call", "slow", "seconds:=3600"], cwd=ROOT,
                             env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watch = LineWatch(proc.stderr)
     watch.wait_until(lambda lines: any(": working: working:" in line for line in lines))  # polled once: waiting

@@ -66,7 +66,7 @@ def test_status_line_ticks_while_waiting_in_tasks_result(tmp_path):
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_ctrl_c_with_cancel_on_interrupt_cancels_the_task(tmp_path, transport, http_servers, mrtr):
     target, record = server(transport, http_servers, tmp_path)
-    child, out = spawn(tmp_path, *target, "call", "slow", "seconds:=30", "--cancel-on-interrupt")
+    child, out = spawn(tmp_path, *target, "call", "slow", "seconds:=3600", "--cancel-on-interrupt")  # ends if cancelled
     child.expect("Ctrl-C cancels it")
     child.sendintr()
     assert finish(child) == 130

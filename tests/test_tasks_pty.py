@@ -84,7 +84,7 @@ def test_ctrl_c_leaves_the_task_running_and_task_wait_finishes_it(tmp_path, tran
 
 def test_cancel_on_interrupt_cancels_the_task(tmp_path, http_servers, mrtr):
     target, record = task_server("http", http_servers, tmp_path)
-    child, _ = spawn(tmp_path, *target, "call", "slow", "seconds:=30", "--cancel-on-interrupt")
+    child, _ = spawn(tmp_path, *target, "call", "slow", "seconds:=3600", "--cancel-on-interrupt")  # ends if cancelled
     child.expect("Ctrl-C cancels it")
     child.sendintr()
     child.expect(pexpect.EOF)
