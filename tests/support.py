@@ -30,8 +30,10 @@ def growing_bound(attempt: Callable[[float], T | None], first: float, *, what: s
     `bound` seconds and returns None when the run did not reach the event the bound is
     about (mrtr's start-up and its first connection count against `--timeout`, and a loaded
     machine can spend the whole bound on them: that run shows nothing). Then it runs again
-    with twice the bound, up to `limit`. Returns what the first conclusive attempt returned;
-    AssertionError naming `what` if none was.
+    with twice the bound, up to `limit` (a test whose attempts take longer than the bound,
+    or that makes several such checks, sets a lower one, so that the attempts together
+    stay well inside the test's own bound, pytest-timeout's 600 s). Returns what the first
+    conclusive attempt returned; AssertionError naming `what` if none was.
 
     An attempt decides from an event (the server recorded the request, polled the task,
     started the command), or from an upper bound of the time that counted (all but a

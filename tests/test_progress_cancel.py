@@ -90,7 +90,7 @@ def test_progress_extends_the_timeout_up_to_max_timeout(mrtr, tmp_path, http_ser
         assert r.stdout.startswith("slow done")
         return True
 
-    growing_bound(completes, 2, what="a call kept alive by progress past its --timeout")
+    growing_bound(completes, 2, what="a call kept alive by progress past its --timeout", limit=64)
 
     # Capped: the timeout message names the time really allowed, not the first window. A
     # run in which no notification came in time to extend the window shows nothing.
@@ -103,7 +103,7 @@ def test_progress_extends_the_timeout_up_to_max_timeout(mrtr, tmp_path, http_ser
                f"{window + 1:g}s)" in r.stderr, r.stderr
         return True
 
-    growing_bound(capped, 2, what="a call whose --timeout progress extended to --max-timeout")
+    growing_bound(capped, 2, what="a call whose --timeout progress extended to --max-timeout", limit=64)
 
 
 # ---------------------------------------------------------------------- logs

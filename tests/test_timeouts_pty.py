@@ -48,7 +48,7 @@ def test_timeout_pauses_while_a_person_answers(tmp_path, protocol):
         assert out.read_text().startswith(BOOKED)
         return True
 
-    growing_bound(attempt, 4, what="a run whose server time fit in --timeout")
+    growing_bound(attempt, 4, what="a run whose server time fit in --timeout", limit=64)
 
 
 def test_timeout_still_bounds_the_server(tmp_path):
