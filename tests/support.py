@@ -49,6 +49,20 @@ def growing_bound(attempt: Callable[[float], T | None], first: float, *, what: s
         bound *= 2
 
 
+def timed_out_polling(mrtr: Callable[..., Any], target: Any) -> str:
+    """`call slow seconds:=3600 --timeout N` against a task test server (`target`, a
+    conftest.Target whose server records requests): the task works for an hour, so
+    --timeout is the only way the call ends (exit 7). The bound grows (`growing_bound`)
+    until a run got as far as polling its task. Returns that run's stderr."""
+    def attempt(bound: float) -> str | None:
+        target.reset()
+        r = mrtr(*target.args, "call", "slow", "seconds:=3600", "--timeout", f"{bound:g}")
+        assert r.code == 7, r.stderr
+        return r.stderr if any(m.get("method") == "tasks/get" for m in target.requests()) else None
+
+    return growing_bound(attempt, 5, what="a run that polled its task")
+
+
 def wait_for(predicate: Callable[[], object], timeout: float = SAFETY, what: str = "condition") -> None:
     """Return once `predicate()` is true; AssertionError after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -20,7 +20,7 @@ import pytest
 from mcp_types.methods import validate_client_request
 
 from tests.conftest import SERVERS, HttpServers, Target, needs_posix, stdio_cmd
-from tests.support import growing_bound
+from tests.support import growing_bound, timed_out_polling
 import io
 import random
 from mrtr_cli.env import Environment
@@ -290,16 +290,9 @@ def test_detach_then_list_and_wait(mrtr, tasks: Target):
 
 
 def test_timeout_leaves_the_task_running(mrtr, tasks: Target):
-    # The task works for an hour: --timeout is the only way the call ends. The bound grows
-    # until a run got as far as polling the task (start-up and the first connection count
-    # against --timeout, and a loaded machine can spend all of it there).
-    def attempt(bound: float) -> str | None:
-        tasks.reset()
-        r = mrtr(*tasks.args, "call", "slow", "seconds:=3600", "--timeout", f"{bound:g}")
-        assert r.code == 7, r.stderr
-        return r.stderr if "tasks/get" in methods(tasks) else None
-
-    stderr = growing_bound(attempt, 5, what="a run that polled its task")
+    # --timeout is the only way out; its bound grows until a run polled the task (start-up
+    # and the first connection count against --timeout: a loaded machine can spend it all).
+    stderr = timed_out_polling(mrtr, tasks)
     task_id = re.search(r"waiting for task (slow-\S+) ", stderr).group(1)
     assert f"task wait {task_id}" in stderr
     r = mrtr("task", "get", "--", task_id)

@@ -17,7 +17,7 @@ import pytest
 from mcp_types.methods import validate_client_request, validate_client_result
 
 from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
-from tests.support import growing_bound
+from tests.support import growing_bound, timed_out_polling
 
 SERVER = SERVERS / "legacy_task_server.py"
 RELATED = "io.modelcontextprotocol/related-task"
@@ -184,16 +184,9 @@ def test_failed_task_with_an_is_error_result_prints_it_and_exits_1(mrtr, legacy:
 
 
 def test_timeout_leaves_the_task_running(mrtr, legacy: Target):
-    # The task works for an hour: --timeout is the only way the call ends. The bound grows
-    # until a run got as far as polling the task (start-up, the handshake and the call
-    # count against --timeout; a loaded machine can spend all of it there).
-    def attempt(bound: float) -> str | None:
-        legacy.reset()
-        r = mrtr(*legacy.args, "call", "slow", "seconds:=3600", "--timeout", f"{bound:g}")
-        assert r.code == 7, r.stderr
-        return r.stderr if "tasks/get" in methods(legacy) else None
-
-    stderr = growing_bound(attempt, 5, what="a run that polled its task")
+    # --timeout is the only way out; its bound grows until a run polled the task (start-up,
+    # the handshake and the call count against --timeout: a loaded machine can spend it all).
+    stderr = timed_out_polling(mrtr, legacy)
     task_id = task_id_in(stderr, "slow")
     assert f"task wait {task_id}" in stderr
 
