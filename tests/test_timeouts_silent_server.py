@@ -7,13 +7,13 @@ safety bound (subprocess timeout) fails it."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 
 import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, clean_env, free_port, wait_for_port
+from tests.prefork import stop_group
 from tests.support import SAFETY, LineWatch, growing_bound
 
 HANG = SERVERS / "hang_http_server.py"
@@ -35,8 +35,7 @@ def hang_server():
 
     yield start
     for proc in procs:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        stop_group(proc, grace=5)
 
 
 def received(watch: LineWatch) -> list[str]:
