@@ -47,12 +47,13 @@ def test_silent_legacy_server_is_detected_within_the_probe_timeout(mrtr, tmp_pat
     assert r.stdout == "hi\n"
     assert "server/discover: no answer within 2s -> legacy" in r.stderr
     assert [m["method"] for m in read_records(record, probe=True) if "id" in m][:2] == ["server/discover", "initialize"]
-    # Detected after the default probe timeout (2 s), measured where it runs: from the probe's
-    # arrival to initialize's, by the server. Not sooner; and not the 60 s a modern probe
-    # may wait (the rest is room for a loaded machine to react).
+    # Detected after the default probe timeout (2 s, as the message says), not after the
+    # 60 s a modern probe may wait: measured where it runs, from the probe's arrival to
+    # initialize's, by the server (a server slow to read its first line only shortens
+    # that); the rest is room for a loaded machine to react.
     arrived = {json.loads(rec["raw"])["method"]: rec["at"]
                for rec in map(json.loads, record.read_text().splitlines()) if "method" in json.loads(rec["raw"])}
-    assert 2 <= arrived["initialize"] - arrived["server/discover"] < 30, arrived
+    assert arrived["initialize"] - arrived["server/discover"] < 30, arrived
     # The era cache: the second run sends initialize at once, no probe, no wait.
     record.write_text("")
     r = mrtr(*args, "call", "echo", "text=again", "-v")
