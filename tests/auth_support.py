@@ -23,14 +23,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.prefork import launch_argv
+from tests.prefork import launch_argv, stop_group
 from tests.servers.common import send_json
+from tests.bounds import SAFETY
 
 ROOT = Path(__file__).resolve().parent.parent
 OAUTH_SERVER = ROOT / "tests" / "servers" / "oauth_server.py"
 OAUTH_BROWSER = ROOT / "tests" / "oauth_browser.py"
 PY = sys.executable
-READY_TIMEOUT = 60.0
+READY_TIMEOUT = SAFETY
 
 
 def poll(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.05) -> Any:
@@ -63,33 +64,33 @@ class OAuthServer:
         token request counts and log, tokens issued, revocations..."""
         import httpx2
 
-        return httpx2.get((issuer or self.issuer) + "/_test/stats", timeout=30).json()
+        return httpx2.get((issuer or self.issuer) + "/_test/stats", timeout=SAFETY).json()
 
     def switch_as(self) -> None:
         """(--second-as) The resource now names the second authorization server, and takes
         only its tokens."""
         import httpx2
 
-        httpx2.post(self.issuer + "/_test/switch-as", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/switch-as", timeout=SAFETY).raise_for_status()
 
     def expire_tokens(self) -> None:
         """From now on the server refuses every access token issued so far."""
         import httpx2
 
-        httpx2.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/expire", timeout=SAFETY).raise_for_status()
 
     def resource_dpop(self, mode: str) -> None:
         """(--dpop) The MCP server takes DPoP from now on as `mode` says: "bearer" (it knows
         nothing of DPoP), "capable" or "required" (tests/servers/oauth_identity.py `DpopPolicy`)."""
         import httpx2
 
-        httpx2.post(self.issuer + "/_test/resource-dpop", params={"mode": mode}, timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/resource-dpop", params={"mode": mode}, timeout=SAFETY).raise_for_status()
 
     def drop_refresh_tokens(self) -> None:
         """From now on the server refuses every refresh token issued so far."""
         import httpx2
 
-        httpx2.post(self.issuer + "/_test/drop-refresh", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/drop-refresh", timeout=SAFETY).raise_for_status()
 
     def mcp_status(self, token: str) -> int:
         """The HTTP status the MCP endpoint answers an `initialize` carrying `token` with."""
@@ -98,7 +99,7 @@ class OAuthServer:
         body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                 "params": {"protocolVersion": "2025-11-25", "capabilities": {},
                            "clientInfo": {"name": "t", "version": "1"}}}
-        return httpx2.post(self.mcp_url, json=body, timeout=30, headers={
+        return httpx2.post(self.mcp_url, json=body, timeout=SAFETY, headers={
             "authorization": f"Bearer {token}", "accept": "application/json, text/event-stream"}).status_code
 
     def secrets(self) -> list[str]:
@@ -125,7 +126,7 @@ class OAuthServers:
         stderr = self.tmp / f"oauth-stderr-{n}.txt"
         with open(stderr, "wb") as err:
             proc = subprocess.Popen(launch_argv(OAUTH_SERVER, "--ready-file", str(ready), "--record", str(record),
-                                                 *options), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                                 *options, owned=True), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
                                     start_new_session=True)
 
         def is_ready() -> dict[str, Any] | None:
@@ -141,20 +142,6 @@ class OAuthServers:
     def stop(self) -> None:
         for server in self.servers:
             stop_group(server.proc)
-
-
-def stop_group(proc: subprocess.Popen[bytes]) -> None:
-    """End `proc`'s process group (it was started in a session of its own)."""
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    except ProcessLookupError:
-        pass
 
 
 @pytest.fixture
@@ -192,7 +179,7 @@ class Browser:
         """The browser's end events so far: one per URL it opened and has finished with."""
         return [e for e in self.events() if e["event"] in ("done", "stopped", "error")]
 
-    def wait_finished(self, count: int = 1, timeout: float = 60) -> dict[str, Any]:
+    def wait_finished(self, count: int = 1, timeout: float = SAFETY) -> dict[str, Any]:
         """The `count`-th end event (done, stopped or error), once there is one."""
         ends = poll(lambda: len(self.finished()) >= count and self.finished(), timeout, "the browser to finish")
         return ends[count - 1]
@@ -243,7 +230,7 @@ def mrtr_env(tmp_path: Path, browser: Browser | None = None, **extra: str) -> di
 
 
 def run_mrtr(tmp_path: Path, *args: str, browser: Browser | None = None, env: dict[str, str] | None = None,
-             input: str = "", timeout: float = 120) -> Run:
+             input: str = "", timeout: float = SAFETY) -> Run:
     """Run `python -m mrtr_cli ARGS` without a terminal (stdin a pipe)."""
     proc = subprocess.run([PY, "-m", "mrtr_cli", *args], input=input, capture_output=True, text=True,
                           env={**mrtr_env(tmp_path, browser), **(env or {})}, cwd=ROOT, timeout=timeout,
@@ -260,12 +247,12 @@ def spawn_mrtr(tmp_path: Path, *args: str, browser: Browser | None = None, env: 
     out = stdout or tmp_path / f"stdout-{time.monotonic_ns()}.txt"
     command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
     child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env={**mrtr_env(tmp_path, browser), **(env or {})},
-                          encoding="utf-8", timeout=60, dimensions=(50, 250))
+                          encoding="utf-8", timeout=SAFETY, dimensions=(50, 250))
     child.logfile_read = open(tmp_path / f"pty-{time.monotonic_ns()}.log", "w", encoding="utf-8")  # noqa: SIM115
     return child, out
 
 
-def finish(child: Any, timeout: float = 120) -> int:
+def finish(child: Any, timeout: float = SAFETY) -> int:
     """Wait for a spawned `mrtr` to end; its exit status."""
     import pexpect
 

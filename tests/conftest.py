@@ -21,7 +21,8 @@ from typing import Any
 import pytest
 
 from mrtr_cli.platform import shellwords
-from tests.prefork import launch_argv
+from tests.bounds import SAFETY
+from tests.prefork import launch_argv, stop_group
 
 # A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
 # and so would every mrtr it starts (Python keeps an ignored SIGINT ignored, as a shell's
@@ -138,7 +139,7 @@ def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, 
 def mrtr(tmp_path: Path) -> Callable[..., Run]:
     """Run `python -m mrtr_cli ARGS...` and return its exit code and output."""
 
-    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = 180,
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = SAFETY,
             cwd: Path | None = None) -> Run:
         proc = subprocess.run(
             [PY, "-m", "mrtr_cli", *map(str, args)],
@@ -198,7 +199,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 120.0) -> None:
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = SAFETY) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -212,7 +213,9 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 120
 
 
 class HttpServers:
-    """Starts HTTP test servers and stops them at teardown."""
+    """Starts HTTP test servers and stops them at teardown: each in a process group of its
+    own (its launcher's), ended as a group; and ended with this process if it dies before
+    its teardown (`launch_argv(..., owned=True)`)."""
 
     def __init__(self) -> None:
         self.procs: list[subprocess.Popen[bytes]] = []
@@ -220,10 +223,11 @@ class HttpServers:
     def start(self, script: Path | str, *extra: str, env: dict[str, str] | None = None) -> str:
         port = free_port()
         proc = subprocess.Popen(
-            launch_argv(script, "--http", str(port), *extra),
+            launch_argv(script, "--http", str(port), *extra, owned=True),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             env={**os.environ, **(env or {})},
+            start_new_session=True,
         )
         self.procs.append(proc)
         wait_for_port(port, proc)
@@ -231,12 +235,7 @@ class HttpServers:
 
     def stop(self) -> None:
         for proc in self.procs:
-            proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_group(proc, grace=5)
 
 
 @pytest.fixture(scope="module")

@@ -247,12 +247,42 @@ class Zygote:
 ZYGOTE = Zygote()
 
 
-def launch_argv(script: Path | str, *extra: str) -> list[str]:
+def launch_argv(script: Path | str, *extra: str, owned: bool = False) -> list[str]:
     """The argv that runs `python SCRIPT EXTRA...` as a fork of this process's zygote (where
-    there is no fork, Windows: `python SCRIPT EXTRA...` itself)."""
+    there is no fork, Windows: `python SCRIPT EXTRA...` itself). With `owned` (a server this
+    test process starts and ends itself, not one `mrtr` starts), the server also ends when
+    this process dies (prefork_launch.py `--die-with-parent`)."""
     if not hasattr(os, "fork"):
         return [sys.executable, str(script), *map(str, extra)]
-    return [sys.executable, "-I", "-S", str(LAUNCH), ZYGOTE.socket_path(), str(script), *map(str, extra)]
+    flag = ["--die-with-parent"] if owned else []
+    return [sys.executable, "-I", "-S", str(LAUNCH), *flag, ZYGOTE.socket_path(), str(script), *map(str, extra)]
+
+
+def stop_group(proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:
+    """End a server started in a session of its own (`start_new_session=True`): SIGTERM to
+    its process group, SIGKILL to the group after `grace` seconds; waits for it. Without
+    process groups (Windows) the process itself: terminate, then kill."""
+    if proc.poll() is not None:
+        return
+    if not hasattr(os, "killpg"):
+        proc.terminate()
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+    except ProcessLookupError:
+        proc.wait()
 
 
 #: The zygote's module path without its own directory and PYTHONPATH (each fork puts its

@@ -1,9 +1,14 @@
 """Run a test server as a fork of the test worker's zygote (see tests/prefork.py).
 
-`python -I -S tests/prefork_launch.py SOCKET SCRIPT ARGS...`: hands this process's stdin,
-stdout and stderr, argv, working directory and environment to the zygote at SOCKET,
-forwards the signals it receives to the server's process group, and exits as the server
-did: with its exit code, or killed by the same signal.
+`python -I -S tests/prefork_launch.py [--die-with-parent] SOCKET SCRIPT ARGS...`: hands this
+process's stdin, stdout and stderr, argv, working directory and environment to the zygote
+at SOCKET, forwards the signals it receives to the server's process group, and exits as
+the server did: with its exit code, or killed by the same signal.
+
+`--die-with-parent` (a server the test process itself owns, not one mrtr starts): this
+launcher is killed when the process that started it dies (Linux's parent-death signal),
+and the zygote's keeper then kills the server's group: a test worker that is killed, or
+interrupted before its tear-down, leaves no server behind.
 """
 
 import json
@@ -14,7 +19,18 @@ import sys
 
 
 def main() -> None:
-    path, *argv = sys.argv[1:]
+    args = sys.argv[1:]
+    if args[:1] == ["--die-with-parent"]:
+        args = args[1:]
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # not Linux: the test's tear-down still ends it
+        if os.getppid() == 1:  # the parent was gone before the signal was asked for
+            os._exit(1)
+    path, *argv = args
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.connect(path)
     body = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode()

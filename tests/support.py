@@ -2,7 +2,8 @@
 background `mrtr`'s output as it comes.
 
 Tests must not depend on the machine's speed: wait for what a process says or does, with a
-generous deadline only as a safety net.
+generous deadline only as a safety net. Where a time bound *is* the behaviour (`--timeout`
+ended the run), `growing_bound` sizes it so that the run reaches the event it bounds.
 """
 
 from __future__ import annotations
@@ -16,13 +17,50 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from tests.conftest import PY, ROOT, clean_env
+from tests.conftest import PY, ROOT, SAFETY, clean_env
 
-#: Seconds a wait on an event may take before the test fails: a safety net, never the
-#: thing under test (a loaded two-core machine must never reach it).
-SAFETY = 120.0
+T = TypeVar("T")
+
+
+def growing_bound(attempt: Callable[[float], T | None], first: float, *, what: str, limit: float = 160.0) -> T:
+    """For a check whose time bound is the behaviour (`--timeout N` ends a call that would
+    never end; the clock stops while a person answers): `attempt(bound)` runs it with
+    `bound` seconds and returns None when the run did not reach the event the bound is
+    about (mrtr's start-up and its first connection count against `--timeout`, and a loaded
+    machine can spend the whole bound on them: that run shows nothing). Then it runs again
+    with twice the bound, up to `limit` (a test whose attempts take longer than the bound,
+    or that makes several such checks, sets a lower one, so that the attempts together
+    stay well inside the test's own bound, pytest-timeout's 600 s). Returns what the first
+    conclusive attempt returned; AssertionError naming `what` if none was.
+
+    An attempt decides from an event (the server recorded the request, polled the task,
+    started the command), or from an upper bound of the time that counted (all but a
+    person's thinking), never from how long the run took; and asserts everything else
+    itself, so that a broken bound fails every attempt."""
+    bound = first
+    while True:
+        result = attempt(bound)
+        if result is not None:
+            return result
+        if bound * 2 > limit:
+            raise AssertionError(f"{what}: no run reached it, the last with a bound of {bound:g}s")
+        bound *= 2
+
+
+def timed_out_polling(mrtr: Callable[..., Any], target: Any) -> str:
+    """`call slow seconds:=3600 --timeout N` against a task test server (`target`, a
+    conftest.Target whose server records requests): the task works for an hour, so
+    --timeout is the only way the call ends (exit 7). The bound grows (`growing_bound`)
+    until a run got as far as polling its task. Returns that run's stderr."""
+    def attempt(bound: float) -> str | None:
+        target.reset()
+        r = mrtr(*target.args, "call", "slow", "seconds:=3600", "--timeout", f"{bound:g}")
+        assert r.code == 7, r.stderr
+        return r.stderr if any(m.get("method") == "tasks/get" for m in target.requests()) else None
+
+    return growing_bound(attempt, 5, what="a run that polled its task")
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = SAFETY, what: str = "condition") -> None:
@@ -126,7 +164,7 @@ def start_mrtr(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
-def read_line(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
+def read_line(proc: subprocess.Popen[str], timeout: float = SAFETY) -> str:
     """The next stdout line of `proc`, waiting at most `timeout` seconds (a safety net: a
     process that hangs fails the test instead of hanging it)."""
     lines: queue.Queue[str] = queue.Queue()

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, Target, clean_env, stdio_cmd
 from tests.servers.forms_server import round_one_state, round_two_state
+from tests.support import SAFETY
 
 
 def calls(target: Target) -> list[dict]:
@@ -130,7 +131,7 @@ def test_the_jq_recipe_from_the_docs(forms: Target, tmp_path):
     (bin_dir / "mrtr").write_text(f"#!/bin/sh\nexec {shlex.quote(PY)} -m mrtr_cli \"$@\"\n")
     (bin_dir / "mrtr").chmod(0o755)
     env = clean_env(tmp_path, {"PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT)})
-    proc = subprocess.run(["sh", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(["sh", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=SAFETY)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "Lyon for 5 nights"
 

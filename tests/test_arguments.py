@@ -17,6 +17,7 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.schema.arguments import validate_arguments
 from tests.conftest import PY, ROOT, Target, clean_env
 from mrtr_cli.schema.arguments import build_arguments, parse_item
+from tests.support import SAFETY
 
 
 def sent(r) -> dict:
@@ -73,7 +74,7 @@ def test_args_from_a_heredoc_or_a_redirected_file(catalog: Target, tmp_path, red
         (tmp_path / "a.json").write_text('{"zip": "02134", "address": {"city": "Oslo"}}')
         script = base + f" < {shlex.quote(str(tmp_path / 'a.json'))}"
     proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, cwd=ROOT,
-                          env=clean_env(tmp_path), timeout=60)
+                          env=clean_env(tmp_path), timeout=SAFETY)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["structuredContent"] == {"zip": "02134", "address": {"city": "Oslo"}}
 

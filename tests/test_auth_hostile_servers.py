@@ -26,6 +26,7 @@ import pytest
 
 from mrtr_cli.errors import AuthError
 from tests.auth_support import run_mrtr, store_files
+from tests.support import SAFETY, growing_bound
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "s3cret-" + "7" * 16
@@ -64,6 +65,19 @@ def cc_login(tmp_path: Path, mcp: Any, *extra: str, env: dict[str, str] | None =
     return run_mrtr(tmp_path, "--url", mcp.url("/mcp"), "auth", "login", "--client-credentials", "--client-id", "ci",
                     "--client-secret-env", "CI_SECRET", "--auth-method", "client_secret_post", *extra,
                     env={"CI_SECRET": SECRET, **(env or {})})
+
+
+def timed_out_at(tmp_path: Path, mcp: Any, server: Any, path: str) -> Any:
+    """A client-credentials login that `--timeout` ends while `server` holds its answer to
+    `path` (it never answers): the run, exit 7. Start-up and the requests before count
+    against --timeout, so the bound grows until a run's request for `path` arrived."""
+    def attempt(bound: float) -> Any:
+        before = len(server.fetched)
+        run = cc_login(tmp_path, mcp, "--timeout", f"{bound:g}")
+        assert run.code == 7, run.stderr
+        return run if path in [p.split("?")[0] for p in server.fetched[before:]] else None
+
+    return growing_bound(attempt, 5, what=f"a run that asked for {path}")
 
 
 def error_line(run: Any) -> str:
@@ -115,8 +129,7 @@ def test_a_resource_metadata_url_that_does_not_answer_is_a_timeout_naming_it(scr
     mcp, _auth = protected(scripted)
     mcp.docs["/mcp"] = (401, {}, {"WWW-Authenticate": f'Bearer resource_metadata="{mcp.url("/prm")}"'})
     mcp.docs["/prm"] = lambda _server: (hang.wait(), (200, {}))[1]
-    run = cc_login(tmp_path, mcp, "--timeout", "10")
-    assert run.code == 7, run.stderr
+    run = timed_out_at(tmp_path, mcp, mcp, "/prm")
     assert f"the protected resource metadata at {mcp.url('/prm')} did not answer in time" in error_line(run)
     no_guessed_requests(mcp)
 
@@ -124,8 +137,7 @@ def test_a_resource_metadata_url_that_does_not_answer_is_a_timeout_naming_it(scr
 def test_authorization_server_metadata_that_does_not_answer_is_a_timeout_naming_it(scripted, tmp_path, hang):
     mcp, auth = protected(scripted)
     auth.docs["/.well-known/oauth-authorization-server"] = lambda _server: (hang.wait(), (200, {}))[1]
-    run = cc_login(tmp_path, mcp, "--timeout", "10")
-    assert run.code == 7, run.stderr
+    run = timed_out_at(tmp_path, mcp, auth, "/.well-known/oauth-authorization-server")
     assert (f"the authorization server metadata at {auth.url('/.well-known/oauth-authorization-server')} "
             "did not answer in time") in error_line(run)
 
@@ -173,7 +185,7 @@ def _netns_available() -> bool:
         return False
     try:
         return subprocess.run(["unshare", "-n", "-m", "sh", "-c", "ip link set lo up && mount --bind /etc/hosts /etc/hosts"],
-                              capture_output=True, timeout=30).returncode == 0
+                              capture_output=True, timeout=SAFETY).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 
@@ -233,7 +245,7 @@ def test_no_request_goes_where_the_rules_refuse(tmp_path, challenge, docs, says)
     hosts.write_text("127.0.0.1 localhost\n169.254.169.254 sneaky.test\n")
     script = "ip link set lo up && mount --bind \"$3\" /etc/hosts && exec \"$0\" -c \"$1\" \"$2\""
     proc = subprocess.run(["unshare", "-n", "-m", "sh", "-c", script, sys.executable, _IN_NAMESPACE, spec, str(hosts)],
-                          capture_output=True, text=True, cwd=ROOT, env=clean_env(tmp_path), timeout=180)
+                          capture_output=True, text=True, cwd=ROOT, env=clean_env(tmp_path), timeout=SAFETY)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
     assert got["code"] == 8, got["stderr"]

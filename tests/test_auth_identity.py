@@ -11,6 +11,7 @@ parts: tests/servers/oauth_identity.py, which verify what mrtr sends):
 
 from __future__ import annotations
 
+from typing import Any
 import os
 import json
 import stat
@@ -19,7 +20,7 @@ import time
 import pytest
 
 from tests.auth_support import ROOT, expire_stored_tokens, run_mrtr, sign_in, store_files
-from tests.support import wait_for
+from tests.support import SAFETY, growing_bound, wait_for
 
 jwt = pytest.importorskip("jwt")
 
@@ -357,13 +358,20 @@ def test_an_assertion_file_or_command_follows_the_rules_of_every_user_file_and_t
     os.mkfifo(fifo)  # no writer: reading it would block for ever
     for args, env in ((["--assertion-file", str(fifo)], {}), ([], {"MRTR_ASSERTION_FILE": str(fifo)}),
                       (["--assertion-file", "/dev/zero"], {})):
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *args, env=env, timeout=120)
+        run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *args, env=env, timeout=SAFETY)
         assert run.code == 2, (args, env, run.stderr)
         assert "not a regular file" in run.stderr and (args[:1] or list(env))[0] in run.stderr
     pidfile = tmp_path / "child.pid"
-    slow = run_mrtr(tmp_path, "--url", server.mcp_url, "--timeout", "5", "auth", "login", "--assertion-command",
-                    f"sh -c 'sleep 100 & echo $! > {pidfile}; sleep 100'", timeout=120)
-    assert slow.code == 7, slow.stderr
+
+    # The command never ends by itself; start-up and discovery count against --timeout, so
+    # the bound grows until a run had started the command (it wrote its child's pid).
+    def attempt(bound: float) -> Any:
+        run = run_mrtr(tmp_path, "--url", server.mcp_url, "--timeout", f"{bound:g}", "auth", "login",
+                       "--assertion-command", f"sh -c 'sleep 3600 & echo $! > {pidfile}; sleep 3600'", timeout=SAFETY)
+        assert run.code == 7, run.stderr
+        return run if pidfile.exists() else None
+
+    slow = growing_bound(attempt, 5, what="a run that started the assertion command")
     assert "--assertion-command: the command did not finish within --timeout" in slow.stderr
     child = int(pidfile.read_text())  # the command's own child ends with it (its process group)
 

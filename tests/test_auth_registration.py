@@ -17,13 +17,14 @@ from typing import Any
 import httpx2
 
 from tests.auth_support import login_hint, run_mrtr, sign_in, store_files
+from tests.support import SAFETY
 
 WAIT = {"MRTR_AUTH_WAIT": "8"}  # a sign-in page that never comes back fails in seconds
 
 
 def forget(server: Any) -> None:
     """The authorization server forgets every registered client and token (a restart)."""
-    httpx2.post(server.issuer + "/_test/forget", timeout=30).raise_for_status()
+    httpx2.post(server.issuer + "/_test/forget", timeout=SAFETY).raise_for_status()
 
 
 def stored_client(tmp_path: Any) -> dict[str, Any] | None:

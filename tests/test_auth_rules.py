@@ -37,6 +37,7 @@ from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
 from tests.servers.common import send_json
+from tests.support import SAFETY
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def http() -> Iterator[httpx2.Client]:
-    with httpx2.Client(follow_redirects=False, timeout=30) as client:
+    with httpx2.Client(follow_redirects=False, timeout=SAFETY) as client:
         yield client
 
 
@@ -227,7 +228,7 @@ def test_an_error_from_another_issuer_is_not_shown():
 
 def _get(url: str) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=30) as resp:
+        with urllib.request.urlopen(url, timeout=SAFETY) as resp:
             return resp.status
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -448,11 +449,11 @@ def test_auth_status_shows_server_strings_sanitized_and_json_as_stored(tmp_path,
         tokens={"access_token": "at", "scope": evil_scope, "expires_at": 4102444800})
     env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"))
     base = [sys.executable, "-m", "mrtr_cli", "--url", "https://mcp.example/mcp", "auth", "status"]
-    table = subprocess.run(base, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    table = subprocess.run(base, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=SAFETY)
     assert table.returncode == 0, table.stderr
     assert "zz" in table.stdout and "\x1b" not in table.stdout + table.stderr and "\x07" not in table.stdout
     raw = subprocess.run(base + ["--json"], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                         timeout=120)
+                         timeout=SAFETY)
     row = json.loads(raw.stdout)[0]
     assert row["scopes"] == evil_scope.split() and row["clientId"] == evil_client
 
@@ -492,7 +493,7 @@ def test_the_lock_is_held_across_processes(tmp_path, monkeypatch):
         holder.stdin.write("\n")
         holder.stdin.flush()
         assert holder.stdout.readline().strip() == "released"
-        with store.locked(timeout=30):
+        with store.locked(timeout=SAFETY):
             pass
     finally:
         holder.kill()
@@ -611,7 +612,7 @@ def test_auth_login_to_a_server_that_asks_for_no_sign_in_says_so(scripted, tmp_p
     open_server = scripted()  # answers POST with 501 (no challenge) and publishes no metadata
     env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
     run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.url() + "/mcp", "auth", "login"],
-                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=SAFETY)
     assert run.returncode == 8, run.stderr
     assert "nothing to sign in to" in run.stderr and run.stdout == ""
     assert not (tmp_path / "state" / "auth").exists()
@@ -621,7 +622,7 @@ def test_auth_token_to_a_server_that_asks_for_no_sign_in_prints_no_login_command
     open_server = scripted()
     env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
     run = subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", open_server.url() + "/mcp", "auth", "token"],
-                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=SAFETY)
     assert run.returncode == 8, run.stderr
     assert "nothing to sign in to" in run.stderr and "auth login" not in run.stderr and run.stdout == ""
 
@@ -695,7 +696,7 @@ def test_verbose_notes_each_authorization_request_without_its_query(scripted, tm
     server = scripted()
     env = dict(os.environ, PYTHONPATH=str(ROOT), MRTR_STATE_DIR=str(tmp_path / "state"), BROWSER="/bin/false")
     run = subprocess.run([sys.executable, "-m", "mrtr_cli", "-v", "--url", server.url() + "/mcp?k=v", "auth", "login"],
-                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+                         env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=SAFETY)
     assert run.returncode == 8, run.stderr
     assert f"mrtr: oauth: POST {server.url()}/mcp -> 501" in run.stderr
     assert f"mrtr: oauth: GET {server.url()}/.well-known/oauth-protected-resource/mcp -> 404" in run.stderr
@@ -728,7 +729,7 @@ def _hostile_login(tmp_path: Path, mcp: Any, *extra: str, env: dict[str, str] | 
     return subprocess.run([sys.executable, "-m", "mrtr_cli", "--url", mcp.url() + "/mcp", "auth", "login",
                            "--client-credentials", "--client-id", "ci", "--client-secret-env", "CI_SECRET",
                            "--auth-method", "client_secret_post", *extra],
-                          env=run_env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+                          env=run_env, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=SAFETY)
 
 
 def _hostile_servers(scripted: Any, token_reply: Any = None) -> tuple[Any, Any]:

@@ -20,6 +20,7 @@ from tests.auth_support import (
     spawn_mrtr,
     state_dir,
 )
+from tests.support import SAFETY
 
 CONSENT = r"(?i)open the browser"
 
@@ -63,7 +64,7 @@ def test_a_step_up_that_never_succeeds_stops_after_a_few_tries(tmp_path, oauth_s
     import pexpect
 
     asked = 0
-    while child.expect([CONSENT, pexpect.EOF], timeout=120) == 0:
+    while child.expect([CONSENT, pexpect.EOF], timeout=SAFETY) == 0:
         asked += 1
         assert asked <= 5, "step-up is not bounded"
         child.send("y\r")

@@ -18,6 +18,7 @@ from tests.auth_support import OAUTH_BROWSER, OAuthServer
 
 sys.path.insert(0, str(OAUTH_BROWSER.parent))
 from oauth_browser import follow  # noqa: E402
+from tests.support import SAFETY
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -30,14 +31,14 @@ def mcp_post(server: OAuthServer, token: str | None, body: dict[str, Any] = INIT
     headers = dict(MCP_HEADERS)
     if token:
         headers["authorization"] = f"Bearer {token}"
-    return httpx2.post(server.mcp_url, json=body, headers=headers, timeout=30)
+    return httpx2.post(server.mcp_url, json=body, headers=headers, timeout=SAFETY)
 
 
 def sign_in(server: OAuthServer, scope: str = "mcp:read", resource: str | None = None) -> dict[str, Any]:
     """Register (DCR), authorize with PKCE through the stand-in browser, exchange the code."""
     reg = httpx2.post(server.issuer + "/register", json={
         "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",
-        "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]}, timeout=30)
+        "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]}, timeout=SAFETY)
     assert reg.status_code == 201, reg.text
     client_id = reg.json()["client_id"]
     verifier = secrets.token_urlsafe(48)
@@ -53,7 +54,7 @@ def sign_in(server: OAuthServer, scope: str = "mcp:read", resource: str | None =
     assert callback.params["iss"] == server.issuer
     token = httpx2.post(server.issuer + "/token", data={
         "grant_type": "authorization_code", "code": callback.params["code"], "redirect_uri": REDIRECT,
-        "client_id": client_id, "code_verifier": verifier, "resource": resource or server.mcp_url}, timeout=30)
+        "client_id": client_id, "code_verifier": verifier, "resource": resource or server.mcp_url}, timeout=SAFETY)
     assert token.status_code == 200, token.text
     return {"client_id": client_id, **token.json()}
 
@@ -182,7 +183,7 @@ def test_browser_follows_to_the_loopback_callback(oauth_server: Any, browser: An
         "response_type": "code", "client_id": client_id, "redirect_uri": redirect, "state": "s1",
         "code_challenge": "x" * 43, "code_challenge_method": "S256"}))
     code = subprocess.run([sys.executable, "-c", "import webbrowser, sys; sys.exit(not webbrowser.open(sys.argv[1]))",
-                           url], env={**browser.env, "PATH": "/usr/bin:/bin"}, timeout=60).returncode
+                           url], env={**browser.env, "PATH": "/usr/bin:/bin"}, timeout=SAFETY).returncode
     assert code == 0
     last = browser.wait_finished()
     listener.shutdown()

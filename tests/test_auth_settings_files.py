@@ -14,6 +14,7 @@ import os
 import pytest
 
 from tests.auth_support import run_mrtr
+from tests.support import SAFETY
 
 URL = "http://127.0.0.1:9/mcp"
 SECRET = "s3cr3t-value-never-shown"
@@ -28,7 +29,7 @@ def fifo(tmp_path):
 
 def login(tmp_path, *args, env=None):
     # --timeout 30: a reader that blocks would end with exit 7 here, not with exit 2
-    return run_mrtr(tmp_path, "--url", URL, "--timeout", "30", *args, "auth", "login", env=env, timeout=90)
+    return run_mrtr(tmp_path, "--url", URL, "--timeout", "30", *args, "auth", "login", env=env, timeout=SAFETY)
 
 
 def refused(run, *words):
@@ -68,13 +69,13 @@ def test_a_config_file_secret_follows_the_same_rules(tmp_path, fifo):
         config.write_text(json.dumps({"mcpServers": {"x": {"type": "http", "url": URL, "oauth": {
             "clientId": "c", "clientSecret": secret}}}}))
         run = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "x", "--timeout", "30",
-                       "auth", "login", timeout=90)
+                       "auth", "login", timeout=SAFETY)
         refused(run, "oauth clientSecret file:", "not a regular file")
 
 
 def test_an_option_names_itself(tmp_path, fifo):
     refused(login(tmp_path, "--client-id", "c", "--client-secret-file", "/dev/zero"), "--client-secret-file")
-    run = run_mrtr(tmp_path, "--url", URL, "--timeout", "30", "auth", "login", "--private-key-file", fifo, timeout=90)
+    run = run_mrtr(tmp_path, "--url", URL, "--timeout", "30", "auth", "login", "--private-key-file", fifo, timeout=SAFETY)
     refused(run, "--private-key-file", "FIFO")
 
 

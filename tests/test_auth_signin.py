@@ -26,6 +26,7 @@ pexpect = pytest.importorskip("pexpect")
 
 sys.path.insert(0, str(OAUTH_BROWSER.parent))
 from oauth_browser import follow  # noqa: E402
+from tests.support import SAFETY
 
 CONSENT = r"(?i)open the browser"
 ENTER = "\r"
@@ -160,7 +161,7 @@ def test_a_pre_registered_client_prefers_client_secret_basic_when_the_server_lis
     import httpx2
 
     listed = httpx2.get(server.issuer + "/.well-known/oauth-authorization-server",
-                       timeout=30).json()["token_endpoint_auth_methods_supported"]
+                       timeout=SAFETY).json()["token_endpoint_auth_methods_supported"]
     assert "client_secret_basic" in listed and "client_secret_post" in listed, listed
     run = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",
                    "auth", "login", browser=browser, env={"BOTS": secret})

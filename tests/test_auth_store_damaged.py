@@ -15,6 +15,7 @@ import pytest
 
 from tests.auth_support import auth_dir, run_mrtr, sign_in, store_files
 from tests.conftest import SERVERS
+from tests.support import SAFETY
 
 URL = "http://127.0.0.1:9/mcp"  # nothing listens: the commands below never need the server
 
@@ -88,11 +89,11 @@ def test_a_damaged_file_is_exit_8_naming_it_and_auth_logout_removes_it(tmp_path,
 def test_a_fifo_in_place_of_the_file_is_refused_at_once_and_removed(tmp_path):
     path = token_file(tmp_path)
     os.mkfifo(path)  # no writer: opening it for reading must not block
-    token = run_mrtr(tmp_path, "--url", URL, "auth", "token", timeout=60)
+    token = run_mrtr(tmp_path, "--url", URL, "auth", "token", timeout=SAFETY)
     assert token.code == 8, token.stderr
     assert "not a regular file" in token.stderr
     one_line_naming(token.stderr, path, f"mrtr --url {URL} auth logout")
-    everything = run_mrtr(tmp_path, "auth", "logout", "--all", timeout=60)
+    everything = run_mrtr(tmp_path, "auth", "logout", "--all", timeout=SAFETY)
     assert everything.code == 0, everything.stderr
     assert not os.path.exists(path)
 

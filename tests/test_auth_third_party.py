@@ -42,6 +42,7 @@ from tests.auth_support import (
 )
 from tests.conftest import free_port
 from tests.prefork import launch_argv
+from tests.support import SAFETY
 
 pytestmark = pytest.mark.integration
 
@@ -103,7 +104,8 @@ class SdkServer:
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
         return start(launch_argv(SERVERS / "sdk_auth_server.py", "--ready-file", str(self.tmp / "sdk-ready.json"),
-                                 "--record", str(self.record), "--port", self.ports[0], "--auth-port", self.ports[1]),
+                                 "--record", str(self.record), "--port", self.ports[0], "--auth-port", self.ports[1],
+                                 owned=True),
                      self.tmp / "sdk-ready.json", self.tmp / "sdk-stderr.txt")
 
     def restart_authorization_server(self) -> None:
@@ -113,7 +115,7 @@ class SdkServer:
         self.proc, _ = self._start()
 
     def expire(self) -> None:
-        httpx2.post(self.issuer + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(self.issuer + "/_test/expire", timeout=SAFETY).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.record.read_text(encoding="utf-8").splitlines() if line]
@@ -129,7 +131,7 @@ class SdkServer:
         """Everything secret this server issued (tokens, codes, client secrets; asked of the
         running process, remembered across restarts) or received (verifiers, secrets), by
         member name."""
-        issued = httpx2.get(self.issuer + "/_test/issued", timeout=30).json()
+        issued = httpx2.get(self.issuer + "/_test/issued", timeout=SAFETY).json()
         add_secrets(self.seen, [(kind[:-1], v) for kind in ("access_tokens", "refresh_tokens", "codes", "client_secrets")
                                 for v in issued[kind]])
         for r in self.requests():
@@ -168,7 +170,7 @@ class OidcProviderServer:
         port = str(urlsplit(url).port)
         ready = self.tmp / f"rs-ready-{port}.json"
         proc, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer, "--port", port,
-                                    "--ready-file", str(ready), "--dpop", dpop),
+                                    "--ready-file", str(ready), "--dpop", dpop, owned=True),
                         ready, self.tmp / f"rs-stderr-{port}.txt")
         return proc
 
@@ -183,7 +185,7 @@ class OidcProviderServer:
         """The MCP server at `url` takes DPoP from now on as `mode` says (bearer, capable,
         required: tests/servers/oauth_identity.py `DpopPolicy`)."""
         httpx2.post(url.rsplit("/mcp", 1)[0] + "/_test/resource-dpop", params={"mode": mode},
-                    timeout=30).raise_for_status()
+                    timeout=SAFETY).raise_for_status()
 
     def restart_authorization_server(self) -> None:
         """End oidc-provider and start it again on the same port: it has forgotten every
@@ -194,7 +196,7 @@ class OidcProviderServer:
     def expire(self, url: str | None = None) -> None:
         """The MCP server at `url` (default `mcp_url`) refuses every access token it has seen."""
         origin = (url or self.mcp_url).rsplit("/mcp", 1)[0]
-        httpx2.post(origin + "/_test/expire", timeout=30).raise_for_status()
+        httpx2.post(origin + "/_test/expire", timeout=SAFETY).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         if not self.record.exists():
@@ -389,7 +391,7 @@ def oidc_dpop(oidc_provider: tuple[str, Path], tmp_path: Path) -> Iterator[OidcP
 def test_oidc_provider_dpop_only_where_the_resource_takes_it(oidc_dpop, runs):
     bearer_url, dpop_url = oidc_dpop.mcp_url, oidc_dpop.dpop_url
     assert "ES256" in httpx2.get(oidc_dpop.issuer + "/.well-known/openid-configuration",
-                                 timeout=30).json()["dpop_signing_alg_values_supported"]
+                                 timeout=SAFETY).json()["dpop_signing_alg_values_supported"]
     # a resource taking bearer tokens only, behind an authorization server offering DPoP: bearer
     runs.sign_in(bearer_url)
     assert "mcp:read" in whoami(runs, bearer_url, "--no-input")

@@ -14,7 +14,7 @@ import pytest
 from mrtr_cli.batch.records import open_output
 from mrtr_cli.errors import UsageError
 from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
-from tests.support import LineWatch, children_of, command_line, communicate, wait_for
+from tests.support import SAFETY, LineWatch, children_of, command_line, communicate, wait_for
 from tests.test_batch import BATCH_SERVER, records, write_lines
 
 BATCH = stdio_cmd(BATCH_SERVER)
@@ -51,7 +51,7 @@ def test_a_reader_that_goes_away_stops_the_batch_with_a_non_zero_code(tmp_path):
     proc = subprocess.run(
         f"{PY} -m mrtr_cli --stdio '{BATCH}' batch {batch} | head -c 100 >/dev/null; exit ${{PIPESTATUS[0]}}",
         shell=True, executable="/bin/bash", cwd=ROOT, env=clean_env(tmp_path), capture_output=True, text=True,
-        timeout=60)
+        timeout=SAFETY)
     assert proc.returncode == 2, proc.stderr
     assert "cannot write the records: the reader of the output went away" in proc.stderr
     assert "without a record" in proc.stderr and "Traceback" not in proc.stderr
@@ -65,7 +65,7 @@ def test_a_full_disk_stops_the_batch_with_exit_2(mrtr, tmp_path, how):
     if how == "stdout":
         proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", BATCH, "batch", str(batch)], cwd=ROOT,
                               env=clean_env(tmp_path), stdout=open("/dev/full", "w"), stderr=subprocess.PIPE,
-                              text=True, timeout=60)
+                              text=True, timeout=SAFETY)
         code, err = proc.returncode, proc.stderr
     else:
         run = mrtr("--stdio", BATCH, "batch", str(batch), *args)
@@ -175,7 +175,7 @@ def test_ctrl_c_while_the_server_starts_is_exit_130(tmp_path):
     # The server is starting (its process runs, still in its 20 s start delay): mrtr waits on it.
     wait_for(lambda: any("raw_server.py" in command_line(c) for c in children_of(proc.pid)), what="server started")
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
+    out, err = proc.communicate(timeout=SAFETY)
     assert proc.returncode == 130, err
     assert "interrupted" in err and out == ""
 
@@ -198,7 +198,7 @@ def test_ctrl_c_names_the_tasks_lines_were_waiting_for(http_servers, tmp_path):
 
 def test_sigterm_while_waiting_on_a_task_is_handled_like_ctrl_c(http_servers, tmp_path):
     url = http_servers.start(SERVERS / "task_server.py")
-    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "call", "slow", "seconds:=30"], cwd=ROOT,
+    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "call", "slow", "seconds:=3600"], cwd=ROOT,
                             env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watch = LineWatch(proc.stderr)
     watch.wait_until(lambda lines: any(": working: working:" in line for line in lines))  # polled once: waiting

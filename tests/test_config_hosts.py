@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CATALOG_SERVER, PY, ROOT, Run, clean_env
+from tests.conftest import CATALOG_SERVER, PY, ROOT, SAFETY, Run, clean_env
 from tests.prefork import launch_argv
 from tests.test_config import home, project  # noqa: F401 - the fake home and project folders
 
@@ -63,7 +63,7 @@ def run(tmp_path: Path, home: Path, project: Path) -> Callable[..., Run]:
             if name not in (env or {}) and name != "XDG_CONFIG_HOME":
                 environ.pop(name, None)
         proc = subprocess.run([PY, "-m", "mrtr_cli", *map(str, args)], input="", capture_output=True, text=True,
-                              env=environ, cwd=cwd or project, timeout=180)
+                              env=environ, cwd=cwd or project, timeout=SAFETY)
         return Run(proc.returncode, proc.stdout, proc.stderr)
 
     return go

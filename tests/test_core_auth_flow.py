@@ -47,6 +47,7 @@ from mrtr_cli.auth.loopback import Loopback, NoResponse
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.platform import console
+from tests.support import SAFETY
 
 ISSUER = "https://as.example"
 METADATA = {"issuer": ISSUER, "authorization_endpoint": "https://as.example/authorize",
@@ -239,13 +240,21 @@ def paste_readers() -> list[threading.Thread]:
 def join_paste_readers() -> None:
     """Wait until every paste reader has ended (each stops once the sign-in has)."""
     for reader in paste_readers():
-        reader.join(60)
+        reader.join(SAFETY)
         assert not reader.is_alive()
+
+
+#: MRTR_AUTH_WAIT in these tests: a sign-in whose redirect or paste never comes (a
+#: regression in the paste flow) fails in this many seconds instead of waiting the
+#: default 300; still far more than a loopback visit or a typed line takes on a loaded machine.
+SHORT_WAIT = "30"
 
 
 @pytest.fixture(autouse=True)
 def tty(tmp_path, monkeypatch):
-    """No controlling terminal unless the test types on one (`tty.type(keys)`)."""
+    """No controlling terminal unless the test types on one (`tty.type(keys)`); and a short
+    sign-in wait (`SHORT_WAIT`) unless the test sets its own."""
+    monkeypatch.setenv("MRTR_AUTH_WAIT", SHORT_WAIT)
     terminal = ControllingTerminal(tmp_path / "tty")
     monkeypatch.setattr(console._impl, "open", terminal.open, raising=False)
     yield terminal
@@ -263,7 +272,7 @@ def listener():
 
 def visit(url: str) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=30) as response:  # noqa: S310 - the loopback listener
+        with urllib.request.urlopen(url, timeout=SAFETY) as response:  # noqa: S310 - the loopback listener
             return response.status
     except urllib.error.HTTPError as exc:
         return exc.code
@@ -287,7 +296,6 @@ class VisitingBrowser(webbrowser.BaseBrowser):
 @pytest.fixture
 def browser(monkeypatch):
     """Install a VisitingBrowser as the preferred browser; `browser(redirect, works)`."""
-    monkeypatch.delenv("MRTR_AUTH_WAIT", raising=False)
     with contextlib.suppress(webbrowser.Error):  # no browser on this machine
         webbrowser.get()  # the standard browsers registered first, so that ours goes first
     saved = list(webbrowser._tryorder or [])
@@ -324,7 +332,6 @@ def test_with_no_browser_flag_and_no_terminal_the_sign_in_fails_at_once(listener
 
 
 def test_with_stdin_redirected_the_address_is_pasted_on_the_controlling_terminal(listener, monkeypatch, tty):
-    monkeypatch.delenv("MRTR_AUTH_WAIT", raising=False)
     tty.type(callback(listener, code="c1", state="st") + "\n")
     env = env_of()
     req = AuthorizationRequest(url="https://as.example/authorize?x=1", state="st", verifier="v",
@@ -564,10 +571,10 @@ def test_the_person_may_take_their_time_to_paste():
 
             reader = threading.Thread(target=read, daemon=True)
             reader.start()
-            assert watched.polled.wait(60)
+            assert watched.polled.wait(SAFETY)
             typing.write("pasted late\n")
             typing.flush()
-            reader.join(60)
+            reader.join(SAFETY)
         assert got == ["pasted late"]
         assert watched.polls >= 3
     finally:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from mrtr_cli.protocol.eracache import EraCache, server_key
 from mrtr_cli.protocol.legacy import declared_capabilities
 from mrtr_cli.protocol.verdict import classify_response
 from mrtr_cli.render.listing import describe_discover
+from tests.support import SAFETY
 
 DUAL = SERVERS / "dual_server.py"
 LEGACY = SERVERS / "legacy_server.py"
@@ -42,15 +42,18 @@ def raw_records(path: Path) -> list[dict]:
 def test_silent_legacy_server_is_detected_within_the_probe_timeout(mrtr, tmp_path):
     record = tmp_path / "rec.jsonl"
     args = legacy(record, "--silent-discover")
-    start = time.monotonic()
     r = mrtr(*args, "call", "echo", "text=hi", "-v")
-    elapsed = time.monotonic() - start
     assert r.code == 0, r.stderr
     assert r.stdout == "hi\n"
     assert "server/discover: no answer within 2s -> legacy" in r.stderr
-    # Detected, not hung: the default probe timeout (2 s) plus start-up slack a loaded machine never needs.
-    assert elapsed < 2 + 40, elapsed
     assert [m["method"] for m in read_records(record, probe=True) if "id" in m][:2] == ["server/discover", "initialize"]
+    # Detected after the default probe timeout (2 s, as the message says), not after the
+    # 60 s a modern probe may wait: measured where it runs, from the probe's arrival to
+    # initialize's, by the server (a server slow to read its first line only shortens
+    # that); the rest is room for a loaded machine to react.
+    arrived = {json.loads(rec["raw"])["method"]: rec["at"]
+               for rec in map(json.loads, record.read_text().splitlines()) if "method" in json.loads(rec["raw"])}
+    assert arrived["initialize"] - arrived["server/discover"] < 30, arrived
     # The era cache: the second run sends initialize at once, no probe, no wait.
     record.write_text("")
     r = mrtr(*args, "call", "echo", "text=again", "-v")
@@ -374,14 +377,14 @@ def test_third_party_server_pinned_to_the_handshake(mrtr, tmp_path):
     call = ["-q", "--stdio", server, "--protocol", "2025-11-25",
             "call", "exec_in_pod", "pod_name=web-0", "command=ls", "namespace=default"]
     env = {"KUBECONFIG": "/nonexistent/kubeconfig"}  # "accept" never reaches a real cluster
-    r = mrtr(*call, "--no-input", env=env, timeout=120)
+    r = mrtr(*call, "--no-input", env=env, timeout=SAFETY)
     assert r.code == 5, r.stderr
     doc = r.json()
     assert doc["era"] == "legacy" and doc["missing"] == ["elicitation-1"]
     assert "Exec in pod 'web-0'" in doc["inputRequests"]["elicitation-1"]["params"]["message"]
     answers = tmp_path / "decline.json"
     answers.write_text(json.dumps({"elicitation-1": {"action": "decline"}}))
-    r = mrtr(*call, "--answers", answers, env=env, timeout=120)
+    r = mrtr(*call, "--answers", answers, env=env, timeout=SAFETY)
     assert r.code == 6, r.stderr
 
 

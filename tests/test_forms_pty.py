@@ -9,7 +9,7 @@ import shlex
 import pytest
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, clean_env, stdio_cmd
-from tests.support import DOWN, ENTER, spawn
+from tests.support import DOWN, ENTER, SAFETY, spawn
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -64,7 +64,7 @@ def test_arguments_from_stdin_still_leave_the_terminal_to_ask(tmp_path):
                                               "call", "update_work_item", "--args", "-"])
     command = f"echo {shlex.quote(args)} | {mrtr} > {shlex.quote(str(out))}"
     child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", timeout=30, dimensions=(40, 140))
+                          encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
     child.expect("Resolution")  # asked on the terminal (/dev/tty), though stdin was the arguments
     child.send(ENTER)  # Fixed
     child.expect("Comment")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CATALOG_SERVER, stdio_cmd
+from tests.support import SAFETY
 
 SECRET = "s3cretT0ken"
 
@@ -149,7 +150,7 @@ import subprocess  # noqa: E402
 from tests.conftest import PY, ROOT, clean_env  # noqa: E402
 
 
-def sh(tmp_path: Path, script: str, *, timeout: float = 60, stdin: str | None = None):
+def sh(tmp_path: Path, script: str, *, timeout: float = SAFETY, stdin: str | None = None):
     """Run `script` in /bin/sh with $M = mrtr and $S = the picky server over stdio (for
     redirections a list of arguments cannot express: > /dev/full, >&-, 2>&-, < FIFO)."""
     from tests.conftest import Run
@@ -182,7 +183,7 @@ def test_a_user_file_that_is_not_a_regular_file_is_refused_at_once(mrtr, picky, 
             "config": ["-s", "x", "--config", path, "tools"],
             "batch-file": [*picky, "batch", path],
             "batch-answersFile": [*picky, "batch", str(batch)]}[how]
-    r = mrtr(*args, "--timeout", "30", timeout=30)  # a FIFO must not block: well inside the bound
+    r = mrtr(*args, "--timeout", "30", timeout=SAFETY)  # a FIFO must not block: well inside the bound
     if how == "batch-answersFile":  # the line fails with exit 2, in its record
         assert_sane(r, code=2, secret=None)
         assert "not a regular file" in r.stdout
@@ -254,7 +255,7 @@ def test_a_user_file_over_the_size_limit_is_refused_with_the_limit(mrtr, picky, 
 
 @pytest.mark.parametrize("command", ["batch -", "call echo --answers -", "call echo --args -", "call echo a=@-"])
 def test_stdin_is_bounded_in_size(tmp_path, command):
-    r = sh(tmp_path, f'head -c 70000000 /dev/zero | $M --stdio "$S" {command}', timeout=120)
+    r = sh(tmp_path, f'head -c 70000000 /dev/zero | $M --stdio "$S" {command}', timeout=SAFETY)
     assert_sane(r, code=2, secret=None)
     assert "larger than the limit" in r.stderr
 
@@ -262,7 +263,7 @@ def test_stdin_is_bounded_in_size(tmp_path, command):
 @pytest.mark.parametrize("command", ["batch -", "call echo --answers -"])
 def test_timeout_bounds_a_silent_stdin(tmp_path, fifo, command):
     # The FIFO's writer (this shell) holds it open and writes nothing until mrtr has ended.
-    r = sh(tmp_path, f'exec 3<>"{fifo}"; $M --stdio "$S" --timeout 1 {command} <"{fifo}"; echo "rc=$?"', timeout=60)
+    r = sh(tmp_path, f'exec 3<>"{fifo}"; $M --stdio "$S" --timeout 1 {command} <"{fifo}"; echo "rc=$?"', timeout=SAFETY)
     assert "rc=7" in r.stdout, r.stderr
     assert "timed out after 1s waiting for" in r.stderr and "Traceback" not in r.stderr
 
@@ -281,7 +282,7 @@ def test_output_that_cannot_be_written_is_exit_2(tmp_path, redirect, code, messa
 
 @pytest.mark.parametrize("option", ["--trace", "--save-answers"])
 def test_an_output_fifo_with_no_reader_is_refused_at_once(mrtr, picky, fifo, option):
-    r = mrtr(*picky, "call", "pick", "-a", "code=right", option, fifo, "--timeout", "30", timeout=30)
+    r = mrtr(*picky, "call", "pick", "-a", "code=right", option, fifo, "--timeout", "30", timeout=SAFETY)
     assert_sane(r, code=2, secret=None)
     assert "no process is reading the FIFO" in r.stderr and str(fifo) in r.stderr
 

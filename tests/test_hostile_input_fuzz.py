@@ -28,6 +28,7 @@ from tests.servers.picky_server import TOOLS as PICKY_TOOLS  # noqa: E402
 from tests.servers.picky_server import call as picky_call  # noqa: E402
 from tests.test_core_engine import TARGET, ScriptedSession  # noqa: E402
 from tests.test_hostile_input import PICKY  # noqa: E402
+from tests.support import SAFETY
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -158,7 +159,7 @@ def test_argument_items_through_the_cli_never_exit_70(tmp_path, texts):
 
     proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(PICKY), "--no-input", "--timeout", "30",
                            "call", "echo", "--", *texts], capture_output=True, text=True, env=clean_env(tmp_path),
-                          cwd=ROOT, timeout=60)
+                          cwd=ROOT, timeout=SAFETY)
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     # One outcome per input, as mrtr's own parser decides it in process: refused as bad input
     # (2), or sent and echoed back by the picky server (0).
@@ -192,7 +193,7 @@ def test_answer_files_through_the_cli_never_exit_70(tmp_path, data):
     path.write_bytes(data)
     proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(PICKY), "--no-input", "--timeout", "30",
                            "call", "pick", "--answers", str(path)], capture_output=True, text=True,
-                          env=clean_env(tmp_path), cwd=ROOT, timeout=60)
+                          env=clean_env(tmp_path), cwd=ROOT, timeout=SAFETY)
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
     # One outcome per file: the one mrtr's engine reaches in process with the same file
     # against the picky server's own `pick` (0 picked, 2 a bad file, 5 no usable answer, 6 declined).

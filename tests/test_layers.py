@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support import SAFETY
 
 CONFIG = ROOT / "pyproject.toml"
 
@@ -37,7 +38,7 @@ def lint_imports(config: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     assert exe, "lint-imports is not installed (the `test` extra of pyproject.toml has import-linter)"
     return subprocess.run([exe, "--no-cache", "--no-logo", str(config)], capture_output=True, text=True,
                           cwd=cwd, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(cwd), "COLUMNS": "400"},
-                          timeout=120,
+                          timeout=SAFETY,
                           stdin=subprocess.DEVNULL)
 
 

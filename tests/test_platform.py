@@ -23,7 +23,7 @@ from mrtr_cli.platform import _shellwords_windows as win
 from mrtr_cli.platform import filelock, proctree, shellwords
 from mrtr_cli.platform.userdirs import choose_state_dir
 from tests.conftest import PY, ROOT, needs_posix
-from tests.support import wait_for
+from tests.support import SAFETY, wait_for
 
 PLATFORM = ROOT / "mrtr_cli" / "platform"
 
@@ -226,14 +226,14 @@ def test_a_file_lock_holds_across_processes_until_released(tmp_path):
         fd = os.open(path, os.O_RDWR)
         try:
             assert filelock.try_lock(fd) is False  # another process holds it
-            holder.communicate("", timeout=60)  # it exits: the system releases its lock
+            holder.communicate("", timeout=SAFETY)  # it exits: the system releases its lock
             assert filelock.try_lock(fd) is True
             second = subprocess.run([PY, "-c", HOLDER, str(path)], cwd=ROOT, input="", capture_output=True,
-                                    text=True, timeout=60)
+                                    text=True, timeout=SAFETY)
             assert second.stdout.strip() == "busy"
             filelock.unlock(fd)
             third = subprocess.run([PY, "-c", HOLDER, str(path)], cwd=ROOT, input="", capture_output=True,
-                                   text=True, timeout=60)
+                                   text=True, timeout=SAFETY)
             assert third.stdout.strip() == "locked"
         finally:
             os.close(fd)
@@ -319,7 +319,7 @@ def test_asking_a_tree_to_end_ends_the_child_and_what_it_started(tmp_path):
         assert proctree.any_left(proc) and _running(child)
         assert proctree.ask_to_end(proc)
         assert proctree.wait_exit(proc, 60)
-        wait_for(lambda: _tree_gone(proc, child), timeout=60)
+        wait_for(lambda: _tree_gone(proc, child), timeout=SAFETY)
         assert not _running(child)
     finally:
         proctree.end_now(proc)
@@ -334,7 +334,7 @@ def test_a_tree_that_ignores_the_request_is_ended_at_once(tmp_path):
         assert not proctree.wait_exit(proc, 0.5)  # it ignores the request (a bound is the behaviour)
         assert proctree.end_now(proc)
         assert proctree.wait_exit(proc, 60)
-        wait_for(lambda: _tree_gone(proc, child), timeout=60)
+        wait_for(lambda: _tree_gone(proc, child), timeout=SAFETY)
         assert not _running(child)
         assert proctree.ask_to_end(proc) is False  # nobody is left
     finally:
@@ -355,7 +355,7 @@ def test_the_tree_outlives_its_leader_until_it_is_ended(tmp_path):
         assert proctree.wait_exit(proc, 60)
         assert not _tree_gone(proc, child) and _running(child)
         proctree.end_now(proc)
-        wait_for(lambda: _tree_gone(proc, child), timeout=60)
+        wait_for(lambda: _tree_gone(proc, child), timeout=SAFETY)
         assert not _running(child)
     finally:
         proctree.end_now(proc)
@@ -509,5 +509,5 @@ def test_a_sighup_inherited_as_ignored_stays_ignored_and_otherwise_stops_the_run
         print(signal.getsignal(signal.SIGHUP) is handler, signal.getsignal(signal.SIGTERM) is handler)
     """)
     for how, want in (("nohup", "False True"), ("terminal", "True True")):
-        out = subprocess.run([PY, "-c", code, how], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        out = subprocess.run([PY, "-c", code, how], cwd=ROOT, capture_output=True, text=True, timeout=SAFETY)
         assert out.stdout.strip() == want, (how, out.stderr)

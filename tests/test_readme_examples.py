@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY, ROOT, clean_env, free_port
+from tests.support import SAFETY
 
 BLOCK = re.compile(r"^<!-- example(?::\s*(?P<kind>[a-z]+))?(?P<attrs>(?:\s+[a-z]+(?:=\"[^\"]*\")?)*)\s*-->\n"
                    r"```sh\n(?P<body>.*?)^```", re.S | re.M)
@@ -232,7 +233,7 @@ def test_background_refuses_a_port_another_process_holds(tmp_path):
         port = taken.getsockname()[1]
         env = {**clean_env(tmp_path), "TMPDIR": str(tmp_path)}
         r = subprocess.run([PY, "examples/servers/work_items.py", "--http", str(port), "--background"], cwd=ROOT,
-                           env=env, capture_output=True, text=True, timeout=120)
+                           env=env, capture_output=True, text=True, timeout=SAFETY)
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"port {port} is already in use" in r.stderr and "serving" not in r.stdout
     assert not (tmp_path / f"work_items-{port}.pid").exists()

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
+from tests.support import SAFETY
 
 #: A design file outside the repository (the repository's own is docs/design.md, lower case).
 OUTSIDE_DESIGN = re.compile(re.escape("DESIGN" + ".md"))
@@ -41,7 +42,7 @@ def repository_files(root: Path) -> list[Path]:
     """The files of the repository at `root`: the tracked ones, or (no git) every file
     outside virtual environments, caches and build output."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True, timeout=60)
+        listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True, timeout=SAFETY)
     except (OSError, subprocess.CalledProcessError):
         found = []
         for folder, dirs, files in os.walk(root):

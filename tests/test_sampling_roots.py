@@ -8,7 +8,6 @@ sampling request summary, log formatting, progress text and the deadline."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -243,11 +242,11 @@ def test_sampling_command_not_found_and_tool_use_without_tools(mrtr, server: Tar
 
 def test_sampling_command_timeout_exits_7_and_kills_it(mrtr, server: Target, tmp_path):
     log = tmp_path / "sleep.jsonl"
-    start = time.monotonic()
+    # The command sleeps an hour: only --sampling-timeout ends the run (were it waited for,
+    # the run would outlast the test's safety bound), and the command is killed.
     r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command", fake_llm("sleep", log),
              "--sampling-timeout", "1")
     assert r.code == 7, r.stderr
-    assert time.monotonic() - start < 45  # the command sleeps 60 s: it was killed, not waited for
     assert "did not answer within 1s (--sampling-timeout)" in r.stderr
     pid = json.loads(log.read_text())["pid"]
     assert not _running(pid)

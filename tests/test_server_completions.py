@@ -15,6 +15,7 @@ import pexpect
 import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, HttpServers, Target, clean_env, read_records, recording_target
+from tests.support import SAFETY
 
 GATED = SERVERS / "gated_server.py"
 TEMPLATE = "repo://{owner}/{name}"
@@ -109,7 +110,7 @@ def shell_complete(tmp_path: Path, shell: str, words: list[str]) -> list[str]:
     env = clean_env(tmp_path, {"COMP_WORDS": " ".join(shlex.quote(w) for w in words),
                                "COMP_CWORD": str(len(words) - 1), "_MRTR_COMPLETE": f"{shell}_complete",
                                "MRTR_COMPLETE_TIMEOUT": "60"})
-    proc = subprocess.run([PY, "-m", "mrtr_cli"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    proc = subprocess.run([PY, "-m", "mrtr_cli"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=SAFETY)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     lines = proc.stdout.splitlines()
     if shell == "bash":
@@ -160,7 +161,7 @@ def bash(tmp_path: Path):
                                       f"--record {shlex.quote(str(record))} {' '.join(server_args)}\n")
         for script in bindir.iterdir():
             script.chmod(0o755)
-        child = pexpect.spawn("bash", ["--norc", "--noprofile"], cwd=str(ROOT), encoding="utf-8", timeout=60,
+        child = pexpect.spawn("bash", ["--norc", "--noprofile"], cwd=str(ROOT), encoding="utf-8", timeout=SAFETY,
                               env=clean_env(tmp_path, {"PATH": f"{bindir}:/usr/bin:/bin", "PYTHONPATH": str(ROOT),
                                                        "PS1": "READY$ ", **(env or {})}), dimensions=(40, 200))
         child.expect_exact("READY$ ")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CATALOG_SERVER, PY, ROOT, SERVERS, clean_env, read_records, stdio_cmd
+from tests.support import SAFETY
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
@@ -45,7 +46,7 @@ def complete(tmp_path: Path):
                   f"COMP_CWORD={len(words) - 1}\n"
                   "_mrtr_completion mrtr\n"
                   "printf '%s\\n' \"${COMPREPLY[@]}\"\n")
-        proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+        proc = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, cwd=cwd, timeout=SAFETY)
         assert proc.returncode == 0, proc.stderr
         assert proc.stderr == ""
         return [line for line in proc.stdout.splitlines() if line]

@@ -12,7 +12,7 @@ import json
 import subprocess
 
 from mrtr_cli.cli.main import COMMAND_MODULES
-from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
+from tests.conftest import PY, ROOT, SAFETY, SERVERS, clean_env, stdio_cmd
 
 #: Runs `python -m mrtr_cli ARGS...` and writes the module sets to the file named by argv[1].
 WRAPPER = r"""
@@ -50,7 +50,7 @@ AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era", "mrtr
 def imported(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]:
     out = tmp_path / "modules.json"
     proc = subprocess.run([PY, "-c", WRAPPER, str(out), *args], capture_output=True, text=True, cwd=ROOT,
-                          env=clean_env(tmp_path), stdin=subprocess.DEVNULL, timeout=120)
+                          env=clean_env(tmp_path), stdin=subprocess.DEVNULL, timeout=SAFETY)
     return proc, json.loads(out.read_text())
 
 

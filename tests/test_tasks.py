@@ -20,6 +20,7 @@ import pytest
 from mcp_types.methods import validate_client_request
 
 from tests.conftest import SERVERS, HttpServers, Target, needs_posix, stdio_cmd
+from tests.support import growing_bound, timed_out_polling
 import io
 import random
 from mrtr_cli.env import Environment
@@ -194,10 +195,13 @@ def test_poll_interval_is_respected_as_it_changes(mrtr, tasks: Target):
     assert r.code == 0, r.stderr
     measured = r.json()["structuredContent"]
     # The server measured the gap before each poll; the interval it announced before
-    # that poll (200, 700, 300, 300 ms) is a floor, and jitter adds at most 10%.
+    # that poll (200, 700, 300, 300 ms) is a floor: never polled sooner. (A gap has no
+    # upper bound here: a loaded machine stretches it without end. How much later than
+    # the interval mrtr means to poll, jitter at most 10%, is
+    # test_poll_delay_is_a_floor_plus_bounded_jitter.)
     assert measured["announcedMs"] == [200, 200, 700, 300]
     for gap, announced in zip(measured["gapsMs"], measured["announcedMs"], strict=True):
-        assert announced - 1 <= gap <= announced * 1.1 + 400, measured
+        assert announced - 1 <= gap, measured
 
 
 def test_tasks_get_with_a_wrong_result_type_is_tolerated(mrtr, tasks: Target):
@@ -286,18 +290,17 @@ def test_detach_then_list_and_wait(mrtr, tasks: Target):
 
 
 def test_timeout_leaves_the_task_running(mrtr, tasks: Target):
-    started = time.monotonic()
-    r = mrtr(*tasks.args, "call", "slow", "seconds:=30", "--timeout", "8")  # start-up and the call fit in 8 s
-    assert r.code == 7, r.stderr
-    assert time.monotonic() - started < 28  # ended by --timeout, not by the 30 s task
-    task_id = re.search(r"waiting for task (slow-\S+) ", r.stderr).group(1)
-    assert f"task wait {task_id}" in r.stderr
+    # --timeout is the only way out; its bound grows until a run polled the task (start-up
+    # and the first connection count against --timeout: a loaded machine can spend it all).
+    stderr = timed_out_polling(mrtr, tasks)
+    task_id = re.search(r"waiting for task (slow-\S+) ", stderr).group(1)
+    assert f"task wait {task_id}" in stderr
     r = mrtr("task", "get", "--", task_id)
     assert r.code == 0 and r.json()["status"] == "working"
 
 
 def test_task_cancel_then_wait_exits_6(mrtr, tasks: Target):
-    r = mrtr(*tasks.args, "call", "slow", "seconds:=30", "--detach")
+    r = mrtr(*tasks.args, "call", "slow", "seconds:=3600", "--detach")  # done only if cancelled
     task_id = r.stdout.strip()
     r = mrtr("task", "cancel", "--", task_id)
     assert r.code == 0, r.stderr
@@ -314,11 +317,18 @@ def test_an_unknown_task_id_is_exit_2_locally_and_4_from_the_server(mrtr, tasks:
 
 def test_records_and_commands_hold_no_secrets(mrtr, http_servers, tmp_path):
     url = http_servers.start(TASK_SERVER)
-    r = mrtr("--url", url, "-H", "Authorization: Bearer sekrit-token-123", "call", "slow", "seconds:=20",
-             "--timeout", "5")
-    assert r.code == 7
-    assert "sekrit" not in r.stderr and f"mrtr --url {url} task wait" in r.stderr
-    records = list((tmp_path / "state" / "mrtr" / "tasks").glob("*.json"))
+    records_dir = tmp_path / "state" / "mrtr" / "tasks"
+
+    def attempt(bound: float) -> str | None:  # the bound grows until the task was created in it
+        r = mrtr("--url", url, "-H", "Authorization: Bearer sekrit-token-123", "call", "slow", "seconds:=3600",
+                 "--timeout", f"{bound:g}")
+        assert r.code == 7, r.stderr
+        assert "sekrit" not in r.stderr
+        return r.stderr if list(records_dir.glob("*.json")) else None
+
+    stderr = growing_bound(attempt, 5, what="a run that created its task")
+    assert f"mrtr --url {url} task wait" in stderr
+    records = list(records_dir.glob("*.json"))
     assert len(records) == 1
     text = records[0].read_text()
     assert "sekrit" not in text and json.loads(text)["target"] == {"url": url}
@@ -387,10 +397,13 @@ def test_sep2322_recognised_by_what_tasks_get_leaves_out(mrtr, sep_ms: Target):
 
 # ---------------------------------------------------------------------- fastmcp-tasks (PyPI)
 def test_fastmcp_task_completes_after_polls(mrtr, fastmcp: Target):
-    r = mrtr(*fastmcp.args, "call", "slow", "seconds:=1", "--json")
+    # Each step of `steps` lasts until a poll has seen it (not a time): every status change
+    # is reported, on stderr, in order.
+    r = mrtr(*fastmcp.args, "call", "steps", "count:=3", "--json")
     assert r.code == 0, r.stderr
-    assert r.json()["content"][0]["text"] == "slept 1s"
-    assert "step 2 of 4" in r.stderr
+    assert r.json()["content"][0]["text"] == "done in 3 steps"
+    seen = re.findall(r"step \d of 3", r.stderr)
+    assert seen == ["step 1 of 3", "step 2 of 3", "step 3 of 3"], r.stderr
 
 
 def test_fastmcp_input_once_and_twice(mrtr, fastmcp: Target, tmp_path):
@@ -424,7 +437,7 @@ def test_fastmcp_failed_and_tool_error(mrtr, fastmcp: Target):
 # HTTP only: fastmcp-tasks keeps tasks in the server process's memory; over stdio it ends with the run.
 @pytest.mark.parametrize("fastmcp", ["http"], indirect=True)
 def test_fastmcp_task_cancel(mrtr, fastmcp: Target):
-    r = mrtr(*fastmcp.args, "call", "slow", "seconds:=30", "--detach")
+    r = mrtr(*fastmcp.args, "call", "slow", "seconds:=3600", "--detach")  # done only if cancelled
     assert r.code == 0, r.stderr
     task_id = r.stdout.strip()
     assert mrtr("task", "cancel", "--", task_id).code == 0

@@ -17,6 +17,7 @@ import pytest
 from mcp_types.methods import validate_client_request, validate_client_result
 
 from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
+from tests.support import growing_bound, timed_out_polling
 
 SERVER = SERVERS / "legacy_task_server.py"
 RELATED = "io.modelcontextprotocol/related-task"
@@ -183,10 +184,11 @@ def test_failed_task_with_an_is_error_result_prints_it_and_exits_1(mrtr, legacy:
 
 
 def test_timeout_leaves_the_task_running(mrtr, legacy: Target):
-    r = mrtr(*legacy.args, "call", "slow", "seconds:=30", "--timeout", "6")  # the task is created within it
-    assert r.code == 7, r.stderr
-    task_id = task_id_in(r.stderr, "slow")
-    assert f"task wait {task_id}" in r.stderr
+    # --timeout is the only way out; its bound grows until a run polled the task (start-up,
+    # the handshake and the call count against --timeout: a loaded machine can spend it all).
+    stderr = timed_out_polling(mrtr, legacy)
+    task_id = task_id_in(stderr, "slow")
+    assert f"task wait {task_id}" in stderr
 
 
 # ---------------------------------------------------------------------- task commands
@@ -231,18 +233,24 @@ def test_a_task_in_a_per_session_server_is_followed_after_detach_and_timeout(mrt
     assert "DELETE" not in http_methods(record)
     r = mrtr("task", "wait", "--", task_id)
     assert (r.code, r.stdout) == (0, "slept 1s\n"), r.stderr
-    # --timeout: the same promise, kept.
-    r = mrtr("--url", url, "call", "slow", "seconds:=8", "--timeout", "5")  # the task is created within 5 s
-    assert r.code == 7, r.stderr
-    task_id = task_id_in(r.stderr, "slow")
-    assert "the HTTP session it runs in is left open" in r.stderr
+    # --timeout: the same promise, kept. The task outlasts the bound by 5 s (it starts
+    # after mrtr's clock does); the bound grows until a run polled its task.
+    def attempt(bound: float) -> tuple[str, float] | None:
+        record.write_text("")
+        r = mrtr("--url", url, "call", "slow", f"seconds:={bound + 5:g}", "--timeout", f"{bound:g}")
+        assert r.code == 7, r.stderr
+        return (r.stderr, bound + 5) if "tasks/get" in [m.get("method") for m in read_records(record)] else None
+
+    stderr, seconds = growing_bound(attempt, 5, what="a run that polled its task")
+    task_id = task_id_in(stderr, "slow")
+    assert "the HTTP session it runs in is left open" in stderr
     r = mrtr("task", "wait", "--", task_id)
-    assert (r.code, r.stdout) == (0, "slept 8s\n"), r.stderr
+    assert (r.code, r.stdout) == (0, f"slept {seconds:g}s\n"), r.stderr
 
 
 def test_task_cancel_then_wait_exits_6(mrtr, http_servers):
     url = http_servers.start(SERVER)
-    task_id = mrtr("--url", url, "call", "slow", "seconds:=30", "--detach").stdout.strip()
+    task_id = mrtr("--url", url, "call", "slow", "seconds:=3600", "--detach").stdout.strip()  # ends if cancelled
     r = mrtr("task", "cancel", "--", task_id)
     assert r.code == 0, r.stderr
     assert f"task {task_id} is cancelled" in r.stderr

@@ -18,6 +18,7 @@ import pytest
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
 import json
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
+from tests.support import SAFETY
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -33,7 +34,7 @@ def pty(tmp_path: Path, *args: str, env: dict[str, str] | None = None, stdout: P
     if stdout is not None:
         command += f" > {shlex.quote(str(stdout))}"
     return pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path, env),
-                         encoding="utf-8", timeout=60, dimensions=(40, 140))
+                         encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
 
 
 def finish(child: pexpect.spawn) -> tuple[int, str]:
@@ -129,7 +130,7 @@ def test_a_refused_value_is_shown_right_above_the_field_asked_again(tmp_path):
     child = pexpect.spawn("/bin/sh", ["-c", "exec " + shlex.join(
         [PY, "-m", "mrtr_cli", "--stdio", WORK, "call", "update_work_item", "workItemId=4522", "state=Resolved",
          "-a", "resolution=Duplicate"]) + f" > {shlex.quote(str(tmp_path / 'out.txt'))}"],
-        cwd=str(ROOT), env=clean_env(tmp_path), encoding="utf-8", timeout=60, dimensions=(60, 120))
+        cwd=str(ROOT), env=clean_env(tmp_path), encoding="utf-8", timeout=SAFETY, dimensions=(60, 120))
     child.expect("Original work item id")
     child.send("abc\r")
     # The reason, then (on the next line) the same field again with the refused text filled in.

@@ -11,6 +11,8 @@ import subprocess
 import pytest
 
 from tests.conftest import PY, ROOT, clean_env, free_port, wait_for_port
+from tests.prefork import stop_group
+from tests.support import SAFETY
 
 pytest.importorskip("kubectl_mcp_tool", reason="kubectl-mcp-server is not installed")
 
@@ -29,14 +31,13 @@ def kube(request, tmp_path_factory):
         return
     port = free_port()
     proc = subprocess.Popen([*SERVER, "--transport", "http", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                             env=clean_env(tmp_path_factory.mktemp("kube"), KUBE_ENV))
     try:
-        wait_for_port(port, proc, timeout=60)
+        wait_for_port(port, proc, timeout=SAFETY)
         yield ["--url", f"http://127.0.0.1:{port}/mcp"]
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_group(proc)
 
 
 def answers(tmp_path, response):
@@ -46,7 +47,7 @@ def answers(tmp_path, response):
 
 
 def test_confirmation_is_asked_before_anything_runs(mrtr, kube):
-    r = mrtr(*kube, *CALL, "--no-input", env=KUBE_ENV, timeout=120)
+    r = mrtr(*kube, *CALL, "--no-input", env=KUBE_ENV, timeout=SAFETY)
     assert r.code == 5, r.stderr
     doc = r.json()
     assert doc["missing"] == ["confirm"]
@@ -58,14 +59,14 @@ def test_confirmation_is_asked_before_anything_runs(mrtr, kube):
 
 def test_decline_from_a_file(mrtr, kube, tmp_path):
     r = mrtr(*kube, *CALL, "--answers", answers(tmp_path, {"action": "decline"}), "--json", env=KUBE_ENV,
-             timeout=120)
+             timeout=SAFETY)
     assert r.code == 6, r.stderr
     assert "Operation cancelled by user" in r.stdout
 
 
 def test_accept_from_a_file_gets_past_the_confirmation(mrtr, kube, tmp_path):
     path = answers(tmp_path, {"action": "accept", "content": {"confirm": True}})
-    r = mrtr(*kube, *CALL, "--answers", path, "--json", env=KUBE_ENV, timeout=120)
+    r = mrtr(*kube, *CALL, "--answers", path, "--json", env=KUBE_ENV, timeout=SAFETY)
     # The server ran kubectl and returns its dict as a plain result (never isError), so exit 0;
     # with no cluster (KUBECONFIG points at nothing, or kubectl is missing) it says success false.
     assert r.code == 0, r.stderr
@@ -80,7 +81,7 @@ def test_confirmation_from_the_terminal(tmp_path):
     out = tmp_path / "out.json"
     args = [PY, "-m", "mrtr_cli", "-q", "--stdio", shlex.join([*SERVER, "--transport", "stdio"]), *CALL, "--json"]
     child = pexpect.spawn("/bin/sh", ["-c", shlex.join(args) + f" > {shlex.quote(str(out))}"], cwd=str(ROOT),
-                          env=clean_env(tmp_path, KUBE_ENV), encoding="utf-8", timeout=120)
+                          env=clean_env(tmp_path, KUBE_ENV), encoding="utf-8", timeout=SAFETY)
     child.expect("Exec in pod 'web-0'")
     child.expect("Confirm")
     child.send("n")

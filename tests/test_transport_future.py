@@ -8,13 +8,14 @@ import threading
 import pytest
 
 from mrtr_cli.transport.future import CancelledError, Future
+from tests.support import SAFETY
 
 
 def test_a_result_set_by_another_thread_wakes_the_waiter():
     fut: Future[int] = Future()
     waiting = threading.Event()
     got: list[int] = []
-    waiter = threading.Thread(target=lambda: (waiting.set(), got.append(fut.result(timeout=60))))
+    waiter = threading.Thread(target=lambda: (waiting.set(), got.append(fut.result(timeout=SAFETY))))
     waiter.start()
     waiting.wait(60)
     fut.set_result(7)

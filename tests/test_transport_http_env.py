@@ -18,7 +18,7 @@ import time
 import pytest
 
 from tests.auth_support import self_signed_certificate
-from tests.conftest import EXAMPLE_SERVER
+from tests.conftest import EXAMPLE_SERVER, SAFETY
 
 #: No CA or proxy setting of the machine running the tests leaks into a case (an empty
 #: variable is not set, for httpx2; an empty lower-case one would also unset its upper-case twin).
@@ -161,7 +161,7 @@ _not_a_file.sockets = []  # type: ignore[attr-defined]
                                             ("socket", "a socket, not a regular file")])
 def test_ssl_cert_file_naming_what_is_no_file_is_exit_2_at_once_even_for_http(mrtr, url, tmp_path, kind, says):
     path = _not_a_file(tmp_path, kind)
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": path}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": path}, timeout=SAFETY)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSL_CERT_FILE={path}: {says} (a CA bundle for HTTPS)"), r.stderr
     no_secret(r)
@@ -172,11 +172,11 @@ def test_ssl_cert_dir_holding_a_fifo_under_a_hashed_name_is_exit_2_at_once(mrtr,
     folder.mkdir()
     (folder / "README").write_text("not read by OpenSSL\n")
     os.mkfifo(folder / "unrelated.fifo")  # a name OpenSSL never looks up: no harm
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
     assert r.code == 0, r.stderr
     no_secret(r)
     os.mkfifo(folder / "0a1b2c3d.0")
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSL_CERT_DIR={folder}: 0a1b2c3d.0 in it: a FIFO (named pipe), "
                                "not a regular file"), r.stderr
@@ -193,7 +193,7 @@ def test_ssl_cert_dir_with_a_fifo_where_the_handshake_looks_is_refused_not_a_han
     folder = tmp_path / "certs"
     folder.mkdir()
     os.mkfifo(folder / f"{subject_hash}.0")
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=60)
+    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
     assert r.code == 2, r.stderr
     assert f"SSL_CERT_DIR={folder}: {subject_hash}.0 in it: a FIFO (named pipe)" in r.stderr
     no_secret(r)

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import SERVERS
+from tests.support import SAFETY
 
 RESUME_SERVER = SERVERS / "resume_server.py"
 
@@ -22,7 +23,7 @@ def records(path: Path) -> list[dict]:
 def test_a_server_request_on_the_get_stream_is_answered(mrtr, http_servers, tmp_path):
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(RESUME_SERVER, "--record", str(record))
-    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "ask_on_get", "-a", "name=Ada", timeout=30)
+    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "ask_on_get", "-a", "name=Ada", timeout=SAFETY)
     assert r.code == 0, r.stderr
     assert json.loads(r.stdout) == {"name": "Ada"}
     got = records(record)
@@ -33,7 +34,7 @@ def test_a_server_request_on_the_get_stream_is_answered(mrtr, http_servers, tmp_
 
 def test_a_broken_notification_on_the_get_stream_is_dropped_and_the_stream_goes_on(mrtr, http_servers):
     url = http_servers.start(RESUME_SERVER)
-    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "nan_then_ask_on_get", "-a", "name=Ada", timeout=30)
+    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "nan_then_ask_on_get", "-a", "name=Ada", timeout=SAFETY)
     assert r.code == 0, r.stderr
     assert json.loads(r.stdout) == {"name": "Ada"}
 
@@ -41,7 +42,7 @@ def test_a_broken_notification_on_the_get_stream_is_dropped_and_the_stream_goes_
 def test_a_response_stream_closed_early_is_resumed_after_the_retry_delay(mrtr, http_servers, tmp_path):
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(RESUME_SERVER, "--record", str(record))
-    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "resume", timeout=30)
+    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "resume", timeout=SAFETY)
     assert r.code == 0, r.stderr
     assert "resumed ok" in r.stdout
     got = records(record)
@@ -55,6 +56,6 @@ def test_a_response_stream_closed_early_is_resumed_after_the_retry_delay(mrtr, h
 
 def test_a_stream_the_server_will_not_resume_is_a_broken_stream(mrtr, http_servers, tmp_path):
     url = http_servers.start(RESUME_SERVER)
-    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "resume_refused", timeout=30)
+    r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "resume_refused", timeout=SAFETY)
     assert r.code == 3
     assert "ended before the final response" in r.stderr

@@ -689,8 +689,10 @@ _TABLE = [
          methods=("notifications/initialized",), out="ok after the notification was retried"),
     Case("429_forever", too_many(1000, "0"), 4, "still refused after 3 retries", transports=("http",)),
     Case("429_too_long", too_many(1000, "3600"), 4, "asks to wait 3600 s", transports=("http",)),
-    Case("429_beyond_timeout", too_many(1000, "20"), 4, "left of --timeout", transports=("http",),
-         args=("--timeout", "5", "call", "t")),
+    # Retry-After 50 s (under the 60 s mrtr would wait), more than all of --timeout (30 s, which
+    # start-up and the first requests on a loaded machine never use up before the 429).
+    Case("429_beyond_timeout", too_many(1000, "50"), 4, "left of --timeout", transports=("http",),
+         args=("--timeout", "30", "call", "t")),
     # A 2025-11-25 session that expired: a new one, and the call again.
     Case("expired_session_404", expired_session, 0, transports=("http",), eras=("legacy",), out="new session ok"),
     # Processes.

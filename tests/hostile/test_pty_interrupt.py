@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY, ROOT, clean_env
+from tests.support import SAFETY
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -23,7 +24,7 @@ def test_ctrl_c_saves_a_pending_document_holding_lone_surrogates(tmp_path: Path)
     command = "exec " + shlex.join([PY, "-m", "mrtr_cli", "--stdio", server, "--protocol", "2026-07-28",
                                     "call", "t"]) + f" > {shlex.quote(str(out))}"
     child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", codec_errors="replace", timeout=60, dimensions=(40, 140))
+                          encoding="utf-8", codec_errors="replace", timeout=SAFETY, dimensions=(40, 140))
     child.expect("say")
     child.expect("f")  # the field's prompt
     child.sendintr()

@@ -9,7 +9,7 @@ Modes:
 - `fail`: writes "no API key" to stderr and exits 3.
 - `garbage`: prints text that is not JSON.
 - `invalid`: prints a result with no model.
-- `sleep`: sleeps for a minute (for timeouts); writes its pid to LOG first.
+- `sleep`: sleeps for an hour (for timeouts: only a kill ends it); writes its pid to LOG first.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def main() -> None:
         print(json.dumps({"role": "assistant", "content": {"type": "text", "text": "x"}}))
         return
     if mode == "sleep":
-        time.sleep(60)
+        time.sleep(3600)
         return
     if mode == "tool":
         tool = params["tools"][0]["name"]

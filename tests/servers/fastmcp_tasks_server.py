@@ -12,6 +12,9 @@ input request under a fresh random key, so answers are matched by field name
 
 Tools:
 - `slow {seconds}`: sleeps, reporting progress (statusMessage), then "slept Ns".
+- `steps {count}`: reports "step I of COUNT" (statusMessage) for each step, and goes on to
+  the next only once a `tasks/get` that came after the report has been answered: every
+  step is seen by a poll, however slow the machine; then "done in COUNT steps".
 - `greet`: asks for a name once: "hello NAME".
 - `greet_twice`: asks for a name, then a colour: "NAME likes COLOR".
 - `pair`: asks two questions at once (one tasks/update answers both): "a=A b=B".
@@ -38,8 +41,28 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 TASK = TaskConfig(mode="required", poll_interval=timedelta(milliseconds=250))
 
+
+
+class Gets:
+    """How many `tasks/get` requests have begun, and how many have been answered."""
+
+    begun = 0
+    answered = 0
+
+
+class CountingTasksExtension(TasksExtension):
+    """fastmcp-tasks' extension as it ships, counting the `tasks/get` requests (`Gets`)."""
+
+    async def _handle_get(self, ctx, params):  # type: ignore[no-untyped-def]
+        Gets.begun += 1
+        try:
+            return await super()._handle_get(ctx, params)
+        finally:
+            Gets.answered += 1
+
+
 mcp = FastMCP("fastmcp-tasks-test")
-mcp.add_extension(TasksExtension())
+mcp.add_extension(CountingTasksExtension())
 
 
 def form(message: str, properties: dict, required: list[str]) -> mcp_types.ElicitRequest:
@@ -63,6 +86,16 @@ async def slow(ctx: Context, seconds: float = 1.0) -> str:
         await ctx.report_progress(i + 1, steps, f"step {i + 1} of {steps}")
         await asyncio.sleep(seconds / steps)
     return f"slept {seconds:g}s"
+
+
+@mcp.tool(task=TASK)
+async def steps(ctx: Context, count: int = 3) -> str:
+    for i in range(count):
+        await ctx.report_progress(i + 1, count, f"step {i + 1} of {count}")
+        before = Gets.begun
+        while Gets.begun <= before or Gets.answered < Gets.begun:  # a poll after the report, answered
+            await asyncio.sleep(0.01)
+    return f"done in {count} steps"
 
 
 @mcp.tool(task=TASK)

@@ -12,7 +12,8 @@ Before `initialize` it answers `ping`, and `server/discover` (or any other reque
 With `--silent-ping` a `ping` after `initialize` is never answered (a hung server);
 `--ping-result JSON` answers it with that result instead of `{}` (a server that gets it
 wrong); `--start-delay SECONDS` reads nothing for that long first (a slow start).
-Every line received is appended to `--record FILE` as `{"raw": LINE}`.
+Every line received is appended to `--record FILE` as `{"raw": LINE, "at": SECONDS}`, `at`
+being the system's monotonic clock when it arrived (comparable across processes).
 
 Tools:
 - `book_table {date}`: asks the same form as tests/servers/dual_server.py and answers
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 ARGS = sys.argv[1:]
 VERSION = ARGS[ARGS.index("--version") + 1] if "--version" in ARGS else "2025-06-18"
@@ -72,7 +74,7 @@ def read() -> dict | None:
         return None
     if RECORD:
         with open(RECORD, "a", encoding="utf-8") as log:
-            log.write(json.dumps({"raw": line.rstrip("\n")}) + "\n")
+            log.write(json.dumps({"raw": line.rstrip("\n"), "at": time.monotonic()}) + "\n")
     return json.loads(line)
 
 

@@ -2,7 +2,10 @@
 running after its stdin closes: only SIGKILL stops it. For the "second Ctrl-C exits at
 once" test.
 
-Usage: python stubborn_server.py [--record FILE] [--pidfile FILE]
+Usage: python stubborn_server.py [--record FILE] [--pidfile FILE] [--signals FILE]
+
+`--signals FILE`: a line "EOF" is appended when stdin closes, "SIGTERM" for each SIGTERM
+(ignored all the same), so a test can tell which stage of a graceful close was reached.
 """
 
 from __future__ import annotations
@@ -15,7 +18,14 @@ import time
 
 
 def main() -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signals = sys.argv[sys.argv.index("--signals") + 1] if "--signals" in sys.argv else None
+
+    def note(what: str) -> None:
+        if signals:
+            with open(signals, "a", encoding="utf-8") as fh:
+                fh.write(what + "\n")
+
+    signal.signal(signal.SIGTERM, lambda *_: note("SIGTERM"))  # noted, and ignored
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     record = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
     if "--pidfile" in sys.argv:
@@ -36,6 +46,7 @@ def main() -> None:
                       "tools": [{"name": "never", "inputSchema": {"type": "object"}}]}
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
             sys.stdout.flush()
+    note("EOF")
     while True:  # stdin closed: carry on regardless
         time.sleep(1)
 
