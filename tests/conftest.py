@@ -122,14 +122,21 @@ class Run:
 #: COLUMNS over the terminal's real size, so in a 140-column pseudo-terminal the live status
 #: line was cut to 80 columns with an ellipsis (the "Ctrl-C ..." hint and the elapsed clock
 #: gone): the pty tests failed under `-n`, whatever the machine's speed.
-NOT_INHERITED = ("COLUMNS", "LINES")
+#: What the machine's environment must not lend a test's `mrtr`: the terminal size
+#: overrides, and where the user's config files are (mrtr's own and every MCP host's: a
+#: developer's own ~/.claude.json or servers.json must not change what `-s NAME` finds).
+NOT_INHERITED = ("COLUMNS", "LINES", "XDG_CONFIG_HOME", "APPDATA", "CLAUDE_CONFIG_DIR", "CODEX_HOME",
+                 "GEMINI_CLI_HOME", "OPENCODE_CONFIG", "FLATPAK_XDG_CONFIG_HOME", "BROWSER")
 
 
 def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a test's `mrtr`: this one without MRTR_* settings and the terminal
-    size overrides (`NOT_INHERITED`), with its own state directory under `tmp_path`."""
+    """The environment of a test's `mrtr`: this one without MRTR_* settings and what
+    `NOT_INHERITED` names, with its own state directory and home folder under `tmp_path`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MRTR_") and k not in NOT_INHERITED}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    env["HOME"] = env["USERPROFILE"] = str(home)
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})
     return env
