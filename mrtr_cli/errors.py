@@ -142,8 +142,9 @@ class Interrupted(MrtrError):
 
     exit_status = ExitStatus.INTERRUPTED
 
-    def __init__(self, message: str, *, hint: str | None = None, pending: dict[str, Any] | None = None):
-        super().__init__(message, hint=hint)
+    def __init__(self, message: str, *, data: Any = None, hint: str | None = None,
+                 pending: dict[str, Any] | None = None):
+        super().__init__(message, data=data, hint=hint)
         self.pending = pending
 
 
