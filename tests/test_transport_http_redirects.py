@@ -216,3 +216,37 @@ def test_the_get_stream_and_the_delete_follow_the_same_rule(namespace_runs):
     assert "echo" in run["stdout"]
     assert run["got_get"] and ["DELETE", "/mcp"] in run["seen"], run["seen"]
     assert not [c for c in namespace_runs["connections"] if "legacy" in c], namespace_runs["connections"]
+
+
+def test_a_hop_within_the_origin_gets_a_new_dpop_proof_for_its_target(servers):
+    # A DPoP proof names one method and URL and is used once (RFC 9449 sections 4.2 and
+    # 11.1): the proof sent to /mcp must not go again to /moved, which gets its own.
+    import httpx2
+    jwt = pytest.importorskip("jwt")
+    from mrtr_cli.auth.dpop import ProofKey
+    from mrtr_cli.transport.redirects import send_following
+
+    def answer(seen: Seen):
+        if seen.path == "/mcp":
+            return 307, {"Location": "/moved?x=1"}, b""
+        return 200, {"Content-Type": "application/json"}, b"{}"
+
+    server = servers(answer)
+    key = ProofKey.generate()
+    made: list[tuple[str, str]] = []
+
+    def reproof(method: str, url: str) -> dict[str, str]:
+        made.append((method, url))
+        return {"Authorization": "DPoP tok", "DPoP": key.proof(method, url, access_token="tok")}
+
+    first = key.proof("POST", server.url(), access_token="tok")
+    with httpx2.Client(follow_redirects=False) as client:
+        request = client.build_request("POST", server.url(), content=b"{}",
+                                       headers={"Authorization": "DPoP tok", "DPoP": first})
+        send_following(client, request, private=(), reproof=reproof).close()
+    assert [s.path for s in server.seen] == ["/mcp", "/moved?x=1"]
+    assert made == [("POST", server.url("/moved?x=1"))]
+    claims = [jwt.decode(s.headers["DPoP"], options={"verify_signature": False}) for s in server.seen]
+    assert [c["htu"] for c in claims] == [server.url(), server.url("/moved")]
+    assert claims[0]["jti"] != claims[1]["jti"]
+    assert server.seen[1].headers["Authorization"] == "DPoP tok"

@@ -181,11 +181,12 @@ class Authorizer:
         return {"resource": self._doc.get("resource"), "issuer": issuer,
                 "client_id": client.get("client_id") if isinstance(client, dict) else None}
 
-    def headers(self, method: str = "POST") -> dict[str, str]:
+    def headers(self, method: str = "POST", url: str | None = None) -> dict[str, str]:
         """`{"Authorization": "Bearer ..."}` when a token is held or stored for this
         server (refreshed first when it expired), else `{}`. A DPoP-bound token goes as
         `{"Authorization": "DPoP ...", "DPoP": proof}`, a new proof for each request of
-        HTTP method `method` to this server's URL (RFC 9449 section 7.1), with the latest
+        HTTP method `method` to `url` (default: this server's URL; another only on this
+        server's origin, where it redirected) (RFC 9449 section 7.1), with the latest
         nonce the server supplied.
 
         Raises:
@@ -223,7 +224,7 @@ class Authorizer:
                 return {}
             if self._proof_key is None:
                 return {"Authorization": f"Bearer {self._token}"}
-            proof = self._proof_key.proof(method, self.url, access_token=self._token, nonce=self._nonce)
+            proof = self._proof_key.proof(method, url or self.url, access_token=self._token, nonce=self._nonce)
             return {"Authorization": f"DPoP {self._token}", "DPoP": proof}
 
     def note_nonce(self, nonce: str | None) -> None:

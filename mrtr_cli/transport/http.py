@@ -137,7 +137,7 @@ class HttpTransport(EventStreams, Transport):
         from mrtr_cli.transport.redirects import send_following  # noqa: PLC0415 - lazy for start-up time
 
         return send_following(self._require_client(), request, private=self._user_headers, remaining=remaining,
-                              on_hop=self._trace_hop)
+                              on_hop=self._trace_hop, reproof=lambda method, url: self._auth_headers(method, url))
 
     def _trace_hop(self, resp: httpx2.Response, hop: httpx2.Request) -> None:
         self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
@@ -275,8 +275,8 @@ class HttpTransport(EventStreams, Transport):
     def wait_sign_in(self) -> bool:
         return self.authorizer is not None and self.authorizer.wait_idle()
 
-    def _auth_headers(self, method: str = "POST") -> dict[str, str]:
-        return self.authorizer.headers(method) if self.authorizer is not None else {}
+    def _auth_headers(self, method: str = "POST", url: str | None = None) -> dict[str, str]:
+        return self.authorizer.headers(method, url) if self.authorizer is not None else {}
 
     def _note_nonce(self, resp: httpx2.Response) -> None:
         """Hand a response's `DPoP-Nonce` to the authorizer (RFC 9449 section 9): from the

@@ -16,7 +16,9 @@ target checked before a byte is sent to it (docs/limits.md "Redirects").
   drops `Authorization`, `DPoP`, `Cookie` (the cookie jar adds the target's own) and
   every header the user set (`-H`, a config entry's headers: any of them may be a key),
   and they are not restored on a hop back. A 2025-11-25 `Mcp-Session-Id` goes along: it
-  names a session of whichever server issued it, not the user.
+  names a session of whichever server issued it, not the user. A DPoP proof names the
+  method and URL it is for and is never sent twice (RFC 9449 sections 4.2, 11.1): a hop
+  within the origin gets a new one, for the target.
 
 Spec: RFC 9110 section 15.4 (redirects); 2026-07-28 basic/authorization/security-
 considerations "Token Audience Binding and Validation" and "Token Theft" (a token goes to
@@ -25,7 +27,7 @@ the resource it is for, and nowhere else).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import TransportError
@@ -54,7 +56,8 @@ class RedirectRefused(TransportError):
 
 def send_following(client: httpx2.Client, request: httpx2.Request, *, private: Iterable[str],
                    remaining: Remaining | None = None,
-                   on_hop: Callable[[httpx2.Response, httpx2.Request], None] | None = None) -> httpx2.Response:
+                   on_hop: Callable[[httpx2.Response, httpx2.Request], None] | None = None,
+                   reproof: Callable[[str, str], Mapping[str, str]] | None = None) -> httpx2.Response:
     """Send `request` (streamed; to the URL the user gave: plain HTTP may stay on its
     origin, and credentials go nowhere else) with `client` (made with
     `follow_redirects=False`) and follow its redirects by the rules above; the last
@@ -65,6 +68,9 @@ def send_following(client: httpx2.Client, request: httpx2.Request, *, private: I
         remaining: the seconds left to the caller, or None: each hop's timeouts are cut to it.
         on_hop: called with each redirect response (closed) and the request that follows
             it, before that is sent (the trace).
+        reproof: `(method, url) -> headers`: the `Authorization` and `DPoP` headers for a
+            request to `url` (a new proof); called for a hop within the user's origin of a
+            request that carried a DPoP proof. None: such a hop keeps no DPoP header.
 
     Raises:
         RedirectRefused: a target that breaks the rule (or resolves where no request may
@@ -97,7 +103,7 @@ def send_following(client: httpx2.Client, request: httpx2.Request, *, private: I
                                   f"{shown(location)}); mrtr follows at most {MAX_REDIRECTS} redirects of a request",
                                   hint="is that the MCP endpoint? A redirect loop never ends")
         request = _next_request(client, request, resp.status_code, location, said, user_url=user_url,
-                                private=private, remaining=remaining)
+                                private=private, remaining=remaining, reproof=reproof)
         said = f"{said} {shown(str(request.url))}"
         hops += 1
         if on_hop is not None:
@@ -105,7 +111,8 @@ def send_following(client: httpx2.Client, request: httpx2.Request, *, private: I
 
 
 def _next_request(client: httpx2.Client, request: httpx2.Request, status: int, location: str, said: str, *,
-                  user_url: str, private: Iterable[str], remaining: Remaining | None) -> httpx2.Request:
+                  user_url: str, private: Iterable[str], remaining: Remaining | None,
+                  reproof: Callable[[str, str], Mapping[str, str]] | None = None) -> httpx2.Request:
     """The request a redirect to `location` asks for, checked by the rules (see
     `send_following`)."""
     import httpx2  # noqa: PLC0415 - lazy for start-up time
@@ -138,6 +145,10 @@ def _next_request(client: httpx2.Client, request: httpx2.Request, status: int, l
     if origin(target) != origin(str(request.url)):
         for name in (*CREDENTIAL_HEADERS, *private):
             headers.pop(name, None)
+    elif "dpop" in headers:  # a proof is for one method and URL, and is used once
+        del headers["dpop"]
+        if reproof is not None:
+            headers.update(reproof(method, target))
     extensions = dict(request.extensions)
     if remaining is not None and (left := remaining()) is not None:
         if left <= 0:
