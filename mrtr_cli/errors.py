@@ -193,4 +193,16 @@ def terminated(signum: int, frame: Any) -> None:
     suggesting a key nobody pressed."""
     import signal  # noqa: PLC0415 - loaded already: the handler was installed with it
 
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    name = signal.Signals(signum).name
+    _received.append(name)
+    raise KeyboardInterrupt(name)
+
+
+_received: list[str] = []
+
+
+def termination_received() -> str | None:
+    """The name of the first stop signal `terminated` handled in this process ("SIGTERM",
+    "SIGHUP", ...), or None: a long-lived loop (`mrtr shell`) ends on one, where it takes a
+    Ctrl-C as "cancel this command" only."""
+    return _received[0] if _received else None

@@ -309,3 +309,19 @@ def test_a_server_that_dies_at_the_prompt_is_said_once_and_started_again(tmp_pat
     assert s.finish() == 0
     (_, second) = events(path, "start")
     assert s.stdout == f"{second['pid']}\n" and second["pid"] != first["pid"]
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_ends_the_shell_and_its_server(tmp_path, http_servers, signame):
+    # Ctrl-C cancels one command; SIGTERM (kill, a CI job cancelled) and SIGHUP (the
+    # terminal closed) end the shell, with the server it started.
+    s, path = started("stdio", tmp_path, http_servers)
+    s.run("call echo text=one")
+    (start,) = events(path, "start")
+    s.child.kill(getattr(signal, signame))
+    s.wait(lambda: "mrtr: shell: ended by" in s.log.getvalue(), "the shell's last line")
+    s.child.expect(pexpect.EOF, timeout=SAFETY)
+    s.child.close()
+    assert s.child.exitstatus == 130, s.screen
+    assert f"mrtr: shell: ended by {signame}" in s.log.getvalue()
+    wait_for(lambda: not running(start["pid"]), what="the server to end")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from mrtr_cli.errors import ExitStatus, UsageError
+from mrtr_cli.errors import ExitStatus, UsageError, termination_received
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.shell.grammar import CommandSpec, walk
 from mrtr_cli.shell.host import ShellHost
@@ -119,11 +119,16 @@ class ShellLoop:
                 code = self._run_text(text, number)
             except KeyboardInterrupt:  # at the prompt (the line is cleared), or between lines
                 waiting.clear()  # Ctrl-C also drops what is left of a paste
-                if interactive:
+                if interactive and termination_received() is None:
                     continue
+                self._end_on_signal()
                 self.stopped = int(ExitStatus.INTERRUPTED)
                 return
             if code is None:  # exit, quit
+                return
+            if termination_received() is not None:  # SIGTERM, SIGHUP: the shell ends, not only the command
+                self._end_on_signal()
+                self.stopped = int(ExitStatus.INTERRUPTED)
                 return
             if code == int(ExitStatus.INTERRUPTED):
                 waiting.clear()  # Ctrl-C stops what is left of a paste too
@@ -228,6 +233,12 @@ class ShellLoop:
             self.env.err(f"mrtr: shell: stopped: {why}")
             self.stopped = int(ExitStatus.USAGE)
         return code
+
+    def _end_on_signal(self) -> None:
+        """Say which stop signal ends the shell (SIGTERM, SIGHUP), if one does."""
+        name = termination_received()
+        if name is not None:
+            self.env.err(f"mrtr: shell: ended by {name}")
 
     def _help(self) -> None:
         """The shell's own help (`help`): its commands, and what differs from the command line."""
