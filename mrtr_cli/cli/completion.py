@@ -49,7 +49,8 @@ def completion_cmd(ctx: click.Context, shell: str, **kw: object) -> int:
     \b
     bash:  eval "$(mrtr completion bash)"            (in ~/.bashrc)
     zsh:   eval "$(mrtr completion zsh)"             (in ~/.zshrc, after compinit)
-    fish:  mrtr completion fish > ~/.config/fish/completions/mrtr.fish
+    fish:  mkdir -p ~/.config/fish/completions
+           mrtr completion fish > ~/.config/fish/completions/mrtr.fish
     """
     env = ctx.find_root().obj
     env.out(completion_script(shell))

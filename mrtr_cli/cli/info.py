@@ -71,7 +71,7 @@ def _target_words(app: Any) -> list[str]:
     return ["--stdio", o.stdio] if o.stdio else []
 
 
-@cli.command("discover")
+@cli.command("discover", short_help="Show the protocol era and version, server info and capabilities.")
 @global_options
 @declare_options
 @click.pass_context
@@ -140,7 +140,8 @@ def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
 def _list_command(kind: str) -> None:
     method, headers = LISTS[kind]
 
-    @cli.command(kind, help=f"List the server's {kind} ({method}, all pages).")
+    @cli.command(kind, help=f"List the server's {kind} ({method}, all pages).",
+                 short_help=f"List the server's {'resource templates' if kind == 'templates' else kind}.")
     @global_options
     @declare_options
     @click.pass_context
@@ -159,7 +160,7 @@ for _kind in LISTS:
     _list_command(_kind)
 
 
-@cli.command("servers")
+@cli.command("servers", short_help="List the configured servers: where each comes from, which -s NAME picks.")
 @global_options
 @click.pass_context
 def servers_cmd(ctx: click.Context, **kw: Any) -> int:

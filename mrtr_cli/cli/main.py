@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mrtr_cli import __version__
+from mrtr_cli.cli.helpformat import write_commands
 from mrtr_cli.cli.placement import PlacementGroup
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.env import Environment
@@ -71,14 +72,7 @@ class _Group(PlacementGroup):
         listed = [*self.commands.values()]
         listed += [click.Command(name, help=help, short_help=short)
                    for name, (help, short) in SUMMARIES.items() if name not in self.commands]
-        _Listing(commands=listed).format_commands(ctx, formatter)
-
-
-class _Listing(click.Group):
-    """Commands listed in the order they were given (click's own group sorts them)."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+        write_commands(formatter, listed)
 
 
 def _load_commands(module: str | None = None) -> None:
@@ -140,8 +134,11 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False, group:
 def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.Group) -> int:
     """`run` before write failures are accounted for."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if "--json" in words[:words.index("--")] if "--" in words else "--json" in words:
+    options = words[:words.index("--")] if "--" in words else words
+    if "--json" in options:
         env.json_mode = True  # also for errors click finds before any command runs
+    if "--no-pager" in options:
+        env.no_pager = True  # also for --help, which click answers before the option is read
     try:
         if os.environ.get("OPENSSL_CONF"):  # read by OpenSSL as hashlib or ssl loads: checked first
             from mrtr_cli.userfiles import check_library_files  # noqa: PLC0415 - lazy for start-up time
