@@ -70,3 +70,18 @@ def test_command_examples_use_servers_the_repository_ships():
         assert "-s dev" not in block, block
         for path in re.findall(r"python ((?:examples|tests)/servers/\w+\.py)", block):
             assert (ROOT / path).is_file(), path
+
+
+# ---------------------------------------------------------------------- exit 5 in a script
+WORK = ["--stdio", stdio_cmd(ROOT / "examples" / "servers" / "work_items.py")]
+
+
+def test_a_scripts_exit_5_is_one_line_and_the_pending_document(mrtr):
+    r = mrtr(*WORK, "--no-input", "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    assert r.code == 5
+    assert r.json()["missing"] == ["resolution"]
+    assert r.stderr.splitlines() == ["mrtr: input required for resolution (--no-input was given); the pending "
+                                     "document is on stdout (next steps: mrtr help answers; -v lists them here)"]
+    verbose = mrtr(*WORK, "--no-input", "-v", "call", "update_work_item", "workItemId=4522", "state=Resolved")
+    assert verbose.code == 5 and "mrtr: error: input required" in verbose.stderr
+    assert "fill in the answersTemplate" in verbose.stderr

@@ -167,6 +167,11 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
         print_json(env, exc.pending)
+        if (not env.json_mode and env.line_host is None and env.verbosity == 0 and not env.stderr_isatty
+                and not _pending_needs_notes(exc.pending)):
+            # A script's expected exit 5: one line, not an error block (a person, or -v, gets the steps).
+            env.err(f"mrtr: {exc.message} (next steps: mrtr help answers; -v lists them here)")
+            return int(exc.exit_status)
         _print_error(env, exc, json_mode=env.json_mode)
         if not env.json_mode:
             from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
@@ -194,6 +199,18 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
         return _internal_error(env, exc)
+
+
+def _pending_needs_notes(doc: Any) -> bool:
+    """True when a pending document's notes say what the document alone does not make
+    plain: a task left waiting on the server (its id, the commands that answer it), or a
+    URL-mode request (the address to open). Other exit-5 runs in a script get one line."""
+    if not isinstance(doc, dict):
+        return True
+    requests = doc.get("inputRequests") if isinstance(doc.get("inputRequests"), dict) else {}
+    url_mode = any(isinstance(r, dict) and isinstance(r.get("params"), dict) and r["params"].get("mode") == "url"
+                   for r in requests.values())
+    return bool(doc.get("taskId")) or url_mode or doc.get("resumable") is False
 
 
 def _print_error(env: Environment, exc: Exception, *, json_mode: bool) -> None:
