@@ -85,3 +85,11 @@ def test_a_scripts_exit_5_is_one_line_and_the_pending_document(mrtr):
     verbose = mrtr(*WORK, "--no-input", "-v", "call", "update_work_item", "workItemId=4522", "state=Resolved")
     assert verbose.code == 5 and "mrtr: error: input required" in verbose.stderr
     assert "fill in the answersTemplate" in verbose.stderr
+
+
+def test_a_decline_off_a_terminal_is_only_the_exit_code(mrtr, tmp_path):
+    answers = tmp_path / "answers.json"
+    answers.write_text('{"inputResponses": {"confirm": {"action": "decline"}}}')
+    r = mrtr(*WORK, "call", "delete_work_item", "workItemId=4301", "--answers", answers)
+    assert r.code == 6, r.stderr
+    assert r.stdout == "Work item 4301 was kept.\n" and "declined" not in r.stderr

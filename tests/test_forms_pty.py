@@ -4,6 +4,7 @@ typed answers are sent, and stdout (redirected to a file) holds only the result.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 import pytest
@@ -52,9 +53,13 @@ def test_decline_from_the_review_step(tmp_path):
     child.expect("Send these answers\\?")
     child.send(DOWN + DOWN + ENTER)  # Send -> Edit -> Decline
     child.expect(pexpect.EOF)
+    screen = child.before
     child.close()
     assert child.exitstatus == 6
     assert out.read_text().strip() == "Work item 4301 was kept."
+    # Exit 6 is said at the terminal, not left to the exit code alone.
+    assert "an input request was declined or cancelled" in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen)
+    assert "exit 6" in screen
 
 
 def test_arguments_from_stdin_still_leave_the_terminal_to_ask(tmp_path):

@@ -216,18 +216,25 @@ def print_result(env: Environment, method: str, result: dict[str, Any], *, json_
         env.out(text)
 
 
-def note_tool_error(env: Environment, method: str, result: dict[str, Any], code: int) -> None:
-    """At a terminal, say on stderr that a tool result has `isError: true` (the result itself
-    was printed as usual), so a person sees more than the exit code `code`. Nothing is
-    written when stderr is not a terminal (scripts have the exit code)."""
-    if method != "tools/call" or result.get("isError") is not True or not env.stderr_isatty:
+def note_outcome(env: Environment, method: str, result: dict[str, Any], code: int) -> None:
+    """At a terminal, say on stderr why a finished request exits non-zero (the result itself
+    was printed as usual), so a person sees more than the exit code `code`: a tool result
+    with `isError: true` (exit 1), or an input request that was declined or cancelled
+    (exit 6). Nothing is written when stderr is not a terminal (scripts have the exit code)."""
+    is_error = method == "tools/call" and result.get("isError") is True
+    if not env.stderr_isatty or not (is_error or code == 6):
         return
     from mrtr_cli.render.color import console  # noqa: PLC0415 - lazy for start-up time
     from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
     line = Text("mrtr: ")
-    line.append("error:", style="bold red")
-    line.append(f" the tool reported an error (isError: true in its result); exit {code}")
+    if is_error:
+        line.append("error:", style="bold red")
+        line.append(f" the tool reported an error (isError: true in its result); exit {code}")
+    else:
+        line.append("declined:", style="bold yellow")
+        line.append(f" an input request was declined or cancelled, and the server finished without "
+                    f"that answer (the result above); exit {code}")
     try:
         env.stdout.flush()
         console(env, env.stderr, soft_wrap=True).print(line)
