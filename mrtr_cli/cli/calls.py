@@ -12,7 +12,7 @@ from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained
 
 @cli.command("call", short_help="Call TOOL, answering the server's questions, and print the result.")
 @click.argument("tool", shell_complete=complete("tools"))
-@click.argument("items", nargs=-1)
+@click.argument("items", nargs=-1, shell_complete=complete("tool-arguments"))
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
 @click.option("--no-validate", is_flag=True, default=None,
               help="Send the call even if the tool is not listed or the arguments fail its inputSchema "

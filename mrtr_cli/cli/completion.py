@@ -4,8 +4,9 @@ completions/), and the names a server offers complete from the list cache.
 The scripts are click's own: the shell runs `mrtr` with `_MRTR_COMPLETE=bash_complete`
 (or zsh/fish) and the words typed so far, and click answers with commands, options and,
 through `complete_names`, tool, prompt and resource names from the last list fetched
-from that server (`mrtr tools`, `mrtr call`, ...) and server names from config files;
-names never contact a server
+from that server (`mrtr tools`, `mrtr call`, ...), a tool's argument names and enum values
+from its cached `inputSchema` (`call TOOL st<Tab>`: `state=`), and server names from config
+files; names never contact a server
 (cli/names.py). The values of prompt arguments (`prompt NAME ARG=<Tab>`)
 and resource template variables (`read 'TEMPLATE' VAR=<Tab>`) are the server's
 suggestions (`completion/complete`, server/utilities/completion), asked within
