@@ -207,7 +207,8 @@ def _pending_needs_notes(doc: Any) -> bool:
     URL-mode request (the address to open). Other exit-5 runs in a script get one line."""
     if not isinstance(doc, dict):
         return True
-    requests = doc.get("inputRequests") if isinstance(doc.get("inputRequests"), dict) else {}
+    found = doc.get("inputRequests")
+    requests: dict[str, Any] = found if isinstance(found, dict) else {}
     url_mode = any(isinstance(r, dict) and isinstance(r.get("params"), dict) and r["params"].get("mode") == "url"
                    for r in requests.values())
     return bool(doc.get("taskId")) or url_mode or doc.get("resumable") is False
