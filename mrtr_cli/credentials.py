@@ -84,6 +84,18 @@ def public_url(url: str) -> str:
 _URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*[^\s\"'<>.,:;!?)\]}]")
 
 
+def url_in_command(url: str) -> tuple[list[str], str]:
+    """How a printed command names the server at `url` (the real URL, or one already made
+    public): (`["--url", url]`, "") when nothing in it is hidden; when `public_url` hides a
+    credential (`u:***@host`, `?api_key=***`), the URL as shown cannot work, so no `--url`
+    words (mrtr reads `MRTR_URL` when no target is given) and a lead-in saying how to supply
+    it: "set MRTR_URL to the server's URL with its credentials (shown here as ...), then: "."""
+    shown = public_url(url)
+    if REDACTED not in shown:
+        return ["--url", url], ""
+    return [], f"set MRTR_URL to the server's URL with its credentials (shown here as {shown}), then: "
+
+
 def redact_urls(text: str) -> str:
     """`text` with every URL in it shown by `public_url` (for diagnostics and traces:
     `Environment.redact`)."""

@@ -146,6 +146,7 @@ class Environment:
             `--expand-env`), for printed commands that must find the same server again.
         strict: `--strict`'s checker (protocol/strict.py) once a session made one; its
             `violations` decide exit 4 (cli/main.py).
+        no_pager: `--no-pager`: help is never paged (render/pager.py).
         line_host: `mrtr shell` (shell/host.py): builds the run of each line it reads over the
             shell's one session (`line_options`, `line_app`) and says what to do after exit 5
             there (`pending_notes`); None for a command run on its own.
@@ -165,6 +166,7 @@ class Environment:
     write_failure: Any = None
     strict: Any = None
     config_words: list[str] = field(default_factory=list)
+    no_pager: bool = False
     line_host: Any = None
     _tty: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

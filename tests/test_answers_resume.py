@@ -259,7 +259,7 @@ def test_exit_5_over_stdio_prints_what_works_once_the_server_has_ended(mrtr, tmp
     """The stdio server ends with the run: the notes lead with starting the call again with the
     answers (which works with any server), and say when a resume can work."""
     server = stdio_cmd(SERVERS / "sealed_server.py")  # per-process key: a resume is refused
-    r = mrtr("--stdio", server, "call", "confirm_once", "--no-input")
+    r = mrtr("--stdio", server, "call", "confirm_once", "--no-input", "-v")  # -v: the steps, not one line
     assert r.code == 5, r.stderr
     notes = r.stderr.splitlines()
     at = notes.index("  the stdio server ended with this run: fill in the answersTemplate, then start the call "

@@ -517,3 +517,16 @@ def test_when_no_browser_can_start_the_url_is_shown_and_the_redirect_can_be_past
     child.send(stopped + ENTER)
     assert finish(child) == 0
     assert out.read_text().strip() == "echo: pasted"
+
+
+def test_a_url_with_hidden_credentials_is_never_printed_as_a_command(tmp_path, oauth_server, browser):
+    """`u:***@host` or `?api_key=***` cannot be pasted: the hint says how to give the URL
+    (MRTR_URL) and the command that then works, never `--url` with the masked URL."""
+    server = oauth_server()
+    url = server.mcp_url + "?api_key=key-" + "7" * 16
+    run = run_mrtr(tmp_path, "--url", url, "--no-input", "call", "echo", "text=hi", browser=browser)
+    assert run.code == 8, run.stderr
+    assert "7" * 16 not in run.stderr
+    assert "--url" not in run.stderr.replace("give --url", ""), run.stderr
+    assert ("set MRTR_URL to the server's URL with its credentials (shown here as "
+            f"{server.mcp_url}?api_key=***), then: mrtr auth login") in run.stderr, run.stderr

@@ -171,6 +171,14 @@ def test_auth_status_shows_the_sign_in_but_no_token(tmp_path, oauth_server, brow
     for expected in (server.mcp_url, server.issuer, client_id, "mcp:read"):
         assert expected in text.stdout
     no_secret_in(text.stdout + text.stderr, server)
+    # One `key: value` block, as `gh auth status` shows it: every value whole on its line.
+    lines = text.stdout.splitlines()
+    assert lines[0] == server.mcp_url
+    fields = dict(line.strip().split(": ", 1) for line in lines[1:])
+    assert list(fields) == ["issuer", "client", "mechanism", "scopes", "token", "refresh"]
+    assert fields["issuer"] == server.issuer and fields["client"].split()[0] == client_id
+    assert re.fullmatch(r"valid until \S+", fields["token"]) and fields["refresh"] == "yes"
+    assert all(line.startswith("  ") for line in lines[1:])
     as_json = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status", "--json")
     assert as_json.code == 0, as_json.stderr
     doc = json.loads(as_json.stdout)

@@ -183,8 +183,8 @@ def test_printed_commands_for_a_named_server_carry_the_config_option_that_found_
     # The hints after exit 5 (and a task's "follow it with") must work as printed: a server
     # found through --config is found again only through the same --config.
     config = write(tmp_path / "elsewhere.json", {"mcpServers": {"work": {"command": PY, "args": [str(EXAMPLE_SERVER)]}}})
-    r = run("--config", config, "-s", "work", "--no-input", "call", "update_work_item", "workItemId=4522",
-            "state=Resolved")
+    r = run("--config", config, "-s", "work", "--no-input", "-v", "call", "update_work_item", "workItemId=4522",
+            "state=Resolved")  # -v: the steps in full (a script without it gets one line)
     assert r.code == 5, r.stderr
     hint = next(line for line in r.stderr.splitlines() if " resume PENDING.json" in line)
     assert f"then: mrtr --config {config} resume PENDING.json --answers ANSWERS.json" in hint

@@ -4,11 +4,12 @@ typed answers are sent, and stdout (redirected to a file) holds only the result.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 
 import pytest
 
-from tests.conftest import EXAMPLE_SERVER, PY, ROOT, clean_env, stdio_cmd
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
 from tests.support import DOWN, ENTER, SAFETY, spawn
 
 pexpect = pytest.importorskip("pexpect")
@@ -52,9 +53,13 @@ def test_decline_from_the_review_step(tmp_path):
     child.expect("Send these answers\\?")
     child.send(DOWN + DOWN + ENTER)  # Send -> Edit -> Decline
     child.expect(pexpect.EOF)
+    screen = child.before
     child.close()
     assert child.exitstatus == 6
     assert out.read_text().strip() == "Work item 4301 was kept."
+    # Exit 6 is said at the terminal, not left to the exit code alone.
+    assert "an input request was declined or cancelled" in re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen)
+    assert "exit 6" in screen
 
 
 def test_arguments_from_stdin_still_leave_the_terminal_to_ask(tmp_path):
@@ -75,3 +80,28 @@ def test_arguments_from_stdin_still_leave_the_terminal_to_ask(tmp_path):
     child.close()
     assert child.exitstatus == 0
     assert "4522" in out.read_text()
+
+
+def test_a_long_opaque_input_key_is_shortened_in_the_form_header(tmp_path):
+    """A server may key its questions with long opaque ids (a UUID, a digest): the header shows
+    the start of one, as a task id is shown, not a line-long id."""
+    key = "elicit-" + "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    ask = {"result": {"resultType": "input_required", "requestState": "s1", "inputRequests": {key: {
+        "method": "elicitation/create", "params": {"mode": "form", "message": "Proceed?", "requestedSchema": {
+            "type": "object", "properties": {"go": {"type": "boolean", "title": "Go"}}, "required": ["go"]}}}}}}
+    done = {"result": {"resultType": "complete", "content": [{"type": "text", "text": "went"}]}}
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"calls": {"ask": [ask, done]}}))
+    child, out = spawn(tmp_path, "--stdio", stdio_cmd(SERVERS / "raw_server.py", str(script)), "call", "ask")
+    child.expect("Proceed\\?")
+    header = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)
+    assert f"input {key[:16]}…)" in header, header
+    assert key not in header
+    child.send("y")
+    child.expect("Send these answers\\?")
+    review = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)
+    assert f"(input {key[:16]}…)" in review and key not in review, review
+    child.send(ENTER)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and out.read_text() == "went\n"

@@ -125,16 +125,30 @@ def test_a_missing_capability_error_keeps_the_server_message(mrtr, gated):
     assert "which this run does not declare" in lines[1] and "--sampling-command" in r.stderr
 
 
-def test_a_listing_says_which_undeclared_capabilities_may_hide_tools(mrtr, gated, sampler, tmp_path):
-    r = mrtr(*gated.args, "tools")
-    assert r.code == 0, r.stderr
-    note = [line for line in r.stderr.splitlines() if line.startswith("mrtr: note:")]
-    assert len(note) == 1 and "sampling (--sampling-command CMD)" in note[0] and "roots (--root PATH)" in note[0]
-    r = mrtr(*gated.args, "tools", "--root", str(tmp_path))
-    assert r.code == 0 and "roots (" not in r.stderr and "sampling (--sampling-command CMD)" in r.stderr
-    r = mrtr(*gated.args, "tools", "--root", str(tmp_path), "--sampling-command", sampler)
-    assert r.code == 0 and "mrtr: note:" not in r.stderr, r.stderr
-    assert "mrtr: note:" not in mrtr(*gated.args, "tools", "-q").stderr
+def test_a_listing_notes_hidden_tools_only_where_the_server_hid_some(mrtr, gated, sampler, tmp_path):
+    """The note is printed only where it can apply: never on a first listing (nothing says the
+    server hides anything), and after a run that declared roots saw more, naming what it saw."""
+    def notes(r) -> list[str]:
+        assert r.code == 0, r.stderr
+        return [line for line in r.stderr.splitlines() if line.startswith("mrtr: note:")]
+
+    assert notes(mrtr(*gated.args, "tools")) == []  # nothing known: no claim
+    assert notes(mrtr(*gated.args, "tools", "--root", str(tmp_path), "--sampling-command", sampler)) == []
+    (note,) = notes(mrtr(*gated.args, "tools"))
+    assert "listed summarize, scan_roots to an earlier run that declared sampling and roots" in note, note
+    assert "may list some tools only to clients that do: add --sampling-command CMD and --root PATH" in note
+    (note,) = notes(mrtr(*gated.args, "tools", "--sampling-command", sampler))
+    assert "listed scan_roots to an earlier run that declared roots;" in note and "add --root PATH to see" in note
+    assert notes(mrtr(*gated.args, "tools", "--sampling-command", sampler, "--root", str(tmp_path))) == []
+    assert notes(mrtr(*gated.args, "tools", "-q")) == []
+    assert notes(mrtr(*gated.args, "prompts")) == []  # the prompts are the same whatever is declared
+
+
+def test_a_server_that_hides_nothing_gets_no_note(mrtr, tmp_path):
+    work = ["--stdio", stdio_cmd(SERVERS.parent.parent / "examples" / "servers" / "work_items.py")]
+    for extra in ([], ["--root", str(tmp_path)], []):
+        r = mrtr(*work, "tools", *extra)
+        assert r.code == 0 and "note:" not in r.stderr, r.stderr
 
 
 def test_an_unknown_tool_that_may_be_hidden_names_the_declaring_option(mrtr, gated):
@@ -143,5 +157,5 @@ def test_an_unknown_tool_that_may_be_hidden_names_the_declaring_option(mrtr, gat
         r = mrtr(*gated.args, "call", name, "text=x")
         assert r.code == 2, r.stderr
         assert f"unknown tool '{name}'" in r.stderr
-        assert "tools offered only to clients declaring sampling (--sampling-command CMD) or roots (--root PATH) " \
-            "are not listed to this run" in r.stderr
+        assert "a server may list some tools only to clients that declare sampling (--sampling-command CMD) " \
+            "or roots (--root PATH); this run declares neither" in r.stderr

@@ -106,3 +106,42 @@ def test_help_completes_topics_commands_and_subcommands(complete):
     assert set(complete(["mrtr", "help", "a"])) == {"arguments", "answers", "auth"}
     assert complete(["mrtr", "help", "task", "w"]) == ["wait"]
     assert complete(["mrtr", "help", "call", ""]) == []
+
+
+SHELL_SERVER = SERVERS / "shell_server.py"
+
+
+def _click_complete(tmp_path: Path, shell: str, words: list[str], incomplete: str) -> list[str]:
+    """What `mrtr` answers a zsh or fish completion script (the protocol those scripts speak:
+    `_MRTR_COMPLETE=zsh_complete|fish_complete`), as the values offered."""
+    if shell == "zsh":
+        env = {"COMP_WORDS": " ".join(shlex.quote(w) for w in [*words, incomplete]), "COMP_CWORD": str(len(words))}
+    else:  # fish: the words before the cursor, and the token being typed
+        env = {"COMP_WORDS": " ".join(shlex.quote(w) for w in [*words, incomplete]), "COMP_CWORD": incomplete}
+    proc = subprocess.run([PY, "-m", "mrtr_cli"], capture_output=True, text=True, cwd=ROOT, timeout=SAFETY,
+                          env=clean_env(tmp_path, {**env, "_MRTR_COMPLETE": f"{shell}_complete"}))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    lines = proc.stdout.splitlines()
+    if shell == "zsh":  # type, value, help: three lines each
+        return [lines[i + 1] for i in range(0, len(lines), 3)]
+    return [line.split(",", 1)[1].split("\t")[0] for line in lines]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_tool_argument_names_and_enum_values_complete_from_the_cached_schema(mrtr, complete, tmp_path):
+    record = tmp_path / "rec.jsonl"
+    cmd = stdio_cmd(SHELL_SERVER, "--record", str(record))
+    base = ["mrtr", "--stdio", cmd, "call", "set_state"]
+    assert complete([*base, "st"]) == []  # nothing cached: nothing offered, nothing fetched
+    assert mrtr("--stdio", cmd, "tools").code == 0
+    before = len(read_records(record))
+    assert complete([*base, "st"]) == ["state="]
+    assert complete([*base, ""]) == ["item=", "state="]
+    assert complete([*base, "item=3", ""]) == ["state="]  # a name already given is not offered again
+    assert complete([*base, "state", "=", "R"]) == ["Resolved"]  # bash splits the word at '='
+    assert complete([*base, "state", "=", ""]) == ["New", "Active", "Resolved", "Closed"]
+    for shell in ("zsh", "fish"):
+        words = ["mrtr", "--stdio", cmd, "call", "set_state"]
+        assert _click_complete(tmp_path, shell, words, "st") == ["state="], shell
+        assert _click_complete(tmp_path, shell, words, "state=Re") == ["state=Resolved"], shell
+    assert len(read_records(record)) == before  # completion never contacts the server

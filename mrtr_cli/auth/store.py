@@ -72,9 +72,10 @@ class TokenStore:
         if logout_hint is None:
             from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
-            from mrtr_cli.credentials import public_url  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
 
-            logout_hint = f"mrtr --url {shellwords.quote(public_url(url))} auth logout"
+            words, lead = url_in_command(url)
+            logout_hint = lead + shellwords.shell_line(["mrtr", *words, "auth", "logout"])
         self.logout_hint = logout_hint
         self.backend = backend or os.environ.get("MRTR_TOKEN_STORE", "file") or "file"
         self._note = note

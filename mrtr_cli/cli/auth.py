@@ -214,25 +214,31 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
 
 
 def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
-    """The `auth status` table on stdout (every stored value sanitized: it came from a server)."""
-    from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
+    """`auth status` on stdout as `gh auth status` shows it: one block per stored sign-in,
+    its resource URL alone on the first line, then one `key: value` line each (issuer,
+    client, mechanism, scopes, token, refresh), blocks separated by a blank line. A value
+    is never wrapped or cut, so a URL, an id or a time stays one word to copy. Every stored
+    value is sanitized: it came from a server."""
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     def expiry(row: dict[str, Any]) -> str:
         if not row["signedIn"]:
             return "signed out"
         if row["expiresAt"] is None:
             return "no expiry given"
-        return ("expired " if row["expired"] else "until ") + row["expiresAt"]
-
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+        return ("expired " if row["expired"] else "valid until ") + row["expiresAt"]
 
     def shown(value: Any) -> str:  # every stored value came from a server: untrusted
         return sanitize(str(value), single_line=True)
 
-    print_table(app.env, ["RESOURCE", "ISSUER", "CLIENT", "MECHANISM", "SCOPES", "TOKEN", "REFRESH"],
-                [[shown(r["resource"]), shown(r["issuer"]) + ("" if r["current"] else " (old)"),
-                  _client_cell(r, shown), r["mechanism"],
-                  shown(" ".join(r["scopes"])) or "-", expiry(r), "yes" if r["refreshToken"] else "no"] for r in rows])
+    blocks = []
+    for r in rows:
+        fields = [("issuer", shown(r["issuer"]) + ("" if r["current"] else " (old)")),
+                  ("client", _client_cell(r, shown)), ("mechanism", r["mechanism"]),
+                  ("scopes", shown(" ".join(r["scopes"])) or "-"), ("token", expiry(r)),
+                  ("refresh", "yes" if r["refreshToken"] else "no")]
+        blocks.append("\n".join([shown(r["resource"]), *(f"  {key}: {value}" for key, value in fields)]))
+    app.env.out("\n\n".join(blocks))
 
 
 def _client_cell(row: dict[str, Any], shown: Any) -> str:

@@ -17,7 +17,7 @@ from mrtr_cli.cli.options import answer_options, global_options, make_app, task_
 from mrtr_cli.errors import UsageError
 
 
-@cli.command("batch")
+@cli.command("batch", short_help="Run many calls from a JSON Lines file, one record each.")
 @click.argument("file", metavar="FILE.jsonl")
 @click.option("-j", "--jobs", type=click.IntRange(min=1, max=256), default=1, show_default=True, metavar="N",
               help="Lines in flight at once, over one session (one HTTP connection pool or one stdio server).")

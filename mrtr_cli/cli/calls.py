@@ -10,9 +10,9 @@ from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import answer_options, complete, global_options, make_app, task_options
 from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained
 
-@cli.command("call")
+@cli.command("call", short_help="Call TOOL, answering the server's questions, and print the result.")
 @click.argument("tool", shell_complete=complete("tools"))
-@click.argument("items", nargs=-1)
+@click.argument("items", nargs=-1, shell_complete=complete("tool-arguments"))
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
 @click.option("--no-validate", is_flag=True, default=None,
               help="Send the call even if the tool is not listed or the arguments fail its inputSchema "
@@ -28,7 +28,7 @@ def call_cmd(ctx: click.Context, tool: str, items: tuple[str, ...], args_json: s
     return _run_named(ctx, kw, "call", tool, items, args_json)
 
 
-@cli.command("prompt")
+@cli.command("prompt", short_help="Get prompt NAME with key=value arguments and print its messages.")
 @click.argument("name", shell_complete=complete("prompts"))
 @click.argument("items", nargs=-1, shell_complete=complete("prompt-arguments"))
 @click.option("--args", "args_json", metavar="JSON|@FILE|-", help="All arguments as one JSON object.")
@@ -64,7 +64,7 @@ def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, 
         return run_request(app, method, params, session=session, chain=app.chain(store), target=target)
 
 
-@cli.command("read")
+@cli.command("read", short_help="Read resource URI (or a filled URI template) and print it.")
 @click.argument("uri", shell_complete=complete("resources"))
 @click.argument("items", nargs=-1, shell_complete=complete("template-variables"))
 @global_options
@@ -89,7 +89,7 @@ def read_cmd(ctx: click.Context, uri: str, items: tuple[str, ...], **kw: Any) ->
         return run_request(app, method, params, session=session, chain=app.chain(store), target=target)
 
 
-@cli.command("resume")
+@cli.command("resume", short_help="Finish a call that stopped for input (exit 5) from its pending document.")
 @click.argument("pending")
 @global_options
 @answer_options

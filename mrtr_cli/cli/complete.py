@@ -27,7 +27,7 @@ def split_items(items: tuple[str, ...]) -> list[tuple[str, str]]:
     return pairs
 
 
-@cli.command("complete")
+@cli.command("complete", short_help="Ask the server to complete a prompt argument or template variable.")
 @click.argument("kind", type=click.Choice(["prompt", "resource"]))
 @click.argument("ref", metavar="NAME|TEMPLATE", shell_complete=complete("prompts"))
 @click.argument("items", nargs=-1, required=True, metavar="ARG=VALUE [NAME=VALUE...]")

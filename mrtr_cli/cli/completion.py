@@ -4,8 +4,9 @@ completions/), and the names a server offers complete from the list cache.
 The scripts are click's own: the shell runs `mrtr` with `_MRTR_COMPLETE=bash_complete`
 (or zsh/fish) and the words typed so far, and click answers with commands, options and,
 through `complete_names`, tool, prompt and resource names from the last list fetched
-from that server (`mrtr tools`, `mrtr call`, ...) and server names from config files;
-names never contact a server
+from that server (`mrtr tools`, `mrtr call`, ...), a tool's argument names and enum values
+from its cached `inputSchema` (`call TOOL st<Tab>`: `state=`), and server names from config
+files; names never contact a server
 (cli/names.py). The values of prompt arguments (`prompt NAME ARG=<Tab>`)
 and resource template variables (`read 'TEMPLATE' VAR=<Tab>`) are the server's
 suggestions (`completion/complete`, server/utilities/completion), asked within
@@ -49,7 +50,8 @@ def completion_cmd(ctx: click.Context, shell: str, **kw: object) -> int:
     \b
     bash:  eval "$(mrtr completion bash)"            (in ~/.bashrc)
     zsh:   eval "$(mrtr completion zsh)"             (in ~/.zshrc, after compinit)
-    fish:  mrtr completion fish > ~/.config/fish/completions/mrtr.fish
+    fish:  mkdir -p ~/.config/fish/completions
+           mrtr completion fish > ~/.config/fish/completions/mrtr.fish
     """
     env = ctx.find_root().obj
     env.out(completion_script(shell))

@@ -29,7 +29,7 @@ OPTION_GROUPS: dict[str, str] = {
     # Tasks: a call that becomes a task.
     "detach": "Tasks", "cancel_on_interrupt": "Tasks", "task": "Tasks", "task_ttl": "Tasks",
     # Output: what is printed, and how.
-    "json_mode": "Output", "color": "Output", "quiet": "Output",
+    "json_mode": "Output", "color": "Output", "quiet": "Output", "no_pager": "Output",
     # Time and protocol.
     "timeout": "Time and protocol", "max_timeout": "Time and protocol", "protocol": "Time and protocol",
     "probe_timeout": "Time and protocol",
@@ -193,6 +193,27 @@ def _write_options(command: click.Command, ctx: click.Context, formatter: click.
                 formatter.write_dl(groups[heading])
 
 
+def summary(command: click.Command) -> str:
+    """A command's line in a command list: its `short_help`, else the first sentence of its
+    help (up to ". " before a capital, or the end of the first paragraph), never cut short."""
+    if command.short_help:
+        return " ".join(command.short_help.split())
+    text = (command.help or "").split("\x0c")[0]
+    first = " ".join(text.strip().split("\n\n")[0].replace("\b", "").split())
+    import re  # noqa: PLC0415 - lazy for start-up time
+
+    end = re.search(r"\.\s+(?=[A-Z])", first)
+    return first[:end.start() + 1] if end else first
+
+
+def write_commands(formatter: click.HelpFormatter, commands: list[click.Command]) -> None:
+    """The "Commands" section of a group's help: each command with its whole `summary`."""
+    rows = [(command.name or "", summary(command)) for command in commands if not command.hidden]
+    if rows:
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
 class HelpCommand(click.Command):
     """A click command whose help has examples, argument syntax and grouped options."""
 
@@ -210,11 +231,21 @@ class HelpCommand(click.Command):
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         _write_options(self, ctx, formatter)
 
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        return _paged_help_option(self, ctx)
+
 
 class HelpGroup(click.Group):
     """A click group with the same help layout; its commands and subgroups get it too."""
 
     command_class = HelpCommand
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        listed = [self.get_command(ctx, name) for name in self.list_commands(ctx)]
+        write_commands(formatter, [command for command in listed if command is not None])
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        return _paged_help_option(self, ctx)
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_help_text(ctx, formatter)
@@ -231,3 +262,44 @@ class HelpGroup(click.Group):
 
 
 HelpGroup.group_class = HelpGroup  # `task` and any later subgroup
+
+
+def show_help(env: Any, text: str) -> None:
+    """Print a help text (a command's help) on stdout, through the pager at a terminal
+    (render/pager.py); `env` is the run's `Environment` (None outside a run: no pager)."""
+    if env is not None:
+        from mrtr_cli.render.pager import page  # noqa: PLC0415 - lazy for start-up time
+
+        if page(env, text):
+            return
+    click.echo(text.rstrip("\n"))
+
+
+def show_topic(env: Any, markdown: str) -> None:
+    """Print a help page (Markdown): at a terminal rendered by rich to the terminal's width
+    and paged; otherwise plain text, 80 columns, no Markdown syntax (render/markdown.py)."""
+    if env is not None and env.stdout_isatty:
+        import shutil  # noqa: PLC0415 - lazy for start-up time
+
+        from mrtr_cli.render.markdown import rendered  # noqa: PLC0415 - lazy for start-up time
+
+        show_help(env, rendered(env, markdown, shutil.get_terminal_size().columns))
+        return
+    from mrtr_cli.render.markdown import plain_text  # noqa: PLC0415 - lazy for start-up time
+
+    click.echo(plain_text(markdown).rstrip("\n"))
+
+
+def _help_callback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """`--help`: the command's help, paged at a terminal as `mrtr help COMMAND` is."""
+    if not value or ctx.resilient_parsing:
+        return
+    show_help(ctx.find_root().obj, ctx.get_help())
+    ctx.exit()
+
+
+def _paged_help_option(command: click.Command, ctx: click.Context) -> click.Option | None:
+    option = click.Command.get_help_option(command, ctx)
+    if option is not None:
+        option.callback = _help_callback
+    return option

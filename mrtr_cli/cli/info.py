@@ -43,10 +43,32 @@ def _row(kind: str, item: Any) -> list[str]:
     return [one_line(uri), label, one_line(item.get("mimeType")), description]
 
 
+#: The list method of each listing command, and the member naming each item.
+_METHODS = {"tools": ("tools/list", "tools", "name"), "prompts": ("prompts/list", "prompts", "name"),
+            "resources": ("resources/list", "resources", "uri"),
+            "templates": ("resources/templates/list", "resourceTemplates", "uriTemplate")}
+
+
+def _earlier_listings(app: Any, kind: str) -> list[tuple[Any, list[str]]]:
+    """What the list cache holds of `kind` for this server under any declaration: (the
+    capabilities declared, the item names) of each entry that kept its declaration."""
+    method, member, key = _METHODS[kind]
+    cache = app.list_cache()
+    out = []
+    for entry in cache.get_every_declaration(method) if cache is not None else []:
+        if entry.declared is not None:
+            names = [str(item.get(key)) for page in entry.pages
+                     for item in (page.get(member) if isinstance(page.get(member), list) else [])
+                     if isinstance(item, dict)]
+            out.append((entry.declared, names))
+    return out
+
+
 def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: Any) -> None:
-    """Print a listing (`capabilities`: what its requests declared; a note on stderr says
-    what may be missing because a capability was not declared, and which option declares it)."""
-    from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415 - lazy for start-up time
+    """Print a listing (`capabilities`: what its requests declared). A note on stderr says
+    what may be missing because a capability was not declared, and which option declares
+    it, only where that can apply (`protocol.capabilities.listing_note`)."""
+    from mrtr_cli.protocol.capabilities import DECLARING_OPTIONS, declares, listing_note  # noqa: PLC0415 - lazy
     from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
@@ -57,8 +79,12 @@ def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capa
         app.env.err(f"mrtr: the server lists no {kind}")
     else:
         print_table(app.env, headers, [_row(kind, item) for item in items])
-    note = hidden_note(kind, capabilities)
-    if note and not app.env.quiet:
+    if app.env.quiet or all(declares(capabilities, name) for name in DECLARING_OPTIONS):
+        return
+    key = _METHODS[kind][2]
+    listed = [str(item.get(key)) for item in items if isinstance(item, dict)]
+    note = listing_note(kind, capabilities, listed, _earlier_listings(app, kind))
+    if note:
         app.env.err(f"mrtr: note: {note}")
 
 
@@ -71,7 +97,7 @@ def _target_words(app: Any) -> list[str]:
     return ["--stdio", o.stdio] if o.stdio else []
 
 
-@cli.command("discover")
+@cli.command("discover", short_help="Show the protocol era and version, server info and capabilities.")
 @global_options
 @declare_options
 @click.pass_context
@@ -140,7 +166,8 @@ def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
 def _list_command(kind: str) -> None:
     method, headers = LISTS[kind]
 
-    @cli.command(kind, help=f"List the server's {kind} ({method}, all pages).")
+    @cli.command(kind, help=f"List the server's {kind} ({method}, all pages).",
+                 short_help=f"List the server's {'resource templates' if kind == 'templates' else kind}.")
     @global_options
     @declare_options
     @click.pass_context
@@ -159,7 +186,7 @@ for _kind in LISTS:
     _list_command(_kind)
 
 
-@cli.command("servers")
+@cli.command("servers", short_help="List the configured servers: where each comes from, which -s NAME picks.")
 @global_options
 @click.pass_context
 def servers_cmd(ctx: click.Context, **kw: Any) -> int:

@@ -32,7 +32,7 @@ def describe_event(msg: dict[str, Any]) -> str:
     return f"{kind} list changed" if kind else sanitize(str(method), single_line=True)
 
 
-@cli.command("listen")
+@cli.command("listen", short_help="Print change notifications (lists, resources) as they arrive.")
 @click.option("--tools", "kinds", flag_value="tools", multiple=True, help="Tool list changes.")
 @click.option("--prompts", "kinds", flag_value="prompts", multiple=True, help="Prompt list changes.")
 @click.option("--resources", "kinds", flag_value="resources", multiple=True, help="Resource list changes.")

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mrtr_cli import __version__
+from mrtr_cli.cli.helpformat import write_commands
 from mrtr_cli.cli.placement import PlacementGroup
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.env import Environment
@@ -71,14 +72,7 @@ class _Group(PlacementGroup):
         listed = [*self.commands.values()]
         listed += [click.Command(name, help=help, short_help=short)
                    for name, (help, short) in SUMMARIES.items() if name not in self.commands]
-        _Listing(commands=listed).format_commands(ctx, formatter)
-
-
-class _Listing(click.Group):
-    """Commands listed in the order they were given (click's own group sorts them)."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+        write_commands(formatter, listed)
 
 
 def _load_commands(module: str | None = None) -> None:
@@ -140,8 +134,11 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False, group:
 def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.Group) -> int:
     """`run` before write failures are accounted for."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if "--json" in words[:words.index("--")] if "--" in words else "--json" in words:
+    options = words[:words.index("--")] if "--" in words else words
+    if "--json" in options:
         env.json_mode = True  # also for errors click finds before any command runs
+    if "--no-pager" in options:
+        env.no_pager = True  # also for --help, which click answers before the option is read
     try:
         if os.environ.get("OPENSSL_CONF"):  # read by OpenSSL as hashlib or ssl loads: checked first
             from mrtr_cli.userfiles import check_library_files  # noqa: PLC0415 - lazy for start-up time
@@ -170,6 +167,11 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
         print_json(env, exc.pending)
+        if (not env.json_mode and env.line_host is None and env.verbosity == 0 and not env.stderr_isatty
+                and not _pending_needs_notes(exc.pending)):
+            # A script's expected exit 5: one line, not an error block (a person, or -v, gets the steps).
+            env.err(f"mrtr: {exc.message} (next steps: mrtr help answers; -v lists them here)")
+            return int(exc.exit_status)
         _print_error(env, exc, json_mode=env.json_mode)
         if not env.json_mode:
             from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
@@ -197,6 +199,19 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
         return _internal_error(env, exc)
+
+
+def _pending_needs_notes(doc: Any) -> bool:
+    """True when a pending document's notes say what the document alone does not make
+    plain: a task left waiting on the server (its id, the commands that answer it), or a
+    URL-mode request (the address to open). Other exit-5 runs in a script get one line."""
+    if not isinstance(doc, dict):
+        return True
+    found = doc.get("inputRequests")
+    requests: dict[str, Any] = found if isinstance(found, dict) else {}
+    url_mode = any(isinstance(r, dict) and isinstance(r.get("params"), dict) and r["params"].get("mode") == "url"
+                   for r in requests.values())
+    return bool(doc.get("taskId")) or url_mode or doc.get("resumable") is False
 
 
 def _print_error(env: Environment, exc: Exception, *, json_mode: bool) -> None:

@@ -42,6 +42,8 @@ def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
         app = _quiet_app(ctx)
         if kind in SERVER_VALUES:
             return server_values(app, kind, ctx, incomplete)
+        if kind == "tool-arguments":
+            return tool_arguments(app, ctx, incomplete)
         if kind == "servers":
             from mrtr_cli.config.servers import find_servers  # noqa: PLC0415 - lazy for start-up time
 
@@ -65,6 +67,52 @@ def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
         return list(items.values())
     except Exception:  # noqa: BLE001
         return []
+
+
+def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
+    """`call TOOL NAME=VALUE` words from the cached `inputSchema` of TOOL (the list cache,
+    whatever the listing declared; the server is never contacted): the top-level property
+    names not given yet, as `NAME=`, and a property's fixed values (enum, const choices,
+    booleans) once `NAME=` is typed. Names and values with control characters are never
+    offered; values with spaces are quoted."""
+    from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
+
+    from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.shell.completion import property_values  # noqa: PLC0415 - lazy for start-up time
+
+    tool = ctx.params.get("tool")
+    cache = app.list_cache()
+    if not isinstance(tool, str) or cache is None:
+        return []
+    schema: Any = None
+    for entry in cache.get_every_declaration("tools/list"):
+        for page in entry.pages:
+            for item in page.get("tools") or []:
+                if schema is None and isinstance(item, dict) and item.get("name") == tool:
+                    schema = item.get("inputSchema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(props, dict):
+        return []
+
+    def plain(text: str) -> bool:
+        return sanitize(text, single_line=True) == text and " " not in text
+
+    items = rejoin(list(ctx.params.get("items") or ()))
+    typed = _being_typed(items, incomplete)
+    if typed is not None:
+        argument, value, split, _ = typed
+        out = []
+        for choice in property_values(props.get(argument)):
+            if isinstance(choice, str) and choice.startswith(value) and sanitize(choice, single_line=True) == choice:
+                word = choice if split else f"{argument}={choice}"
+                out.append(CompletionItem(shlex.quote(word) if shlex.quote(word) != word else word))
+        return out
+    given = {word.split("=", 1)[0].split(".", 1)[0].rstrip(":") for word in items if "=" in word}
+    return [CompletionItem(f"{name}=", help=one_line(prop.get("description"), 60) or None
+                           if isinstance(prop, dict) else None)
+            for name, prop in props.items()
+            if isinstance(name, str) and plain(name) and name.startswith(incomplete) and name not in given]
 
 
 #: Completion kinds whose values the server suggests: kind -> (command parameter holding the

@@ -64,6 +64,7 @@ global_options = _options(
     click.option("--client-secret-env", metavar="VAR", help="OAuth: that client's secret is in environment variable VAR."),
     click.option("--client-secret-file", metavar="PATH", help="OAuth: that client's secret is in PATH."),
     click.option("--json", "json_mode", is_flag=True, default=None, help="Print results (and errors) as JSON, exactly as the server sent them."),
+    click.option("--no-pager", is_flag=True, default=None, help="Print help straight to the terminal, not through $PAGER (or MRTR_PAGER=cat)."),
     click.option("-v", "--verbose", "verbosity", count=True, help="Trace JSON-RPC messages to stderr (-vv: HTTP headers too)."),
     click.option("-q", "--quiet", is_flag=True, default=None, help="Hide the server's stderr and notes."),
     click.option("--trace", metavar="FILE", help="Write every message as a JSON line to FILE."),

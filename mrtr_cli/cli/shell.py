@@ -24,7 +24,7 @@ from mrtr_cli.env import Environment
 _PATH_METAVARS = ("FILE", "PATH", "DIR")
 
 
-@cli.command("shell")
+@cli.command("shell", short_help="Run many commands over one session, typed or from a script.")
 @click.option("--fail-fast", is_flag=True, help="From a script: run no more lines after the first one that fails.")
 @global_options
 @declare_options

@@ -29,7 +29,7 @@ def _require_extension(session: Any, app: Any) -> None:
                             hint="`mrtr discover` shows what it declares")
 
 
-@cli.command("skills")
+@cli.command("skills", short_help="List the server's skills: name, path, description.")
 @global_options
 @click.pass_context
 def skills_cmd(ctx: click.Context, **kw: Any) -> int:
@@ -61,7 +61,7 @@ def skills_cmd(ctx: click.Context, **kw: Any) -> int:
     return 0
 
 
-@cli.command("skill")
+@cli.command("skill", short_help="Load one skill, its files verified against the server's entry.")
 @click.argument("skill")
 @click.option("--files", "files_dir", metavar="DIR",
               help="Also fetch every file the skill lists, verified, into the new directory DIR.")

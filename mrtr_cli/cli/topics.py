@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from mrtr_cli.cli.main import cli
+from mrtr_cli.cli.helpformat import show_help, show_topic
 from mrtr_cli.cli.helptopics import TOPICS, topic_text
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.errors import UsageError
@@ -37,11 +38,12 @@ def complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) -
 def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
     """Show a help topic, or a command's help (`mrtr help` alone: every command and topic)."""
     root = ctx.find_root()
+    env = root.obj
     if not words:
-        click.echo(root.command.get_help(root))
+        show_help(env, root.command.get_help(root))
         return 0
     if len(words) == 1 and words[0] in TOPICS:
-        click.echo(topic_text(words[0]).rstrip("\n"))
+        show_topic(env, topic_text(words[0]))
         return 0
     if words[0] in TOPICS and not (isinstance(root.command, click.Group) and root.command.get_command(root, words[0])):
         raise UsageError(f"help: the topic {words[0]} takes no further word ({' '.join(map(repr, words[1:]))})",
@@ -67,5 +69,5 @@ def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
                              else f"topics: {', '.join(TOPICS)}; commands: mrtr help")
         sub_ctx = click.Context(found, info_name=word, parent=sub_ctx)
         command = found
-    click.echo(command.get_help(sub_ctx))
+    show_help(env, command.get_help(sub_ctx))
     return 0

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
-from mrtr_cli.credentials import public_url
+from mrtr_cli.credentials import public_url, url_in_command
 from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 
@@ -30,7 +30,7 @@ def target_options(app: Any, target: Any) -> list[str]:
     if target.server:
         words += [*o.config_words(), "-s", target.server]
     else:
-        words += ["--url", public_url(target.url)]
+        words += url_in_command(target.url)[0]  # none for a URL whose credentials are hidden: login_hint says
     for flag, value in [("--protocol", o.protocol), ("--client-id", o.client_id),
                         ("--client-secret-env", o.client_secret_env), ("--client-secret-file", o.client_secret_file)]:
         if value and not (flag == "--protocol" and value == "auto"):
@@ -42,7 +42,8 @@ def login_hint(app: Any, target: Any, verb: str = "login") -> str:
     """The command that signs in to `target` (for messages), built from `target_options`:
     `mrtr [--config FILE] [--expand-env] -s NAME auth login` or `mrtr --url URL auth login`;
     `verb` "logout": the command that signs out (and removes a damaged token file)."""
-    return " ".join(["mrtr", *target_options(app, target), "auth", verb])
+    lead = "" if target.server else url_in_command(target.url)[1]
+    return lead + " ".join(["mrtr", *target_options(app, target), "auth", verb])
 
 
 def option_settings(app: Any) -> dict[str, Any]:

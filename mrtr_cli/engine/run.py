@@ -85,12 +85,12 @@ def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Sess
 def finish(run: RunContext, method: str, outcome: EngineOutcome) -> int:
     """Print the final result (not for a detached task: it was printed when created) and
     return the exit code (`outcome_status`: 1 for isError, 6 after a decline)."""
-    from mrtr_cli.render.output import note_tool_error, print_result  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.output import note_outcome, print_result  # noqa: PLC0415 - lazy for start-up time
 
     code = outcome_status(method, outcome)
     if not outcome.extra.get("detached"):
         print_result(run.env, method, outcome.result, json_mode=run.opts.json_mode)
-        note_tool_error(run.env, method, outcome.result, code)
+        note_outcome(run.env, method, outcome.result, code)
     return code
 
 

@@ -63,13 +63,44 @@ DECLARING_OPTIONS = {"sampling": "--sampling-command CMD", "roots": "--root PATH
 
 
 def hidden_note(kind: str, capabilities: Any) -> str | None:
-    """One line saying that `kind` ("tools", "prompts", ...) offered only to clients that
-    declare a capability this run did not declare (`capabilities`: what it declares) may
-    be missing, and which option declares each; None when every one is declared."""
+    """For a name the user gave that the server does not list (an unknown tool): one line
+    saying the server may offer it only to clients that declare a capability this run did
+    not declare (`capabilities`: what it declares), and which option declares each; None
+    when every one is declared. A possibility, worded as one: most servers hide nothing."""
     missing = [f"{name} ({option})" for name, option in DECLARING_OPTIONS.items() if not declares(capabilities, name)]
     if not missing:
         return None
-    return f"{kind} offered only to clients declaring {' or '.join(missing)} are not listed to this run"
+    return (f"a server may list some {kind} only to clients that declare {' or '.join(missing)}; "
+            f"this run declares neither" if len(missing) > 1 else
+            f"a server may list some {kind} only to clients that declare {missing[0]}; this run does not")
+
+
+def listing_note(kind: str, capabilities: Any, listed: list[str], earlier: list[tuple[Any, list[str]]]) -> str | None:
+    """The note under a listing, printed only where it can apply: when this server, listed
+    earlier by a run that declared a capability this run does not (`earlier`: the
+    declaration and item names of each such listing, from the list cache), listed
+    `kind` that are not in this listing (`listed`). Then it names them (up to three)
+    and the option that declares the capability; the earlier listing may be out of
+    date, so it is worded as what the server may do. None when the run declares every
+    capability, when nothing earlier was listed under another declaration, or when no
+    earlier listing had more (the server hides nothing from this run).
+    docs/commands.md, "Listing and describing", states the rule."""
+    shown = set(listed)
+    missing = [name for name in DECLARING_OPTIONS if not declares(capabilities, name)]
+    extra: list[str] = []
+    why: list[str] = []
+    for declared, names in earlier:
+        more = [n for n in names if n not in shown and n not in extra]
+        also = [name for name in missing if declares(declared, name)]
+        if more and also:
+            extra += more
+            why += [name for name in also if name not in why]
+    if not extra:
+        return None
+    named = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
+    options = " and ".join(DECLARING_OPTIONS[name] for name in why)
+    return (f"this server listed {named} to an earlier run that declared {' and '.join(why)}; it may list "
+            f"some {kind} only to clients that do: add {options} to see them")
 
 
 def capability_hints(names: list[str]) -> list[str]:

@@ -45,12 +45,15 @@ class CachedList:
         pages: each page's result as the server sent it, in order.
         received: when each page arrived (seconds since the epoch).
         scope: "public" or "private".
+        declared: the client capabilities its requests declared (None in an entry an
+            older mrtr wrote, which did not keep them).
     """
 
     method: str
     pages: list[dict[str, Any]]
     received: list[float]
     scope: str
+    declared: dict[str, Any] | None = None
 
     def expires_at(self) -> float:
         """The time (epoch seconds) at which the first page goes stale."""
@@ -183,16 +186,19 @@ class ListCache:
                 and isinstance(doc.get("pages"), list) and isinstance(doc.get("received"), list)
                 and len(doc["pages"]) == len(doc["received"])
                 and all(isinstance(p, dict) for p in doc["pages"])):
+            declared = doc.get("declared") if isinstance(doc.get("declared"), dict) else None
             try:
-                return CachedList(method, doc["pages"], [float(t) for t in doc["received"]], scope)
+                return CachedList(method, doc["pages"], [float(t) for t in doc["received"]], scope, declared)
             except (TypeError, ValueError):
                 return None
         return None
 
     def put(self, method: str, pages: list[dict[str, Any]], received: list[float]) -> CachedList:
         """Store a freshly fetched list (all its pages). Returns what was stored."""
-        entry = CachedList(method, pages, received, scope_of(pages))
-        doc = {"format": FORMAT, "method": method, "scope": entry.scope, "received": received, "pages": pages}
+        declared = self._declared(method) if self._declared is not None else None
+        entry = CachedList(method, pages, received, scope_of(pages), declared)
+        doc = {"format": FORMAT, "method": method, "scope": entry.scope, "received": received, "pages": pages,
+               **({"declared": declared} if declared is not None else {})}
         try:
             os.makedirs(self.server_dir, mode=0o700, exist_ok=True)
             write_json_atomic(self._path(method, entry.scope), doc, indent=None)

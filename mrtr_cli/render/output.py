@@ -2,8 +2,8 @@
 
 `--json` prints the final result object exactly as the server sent it (every
 field, camelCase, `_meta` included). Text mode is for people: text blocks as
-plain text, `structuredContent` as pretty JSON, other blocks summarised, and every
-server string sanitised for the terminal.
+plain text, `structuredContent` as pretty JSON where it adds what the text lacks, other
+blocks summarised, and every server string sanitised for the terminal.
 """
 
 from __future__ import annotations
@@ -92,11 +92,46 @@ def _is_json_of(text: str, value: Any) -> bool:
         return False
 
 
+def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+    """The scalar values inside a JSON value, each with the member name it sits under."""
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v, key)]
+    return [(key, value)]
+
+
+def adds_to_text(structured: Any, text: str) -> bool:
+    """True when `structuredContent` says something the text blocks (`text`) do not: some
+    string or number in it does not appear in the text (case ignored; a number as JSON
+    writes it), or a true/false/null whose member name and value are both absent. A
+    `{"result": "hello Ann"}` beside the text "hello Ann" adds nothing."""
+    seen = text.casefold()
+    for key, value in _leaves(structured):
+        if isinstance(value, str):
+            if value.strip() and value.casefold() not in seen:
+                return True
+        elif isinstance(value, bool) or value is None:
+            if json.dumps(value) not in seen and (not key or key.casefold() not in seen):
+                return True
+        elif isinstance(value, int | float):
+            if json.dumps(value) not in seen and str(value) not in seen:
+                return True
+        else:
+            return True
+    return False
+
+
 def tool_result_text(result: dict[str, Any]) -> str:
-    """The text rendering of a CallToolResult."""
+    """The text rendering of a CallToolResult, each thing said once: the content blocks
+    (text as it is, other blocks summarised), a text block that is the JSON of
+    `structuredContent` as that JSON indented; `structuredContent` otherwise only when it
+    adds what the text lacks (`adds_to_text`) or there is no text (docs/commands.md,
+    "Results")."""
     lines: list[str] = []
     structured = result.get("structuredContent", _MISSING)
     shown_structured = False
+    texts: list[str] = []
     for block in result.get("content") or []:
         text = _block_text(block)
         if text is None:
@@ -106,7 +141,8 @@ def tool_result_text(result: dict[str, Any]) -> str:
             shown_structured = True
         else:
             lines.append(sanitize(text))
-    if structured is not _MISSING and not shown_structured:
+            texts.append(text)
+    if structured is not _MISSING and not shown_structured and (not texts or adds_to_text(structured, "\n".join(texts))):
         lines.append(dumps_safe(structured, indent=2))
     return "\n".join(lines)
 
@@ -180,18 +216,25 @@ def print_result(env: Environment, method: str, result: dict[str, Any], *, json_
         env.out(text)
 
 
-def note_tool_error(env: Environment, method: str, result: dict[str, Any], code: int) -> None:
-    """At a terminal, say on stderr that a tool result has `isError: true` (the result itself
-    was printed as usual), so a person sees more than the exit code `code`. Nothing is
-    written when stderr is not a terminal (scripts have the exit code)."""
-    if method != "tools/call" or result.get("isError") is not True or not env.stderr_isatty:
+def note_outcome(env: Environment, method: str, result: dict[str, Any], code: int) -> None:
+    """At a terminal, say on stderr why a finished request exits non-zero (the result itself
+    was printed as usual), so a person sees more than the exit code `code`: a tool result
+    with `isError: true` (exit 1), or an input request that was declined or cancelled
+    (exit 6). Nothing is written when stderr is not a terminal (scripts have the exit code)."""
+    is_error = method == "tools/call" and result.get("isError") is True
+    if not env.stderr_isatty or not (is_error or code == 6):
         return
     from mrtr_cli.render.color import console  # noqa: PLC0415 - lazy for start-up time
     from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
     line = Text("mrtr: ")
-    line.append("error:", style="bold red")
-    line.append(f" the tool reported an error (isError: true in its result); exit {code}")
+    if is_error:
+        line.append("error:", style="bold red")
+        line.append(f" the tool reported an error (isError: true in its result); exit {code}")
+    else:
+        line.append("declined:", style="bold yellow")
+        line.append(f" an input request was declined or cancelled, and the server finished without "
+                    f"that answer (the result above); exit {code}")
     try:
         env.stdout.flush()
         console(env, env.stderr, soft_wrap=True).print(line)

@@ -23,6 +23,7 @@ from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
 from mrtr_cli.responders.ask import ELICIT, SAMPLING, InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
+from mrtr_cli.render.ids import short_id
 
 _SKIP = object()
 SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
@@ -84,7 +85,7 @@ class TerminalResponder:
         line = Text()
         line.append(f"\n{count}", style="bold")
         line.append(_one_line(ask.server_name), style="bold cyan")
-        line.append(f" asks ({_one_line(ask.origin)}, input {_one_line(ask.key)}):")
+        line.append(f" asks ({_one_line(ask.origin)}, input {_one_line(short_id(ask.key))}):")
         self.console.print(line)
         message = ask.params.get("message")
         if message:
@@ -154,7 +155,7 @@ class TerminalResponder:
 
         line = Text("  Review your answers for ")
         line.append(_one_line(ask.server_name), style="bold cyan")
-        line.append(f" (input {_one_line(ask.key)}):")
+        line.append(f" (input {_one_line(short_id(ask.key))}):")
         self.console.print(line)
         if not fields:
             self.console.print(Text("    (this form has no fields: sending it just says yes)"))

@@ -86,6 +86,11 @@ def _values(schema: Any) -> list[str]:
     return []
 
 
+#: The fixed values a property schema allows, as typed (`_values`), for the command line's
+#: own completion (cli/names.py) as for the shell's.
+property_values = _values
+
+
 def _json(value: Any) -> str:
     import json  # noqa: PLC0415 - lazy for start-up time
 

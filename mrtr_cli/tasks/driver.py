@@ -50,6 +50,7 @@ from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.state import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskState
 from mrtr_cli.tasks.wire import TaskWire
+from mrtr_cli.render.ids import short_id  # a task id for a status line (also used by tasks.runner)
 
 DEFAULT_POLL_MS = 1000  # when the server suggests no interval
 MIN_POLL_MS = 100  # never poll faster than this, whatever the server says
@@ -58,11 +59,6 @@ MAX_JITTER_SECONDS = 1.0  # ...but never more than a second
 MAX_POLL_MS = 60_000  # a longer pollIntervalMs is waited as a minute (the task is still followed)
 CANCEL_TIMEOUT_SECONDS = 5.0  # for tasks/cancel after Ctrl-C
 INVALID_PARAMS = -32602  # an unknown or expired task id
-
-
-def short_id(task_id: str) -> str:
-    """A task id short enough for a status line."""
-    return task_id if len(task_id) <= 20 else task_id[:16] + "…"
 
 
 def poll_delay(poll_interval_ms: int | None, rng: random.Random | None = None) -> float:

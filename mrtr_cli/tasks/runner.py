@@ -42,12 +42,17 @@ def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
     values are secrets and are never repeated (`-H` must be given again).
     """
-    words = ["mrtr", *target_words(target)]
+    from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+
+    words, lead = ["mrtr", *target_words(target)], ""
     if words[1] == "-s":  # a named server: found again only through the same config options
         words[1:1] = app.opts.config_words()
+    if words[1] == "--url":  # a URL whose credentials are hidden cannot be pasted as shown
+        url_words, lead = url_in_command(words[2])
+        words[1:3] = url_words
     if app.opts.bearer_token_env:
         words += ["--bearer-token-env", app.opts.bearer_token_env]
-    return shellwords.shell_line(words)
+    return lead + shellwords.shell_line(words)
 
 
 def use_record_protocol(app: RunContext, record: TaskRecord) -> None:
