@@ -437,8 +437,9 @@ def test_kept_answers_add_to_an_existing_hint_and_say_the_url_was_not_saved(tmp_
     with pytest.raises(TransportError) as caught:
         eng.run("tools/call", PARAMS)
     (saved,) = list((tmp_path / "pending").iterdir())
-    assert caught.value.hint == (f"check the server\nyour answers are kept: mrtr resume {saved} --url URL "
-                                 "(the URL's credentials were not saved)")
+    assert caught.value.hint == ("check the server\nyour answers are kept: set MRTR_URL to the server's URL with "
+                                 f"its credentials (shown here as https://{REDACTED}@h.example/mcp), then: "
+                                 f"mrtr resume {saved}")
 
 
 def test_a_failed_retry_keeps_nothing_when_no_person_answered(tmp_path, monkeypatch):

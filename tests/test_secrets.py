@@ -86,6 +86,9 @@ def test_credentials_in_the_url_are_never_shown_or_saved(mrtr, http_servers, tmp
     r = mrtr("--url", secret_url, "-vv", "--trace", trace, "--no-input",
              "call", "update_work_item", "workItemId=4522", "state=Resolved")
     assert r.code == 5, r.stderr
+    # The printed next step cannot carry the hidden URL: it says how to give it (MRTR_URL).
+    (step,) = [line for line in r.stderr.splitlines() if " resume PENDING.json" in line]
+    assert "set MRTR_URL to the server's URL with its credentials" in step and "--url" not in step, step
     doc = r.json()
     assert doc["target"]["url"] == url.replace("http://", "http://alice:***@") + "?api_key=***&region=eu"
     assert SECRET not in r.stdout
@@ -93,9 +96,13 @@ def test_credentials_in_the_url_are_never_shown_or_saved(mrtr, http_servers, tmp
     pending = tmp_path / "p.json"
     pending.write_text(r.stdout)
     again = mrtr("resume", pending, "-a", "resolution=Fixed")  # the saved URL cannot be used as it is
-    assert again.code == 2 and "saved without its credentials" in again.stderr and "--url" in again.stderr
+    assert again.code == 2 and "saved without its credentials" in again.stderr and "MRTR_URL" in again.stderr
+    other = mrtr("resume", pending, "-a", "resolution=Fixed", env={"MRTR_URL": url})  # not the URL saved
+    assert other.code == 2 and "saved without its credentials" in other.stderr
     done = mrtr("resume", pending, "--url", secret_url, "-a", "resolution=Fixed")
     assert done.code == 0, done.stderr
+    by_variable = mrtr("resume", pending, "-a", "resolution=Fixed", env={"MRTR_URL": secret_url})  # as the step says
+    assert by_variable.code == 0, by_variable.stderr
     gone = mrtr("--url", "http://alice:" + SECRET + "@127.0.0.1:9/mcp", "tools")
     assert gone.code == 3 and "alice:***@" in gone.stderr
     assert_clean(gone)

@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli.credentials import REDACTED
+from mrtr_cli.credentials import REDACTED, public_url
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
@@ -105,8 +105,12 @@ def apply_saved_target(opts: Any, saved: Any, *, source: str, trusted: bool = Fa
         raise UsageError(f"{source}: its target is not {{\"url\"|\"stdio\"|\"server\": text}}")
     url, stdio = saved.get("url"), saved.get("stdio")
     if url and REDACTED in url:
-        raise UsageError(f"{source}: its URL was saved without its credentials ({sanitize(url, single_line=True)})",
-                         hint="give the URL again: --url URL")
+        given = os.environ.get("MRTR_URL") or ""
+        if not given or public_url(given) != url:  # MRTR_URL: the same URL, with the credentials
+            raise UsageError(f"{source}: its URL was saved without its credentials ({sanitize(url, single_line=True)})",
+                             hint="give the URL again, with its credentials: set MRTR_URL to it, or add --url "
+                                  "and the URL")
+        url = given
     opts.url, opts.stdio = url or None, stdio or None
     opts.server = saved.get("server") if not (url or stdio) else None
     if not trusted:

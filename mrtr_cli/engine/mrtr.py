@@ -337,11 +337,12 @@ class MrtrEngine:
         doc = self._pending(method, params, input_requests, request_state, [], responses, {})
         path = save_interrupted(doc)
         if path:
-            more = f"your answers are kept: mrtr resume {path}"
-            from mrtr_cli.credentials import REDACTED  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - lazy for start-up time
 
-            if REDACTED in str(self.target.get("url", "")):
-                more += " --url URL (the URL's credentials were not saved)"
+            url = self.target.get("url")
+            lead = url_in_command(str(url))[1] if url else ""  # its credentials were not saved: MRTR_URL
+            more = f"your answers are kept: {lead}mrtr resume {quote(str(path))}"
             exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 
     def _pending(

@@ -181,10 +181,21 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     else:
         from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
-        lines.append("  save the document, fill in its answersTemplate, then: "
+        lines.append("  save the document, fill in its answersTemplate, then: " + _resume_lead(doc)
                      + shellwords.shell_line(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
     return lines
+
+
+def _resume_lead(doc: dict[str, Any]) -> str:
+    """What a printed `mrtr resume` needs first: for a URL saved without its credentials
+    (`u:***@host`), how to give the URL again (`MRTR_URL`); else nothing."""
+    url = doc["target"].get("url") if isinstance(doc.get("target"), dict) else None
+    if not url:
+        return ""
+    from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+
+    return url_in_command(str(url))[1]
 
 
 def is_rejected_state(err: Any) -> bool:
@@ -207,10 +218,16 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *
 
     target = doc.get("target") if isinstance(doc.get("target"), dict) and target_words else {}
     words = _mrtr_words(doc, config_words) if target_words else []
-    for option in ("url", "stdio", "server"):
-        if target.get(option):
-            words += ["--url" if option == "url" else "--stdio" if option == "stdio" else "-s", str(target[option])]
-            break
+    lead = ""
+    if target.get("url"):
+        from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+
+        url_words, lead = url_in_command(str(target["url"]))  # a URL saved without its credentials: MRTR_URL
+        words += url_words
+    elif target.get("stdio"):
+        words += ["--stdio", str(target["stdio"])]
+    elif target.get("server"):
+        words += ["-s", str(target["server"])]
     params = doc.get("params") if isinstance(doc.get("params"), dict) else {}
     method = doc.get("method")
     if method == "resources/read":
@@ -221,7 +238,7 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *
             words += ["--args", json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))]
         if method == "tools/call" and isinstance(params.get("task"), dict):
             words.append("--task")  # it ran as a (2025-11-25) task
-    return shellwords.shell_line(words)
+    return lead + shellwords.shell_line(words)
 
 
 def start_again_legacy(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
