@@ -581,6 +581,45 @@ def test_the_person_may_take_their_time_to_paste():
         watched.close()
 
 
+def test_the_reader_looks_whether_the_sign_in_ended_at_least_every_fifth_of_a_second():
+    """While nothing is typed, the reader waits for a key at most 0.2 s at a time before it
+    looks again whether the sign-in ended: once it ended, what the person types next (the
+    answer to a form) is left for what asks next; a longer wait would take that line and
+    drop it. The gaps between its looks are measured; a wait for a key never ends early
+    without one, so a gap under 1.2 s shows the wait is shorter than 1.2 s, however
+    loaded the machine (the smallest of up to 20 gaps is taken)."""
+
+    class Timed(Loopback):
+        def __init__(self):
+            super().__init__("st")
+            self.looks: list[float] = []
+            self.enough = threading.Event()
+
+        def done(self) -> bool:
+            import time
+
+            self.looks.append(time.monotonic())
+            gaps = [b - a for a, b in zip(self.looks, self.looks[1:])]
+            if len(gaps) >= 20 or any(g < 1.0 for g in gaps[1:]):
+                self.enough.set()
+            return super().done()
+
+    timed = Timed()
+    read_end, write_end = os.pipe()
+    try:
+        with open(read_end, encoding="utf-8") as stream, open(write_end, "w", encoding="utf-8"):
+            reader = threading.Thread(target=flow._read_line_while_waiting, args=(timed, stream), daemon=True)
+            reader.start()
+            assert timed.enough.wait(SAFETY)
+            timed.accept({"state": "st", "code": "c"})  # the sign-in ends: the reader returns
+            reader.join(SAFETY)
+            assert not reader.is_alive()
+        gaps = [b - a for a, b in zip(timed.looks, timed.looks[1:])][1:-1]
+        assert gaps and 0.19 <= min(gaps) < 1.0, gaps
+    finally:
+        timed.close()
+
+
 def test_a_line_is_read_when_the_terminal_has_one(listener):
     read_end, write_end = os.pipe()
     with open(read_end, encoding="utf-8") as stream, open(write_end, "w", encoding="utf-8") as typing:
