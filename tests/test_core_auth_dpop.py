@@ -150,3 +150,103 @@ def test_a_non_key_is_refused(jwk):
 
 def test_the_algorithm_is_es256():
     assert ALG == "ES256"
+
+
+def test_htu_cuts_at_the_first_hash_and_the_first_question_mark():
+    assert htu("https://mcp.example/p#a#b") == "https://mcp.example/p"
+    assert htu("https://mcp.example/p?a?b") == "https://mcp.example/p"
+    assert htu("https://mcp.example/p?a#b?c") == "https://mcp.example/p"
+
+
+def test_b64url_keeps_every_character_of_the_encoding():
+    assert b64url(b"\x00\x00\x17") == "AAAX"  # an encoding may end in X
+    assert b64url(b"\xfb\xff") == "-_8"
+
+
+def test_the_proofs_parts_are_compact_json_and_the_jti_holds_24_random_bytes():
+    key = ProofKey.generate()
+    head, body, _ = key.proof("POST", "https://mcp.example/mcp", access_token="t", nonce="n").split(".")
+    for part in (head, body):
+        raw = unb64(part).decode()
+        assert raw == json.dumps(json.loads(raw), separators=(",", ":")), raw
+    jti = json.loads(unb64(body))["jti"]
+    assert len(unb64(jti)) == 24 and len(jti) == 32
+
+
+def test_a_stored_key_whose_numbers_carry_leading_zero_bytes_is_the_same_key():
+    key = ProofKey.generate()
+    stored = json.loads(key.stored())
+    for zeros in range(1, 6):  # every length of the base64url text, each with its own padding
+        padded = {**stored, "d": b64url(b"\x00" * zeros + unb64(stored["d"]))}
+        again = ProofKey(padded)
+        header, _ = verify(again.proof("GET", "https://mcp.example/"))
+        assert header["jwk"] == key.public_jwk
+
+
+def test_a_non_key_is_named_exactly():
+    with pytest.raises(ValueError) as caught:
+        ProofKey({"kty": "RSA"})
+    assert str(caught.value) == "not an EC P-256 private JWK"
+
+
+def test_without_cryptography_dpop_is_one_clear_error(monkeypatch):
+    import sys
+
+    from mrtr_cli.auth import dpop
+    from mrtr_cli.errors import AuthError
+
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.asymmetric.utils", None)
+    with pytest.raises(AuthError) as caught:
+        dpop._crypto()
+    assert caught.value.message == "DPoP needs the cryptography package (pip install 'mrtr[jwt]')"
+
+
+class PlainEcdsaOnly:
+    """A real P-256 key that takes only cryptography's own `ec.ECDSA` (as a version of
+    cryptography that refuses the quick signer would)."""
+
+    def __init__(self):
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.refused = 0
+
+    def sign(self, data, algorithm):
+        if type(algorithm) is not ec.ECDSA:
+            self.refused += 1
+            raise TypeError("not ECDSA")
+        return self.key.sign(data, algorithm)
+
+
+def test_a_cryptography_that_refuses_the_quick_signer_still_gets_a_valid_signature():
+    from mrtr_cli.auth.dpop import _sign
+
+    key = PlainEcdsaOnly()
+    der = _sign(key, b"signed input")
+    assert key.refused == 1
+    key.key.public_key().verify(der, b"signed input", ec.ECDSA(hashes.SHA256()))
+
+
+def test_the_quick_signer_signs_with_sha256():
+    from mrtr_cli.auth.dpop import _sign
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    der = _sign(key, b"signed input")
+    key.public_key().verify(der, b"signed input", ec.ECDSA(hashes.SHA256()))
+    with pytest.raises(InvalidSignature):
+        key.public_key().verify(der, b"signed input", ec.ECDSA(hashes.SHA384()))
+
+
+def test_a_proof_is_made_without_cryptographys_openssl_backend_module(tmp_path):
+    # `ec.ECDSA(...)` imports it only to check deterministic signing, unused by mrtr: about
+    # a third of a DPoP call's cost (docs/performance.md). Checked in a fresh interpreter.
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    from tests.support import SAFETY
+
+    code = ("import sys\nfrom mrtr_cli.auth.dpop import ProofKey\nk = ProofKey.generate()\n"
+            "k.proof('POST', 'https://mcp.example/mcp', access_token='t')\n"
+            "print('cryptography.hazmat.backends.openssl.backend' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=SAFETY)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

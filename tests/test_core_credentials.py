@@ -199,3 +199,21 @@ def test_a_url_given_with_url_registers_its_credentials_as_secrets():
     assert target.url == SECRET_URL
     # found in any text now, not only in URLs
     assert env.redact("s3cretpw k3yvalue p4th") == "*** *** ***"
+
+
+def test_the_query_begins_at_the_first_question_mark_or_hash():
+    # a second `?` or `#` is part of the query or fragment, where a secret parameter ends
+    assert public_url("https://h.example/p?token=abc?x") == "https://h.example/p?token=***"
+    assert public_url("https://h.example/p#token=abc#x") == "https://h.example/p#token=***#x"
+    assert url_secrets("https://h.example/p?token=abc?x") == ["abc?x"]
+
+
+def test_a_query_alone_is_a_query():
+    assert public_url("?token=abc") == "?token=***"
+    assert public_url("#token=abc") == "#token=***"
+    assert url_secrets("?token=abc") == ["abc"]
+
+
+def test_the_user_is_what_comes_before_the_first_colon():
+    assert public_url("https://u:p:q@h.example/") == "https://u:***@h.example/"
+    assert url_secrets("https://u:p:q@h.example/") == ["p:q"]
