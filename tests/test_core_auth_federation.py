@@ -43,6 +43,11 @@ def command(code: str) -> str:
     return shellwords.join([sys.executable, "-c", code])
 
 
+#: A command that never ends by itself while the process that started it lives (it ends
+#: once that process is gone, so a run of mrtr that failed to end it leaves nothing behind).
+HANG = command("import os, time\nparent = os.getppid()\nwhile os.getppid() == parent: time.sleep(0.5)")
+
+
 # ---------------------------------------------------------------- reading the JWT
 def test_a_jwt_from_a_variable(monkeypatch):
     monkeypatch.setenv("MRTR_TEST_JWT", f"  {ID_TOKEN}\n")
@@ -89,6 +94,14 @@ def test_a_jwt_at_the_size_limit_is_read_and_one_byte_more_is_refused(tmp_path):
     path.write_text(jwt_of(MAX_ASSERTION + 1))
     with pytest.raises(UsageError):
         read_assertion(source, WHAT)
+
+
+def test_a_file_well_over_the_limit_is_not_read_past_it(tmp_path):
+    path = tmp_path / "jwt"
+    path.write_text(jwt_of(MAX_ASSERTION + 2))
+    with pytest.raises(UsageError) as caught:
+        read_assertion(AssertionSource("file", str(path), "--assertion-file"), WHAT)
+    assert "larger than the limit of" in caught.value.message and "not a JWT" not in caught.value.message
 
 
 def test_a_jwt_at_the_size_limit_from_a_variable_and_one_more(monkeypatch):
@@ -161,7 +174,29 @@ def test_a_command_that_cannot_be_executed_is_named(tmp_path):
     script.chmod(0o600)
     with pytest.raises(AuthError) as caught:
         read_assertion(AssertionSource("command", str(script), "--assertion-command"), WHAT)
-    assert caught.value.message.startswith("--assertion-command: cannot run the command (")
+    assert caught.value.message == "--assertion-command: cannot run the command (Permission denied)"
+
+
+def test_a_run_whose_timeout_has_run_out_gives_the_command_only_a_moment():
+    # 0.01 s: no interpreter starts, sleeps 0.1 s and prints within it
+    source = AssertionSource("command", command(f"import time\ntime.sleep(0.1)\nprint({ID_TOKEN!r})"),
+                             "--assertion-command")
+    with pytest.raises(TimeoutExpired):
+        read_assertion(source, WHAT, Deadline(0))
+
+
+def test_output_that_is_not_utf8_is_read_with_replacement_characters_not_a_crash():
+    source = AssertionSource("command", command("import sys\nsys.stdout.buffer.write(b'a.b\\xff.c')"),
+                             "--assertion-command")
+    assert read_assertion(source, WHAT) == "a.b\ufffd.c"
+
+
+def test_a_command_that_writes_much_to_stderr_still_gives_its_jwt():
+    # stderr is never shown (it may hold the JWT) and only its end is kept, but it is read
+    # to its end: a command blocked on a full stderr pipe would never print the JWT
+    source = AssertionSource("command", command(f"import sys\nsys.stderr.write('e' * 1000000)\nsys.stderr.flush()\n"
+                                                f"print({ID_TOKEN!r})"), "--assertion-command")
+    assert read_assertion(source, WHAT) == ID_TOKEN
 
 
 def test_a_command_that_prints_too_much_is_stopped():
@@ -180,7 +215,7 @@ def test_a_command_may_print_the_longest_jwt_and_a_line_end():
 
 def test_a_command_past_the_runs_timeout_is_a_timeout():
     # The command never ends by itself: only the --timeout of the run can end it.
-    source = AssertionSource("command", command("import time\nwhile True: time.sleep(60)"), "--assertion-command")
+    source = AssertionSource("command", HANG, "--assertion-command")
     with pytest.raises(TimeoutExpired) as caught:
         read_assertion(source, WHAT, Deadline(0.5))
     assert caught.value.message == "--assertion-command: the command did not finish within --timeout"
@@ -188,7 +223,7 @@ def test_a_command_past_the_runs_timeout_is_a_timeout():
 
 def test_a_command_past_its_own_bound_is_named(monkeypatch):
     monkeypatch.setattr(federation, "COMMAND_TIMEOUT", 0.5)
-    source = AssertionSource("command", command("import time\nwhile True: time.sleep(60)"), "--assertion-command")
+    source = AssertionSource("command", HANG, "--assertion-command")
     with pytest.raises(AuthError) as caught:
         read_assertion(source, WHAT, Deadline(None))
     assert caught.value.message == "--assertion-command: the command did not finish within 0.5s"
@@ -283,6 +318,46 @@ def test_a_client_without_a_secret_names_itself_in_the_form(idp, id_token, http)
     exchange(http, settings(id_token, idp.url("/token"), "idp-client"))
     assert form(idp)["client_id"] == "idp-client"
     assert "Authorization" not in idp.last_headers
+
+
+def test_the_wrong_token_type_is_named(idp, id_token, http):
+    idp.docs["/token"] = {"access_token": JAG, "issued_token_type": "urn:ietf:params:oauth:token-type:access_token"}
+    with pytest.raises(AuthError) as caught:
+        exchange(http, settings(id_token, idp.url("/token")))
+    assert caught.value.message == ("the identity provider answered the token exchange without an ID-JAG "
+                                    "(issued_token_type urn:ietf:params:oauth:token-type:access_token)")
+
+
+def test_an_id_token_that_is_no_jwt_is_named_as_the_id_token(monkeypatch, http):
+    monkeypatch.setenv("MRTR_TEST_ID_TOKEN", "not-a-jwt")
+    with pytest.raises(UsageError) as caught:
+        exchange(http, settings(AssertionSource("env", "MRTR_TEST_ID_TOKEN", "--id-token-env"), "https://idp.example/t"))
+    assert caught.value.message.startswith("the identity provider's ID token from --id-token-env is not a JWT")
+
+
+def test_the_id_token_command_is_bounded_by_the_runs_timeout(http):
+    source = AssertionSource("command", HANG, "--id-token-command")
+    with pytest.raises(TimeoutExpired) as caught:
+        exchange(http, settings(source, "https://idp.example/t"), deadline=Deadline(0.5))
+    assert caught.value.message == "--id-token-command: the command did not finish within --timeout"
+
+
+def test_a_provider_whose_name_resolves_to_a_metadata_address_is_refused(id_token, http, monkeypatch):
+    import socket
+
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, *args, **kwargs):
+        if host == "idp.test":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("169.254.169.254", 0))]
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    with pytest.raises(AuthError) as caught:
+        exchange(http, settings(id_token, "https://idp.test/token"))
+    assert caught.value.message == ("the identity provider's token endpoint https://idp.test/token resolves to "
+                                    "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
+                                    "requests there on a server's word")
 
 
 @pytest.mark.parametrize("reply", [
