@@ -457,3 +457,76 @@ def test_no_current_resource_metadata(docs, http):
     assert current_resource_metadata(http, docs.url("/mcp"), None) is None
     assert current_resource_metadata(http, docs.url("/mcp"), "http://evil.example/meta") is None
     assert docs.fetched == [PRM + "/mcp", PRM, PRM + "/mcp", PRM]
+
+
+def test_an_issuer_path_keeps_every_character():
+    assert as_metadata_urls("https://as.example/tenantX") == [
+        "https://as.example" + ASM + "/tenantX", "https://as.example" + OIDC + "/tenantX",
+        "https://as.example/tenantX" + OIDC]
+
+
+def test_a_resource_path_keeps_every_character():
+    assert not resource_allowed("https://mcp.example/mcpX", "https://mcp.example/mcp")
+    assert not resource_allowed("https://mcp.example/mcp/a", "https://mcp.example/mcpX")
+    assert resource_allowed("https://mcp.example/mcpX/a", "https://mcp.example/mcpX")
+
+
+def test_a_2025_03_26_servers_issuer_is_as_its_metadata_writes_it(docs, http):
+    docs.docs[ASM] = as_doc(docs.url("/"))
+    assert discover(http, docs.url("/mcp"), None).issuer == docs.url("/")
+
+
+def test_authorization_server_metadata_that_does_not_answer_is_a_timeout(docs):
+    import httpx2
+
+    issuer = serve(docs)
+    held = threading.Event()
+    docs.docs[ASM + "/as"] = lambda server: held.wait(300) or (404, {})
+    try:
+        with httpx2.Client(timeout=httpx2.Timeout(0.5)) as http, pytest.raises(TimeoutExpired) as caught:
+            discover(http, docs.url("/mcp"), None)
+    finally:
+        held.set()
+    assert caught.value.message == f"the authorization server metadata at {docs.url(ASM + '/as')} did not answer in time"
+    del issuer
+
+
+@pytest.fixture
+def names(monkeypatch):
+    """Host names of the test's own: `names[host] = address` answers the lookup of a name
+    with no port (the check before a request, urls.check_resolved); a connection's lookup
+    (with its port) gets 127.0.0.1, so no request leaves this machine."""
+    import socket
+
+    table: dict[str, str] = {}
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host in table:
+            address = table[host] if port is None else "127.0.0.1"
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port or 0))]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return table
+
+
+def test_an_issuer_whose_name_resolves_to_a_metadata_address_is_never_asked(docs, http, names):
+    names["as.test"] = "169.254.169.254"
+    docs.docs[PRM + "/mcp"] = {"authorization_servers": ["https://as.test/"]}
+    with pytest.raises(AuthError) as caught:
+        discover(http, docs.url("/mcp"), None)
+    assert caught.value.message == (f"the authorization server metadata URL https://as.test{ASM} resolves to "
+                                    "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
+                                    "requests there on a server's word")
+
+
+def test_a_challenge_url_on_the_servers_own_plain_http_origin_is_used(docs, http, names):
+    # plain HTTP to another machine is allowed where the user chose it: the server's own origin
+    names["mcp.test"] = "127.0.0.1"
+    port = docs.server.server_address[1]
+    docs.docs["/meta"] = {"authorization_servers": ["https://as.example"]}
+    server_url = f"http://mcp.test:{port}/mcp"
+    assert current_resource_metadata(http, server_url, f"http://mcp.test:{port}/meta") == {
+        "authorization_servers": ["https://as.example"]}
+    assert docs.fetched == ["/meta"]
