@@ -439,3 +439,21 @@ def test_the_providers_endpoint_follows_the_rule_on_server_urls(monkeypatch, htt
     assert caught.value.message.startswith("the identity provider's token endpoint ")
     assert rule in caught.value.message
     assert secrets == []
+
+
+def test_an_unreachable_proxy_is_named(id_token, monkeypatch):
+    import socket
+
+    import httpx2
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    endpoint = f"http://127.0.0.1:{port}/token"
+    with httpx2.Client(timeout=httpx2.Timeout(60)) as http, pytest.raises(AuthError) as caught:
+        exchange(http, settings(id_token, endpoint))
+    assert caught.value.message == (f"cannot reach the identity provider's token endpoint {endpoint} through the proxy "
+                                    f"http://127.0.0.1:{port} (HTTP_PROXY): ConnectError")
