@@ -530,3 +530,118 @@ def test_a_challenge_url_on_the_servers_own_plain_http_origin_is_used(docs, http
     assert current_resource_metadata(http, server_url, f"http://mcp.test:{port}/meta") == {
         "authorization_servers": ["https://as.example"]}
     assert docs.fetched == ["/meta"]
+
+
+def test_a_server_path_keeps_every_character():
+    assert prm_urls("https://mcp.example/mcpX", None) == ["https://mcp.example" + PRM + "/mcpX",
+                                                          "https://mcp.example" + PRM]
+
+
+def test_metadata_is_asked_for_as_json(docs, http):
+    serve(docs)
+    discover(http, docs.url("/mcp"), None)
+    assert {k.lower(): v for k, v in docs.last_headers.items()}["accept"] == "application/json"
+
+
+def test_the_body_of_an_absent_document_is_not_read(docs, http):
+    # a 404 page is HTML (or anything): only a 200's body is read as JSON
+    issuer = docs.url("/as")
+    docs.docs[PRM + "/mcp"] = (404, b"<html>" + b"x" * 100 + b"</html>")
+    docs.docs[PRM] = {"authorization_servers": [issuer]}
+    docs.docs[ASM + "/as"] = as_doc(issuer)
+    assert discover(http, docs.url("/mcp"), None).issuer == issuer
+
+
+def test_a_document_nested_too_deep_is_named(docs, http):
+    docs.docs[PRM + "/mcp"] = (200, b"[" * 200 + b"]" * 200)
+    with pytest.raises(AuthError) as caught:
+        discover(http, docs.url("/mcp"), None)
+    assert caught.value.message.startswith(f"the protected resource metadata at {docs.url(PRM + '/mcp')} sent JSON "
+                                           "nested more than")
+
+
+def test_a_redirect_is_named_with_where_it_goes(docs, http):
+    docs.docs[PRM + "/mcp"] = (302, {}, {"Location": "https://else.example/m"})
+    with pytest.raises(AuthError) as caught:
+        discover(http, docs.url("/mcp"), None)
+    assert caught.value.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} redirects (HTTP 302 "
+                                    "to https://else.example/m); mrtr follows no redirect for metadata; nothing was "
+                                    "sent to an authorization server")
+
+
+def test_the_resource_the_metadata_names_is_the_one_sent(docs, http):
+    issuer = serve(docs, resource=docs.url("/"))  # a parent path of the server's
+    server = discover(http, docs.url("/mcp"), None)
+    assert server.resource == docs.url("/") and server.issuer == issuer
+
+
+def test_a_challenge_url_naming_another_resource_is_refused(docs, http):
+    docs.docs["/meta"] = {"authorization_servers": [docs.url("/as")], "resource": docs.url("/other")}
+    with pytest.raises(AuthError, match="names another resource"):
+        discover(http, docs.url("/mcp"), docs.url("/meta"))
+
+
+def test_a_challenge_url_that_does_not_answer_is_a_timeout(docs):
+    import httpx2
+
+    held = threading.Event()
+    docs.docs["/meta"] = lambda server: held.wait(300) or (404, {})
+    try:
+        with httpx2.Client(timeout=httpx2.Timeout(0.5)) as http, pytest.raises(TimeoutExpired) as caught:
+            discover(http, docs.url("/mcp"), docs.url("/meta"))
+    finally:
+        held.set()
+    assert caught.value.message == f"the protected resource metadata at {docs.url('/meta')} did not answer in time"
+
+
+def test_a_challenge_url_on_plain_http_elsewhere_is_named(docs, http):
+    with pytest.raises(AuthError) as caught:
+        discover(http, docs.url("/mcp"), "http://evil.example/meta")
+    assert caught.value.message.startswith("the WWW-Authenticate challenge's resource_metadata http://evil.example/meta "
+                                           "is plain HTTP to another machine")
+
+
+def test_a_challenge_url_whose_name_resolves_to_a_metadata_address_is_never_asked(docs, http, names):
+    names["meta.test"] = "169.254.169.254"
+    with pytest.raises(AuthError) as caught:
+        discover(http, docs.url("/mcp"), "https://meta.test/m")
+    assert caught.value.message == ("the WWW-Authenticate challenge's resource_metadata https://meta.test/m resolves to "
+                                    "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
+                                    "requests there on a server's word")
+    assert docs.fetched == []
+
+
+def test_the_users_own_server_name_is_the_users_choice(docs, http, names):
+    # the URLs mrtr builds from the URL the user gave are not checked against the rule
+    names["mcp.test"] = "169.254.169.254"
+    port = docs.server.server_address[1]
+    issuer = serve(docs)
+    assert discover(http, f"http://mcp.test:{port}/mcp", None).issuer == issuer
+
+
+def test_discovery_uses_a_challenge_url_on_the_servers_own_plain_http_origin(docs, http, names):
+    names["mcp.test"] = "127.0.0.1"
+    port = docs.server.server_address[1]
+    issuer = docs.url("/as")
+    docs.docs["/meta"] = {"authorization_servers": [issuer], "resource": f"http://mcp.test:{port}/mcp"}
+    docs.docs[ASM + "/as"] = as_doc(issuer)
+    server = discover(http, f"http://mcp.test:{port}/mcp", f"http://mcp.test:{port}/meta")
+    assert server.issuer == issuer and docs.fetched[0] == "/meta"
+
+
+def test_an_unreachable_proxy_is_named(monkeypatch):
+    import socket
+
+    import httpx2
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    with httpx2.Client(timeout=httpx2.Timeout(60)) as http, pytest.raises(AuthError) as caught:
+        discover(http, f"http://127.0.0.1:{port}/mcp", None)
+    assert caught.value.message == (f"the protected resource metadata at http://127.0.0.1:{port}{PRM}/mcp cannot be "
+                                    f"reached (ConnectError through the proxy http://127.0.0.1:{port} (HTTP_PROXY)); "
+                                    "nothing was sent to an authorization server")
