@@ -250,3 +250,30 @@ def test_a_proof_is_made_without_cryptographys_openssl_backend_module(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=SAFETY)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+class Recording:
+    """A real P-256 key that records each signature asked of it (the algorithm object)."""
+
+    def __init__(self):
+        self.key = ec.generate_private_key(ec.SECP256R1())
+        self.asked: list = []
+
+    def sign(self, data, algorithm):
+        self.asked.append(algorithm)
+        return self.key.sign(data, algorithm)
+
+
+def test_the_quick_signer_is_used_and_signs_once():
+    # The quick signer (no backend check) answers the two properties cryptography reads:
+    # SHA-256, randomized. A broken one would fall back to ec.ECDSA at its full cost.
+    from mrtr_cli.auth.dpop import _sign
+
+    key = Recording()
+    der = _sign(key, b"signed input")
+    assert len(key.asked) == 1
+    [algorithm] = key.asked
+    assert isinstance(algorithm, ec.ECDSA) and type(algorithm) is not ec.ECDSA
+    assert isinstance(algorithm.algorithm, hashes.SHA256)
+    assert algorithm.deterministic_signing is False
+    key.key.public_key().verify(der, b"signed input", ec.ECDSA(hashes.SHA256()))
