@@ -43,7 +43,7 @@ from mrtr_cli.auth.flow import (
     run_browser_flow,
     wait_seconds,
 )
-from mrtr_cli.auth.loopback import Loopback, NoResponse
+from mrtr_cli.auth.loopback import Loopback
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.platform import console
