@@ -32,6 +32,7 @@ MEMBER = "the authorization server's token_endpoint"
     "https://as.example/token", "http://127.0.0.1:8080/x", "https://[::1]:443/", "HTTPS://AS.EXAMPLE/",
     "https://as.example:8443/a?b=c#d", "http://localhost/"])
 def test_valid_urls(url):
+    assert is_valid_url("https://as.example/a!b") and is_valid_url("https://as.example/~x")
     assert is_valid_url(url)
     assert checked_url(url, MEMBER) == url
 
@@ -148,13 +149,19 @@ def test_allowed_url_refuses_invalid_urls_first():
 
 
 # ---------------------------------------------------------------- names that resolve
+looked_up: list[str] = []
+
+
 @pytest.fixture
 def resolving(monkeypatch):
     """Host names resolved by the test's own table (a name pointed at an address)."""
     table: dict[str, list[str]] = {}
+    looked_up.clear()
     real = socket.getaddrinfo
 
     def getaddrinfo(host, *args, **kwargs):
+        looked_up.append(host)
+        real("127.0.0.1", *args, **kwargs)  # the arguments as the real lookup takes them
         if host in table:
             return [(socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0))
                     for a in table[host]]
@@ -187,7 +194,9 @@ def test_addresses_and_loopback_names_are_not_looked_up(resolving):
     assert resolved_refusal("http://localhost/") is None
     assert resolved_refusal("http://app.localhost/") is None
     assert resolved_refusal("http://10.1.1.1/") is None
+    assert resolved_refusal("http://[fe80::1]/") is None  # `refusal` judges addresses
     assert resolved_refusal("http:///x") is None
+    assert looked_up == []
 
 
 def test_a_name_that_cannot_be_encoded_passes(resolving):
