@@ -152,6 +152,18 @@ def test_a_response_without_iss_is_refused_where_the_server_advertises_it():
                                     "(authorization_response_iss_parameter_supported); it was refused")
 
 
+def test_a_response_without_iss_tells_only_its_error_code():
+    # nothing else of an unverified response is shown: the code, on one line, cut at 80
+    with pytest.raises(AuthError) as caught:
+        check_response(request(True), {"error": "invalid_scope\x1b[2J" + "x" * 100, "error_description": "click me"})
+    message = caught.value.message
+    assert message.startswith("the sign-in response has no iss, which https://as.example advertises "
+                              "(authorization_response_iss_parameter_supported); it was refused (it reported the "
+                              "error invalid_scope")
+    assert "click me" not in message and "\x1b" not in message.replace("\\x1b", "")
+    assert message.endswith("\u2026)") and len(message.split("the error ", 1)[1]) == 81
+
+
 def test_a_refusal_names_the_error_and_its_description():
     with pytest.raises(AuthorizationRefused) as caught:
         check_response(request(), {"error": "access_denied", "error_description": "the user said no"})
