@@ -423,3 +423,15 @@ def test_a_slow_starting_server_is_not_charged_to_the_per_line_timeout(mrtr, tmp
         return True
 
     growing_bound(attempt, 3, what="a batch line whose call fit in --timeout")
+
+
+def test_q_silences_the_notes_of_unused_flags_and_only_them(mrtr, tmp_path):
+    batch = write_lines(tmp_path / "b.jsonl", [{"id": "a", "call": "pid"}, {"id": "bad"}])
+    args = ("--stdio", stdio_cmd(BATCH_SERVER), "batch", str(batch), "-a", "nobody=1")
+    loud = mrtr(*args, timeout=SAFETY)
+    assert "-a nobody=1 was not used: no form in this batch has a field 'nobody'" in loud.stderr, loud.stderr
+    quiet = mrtr("-q", *args, timeout=SAFETY)
+    assert "was not used" not in quiet.stderr, quiet.stderr
+    # the line that is the person's own mistake is still named, and the exit codes agree
+    assert "line 2" in quiet.stderr and quiet.code == loud.code == 2
+    assert [r["id"] for r in records(quiet.stdout)] == [r["id"] for r in records(loud.stdout)]

@@ -43,7 +43,7 @@ from mrtr_cli.auth.flow import (
     run_browser_flow,
     wait_seconds,
 )
-from mrtr_cli.auth.loopback import Loopback, NoResponse
+from mrtr_cli.auth.loopback import Loopback
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.platform import console
@@ -150,6 +150,18 @@ def test_a_response_without_iss_is_refused_where_the_server_advertises_it():
         check_response(request(True), {"code": "abc"})
     assert caught.value.message == ("the sign-in response has no iss, which https://as.example advertises "
                                     "(authorization_response_iss_parameter_supported); it was refused")
+
+
+def test_a_response_without_iss_tells_only_its_error_code():
+    # nothing else of an unverified response is shown: the code, on one line, cut at 80
+    with pytest.raises(AuthError) as caught:
+        check_response(request(True), {"error": "invalid_scope\x1b[2J" + "x" * 100, "error_description": "click me"})
+    message = caught.value.message
+    assert message.startswith("the sign-in response has no iss, which https://as.example advertises "
+                              "(authorization_response_iss_parameter_supported); it was refused (it reported the "
+                              "error invalid_scope")
+    assert "click me" not in message and "\x1b" not in message.replace("\\x1b", "")
+    assert message.endswith("\u2026)") and len(message.split("the error ", 1)[1]) == 81
 
 
 def test_a_refusal_names_the_error_and_its_description():
@@ -579,6 +591,45 @@ def test_the_person_may_take_their_time_to_paste():
         assert watched.polls >= 3
     finally:
         watched.close()
+
+
+def test_the_reader_looks_whether_the_sign_in_ended_at_least_every_fifth_of_a_second():
+    """While nothing is typed, the reader waits for a key at most 0.2 s at a time before it
+    looks again whether the sign-in ended: once it ended, what the person types next (the
+    answer to a form) is left for what asks next; a longer wait would take that line and
+    drop it. The gaps between its looks are measured; a wait for a key never ends early
+    without one, so a gap under 1.2 s shows the wait is shorter than 1.2 s, however
+    loaded the machine (the smallest of up to 20 gaps is taken)."""
+
+    class Timed(Loopback):
+        def __init__(self):
+            super().__init__("st")
+            self.looks: list[float] = []
+            self.enough = threading.Event()
+
+        def done(self) -> bool:
+            import time
+
+            self.looks.append(time.monotonic())
+            gaps = [b - a for a, b in zip(self.looks, self.looks[1:])]
+            if len(gaps) >= 20 or any(g < 1.0 for g in gaps[1:]):
+                self.enough.set()
+            return super().done()
+
+    timed = Timed()
+    read_end, write_end = os.pipe()
+    try:
+        with open(read_end, encoding="utf-8") as stream, open(write_end, "w", encoding="utf-8"):
+            reader = threading.Thread(target=flow._read_line_while_waiting, args=(timed, stream), daemon=True)
+            reader.start()
+            assert timed.enough.wait(SAFETY)
+            timed.accept({"state": "st", "code": "c"})  # the sign-in ends: the reader returns
+            reader.join(SAFETY)
+            assert not reader.is_alive()
+        gaps = [b - a for a, b in zip(timed.looks, timed.looks[1:])][1:-1]
+        assert gaps and 0.19 <= min(gaps) < 1.0, gaps
+    finally:
+        timed.close()
 
 
 def test_a_line_is_read_when_the_terminal_has_one(listener):

@@ -407,6 +407,11 @@ def error(code: int, data: object = None) -> dict:
     (error(-32001), "legacy", None),  # a draft-era number, not a modern error
     ({"result": {}}, "legacy", None),
     ({"result": {"supportedVersions": "2026-07-28"}}, "legacy", None),
+    # A DiscoverResult has `capabilities` (an object): without it, or with another shape,
+    # the answer is not one, whatever versions it lists.
+    ({"result": {"supportedVersions": ["2026-07-28"]}}, "legacy", None),
+    ({"result": {"supportedVersions": ["2026-07-28"], "capabilities": None}}, "legacy", None),
+    ({"result": {"supportedVersions": ["2026-07-28"], "capabilities": []}}, "legacy", None),
 ])
 def test_the_probe_answer_decides_the_era_and_version(response, era, version):
     verdict = classify_response(response)
