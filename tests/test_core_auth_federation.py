@@ -21,6 +21,7 @@ from mrtr_cli.auth.federation import (
     MAX_ASSERTION,
     TOKEN_EXCHANGE_GRANT,
     exchange_for_id_jag,
+    is_compact_jwt,
     jwt_bearer_form,
     read_assertion,
 )
@@ -185,10 +186,23 @@ def test_a_run_whose_timeout_has_run_out_gives_the_command_only_a_moment():
         read_assertion(source, WHAT, Deadline(0))
 
 
-def test_output_that_is_not_utf8_is_read_with_replacement_characters_not_a_crash():
+def test_output_that_is_not_utf8_is_no_jwt_not_a_crash():
     source = AssertionSource("command", command("import sys\nsys.stdout.buffer.write(b'a.b\\xff.c')"),
                              "--assertion-command")
-    assert read_assertion(source, WHAT) == "a.b\ufffd.c"
+    with pytest.raises(AuthError) as caught:
+        read_assertion(source, WHAT)
+    assert "is not a JWT" in caught.value.message
+
+
+@pytest.mark.parametrize("value", ["a.b.c", "eyJh.eyJz.", "A-_9.b_-.c-9_"])
+def test_a_compact_jwt_is_three_base64url_parts(value):
+    assert is_compact_jwt(value)
+
+
+@pytest.mark.parametrize("value", ["a.b", "a.b.c.d", ".b.c", "a..c", "a.b\ufffd.c", "a.b=.c", "a.b.c ", "a.b+/.c",
+                                   "é.b.c", ""])
+def test_anything_else_is_no_jwt(value):
+    assert not is_compact_jwt(value)
 
 
 def test_a_command_that_writes_much_to_stderr_still_gives_its_jwt():

@@ -11,6 +11,7 @@ an environment variable or a command (`config.oauth.AssertionSource`); each is a
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from mrtr_cli.config.oauth import AssertionSource
@@ -62,7 +63,7 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
     else:
         value = _run(source, what, deadline)
     value = value.removeprefix("\ufeff").strip()  # a byte order mark some editors write is no part of it
-    if not value or len(value) > MAX_ASSERTION or any(c.isspace() for c in value) or value.count(".") != 2:
+    if len(value) > MAX_ASSERTION or not is_compact_jwt(value):
         # A file or variable the user named is bad input (exit 2); a command's output is
         # what its identity provider gave (exit 8).
         error = AuthError if source.kind == "command" else UsageError
@@ -104,6 +105,18 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     if done.returncode != 0:
         raise AuthError(f"{source.where}: the command exited with {done.returncode} instead of printing {what}")
     return done.stdout.decode("utf-8", "replace")
+
+
+#: A JWT in its compact form (RFC 7519 section 3.1, RFC 7515 section 7.1): three base64url
+#: parts (no padding) joined by dots; the signature of an unsecured JWT is empty.
+_COMPACT_JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
+
+
+def is_compact_jwt(value: str) -> bool:
+    """`value` has the shape of a compact JWT: three base64url parts, the last possibly
+    empty, and nothing else (no spaces, no other characters). Its content is not checked:
+    the authorization server that takes it does that."""
+    return _COMPACT_JWT.fullmatch(value) is not None
 
 
 def jwt_bearer_form(assertion: str, resource: str, scopes: list[str]) -> dict[str, str]:
@@ -169,7 +182,7 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
         raise grants.TokenError(f"the identity provider refused the token exchange (HTTP {reply.status}"
                                 f"{reply.error_detail(redact)})", reply.error_code)
     jag = body.get("access_token")
-    if body.get("issued_token_type") != ID_JAG_TYPE or not isinstance(jag, str) or jag.count(".") != 2:
+    if body.get("issued_token_type") != ID_JAG_TYPE or not isinstance(jag, str) or not is_compact_jwt(jag):
         raise AuthError("the identity provider answered the token exchange without an ID-JAG "
                         f"(issued_token_type {shown(body.get('issued_token_type'))})")
     add_secret(jag)
