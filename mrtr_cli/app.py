@@ -34,8 +34,8 @@ from mrtr_cli.userfiles import UserInput
 
 if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boots (App.spawn_early)
     from mrtr_cli.engine.mrtr import AnswerRecorder
-    from mrtr_cli.protocol.catalog import ToolCatalog
-    from mrtr_cli.protocol.listcache import ListCache
+    from mrtr_cli.protocol.lists.cache import ListCache
+    from mrtr_cli.protocol.lists.catalog import ToolCatalog
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
 
@@ -256,15 +256,15 @@ class App:
             yield session
 
     def strict_checker(self) -> Any:
-        """`--strict`: the run's `protocol.strict.StrictChecker`, or None (`protocol.strict.run_checker`)."""
-        from mrtr_cli.protocol.strict import run_checker  # noqa: PLC0415 - lazy for start-up time
+        """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None (`protocol.checks.strict.run_checker`)."""
+        from mrtr_cli.protocol.checks.strict import run_checker  # noqa: PLC0415 - lazy for start-up time
 
         return run_checker(self.opts.strict, self.env)
 
     # ------------------------------------------------------------------ lists
     def list_cache(self) -> ListCache | None:
-        """The list cache of this run's server (`protocol.listcache.cache_for`), or None with `MRTR_NO_CACHE`."""
-        from mrtr_cli.protocol.listcache import cache_for  # noqa: PLC0415 - lazy for start-up time
+        """The list cache of this run's server (`protocol.lists.cache.cache_for`), or None with `MRTR_NO_CACHE`."""
+        from mrtr_cli.protocol.lists.cache import cache_for  # noqa: PLC0415 - lazy for start-up time
 
         target = self.target()
         return cache_for(target, self._authorizers.get(target.url) if target.url else None, self.declared)
@@ -277,9 +277,9 @@ class App:
         return declared_for(self.chain().capabilities(), method)
 
     def catalog(self, session: Session) -> ToolCatalog:
-        """The server's tools for this run (`protocol.catalog.ToolCatalog`, one per session)."""
+        """The server's tools for this run (`protocol.lists.catalog.ToolCatalog`, one per session)."""
         if self._catalog is None or self._catalog.session is not session:
-            from mrtr_cli.protocol.catalog import ToolCatalog  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.protocol.lists.catalog import ToolCatalog  # noqa: PLC0415 - lazy for start-up time
 
             self._catalog = ToolCatalog(session, self.list_cache(), exclude_invalid=bool(self.target().url),
                                         deadline=self.deadline)

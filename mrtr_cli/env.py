@@ -144,7 +144,7 @@ class Environment:
             diagnostic write replaces them with `***`.
         config_words: the options that find a named server's config file (`--config FILE`,
             `--expand-env`), for printed commands that must find the same server again.
-        strict: `--strict`'s checker (protocol/strict.py) once a session made one; its
+        strict: `--strict`'s checker (protocol/checks/strict.py) once a session made one; its
             `violations` decide exit 4 (cli/main.py).
         no_pager: `--no-pager`: help is never paged (render/pager.py).
         line_host: `mrtr shell` (shell/host.py): builds the run of each line it reads over the

@@ -125,13 +125,13 @@ class RunContext(Protocol):
         """The `--save-answers` recorder (`engine.mrtr.AnswerRecorder`), or None."""
 
     def catalog(self, session: Any) -> Any:
-        """The server's tools (`protocol.catalog.ToolCatalog`, one per session)."""
+        """The server's tools (`protocol.lists.catalog.ToolCatalog`, one per session)."""
 
     def list_cache(self) -> Any:
-        """The server's `protocol.listcache.ListCache`, or None (`MRTR_NO_CACHE`)."""
+        """The server's `protocol.lists.cache.ListCache`, or None (`MRTR_NO_CACHE`)."""
 
     def strict_checker(self) -> Any:
-        """`--strict`: the run's `protocol.strict.StrictChecker`, or None."""
+        """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None."""
 
     def authorizer(self, target: Any) -> Any:
         """The OAuth hook of an HTTP target (transport/authhook.py), or None."""

@@ -8,7 +8,7 @@ import json
 import time
 
 from mrtr_cli.config.target import parse_stdio
-from mrtr_cli.protocol.eracache import EraCache, server_key
+from mrtr_cli.protocol.era.cache import EraCache, server_key
 from tests.conftest import SERVERS, stdio_cmd
 
 DUAL = SERVERS / "dual_server.py"

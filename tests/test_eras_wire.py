@@ -16,10 +16,10 @@ from mcp_types.methods import validate_client_notification, validate_client_requ
 
 from tests.conftest import PY, SERVERS, read_records, stdio_cmd
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.protocol.era import parse_protocol
-from mrtr_cli.protocol.eracache import EraCache, server_key
+from mrtr_cli.protocol.era.opener import parse_protocol
+from mrtr_cli.protocol.era.cache import EraCache, server_key
 from mrtr_cli.protocol.legacy import declared_capabilities
-from mrtr_cli.protocol.verdict import classify_response
+from mrtr_cli.protocol.era.verdict import classify_response
 from mrtr_cli.render.listing import describe_discover
 from tests.support import SAFETY
 
@@ -85,7 +85,7 @@ def test_modern_server_listing_only_handshake_versions_is_spoken_to_as_legacy(mr
 
 def test_a_cached_legacy_guess_that_fails_is_probed_again(mrtr, tmp_path):
     from mrtr_cli.config.target import parse_stdio
-    from mrtr_cli.protocol.eracache import EraCache, server_key
+    from mrtr_cli.protocol.era.cache import EraCache, server_key
 
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"calls": {"t": [{"result": {"resultType": "complete",

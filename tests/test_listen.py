@@ -175,7 +175,7 @@ def test_legacy_server_offering_no_subscribe_is_refused(mrtr):
 
 
 def test_an_acknowledgement_that_leaves_something_out_is_named():
-    from mrtr_cli.protocol.listen import Want
+    from mrtr_cli.protocol.features.listen import Want
 
     want = Want(kinds=["tools", "prompts"], uris=["a://1", "a://2"])
     assert want.filter() == {"toolsListChanged": True, "promptsListChanged": True,

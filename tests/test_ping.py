@@ -131,7 +131,7 @@ def test_a_probe_cut_short_names_the_bound_that_cut_it():
     # `mrtr ping` bounds opening a stdio server's session by its own start-up bound, not
     # by --timeout (which bounds each reply): the message must name the one that ran out.
     from mrtr_cli.protocol.deadline import Deadline
-    from mrtr_cli.protocol.eraprobe import _probe_timeout_error
+    from mrtr_cli.protocol.era.probe import _probe_timeout_error
 
     class Heard:
         def heard_from(self) -> bool:

@@ -389,7 +389,7 @@ PLATFORM_ONLY = {
     # completions for bash, zsh and fish; the line grammar of `mrtr shell`, its own and the
     # same on every system (docs/shell.md)
     r"\bimport shlex\b|\bshlex\.": {"cli/names.py", "shell/words.py", "shell/history.py", "shell/completion.py"},
-    r"XDG_STATE_HOME|\.local.state": {"state.py", "userfiles.py", "protocol/listcache.py"},
+    r"XDG_STATE_HOME|\.local.state": {"state.py", "userfiles.py", "protocol/lists/cache.py"},
 }
 
 

@@ -181,7 +181,7 @@ def test_files_into_a_non_empty_directory_is_refused_before_any_read(mrtr, http_
 
 # ---------------------------------------------------------------------- the verification rules
 def test_entry_rules_refuse_unlisted_manifest_foreign_files_and_bad_resources():
-    from mrtr_cli.protocol.skills import SkillLoader, VerificationFailed
+    from mrtr_cli.protocol.features.skills import SkillLoader, VerificationFailed
 
     base = {"uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "d"}}
     good = {"uri": "skill://a/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}
@@ -202,7 +202,7 @@ def test_entry_rules_refuse_unlisted_manifest_foreign_files_and_bad_resources():
 
 
 def test_frontmatter_parsing_and_comparison():
-    from mrtr_cli.protocol.skills import compare_frontmatter, parse_frontmatter
+    from mrtr_cli.protocol.features.skills import compare_frontmatter, parse_frontmatter
 
     text = "---\nname: x\ndescription: y\nmetadata:\n  released: 2026-01-02\n---\nbody\n"
     fm = parse_frontmatter(text)
@@ -218,7 +218,7 @@ def test_frontmatter_parsing_and_comparison():
 
 @pytest.mark.parametrize("char", ["\u202e", "\x9b", "\u2028", "\u2029", "\u200b", "\x85", "\x7f", "\x1b", "\ud800"])
 def test_a_file_name_with_a_control_format_or_separator_character_is_refused(char):
-    from mrtr_cli.protocol.skills import SkillLoader, VerificationFailed
+    from mrtr_cli.protocol.features.skills import SkillLoader, VerificationFailed
 
     good = {"uri": "skill://a/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}
     bad = {**good, "uri": f"skill://a/ref/x{char}y.md"}
@@ -229,7 +229,7 @@ def test_a_file_name_with_a_control_format_or_separator_character_is_refused(cha
 
 @pytest.mark.parametrize("listed", [["a", "a/b"], ["a/b/c", "a/b"], ["SKILL.md/x"]])
 def test_a_file_listed_also_as_a_directory_is_the_servers_invalid_entry(listed):
-    from mrtr_cli.protocol.skills import SkillLoader, VerificationFailed
+    from mrtr_cli.protocol.features.skills import SkillLoader, VerificationFailed
 
     good = {"uri": "skill://a/SKILL.md", "digest": "sha256:" + "0" * 64, "size": 1}
     resources = [good, *({**good, "uri": f"skill://a/{rel}"} for rel in listed)]

@@ -42,8 +42,8 @@ NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "
 
 #: What loads while the server boots, not before it is launched: the command line parser,
 #: the session, the era probe and the engine.
-AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era", "mrtr_cli.protocol.eraprobe",
-                    "mrtr_cli.protocol.verdict", "mrtr_cli.protocol.session", "mrtr_cli.protocol.waiting",
+AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era.opener", "mrtr_cli.protocol.era.probe",
+                    "mrtr_cli.protocol.era.verdict", "mrtr_cli.protocol.session", "mrtr_cli.protocol.waiting",
                     "mrtr_cli.engine.mrtr", "mrtr_cli.responders.chain", "mrtr_cli.schema.quickcheck")
 
 
@@ -62,7 +62,7 @@ def loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
 def test_a_plain_stdio_call_imports_only_what_it_needs(tmp_path):
     proc, seen = imported(tmp_path, "--stdio", stdio_cmd(SERVERS / "core_server.py"), "call", "shed")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "mrtr_cli.protocol.era" in seen["end"]  # the record covers the whole call
+    assert "mrtr_cli.protocol.era.opener" in seen["end"]  # the record covers the whole call
     assert loaded(seen["end"], NEVER_ON_A_PLAIN_CALL) == []
     assert loaded(seen["launch"], AFTER_THE_LAUNCH) == []
 

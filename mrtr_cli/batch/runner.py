@@ -284,7 +284,7 @@ class BatchRunner:
         strict.begin_line()  # --strict: this line's violations go into its record
         record = self._run_line(line)
         record["strictViolations"] = strict.line_count()
-        from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.checks.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
 
         record["exitCode"] = strict_exit(record["exitCode"], record["strictViolations"])  # as `call --strict` exits
         return record

@@ -45,13 +45,13 @@ def complete_cmd(ctx: click.Context, kind: str, ref: str, items: tuple[str, ...]
       mrtr -s work complete prompt review language=py
       mrtr -s work complete resource 'repo://{owner}/{name}' name= owner=alice
     """
-    from mrtr_cli.protocol.completions import complete_params, request_completion  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.completions import complete_params, request_completion  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     pairs = split_items(items)
     (argument, value), context = pairs[0], dict(pairs[1:])
     if kind == "resource":
-        from mrtr_cli.protocol.templates import expand, is_template  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.lists.templates import expand, is_template  # noqa: PLC0415 - lazy for start-up time
 
         if not is_template(ref):
             raise UsageError(f"{ref} is not a URI template (completion asks for a template's {{variables}})")
@@ -59,14 +59,14 @@ def complete_cmd(ctx: click.Context, kind: str, ref: str, items: tuple[str, ...]
     params = complete_params(kind, ref, argument, value, context)
     with app.session() as session:
         if kind == "prompt":
-            from mrtr_cli.protocol.catalog import check_prompt_request  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.protocol.lists.catalog import check_prompt_request  # noqa: PLC0415 - lazy for start-up time
 
             check_prompt_request(session, app.list_cache(), ref, {argument: value, **context},
                                  deadline=app.deadline(), partial=True)
         try:
             result = request_completion(session, params, deadline=app.deadline())
         except JsonRpcError as err:
-            from mrtr_cli.protocol.completions import offers_completions  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.protocol.features.completions import offers_completions  # noqa: PLC0415 - lazy for start-up time
 
             if err.code == -32601 and not err.hint and offers_completions(session) is not True:
                 err.hint = "the server does not offer completions (no completions capability)"

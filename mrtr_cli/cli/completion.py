@@ -11,7 +11,7 @@ files; names never contact a server
 and resource template variables (`read 'TEMPLATE' VAR=<Tab>`) are the server's
 suggestions (`completion/complete`, server/utilities/completion), asked within
 `MRTR_COMPLETE_TIMEOUT` seconds (default 3; nothing is offered when that passes) and
-kept for a minute in the list cache (protocol/completions.py). Completion never prints
+kept for a minute in the list cache (protocol/features/completions.py). Completion never prints
 diagnostics.
 """
 

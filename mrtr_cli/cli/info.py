@@ -115,8 +115,8 @@ def discover_cmd(ctx: click.Context, **kw: Any) -> int:
     if app.opts.json_mode:
         print_json(app.env, description["result"])
     else:
-        from mrtr_cli.protocol.listen import listenable  # noqa: PLC0415 - start-up time (`mrtr --help`)
-        from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415 - the same
+        from mrtr_cli.protocol.features.listen import listenable  # noqa: PLC0415 - start-up time (`mrtr --help`)
+        from mrtr_cli.protocol.features.skills import EXTENSION, declares_skills  # noqa: PLC0415 - the same
         from mrtr_cli.render.listing import describe_discover  # noqa: PLC0415 - the same
 
         caps = description["result"].get("capabilities")
@@ -172,7 +172,7 @@ def _list_command(kind: str) -> None:
     @declare_options
     @click.pass_context
     def command(ctx: click.Context, **kw: Any) -> int:
-        from mrtr_cli.protocol.catalog import fetch_list  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.lists.catalog import fetch_list  # noqa: PLC0415 - lazy for start-up time
 
         app = make_app(ctx, kw)
         with app.session() as session:

@@ -18,7 +18,7 @@ from mrtr_cli.errors import UsageError
 
 def describe_event(msg: dict[str, Any]) -> str:
     """One readable, sanitized line for a change notification (without the time)."""
-    from mrtr_cli.protocol.listen import LISTS, UPDATED  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.listen import LISTS, UPDATED  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     method = msg.get("method")
@@ -52,7 +52,7 @@ def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...]
     """
     import time  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.protocol.listen import Want, listen  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.listen import Want, listen  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 

@@ -237,11 +237,11 @@ def _usage_error(exc: click.ClickException) -> UsageError:
 
 
 def strict_status(env: Environment, code: int) -> int:
-    """The exit code after `--strict` (protocol/strict.py): a run that saw a violation exits 4
+    """The exit code after `--strict` (protocol/checks/strict.py): a run that saw a violation exits 4
     where it would have exited 0, 1 (isError) or 6 (declined); other codes stand."""
     if env.strict is None:
         return code
-    from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.checks.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
 
     return strict_exit(code, env.strict.violations)
 

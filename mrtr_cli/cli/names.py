@@ -187,7 +187,7 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     `MRTR_COMPLETE_TIMEOUT`. Raises whatever goes wrong (`complete_names` gives no items)."""
     from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.protocol.completions import (  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.completions import (  # noqa: PLC0415 - lazy for start-up time
         cached_completion,
         complete_params,
         completion_values,
@@ -212,7 +212,7 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     if not isinstance(ref, str) or typed is None:
         return []
     if ref_kind == "resource":
-        from mrtr_cli.protocol.templates import is_template  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.lists.templates import is_template  # noqa: PLC0415 - lazy for start-up time
 
         if not is_template(ref):
             return []

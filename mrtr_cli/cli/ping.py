@@ -52,7 +52,7 @@ def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
     import time  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.protocol.ping import ping_once  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.ping import ping_once  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 

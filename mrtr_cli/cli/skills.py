@@ -21,7 +21,7 @@ from mrtr_cli.errors import ProtocolError, UsageError
 def _require_extension(session: Any, app: Any) -> None:
     """Raise ProtocolError unless the server declares the skills extension (clients send
     `skills/list` only after seeing the declaration)."""
-    from mrtr_cli.protocol.skills import EXTENSION, declares_skills  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.skills import EXTENSION, declares_skills  # noqa: PLC0415 - lazy for start-up time
 
     result = session.describe(app.deadline())["result"] or {}
     if not declares_skills(result.get("capabilities")):
@@ -37,7 +37,7 @@ def skills_cmd(ctx: click.Context, **kw: Any) -> int:
 
     Reads no skill file. --json prints every entry exactly as sent.
     """
-    from mrtr_cli.protocol.skills import list_skills, skill_name, skill_path  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.skills import list_skills, skill_name, skill_path  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.listing import one_line, print_table  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
@@ -76,7 +76,7 @@ def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) 
     with all of them; on any mismatch (exit 4) nothing is written. --json prints the
     entry and the resources/read result as sent (with --files: the files written).
     """
-    from mrtr_cli.protocol.skills import SkillLoader, find_skill, get_skill, list_skills  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.skills import SkillLoader, find_skill, get_skill, list_skills  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
@@ -126,7 +126,7 @@ def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) 
 
 
 def _unknown(wanted: str, entries: list[Any]) -> Exception:
-    from mrtr_cli.protocol.skills import skill_name, skill_path  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.features.skills import skill_name, skill_path  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
 

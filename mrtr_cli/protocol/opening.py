@@ -1,6 +1,6 @@
 """Opening the run's session: the options a session needs checked (`--protocol`,
 `--log-level`, `--max-message-size`, `--probe-timeout`), the transport (adopting a stdio
-server launched early, transport/early.py), the era (protocol/era.py: probing when
+server launched early, transport/early.py), the era (protocol/era/opener.py: probing when
 `--protocol auto`), and what every session of a run carries: the declared capabilities,
 the responder for an older server's own requests, log and progress display, `--trace`,
 `--strict`, and the x-mcp-header mirror of tool arguments over Streamable HTTP.
@@ -29,7 +29,7 @@ def check_session_options(opts: RunOptions) -> float:
     Raises:
         UsageError: a bad value (exit 2).
     """
-    from mrtr_cli.protocol.era import DEFAULT_PROBE_TIMEOUT, parse_protocol  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.era.opener import DEFAULT_PROBE_TIMEOUT, parse_protocol  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.logs import LOG_LEVELS  # noqa: PLC0415 - lazy for start-up time
 
     parse_protocol(opts.protocol)
@@ -90,7 +90,7 @@ def run_trace(run: RunContext) -> Iterator[None]:
 @contextlib.contextmanager
 def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iterator[Session]:
     """Open a session to `target` in the right protocol era (`--protocol`, probing when
-    auto: protocol/era.py) and always close it.
+    auto: protocol/era/opener.py) and always close it.
 
     Args:
         run: the run (options, environment, tracer, its chain, recorder, catalog, authorizer).
@@ -101,10 +101,10 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
 
     Raises:
         UsageError: a bad session option or `--trace` file (exit 2).
-        MrtrError: as `protocol.era.open_session` raises (TransportError, ProtocolError, ...).
+        MrtrError: as `protocol.era.opener.open_session` raises (TransportError, ProtocolError, ...).
     """
-    from mrtr_cli.protocol.era import SessionSettings, open_session  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.protocol.eracache import server_key  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.era.cache import server_key  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.era.opener import SessionSettings, open_session  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.logs import LogPrinter  # noqa: PLC0415 - lazy for start-up time
 
     opts, env = run.opts, run.env
@@ -126,7 +126,7 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
         responder=run.server_request_responder,  # an older server's own requests, answered by the run's chain
         on_log=LogPrinter(env, opts.log_level),
         rejoin=run.rejoin_session,
-        observer=run.strict_checker() if opts.strict else None,  # protocol/strict.py, only with --strict
+        observer=run.strict_checker() if opts.strict else None,  # protocol/checks/strict.py, only with --strict
     )
     transport = transport or target.make_transport(env, run.tracer, run.authorizer(target) if target.url else None)
     if run.end_server_at_once:

@@ -23,8 +23,8 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
     typed by the tool's `inputSchema` and validated (`schema.toolargs.tool_arguments`) and,
     on a 2025-11-25 server, the `task` member (`run.task_field`); prompt arguments
     as given (strings), checked against `prompts/list` unless `--no-validate`
-    (`protocol.catalog.check_prompt_request`); a resource's URI, or a resource template's
-    expanded with `items` (`protocol.templates.expand`).
+    (`protocol.lists.catalog.check_prompt_request`); a resource's URI, or a resource template's
+    expanded with `items` (`protocol.lists.templates.expand`).
 
     Args:
         run: the run (options, tracer, its tool catalog and list cache).
@@ -39,7 +39,7 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
     """
     if command == "read":
         if items:  # `read TEMPLATE NAME=VALUE...`: the variables of a resource template
-            from mrtr_cli.protocol.templates import expand, is_template  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.protocol.lists.templates import expand, is_template  # noqa: PLC0415 - lazy for start-up time
             from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415 - lazy for start-up time
             from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415 - lazy for start-up time
 
@@ -65,7 +65,7 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
     params: dict[str, Any] = {"name": subject}
     arguments = require_strings(build_arguments(items or [], base, None), "prompt argument")
     if not run.opts.no_validate:  # checked against prompts/list as tool arguments are against tools/list
-        from mrtr_cli.protocol.catalog import check_prompt_request  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.lists.catalog import check_prompt_request  # noqa: PLC0415 - lazy for start-up time
 
         check_prompt_request(session, run.list_cache(), subject, arguments or {}, deadline=run.deadline())
     if arguments:

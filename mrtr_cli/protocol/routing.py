@@ -2,7 +2,7 @@
 thread (protocol/waiting.py; `ping` is answered at once), `notifications/progress` to the
 request it belongs to (its callback, the progress display, and its deadline, which
 progress extends), `notifications/message` to the log, and every other notification to
-the session's `on_notification` (protocol/listen.py).
+the session's `on_notification` (protocol/features/listen.py).
 
 Spec: basic/patterns/progress (progress for a token of no request in flight is ignored),
 server/utilities/logging.

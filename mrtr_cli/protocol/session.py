@@ -26,6 +26,7 @@ from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError
+from mrtr_cli.protocol.checks.validate import check_input_request, check_result
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_notification, make_request, unwrap_response
@@ -40,7 +41,6 @@ from mrtr_cli.protocol.modern import (
     pick_version,
 )
 from mrtr_cli.protocol.routing import MessageRouting, ProgressCallback, ProgressSink
-from mrtr_cli.protocol.validate import check_input_request, check_result
 from mrtr_cli.protocol.waiting import ResponseWaiting, timeout_error
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
@@ -65,13 +65,13 @@ class Session(MessageRouting, ResponseWaiting):
         on_log: called with the params of each `notifications/message`.
         on_notification: called (on a reader thread) with every other notification the
             server sends, as sent (list changes, resource updates, subscription
-            acknowledgements: protocol/listen.py); None drops them.
+            acknowledgements: protocol/features/listen.py); None drops them.
         progress: shows the progress of every request (a ProgressSink), or None.
         on_server_request: for older servers; called with a server-initiated request and
             returns the response message to send (None: not handled). It runs on the
             thread waiting in `request` (the message pump), never on a reader thread,
             so it may prompt a person; `ping` is answered at once without it.
-        param_headers: optional `Mcp-Param-*` source (`protocol.catalog.ToolCatalog`):
+        param_headers: optional `Mcp-Param-*` source (`protocol.lists.catalog.ToolCatalog`):
             `headers_for(method, params)` adds headers to each request, and
             `refresh_after_mismatch(method, params)` decides whether a `-32020` is retried.
         discover_result: the `server/discover` result when one was fetched (era probe).
@@ -103,7 +103,7 @@ class Session(MessageRouting, ResponseWaiting):
         self.discover_result: dict[str, Any] | None = None
         self.capabilities: dict[str, Any] = {}
         #: `--strict`: sees every response and every message the server sends on its own
-        #: (`protocol.strict.StrictChecker`), or None.
+        #: (`protocol.checks.strict.StrictChecker`), or None.
         self.observer: Any = None
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
@@ -251,7 +251,7 @@ class Session(MessageRouting, ResponseWaiting):
             return result
 
     def check_result(self, method: str, result: dict[str, Any], era: str) -> None:
-        """`protocol.validate.check_result` for this session. With `--strict` (an
+        """`protocol.checks.validate.check_result` for this session. With `--strict` (an
         `observer`), a shape the schema forbids has already been reported as a violation
         (exit 4) and the result is still printed, as a lint does; without it, it is an
         invalid response.
@@ -262,7 +262,7 @@ class Session(MessageRouting, ResponseWaiting):
         self._check_shape(check_result, method, result, era)
 
     def check_input_request(self, request: Any, path: str, era: str) -> None:
-        """`protocol.validate.check_input_request` for this session (a task's input request,
+        """`protocol.checks.validate.check_input_request` for this session (a task's input request,
         `path` naming it), with `--strict` as `check_result` has it.
 
         Raises:
@@ -271,7 +271,7 @@ class Session(MessageRouting, ResponseWaiting):
         self._check_shape(check_input_request, request, path, era)
 
     def _check_shape(self, check: Callable[..., None], *args: Any) -> None:
-        from mrtr_cli.protocol.validate import InvalidShape  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.checks.validate import InvalidShape  # noqa: PLC0415 - lazy for start-up time
 
         try:
             check(*args)
@@ -356,7 +356,7 @@ class Session(MessageRouting, ResponseWaiting):
         finally:
             self._end_progress(token)
         self.tracer.message("recv", response)
-        if self.observer is not None:  # --strict (protocol/strict.py)
+        if self.observer is not None:  # --strict (protocol/checks/strict.py)
             self.observer.version = self.protocol_version
             self.observer.response(msg, response, declared=self._declared_once())
         return response

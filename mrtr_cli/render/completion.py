@@ -14,7 +14,7 @@ MAX_VALUES = 100
 def completion_lines(result: dict[str, Any]) -> tuple[list[str], str]:
     """The lines for stdout (at most `MAX_VALUES` values, each sanitised to one line) and
     the note for stderr ("" for none) of a `CompleteResult` whose `completion.values` are
-    strings (`protocol.completions.completion_values` checked them)."""
+    strings (`protocol.features.completions.completion_values` checked them)."""
     completion = result["completion"]
     values = completion["values"]
     lines = [sanitize(item, single_line=True) for item in values[:MAX_VALUES]]

@@ -216,7 +216,7 @@ def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "
     `era="legacy"` of an older server's `InitializeResult` (2025-11-25 basic/lifecycle).
 
     `skills`: the skills extension the capabilities declare (`mrtr skills`), or None;
-    `listen`: what `mrtr listen` can watch there (`protocol.listen.listenable`). The
+    `listen`: what `mrtr listen` can watch there (`protocol.features.listen.listenable`). The
     caller reads both from the capabilities: the protocol's rules sit above this layer."""
     if era == "legacy":
         lines = [f"Era:           legacy (initialize handshake, MCP {one_line(speaking)})"]

@@ -16,7 +16,7 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
     """The `arguments` of `tools/call NAME`: `items` (parsed `key=value` items,
     `schema.arguments.parse_item`) over `base` (an arguments object), typed by the tool's
     `inputSchema` and validated against it. The tool list comes from `catalog` (a
-    `protocol.catalog.ToolCatalog`: the list cache when fresh); a cached schema that rejects
+    `protocol.lists.catalog.ToolCatalog`: the list cache when fresh); a cached schema that rejects
     the arguments is fetched again once. When the tool list cannot be had, the arguments
     stay untyped and unchecked (`note` says why, for `-v`).
 

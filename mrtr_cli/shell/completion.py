@@ -242,7 +242,7 @@ class Completer:
                 templates = [(t.get("uriTemplate"), _meta(t.get("description") or t.get("name")))
                              for t in self.live.names("resources/templates/list")]
                 return self._offer([*resources, *templates], word, typed)
-            from mrtr_cli.protocol.templates import template_variables  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.protocol.lists.templates import template_variables  # noqa: PLC0415 - lazy for start-up time
 
             return self._arguments([(v, {}, "") for v in template_variables(given[0])], given[1:], word, typed)
         return []

@@ -31,7 +31,7 @@ from mrtr_cli.shell.watch import ListWatcher
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
-    from mrtr_cli.protocol.catalog import ToolCatalog
+    from mrtr_cli.protocol.lists.catalog import ToolCatalog
     from mrtr_cli.protocol.session import Session
 
 #: Options naming the server: the shell has one (RunOptions fields).
@@ -226,7 +226,7 @@ class ShellHost:
         """At a terminal: the lists completion offers, fetched while the person types."""
         if session.era != "modern":  # an older server's own requests must meet the line's thread
             return
-        from mrtr_cli.protocol.catalog import cached_list  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.lists.catalog import cached_list  # noqa: PLC0415 - lazy for start-up time
 
         try:
             self.app.catalog(session).load()
@@ -240,9 +240,9 @@ class ShellHost:
     def names(self, method: str) -> list[dict[str, Any]]:
         """The items of list `method` for completion: kept, else fetched now within a few
         seconds; [] when it cannot be had (completion never fails loudly)."""
-        from mrtr_cli.protocol.catalog import cached_list  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.protocol.listing import LIST_MEMBER  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.lists.catalog import cached_list  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.lists.listing import LIST_MEMBER  # noqa: PLC0415 - lazy for start-up time
 
         session = self.session
         if session is None or self._busy:

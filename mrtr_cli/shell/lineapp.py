@@ -21,7 +21,7 @@ from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.userfiles import UserInput
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mrtr_cli.protocol.catalog import ToolCatalog
+    from mrtr_cli.protocol.lists.catalog import ToolCatalog
     from mrtr_cli.protocol.session import Session
 
 

@@ -8,7 +8,7 @@ subscription to those notifications (shell/watch.py), so a list stays valid afte
 `listChanged` capability) covers it: a `call` in the shell costs one round trip, not a
 `tools/list` too. A list nothing covers is fresh for its `ttlMs` only, as for one command.
 
-Underneath is the state directory's list cache (protocol/listcache.py), so a list the
+Underneath is the state directory's list cache (protocol/lists/cache.py), so a list the
 shell fetched also serves the shell completion of the login shell afterwards.
 """
 
@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli.protocol.listcache import CachedList, ListCache, scope_of
+from mrtr_cli.protocol.lists.cache import CachedList, ListCache, scope_of
 
-#: The notification kind (protocol/listen.py `LISTS`) whose `list_changed` covers each list method.
+#: The notification kind (protocol/features/listen.py `LISTS`) whose `list_changed` covers each list method.
 KIND_OF = {
     "tools/list": "tools",
     "prompts/list": "prompts",
@@ -44,8 +44,8 @@ class HeldList(CachedList):
 
 class ShellLists(ListCache):
     """The list cache of a shell: a `ListCache` whose entries are kept in memory, over the
-    state directory's (`disk`, which stores them; every method `protocol.catalog` and
-    `protocol.completions` use is its own: `get`, `put`, `invalidate`,
+    state directory's (`disk`, which stores them; every method `protocol.lists.catalog` and
+    `protocol.features.completions` use is its own: `get`, `put`, `invalidate`,
     `get_every_declaration`).
 
     Args:

@@ -222,7 +222,7 @@ class ShellLoop:
 
             disarm()  # the next Ctrl-C cancels the next command again, not the shell
         if strict is not None:
-            from mrtr_cli.protocol.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.protocol.checks.strict import strict_exit  # noqa: PLC0415 - lazy for start-up time
 
             code = strict_exit(code, strict.line_count())
         if kept is not None and code in (0, 1, 6):

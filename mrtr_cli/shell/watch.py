@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli.protocol.listen import LISTS, Want, listen
+from mrtr_cli.protocol.features.listen import LISTS, Want, listen
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.shell.objects import member
 from mrtr_cli.transport.base import Message

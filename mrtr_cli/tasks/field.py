@@ -16,7 +16,7 @@ def task_field(session: Any, name: str, catalog: Any, *, requested: bool, ttl: f
     2025-11-25 server, for a `required` tool always and an `optional` one with `--task`
     (`requested`), asking for `ttl` seconds (`--task-ttl`); None otherwise. On a 2026-07-28
     server the server decides (`note` says `--task` changes nothing). `catalog` is the
-    run's `protocol.catalog.ToolCatalog`; without a tool list only `--task` can say.
+    run's `protocol.lists.catalog.ToolCatalog`; without a tool list only `--task` can say.
 
     Raises:
         UsageError: `--task` for a server or tool that cannot run tasks, a bad `--task-ttl`.

@@ -183,7 +183,7 @@ def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> lis
             one without `capabilities.tasks.list` (exit 2).
         JsonRpcError / ProtocolError / TransportError: from the session.
     """
-    from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.lists.listing import list_all  # noqa: PLC0415 - lazy for start-up time
 
     server = sanitize(session.server_name, single_line=True)
     if session.era != "legacy":

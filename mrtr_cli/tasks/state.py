@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
-from mrtr_cli.protocol.identifiers import check_identifier
+from mrtr_cli.protocol.checks.identifiers import check_identifier
 from mrtr_cli.render.sanitize import quote_value, sanitize
 
 WORKING = "working"

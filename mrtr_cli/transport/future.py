@@ -1,7 +1,7 @@
 """The pending answer to one request: a small thread-safe future.
 
 A transport's `request` returns one; a reader thread settles it with the response (or
-an error) and the caller waits on it (protocol/waiting.py, protocol/eraprobe.py). It has the
+an error) and the caller waits on it (protocol/waiting.py, protocol/era/probe.py). It has the
 part of `concurrent.futures.Future` that mrtr uses, without its import cost:
 `concurrent.futures` loads `logging` (and with it `traceback`, `string`, `textwrap`),
 which no call needs (docs/performance.md).

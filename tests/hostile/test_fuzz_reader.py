@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from mrtr_cli.protocol.skills import parse_frontmatter
+from mrtr_cli.protocol.features.skills import parse_frontmatter
 from mrtr_cli.transport.base import InvalidMessage, MessageTooLarge, decode_or_none
 from mrtr_cli.transport.sse import parse_sse_bytes
 from mrtr_cli.transport.pipes import LineSplitter
@@ -151,7 +151,7 @@ def test_task_ids_are_taken_only_when_they_can_be_written(task_id: str, extra: o
     """A task id is accepted exactly when it can be written as UTF-8 (records, commands,
     headers) and is not too long; otherwise a ProtocolError quoting it escaped and short."""
     from mrtr_cli.errors import ProtocolError
-    from mrtr_cli.protocol.identifiers import MAX_IDENTIFIER_CHARS
+    from mrtr_cli.protocol.checks.identifiers import MAX_IDENTIFIER_CHARS
     from mrtr_cli.tasks.state import parse_task
 
     try:

@@ -3,8 +3,8 @@
 Spec: 2026-07-28 `basic/versioning` ("Backward Compatibility with Initialization-Based
 Versions"), `basic/transports/stdio` and `streamable-http` ("Backward Compatibility").
 
-`--protocol auto` (the default) probes with `server/discover` (protocol/eraprobe.py;
-what an answer means: protocol/verdict.py): a modern verdict opens a `Session`
+`--protocol auto` (the default) probes with `server/discover` (protocol/era/probe.py;
+what an answer means: protocol/era/verdict.py): a modern verdict opens a `Session`
 (protocol/session.py), a legacy one sends `initialize` (`LegacySession`,
 protocol/legacy.py). No answer is only a guess: a server the era cache knows to be
 modern gets `KNOWN_MODERN_PROBE_TIMEOUT` (a slow start is no evidence), and a
@@ -12,7 +12,7 @@ modern gets `KNOWN_MODERN_PROBE_TIMEOUT` (a slow start is no evidence), and a
 (the session is modern). If that `initialize` fails in a way only a modern server
 would, the session is modern after all.
 
-The era found is cached per server (protocol/eracache.py). A server known to be legacy
+The era found is cached per server (protocol/era/cache.py). A server known to be legacy
 is sent `initialize` at once; when that cached guess fails, or a request in it gets a
 modern-only error (`EraChanged`: the command runs again), the cache entry is dropped
 and the server is probed again. A verdict from silence is a guess: it is said on
@@ -34,12 +34,12 @@ from typing import Any
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import EraChanged, JsonRpcError, ProtocolError, TransportError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.protocol.eracache import EraCache
-from mrtr_cli.protocol.eraprobe import add_hint, probe
+from mrtr_cli.protocol.era.cache import EraCache
+from mrtr_cli.protocol.era.probe import add_hint, probe
+from mrtr_cli.protocol.era.verdict import MODERN_ERRORS, Verdict, late_modern, modern_after_all
 from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySession, ServerRequestHandler
 from mrtr_cli.protocol.modern import LATEST_MODERN, MODERN_VERSIONS
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.protocol.verdict import MODERN_ERRORS, Verdict, late_modern, modern_after_all
 from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
@@ -87,7 +87,7 @@ class SessionSettings:
         on_log: called with the params of each `notifications/message`.
         rejoin: a legacy HTTP session to rejoin instead of initializing one
             (`LegacySession.rejoin`), or None.
-        observer: `--strict`'s checker (protocol/strict.py), set on the session before it
+        observer: `--strict`'s checker (protocol/checks/strict.py), set on the session before it
             sends anything, or None.
     """
 

@@ -76,9 +76,9 @@ def skill_name(entry: dict[str, Any]) -> str:
 def list_skills(session: Session, deadline: Deadline | None = None) -> tuple[list[Any], list[dict[str, Any]]]:
     """Every `skills/list` page: (entries, pages as sent).
 
-    Raises: as `protocol.listing.list_all` (ProtocolError for a page without `skills`).
+    Raises: as `protocol.lists.listing.list_all` (ProtocolError for a page without `skills`).
     """
-    from mrtr_cli.protocol.listing import list_all  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.lists.listing import list_all  # noqa: PLC0415 - lazy for start-up time
 
     return list_all(session, "skills/list", deadline=deadline)
 

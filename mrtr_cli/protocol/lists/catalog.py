@@ -26,8 +26,8 @@ from typing import Any
 from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp_header_map
-from mrtr_cli.protocol.listcache import ListCache
-from mrtr_cli.protocol.listing import LIST_MEMBER, list_all
+from mrtr_cli.protocol.lists.cache import ListCache
+from mrtr_cli.protocol.lists.listing import LIST_MEMBER, list_all
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import quote_value, sanitize
 

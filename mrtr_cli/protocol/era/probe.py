@@ -1,6 +1,6 @@
 """The era probe: `server/discover` with the modern `_meta` envelope, sent first on both
 transports (it has no side effects, so the era is known before any era-ambiguous call is
-sent), and what its outcome is as a `Verdict` (protocol/verdict.py).
+sent), and what its outcome is as a `Verdict` (protocol/era/verdict.py).
 
 No answer within the probe timeout means legacy, but only as a guess (`silent`). On
 stdio the probe timeout counts from when the server has read the probe from its stdin
@@ -23,10 +23,10 @@ from typing import Any
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TimeoutExpired, TransportError
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.era.verdict import Verdict, classify_response
 from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_request
 from mrtr_cli.protocol.modern import LATEST_MODERN, META, client_info
-from mrtr_cli.protocol.verdict import Verdict, classify_response
 from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import InvalidMessage, Message, Transport

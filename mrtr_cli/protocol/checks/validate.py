@@ -65,7 +65,7 @@ class InvalidShape(ProtocolError):
 def _defs(era: str) -> dict[str, Any]:
     version = "2026-07-28" if era == "modern" else "2025-11-25"
     if version not in _DEFS:
-        path = os.path.join(os.path.dirname(__file__), "schemas", f"results-{version}.json")
+        path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "schemas", f"results-{version}.json")
         with open(path, encoding="utf-8") as fh:
             _DEFS[version] = json.load(fh)["$defs"]
     return _DEFS[version]

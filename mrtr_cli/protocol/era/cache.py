@@ -4,7 +4,7 @@ Keyed by a hash of the stdio command (and working directory) or of the URL: no s
 are stored. A server known to be legacy is sent `initialize` at once (so a silent legacy
 server costs the probe timeout only once); a modern verdict is recorded but the probe
 still runs. A verdict from silence is a guess, kept `SILENT_TTL` seconds. When a cached
-guess fails, the entry is dropped and the server is probed again (protocol/era.py).
+guess fails, the entry is dropped and the server is probed again (protocol/era/opener.py).
 `MRTR_NO_CACHE` turns the cache off.
 """
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.protocol.listcache import ListCache
+from mrtr_cli.protocol.lists.cache import ListCache
 from mrtr_cli.protocol.session import Session
 
 METHOD = "completion/complete"
