@@ -6,7 +6,7 @@ options and reads top to bottom, e.g. `mrtr call`:
 
     store = app.answer_store()                    # responders/sources.py
     target = app.target()                         # config/resolve.py, config/trust.py
-    app.spawn_early(target)                       # transport/early.py
+    app.spawn_early(target)                       # transport/stdio/early.py
     with app.session(target) as session:          # protocol/opening.py
         method, params = request_params(app, session, "call", name, items)   # protocol/requests.py
         return run_request(app, method, params, session=session,             # engine/run.py
@@ -44,7 +44,7 @@ __all__ = ["App", "RunOptions"]
 
 def oauth_client(*args: Any, **kwargs: Any) -> Any:
     """An `auth.manager.OAuthClient` (its arguments): the sign-in package is imported only
-    when the OAuth hook (transport/authhook.py) first needs a client."""
+    when the OAuth hook (transport/http/authhook.py) first needs a client."""
     from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - start-up time: the first 401, or a token to refresh
 
     return OAuthClient(*args, **kwargs)
@@ -233,11 +233,11 @@ class App:
 
     # ------------------------------------------------------------------ session
     def spawn_early(self, target: Target) -> None:
-        """Launch a stdio server now (`transport.early.spawn_early`); the next `session(target)`
+        """Launch a stdio server now (`transport.stdio.early.spawn_early`); the next `session(target)`
         adopts it. Raises UsageError for a bad session option (the server is stopped)."""
         if target.command and self._early is None:
             from mrtr_cli.protocol.opening import check_session_options  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.transport.early import spawn_early  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.stdio.early import spawn_early  # noqa: PLC0415 - lazy for start-up time
 
             self._early = (target, spawn_early(target, self.env, self.tracer, lambda: check_session_options(self.opts)))
 

@@ -134,7 +134,7 @@ class RunContext(Protocol):
         """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None."""
 
     def authorizer(self, target: Any) -> Any:
-        """The OAuth hook of an HTTP target (transport/authhook.py), or None."""
+        """The OAuth hook of an HTTP target (transport/http/authhook.py), or None."""
 
     def server_request_responder(self) -> Any:
         """What answers an older server's own requests (protocol/legacy.py's

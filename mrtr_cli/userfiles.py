@@ -4,7 +4,7 @@ secret values, `--config`, pending documents, batch input, the `--resume` output
 `--client-secret-file`, `--private-key-file`, `MRTR_CLIENT_SECRET_FILE`,
 `MRTR_PRIVATE_KEY_FILE`) and for stdin (`-`); `check_user_file` applies the same rules to a
 file another library reads by its name (`SSL_CERT_FILE`, which OpenSSL loads:
-transport/tlsenv.py), and `read_state_bytes` / `read_state_json` to what mrtr keeps in its
+transport/http/tls.py), and `read_state_bytes` / `read_state_json` to what mrtr keeps in its
 state directory (a directory the environment names: a refused file there is absent).
 
 Rules (docs/limits.md):

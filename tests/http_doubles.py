@@ -219,13 +219,13 @@ def _connect_time_check(port: int, listener: Listener) -> dict[str, Any]:
     """The connect-time address check of mrtr's HTTP client, in process: a name that
     resolves to `METADATA` is refused within `server_given` (no connection made), and
     connected to outside it (the control connection, awaited)."""
-    from mrtr_cli.transport.httpenv import new_client
+    from mrtr_cli.transport.http.env import new_client
 
     url = f"http://sneaky.test:{port}/control"
     client = new_client(timeout=30)
     said = "nothing refused"
     try:
-        from mrtr_cli.transport.httpguard import server_given
+        from mrtr_cli.transport.http.guard import server_given
     except ImportError:  # a checkout without the check (to see these tests fail there)
         said = "no connect-time check"
     else:

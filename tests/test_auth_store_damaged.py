@@ -44,7 +44,7 @@ DAMAGED = {
 
 def token_file(tmp_path, url: str = URL) -> str:
     """The token store file mrtr uses for `url` in this test's state directory (created empty)."""
-    from mrtr_cli.transport.authhook import canonical_resource
+    from mrtr_cli.transport.http.authhook import canonical_resource
 
     key = hashlib.sha256(canonical_resource(url).encode()).hexdigest()[:32]
     auth_dir(tmp_path).mkdir(parents=True, exist_ok=True)

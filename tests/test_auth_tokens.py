@@ -367,7 +367,7 @@ def test_a_short_lived_token_is_used_while_fresh(tmp_path, oauth_server, browser
 
 
 def test_the_expiry_margin_is_proportional_to_the_lifetime():
-    from mrtr_cli.transport.authhook import nearly_expired
+    from mrtr_cli.transport.http.authhook import nearly_expired
 
     assert not nearly_expired({"obtained_at": 1000, "expires_at": 1002}, now=1001)
     assert nearly_expired({"obtained_at": 1000, "expires_at": 1002}, now=1001.9)

@@ -1,4 +1,4 @@
-"""Running a command whose output mrtr reads (mrtr_cli/transport/boundedrun.py; the
+"""Running a command whose output mrtr reads (mrtr_cli/transport/stdio/boundedrun.py; the
 assertion, ID-token and sampling commands use it, end to end in test_auth_identity.py
 and test_sampling_roots.py): stdout read only up to its limit, stderr kept to its last
 part, a time bound that holds even when a process that left the group keeps the pipe
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from mrtr_cli.transport.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded
+from mrtr_cli.transport.stdio.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded
 from tests.conftest import SERVERS
 from tests.servers.flood_command import FLOOD as FLOOD_TEXT
 from tests.support import SAFETY, running, wait_for

@@ -1,5 +1,5 @@
 """Where a URL a server hands mrtr may take a request, in process (mrtr_cli/auth/urls.py
-and the one rule it applies, mrtr_cli/transport/urlrule.py): valid URLs, HTTPS or plain
+and the one rule it applies, mrtr_cli/transport/http/urlrule.py): valid URLs, HTTPS or plain
 HTTP to this machine (or to the user's own origin), never a link-local or cloud-metadata
 address, also by a name that resolves to one.
 These are fast tests mutation testing runs (tests/README.md "Mutation testing").
@@ -13,8 +13,8 @@ import pytest
 
 from mrtr_cli.auth.urls import allowed_url, check_resolved, checked_url, resolved_to, shown
 from mrtr_cli.errors import AuthError
-from mrtr_cli.transport import urlrule
-from mrtr_cli.transport.urlrule import (
+from mrtr_cli.transport.http import urlrule
+from mrtr_cli.transport.http.urlrule import (
     FORBIDDEN,
     PLAIN_HTTP,
     forbidden_address,

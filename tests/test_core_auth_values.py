@@ -21,7 +21,7 @@ from mrtr_cli.auth.values import (
     lifetime,
 )
 from mrtr_cli.errors import AuthError
-from mrtr_cli.transport.tokenfile import MAX_TOKEN_CHARS, MAX_UNIX_TIME
+from mrtr_cli.transport.http.tokenfile import MAX_TOKEN_CHARS, MAX_UNIX_TIME
 
 MEMBER = "the token response's access_token"
 

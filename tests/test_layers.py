@@ -88,8 +88,8 @@ PUT_BACK = [
     ("env.py", "from mrtr_cli.render.sanitize import sanitize", "mrtr_cli.env -> mrtr_cli.render.sanitize (l."),
     ("jsonfile.py", "from mrtr_cli.userfiles import read_user_text", "mrtr_cli.jsonfile -> mrtr_cli.userfiles (l."),
     ("runcontext.py", "import mrtr_cli.engine", "mrtr_cli.runcontext -> mrtr_cli.engine (l."),
-    ("transport/authhook.py", "from mrtr_cli.auth.dpop import ProofKey",
-     "mrtr_cli.transport.authhook -> mrtr_cli.auth.dpop (l."),
+    ("transport/http/authhook.py", "from mrtr_cli.auth.dpop import ProofKey",
+     "mrtr_cli.transport.http.authhook -> mrtr_cli.auth.dpop (l."),
     # A cycle inside one layer: protocol/session.py imports protocol/deadline.py.
     ("protocol/deadline.py", "from mrtr_cli.protocol.session import Session",
      "No cycles are allowed in mrtr_cli.protocol."),

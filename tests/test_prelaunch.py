@@ -1,5 +1,5 @@
 """Launching a stdio server from the command line's words before the CLI loads
-(transport/early.py, docs/performance.md): which command lines do it, and that a server
+(transport/stdio/early.py, docs/performance.md): which command lines do it, and that a server
 the run does not adopt is stopped. In-process, with a real server process."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from mrtr_cli.transport import early
+from mrtr_cli.transport.stdio import early
 
 SLEEPER = [sys.executable, "-c", "import sys; sys.stdin.read()"]  # a server that waits for stdin to close
 CMD = shlex.join(SLEEPER)

@@ -1,6 +1,6 @@
 """A server that takes a connection and never answers must not hold mrtr: `--timeout`
 ends the run with exit 7, one SIGTERM/SIGINT with 130, and a notification POST the
-server never acknowledges costs a bound, not a hang (transport/http.py `send`).
+server never acknowledges costs a bound, not a hang (transport/http/transport.py `send`).
 
 The servers here never answer, so an unbounded wait in mrtr blocks until the test's
 safety bound (subprocess timeout) fails it."""

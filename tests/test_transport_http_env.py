@@ -223,7 +223,7 @@ def test_a_run_without_https_loads_no_ca_certificates(url, tls_url, monkeypatch)
     import httpcore2
     import httpx2
 
-    from mrtr_cli.transport.httpenv import new_client
+    from mrtr_cli.transport.http.env import new_client
 
     for name in QUIET:
         monkeypatch.delenv(name, raising=False)

@@ -224,7 +224,7 @@ def test_a_hop_within_the_origin_gets_a_new_dpop_proof_for_its_target(servers):
     import httpx2
     jwt = pytest.importorskip("jwt")
     from mrtr_cli.auth.dpop import ProofKey
-    from mrtr_cli.transport.redirects import send_following
+    from mrtr_cli.transport.http.redirects import send_following
 
     def answer(seen: Seen):
         if seen.path == "/mcp":

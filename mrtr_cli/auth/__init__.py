@@ -3,7 +3,7 @@ discovery (`discovery`), client identity (`registration`), the authorization
 code flow with PKCE through a loopback redirect (`flow`, `loopback`, `consent`), token
 endpoint requests and the client credentials extension (`grants`), the token store
 (`store`), and `manager.OAuthClient`, which the HTTP transport reaches through
-`mrtr_cli.transport.authhook.Authorizer`.
+`mrtr_cli.transport.http.authhook.Authorizer`.
 
 Nothing here is imported on a call to a server that needs no token.
 """

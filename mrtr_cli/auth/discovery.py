@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from mrtr_cli.auth.replies import fetch
 from mrtr_cli.auth.urls import allowed_url, checked_url, shown
 from mrtr_cli.errors import AuthError, TimeoutExpired
-from mrtr_cli.transport.authhook import canonical_resource
+from mrtr_cli.transport.http.authhook import canonical_resource
 
 PRM_SUFFIX = "/.well-known/oauth-protected-resource"
 
@@ -208,7 +208,7 @@ def _get(http: Any, url: str, what: str, *, server_given: str | None) -> _Got:
     except httpx2.TimeoutException:
         raise TimeoutExpired(f"{what} at {shown(url)} did not answer in time") from None
     except httpx2.HTTPError as exc:
-        from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.env import through_proxy  # noqa: PLC0415 - lazy for start-up time
 
         return _Got(url, 0, reason=type(exc).__name__ + through_proxy(url))
     return _Got(url, reply.status, reply.body, reply.location)

@@ -74,11 +74,11 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
 
 def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     """The output of the assertion command, within COMMAND_TIMEOUT and the run's deadline,
-    read within `MAX_COMMAND_OUTPUT` bytes (`transport.boundedrun`: its process group is
+    read within `MAX_COMMAND_OUTPUT` bytes (`transport.stdio.boundedrun`: its process group is
     ended however it ends)."""
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.transport.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
+    from mrtr_cli.transport.stdio.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
 
     left = deadline.remaining() if deadline is not None else None
     limit = COMMAND_TIMEOUT if left is None else max(min(COMMAND_TIMEOUT, left), 0.01)
@@ -172,7 +172,7 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
         raise TimeoutExpired(f"the identity provider's token endpoint {shown(endpoint)} "
                              "did not answer in time") from None
     except httpx2.HTTPError as exc:
-        from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.env import through_proxy  # noqa: PLC0415 - lazy for start-up time
 
         raise grants.TokenError(f"cannot reach the identity provider's token endpoint {shown(endpoint)}"
                                 f"{through_proxy(endpoint)}: "

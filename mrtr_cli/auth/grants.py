@@ -164,7 +164,7 @@ def token_request(http: Any, endpoint: str, data: dict[str, str], headers: dict[
     except httpx2.TimeoutException:
         raise TimeoutExpired(f"the token endpoint {endpoint} did not answer in time") from None
     except httpx2.HTTPError as exc:
-        from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.env import through_proxy  # noqa: PLC0415 - lazy for start-up time
 
         raise TokenError(f"cannot reach the token endpoint {endpoint}{through_proxy(endpoint)}: "
                          f"{type(exc).__name__}") from None

@@ -1,5 +1,5 @@
 """`OAuthClient`: the MCP authorization flow for one MCP server, behind the HTTP
-transport's `Authorizer` (transport/authhook.py).
+transport's `Authorizer` (transport/http/authhook.py).
 
 On a 401 (or a 403 with `error="insufficient_scope"`) it refreshes the token when it
 can, else discovers the authorization server, picks the client identity and the scopes,
@@ -37,7 +37,7 @@ from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.authhook import nearly_expired
+from mrtr_cli.transport.http.authhook import nearly_expired
 
 #: The longest any one authorization request may take (seconds), whatever the deadline.
 REQUEST_TIMEOUT = 30.0
@@ -121,7 +121,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
 
                 for kind, more in trace_hooks(self.tracer).items():
                     hooks.setdefault(kind, []).extend(more)
-            from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.env import new_client  # noqa: PLC0415 - lazy for start-up time
 
             self._http = new_client(timeout=httpx2.Timeout(REQUEST_TIMEOUT), follow_redirects=False,
                                     verify=self._verify, headers={"User-Agent": "mrtr"}, event_hooks=hooks)

@@ -20,11 +20,11 @@ def probe(http: Any, url: str, headers: dict[str, str], protocol: str = "auto") 
 
     Raises:
         ProxyRefused: the proxy in the way answered itself, or may have
-            (transport/httpproxy.py): exit 3 naming the proxy, not the server's answer.
+            (transport/http/proxy.py): exit 3 naming the proxy, not the server's answer.
     """
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.transport.httpproxy import proxy_answer, tunnel_refused  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.proxy import proxy_answer, tunnel_refused  # noqa: PLC0415 - lazy for start-up time
 
     modern = protocol in ("auto", "2026-07-28", "modern")
     method = "server/discover" if modern else "ping"

@@ -157,7 +157,7 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
         except httpx2.TimeoutException:
             raise TimeoutExpired(f"the registration endpoint {shown(endpoint)} did not answer in time") from None
         except httpx2.HTTPError as exc:
-            from mrtr_cli.transport.httpenv import through_proxy  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.env import through_proxy  # noqa: PLC0415 - lazy for start-up time
 
             raise AuthError(f"cannot reach the registration endpoint {shown(endpoint)}{through_proxy(endpoint)}: "
                             f"{type(exc).__name__}") from None

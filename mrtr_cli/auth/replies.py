@@ -5,7 +5,7 @@ responses), read within the limits on what a server sends (transport/limits.py, 
 with a number JSON does not have. An authorization server is untrusted like any other:
 such a reply is an authentication failure (`AuthError`, exit 8) naming the server and
 the limit, never a crash. A proxy's own answer is the proxy's error, never the server's
-(transport/httpproxy.py, exit 3).
+(transport/http/proxy.py, exit 3).
 """
 
 from __future__ import annotations
@@ -87,21 +87,21 @@ def fetch(http: Any, method: str, url: str, what: str, *, read: tuple[int, ...] 
         httpx2.HTTPError: the request failed (the caller says what that means).
         ProxyRefused: the proxy in the way answered itself (HTTP 407, a refused CONNECT) or
             may have (502, 503, 504 through a forwarding proxy): exit 3 naming the proxy
-            and its variable (transport/httpproxy.py), never taken for the server's answer.
+            and its variable (transport/http/proxy.py), never taken for the server's answer.
         AuthError: a server-given host is or resolves to an address where no request may
-            go (checked again on the address connected to: transport/httpguard.py); the
+            go (checked again on the address connected to: transport/http/guard.py); the
             body is over the message size limit (also when its `Content-Length` says so,
             before it is read), nested more than 128 levels, or holds NaN, Infinity or an
             over-long integer (exit 8).
     """
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.transport.httpproxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.proxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
 
     checked: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if not user_url:
         from mrtr_cli.auth.urls import check_resolved, resolved_to  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.transport.httpguard import server_given as guarded  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.guard import server_given as guarded  # noqa: PLC0415 - lazy for start-up time
 
         member = server_given or what
         check_resolved(url, member)
@@ -117,8 +117,8 @@ def _reply(resp: httpx2.Response, where: str, read: tuple[int, ...] | None) -> R
     """The `Reply` of `resp` (an open `httpx2.Response`; `where` names it for a message):
     see `fetch`."""
     from mrtr_cli.transport.base import InvalidMessage, MessageTooDeep, MessageTooLarge  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.transport.httpproxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.transport.httpreply import read_json_body  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.proxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.reply import read_json_body  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.transport.limits import describe_size  # noqa: PLC0415 - lazy for start-up time
 
     refused = proxy_answer(str(resp.request.url), resp.status_code)

@@ -4,7 +4,7 @@ Windows, where modes mean nothing, the state directory is in the user's profile:
 (`platform.filelock`) so that concurrent runs refresh a token once (2026-07-28 basic/authorization/security-considerations "Token Theft";
 OAuth 2.1 section 7.1).
 
-A file (`transport.authhook.token_path`) holds, for the server's canonical URI, one entry
+A file (`transport.http.authhook.token_path`) holds, for the server's canonical URI, one entry
 per authorization server (issuer): the client registered there, the tokens it issued and
 the endpoints needed to refresh or revoke them. Clients and tokens are never used with
 another issuer (basic/authorization/client-registration "Authorization Server Binding").
@@ -30,8 +30,8 @@ from typing import Any
 from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.platform import filelock
 from mrtr_cli.platform.filemodes import owner_only_file, owner_only_folder
-from mrtr_cli.transport.authhook import canonical_resource, read_record, store_dir, token_path
-from mrtr_cli.transport.tokenfile import DamagedTokenStore, issuers_named
+from mrtr_cli.transport.http.authhook import canonical_resource, read_record, store_dir, token_path
+from mrtr_cli.transport.http.tokenfile import DamagedTokenStore, issuers_named
 
 SECRET_FIELDS = (("tokens", "access_token"), ("tokens", "refresh_token"), ("tokens", "dpop_key"),
                  ("client", "client_secret"))
@@ -59,7 +59,7 @@ class TokenStore:
             or of `also` (`Environment.holds_secret`); with it, `update` refuses what an
             authorization server handed back when it holds one (`screen`).
 
-    Reading a damaged file raises `DamagedTokenStore` (exit 8; transport/tokenfile.py);
+    Reading a damaged file raises `DamagedTokenStore` (exit 8; transport/http/tokenfile.py);
     `remove` deletes it all the same.
     """
 

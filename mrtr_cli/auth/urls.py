@@ -1,7 +1,7 @@
 """The URLs an MCP or authorization server hands mrtr during a sign-in (the challenge's
 `resource_metadata`, protected resource metadata `resource` and `authorization_servers`,
 authorization server metadata `issuer` and endpoints), checked before mrtr uses them by
-the one rule on where a server-given URL may go (transport/urlrule.py, which the MCP
+the one rule on where a server-given URL may go (transport/http/urlrule.py, which the MCP
 endpoint's redirects follow too); a URL that breaks it is an `AuthError` (exit 8) naming
 the member it came from.
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import one_line
-from mrtr_cli.transport.urlrule import FORBIDDEN, is_valid_url, refusal, resolved_refusal
+from mrtr_cli.transport.http.urlrule import FORBIDDEN, is_valid_url, refusal, resolved_refusal
 
 
 def shown(value: Any) -> str:

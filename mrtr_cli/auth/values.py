@@ -16,10 +16,10 @@ import math
 from typing import Any
 
 from mrtr_cli.errors import AuthError
-from mrtr_cli.transport.tokenfile import B64TOKEN as _B64TOKEN
-from mrtr_cli.transport.tokenfile import MAX_TOKEN_CHARS
-from mrtr_cli.transport.tokenfile import MAX_UNIX_TIME as MAX_EPOCH
-from mrtr_cli.transport.tokenfile import VSCHAR as _VSCHAR
+from mrtr_cli.transport.http.tokenfile import B64TOKEN as _B64TOKEN
+from mrtr_cli.transport.http.tokenfile import MAX_TOKEN_CHARS
+from mrtr_cli.transport.http.tokenfile import MAX_UNIX_TIME as MAX_EPOCH
+from mrtr_cli.transport.http.tokenfile import VSCHAR as _VSCHAR
 
 #: The longest client id or client secret accepted (characters).
 MAX_CLIENT_ID_CHARS = 2048

@@ -355,7 +355,7 @@ def _plain_http(app: Any) -> Any:
     """An `httpx2.Client` for revocation requests without a target (`auth logout --all`),
     traced as the sign-in's are (auth/httptrace.py)."""
     from mrtr_cli.auth.httptrace import trace_hooks  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.env import new_client  # noqa: PLC0415 - lazy for start-up time
 
     return new_client(timeout=30.0, follow_redirects=False, event_hooks=trace_hooks(app.tracer))
 

@@ -2,7 +2,7 @@
 
 Before the command line is parsed (and click imported), a stdio server the command line
 plainly needs is launched, so that it boots while the rest of `mrtr` loads
-(`transport.early.prelaunch`, docs/performance.md); then `cli.main.main` runs the command.
+(`transport.stdio.early.prelaunch`, docs/performance.md); then `cli.main.main` runs the command.
 A server the run did not adopt is stopped before `mrtr` exits.
 
 At the end every object left is moved out of the garbage collector's sight (`gc.freeze`):
@@ -24,7 +24,7 @@ def main() -> None:
 
     # As cli.main.main does: SIGTERM (Ctrl-Break on Windows) ends the run like Ctrl-C, from the first moment.
     on_termination(terminated)
-    from mrtr_cli.transport.early import discard_prelaunched, prelaunch  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.stdio.early import discard_prelaunched, prelaunch  # noqa: PLC0415 - lazy for start-up time
 
     try:
         prelaunch(sys.argv[1:])

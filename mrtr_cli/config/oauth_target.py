@@ -1,7 +1,7 @@
 """The OAuth settings of a run's target: the config entry's `oauth` member, then the
 `MRTR_*` environment variables, then the command line (config/oauth.py); the commands
 that sign in to it again, for messages; and the `Authorizer` the HTTP transport calls
-(transport/authhook.py).
+(transport/http/authhook.py).
 
 Cheap: `mrtr_cli.auth` is imported only inside the callables the application layer hands
 to `make_authorizer`.
@@ -117,7 +117,7 @@ def make_authorizer(app: Any, target: Any, *, oauth_client: Callable[..., Any], 
     """
     if not target.url or any(name.lower() == "authorization" for name in target.headers):
         return None
-    from mrtr_cli.transport.authhook import Authorizer  # noqa: PLC0415 - start-up time: HTTP targets only
+    from mrtr_cli.transport.http.authhook import Authorizer  # noqa: PLC0415 - start-up time: HTTP targets only
 
     settings: list[AuthSettings] = []
 

@@ -83,13 +83,13 @@ class Target:
 
     def make_transport(self, env: Environment, tracer: Tracer, authorizer: Any = None) -> Transport:
         """Build (not start) the transport for this target (`authorizer`: the OAuth hook of
-        an HTTP target, transport/authhook.py; a stdio target never has one)."""
+        an HTTP target, transport/http/authhook.py; a stdio target never has one)."""
         if self.url:
-            from mrtr_cli.transport.http import HttpTransport  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.transport import HttpTransport  # noqa: PLC0415 - lazy for start-up time
 
             return HttpTransport(self.url, headers=self.headers, on_http=tracer.http if tracer.active else None,
                                  authorizer=authorizer)
-        from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.stdio.transport import StdioTransport  # noqa: PLC0415 - lazy for start-up time
 
         sink = None if env.quiet else (lambda line: env.err(line))
         return StdioTransport(self.command or [], env=self.env, cwd=self.cwd, stderr_sink=sink)

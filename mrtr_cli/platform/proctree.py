@@ -1,7 +1,7 @@
 """A child process and everything it starts, as one tree `mrtr` can ask to end and end.
 
-Every child `mrtr` starts (a stdio server: `transport.launch`; a command whose output it
-reads: `transport.boundedrun`) is started by `start`: in a process group of its own, so a
+Every child `mrtr` starts (a stdio server: `transport.stdio.launch`; a command whose output it
+reads: `transport.stdio.boundedrun`) is started by `start`: in a process group of its own, so a
 Ctrl-C at the terminal reaches `mrtr` only, and so that the child and what it launched
 (`npx` -> `node`, `uv run` -> `python`) can be ended together.
 
@@ -13,7 +13,7 @@ Ctrl-C at the terminal reaches `mrtr` only, and so that the child and what it la
 | `any_left` | signal 0 to the group | the job's active processes |
 | `end_escaped` | Linux: what left the group (double fork and `setsid`) and was reparented to `mrtr`, its child subreaper; macOS: nothing | the job's handle closed (the job ends whatever is left in it) |
 
-The staging (stdin closed, wait, ask, wait, end) is `transport.procgroup`'s.
+The staging (stdin closed, wait, ask, wait, end) is `transport.stdio.procgroup`'s.
 """
 
 from __future__ import annotations

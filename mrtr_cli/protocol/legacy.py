@@ -37,7 +37,7 @@ from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Ses
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
-from mrtr_cli.transport.echoed import unsendable
+from mrtr_cli.transport.http.echoed import unsendable
 
 #: Handshake versions this client speaks, newest first.
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -318,7 +318,7 @@ class LegacySession(Session):
             Declined: the person refused a URL elicitation the request needs.
             JsonRpcError, ProtocolError, TransportError, AuthError, TimeoutExpired, UsageError.
         """
-        from mrtr_cli.transport.httpreply import SessionExpired  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.reply import SessionExpired  # noqa: PLC0415 - lazy for start-up time
 
         deadline = deadline or Deadline.unbounded()
         reinitialized = False

@@ -1,6 +1,6 @@
 """Opening the run's session: the options a session needs checked (`--protocol`,
 `--log-level`, `--max-message-size`, `--probe-timeout`), the transport (adopting a stdio
-server launched early, transport/early.py), the era (protocol/era/opener.py: probing when
+server launched early, transport/stdio/early.py), the era (protocol/era/opener.py: probing when
 `--protocol auto`), and what every session of a run carries: the declared capabilities,
 the responder for an older server's own requests, log and progress display, `--trace`,
 `--strict`, and the x-mcp-header mirror of tool arguments over Streamable HTTP.
@@ -94,7 +94,7 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
 
     Args:
         run: the run (options, environment, tracer, its chain, recorder, catalog, authorizer).
-        early: a stdio transport already launched for `target` (transport/early.py), or None.
+        early: a stdio transport already launched for `target` (transport/stdio/early.py), or None.
 
     Progress notifications are shown on stderr (not with `-q`), log notifications printed
     there. After a Ctrl-C the server is shut down; a second Ctrl-C kills it and exits 130 at once.

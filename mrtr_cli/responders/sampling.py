@@ -49,7 +49,7 @@ class CommandSampler:
             `MAX_SAMPLING_OUTPUT` bytes, or prints something that is not a valid
             CreateMessageResult for this request (exit 2).
         TimeoutExpired: the command took longer than its timeout (exit 7).
-    However a call ends, the command's process group is ended (`transport.boundedrun`).
+    However a call ends, the command's process group is ended (`transport.stdio.boundedrun`).
     """
 
     def __init__(self, command: str, env: Environment, *, timeout: float | None = DEFAULT_SAMPLING_TIMEOUT,
@@ -74,7 +74,7 @@ class CommandSampler:
         return self.timeout, "--sampling-timeout"
 
     def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
-        from mrtr_cli.transport.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
+        from mrtr_cli.transport.stdio.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
 
         name = f"--sampling-command {self.command!r}"
         limit, which = self._limit()

@@ -8,7 +8,7 @@ import shlex
 import pytest
 
 from mrtr_cli.transport.base import MessageTooDeep, decode_message
-from mrtr_cli.transport.httpretry import retry_after_seconds
+from mrtr_cli.transport.http.retry import retry_after_seconds
 from mrtr_cli.transport.limits import DEFAULT_MAX_MESSAGE_SIZE, MAX_DEPTH, parse_size
 from tests.conftest import PY
 

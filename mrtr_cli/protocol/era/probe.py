@@ -56,7 +56,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         InvalidMessage: the answer is no acceptable message (too large, too deep, not
             UTF-8...): exit 4, never a legacy verdict.
     """
-    from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.reply import BrokenStream, HttpStatusError  # noqa: PLC0415 - lazy for start-up time
 
     params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": capabilities or {},
                         META + "clientInfo": client_info()}}

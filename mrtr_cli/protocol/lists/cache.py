@@ -226,7 +226,7 @@ def cache_for(target: Any, authorizer: Any, declared: Callable[[str], dict[str, 
     """The list cache of a run's server under `<state dir>/cache`, or None when
     `MRTR_NO_CACHE` is set. Keyed by the server (`target.cache_identity()`), the
     authorization context (`target.auth_context()`, plus the OAuth sign-in in use when
-    `authorizer`, transport/authhook.py, has one: asked only when a key is needed) and the
+    `authorizer`, transport/http/authhook.py, has one: asked only when a key is needed) and the
     capabilities the run declares on each list (`declared(method)`)."""
     from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 

@@ -1,5 +1,5 @@
 """The address check at connect time: a request to a URL a server handed mrtr (a redirect's
-`Location`, a sign-in URL) connects only to addresses the rule allows (transport/urlrule.py:
+`Location`, a sign-in URL) connects only to addresses the rule allows (transport/http/urlrule.py:
 no link-local or cloud-metadata address), checked on the very addresses the connection is
 opened to, so a name that resolves to a harmless address when it is checked and to
 169.254.169.254 when it is connected to (DNS rebinding) gains nothing.
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpcore2  # loaded with the first client anyway (httpx2's transport imports it): this module is imported then
 
-from mrtr_cli.transport.urlrule import forbidden_address
+from mrtr_cli.transport.http.urlrule import forbidden_address
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2

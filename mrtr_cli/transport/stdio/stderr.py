@@ -13,7 +13,7 @@ import collections
 from collections.abc import Callable
 
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.pipes import LineSplitter, read_to_end
+from mrtr_cli.transport.stdio.pipes import LineSplitter, read_to_end
 
 STDERR_TAIL_LINES = 20
 #: Characters of one stderr line shown (the rest of a longer line is dropped).

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from mrtr_cli.platform import proctree
-from mrtr_cli.transport.procgroup import kill_process_group
+from mrtr_cli.transport.stdio.procgroup import kill_process_group
 
 #: Bytes read from a pipe at a time.
 _BLOCK = 1 << 16

@@ -6,22 +6,22 @@ Every message is one POST. A request's response is either `application/json`
 then the final response). Each request runs on its own worker thread so the
 caller can wait with a deadline, be interrupted by Ctrl-C, and abort: closing
 the SSE response stream is the 2026-07-28 cancellation signal. Before each request
-the OAuth hook (transport/authhook.py) gives its headers; a 401/403 may be sent again
+the OAuth hook (transport/http/authhook.py) gives its headers; a 401/403 may be sent again
 with a new token.
 
 For legacy (2025-11-25 and earlier) sessions the protocol layer adds
 `session_headers` (`Mcp-Session-Id`), and the transport offers what legacy
 Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
-session id, `end_session` (DELETE), and the streams of transport/httpstreams.py
+session id, `end_session` (DELETE), and the streams of transport/http/streams.py
 (the optional GET stream, resuming a closed response stream with `Last-Event-ID`).
 
 Redirects are followed hop by hop, each target checked before a byte is sent to it and
-credentials kept to the user's origin (transport/redirects.py); a 401/403 is taken as a
+credentials kept to the user's origin (transport/http/redirects.py); a 401/403 is taken as a
 sign-in challenge only from that origin. A proxy's own answer (407, a refused CONNECT, a
-gateway status through a forwarding proxy) names the proxy (transport/httpproxy.py).
+gateway status through a forwarding proxy) names the proxy (transport/http/proxy.py).
 
 Elsewhere: reading a reply within the size limit and the errors it raises
-(transport/httpreply.py), retries after HTTP 429 (transport/httpretry.py).
+(transport/http/reply.py), retries after HTTP 429 (transport/http/retry.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import one_line, quote_value
 from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
 from mrtr_cli.transport.future import Future
-from mrtr_cli.transport.httpreply import (
+from mrtr_cli.transport.http.reply import (
     SESSION_HEADER,
     BrokenStream,
     HttpStatusError,
@@ -45,10 +45,10 @@ from mrtr_cli.transport.httpreply import (
     read_capped,
     read_json_body,
 )
-from mrtr_cli.transport.httpretry import wait_to_retry
-from mrtr_cli.transport.httpstreams import EventStreams
-from mrtr_cli.transport.sse import SseCursor
-from mrtr_cli.transport.urlrule import origin
+from mrtr_cli.transport.http.retry import wait_to_retry
+from mrtr_cli.transport.http.sse import SseCursor
+from mrtr_cli.transport.http.streams import EventStreams
+from mrtr_cli.transport.http.urlrule import origin
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
@@ -73,7 +73,7 @@ class HttpTransport(EventStreams, Transport):
         on_http: optional trace hook called as `on_http(kind, info)` with kind
             "request" (method, url, headers) or "response" (status, headers).
         verify: TLS verification (True, False, or a CA bundle path).
-        authorizer: the OAuth hook (`transport.authhook.Authorizer`), or None: its
+        authorizer: the OAuth hook (`transport.http.authhook.Authorizer`), or None: its
             `headers()` go on every request (to this origin only), and a 401/403 from this
             origin asks its `challenge()` whether to send the request once more with a new
             token (one from another origin, after a redirect, is that origin's error).
@@ -118,7 +118,7 @@ class HttpTransport(EventStreams, Transport):
 
         self._on_message = on_message
         self._sent_url = str(httpx2.URL(self.url))  # the user's URL as requests carry it (normalized)
-        from mrtr_cli.transport.httpenv import new_client  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.env import new_client  # noqa: PLC0415 - lazy for start-up time
 
         self._client = new_client(
             headers=self._user_headers,
@@ -132,9 +132,9 @@ class HttpTransport(EventStreams, Transport):
 
     def _send(self, request: httpx2.Request, remaining: Remaining | None = None) -> httpx2.Response:
         """Send `request` (streamed), following redirects by the rules of
-        transport/redirects.py: each target checked before a byte goes there, credentials
+        transport/http/redirects.py: each target checked before a byte goes there, credentials
         (`Authorization`, `DPoP`, the user's headers) to the user's origin only."""
-        from mrtr_cli.transport.redirects import send_following  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.redirects import send_following  # noqa: PLC0415 - lazy for start-up time
 
         return send_following(self._require_client(), request, private=self._user_headers, remaining=remaining,
                               on_hop=self._trace_hop, reproof=lambda method, url: self._auth_headers(method, url))
@@ -152,7 +152,7 @@ class HttpTransport(EventStreams, Transport):
         redirect) with where it came from."""
         if url == self._sent_url:
             return self.url
-        from mrtr_cli.transport.httpenv import shown  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.env import shown  # noqa: PLC0415 - lazy for start-up time
 
         return f"{shown(url)} (where {self.url} redirected)"
 
@@ -286,7 +286,7 @@ class HttpTransport(EventStreams, Transport):
 
     def _may_retry(self, resp: httpx2.Response, sent_headers: Mapping[str, str]) -> bool:
         """A 401/403 came back: True when the authorizer has a new token to send the request
-        again with (sign-in, refresh, step-up: transport/authhook.py)."""
+        again with (sign-in, refresh, step-up: transport/http/authhook.py)."""
         if self.authorizer is None:
             return False
         scheme, _, token = sent_headers.get("Authorization", "").partition(" ")
@@ -313,11 +313,11 @@ class HttpTransport(EventStreams, Transport):
         except RuntimeError:  # an error raised before its request was set
             url = self.url
         if isinstance(exc, httpx2.ProxyError):
-            from mrtr_cli.transport.httpproxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.proxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
 
             return tunnel_refused(url, exc)
         if isinstance(exc, httpx2.ConnectError | httpx2.ConnectTimeout):
-            from mrtr_cli.transport.httpenv import connect_failure  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.env import connect_failure  # noqa: PLC0415 - lazy for start-up time
 
             message, hint = connect_failure(url, exc, label=self._where(url))
             return TransportError(message, hint=hint)
@@ -332,9 +332,9 @@ class HttpTransport(EventStreams, Transport):
         return TransportError(f"HTTP request to {where} failed: {exc}")
 
     def _check_proxy(self, resp: httpx2.Response) -> None:
-        """Raise the proxy's error for its own answer (HTTP 407; transport/httpproxy.py)."""
+        """Raise the proxy's error for its own answer (HTTP 407; transport/http/proxy.py)."""
         if resp.status_code == 407:
-            from mrtr_cli.transport.httpproxy import credentials_wanted  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.proxy import credentials_wanted  # noqa: PLC0415 - lazy for start-up time
 
             resp.close()
             raise credentials_wanted(str(resp.request.url))
@@ -346,7 +346,7 @@ class HttpTransport(EventStreams, Transport):
         challenge = resp.headers.get("www-authenticate")
         url = str(resp.request.url)
         if self._foreign(resp):
-            from mrtr_cli.transport.httpenv import shown  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.env import shown  # noqa: PLC0415 - lazy for start-up time
 
             hint = (f"mrtr sends no credentials after a redirect to another origin; if {shown(url)} is the MCP "
                     "endpoint, give it with --url")
@@ -460,7 +460,7 @@ class HttpTransport(EventStreams, Transport):
             msg = jsonrpc_error(text, rid)
             if msg is not None:
                 return msg
-            from mrtr_cli.transport.httpproxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.transport.http.proxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
 
             through = proxy_answer(str(resp.request.url), status)  # the proxy's, maybe (502, 503, 504)
             if through is not None:

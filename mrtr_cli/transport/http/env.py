@@ -5,7 +5,7 @@ httpx2 reads (docs/configuration.md, "Proxies and TLS", also `mrtr help environm
 - `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (the lower-case names too, which
   win over the upper-case ones), for every URL, 127.0.0.1 included.
 The CA certificates (`SSL_CERT_FILE`, `SSL_CERT_DIR`) are mrtr's to read, under the rules
-of every user file: `transport.tlsenv` makes the context every client verifies with.
+of every user file: `transport.http.tls` makes the context every client verifies with.
 
 A value that cannot be used (no such file, a FIFO, a SOCKS or ftp:// proxy, a URL that
 does not parse) fails before anything is sent: `new_client` raises a `UsageError` (exit
@@ -21,7 +21,7 @@ from typing import Any
 from mrtr_cli.credentials import public_url
 from mrtr_cli.errors import UsageError
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.transport.tlsenv import tls_variable, verifying_context
+from mrtr_cli.transport.http.tls import tls_variable, verifying_context
 
 #: The proxy schemes httpx2 reads (`<scheme>_proxy`, lower case first).
 PROXY_SCHEMES = ("http", "https", "all")
@@ -66,7 +66,7 @@ def proxy_in_effect(url: str) -> tuple[str, str] | None:
 def new_client(**options: Any) -> Any:
     """An `httpx2.Client(**options)` (it honours the variables above), verifying HTTPS
     servers with `tlsenv.verifying_context()`, whose direct connections check the address
-    of a server-given host at connect time (transport/httpguard.py).
+    of a server-given host at connect time (transport/http/guard.py).
 
     Raises:
         UsageError: a variable holds a value that cannot be used (exit 2): the message
@@ -74,7 +74,7 @@ def new_client(**options: Any) -> Any:
     """
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.transport.httpguard import guard  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.guard import guard  # noqa: PLC0415 - lazy for start-up time
 
     options.setdefault("verify", verifying_context())
     options.setdefault("cookies", _cookie_jar())
@@ -90,11 +90,11 @@ def new_client(**options: Any) -> Any:
 
 
 def _cookie_jar() -> Any:
-    """An empty cookie jar that keeps no cookie `transport.echoed.unsendable` refuses (one
+    """An empty cookie jar that keeps no cookie `transport.http.echoed.unsendable` refuses (one
     that could never go back in a `Cookie` header): the usual rules otherwise."""
     import http.cookiejar  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.transport.echoed import unsendable  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.echoed import unsendable  # noqa: PLC0415 - lazy for start-up time
 
     class SendableOnly(http.cookiejar.DefaultCookiePolicy):
         def set_ok(self, cookie: http.cookiejar.Cookie, request: Any) -> bool:

@@ -7,7 +7,7 @@ even imported, for the plain shape `mrtr --stdio CMD call|prompt|read ...`; and
 `spawn_early`, once the run's target is resolved, which adopts the prelaunched server when
 the target is that very command and launches it otherwise. A prelaunched server that the
 run does not adopt (a usage error, another target) is stopped (`discard_prelaunched`).
-Before the launch only the standard library's `subprocess` and `transport/launch.py`
+Before the launch only the standard library's `subprocess` and `transport/stdio/launch.py`
 load (not even `typing`): the earlier the server starts, the sooner it answers.
 """
 
@@ -66,7 +66,7 @@ def prelaunch(words: list[str]) -> None:
     if argv is None or _prelaunched is not None:
         return
     from mrtr_cli.platform.proctree import run_mark  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.transport.launch import launch  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.stdio.launch import launch  # noqa: PLC0415 - lazy for start-up time
 
     mark = run_mark()
     try:
@@ -100,7 +100,7 @@ def discard_prelaunched() -> None:
 
 def _stop(argv: list[str], proc: subprocess.Popen[bytes], mark: str) -> None:
     """End a prelaunched server as `StdioTransport.kill` ends any: its group, then what escaped."""
-    from mrtr_cli.transport.stdio import StdioTransport  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.stdio.transport import StdioTransport  # noqa: PLC0415 - lazy for start-up time
 
     transport = StdioTransport(argv)
     transport.adopt(proc, mark)

@@ -17,18 +17,18 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.transport.base import InvalidMessage, Message, Remaining, RequestTimeout, decode_message
-from mrtr_cli.transport.echoed import unsendable
-from mrtr_cli.transport.httpreply import SESSION_HEADER, BrokenStream
-from mrtr_cli.transport.httpretry import pause
+from mrtr_cli.transport.http.echoed import unsendable
+from mrtr_cli.transport.http.reply import SESSION_HEADER, BrokenStream
+from mrtr_cli.transport.http.retry import pause
+from mrtr_cli.transport.http.sse import MAX_RETRY_MS, SseCursor, parse_sse_bytes
 from mrtr_cli.transport.limits import max_message_size
-from mrtr_cli.transport.sse import MAX_RETRY_MS, SseCursor, parse_sse_bytes
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
 
 
 class EventStreams:
-    """The stream reading of `transport.http.HttpTransport` (a base class of it): it uses the
+    """The stream reading of `transport.http.transport.HttpTransport` (a base class of it): it uses the
     transport's client, its `_send` (redirects followed by the same rules as a POST's), lock,
     response slots (`_responses`, so `close` and `abort` end a stream), trace hook,
     authorization headers and message handler.
@@ -83,7 +83,7 @@ class EventStreams:
             RequestTimeout: the time left is shorter than the delay.
             BrokenStream: the request was aborted meanwhile, the server asks for a
                 delay over `MAX_RETRY_MS`, or its last event id cannot be sent back in
-                `Last-Event-ID` (`transport.echoed`) (exit 3, at once: never waited for).
+                `Last-Event-ID` (`transport.http.echoed`) (exit 3, at once: never waited for).
         """
         client = self._require_client()
         idle = 0
@@ -141,7 +141,7 @@ class EventStreams:
             if cursor.last_id is not None:
                 all_headers["Last-Event-ID"] = cursor.last_id
             self._trace("request", {"method": "GET", "url": self.url, "headers": all_headers})
-            try:  # redirects are followed by the same rules as the POST's (transport/redirects.py)
+            try:  # redirects are followed by the same rules as the POST's (transport/http/redirects.py)
                 resp = self._send(client.build_request("GET", self.url, headers=all_headers))
             except Exception:  # noqa: BLE001 - the GET stream is optional
                 return

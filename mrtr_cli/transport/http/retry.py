@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.base import Remaining
-from mrtr_cli.transport.httpreply import BrokenStream, HttpStatusError, body_hint, read_capped
+from mrtr_cli.transport.http.reply import BrokenStream, HttpStatusError, body_hint, read_capped
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2

@@ -20,7 +20,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from mrtr_cli.errors import TransportError
-from mrtr_cli.transport.httpenv import PROXY_SCHEMES, named_proxy, proxy_in_effect, shown
+from mrtr_cli.transport.http.env import PROXY_SCHEMES, named_proxy, proxy_in_effect, shown
 
 #: What a proxy answers itself when the server behind it fails it (RFC 9110 15.6.3-15.6.5).
 GATEWAY_STATUSES = (502, 503, 504)

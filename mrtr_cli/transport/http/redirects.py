@@ -2,9 +2,9 @@
 target checked before a byte is sent to it (docs/limits.md "Redirects").
 
 - A target must pass the one rule on where a server-given URL may go
-  (transport/urlrule.py: a valid http(s) URL; never a link-local or cloud-metadata
+  (transport/http/urlrule.py: a valid http(s) URL; never a link-local or cloud-metadata
   address, also by a name that resolves to one, checked again on the address connected to
-  (transport/httpguard.py); HTTPS, or plain HTTP to this machine or on the origin of the
+  (transport/http/guard.py); HTTPS, or plain HTTP to this machine or on the origin of the
   URL the user gave).
 - The method and the body are kept (307, 308; 301 and 302 for any method but POST; 303
   for GET and HEAD). A redirect that would turn the request into a GET (a POST answered
@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.transport.base import Remaining, RequestTimeout
-from mrtr_cli.transport.httpenv import shown
-from mrtr_cli.transport.httpguard import server_given
-from mrtr_cli.transport.httpreply import read_capped
-from mrtr_cli.transport.urlrule import FORBIDDEN, is_valid_url, origin, refusal, resolved_refusal
+from mrtr_cli.transport.http.env import shown
+from mrtr_cli.transport.http.guard import server_given
+from mrtr_cli.transport.http.reply import read_capped
+from mrtr_cli.transport.http.urlrule import FORBIDDEN, is_valid_url, origin, refusal, resolved_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2

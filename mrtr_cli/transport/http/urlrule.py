@@ -1,5 +1,5 @@
 """The one rule on where a URL a server hands mrtr may take a request: the MCP endpoint's
-redirects (transport/redirects.py) and every URL of the sign-in (auth/urls.py: the
+redirects (transport/http/redirects.py) and every URL of the sign-in (auth/urls.py: the
 challenge's `resource_metadata`, the resource's and the authorization server's metadata)
 pass it before a byte is sent there.
 
@@ -7,7 +7,7 @@ The rule (docs/limits.md "Redirects", docs/oauth.md "The rules mrtr applies"):
 - an absolute `http(s)` URL that parses, with a host, and no control characters or spaces;
 - never a link-local address (169.254.0.0/16, fe80::/10: where cloud instance metadata
   lives), a known instance-metadata address or name, or the unspecified address, also by a
-  name that resolves to one (`resolved_refusal` before the request; transport/httpguard.py
+  name that resolves to one (`resolved_refusal` before the request; transport/http/guard.py
   checks the very address a connection is opened to);
 - HTTPS, or plain HTTP to this machine (127.0.0.0/8, `localhost`, `::1`), or plain HTTP
   on the origin the user gave (the caller says which origin that is, when it applies).
@@ -103,7 +103,7 @@ def resolved_refusal(url: str) -> str | None:
     name pointed at 169.254.169.254), or None. Addresses and loopback names are not looked
     up (`refusal` judged them); a name that does not resolve passes (the request then
     fails as unreachable). Called right before a request to a server-given URL; the
-    connection itself is checked again (transport/httpguard.py), so a name that resolves
+    connection itself is checked again (transport/http/guard.py), so a name that resolves
     elsewhere the second time gains nothing."""
     host = urlsplit(url).hostname or ""
     if not host or _address(host) is not None or is_loopback(host):

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.errors import AuthError
-from mrtr_cli.transport.tokenfile import DamagedTokenStore, read_token_file
+from mrtr_cli.transport.http.tokenfile import DamagedTokenStore, read_token_file
 
 #: A token this close to its expiry (seconds) is refreshed before it is sent; for a
 #: short-lived token, 10% of its lifetime when that is less (`nearly_expired`).
@@ -67,7 +67,7 @@ def token_path(url: str) -> str:
 
 
 def read_record(path: str, fix: str | None = None) -> dict[str, Any] | None:
-    """The token file at `path` as a dict, or None when there is none (tokenfile.py).
+    """The token file at `path` as a dict, or None when there is none (http/tokenfile.py).
 
     Args:
         fix: the command that removes the file, named by the error.
@@ -112,7 +112,7 @@ class Authorizer:
             it a DPoP-bound token is refused as having no usable key. A callable, so
             that this package imports nothing of `mrtr_cli.auth`.
 
-    A damaged token file (tokenfile.py) does not stop the run at once: the requests go
+    A damaged token file (http/tokenfile.py) does not stop the run at once: the requests go
     without a token, with a note naming the file and `logout_hint`; if the server then asks
     for a sign-in, that fails with the same words (exit 8), since none can be stored there.
     """

@@ -2,8 +2,8 @@
 calls (process groups, signals, Job Objects) are `platform.proctree`'s; this module is the
 order they come in.
 
-Every child `mrtr` starts (a stdio server: `transport.launch.launch`; a command whose
-output it reads: `transport.boundedrun`) is started by `proctree.start`, in a tree of its
+Every child `mrtr` starts (a stdio server: `transport.stdio.launch.launch`; a command whose
+output it reads: `transport.stdio.boundedrun`) is started by `proctree.start`, in a tree of its
 own, so a Ctrl-C at the terminal reaches `mrtr` only, and everything the child launched
 can be ended with it. Shutdown of a server: its stdin is closed and it is waited for; then
 it is asked to end (SIGTERM to the group; CTRL_BREAK_EVENT on Windows), wait; then the

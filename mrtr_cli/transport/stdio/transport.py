@@ -8,14 +8,14 @@ message size limit (transport/limits.py; beyond it the requests in flight fail, 
 
 The server runs in a session (process group) of its own. When the command itself
 exits, the server is dead (exit 3) even if a process it started still holds the pipe.
-Shutdown ends the whole group by stages (transport/procgroup.py); on Linux, what left
+Shutdown ends the whole group by stages (transport/stdio/procgroup.py); on Linux, what left
 the group (double fork and `setsid`) is ended too, and on Windows what is left in the
 server's Job Object (`platform.proctree.end_escaped`).
 
-This module is the connection: launching (transport/launch.py), the writer thread and
-its outbox, the reader thread turning stdout lines (transport/pipes.py) into messages
+This module is the connection: launching (transport/stdio/launch.py), the writer thread and
+its outbox, the reader thread turning stdout lines (transport/stdio/pipes.py) into messages
 and routing them, and the shutdown. The server's stderr and stdout noise:
-transport/serverstderr.py.
+transport/stdio/stderr.py.
 """
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ from mrtr_cli.transport.base import (
     request_key,
 )
 from mrtr_cli.transport.limits import max_message_size
-from mrtr_cli.transport.pipes import LineSplitter, read_stdout
+from mrtr_cli.transport.stdio.pipes import LineSplitter, read_stdout
 from mrtr_cli.platform import proctree
-from mrtr_cli.transport.procgroup import close_stdin, end_group, kill_process_group
-from mrtr_cli.transport.serverstderr import ServerStderr
+from mrtr_cli.transport.stdio.procgroup import close_stdin, end_group, kill_process_group
+from mrtr_cli.transport.stdio.stderr import ServerStderr
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.transport.future import Future
@@ -119,7 +119,7 @@ class StdioTransport(Transport):
 
     def adopt(self, proc: subprocess.Popen[bytes], mark: str) -> None:
         """Take `proc`, a server already started for this transport's command with
-        `transport.launch.launch` and `mark` (`transport.early.prelaunch`), as its own: `spawn`
+        `transport.stdio.launch.launch` and `mark` (`transport.stdio.early.prelaunch`), as its own: `spawn`
         then does nothing and `start` talks to it."""
         self._proc, self._mark = proc, mark
 
@@ -129,7 +129,7 @@ class StdioTransport(Transport):
         A failure to launch is kept and raised by `start`, so it is reported in order."""
         if self._proc is not None or self._spawn_error is not None:
             return
-        from mrtr_cli.transport.launch import launch  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.stdio.launch import launch  # noqa: PLC0415 - lazy for start-up time
 
         try:
             self._proc = launch(self.argv, self._env, self._cwd, self._mark)

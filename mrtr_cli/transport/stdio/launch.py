@@ -1,6 +1,6 @@
 """Starting a stdio server process: its pipes, its own process tree
 (`platform.proctree.start`), and the run's mark in its environment. Used by
-`StdioTransport.spawn` and, before the CLI is loaded, by `transport.early.prelaunch`: only
+`StdioTransport.spawn` and, before the CLI is loaded, by `transport.stdio.early.prelaunch`: only
 the standard library and `platform.proctree` are imported, so that the server starts as
 early as it can.
 """
