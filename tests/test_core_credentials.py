@@ -157,7 +157,7 @@ def test_a_pending_documents_target_holds_no_url_credential():
 def test_the_servers_listing_holds_no_url_credential(tmp_path, monkeypatch):
     import json
 
-    from mrtr_cli.cli.info import _server_row
+    from mrtr_cli.cli.commands.info import _server_row
     from mrtr_cli.config.servers import find_servers
 
     monkeypatch.setenv("HOME", str(tmp_path))

@@ -51,7 +51,7 @@ def test_every_command_help_starts_with_what_it_does_then_examples(mrtr_here, wo
 
 
 def test_an_option_missing_from_the_table_falls_into_other_options():
-    from mrtr_cli.cli.helpformat import HelpCommand
+    from mrtr_cli.cli.help.format import HelpCommand
     from mrtr_cli.cli.options import _options
 
     shared = _options(click.option("--brand-new", is_flag=True, help="Added by someone else."),
@@ -81,7 +81,7 @@ def _sync_help() -> dict:
 
 
 def test_help_exit_codes_is_the_readme_table(mrtr_here):
-    from mrtr_cli.cli.topics import topic_text
+    from mrtr_cli.cli.commands.help import topic_text
     from mrtr_cli.render.markdown import plain_text
 
     page = topic_text("exit-codes")
@@ -103,7 +103,7 @@ def test_every_topic_is_its_docs_section(mrtr_here, topic):
     source, heading, title = sync["SOURCES"][topic]
     section = sync["unlink"](sync["section"]((ROOT / source).read_text(encoding="utf-8"), heading), source)
     assert "](" not in section  # no Markdown link reaches the terminal
-    from mrtr_cli.cli.topics import topic_text
+    from mrtr_cli.cli.commands.help import topic_text
 
     page = topic_text(topic)
     assert page.startswith(f"# {title}\n")
@@ -130,7 +130,7 @@ def test_help_names_commands_and_refuses_unknown_words(mrtr_here):
 
 
 def test_the_environment_topic_names_every_variable_mrtr_reads():
-    from mrtr_cli.cli.topics import topic_text
+    from mrtr_cli.cli.commands.help import topic_text
 
     text = topic_text("environment")
     source = "\n".join(p.read_text() for p in (ROOT / "mrtr_cli").rglob("*.py"))
@@ -153,7 +153,7 @@ def test_exit_code_precedence_is_decided_in_one_place():
     assert winning_status() == 0
     # The README / help text states the same order.
     order = ", ".join(str(int(s)) for s in PRECEDENCE if s != ExitStatus.SUCCESS)
-    from mrtr_cli.cli.topics import topic_text
+    from mrtr_cli.cli.commands.help import topic_text
 
     assert f"the first of {order} wins" in " ".join(topic_text("exit-codes").split())
 

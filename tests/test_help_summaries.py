@@ -1,4 +1,4 @@
-"""`mrtr --help` lists the commands from cli/summaries.py (written by scripts/sync-help)
+"""`mrtr --help` lists the commands from cli/help/summaries.py (written by scripts/sync-help)
 instead of importing every command module (docs/performance.md); the list must be the
 commands' own."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import click
 from click.testing import CliRunner
 
-from mrtr_cli.cli.helpformat import HelpGroup
+from mrtr_cli.cli.help.format import HelpGroup
+from mrtr_cli.cli.help.summaries import SUMMARIES
 from mrtr_cli.cli.main import COMMAND_MODULES, _load_commands, cli
-from mrtr_cli.cli.summaries import SUMMARIES
 
 
 def test_the_summaries_are_the_commands_own_help_in_their_order():
@@ -24,7 +24,7 @@ def test_the_summaries_are_the_commands_own_help_in_their_order():
 
 def test_no_command_is_hidden_or_deprecated():
     """The list is written from the help texts alone: a hidden or deprecated command would
-    need more than cli/summaries.py keeps."""
+    need more than cli/help/summaries.py keeps."""
     _load_commands()
     assert [name for name, cmd in cli.commands.items() if cmd.hidden or cmd.deprecated] == []
 

@@ -157,7 +157,7 @@ def test_nothing_named_is_a_usage_error(mrtr, http_servers, tmp_path):
 
 
 def test_event_lines_are_sanitized():
-    from mrtr_cli.cli.listen import describe_event
+    from mrtr_cli.cli.commands.listen import describe_event
 
     line = describe_event({"method": "notifications/resources/updated",
                            "params": {"uri": "test://x\x1b[31mred\nnext", "title": "t\x07"}})

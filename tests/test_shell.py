@@ -308,7 +308,7 @@ class _Live:
 
 
 def _complete(text: str) -> list[str]:
-    from mrtr_cli.cli.shell import commands
+    from mrtr_cli.cli.commands.shell import commands
     from mrtr_cli.shell.completion import Completer
 
     return [c.text for c in Completer(commands, _Live()).complete(text)]

@@ -77,9 +77,9 @@ def test_the_check_sees_a_module_a_call_does_import(tmp_path):
 
 
 def test_help_imports_no_command_module(tmp_path):
-    """`mrtr --help` lists the commands from cli/summaries.py: no command module is loaded."""
+    """`mrtr --help` lists the commands from cli/help/summaries.py: no command module is loaded."""
     proc, seen = imported(tmp_path, "--help")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Commands:" in proc.stdout
-    command_modules = tuple(f"mrtr_cli.cli.{m}" for m in set(COMMAND_MODULES.values()))
+    command_modules = tuple(f"mrtr_cli.cli.commands.{m}" for m in set(COMMAND_MODULES.values()))
     assert loaded(seen["end"], command_modules) == []

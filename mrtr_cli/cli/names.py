@@ -1,7 +1,7 @@
 """Completing names and values for the shell: the tool, prompt and resource names of the
 last list fetched from a server (the list cache), server names from config files, and the
 server's own suggestions for prompt arguments and template variables (`completion/complete`,
-server/utilities/completion). The script that calls these is cli/completion.py's.
+server/utilities/completion). The script that calls these is cli/commands/completion.py's.
 
 Completion never prints diagnostics and never fails loudly: any error gives no items.
 """

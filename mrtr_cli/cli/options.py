@@ -33,12 +33,12 @@ def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[
 
 def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """One decorator applying a set of shared options; they are marked shared, so that the
-    help lists them under the headings of cli/helpformat.py's OPTION_GROUPS."""
+    help lists them under the headings of cli/help/format.py's OPTION_GROUPS."""
     def apply(f: Any) -> Any:
         before = len(getattr(f, "__click_params__", []))
         for decorator in reversed(decorators):
             f = decorator(f)
-        from mrtr_cli.cli.helpformat import mark_shared  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.cli.help.format import mark_shared  # noqa: PLC0415 - lazy for start-up time
 
         mark_shared(getattr(f, "__click_params__", [])[before:])
         return f

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import click
 
-from mrtr_cli.cli.helpformat import HelpCommand, HelpGroup
+from mrtr_cli.cli.help.format import HelpCommand, HelpGroup
 from mrtr_cli.errors import UsageError
 
 #: An option table: each spelling (`--root`, `-c`) -> whether it takes a value.

@@ -159,7 +159,7 @@ class Completer:
     """Completion for the shell's lines.
 
     Args:
-        commands: gives the command line's commands (loaded on first use: cli/shell.py).
+        commands: gives the command line's commands (loaded on first use: cli/commands/shell.py).
         live: the live server's names (`LiveNames`).
         help_words: what `help WORD` takes (topics and commands).
     """

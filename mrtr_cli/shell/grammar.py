@@ -1,6 +1,6 @@
 """The command line's grammar as the shell sees it: each command's options (whether they
 take a value, their choices) and subcommands, read from the click command definitions by
-the `shell` command (cli/shell.py) and handed in as plain data, so this package never
+the `shell` command (cli/commands/shell.py) and handed in as plain data, so this package never
 imports click. The shell uses it to complete a line and to tell an option's value from a
 command's own words (`walk`); the line itself is parsed by the command definitions.
 """

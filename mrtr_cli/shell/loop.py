@@ -1,7 +1,7 @@
 """The shell's loop: read a line, run it, go on (docs/shell.md).
 
 Each line is split into words (shell/words.py) and run by the command line's own command
-definitions (`run_line`, from cli/shell.py) with an environment of its own and the shell's
+definitions (`run_line`, from cli/commands/shell.py) with an environment of its own and the shell's
 session (shell/host.py). The shell answers `exit`, `quit` and a bare `help` itself, and
 turns a bare `resume` into one that finishes the pending document it kept.
 
@@ -25,7 +25,7 @@ from mrtr_cli.shell.words import EXIT_WORDS, refusal, skipped, split_line
 
 #: Characters of a line quoted when the first failing line is named.
 SHOWN_CHARS = 60
-#: `run_line(words, env)`: run one command line, return its exit code (cli/shell.py).
+#: `run_line(words, env)`: run one command line, return its exit code (cli/commands/shell.py).
 RunLine = Callable[[list[str], Any], int]
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import click
 
 from mrtr_cli.cli.main import cli
-from mrtr_cli.cli.helpformat import show_help, show_topic
-from mrtr_cli.cli.helptopics import TOPICS, topic_text
+from mrtr_cli.cli.help.format import show_help, show_topic
+from mrtr_cli.cli.help.topics import TOPICS, topic_text
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.errors import UsageError
 

@@ -169,8 +169,8 @@ def _spellings() -> dict[str, str]:
 
 
 def _summaries() -> list[tuple[str, str]]:
-    """(command, its one-line help) for the shell's `help`, from cli/summaries.py (no imports)."""
-    from mrtr_cli.cli.summaries import SUMMARIES  # noqa: PLC0415 - lazy for start-up time
+    """(command, its one-line help) for the shell's `help`, from cli/help/summaries.py (no imports)."""
+    from mrtr_cli.cli.help.summaries import SUMMARIES  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.shell.words import REFUSED_COMMANDS  # noqa: PLC0415 - lazy for start-up time
 
     return [(name, click.Command(name, help=text, short_help=short).get_short_help_str(limit=76))
@@ -179,6 +179,6 @@ def _summaries() -> list[tuple[str, str]]:
 
 def _help_words() -> list[str]:
     """What `help WORD` takes inside the shell: the topics, then the commands."""
-    from mrtr_cli.cli.helptopics import TOPICS  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.cli.help.topics import TOPICS  # noqa: PLC0415 - lazy for start-up time
 
     return [*TOPICS, *commands()]

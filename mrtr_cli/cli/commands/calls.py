@@ -117,7 +117,7 @@ def resume_cmd(ctx: click.Context, pending: str, **kw: Any) -> int:
     app = make_app(ctx, kw)
     doc = load_pending(pending, app.read_stdin() if pending == "-" else None, app.env.config_words)
     if isinstance(doc.get("taskId"), str):  # a task waiting for input: answer it and wait
-        from mrtr_cli.cli.tasks import resume_task  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.cli.commands.tasks import resume_task  # noqa: PLC0415 - lazy for start-up time
 
         return resume_task(app, doc)
     store = app.answer_store()

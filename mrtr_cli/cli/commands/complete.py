@@ -1,5 +1,5 @@
 """`mrtr complete`: one `completion/complete` request for scripts (2026-07-28
-server/utilities/completion). Shell completion asks the same way (cli/completion.py)."""
+server/utilities/completion). Shell completion asks the same way (cli/commands/completion.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The help topics (`mrtr help TOPIC`): their names, summaries and pages
-(package data under `mrtr_cli/help/`). Below the help layout (cli/helpformat.py, which
-lists them under `mrtr --help`) and the `help` command (cli/topics.py)."""
+(package data under `mrtr_cli/help/`). Below the help layout (cli/help/format.py, which
+lists them under `mrtr --help`) and the `help` command (cli/commands/help.py)."""
 
 from __future__ import annotations
 

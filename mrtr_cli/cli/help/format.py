@@ -6,7 +6,7 @@ examples (`EXAMPLES`), for `call` and `prompt` the argument syntax (`ARGUMENT_SY
 the command's own options, then the shared options (`global_options`, `answer_options`,
 `task_options` in cli/options.py) under the headings of `OPTION_GROUPS`. A shared option
 that the table does not name falls into "Other options", so an option added later only
-needs a row here. `mrtr help TOPIC` (cli/topics.py) has the longer reference pages.
+needs a row here. `mrtr help TOPIC` (cli/commands/help.py) has the longer reference pages.
 
 Only click is imported: this module is loaded with the command line itself.
 """
@@ -255,7 +255,7 @@ class HelpGroup(click.Group):
         self.format_commands(ctx, formatter)
         _write_options(self, ctx, formatter)
         if ctx.parent is None:
-            from mrtr_cli.cli.helptopics import TOPICS  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.cli.help.topics import TOPICS  # noqa: PLC0415 - lazy for start-up time
 
             with formatter.section("Help topics (mrtr help TOPIC)"):
                 formatter.write_dl([(name, summary) for name, (summary, _) in TOPICS.items()])

@@ -15,7 +15,7 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options, make_app
-from mrtr_cli.cli.helpformat import adjust_options
+from mrtr_cli.cli.help.format import adjust_options
 from mrtr_cli.cli.params import MAX_SECONDS
 
 #: Seconds `ping` waits for each reply without --timeout.
