@@ -43,9 +43,9 @@ __all__ = ["App", "RunOptions"]
 
 
 def oauth_client(*args: Any, **kwargs: Any) -> Any:
-    """An `auth.manager.OAuthClient` (its arguments): the sign-in package is imported only
+    """An `auth.client.OAuthClient` (its arguments): the sign-in package is imported only
     when the OAuth hook (transport/http/authhook.py) first needs a client."""
-    from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - start-up time: the first 401, or a token to refresh
+    from mrtr_cli.auth.client import OAuthClient  # noqa: PLC0415 - start-up time: the first 401, or a token to refresh
 
     return OAuthClient(*args, **kwargs)
 

@@ -28,10 +28,10 @@ import httpx2
 import pytest
 
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
+from mrtr_cli.auth.client import OAuthClient
 from mrtr_cli.auth.discovery import AuthServer, as_metadata_urls, discover, prm_urls, resource_allowed
-from mrtr_cli.auth.flow import AuthorizationRequest, build_request, check_response, pkce_pair
-from mrtr_cli.auth.loopback import Loopback
-from mrtr_cli.auth.manager import OAuthClient
+from mrtr_cli.auth.flows.loopback import Loopback
+from mrtr_cli.auth.flows.pkce import AuthorizationRequest, build_request, check_response, pkce_pair
 from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
@@ -369,7 +369,7 @@ def test_a_challenge_naming_dpop_alone_requires_it_only_for_a_request_without_a_
 
 # ---------------------------------------------------------------------- DPoP only where the resource takes it
 def _resource(metadata: dict[str, Any] | None = None, header: str | None = None):
-    from mrtr_cli.auth.binding import resource_dpop
+    from mrtr_cli.auth.endpoint.binding import resource_dpop
 
     return resource_dpop(metadata, parse_challenge(401, header))
 
@@ -393,7 +393,7 @@ def test_what_a_resource_says_about_dpop(metadata, header, required, offered, wh
 
 
 def _choose(want, resource, as_algs=("ES256",)):
-    from mrtr_cli.auth.binding import choose
+    from mrtr_cli.auth.endpoint.binding import choose
 
     return choose(want, resource, list(as_algs) if as_algs is not None else None, label="https://mcp.example/mcp",
                   issuer="https://auth.example")
@@ -673,7 +673,7 @@ class _TokenEndpoint(BaseHTTPRequestHandler):
     ({"token_type": "Bearer"}, False),
 ])
 def test_token_responses(reply, ok, http):
-    from mrtr_cli.auth.grants import TokenError, token_request
+    from mrtr_cli.auth.endpoint.grants import TokenError, token_request
 
     handler = type("H", (_TokenEndpoint,), {"reply": reply})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)

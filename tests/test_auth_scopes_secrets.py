@@ -70,7 +70,7 @@ def test_a_step_up_that_never_succeeds_stops_after_a_few_tries(tmp_path, oauth_s
         child.send("y\r")
     child.close()
     assert child.exitstatus == 8
-    assert asked == 3  # the step-up limit (MAX_STEP_UPS in mrtr_cli/auth/manager.py)
+    assert asked == 3  # the step-up limit (MAX_STEP_UPS in mrtr_cli/auth/client.py)
     assert "mcp:admin" in Path(child.logfile_read.name).read_text()
     assert out.read_text() == ""
 

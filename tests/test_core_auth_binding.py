@@ -1,5 +1,5 @@
 """Whether a sign-in's tokens are DPoP-bound or bearer tokens, in process
-(mrtr_cli/auth/binding.py): what the resource's metadata and challenge say, the user's
+(mrtr_cli/auth/endpoint/binding.py): what the resource's metadata and challenge say, the user's
 setting, and the authorization server's algorithms.
 These are fast tests mutation testing runs (tests/README.md "Mutation testing").
 """
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from mrtr_cli.auth import binding
-from mrtr_cli.auth.binding import FORCED_OFF, FORCED_ON, ResourceDpop, choose, resource_dpop
 from mrtr_cli.auth.challenge import parse_challenge
+from mrtr_cli.auth.endpoint import binding
+from mrtr_cli.auth.endpoint.binding import FORCED_OFF, FORCED_ON, ResourceDpop, choose, resource_dpop
 from mrtr_cli.errors import AuthError
 
 BEARER = parse_challenge(401, 'Bearer resource_metadata="https://mcp.example/m"')

@@ -1,4 +1,4 @@
-"""Grants on a JWT someone else issued, in process (mrtr_cli/auth/federation.py): reading
+"""Grants on a JWT someone else issued, in process (mrtr_cli/auth/flows/federation.py): reading
 the JWT from a file, a variable or a command, the JWT bearer form, and the token exchange
 at an enterprise identity provider: a small token endpoint of the test's own on 127.0.0.1
 that records what arrives and answers as the test says.
@@ -13,8 +13,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
-from mrtr_cli.auth import federation
-from mrtr_cli.auth.federation import (
+from mrtr_cli.auth.flows import federation
+from mrtr_cli.auth.flows.federation import (
     ID_JAG_TYPE,
     ID_TOKEN_TYPE,
     JWT_BEARER_GRANT,
@@ -25,7 +25,7 @@ from mrtr_cli.auth.federation import (
     jwt_bearer_form,
     read_assertion,
 )
-from mrtr_cli.auth.grants import TokenError
+from mrtr_cli.auth.endpoint.grants import TokenError
 from mrtr_cli.config.oauth import AssertionSource, AuthSettings
 from mrtr_cli.errors import AuthError, TimeoutExpired, UsageError
 from mrtr_cli.protocol.deadline import Deadline

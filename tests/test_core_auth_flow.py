@@ -1,4 +1,4 @@
-"""The authorization code flow with PKCE, in process (mrtr_cli/auth/flow.py): the
+"""The authorization code flow with PKCE, in process (mrtr_cli/auth/flows/pkce.py): the
 authorization request, the checks of its response, the token request's form, and the
 browser/paste flow against a real loopback listener on 127.0.0.1.
 
@@ -31,9 +31,10 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from mrtr_cli.auth import flow
 from mrtr_cli.auth.discovery import AuthServer
-from mrtr_cli.auth.flow import (
+from mrtr_cli.auth.flows import pkce as flow
+from mrtr_cli.auth.flows.loopback import Loopback
+from mrtr_cli.auth.flows.pkce import (
     AuthorizationRefused,
     AuthorizationRequest,
     build_request,
@@ -43,7 +44,6 @@ from mrtr_cli.auth.flow import (
     run_browser_flow,
     wait_seconds,
 )
-from mrtr_cli.auth.loopback import Loopback
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.platform import console

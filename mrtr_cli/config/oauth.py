@@ -80,7 +80,7 @@ class AuthSettings:
         logout_hint: the command that signs out (and removes a damaged token file), or
             None (then `mrtr --url URL auth logout`).
         dpop: DPoP-bound tokens (RFC 9449): True always, False never, None where the
-            MCP server takes them (auth/binding.py).
+            MCP server takes them (auth/endpoint/binding.py).
         assertion: the workload's JWT for the JWT bearer grant (RFC 7523), or None.
         id_token: the enterprise identity provider's ID token, exchanged there for an
             ID-JAG (enterprise-managed authorization), or None.

@@ -107,7 +107,7 @@ def make_authorizer(app: Any, target: Any, *, oauth_client: Callable[..., Any], 
     Args:
         app: the run (`runcontext.RunContext`: env, note, deadline, tracer, sign_in_allowed).
         target: the run's `config.target.Target`.
-        oauth_client: builds the `auth.manager.OAuthClient` (its arguments), called on the
+        oauth_client: builds the `auth.client.OAuthClient` (its arguments), called on the
             first 401 or a token to refresh; `proof_key`: the DPoP key of a DPoP-bound token
             from its stored form (`auth.dpop.ProofKey.from_stored`). The application layer
             hands both over, importing `mrtr_cli.auth` only when they are called: neither

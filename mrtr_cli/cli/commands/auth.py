@@ -35,7 +35,7 @@ def _given(app: Any) -> bool:
 
 
 def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, Any] | None = None) -> Any:
-    from mrtr_cli.auth.manager import OAuthClient  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.client import OAuthClient  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.config.oauth_target import target_settings  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.credentials import public_url  # noqa: PLC0415 - lazy for start-up time
 
@@ -277,7 +277,7 @@ def _logout(app: Any, everything: bool) -> int:
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     if everything:
-        from mrtr_cli.auth.manager import revoke_entry  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.client import revoke_entry  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.config.oauth import AuthSettings  # noqa: PLC0415 - lazy for start-up time
 
         records, damaged = all_records()

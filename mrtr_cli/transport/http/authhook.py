@@ -102,7 +102,7 @@ class Authorizer:
     Args:
         url: the MCP endpoint (the token goes only to its origin: the transport's job).
         add_secret: registers a token with the run's redaction (`Environment.add_secret`).
-        make_client: builds the `mrtr_cli.auth.manager.OAuthClient` when first needed
+        make_client: builds the `mrtr_cli.auth.client.OAuthClient` when first needed
             (a callable, so that the package is imported only then).
         note: shows a one-line note on stderr (None: none shown).
         logout_hint: the command that removes this server's token file

@@ -3,7 +3,7 @@ for each attempt (a client assertion is never sent twice), every credential in i
 registered as a secret first (a server echoing the request in an error is redacted), no
 configured secret or key sent to an endpoint mrtr guessed, and a DPoP proof (RFC 9449)
 when the token is to be DPoP-bound, sent once more with the server's nonce on
-`use_dpop_nonce`. Also whether a sign-in binds its token to a DPoP key (auth/binding.py).
+`use_dpop_nonce`. Also whether a sign-in binds its token to a DPoP key (auth/endpoint/binding.py).
 
 Spec: 2026-07-28 basic/authorization (token requests, security considerations);
 RFC 9449 sections 5 and 8 (DPoP proofs, nonces).
@@ -13,16 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.auth import binding, grants
 from mrtr_cli.auth.challenge import Challenge
 from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.dpop import ProofKey
+from mrtr_cli.auth.endpoint import binding, grants
 from mrtr_cli.auth.urls import shown
 from mrtr_cli.errors import AuthError
 
 
 class TokenRequests:
-    """The token requests of `auth.manager.OAuthClient` (a base class of it): it uses the
+    """The token requests of `auth.client.OAuthClient` (a base class of it): it uses the
     client's settings, environment (secrets, notes), `http` client, `label`, `login`, the
     set of tokens `_issued` in this run (`_unbound`: those issued as bearer tokens for a
     DPoP proof) and the authorization servers' DPoP nonces (`_as_nonces`).
@@ -104,7 +104,7 @@ class TokenRequests:
     def _dpop_binding(self, server: AuthServer, ch: Challenge) -> bool:
         """Whether a sign-in at `server` asks for DPoP-bound tokens (True) or bearer tokens,
         from the resource's metadata and challenge `ch`, the authorization server's metadata
-        and the user's setting (auth/binding.py `choose`).
+        and the user's setting (auth/endpoint/binding.py `choose`).
 
         Raises:
             AuthError: a setting or a resource that cannot be satisfied (`binding.choose`).

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import IO, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from mrtr_cli.auth import consent
 from mrtr_cli.auth.discovery import AuthServer
-from mrtr_cli.auth.loopback import Loopback
+from mrtr_cli.auth.flows import consent
+from mrtr_cli.auth.flows.loopback import Loopback
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, Declined
 from mrtr_cli.render.sanitize import one_line

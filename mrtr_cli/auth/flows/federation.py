@@ -147,7 +147,7 @@ def exchange_for_id_jag(http: Any, settings: Any, *, audience: str, resource: st
         TokenError: the identity provider refused; AuthError: it answered without an
             ID-JAG; TimeoutExpired: it did not answer in time.
     """
-    from mrtr_cli.auth import grants  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.endpoint import grants  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.auth.replies import fetch  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.auth.urls import allowed_url, shown  # noqa: PLC0415 - lazy for start-up time
 

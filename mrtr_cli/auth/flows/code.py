@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from mrtr_cli.auth import grants, registration
+from mrtr_cli.auth import registration
 from mrtr_cli.auth.discovery import AuthServer
-from mrtr_cli.auth.tokenrequests import endpoints_of
+from mrtr_cli.auth.endpoint import grants
+from mrtr_cli.auth.endpoint.requests import endpoints_of
 from mrtr_cli.auth.urls import shown
 from mrtr_cli.errors import AuthError
 
@@ -34,9 +35,9 @@ class _RegistrationGone(Exception):
 
 
 class CodeFlow:
-    """The code flow of `auth.manager.OAuthClient` (a base class of it): it uses the
+    """The code flow of `auth.client.OAuthClient` (a base class of it): it uses the
     client's settings, store, `http` client, environment, deadline, `label`, `login`
-    and its token requests (auth/tokenrequests.py).
+    and its token requests (auth/endpoint/requests.py).
     """
 
     def _code_flow(self, server: AuthServer, entry: dict[str, Any], scopes: list[str], dpop: bool) -> str:
@@ -92,8 +93,9 @@ class CodeFlow:
         """
         import secrets  # noqa: PLC0415 - lazy for start-up time
 
-        from mrtr_cli.auth import consent, flow  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.auth.loopback import Loopback, NoResponse  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.flows import consent  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.flows import pkce as flow
+        from mrtr_cli.auth.flows.loopback import Loopback, NoResponse  # noqa: PLC0415 - lazy for start-up time
 
         s = self.settings
         flow.check_paste_possible(self.env, s.no_browser)  # before anything is registered
@@ -177,7 +179,7 @@ def _reuse_listener(state: str, client: dict[str, Any], port: int) -> Any:
     registered client can be used again; None when it cannot be bound (register anew)."""
     from urllib.parse import urlsplit  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.auth.loopback import Loopback  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.flows.loopback import Loopback  # noqa: PLC0415 - lazy for start-up time
 
     for uri in client.get("redirect_uris") or []:
         p = urlsplit(str(uri))

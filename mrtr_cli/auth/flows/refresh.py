@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.auth import grants, registration
-from mrtr_cli.auth.unattended import cc_client, federated_client
+from mrtr_cli.auth import registration
+from mrtr_cli.auth.endpoint import grants
+from mrtr_cli.auth.flows.unattended import cc_client, federated_client
 from mrtr_cli.errors import AuthError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -20,10 +21,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class Refresh:
-    """The refresh of `auth.manager.OAuthClient` (a base class of it): it uses the
+    """The refresh of `auth.client.OAuthClient` (a base class of it): it uses the
     client's settings, store, `url`, its unattended grants' forms
-    (auth/unattended.py), its registration handling (auth/codeflow.py) and its token
-    requests (auth/tokenrequests.py).
+    (auth/flows/unattended.py), its registration handling (auth/flows/code.py) and its token
+    requests (auth/endpoint/requests.py).
     """
 
     def _refresh(self, entry: dict[str, Any], *, new_key: ProofKey | None = None) -> str | None:

@@ -6,15 +6,15 @@ can, else discovers the authorization server, picks the client identity and the 
 and runs the authorization code flow (a person, at a terminal or through
 `mrtr auth login`) or, with nobody present, the client credentials grant, the JWT bearer
 grant with a workload's JWT, or the ID-JAG exchange then the JWT bearer grant
-(auth/federation.py); stores the tokens and hands back the new access token for one
+(auth/flows/federation.py); stores the tokens and hands back the new access token for one
 retry. Tokens are DPoP-bound (auth/dpop.py) where the resource takes DPoP and the
-authorization server offers it, or where the user asks (auth/binding.py).
+authorization server offers it, or where the user asks (auth/endpoint/binding.py).
 
 This module is the client itself: the hook's calls, discovery and the checks before a
 sign-in, scope selection, `auth token` and `auth logout`. The ways to a token are its
-base classes: the code flow (auth/codeflow.py), the unattended grants
-(auth/unattended.py), refresh (auth/refresh.py), and the token request each of them
-makes, with DPoP (auth/tokenrequests.py).
+base classes: the code flow (auth/flows/code.py), the unattended grants
+(auth/flows/unattended.py), refresh (auth/flows/refresh.py), and the token request each of them
+makes, with DPoP (auth/endpoint/requests.py).
 
 Spec: 2026-07-28 basic/authorization (all sections), its authorization-server-discovery,
 client-registration and security-considerations pages; ext-auth oauth-client-credentials
@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.auth import binding, grants
 from mrtr_cli.auth.challenge import TOKEN_OPTIONS_HINT, Challenge, parse_challenge
-from mrtr_cli.auth.codeflow import CodeFlow
 from mrtr_cli.auth.discovery import AuthServer, current_resource_metadata, discover, issuers_match
-from mrtr_cli.auth.refresh import Refresh
+from mrtr_cli.auth.endpoint import binding, grants
+from mrtr_cli.auth.endpoint.requests import TokenRequests
+from mrtr_cli.auth.flows.code import CodeFlow
+from mrtr_cli.auth.flows.refresh import Refresh
+from mrtr_cli.auth.flows.unattended import UnattendedGrants
 from mrtr_cli.auth.store import SCREENED_SECRET_CHARS, TokenStore
-from mrtr_cli.auth.tokenrequests import TokenRequests
-from mrtr_cli.auth.unattended import UnattendedGrants
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
@@ -283,7 +283,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         s = self.settings
         doc = self.store.load()  # a damaged store is named before anything is sent
         if not s.unattended:
-            from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.auth.flows.pkce import wait_seconds  # noqa: PLC0415 - lazy for start-up time
 
             wait_seconds()  # so is a bad MRTR_AUTH_WAIT
         server = self._discover(ch, challenged)
@@ -461,7 +461,7 @@ def _fresh(tokens: dict[str, Any]) -> bool:
 
 
 def _lock_wait() -> float:
-    from mrtr_cli.auth.flow import wait_seconds  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.flows.pkce import wait_seconds  # noqa: PLC0415 - lazy for start-up time
 
     return wait_seconds() + 60.0
 

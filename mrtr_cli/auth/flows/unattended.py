@@ -1,8 +1,8 @@
 """The sign-ins with nobody present: the client credentials grant (ext-auth
 oauth-client-credentials), and the JWT bearer grant (RFC 7523 section 2.1) with a
 workload's JWT or with an ID-JAG the enterprise identity provider issues for it
-(enterprise-managed authorization; auth/federation.py). No registration and no refresh
-token: the grant is run again when the token expires (auth/refresh.py).
+(enterprise-managed authorization; auth/flows/federation.py). No registration and no refresh
+token: the grant is run again when the token expires (auth/flows/refresh.py).
 """
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.auth.discovery import AuthServer
-from mrtr_cli.auth.tokenrequests import endpoints_of
+from mrtr_cli.auth.endpoint.requests import endpoints_of
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError
 
 
 class UnattendedGrants:
-    """The unattended grants of `auth.manager.OAuthClient` (a base class of it): it uses
+    """The unattended grants of `auth.client.OAuthClient` (a base class of it): it uses
     the client's settings, store, `http` client, environment, deadline and its token
-    requests (auth/tokenrequests.py).
+    requests (auth/endpoint/requests.py).
     """
 
     def _client_credentials(self, server: AuthServer, scopes: list[str], dpop: bool) -> str:
@@ -56,7 +56,7 @@ class UnattendedGrants:
 
     def _federated_form(self, issuer: str, resource: str, scopes: list[str]) -> dict[str, str]:
         """The JWT bearer grant's form: the workload's JWT read now, or a new ID-JAG."""
-        from mrtr_cli.auth import federation  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.flows import federation  # noqa: PLC0415 - lazy for start-up time
 
         s = self.settings
         if s.grant == "id_jag":
