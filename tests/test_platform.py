@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mrtr_cli.platform import _shellwords_windows as win
 from mrtr_cli.platform import filelock, proctree, shellwords
+from mrtr_cli.platform._windows import shellwords as win
 from mrtr_cli.platform.userdirs import choose_state_dir
 from tests.conftest import PY, ROOT, needs_posix
 from tests.support import SAFETY, wait_for
@@ -367,12 +367,12 @@ def test_every_windows_module_imports_on_any_platform():
     """The Windows implementations import only what every platform has at module level
     (msvcrt and ctypes' Windows parts load inside their functions): a slip shows here, not
     only on a Windows machine."""
-    names = sorted(p.stem for p in PLATFORM.glob("_*_windows.py"))
+    names = sorted(p.stem for p in (PLATFORM / "_windows").glob("[!_]*.py"))
     assert len(names) >= 7
     for name in names:
-        importlib.import_module(f"mrtr_cli.platform.{name}")
-    posix = {p.stem.replace("_posix", "") for p in PLATFORM.glob("_*_posix.py")}
-    assert posix == {n.replace("_windows", "") for n in names}  # each concern has both
+        importlib.import_module(f"mrtr_cli.platform._windows.{name}")
+    posix = {p.stem for p in (PLATFORM / "_posix").glob("[!_]*.py")}
+    assert posix == set(names)  # each concern has both
 
 
 #: What only the platform layer may use (the calls of one system, or tests of which

@@ -1,7 +1,7 @@
 """What differs between Linux, macOS and Windows, in one place (docs/platforms.md).
 
 One small module per concern, each of which picks its implementation once, at import:
-`_NAME_posix.py` (Linux and macOS) or `_NAME_windows.py` beside it (the two smallest,
+`_posix/NAME.py` (Linux and macOS) or `_windows/NAME.py` beside it (the two smallest,
 `signals` and `fileuris`, choose between two names in a few lines). The rest of
 `mrtr_cli` calls these modules and makes no platform test of its own.
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 
 if sys.platform == "win32":
-    from mrtr_cli.platform import _console_windows as _impl
+    from mrtr_cli.platform._windows import console as _impl
 else:
-    from mrtr_cli.platform import _console_posix as _impl
+    from mrtr_cli.platform._posix import console as _impl
 
 #: `open_terminal() -> IO[str] | None`: the terminal opened for reading text, or None
 #: when this process has none (a CI job, a service).

@@ -11,9 +11,9 @@ from __future__ import annotations
 import sys
 
 if sys.platform == "win32":
-    from mrtr_cli.platform import _filelock_windows as _impl
+    from mrtr_cli.platform._windows import filelock as _impl
 else:
-    from mrtr_cli.platform import _filelock_posix as _impl
+    from mrtr_cli.platform._posix import filelock as _impl
 
 #: `try_lock(fd) -> bool`: take the lock without waiting; False when another holds it.
 try_lock = _impl.try_lock

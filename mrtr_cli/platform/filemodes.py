@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 
 if sys.platform == "win32":
-    from mrtr_cli.platform import _filemodes_windows as _impl
+    from mrtr_cli.platform._windows import filemodes as _impl
 else:
-    from mrtr_cli.platform import _filemodes_posix as _impl
+    from mrtr_cli.platform._posix import filemodes as _impl
 
 #: `owner_only_file(fd)`: the open file `fd` readable and writable by its owner only.
 owner_only_file = _impl.owner_only_file

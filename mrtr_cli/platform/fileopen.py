@@ -15,9 +15,9 @@ from __future__ import annotations
 import sys
 
 if sys.platform == "win32":
-    from mrtr_cli.platform import _fileopen_windows as _impl
+    from mrtr_cli.platform._windows import fileopen as _impl
 else:
-    from mrtr_cli.platform import _fileopen_posix as _impl
+    from mrtr_cli.platform._posix import fileopen as _impl
 
 BINARY: int = _impl.BINARY
 NO_WAIT: int = _impl.NO_WAIT

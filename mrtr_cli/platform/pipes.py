@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 
 if sys.platform == "win32":
-    from mrtr_cli.platform import _pipes_windows as _impl
+    from mrtr_cli.platform._windows import pipes as _impl
 else:
-    from mrtr_cli.platform import _pipes_posix as _impl
+    from mrtr_cli.platform._posix import pipes as _impl
 
 #: `wait_readable(fd, timeout) -> bool`: False when nothing came within `timeout` seconds;
 #: True when `fd` can be read (or cannot be waited on: the read then blocks).

@@ -24,9 +24,9 @@ import sys
 import time
 
 if sys.platform == "win32":
-    from mrtr_cli.platform import _proctree_windows as _impl
+    from mrtr_cli.platform._windows import proctree as _impl
 else:
-    from mrtr_cli.platform import _proctree_posix as _impl
+    from mrtr_cli.platform._posix import proctree as _impl
 
 #: The environment variable marking a stdio server and its descendants (`end_escaped`).
 MARK = "MRTR_STDIO_RUN"

@@ -17,9 +17,9 @@ from __future__ import annotations
 import sys
 
 if sys.platform == "win32":
-    from mrtr_cli.platform import _shellwords_windows as _impl
+    from mrtr_cli.platform._windows import shellwords as _impl
 else:
-    from mrtr_cli.platform import _shellwords_posix as _impl
+    from mrtr_cli.platform._posix import shellwords as _impl
 
 #: The shell `quote` and `shell_line` quote for, as docs and hints name it.
 SHELL = _impl.SHELL

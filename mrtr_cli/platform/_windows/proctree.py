@@ -23,7 +23,7 @@ import os
 import signal
 import subprocess
 
-from mrtr_cli.platform._shellwords_windows import UnsafeArgument, batch_command_line
+from mrtr_cli.platform._windows.shellwords import UnsafeArgument, batch_command_line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
