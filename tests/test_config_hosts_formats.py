@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from mrtr_cli.config.hosts import claude_code, codex, gemini, goose, opencode, vscode, zed
 from mrtr_cli.config.hosts.files import load
+from mrtr_cli.config.hosts.formats import claude_code, codex, gemini, goose, opencode, vscode, zed
 from mrtr_cli.config.hosts.jsonc import strip_jsonc
 from mrtr_cli.config.hosts.model import BadFile, ConfigFile, EnvRef
 from mrtr_cli.config.hosts.paths import Places
