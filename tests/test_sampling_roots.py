@@ -19,8 +19,8 @@ import io
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.render.logs import LogPrinter, format_log
-from mrtr_cli.render.progress import ProgressDisplay, progress_amount, progress_text
+from mrtr_cli.render.live.logs import LogPrinter, format_log
+from mrtr_cli.render.live.progress import ProgressDisplay, progress_amount, progress_text
 from mrtr_cli.responders.roots import check_root_uri, parse_root_flag, resolve_root_entries
 from mrtr_cli.responders.sampling import describe_request
 from mrtr_cli.responders.shapes import roots_result_problems, sampling_result_problems

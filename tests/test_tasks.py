@@ -25,7 +25,7 @@ import io
 import random
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.render.status import StatusLine, StatusView, format_seconds
+from mrtr_cli.render.live.status import StatusLine, StatusView, format_seconds
 from mrtr_cli.tasks.driver import MIN_POLL_MS, TaskContext, poll_delay
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.ext import ExtTasksWire

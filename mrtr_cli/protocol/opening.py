@@ -30,7 +30,7 @@ def check_session_options(opts: RunOptions) -> float:
         UsageError: a bad value (exit 2).
     """
     from mrtr_cli.protocol.era.opener import DEFAULT_PROBE_TIMEOUT, parse_protocol  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.render.logs import LOG_LEVELS  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.live.logs import LOG_LEVELS  # noqa: PLC0415 - lazy for start-up time
 
     parse_protocol(opts.protocol)
     if opts.log_level:
@@ -105,7 +105,7 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
     """
     from mrtr_cli.protocol.era.cache import server_key  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.era.opener import SessionSettings, open_session  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.render.logs import LogPrinter  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.live.logs import LogPrinter  # noqa: PLC0415 - lazy for start-up time
 
     opts, env = run.opts, run.env
 
@@ -139,7 +139,7 @@ def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iter
             settings.observer.version = session.protocol_version  # the era probe's server/discover
             settings.observer.discover(session.discover_result, session.capabilities_for("server/discover"))
         if not env.quiet:
-            from mrtr_cli.render.progress import ProgressDisplay  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.render.live.progress import ProgressDisplay  # noqa: PLC0415 - lazy for start-up time
 
             display = session.progress = ProgressDisplay(env)
         if target.url and session.era == "modern":

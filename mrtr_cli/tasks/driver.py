@@ -45,7 +45,7 @@ from mrtr_cli.errors import (
     explained,
 )
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.render.status import StatusLine, StatusView
+from mrtr_cli.render.live.status import StatusLine, StatusView
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.state import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskState

@@ -16,9 +16,9 @@ from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.live.status import StatusLine
 from mrtr_cli.render.output import print_json
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.render.status import StatusLine
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.runcontext import RunContext
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id

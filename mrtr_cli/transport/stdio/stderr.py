@@ -31,7 +31,7 @@ class ServerStderr:
     def __init__(self, sink: Callable[[str], None] | None):
         self.sink = sink
         self.tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
-        from mrtr_cli.render.repeats import RepeatedNotes  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.render.live.repeats import RepeatedNotes  # noqa: PLC0415 - lazy for start-up time
 
         self._noise = RepeatedNotes("lines on the server's stdout that mrtr could not use")
 
