@@ -256,7 +256,8 @@ class App:
             yield session
 
     def strict_checker(self) -> Any:
-        """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None (`protocol.checks.strict.run_checker`)."""
+        """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None
+        (`protocol.checks.strict.run_checker`)."""
         from mrtr_cli.protocol.checks.strict import run_checker  # noqa: PLC0415 - lazy for start-up time
 
         return run_checker(self.opts.strict, self.env)

@@ -119,3 +119,25 @@ def test_the_contracts_fail_when_an_upward_import_is_put_back(tmp_path):
     assert broken_contracts(proc.stdout) == [c["name"] for c in contracts()]
     missing = [said for _, _, said in PUT_BACK if said not in proc.stdout]
     assert missing == [], proc.stdout[-8000:]
+
+
+#: The most modules side by side in one package (docs/architecture.md, "Package tree"):
+#: past it, a package's parts belong in sub-packages of their own.
+MAX_MODULES_PER_PACKAGE = 15
+
+
+def test_no_package_holds_more_than_fifteen_modules_side_by_side():
+    crowded = {}
+    for init in (ROOT / "mrtr_cli").rglob("__init__.py"):
+        modules = [p for p in init.parent.glob("*.py") if p.name != "__init__.py"]
+        if len(modules) > MAX_MODULES_PER_PACKAGE:
+            crowded[str(init.parent.relative_to(ROOT))] = len(modules)
+    assert crowded == {}
+
+
+def test_no_module_repeats_its_packages_name():
+    # era/probe.py, not era/eraprobe.py: the folder carries the name
+    repeated = [str(p.relative_to(ROOT)) for p in (ROOT / "mrtr_cli").rglob("*.py")
+                if p.parent.name.strip("_") not in ("", "mrtr_cli") and p.stem != p.parent.name
+                and p.stem.startswith(p.parent.name.strip("_"))]
+    assert repeated == []
