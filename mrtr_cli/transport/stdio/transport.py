@@ -107,6 +107,9 @@ class StdioTransport(Transport):
         self._outbox_cv = threading.Condition()
         self._outbox: collections.deque[bytes] = collections.deque()
         self._outbox_bytes = 0
+        #: Bytes of messages that could not be written because the server had gone (never
+        #: read; a message not even encoded counts as one byte).
+        self._undelivered = 0
         self._writer: threading.Thread | None = None
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
@@ -202,6 +205,8 @@ class StdioTransport(Transport):
         fut: Future[Message] = Future()
         with self._lock:
             if self._dead is not None:
+                with self._outbox_cv:
+                    self._undelivered += 1  # never sent: the server cannot have read it
                 fut.set_exception(self._dead)
                 return fut
             self._pending[message["id"]] = fut
@@ -236,13 +241,14 @@ class StdioTransport(Transport):
 
     def unread_input(self) -> int | None:
         """Bytes of messages the server has not read from its stdin: those still queued for
-        the writer thread plus those in the pipe (`platform.pipes.unread_bytes`). None where
-        the system cannot tell and nothing is queued."""
+        the writer thread, those a write could not deliver (the server had gone), plus those
+        in the pipe (`platform.pipes.unread_bytes`). None where the system cannot tell and
+        nothing is queued."""
         proc = self._proc
         if proc is None or proc.stdin is None:
             return None
         with self._outbox_cv:
-            queued = self._outbox_bytes
+            queued = self._outbox_bytes + self._undelivered
         from mrtr_cli.platform.pipes import unread_bytes  # noqa: PLC0415 - lazy for start-up time
 
         try:
@@ -270,6 +276,7 @@ class StdioTransport(Transport):
         data = encode_line(message)
         with self._outbox_cv:
             if self._dead is not None:
+                self._undelivered += len(data)  # never sent: the server cannot have read it
                 raise self._dead
             if self._outbox and self._outbox_bytes + len(data) > OUTBOX_LIMIT:
                 err = TransportError(f"the server does not read its stdin: {self._outbox_bytes} bytes of "
@@ -293,11 +300,13 @@ class StdioTransport(Transport):
                 if not self._outbox:
                     break
                 data = self._outbox.popleft()
+            view = memoryview(data)
             try:
-                view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
-            except OSError:
+            except OSError:  # the server is gone (EPIPE): what was not written never reached it
+                with self._outbox_cv:
+                    self._undelivered += len(view)
                 self._fail_pending(self._death())
                 break
             finally:
