@@ -41,9 +41,8 @@ class EventStreams:
         `on_message`. A server without one (405) or any failure just ends it; a
         stream the server closes is reopened (with `Last-Event-ID`) a few times.
         """
-        if self._closed or self._stream_thread is not None:
+        if self._client is None or self._stream_thread is not None:
             return
-        self._require_client()  # made here, not on the stream's thread (a run may start without it)
         self._stream_thread = threading.Thread(
             target=self._run_event_stream, args=(dict(headers or {}),), name="mrtr-http-get", daemon=True)
         self._stream_thread.start()
@@ -101,7 +100,7 @@ class EventStreams:
             left = remaining() if remaining is not None else None
             if left is not None and left <= delay:
                 raise RequestTimeout()
-            pause(delay, lambda: self._is_aborted(rid) or self._closed)
+            pause(delay, lambda: self._is_aborted(rid) or self._client is None)
             seen = cursor.last_id
             get_headers = {k: v for k, v in headers.items() if k.lower() not in ("accept", "content-type")}
             get_headers.update({"Accept": "text/event-stream", "Last-Event-ID": seen or ""})
@@ -133,7 +132,7 @@ class EventStreams:
         failures = 0
         key = object()  # the stream's slot in _responses, so close() ends it
         while failures < 3:
-            client = self._client if not self._closed else None
+            client = self._client
             if client is None or SESSION_HEADER not in self.session_headers:
                 return
             if cursor.last_id and unsendable(cursor.last_id):
@@ -172,7 +171,7 @@ class EventStreams:
             if cursor.retry_ms is not None and cursor.retry_ms > MAX_RETRY_MS:
                 return  # a longer wait than mrtr makes: the optional stream just ends
             try:
-                pause(cursor.retry_ms / 1000 if cursor.retry_ms is not None else 0.5, lambda: self._closed)
+                pause(cursor.retry_ms / 1000 if cursor.retry_ms is not None else 0.5, lambda: self._client is None)
             except BrokenStream:  # the transport closed meanwhile
                 return
 

@@ -35,7 +35,6 @@ from mrtr_cli.render.sanitize import one_line, quote_value
 from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
 from mrtr_cli.transport.future import Future
 from mrtr_cli.transport.http.reply import (
-    REDIRECT_STATUSES,
     SESSION_HEADER,
     BrokenStream,
     HttpStatusError,
@@ -52,11 +51,7 @@ from mrtr_cli.transport.http.streams import EventStreams
 from mrtr_cli.transport.http.urlrule import origin
 
 if TYPE_CHECKING:  # pragma: no cover
-    import ssl
-
     import httpx2
-
-    from mrtr_cli.transport.http.direct import DirectLane
 
 ACCEPT = "application/json, text/event-stream"
 
@@ -100,7 +95,7 @@ class HttpTransport(EventStreams, Transport):
         self._user_headers = dict(headers or {})
         self._connect_timeout = connect_timeout
         self._on_http = on_http
-        self._verify: bool | str | ssl.SSLContext = verify
+        self._verify = verify
         self.authorizer = authorizer
         self._client: httpx2.Client | None = None
         self._on_message: MessageHandler = lambda m: None
@@ -116,141 +111,33 @@ class HttpTransport(EventStreams, Transport):
         self.on_response_headers: Callable[[Mapping[str, str]], None] | None = None
         self._stream_thread: threading.Thread | None = None
         self._sent_url = url
-        #: POSTs to the user's URL over plain `http.client` connections (transport/http/direct.py), or None.
-        self._lane: DirectLane | None = None
-        self._client_lock = threading.Lock()
-        self._closed = False
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, on_message: MessageHandler) -> None:
-        self._on_message = on_message
-        from mrtr_cli.transport.http.direct import (  # noqa: PLC0415 - lazy for start-up time
-            DEFAULT_HEADERS,
-            DirectLane,
-            client_settings_in_env,
-            plain_url,
-        )
-
-        if self._on_http is None and plain_url(self.url) and not client_settings_in_env():
-            # Plain http:// and no proxy: the direct lane alone, the httpx2 client made when first
-            # needed (_require_client). A bad CA variable is exit 2 at once all the same.
-            from mrtr_cli.transport.http.tls import verifying_context  # noqa: PLC0415 - lazy for start-up time
-
-            if self._verify is True:
-                self._verify = verifying_context()
-            self._lane = DirectLane(self.url, None, self._connect_timeout,
-                                    [*DEFAULT_HEADERS, *self._user_headers.items()])
-            return
-        self._make_client()
-
-    def _make_client(self) -> httpx2.Client:
-        """The httpx2 client (made once; at `start`, or when first needed after a start with
-        the direct lane alone).
-
-        Raises:
-            UsageError: a proxy or TLS variable that cannot be used (transport/http/env.py).
-            TransportError: the transport is closed.
-        """
         import httpx2  # noqa: PLC0415 - imported only when HTTP is used (startup time)
 
-        with self._client_lock:
-            if self._client is not None:
-                return self._client
-            if self._closed:
-                raise TransportError("the HTTP connection is closed")
-            self._sent_url = str(httpx2.URL(self.url))  # the user's URL as requests carry it (normalized)
-            from mrtr_cli.transport.http.direct import DEFAULT_HEADERS  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.transport.http.env import new_client  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.transport.http.tls import verifying_context  # noqa: PLC0415 - lazy for start-up time
+        self._on_message = on_message
+        self._sent_url = str(httpx2.URL(self.url))  # the user's URL as requests carry it (normalized)
+        from mrtr_cli.transport.http.env import new_client  # noqa: PLC0415 - lazy for start-up time
 
-            verify = verifying_context() if self._verify is True else self._verify
-            self._verify = verify
-            client = new_client(
-                headers={name: value for name, value in DEFAULT_HEADERS if name == "User-Agent"} | self._user_headers,
-                timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
-                follow_redirects=False,  # followed hop by hop, each target checked first (_send)
-                verify=verify,
-                # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
-                # and a request queued for a connection would wait outside its --timeout.
-                limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
-            )
-            if self._lane is None:
-                self._lane = self._direct_lane(client, verify)
-            self._client = client
-            return client
+        self._client = new_client(
+            headers=self._user_headers,
+            timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
+            follow_redirects=False,  # followed hop by hop, each target checked first (_send)
+            verify=self._verify,
+            # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
+            # and a request queued for a connection would wait outside its --timeout.
+            limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
+        )
 
-    def _direct_lane(self, client: httpx2.Client, verify: object) -> DirectLane | None:
-        """The direct lane for the user's URL (transport/http/direct.py), when nothing but plain
-        HTTP/1.1 is wanted: http://, or https:// verified with mrtr's own context; no
-        credentials in the URL, no proxy for it, no HTTP trace."""
-        import ssl  # noqa: PLC0415 - loaded with httpx2 already
-
-        import httpx2  # noqa: PLC0415 - lazy for start-up time
-
-        from mrtr_cli.transport.http.direct import DirectLane  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.transport.http.env import proxy_in_effect  # noqa: PLC0415 - lazy for start-up time
-
-        url = httpx2.URL(self._sent_url)
-        https = url.scheme == "https"
-        if self._on_http is not None or url.userinfo or url.scheme not in ("http", "https") or \
-                (https and not isinstance(verify, ssl.SSLContext)) or proxy_in_effect(self._sent_url) is not None:
-            return None
-        base = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in client.headers.raw]
-        return DirectLane(self._sent_url, verify if https else None, self._connect_timeout,  # type: ignore[arg-type]
-                          base)
-
-    def _direct(self, body: bytes, headers: dict[str, str], left: float | None,
-                remaining: Remaining | None) -> Any:
-        """POST `body` to the user's URL by the direct lane, or None when the request must go
-        httpx2's way (no lane, cookies to send, a header that is not ASCII). A response that
-        needs httpx2 (a redirect to follow, cookies to keep, a compressed body) is handed to it.
-        Raises what `_send` raises."""
-        lane = self._lane
-        if lane is None or (self._client is not None and self._client.cookies.jar):
-            return None
-        sent = lane.headers(headers)
-        if sent is None:
-            return None
-        resp = lane.post(body, sent, left)
-        cookies = "set-cookie" in resp.headers
-        redirect = resp.status_code in REDIRECT_STATUSES and "location" in resp.headers
-        encoded = resp.headers.get("content-encoding", "identity").strip().lower() != "identity"
-        if not (cookies or redirect or encoded):
-            return resp
-        import httpx2  # noqa: PLC0415 - lazy for start-up time
-
-        client = self._require_client()
-        req = client.build_request("POST", self.url, content=body, headers=headers, timeout=_timeouts(
-            self._connect_timeout, left))
-        if cookies:
-            client.cookies.extract_cookies(httpx2.Response(resp.status_code, headers=resp.raw_headers(), request=req))
-        wrapped = lane.upgraded(resp, req)
-        if not redirect:
-            return wrapped
-        return self._send(req, remaining, first=wrapped)
-
-    def _post_once(self, body: bytes, headers: dict[str, str], left: float | None,
-                   remaining: Remaining | None) -> Any:
-        """POST `body` once (redirects followed): by the direct lane when it can take it, else
-        by httpx2. The response, its body unread. Raises what `_send` raises."""
-        resp = self._direct(body, headers, left, remaining)
-        if resp is None:
-            req = self._require_client().build_request("POST", self.url, content=body, headers=headers,
-                                                       timeout=_timeouts(self._connect_timeout, left))
-            resp = self._send(req, remaining)
-        return resp
-
-    def _send(self, request: httpx2.Request, remaining: Remaining | None = None, *,
-              first: httpx2.Response | None = None) -> httpx2.Response:
+    def _send(self, request: httpx2.Request, remaining: Remaining | None = None) -> httpx2.Response:
         """Send `request` (streamed), following redirects by the rules of
         transport/http/redirects.py: each target checked before a byte goes there, credentials
-        (`Authorization`, `DPoP`, the user's headers) to the user's origin only. `first`: the
-        response the direct lane already got for it (transport/http/direct.py)."""
+        (`Authorization`, `DPoP`, the user's headers) to the user's origin only."""
         from mrtr_cli.transport.http.redirects import send_following  # noqa: PLC0415 - lazy for start-up time
 
         return send_following(self._require_client(), request, private=self._user_headers, remaining=remaining,
-                              on_hop=self._trace_hop, reproof=lambda method, url: self._auth_headers(method, url),
-                              first=first)
+                              on_hop=self._trace_hop, reproof=lambda method, url: self._auth_headers(method, url))
 
     def _trace_hop(self, resp: httpx2.Response, hop: httpx2.Request) -> None:
         self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
@@ -270,10 +157,6 @@ class HttpTransport(EventStreams, Transport):
         return f"{shown(url)} (where {self.url} redirected)"
 
     def close(self) -> None:
-        with self._client_lock:
-            self._closed = True
-        if self._lane is not None:
-            self._lane.close()  # kept: a request that takes it now fails to connect
         client, self._client = self._client, None
         if client is not None:
             with self._lock:
@@ -292,13 +175,12 @@ class HttpTransport(EventStreams, Transport):
         means the server does not allow clients to end sessions). Returns the HTTP
         status, or None when there was no session or the server could not be reached.
         """
-        if SESSION_HEADER not in self.session_headers or self._closed:
+        if SESSION_HEADER not in self.session_headers or self._client is None:
             return None
         all_headers = {**self.session_headers, **(headers or {}), **self._auth_headers("DELETE")}
         self._trace("request", {"method": "DELETE", "url": self.url, "headers": all_headers})
         try:
-            resp = self._send(self._require_client().build_request("DELETE", self.url, headers=all_headers,
-                                                                   timeout=timeout))
+            resp = self._send(self._client.build_request("DELETE", self.url, headers=all_headers, timeout=timeout))
             resp.close()  # its body is not wanted
         except Exception:  # noqa: BLE001 - ending a session must never fail a run
             return None
@@ -379,16 +261,9 @@ class HttpTransport(EventStreams, Transport):
             return rid in self._aborted
 
     def _require_client(self) -> httpx2.Client:
-        """The httpx2 client, made now if the run started with the direct lane alone.
-
-        Raises:
-            TransportError: the transport is closed.
-            UsageError: see `_make_client`.
-        """
-        client = self._client
-        if client is not None:
-            return client
-        return self._make_client()
+        if self._client is None:
+            raise TransportError("the HTTP connection is closed")
+        return self._client
 
     def _headers(self, headers: Mapping[str, str] | None) -> dict[str, str]:
         out = {"Accept": ACCEPT, "Content-Type": "application/json"}
@@ -502,8 +377,9 @@ class HttpTransport(EventStreams, Transport):
         socket reads time out, and it is checked again after each SSE event (progress
         may have moved it). `budget` is the time the caller waits otherwise (a retry
         after HTTP 429 that would wait longer fails at once)."""
-        if self._closed:
-            raise TransportError("the HTTP connection is closed")
+        import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+        client = self._require_client()
         rid = message.get("id")
         body = encode_message(message)
         retries = 0  # sign-in retries (401/403 with an OAuth hook)
@@ -511,11 +387,15 @@ class HttpTransport(EventStreams, Transport):
         while True:
             all_headers = self._headers(headers)
             self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
+            timeout: Any = httpx2.USE_CLIENT_DEFAULT
             left = remaining() if remaining is not None else None
-            if left is not None and left <= 0:
-                raise RequestTimeout()
+            if left is not None:
+                if left <= 0:
+                    raise RequestTimeout()
+                timeout = httpx2.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
             try:
-                resp = self._post_once(body, all_headers, left, remaining)
+                req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
+                resp = self._send(req, remaining)
             except Exception as exc:  # noqa: BLE001
                 if _ran_out(exc, remaining):
                     raise RequestTimeout() from None
@@ -534,7 +414,7 @@ class HttpTransport(EventStreams, Transport):
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             try:
                 read_capped(resp, 65536)  # the challenge is in the headers; the body is bounded
-            except _http_error():
+            except httpx2.HTTPError:
                 pass
             finally:
                 resp.close()
@@ -551,7 +431,7 @@ class HttpTransport(EventStreams, Transport):
                 self.on_response_headers(resp.headers)  # first: it may register a secret (session id)
             self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
             return self._read_response(resp, rid, all_headers, remaining=remaining)
-        except _http_error() as exc:
+        except httpx2.HTTPError as exc:
             with self._lock:
                 aborted = rid in self._aborted
             if aborted:
@@ -634,23 +514,6 @@ class HttpTransport(EventStreams, Transport):
                 f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
             )
         raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
-
-
-def _http_error() -> type[Exception]:
-    """`httpx2.HTTPError`, imported when an exception is matched against it (an `except`
-    clause evaluates its class only then): a run on the direct lane alone never loads it."""
-    import httpx2  # noqa: PLC0415 - lazy for start-up time
-
-    return httpx2.HTTPError
-
-
-def _timeouts(connect: float, left: float | None) -> Any:
-    """httpx2's timeouts for a request with `left` seconds left (None: the client's own)."""
-    import httpx2  # noqa: PLC0415 - lazy for start-up time
-
-    if left is None:
-        return httpx2.USE_CLIENT_DEFAULT
-    return httpx2.Timeout(connect=min(connect, left), read=left, write=left, pool=left)
 
 
 def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
