@@ -91,3 +91,27 @@ def test_sse_retry_is_read_as_a_bounded_number():
         cursor = SseCursor()
         list(parse_sse_bytes([b"id: 1\nretry: " + value + b"\ndata: x\n\n"], cursor))
         assert cursor.retry_ms == want, value
+
+
+def test_an_event_of_many_empty_data_lines_holds_no_more_memory_than_its_limit():
+    # "data:" lines with nothing after them count one byte each toward the limit; what is
+    # held for them must be as small (not an object per line, about 60 times the count).
+    import tracemalloc
+
+    import pytest
+
+    from mrtr_cli.errors import MrtrError
+    from mrtr_cli.transport.http.sse import parse_sse_bytes
+
+    limit = 1024 * 1024
+    chunks = (b"data:\n" * 4096 for _ in range(limit // 4096 + 2))  # past the limit, one event
+    tracemalloc.start()
+    try:
+        with pytest.raises(MrtrError) as caught:
+            for _ in parse_sse_bytes(chunks, None, max_event=limit):
+                pass
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "limit" in caught.value.message
+    assert peak < 8 * limit, peak

@@ -118,7 +118,7 @@ def parse_sse_bytes(chunks: Iterable[bytes], cursor: SseCursor | None = None, *,
             start = end + 1
     if line:
         state.take(line)  # a last line without its end: never a dispatch (it is not blank)
-    if state.data and cursor is not None:
+    if state.has_data and cursor is not None:
         cursor.cut = True
 
 
@@ -142,7 +142,10 @@ class _EventState:
     def __init__(self, cursor: SseCursor | None = None) -> None:
         self.cursor = cursor
         self.event_type = ""
-        self.data: list[bytearray] = []
+        #: The event's data lines joined by "\n" as they come (one buffer: what is held is
+        #: what is counted, however many lines there are, even empty ones).
+        self.data = bytearray()
+        self.has_data = False
         self.last_id: str | None = None
         #: Bytes of data gathered for the event being read.
         self.size = 0
@@ -163,7 +166,10 @@ class _EventState:
                 del line[:1]
             value = line
         if name == b"data":
-            self.data.append(value)
+            if self.has_data:
+                self.data += b"\n"
+            self.data += value
+            self.has_data = True
             self.size += len(value) + 1
         elif name == b"event":
             self.event_type = value.decode("utf-8", "replace")
@@ -180,13 +186,11 @@ class _EventState:
         return None
 
     def _dispatch(self) -> SseEvent | None:
-        if not self.data:
+        if not self.has_data:
             self.event_type = ""
             return None
-        parts, self.data = self.data, []
+        raw, self.data, self.has_data = self.data, bytearray(), False
         self.size = 0
-        raw = parts[0] if len(parts) == 1 else bytearray(b"\n").join(parts)
-        del parts
         event = SseEvent(self.event_type or "message", raw.decode("utf-8", "replace"), self.last_id)
         self.event_type = ""
         return event
