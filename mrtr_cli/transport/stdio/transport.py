@@ -204,12 +204,14 @@ class StdioTransport(Transport):
 
         fut: Future[Message] = Future()
         with self._lock:
-            if self._dead is not None:
-                with self._outbox_cv:
-                    self._undelivered += 1  # never sent: the server cannot have read it
-                fut.set_exception(self._dead)
-                return fut
-            self._pending[message["id"]] = fut
+            dead = self._dead
+            if dead is None:
+                self._pending[message["id"]] = fut
+        if dead is not None:
+            with self._outbox_cv:  # not under self._lock: _write takes the two the other way round
+                self._undelivered += 1  # never sent: the server cannot have read it
+            fut.set_exception(dead)
+            return fut
         try:
             self._write(message)
         except TransportError as exc:
