@@ -156,15 +156,13 @@ def script(text: str, suffix: str = ".py") -> Iterator[str]:
 def machine() -> str:
     """One line describing the machine and software."""
     cpu = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            names = [line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")]
-            if names:
-                cpu = f"{names[0]} ({len(names)} cores)"
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as fh:
+        names = [line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")]
+        if names:
+            cpu = f"{names[0]} ({len(names)} cores)"
     mem = ""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        with open("/proc/meminfo", encoding="utf-8") as fh:
-            mem = f", {int(fh.readline().split()[1]) / 1024 / 1024:.0f} GB RAM"
+    with contextlib.suppress(OSError, ValueError, IndexError), open("/proc/meminfo", encoding="utf-8") as fh:
+        mem = f", {int(fh.readline().split()[1]) / 1024 / 1024:.0f} GB RAM"
     node = ""
     if shutil.which("node"):
         with contextlib.suppress(OSError, subprocess.SubprocessError):

@@ -161,7 +161,7 @@ def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             path = self.path.split("?", 1)[0]
             if protected and path == "/token":
@@ -197,7 +197,7 @@ def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self) -> None:  # noqa: N802 - no server-initiated stream
+        def do_GET(self) -> None:
             doc = documents.get(self.path.split("?", 1)[0])
             if doc is not None:
                 self.send_json(200, doc)
@@ -206,7 +206,7 @@ def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-        def do_DELETE(self) -> None:  # noqa: N802
+        def do_DELETE(self) -> None:
             self.send_response(405)
             self.send_header("Content-Length", "0")
             self.end_headers()

@@ -27,7 +27,6 @@ import importlib.util
 import os
 import shlex
 import statistics
-import subprocess
 import tempfile
 import time
 

@@ -16,7 +16,6 @@ from typing import IO, Any
 
 from mrtr_cli.errors import WriteFailed
 
-
 _SLICE = 1 << 20  # characters written at a time by `out_chunks`
 
 

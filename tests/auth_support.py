@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.bounds import SAFETY
 from tests.prefork import launch_argv, stop_group
 from tests.servers.common import send_json
-from tests.bounds import SAFETY
 
 ROOT = Path(__file__).resolve().parent.parent
 OAUTH_SERVER = ROOT / "tests" / "servers" / "oauth_server.py"
@@ -344,14 +345,14 @@ class JsonDocuments:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 outer.last_body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if self.path.split("?")[0] not in outer.docs:
                     self.send_error(501)
                     return
                 self.do_GET()
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 outer.fetched.append(self.path)
                 outer.last_headers = dict(self.headers)
                 outer.last_query = self.path.partition("?")[2]

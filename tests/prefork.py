@@ -113,10 +113,10 @@ def _fresh_stdio(unbuffered: bool) -> None:
     import io
 
     encoding = sys.stdout.encoding
-    stdin = io.TextIOWrapper(io.open(0, "rb", closefd=False), encoding=encoding)
-    stdout = io.TextIOWrapper(io.open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),
+    stdin = io.TextIOWrapper(open(0, "rb", closefd=False), encoding=encoding)
+    stdout = io.TextIOWrapper(open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),
                               encoding=encoding, write_through=unbuffered)
-    stderr = io.TextIOWrapper(io.open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),
+    stderr = io.TextIOWrapper(open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),
                               encoding=encoding, errors="backslashreplace", line_buffering=True,
                               write_through=unbuffered)
     sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr

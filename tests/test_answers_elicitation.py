@@ -11,14 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, Target, stdio_cmd
 from mrtr_cli.engine.pending import answers_template, is_rejected_state, pending_notes, start_again_command
-from mrtr_cli.errors import JsonRpcError
-from mrtr_cli.responders.urls import openable, split_for_display, url_warnings
-from mrtr_cli.schema.elicit import check_format, explain
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.responders.answers import parse_answer_document, parse_flag
-from mrtr_cli.schema.elicit import form_fields, validate_content
+from mrtr_cli.responders.urls import openable, split_for_display, url_warnings
+from mrtr_cli.schema.elicit import check_format, explain, form_fields, validate_content
+from tests.conftest import SERVERS, Target, stdio_cmd
 
 # The content a correct client sends for the every_kind form (types, consts, arrays).
 EXPECTED = {

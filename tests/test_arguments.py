@@ -14,9 +14,8 @@ import subprocess
 import pytest
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.schema.arguments import validate_arguments
+from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments
 from tests.conftest import PY, ROOT, Target, clean_env
-from mrtr_cli.schema.arguments import build_arguments, parse_item
 from tests.support import SAFETY
 
 

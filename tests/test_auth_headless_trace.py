@@ -22,7 +22,8 @@ import pytest
 from tests.auth_support import OAUTH_BROWSER, finish, run_mrtr, spawn_mrtr, store_files
 
 sys.path.insert(0, str(OAUTH_BROWSER.parent))
-from oauth_browser import follow  # noqa: E402
+from oauth_browser import follow
+
 from tests.support import SAFETY
 
 AUTHORIZE_URL = r"/authorize\?\S+"

@@ -11,11 +11,11 @@ parts: tests/servers/oauth_identity.py, which verify what mrtr sends):
 
 from __future__ import annotations
 
-from typing import Any
-import os
 import json
+import os
 import stat
 import time
+from typing import Any
 
 import pytest
 

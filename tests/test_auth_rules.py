@@ -658,7 +658,7 @@ def test_authorization_server_endpoints_must_be_https_off_this_machine():
 class _TokenEndpoint(BaseHTTPRequestHandler):
     reply: dict[str, Any] = {}
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         send_json(self, 200, json.dumps(self.reply).encode())
 

@@ -79,7 +79,7 @@ def test_a_step_up_that_never_succeeds_stops_after_a_few_tries(tmp_path, oauth_s
 class Recorder(BaseHTTPRequestHandler):
     seen: list[dict[str, str]] = []
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         type(self).seen.append({k.lower(): v for k, v in self.headers.items()})
         self.send_response(404)
         self.send_header("Content-Length", "0")

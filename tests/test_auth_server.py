@@ -17,7 +17,8 @@ import httpx2
 from tests.auth_support import OAUTH_BROWSER, OAuthServer
 
 sys.path.insert(0, str(OAUTH_BROWSER.parent))
-from oauth_browser import follow  # noqa: E402
+from oauth_browser import follow
+
 from tests.support import SAFETY
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -164,7 +165,7 @@ def test_browser_follows_to_the_loopback_callback(oauth_server: Any, browser: An
     hits: list[str] = []
 
     class Callback(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             hits.append(self.path)
             self.send_response(200)
             self.end_headers()

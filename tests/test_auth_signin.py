@@ -26,6 +26,7 @@ pexpect = pytest.importorskip("pexpect")
 
 sys.path.insert(0, str(OAUTH_BROWSER.parent))
 from oauth_browser import follow  # noqa: E402
+
 from tests.support import SAFETY
 
 CONSENT = r"(?i)open the browser"

@@ -4,12 +4,12 @@ one refresh for concurrent processes, a private token store, and `auth status`, 
 
 from __future__ import annotations
 
-from typing import Any
 import json
-import select
 import re
+import select
 import stat
 import subprocess
+from typing import Any
 
 import pytest
 

@@ -14,12 +14,12 @@ import time
 import pytest
 
 pytest.importorskip("cryptography")
-from cryptography.exceptions import InvalidSignature  # noqa: E402
-from cryptography.hazmat.primitives import hashes  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature  # noqa: E402
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from mrtr_cli.auth.dpop import ALG, ProofKey, ath, b64url, htu  # noqa: E402
+from mrtr_cli.auth.dpop import ALG, ProofKey, ath, b64url, htu
 
 
 def unb64(text: str) -> bytes:

@@ -13,6 +13,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from mrtr_cli.auth.endpoint.grants import TokenError
 from mrtr_cli.auth.flows import federation
 from mrtr_cli.auth.flows.federation import (
     ID_JAG_TYPE,
@@ -25,11 +26,10 @@ from mrtr_cli.auth.flows.federation import (
     jwt_bearer_form,
     read_assertion,
 )
-from mrtr_cli.auth.endpoint.grants import TokenError
 from mrtr_cli.config.oauth import AssertionSource, AuthSettings
 from mrtr_cli.errors import AuthError, TimeoutExpired, UsageError
-from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.platform import shellwords
+from mrtr_cli.protocol.deadline import Deadline
 from tests.auth_support import JsonDocuments
 
 ID_TOKEN = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl"

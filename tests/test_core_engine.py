@@ -16,7 +16,6 @@ import pytest
 
 from mrtr_cli.engine import mrtr as engine_mod
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, MrtrEngine, rejected_explanation
-from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import (
     InputRequired,
@@ -28,6 +27,7 @@ from mrtr_cli.errors import (
 )
 from mrtr_cli.protocol.capabilities import TASKS_EXTENSION
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.responders.answers import AnswerFile, AnswerStore, parse_flag
 from mrtr_cli.responders.chain import PromptInterrupted, ResponderChain
 

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 from mcp_types.methods import validate_client_notification, validate_client_request, validate_client_result
 
-from tests.conftest import PY, SERVERS, read_records, stdio_cmd
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.protocol.era.opener import parse_protocol
 from mrtr_cli.protocol.era.cache import EraCache, server_key
-from mrtr_cli.protocol.legacy import declared_capabilities
+from mrtr_cli.protocol.era.opener import parse_protocol
 from mrtr_cli.protocol.era.verdict import classify_response
+from mrtr_cli.protocol.legacy import declared_capabilities
 from mrtr_cli.render.listing import describe_discover
+from tests.conftest import PY, SERVERS, read_records, stdio_cmd
 from tests.support import SAFETY
 
 DUAL = SERVERS / "dual_server.py"

@@ -14,7 +14,7 @@ from mrtr_cli.cli.main import COMMAND_MODULES, _load_commands, cli
 
 def test_the_summaries_are_the_commands_own_help_in_their_order():
     _load_commands()
-    assert SUMMARIES == {name: (cmd.help, cmd.short_help) for name, cmd in cli.commands.items()}, \
+    assert {name: (cmd.help, cmd.short_help) for name, cmd in cli.commands.items()} == SUMMARIES, \
         "run scripts/sync-help"
     # The order a fresh `mrtr --help` loads them in: module by module, as each registers its commands.
     modules = list(dict.fromkeys(COMMAND_MODULES.values()))

@@ -23,8 +23,8 @@ from mrtr_cli.responders.urls import browser_host, openable, refusal, split_for_
 from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments  # noqa: E402
 from tests.conftest import PY, ROOT, clean_env, stdio_cmd  # noqa: E402
 from tests.servers.picky_server import TOOLS as PICKY_TOOLS  # noqa: E402
-from tests.test_hostile_input import PICKY  # noqa: E402
 from tests.support import SAFETY
+from tests.test_hostile_input import PICKY  # noqa: E402
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 SLOW = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -6,11 +6,11 @@ and the server ending the subscription.
 
 from __future__ import annotations
 
-from typing import Any
 import json
 import re
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 

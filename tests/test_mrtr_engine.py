@@ -5,13 +5,12 @@ result types, version negotiation), verbose traces, and an internal error (exit 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from mcp_types.methods import validate_client_request
 
-from tests.conftest import ANSWERS, Target
-from pathlib import Path
-from tests.conftest import EXAMPLE_SERVER, SERVERS, read_records, stdio_cmd
+from tests.conftest import ANSWERS, EXAMPLE_SERVER, SERVERS, Target, read_records, stdio_cmd
 from tests.support import growing_bound
 
 MODERN = "2026-07-28"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
-from tests.support import running as _running
 from tests.support import SAFETY, growing_bound, start_mrtr, wait_for
+from tests.support import running as _running
 
 SLOW = SERVERS / "slow_server.py"
 

@@ -7,15 +7,12 @@ sampling request summary, log formatting, progress text and the deadline."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
-from tests.support import running as _running
-from tests.support import wait_for
-import io
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.deadline import Deadline
@@ -24,6 +21,9 @@ from mrtr_cli.render.live.progress import ProgressDisplay, progress_amount, prog
 from mrtr_cli.responders.roots import check_root_uri, parse_root_flag, resolve_root_entries
 from mrtr_cli.responders.sampling import describe_request
 from mrtr_cli.responders.shapes import roots_result_problems, sampling_result_problems
+from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
+from tests.support import running as _running
+from tests.support import wait_for
 
 STYLE, DRAFT, WORKSPACE = "__main__:style", "__main__:draft", "__main__:workspace"
 QUESTION, FORECAST, LISTED = "__main__:question", "__main__:forecast", "__main__:listed"

@@ -255,7 +255,7 @@ def test_a_redirect_to_another_host_gets_none_of_the_users_headers(mrtr):
     seen: list[dict] = []
 
     class Other(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802
+        def do_POST(self):
             seen.append(dict(self.headers))
             self.send_response(404)
             self.send_header("Content-Length", "0")
@@ -268,7 +268,7 @@ def test_a_redirect_to_another_host_gets_none_of_the_users_headers(mrtr):
     target = f"http://localhost:{other.server_address[1]}/mcp"  # another origin than 127.0.0.1
 
     class Redirect(Other):
-        def do_POST(self):  # noqa: N802
+        def do_POST(self):
             self.send_response(307)
             self.send_header("Location", target)
             self.send_header("Content-Length", "0")

@@ -10,7 +10,9 @@ resume commands and the off-terminal status lines."""
 
 from __future__ import annotations
 
+import io
 import json
+import random
 import re
 import shlex
 import time
@@ -19,19 +21,17 @@ from pathlib import Path
 import pytest
 from mcp_types.methods import validate_client_request
 
-from tests.conftest import SERVERS, HttpServers, Target, needs_posix, stdio_cmd
-from tests.support import growing_bound, timed_out_polling
-import io
-import random
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.render.live.status import StatusLine, StatusView, format_seconds
 from mrtr_cli.tasks.driver import MIN_POLL_MS, TaskContext, poll_delay
-from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.ext import ExtTasksWire
+from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.sep2322 import Sep2322Wire
 from mrtr_cli.tasks.sep2322 import parse_sep2322_task as parse_sep
 from mrtr_cli.tasks.state import parse_task
+from tests.conftest import SERVERS, HttpServers, Target, needs_posix, stdio_cmd
+from tests.support import growing_bound, timed_out_polling
 
 TASK_SERVER = SERVERS / "task_server.py"
 FASTMCP_SERVER = SERVERS / "fastmcp_tasks_server.py"

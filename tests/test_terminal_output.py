@@ -9,15 +9,15 @@ invisible spaces shown, JSON kept lossless and inert)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
-import json
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
 from tests.support import SAFETY
 
 pexpect = pytest.importorskip("pexpect")

@@ -5,8 +5,9 @@ unreachable URL, and the SSE parser itself."""
 from __future__ import annotations
 
 import json
-from tests.conftest import SERVERS, read_records
+
 from mrtr_cli.transport.http.sse import parse_sse
+from tests.conftest import SERVERS, read_records
 
 
 def test_unreachable_url_exits_3(mrtr):
@@ -62,9 +63,7 @@ def test_sse_parser_joins_data_lines_skips_comments_and_keeps_the_last_event_id(
 
 
 def test_sse_parser_on_raw_bytes_split_anywhere():
-    from mrtr_cli.transport.http.sse import parse_sse_bytes
-
-    from mrtr_cli.transport.http.sse import SseCursor
+    from mrtr_cli.transport.http.sse import SseCursor, parse_sse_bytes
 
     raw = b"event: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: ping\nid: 7\rdata: x\r\rdata:tail \xe2\x98\x83\r\n\r"
     want = [("message", '{"a":\n1}', None), ("message", "x", "7"), ("message", "tail \u2603", "7")]

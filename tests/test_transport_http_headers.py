@@ -13,9 +13,14 @@ import pytest
 from mcp.shared.inbound import find_invalid_x_mcp_header, mcp_param_headers, validate_mcp_param_headers
 from mcp.shared.inbound import x_mcp_header_map as sdk_header_map
 
-from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp_header_map
+from mrtr_cli.protocol.headers import (
+    encode_header_value,
+    invalid_x_mcp_header,
+    param_headers,
+    request_headers,
+    x_mcp_header_map,
+)
 from tests.conftest import CATALOG_SERVER, read_records
-from mrtr_cli.protocol.headers import encode_header_value, request_headers
 
 
 def prop(t: str, header: object) -> dict:

@@ -91,7 +91,7 @@ class Proxy:
 
             do_GET = do_POST = do_DELETE = _answer
 
-            def do_CONNECT(self) -> None:  # noqa: N802
+            def do_CONNECT(self) -> None:
                 outer.seen.append(("CONNECT", self.path, None))
                 self.send_response(connect)
                 if connect == 407:

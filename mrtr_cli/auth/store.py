@@ -70,9 +70,8 @@ class TokenStore:
         self.resource_key = canonical_resource(url)
         self.path = path or token_path(url)
         if logout_hint is None:
-            from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-
             from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
             words, lead = url_in_command(url)
             logout_hint = lead + shellwords.shell_line(["mrtr", *words, "auth", "logout"])

@@ -15,8 +15,8 @@ import click
 
 from mrtr_cli import __version__
 from mrtr_cli.cli.help.format import write_commands
-from mrtr_cli.cli.placement import PlacementGroup
 from mrtr_cli.cli.options import global_options
+from mrtr_cli.cli.placement import PlacementGroup
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import (
     EraChanged,

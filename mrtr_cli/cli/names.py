@@ -187,6 +187,7 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     `MRTR_COMPLETE_TIMEOUT`. Raises whatever goes wrong (`complete_names` gives no items)."""
     from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
 
+    from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
     from mrtr_cli.protocol.features.completions import (  # noqa: PLC0415 - lazy for start-up time
         cached_completion,
         complete_params,
@@ -196,8 +197,6 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
         store_completion,
     )
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
     try:
         limit = seconds_setting("MRTR_COMPLETE_TIMEOUT", DEFAULT_COMPLETE_TIMEOUT)
     except UsageError:  # a shell completion has nowhere to say so: the default bound holds

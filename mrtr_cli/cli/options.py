@@ -11,10 +11,9 @@ from typing import Any
 
 import click
 
+from mrtr_cli.cli.build import make_app
 from mrtr_cli.cli.params import ANSWER_ITEM, SECONDS
 from mrtr_cli.render.color import COLOR_MODES
-
-from mrtr_cli.cli.build import make_app
 
 __all__ = ["answer_options", "complete", "declare_options", "global_options", "make_app", "task_options"]
 

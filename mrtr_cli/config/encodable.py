@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from mrtr_cli.errors import UsageError
 
-
 #: What a value goes to, for `check_text`'s message: a process (argv, environment, working
 #: directory) or a request (URL, headers).
 PROCESS = "no process can be given"

@@ -11,12 +11,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from mrtr_cli.credentials import public_url
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Transport
-from mrtr_cli.credentials import public_url
 
 
 @dataclass

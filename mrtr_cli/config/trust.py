@@ -29,6 +29,7 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.sanitize import sanitize
 
+
 def _known_file() -> str:
     from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from mrtr_cli.errors import UsageError
 
-
 # `-H "Name: env:VAR"`, `file:PATH`, optionally after an auth scheme: "Bearer env:TOKEN".
 _INDIRECT = re.compile(r"^(?:(Bearer|Basic|Token|Bot|ApiKey|Digest) +)?(env|file):(.+)$", re.IGNORECASE)
 

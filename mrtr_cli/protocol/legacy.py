@@ -28,12 +28,12 @@ from typing import Any, Protocol
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError, TransportError
+from mrtr_cli.protocol.checks.validate import check_server_request
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.requests import origin_of
-from mrtr_cli.protocol.checks.validate import check_server_request
-from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Session, client_info
+from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport

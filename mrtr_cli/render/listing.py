@@ -12,9 +12,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from mrtr_cli.env import Environment
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.color import console as styled_console
-from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import sanitize
 
 

@@ -15,7 +15,6 @@ from typing import Any
 from mrtr_cli.env import Environment
 from mrtr_cli.render.sanitize import dumps_safe, iter_dumps_safe, sanitize
 
-
 #: Largest JSON text (characters) that is syntax-coloured; a larger one is printed plain.
 MAX_COLOURED_JSON = 1 << 20
 
@@ -224,8 +223,9 @@ def note_outcome(env: Environment, method: str, result: dict[str, Any], code: in
     is_error = method == "tools/call" and result.get("isError") is True
     if not env.stderr_isatty or not (is_error or code == 6):
         return
-    from mrtr_cli.render.color import console  # noqa: PLC0415 - lazy for start-up time
     from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
+
+    from mrtr_cli.render.color import console  # noqa: PLC0415 - lazy for start-up time
 
     line = Text("mrtr: ")
     if is_error:

@@ -19,6 +19,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.answers import AnswerStore
+from mrtr_cli.responders.ask import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, InputAsk, Person
 from mrtr_cli.responders.shapes import (
     elicit_result_problems,
     looks_like_roots_result,
@@ -26,8 +27,6 @@ from mrtr_cli.responders.shapes import (
     roots_result_problems,
     sampling_result_problems,
 )
-
-from mrtr_cli.responders.ask import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, InputAsk, Person
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.protocol.deadline import Deadline

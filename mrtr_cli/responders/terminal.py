@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
+from mrtr_cli.render.color import console as styled_console
+from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
 from mrtr_cli.responders.ask import ELICIT, SAMPLING, InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
-from mrtr_cli.render.ids import short_id
 
 _SKIP = object()
 SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"

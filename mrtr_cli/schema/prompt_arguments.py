@@ -81,6 +81,7 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
             text form to give instead.
     """
     import json  # noqa: PLC0415 - lazy for start-up time
+
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     for name, value in (arguments or {}).items():

@@ -45,12 +45,12 @@ from mrtr_cli.errors import (
     explained,
 )
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.render.ids import short_id  # a task id for a status line (also used by tasks.runner)
 from mrtr_cli.render.live.status import StatusLine, StatusView
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.state import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskState
 from mrtr_cli.tasks.wire import TaskWire
-from mrtr_cli.render.ids import short_id  # a task id for a status line (also used by tasks.runner)
 
 DEFAULT_POLL_MS = 1000  # when the server suggests no interval
 MIN_POLL_MS = 100  # never poll faster than this, whatever the server says

@@ -21,7 +21,6 @@ from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, p
 from mrtr_cli.tasks.wire import TaskWire
 
 
-
 class ExtTasksWire(TaskWire):
     """Polls, feeds and cancels a task of the tasks extension."""
 

@@ -110,5 +110,5 @@ class Future(Generic[T]):
         settled the future (as with `concurrent.futures`)."""
         try:
             fn(self)
-        except Exception:  # noqa: BLE001, S110 - a callback's failure is its own
+        except Exception:  # noqa: BLE001 - a callback's failure is its own
             pass

@@ -87,7 +87,7 @@ class Reply:
         headers = {"Content-Type": self.ctype, **self.headers}
         if self.session:
             headers["Mcp-Session-Id"] = "s-1"
-        handler._send(self.status, headers, self.body)  # noqa: SLF001
+        handler._send(self.status, headers, self.body)
 
 
 def complete(req: dict[str, Any], text: str, ctx: Ctx | None = None, **extra: Any) -> Reply:
@@ -123,7 +123,7 @@ def deep_notification(req: dict[str, Any], ctx: Ctx) -> Reply:
             target.flush()
             stall_until_stdin_closes()  # never answers: only the reader's failure can end the call
             return
-        target._send(200, {"Content-Type": "text/event-stream"}, sse(note, answer))  # noqa: SLF001
+        target._send(200, {"Content-Type": "text/event-stream"}, sse(note, answer))
 
     return Reply(action=act)
 
@@ -148,7 +148,7 @@ def stalled(line: bytes, *, http_body: bytes | None = None) -> Callable[[dict[st
                 target.flush()
                 stall_until_stdin_closes()
                 return
-            target._send(200, {"Content-Type": "text/event-stream"}, sse(http_body or line))  # noqa: SLF001
+            target._send(200, {"Content-Type": "text/event-stream"}, sse(http_body or line))
         return Reply(action=act)
     return reply
 
@@ -169,7 +169,7 @@ def ping_flood(req: dict[str, Any], ctx: Ctx) -> Reply:
             target.write(pings + answer + b"\n")
             target.flush()
             return
-        target._send(200, {"Content-Type": "text/event-stream"},  # noqa: SLF001
+        target._send(200, {"Content-Type": "text/event-stream"},
                      sse(*pings.splitlines()[:200], answer))
 
     return Reply(action=act)
@@ -247,9 +247,9 @@ def fuzz(req: dict[str, Any], ctx: Ctx) -> Reply:
             target.write(payload + b"\n" + final + b"\n")
             target.flush()
         elif spec["mode"] == "sse":
-            target._send(200, {"Content-Type": "text/event-stream"}, payload + b"\n\n" + sse(final))  # noqa: SLF001
+            target._send(200, {"Content-Type": "text/event-stream"}, payload + b"\n\n" + sse(final))
         else:
-            target._send(200, {"Content-Type": "application/json"}, payload)  # noqa: SLF001
+            target._send(200, {"Content-Type": "application/json"}, payload)
 
     return Reply(action=act)
 

@@ -90,7 +90,7 @@ class Handler(BaseHTTPRequestHandler):
             ctx = self.states.setdefault(parts[2], Ctx(parts[0], nonce=parts[2]))
         return dataclasses.replace(CASES[parts[0]], era=parts[1]), ctx
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         found = self._case()
         body = self.rfile.read(int(self.headers.get("content-length", "0")))
         if found is None:
@@ -105,10 +105,10 @@ class Handler(BaseHTTPRequestHandler):
             return
         reply.run_http(self, ctx)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._send(405, {}, b"")
 
-    def do_DELETE(self) -> None:  # noqa: N802
+    def do_DELETE(self) -> None:
         self._send(200, {}, b"")
 
     def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:

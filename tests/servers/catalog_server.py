@@ -50,7 +50,7 @@ from mcp_types import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, serve
 
 extra = argparse.ArgumentParser()
 extra.add_argument("--page-size", type=int, default=2)

@@ -35,7 +35,7 @@ from mcp.server.request_state import RequestStateSecurity
 from pydantic import BaseModel, Field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, read_body, serve  # noqa: E402
+from common import parse_args, read_body, serve
 
 
 class Booking(BaseModel):

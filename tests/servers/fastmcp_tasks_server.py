@@ -32,12 +32,12 @@ from datetime import timedelta
 
 os.environ.setdefault("FASTMCP_DOCKET_URL", "memory://")
 
-import mcp_types  # noqa: E402
-from fastmcp import Context, FastMCP  # noqa: E402
-from fastmcp.exceptions import ToolError  # noqa: E402
-from fastmcp.utilities.tasks import TaskConfig  # noqa: E402
-from fastmcp_tasks import TasksExtension  # noqa: E402
-from mcp.shared.exceptions import MCPError  # noqa: E402
+import mcp_types
+from fastmcp import Context, FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.utilities.tasks import TaskConfig
+from fastmcp_tasks import TasksExtension
+from mcp.shared.exceptions import MCPError
 
 TASK = TaskConfig(mode="required", poll_interval=timedelta(milliseconds=250))
 

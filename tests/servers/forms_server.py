@@ -36,7 +36,7 @@ from mcp_types import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import list_tools_handler, parse_args, serve  # noqa: E402
+from common import list_tools_handler, parse_args, serve
 
 EVERY_KIND = {
     "type": "object",

@@ -17,7 +17,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import send_json  # noqa: E402
+from common import send_json
 
 _forever = threading.Event()
 
@@ -25,7 +25,7 @@ _forever = threading.Event()
 class Handler(http.server.BaseHTTPRequestHandler):
     hang = "all"
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
         method = body.get("method", "response")
         print(method, flush=True)
@@ -38,7 +38,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                       "serverInfo": {"name": "hang", "version": "1"}}
         send_json(self, 200, json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode())
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self.send_response(405)
         self.send_header("Content-Length", "0")
         self.end_headers()

@@ -41,9 +41,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import listen, rewrite_json_response, serve_apps  # noqa: E402
-from oauth_identity import DpopGate, DpopPolicy, verify_proof  # noqa: E402
-from sdk_auth_server import protected_mcp  # noqa: E402
+from common import listen, rewrite_json_response, serve_apps
+from oauth_identity import DpopGate, DpopPolicy, verify_proof
+from sdk_auth_server import protected_mcp
 
 
 class JwtVerifier:

@@ -54,7 +54,8 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 ARGS = sys.argv[1:]
 RECORD = ARGS[ARGS.index("--record") + 1] if "--record" in ARGS else None

@@ -34,7 +34,7 @@ from mcp.server.subscriptions import (
 )
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import list_tools_handler, parse_args, serve  # noqa: E402
+from common import list_tools_handler, parse_args, serve
 
 extra = argparse.ArgumentParser()
 extra.add_argument("--emit", default="tools,resource:test://watched")

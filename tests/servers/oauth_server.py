@@ -119,8 +119,13 @@ from mcp.server.auth.routes import (
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
-from mcp.shared.auth import (InvalidRedirectUriError, OAuthClientInformationFull, OAuthMetadata, OAuthToken,
-    ProtectedResourceMetadata)
+from mcp.shared.auth import (
+    InvalidRedirectUriError,
+    OAuthClientInformationFull,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
 from mcp_types import CallToolResult, ElicitRequest, ElicitRequestFormParams, InputRequiredResult, TextContent, Tool
 from pydantic import AnyHttpUrl, AnyUrl
 from starlette.applications import Starlette
@@ -131,8 +136,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import RecordingApp, read_body, rewrite_json_response  # noqa: E402
-from oauth_identity import AS_NONCE, JWT_BEARER, RS_NONCE, DpopGate, DpopPolicy, Identity  # noqa: E402
+from common import RecordingApp, read_body, rewrite_json_response
+from oauth_identity import AS_NONCE, JWT_BEARER, RS_NONCE, DpopGate, DpopPolicy, Identity
 
 CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
@@ -252,7 +257,7 @@ class InMemoryProvider:
 
         self.stats.cimd_fetches.append(url)
         try:
-            async with httpx2.AsyncClient(verify=False, timeout=30) as client:  # noqa: S501 - test certificate
+            async with httpx2.AsyncClient(verify=False, timeout=30) as client:
                 doc = (await client.get(url)).json()
         except (httpx2.HTTPError, ValueError):
             return

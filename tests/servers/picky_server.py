@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import send_json  # noqa: E402
+from common import send_json
 
 META = "io.modelcontextprotocol/"
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("pick", "optional_flag", "visit")] + [
@@ -101,7 +101,7 @@ def main() -> None:
         port = int(sys.argv[sys.argv.index("--http") + 1])
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
                 record(path, body)
                 reply = handle(json.loads(body))

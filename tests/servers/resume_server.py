@@ -21,15 +21,15 @@ Tools:
 from __future__ import annotations
 
 import json
-import queue
 import os
+import queue
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import send_json  # noqa: E402
+from common import send_json
 
 ARGS = sys.argv[1:]
 PORT = int(ARGS[ARGS.index("--http") + 1])
@@ -77,11 +77,11 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{head}data: {data}\n\n".encode())
         self.wfile.flush()
 
-    def do_DELETE(self) -> None:  # noqa: N802
+    def do_DELETE(self) -> None:
         self._record("")
         self._json(200, None)
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._record("")
         last = self.headers.get("Last-Event-ID")
         if last is not None:
@@ -104,7 +104,7 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             return  # the client went away
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
         self._record(body)
         msg = json.loads(body)

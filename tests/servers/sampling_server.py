@@ -38,7 +38,7 @@ from mcp_types import (
 from pydantic import BaseModel
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, serve
 
 # A fixed key: requestState minted by one process is accepted by the next (resume over stdio).
 mcp = MCPServer("sampling-test", title="Sampling and roots test server", version="1.0",

@@ -61,7 +61,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import listen, serve_apps  # noqa: E402
+from common import listen, serve_apps
 
 TOKEN_LIFETIME = 3600
 

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, serve
 
 mcp = MCPServer("sealed-test")
 

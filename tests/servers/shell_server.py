@@ -43,7 +43,7 @@ from mcp_types import (
 from pydantic import Field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, serve
 
 mcp = MCPServer("shell-test", title="Shell test server", version="1.0")
 EVENTS: str | None = None

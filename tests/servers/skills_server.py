@@ -32,7 +32,7 @@ from mcp.server.lowlevel import Server
 from mcp_types import PaginatedRequestParams, RequestParams
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, serve
 
 extra = argparse.ArgumentParser()
 extra.add_argument("--bad-digest", action="append", default=[])

@@ -29,7 +29,7 @@ import warnings
 from mcp.server.mcpserver import Context, MCPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, serve
 
 warnings.simplefilter("ignore")  # the SDK flags logging as deprecated (SEP-2577)
 

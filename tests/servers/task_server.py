@@ -61,7 +61,7 @@ from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResul
 from pydantic import Field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import parse_args, serve  # noqa: E402
+from common import parse_args, serve
 
 TASKS = "io.modelcontextprotocol/tasks"
 RELATED = "io.modelcontextprotocol/related-task"

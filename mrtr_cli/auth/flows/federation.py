@@ -77,7 +77,6 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     read within `MAX_COMMAND_OUTPUT` bytes (`transport.stdio.boundedrun`: its process group is
     ended however it ends)."""
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-
     from mrtr_cli.transport.stdio.boundedrun import CommandTimedOut, OutputTooLarge, run_bounded  # noqa: PLC0415
 
     left = deadline.remaining() if deadline is not None else None

@@ -54,7 +54,7 @@ class Loopback:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            def do_GET(self) -> None:
                 url = urlsplit(self.path)
                 if url.path != outer.path:
                     self._answer(404, b"not found")
@@ -79,7 +79,7 @@ class Loopback:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
         try:

@@ -10,6 +10,7 @@ from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import answer_options, complete, global_options, make_app, task_options
 from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained
 
+
 @cli.command("call", short_help="Call TOOL, answering the server's questions, and print the result.")
 @click.argument("tool", shell_complete=complete("tools"))
 @click.argument("items", nargs=-1, shell_complete=complete("tool-arguments"))

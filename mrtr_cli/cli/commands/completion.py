@@ -17,7 +17,6 @@ diagnostics.
 
 from __future__ import annotations
 
-
 import click
 
 from mrtr_cli.cli.main import cli

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import click
 
-from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.help.format import show_help, show_topic
 from mrtr_cli.cli.help.topics import TOPICS, topic_text
+from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.errors import UsageError
 

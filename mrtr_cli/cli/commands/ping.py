@@ -13,9 +13,9 @@ from typing import Any
 
 import click
 
+from mrtr_cli.cli.help.format import adjust_options
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options, make_app
-from mrtr_cli.cli.help.format import adjust_options
 from mrtr_cli.cli.params import MAX_SECONDS
 
 #: Seconds `ping` waits for each reply without --timeout.

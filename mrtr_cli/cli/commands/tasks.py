@@ -85,8 +85,8 @@ def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
 
 def resume_task(app: App, doc: dict[str, Any]) -> int:
     """`mrtr resume PENDING.json` for a task that stopped for input: answer it and wait."""
-    from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415 - lazy for start-up time
 
     saved = doc["target"] if isinstance(doc["target"], dict) else {}

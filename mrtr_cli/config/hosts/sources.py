@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from mrtr_cli.config.hosts.formats import claude_code, codex, gemini, goose, mcpjson, opencode, vscode, windsurf, zed
 from mrtr_cli.config.hosts import paths
+from mrtr_cli.config.hosts.formats import claude_code, codex, gemini, goose, mcpjson, opencode, vscode, windsurf, zed
 from mrtr_cli.config.hosts.model import PROJECT, USER, ConfigFile, HostEntry
 from mrtr_cli.config.hosts.paths import Places
 

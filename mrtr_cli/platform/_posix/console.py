@@ -9,7 +9,7 @@ from typing import IO
 def open_terminal() -> IO[str] | None:
     """The controlling terminal (`/dev/tty`) for reading text, or None without one."""
     try:
-        return open("/dev/tty", encoding="utf-8")  # noqa: SIM115 - the caller keeps it for the run
+        return open("/dev/tty", encoding="utf-8")
     except OSError:
         return None
 

@@ -9,7 +9,7 @@ from typing import IO
 def open_terminal() -> IO[str] | None:
     """The console's input (`CONIN$`) for reading text, or None without a console."""
     try:
-        return open("CONIN$", encoding="utf-8")  # noqa: SIM115 - the caller keeps it for the run
+        return open("CONIN$", encoding="utf-8")
     except OSError:
         return None
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.render.color import styled
 from mrtr_cli.env import Environment
+from mrtr_cli.render.color import styled
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

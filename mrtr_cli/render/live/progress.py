@@ -15,8 +15,8 @@ import threading
 import time
 from typing import IO, Any
 
-from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
+from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.render.sanitize import sanitize, short_number
 
 MAX_DESCRIPTION = 60  # characters of label + message on the bar line

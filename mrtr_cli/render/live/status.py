@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.env import Environment
+from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.render.sanitize import sanitize
 
 #: Seconds between redraws of a live line (elapsed time and countdown tick).

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-
 #: The longest reconnection delay (an SSE `retry` field, milliseconds) mrtr waits before
 #: resuming a stream; a server asking for longer gets no resumption (docs/limits.md).
 MAX_RETRY_MS = 30_000

@@ -142,7 +142,7 @@ def run_bounded(argv: list[str], *, stdout_limit: int, stderr_limit: int, timeou
     """
     proc = proctree.start(argv, stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    assert proc.stdout is not None and proc.stderr is not None  # noqa: S101 - piped above
+    assert proc.stdout is not None and proc.stderr is not None
     end = None if timeout is None else time.monotonic() + timeout
     changed = threading.Event()
     out = _Reader(proc.stdout, stdout_limit, False, changed)

@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
+from mrtr_cli.platform import proctree
 from mrtr_cli.transport.base import (
     InvalidMessage,
     Message,
@@ -42,7 +43,6 @@ from mrtr_cli.transport.base import (
 )
 from mrtr_cli.transport.limits import max_message_size
 from mrtr_cli.transport.stdio.pipes import LineSplitter, read_stdout
-from mrtr_cli.platform import proctree
 from mrtr_cli.transport.stdio.procgroup import close_stdin, end_group, kill_process_group
 from mrtr_cli.transport.stdio.stderr import ServerStderr
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.config.hosts.model import ConfigFile, HostEntry
-from mrtr_cli.config.hosts.shapes import (Malformed, flag, named_servers, read_entries, string_map, strings,
-                                          text)
+from mrtr_cli.config.hosts.shapes import Malformed, flag, named_servers, read_entries, string_map, strings, text
 from mrtr_cli.config.values import OPENCODE
 
 FORMAT = "jsonc"
