@@ -132,6 +132,15 @@ def test_the_pager_can_be_turned_off(tmp_path, fake_pager, args, env):
     assert "Exit codes" in screen or "Usage: mrtr call" in screen
 
 
+@pytest.mark.pty
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals (pexpect)")
+def test_a_pager_that_fails_loses_nothing(tmp_path):
+    code, screen, _ = _at_terminal(tmp_path, "help", "exit-codes",
+                                   env={"PAGER": f"{PY} -c \"import sys; sys.exit(1)\""})
+    assert code == 0
+    assert "Exit codes" in screen  # printed as it is when the pager failed
+
+
 def test_a_pipe_is_never_paged(mrtr, tmp_path, fake_pager):
     log = tmp_path / "pager.log"
     r = mrtr("help", "exit-codes", env={"MRTR_PAGER": fake_pager, "PAGER_LOG": str(log)})

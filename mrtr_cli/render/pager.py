@@ -5,7 +5,8 @@ Windows: `more`), its command line split as the platform splits one (`platform.s
 no shell runs it. No pager at all when stdout is not a terminal, with `--no-pager`, or when
 `MRTR_PAGER` (or, without it, `PAGER`) is empty or `cat`. `LESS=FRX` is set for the pager
 when `LESS` is not (as git does), so a bare `less` shows styles and quits on a short page.
-A pager that cannot be started means the text is printed as it is (by the caller).
+A pager that cannot be started, or that fails (ends with a non-zero status of its own, as
+`PAGER=false` does), means the text is printed as it is (by the caller): nothing is lost.
 """
 
 from __future__ import annotations
@@ -43,12 +44,11 @@ def pager_command(env: Environment) -> list[str] | None:
 
 def page(env: Environment, text: str) -> bool:
     """Show `text` through the pager (`pager_command`) when there is one; return whether it
-    did. False (nothing written): no pager for this run, or it could not be started; the
-    caller prints `text` itself.
+    did. False: no pager for this run, it could not be started, or it failed (a non-zero
+    exit status of its own, not a signal); the caller prints `text` itself.
 
-    The pager's own exit status is not looked at (quitting `less` early is normal, and
-    what it did not read is dropped). Ctrl-C while the pager runs is the pager's to
-    handle: mrtr waits for it to end.
+    Quitting `less` early is normal (status 0; what it did not read is dropped). Ctrl-C
+    while the pager runs is the pager's to handle: mrtr waits for it to end.
     """
     command = pager_command(env)
     if command is None:
@@ -71,7 +71,7 @@ def page(env: Environment, text: str) -> bool:
         pass
     while True:
         try:
-            proc.wait()
-            return True
+            status = proc.wait()
         except KeyboardInterrupt:
             continue
+        return status <= 0  # > 0: the pager failed (PAGER=false); < 0: ended by a signal
