@@ -689,6 +689,7 @@ _TABLE = [
          methods=("notifications/initialized",), out="ok after the notification was retried"),
     Case("429_forever", too_many(1000, "0"), 4, "still refused after 3 retries", transports=("http",)),
     Case("429_too_long", too_many(1000, "3600"), 4, "asks to wait 3600 s", transports=("http",)),
+    Case("429_endless", too_many(1000, "1" + "0" * 23), 4, "asks to wait for ever", transports=("http",)),
     # Retry-After 50 s (under the 60 s mrtr would wait), more than all of --timeout (30 s, which
     # start-up and the first requests on a loaded machine never use up before the 429).
     Case("429_beyond_timeout", too_many(1000, "50"), 4, "left of --timeout", transports=("http",),

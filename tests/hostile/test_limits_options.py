@@ -51,6 +51,8 @@ def test_sizes():
 
 def test_retry_after_takes_seconds_and_http_dates():
     assert retry_after_seconds("7") == 7
+    assert retry_after_seconds("999999999999") == 999999999999
+    assert retry_after_seconds("1" + "0" * 23) == float("inf")  # not cut to its first 12 digits
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:10 GMT", now=1445412480.0) == 10  # 07:28:00 + 10 s
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412490.0) == 0  # in the past: now
     for bad in (None, "", "soon", "-3", "Wed, 99 Foo 2015"):

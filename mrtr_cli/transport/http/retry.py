@@ -48,13 +48,18 @@ def wait_to_retry(resp: httpx2.Response, url: str, attempt: int, remaining: Rema
     if attempt >= MAX_429_RETRIES:
         why = f"still refused after {MAX_429_RETRIES} retries"
     elif delay > MAX_RETRY_AFTER:
-        why = f"it asks to wait {delay:.0f} s, more than the {MAX_RETRY_AFTER:.0f} s mrtr waits"
+        why = f"it asks to wait {_spoken(delay)}, more than the {MAX_RETRY_AFTER:.0f} s mrtr waits"
     elif left is not None and delay >= left:
         why = f"it asks to wait {delay:g} s, more than the {max(left, 0):.1f} s left of --timeout"
     if why is not None:
         raise HttpStatusError(f"HTTP 429 (Too Many Requests) from {url}{said}: {why}", 429, text,
                               hint=body_hint(text) or "try again later")
     pause(delay, aborted)
+
+
+def _spoken(seconds: float) -> str:
+    """A wait as a message says it: `3600 s`; beyond twelve digits, `for ever`."""
+    return f"{seconds:.0f} s" if seconds < 1e12 else "for ever"
 
 
 def pause(seconds: float, aborted: Callable[[], bool]) -> None:
@@ -78,8 +83,8 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(int(value[:12]))
+    if value.isdigit():  # more than 12 digits is over 30,000 years: read as endless
+        return float(int(value)) if len(value) <= 12 else float("inf")
     from email.utils import parsedate_to_datetime  # noqa: PLC0415 - only after a 429
 
     try:
