@@ -175,6 +175,15 @@ def ping_flood(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(action=act)
 
 
+def bad_status_line(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """An HTTP answer whose status line is 3,000 bytes of nonsense: the error quotes a part."""
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        target.close_connection = True
+        target.wfile.write(b"HTTP/1.1 " + b"X" * 3000 + b"\r\n\r\n")
+        target.wfile.flush()
+    return Reply(action=act)
+
+
 ESC_KEY = "k\x1b]0;PWN\x07\x1b[31m\u009b2J"
 
 
@@ -689,6 +698,7 @@ _TABLE = [
          methods=("notifications/initialized",), out="ok after the notification was retried"),
     Case("429_forever", too_many(1000, "0"), 4, "still refused after 3 retries", transports=("http",)),
     Case("429_too_long", too_many(1000, "3600"), 4, "asks to wait 3600 s", transports=("http",)),
+    Case("bad_status_line", bad_status_line, 3, "illegal status line", transports=("http",)),
     Case("429_endless", too_many(1000, "1" + "0" * 23), 4, "asks to wait for ever", transports=("http",)),
     # Retry-After 50 s (under the 60 s mrtr would wait), more than all of --timeout (30 s, which
     # start-up and the first requests on a loaded machine never use up before the 429).

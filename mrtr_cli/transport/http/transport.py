@@ -323,13 +323,13 @@ class HttpTransport(EventStreams, Transport):
             return TransportError(message, hint=hint)
         where = self._where(url)
         if isinstance(exc, httpx2.TimeoutException):
-            return TransportError(f"timed out talking to {where}: {exc}")
+            return TransportError(f"timed out talking to {where}: {one_line(exc, 120)}")
         if isinstance(exc, httpx2.LocalProtocolError):
             # httpx2 quotes the request's header values here: never shown (they may be credentials).
             return TransportError(f"the request to {where} could not be sent (a header or the URL is not valid HTTP)")
         if isinstance(exc, httpx2.HTTPError):
-            return BrokenStream(f"the connection to {where} failed: {exc}")
-        return TransportError(f"HTTP request to {where} failed: {exc}")
+            return BrokenStream(f"the connection to {where} failed: {one_line(exc, 120)}")
+        return TransportError(f"HTTP request to {where} failed: {one_line(exc, 120)}")
 
     def _check_proxy(self, resp: httpx2.Response) -> None:
         """Raise the proxy's error for its own answer (HTTP 407; transport/http/proxy.py)."""
