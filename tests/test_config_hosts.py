@@ -437,6 +437,15 @@ enabled = false
     assert r.code == 2 and "no server by that name" in r.stderr
 
 
+def test_with_no_server_configured_each_file_searched_is_named_once(run, home):
+    write(home / ".claude.json", "{}")
+    r = run("-s", "nonesuch", "tools")
+    assert r.code == 2 and "searched: " in r.stderr, r.stderr
+    searched = r.stderr.split("searched: ", 1)[1].strip().split(", ")
+    assert str(home / ".claude.json") in searched
+    assert len(searched) == len(set(searched)), searched  # ~/.claude.json holds two scopes: named once
+
+
 def test_a_pending_document_of_a_host_qualified_server_resumes_it(run, home, project, tmp_path):
     example = ROOT / "examples" / "servers" / "work_items.py"
     write(project / ".mcp.json", json.dumps({"mcpServers": {"work": {"command": "false"}}}))

@@ -212,7 +212,7 @@ def lookup(name: str, explicit: str | None, *, warn: Callable[[str], None] | Non
     elif names:
         hint = f"no configured server has a name like it; see them with: mrtr {config}servers"
     else:
-        hint = "searched: " + ", ".join(c.path for c, _ in config_files(explicit, places))
+        hint = "searched: " + ", ".join(dict.fromkeys(c.path for c, _ in config_files(explicit, places)))
     raise UsageError(f"-s {name}: no server by that name in the config files", hint=hint)
 
 
