@@ -49,6 +49,7 @@ def check_session_options(opts: RunOptions) -> float:
 def _open_trace(run: RunContext, transport: Any) -> None:
     """`--trace FILE`: open it (a session opened again in this run, a batch restarting its
     server, appends) and hand it to the tracer. Raises UsageError (the transport is killed)."""
+    assert run.opts.trace is not None  # called only with --trace
     try:
         from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415 - lazy for start-up time
 

@@ -52,13 +52,13 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
         from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415 - lazy for start-up time
 
         catalog = run.catalog(session)
-        params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
+        call_params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
                                                                no_validate=run.opts.no_validate,
                                                                note=run.tracer.note)}
         task = run.task_field(session, subject, catalog)  # 2025-11-25 task augmentation
         if task is not None:
-            params["task"] = task
-        return "tools/call", params
+            call_params["task"] = task
+        return "tools/call", call_params
     from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415 - lazy for start-up time
 
