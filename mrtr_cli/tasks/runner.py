@@ -16,12 +16,13 @@ from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.live.status import StatusLine
 from mrtr_cli.render.output import print_json
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.runcontext import RunContext
-from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
+from mrtr_cli.tasks.driver import TaskContext, TaskDriver
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
 from mrtr_cli.tasks.wire import TaskWire
