@@ -11,14 +11,24 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ExitStatus, Interrupted, UsageError, WriteFailed
+from mrtr_cli.protocol.run import ProtocolRun
 from mrtr_cli.runcontext import RunContext, RunOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
+    from mrtr_cli.protocol.legacy import ServerRequestHandler
     from mrtr_cli.protocol.session import Session
+
+
+class OpeningRun(ProtocolRun, Protocol):
+    """The run that opens a session (`open_run_session`; implemented by `mrtr_cli.app.App`)."""
+
+    def server_request_responder(self) -> ServerRequestHandler:
+        """What answers an older server's own requests (protocol/legacy.py), built fresh
+        per session."""
 
 
 def check_session_options(opts: RunOptions) -> float:
@@ -89,7 +99,7 @@ def run_trace(run: RunContext) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iterator[Session]:
+def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iterator[Session]:
     """Open a session to `target` in the right protocol era (`--protocol`, probing when
     auto: protocol/era/opener.py) and always close it.
 
