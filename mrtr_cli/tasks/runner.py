@@ -15,6 +15,7 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
+from mrtr_cli.protocol.run import ProtocolRun
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.live.status import StatusLine
@@ -101,7 +102,7 @@ class TaskRunner:
             stdout, and status lines are plain (several lines share the terminal).
     """
 
-    def __init__(self, app: RunContext, session: Session, chain: ResponderChain, target: Target, *,
+    def __init__(self, app: ProtocolRun, session: Session, chain: ResponderChain, target: Target, *,
                  tool: str | None = None, params: dict[str, Any] | None = None,
                  recorder: AnswerRecorder | None = None, deadline: Deadline | None = None,
                  batch: bool = False):
