@@ -33,11 +33,14 @@ from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.userfiles import UserInput
 
 if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boots (App.spawn_early)
-    from mrtr_cli.engine.mrtr import AnswerRecorder
+    from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, TaskHandler
+    from mrtr_cli.protocol.checks.strict import StrictChecker
     from mrtr_cli.protocol.lists.cache import ListCache
     from mrtr_cli.protocol.lists.catalog import ToolCatalog
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
+    from mrtr_cli.responders.server_requests import ServerRequestResponder
+    from mrtr_cli.transport.http.authhook import Authorizer
 
 __all__ = ["App", "RunOptions"]
 
@@ -100,7 +103,7 @@ class App:
         self._recorder: AnswerRecorder | None = None
         self._catalog: ToolCatalog | None = None
         self._early: tuple[Target, Any] | None = None  # a stdio transport launched by `spawn_early`
-        self._authorizers: dict[str | None, Any] = {}  # the OAuth hook of each HTTP server of this run
+        self._authorizers: dict[str | None, Authorizer | None] = {}  # the OAuth hook of each HTTP server of this run
 
     # ------------------------------------------------------------------ inputs
     def read_stdin(self) -> str:
@@ -137,7 +140,7 @@ class App:
 
         return TerminalResponder(self.env).confirm(question)
 
-    def authorizer(self, target: Target) -> Any:
+    def authorizer(self, target: Target) -> Authorizer | None:
         """The OAuth hook of an HTTP target (`config.oauth_target.make_authorizer`, one per
         server for the run: a batch may reopen its session), or None."""
         if target.url not in self._authorizers:
@@ -186,7 +189,7 @@ class App:
             self._recorder = AnswerRecorder()
         return self._recorder
 
-    def server_request_responder(self) -> Any:
+    def server_request_responder(self) -> ServerRequestResponder:
         """What answers an older server's own requests (elicitation, sampling, roots):
         a `responders.server_requests.ServerRequestResponder` on the run's chain and
         recorder, building pending documents with `engine.pending.legacy_pending`."""
@@ -204,10 +207,10 @@ class App:
         return task_field(session, name, catalog, requested=self.opts.task, ttl=self.opts.task_ttl, note=self.note)
 
     def task_handler(self, session: Session, chain: ResponderChain, target: Target, params: dict[str, Any], *,
-                     recorder: AnswerRecorder | None, deadline: Deadline) -> Any:
+                     recorder: AnswerRecorder | None, deadline: Deadline) -> TaskHandler:
         """The engine's task hook for one `tools/call` (`MrtrEngine`'s `on_task`): a
         `tasks.runner.TaskRunner` drives the task the call became to its outcome."""
-        def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> Any:
+        def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
             from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - start-up time: only once a task exists
 
             runner = TaskRunner(self, session, chain, target, tool=params.get("name"), params=params,
@@ -255,7 +258,7 @@ class App:
         with open_run_session(self, target, early[1] if early is not None else None) as session:
             yield session
 
-    def strict_checker(self) -> Any:
+    def strict_checker(self) -> StrictChecker | None:
         """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None
         (`protocol.checks.strict.run_checker`)."""
         from mrtr_cli.protocol.checks.strict import run_checker  # noqa: PLC0415 - lazy for start-up time

@@ -64,7 +64,8 @@ class GuardedStdout:
 
     def write(self, text: str) -> int:
         try:
-            return self._stream.write(text)
+            written: int = self._stream.write(text)
+            return written
         except BrokenPipeError:
             raise
         except OSError as exc:

@@ -11,9 +11,12 @@ at the terminal) through it: docs/architecture.md "Layers".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.env import Environment
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.render.trace import Tracer
 
 #: Cap on `input_required` rounds (`--max-rounds`): the engine's default too (engine/mrtr.py).
 DEFAULT_MAX_ROUNDS = 10
@@ -83,7 +86,7 @@ class RunContext(Protocol):
     Attributes:
         opts: the parsed options.
         env: the run's environment (streams, terminal facts, secrets).
-        tracer: `render.trace.Tracer` for `-v` and `--trace`.
+        tracer: the tracer for `-v` and `--trace`.
         batch: True for `mrtr batch` (a task is reported in the line's record).
         live_tasks: task id -> the `mrtr task wait` command, for tasks that batch lines wait on.
         rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin, or None.
@@ -91,60 +94,24 @@ class RunContext(Protocol):
         sign_in_allowed: whether a person may be asked to sign in (None: when `env.can_prompt()`).
         trace_file: the open `--trace` file, or None (protocol/opening.py opens and closes it).
 
-    The methods return what the run builds once and shares, or what a higher layer
-    builds for a lower one; their types sit above this module (config, protocol,
-    responders, engine, tasks), so they are named in words.
+    What the run builds once and hands to a session or to the engine is typed by the layer
+    that uses it, whose types sit above this module: `protocol.run.ProtocolRun` (deadline,
+    catalog, list cache, checker, OAuth hook, task field) and `engine.run.EngineRun` (the
+    responder chain, the recorder, the task hook) extend this interface.
     """
 
     opts: RunOptions
     env: Environment
-    tracer: Any
+    tracer: Tracer
     batch: bool
     live_tasks: dict[str, str]
     rejoin_session: dict[str, Any] | None
     end_server_at_once: bool
     sign_in_allowed: bool | None
-    trace_file: Any
-
-    def deadline(self) -> Any:
-        """The time bound of the run (a `protocol.deadline.Deadline`; a fresh one per batch line)."""
+    trace_file: IO[str] | None
 
     def read_file(self, path: str) -> str:
         """The text of a file the user named (`-` is stdin); raises UsageError."""
 
     def note(self, text: str) -> None:
         """A note on stderr (not with `-q`)."""
-
-    def session_deadline(self) -> Any:
-        """The time bound for opening a session (a `Deadline`)."""
-
-    def chain(self) -> Any:
-        """The run's `responders.chain.ResponderChain` (built once)."""
-
-    def recorder(self) -> Any:
-        """The `--save-answers` recorder (`engine.mrtr.AnswerRecorder`), or None."""
-
-    def catalog(self, session: Any) -> Any:
-        """The server's tools (`protocol.lists.catalog.ToolCatalog`, one per session)."""
-
-    def list_cache(self) -> Any:
-        """The server's `protocol.lists.cache.ListCache`, or None (`MRTR_NO_CACHE`)."""
-
-    def strict_checker(self) -> Any:
-        """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None."""
-
-    def authorizer(self, target: Any) -> Any:
-        """The OAuth hook of an HTTP target (transport/http/authhook.py), or None."""
-
-    def server_request_responder(self) -> Any:
-        """What answers an older server's own requests (protocol/legacy.py's
-        `ServerRequestHandler`: responders/server_requests.py), built fresh per session."""
-
-    def task_field(self, session: Any, name: str, catalog: Any) -> dict[str, Any] | None:
-        """The `task` member of `tools/call NAME` on a 2025-11-25 server (tasks/field.py),
-        or None. Raises UsageError."""
-
-    def task_handler(self, session: Any, chain: Any, target: Any, params: dict[str, Any], *,
-                     recorder: Any, deadline: Any) -> Any:
-        """The engine's task hook for one `tools/call`: called as `on_task(create_result,
-        capabilities)`, it drives the task to an `engine.mrtr.EngineOutcome` (tasks/runner.py)."""

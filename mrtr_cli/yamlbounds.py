@@ -71,7 +71,7 @@ def _loader_class(yaml: Any) -> type:
     if cached is not None:
         return cached
 
-    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc,name-defined]
+    class BoundedLoader(yaml.SafeLoader):  # type: ignore[misc]  # `yaml` is the module passed in (Any here)
         def __init__(self, stream: str, max_nodes: int) -> None:
             super().__init__(stream)
             self.max_nodes = max_nodes

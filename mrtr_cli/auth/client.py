@@ -151,7 +151,8 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         for name in ("access_token", "refresh_token", "dpop_key"):
             if isinstance(tokens.get(name), str):
                 self.env.add_secret(tokens[name])
-        return tokens["access_token"]
+        access_token: str = tokens["access_token"]
+        return access_token
 
     # ------------------------------------------------------------------ the hook's calls
     def stored_token(self) -> str | None:

@@ -277,7 +277,7 @@ def discover(http: Any, server_url: str, resource_metadata_url: str | None, *,
     if metadata is None:
         raise AuthError(f"no authorization server metadata found for {shown(issuer)}",
                         hint="tried: " + ", ".join(as_metadata_urls(issuer)))
-    resource = prm.get("resource") if isinstance(prm.get("resource"), str) else canonical_resource(server_url)
+    resource = given if isinstance(given := prm.get("resource"), str) else canonical_resource(server_url)
     server = AuthServer(issuer=str(metadata["issuer"]), metadata=metadata, resource=resource,
                         resource_metadata=prm, origin=origin_of(issuer))
     check_https(server)
@@ -356,7 +356,8 @@ def _as_metadata(http: Any, issuer: str, *, server_given: str | None) -> dict[st
             raise AuthError(
                 f"the authorization server metadata at {url} names the issuer "
                 f"{shown(found)!r}, not {issuer!r}: refused (RFC 8414 section 3.3)")
-        return got.body
+        metadata: dict[str, Any] = got.body
+        return metadata
     if unusable is not None:
         raise AuthError(f"the authorization server metadata at {shown(unusable[0])} {unusable[1]}")
     return None

@@ -63,7 +63,8 @@ def _sign(key: Any, data: bytes) -> bytes:
     signature is made with `ec.ECDSA` itself."""
     hashes, ec, _ = _crypto()
 
-    class _Sha256Ecdsa(ec.ECDSA):  # type: ignore[misc]
+    # `ec` is the module `_crypto` imported (typed Any there, to keep the import lazy).
+    class _Sha256Ecdsa(ec.ECDSA):  # type: ignore[name-defined,misc]
         def __init__(self) -> None:  # no backend check: randomized (RFC 7518) ECDSA only
             pass
 

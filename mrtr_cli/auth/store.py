@@ -151,7 +151,7 @@ class TokenStore:
                    own=self.resource_key)
         doc = self.load()
         entries = doc.setdefault("issuers", {})
-        entry = entries.setdefault(issuer, {})
+        entry: dict[str, Any] = entries.setdefault(issuer, {})
         if client is not None:
             entry["client"] = client
         if tokens is not None:

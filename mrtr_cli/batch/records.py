@@ -86,7 +86,7 @@ class RecordSink:
             so a record is on its way as soon as its line is done).
     """
 
-    def __init__(self, write: Callable[[str], None], order: list[int], *, ordered: bool = True,
+    def __init__(self, write: Callable[[str], object], order: list[int], *, ordered: bool = True,
                  flush: Callable[[], None] | None = None):
         self._write = write
         self._order = order
@@ -227,13 +227,13 @@ class _RecordsFile(io.TextIOWrapper):
     """The locked records file as text; emptied (when asked) on the first write."""
 
     def __init__(self, raw: IO[bytes], *, truncate: bool):
-        super().__init__(raw, encoding="utf-8", newline="\n")  # type: ignore[arg-type]
+        super().__init__(raw, encoding="utf-8", newline="\n")
         self._pending_truncate = truncate
 
     def write(self, text: str) -> int:
         if self._pending_truncate:
             self._pending_truncate = False
-            self.buffer.truncate(0)  # type: ignore[attr-defined]
+            self.buffer.truncate(0)
         return super().write(text)
 
 

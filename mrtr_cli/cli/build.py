@@ -6,11 +6,14 @@ Below every command module and cli/options.py, so that the option sets, name com
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from mrtr_cli.env import Environment
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.app import App
 
 
 def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
@@ -27,7 +30,7 @@ def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def make_app(ctx: click.Context, kw: dict[str, Any]) -> Any:
+def make_app(ctx: click.Context, kw: dict[str, Any]) -> App:
     """Build the App for a command from its options and the group's.
 
     A line of `mrtr shell` (`env.line_host` set) gets the shell's: its options checked and

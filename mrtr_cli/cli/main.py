@@ -87,7 +87,7 @@ def _load_commands(module: str | None = None) -> None:
 @global_options
 @click.version_option(__version__, "-V", "--version", prog_name="mrtr", message="%(prog)s %(version)s")
 @click.pass_context
-def cli(ctx: click.Context, **kw: Any) -> None:
+def cli(ctx: click.Context, /, **kw: Any) -> None:
     """mrtr: call tools, get prompts and read resources on any MCP server, answering
     the server's questions (Multi Round-Trip Requests) from a terminal or answer files.
     Options work before or after the command."""
@@ -214,7 +214,7 @@ def _pending_needs_notes(doc: Any) -> bool:
     return bool(doc.get("taskId")) or url_mode or doc.get("resumable") is False
 
 
-def _print_error(env: Environment, exc: Exception, *, json_mode: bool) -> None:
+def _print_error(env: Environment, exc: MrtrError, *, json_mode: bool) -> None:
     """`render.errors.print_error`, imported when there is an error to print (start-up time:
     `mrtr --help` never needs it)."""
     from mrtr_cli.render.errors import print_error as _write  # noqa: PLC0415 - lazy for start-up time
@@ -228,7 +228,7 @@ def _usage_error(exc: click.ClickException) -> UsageError:
     message = " ".join(exc.format_message().split())
     ctx = getattr(exc, "ctx", None)
     hint = f"see: {ctx.command_path} --help" if ctx is not None and ctx.command_path else None
-    if (isinstance(exc, click.NoSuchOption) and hint is not None
+    if (isinstance(exc, click.NoSuchOption) and ctx is not None and hint is not None
             and any(isinstance(p, click.Argument) for p in ctx.command.params)):
         # Server-chosen names (task ids, tool names) may start with `-`.
         hint += (f"; a value that starts with '-' (a task id, a name) goes after '--': "

@@ -47,8 +47,9 @@ def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
         if kind == "servers":
             from mrtr_cli.config.servers import find_servers  # noqa: PLC0415 - lazy for start-up time
 
-            entries = [s for s in find_servers(app.opts.config) if s.select]  # the winners, then HOST:NAME
-            return [CompletionItem(s.select, help=s.kind) for s in entries if s.select.startswith(incomplete)]
+            servers = [s for s in find_servers(app.opts.config) if s.select]  # the winners, then HOST:NAME
+            return [CompletionItem(s.select, help=s.kind) for s in servers
+                    if s.select and s.select.startswith(incomplete)]
         method, member, key = KINDS[kind]
         cache = app.list_cache()
         # Whichever capabilities the listing declared (it depends on the options and on

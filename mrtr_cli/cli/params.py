@@ -18,7 +18,8 @@ import click
 MAX_SECONDS = 100_000_000.0
 
 
-class Seconds(click.ParamType):
+# click 8.5 makes ParamType generic; subscripting it fails at run time on the older click allowed.
+class Seconds(click.ParamType):  # type: ignore[type-arg]
     """A finite, positive number of seconds, at most `MAX_SECONDS` (click converts it; a
     bad value is `click.BadParameter`, exit 2)."""
 
@@ -42,7 +43,8 @@ class Seconds(click.ParamType):
 SECONDS = Seconds()
 
 
-class AnswerItem(click.ParamType):
+# click 8.5 makes ParamType generic; subscripting it fails at run time on the older click allowed.
+class AnswerItem(click.ParamType):  # type: ignore[type-arg]
     """One `-a` answer: `FIELD=VALUE`, `INPUTKEY.FIELD=VALUE` or `FIELD:=JSON`, checked as
     `responders.answers.parse_flag` reads it and kept as typed (a bad one is exit 2)."""
 

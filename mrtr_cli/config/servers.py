@@ -299,14 +299,14 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             value = value_of(raw, f"header {name}")
             if value is None:
                 continue
-            part = None
+            header_part = None
             if e.syntax is MRTR and not isinstance(raw, EnvRef):  # mrtr's `env:VAR` / `file:PATH` values
-                value, part = resolve_header_value(value, allowed=allowed, where=f"{where}: header {name}")
+                value, header_part = resolve_header_value(value, allowed=allowed, where=f"{where}: header {name}")
             check_header(name, value, f"{where}: header {name}")
             headers[name] = value
             secret(value, raw)
-            if part:
-                add_secret(part)
+            if header_part:
+                add_secret(header_part)
         target = Target(url=url, server=entry.select or entry.name, headers=headers)
         from mrtr_cli.config.oauth import from_config_entry  # noqa: PLC0415 - lazy for start-up time
 

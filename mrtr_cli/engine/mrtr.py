@@ -39,7 +39,8 @@ from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
-from mrtr_cli.protocol.session import ProgressCallback, Session
+from mrtr_cli.protocol.routing import ProgressCallback
+from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.runcontext import DEFAULT_MAX_ROUNDS

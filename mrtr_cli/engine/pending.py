@@ -59,7 +59,7 @@ def template_entry(request: Any, prefill: dict[str, Any] | None = None) -> Any:
     if not isinstance(request, dict):
         return None
     method = request.get("method")
-    params = request.get("params") if isinstance(request.get("params"), dict) else {}
+    params = raw_params if isinstance(raw_params := request.get("params"), dict) else {}
     if method == "elicitation/create":
         if (params.get("mode") or "form") == "url":
             return {"action": "accept"}
@@ -86,7 +86,7 @@ TEMPLATE_HELP = (
 def _url_request(request: Any) -> str | None:
     """The URL of a URL-mode elicitation request, else None."""
     if isinstance(request, dict) and request.get("method") == "elicitation/create":
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        params = raw_params if isinstance(raw_params := request.get("params"), dict) else {}
         if params.get("mode") == "url":
             return str(params.get("url"))
     return None
@@ -117,7 +117,7 @@ def answers_template(input_requests: dict[str, Any], missing: list[str],
 def _mrtr_words(doc: dict[str, Any], config_words: Sequence[str]) -> list[str]:
     """`mrtr`, then `config_words` (`--config FILE`, `--expand-env`) when the document's
     target is a named server: what a printed command needs to find that server again."""
-    target = doc.get("target") if isinstance(doc.get("target"), dict) else {}
+    target = raw_target if isinstance(raw_target := doc.get("target"), dict) else {}
     return ["mrtr", *(config_words if target.get("server") and not (target.get("url") or target.get("stdio")) else [])]
 
 
@@ -128,7 +128,7 @@ def url_notes(doc: dict[str, Any]) -> list[str]:
     from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415 - lazy for start-up time
 
     lines = []
-    requests = doc.get("inputRequests") if isinstance(doc.get("inputRequests"), dict) else {}
+    requests = raw_requests if isinstance(raw_requests := doc.get("inputRequests"), dict) else {}
     for key in doc.get("missing") or []:
         url = _url_request(requests.get(key))
         if url is not None:
@@ -163,7 +163,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
         lines.append("  the stdio server ended with this run, and its task with it: fill in the answersTemplate "
                      "(it answers the call from the beginning), then start the call again with it:")
         lines.append("  " + start_again_legacy(doc, config_words))
-        template = doc.get("answersTemplate") if isinstance(doc.get("answersTemplate"), dict) else {}
+        template = raw_template if isinstance(raw_template := doc.get("answersTemplate"), dict) else {}
         if "inOrder" not in template:  # keyed as asked: a server that keeps its tasks takes them
             lines.append("  or, if the server keeps its tasks (a file, a database): "
                          + shellwords.shell_line(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
@@ -216,7 +216,7 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *
     typed inside `mrtr shell`, whose target is fixed)."""
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
-    target = doc.get("target") if isinstance(doc.get("target"), dict) and target_words else {}
+    target = found if isinstance(found := doc.get("target"), dict) and target_words else {}
     words = _mrtr_words(doc, config_words) if target_words else []
     lead = ""
     if target.get("url"):
@@ -228,7 +228,7 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *
         words += ["--stdio", str(target["stdio"])]
     elif target.get("server"):
         words += ["-s", str(target["server"])]
-    params = doc.get("params") if isinstance(doc.get("params"), dict) else {}
+    params = raw_params if isinstance(raw_params := doc.get("params"), dict) else {}
     method = doc.get("method")
     if method == "resources/read":
         words += ["read", str(params.get("uri"))]

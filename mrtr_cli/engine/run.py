@@ -1,23 +1,39 @@
 """Running one MRTR-capable request of a command to its end: the engine's round trips
 (engine/mrtr.py), the task it may become (through the task hook the run hands over,
-`RunContext.task_handler`: tasks/ sits above the engine), `--save-answers`, and the exit
+`EngineRun.task_handler`: tasks/ sits above the engine), `--save-answers`, and the exit
 code of the outcome (docs/architecture.md, "The walk-through").
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ExitStatus, InputRequired, WriteFailed, winning_status
-from mrtr_cli.runcontext import RunContext
+from mrtr_cli.protocol.run import ProtocolRun
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
-    from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
+    from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, TaskHandler
     from mrtr_cli.protocol.deadline import Deadline
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
 
+
+
+class EngineRun(ProtocolRun, Protocol):
+    """One run, as the engine sees it (implemented by `mrtr_cli.app.App`): the protocol
+    layer's view, with the responder chain, the `--save-answers` recorder and the task hook."""
+
+    def chain(self) -> ResponderChain:
+        """The run's responder chain (built once)."""
+
+    def recorder(self) -> AnswerRecorder | None:
+        """The `--save-answers` recorder, or None."""
+
+    def task_handler(self, session: Session, chain: ResponderChain, target: Target, params: dict[str, Any], *,
+                     recorder: AnswerRecorder | None, deadline: Deadline) -> TaskHandler:
+        """The engine's task hook for one `tools/call`: called as `on_task(create_result,
+        capabilities)`, it drives the task to an `engine.mrtr.EngineOutcome` (tasks/runner.py)."""
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
     """The exit code of a finished request: 0, 1 when a tool result has `isError: true`,
@@ -30,7 +46,7 @@ def outcome_status(method: str, outcome: EngineOutcome) -> int:
         *([ExitStatus.DECLINED] if outcome.declined else []))
 
 
-def run_request(run: RunContext, method: str, params: dict[str, Any], *, session: Session,
+def run_request(run: EngineRun, method: str, params: dict[str, Any], *, session: Session,
                 chain: ResponderChain, target: Target, resume_from: dict[str, Any] | None = None,
                 answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> int:
     """Drive one MRTR-capable request (`drive`), note the `-a` flags nobody asked for, print
@@ -49,7 +65,7 @@ def run_request(run: RunContext, method: str, params: dict[str, Any], *, session
     return finish(run, method, outcome)
 
 
-def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
+def drive(run: EngineRun, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
           target: Target, deadline: Deadline | None = None, resume_from: dict[str, Any] | None = None,
           answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> EngineOutcome:
     """Drive one MRTR-capable request (and the task it may become) to its outcome,
@@ -82,7 +98,7 @@ def drive(run: RunContext, method: str, params: dict[str, Any], *, session: Sess
         save_answers(run, recorder)
 
 
-def finish(run: RunContext, method: str, outcome: EngineOutcome) -> int:
+def finish(run: EngineRun, method: str, outcome: EngineOutcome) -> int:
     """Print the final result (not for a detached task: it was printed when created) and
     return the exit code (`outcome_status`: 1 for isError, 6 after a decline)."""
     from mrtr_cli.render.output import note_outcome, print_result  # noqa: PLC0415 - lazy for start-up time
@@ -94,7 +110,7 @@ def finish(run: RunContext, method: str, outcome: EngineOutcome) -> int:
     return code
 
 
-def save_answers(run: RunContext, recorder: AnswerRecorder | None) -> None:
+def save_answers(run: EngineRun, recorder: AnswerRecorder | None) -> None:
     """`--save-answers FILE`: write every answer the recorder holds as an answer file
     (docs/design.md, "Answer files"); nothing when none was recorded. A file that cannot be written
     ends the run with exit 2 (`env.write_failure`, cli/main.py)."""

@@ -7,7 +7,7 @@ flight ever share an id (and every MRTR retry gets a new one).
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, NoReturn
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
 from mrtr_cli.render.sanitize import quote_value
@@ -61,5 +61,5 @@ def unwrap_response(response: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _raise(exc: Exception) -> Any:
+def _raise(exc: Exception) -> NoReturn:
     raise exc

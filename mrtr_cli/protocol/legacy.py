@@ -31,8 +31,10 @@ from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError
 from mrtr_cli.protocol.checks.validate import check_server_request
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
+from mrtr_cli.protocol.modern import client_info
 from mrtr_cli.protocol.requests import origin_of
-from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, ProgressCallback, Session, client_info
+from mrtr_cli.protocol.routing import ProgressCallback
+from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, Session
 from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
@@ -155,7 +157,7 @@ class LegacySession(Session):
         if responder is not None:
             self.on_server_request = self._answer_server_request
         if hasattr(transport, "on_response_headers"):
-            transport.on_response_headers = self._note_response_headers  # type: ignore[attr-defined]
+            transport.on_response_headers = self._note_response_headers
 
     # ------------------------------------------------------------------ lifecycle
     def open(self, deadline: Deadline | None = None) -> None:
@@ -242,7 +244,7 @@ class LegacySession(Session):
             )
         self.protocol_version = str(version)
         self.initialize_result = result
-        self.server_capabilities = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+        self.server_capabilities = raw_caps if isinstance(raw_caps := result.get("capabilities"), dict) else {}
         if self.responder is not None:
             self.responder.capabilities = self.declared
         info = result.get("serverInfo")
@@ -382,7 +384,8 @@ class LegacySession(Session):
 
     def _on_message(self, msg: Message) -> None:
         if msg.get("method") == "notifications/elicitation/complete" and "id" not in msg:
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            raw_params = msg.get("params")
+            params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
             self.tracer.message("recv", msg)
             self.env.err(f"mrtr: the server reports that URL elicitation "
                          f"{sanitize(str(params.get('elicitationId')), single_line=True)} is complete")

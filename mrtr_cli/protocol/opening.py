@@ -11,14 +11,24 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ExitStatus, Interrupted, UsageError, WriteFailed
+from mrtr_cli.protocol.run import ProtocolRun
 from mrtr_cli.runcontext import RunContext, RunOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
+    from mrtr_cli.protocol.legacy import ServerRequestHandler
     from mrtr_cli.protocol.session import Session
+
+
+class OpeningRun(ProtocolRun, Protocol):
+    """The run that opens a session (`open_run_session`; implemented by `mrtr_cli.app.App`)."""
+
+    def server_request_responder(self) -> ServerRequestHandler:
+        """What answers an older server's own requests (protocol/legacy.py), built fresh
+        per session."""
 
 
 def check_session_options(opts: RunOptions) -> float:
@@ -49,6 +59,7 @@ def check_session_options(opts: RunOptions) -> float:
 def _open_trace(run: RunContext, transport: Any) -> None:
     """`--trace FILE`: open it (a session opened again in this run, a batch restarting its
     server, appends) and hand it to the tracer. Raises UsageError (the transport is killed)."""
+    assert run.opts.trace is not None  # called only with --trace
     try:
         from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415 - lazy for start-up time
 
@@ -88,7 +99,7 @@ def run_trace(run: RunContext) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def open_run_session(run: RunContext, target: Target, early: Any = None) -> Iterator[Session]:
+def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iterator[Session]:
     """Open a session to `target` in the right protocol era (`--protocol`, probing when
     auto: protocol/era/opener.py) and always close it.
 

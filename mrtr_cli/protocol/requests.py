@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.runcontext import RunContext
+from mrtr_cli.protocol.run import ProtocolRun
 
 
 def origin_of(method: str, params: dict[str, Any]) -> str:
@@ -17,7 +17,7 @@ def origin_of(method: str, params: dict[str, Any]) -> str:
     return f"{method} {subject}" if subject is not None else method
 
 
-def request_params(run: RunContext, session: Any, command: str, subject: str, items: list[Any] | None = None,
+def request_params(run: ProtocolRun, session: Any, command: str, subject: str, items: list[Any] | None = None,
                    base: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """The method and params of `call TOOL`, `prompt NAME` or `read URI`: tool arguments
     typed by the tool's `inputSchema` and validated (`schema.toolargs.tool_arguments`) and,
@@ -52,13 +52,13 @@ def request_params(run: RunContext, session: Any, command: str, subject: str, it
         from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415 - lazy for start-up time
 
         catalog = run.catalog(session)
-        params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
+        call_params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
                                                                no_validate=run.opts.no_validate,
                                                                note=run.tracer.note)}
         task = run.task_field(session, subject, catalog)  # 2025-11-25 task augmentation
         if task is not None:
-            params["task"] = task
-        return "tools/call", params
+            call_params["task"] = task
+        return "tools/call", call_params
     from mrtr_cli.schema.arguments import build_arguments  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.schema.prompt_arguments import require_strings  # noqa: PLC0415 - lazy for start-up time
 

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.transport.base import Message
+
+if TYPE_CHECKING:  # pragma: no cover
+    import collections
+    import threading
+
+    from mrtr_cli.protocol.deadline import Deadline
+    from mrtr_cli.render.trace import Tracer
 
 ProgressCallback = Callable[[dict[str, Any]], None]
 
@@ -37,6 +44,24 @@ class MessageRouting:
     session's lock, tracer, `observer`, `progress`, `on_log`, `on_notification`, and
     fills `_server_requests` and wakes `_waiters` (protocol/waiting.py).
     """
+
+    # Declared here, set by `Session.__init__`.
+    tracer: Tracer
+    protocol_version: str
+    observer: Any
+    progress: ProgressSink | None
+    on_log: Callable[[dict[str, Any]], None] | None
+    on_notification: Callable[[Message], None] | None
+    _lock: threading.Lock
+    _heard_at: float | None
+    _progress: dict[Any, tuple[ProgressCallback | None, Deadline, str]]
+    _shown: set[Any]
+    _server_requests: collections.deque[Message]
+    _waiters: set[threading.Event]
+
+    if TYPE_CHECKING:  # pragma: no cover - `Session`'s methods, declared for the type checker only
+        def _declared_once(self) -> dict[str, Any] | None: ...
+        def _reply(self, reply: Message) -> None: ...
 
     def _end_progress(self, token: Any) -> None:
         with self._lock:
@@ -67,7 +92,8 @@ class MessageRouting:
             for wake in waiters:
                 wake.set()
             return
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        raw_params = msg.get("params")
+        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         if method == "notifications/progress":
             token = params.get("progressToken")
             with self._lock:

@@ -390,6 +390,7 @@ class Session(MessageRouting, ResponseWaiting):
 
 def _label(msg: Message) -> str:
     """A short description of a request for progress lines: "tools/call slow"."""
-    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    raw_params = msg.get("params")
+    params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
     subject = params.get("uri") if msg.get("method") == "resources/read" else params.get("name")
     return f"{msg.get('method')} {subject}" if isinstance(subject, str) else str(msg.get("method"))

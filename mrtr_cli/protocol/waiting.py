@@ -16,13 +16,20 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TimeoutExpired, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.transport.base import Message, Transport
 from mrtr_cli.transport.future import CancelledError, Future
+
+if TYPE_CHECKING:  # pragma: no cover
+    import collections
+
+    from mrtr_cli.env import Environment
+    from mrtr_cli.render.trace import Tracer
 
 _POLL = 0.2  # seconds between deadline checks while waiting on a response
 #: Seconds a stdio server may stay silent on a request before a person at a terminal is
@@ -52,6 +59,20 @@ class ResponseWaiting:
     message routing (protocol/routing.py) fills: `_server_requests`, `_waiters`,
     `_heard_at`, `_shown`.
     """
+
+    # Declared here, set by `Session.__init__`.
+    transport: Transport
+    env: Environment
+    tracer: Tracer
+    protocol_version: str
+    on_server_request: Callable[[Message], Message | None] | None
+    refused_at_stop: list[Message]
+    _lock: threading.Lock
+    _heard_at: float | None
+    _shown: set[Any]
+    _server_requests: collections.deque[Message]
+    _waiters: set[threading.Event]
+    _serving: threading.Lock
 
     def _wait(self, fut: Future[Message], deadline: Deadline, method: str, *,
               label: str | None = None, token: Any = None) -> Message:

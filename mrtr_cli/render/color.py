@@ -65,7 +65,8 @@ def console(env: Environment, stream: IO[str] | None = None, **kw: Any) -> Any:
     if stream is not env.stdout:  # diagnostics: redacted as rendered (styles, wrapped lines)
         from mrtr_cli.env import RedactedStream  # noqa: PLC0415 - lazy for start-up time
 
-        stream = RedactedStream(stream, env.redact)
+        # A text stream by delegation (its `__getattr__`), not an IO[str] subclass.
+        stream = RedactedStream(stream, env.redact)  # type: ignore[assignment]
     if style:
         return Console(file=stream, force_terminal=True, no_color=False,
                        color_system="auto" if tty else "standard", **kw)

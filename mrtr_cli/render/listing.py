@@ -84,7 +84,7 @@ def flatten_parameters(schema: Any, prefix: str = "", depth: int = 0) -> list[tu
     if not isinstance(schema, dict):
         return out
     props = schema.get("properties")
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    required = raw_required if isinstance(raw_required := schema.get("required"), list) else []
     if not isinstance(props, dict):
         return out
     for name, prop in props.items():
@@ -154,7 +154,7 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
     """A person's view of one tool: title, description, parameters, headers, hints, example."""
     lines = []
     name = sanitize(str(tool.get("name")), single_line=True)
-    annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+    annotations = raw_annotations if isinstance(raw_annotations := tool.get("annotations"), dict) else {}
     title = tool.get("title") or annotations.get("title")
     lines.append(f"{name}" + (f" — {one_line(title)}" if title else ""))
     description = tool.get("description")
@@ -223,7 +223,7 @@ def describe_discover(result: dict[str, Any], speaking: str | None, era: str = "
         info = result.get("serverInfo")
     else:
         lines = [f"Era:           modern (per-request metadata, MCP {one_line(speaking)})"]
-        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+        meta = raw_meta if isinstance(raw_meta := result.get("_meta"), dict) else {}
         info = meta.get("io.modelcontextprotocol/serverInfo")
     if isinstance(info, dict):
         who = one_line(info.get("title") or info.get("name"))

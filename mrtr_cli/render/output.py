@@ -68,7 +68,7 @@ def summarise_block(block: Any) -> str:
         name = block.get("title") or block.get("name") or ""
         return f"[resource link] {sanitize(str(name), single_line=True)} <{sanitize(str(block.get('uri')), single_line=True)}>"
     if kind == "resource":
-        res = block.get("resource") if isinstance(block.get("resource"), dict) else {}
+        res = raw_res if isinstance(raw_res := block.get("resource"), dict) else {}
         return f"[resource {sanitize(str(res.get('uri')), single_line=True)}, {_size(_b64_len(res.get('blob')))}]"
     return f"[{sanitize(str(kind), single_line=True)} block]"
 
@@ -86,7 +86,8 @@ def _block_text(block: Any) -> str | None:
 
 def _is_json_of(text: str, value: Any) -> bool:
     try:
-        return json.loads(text) == value
+        same: bool = json.loads(text) == value
+        return same
     except ValueError:
         return False
 

@@ -248,7 +248,7 @@ class ResponderChain:
             method = req["method"]
             if method not in INPUT_METHODS:
                 raise ProtocolError(f"input request {quote_value(key)} has an unknown method {quote_value(method)}")
-            params = req.get("params") if isinstance(req.get("params"), dict) else {}
+            params = raw_params if isinstance(raw_params := req.get("params"), dict) else {}
             ask = InputAsk(str(key), method, params, server_name, origin)
             if capabilities is not None:
                 self._check_declared(ask, capabilities)

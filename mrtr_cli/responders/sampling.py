@@ -112,7 +112,8 @@ class CommandSampler:
         if problems:
             raise UsageError(f"{name} printed an invalid CreateMessageResult: {problems[0]}",
                              data={"problems": problems})
-        return result
+        checked: dict[str, Any] = result  # a CreateMessageResult object: checked above
+        return checked
 
     def _relay(self, lines: list[str]) -> None:
         if self.env.quiet:
@@ -142,7 +143,7 @@ def describe_block(block: Any) -> str:
         return (f"[tool_use {sanitize(str(block.get('name')), single_line=True)} "
                 f"{dumps_safe(block.get('input', {}))} id={sanitize(str(block.get('id')), single_line=True)}]")
     if kind == "tool_result":
-        inner = block.get("content") if isinstance(block.get("content"), list) else []
+        inner = raw_inner if isinstance(raw_inner := block.get("content"), list) else []
         text = " ".join(describe_block(b) for b in inner)
         flag = " (error)" if block.get("isError") else ""
         return f"[tool_result{flag} for {sanitize(str(block.get('toolUseId')), single_line=True)}: {text}]"
@@ -161,7 +162,7 @@ def describe_request(params: dict[str, Any]) -> list[str]:
 
     if params.get("systemPrompt"):
         add("system prompt", sanitize(str(params["systemPrompt"])))
-    messages = params.get("messages") if isinstance(params.get("messages"), list) else []
+    messages = raw_messages if isinstance(raw_messages := params.get("messages"), list) else []
     for message in messages:
         if not isinstance(message, dict):
             continue
@@ -187,7 +188,7 @@ def describe_request(params: dict[str, Any]) -> list[str]:
     if params.get("includeContext") not in (None, "none"):
         add("includeContext", sanitize(str(params["includeContext"]), single_line=True)
             + " (mrtr shares no other context)")
-    tools = params.get("tools") if isinstance(params.get("tools"), list) else []
+    tools = raw_tools if isinstance(raw_tools := params.get("tools"), list) else []
     if tools:
         names = ", ".join(sanitize(str(t.get("name")), single_line=True) for t in tools if isinstance(t, dict))
         add("tools offered", names)

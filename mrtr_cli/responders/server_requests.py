@@ -107,7 +107,8 @@ class ServerRequestResponder:
         """
         request_id = msg.get("id")
         method = msg.get("method")
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        raw_params = msg.get("params")
+        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         if method not in INPUT_METHODS:
             return error_reply(request_id, METHOD_NOT_FOUND, f"mrtr does not answer {quote_value(method)} requests")
         if not self._declared(method, params):

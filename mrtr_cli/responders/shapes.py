@@ -70,7 +70,7 @@ def sampling_result_problems(value: Any, params: dict[str, Any] | None = None) -
         where = f"content[{i}]" if isinstance(content, list) else "content"
         problems.extend(f"{where}: {p}" for p in _block_problems(block))
     if params is not None:
-        problems.extend(_tool_use_problems(blocks, value, params))
+        problems.extend(_tool_use_problems([b for b in blocks if isinstance(b, dict)], value, params))  # every one is
     return problems
 
 
@@ -92,7 +92,7 @@ def _block_problems(block: dict[str, Any]) -> list[str]:
 
 
 def _tool_use_problems(blocks: list[dict[str, Any]], value: dict[str, Any], params: dict[str, Any]) -> list[str]:
-    tools = params.get("tools") if isinstance(params.get("tools"), list) else []
+    tools = raw_tools if isinstance(raw_tools := params.get("tools"), list) else []
     offered = {t.get("name") for t in tools if isinstance(t, dict)}
     uses = [b for b in blocks if b.get("type") == "tool_use"]
     problems = []

@@ -52,7 +52,9 @@ class TerminalResponder:
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
-        self._pt = {"input": create_input(env.prompt_input() or env.stdin), "output": create_output(stdout=env.stderr)}
+        # The run's streams are text streams (TextIO at run time); `Environment` types them as IO[str].
+        self._pt = {"input": create_input(env.prompt_input() or env.stdin),  # type: ignore[arg-type]
+                    "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]
         self.console = styled_console(env, env.stderr, soft_wrap=True)
 
     # ------------------------------------------------------------------ dispatch
@@ -255,7 +257,7 @@ class TerminalResponder:
         filled in (questionary's own validation shows the reason in a bottom toolbar, far
         from the field on a tall terminal)."""
         while True:
-            text = self._q().text(label, default=default, **self._pt).unsafe_ask()
+            text: str = self._q().text(label, default=default, **self._pt).unsafe_ask()
             verdict = check(text)
             if verdict is True:
                 return text

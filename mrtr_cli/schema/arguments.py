@@ -276,7 +276,9 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
 def _no_retrieve(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource  # noqa: PLC0415 - lazy for start-up time
 
-    raise NoSuchResource(ref=uri)
+    # referencing's classes are attrs classes behind its own `frozen` wrapper, which mypy's
+    # attrs plugin does not see through: their fields are unknown to it.
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 def _where(path: Any) -> str:
@@ -333,7 +335,8 @@ def _validator(input_schema: dict[str, Any]) -> Any:
     cls = validators.validator_for(input_schema, default=Draft202012Validator)
     try:
         cls.check_schema(input_schema)
-        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))
+        # `Registry(retrieve=)`: see `_no_retrieve` on referencing's attrs classes.
+        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))  # type: ignore[call-arg]
     except exceptions.SchemaError:
         validator = None
     _VALIDATORS[id(input_schema)] = (input_schema, validator)
@@ -379,7 +382,9 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     try:
         validator = _validator(input_schema)
         errors = list(validator.iter_errors(arguments)) if validator is not None else []
-    except (exceptions.SchemaError, Unresolvable, exceptions._WrappedReferencingError):  # noqa: SLF001
+    # jsonschema's error for a $ref that cannot be resolved is private, so not in its stubs.
+    except (exceptions.SchemaError, Unresolvable,
+            exceptions._WrappedReferencingError):  # type: ignore[attr-defined]  # noqa: SLF001
         return
     if not errors:
         return

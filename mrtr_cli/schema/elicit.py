@@ -289,7 +289,8 @@ class FormField:
             return _BOUND_MESSAGES[kind].format(error.validator_value)
         if kind == "format":
             return check_format(str(error.validator_value), str(error.instance)) or f"is not a valid {error.validator_value}"
-        return error.message
+        message: str = error.message
+        return message
 
     def coerce(self, text: str) -> Any:
         """Turn typed text (a terminal answer or `-a FIELD=VALUE`) into this field's type.
@@ -345,7 +346,7 @@ class FormField:
 def _options(prop: dict[str, Any]) -> tuple[str, list[tuple[str, str]]] | None:
     """(kind, options) for an enum-like property, or None."""
     if prop.get("type") == "array":
-        items = prop.get("items") if isinstance(prop.get("items"), dict) else {}
+        items = raw_items if isinstance(raw_items := prop.get("items"), dict) else {}
         if isinstance(items.get("anyOf"), list):
             return "multi", [(str(o.get("const")), str(o.get("title") or o.get("const"))) for o in items["anyOf"]
                              if isinstance(o, dict)]

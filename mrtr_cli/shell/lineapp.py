@@ -33,8 +33,11 @@ class LineHost(Protocol):
         target: the shell's one target.
     """
 
-    app: Any
     target: Target
+
+    @property
+    def app(self) -> App:
+        """The shell's own run (read only here: the shell's is a `SessionApp`)."""
 
     def current(self) -> Session:
         """The open session (a stdio server that stopped is started again first)."""

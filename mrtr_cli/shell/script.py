@@ -41,6 +41,7 @@ class ScriptReader:
             raise UsageError(f"the line is longer than {MAX_LINE_BYTES} bytes; it was skipped",
                              hint="put a large value in a file: key=@FILE, --args @FILE")
         try:
-            return raw.decode("utf-8").rstrip("\r\n")
+            line: str = raw.decode("utf-8").rstrip("\r\n")
+            return line
         except UnicodeDecodeError:
             raise UsageError("the line is not UTF-8 text; it was skipped") from None

@@ -194,7 +194,7 @@ def _adapter(logic: Completer) -> Any:
     from prompt_toolkit.completion import Completer as Base  # noqa: PLC0415 - lazy
     from prompt_toolkit.completion import Completion  # noqa: PLC0415 - lazy
 
-    class Adapter(Base):  # type: ignore[misc]
+    class Adapter(Base):
         def get_completions(self, document: Any, complete_event: Any) -> Iterator[Any]:
             try:
                 candidates = logic.complete(document.text_before_cursor)

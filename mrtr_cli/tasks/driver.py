@@ -45,7 +45,7 @@ from mrtr_cli.errors import (
     explained,
 )
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.render.ids import short_id  # a task id for a status line (also used by tasks.runner)
+from mrtr_cli.render.ids import short_id  # a task id for a status line
 from mrtr_cli.render.live.status import StatusLine, StatusView
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords

@@ -15,13 +15,15 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
+from mrtr_cli.protocol.run import ProtocolRun
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.live.status import StatusLine
 from mrtr_cli.render.output import print_json
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.runcontext import RunContext
-from mrtr_cli.tasks.driver import TaskContext, TaskDriver, short_id
+from mrtr_cli.tasks.driver import TaskContext, TaskDriver
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
 from mrtr_cli.tasks.wire import TaskWire
@@ -100,7 +102,7 @@ class TaskRunner:
             stdout, and status lines are plain (several lines share the terminal).
     """
 
-    def __init__(self, app: RunContext, session: Session, chain: ResponderChain, target: Target, *,
+    def __init__(self, app: ProtocolRun, session: Session, chain: ResponderChain, target: Target, *,
                  tool: str | None = None, params: dict[str, Any] | None = None,
                  recorder: AnswerRecorder | None = None, deadline: Deadline | None = None,
                  batch: bool = False):

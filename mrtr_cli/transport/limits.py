@@ -99,16 +99,16 @@ def describe_size(size: int) -> str:
     return f"{size} bytes"
 
 
-def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
+def too_deep(value: dict[str, object] | list[object], limit: int = MAX_DEPTH) -> bool:
     """True when arrays and objects nest more than `limit` levels in `value` (iterative: no
     recursion, whatever the depth)."""
-    stack = [(value, 1)]
+    stack: list[tuple[dict[str, object] | list[object], int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > limit:
             return True
         children = node.values() if isinstance(node, dict) else node
-        for child in children:  # type: ignore[union-attr]
+        for child in children:
             if isinstance(child, (dict, list)):
                 stack.append((child, depth + 1))
     return False

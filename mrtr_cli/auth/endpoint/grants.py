@@ -130,7 +130,8 @@ def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = No
     claims = {"iss": client_id, "sub": client_id, "aud": audience, "iat": now, "exp": now + lifetime,
               "jti": str(uuid.uuid4())}
     try:
-        return jwt.encode(claims, key, algorithm=alg)
+        # Any key the PEM held: one PyJWT cannot sign with is refused below, as a mismatch.
+        return jwt.encode(claims, key, algorithm=alg)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001 - PyJWT raises several kinds for a key/alg mismatch
         raise AuthError(f"cannot sign the client assertion with {alg}: {exc}") from None
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.auth.challenge import Challenge
+from mrtr_cli.auth.clientparts import ClientParts
 from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.dpop import ProofKey
 from mrtr_cli.auth.endpoint import binding, grants
@@ -21,7 +22,7 @@ from mrtr_cli.auth.urls import shown
 from mrtr_cli.errors import AuthError
 
 
-class TokenRequests:
+class TokenRequests(ClientParts):
     """The token requests of `auth.client.OAuthClient` (a base class of it): it uses the
     client's settings, environment (secrets, notes), `http` client, `label`, `login`, the
     set of tokens `_issued` in this run (`_unbound`: those issued as bearer tokens for a

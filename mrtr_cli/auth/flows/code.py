@@ -14,6 +14,7 @@ import contextlib
 from typing import Any
 
 from mrtr_cli.auth import registration
+from mrtr_cli.auth.clientparts import ClientParts
 from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.endpoint import grants
 from mrtr_cli.auth.endpoint.requests import endpoints_of
@@ -34,7 +35,7 @@ class _RegistrationGone(Exception):
         self.reason = reason
 
 
-class CodeFlow:
+class CodeFlow(ClientParts):
     """The code flow of `auth.client.OAuthClient` (a base class of it): it uses the
     client's settings, store, `http` client, environment, deadline, `label`, `login`
     and its token requests (auth/endpoint/requests.py).

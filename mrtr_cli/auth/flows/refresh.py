@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.auth import registration
+from mrtr_cli.auth.clientparts import ClientParts
 from mrtr_cli.auth.endpoint import grants
 from mrtr_cli.auth.flows.unattended import cc_client, federated_client
 from mrtr_cli.errors import AuthError
@@ -20,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.auth.dpop import ProofKey
 
 
-class Refresh:
+class Refresh(ClientParts):
     """The refresh of `auth.client.OAuthClient` (a base class of it): it uses the
     client's settings, store, `url`, its unattended grants' forms
     (auth/flows/unattended.py), its registration handling (auth/flows/code.py) and its token

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from mrtr_cli.auth.clientparts import ClientParts
 from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.endpoint.requests import endpoints_of
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError
 
 
-class UnattendedGrants:
+class UnattendedGrants(ClientParts):
     """The unattended grants of `auth.client.OAuthClient` (a base class of it): it uses
     the client's settings, store, `http` client, environment, deadline and its token
     requests (auth/endpoint/requests.py).
@@ -64,6 +65,7 @@ class UnattendedGrants:
                                                        scopes=scopes, add_secret=self.env.add_secret,
                                                        redact=self.env.redact, deadline=self.deadline)
         else:
+            assert s.assertion is not None  # jwt_bearer comes with an assertion (config/oauth.py checks it)
             assertion = federation.read_assertion(s.assertion, "the workload's JWT", self.deadline)
         self.env.add_secret(assertion)
         return federation.jwt_bearer_form(assertion, resource, scopes)

@@ -64,7 +64,7 @@ def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, 
 @click.option("--idp-client-id", metavar="ID", help="Enterprise-managed: mrtr's client id at the identity provider (secret: MRTR_IDP_CLIENT_SECRET).")
 @global_options
 @click.pass_context
-def login_cmd(ctx: click.Context, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
+def login_cmd(ctx: click.Context, /, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,
               redirect_port: int | None, client_credentials: bool, auth_method: str | None,
               private_key_file: str | None, signing_alg: str | None, dpop: bool | None,
               idp_token_endpoint: str | None, idp_client_id: str | None, **kw: Any) -> int:
@@ -183,11 +183,12 @@ def _status_rows(env: Any, records: list[tuple[str, dict[str, Any]]]) -> list[di
 @auth_group.command("status")
 @global_options
 @click.pass_context
-def status_cmd(ctx: click.Context, **kw: Any) -> int:
+def status_cmd(ctx: click.Context, /, **kw: Any) -> int:
     """Show the stored sign-ins (of the target given, else all): resource, issuer, client,
     scopes, expiry and whether a refresh token exists. Never a token's value."""
-    from mrtr_cli.auth.store import DamagedTokenStore, all_records  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.store import all_records  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.tokenfile import DamagedTokenStore  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
     damaged: list[DamagedTokenStore] = []
@@ -208,8 +209,8 @@ def status_cmd(ctx: click.Context, **kw: Any) -> int:
     elif not damaged:
         app.env.err("mrtr: no stored sign-ins" + (" for this server" if _given(app) else ""))
         return 0 if not _given(app) else 8
-    for exc in damaged:  # named after what could be read; the run ends with exit 8
-        app.env.err(f"mrtr: {exc.message}")
+    for damage in damaged:  # named after what could be read; the run ends with exit 8
+        app.env.err(f"mrtr: {damage.message}")
     return 8 if damaged else 0
 
 
@@ -226,7 +227,8 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
             return "signed out"
         if row["expiresAt"] is None:
             return "no expiry given"
-        return ("expired " if row["expired"] else "valid until ") + row["expiresAt"]
+        expires_at: str = row["expiresAt"]
+        return ("expired " if row["expired"] else "valid until ") + expires_at
 
     def shown(value: Any) -> str:  # every stored value came from a server: untrusted
         return sanitize(str(value), single_line=True)
@@ -256,7 +258,7 @@ def _client_cell(row: dict[str, Any], shown: Any) -> str:
 @click.option("--all", "everything", is_flag=True, help="Forget every stored sign-in.")
 @global_options
 @click.pass_context
-def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
+def logout_cmd(ctx: click.Context, /, everything: bool, **kw: Any) -> int:
     """Revoke (where the server offers revocation, RFC 7009) and forget the stored
     sign-in of the target, or of every server with --all."""
     app = make_app(ctx, kw)
@@ -273,8 +275,9 @@ def logout_cmd(ctx: click.Context, everything: bool, **kw: Any) -> int:
 
 def _logout(app: Any, everything: bool) -> int:
     """The body of `auth logout` (the docstring of `logout_cmd`)."""
-    from mrtr_cli.auth.store import DamagedTokenStore, TokenStore, all_records  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.auth.store import TokenStore, all_records  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.transport.http.tokenfile import DamagedTokenStore  # noqa: PLC0415 - lazy for start-up time
 
     if everything:
         from mrtr_cli.auth.client import revoke_entry  # noqa: PLC0415 - lazy for start-up time
@@ -294,8 +297,8 @@ def _logout(app: Any, everything: bool) -> int:
                     for issuer, entry in entries:
                         app.env.err(f"mrtr: {resource}: " + revoke_entry(http, issuer, entry, AuthSettings()))
                     store.remove()
-        for exc in damaged:
-            _remove_damaged(app, TokenStore("", path=exc.path), exc)
+        for damage in damaged:
+            _remove_damaged(app, TokenStore("", path=damage.path), damage)
         app.env.err(f"mrtr: signed out of {len(records) + len({e.path for e in damaged})} server(s)")
         return 0
     target = _http_target(app)
@@ -363,7 +366,7 @@ def _plain_http(app: Any) -> Any:
 @auth_group.command("token")
 @global_options
 @click.pass_context
-def token_cmd(ctx: click.Context, **kw: Any) -> int:
+def token_cmd(ctx: click.Context, /, **kw: Any) -> int:
     """Print a valid access token for the target on stdout (refreshed if needed), for
     scripts that call the server some other way. Exit 8 when not signed in."""
     app = make_app(ctx, kw)

@@ -31,7 +31,7 @@ from mrtr_cli.errors import UsageError
 @answer_options
 @task_options
 @click.pass_context
-def batch_cmd(ctx: click.Context, file: str, jobs: int, output: str | None, unordered: bool, fail_fast: bool,
+def batch_cmd(ctx: click.Context, /, file: str, jobs: int, output: str | None, unordered: bool, fail_fast: bool,
               resume_path: str | None, retry_failed: bool, **kw: Any) -> int:
     """Run many calls from FILE.jsonl (`-`: stdin), one JSON object per line:
 

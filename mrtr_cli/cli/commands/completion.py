@@ -43,7 +43,7 @@ def completion_script(shell: str) -> str:
 @click.argument("shell", type=click.Choice(SHELLS))
 @global_options  # accepted after the command as before it (they change nothing here)
 @click.pass_context
-def completion_cmd(ctx: click.Context, shell: str, **kw: object) -> int:
+def completion_cmd(ctx: click.Context, /, shell: str, **kw: object) -> int:
     """Print the completion script for SHELL.
 
     \b

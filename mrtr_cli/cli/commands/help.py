@@ -35,7 +35,7 @@ def complete_help(ctx: click.Context, param: click.Parameter, incomplete: str) -
 @click.argument("words", nargs=-1, metavar="[TOPIC | COMMAND [SUBCOMMAND]]", shell_complete=complete_help)
 @global_options  # accepted after the command as before it (they change nothing here)
 @click.pass_context
-def help_cmd(ctx: click.Context, words: tuple[str, ...], **kw: object) -> int:
+def help_cmd(ctx: click.Context, /, words: tuple[str, ...], **kw: object) -> int:
     """Show a help topic, or a command's help (`mrtr help` alone: every command and topic)."""
     root = ctx.find_root()
     env = root.obj

@@ -36,7 +36,7 @@ def _row(kind: str, item: Any) -> list[str]:
                   flatten_parameters(item.get("inputSchema")) if "." not in name]
         return [one_line(item.get("name")), one_line(", ".join(params)), description]
     if kind == "prompts":
-        args = item.get("arguments") if isinstance(item.get("arguments"), list) else []
+        args = raw_args if isinstance(raw_args := item.get("arguments"), list) else []
         names = [str(a.get("name")) + ("*" if a.get("required") else "") for a in args if isinstance(a, dict)]
         return [one_line(item.get("name")), one_line(", ".join(names)), description]
     uri = item.get("uri") if kind == "resources" else item.get("uriTemplate")
@@ -101,7 +101,7 @@ def _target_words(app: Any) -> list[str]:
 @global_options
 @declare_options
 @click.pass_context
-def discover_cmd(ctx: click.Context, **kw: Any) -> int:
+def discover_cmd(ctx: click.Context, /, **kw: Any) -> int:
     """Show the protocol era and version, server info and capabilities (server/discover,
     or the initialize result of an older server; --json prints that result as sent).
 
@@ -131,7 +131,7 @@ def discover_cmd(ctx: click.Context, **kw: Any) -> int:
 @global_options
 @declare_options
 @click.pass_context
-def tools_cmd(ctx: click.Context, name: str | None, **kw: Any) -> int:
+def tools_cmd(ctx: click.Context, /, name: str | None, **kw: Any) -> int:
     """List the server's tools (all pages), or describe tool NAME.
 
     Required parameters are marked *. Over HTTP, tools with an invalid x-mcp-header
@@ -171,7 +171,7 @@ def _list_command(kind: str) -> None:
     @global_options
     @declare_options
     @click.pass_context
-    def command(ctx: click.Context, **kw: Any) -> int:
+    def command(ctx: click.Context, /, **kw: Any) -> int:
         from mrtr_cli.protocol.lists.catalog import fetch_list  # noqa: PLC0415 - lazy for start-up time
 
         app = make_app(ctx, kw)
@@ -189,7 +189,7 @@ for _kind in LISTS:
 @cli.command("servers", short_help="List the configured servers: where each comes from, which -s NAME picks.")
 @global_options
 @click.pass_context
-def servers_cmd(ctx: click.Context, **kw: Any) -> int:
+def servers_cmd(ctx: click.Context, /, **kw: Any) -> int:
     """List the servers in the config files of mrtr and of the MCP hosts (Claude Code,
     Claude Desktop, Codex, Gemini CLI, VS Code, Cursor, Windsurf, OpenCode, Zed, goose):
     where each comes from, which one -s NAME picks, the -s HOST:NAME that picks a shadowed

@@ -22,7 +22,8 @@ def describe_event(msg: dict[str, Any]) -> str:
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     method = msg.get("method")
-    params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+    raw_params = msg.get("params")
+    params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
     if method == UPDATED:
         line = f"resource updated: {sanitize(str(params.get('uri')), single_line=True)}"
         if isinstance(params.get("title"), str):
@@ -40,7 +41,7 @@ def describe_event(msg: dict[str, Any]) -> str:
 @click.option("--count", type=click.IntRange(min=1), metavar="N", help="Stop after N notifications (exit 0).")
 @global_options
 @click.pass_context
-def listen_cmd(ctx: click.Context, kinds: tuple[str, ...], uris: tuple[str, ...], count: int | None,
+def listen_cmd(ctx: click.Context, /, kinds: tuple[str, ...], uris: tuple[str, ...], count: int | None,
                **kw: Any) -> int:
     """Print each change notification as it arrives: list changes (--tools, --prompts,
     --resources) and updates of the resources named with --resource URI.

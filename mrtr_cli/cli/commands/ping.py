@@ -40,7 +40,7 @@ def _finite(value: float) -> float:
               metavar="SECONDS", callback=lambda ctx, param, value: _finite(value), help="Wait between pings (0: none).")
 @global_options
 @click.pass_context
-def ping_cmd(ctx: click.Context, count: int, interval: float, **kw: Any) -> int:
+def ping_cmd(ctx: click.Context, /, count: int, interval: float, **kw: Any) -> int:
     """Check the server answers and print each round-trip time.
 
     Sends `ping` to a 2025-11-25 (or older) server, and `server/discover` to a 2026-07-28

@@ -32,7 +32,7 @@ def _require_extension(session: Any, app: Any) -> None:
 @cli.command("skills", short_help="List the server's skills: name, path, description.")
 @global_options
 @click.pass_context
-def skills_cmd(ctx: click.Context, **kw: Any) -> int:
+def skills_cmd(ctx: click.Context, /, **kw: Any) -> int:
     """List the server's skills (skills/list, all pages): name, path, description.
 
     Reads no skill file. --json prints every entry exactly as sent.
@@ -54,7 +54,7 @@ def skills_cmd(ctx: click.Context, **kw: Any) -> int:
     rows = []
     for entry in entries:
         entry = entry if isinstance(entry, dict) else {}
-        fm = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
+        fm = raw_fm if isinstance(raw_fm := entry.get("frontmatter"), dict) else {}
         rows.append([one_line(skill_name(entry)), one_line(skill_path(entry.get("uri")) or entry.get("uri")),
                      one_line(fm.get("description"))])
     print_table(app.env, ["NAME", "PATH", "DESCRIPTION"], rows)
@@ -67,7 +67,7 @@ def skills_cmd(ctx: click.Context, **kw: Any) -> int:
               help="Also fetch every file the skill lists, verified, into the new directory DIR.")
 @global_options
 @click.pass_context
-def skill_cmd(ctx: click.Context, skill: str, files_dir: str | None, **kw: Any) -> int:
+def skill_cmd(ctx: click.Context, /, skill: str, files_dir: str | None, **kw: Any) -> int:
     """Load one skill: print its SKILL.md once its size, digest and frontmatter match the
     server's entry for it (skills/list, or skills/get for a URI the listing lacks).
 

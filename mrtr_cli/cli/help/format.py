@@ -133,7 +133,7 @@ USAGE: dict[str, str] = {
 def mark_shared(params: list[Any]) -> None:
     """Mark click parameters as shared options (listed under `OPTION_GROUPS` headings)."""
     for param in params:
-        param.mrtr_shared = True  # type: ignore[attr-defined]
+        param.mrtr_shared = True
 
 
 def adjust_options(command: click.Command, *, help: dict[str, str] | None = None,

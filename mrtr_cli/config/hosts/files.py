@@ -7,6 +7,7 @@ message; the caller names the file.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 from mrtr_cli.config.hosts.model import BadFile
@@ -67,9 +68,9 @@ def _json(text: str) -> Any:
 
 
 def _toml(text: str) -> Any:
-    try:
-        import tomllib  # noqa: PLC0415 - Python 3.11+; lazy for start-up time
-    except ImportError:  # Python 3.10: the same parser as a package (pyproject.toml)
+    if sys.version_info >= (3, 11):
+        import tomllib  # noqa: PLC0415 - lazy for start-up time
+    else:  # Python 3.10: the same parser as a package (pyproject.toml)
         import tomli as tomllib  # noqa: PLC0415
 
     from mrtr_cli.jsonfile import json_depth  # noqa: PLC0415 - lazy for start-up time

@@ -205,7 +205,7 @@ def standard(name: str, raw: dict[str, Any], *, syntax: Syntax = MRTR, url_keys:
 def input_variable(value: Any) -> str | None:
     """The id of the first `${input:ID}` in any string of `value`, or None."""
     if isinstance(value, str):
-        found = _INPUT.search(value)
-        return found.group(1) if found else None
+        match = _INPUT.search(value)
+        return match.group(1) if match else None
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
     return next((found for item in items if (found := input_variable(item)) is not None), None)

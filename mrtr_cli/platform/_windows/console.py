@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import IO
 
@@ -18,6 +19,8 @@ def key_waiting(stream: IO[str], timeout: float) -> bool | None:
     """Whether a key was pressed in this process's console within `timeout` seconds
     (`msvcrt.kbhit`); None when `stream` is not a console."""
     import msvcrt  # noqa: PLC0415 - Windows only
+    if sys.platform != "win32":  # msvcrt and its names exist on Windows only (the import fails elsewhere)
+        raise AssertionError("Windows only")
 
     try:
         if not stream.isatty():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 #: Where the locked byte is (past the data of any file locked this way).
 LOCK_OFFSET = 1 << 30
@@ -10,6 +11,8 @@ LOCK_OFFSET = 1 << 30
 
 def _at_lock_byte(fd: int, mode: int) -> None:
     import msvcrt  # noqa: PLC0415 - Windows only
+    if sys.platform != "win32":  # msvcrt and its names exist on Windows only (the import fails elsewhere)
+        raise AssertionError("Windows only")
 
     here = os.lseek(fd, 0, os.SEEK_CUR)
     os.lseek(fd, LOCK_OFFSET, os.SEEK_SET)
@@ -26,6 +29,8 @@ def try_lock(fd: int) -> bool:
         OSError: the file cannot be locked for another reason.
     """
     import msvcrt  # noqa: PLC0415 - Windows only
+    if sys.platform != "win32":  # msvcrt and its names exist on Windows only (the import fails elsewhere)
+        raise AssertionError("Windows only")
 
     try:
         _at_lock_byte(fd, msvcrt.LK_NBLCK)
@@ -41,6 +46,8 @@ def try_lock(fd: int) -> bool:
 def unlock(fd: int) -> None:
     """Release the lock on `fd` (never raises)."""
     import msvcrt  # noqa: PLC0415 - Windows only
+    if sys.platform != "win32":  # msvcrt and its names exist on Windows only (the import fails elsewhere)
+        raise AssertionError("Windows only")
 
     try:
         _at_lock_byte(fd, msvcrt.LK_UNLCK)

@@ -22,6 +22,7 @@ import errno
 import os
 import signal
 import subprocess
+import sys
 
 from mrtr_cli.platform._windows.shellwords import UnsafeArgument, batch_command_line
 
@@ -71,6 +72,8 @@ def start(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
         args, executable = program(argv)
     except UnsafeArgument as exc:
         raise OSError(errno.EINVAL, f"{argv[0]} is a batch file, and its {exc}") from None
+    if sys.platform != "win32":  # this module runs on Windows only (the platform facade); for the type checker
+        raise AssertionError("Windows only")
     flags = popen.pop("creationflags", 0) | subprocess.CREATE_NEW_PROCESS_GROUP
     proc = subprocess.Popen(args, executable=executable, creationflags=flags, **popen)
     job = _new_job()
@@ -91,6 +94,8 @@ def _kernel32() -> Any:
     if _k32 is None:
         import ctypes  # noqa: PLC0415 - lazy for start-up time
 
+        if sys.platform != "win32":  # this module runs on Windows only (the platform facade); for the type checker
+            raise AssertionError("Windows only")
         _k32 = ctypes.WinDLL("kernel32", use_last_error=True)
     return _k32
 
@@ -197,6 +202,8 @@ def ask_to_end(proc: subprocess.Popen[bytes]) -> bool:
     Never raises."""
     if not any_left(proc):
         return False
+    if sys.platform != "win32":  # this module runs on Windows only (the platform facade); for the type checker
+        raise AssertionError("Windows only")
     try:
         os.kill(proc.pid, signal.CTRL_BREAK_EVENT)
         return True

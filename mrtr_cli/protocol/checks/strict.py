@@ -33,7 +33,7 @@ from mrtr_cli.render.sanitize import sanitize
 SCHEMA_VERSIONS = ("2026-07-28", "2025-11-25")
 
 
-def run_checker(strict: bool, env: Any) -> StrictChecker | None:
+def run_checker(strict: bool, env: Environment) -> StrictChecker | None:
     """`--strict`: the run's `StrictChecker` (one per run, kept on `env.strict` for the exit
     code, cli/main.py), or None without the option. The checker's own imports (jsonschema)
     happen only here."""
@@ -41,7 +41,8 @@ def run_checker(strict: bool, env: Any) -> StrictChecker | None:
         return None
     if env.strict is None:
         env.strict = StrictChecker(env)
-    return env.strict
+    checker: StrictChecker = env.strict
+    return checker
 
 
 def strict_exit(code: int, violations: int) -> int:
@@ -56,7 +57,8 @@ def load_schema(version: str) -> dict[str, Any] | None:
         return None
     from importlib.resources import files  # noqa: PLC0415 - lazy for start-up time
 
-    return json.loads((files("mrtr_cli") / "schemas" / f"{version}.json").read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads((files("mrtr_cli") / "schemas" / f"{version}.json").read_text(encoding="utf-8"))
+    return schema
 
 
 def json_path(parts: Any) -> str:
@@ -198,8 +200,8 @@ class StrictChecker:
             return
         if definition is not None:
             self._validate(definition, result, method, ["result"])
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        params = raw_params if isinstance(raw_params := request.get("params"), dict) else {}
+        meta = raw_meta if isinstance(raw_meta := params.get("_meta"), dict) else {}
         caps = meta.get("io.modelcontextprotocol/clientCapabilities", declared)
         if self.version in ("2026-07-28",) or "resultType" in result:
             self._result_rules(method, result, caps)

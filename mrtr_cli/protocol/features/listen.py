@@ -22,7 +22,8 @@ from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.protocol.session import META, Session
+from mrtr_cli.protocol.modern import META
+from mrtr_cli.protocol.session import Session
 from mrtr_cli.transport.base import Message
 
 SUBSCRIPTION_ID = META + "subscriptionId"
@@ -43,7 +44,7 @@ def listenable(capabilities: Any) -> list[str]:
     "resources" (their `listChanged`) and "resource updates" (`resources.subscribe`)."""
     caps = capabilities if isinstance(capabilities, dict) else {}
     out = [k for k in LISTS if isinstance(caps.get(k), dict) and caps[k].get("listChanged") is True]
-    resources = caps.get("resources") if isinstance(caps.get("resources"), dict) else {}
+    resources = raw_resources if isinstance(raw_resources := caps.get("resources"), dict) else {}
     if resources.get("subscribe") is True:
         out.append("resource updates")
     return out
@@ -98,7 +99,8 @@ class Want:
         """Whether notification `msg` is one of the kinds asked for."""
         method = msg.get("method")
         if method == UPDATED:
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            raw_params = msg.get("params")
+            params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
             return params.get("uri") in self.uris
         return any(method == LISTS[k][1] for k in self.kinds)
 
@@ -106,7 +108,7 @@ class Want:
         """The requested filter entries the server's acknowledgement left out."""
         ack = acknowledged if isinstance(acknowledged, dict) else {}
         missing = [LISTS[k][0] for k in self.kinds if ack.get(LISTS[k][0]) is not True]
-        honoured = ack.get("resourceSubscriptions") if isinstance(ack.get("resourceSubscriptions"), list) else []
+        honoured = raw_honoured if isinstance(raw_honoured := ack.get("resourceSubscriptions"), list) else []
         missing += [f"resource {u}" for u in self.uris if u not in honoured]
         return missing
 
@@ -139,8 +141,9 @@ class Listener:
 
     def __call__(self, msg: Message) -> None:
         """Take one notification from the session (`Session.on_notification`)."""
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        raw_params = msg.get("params")
+        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
+        meta = raw_meta if isinstance(raw_meta := params.get("_meta"), dict) else {}
         with self._lock:
             if self.modern:
                 if msg.get("method") == ACKNOWLEDGED and not self.acknowledged:
@@ -206,7 +209,8 @@ def _listen_modern(session: Session, want: Want, listener: Listener, deadline: L
         given = listener.on_ack
 
         def on_ack(msg: Message) -> None:
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            raw_params = msg.get("params")
+            params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
             missing = want.missing_from(params.get("notifications"))
             if missing:
                 warn("the server did not agree to send: " + ", ".join(missing))
@@ -237,7 +241,7 @@ def _listen_legacy(session: Session, want: Want, listener: Listener, deadline: L
         if cap is None or not cap.get("listChanged"):
             warn(f"the server does not declare {kind}.listChanged: it may never say its {kind} changed")
         offered.append(kind)
-    resources = caps.get("resources") if isinstance(caps.get("resources"), dict) else {}
+    resources = raw_resources if isinstance(raw_resources := caps.get("resources"), dict) else {}
     uris = list(want.uris)
     if uris and not resources.get("subscribe"):
         warn("the server does not offer resources/subscribe: no resource updates will come")

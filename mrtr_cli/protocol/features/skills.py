@@ -68,7 +68,7 @@ def skill_root(uri: str) -> str:
 
 def skill_name(entry: dict[str, Any]) -> str:
     """The skill's name: `frontmatter.name`, else the final segment of its path."""
-    fm = entry.get("frontmatter") if isinstance(entry.get("frontmatter"), dict) else {}
+    fm = raw_fm if isinstance(raw_fm := entry.get("frontmatter"), dict) else {}
     name = fm.get("name")
     return name if isinstance(name, str) and name else skill_path(entry.get("uri")).rsplit("/", 1)[-1]
 
@@ -150,10 +150,11 @@ class SkillLoader:
     files: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.uri = self.entry.get("uri")
-        if not isinstance(self.uri, str) or not self.uri.endswith("/" + MANIFEST):
-            raise VerificationFailed(f"the skill entry's uri {quote_value(self.uri)} "
+        uri = self.entry.get("uri")
+        if not isinstance(uri, str) or not uri.endswith("/" + MANIFEST):
+            raise VerificationFailed(f"the skill entry's uri {quote_value(uri)} "
                                      f"is not the URI of a {MANIFEST}")
+        self.uri: str = uri
         if not isinstance(self.entry.get("frontmatter"), dict):
             raise VerificationFailed(f"the skill entry for {self._shown(self.uri)} has no frontmatter object")
         resources = self.entry.get("resources")
@@ -202,7 +203,7 @@ class SkillLoader:
         if len(resources) > MAX_RESOURCES:
             raise VerificationFailed(f"the skill {self._shown(self.uri)} lists {len(resources)} files, more than "
                                      f"the extension's limit of {MAX_RESOURCES}; it is not loaded")
-        total = sum(r.get("size") for r in resources if isinstance(r.get("size"), int))
+        total = sum(size for r in resources if isinstance(size := r.get("size"), int))
         if total > MAX_TOTAL_SIZE:
             raise VerificationFailed(f"the skill {self._shown(self.uri)} totals {total} bytes, more than the "
                                      f"extension's limit of {MAX_TOTAL_SIZE}; it is not loaded")
@@ -278,8 +279,8 @@ def content_bytes(result: dict[str, Any], uri: str) -> bytes:
     shown = sanitize(uri, single_line=True)
     if item is None:
         raise VerificationFailed(f"the server's resources/read result has no content for {shown}")
-    if isinstance(item.get("text"), str):
-        return item["text"].encode("utf-8")
+    if isinstance(text := item.get("text"), str):
+        return text.encode("utf-8")
     if isinstance(item.get("blob"), str):
         try:
             return base64.b64decode(item["blob"], validate=True)

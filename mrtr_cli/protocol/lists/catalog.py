@@ -63,7 +63,7 @@ def cached_list(session: Session, method: str, cache: ListCache | None, *, deadl
     entry = cache.get(method) if cache is not None and not refresh else None
     if entry is not None and entry.fresh():
         member = LIST_MEMBER[method]
-        items = [x for p in entry.pages for x in (p.get(member) if isinstance(p.get(member), list) else [])]
+        items = [x for p in entry.pages if isinstance(xs := p.get(member), list) for x in xs]
         return items, entry.pages, True
     items, pages = fetch_list(session, method, cache, deadline=deadline)
     return items, pages, False

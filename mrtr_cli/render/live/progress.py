@@ -156,7 +156,8 @@ class ProgressDisplay:
         self._real_stderr = real
         # Other diagnostic lines go above the bar while it is shown.
         with self.env._lock:  # noqa: SLF001 - swap the stream under the writers' lock
-            self.env.stderr = FileProxy(console, real)
+            # rich's FileProxy is a text stream (io.TextIOBase), typed apart from IO[str].
+            self.env.stderr = FileProxy(console, real)  # type: ignore[assignment]
         return progress
 
     def _stop(self) -> None:

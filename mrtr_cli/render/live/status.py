@@ -166,7 +166,8 @@ class StatusLine:
                               redirect_stdout=False, redirect_stderr=False)
             self._live.start()
             # Lines other parts write meanwhile (logs, traces) go above the live line.
-            self.env.stderr = FileProxy(console, self._stderr)
+            # rich's FileProxy is a text stream (io.TextIOBase), typed apart from IO[str].
+            self.env.stderr = FileProxy(console, self._stderr)  # type: ignore[assignment]
         self._live.update(self._render(), refresh=True)
 
     def _render(self) -> Any:

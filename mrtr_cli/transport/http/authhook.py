@@ -162,7 +162,7 @@ class Authorizer:
         if not isinstance(stored, str):  # in the keychain
             stored = ((self.client.store.entry() or {}).get("tokens") or {}).get("dpop_key")
         key = self._load_proof_key(stored) if self._load_proof_key is not None else None
-        if key is None:
+        if key is None or not isinstance(stored, str):  # a key is only ever read from a string
             logout = self.logout_hint or f"mrtr --url {self.url} auth logout"
             login = logout[:-len("logout")] + "login" if logout.endswith(" logout") else "mrtr auth login"
             raise AuthError("the stored DPoP-bound token has no usable key",

@@ -14,9 +14,9 @@ import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.errors import ProtocolError
+from mrtr_cli.errors import MrtrError, ProtocolError
 from mrtr_cli.render.sanitize import quote_value
-from mrtr_cli.transport.base import InvalidMessage, Message, Remaining, RequestTimeout, decode_message
+from mrtr_cli.transport.base import InvalidMessage, Message, MessageHandler, Remaining, RequestTimeout, decode_message
 from mrtr_cli.transport.http.echoed import unsendable
 from mrtr_cli.transport.http.reply import SESSION_HEADER, BrokenStream
 from mrtr_cli.transport.http.retry import pause
@@ -33,6 +33,24 @@ class EventStreams:
     response slots (`_responses`, so `close` and `abort` end a stream), trace hook,
     authorization headers and message handler.
     """
+
+    # Declared here, set by `HttpTransport.__init__`.
+    url: str
+    session_headers: dict[str, str]
+    _user_headers: dict[str, str]
+    _client: httpx2.Client | None
+    _on_message: MessageHandler
+    _responses: dict[Any, httpx2.Response]
+    _lock: threading.Lock
+    _stream_thread: threading.Thread | None
+
+    if TYPE_CHECKING:  # pragma: no cover - `HttpTransport`'s methods, declared for the type checker only
+        def _send(self, request: httpx2.Request, remaining: Remaining | None = None) -> httpx2.Response: ...
+        def _require_client(self) -> httpx2.Client: ...
+        def _is_aborted(self, rid: Any) -> bool: ...
+        def _auth_headers(self, method: str = "POST", url: str | None = None) -> dict[str, str]: ...
+        def _trace(self, kind: str, info: dict[str, Any]) -> None: ...
+        def _connect_error(self, exc: Exception) -> MrtrError: ...
 
     def open_event_stream(self, headers: Mapping[str, str] | None = None) -> None:
         """Open the optional GET SSE stream for server-initiated messages (2025-11-25).

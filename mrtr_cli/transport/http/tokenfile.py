@@ -198,7 +198,7 @@ def read_token_file(path: str, fix: str | None = None) -> dict[str, Any] | None:
         why = tail if sep else f"larger than {describe_bytes(MAX_TOKEN_FILE_BYTES)}"
         raise DamagedTokenStore(path, why, fix) from None
     try:
-        doc = parse_token_file(data)
+        doc: dict[str, Any] = parse_token_file(data)  # its shape is checked next
     except ValueError as exc:
         raise DamagedTokenStore(path, str(exc), fix) from None
     problem = shape_problem(doc)
