@@ -12,11 +12,11 @@ on every command) stay where they are.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import click
 
 from mrtr_cli.cli.help.format import HelpCommand, HelpGroup
+from mrtr_cli.cli.quickparse import ReusedParser
 from mrtr_cli.errors import UsageError
 
 #: An option table: each spelling (`--root`, `-c`) -> whether it takes a value.
@@ -162,26 +162,6 @@ def _prefix_tables(command: click.Command) -> tuple[list[click.Option], list[str
 
 #: `_prefix_tables` per command (the command objects live as long as the process).
 _PREFIX_TABLES: dict[click.Command, tuple[list[click.Option], list[str], Table]] = {}
-
-
-class ReusedParser(click.Command):
-    """A command whose option parser is built once (click builds it anew for each parse,
-    adding every option: a shell line paid for its command's forty options each time).
-    The parser keeps no state between parses (each has its own parsing state) but the
-    context it names, which is set to the current one; it is built again when the context
-    settings it was built for change."""
-
-    def make_parser(self, ctx: click.Context) -> Any:
-        key = (ctx.allow_interspersed_args, ctx.ignore_unknown_options, ctx.token_normalize_func,
-               tuple(ctx.help_option_names), ctx.resilient_parsing)
-        cached = self.__dict__.get("_mrtr_parser")
-        if cached is not None and cached[0] == key:
-            parser = cached[1]
-            parser.ctx = ctx
-            return parser
-        parser = super().make_parser(ctx)
-        self._mrtr_parser = (key, parser)
-        return parser
 
 
 def _option_words_before(args: list[str], end: int, table: Table) -> list[str]:
