@@ -25,6 +25,11 @@ def _sha256() -> Any:
 _SHA256 = _sha256()
 
 
+def sha256_digest(data: bytes) -> bytes:
+    """The SHA-256 digest of `data`: 32 bytes (FIPS 180-4)."""
+    return bytes(_SHA256(data).digest())
+
+
 def sha256_hex(data: bytes) -> str:
     """The SHA-256 digest of `data` as 64 lowercase hex digits (FIPS 180-4)."""
     return str(_SHA256(data).hexdigest())

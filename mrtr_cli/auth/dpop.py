@@ -6,31 +6,43 @@ The key is ES256 (P-256), kept as a private JWK (JSON text, a secret) beside the
 is bound to (`tokens.dpop_key` in the token store). The proof is signed with
 `cryptography` (the `mrtr[jwt]` extra), imported on first use only: this module is read on
 every call with a DPoP-bound token, so it stays small, and a bearer call never imports it.
+Its own imports are what a bearer call loads already: no `hashlib` (OpenSSL's, for two
+SHA-256 digests: `digest.py` has CPython's), no `secrets` (which loads `random` and `hmac`,
+for 24 random bytes: `os.urandom`, which is what `secrets` reads), no `base64` (`binascii`).
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
+import binascii
 import json
-import secrets
+import os
 import time
 from typing import Any
 
+from mrtr_cli.digest import sha256_digest
 from mrtr_cli.errors import AuthError
 
 #: The JWS algorithm of mrtr's proofs (RFC 9449 section 4.2; RFC 7518 section 3.4).
 ALG = "ES256"
 _SIZE = 32  # bytes of a P-256 coordinate and of each half of an ES256 signature
+_URLSAFE = bytes.maketrans(b"+/", b"-_")
+_STANDARD = str.maketrans("-_", "+/")
 
 
 def b64url(data: bytes) -> str:
     """Base64url without padding (RFC 7515 section 2)."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+    return binascii.b2a_base64(data, newline=False).rstrip(b"=").translate(_URLSAFE).decode("ascii")
 
 
 def _b64url_int(text: str) -> int:
-    return int.from_bytes(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), "big")
+    """The big-endian integer in base64url `text` (padding optional), decoded as
+    `base64.urlsafe_b64decode` decodes it (characters outside the alphabet skipped).
+
+    Raises:
+        binascii.Error: incorrect padding.
+    """
+    padded = (text + "=" * (-len(text) % 4)).translate(_STANDARD).encode("ascii")
+    return int.from_bytes(binascii.a2b_base64(padded), "big")
 
 
 def htu(url: str) -> str:
@@ -40,7 +52,7 @@ def htu(url: str) -> str:
 
 def ath(access_token: str) -> str:
     """The `ath` claim: base64url(SHA-256(ASCII access token)) (section 4.2)."""
-    return b64url(hashlib.sha256(access_token.encode("ascii")).digest())
+    return b64url(sha256_digest(access_token.encode("ascii")))
 
 
 def _crypto() -> Any:
@@ -128,7 +140,7 @@ class ProofKey:
     def thumbprint(self) -> str:
         """The JWK SHA-256 thumbprint (RFC 7638), the `jkt` a bound token's `cnf` names."""
         canonical = json.dumps(self.public_jwk, separators=(",", ":"), sort_keys=True)
-        return b64url(hashlib.sha256(canonical.encode("ascii")).digest())
+        return b64url(sha256_digest(canonical.encode("ascii")))
 
     def proof(self, htm: str, url: str, *, access_token: str | None = None, nonce: str | None = None) -> str:
         """A DPoP proof JWT for one request (RFC 9449 section 4.2): header `typ` dpop+jwt,
@@ -140,7 +152,7 @@ class ProofKey:
             self._key = ec.derive_private_key(_b64url_int(self._jwk["d"]), ec.SECP256R1())
             header = {"typ": "dpop+jwt", "alg": ALG, "jwk": self.public_jwk}
             self._header = b64url(json.dumps(header, separators=(",", ":")).encode("ascii"))
-        claims: dict[str, Any] = {"jti": secrets.token_urlsafe(24), "htm": htm, "htu": htu(url),
+        claims: dict[str, Any] = {"jti": b64url(os.urandom(24)), "htm": htm, "htu": htu(url),
                                   "iat": int(time.time())}
         if access_token is not None:
             claims["ath"] = ath(access_token)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 import click
 
 from mrtr_cli.cli.help.format import HelpCommand, HelpGroup
+from mrtr_cli.cli.quickparse import ReusedParser
 from mrtr_cli.errors import UsageError
 
 #: An option table: each spelling (`--root`, `-c`) -> whether it takes a value.
@@ -129,9 +130,7 @@ def check_prefix_values(command: click.Command, ctx: click.Context, args: list[s
     Raises:
         UsageError: such a value.
     """
-    options = [p for p in command.params if isinstance(p, click.Option)]
-    longs = [o for p in options for o in p.opts if o.startswith("--")]
-    table = option_table(options)
+    options, longs, table = _prefix_tables(command)
     i = 0
     while i < len(args) and args[i] != "--":
         word = args[i]
@@ -150,6 +149,21 @@ def check_prefix_values(command: click.Command, ctx: click.Context, args: list[s
         i += span
 
 
+def _prefix_tables(command: click.Command) -> tuple[list[click.Option], list[str], Table]:
+    """`command`'s options, their long spellings and their table (`option_table`), made once
+    per command (its options do not change; a shell parses many lines with it)."""
+    cached = _PREFIX_TABLES.get(command)
+    if cached is None:
+        options = [p for p in command.params if isinstance(p, click.Option)]
+        cached = options, [o for p in options for o in p.opts if o.startswith("--")], option_table(options)
+        _PREFIX_TABLES[command] = cached
+    return cached
+
+
+#: `_prefix_tables` per command (the command objects live as long as the process).
+_PREFIX_TABLES: dict[click.Command, tuple[list[click.Option], list[str], Table]] = {}
+
+
 def _option_words_before(args: list[str], end: int, table: Table) -> list[str]:
     """The option words (not their values) of `args[:end]`."""
     words, i = [], 0
@@ -159,7 +173,7 @@ def _option_words_before(args: list[str], end: int, table: Table) -> list[str]:
     return words
 
 
-class PlacementCommand(HelpCommand):
+class PlacementCommand(ReusedParser, HelpCommand):
     """A command that refuses a value meant for a longer option (`check_prefix_values`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -167,7 +181,7 @@ class PlacementCommand(HelpCommand):
         return super().parse_args(ctx, args)
 
 
-class PlacementGroup(HelpGroup):
+class PlacementGroup(ReusedParser, HelpGroup):
     """A command group whose commands' options may also be written before the command."""
 
     command_class = PlacementCommand

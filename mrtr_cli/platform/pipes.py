@@ -4,6 +4,7 @@
 |---|---|---|
 | `wait_readable(fd, timeout)` | `select` | cannot wait on a pipe or console: True at once (the read that follows blocks) |
 | `unread_bytes(fd)` | `FIONREAD` (Linux answers it for either end of a pipe) | None (cannot tell) |
+| `takes_at_once(fd, size)` | Linux: the pipe is empty and `size` is at most a page; macOS: False | False |
 | `watch_exit(proc)` | a watch on the child's exit beside its stdout (`poll` on a pidfd, or a pipe a waiting thread closes) | None: the reader sees stdout's end only |
 """
 
@@ -21,5 +22,7 @@ else:
 wait_readable = _impl.wait_readable
 #: `unread_bytes(fd) -> int | None`: bytes written to the pipe `fd` and not yet read.
 unread_bytes = _impl.unread_bytes
+#: `takes_at_once(fd, size) -> bool`: a write of `size` bytes to the pipe `fd` cannot block.
+takes_at_once = _impl.takes_at_once
 #: `watch_exit(proc) -> ExitWatch | None`: see `_pipes_posix.ExitWatch`.
 watch_exit = _impl.watch_exit

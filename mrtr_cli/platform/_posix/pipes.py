@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 import select
 import subprocess
+import sys
 import threading
+
+#: Bytes a write to an empty pipe always takes at once on Linux (a pipe holds at least one page).
+_EMPTY_PIPE_TAKES = 4096
 
 
 def wait_readable(fd: int, timeout: float) -> bool:
@@ -27,6 +31,13 @@ def unread_bytes(fd: int) -> int | None:
         return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
     except (OSError, ValueError):
         return None
+
+
+def takes_at_once(fd: int, size: int) -> bool:
+    """Whether writing `size` bytes to the pipe `fd` cannot block: on Linux, when the pipe
+    is empty (FIONREAD on the write end) and `size` is at most a page; elsewhere False
+    (macOS answers FIONREAD on the write end with 0 whatever the pipe holds)."""
+    return sys.platform.startswith("linux") and size <= _EMPTY_PIPE_TAKES and unread_bytes(fd) == 0
 
 
 class ExitWatch:

@@ -15,6 +15,11 @@ def unread_bytes(fd: int) -> int | None:
     return None
 
 
+def takes_at_once(fd: int, size: int) -> bool:
+    """False: an anonymous pipe's free room cannot be told (writes go through the writer thread)."""
+    return False
+
+
 def watch_exit(proc: subprocess.Popen[bytes]) -> None:
     """None: the reader of a child's stdout sees its end only."""
     return None

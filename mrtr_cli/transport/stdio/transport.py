@@ -266,7 +266,9 @@ class StdioTransport(Transport):
 
     # ------------------------------------------------------------------ internals
     def _write(self, message: Message) -> None:
-        """Queue `message` for the writer thread (never blocks).
+        """Queue `message` for the writer thread (never blocks); or write it at once, when
+        nothing is queued and the pipe takes it without blocking (`platform.pipes.takes_at_once`:
+        a call's request, as a rule; it spares a hand-off to the writer thread per request).
 
         Raises:
             TransportError: the server is gone, or it has not read the last
@@ -280,6 +282,8 @@ class StdioTransport(Transport):
             if self._dead is not None:
                 self._undelivered += len(data)  # never sent: the server cannot have read it
                 raise self._dead
+            if self._write_now(proc.stdin, data):
+                return
             if self._outbox and self._outbox_bytes + len(data) > OUTBOX_LIMIT:
                 err = TransportError(f"the server does not read its stdin: {self._outbox_bytes} bytes of "
                                      "messages to it are waiting (it writes without reading)")
@@ -288,6 +292,29 @@ class StdioTransport(Transport):
             self._outbox.append(data)
             self._outbox_bytes += len(data)
             self._outbox_cv.notify_all()
+
+    def _write_now(self, stdin: Any, data: bytes) -> bool:
+        """Under the outbox lock: write `data` here when the writer thread has nothing queued
+        or in hand and the pipe takes it at once; False when it is for the writer thread.
+        A write the server cannot take (it is gone) is counted undelivered and left to the
+        writer thread, which meets the same error and fails the requests in flight."""
+        if self._outbox or self._outbox_bytes or self._closing:
+            return False
+        from mrtr_cli.platform.pipes import takes_at_once  # noqa: PLC0415 - loaded with the transport
+
+        try:
+            fd = stdin.fileno()
+            if not takes_at_once(fd, len(data)):
+                return False
+            written = os.write(fd, data)
+        except (OSError, ValueError):  # gone, or closed: the writer thread says so
+            return False
+        if written == len(data):
+            return True
+        self._outbox.append(data[written:])  # never on Linux (an empty pipe takes a page whole)
+        self._outbox_bytes += len(data) - written
+        self._outbox_cv.notify_all()
+        return True
 
     def _write_loop(self) -> None:
         """The writer thread: write queued messages in order; at `close`, once the queue is
