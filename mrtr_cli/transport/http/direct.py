@@ -349,8 +349,9 @@ class DirectLane:
     def __init__(self, url: str, host: str, port: int, target: str, connect_timeout: float,
                  base_headers: Iterable[tuple[str, str]]):
         self.url = url
-        self._address = (host, port)
-        self._start = f"POST {target} HTTP/1.1\r\nHost: {host if port == 80 else f'{host}:{port}'}\r\n"
+        self._address = (host.encode("ascii"), port)  # bytes: getaddrinfo would load the idna codec
+        named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets
+        self._start = f"POST {target} HTTP/1.1\r\nHost: {named if port == 80 else f'{named}:{port}'}\r\n"
         self._connect_timeout = connect_timeout
         self._base = {name.lower(): (name, value) for name, value in base_headers if name.lower() not in FRAMING}
         self._idle: list[_Wire] = []
