@@ -70,9 +70,9 @@ def _refused(text: str) -> httpx2.RemoteProtocolError:
     return httpx2.RemoteProtocolError(text)
 
 
-class Headers:
+class Headers(Mapping[str, str]):
     """A response's headers: case-insensitive `get`, `in` and `[]` (repeated fields joined with
-    ", ", as httpx2 joins them), `items()` in order with repeats, `dict(...)`."""
+    ", ", as httpx2 joins them; names lower case), `raw()` in order with repeats."""
 
     __slots__ = ("_raw", "_joined")
 
@@ -84,21 +84,19 @@ class Headers:
             joined[key] = f"{joined[key]}, {value}" if key in joined else value
         self._joined = joined
 
-    def get(self, name: str, default: str | None = None) -> str | None:
-        """The value of `name` (any case), or `default`."""
-        return self._joined.get(name.lower(), default)
-
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and name.lower() in self._joined
 
     def __getitem__(self, name: str) -> str:
         return self._joined[name.lower()]
 
-    def keys(self) -> Iterable[str]:
-        """The names (lower case, once each)."""
-        return self._joined.keys()
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._joined)
 
-    def items(self) -> list[tuple[str, str]]:
+    def __len__(self) -> int:
+        return len(self._joined)
+
+    def raw(self) -> list[tuple[str, str]]:
         """(name, value) pairs as the server sent them, repeats kept."""
         return list(self._raw)
 
@@ -257,7 +255,7 @@ class DirectResponse:
 
     def raw_headers(self) -> list[tuple[str, str]]:
         """The headers as (name, value) pairs, repeats kept (for an httpx2 response)."""
-        return self.headers.items()
+        return self.headers.raw()
 
     def iter_bytes(self) -> Iterator[bytes]:
         """The body in blocks as they arrive, its framing decoded.
@@ -444,7 +442,7 @@ class DirectLane:
         if timeout <= 0:
             raise httpx2.ConnectTimeout("timed out")
         try:
-            sock = socket.create_connection(self._address, timeout=timeout)
+            sock = socket.create_connection(self._address, timeout=timeout)  # type: ignore[arg-type] # bytes host
         except TimeoutError:
             raise httpx2.ConnectTimeout("timed out") from None
         except OSError as exc:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import one_line, quote_value
@@ -135,6 +135,10 @@ class HttpTransport(EventStreams, Transport):
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
         )
         self._lane = self._direct_lane(self._client)
+        # Loaded here, on the caller's thread: a worker importing a module (a redirect, a proxy's
+        # answer) while the interpreter ends can crash it.
+        import mrtr_cli.transport.http.proxy  # noqa: PLC0415 - see above
+        import mrtr_cli.transport.http.redirects  # noqa: PLC0415 - see above
 
     def _direct_lane(self, client: httpx2.Client) -> DirectLane | None:
         """The direct lane for the user's URL (transport/http/direct.py) when nothing but plain
@@ -155,9 +159,10 @@ class HttpTransport(EventStreams, Transport):
         return DirectLane(self._sent_url, host, url.port or 80, target, self._connect_timeout, base)
 
     def _post_once(self, body: bytes, headers: dict[str, str], left: float | None,
-                   remaining: Remaining | None) -> httpx2.Response | DirectResponse:
+                   remaining: Remaining | None) -> httpx2.Response:
         """POST `body` to the user's URL once (redirects followed): by the direct lane when it
-        can take it, else by httpx2. The response, its body unread. Raises what `_send` raises."""
+        can take it, else by httpx2. The response, its body unread (a lane's `DirectResponse`
+        reads as an `httpx2.Response` does). Raises what `_send` raises."""
         lane = self._lane
         client = self._require_client()
         head = lane.head_bytes(headers, len(body)) if lane is not None and not client.cookies.jar else None
@@ -166,7 +171,7 @@ class HttpTransport(EventStreams, Transport):
                                                    timeout=_timeouts(self._connect_timeout, left)), remaining)
         resp = lane.post(head, body, left)
         if not _needs_httpx2(resp):
-            return resp
+            return cast("httpx2.Response", resp)
         from mrtr_cli.transport.http.direct import upgraded  # noqa: PLC0415 - loaded with the lane
 
         req = client.build_request("POST", self.url, content=body, headers=headers,
