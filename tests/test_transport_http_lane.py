@@ -368,3 +368,13 @@ def test_a_header_that_frames_the_request_is_refused_before_anything_is_sent(mrt
     assert r.stderr.splitlines() == [f"mrtr: error: -H {header.split(':')[0]}: mrtr sets this header itself "
                                      "(it frames the request); it cannot be given"]
     assert r.stdout == "" and server.bodies == []
+
+
+def test_a_head_with_bare_line_feeds_is_read_as_httpx2_reads_it(raw):
+    server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n]).replace(b"\r\n", b"\n")))
+    http = transport(server.url)
+    try:
+        for n in range(2):
+            assert exchange(http, n)["id"] == n
+    finally:
+        http.close()

@@ -59,6 +59,8 @@ CLOSE_WAIT = 2.0
 _CHUNK = 65536
 #: Request headers the lane writes itself (the framing): never taken from the caller.
 FRAMING = frozenset(("host", "content-length", "transfer-encoding", "connection"))
+_LINE_END = re.compile(rb"\r?\n")
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
 _STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: [^\r\n]*)?")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _BAD_VALUE = re.compile(r"[\x00\r\n]")
@@ -144,22 +146,23 @@ class _Wire:
         self.buf += data
         return bool(data)
 
-    def line_block(self, end: bytes, deadline: float | None, what: str) -> bytes:
-        """Bytes up to and without `end` (`\\r\\n` or `\\r\\n\\r\\n`), at most `MAX_HEAD`.
+    def line_block(self, end: re.Pattern[bytes], deadline: float | None, what: str) -> bytes:
+        """Bytes up to and without `end` (`_LINE_END` or `_HEAD_END`: bare LF line ends are
+        taken, as h11 takes them), at most `MAX_HEAD`.
 
         Raises:
             httpx2.RemoteProtocolError: longer than `MAX_HEAD`, or the stream ended first.
         """
         start = 0
         while True:
-            at = self.buf.find(end, start)
-            if at >= 0:
-                block = bytes(self.buf[:at])
-                del self.buf[:at + len(end)]
+            found = end.search(self.buf, start)
+            if found is not None:
+                block = bytes(self.buf[:found.start()])
+                del self.buf[:found.end()]
                 return block
             if len(self.buf) > MAX_HEAD:
                 raise _refused(f"{what} longer than {MAX_HEAD} bytes")
-            start = max(0, len(self.buf) - len(end) + 1)
+            start = max(0, len(self.buf) - 3)
             if not self.fill(deadline):
                 if not self.buf and what == "response head":
                     raise _refused("Server disconnected without sending a response.")
@@ -174,8 +177,9 @@ def read_head(wire: _Wire, deadline: float | None) -> tuple[int, int, list[tuple
             than `MAX_INTERIM` interim answers.
     """
     for _ in range(MAX_INTERIM + 1):
-        head = wire.line_block(b"\r\n\r\n", deadline, "response head")
-        first, _, rest = head.partition(b"\r\n")
+        head = wire.line_block(_HEAD_END, deadline, "response head")
+        first, _, rest = head.partition(b"\n")
+        first = first.removesuffix(b"\r")
         match = _STATUS.fullmatch(first)
         if match is None:
             raise _refused("illegal status line")
@@ -197,7 +201,7 @@ def _parse_fields(block: bytes) -> list[tuple[str, str]]:
     fields: list[tuple[str, str]] = []
     if not block:
         return fields
-    for line in block.split(b"\r\n"):
+    for line in _LINE_END.split(block):
         match = _HEADER.fullmatch(line)
         if match is None:
             raise _refused("illegal header line")
@@ -304,7 +308,7 @@ class DirectResponse:
     def _chunked(self) -> Iterator[bytes]:
         wire = self._wire
         while True:
-            line = wire.line_block(b"\r\n", self._deadline, "chunk-size line")
+            line = wire.line_block(_LINE_END, self._deadline, "chunk-size line")
             match = _CHUNK_SIZE.fullmatch(line)
             if match is None:
                 raise _refused("illegal chunk header")
@@ -312,10 +316,10 @@ class DirectResponse:
             if not size:
                 break
             yield from self._sized(size)
-            if wire.line_block(b"\r\n", self._deadline, "chunk end"):
+            if wire.line_block(_LINE_END, self._deadline, "chunk end"):
                 raise _refused("chunk not followed by CRLF")
         trailer = 0
-        while line := wire.line_block(b"\r\n", self._deadline, "trailer"):
+        while line := wire.line_block(_LINE_END, self._deadline, "trailer"):
             trailer += len(line) + 2
             if trailer > MAX_HEAD:
                 raise _refused(f"trailer longer than {MAX_HEAD} bytes")
