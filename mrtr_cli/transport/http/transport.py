@@ -124,12 +124,15 @@ class HttpTransport(EventStreams, Transport):
         self._on_message = on_message
         self._sent_url = str(httpx2.URL(self.url))  # the user's URL as requests carry it (normalized)
         from mrtr_cli.transport.http.env import new_client  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.tls import verifying_context  # noqa: PLC0415 - lazy for start-up time
 
         self._client = new_client(
             headers=self._user_headers,
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
             follow_redirects=False,  # followed hop by hop, each target checked first (_send)
-            verify=self._verify,
+            # mrtr's own context (it loads the CA certificates at the first TLS handshake: a run
+            # over http:// reads none); httpx2's for True would load them now.
+            verify=verifying_context() if self._verify is True else self._verify,
             # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
             # and a request queued for a connection would wait outside its --timeout.
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
