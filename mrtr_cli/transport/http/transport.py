@@ -140,8 +140,10 @@ class HttpTransport(EventStreams, Transport):
         self._lane = self._direct_lane(self._client)
         # Loaded here, on the caller's thread: a worker importing a module (a redirect, a proxy's
         # answer) while the interpreter ends can crash it.
-        import mrtr_cli.transport.http.proxy  # noqa: PLC0415 - see above
-        import mrtr_cli.transport.http.redirects  # noqa: PLC0415 - see above
+        import importlib  # noqa: PLC0415 - loaded with the interpreter
+
+        for module in ("proxy", "redirects"):
+            importlib.import_module(f"mrtr_cli.transport.http.{module}")
 
     def _direct_lane(self, client: httpx2.Client) -> DirectLane | None:
         """The direct lane for the user's URL (transport/http/direct.py) when nothing but plain
