@@ -122,10 +122,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server(*options: str) -> Iterator[str]:
-    """The minimal server over Streamable HTTP (`--sse`: responses as SSE events); yields its URL."""
+def http_server(*options: str, server: str = MIN_SERVER) -> Iterator[str]:
+    """The minimal server over Streamable HTTP (`--sse`: responses as SSE events), or another
+    `server` script that takes `--http PORT` and serves /mcp; yields its URL."""
     port = free_port()
-    proc = subprocess.Popen([PY, MIN_SERVER, "--http", str(port), *options], env=ENV)
+    proc = subprocess.Popen([PY, server, "--http", str(port), *options], env=ENV, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
         while True:

@@ -149,6 +149,11 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _FIELD_VALUE = re.compile(r"[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?|")
 
 
+#: Headers that frame an HTTP/1.1 request or route it (RFC 9112 sections 3.2, 6 and 9.6):
+#: mrtr writes them itself, and refuses them from any header source.
+FRAMING_HEADERS = frozenset(("content-length", "transfer-encoding", "host", "connection"))
+
+
 def check_header(name: str, value: str, where: str) -> None:
     """Refuse a header that HTTP cannot carry, before anything is sent (RFC 9110 sections
     5.1 and 5.5). Every header source goes through here: `-H`, `--bearer-token-env`,
@@ -159,12 +164,15 @@ def check_header(name: str, value: str, where: str) -> None:
             "--bearer-token-env TOKEN"), named in the message.
 
     Raises:
-        UsageError: a name that is not a token, or a value that is not ASCII, holds a line
-            break or another control character, or begins or ends with white space. The
-            message names `where` and what is wrong, never the value (it may be a credential).
+        UsageError: a name that is not a token, or one of `FRAMING_HEADERS`; a value that is
+            not ASCII, holds a line break or another control character, or begins or ends with
+            white space. The message names `where` and what is wrong, never the value (it may
+            be a credential).
     """
     if not _TOKEN.fullmatch(name):
         raise UsageError(f"{where}: the header name is not a valid HTTP field name")
+    if name.lower() in FRAMING_HEADERS:
+        raise UsageError(f"{where}: mrtr sets this header itself (it frames the request); it cannot be given")
     if _FIELD_VALUE.fullmatch(value):
         return
     if not value.isascii():

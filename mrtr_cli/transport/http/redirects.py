@@ -34,7 +34,7 @@ from mrtr_cli.errors import TransportError
 from mrtr_cli.transport.base import Remaining, RequestTimeout
 from mrtr_cli.transport.http.env import shown
 from mrtr_cli.transport.http.guard import server_given
-from mrtr_cli.transport.http.reply import read_capped
+from mrtr_cli.transport.http.reply import REDIRECT_STATUSES, read_capped
 from mrtr_cli.transport.http.urlrule import FORBIDDEN, is_valid_url, origin, refusal, resolved_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -42,7 +42,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Redirects followed for one request, at most.
 MAX_REDIRECTS = 5
-REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 #: Headers that carry credentials: they go to the user's origin only.
 CREDENTIAL_HEADERS = ("authorization", "dpop", "cookie")
 #: Headers each request gets afresh (httpx2 sets them from the URL and the body).
@@ -57,7 +56,8 @@ class RedirectRefused(TransportError):
 def send_following(client: httpx2.Client, request: httpx2.Request, *, private: Iterable[str],
                    remaining: Remaining | None = None,
                    on_hop: Callable[[httpx2.Response, httpx2.Request], None] | None = None,
-                   reproof: Callable[[str, str], Mapping[str, str]] | None = None) -> httpx2.Response:
+                   reproof: Callable[[str, str], Mapping[str, str]] | None = None,
+                   first: httpx2.Response | None = None) -> httpx2.Response:
     """Send `request` (streamed; to the URL the user gave: plain HTTP may stay on its
     origin, and credentials go nowhere else) with `client` (made with
     `follow_redirects=False`) and follow its redirects by the rules above; the last
@@ -83,7 +83,9 @@ def send_following(client: httpx2.Client, request: httpx2.Request, *, private: I
     hops = 0
     user_url = str(request.url)
     while True:
-        if said is None:
+        if first is not None:
+            resp, first = first, None
+        elif said is None:
             resp = client.send(request, stream=True)
         else:
             with server_given(_resolves_refusal(said)):  # the address connected to is checked too

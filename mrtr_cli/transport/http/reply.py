@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import httpx2
 
 SESSION_HEADER = "Mcp-Session-Id"
+#: The statuses of a redirect (followed by the rules of transport/http/redirects.py).
+REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 
 
 class HttpStatusError(TransportError):

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import one_line, quote_value
 from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
 from mrtr_cli.transport.future import Future
 from mrtr_cli.transport.http.reply import (
+    REDIRECT_STATUSES,
     SESSION_HEADER,
     BrokenStream,
     HttpStatusError,
@@ -52,6 +53,8 @@ from mrtr_cli.transport.http.urlrule import origin
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
+
+    from mrtr_cli.transport.http.direct import DirectLane, DirectResponse
 
 ACCEPT = "application/json, text/event-stream"
 
@@ -111,6 +114,8 @@ class HttpTransport(EventStreams, Transport):
         self.on_response_headers: Callable[[Mapping[str, str]], None] | None = None
         self._stream_thread: threading.Thread | None = None
         self._sent_url = url
+        #: Requests' POSTs over the lane of transport/http/direct.py, or None (httpx2 alone).
+        self._lane: DirectLane | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, on_message: MessageHandler) -> None:
@@ -119,25 +124,79 @@ class HttpTransport(EventStreams, Transport):
         self._on_message = on_message
         self._sent_url = str(httpx2.URL(self.url))  # the user's URL as requests carry it (normalized)
         from mrtr_cli.transport.http.env import new_client  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.tls import verifying_context  # noqa: PLC0415 - lazy for start-up time
 
         self._client = new_client(
             headers=self._user_headers,
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=60.0, pool=None),
             follow_redirects=False,  # followed hop by hop, each target checked first (_send)
-            verify=self._verify,
+            # mrtr's own context (it loads the CA certificates at the first TLS handshake: a run
+            # over http:// reads none); httpx2's for True would load them now.
+            verify=verifying_context() if self._verify is True else self._verify,
             # No cap of our own: concurrency is bounded by the caller (`batch -j`, at most 256),
             # and a request queued for a connection would wait outside its --timeout.
             limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
         )
+        self._lane = self._direct_lane(self._client)
+        # Loaded here, on the caller's thread: a worker importing a module (a redirect, a proxy's
+        # answer) while the interpreter ends can crash it.
+        import importlib  # noqa: PLC0415 - loaded with the interpreter
 
-    def _send(self, request: httpx2.Request, remaining: Remaining | None = None) -> httpx2.Response:
+        for module in ("proxy", "redirects"):
+            importlib.import_module(f"mrtr_cli.transport.http.{module}")
+
+    def _direct_lane(self, client: httpx2.Client) -> DirectLane | None:
+        """The direct lane for the user's URL (transport/http/direct.py) when nothing but plain
+        HTTP/1.1 is wanted: http://, no credentials in the URL, no proxy for it, no HTTP trace.
+        Made here, on the caller's thread: the lane's modules are loaded before any worker."""
+        import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+        from mrtr_cli.transport.http.direct import DirectLane  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.http.env import proxy_in_effect  # noqa: PLC0415 - lazy for start-up time
+
+        url = httpx2.URL(self._sent_url)
+        if self._on_http is not None or url.scheme != "http" or url.userinfo or not url.host or \
+                proxy_in_effect(self._sent_url) is not None:
+            return None
+        target = url.raw_path.decode("ascii")
+        base = [(name.decode("latin-1"), value.decode("latin-1")) for name, value in client.headers.raw]
+        host = url.raw_host.decode("ascii")
+        return DirectLane(self._sent_url, host, url.port or 80, target, self._connect_timeout, base)
+
+    def _post_once(self, body: bytes, headers: dict[str, str], left: float | None,
+                   remaining: Remaining | None) -> httpx2.Response:
+        """POST `body` to the user's URL once (redirects followed): by the direct lane when it
+        can take it, else by httpx2. The response, its body unread (a lane's `DirectResponse`
+        reads as an `httpx2.Response` does). Raises what `_send` raises."""
+        lane = self._lane
+        client = self._require_client()
+        head = lane.head_bytes(headers, len(body)) if lane is not None and not client.cookies.jar else None
+        if lane is None or head is None:
+            return self._send(client.build_request("POST", self.url, content=body, headers=headers,
+                                                   timeout=_timeouts(self._connect_timeout, left)), remaining)
+        resp = lane.post(head, body, left)
+        if not _needs_httpx2(resp):
+            return cast("httpx2.Response", resp)
+        from mrtr_cli.transport.http.direct import upgraded  # noqa: PLC0415 - loaded with the lane
+
+        req = client.build_request("POST", self.url, content=body, headers=headers,
+                                   timeout=_timeouts(self._connect_timeout, left))
+        wrapped = upgraded(resp, req, client)
+        if wrapped.status_code in REDIRECT_STATUSES and "location" in wrapped.headers:
+            return self._send(req, remaining, first=wrapped)
+        return wrapped
+
+    def _send(self, request: httpx2.Request, remaining: Remaining | None = None, *,
+              first: httpx2.Response | None = None) -> httpx2.Response:
         """Send `request` (streamed), following redirects by the rules of
         transport/http/redirects.py: each target checked before a byte goes there, credentials
-        (`Authorization`, `DPoP`, the user's headers) to the user's origin only."""
+        (`Authorization`, `DPoP`, the user's headers) to the user's origin only. `first`: the
+        response the direct lane already got for it (transport/http/direct.py)."""
         from mrtr_cli.transport.http.redirects import send_following  # noqa: PLC0415 - lazy for start-up time
 
         return send_following(self._require_client(), request, private=self._user_headers, remaining=remaining,
-                              on_hop=self._trace_hop, reproof=lambda method, url: self._auth_headers(method, url))
+                              on_hop=self._trace_hop, reproof=lambda method, url: self._auth_headers(method, url),
+                              first=first)
 
     def _trace_hop(self, resp: httpx2.Response, hop: httpx2.Request) -> None:
         self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
@@ -157,6 +216,8 @@ class HttpTransport(EventStreams, Transport):
         return f"{shown(url)} (where {self.url} redirected)"
 
     def close(self) -> None:
+        if self._lane is not None:
+            self._lane.close()  # kept: a request that takes it now fails to connect
         client, self._client = self._client, None
         if client is not None:
             with self._lock:
@@ -379,7 +440,7 @@ class HttpTransport(EventStreams, Transport):
         after HTTP 429 that would wait longer fails at once)."""
         import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-        client = self._require_client()
+        self._require_client()  # raises when closed
         rid = message.get("id")
         body = encode_message(message)
         retries = 0  # sign-in retries (401/403 with an OAuth hook)
@@ -387,15 +448,11 @@ class HttpTransport(EventStreams, Transport):
         while True:
             all_headers = self._headers(headers)
             self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
-            timeout: Any = httpx2.USE_CLIENT_DEFAULT
             left = remaining() if remaining is not None else None
-            if left is not None:
-                if left <= 0:
-                    raise RequestTimeout()
-                timeout = httpx2.Timeout(connect=min(self._connect_timeout, left), read=left, write=left, pool=left)
+            if left is not None and left <= 0:
+                raise RequestTimeout()
             try:
-                req = client.build_request("POST", self.url, content=body, headers=all_headers, timeout=timeout)
-                resp = self._send(req, remaining)
+                resp = self._post_once(body, all_headers, left, remaining)
             except Exception as exc:  # noqa: BLE001
                 if _ran_out(exc, remaining):
                     raise RequestTimeout() from None
@@ -514,6 +571,22 @@ class HttpTransport(EventStreams, Transport):
                 f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
             )
         raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
+
+
+def _timeouts(connect: float, left: float | None) -> Any:
+    """httpx2's timeouts for a request with `left` seconds left (None: the client's own)."""
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+    if left is None:
+        return httpx2.USE_CLIENT_DEFAULT
+    return httpx2.Timeout(connect=min(connect, left), read=left, write=left, pool=left)
+
+
+def _needs_httpx2(resp: DirectResponse) -> bool:
+    """A lane's response httpx2 must read: cookies to keep, a redirect to follow, a compressed body."""
+    headers = resp.headers
+    return ("set-cookie" in headers or (resp.status_code in REDIRECT_STATUSES and "location" in headers)
+            or (headers.get("content-encoding") or "identity").strip().lower() != "identity")
 
 
 def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:

@@ -1,0 +1,380 @@
+"""The direct lane of the HTTP transport (transport/http/direct.py) against raw-socket servers
+on 127.0.0.1 that answer with scripted bytes: interim answers, bodies cut short, framing
+httpx2 refuses, endless heads and trailers, trickling servers, connections closed between
+requests, and a close while a thread waits in a socket. Where httpx2 refuses the same
+reply, the error is the same class (and exit code) whichever way the request went.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from mrtr_cli.errors import TransportError
+from mrtr_cli.transport.base import RequestTimeout
+from mrtr_cli.transport.http.reply import BrokenStream
+from mrtr_cli.transport.http.transport import HttpTransport
+from tests.conftest import ROOT, SAFETY
+
+#: What a scripted server does with one request: write these bytes (or call this with the socket).
+Script = Callable[[socket.socket, int], None]
+
+
+class RawServer:
+    """An HTTP/1.1 server on 127.0.0.1 of raw sockets: each request read whole (head and
+    Content-Length body) is recorded in `bodies`, then `script(sock, n)` answers request n
+    (counted from 0 over all connections); after it the connection stays open for the next
+    request unless the script closed it. `closed` is set each time the server closes one."""
+
+    def __init__(self, script: Script):
+        self.script = script
+        self.bodies: list[bytes] = []
+        self.connections = 0
+        self.closed = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/mcp"
+        self._stop = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._stop:
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(sock,), daemon=True).start()
+
+    def _serve(self, sock: socket.socket) -> None:
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    data = sock.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                while len(buf) < length:
+                    data = sock.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                self.bodies.append(buf[:length])
+                buf = buf[length:]
+                self.script(sock, len(self.bodies) - 1)
+                if sock.fileno() < 0:
+                    self.closed.set()
+                    return
+        except OSError:
+            return
+        finally:
+            sock.close()
+
+    def stop(self) -> None:
+        self._stop = True
+        self._listener.close()
+
+
+@pytest.fixture
+def raw() -> Iterator[Callable[[Script], RawServer]]:
+    made: list[RawServer] = []
+
+    def start(script: Script) -> RawServer:
+        made.append(RawServer(script))
+        return made[-1]
+
+    yield start
+    for server in made:
+        server.stop()
+
+
+def request_id(body: bytes) -> Any:
+    return json.loads(body)["id"]
+
+
+def answer(body: bytes, *, extra: bytes = b"", status: bytes = b"200 OK") -> bytes:
+    """A JSON-RPC result for the request `body`, as a whole HTTP response."""
+    payload = json.dumps({"jsonrpc": "2.0", "id": request_id(body), "result": {"ok": True}}).encode()
+    return (b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\n" + extra
+            + b"Content-Length: " + str(len(payload)).encode() + b"\r\n\r\n" + payload)
+
+
+def message(n: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+
+
+def transport(url: str, *, lane: bool = True) -> HttpTransport:
+    """A started transport; `lane=False`: httpx2's way (an HTTP trace turns the lane off)."""
+    http = HttpTransport(url, on_http=None if lane else (lambda kind, info: None))
+    http.start(lambda m: None)
+    assert (http._lane is not None) is lane
+    return http
+
+
+def exchange(http: HttpTransport, n: int, seconds: float = SAFETY) -> dict[str, Any]:
+    deadline = time.monotonic() + seconds
+    return http.exchange(message(n), None, lambda: deadline - time.monotonic())
+
+
+def failure(url: str, *, lane: bool) -> TransportError:
+    http = transport(url, lane=lane)
+    try:
+        with pytest.raises(TransportError) as caught:
+            exchange(http, 1)
+    finally:
+        http.close()
+    return caught.value
+
+
+def test_interim_answers_are_skipped_and_the_next_request_reads_its_own_reply(raw):
+    def script(sock: socket.socket, n: int) -> None:
+        body = server.bodies[n]
+        sock.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </a.css>; rel=preload\r\n\r\n"
+                     b"HTTP/1.1 100 Continue\r\n\r\n" + answer(body))
+
+    server = raw(script)
+    http = transport(server.url)
+    try:
+        for n in range(3):
+            assert exchange(http, n) == {"jsonrpc": "2.0", "id": n, "result": {"ok": True}}
+    finally:
+        http.close()
+    assert server.connections == 1  # one connection, each reply read whole
+
+
+def test_endless_interim_answers_and_101_are_refused(raw):
+    endless = raw(lambda sock, n: sock.sendall(b"HTTP/1.1 103 Early Hints\r\n\r\n" * 50))
+    upgrade = raw(lambda sock, n: sock.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n"))
+    for server in (endless, upgrade):
+        assert isinstance(failure(server.url, lane=True), BrokenStream)
+
+
+def cut_short(sock: socket.socket, n: int) -> None:
+    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+    sock.close()
+
+
+def chunked_cut(sock: socket.socket, n: int) -> None:
+    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 b"10\r\n{\"jsonrpc\": \"2.0")
+    sock.close()
+
+
+def headed(*lines: bytes) -> Script:
+    def script(sock: socket.socket, n: int) -> None:
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + b"".join(lines) + b"\r\n{}")
+        sock.close()
+    return script
+
+
+def endless_headers(sock: socket.socket, n: int) -> None:
+    sock.sendall(b"HTTP/1.1 200 OK\r\n" + b"X-Pad: " + b"a" * 1000 + b"\r\n" * 1)
+    with pytest.raises(OSError):  # the client stops reading (and closes) long before this ends
+        for _ in range(100_000):
+            sock.sendall(b"X-Pad: " + b"a" * 1000 + b"\r\n")
+
+
+def endless_trailers(sock: socket.socket, n: int) -> None:
+    sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 b"2\r\n{}\r\n0\r\n")
+    with pytest.raises(OSError):
+        for _ in range(100_000):
+            sock.sendall(b"X-Trailer: " + b"a" * 1000 + b"\r\n")
+
+
+REFUSED_BY_BOTH = {
+    "body short of its Content-Length": cut_short,
+    "chunked body cut off": chunked_cut,
+    "conflicting Content-Length": headed(b"Content-Length: 2\r\nContent-Length: 3\r\n"),
+    "negative Content-Length": headed(b"Content-Length: -2\r\n"),
+    "Content-Length list": headed(b"Content-Length: 2, 3\r\n"),
+    "Transfer-Encoding other than chunked": headed(b"Transfer-Encoding: gzip\r\n"),
+    "two Transfer-Encoding headers": headed(b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n"),
+    "endless headers": endless_headers,
+    "endless trailers": endless_trailers,
+}
+
+
+@pytest.mark.parametrize("case", REFUSED_BY_BOTH)
+def test_a_reply_httpx2_refuses_is_refused_by_the_lane_with_the_same_error(raw, case):
+    server = raw(REFUSED_BY_BOTH[case])
+    lane, through_httpx2 = failure(server.url, lane=True), failure(server.url, lane=False)
+    assert type(lane) is type(through_httpx2) is BrokenStream
+    assert lane.exit_status == through_httpx2.exit_status
+
+
+def test_content_length_beside_transfer_encoding_is_refused(raw):
+    server = raw(headed(b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n"))
+    assert isinstance(failure(server.url, lane=True), BrokenStream)
+
+
+def test_a_repeated_equal_content_length_and_a_chunked_body_with_trailers_are_read(raw):
+    def script(sock: socket.socket, n: int) -> None:
+        payload = json.dumps({"jsonrpc": "2.0", "id": request_id(server.bodies[n]), "result": {}}).encode()
+        if n == 0:
+            size = str(len(payload)).encode()
+            sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + size
+                         + b"\r\nContent-Length: " + size + b"\r\n\r\n" + payload)
+        else:
+            sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         + b"".join(b"%x;ext=1\r\n%s\r\n" % (1, payload[i:i + 1]) for i in range(len(payload)))
+                         + b"0\r\nX-Trailer: yes\r\n\r\n")
+
+    server = raw(script)
+    http = transport(server.url)
+    try:
+        for n in range(3):
+            assert exchange(http, n)["id"] == n
+    finally:
+        http.close()
+    assert server.connections == 1
+
+
+def test_an_event_stream_reply_is_read_on_the_lane(raw):
+    def script(sock: socket.socket, n: int) -> None:
+        result = json.dumps({"jsonrpc": "2.0", "id": request_id(server.bodies[n]), "result": {"sse": True}})
+        events = (f"data: {json.dumps({'jsonrpc': '2.0', 'method': 'notifications/progress', 'params': {}})}\n\n"
+                  f"data: {result}\n\n").encode()
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     + b"%x\r\n%s\r\n0\r\n\r\n" % (len(events), events))
+
+    server = raw(script)
+    http = transport(server.url)
+    try:
+        assert exchange(http, 7)["result"] == {"sse": True}
+    finally:
+        http.close()
+
+
+def test_a_connection_the_server_closed_between_requests_is_not_reused(raw):
+    def script(sock: socket.socket, n: int) -> None:
+        sock.sendall(answer(server.bodies[n]))  # keep-alive as far as the headers say
+        sock.close()
+
+    server = raw(script)
+    http = transport(server.url)
+    try:
+        for n in range(3):
+            server.closed.clear()
+            assert exchange(http, n)["id"] == n
+            assert server.closed.wait(SAFETY)
+    finally:
+        http.close()
+    assert [request_id(b) for b in server.bodies] == [0, 1, 2]  # each sent once
+    assert server.connections == 3
+
+
+def test_connection_close_is_honoured(raw):
+    server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n], extra=b"Connection: close\r\n")))
+    http = transport(server.url)
+    try:
+        for n in range(2):
+            assert exchange(http, n)["id"] == n
+    finally:
+        http.close()
+    assert server.connections == 2  # the server kept it open, but said it would not
+
+
+def test_a_post_that_reached_the_server_is_never_sent_twice(raw):
+    def script(sock: socket.socket, n: int) -> None:
+        if n == 0:
+            sock.sendall(answer(server.bodies[n]))
+        else:
+            sock.close()  # read the request, then went away without an answer
+
+    server = raw(script)
+    http = transport(server.url)
+    try:
+        exchange(http, 0)
+        with pytest.raises(BrokenStream):
+            exchange(http, 1)
+    finally:
+        http.close()
+    assert [request_id(b) for b in server.bodies] == [0, 1]
+
+
+def test_a_trickling_reply_does_not_outlive_the_time_given(raw):
+    stop = threading.Event()
+
+    def script(sock: socket.socket, n: int) -> None:
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+        while not stop.wait(0.05):
+            sock.sendall(b" ")
+
+    server = raw(script)
+    http = transport(server.url)
+    given = 1.0
+    try:
+        start = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            exchange(http, 1, given)
+        # Each byte arrives well within the time left: only a bound on the whole reply ends it.
+        assert time.monotonic() - start < given + SAFETY / 4
+    finally:
+        stop.set()
+        http.close()
+
+
+def test_close_wakes_a_thread_waiting_for_a_reply_and_no_worker_imports(raw):
+    """`close` returns with no thread left in a socket; no thread but the main one imports a
+    module (an import on a worker while the interpreter ends can crash it), even on failures."""
+    script = r"""
+import sys, threading, time
+from mrtr_cli.transport.http.transport import HttpTransport
+url = sys.argv[1]
+http = HttpTransport(url)
+http.start(lambda m: None)
+imports = []
+sys.addaudithook(lambda event, args: event == "import" and threading.current_thread() is not threading.main_thread()
+                 and imports.append(args[0]))
+futures = [http.request({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {}}) for n in range(4)]
+while len(http._lane._open) < 4:
+    time.sleep(0.01)
+http.close()
+errors = []
+for fut in futures:
+    try:
+        fut.result(30)
+    except Exception as exc:
+        errors.append(type(exc).__name__)
+print(http._lane._readers, sorted(set(errors)), imports)
+"""
+    server = raw(lambda sock, n: None)  # reads each request, never answers
+    proc = subprocess.run([sys.executable, "-c", script, server.url], capture_output=True, text=True, cwd=ROOT,
+                          timeout=SAFETY)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0", "['BrokenStream']", "[]"], proc.stdout
+
+
+@pytest.mark.parametrize("header", ["Content-Length: 5", "transfer-encoding: chunked", "Host: elsewhere",
+                                    "Connection: close"])
+def test_a_header_that_frames_the_request_is_refused_before_anything_is_sent(mrtr, raw, tmp_path, header):
+    server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n])))
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text('{"call": "t"}\n')
+    r = mrtr("--url", server.url, "-H", header, "batch", lines)
+    assert r.code == 2
+    assert r.stderr.splitlines() == [f"mrtr: error: -H {header.split(':')[0]}: mrtr sets this header itself "
+                                     "(it frames the request); it cannot be given"]
+    assert r.stdout == "" and server.bodies == []
+
+
+def test_a_head_with_bare_line_feeds_is_read_as_httpx2_reads_it(raw):
+    server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n]).replace(b"\r\n", b"\n")))
+    http = transport(server.url)
+    try:
+        for n in range(2):
+            assert exchange(http, n)["id"] == n
+    finally:
+        http.close()
