@@ -116,9 +116,9 @@ def _fresh_stdio(unbuffered: bool) -> None:
     encoding = sys.stdout.encoding
     # The new standard streams live as long as the process: no `with`.
     stdin = io.TextIOWrapper(open(0, "rb", closefd=False), encoding=encoding)  # noqa: SIM115 - sys.stdin
-    stdout = io.TextIOWrapper(open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),  # noqa: SIM115
+    stdout = io.TextIOWrapper(open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),  # noqa: SIM115 - as above
                               encoding=encoding, write_through=unbuffered)
-    stderr = io.TextIOWrapper(open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),  # noqa: SIM115
+    stderr = io.TextIOWrapper(open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),  # noqa: SIM115 - as above
                               encoding=encoding, errors="backslashreplace", line_buffering=True,
                               write_through=unbuffered)
     sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
