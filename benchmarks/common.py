@@ -9,6 +9,7 @@ otherwise recompile every module on every run and measure the compiler).
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import os
 import platform
@@ -69,8 +70,6 @@ class Row:
 
 def warm_bytecode() -> None:
     """Compile mrtr and what it imports once, as `pip install` would."""
-    import compileall
-
     subprocess.run([*MRTR, "--help"], env=ENV, stdout=subprocess.DEVNULL, check=True)
     compileall.compile_dir(os.path.join(ROOT, "mrtr_cli"), quiet=1)
 

@@ -93,7 +93,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--inspector", metavar="PATH",
-                        help="the MCP Inspector launcher, e.g. node_modules/.bin/inspector (npm @modelcontextprotocol/inspector)")
+                        help="the MCP Inspector launcher, e.g. node_modules/.bin/inspector "
+                             "(npm @modelcontextprotocol/inspector)")
     args = parser.parse_args()
     warm_bytecode()
     print_rows(f"one call over Streamable HTTP (median of {args.runs} runs)", measure(args.runs, args.inspector))

@@ -141,8 +141,20 @@ def auth_documents(origin: str) -> dict[str, dict]:
     }
 
 
+def token_reply(body: bytes, dpop: bool) -> tuple[int, dict, dict[str, str]]:
+    """The token endpoint's (status, JSON body, headers) for a token request `body`: the
+    client credentials grant only; a DPoP-bound token when the request has a DPoP proof."""
+    grant = parse_qs(body.decode()).get("grant_type", [""])[0]
+    if grant != "client_credentials":
+        return 400, {"error": "unsupported_grant_type"}, {}
+    token = ({"access_token": DPOP_TOKEN, "token_type": "DPoP"} if dpop
+             else {"access_token": TOKEN, "token_type": "Bearer"})
+    return 200, {**token, "expires_in": 86400}, {"Cache-Control": "no-store"}
+
+
 def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    # The stdio server (whose start-up the benchmarks time) does not load the HTTP server.
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415 - stdio start-up time
 
     origin = f"http://127.0.0.1:{port}"
     documents = auth_documents(origin) if protected else {}
@@ -165,15 +177,7 @@ def serve_http(port: int, sse: bool = False, protected: bool = False) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             path = self.path.split("?", 1)[0]
             if protected and path == "/token":
-                grant = parse_qs(body.decode()).get("grant_type", [""])[0]
-                if grant != "client_credentials":
-                    self.send_json(400, {"error": "unsupported_grant_type"})
-                elif self.headers.get("DPoP"):
-                    self.send_json(200, {"access_token": DPOP_TOKEN, "token_type": "DPoP", "expires_in": 86400},
-                                   {"Cache-Control": "no-store"})
-                else:
-                    self.send_json(200, {"access_token": TOKEN, "token_type": "Bearer", "expires_in": 86400},
-                                   {"Cache-Control": "no-store"})
+                self.send_json(*token_reply(body, dpop=bool(self.headers.get("DPoP"))))
                 return
             if protected and ((path == GUARDED and self.headers.get("Authorization") != f"Bearer {TOKEN}") or (
                     path == BOUND and (self.headers.get("Authorization") != f"DPoP {DPOP_TOKEN}"

@@ -7,6 +7,7 @@ streams from one `Environment` instead of touching `sys.*`, so output rules
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -56,10 +57,8 @@ class GuardedStdout:
         self._stream = stream
 
     def _failed(self, exc: OSError) -> Exception:
-        try:
+        with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the interpreter's final flush too
-        except OSError:
-            pass
         return WriteFailed(f"cannot write to stdout: {exc.strerror or exc}")
 
     def write(self, text: str) -> int:
@@ -286,7 +285,5 @@ class Environment:
 
     def _silence_stdout(self) -> None:
         """Send later writes (and the interpreter's final flush) to /dev/null."""
-        try:
+        with contextlib.suppress(OSError):
             sys.stdout = self.stdout = open(os.devnull, "w")  # noqa: SIM115
-        except OSError:
-            pass

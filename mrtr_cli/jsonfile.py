@@ -10,6 +10,7 @@ for everything the user types or a server sends; `dumps_strict` for everything s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -177,8 +178,6 @@ def write_json_atomic(path: str, value: Any, *, indent: int | None = 2, mode: in
             fh.write("\n")
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise

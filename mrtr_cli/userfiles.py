@@ -21,6 +21,7 @@ Every refusal is a `UsageError` (exit 2) naming the option and the path.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -75,10 +76,8 @@ def _open_regular(path: str, *, what: str, limit: int) -> int:
     except FileNotFoundError:
         raise
     except OSError as exc:
-        try:  # a socket cannot be opened at all (ENXIO): say what it is
+        with contextlib.suppress(OSError):  # a socket cannot be opened at all (ENXIO): say what it is
             _check_kind(os.stat(full).st_mode, what, path)
-        except OSError:
-            pass
         raise _unreadable(what, path, exc) from None
     except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
         raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
@@ -246,9 +245,9 @@ def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_B
     chunks, total = [], 0
     while True:
         left = deadline.remaining() if deadline is not None else None
-        if left is not None:
-            if not wait_readable(fd, left):  # (a descriptor that cannot be waited on is read, and may block)
-                raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {what} on stdin")
+        # (a descriptor that cannot be waited on is read, and may block)
+        if left is not None and not wait_readable(fd, left):
+            raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {what} on stdin")
         try:
             chunk = os.read(fd, _CHUNK)
         except BlockingIOError:
@@ -392,10 +391,7 @@ def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -
             or is not valid JSON (line and column named).
     """
     try:
-        if path == "-":
-            text = stdin_text if stdin_text is not None else ""
-        else:
-            text = read_user_text(path, what=what)
+        text = (stdin_text or "") if path == "-" else read_user_text(path, what=what)
     except FileNotFoundError:
         raise UsageError(f"cannot read {what} {path}: no such file") from None
     try:

@@ -1,6 +1,7 @@
 """YAML from an untrusted source (a skill's frontmatter from a server, a host's config file),
-read within bounds: its size before parsing, and the number of nodes it expands to (an alias counts as every node it repeats), so a few kilobytes of
-nested aliases (a "billion laughs") cannot make a structure that takes hours to walk.
+read within bounds: its size before parsing, and the number of nodes it expands to (an
+alias counts as every node it repeats), so a few kilobytes of nested aliases (a "billion
+laughs") cannot make a structure that takes hours to walk.
 
 Parsing (PyYAML's safe loader) and what follows it (turning the value into JSON,
 comparing it) run C code that holds the interpreter: a signal (Ctrl-C, SIGTERM) cannot

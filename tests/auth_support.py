@@ -10,6 +10,7 @@ it visited.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -127,7 +128,8 @@ class OAuthServers:
         stderr = self.tmp / f"oauth-stderr-{n}.txt"
         with open(stderr, "wb") as err:
             proc = subprocess.Popen(launch_argv(OAUTH_SERVER, "--ready-file", str(ready), "--record", str(record),
-                                                 *options, owned=True), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                                 *options, owned=True), stdin=subprocess.DEVNULL,
+                                                 stdout=subprocess.DEVNULL, stderr=err,
                                     start_new_session=True)
 
         def is_ready() -> dict[str, Any] | None:
@@ -188,10 +190,8 @@ class Browser:
     def kill_children(self) -> None:
         for e in self.events():
             if e["event"] == "child":
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(e["pid"], signal.SIGTERM)
-                except (ProcessLookupError, PermissionError):
-                    pass
 
 
 @pytest.fixture

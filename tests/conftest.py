@@ -143,6 +143,37 @@ def clean_env(tmp_path: Path, extra: dict[str, str] | None = None) -> dict[str, 
 
 
 @pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A fake home folder (with .config/) in the test's temp dir (config file tests)."""
+    path = tmp_path / "home"
+    (path / ".config").mkdir(parents=True)
+    return path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A fake project folder in the test's temp dir (config file tests)."""
+    path = tmp_path / "project"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def started() -> Iterator[Callable[..., Any]]:
+    """`started(Kind, *args, **options)` makes `Kind(*args, **options)` (a server with a
+    `stop()`), and stops it at teardown."""
+    made: list[Any] = []
+
+    def start(kind: Callable[..., Any], *args: Any, **options: Any) -> Any:
+        made.append(kind(*args, **options))
+        return made[-1]
+
+    yield start
+    for server in made:
+        server.stop()
+
+
+@pytest.fixture
 def mrtr(tmp_path: Path) -> Callable[..., Run]:
     """Run `python -m mrtr_cli ARGS...` and return its exit code and output."""
 
@@ -318,14 +349,16 @@ CATALOG_SERVER = SERVERS / "catalog_server.py"
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def catalog(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def catalog(request: pytest.FixtureRequest, http_servers: HttpServers,
+            tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The paginated catalog server (tests/servers/catalog_server.py), recording requests."""
     return recording_target(request.param, CATALOG_SERVER, http_servers, tmp_path_factory)
 
 
 # ---------------------------------------------------------------------- elicitation
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def forms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def forms(request: pytest.FixtureRequest, http_servers: HttpServers,
+          tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The elicitation test server (tests/servers/forms_server.py), recording requests."""
     return recording_target(request.param, SERVERS / "forms_server.py", http_servers, tmp_path_factory)
 

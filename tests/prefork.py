@@ -26,6 +26,7 @@ the script directly instead (`stdio_cmd(..., direct=True)`).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import signal
@@ -113,10 +114,11 @@ def _fresh_stdio(unbuffered: bool) -> None:
     import io
 
     encoding = sys.stdout.encoding
-    stdin = io.TextIOWrapper(open(0, "rb", closefd=False), encoding=encoding)
-    stdout = io.TextIOWrapper(open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),
+    # The new standard streams live as long as the process: no `with`.
+    stdin = io.TextIOWrapper(open(0, "rb", closefd=False), encoding=encoding)  # noqa: SIM115 - sys.stdin
+    stdout = io.TextIOWrapper(open(1, "wb", buffering=0 if unbuffered else -1, closefd=False),  # noqa: SIM115 - as above
                               encoding=encoding, write_through=unbuffered)
-    stderr = io.TextIOWrapper(open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),
+    stderr = io.TextIOWrapper(open(2, "wb", buffering=0 if unbuffered else -1, closefd=False),  # noqa: SIM115 - as above
                               encoding=encoding, errors="backslashreplace", line_buffering=True,
                               write_through=unbuffered)
     sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
@@ -159,10 +161,8 @@ def _keep(conn: socket.socket) -> None:
                     _killpg(pid, int(line))
             else:
                 _, status = os.waitpid(pid, 0)
-                try:
+                with contextlib.suppress(OSError):
                     conn.sendall(b"exit %d\n" % status)
-                except OSError:
-                    pass
                 os._exit(0)
 
 
@@ -170,10 +170,8 @@ def _killpg(pid: int, signum: int) -> None:
     try:
         os.killpg(pid, signum)
     except ProcessLookupError:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signum)
-        except ProcessLookupError:
-            pass
 
 
 def serve(path: str) -> None:
@@ -189,10 +187,8 @@ def serve(path: str) -> None:
     if os.getppid() == 1:  # the parent was gone before the signal was asked for
         return
     for name in PRELOAD:
-        try:
+        with contextlib.suppress(ImportError):
             __import__(name)
-        except ImportError:
-            pass
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # keepers are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
@@ -237,10 +233,8 @@ class Zygote:
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self.proc.wait()
 
 
@@ -276,10 +270,8 @@ def stop_group(proc: subprocess.Popen[bytes], grace: float = 10.0) -> None:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         proc.wait()
     except ProcessLookupError:
         proc.wait()

@@ -8,6 +8,7 @@ ended the run), `growing_bound` sizes it so that the run reaches the event it bo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import shlex
@@ -76,10 +77,8 @@ def children_of(pid: int) -> list[int]:
     """The process ids whose parent is `pid` (Linux: /proc/PID/task/*/children)."""
     out: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
+        with contextlib.suppress(OSError):
             out += [int(p) for p in (task / "children").read_text().split()]
-        except OSError:
-            pass
     return out
 
 
@@ -184,7 +183,7 @@ ENTER = "\r"
 def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[Any, Path]:
     """`mrtr ARGS` in a 140-column pseudo-terminal, its stdout redirected to a file: (the pexpect
     child, that file). `env`: variables added to `clean_env`'s."""
-    import pexpect  # noqa: PLC0415 - only the pty tests need it
+    import pexpect  # only the pty tests need it
     out = tmp_path / "stdout.txt"
     # exec: mrtr itself is the terminal's process (Ctrl-C reaches it, its exit status is the child's).
     command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"

@@ -190,7 +190,8 @@ def test_wrong_fields_and_flags_name_their_source(mrtr, forms: Target, tmp_path)
     answers = write(tmp_path, "f.json", {"fields": {**EXPECTED, "score": 2}})
     r = mrtr(*forms.args, "call", "every_kind", "--answers", answers)
     assert r.code == 2
-    assert f'{answers}, fields.score (input request "kinds"): must be <= 1 (expected a number >= 0 and <= 1)' in r.stderr
+    assert (f'{answers}, fields.score (input request "kinds"): must be <= 1 (expected a number >= 0 and <= 1)'
+            in r.stderr)
     r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS[:-2], "days=friday"))
     assert r.code == 2
     assert ('-a days=friday (input request "kinds", field "days"): \'friday\' is not one of: '

@@ -266,7 +266,8 @@ def test_exit_5_over_stdio_prints_what_works_once_the_server_has_ended(mrtr, tmp
                      "again with it (add the answers given before):")
     again = shlex.split(notes[at + 1])
     assert again[:3] == ["mrtr", "--stdio", server] and again[-2:] == ["--answers", "ANSWERS.json"]
-    assert notes[at + 2].startswith("  or: mrtr resume PENDING.json --answers ANSWERS.json") and "exit 4" in notes[at + 2]
+    assert notes[at + 2].startswith("  or: mrtr resume PENDING.json --answers ANSWERS.json")
+    assert "exit 4" in notes[at + 2]
     answers = tmp_path / "answers.json"
     template = r.json()["answersTemplate"]
     template["inputResponses"]["go"]["content"]["go"] = True

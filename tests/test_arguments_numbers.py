@@ -70,7 +70,8 @@ def test_poll_interval_is_clamped():
 
 
 # ---------------------------------------------------------------------- numeric options (finding 5)
-@pytest.mark.parametrize("option", ["--timeout", "--max-timeout", "--probe-timeout", "--sampling-timeout", "--task-ttl"])
+@pytest.mark.parametrize("option", ["--timeout", "--max-timeout", "--probe-timeout", "--sampling-timeout",
+                                    "--task-ttl"])
 @pytest.mark.parametrize("value", ["nan", "inf", "1e400", "0", "-5", "1e20", "soon"])
 def test_duration_options_refuse_what_is_not_a_sane_number_of_seconds(mrtr_here, tmp_path, option, value):
     command, rec = raw(tmp_path, {"calls": {"t": [OK]}})

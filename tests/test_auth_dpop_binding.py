@@ -192,7 +192,8 @@ def test_each_grant_gets_the_kind_of_token_the_resource_takes(tmp_path, oauth_se
     # no proof algorithm both servers take: bearer where the resource takes it, else refused
     pytest.param(["--resource-dpop-algs", "RS256 PS256"], {}, "Bearer", id="offered-other-algs"),
     pytest.param(["--dpop-required", "--resource-dpop-algs", "RS256 PS256"], {},
-                 "takes DPoP proofs signed with PS256 RS256 only; mrtr signs them with ES256", id="required-other-algs"),
+                 "takes DPoP proofs signed with PS256 RS256 only; mrtr signs them with ES256",
+                 id="required-other-algs"),
     pytest.param(["--resource-dpop-algs", "RS256"], {"MRTR_OAUTH_DPOP": "1"},
                  "takes DPoP proofs signed with RS256 only; mrtr signs them with ES256", id="forced-other-algs"),
     # asked for where the resource does not say it takes DPoP: asked for is asked for

@@ -106,13 +106,15 @@ def test_login_and_logout_exchanges_go_into_the_trace_redacted(tmp_path, oauth_s
     records = _trace(trace) + _trace(out)
     assert {r["dir"] for r in records} == {"http-request", "http-response"}
     asked = [(r["http"]["method"], urlsplit(r["http"]["url"]).path) for r in records if r["dir"] == "http-request"]
-    for wanted in [("GET", "/.well-known/oauth-protected-resource/mcp"), ("GET", "/.well-known/oauth-authorization-server"),
+    for wanted in [("GET", "/.well-known/oauth-protected-resource/mcp"), ("GET",
+                                                                          "/.well-known/oauth-authorization-server"),
                    ("POST", "/register"), ("POST", "/token"), ("POST", "/revoke")]:
         assert wanted in asked, asked
     token_reply = next(r["http"] for r in records if r["dir"] == "http-response"
                        and r["http"]["url"].endswith("/token"))
     assert token_reply["status"] == 200 and token_reply["body"]["access_token"] == "***"
-    token_request = next(r["http"] for r in records if r["dir"] == "http-request" and r["http"]["url"].endswith("/token"))
+    token_request = next(r["http"] for r in records
+                         if r["dir"] == "http-request" and r["http"]["url"].endswith("/token"))
     assert token_request["form"]["code"] == "***" and token_request["form"]["code_verifier"] == "***"
     secrets = _secrets_sent_and_issued(server)
     assert len(secrets) >= 5  # tokens, the client secret, the code, the verifier, Basic credentials

@@ -184,7 +184,8 @@ def _netns_available() -> bool:
     if not shutil.which("unshare") or not shutil.which("ip"):
         return False
     try:
-        return subprocess.run(["unshare", "-n", "-m", "sh", "-c", "ip link set lo up && mount --bind /etc/hosts /etc/hosts"],
+        return subprocess.run(["unshare", "-n", "-m", "sh", "-c",
+                               "ip link set lo up && mount --bind /etc/hosts /etc/hosts"],
                               capture_output=True, timeout=SAFETY).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
@@ -213,7 +214,8 @@ mcp.stop()
 """
 
 
-@pytest.mark.skipif(not _netns_available(), reason="needs unshare -n -m (a loopback-only network namespace with its own /etc/hosts)")
+@pytest.mark.skipif(not _netns_available(),
+                    reason="needs unshare -n -m (a loopback-only network namespace with its own /etc/hosts)")
 @pytest.mark.parametrize(("challenge", "docs", "says"), [
     ('Bearer resource_metadata="http://169.254.169.254/latest/meta-data"', {},
      "the WWW-Authenticate challenge's resource_metadata http://169.254.169.254/latest/meta-data is a link-local"),
@@ -225,12 +227,14 @@ mcp.stop()
     ("Bearer", {"/.well-known/oauth-protected-resource/mcp": {"resource": "{mcp}/mcp",
                                                              "authorization_servers": ["http://evil.example/as"]}},
      "authorization_servers http://evil.example/as is plain HTTP to another machine"),
-    ("Bearer", {"/.well-known/oauth-protected-resource/mcp": {"resource": "{mcp}/mcp", "authorization_servers": ["{mcp}"]},
+    ("Bearer", {"/.well-known/oauth-protected-resource/mcp": {"resource": "{mcp}/mcp",
+                                                              "authorization_servers": ["{mcp}"]},
                 "/.well-known/oauth-authorization-server": {
                     "issuer": "{mcp}", "token_endpoint": "http://169.254.169.254/token",
                     "authorization_endpoint": "{mcp}/authorize", "code_challenge_methods_supported": ["S256"]}},
      "token_endpoint http://169.254.169.254/token is a link-local"),
-    ("Bearer", {"/.well-known/oauth-protected-resource/mcp": {"resource": "{mcp}/mcp", "authorization_servers": ["{mcp}"]},
+    ("Bearer", {"/.well-known/oauth-protected-resource/mcp": {"resource": "{mcp}/mcp",
+                                                              "authorization_servers": ["{mcp}"]},
                 "/.well-known/oauth-authorization-server": {
                     "issuer": "{mcp}", "token_endpoint": "https://sneaky.test:8443/t",
                     "authorization_endpoint": "{mcp}/authorize", "code_challenge_methods_supported": ["S256"]}},

@@ -84,7 +84,8 @@ def test_discovery_falls_back_in_order_and_finds_an_issuer_with_a_path(scripted,
     assert server.issuer == issuer and server.resource == mcp.url() + "/mcp"
     assert mcp.fetched == ["/custom-metadata", "/.well-known/oauth-protected-resource/mcp",
                         "/.well-known/oauth-protected-resource"]
-    assert auth.fetched == ["/.well-known/oauth-authorization-server/tenant1", "/.well-known/openid-configuration/tenant1",
+    assert auth.fetched == ["/.well-known/oauth-authorization-server/tenant1",
+                            "/.well-known/openid-configuration/tenant1",
                          "/tenant1/.well-known/openid-configuration"]
 
 
@@ -298,7 +299,8 @@ def test_scope_selection_order(tmp_path, monkeypatch):
 
 def test_offline_access_only_when_the_authorization_server_lists_it(tmp_path, monkeypatch):
     c = _client(tmp_path, monkeypatch)
-    assert c._select_scopes(Challenge(401), _server(["a"], ["a", "offline_access"]), [], None) == ["a", "offline_access"]
+    assert (c._select_scopes(Challenge(401), _server(["a"], ["a", "offline_access"]), [], None)
+            == ["a", "offline_access"])
     assert c._select_scopes(Challenge(401), _server(["a"], ["a"]), [], None) == ["a"]
     cc = _client(tmp_path, monkeypatch, grant="client_credentials", client_id="x", client_secret="y")
     assert cc._select_scopes(Challenge(401), _server(["a"], ["a", "offline_access"]), [], None) == ["a"]
@@ -331,7 +333,8 @@ def test_a_plain_403_is_no_challenge(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(("header", "want"), [
     ('Bearer resource_metadata="https://m/x", scope="a b"', ("https://m/x", "a b", None)),
-    ('Bearer error="insufficient_scope", scope="w", error_description="need \\"w\\""', (None, "w", "insufficient_scope")),
+    ('Bearer error="insufficient_scope", scope="w", error_description="need \\"w\\""', (None, "w",
+                                                                                        "insufficient_scope")),
     ('Basic realm="x", Bearer scope=read', (None, "read", None)),
     ('Bearer realm="r"', (None, None, None)),
 ])
@@ -591,7 +594,8 @@ def test_a_project_config_cannot_read_secrets_or_keys_without_expand_env(tmp_pat
         _entry_settings({"oauth": {"clientId": "c", "clientSecret": "env:HOME"}}, allowed=False)
     with pytest.raises(UsageError, match="privateKeyFile"):
         _entry_settings({"oauth": {"clientId": "c", "privateKeyFile": str(tmp_path / "k.pem")}}, allowed=False)
-    assert _entry_settings({"oauth": {"clientId": "c", "clientSecret": "literal"}}, allowed=False).client_secret == "literal"
+    assert _entry_settings({"oauth": {"clientId": "c", "clientSecret": "literal"}},
+                           allowed=False).client_secret == "literal"
 
 
 def test_the_deadline_stands_still_for_other_threads_while_a_person_signs_in():

@@ -75,7 +75,8 @@ def test_a_config_file_secret_follows_the_same_rules(tmp_path, fifo):
 
 def test_an_option_names_itself(tmp_path, fifo):
     refused(login(tmp_path, "--client-id", "c", "--client-secret-file", "/dev/zero"), "--client-secret-file")
-    run = run_mrtr(tmp_path, "--url", URL, "--timeout", "30", "auth", "login", "--private-key-file", fifo, timeout=SAFETY)
+    run = run_mrtr(tmp_path, "--url", URL, "--timeout", "30", "auth", "login", "--private-key-file", fifo,
+                   timeout=SAFETY)
     refused(run, "--private-key-file", "FIFO")
 
 

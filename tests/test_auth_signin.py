@@ -21,13 +21,12 @@ from tests.auth_support import (
     spawn_mrtr,
     store_files,
 )
+from tests.support import SAFETY
 
 pexpect = pytest.importorskip("pexpect")
 
 sys.path.insert(0, str(OAUTH_BROWSER.parent))
 from oauth_browser import follow  # noqa: E402
-
-from tests.support import SAFETY
 
 CONSENT = r"(?i)open the browser"
 ENTER = "\r"

@@ -132,7 +132,8 @@ class SdkServer:
         running process, remembered across restarts) or received (verifiers, secrets), by
         member name."""
         issued = httpx2.get(self.issuer + "/_test/issued", timeout=SAFETY).json()
-        add_secrets(self.seen, [(kind[:-1], v) for kind in ("access_tokens", "refresh_tokens", "codes", "client_secrets")
+        add_secrets(self.seen, [(kind[:-1], v) for kind in ("access_tokens", "refresh_tokens", "codes",
+                                                            "client_secrets")
                                 for v in issued[kind]])
         for r in self.requests():
             if r["method"] == "POST" and r["path"] in ("/token", "/revoke"):

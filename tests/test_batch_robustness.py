@@ -63,9 +63,10 @@ def test_a_full_disk_stops_the_batch_with_exit_2(mrtr, tmp_path, how):
     batch = write_lines(tmp_path / "b.jsonl", echo_lines(3))
     args = ["-o", "/dev/full"] if how == "-o" else []
     if how == "stdout":
-        proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", BATCH, "batch", str(batch)], cwd=ROOT,
-                              env=clean_env(tmp_path), stdout=open("/dev/full", "w"), stderr=subprocess.PIPE,
-                              text=True, timeout=SAFETY)
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", BATCH, "batch", str(batch)], cwd=ROOT,
+                                  env=clean_env(tmp_path), stdout=full, stderr=subprocess.PIPE,
+                                  text=True, timeout=SAFETY)
         code, err = proc.returncode, proc.stderr
     else:
         run = mrtr("--stdio", BATCH, "batch", str(batch), *args)

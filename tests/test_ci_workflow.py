@@ -22,12 +22,14 @@ WORKFLOW = ROOT / ".github" / "workflows" / "tests.yml"
 STEP = {
     "type": "object",
     "properties": {"name": {"type": "string"}, "id": {"type": "string"}, "if": {"type": "string"},
-                   "run": {"type": "string", "minLength": 1}, "uses": {"type": "string", "pattern": r"^[\w.-]+/[\w.-]+@\S+$"},
+                   "run": {"type": "string", "minLength": 1}, "uses": {"type": "string",
+                                                                       "pattern": r"^[\w.-]+/[\w.-]+@\S+$"},
                    "with": {"type": "object"}, "env": {"type": "object"}, "shell": {"type": "string"},
                    "working-directory": {"type": "string"}, "timeout-minutes": {"type": "number"},
                    "continue-on-error": {"type": "boolean"}},
     "additionalProperties": False,
-    "oneOf": [{"required": ["run"], "not": {"required": ["uses"]}}, {"required": ["uses"], "not": {"required": ["run"]}}],
+    "oneOf": [{"required": ["run"], "not": {"required": ["uses"]}}, {"required": ["uses"],
+                                                                     "not": {"required": ["run"]}}],
 }
 SCHEMA = {
     "type": "object",
@@ -112,4 +114,5 @@ def test_the_workflow_runs_the_readmes_test_command():
 
 
 def test_this_interpreter_is_one_the_workflow_covers():
-    assert f"{sys.version_info.major}.{sys.version_info.minor}" in load()["jobs"]["test"]["strategy"]["matrix"]["python"]
+    covered = load()["jobs"]["test"]["strategy"]["matrix"]["python"]
+    assert f"{sys.version_info.major}.{sys.version_info.minor}" in covered

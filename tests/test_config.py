@@ -15,20 +15,6 @@ SECRET = "envs3cret-value"
 
 
 @pytest.fixture
-def home(tmp_path: Path) -> Path:
-    path = tmp_path / "home"
-    (path / ".config").mkdir(parents=True)
-    return path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    path = tmp_path / "project"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
 def run(mrtr, home: Path, project: Path):
     """Run mrtr in the project directory with HOME (and XDG_CONFIG_HOME) in the temp dir."""
 
@@ -182,7 +168,8 @@ def test_pending_document_names_the_server_only_and_resumes(run, project, tmp_pa
 def test_printed_commands_for_a_named_server_carry_the_config_option_that_found_it(run, tmp_path):
     # The hints after exit 5 (and a task's "follow it with") must work as printed: a server
     # found through --config is found again only through the same --config.
-    config = write(tmp_path / "elsewhere.json", {"mcpServers": {"work": {"command": PY, "args": [str(EXAMPLE_SERVER)]}}})
+    config = write(tmp_path / "elsewhere.json", {"mcpServers": {"work": {"command": PY,
+                                                                         "args": [str(EXAMPLE_SERVER)]}}})
     r = run("--config", config, "-s", "work", "--no-input", "-v", "call", "update_work_item", "workItemId=4522",
             "state=Resolved")  # -v: the steps in full (a script without it gets one line)
     assert r.code == 5, r.stderr

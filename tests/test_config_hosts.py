@@ -19,7 +19,6 @@ import pytest
 
 from tests.conftest import CATALOG_SERVER, PY, ROOT, SAFETY, Run, clean_env
 from tests.prefork import launch_argv
-from tests.test_config import home, project  # noqa: F401 - the fake home and project folders
 
 #: Secrets that appear in the host files or the environment: never in `mrtr servers`.
 ENV_SECRET = "host-env-s3cret"          # an env value written in a file
@@ -154,7 +153,8 @@ enabled = false
 ''')
     # Gemini CLI's project settings, ./.gemini/settings.json (same source): not expanded.
     write(project / ".gemini" / "settings.json", json.dumps({"mcpServers": {"gemini-project": {
-        "command": cmd["gemini-project"], "args": args["gemini-project"], "env": {"MRTR_TEST_TOKEN": "$GEMINI_TOKEN"}}}}))
+        "command": cmd["gemini-project"], "args": args["gemini-project"],
+        "env": {"MRTR_TEST_TOKEN": "$GEMINI_TOKEN"}}}}))
 
     # Windsurf, ~/.codeium/windsurf/mcp_config.json. Source: docs.windsurf.com/windsurf/cascade/mcp
     # ("mcp_config.json", "Remote HTTP MCPs": serverUrl, "Config Interpolation": ${env:}, ${file:}).
@@ -201,8 +201,10 @@ enabled = false
       "args": {json.dumps(args["zed-stdio"])},
       "env": {{ "MRTR_TEST_TOKEN": "{ENV_SECRET}" }}
     }},
-    "zed-legacy": {{ "command": {{ "path": {json.dumps(cmd["zed-legacy"])}, "args": {json.dumps(args["zed-legacy"])}, "env": {{}} }}, "settings": {{}} }},
-    "zed-http": {{ "url": {json.dumps(url + "?api_key=" + URL_SECRET)}, "headers": {{ "Authorization": "Bearer {HEADER_SECRET}" }} }},
+    "zed-legacy": {{ "command": {{ "path": {json.dumps(cmd["zed-legacy"])}, "args": {json.dumps(args["zed-legacy"])},
+                                  "env": {{}} }}, "settings": {{}} }},
+    "zed-http": {{ "url": {json.dumps(url + "?api_key=" + URL_SECRET)},
+                  "headers": {{ "Authorization": "Bearer {HEADER_SECRET}" }} }},
     "zed-ext": {{ "source": "extension", "enabled": true, "settings": {{}} }},
   }},
 }}
@@ -256,10 +258,13 @@ extensions:
   // MCP servers of the user profile
   "inputs": [{{ "type": "promptString", "id": "api-key", "description": "API key", "password": true }}],
   "servers": {{
-    "vscode-stdio": {{ "type": "stdio", "command": {json.dumps(cmd["vscode-stdio"])}, "args": {json.dumps(args["vscode-stdio"])},
+    "vscode-stdio": {{ "type": "stdio", "command": {json.dumps(cmd["vscode-stdio"])},
+                       "args": {json.dumps(args["vscode-stdio"])},
                       "env": {{ "MRTR_TEST_TOKEN": "${{env:VSC_TOKEN}}" }} }},
-    "vscode-http": {{ "type": "http", "url": {json.dumps(url)}, "headers": {{ "Authorization": "Bearer ${{env:VSC_TOKEN}}" }} }},
-    "vscode-input": {{ "type": "stdio", "command": "npx", "args": ["-y", "x"], "env": {{ "API_KEY": "${{input:api-key}}" }} }}
+    "vscode-http": {{ "type": "http", "url": {json.dumps(url)},
+                      "headers": {{ "Authorization": "Bearer ${{env:VSC_TOKEN}}" }} }},
+    "vscode-input": {{ "type": "stdio", "command": "npx", "args": ["-y", "x"],
+                       "env": {{ "API_KEY": "${{input:api-key}}" }} }}
   }}
 }}
 ''')

@@ -217,7 +217,8 @@ def test_zed_goose_vscode_and_claude_code_entries():
     legacy = one(zed, {"context_servers": {"z": {"command": {"path": "p", "args": ["a"], "env": {"K": "v"}},
                                                  "settings": {}}}})
     assert (legacy.command, legacy.args, legacy.env) == ("p", ["a"], {"K": "v"})
-    assert one(zed, {"context_servers": {"z": {"settings": {"k": 1}}}}).unusable.startswith("provided by a Zed extension")
+    entry = one(zed, {"context_servers": {"z": {"settings": {"k": 1}}}})
+    assert entry.unusable.startswith("provided by a Zed extension")
     assert one(goose, {"extensions": {"g": {"type": "sse", "enabled": True, "uri": "http://h"}}}).unusable.startswith(
         "type sse: the SSE transport, which goose no longer supports")
     nameless = one(goose, {"extensions": {"g": {"type": "stdio", "cmd": "x", "args": []}}})
@@ -225,7 +226,8 @@ def test_zed_goose_vscode_and_claude_code_entries():
     assert one(vscode, {"servers": {"v": {"type": "stdio", "command": "x", "envFile": ".env"}}}).notes == [
         "envFile is not read by mrtr; put the variables in \"env\""]
     helper = claude_code.read_servers({"mcpServers": {"c": {
-        "type": "http", "url": "http://h", "headersHelper": "h.sh", "oauth": {"clientId": "id", "callbackPort": 8080}}}},
+        "type": "http", "url": "http://h", "headersHelper": "h.sh", "oauth": {"clientId": "id",
+                                                                              "callbackPort": 8080}}}},
         CFG)[0]
     assert helper.oauth == {"clientId": "id", "redirectPort": 8080} and "headersHelper" in helper.notes[0]
     ws = claude_code.read_servers({"mcpServers": {"c": {"type": "ws", "url": "ws://h"}}}, CFG)[0]

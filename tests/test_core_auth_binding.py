@@ -129,7 +129,8 @@ def test_an_offer_without_cryptography_gets_bearer_tokens_and_a_note(monkeypatch
     import importlib.util
 
     real = importlib.util.find_spec  # the package is not there, as the import system sees it
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "cryptography" else real(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "cryptography" else real(name, *a))
     notes: list[str] = []
     assert binding._can_sign() is False
     assert pick(None, OFFERED, ["ES256"], notes.append) is False

@@ -487,7 +487,8 @@ def test_authorization_server_metadata_that_does_not_answer_is_a_timeout(docs):
             discover(http, docs.url("/mcp"), None)
     finally:
         held.set()
-    assert caught.value.message == f"the authorization server metadata at {docs.url(ASM + '/as')} did not answer in time"
+    assert caught.value.message == (f"the authorization server metadata at {docs.url(ASM + '/as')} "
+                                    "did not answer in time")
     del issuer
 
 
@@ -597,7 +598,8 @@ def test_a_challenge_url_that_does_not_answer_is_a_timeout(docs):
 def test_a_challenge_url_on_plain_http_elsewhere_is_named(docs, http):
     with pytest.raises(AuthError) as caught:
         discover(http, docs.url("/mcp"), "http://evil.example/meta")
-    assert caught.value.message.startswith("the WWW-Authenticate challenge's resource_metadata http://evil.example/meta "
+    assert caught.value.message.startswith("the WWW-Authenticate challenge's resource_metadata "
+                                           "http://evil.example/meta "
                                            "is plain HTTP to another machine")
 
 
@@ -605,7 +607,8 @@ def test_a_challenge_url_whose_name_resolves_to_a_metadata_address_is_never_aske
     names["meta.test"] = "169.254.169.254"
     with pytest.raises(AuthError) as caught:
         discover(http, docs.url("/mcp"), "https://meta.test/m")
-    assert caught.value.message == ("the WWW-Authenticate challenge's resource_metadata https://meta.test/m resolves to "
+    assert caught.value.message == ("the WWW-Authenticate challenge's resource_metadata https://meta.test/m resolves "
+                                    "to "
                                     "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
                                     "requests there on a server's word")
     assert docs.fetched == []

@@ -37,7 +37,8 @@ def verify(proof: str) -> tuple[dict, dict]:
     header, claims, sig, signed = decode(proof)
     assert len(sig) == 64
     jwk = header["jwk"]
-    public = ec.EllipticCurvePublicNumbers(int.from_bytes(unb64(jwk["x"]), "big"), int.from_bytes(unb64(jwk["y"]), "big"),
+    public = ec.EllipticCurvePublicNumbers(int.from_bytes(unb64(jwk["x"]), "big"),
+                                           int.from_bytes(unb64(jwk["y"]), "big"),
                                            ec.SECP256R1()).public_key()
     der = encode_dss_signature(int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:], "big"))
     public.verify(der, signed, ec.ECDSA(hashes.SHA256()))
@@ -126,7 +127,8 @@ def test_the_thumbprint_is_rfc_7638s():
     key = ProofKey.generate()
     jwk = key.public_jwk
     canonical = '{"crv":"P-256","kty":"EC","x":"%s","y":"%s"}' % (jwk["x"], jwk["y"])
-    assert key.thumbprint() == base64.urlsafe_b64encode(hashlib.sha256(canonical.encode()).digest()).rstrip(b"=").decode()
+    digest = hashlib.sha256(canonical.encode()).digest()
+    assert key.thumbprint() == base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
 def test_the_keys_own_fields_are_kept_and_others_dropped():
@@ -135,8 +137,10 @@ def test_the_keys_own_fields_are_kept_and_others_dropped():
     assert json.loads(ProofKey(jwk).stored()).keys() == {"kty", "crv", "x", "y", "d"}
 
 
-@pytest.mark.parametrize("text", [None, 5, "", "not json", "[]", '{"kty": "RSA"}', '{"kty":"EC","crv":"P-384","x":"a","y":"b","d":"c"}',
-                                  '{"kty":"EC","crv":"P-256","x":"a","y":"b"}', '{"kty":"EC","crv":"P-256","x":"a","y":1,"d":"c"}',
+@pytest.mark.parametrize("text", [None, 5, "", "not json", "[]", '{"kty": "RSA"}',
+                                  '{"kty":"EC","crv":"P-384","x":"a","y":"b","d":"c"}',
+                                  '{"kty":"EC","crv":"P-256","x":"a","y":"b"}',
+                                  '{"kty":"EC","crv":"P-256","x":"a","y":1,"d":"c"}',
                                   '{"crv":"P-256","x":"a","y":"b","d":"c"}'])
 def test_anything_else_is_no_stored_key(text):
     assert ProofKey.from_stored(text) is None

@@ -240,7 +240,7 @@ class ControllingTerminal:
         self.encodings.append(kwargs.get("encoding"))
         if self.keys is None:
             raise OSError(errno.ENXIO, os.strerror(errno.ENXIO), file)
-        stream = builtins.open(self.path, *args, **kwargs)
+        stream = builtins.open(self.path, *args, **kwargs)  # noqa: SIM115 - returned: this stands in for open
         self.opened.append(stream)
         return stream
 
@@ -412,7 +412,8 @@ def test_with_no_browser_flag_the_address_is_pasted_at_a_terminal(listener, brow
     assert "Open the browser" not in text
     assert ("mrtr: that is not the address the browser was sent to (it has no code); paste the whole address"
             in text)
-    assert text.count("Paste the address your browser was sent to after signing in (or wait for it to come back): ") == 2
+    assert text.count("Paste the address your browser was sent to after signing in "
+                      "(or wait for it to come back): ") == 2
 
 
 def test_a_pasted_error_is_the_servers_refusal(listener, browser):
@@ -611,7 +612,7 @@ def test_the_reader_looks_whether_the_sign_in_ended_at_least_every_fifth_of_a_se
             import time
 
             self.looks.append(time.monotonic())
-            gaps = [b - a for a, b in zip(self.looks, self.looks[1:])]
+            gaps = [b - a for a, b in zip(self.looks, self.looks[1:], strict=False)]
             if len(gaps) >= 20 or any(g < 1.0 for g in gaps[1:]):
                 self.enough.set()
             return super().done()
@@ -626,7 +627,7 @@ def test_the_reader_looks_whether_the_sign_in_ended_at_least_every_fifth_of_a_se
             timed.accept({"state": "st", "code": "c"})  # the sign-in ends: the reader returns
             reader.join(SAFETY)
             assert not reader.is_alive()
-        gaps = [b - a for a, b in zip(timed.looks, timed.looks[1:])][1:-1]
+        gaps = [b - a for a, b in zip(timed.looks, timed.looks[1:], strict=False)][1:-1]
         assert gaps and 0.19 <= min(gaps) < 1.0, gaps
     finally:
         timed.close()

@@ -209,7 +209,8 @@ def test_a_name_that_cannot_be_encoded_passes(resolving):
 
 def test_resolved_to_says_where():
     assert resolved_to("the m", "https://x.test/", "169.254.1.1") == \
-        f"the m https://x.test/ resolves to 169.254.1.1, {FORBIDDEN}; mrtr never sends requests there on a server's word"
+        f"the m https://x.test/ resolves to 169.254.1.1, {FORBIDDEN}; mrtr never sends requests there " \
+        "on a server's word"
 
 
 def test_the_address_parser_reads_brackets_and_zones():

@@ -216,7 +216,7 @@ def test_input_requests_alone_are_enough():
 def test_a_request_state_alone_is_retried_at_once_backing_off(monkeypatch):
     slept: list[float] = []
     monkeypatch.setattr(engine_mod.time, "sleep", slept.append)
-    session = ScriptedSession(*[asking("s%d" % i) for i in range(8)], DONE)
+    session = ScriptedSession(*[asking(f"s{i}") for i in range(8)], DONE)
     outcome = engine(session, max_rounds=20).run("tools/call", PARAMS)
     assert outcome.rounds == 8
     assert slept == [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0]

@@ -53,9 +53,11 @@ def test_a_silent_stdio_guess_is_cached_for_a_while_only(mrtr, tmp_path):
     r = mrtr("--stdio", command, "call", "echo", "text=hi", "-v")
     assert "known from the era cache" in r.stderr
     # An old guess has expired: the server is probed again.
-    doc = json.loads(open(cache.path).read())
+    with open(cache.path) as fh:
+        doc = json.loads(fh.read())
     doc["servers"][key]["checkedAt"] -= 2 * 3600
-    open(cache.path, "w").write(json.dumps(doc))
+    with open(cache.path, "w") as fh:
+        fh.write(json.dumps(doc))
     assert cache.get(key) is None
     r = mrtr("--stdio", command, "call", "echo", "text=hi", "-v")
     assert r.code == 0, r.stderr

@@ -20,7 +20,8 @@ from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
 DUAL = SERVERS / "dual_server.py"
 LEGACY = SERVERS / "legacy_server.py"
 CALL = ["call", "book_table", "date=Friday"]
-BOOKED = 'Booked a table for 4 (indoor) on Friday.\n'  # structuredContent {"result": <the same text>} adds nothing: said once
+# structuredContent {"result": <the same text>} adds nothing: said once
+BOOKED = 'Booked a table for 4 (indoor) on Friday.\n'
 ERAS = ["modern-stdio", "legacy-stdio", "legacy-http", "handwritten-2025-06-18"]
 
 

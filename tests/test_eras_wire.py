@@ -126,7 +126,8 @@ def test_slow_starting_modern_server_is_not_mistaken_for_legacy(mrtr, tmp_path):
     assert r.stdout == "ok\n"
     assert "no answer within" not in r.stderr and "speaking MCP 2026-07-28 (modern)" in r.stderr
     assert "era probe: the server read server/discover" in r.stderr
-    assert [m.get("method") for m in read_records(record, probe=True) if "id" in m] == ["server/discover", "tools/list", "tools/call"]
+    assert [m.get("method") for m in read_records(record, probe=True) if "id" in m] == ["server/discover", "tools/list",
+                                                                                        "tools/call"]
 
 
 def test_bad_protocol_value_is_a_usage_error(mrtr):

@@ -10,6 +10,8 @@ import json
 
 import pytest
 
+from tests.support import SAFETY
+
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -23,7 +25,6 @@ from mrtr_cli.responders.urls import browser_host, openable, refusal, split_for_
 from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments  # noqa: E402
 from tests.conftest import PY, ROOT, clean_env, stdio_cmd  # noqa: E402
 from tests.servers.picky_server import TOOLS as PICKY_TOOLS  # noqa: E402
-from tests.support import SAFETY
 from tests.test_hostile_input import PICKY  # noqa: E402
 
 FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -34,9 +35,11 @@ SCHEMA = {"type": "object", "properties": {
     "tags": {"type": "array", "items": {"type": "integer"}}, "o": {"type": "object", "properties": {
         "k": {"type": ["integer", "null"]}}}, "u": {"anyOf": [{"type": "integer"}, {"type": "boolean"}]}}}
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
-                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                        max_size=4), max_leaves=20)
+json_values = st.recursive(st.none() | st.booleans() | st.integers()
+                           | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+                           lambda inner: (st.lists(inner, max_size=4)
+                                          | st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                           max_leaves=20)
 keys = st.sampled_from(["n", "x", "b", "s", "tags", "o", "o.k", "u", "n.m", "s.t.u", "tags.0"]) | st.text(max_size=12)
 seps = st.sampled_from(["=", ":=", "=@", ":=@", ""])
 values = st.text(max_size=30) | json_values.map(json.dumps) | st.sampled_from(

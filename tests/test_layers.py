@@ -97,7 +97,8 @@ PUT_BACK = [
     ("protocol/lists/catalog.py", "from rich.text import Text", "mrtr_cli.protocol.lists.catalog -> rich (l."),
     ("responders/chain.py", "import questionary", "mrtr_cli.responders.chain -> questionary (l."),
     # The shell: below the command line, above batch; only its line editor knows prompt_toolkit.
-    ("batch/runner.py", "from mrtr_cli.shell.host import ShellHost", "mrtr_cli.batch.runner -> mrtr_cli.shell.host (l."),
+    ("batch/runner.py", "from mrtr_cli.shell.host import ShellHost",
+     "mrtr_cli.batch.runner -> mrtr_cli.shell.host (l."),
     ("shell/words.py", "from mrtr_cli.shell.loop import ShellLoop", "No cycles are allowed in mrtr_cli.shell."),
     ("shell/loop.py", "import click", "mrtr_cli.shell.loop -> click (l."),
     ("shell/completion.py", "from prompt_toolkit.completion import Completion",

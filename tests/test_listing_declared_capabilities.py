@@ -19,7 +19,8 @@ TASKS = "io.modelcontextprotocol/tasks"
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def gated(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def gated(request: pytest.FixtureRequest, http_servers: HttpServers,
+          tmp_path_factory: pytest.TempPathFactory) -> Target:
     return recording_target(request.param, GATED, http_servers, tmp_path_factory)
 
 

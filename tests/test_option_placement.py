@@ -61,7 +61,8 @@ def option_words(option: click.Option) -> list[str]:
     choices = getattr(option.type, "choices", None)
     if choices:
         return [spelling, str(choices[-1])]
-    if isinstance(option.type, (click.types.IntParamType, click.types.FloatParamType)) or "SECONDS" in str(option.metavar):
+    if (isinstance(option.type, (click.types.IntParamType, click.types.FloatParamType))
+            or "SECONDS" in str(option.metavar)):
         return [spelling, "2"]
     return [spelling, "k=v"]
 

@@ -78,7 +78,8 @@ def test_ping_help_says_one_thing_about_timeout(mrtr):
 
 
 def test_count_zero_pings_until_ctrl_c(tmp_path):
-    proc = start_mrtr(tmp_path, "--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping", "-c", "0", "-i", "0.05")
+    proc = start_mrtr(tmp_path, "--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY), "ping", "-c", "0", "-i",
+                      "0.05")
     try:
         assert read_line(proc).startswith("reply from ")
         assert read_line(proc).startswith("reply from ")  # it goes on past one

@@ -7,6 +7,7 @@ every platform against Microsoft's documented examples."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import os
 import re
@@ -306,10 +307,8 @@ def _tree_gone(proc: subprocess.Popen[bytes], child: int) -> bool:
     subreaper of what it starts, so the orphaned child is this process's to reap, as it is
     mrtr's (an unreaped one would still count as a member of the group)."""
     if hasattr(os, "WNOHANG"):
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(child, os.WNOHANG)
-        except ChildProcessError:
-            pass
     return not proctree.any_left(proc)
 
 

@@ -43,7 +43,7 @@ def test_every_request_has_its_own_progress_token(mrtr, core: Target):
     tokens = [m["params"]["_meta"]["progressToken"] for m in requests]
     assert len(core.calls()) == 2  # the first call and its retry (tools/list may come first)
     assert len(set(tokens)) == len(requests)
-    for msg, token in zip(requests, tokens):
+    for msg, token in zip(requests, tokens, strict=True):
         assert token == f"mrtr-{msg['id']}"
 
 
@@ -236,15 +236,16 @@ def test_second_ctrl_c_exits_at_once_and_kills_a_stubborn_server(tmp_path):
         server = stdio_cmd(SERVERS / "stubborn_server.py", "--record", str(record), "--pidfile", str(pidfile),
                            "--signals", str(signals))
         proc = start_mrtr(tmp_path, "--stdio", server, "call", "never")
-        wait_for(lambda: any(m.get("method") == "tools/call" for m in read_records(record)))
+        # (each wait_for runs its check within this iteration: the loop variables are current)
+        wait_for(lambda: any(m.get("method") == "tools/call" for m in read_records(record)))  # noqa: B023 - see above
         pid = int(pidfile.read_text())
         proc.send_signal(signal.SIGINT)
-        wait_for(lambda: bool(cancellations(record)))
+        wait_for(lambda: bool(cancellations(record)))  # noqa: B023 - checked at once, as above
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=SAFETY)
         assert proc.returncode == 130, err
         assert "interrupted again" in err and "Traceback" not in err
-        wait_for(lambda: not _running(pid))
+        wait_for(lambda: not _running(pid))  # noqa: B023 - checked at once, as above
         assert cancellations(record)[0]["params"]["requestId"] == tools_call_id(record)
         if "SIGTERM" not in (signals.read_text() if signals.exists() else ""):
             return

@@ -22,6 +22,7 @@ meets another server; background servers a block left running are stopped at the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -85,10 +86,8 @@ def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def stop_background_servers(temp: Path) -> None:
     for pid_file in temp.glob("*.pid"):
-        try:
+        with contextlib.suppress(ValueError, ProcessLookupError):
             os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
-        except (ValueError, ProcessLookupError):
-            pass
 
 
 def test_every_marked_example_runs(tmp_path):

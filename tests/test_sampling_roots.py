@@ -31,7 +31,8 @@ CAPS = "io.modelcontextprotocol/clientCapabilities"
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def server(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def server(request: pytest.FixtureRequest, http_servers: HttpServers,
+           tmp_path_factory: pytest.TempPathFactory) -> Target:
     """tests/servers/sampling_server.py over stdio or HTTP, recording what it receives."""
     record = tmp_path_factory.mktemp("sampling") / "record.jsonl"
     script = SERVERS / "sampling_server.py"
@@ -96,7 +97,8 @@ def test_the_same_round_with_a_sampling_command_flags_and_root(mrtr, server: Tar
     assert got["roots"] == [{"uri": (tmp_path / "some" / "dir").as_uri(), "name": "Work"}]
     # The command got the request's params exactly, as JSON on stdin.
     sent = [json.loads(line)["params"] for line in log.read_text().splitlines()]
-    assert sent == [{"messages": [{"role": "user", "content": {"type": "text", "text": "Write one sentence about owls."}}],
+    assert sent == [{"messages": [{"role": "user", "content": {"type": "text",
+                                                               "text": "Write one sentence about owls."}}],
                      "maxTokens": 60, "systemPrompt": "You write briefs."}]
     assert "fake-llm: echo" in r.stderr  # the command's stderr is relayed
 

@@ -22,7 +22,8 @@ TEMPLATE = "repo://{owner}/{name}"
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def gated(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def gated(request: pytest.FixtureRequest, http_servers: HttpServers,
+          tmp_path_factory: pytest.TempPathFactory) -> Target:
     return recording_target(request.param, GATED, http_servers, tmp_path_factory)
 
 
@@ -140,7 +141,8 @@ def test_a_server_without_completions_is_not_asked(tmp_path):
     record = tmp_path / "rec.jsonl"
     server = shlex.join([PY, str(GATED), "--no-complete", "--record", str(record)])
     assert shell_complete(tmp_path, "bash", ["mrtr", "--stdio", server, "prompt", "review", "language", "=", "p"]) == []
-    assert [m["method"] for m in read_records(record) if "id" in m] == []  # only the era probe, which declares no completions
+    # only the era probe, which declares no completions
+    assert [m["method"] for m in read_records(record) if "id" in m] == []
     assert shell_complete(tmp_path, "bash", ["mrtr", "--stdio", server, "read", "repo://plain", "x=1"]) == []
 
 

@@ -282,7 +282,8 @@ def test_a_line_splits_as_a_posix_shell_splits_it():
     from mrtr_cli.errors import UsageError
     from mrtr_cli.shell.words import skipped, split_line
 
-    assert split_line("call echo 'text=two words' b=\"x y\" c=a#b") == ["call", "echo", "text=two words", "b=x y", "c=a#b"]
+    assert split_line("call echo 'text=two words' b=\"x y\" c=a#b") == ["call", "echo", "text=two words", "b=x y",
+                                                                        "c=a#b"]
     assert split_line("mrtr call x") == ["call", "x"]  # a command copied from a hint runs as it is
     assert skipped("  # note") and skipped("   ") and not skipped("call x # not a comment here")
     with pytest.raises(UsageError, match="unclosed quote"):
@@ -356,7 +357,8 @@ def test_a_listen_line_and_the_shell_both_hear_a_change(tmp_path):
     """`listen` inside the shell gets its notification, and the shell's own watching of its
     lists goes on meanwhile (it says the list changed, and the new tool is called)."""
     events, flag = tmp_path / "events.jsonl", tmp_path / "now"
-    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(SHELL_SERVER, "--events", str(events)), "shell"],
+    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(SHELL_SERVER, "--events", str(events)),
+                             "shell"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=clean_env(tmp_path), cwd=ROOT)
     errors = LineWatch(proc.stderr)

@@ -45,7 +45,8 @@ def test_skills_lists_name_path_description_and_reads_no_file(mrtr, kind, http_s
     run = mrtr(*target.args, "skills")
     assert run.code == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0].split() == ["pdf-processing", "pdf-processing", "Extract,", "fill,", "and", "assemble", "PDF", "documents"]
+    assert lines[0].split() == ["pdf-processing", "pdf-processing", "Extract,", "fill,", "and", "assemble", "PDF",
+                                "documents"]
     assert "acme/billing/refunds" in lines[1] and lines[1].startswith("refunds")
     assert "skills/list" in methods(target)
     assert reads(target) == []  # lazy retrieval: listing reads no skill file
@@ -176,7 +177,8 @@ def test_files_into_a_non_empty_directory_is_refused_before_any_read(mrtr, http_
     ok = mrtr(*target.args, "skill", "pdf-processing", "--files", str(empty))
     assert ok.code == 0, ok.stderr
     assert (empty / "SKILL.md").exists()
-    assert ok.stdout.splitlines() == [str(empty / p) for p in ("SKILL.md", "references/FORMS.md", "scripts/extract.bin")]
+    assert ok.stdout.splitlines() == [str(empty / p) for p in ("SKILL.md", "references/FORMS.md",
+                                                               "scripts/extract.bin")]
 
 
 # ---------------------------------------------------------------------- the verification rules

@@ -112,7 +112,8 @@ def test_batch_counts_violations_per_line(mrtr, broken, tmp_path):
 
 # ---------------------------------------------------------------------- correct servers
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def gated(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def gated(request: pytest.FixtureRequest, http_servers: HttpServers,
+          tmp_path_factory: pytest.TempPathFactory) -> Target:
     return recording_target(request.param, GATED, http_servers, tmp_path_factory)
 
 

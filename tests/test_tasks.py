@@ -50,7 +50,8 @@ def task_target(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_p
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def tasks(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def tasks(request: pytest.FixtureRequest, http_servers: HttpServers,
+          tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The tasks-extension test server."""
     return task_target(request, http_servers, tmp_path_factory)
 
@@ -62,7 +63,8 @@ def sep(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_fact
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def sep_ms(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def sep_ms(request: pytest.FixtureRequest, http_servers: HttpServers,
+           tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The SEP-2322 workflow with the extension's field names: recognised only by behaviour."""
     return task_target(request, http_servers, tmp_path_factory, "--variant", "sep2322ms")
 
@@ -240,7 +242,8 @@ def test_no_input_pending_document_then_update_and_wait(mrtr, tasks: Target, tmp
     # over stdio the server process ends with the run; the message says so.
     if tasks.kind == "stdio":
         assert "the task waits on the server" not in r.stderr
-        assert "unless the server keeps its tasks elsewhere (a file, a database), the task ends with this run" in r.stderr
+        assert ("unless the server keeps its tasks elsewhere (a file, a database), the task ends with this run"
+                in r.stderr)
         assert "start the call again with it" in r.stderr
         # keyed as asked (name-1): a server that keeps its tasks takes the answers, so both are named
         assert "if the server keeps its tasks (a file, a database): mrtr resume PENDING.json" in r.stderr

@@ -25,7 +25,8 @@ DEFAULT_TTL_MS = 3_600_000
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
-def legacy(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_path_factory: pytest.TempPathFactory) -> Target:
+def legacy(request: pytest.FixtureRequest, http_servers: HttpServers,
+           tmp_path_factory: pytest.TempPathFactory) -> Target:
     """The 2025-11-25 task server, recording what it receives (over HTTP it keeps its tasks)."""
     record = tmp_path_factory.mktemp("legacy-tasks") / "record.jsonl"
     if request.param == "stdio":
@@ -111,7 +112,8 @@ def test_task_input_answered_from_an_answer_file_through_tasks_result(mrtr, lega
     assert r.stdout == "invoice-7 approved by Ann\n"
     task_id = task_id_in(r.stderr, "approve")
     assert "input_required" in r.stderr
-    messages = [m for m in read_records(legacy.record) if m.get("method") not in ("tools/list", "notifications/initialized")]
+    messages = [m for m in read_records(legacy.record) if m.get("method") not in ("tools/list",
+                                                                                  "notifications/initialized")]
     names = [m.get("method", "(response)") for m in messages]
     # Polled until input_required, then tasks/result: the answer goes back while it blocks;
     # one tasks/get afterwards tells how the task ended.
@@ -156,7 +158,8 @@ def test_no_input_answers_cancel_and_exits_5_naming_the_task(mrtr, legacy: Targe
     replies = [m for m in read_records(legacy.record) if "method" not in m]
     assert [m["result"] for m in replies] == [{"action": "cancel"}]
     assert f"task {task_id}: input required for elicitation-1 (--no-input was given)" in r.stderr
-    assert "call approve --args '{\"item\":\"invoice-7\"}' --task --protocol 2025-11-25 --answers ANSWERS.json" in r.stderr
+    assert ("call approve --args '{\"item\":\"invoice-7\"}' --task --protocol 2025-11-25 --answers ANSWERS.json"
+            in r.stderr)
     # The filled-in template answers the call started again.
     template = doc["answersTemplate"]
     template["inputResponses"]["elicitation-1"]["content"]["approver"] = "Cy"

@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.conftest import EXAMPLE_SERVER
-from tests.http_doubles import started  # noqa: F401 (a fixture)
 
 PASSWORD = "pr0xy-pa55-" + "7" * 12
 TOKEN = "bearer-t0ken-" + "5" * 12
@@ -89,7 +88,7 @@ class Proxy:
                 self.wfile.write(data)
                 upstream.close()
 
-            do_GET = do_POST = do_DELETE = _answer
+            do_GET = do_POST = do_DELETE = _answer  # noqa: N815 - the names http.server calls
 
             def do_CONNECT(self) -> None:
                 outer.seen.append(("CONNECT", self.path, None))
@@ -162,7 +161,8 @@ def test_a_407_names_the_proxy_and_its_variable_not_the_server(mrtr, url, proxie
              env=proxied("http_proxy", proxy.url(password=password), TOK=TOKEN))
     line, hint = _checked(r)
     named = proxy.shown() if password else proxy.url(password=None)
-    said = "refused the user and password in http_proxy" if password else "asks for credentials, and http_proxy gives none"
+    said = ("refused the user and password in http_proxy" if password
+            else "asks for credentials, and http_proxy gives none")
     assert line == (f"mrtr: error: the proxy {named} (http_proxy) {said} (HTTP 407 Proxy Authentication Required; "
                     f"requested: {url})"), r.stderr
     assert "put the proxy's user and password in http_proxy" in hint and "NO_PROXY" in hint, hint

@@ -20,7 +20,7 @@ import pytest
 
 from tests.auth_support import self_signed_certificate
 from tests.conftest import EXAMPLE_SERVER, ROOT, SAFETY, clean_env
-from tests.http_doubles import TOKEN, Answering, Case, Seen, redirecting, started  # noqa: F401 (a fixture)
+from tests.http_doubles import TOKEN, Answering, Case, Seen, redirecting
 
 #: No proxy setting of the machine running the tests leaks into a case.
 QUIET = {name: "" for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")}
@@ -134,7 +134,8 @@ def _netns_available() -> bool:
     try:
         return subprocess.run(["unshare", "-n", "-m", "sh", "-c",
                                "ip link set lo up && ip addr add 169.254.169.254/32 dev lo && "
-                               "mount --bind /etc/hosts /etc/hosts"], capture_output=True, timeout=SAFETY).returncode == 0
+                               "mount --bind /etc/hosts /etc/hosts"], capture_output=True,
+                               timeout=SAFETY).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 

@@ -30,10 +30,10 @@ from datetime import timedelta
 
 os.environ.setdefault("FASTMCP_DOCKET_URL", "memory://")
 
-import mcp_types  # noqa: E402
-from fastmcp import Context, FastMCP  # noqa: E402
-from fastmcp.utilities.tasks import TaskConfig  # noqa: E402
-from fastmcp_tasks import TasksExtension  # noqa: E402
+import mcp_types
+from fastmcp import Context, FastMCP
+from fastmcp.utilities.tasks import TaskConfig
+from fastmcp_tasks import TasksExtension
 
 TASK = TaskConfig(mode="required", poll_interval=timedelta(milliseconds=250))
 
@@ -81,7 +81,7 @@ def main() -> None:
     if "--http" in sys.argv:
         port = int(sys.argv[sys.argv.index("--http") + 1])
         if "--background" in sys.argv:
-            from background import serve_in_background  # examples/servers/background.py
+            from background import serve_in_background  # noqa: PLC0415 - only --background needs it (examples/servers/background.py)
 
             serve_in_background(__file__, port)
             return

@@ -37,10 +37,14 @@ Tools: `echo {text}`, `whoami`, `ask` (asks a question first), `admin_tool` (nee
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import os
 import secrets
 import sys
 import tempfile
+import time
+import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS_SERVERS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tests", "servers")
@@ -71,8 +75,9 @@ def platform_key_path(port: int) -> str:
 def write_platform_key(port: int) -> str:
     """A new ES256 platform key: the private half 0600 at `platform_key_path`, the public
     half beside it; returns the public half's path (the server trusts it)."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
+    # cryptography, jwt and httpx2 load only in the mode that uses them.
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415 - only this mode needs it
+    from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415 - only this mode needs it
 
     key = ec.generate_private_key(ec.SECP256R1())
     path = platform_key_path(port)
@@ -92,10 +97,7 @@ def write_platform_key(port: int) -> str:
 def platform_jwt(port: int, auth_port: int, subject: str) -> str:
     """A JWT for `subject` signed with the platform key of the server on `port`: `aud` its
     authorization server, a 5-minute lifetime (as a workload's platform issues one)."""
-    import time
-    import uuid
-
-    import jwt
+    import jwt  # noqa: PLC0415 - only --platform-jwt needs it
 
     try:
         with open(platform_key_path(port), "rb") as fh:
@@ -109,7 +111,7 @@ def platform_jwt(port: int, auth_port: int, subject: str) -> str:
 
 def expire_tokens(auth_port: int) -> None:
     """Ask the authorization server on `auth_port` to refuse every access token issued so far."""
-    import httpx2
+    import httpx2  # noqa: PLC0415 - only --expire-tokens needs it
 
     try:
         httpx2.post(f"http://127.0.0.1:{auth_port}/_test/expire", timeout=30).raise_for_status()
@@ -121,9 +123,7 @@ def expire_tokens(auth_port: int) -> None:
 def serve(port: int, auth_port: int, dpop: bool = False) -> None:
     """Serve in the foreground until interrupted."""
     sys.path.insert(0, TESTS_SERVERS)
-    import asyncio
-
-    import oauth_server  # tests/servers/oauth_server.py
+    import oauth_server  # noqa: PLC0415 - tests/servers/oauth_server.py, importable once on sys.path
 
     args = oauth_server.parse_args(["--port", str(port), "--auth-port", str(auth_port), "--keep-running",
                                     "--client-id", CI_CLIENT_ID, "--client-credentials",
@@ -132,10 +132,8 @@ def serve(port: int, auth_port: int, dpop: bool = False) -> None:
     args.client_secret = write_secret(secret_path(port))  # not on a command line, where ps would show it
     print(f"protected: serving http://127.0.0.1:{port}/mcp, its authorization server http://127.0.0.1:{auth_port}",
           flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(oauth_server.main(args))
-    except KeyboardInterrupt:
-        pass
 
 
 def main() -> None:
@@ -150,7 +148,8 @@ def main() -> None:
     parser.add_argument("--dpop", action="store_true",
                         help="issue DPoP-bound tokens (RFC 9449); both servers ask for a DPoP nonce")
     parser.add_argument("--platform-jwt", metavar="SUBJECT",
-                        help="print a workload's JWT for SUBJECT signed with the running server's platform key, then exit")
+                        help="print a workload's JWT for SUBJECT signed with the running server's platform key, "
+                             "then exit")
     args = parser.parse_args()
     auth_port = args.auth_port or args.http + 1
     if args.expire_tokens:
@@ -158,7 +157,7 @@ def main() -> None:
     elif args.platform_jwt:
         print(platform_jwt(args.http, auth_port, args.platform_jwt))
     elif args.background:
-        from background import serve_in_background  # examples/servers/background.py
+        from background import serve_in_background  # noqa: PLC0415 - only --background needs it (examples/servers/background.py)
 
         serve_in_background(__file__, args.http, extra_args=("--auth-port", str(auth_port),
                                                              *(["--dpop"] if args.dpop else [])), notes=(

@@ -86,7 +86,8 @@ def done(text: str, item_id: int) -> CallToolResult:
 
 
 @mcp.tool()
-async def update_work_item(workItemId: int, state: str, ctx: Context) -> CallToolResult | InputRequiredResult:
+async def update_work_item(workItemId: int,  # noqa: N803 - the argument's name on the wire (camelCase)
+                           state: str, ctx: Context) -> CallToolResult | InputRequiredResult:
     """Change a work item's state. Resolving asks for a resolution (and, for duplicates, the original)."""
     if workItemId not in WORK_ITEMS:
         return CallToolResult(content=[TextContent(text=f"No work item {workItemId}")], is_error=True)
@@ -146,7 +147,8 @@ async def update_work_item(workItemId: int, state: str, ctx: Context) -> CallToo
 
 
 @mcp.tool()
-async def delete_work_item(workItemId: int, ctx: Context) -> CallToolResult | InputRequiredResult:
+async def delete_work_item(workItemId: int,  # noqa: N803 - the argument's name on the wire (camelCase)
+                           ctx: Context) -> CallToolResult | InputRequiredResult:
     """Delete a work item after a yes/no confirmation (one round)."""
     if workItemId not in WORK_ITEMS:
         return CallToolResult(content=[TextContent(text=f"No work item {workItemId}")], is_error=True)
@@ -172,7 +174,7 @@ def list_work_items() -> list[dict[str, Any]]:
 
 
 @mcp.prompt()
-async def triage(workItemId: str, ctx: Context) -> str | InputRequiredResult:
+async def triage(workItemId: str, ctx: Context) -> str | InputRequiredResult:  # noqa: N803 - its name on the wire
     """A triage prompt for one work item; asks who the summary is for."""
     answer = accepted(ctx, "audience")
     if answer is None:
@@ -192,7 +194,8 @@ async def triage(workItemId: str, ctx: Context) -> str | InputRequiredResult:
 
 
 @mcp.resource("workitems://{workItemId}/export", mime_type="application/json")
-async def export_work_item(workItemId: str, ctx: Context) -> str | InputRequiredResult:
+async def export_work_item(workItemId: str,  # noqa: N803 - the template variable's name (camelCase)
+                           ctx: Context) -> str | InputRequiredResult:
     """Export one work item; asks whether to include the history."""
     answer = accepted(ctx, "options")
     if answer is None:
@@ -217,7 +220,7 @@ def main() -> None:
                         help="with --http: serve in the background (output to a log file), print how to stop it")
     args = parser.parse_args()
     if args.background and args.http is not None:
-        from background import serve_in_background  # examples/servers/background.py
+        from background import serve_in_background  # noqa: PLC0415 - only --background needs it (examples/servers/background.py)
 
         serve_in_background(__file__, args.http)
     elif args.http is not None:

@@ -153,5 +153,5 @@ def parse_challenge(status: int, header: str | None) -> Challenge:
 
 #: What a server that asks for a bearer token but publishes no authorization metadata
 #: takes: a token the user has.
-TOKEN_OPTIONS_HINT = ("give the token with --bearer-token-env VAR (VAR holding it) or -H 'Authorization: Bearer TOKEN'; "
-                      "or a header of its own: -H 'NAME: VALUE'")
+TOKEN_OPTIONS_HINT = ("give the token with --bearer-token-env VAR (VAR holding it) "
+                      "or -H 'Authorization: Bearer TOKEN'; or a header of its own: -H 'NAME: VALUE'")

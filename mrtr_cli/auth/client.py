@@ -449,10 +449,12 @@ def revoke_entry(http: Any, issuer: str, entry: dict[str, Any], settings: AuthSe
         client = {**client, "client_secret": settings.client_secret}
     done = []
     for hint in ("refresh_token", "access_token"):
-        if isinstance(tokens.get(hint), str):
-            if grants.revoke(http, endpoint, tokens[hint], hint, client, issuer, settings.private_key):
-                done.append(hint.replace("_", " "))
-    return f"{issuer}: revoked {', '.join(done)}" if done else f"{issuer}: revocation failed; the tokens were forgotten here"
+        token = tokens.get(hint)
+        if isinstance(token, str) and grants.revoke(http, endpoint, token, hint, client, issuer, settings.private_key):
+            done.append(hint.replace("_", " "))
+    if done:
+        return f"{issuer}: revoked {', '.join(done)}"
+    return f"{issuer}: revocation failed; the tokens were forgotten here"
 
 
 def _fresh(tokens: dict[str, Any]) -> bool:

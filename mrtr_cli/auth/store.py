@@ -1,8 +1,8 @@
 """The token store: one 0600 JSON file per MCP server under `<state dir>/auth/` (0700; on
 Windows, where modes mean nothing, the state directory is in the user's profile:
 `platform.filemodes`), written atomically, with a lock file across processes
-(`platform.filelock`) so that concurrent runs refresh a token once (2026-07-28 basic/authorization/security-considerations "Token Theft";
-OAuth 2.1 section 7.1).
+(`platform.filelock`) so that concurrent runs refresh a token once (2026-07-28
+basic/authorization/security-considerations "Token Theft"; OAuth 2.1 section 7.1).
 
 A file (`transport.http.authhook.token_path`) holds, for the server's canonical URI, one entry
 per authorization server (issuer): the client registered there, the tokens it issued and

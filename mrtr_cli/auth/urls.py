@@ -71,4 +71,5 @@ def check_resolved(url: str, member: str) -> None:
 def resolved_to(member: str, url: str, address: str) -> str:
     """The message of a server-given `url` whose host is (or resolves to) `address`, where
     no request may go."""
-    return f"{member} {shown(url)} resolves to {address}, {FORBIDDEN}; mrtr never sends requests there on a server's word"
+    return (f"{member} {shown(url)} resolves to {address}, {FORBIDDEN}; "
+            "mrtr never sends requests there on a server's word")

@@ -241,8 +241,9 @@ class BatchRunner:
             self.summary.interrupted = True
             stdio = bool(self.app.target().command)
             for task_id, command in list(self.app.live_tasks.items()):
-                self.env.err(sanitize(f"mrtr: task {task_id} stops with the server process (stdio)" if stdio else
-                                      f"mrtr: task {task_id} is still running on the server; finish it with: {command}"))
+                self.env.err(sanitize(
+                    f"mrtr: task {task_id} stops with the server process (stdio)" if stdio else
+                    f"mrtr: task {task_id} is still running on the server; finish it with: {command}"))
             self.slot.close(exc)
             raise
         try:

@@ -7,6 +7,7 @@ a traceback. Every option works before or after the command (cli/placement.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -176,7 +177,8 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         if not env.json_mode:
             from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
 
-            notes = pending_notes if env.line_host is None else env.line_host.pending_notes  # what works in `mrtr shell`
+            # what works in `mrtr shell`
+            notes = pending_notes if env.line_host is None else env.line_host.pending_notes
             for line in notes(exc.pending, env.config_words):
                 env.err(line)
         return int(exc.exit_status)
@@ -192,10 +194,8 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
     except KeyboardInterrupt:
         return _interrupted(env)
     except BrokenPipeError:
-        try:
+        with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
-        except OSError:
-            pass
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
         return _internal_error(env, exc)

@@ -202,7 +202,8 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
         limit = seconds_setting("MRTR_COMPLETE_TIMEOUT", DEFAULT_COMPLETE_TIMEOUT)
     except UsageError:  # a shell completion has nowhere to say so: the default bound holds
         limit = DEFAULT_COMPLETE_TIMEOUT
-    app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)  # before the run's deadline exists
+    # before the run's deadline exists
+    app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)
     app.opts.probe_timeout = min(limit, app.opts.probe_timeout or limit)
     app.end_server_at_once = True  # no shutdown grace: the answer is due within the limit
     param, ref_kind = SERVER_VALUES[kind]

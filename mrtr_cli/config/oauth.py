@@ -372,7 +372,8 @@ def check_settings(s: AuthSettings) -> None:
                              hint="give --client-id ID (or MRTR_CLIENT_ID, or oauth.clientId in the server's config)")
         method = s.auth_method or ("private_key_jwt" if s.private_key else "client_secret_basic")
         if method == "private_key_jwt" and not s.private_key:
-            raise UsageError("private_key_jwt needs a key", hint="give --private-key-file PEM (or MRTR_PRIVATE_KEY_FILE)")
+            raise UsageError("private_key_jwt needs a key",
+                             hint="give --private-key-file PEM (or MRTR_PRIVATE_KEY_FILE)")
         if method in ("client_secret_basic", "client_secret_post") and not s.client_secret:
             raise UsageError(f"{method} needs a client secret",
                              hint="give --client-secret-env VAR or --client-secret-file PATH (or MRTR_CLIENT_SECRET)")

@@ -126,7 +126,8 @@ def expand_vars(text: str, *, allowed: bool, environ: Mapping[str, str] | None =
             return ""
         if syntax.missing == "keep":
             return m.group(0)
-        raise UsageError(f"{where}: {syntax.show(kind, name)} is not set", hint="set it, or give a default: ${NAME:-value}"
+        raise UsageError(f"{where}: {syntax.show(kind, name)} is not set",
+                         hint="set it, or give a default: ${NAME:-value}"
                          if syntax is MRTR else "set it in the environment")
 
     return syntax.pattern.sub(replace, text), skipped

@@ -56,7 +56,8 @@ def rejected_explanation(rejected: dict[str, dict[str, str]]) -> str:
     parts = []
     for key, info in rejected.items():
         said = f", saying: {info['message']}" if info.get("message") else " (it gave no message)"
-        parts.append(f"the server asked for {quote_value(key)} again after the answer from {info['source']} was sent{said}")
+        parts.append(f"the server asked for {quote_value(key)} again "
+                     f"after the answer from {info['source']} was sent{said}")
     return "; ".join(parts) + "; an answer given once is used once: give another"
 
 

@@ -39,7 +39,8 @@ def field_help(requested_schema: Any) -> dict[str, Any]:
     except ValueError:
         return out
     for f in fields:
-        info: dict[str, Any] = {"type": {"enum": "string", "multi": "array"}.get(f.kind, f.kind), "required": f.required}
+        info: dict[str, Any] = {"type": {"enum": "string", "multi": "array"}.get(f.kind, f.kind),
+                                "required": f.required}
         if f.options:
             info["enum"] = [c for c, _ in f.options]
             if any(c != t for c, t in f.options):
@@ -166,7 +167,8 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
         template = raw_template if isinstance(raw_template := doc.get("answersTemplate"), dict) else {}
         if "inOrder" not in template:  # keyed as asked: a server that keeps its tasks takes them
             lines.append("  or, if the server keeps its tasks (a file, a database): "
-                         + shellwords.shell_line(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
+                         + shellwords.shell_line(_mrtr_words(doc, config_words))
+                         + " resume PENDING.json --answers ANSWERS.json")
     elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio"):
         # The server process (and any state it kept) ended with this run: a resume starts a
         # new one, which goes on only if it accepts the requestState the old one made.
@@ -182,7 +184,8 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
         from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         lines.append("  save the document, fill in its answersTemplate, then: " + _resume_lead(doc)
-                     + shellwords.shell_line(_mrtr_words(doc, config_words)) + " resume PENDING.json --answers ANSWERS.json")
+                     + shellwords.shell_line(_mrtr_words(doc, config_words))
+                     + " resume PENDING.json --answers ANSWERS.json")
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
     return lines
 

@@ -21,4 +21,4 @@ One small module per concern, each of which picks its implementation once, at im
 This package sits at the bottom of the layers (pyproject.toml, `[tool.importlinter]`):
 it imports nothing of `mrtr_cli`. Some of its modules are imported before a stdio server is
 launched, before `typing` loads: they keep their imports to the standard library's cheapest.
-"""
+"""  # noqa: E501 - a Markdown table: a row is one line

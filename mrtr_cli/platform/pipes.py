@@ -6,7 +6,7 @@
 | `unread_bytes(fd)` | `FIONREAD` (Linux answers it for either end of a pipe) | None (cannot tell) |
 | `takes_at_once(fd, size)` | Linux: the pipe is empty and `size` is at most a page; macOS: False | False |
 | `watch_exit(proc)` | a watch on the child's exit beside its stdout (`poll` on a pidfd, or a pipe a waiting thread closes) | None: the reader sees stdout's end only |
-"""
+"""  # noqa: E501 - a Markdown table: a row is one line
 
 from __future__ import annotations
 

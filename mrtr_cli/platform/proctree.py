@@ -14,7 +14,7 @@ Ctrl-C at the terminal reaches `mrtr` only, and so that the child and what it la
 | `end_escaped` | Linux: what left the group (double fork and `setsid`) and was reparented to `mrtr`, its child subreaper; macOS: nothing | the job's handle closed (the job ends whatever is left in it) |
 
 The staging (stdin closed, wait, ask, wait, end) is `transport.stdio.procgroup`'s.
-"""
+"""  # noqa: E501 - a Markdown table: a row is one line
 
 from __future__ import annotations
 

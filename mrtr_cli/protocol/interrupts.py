@@ -46,7 +46,7 @@ def disarm() -> None:
 
 def _hard_exit(signum: int, frame: FrameType | None) -> None:
     for cleanup in list(_cleanups):
-        try:
+        try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             cleanup()
         except Exception:  # noqa: BLE001 - exiting regardless
             pass

@@ -238,7 +238,8 @@ class LegacySession(Session):
         version = result.get("protocolVersion")
         if version not in LEGACY_VERSIONS:
             raise ProtocolError(
-                f"the server chose protocol version {quote_value(version)} in its initialize result, which mrtr does not speak",
+                f"the server chose protocol version {quote_value(version)} in its initialize result, "
+                "which mrtr does not speak",
                 data={"protocolVersion": version},
                 hint="supported handshake versions: " + ", ".join(LEGACY_VERSIONS),
             )
@@ -364,7 +365,7 @@ class LegacySession(Session):
     def cancel(self, request_id: Any, reason: str) -> None:
         """`notifications/cancelled` on every transport: in legacy Streamable HTTP a
         disconnection is not a cancellation."""
-        try:
+        try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason},
                         timeout=CANCEL_SEND_TIMEOUT)
         except Exception:  # noqa: BLE001 - the server may already be gone

@@ -69,7 +69,7 @@ class MessageRouting:
             shown = token in self._shown
             self._shown.discard(token)
         if known and shown and self.progress is not None:  # the display only hears of requests it shows
-            try:
+            try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
                 self.progress.end(token)
             except Exception:  # noqa: BLE001 - a display problem must not change the outcome
                 pass

@@ -150,7 +150,8 @@ class Session(MessageRouting, ResponseWaiting):
         Raises: as `request`.
         """
         if self.discover_result is None:
-            self.discover_result = self.request("server/discover", {}, capabilities=self.capabilities_for("server/discover"),
+            self.discover_result = self.request("server/discover", {},
+                                                capabilities=self.capabilities_for("server/discover"),
                                                 deadline=deadline)
         return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.discover_result}
 
@@ -243,7 +244,8 @@ class Session(MessageRouting, ResponseWaiting):
                         and self.param_headers.refresh_after_mismatch(method, msg["params"])):
                     # streamable-http "x-mcp-header": re-read tools/list, retry once.
                     header_retried = True
-                    self.tracer.note("header mismatch (-32020): tool list refreshed; retrying with new Mcp-Param headers")
+                    self.tracer.note("header mismatch (-32020): tool list refreshed; "
+                                     "retrying with new Mcp-Param headers")
                     continue
                 raise
             self.check_result(method, result, "modern")
@@ -295,14 +297,14 @@ class Session(MessageRouting, ResponseWaiting):
         `notifications/cancelled` `{requestId, reason}` on stdio, close the response
         stream on HTTP (no notification there). Never raises: the server may be gone."""
         if not self.transport.cancel_by_close:
-            try:
+            try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
                 self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason},
                             timeout=CANCEL_SEND_TIMEOUT)
             except Exception:  # noqa: BLE001 - the server may already be gone
                 pass
-        try:
+        try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             self.transport.abort(request_id)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - never raises: the server may be gone
             pass
 
     # ------------------------------------------------------------------ internals

@@ -143,7 +143,8 @@ class ResponseWaiting:
                 try:
                     reply = handler(msg) if handler is not None else {
                         "jsonrpc": "2.0", "id": msg.get("id"),
-                        "error": {"code": -32601, "message": f"this client does not answer {quote_value(msg.get('method'))}"}}
+                        "error": {"code": -32601,
+                                  "message": f"this client does not answer {quote_value(msg.get('method'))}"}}
                 except BaseException:
                     # The run is stopping (Ctrl-C, a bad answer file, a refusal): the
                     # server still gets an answer before the request is cancelled.
@@ -162,7 +163,8 @@ class ResponseWaiting:
         try:
             self.transport.send(reply, {"MCP-Protocol-Version": self.protocol_version})
         except TransportError as exc:
-            self.tracer.note(f"could not send the response to server request {quote_value(reply.get('id'))}: {exc.message}")
+            self.tracer.note(f"could not send the response to server request {quote_value(reply.get('id'))}: "
+                             f"{exc.message}")
 
 
 def timeout_error(transport: Transport, deadline: Deadline, method: str, *, text: str | None = None) -> TimeoutExpired:

@@ -198,7 +198,8 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
         lines.append("")
         lines.append("Hints: " + ", ".join(hints))
     if isinstance(tool.get("outputSchema"), dict):
-        lines.append("Output: structured (outputSchema: " + sanitize(type_label(tool["outputSchema"]), single_line=True) + ")")
+        lines.append("Output: structured (outputSchema: "
+                     + sanitize(type_label(tool["outputSchema"]), single_line=True) + ")")
     execution = tool.get("execution")
     support = execution.get("taskSupport") if isinstance(execution, dict) else None
     if support in ("required", "optional"):  # 2025-11-25 execution.taskSupport
@@ -266,4 +267,5 @@ def _supports(skills: str | None, watch: Sequence[str]) -> list[str]:
     """The `Skills:` and `Listen:` lines of `describe_discover`: whether the server declares
     the skills extension (`mrtr skills`) and what `mrtr listen` can watch there."""
     return [f"Skills:        {'yes (' + skills + '): mrtr skills' if skills else 'no'}",
-            f"Listen:        {', '.join(watch) + ': mrtr listen' if watch else 'nothing (no listChanged, no subscribe)'}"]
+            f"Listen:        "
+            f"{', '.join(watch) + ': mrtr listen' if watch else 'nothing (no listChanged, no subscribe)'}"]

@@ -82,7 +82,7 @@ def _table(rows: list[list[str]], width: int) -> list[str]:
         if n:
             out.append("")
         out += _wrap(row[0], width, first="  ", rest="  ")
-        for name, cell in zip(header[1:], row[1:]):
+        for name, cell in zip(header[1:], row[1:], strict=False):
             label = f"{name}: " if len(header) > 2 and name else ""
             if cell:
                 out += _wrap(label + cell, width, first="      ", rest="        " if label else "      ")

@@ -63,10 +63,12 @@ def summarise_block(block: Any) -> str:
         return f"[{type(block).__name__}]"
     kind = block.get("type")
     if kind in ("image", "audio"):
-        return f"[{kind} {sanitize(str(block.get('mimeType', '?')), single_line=True)}, {_size(_b64_len(block.get('data')))}]"
+        mime = sanitize(str(block.get('mimeType', '?')), single_line=True)
+        return f"[{kind} {mime}, {_size(_b64_len(block.get('data')))}]"
     if kind == "resource_link":
         name = block.get("title") or block.get("name") or ""
-        return f"[resource link] {sanitize(str(name), single_line=True)} <{sanitize(str(block.get('uri')), single_line=True)}>"
+        uri = sanitize(str(block.get('uri')), single_line=True)
+        return f"[resource link] {sanitize(str(name), single_line=True)} <{uri}>"
     if kind == "resource":
         res = raw_res if isinstance(raw_res := block.get("resource"), dict) else {}
         return f"[resource {sanitize(str(res.get('uri')), single_line=True)}, {_size(_b64_len(res.get('blob')))}]"
@@ -142,7 +144,8 @@ def tool_result_text(result: dict[str, Any]) -> str:
         else:
             lines.append(sanitize(text))
             texts.append(text)
-    if structured is not _MISSING and not shown_structured and (not texts or adds_to_text(structured, "\n".join(texts))):
+    if (structured is not _MISSING and not shown_structured
+            and (not texts or adds_to_text(structured, "\n".join(texts)))):
         lines.append(dumps_safe(structured, indent=2))
     return "\n".join(lines)
 

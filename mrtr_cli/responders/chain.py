@@ -200,7 +200,8 @@ class ResponderChain:
                         answer = terminal.ask(ask, {**self.typed_before.get(ask.key, {}),
                                                     **outcome.prefill.get(ask.key, {})})
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
-                    typed = {ask.key: {**outcome.prefill.get(ask.key, {}), **terminal.partial}} if terminal.partial else {}
+                    typed = ({ask.key: {**outcome.prefill.get(ask.key, {}), **terminal.partial}}
+                             if terminal.partial else {})
                     raise PromptInterrupted(dict(outcome.responses), {**outcome.prefill, **typed}) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
@@ -253,7 +254,8 @@ class ResponderChain:
             if capabilities is not None:
                 self._check_declared(ask, capabilities)
             if method == ELICIT and ask.mode == "url" and not isinstance(params.get("url"), str):
-                raise ProtocolError(f"input request {quote_value(key)}: a URL-mode elicitation needs params.url as a string, "
+                raise ProtocolError(f"input request {quote_value(key)}: a URL-mode elicitation needs params.url "
+                                    "as a string, "
                                     f"got {json_type(params.get('url')) if 'url' in params else 'none'}")
             if method == ELICIT and ask.mode == "form":
                 try:
@@ -360,7 +362,7 @@ class ResponderChain:
             sources.append(source)
         if not given:
             return None
-        content = {f.name: given[f.name] if f.name in given else f.default
+        content = {f.name: given.get(f.name, f.default)
                    for f in fields if f.name in given or (f.has_default and f.check(f.default) is None)}
         if all(f.name in content for f in fields if f.required):
             outcome.sources[ask.key] = ", ".join(sources)
@@ -393,7 +395,8 @@ class ResponderChain:
             try:
                 values.append(f.coerce(flag.raw))
             except ValueError as exc:
-                raise UsageError(f"-a {sanitize(flag.text, single_line=True)} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
+                raise UsageError(f"-a {sanitize(flag.text, single_line=True)} (input request {quote_value(ask.key)}, "
+                                 f"field {quote_value(f.name)}): "
                                  f"{explain(str(exc), f.expected())}", data={"key": ask.key, "field": f.name}) from None
         if f.kind == "multi":
             value: Any = [item for v in values for item in (v if isinstance(v, list) else [v])]
@@ -401,7 +404,8 @@ class ResponderChain:
             value = values[-1]
         reason = f.check(value)
         if reason:
-            raise UsageError(f"-a {sanitize(flags[-1][1].text, single_line=True)} (input request {quote_value(ask.key)}, field {quote_value(f.name)}): "
+            raise UsageError(f"-a {sanitize(flags[-1][1].text, single_line=True)} (input request "
+                             f"{quote_value(ask.key)}, field {quote_value(f.name)}): "
                              f"{explain(reason, f.expected())}", data={"key": ask.key, "field": f.name})
         return f.normalize(value)
 

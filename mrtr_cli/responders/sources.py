@@ -60,7 +60,8 @@ def run_roots(opts: RunOptions, store: AnswerStore,
 
 
 def input_sources(opts: RunOptions, env: Environment, store: AnswerStore,
-                  config_roots: tuple[list[Any], str, str | None] | None) -> tuple[list[dict[str, Any]] | None, str, Any]:
+                  config_roots: tuple[list[Any], str, str | None] | None,
+                  ) -> tuple[list[dict[str, Any]] | None, str, Any]:
     """(roots, their source label, the `--sampling-command` runner or None) for `store`.
 
     Raises:

@@ -92,7 +92,8 @@ def refusal(url: str) -> str | None:
         return ("the URL has a user name or password before the host: the real host is after the '@'; "
                 "mrtr will not open it")
     if not view.same:
-        return f"a browser reads this URL differently than it reads here (it goes to {view.href}); mrtr will not open it"
+        return (f"a browser reads this URL differently than it reads here (it goes to {view.href}); "
+                "mrtr will not open it")
     return None
 
 

@@ -176,7 +176,8 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
         except json.JSONDecodeError:
             pass
     wanted = " or ".join(types)
-    raise UsageError(f"argument {_cut(where)}: {_shown(text)} is not {('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
+    raise UsageError(f"argument {_cut(where)}: {_shown(text)} is not "
+                     f"{('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
                      hint=f"use {where.split('=')[0]}:=<json> to pass a literal JSON value")
 
 
@@ -225,7 +226,8 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
         made = objects.get(tuple(item.path))
         if made is not None:
             raise UsageError(f"argument {_shown(item.text)}: {item.key!r} is already an object "
-                             f"(from {_shown(made.text)})", hint="give the key either a value or dotted parts, not both")
+                             f"(from {_shown(made.text)})",
+                             hint="give the key either a value or dotted parts, not both")
         for i in range(1, len(item.path)):
             given = values.get(tuple(item.path[:i]))
             if given is not None:  # a value an item gave, even an object (`a:={...}`): not merged into

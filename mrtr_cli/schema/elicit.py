@@ -24,7 +24,8 @@ _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s]+")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-_DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})")
+_DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+                       r"[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})")
 
 
 def check_format(fmt: str, value: str) -> str | None:
@@ -87,7 +88,7 @@ _FORMAT_CHECKER: Any = None
 def property_validator(prop_schema: dict[str, Any]) -> Any:
     """A `jsonschema` Draft 2020-12 validator for one property, enforcing the
     elicitation formats (email, uri, date, date-time) with this module's checks."""
-    global _FORMAT_CHECKER
+    global _FORMAT_CHECKER  # noqa: PLW0603 - one format checker for the process, built on first use
     from jsonschema import Draft202012Validator, FormatChecker  # noqa: PLC0415 - lazy: startup time
 
     if _FORMAT_CHECKER is None:
@@ -288,7 +289,8 @@ class FormField:
         if kind in _BOUND_MESSAGES:
             return _BOUND_MESSAGES[kind].format(error.validator_value)
         if kind == "format":
-            return check_format(str(error.validator_value), str(error.instance)) or f"is not a valid {error.validator_value}"
+            return (check_format(str(error.validator_value), str(error.instance))
+                    or f"is not a valid {error.validator_value}")
         message: str = error.message
         return message
 

@@ -219,7 +219,8 @@ class Completer:
             command, given = ("prompt" if given[0] == "prompt" else "read"), given[1:]
         if command in ("call", "tools"):
             if not given:
-                return self._offer(((t.get("name"), _meta(t.get("description"))) for t in self.live.names("tools/list")),
+                return self._offer(((t.get("name"), _meta(t.get("description")))
+                                    for t in self.live.names("tools/list")),
                                    word, typed)
             if command == "tools":
                 return []
@@ -227,7 +228,8 @@ class Completer:
             return self._arguments(self._tool_params(tool), given[1:], word, typed)
         if command == "prompt":
             if not given:
-                return self._offer(((p.get("name"), _meta(p.get("description"))) for p in self.live.names("prompts/list")),
+                return self._offer(((p.get("name"), _meta(p.get("description")))
+                                    for p in self.live.names("prompts/list")),
                                    word, typed)
             prompt = next((p for p in self.live.names("prompts/list") if p.get("name") == given[0]), None)
             arguments = prompt.get("arguments") if isinstance(prompt, dict) else None

@@ -198,7 +198,8 @@ class ShellLoop:
         if pending.get("resumable") is False:
             from mrtr_cli.engine.pending import start_again_command  # noqa: PLC0415 - lazy for start-up time
 
-            raise UsageError(f"the last pending call cannot be resumed: its server (MCP {pending.get('protocolVersion')}) "
+            raise UsageError(f"the last pending call cannot be resumed: its server (MCP "
+                             f"{pending.get('protocolVersion')}) "
                              "asks its questions during the call and keeps no requestState",
                              hint="start it again with the answers: "
                                   + start_again_command(pending, target_words=False) + " -a FIELD=VALUE")
@@ -249,7 +250,8 @@ class ShellLoop:
             "",
             "In the shell:",
             f"  {'help [COMMAND|TOPIC]'.ljust(24)}  this list; a command's or topic's help (also: COMMAND --help;",
-            f"  {''.ljust(24)}  its examples are typed outside the shell: here, leave out --url, --stdio, -s, --config)",
+            f"  {''.ljust(24)}  its examples are typed outside the shell: "
+            "here, leave out --url, --stdio, -s, --config)",
             f"  {'resume'.ljust(24)}  finish the last call that stopped for input (exit 5), e.g. resume -a FIELD=VALUE",
             f"  {'exit, quit, Ctrl-D'.ljust(24)}  leave the shell (the server is stopped)",
             "  Tab completes commands, options, tools, arguments and answers; Up, Down and Ctrl-R search the",

@@ -24,6 +24,7 @@ Every status change is written to the task's local record.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import threading
@@ -349,7 +350,8 @@ class TaskDriver:
             self._save()
             if self.recorder is not None:
                 self.recorder.record(outcome.responses, task_id=self.task_id)
-            if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
+            if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel")
+                   for r in outcome.responses.values()):
                 self.declined = True
         if outcome.missing:
             raise self._input_required(new, outcome.missing, outcome.prefill)
@@ -398,10 +400,8 @@ class TaskDriver:
             doc[key] = {"method": "tools/call", "params": params}.get(key, value)
             if key == "params":
                 doc["taskId"] = self.task_id
-        try:  # the server was told `cancel`: record how the task went on
+        with contextlib.suppress(MrtrError):  # the server was told `cancel`: record how the task went on
             self._observe(self.wire.get(self.task_id))
-        except MrtrError:
-            pass
         return InputRequired(f"task {self.task_id}: {err.message}", doc)
 
     # ------------------------------------------------------------------ waiting

@@ -13,10 +13,11 @@ Each task gets one small JSON file under `<state dir>/tasks/` (see
      "config": "/abs/path/mcp.json", "expandEnv": false}
 
 `status` is the last task status seen, or `unknown` once the server answered that it
-does not know the task (expired or removed). The target is the public one (URL or stdio command, never headers or tokens);
-`bearerTokenEnv` is the *name* of an environment variable, never its value. A task on a
-named server (`-s NAME`) found through `--config FILE` records that file's absolute path
-(and `--expand-env`), so that `mrtr task get ID` finds the server again without them.
+does not know the task (expired or removed). The target is the public one (URL or stdio
+command, never headers or tokens); `bearerTokenEnv` is the *name* of an environment
+variable, never its value. A task on a named server (`-s NAME`) found through `--config
+FILE` records that file's absolute path (and `--expand-env`), so that `mrtr task get ID`
+finds the server again without them.
 `sessionId` and `serverCapabilities` are kept for a task left running in a 2025-11-25 HTTP
 session, which `mrtr` then leaves open: a server may keep tasks per session, so a later
 `task wait` rejoins that session instead of starting a new one.
@@ -82,7 +83,8 @@ class TaskRecord:
     @classmethod
     def from_document(cls, doc: dict[str, Any]) -> TaskRecord | None:
         """Read a record file's object; None when it is not a usable record."""
-        if not isinstance(doc, dict) or not isinstance(doc.get("taskId"), str) or not isinstance(doc.get("target"), dict):
+        if (not isinstance(doc, dict) or not isinstance(doc.get("taskId"), str)
+                or not isinstance(doc.get("target"), dict)):
             return None
         kwargs = {name: doc[key] for name, key in RECORD_FIELDS.items() if key in doc}
         if not isinstance(kwargs.get("answered_keys", []), list):

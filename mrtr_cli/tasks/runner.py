@@ -168,7 +168,8 @@ class TaskRunner:
         if self.app.opts.detach:
             return self._detach(state, create_result, record)
         if not self.batch:
-            return self.driver(wire, record, cancel_on_interrupt=self.app.opts.cancel_on_interrupt).run(state, fresh=True)
+            driver = self.driver(wire, record, cancel_on_interrupt=self.app.opts.cancel_on_interrupt)
+            return driver.run(state, fresh=True)
         # A batch line's worker thread never sees Ctrl-C: the batch (`BatchApp.live_tasks`)
         # names the tasks still running.
         live = self.app.live_tasks

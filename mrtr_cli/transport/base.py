@@ -252,7 +252,7 @@ class Transport(ABC):
         ran out gives the request its time again afterwards."""
         return False
 
-    def spawn(self) -> None:
+    def spawn(self) -> None:  # noqa: B027 - optional: a default that does nothing (HTTP)
         """Optionally get going before `start` (a stdio server process boots meanwhile);
         never raises: `start` reports any failure. Nothing to do for HTTP."""
 
@@ -315,11 +315,11 @@ class Transport(ABC):
     def close(self) -> None:
         """Release the connection (and stop a server process) cleanly. Idempotent."""
 
-    def end_at_once(self) -> None:
+    def end_at_once(self) -> None:  # noqa: B027 - optional: a default that does nothing (HTTP)
         """From now on `close` stops at once, with no grace period (shell completion, which
         must answer within `MRTR_COMPLETE_TIMEOUT`). Nothing to do for HTTP."""
 
-    def kill(self) -> None:
+    def kill(self) -> None:  # noqa: B027 - optional: a default that does nothing (HTTP)
         """Stop at once, without waiting (a second Ctrl-C): a stdio server's whole
         process group gets SIGKILL. Safe to call from a signal handler; never raises."""
 

@@ -108,7 +108,7 @@ class Future(Generic[T]):
     def _call(self, fn: Callable[[Future[T]], object]) -> None:
         """Run a done-callback; one that fails does not stop the others, nor the thread that
         settled the future (as with `concurrent.futures`)."""
-        try:
+        try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             fn(self)
         except Exception:  # noqa: BLE001 - a callback's failure is its own
             pass

@@ -481,7 +481,8 @@ def too_many_on_initialized(msg: dict[str, Any], ctx: Ctx) -> Reply:
         ctx.stash["initialized"] = True
         return Reply(b"", status=202)
     if not ctx.stash.get("initialized"):
-        return Reply.message({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32600, "message": "not initialized"}})
+        return Reply.message({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32600,
+                                                                           "message": "not initialized"}})
     return complete(msg, "ok after the notification was retried")
 
 
@@ -489,7 +490,8 @@ def expired_session(req: dict[str, Any], ctx: Ctx) -> Reply:
     """Legacy HTTP: the first call gets 404 with a JSON-RPC error carrying its id."""
     if not ctx.stash.get("expired"):
         ctx.stash["expired"] = True
-        return Reply(dumps({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32001, "message": "Session not found"}}),
+        return Reply(dumps({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32001,
+                                                                         "message": "Session not found"}}),
                      status=404)
     return complete(req, "new session ok")
 
@@ -575,9 +577,11 @@ LIMIT = ("--max-message-size", "1M")
 
 _TABLE = [
     # Depth: beyond the documented limit (128), and far beyond Python's own (about 1,000).
-    Case("deep_5000", raw_result('{"content":[],"structuredContent":{"a":%s}}' % deep(5000)), 4, "nested more than 128"),
+    Case("deep_5000", raw_result('{"content":[],"structuredContent":{"a":%s}}' % deep(5000)), 4,
+         "nested more than 128"),
     Case("deep_200", raw_result('{"content":[],"structuredContent":{"a":%s}}' % deep(200)), 4, "nested more than 128"),
-    Case("deep_error_body", lambda req, ctx: Reply(b'{"error":' + deep(5000).encode() + b"}", status=500), 3, "HTTP 500",
+    Case("deep_error_body", lambda req, ctx: Reply(b'{"error":' + deep(5000).encode() + b"}", status=500), 3,
+         "HTTP 500",
          transports=("http",)),
     Case("deep_notification", deep_notification, 4, "nested more than 128"),
     # Valid JSON-RPC the reader cannot take: fails at once (stdio: never "non-JSON" noise).
@@ -585,7 +589,8 @@ _TABLE = [
                                   + "9" * 5000 + "}}}"), 4, "5000 digits"),
     Case("bigint_notification", stalled(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info",'
                                         b'"data":-' + b"9" * 5000 + b"}}"), 4, "5000 digits"),
-    Case("bad_utf8_result", with_id('{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[{"type":"text","text":"\udcff"}]}}'),
+    Case("bad_utf8_result",
+         with_id('{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[{"type":"text","text":"\udcff"}]}}'),
          4, "UTF-8", transports=("stdio",)),
     Case("batch_response", with_id('[{"jsonrpc":"2.0","id":%(id)s,"result":{"content":[]}}]'), 4, "batch"),
     # A JSON reply to a POST that answers another request: not this request's result.

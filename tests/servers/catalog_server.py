@@ -203,7 +203,8 @@ class RequireToken:
                 body = json.dumps({"error": f"bad credentials: {sent!r}"}).encode()
                 await send({"type": "http.response.start", "status": 401, "headers": [
                     (b"content-type", b"application/json"),
-                    (b"www-authenticate", f'Bearer error="invalid_token", error_description="{sent} is not valid"'.encode()),
+                    (b"www-authenticate",
+                     f'Bearer error="invalid_token", error_description="{sent} is not valid"'.encode()),
                 ]})
                 await send({"type": "http.response.body", "body": body})
                 return

@@ -185,7 +185,7 @@ def serve_apps(apps: list[tuple[Any, Any]], *, ready_file: str | None, ready: di
     async def main() -> None:
         servers = [uvicorn.Server(uvicorn.Config(RecordingApp(app, record) if record else app, log_level="warning",
                                                  lifespan="auto")) for app, _ in apps]
-        tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, (_, sock) in zip(servers, apps)]
+        tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, (_, sock) in zip(servers, apps, strict=True)]
         while not all(s.started for s in servers) and not any(t.done() for t in tasks):
             await asyncio.sleep(0.02)
         parent = os.getppid()

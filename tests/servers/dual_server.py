@@ -45,7 +45,8 @@ class Booking(BaseModel):
 
 # A fixed key, so a call stopped after round 1 can be resumed against a new process.
 mcp = MCPServer("dual-test", title="Dual-era test server", version="1.0.0",
-                request_state_security=RequestStateSecurity(keys=[b"mrtr-dual-era-test-key-0123456789abcdef"], ttl=3600))
+                request_state_security=RequestStateSecurity(keys=[b"mrtr-dual-era-test-key-0123456789abcdef"],
+                                                            ttl=3600))
 
 
 def ask_booking(date: str) -> Elicit[Booking]:

@@ -91,7 +91,8 @@ async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.Emp
         if spec.startswith("resource:"):
             if spec.split(":", 1)[1] != uri:
                 continue
-            notification: Any = types.ResourceUpdatedNotification(params=types.ResourceUpdatedNotificationParams(uri=uri))
+            params = types.ResourceUpdatedNotificationParams(uri=uri)
+            notification: Any = types.ResourceUpdatedNotification(params=params)
         else:
             notification = {"tools": types.ToolListChangedNotification, "prompts": types.PromptListChangedNotification,
                             "resources": types.ResourceListChangedNotification}[spec]()

@@ -637,7 +637,8 @@ def auth_server_app(provider: InMemoryProvider, args: argparse.Namespace, issuer
 
     out += [Route("/idp/token", idp_token, methods=["POST"])] if args.trust_key else []
     out += [Route("/_test/stats", stats, methods=["GET"]), Route("/_test/expire", expire, methods=["POST"]),
-            Route("/_test/drop-refresh", drop_refresh, methods=["POST"]), Route("/_test/forget", forget, methods=["POST"]),
+            Route("/_test/drop-refresh", drop_refresh, methods=["POST"]), Route("/_test/forget", forget,
+                                                                                methods=["POST"]),
             *(hooks or [])]
     return Starlette(routes=out)
 
@@ -816,7 +817,7 @@ async def main(args: argparse.Namespace) -> None:
     if args.record:
         apps = [RecordingApp(app, args.record) for app in apps]
     servers = [uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="auto")) for app in apps]
-    tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, sock in zip(servers, socks)]
+    tasks = [asyncio.create_task(s.serve(sockets=[sock])) for s, sock in zip(servers, socks, strict=True)]
     while not all(s.started for s in servers):
         if any(t.done() for t in tasks):
             break

@@ -32,7 +32,8 @@ META = "io.modelcontextprotocol/"
 
 
 def main() -> None:
-    script = json.load(open(sys.argv[1], encoding="utf-8"))
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        script = json.load(fh)
     record = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
     counts: dict[str, int] = {}
     time.sleep(script.get("startDelay", 0))

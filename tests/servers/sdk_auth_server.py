@@ -184,7 +184,7 @@ def main() -> None:
     provider = MemoryProvider()
     apps = [authorization_server(provider, issuer, args),
             protected_mcp(issuer, resource, ProviderTokenVerifier(provider), args.required_scope)]
-    serve_apps(list(zip(apps, [as_sock, rs_sock])), ready_file=args.ready_file, record=args.record,
+    serve_apps(list(zip(apps, [as_sock, rs_sock], strict=True)), ready_file=args.ready_file, record=args.record,
                ready={"mcp": resource, "issuer": issuer})
 
 

@@ -82,7 +82,8 @@ SKILLS: dict[str, tuple[dict[str, Any], dict[str, bytes]]] = {
                        {"SKILL.md": PDF_SKILL.encode(), "references/FORMS.md": FORMS.encode(),
                         "scripts/extract.bin": EXTRACT}),
     "acme/billing/refunds": ({"name": "refunds", "description": "Process customer refund requests per company policy",
-                              "license": "Apache-2.0", "metadata": {"version": "2.1", "owners": ["billing", "support"]}},
+                              "license": "Apache-2.0", "metadata": {"version": "2.1", "owners": ["billing",
+                                                                                                 "support"]}},
                              {"SKILL.md": REFUNDS.encode()}),
     "ops/refunds": ({"name": "refunds", "description": "Refunds as operations handles them"},
                     {"SKILL.md": OPS_REFUNDS.encode()}),
@@ -168,7 +169,8 @@ async def read_resource(ctx: Any, params: Any) -> dict[str, Any]:
     data = served(*found)
     if found[1].endswith(".md"):
         return {**CACHE, "contents": [{"uri": uri, "mimeType": "text/markdown", "text": data.decode()}]}
-    return {**CACHE, "contents": [{"uri": uri, "mimeType": "application/octet-stream", "blob": base64.b64encode(data).decode()}]}
+    return {**CACHE, "contents": [{"uri": uri, "mimeType": "application/octet-stream",
+                                   "blob": base64.b64encode(data).decode()}]}
 
 
 server = Server("skills-test", on_list_resources=list_resources, on_read_resource=read_resource)

@@ -197,7 +197,7 @@ def evaluate(task: dict[str, Any], now: float) -> dict[str, Any]:
     if tool == "intervals":
         if polls >= len(INTERVALS):
             times = [task["created"], *task["gets"]]
-            gaps = [round((b - a) * 1000) for a, b in zip(times, times[1:])]
+            gaps = [round((b - a) * 1000) for a, b in zip(times, times[1:], strict=False)]  # each with the next
             announced = [DEFAULT_POLL_MS] + INTERVALS[: len(gaps) - 1]
             return {"status": "completed", "result": text_result(
                 "intervals done", structured={"gapsMs": gaps, "announcedMs": announced})}

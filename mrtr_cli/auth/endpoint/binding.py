@@ -71,7 +71,8 @@ def resource_dpop(metadata: dict[str, Any] | None, ch: Challenge) -> ResourceDpo
     if ch.requires_dpop:
         return ResourceDpop(True, True, algs, "its challenge names DPoP and not Bearer")
     if listed:
-        return ResourceDpop(False, True, algs, "its protected resource metadata lists dpop_signing_alg_values_supported")
+        return ResourceDpop(False, True, algs,
+                            "its protected resource metadata lists dpop_signing_alg_values_supported")
     if ch.offers_dpop:
         return ResourceDpop(False, True, algs, "its challenge names DPoP")
     return ResourceDpop()

@@ -71,7 +71,8 @@ def client_auth(client: dict[str, Any], data: dict[str, str], headers: dict[str,
         AuthError: a method that needs a secret or key that is missing, or one mrtr
             does not apply.
     """
-    method = client.get("token_endpoint_auth_method") or ("client_secret_basic" if client.get("client_secret") else "none")
+    method = (client.get("token_endpoint_auth_method")
+              or ("client_secret_basic" if client.get("client_secret") else "none"))
     cid = client["client_id"]
     secret = client.get("client_secret")
     data["client_id"] = cid

@@ -95,7 +95,7 @@ class CodeFlow(ClientParts):
         import secrets  # noqa: PLC0415 - lazy for start-up time
 
         from mrtr_cli.auth.flows import consent  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.auth.flows import pkce as flow
+        from mrtr_cli.auth.flows import pkce as flow  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.auth.flows.loopback import Loopback, NoResponse  # noqa: PLC0415 - lazy for start-up time
 
         s = self.settings
@@ -154,7 +154,8 @@ class CodeFlow(ClientParts):
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
         try:
             tokens = self._send(client, endpoint, data, issuer=server.issuer, guessed=server.guessed,
-                                requested_scope=" ".join(scopes) or None, proof_key=self._new_proof_key() if dpop else None)
+                                requested_scope=" ".join(scopes) or None,
+                                proof_key=self._new_proof_key() if dpop else None)
         except grants.TokenError as err:
             if reused and err.error in ("invalid_client", "unauthorized_client"):
                 raise _RegistrationGone(client, err.error) from None

@@ -78,7 +78,8 @@ def build_request(server: AuthServer, client_id: str, redirect_uri: str, scopes:
     sep = "&" if urlsplit(endpoint).query else "?"
     return AuthorizationRequest(url=endpoint + sep + urlencode(params), state=state, verifier=verifier,
                                 redirect_uri=redirect_uri, issuer=server.issuer,
-                                iss_required=server.metadata.get("authorization_response_iss_parameter_supported") is True)
+                                iss_required=server.metadata.get(
+                                    "authorization_response_iss_parameter_supported") is True)
 
 
 def check_response(req: AuthorizationRequest, params: dict[str, str]) -> str:

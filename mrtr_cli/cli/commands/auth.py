@@ -45,23 +45,37 @@ def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, 
 
 
 @auth_group.command("login")
-@click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="A scope to ask for (repeatable; a quoted list of several works too).")
-@click.option("--no-browser", is_flag=True, help="Print the sign-in URL instead of opening a browser; paste back the address the browser lands on.")
-@click.option("--client-metadata-url", metavar="URL", help="Use the Client ID Metadata Document you host at URL as the client id.")
-@click.option("--redirect-port", type=click.IntRange(0, 65535), metavar="N", help="Listen for the redirect on 127.0.0.1:N (for servers that only accept a registered port).")
-@click.option("--client-credentials", is_flag=True, help="No person: the client credentials grant (with --client-id and a secret or --private-key-file).")
-@click.option("--auth-method", type=click.Choice(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]), help="How the client authenticates at the token endpoint.")
+@click.option("--scope", "scopes", multiple=True, metavar="SCOPE",
+              help="A scope to ask for (repeatable; a quoted list of several works too).")
+@click.option("--no-browser", is_flag=True,
+              help="Print the sign-in URL instead of opening a browser; paste back the address the browser lands on.")
+@click.option("--client-metadata-url", metavar="URL",
+              help="Use the Client ID Metadata Document you host at URL as the client id.")
+@click.option("--redirect-port", type=click.IntRange(0, 65535), metavar="N",
+              help="Listen for the redirect on 127.0.0.1:N (for servers that only accept a registered port).")
+@click.option("--client-credentials", is_flag=True,
+              help="No person: the client credentials grant (with --client-id and a secret or --private-key-file).")
+@click.option("--auth-method",
+              type=click.Choice(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]),
+              help="How the client authenticates at the token endpoint.")
 @click.option("--private-key-file", metavar="PEM", help="private_key_jwt: the client's private key (PEM).")
-@click.option("--signing-alg", metavar="ALG", help="private_key_jwt: the JWS algorithm (default: from the key, e.g. RS256, ES256).")
-@click.option("--dpop/--no-dpop", default=None, help="DPoP-bound tokens (RFC 9449): always / never (default: where the MCP server takes them).")
-@click.option("--assertion-file", metavar="PATH", help="No person: the JWT bearer grant with the workload's JWT in PATH (read again for each token).")
-@click.option("--assertion-env", metavar="VAR", help="The JWT bearer grant with the workload's JWT in environment variable VAR.")
-@click.option("--assertion-command", metavar="CMD", help="The JWT bearer grant with the JWT that CMD prints (run for each token).")
-@click.option("--id-token-file", metavar="PATH", help="Enterprise-managed: exchange the identity provider's ID token in PATH for an ID-JAG.")
+@click.option("--signing-alg", metavar="ALG",
+              help="private_key_jwt: the JWS algorithm (default: from the key, e.g. RS256, ES256).")
+@click.option("--dpop/--no-dpop", default=None,
+              help="DPoP-bound tokens (RFC 9449): always / never (default: where the MCP server takes them).")
+@click.option("--assertion-file", metavar="PATH",
+              help="No person: the JWT bearer grant with the workload's JWT in PATH (read again for each token).")
+@click.option("--assertion-env", metavar="VAR",
+              help="The JWT bearer grant with the workload's JWT in environment variable VAR.")
+@click.option("--assertion-command", metavar="CMD",
+              help="The JWT bearer grant with the JWT that CMD prints (run for each token).")
+@click.option("--id-token-file", metavar="PATH",
+              help="Enterprise-managed: exchange the identity provider's ID token in PATH for an ID-JAG.")
 @click.option("--id-token-env", metavar="VAR", help="Enterprise-managed: the ID token is in environment variable VAR.")
 @click.option("--id-token-command", metavar="CMD", help="Enterprise-managed: the ID token is what CMD prints.")
 @click.option("--idp-token-endpoint", metavar="URL", help="Enterprise-managed: the identity provider's token endpoint.")
-@click.option("--idp-client-id", metavar="ID", help="Enterprise-managed: mrtr's client id at the identity provider (secret: MRTR_IDP_CLIENT_SECRET).")
+@click.option("--idp-client-id", metavar="ID",
+              help="Enterprise-managed: mrtr's client id at the identity provider (secret: MRTR_IDP_CLIENT_SECRET).")
 @global_options
 @click.pass_context
 def login_cmd(ctx: click.Context, /, scopes: tuple[str, ...], no_browser: bool, client_metadata_url: str | None,

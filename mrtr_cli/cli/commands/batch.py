@@ -26,7 +26,8 @@ from mrtr_cli.errors import UsageError
 @click.option("--fail-fast", is_flag=True, help="Start no more lines after the first one that fails.")
 @click.option("--resume", "resume_path", metavar="OUT.jsonl",
               help="Skip the lines OUT.jsonl already has records for, and append the new records to it.")
-@click.option("--retry-failed", is_flag=True, help="With --resume: run again the lines recorded with a non-zero exit code.")
+@click.option("--retry-failed", is_flag=True,
+              help="With --resume: run again the lines recorded with a non-zero exit code.")
 @global_options
 @answer_options
 @task_options

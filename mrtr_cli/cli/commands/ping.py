@@ -37,7 +37,8 @@ def _finite(value: float) -> float:
 @click.option("-c", "--count", type=click.IntRange(min=0), default=1, show_default=True,
               help="Pings to send; 0: until Ctrl-C.")
 @click.option("-i", "--interval", type=click.FloatRange(min=0, max=MAX_SECONDS), default=1.0, show_default=True,
-              metavar="SECONDS", callback=lambda ctx, param, value: _finite(value), help="Wait between pings (0: none).")
+              metavar="SECONDS", callback=lambda ctx, param, value: _finite(value),
+              help="Wait between pings (0: none).")
 @global_options
 @click.pass_context
 def ping_cmd(ctx: click.Context, /, count: int, interval: float, **kw: Any) -> int:

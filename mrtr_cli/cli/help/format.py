@@ -49,7 +49,8 @@ EXAMPLES: dict[str, list[str]] = {
     ],
     "call": [
         "mrtr --config examples/mcp.json -s work call update_work_item workItemId=4522 state=Resolved",
-        "mrtr --config examples/mcp.json -s work call update_work_item workItemId=4522 state=Resolved --answers answers.json --json",
+        "mrtr --config examples/mcp.json -s work call update_work_item workItemId=4522 state=Resolved --answers "
+        "answers.json --json",
         "mrtr --url http://127.0.0.1:8000/mcp call build target=release --detach",
     ],
     "prompt": [
@@ -61,7 +62,8 @@ EXAMPLES: dict[str, list[str]] = {
         "mrtr --config examples/mcp.json -s work read workitems://4301/export --json > export.json",
     ],
     "resume": [
-        "mrtr --config examples/mcp.json -s work --no-input call update_work_item workItemId=4522 state=Resolved > pending.json",
+        "mrtr --config examples/mcp.json -s work --no-input call update_work_item workItemId=4522 state=Resolved "
+        "> pending.json",
         "mrtr --config examples/mcp.json resume pending.json --answers answers.json",
         "mrtr --config examples/mcp.json resume pending.json   # at a terminal: asks the questions left",
     ],
@@ -75,11 +77,17 @@ EXAMPLES: dict[str, list[str]] = {
         "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl -j 4 -o out.jsonl",
         "mrtr --config examples/mcp.json -s work batch examples/batch/work.jsonl --resume out.jsonl --retry-failed",
     ],
-    "tools": ["mrtr --config examples/mcp.json -s work tools", "mrtr --config examples/mcp.json -s work tools update_work_item", "mrtr --config examples/mcp.json -s work tools --json"],
-    "prompts": ["mrtr --config examples/mcp.json -s work prompts", "mrtr --config examples/mcp.json -s work prompts --json"],
-    "resources": ["mrtr --config examples/mcp.json -s work resources", "mrtr --config examples/mcp.json -s work resources --json"],
-    "templates": ["mrtr --config examples/mcp.json -s work templates", "mrtr --config examples/mcp.json -s work templates --json"],
-    "discover": ["mrtr --config examples/mcp.json -s work discover", "mrtr --url http://127.0.0.1:8000/mcp discover --json"],
+    "tools": ["mrtr --config examples/mcp.json -s work tools",
+              "mrtr --config examples/mcp.json -s work tools update_work_item",
+              "mrtr --config examples/mcp.json -s work tools --json"],
+    "prompts": ["mrtr --config examples/mcp.json -s work prompts",
+                "mrtr --config examples/mcp.json -s work prompts --json"],
+    "resources": ["mrtr --config examples/mcp.json -s work resources",
+                  "mrtr --config examples/mcp.json -s work resources --json"],
+    "templates": ["mrtr --config examples/mcp.json -s work templates",
+                  "mrtr --config examples/mcp.json -s work templates --json"],
+    "discover": ["mrtr --config examples/mcp.json -s work discover",
+                 "mrtr --url http://127.0.0.1:8000/mcp discover --json"],
     "servers": ["mrtr servers", "mrtr --config examples/mcp.json servers --json"],
     "task": ["mrtr --url http://127.0.0.1:8001/mcp call build target=nightly --detach   # prints the task id",
              "mrtr task wait 7f3a       # a unique prefix of the id is enough",
@@ -93,18 +101,21 @@ EXAMPLES: dict[str, list[str]] = {
     "skills": ['mrtr --stdio "python tests/servers/skills_server.py" skills', 'mrtr -s NAME skills --json'],
     "skill": ['mrtr --stdio "python tests/servers/skills_server.py" skill pdf-processing',
               'mrtr -s NAME skill pdf-processing --files ./pdf-processing   # every listed file, verified'],
-    "listen": ["mrtr -s NAME listen --tools --prompts", "mrtr -s NAME listen --resource file:///project/config.json --count 1",
+    "listen": ["mrtr -s NAME listen --tools --prompts",
+               "mrtr -s NAME listen --resource file:///project/config.json --count 1",
                "mrtr -s NAME listen --resources --json --timeout 60"],
     "auth": ["mrtr --url https://mcp.example.com/mcp auth login", "mrtr auth status", "mrtr auth logout --all"],
     "auth login": ["mrtr --url https://mcp.example.com/mcp auth login",
-                   "mrtr --url https://mcp.example.com/mcp auth login --no-browser   # over ssh: paste the address back",
+                   "mrtr --url https://mcp.example.com/mcp auth login --no-browser"
+                   "   # over ssh: paste the address back",
                    "mrtr -s NAME auth login --client-credentials --client-id bot --client-secret-env BOT_SECRET",
                    "mrtr -s NAME auth login --assertion-file /var/run/secrets/tokens/mcp   # a workload's JWT",
                    "mrtr -s NAME auth login --id-token-file id.jwt --idp-token-endpoint https://idp.example.com/token"],
     "auth status": ["mrtr auth status", "mrtr auth status --json"],
     "auth logout": ["mrtr --url https://mcp.example.com/mcp auth logout", "mrtr auth logout --all"],
     "auth token": ['TOKEN="$(mrtr --url https://mcp.example.com/mcp auth token)"'],
-    "ping": ["mrtr --config examples/mcp.json -s work ping", "mrtr --config examples/mcp.json -s work ping -c 3 -i 0.2"],
+    "ping": ["mrtr --config examples/mcp.json -s work ping",
+             "mrtr --config examples/mcp.json -s work ping -c 3 -i 0.2"],
 }
 
 #: How `key=value` items are typed, for `call` and `prompt` (more: `mrtr help arguments`).

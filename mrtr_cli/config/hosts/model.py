@@ -6,7 +6,7 @@ with what mrtr cannot use of it said in words (docs/configuration.md "Named serv
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from mrtr_cli.config.values import MRTR, Syntax
 
@@ -63,7 +63,7 @@ class EnvRef:
 
 #: An env or header value: text as written (its references expanded by the entry's
 #: `syntax`), or a value read from the environment (`EnvRef`).
-Value = Union[str, EnvRef]
+Value = str | EnvRef
 
 
 @dataclass

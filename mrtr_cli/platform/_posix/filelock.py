@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 
 
@@ -20,7 +21,5 @@ def try_lock(fd: int) -> bool:
 
 def unlock(fd: int) -> None:
     """Release the lock on `fd` (never raises)."""
-    try:
+    with contextlib.suppress(OSError):
         fcntl.flock(fd, fcntl.LOCK_UN)
-    except OSError:
-        pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 
@@ -16,7 +17,5 @@ def owner_only_file(fd: int) -> None:
 
 def owner_only_folder(path: str) -> None:
     """Mode 0700 for the folder `path` (a folder made earlier with a wider mode); never raises."""
-    try:
+    with contextlib.suppress(OSError):
         os.chmod(path, 0o700)
-    except OSError:
-        pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import subprocess
@@ -76,10 +77,8 @@ class ExitWatch:
 
     def close(self) -> None:
         for fd in self._owned:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self._owned = []
 
 
@@ -102,10 +101,8 @@ def watch_exit(proc: subprocess.Popen[bytes]) -> ExitWatch | None:
         try:
             proc.wait()
         finally:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(write_end)
-            except OSError:
-                pass
 
     threading.Thread(target=wait, name="mrtr-stdio-wait", daemon=True).start()
     return ExitWatch(read_end, [read_end])

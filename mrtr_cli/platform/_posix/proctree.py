@@ -13,6 +13,7 @@ running, is not found; on macOS nothing of this is done.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -42,7 +43,7 @@ def start(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
 def _become_subreaper() -> bool:
     """Make this process the child subreaper of its descendants (Linux; once per process).
     Returns True when it is. Never raises."""
-    global _subreaper
+    global _subreaper  # noqa: PLW0603 - the process's one subreaper state, set once
     if _subreaper is None:
         _subreaper = False
         if sys.platform.startswith("linux"):
@@ -136,8 +137,9 @@ def _marked_orphans(marking: str) -> list[int]:
 
 
 def end_escaped(proc: subprocess.Popen[bytes], marking: str, grace: float) -> None:
-    """After `proc` is gone: SIGTERM every orphan whose environment holds `marking`, wait up to `grace` seconds for them to exit, SIGKILL
-    what is left, and reap them all (again for orphans they leave in turn). Only where
+    """After `proc` is gone: SIGTERM every orphan whose environment holds `marking`, wait up to
+    `grace` seconds for them to exit, SIGKILL what is left, and reap them all (again for
+    orphans they leave in turn). Only where
     `mrtr` is the subreaper (Linux). Never raises."""
     if not _subreaper or not marking:
         return
@@ -147,10 +149,8 @@ def end_escaped(proc: subprocess.Popen[bytes], marking: str, grace: float) -> No
             return
         for signum in (signal.SIGTERM, signal.SIGKILL):
             for pid in pids:
-                try:
+                with contextlib.suppress(OSError):
                     os.kill(pid, signum)
-                except OSError:
-                    pass
             pids = _reap(pids, grace if signum == signal.SIGTERM else 5.0)
             if not pids:
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -49,7 +50,5 @@ def unlock(fd: int) -> None:
     if sys.platform != "win32":  # msvcrt and its names exist on Windows only (the import fails elsewhere)
         raise AssertionError("Windows only")
 
-    try:
+    with contextlib.suppress(OSError):
         _at_lock_byte(fd, msvcrt.LK_UNLCK)
-    except OSError:
-        pass

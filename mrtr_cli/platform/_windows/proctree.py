@@ -18,6 +18,7 @@ Imports only the standard library; `ctypes` loads only when a child starts.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
@@ -55,7 +56,7 @@ def program(argv: list[str]) -> tuple[list[str] | str, str | None]:
 
     found = shutil.which(argv[0]) or argv[0]
     if found.lower().endswith((".cmd", ".bat")):
-        comspec = os.environ.get("ComSpec") or os.path.join(os.environ.get("SystemRoot", r"C:\Windows"),
+        comspec = os.environ.get("COMSPEC") or os.path.join(os.environ.get("SYSTEMROOT", r"C:\Windows"),
                                                             "System32", "cmd.exe")
         return batch_command_line(found, argv[1:]), comspec
     return [found, *argv[1:]], None
@@ -90,7 +91,7 @@ _k32: Any = None
 
 def _kernel32() -> Any:
     """kernel32.dll (loaded once)."""
-    global _k32
+    global _k32  # noqa: PLW0603 - the process's one handle to kernel32, loaded once
     if _k32 is None:
         import ctypes  # noqa: PLC0415 - lazy for start-up time
 
@@ -224,11 +225,9 @@ def end_now(proc: subprocess.Popen[bytes]) -> bool:
             pass
     if proc.poll() is not None:
         return False
-    try:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], stdin=subprocess.DEVNULL,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=_TASKKILL_TIMEOUT, check=False)
-    except (OSError, subprocess.SubprocessError):
-        pass
     try:
         if proc.poll() is None:
             proc.kill()

@@ -285,8 +285,8 @@ def open_session(transport: Transport, env: Environment, tracer: Tracer, setting
     try:
         return opener.open()
     except BaseException:
-        try:
+        try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             transport.close()
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - the failure that got here is re-raised below
             pass
         raise

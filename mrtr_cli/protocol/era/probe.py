@@ -139,7 +139,7 @@ def _wait_until_read(fut: Future[Message], transport: Transport,
         left = deadline.remaining()
         if (left is not None and left <= 0) or time.monotonic() - start >= STARTING_LIMIT:
             break
-        try:
+        try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             fut.exception(timeout=READ_POLL if left is None else min(READ_POLL, left))
         except Exception:  # noqa: BLE001 - only waiting (TimeoutError: not yet); the caller reads the result
             pass

@@ -79,7 +79,8 @@ def _key(params: dict[str, Any]) -> str:
     return METHOD + "#" + hashlib.sha256(json.dumps(params, sort_keys=True).encode("utf-8")).hexdigest()[:24]
 
 
-def cached_completion(cache: ListCache | None, params: dict[str, Any], *, now: float | None = None) -> dict[str, Any] | None:
+def cached_completion(cache: ListCache | None, params: dict[str, Any], *,
+                      now: float | None = None) -> dict[str, Any] | None:
     """The server's answer to the same request within the last `COMPLETION_TTL` seconds
     (same server, authorization context and declared capabilities), or None."""
     if cache is None:

@@ -222,7 +222,8 @@ def _listen_modern(session: Session, want: Want, listener: Listener, deadline: L
         session.request("subscriptions/listen", {"notifications": want.filter()}, deadline=deadline)
     except JsonRpcError as err:
         if err.code == METHOD_NOT_FOUND:
-            err.hint = err.hint or "this server does not serve subscriptions/listen (mrtr discover shows what it offers)"
+            err.hint = err.hint or ("this server does not serve subscriptions/listen "
+                                    "(mrtr discover shows what it offers)")
         raise
     except TimeoutExpired:
         if deadline.stopped:

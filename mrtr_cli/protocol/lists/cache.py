@@ -23,6 +23,7 @@ reading or writing the cache is ignored: the cache only saves round trips.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -58,7 +59,7 @@ class CachedList:
     def expires_at(self) -> float:
         """The time (epoch seconds) at which the first page goes stale."""
         ends = []
-        for page, at in zip(self.pages, self.received):
+        for page, at in zip(self.pages, self.received, strict=True):
             ttl = page.get("ttlMs")
             ttl = ttl if isinstance(ttl, int | float) and not isinstance(ttl, bool) and ttl > 0 else 0
             ends.append(at + ttl / 1000.0)
@@ -161,7 +162,8 @@ class ListCache:
         """Every cached list for `method` visible to this authorization context, whatever
         client capabilities its requests declared, newest first (shell completion offers a
         name however it was listed; a run itself uses `get`, its own declaration's entry)."""
-        prefixes = {"public": _safe_method(method) + ".public", "private": _safe_method(method) + f".private-{self._auth()}"}
+        prefixes = {"public": _safe_method(method) + ".public",
+                    "private": _safe_method(method) + f".private-{self._auth()}"}
         try:
             names = os.listdir(self.server_dir)
         except OSError:
@@ -216,10 +218,8 @@ class ListCache:
 
     @staticmethod
     def _remove(path: str) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
 
 
 def cache_for(target: Any, authorizer: Any, declared: Callable[[str], dict[str, Any]]) -> ListCache | None:

@@ -44,8 +44,8 @@ def list_all(session: Session, method: str, *, deadline: Deadline | None = None,
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
         params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
-        result = session.request(method, params, deadline=deadline,
-                                 capabilities=capabilities if capabilities is not None else session.capabilities_for(method))
+        asked = capabilities if capabilities is not None else session.capabilities_for(method)
+        result = session.request(method, params, deadline=deadline, capabilities=asked)
         page = result.get(member)
         if not isinstance(page, list):
             raise ProtocolError(f"the server's {method} result has no {member!r} list")

@@ -11,6 +11,7 @@ that a long call is alive without being flooded. `rich` is imported on first use
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import IO, Any
@@ -45,10 +46,8 @@ def progress_amount(params: dict[str, Any]) -> str:
     if isinstance(total, int | float) and not isinstance(total, bool) and total > 0:
         amount = f"{_num(progress)}/{_num(total)}"
         if isinstance(progress, int | float) and not isinstance(progress, bool):
-            try:
+            with contextlib.suppress(OverflowError, ValueError):  # integers of thousands of digits
                 amount += f" ({min(100.0, 100.0 * progress / total):.0f}%)"
-            except (OverflowError, ValueError):  # integers of thousands of digits
-                pass
         return amount
     return _num(progress)
 
@@ -168,7 +167,7 @@ class ProgressDisplay:
             with self.env._lock:  # noqa: SLF001
                 self.env.stderr = self._real_stderr
             self._real_stderr = None
-        try:
+        try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             progress.stop()
         except Exception:  # noqa: BLE001 - a broken terminal must not hide the real outcome
             pass

@@ -156,7 +156,8 @@ def connect_failure(url: str, exc: Exception, *, label: str | None = None) -> tu
         if setting is not None:
             return message, (f"the server's certificate is not signed by a CA in {setting[0]}={shown(setting[1])}; "
                              f"fix or unset {setting[0]}")
-        return message, "the server's certificate is not signed by a known CA: set SSL_CERT_FILE to a CA bundle that has its CA"
+        return message, ("the server's certificate is not signed by a known CA: "
+                         "set SSL_CERT_FILE to a CA bundle that has its CA")
     if proxy is not None:
         return message, (f"is the proxy running? To connect directly, unset {proxy[1]} "
                          "or add the host to NO_PROXY (mrtr help environment)")

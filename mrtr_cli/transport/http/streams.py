@@ -94,8 +94,9 @@ class EventStreams:
         """Resume the response stream of request `rid` that the server closed before the
         final response (2025-11-25 Streamable HTTP, "Resumability and Redelivery"): wait
         the server's `retry` delay (default 1 s; the client MUST respect it; at most
-        `MAX_RETRY_MS`, and within the time left), then GET with `Last-Event-ID` and read on. Repeated while the server keeps sending events; after
-        three reconnections that bring none, or a GET the server refuses, returns None.
+        `MAX_RETRY_MS`, and within the time left), then GET with `Last-Event-ID` and read on.
+        Repeated while the server keeps sending events; after three reconnections that bring
+        none, or a GET the server refuses, returns None.
 
         Raises:
             RequestTimeout: the time left is shorter than the delay.
@@ -155,7 +156,8 @@ class EventStreams:
                 return
             if cursor.last_id and unsendable(cursor.last_id):
                 return  # it cannot be reopened where it ended: the optional stream just ends
-            all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers, **self._auth_headers("GET")}
+            all_headers = {"Accept": "text/event-stream", **self.session_headers, **headers,
+                           **self._auth_headers("GET")}
             if cursor.last_id is not None:
                 all_headers["Last-Event-ID"] = cursor.last_id
             self._trace("request", {"method": "GET", "url": self.url, "headers": all_headers})

@@ -69,7 +69,8 @@ def verifying_context() -> ssl.SSLContext:
             return ssl.create_default_context(capath=value)
         return ssl.create_default_context(cafile=value)
     except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
-        what = "holds no PEM certificate" if "NO_CERTIFICATE" in str(exc) else f"cannot be loaded ({shown_path(str(exc))})"
+        what = ("holds no PEM certificate" if "NO_CERTIFICATE" in str(exc)
+                else f"cannot be loaded ({shown_path(str(exc))})")
         raise UsageError(f"{name}={shown_path(value)}: {what} (a CA bundle for HTTPS)",
                          hint=f"point {name} at a PEM file of CA certificates, or unset it") from None
 

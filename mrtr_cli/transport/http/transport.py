@@ -223,9 +223,9 @@ class HttpTransport(EventStreams, Transport):
             with self._lock:
                 responses = list(self._responses.values())
             for resp in responses:
-                try:
+                try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
                     resp.close()
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - closing: a response already broken is no error
                     pass
             client.close()
 
@@ -277,7 +277,8 @@ class HttpTransport(EventStreams, Transport):
         attempt = 0  # HTTP 429 retries, as for requests
         while True:
             all_headers = self._headers(headers)
-            self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
+            self._trace("request", {"method": "POST", "url": self.url,
+                                    "headers": {**self._user_headers, **all_headers}})
             try:
                 resp = self._send(client.build_request("POST", self.url, content=body, headers=all_headers,
                                                        timeout=limit))
@@ -310,9 +311,9 @@ class HttpTransport(EventStreams, Transport):
             self._aborted.add(request_id)
             resp = self._responses.pop(request_id, None)
         if resp is not None:
-            try:
+            try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
                 resp.close()
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - closing: a response already broken is no error
                 pass
 
     # ------------------------------------------------------------------ internals
@@ -357,9 +358,9 @@ class HttpTransport(EventStreams, Transport):
 
     def _trace(self, kind: str, info: dict[str, Any]) -> None:
         if self._on_http is not None:
-            try:
+            try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
                 self._on_http(kind, info)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001 - a trace hook's failure must not change the request
                 pass
 
     def _connect_error(self, exc: Exception) -> MrtrError:
@@ -447,7 +448,8 @@ class HttpTransport(EventStreams, Transport):
         attempt = 0  # HTTP 429 retries
         while True:
             all_headers = self._headers(headers)
-            self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **all_headers}})
+            self._trace("request", {"method": "POST", "url": self.url,
+                                    "headers": {**self._user_headers, **all_headers}})
             left = remaining() if remaining is not None else None
             if left is not None and left <= 0:
                 raise RequestTimeout()

@@ -22,6 +22,7 @@ writes `stdin` (a command that never reads it blocks only that thread).
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import threading
 import time
@@ -114,14 +115,10 @@ class _Reader(threading.Thread):
 def _feed(stream: IO[bytes], data: bytes) -> None:
     """Write `data` to the command's stdin and close it; a command that exits (or is ended)
     without reading it all is no error."""
-    try:
+    with contextlib.suppress(OSError, ValueError):
         stream.write(data)
-    except (OSError, ValueError):
-        pass
-    try:
+    with contextlib.suppress(OSError, ValueError):
         stream.close()
-    except (OSError, ValueError):
-        pass
 
 
 def run_bounded(argv: list[str], *, stdout_limit: int, stderr_limit: int, timeout: float | None,
@@ -180,7 +177,5 @@ def _end(proc: subprocess.Popen[bytes], readers: tuple[_Reader, ...]) -> None:
     proctree.end_escaped(proc, "", 0)  # Windows: the job's handle closed
     for reader in readers:
         if reader.ended:
-            try:
+            with contextlib.suppress(OSError):
                 reader.stream.close()
-            except OSError:
-                pass

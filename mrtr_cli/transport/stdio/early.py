@@ -61,7 +61,7 @@ def prelaunch(words: list[str]) -> None:
     """Start the stdio server named by the command line `words` now (`prelaunch_command`),
     before the CLI is imported, as `StdioTransport.spawn` would; `spawn_early` adopts it. A
     command that cannot be started is left to the run, which reports it as for any launch."""
-    global _prelaunched
+    global _prelaunched  # noqa: PLW0603 - the process's one server launched before the CLI loads
     argv = prelaunch_command(words)
     if argv is None or _prelaunched is not None:
         return
