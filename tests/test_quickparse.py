@@ -105,3 +105,17 @@ def test_help_lists_every_option_after_kept_values() -> None:
     names = {p.name for p in command.get_params(ctx)}
     assert {p.name for p in command.params} <= names
     assert "--timeout" in command.get_help(ctx) and "--json" in command.get_help(ctx)
+
+
+@pytest.mark.parametrize("given", [[], ["--json"]])
+def test_help_given_on_a_line_lists_every_option(capsys: pytest.CaptureFixture[str], given: list[str]) -> None:
+    command = _command("call")
+    parent = click.Context(cli, info_name="mrtr")
+    for words in CALL_LINES:
+        command.make_context("call", list(words), parent=parent)
+    with pytest.raises(click.exceptions.Exit):  # --help prints while the line is parsed
+        command.make_context("call", [*given, "--help"], parent=parent)
+    shown = capsys.readouterr().out
+    for option in ("--timeout", "--json", "--answers", "--no-input", "--max-rounds"):
+        assert option in shown, shown
+

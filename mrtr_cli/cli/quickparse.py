@@ -100,6 +100,25 @@ class ReusedParser(click.Command):
             return list(params)
         return [p for p in params if p.name in found or p.name not in kept]
 
+    def get_help(self, ctx: click.Context) -> str:
+        """The command's help, with every option (`--help` prints it while a line is parsed)."""
+        found = ctx.meta.pop(_FOUND, None)
+        try:
+            return super().get_help(ctx)
+        finally:
+            if found is not None:
+                ctx.meta[_FOUND] = found
+
+    def get_usage(self, ctx: click.Context) -> str:
+        """The command's usage line, with every option (an error met while a line is parsed
+        shows it)."""
+        found = ctx.meta.pop(_FOUND, None)
+        try:
+            return super().get_usage(ctx)
+        finally:
+            if found is not None:
+                ctx.meta[_FOUND] = found
+
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return self._parse(ctx, args)
