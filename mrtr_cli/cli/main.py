@@ -251,7 +251,7 @@ def _internal_error(env: Environment, exc: Exception) -> int:
 
     `MRTR_DEBUG=1` prints the traceback too.
     """
-    if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
+    if env.settings.debug:
         import traceback  # noqa: PLC0415 - lazy for start-up time
 
         env.err("".join(traceback.format_exception(exc)).rstrip())

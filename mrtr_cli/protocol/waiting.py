@@ -13,7 +13,6 @@ terminal, naming the request and how to stop (docs/configuration.md).
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -43,14 +42,9 @@ SILENT_BY_NATURE = ("subscriptions/listen",)
 def wait_notice_seconds() -> float | None:
     """The silence (seconds) after which "still waiting" is printed, or None for never:
     `MRTR_WAIT_NOTICE_SECONDS` (a positive number; 0 or a bad value: never), else 5."""
-    text = os.environ.get("MRTR_WAIT_NOTICE_SECONDS")
-    if text is None or text == "":
-        return WAIT_NOTICE_SECONDS
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if 0 < value < float("inf") else None
+    from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
+
+    return current().wait_notice()
 
 
 class ResponseWaiting:
