@@ -184,71 +184,108 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
         return None
     if not isinstance(block, dict):
         raise UsageError(f"{where}: \"oauth\" must be an object")
+    b = _OAuthBlock(block, where, allowed, expand)
     s = AuthSettings()
-
-    def text(key: str, *aliases: str) -> str | None:
-        for k in (key, *aliases):
-            if k in block and block[k] is not None:
-                if not isinstance(block[k], str):
-                    raise UsageError(f"{where}: oauth {k} must be a string")
-                return check_setting(expand(block[k]), f"{where}: oauth {k}")
-        return None
-
-    s.client_id = text("clientId", "client_id")
-    secret = text("clientSecret", "client_secret")
+    s.client_id = b.text("clientId", "client_id")
+    secret = b.client_secret()
     if secret is not None:
-        if not allowed and secret.startswith(("env:", "file:")):
-            raise UsageError(f"{where}: oauth clientSecret {secret.split(':', 1)[0]}:... is not read from a "
-                             "project-directory config", hint="pass --expand-env to allow it")
-        if allowed and secret.startswith("env:"):
-            name = secret[4:]
-            if not os.environ.get(name):
-                raise UsageError(f"{where}: oauth clientSecret env:{name}: that environment variable is empty or unset")
-            secret = check_setting(os.environ[name], f"{where}: oauth clientSecret env:{name}")
-        elif allowed and secret.startswith("file:"):
-            secret = read_secret_file(secret[5:], f"{where}: oauth clientSecret file:")
         s.client_secret = secret
-    s.client_metadata_url = text("clientMetadataUrl", "client_metadata_url")
+    s.client_metadata_url = b.text("clientMetadataUrl", "client_metadata_url")
     s.scopes = _scopes(block.get("scopes", block.get("scope")), f"{where}: oauth")
-    port = block.get("redirectPort", block.get("redirect_port"))
+    port = b.redirect_port()
     if port is not None:
-        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-            raise UsageError(f"{where}: oauth redirectPort must be a port number")
         s.redirect_port = port
-    grant = text("grantType", "grant_type")
+    grant = b.text("grantType", "grant_type")
     if grant is not None:
         s.grant = check_grant(grant, f"{where}: oauth grantType")
-    method = text("tokenEndpointAuthMethod", "token_endpoint_auth_method")
+    method = b.text("tokenEndpointAuthMethod", "token_endpoint_auth_method")
     if method is not None:
         s.auth_method = check_auth_method(method, f"{where}: oauth tokenEndpointAuthMethod")
-    key_file = text("privateKeyFile", "private_key_file")
+    key_file = b.text("privateKeyFile", "private_key_file")
     if key_file is not None:
-        if not allowed:
-            raise UsageError(f"{where}: oauth privateKeyFile is not read from a project-directory config",
-                             hint="pass --expand-env to allow it")
+        b.refuse_indirection("privateKeyFile")
         s.private_key = read_secret_file(key_file, f"{where}: oauth privateKeyFile", multiline=True)
-    s.signing_alg = text("signingAlgorithm", "signing_alg")
-    s.issuer = text("issuer")
-    dpop = block.get("dpop")
+    s.signing_alg = b.text("signingAlgorithm", "signing_alg")
+    s.issuer = b.text("issuer")
+    dpop = b.dpop()
     if dpop is not None:
-        if not isinstance(dpop, bool):
-            raise UsageError(f"{where}: oauth dpop must be true or false")
         s.dpop = dpop
-    for key, attr, kind in (("assertionFile", "assertion", "file"), ("assertionCommand", "assertion", "command"),
-                            ("idTokenFile", "id_token", "file"), ("idTokenCommand", "id_token", "command")):
-        value = text(key)
-        if value is not None:
-            if not allowed:
-                raise UsageError(f"{where}: oauth {key} is not read from a project-directory config",
-                                 hint="pass --expand-env to allow it")
-            setattr(s, attr, AssertionSource(kind, value, f"{where}: oauth {key}"))
-    s.idp_token_endpoint = text("idpTokenEndpoint")
-    s.idp_client_id = text("idpClientId")
+    b.jwt_sources(s)
+    s.idp_token_endpoint = b.text("idpTokenEndpoint")
+    s.idp_client_id = b.text("idpClientId")
     if s.assertion is not None and grant is None:
         s.grant = "jwt_bearer"
     if s.id_token is not None and grant is None:
         s.grant = "id_jag"
     return s
+
+
+@dataclass
+class _OAuthBlock:
+    """One config entry's `oauth` member, read key by key for `from_config_entry` (its
+    `where`, `allowed` and `expand`)."""
+
+    block: dict[str, Any]
+    where: str
+    allowed: bool
+    expand: Callable[[str], str]
+
+    def text(self, key: str, *aliases: str) -> str | None:
+        """The first of `key`, `aliases` given: a string, `${VAR}` expanded and checked."""
+        for k in (key, *aliases):
+            if k in self.block and self.block[k] is not None:
+                if not isinstance(self.block[k], str):
+                    raise UsageError(f"{self.where}: oauth {k} must be a string")
+                return check_setting(self.expand(self.block[k]), f"{self.where}: oauth {k}")
+        return None
+
+    def refuse_indirection(self, key: str) -> None:
+        """Raises UsageError: `key` names a file or a command, which a project-directory
+        config may not (`--expand-env` allows it)."""
+        if not self.allowed:
+            raise UsageError(f"{self.where}: oauth {key} is not read from a project-directory config",
+                             hint="pass --expand-env to allow it")
+
+    def client_secret(self) -> str | None:
+        """`clientSecret`: as written, or from `env:VAR` or `file:PATH` where allowed."""
+        secret = self.text("clientSecret", "client_secret")
+        if secret is None:
+            return None
+        where = self.where
+        if not self.allowed and secret.startswith(("env:", "file:")):
+            raise UsageError(f"{where}: oauth clientSecret {secret.split(':', 1)[0]}:... is not read from a "
+                             "project-directory config", hint="pass --expand-env to allow it")
+        if self.allowed and secret.startswith("env:"):
+            name = secret[4:]
+            if not os.environ.get(name):
+                raise UsageError(f"{where}: oauth clientSecret env:{name}: that environment variable is empty or unset")
+            return check_setting(os.environ[name], f"{where}: oauth clientSecret env:{name}")
+        if self.allowed and secret.startswith("file:"):
+            return read_secret_file(secret[5:], f"{where}: oauth clientSecret file:")
+        return secret
+
+    def redirect_port(self) -> int | None:
+        """`redirectPort`: a port number (0-65535), or None."""
+        port = self.block.get("redirectPort", self.block.get("redirect_port"))
+        if port is not None and (not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535):
+            raise UsageError(f"{self.where}: oauth redirectPort must be a port number")
+        return port
+
+    def dpop(self) -> bool | None:
+        """`dpop`: true or false, or None."""
+        dpop = self.block.get("dpop")
+        if dpop is not None and not isinstance(dpop, bool):
+            raise UsageError(f"{self.where}: oauth dpop must be true or false")
+        return dpop
+
+    def jwt_sources(self, s: AuthSettings) -> None:
+        """The workload's JWT and the ID token, from a file or a command where allowed."""
+        for key, attr, kind in (("assertionFile", "assertion", "file"), ("assertionCommand", "assertion", "command"),
+                                ("idTokenFile", "id_token", "file"), ("idTokenCommand", "id_token", "command")):
+            value = self.text(key)
+            if value is not None:
+                self.refuse_indirection(key)
+                setattr(s, attr, AssertionSource(kind, value, f"{self.where}: oauth {key}"))
 
 
 def source_setting(s: AuthSettings, attr: str, kind: str, value: str | None, where: str) -> None:
