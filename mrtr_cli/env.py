@@ -13,9 +13,12 @@ import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from mrtr_cli.errors import WriteFailed
+
+if TYPE_CHECKING:
+    from mrtr_cli.settings import Settings
 
 _SLICE = 1 << 20  # characters written at a time by `out_chunks`
 
@@ -167,8 +170,20 @@ class Environment:
     config_words: list[str] = field(default_factory=list)
     no_pager: bool = False
     line_host: Any = None
+    #: the `MRTR_*` variables (settings.py); None: the process environment's, made when first asked
+    settings_given: Settings | None = field(default=None, repr=False)
     _tty: Any = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def settings(self) -> Settings:
+        """The run's `MRTR_*` settings (settings.py): `settings_given`, else the process
+        environment's (the module loads on first use: start-up time)."""
+        if self.settings_given is None:
+            from mrtr_cli.settings import Settings  # noqa: PLC0415 - lazy for start-up time
+
+            self.settings_given = Settings()
+        return self.settings_given
 
     # ------------------------------------------------------------------ terminal facts
     @staticmethod
@@ -195,7 +210,7 @@ class Environment:
 
         `MRTR_NO_INPUT=1` in the environment has the same effect as `--no-input`.
         """
-        if self.no_input or os.environ.get("MRTR_NO_INPUT", "") not in ("", "0"):
+        if self.no_input or self.settings.no_input:
             return False
         if not self.stderr_isatty:
             return False

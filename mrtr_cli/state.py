@@ -11,6 +11,11 @@ from __future__ import annotations
 
 def state_dir() -> str:
     """The state directory (created on first use by whoever writes into it)."""
+    from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
+
+    override = current().state_dir
+    if override:
+        return override
     from mrtr_cli.platform.userdirs import state_dir as chosen  # noqa: PLC0415 - lazy for start-up time
 
     return chosen()

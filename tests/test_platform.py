@@ -162,10 +162,15 @@ def _exists(*folders: str):
 
 
 @pytest.mark.parametrize("platform", ["linux", "freebsd14", "darwin", "win32"])
-def test_the_state_folder_settings_win_everywhere(platform):
+def test_the_state_folder_settings_win_everywhere(platform, monkeypatch):
     home = "/home/u"
-    assert choose_state_dir(platform, {"MRTR_STATE_DIR": "/s", "XDG_STATE_HOME": "/x"}, home, _exists(), _never) == "/s"
     assert choose_state_dir(platform, {"XDG_STATE_HOME": "/x"}, home, _exists(), _never) == os.path.join("/x", "mrtr")
+    # MRTR_STATE_DIR is mrtr's own setting (settings.py), applied before the platform's choice
+    from mrtr_cli.state import state_dir
+
+    monkeypatch.setenv("XDG_STATE_HOME", "/x")
+    monkeypatch.setenv("MRTR_STATE_DIR", "/s")
+    assert state_dir() == "/s"
 
 
 @pytest.mark.parametrize("platform", ["linux", "freebsd14"])

@@ -76,7 +76,11 @@ class TokenStore:
             words, lead = url_in_command(url)
             logout_hint = lead + shellwords.shell_line(["mrtr", *words, "auth", "logout"])
         self.logout_hint = logout_hint
-        self.backend = backend or os.environ.get("MRTR_TOKEN_STORE", "file") or "file"
+        if not backend:
+            from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
+
+            backend = current().token_store
+        self.backend = backend
         self._note = note
         if self.backend not in ("file", "keyring"):
             raise UsageError(f"MRTR_TOKEN_STORE={self.backend}: expected file or keyring")

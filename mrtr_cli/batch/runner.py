@@ -313,7 +313,7 @@ class BatchRunner:
         except MrtrError as exc:
             return error_record(line, exc, self.env)
         except Exception as exc:  # noqa: BLE001 - a bug must not take the other lines down
-            if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
+            if self.env.settings.debug:
                 import traceback  # noqa: PLC0415 - lazy for start-up time
 
                 self.env.err("".join(traceback.format_exception(exc)).rstrip())

@@ -152,36 +152,9 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
     except click.exceptions.Abort:  # click turns Ctrl-C into Abort
         return _interrupted(env)
     except click.ClickException as exc:
-        no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
-        ctx = getattr(exc, "ctx", None)
-        if isinstance(exc, no_args) and ctx is not None and not env.json_mode:
-            # `mrtr`, `mrtr task`, `mrtr auth` with no command: the help as help (on stderr:
-            # it is not a result), then the usage status, as git does.
-            env.err(ctx.get_help())
-        elif isinstance(exc, no_args) and ctx is not None:
-            _print_error(env, UsageError(f"{ctx.command_path}: missing command",
-                                        hint=f"see: {ctx.command_path} --help"), json_mode=True)
-        else:
-            _print_error(env, _usage_error(exc), json_mode=env.json_mode)
-        return int(ExitStatus.USAGE)
+        return _command_line_error(env, exc)
     except InputRequired as exc:
-        from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
-
-        print_json(env, exc.pending)
-        if (not env.json_mode and env.line_host is None and env.verbosity == 0 and not env.stderr_isatty
-                and not _pending_needs_notes(exc.pending)):
-            # A script's expected exit 5: one line, not an error block (a person, or -v, gets the steps).
-            env.err(f"mrtr: {exc.message} (next steps: mrtr help answers; -v lists them here)")
-            return int(exc.exit_status)
-        _print_error(env, exc, json_mode=env.json_mode)
-        if not env.json_mode:
-            from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
-
-            # what works in `mrtr shell`
-            notes = pending_notes if env.line_host is None else env.line_host.pending_notes
-            for line in notes(exc.pending, env.config_words):
-                env.err(line)
-        return int(exc.exit_status)
+        return _input_required(env, exc)
     except EraChanged as exc:
         if again or env.stdin_consumed:
             _print_error(env, exc, json_mode=env.json_mode)
@@ -199,6 +172,43 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         return 0
     except Exception as exc:  # noqa: BLE001 - the last resort: a bug in mrtr, never a traceback
         return _internal_error(env, exc)
+
+
+def _command_line_error(env: Environment, exc: click.ClickException) -> int:
+    """A usage error click found (exit 2): one line, or for a group given no command
+    (`mrtr`, `mrtr task`, `mrtr auth`) its help on stderr (it is not a result), as git does."""
+    no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, no_args) and ctx is not None and not env.json_mode:
+        env.err(ctx.get_help())
+    elif isinstance(exc, no_args) and ctx is not None:
+        _print_error(env, UsageError(f"{ctx.command_path}: missing command",
+                                    hint=f"see: {ctx.command_path} --help"), json_mode=True)
+    else:
+        _print_error(env, _usage_error(exc), json_mode=env.json_mode)
+    return int(ExitStatus.USAGE)
+
+
+def _input_required(env: Environment, exc: InputRequired) -> int:
+    """Exit 5: the pending document on stdout, then what to do next on stderr (one line for
+    a script; the steps for a person, `-v`, or where the document alone does not say)."""
+    from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
+
+    print_json(env, exc.pending)
+    if (not env.json_mode and env.line_host is None and env.verbosity == 0 and not env.stderr_isatty
+            and not _pending_needs_notes(exc.pending)):
+        # A script's expected exit 5: one line, not an error block (a person, or -v, gets the steps).
+        env.err(f"mrtr: {exc.message} (next steps: mrtr help answers; -v lists them here)")
+        return int(exc.exit_status)
+    _print_error(env, exc, json_mode=env.json_mode)
+    if not env.json_mode:
+        from mrtr_cli.engine.pending import pending_notes  # noqa: PLC0415 - lazy for start-up time
+
+        # what works in `mrtr shell`
+        notes = pending_notes if env.line_host is None else env.line_host.pending_notes
+        for line in notes(exc.pending, env.config_words):
+            env.err(line)
+    return int(exc.exit_status)
 
 
 def _pending_needs_notes(doc: Any) -> bool:
@@ -251,7 +261,7 @@ def _internal_error(env: Environment, exc: Exception) -> int:
 
     `MRTR_DEBUG=1` prints the traceback too.
     """
-    if os.environ.get("MRTR_DEBUG", "") not in ("", "0"):
+    if env.settings.debug:
         import traceback  # noqa: PLC0415 - lazy for start-up time
 
         env.err("".join(traceback.format_exception(exc)).rstrip())

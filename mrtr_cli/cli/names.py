@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from mrtr_cli.cli.build import make_app
-from mrtr_cli.errors import UsageError
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.app import App
@@ -119,7 +118,6 @@ def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
 #: Completion kinds whose values the server suggests: kind -> (command parameter holding the
 #: reference, `complete_params` kind).
 SERVER_VALUES = {"prompt-arguments": ("name", "prompt"), "template-variables": ("uri", "resource")}
-DEFAULT_COMPLETE_TIMEOUT = 3.0
 
 
 class _Discard(io.StringIO):
@@ -188,7 +186,6 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
     `MRTR_COMPLETE_TIMEOUT`. Raises whatever goes wrong (`complete_names` gives no items)."""
     from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
     from mrtr_cli.protocol.features.completions import (  # noqa: PLC0415 - lazy for start-up time
         cached_completion,
         complete_params,
@@ -198,10 +195,7 @@ def server_values(app: App, kind: str, ctx: click.Context, incomplete: str) -> l
         store_completion,
     )
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
-    try:
-        limit = seconds_setting("MRTR_COMPLETE_TIMEOUT", DEFAULT_COMPLETE_TIMEOUT)
-    except UsageError:  # a shell completion has nowhere to say so: the default bound holds
-        limit = DEFAULT_COMPLETE_TIMEOUT
+    limit = app.env.settings.complete_timeout()  # a bad value: the default (nowhere to say so)
     # before the run's deadline exists
     app.opts.timeout = limit if app.opts.timeout is None else min(limit, app.opts.timeout)
     app.opts.probe_timeout = min(limit, app.opts.probe_timeout or limit)

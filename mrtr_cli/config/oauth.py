@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.settings import OAUTH_NAMES, OAuthVariables
 
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
 GRANTS = ("authorization_code", "client_credentials", "jwt_bearer", "id_jag")
@@ -183,71 +184,108 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
         return None
     if not isinstance(block, dict):
         raise UsageError(f"{where}: \"oauth\" must be an object")
+    b = _OAuthBlock(block, where, allowed, expand)
     s = AuthSettings()
-
-    def text(key: str, *aliases: str) -> str | None:
-        for k in (key, *aliases):
-            if k in block and block[k] is not None:
-                if not isinstance(block[k], str):
-                    raise UsageError(f"{where}: oauth {k} must be a string")
-                return check_setting(expand(block[k]), f"{where}: oauth {k}")
-        return None
-
-    s.client_id = text("clientId", "client_id")
-    secret = text("clientSecret", "client_secret")
+    s.client_id = b.text("clientId", "client_id")
+    secret = b.client_secret()
     if secret is not None:
-        if not allowed and secret.startswith(("env:", "file:")):
-            raise UsageError(f"{where}: oauth clientSecret {secret.split(':', 1)[0]}:... is not read from a "
-                             "project-directory config", hint="pass --expand-env to allow it")
-        if allowed and secret.startswith("env:"):
-            name = secret[4:]
-            if not os.environ.get(name):
-                raise UsageError(f"{where}: oauth clientSecret env:{name}: that environment variable is empty or unset")
-            secret = check_setting(os.environ[name], f"{where}: oauth clientSecret env:{name}")
-        elif allowed and secret.startswith("file:"):
-            secret = read_secret_file(secret[5:], f"{where}: oauth clientSecret file:")
         s.client_secret = secret
-    s.client_metadata_url = text("clientMetadataUrl", "client_metadata_url")
+    s.client_metadata_url = b.text("clientMetadataUrl", "client_metadata_url")
     s.scopes = _scopes(block.get("scopes", block.get("scope")), f"{where}: oauth")
-    port = block.get("redirectPort", block.get("redirect_port"))
+    port = b.redirect_port()
     if port is not None:
-        if not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535:
-            raise UsageError(f"{where}: oauth redirectPort must be a port number")
         s.redirect_port = port
-    grant = text("grantType", "grant_type")
+    grant = b.text("grantType", "grant_type")
     if grant is not None:
         s.grant = check_grant(grant, f"{where}: oauth grantType")
-    method = text("tokenEndpointAuthMethod", "token_endpoint_auth_method")
+    method = b.text("tokenEndpointAuthMethod", "token_endpoint_auth_method")
     if method is not None:
         s.auth_method = check_auth_method(method, f"{where}: oauth tokenEndpointAuthMethod")
-    key_file = text("privateKeyFile", "private_key_file")
+    key_file = b.text("privateKeyFile", "private_key_file")
     if key_file is not None:
-        if not allowed:
-            raise UsageError(f"{where}: oauth privateKeyFile is not read from a project-directory config",
-                             hint="pass --expand-env to allow it")
+        b.refuse_indirection("privateKeyFile")
         s.private_key = read_secret_file(key_file, f"{where}: oauth privateKeyFile", multiline=True)
-    s.signing_alg = text("signingAlgorithm", "signing_alg")
-    s.issuer = text("issuer")
-    dpop = block.get("dpop")
+    s.signing_alg = b.text("signingAlgorithm", "signing_alg")
+    s.issuer = b.text("issuer")
+    dpop = b.dpop()
     if dpop is not None:
-        if not isinstance(dpop, bool):
-            raise UsageError(f"{where}: oauth dpop must be true or false")
         s.dpop = dpop
-    for key, attr, kind in (("assertionFile", "assertion", "file"), ("assertionCommand", "assertion", "command"),
-                            ("idTokenFile", "id_token", "file"), ("idTokenCommand", "id_token", "command")):
-        value = text(key)
-        if value is not None:
-            if not allowed:
-                raise UsageError(f"{where}: oauth {key} is not read from a project-directory config",
-                                 hint="pass --expand-env to allow it")
-            setattr(s, attr, AssertionSource(kind, value, f"{where}: oauth {key}"))
-    s.idp_token_endpoint = text("idpTokenEndpoint")
-    s.idp_client_id = text("idpClientId")
+    b.jwt_sources(s)
+    s.idp_token_endpoint = b.text("idpTokenEndpoint")
+    s.idp_client_id = b.text("idpClientId")
     if s.assertion is not None and grant is None:
         s.grant = "jwt_bearer"
     if s.id_token is not None and grant is None:
         s.grant = "id_jag"
     return s
+
+
+@dataclass
+class _OAuthBlock:
+    """One config entry's `oauth` member, read key by key for `from_config_entry` (its
+    `where`, `allowed` and `expand`)."""
+
+    block: dict[str, Any]
+    where: str
+    allowed: bool
+    expand: Callable[[str], str]
+
+    def text(self, key: str, *aliases: str) -> str | None:
+        """The first of `key`, `aliases` given: a string, `${VAR}` expanded and checked."""
+        for k in (key, *aliases):
+            if k in self.block and self.block[k] is not None:
+                if not isinstance(self.block[k], str):
+                    raise UsageError(f"{self.where}: oauth {k} must be a string")
+                return check_setting(self.expand(self.block[k]), f"{self.where}: oauth {k}")
+        return None
+
+    def refuse_indirection(self, key: str) -> None:
+        """Raises UsageError: `key` names a file or a command, which a project-directory
+        config may not (`--expand-env` allows it)."""
+        if not self.allowed:
+            raise UsageError(f"{self.where}: oauth {key} is not read from a project-directory config",
+                             hint="pass --expand-env to allow it")
+
+    def client_secret(self) -> str | None:
+        """`clientSecret`: as written, or from `env:VAR` or `file:PATH` where allowed."""
+        secret = self.text("clientSecret", "client_secret")
+        if secret is None:
+            return None
+        where = self.where
+        if not self.allowed and secret.startswith(("env:", "file:")):
+            raise UsageError(f"{where}: oauth clientSecret {secret.split(':', 1)[0]}:... is not read from a "
+                             "project-directory config", hint="pass --expand-env to allow it")
+        if self.allowed and secret.startswith("env:"):
+            name = secret[4:]
+            if not os.environ.get(name):
+                raise UsageError(f"{where}: oauth clientSecret env:{name}: that environment variable is empty or unset")
+            return check_setting(os.environ[name], f"{where}: oauth clientSecret env:{name}")
+        if self.allowed and secret.startswith("file:"):
+            return read_secret_file(secret[5:], f"{where}: oauth clientSecret file:")
+        return secret
+
+    def redirect_port(self) -> int | None:
+        """`redirectPort`: a port number (0-65535), or None."""
+        port = self.block.get("redirectPort", self.block.get("redirect_port"))
+        if port is not None and (not isinstance(port, int) or isinstance(port, bool) or not 0 <= port <= 65535):
+            raise UsageError(f"{self.where}: oauth redirectPort must be a port number")
+        return port
+
+    def dpop(self) -> bool | None:
+        """`dpop`: true or false, or None."""
+        dpop = self.block.get("dpop")
+        if dpop is not None and not isinstance(dpop, bool):
+            raise UsageError(f"{self.where}: oauth dpop must be true or false")
+        return dpop
+
+    def jwt_sources(self, s: AuthSettings) -> None:
+        """The workload's JWT and the ID token, from a file or a command where allowed."""
+        for key, attr, kind in (("assertionFile", "assertion", "file"), ("assertionCommand", "assertion", "command"),
+                                ("idTokenFile", "id_token", "file"), ("idTokenCommand", "id_token", "command")):
+            value = self.text(key)
+            if value is not None:
+                self.refuse_indirection(key)
+                setattr(s, attr, AssertionSource(kind, value, f"{self.where}: oauth {key}"))
 
 
 def source_setting(s: AuthSettings, attr: str, kind: str, value: str | None, where: str) -> None:
@@ -279,65 +317,98 @@ def check_auth_method(value: str, where: str) -> str:
     return value
 
 
-#: The OAuth environment variables read as they are (each checked by `check_setting`).
-_TEXT_VARIABLES = ("MRTR_CLIENT_ID", "MRTR_CLIENT_SECRET", "MRTR_CLIENT_METADATA_URL", "MRTR_OAUTH_SCOPE",
-                   "MRTR_OAUTH_GRANT", "MRTR_OAUTH_AUTH_METHOD", "MRTR_SIGNING_ALG", "MRTR_OAUTH_ISSUER",
-                   "MRTR_REDIRECT_PORT")
+#: The OAuth variables read as they are (each checked by `check_setting` before any is applied).
+_TEXT_VARIABLES = ("client_id", "client_secret", "client_metadata_url", "scope", "grant", "auth_method",
+                   "signing_alg", "issuer", "redirect_port")
+#: Text variables applied as they are (an `OAuthVariables` field is the `AuthSettings` attribute).
+_PLAIN = ("client_id", "client_secret")
+#: The identity provider's variables (ID-JAG), each checked by `check_setting`.
+_IDP = ("idp_token_endpoint", "idp_client_id", "idp_client_secret")
 
 
-def apply_environment(s: AuthSettings, environ: Any = None) -> AuthSettings:
-    """Override `s` with the `MRTR_*` OAuth environment variables (module docstring). A
-    `*_FILE` variable's file is read by `read_secret_file` (the rules of every user file).
+def apply_environment(s: AuthSettings, variables: OAuthVariables | None = None) -> AuthSettings:
+    """Override `s` with the `MRTR_*` OAuth environment variables (module docstring), in
+    the order of the table there. A `*_FILE` variable's file is read by `read_secret_file`
+    (the rules of every user file).
+
+    Args:
+        variables: the variables (settings.py `Settings.oauth`); None: the process
+            environment's.
 
     Raises:
         UsageError: a bad value (a line break or control character, named by its variable
             and never shown), an unreadable secret or key file.
     """
-    env = os.environ if environ is None else environ
-    value = {name: check_setting(env[name], name) for name in _TEXT_VARIABLES if env.get(name)}
-    if "MRTR_CLIENT_ID" in value:
-        s.client_id = value["MRTR_CLIENT_ID"]
-    if "MRTR_CLIENT_SECRET" in value:
-        s.client_secret = value["MRTR_CLIENT_SECRET"]
-    if env.get("MRTR_CLIENT_SECRET_FILE"):
-        s.client_secret = read_secret_file(env["MRTR_CLIENT_SECRET_FILE"], "MRTR_CLIENT_SECRET_FILE")
-    if "MRTR_CLIENT_METADATA_URL" in value:
-        s.client_metadata_url = value["MRTR_CLIENT_METADATA_URL"]
-    if "MRTR_OAUTH_SCOPE" in value:
-        s.scopes = value["MRTR_OAUTH_SCOPE"].split()
-    if "MRTR_OAUTH_GRANT" in value:
-        s.grant = check_grant(value["MRTR_OAUTH_GRANT"], "MRTR_OAUTH_GRANT")
-    if "MRTR_OAUTH_AUTH_METHOD" in value:
-        s.auth_method = check_auth_method(value["MRTR_OAUTH_AUTH_METHOD"], "MRTR_OAUTH_AUTH_METHOD")
-    if env.get("MRTR_PRIVATE_KEY_FILE"):
-        s.private_key = read_secret_file(env["MRTR_PRIVATE_KEY_FILE"], "MRTR_PRIVATE_KEY_FILE", multiline=True)
-    if "MRTR_SIGNING_ALG" in value:
-        s.signing_alg = value["MRTR_SIGNING_ALG"]
-    if "MRTR_OAUTH_ISSUER" in value:
-        s.issuer = value["MRTR_OAUTH_ISSUER"]
-    if env.get("MRTR_OAUTH_DPOP"):
-        flag = check_setting(env["MRTR_OAUTH_DPOP"], "MRTR_OAUTH_DPOP").strip().lower()
+    if variables is None:
+        from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
+
+        variables = current().oauth()
+    v = variables
+    text = {name: check_setting(getattr(v, name), OAUTH_NAMES[name])
+            for name in _TEXT_VARIABLES if getattr(v, name)}
+    _apply_client(s, v, text)
+    _apply_grant(s, text)
+    _apply_signing(s, v, text)
+    for attr, kind_fields in (("assertion", ("assertion", "assertion_file", "assertion_command")),
+                              ("id_token", ("id_token", "id_token_file", "id_token_command"))):
+        value_field, file_field, command_field = kind_fields
+        source_setting(s, attr, "env", OAUTH_NAMES[value_field] if getattr(v, value_field) else None,
+                       OAUTH_NAMES[value_field])
+        source_setting(s, attr, "file", getattr(v, file_field), OAUTH_NAMES[file_field])
+        source_setting(s, attr, "command", getattr(v, command_field), OAUTH_NAMES[command_field])
+    for name in _IDP:
+        if getattr(v, name):
+            setattr(s, name, check_setting(getattr(v, name), OAUTH_NAMES[name]))
+    if "redirect_port" in text:
+        s.redirect_port = _port(text["redirect_port"])
+    return s
+
+
+def _apply_client(s: AuthSettings, v: OAuthVariables, text: dict[str, str]) -> None:
+    """Who the client is: its id, its secret (or secret file), its metadata URL."""
+    for name in _PLAIN:
+        if name in text:
+            setattr(s, name, text[name])
+    if v.client_secret_file:
+        s.client_secret = read_secret_file(v.client_secret_file, OAUTH_NAMES["client_secret_file"])
+    if "client_metadata_url" in text:
+        s.client_metadata_url = text["client_metadata_url"]
+
+
+def _apply_grant(s: AuthSettings, text: dict[str, str]) -> None:
+    """What the client asks for and how it authenticates: scopes, grant, endpoint auth method."""
+    if "scope" in text:
+        s.scopes = text["scope"].split()
+    if "grant" in text:
+        s.grant = check_grant(text["grant"], OAUTH_NAMES["grant"])
+    if "auth_method" in text:
+        s.auth_method = check_auth_method(text["auth_method"], OAUTH_NAMES["auth_method"])
+
+
+def _apply_signing(s: AuthSettings, v: OAuthVariables, text: dict[str, str]) -> None:
+    """Keys and where credentials may go: the private key and its algorithm, the issuer, DPoP."""
+    if v.private_key_file:
+        s.private_key = read_secret_file(v.private_key_file, OAUTH_NAMES["private_key_file"], multiline=True)
+    if "signing_alg" in text:
+        s.signing_alg = text["signing_alg"]
+    if "issuer" in text:
+        s.issuer = text["issuer"]
+    if v.dpop:
+        flag = check_setting(v.dpop, OAUTH_NAMES["dpop"]).strip().lower()
         if flag not in ("1", "0", "true", "false", "yes", "no"):
             raise UsageError("MRTR_OAUTH_DPOP: expected 1 or 0")
         s.dpop = flag in ("1", "true", "yes")
-    for attr, names in (("assertion", ("MRTR_ASSERTION", "MRTR_ASSERTION_FILE", "MRTR_ASSERTION_COMMAND")),
-                        ("id_token", ("MRTR_ID_TOKEN", "MRTR_ID_TOKEN_FILE", "MRTR_ID_TOKEN_COMMAND"))):
-        value_name, file_name, command_name = names
-        source_setting(s, attr, "env", value_name if env.get(value_name) else None, value_name)
-        source_setting(s, attr, "file", env.get(file_name), file_name)
-        source_setting(s, attr, "command", env.get(command_name), command_name)
-    for attr, name in (("idp_token_endpoint", "MRTR_IDP_TOKEN_ENDPOINT"), ("idp_client_id", "MRTR_IDP_CLIENT_ID"),
-                       ("idp_client_secret", "MRTR_IDP_CLIENT_SECRET")):
-        if env.get(name):
-            setattr(s, attr, check_setting(env[name], name))
-    if "MRTR_REDIRECT_PORT" in value:
-        try:
-            s.redirect_port = int(value["MRTR_REDIRECT_PORT"])
-        except ValueError:
-            raise UsageError("MRTR_REDIRECT_PORT: expected a port number") from None
-        if not 0 <= s.redirect_port <= 65535:
-            raise UsageError(f"MRTR_REDIRECT_PORT={s.redirect_port}: expected a port number (0-65535)")
-    return s
+
+
+def _port(text: str) -> int:
+    """`MRTR_REDIRECT_PORT`'s port. Raises UsageError: not a port number (0-65535)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise UsageError("MRTR_REDIRECT_PORT: expected a port number") from None
+    if not 0 <= port <= 65535:
+        raise UsageError(f"MRTR_REDIRECT_PORT={port}: expected a port number (0-65535)")
+    return port
 
 
 def check_settings(s: AuthSettings) -> None:

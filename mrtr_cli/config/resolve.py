@@ -33,9 +33,7 @@ def resolve_target(opts: RunOptions, env: Environment, *, read_file: Callable[[s
     given = [x for x in (o.url, o.stdio, o.server) if x]
     from_environment = not given
     if from_environment:
-        o.url = os.environ.get("MRTR_URL") or None
-        o.stdio = os.environ.get("MRTR_STDIO") or None
-        o.server = os.environ.get("MRTR_SERVER") or None
+        o.url, o.stdio, o.server = env.settings.url, env.settings.stdio, env.settings.server
         given = [x for x in (o.url, o.stdio, o.server) if x]
     if not given:
         raise UsageError("no server given: use --url URL, --stdio \"CMD ARGS\" or -s NAME")

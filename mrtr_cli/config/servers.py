@@ -226,106 +226,129 @@ def server_target(entry: ServerEntry, *, expand_env: bool, add_secret: Callable[
             URL or header.
     """
     e = entry.entry
-    allowed = expand_env or entry.source.user_level
-    where = entry.where
-    builtins = {"workspaceFolder": entry.source.root,
-                "workspaceFolderBasename": os.path.basename(entry.source.root)} if e.syntax is MRTR else {}
-    base = os.path.dirname(os.path.abspath(os.path.expanduser(entry.source.path)))
-    skipped: list[str] = []
-    unread: list[str] = []
+    values = _EntryValues(entry, allowed=expand_env or entry.source.user_level, add_secret=add_secret)
+    for note in e.notes:
+        warn(f"mrtr: note: {entry.where}: {note}")
+    target = _stdio_target(entry, values) if e.kind == "stdio" else _http_target(entry, values)
+    if e.roots is not None:
+        if not isinstance(e.roots, list):
+            raise UsageError(f"{entry.where}: roots must be a list of paths or {{uri, name}} objects")
+        target.roots = (e.roots, f"{entry.where}: roots", entry.source.root)
+    if values.skipped:
+        warn(f"mrtr: note: {entry.where}: {', '.join(values.skipped)} left as written (a project config is not "
+             "expanded; pass --expand-env to expand)")
+    if values.unread:
+        warn(f"mrtr: note: {entry.where}: {', '.join(values.unread)} not read (a project config is not expanded; "
+             "pass --expand-env to read it)")
+    return target
 
-    def expand(text: Any, what: str) -> str:
+
+class _EntryValues:
+    """The values of one config entry as they are read: `${VAR}` expanded where `allowed`
+    (user-level files, `--expand-env`), a host's variable references read, every secret
+    registered; what was left as written (`skipped`) or not read (`unread`) is noted."""
+
+    def __init__(self, entry: ServerEntry, *, allowed: bool, add_secret: Callable[[str], None]):
+        e = entry.entry
+        self.syntax = e.syntax
+        self.where = entry.where
+        self.allowed = allowed
+        self.add_secret = add_secret
+        self.builtins = {"workspaceFolder": entry.source.root,
+                         "workspaceFolderBasename": os.path.basename(entry.source.root)} if e.syntax is MRTR else {}
+        self.base = os.path.dirname(os.path.abspath(os.path.expanduser(entry.source.path)))
+        self.skipped: list[str] = []
+        self.unread: list[str] = []
+
+    def expand(self, text: Any, what: str) -> str:
+        """`text` (a string, else UsageError) with its references expanded and checked."""
+        where = self.where
         if not isinstance(text, str):
             raise UsageError(f"{where}: {what} must be a string")
-        value, refs = expand_vars(text, allowed=allowed, builtins=builtins, where=where, syntax=e.syntax,
-                                  base=base, secret=add_secret)
-        skipped.extend(r for r in refs if r not in skipped)
+        value, refs = expand_vars(text, allowed=self.allowed, builtins=self.builtins, where=where,
+                                  syntax=self.syntax, base=self.base, secret=self.add_secret)
+        self.skipped.extend(r for r in refs if r not in self.skipped)
         check_text(value, f"{where}: {what}", from_bytes=True)  # ${VAR} from the environment
         if "\x00" in value:  # named, never shown: an env value is a secret
             raise UsageError(f"{where}: {what} holds a NUL character, which a command line or an "
                              "environment cannot carry")
         return value
 
-    def value_of(raw: Any, what: str) -> str | None:
+    def value_of(self, raw: Any, what: str) -> str | None:
         """An env or header value: expanded text, or read from the environment (None: left out)."""
         if not isinstance(raw, EnvRef):
-            return expand(raw, what)
+            return self.expand(raw, what)
         shown = f"{raw.field or what} {raw.variable}"
-        if not allowed:
-            unread.append(shown)
+        if not self.allowed:
+            self.unread.append(shown)
             return None
         found = os.environ.get(raw.variable)
         if not found:
             if raw.required:
-                raise UsageError(f"{where}: {shown}: that environment variable is empty or unset")
+                raise UsageError(f"{self.where}: {shown}: that environment variable is empty or unset")
             return None
-        add_secret(found)
-        return raw.prefix + expand(found, what)
+        self.add_secret(found)
+        return raw.prefix + self.expand(found, what)
 
-    def secret(value: str, raw: Any) -> None:
-        # Every `env` and `headers` value of an entry is a secret, whatever its name (a config
-        # file is where people paste tokens under any name: X-Plain, DB_URL); only a value left
-        # as a `${VAR}` template, the file's own text, is not.
+    def secret(self, value: str, raw: Any) -> None:
+        """Register an `env` or `headers` value as a secret. Every such value of an entry is
+        one, whatever its name (a config file is where people paste tokens under any name:
+        X-Plain, DB_URL); only a value left as a `${VAR}` template, the file's own text, is not."""
         template = (isinstance(raw, str) and value == raw
-                    and expand_vars(raw, allowed=False, syntax=e.syntax)[1])
+                    and expand_vars(raw, allowed=False, syntax=self.syntax)[1])
         if template:
             return
-        add_secret(value)
-        add_secret(value.split(" ", 1)[-1])
+        self.add_secret(value)
+        self.add_secret(value.split(" ", 1)[-1])
 
-    for note in e.notes:
-        warn(f"mrtr: note: {where}: {note}")
-    if e.kind == "stdio":
-        argv = [expand(e.command, "command")] + [expand(a, f"args[{i}]") for i, a in enumerate(e.args)]
-        env = {}
-        for key, raw in e.env.items():
-            if not key or any(c in key for c in "=\x00"):
-                raise UsageError(f"{where}: env name {key!r} is not a usable variable name (empty, or holds = or NUL)")
-            value = value_of(raw, f"env {key}")
-            if value is not None:
-                env[key] = value
-                secret(value, raw)
-        cwd = expand(e.cwd, "cwd") if e.cwd else None
-        if cwd is not None and not os.path.isabs(os.path.expanduser(cwd)):
-            cwd = os.path.join(entry.source.root, cwd)
-        target = Target(command=argv, server=entry.select or entry.name, env=env,
-                        cwd=os.path.expanduser(cwd) if cwd else None)
-    else:
-        url = check_url(expand(e.url, "url"), f"{where}: url")
-        for part in url_secrets(url):
-            add_secret(part)
-        headers = {}
-        for name, raw in e.headers.items():
-            value = value_of(raw, f"header {name}")
-            if value is None:
-                continue
-            header_part = None
-            if e.syntax is MRTR and not isinstance(raw, EnvRef):  # mrtr's `env:VAR` / `file:PATH` values
-                value, header_part = resolve_header_value(value, allowed=allowed, where=f"{where}: header {name}")
-            check_header(name, value, f"{where}: header {name}")
-            headers[name] = value
-            secret(value, raw)
-            if header_part:
-                add_secret(header_part)
-        target = Target(url=url, server=entry.select or entry.name, headers=headers)
-        from mrtr_cli.config.oauth import from_config_entry  # noqa: PLC0415 - lazy for start-up time
 
-        target.oauth = from_config_entry({"oauth": e.oauth} if e.oauth is not None else {}, where=where,
-                                         allowed=allowed, expand=lambda t: expand(t, "oauth"))
-        if target.oauth is not None:
-            for value in (target.oauth.client_secret, target.oauth.private_key):
-                if value:
-                    add_secret(value)
-    if e.roots is not None:
-        if not isinstance(e.roots, list):
-            raise UsageError(f"{where}: roots must be a list of paths or {{uri, name}} objects")
-        target.roots = (e.roots, f"{where}: roots", entry.source.root)
-    if skipped:
-        warn(f"mrtr: note: {where}: {', '.join(skipped)} left as written (a project config is not expanded; "
-             "pass --expand-env to expand)")
-    if unread:
-        warn(f"mrtr: note: {where}: {', '.join(unread)} not read (a project config is not expanded; "
-             "pass --expand-env to read it)")
+def _stdio_target(entry: ServerEntry, values: _EntryValues) -> Target:
+    """A stdio entry's target: its command, environment and working directory."""
+    e, where, expand = entry.entry, entry.where, values.expand
+    argv = [expand(e.command, "command")] + [expand(a, f"args[{i}]") for i, a in enumerate(e.args)]
+    env = {}
+    for key, raw in e.env.items():
+        if not key or any(c in key for c in "=\x00"):
+            raise UsageError(f"{where}: env name {key!r} is not a usable variable name (empty, or holds = or NUL)")
+        value = values.value_of(raw, f"env {key}")
+        if value is not None:
+            env[key] = value
+            values.secret(value, raw)
+    cwd = expand(e.cwd, "cwd") if e.cwd else None
+    if cwd is not None and not os.path.isabs(os.path.expanduser(cwd)):
+        cwd = os.path.join(entry.source.root, cwd)
+    return Target(command=argv, server=entry.select or entry.name, env=env,
+                  cwd=os.path.expanduser(cwd) if cwd else None)
+
+
+def _http_target(entry: ServerEntry, values: _EntryValues) -> Target:
+    """An HTTP entry's target: its URL, headers and OAuth settings, their secrets registered."""
+    e, where, add_secret = entry.entry, entry.where, values.add_secret
+    url = check_url(values.expand(e.url, "url"), f"{where}: url")
+    for part in url_secrets(url):
+        add_secret(part)
+    headers = {}
+    for name, raw in e.headers.items():
+        value = values.value_of(raw, f"header {name}")
+        if value is None:
+            continue
+        header_part = None
+        if e.syntax is MRTR and not isinstance(raw, EnvRef):  # mrtr's `env:VAR` / `file:PATH` values
+            value, header_part = resolve_header_value(value, allowed=values.allowed, where=f"{where}: header {name}")
+        check_header(name, value, f"{where}: header {name}")
+        headers[name] = value
+        values.secret(value, raw)
+        if header_part:
+            add_secret(header_part)
+    target = Target(url=url, server=entry.select or entry.name, headers=headers)
+    from mrtr_cli.config.oauth import from_config_entry  # noqa: PLC0415 - lazy for start-up time
+
+    target.oauth = from_config_entry({"oauth": e.oauth} if e.oauth is not None else {}, where=where,
+                                     allowed=values.allowed, expand=lambda t: values.expand(t, "oauth"))
+    if target.oauth is not None:
+        for value in (target.oauth.client_secret, target.oauth.private_key):
+            if value:
+                add_secret(value)
     return target
 
 

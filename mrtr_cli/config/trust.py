@@ -106,7 +106,9 @@ def apply_saved_target(opts: Any, saved: Any, *, source: str, trusted: bool = Fa
         raise UsageError(f"{source}: its target is not {{\"url\"|\"stdio\"|\"server\": text}}")
     url, stdio = saved.get("url"), saved.get("stdio")
     if url and REDACTED in url:
-        given = os.environ.get("MRTR_URL") or ""
+        from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
+
+        given = current().url or ""
         if not given or public_url(given) != url:  # MRTR_URL: the same URL, with the credentials
             raise UsageError(f"{source}: its URL was saved without its credentials ({sanitize(url, single_line=True)})",
                              hint="give the URL again, with its credentials: set MRTR_URL to it, or add --url "

@@ -1,7 +1,6 @@
 """Values that come from somewhere else: `${VAR}` in config files (and each host
 format's own way of writing it: `Syntax`), `env:VAR` and
-`file:PATH` in header values, and numbers of seconds from `MRTR_*` environment variables
-(`seconds_setting`).
+`file:PATH` in header values.
 
 A config file must not be able to send your environment or your files to a server,
 so whoever reads a config decides whether indirection is allowed (user-level
@@ -194,27 +193,3 @@ def resolve_header_value(value: str, *, allowed: bool, where: str,
     if "\r" in found or "\n" in found:
         raise UsageError(f"{where}: the value from {kind}:{ref} has a line break, which a header cannot carry")
     return (f"{scheme} {found}" if scheme else found), found
-
-
-def seconds_setting(name: str, default: float) -> float:
-    """A number of seconds from the environment variable `name`: `default` when it is unset
-    or empty.
-
-    Raises:
-        UsageError: the value is not a positive, finite number (exit 2), naming the variable.
-    """
-    import math  # noqa: PLC0415 - start-up time: read only by sign-in and shell completion
-
-    text = os.environ.get(name, "")
-    if not text.strip():
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (0 < value < math.inf):
-        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - start-up time: only on an error path
-
-        raise UsageError(f"{name}={sanitize(text, single_line=True)[:40]!r}: expected a positive number of seconds",
-                         hint=f"unset it for the default ({default:g} s)")
-    return value

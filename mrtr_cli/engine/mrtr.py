@@ -122,6 +122,51 @@ class EngineOutcome:
 TaskHandler = Callable[[dict[str, Any], dict[str, Any]], EngineOutcome]
 
 
+@dataclass(frozen=True)
+class Round:
+    """One `input_required` result, checked (basic/patterns/mrtr "Input-required rounds").
+
+    Attributes:
+        number: which round of the call (1 for the first).
+        input_requests: the server's `inputRequests` (key -> input request), or None when
+            only `requestState` came (load shedding).
+        request_state: the exact `requestState` string to send back, or None.
+    """
+
+    number: int
+    input_requests: Any
+    request_state: str | None
+
+    @classmethod
+    def of(cls, result: dict[str, Any], number: int, max_rounds: int) -> Round:
+        """Round `number` from an `input_required` `result`.
+
+        Raises:
+            ProtocolError: beyond `max_rounds` (`--max-rounds`), neither inputRequests nor
+                requestState, a requestState that is not a string.
+        """
+        if number > max_rounds:
+            raise ProtocolError(
+                f"the server still asks for input after {max_rounds} rounds (--max-rounds {max_rounds})",
+                hint="raise --max-rounds if the server really needs more rounds",
+            )
+        input_requests = result.get("inputRequests")
+        request_state = result.get("requestState")
+        if input_requests is None and request_state is None:
+            raise ProtocolError("the server's input_required result has neither inputRequests nor requestState")
+        if request_state is not None and not isinstance(request_state, str):
+            raise ProtocolError("the server's requestState is not a string")
+        return cls(number, input_requests, request_state)
+
+
+def _refuse_lone_surrogate(params: dict[str, Any]) -> None:
+    """Raises UsageError: the user's own text holds a lone surrogate (a server's is echoed as it came)."""
+    surrogate = lone_surrogate_in(params)
+    if surrogate is not None:
+        raise UsageError(f"not sent: the text holds a lone surrogate (\\u{ord(surrogate):04x}), "
+                         "which is not valid Unicode")
+
+
 class MrtrEngine:
     """Drives one MRTR-capable request to a final result.
 
@@ -194,10 +239,7 @@ class MrtrEngine:
             JsonRpcError, TransportError, AuthError, TimeoutExpired, UsageError, Declined.
             Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
         """
-        surrogate = lone_surrogate_in(params)
-        if surrogate is not None:  # the user's own text (a server's is echoed as it came)
-            raise UsageError(f"not sent: the text holds a lone surrogate (\\u{ord(surrogate):04x}), "
-                             "which is not valid Unicode")
+        _refuse_lone_surrogate(params)
         caps = self.capabilities(method)
         self.sent.seed(sent)
         outcome = EngineOutcome(result={})
@@ -205,61 +247,81 @@ class MrtrEngine:
         backoff = _BACKOFF_START
         preset = dict(answered or {})
         while True:
-            result_type = result.get("resultType", "complete")
-            if result_type == "complete" and self._legacy_task(method, result):
-                result_type = "task"
-            if result_type == "complete":
-                outcome.result = result
-                outcome.declined = outcome.declined or self.chain.declined
-                return outcome
-            if result_type == "task":
-                if self.on_task is None or method != "tools/call" or TASKS_EXTENSION not in caps.get("extensions", {}):
-                    raise ProtocolError(
-                        f"the server answered {method} with a task, but this request did not declare the "
-                        "tasks extension"
-                    )
-                task_outcome = self.on_task(result, caps)
-                task_outcome.rounds += outcome.rounds
-                task_outcome.declined = task_outcome.declined or outcome.declined
-                return task_outcome
+            result_type = self._result_type(method, result)
             if result_type != "input_required":
-                raise ProtocolError(
-                    f"the server sent an unrecognised resultType {quote_value(result_type)} for {method}",
-                    data={"resultType": result_type},
-                )
+                return self._final(result_type, method, result, caps, outcome)
             outcome.rounds += 1
-            if outcome.rounds > self.max_rounds:
-                raise ProtocolError(
-                    f"the server still asks for input after {self.max_rounds} rounds (--max-rounds {self.max_rounds})",
-                    hint="raise --max-rounds if the server really needs more rounds",
-                )
-            input_requests = result.get("inputRequests")
-            request_state = result.get("requestState")
-            if input_requests is None and request_state is None:
-                raise ProtocolError("the server's input_required result has neither inputRequests nor requestState")
-            if request_state is not None and not isinstance(request_state, str):
-                raise ProtocolError("the server's requestState is not a string")
+            rnd = Round.of(result, outcome.rounds, self.max_rounds)
             responses: dict[str, Any] | None = None
-            if input_requests:
-                responses = self._answer(method, params, caps, input_requests, request_state, preset)
+            if rnd.input_requests:
+                responses = self._answer_round(method, params, caps, rnd, preset, outcome)
                 preset = {}
-                if self.recorder is not None:
-                    self.recorder.record(responses)
-                if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in responses.values()):
-                    outcome.declined = True
                 backoff = _BACKOFF_START
-            else:
-                # Load shedding: only requestState came back. Retry soon, backing off.
+            else:  # load shedding: only requestState came back; retry soon, backing off
                 self._sleep(backoff)
                 backoff = min(backoff * 2, _BACKOFF_MAX)
-            try:
-                result = self._send(method, params, caps, responses, request_state)
-            except (TransportError, TimeoutExpired) as exc:
-                if responses and self.chain.interactive:
-                    self._keep_typed_answers(exc, method, params, input_requests, request_state, responses)
-                raise
-            if responses:
-                self.sent.record(responses)  # the server has them (a pending document carries them on)
+            result = self._retry(method, params, caps, rnd, responses)
+
+    # ------------------------------------------------------------------ one round, as policy around the loop
+    def _result_type(self, method: str, result: dict[str, Any]) -> object:
+        """The result's `resultType` ("complete" when absent); a 2025-11-25 CreateTaskResult is "task"."""
+        result_type: object = result.get("resultType", "complete")
+        if result_type == "complete" and self._legacy_task(method, result):
+            return "task"
+        return result_type
+
+    def _final(self, result_type: object, method: str, result: dict[str, Any], caps: dict[str, Any],
+               outcome: EngineOutcome) -> EngineOutcome:
+        """The call's outcome for a result that is not `input_required`: complete, or a task
+        (handed to the task hook).
+
+        Raises:
+            ProtocolError: a task this request did not declare the tasks extension for, or an
+                unrecognised resultType.
+        """
+        if result_type == "complete":
+            outcome.result = result
+            outcome.declined = outcome.declined or self.chain.declined
+            return outcome
+        if result_type == "task":
+            if self.on_task is None or method != "tools/call" or TASKS_EXTENSION not in caps.get("extensions", {}):
+                raise ProtocolError(
+                    f"the server answered {method} with a task, but this request did not declare the "
+                    "tasks extension"
+                )
+            task_outcome = self.on_task(result, caps)
+            task_outcome.rounds += outcome.rounds
+            task_outcome.declined = task_outcome.declined or outcome.declined
+            return task_outcome
+        raise ProtocolError(
+            f"the server sent an unrecognised resultType {quote_value(result_type)} for {method}",
+            data={"resultType": result_type},
+        )
+
+    def _answer_round(self, method: str, params: dict[str, Any], caps: dict[str, Any], rnd: Round,
+                      preset: dict[str, Any], outcome: EngineOutcome) -> dict[str, Any]:
+        """The responses to `rnd`'s input requests (`preset`: already gathered, on resume),
+        recorded for `--save-answers`; a declined or cancelled form marks `outcome`."""
+        responses = self._answer(method, params, caps, rnd.input_requests, rnd.request_state, preset)
+        if self.recorder is not None:
+            self.recorder.record(responses)
+        if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in responses.values()):
+            outcome.declined = True
+        return responses
+
+    def _retry(self, method: str, params: dict[str, Any], caps: dict[str, Any], rnd: Round,
+               responses: dict[str, Any] | None) -> dict[str, Any]:
+        """The request again with `responses` and `rnd`'s exact requestState; the server's
+        answer. A person's answers that could not be delivered are kept (`_keep_typed_answers`)."""
+        try:
+            result = self._send(method, params, caps, responses, rnd.request_state)
+        except (TransportError, TimeoutExpired) as exc:
+            if responses and self.chain.interactive:
+                self._keep_typed_answers(exc, method, params, rnd.input_requests, rnd.request_state, responses)
+            raise
+        if responses:
+            self.sent.record(responses)  # the server has them (a pending document carries them on)
+        return result
 
     # ------------------------------------------------------------------ internals
     def _legacy_task(self, method: str, result: dict[str, Any]) -> bool:

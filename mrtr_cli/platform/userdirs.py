@@ -2,7 +2,8 @@
 `state_dir()`, chosen by `choose_state_dir`, a pure function of the platform and the
 environment (tested for every platform on any one).
 
-1. `MRTR_STATE_DIR`, when set, everywhere.
+1. `MRTR_STATE_DIR`, when set, everywhere (mrtr's own setting: `mrtr_cli/state.py` applies it
+   before asking this module).
 2. `$XDG_STATE_HOME/mrtr`, when `XDG_STATE_HOME` is set, everywhere.
 3. Linux (and every POSIX system but macOS): `~/.local/state/mrtr`, as before.
 4. macOS and Windows: `~/.local/state/mrtr` when that folder already exists (made by an
@@ -27,15 +28,13 @@ def choose_state_dir(platform: str, environ: Mapping[str, str], home: str,
 
     Args:
         platform: `sys.platform` ("linux", "darwin", "win32", ...).
-        environ: the environment (`MRTR_STATE_DIR`, `XDG_STATE_HOME`).
+        environ: the environment (`XDG_STATE_HOME`; `MRTR_STATE_DIR` is mrtr's own setting,
+            applied before this choice: `mrtr_cli/state.py`).
         home: the user's home folder.
         exists: whether a folder exists (`os.path.isdir`).
         native: the platform's own state folder for mrtr (`platformdirs`), asked only when
             it is the answer.
     """
-    override = environ.get("MRTR_STATE_DIR")
-    if override:
-        return override
     xdg = environ.get("XDG_STATE_HOME")
     if xdg:
         return os.path.join(xdg, APP)

@@ -13,7 +13,6 @@ terminal, naming the request and how to stop (docs/configuration.md).
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import TimeoutExpired, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.settings import DEFAULT_WAIT_NOTICE, current
 from mrtr_cli.transport.base import Message, Transport
 from mrtr_cli.transport.future import CancelledError, Future
 
@@ -32,9 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.render.trace import Tracer
 
 _POLL = 0.2  # seconds between deadline checks while waiting on a response
-#: Seconds a stdio server may stay silent on a request before a person at a terminal is
-#: told; `MRTR_WAIT_NOTICE_SECONDS` sets it (0 turns the line off).
-WAIT_NOTICE_SECONDS = 5.0
 #: Requests whose response is not due while the server is silent: a subscription
 #: (basic/patterns/subscriptions) sends notifications when there is something to say.
 SILENT_BY_NATURE = ("subscriptions/listen",)
@@ -43,14 +40,7 @@ SILENT_BY_NATURE = ("subscriptions/listen",)
 def wait_notice_seconds() -> float | None:
     """The silence (seconds) after which "still waiting" is printed, or None for never:
     `MRTR_WAIT_NOTICE_SECONDS` (a positive number; 0 or a bad value: never), else 5."""
-    text = os.environ.get("MRTR_WAIT_NOTICE_SECONDS")
-    if text is None or text == "":
-        return WAIT_NOTICE_SECONDS
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if 0 < value < float("inf") else None
+    return current().wait_notice()
 
 
 class ResponseWaiting:
@@ -117,7 +107,7 @@ class ResponseWaiting:
         (progress for `token`, or any message less than a wait-notice ago: then the notice
         is due that long after it); returns when the next check is due (None: done).
         `due` is when this check was due."""
-        after = wait_notice_seconds() or WAIT_NOTICE_SECONDS
+        after = wait_notice_seconds() or DEFAULT_WAIT_NOTICE
         with self._lock:
             heard = token is not None and token in self._shown
             last = self._heard_at

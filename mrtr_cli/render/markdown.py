@@ -118,87 +118,126 @@ def plain_text(markdown: str, width: int = 80) -> str:
     Returns:
         The text, one trailing newline.
     """
-    lines = markdown.splitlines()
-    out: list[str] = []
-    para: list[str] = []
+    page = _Page(markdown.splitlines(), width)
     i = 0
+    while i < len(page.lines):
+        i = page.block(i)
+    return page.text()
 
-    def blank() -> None:
-        if out and out[-1] != "":
-            out.append("")
 
-    def flush() -> None:
-        if para:
-            out.extend(_wrap(inline(" ".join(para)), width))
-            para.clear()
+class _Page:
+    """A help page being turned into plain text (`plain_text`): one reader per kind of
+    block, each given the index of a line and returning the index after its block, or None
+    when the line does not start one; a line no reader takes joins the paragraph."""
 
-    while i < len(lines):
-        line = lines[i]
-        stripped = line.strip()
-        if stripped.startswith("```") or stripped.startswith("~~~"):
-            flush()
-            blank()
-            fence, code = stripped[:3], []
-            i += 1
-            while i < len(lines) and not lines[i].strip().startswith(fence):
-                code.append(lines[i])
-                i += 1
-            out += _code(code, width)
-            out.append("")
-            i += 1
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            flush()
-            blank()
-            title = inline(heading.group(2))
-            out += _wrap(title.upper() if len(heading.group(1)) == 1 else title, width)
-            out.append("")
-            i += 1
-            continue
-        if stripped.startswith("|") and i + 1 < len(lines) and _RULE.match(lines[i + 1]):
-            flush()
-            blank()
-            rows = [_cells(line)]
-            i += 2
-            while i < len(lines) and lines[i].strip().startswith("|"):
-                rows.append(_cells(lines[i]))
-                i += 1
-            out += _table(rows, width)
-            out.append("")
-            continue
-        item = _ITEM.match(line)
-        if item:
-            flush()
-            indent, mark, text = item.groups()
-            mark = "-" if mark in "-*+" else mark
-            depth = 2 + min(len(indent), 8)
-            i += 1
-            while (i < len(lines) and lines[i].strip() and not _ITEM.match(lines[i])
-                   and lines[i].startswith(" ")):
-                text += " " + lines[i].strip()
-                i += 1
-            out += _wrap(inline(text), width, first=" " * depth + mark + " ", rest=" " * (depth + len(mark) + 1))
-            continue
-        if not stripped:
-            flush()
-            blank()
-            i += 1
-            continue
-        if stripped.startswith(">"):
-            flush()
-            quote = []
-            while i < len(lines) and lines[i].strip().startswith(">"):
-                quote.append(lines[i].strip()[1:].strip())
-                i += 1
-            out += _wrap(inline(" ".join(quote)), width, first="  ", rest="  ")
-            continue
-        para.append(stripped)
+    def __init__(self, lines: list[str], width: int):
+        self.lines = lines
+        self.width = width
+        self.out: list[str] = []
+        self.para: list[str] = []
+        self.readers = (self._fence, self._heading, self._table, self._item, self._blank_line, self._quote)
+
+    def block(self, i: int) -> int:
+        """Read the block starting at line `i`; the index of the line after it."""
+        for reader in self.readers:
+            after = reader(i)
+            if after is not None:
+                return after
+        self.para.append(self.lines[i].strip())
+        return i + 1
+
+    def text(self) -> str:
+        """The page so far, the last paragraph included, with one trailing newline."""
+        self._flush()
+        out = self.out
+        while out and out[-1] == "":
+            out.pop()
+        return "\n".join(out) + "\n"
+
+    def _blank(self) -> None:
+        if self.out and self.out[-1] != "":
+            self.out.append("")
+
+    def _flush(self) -> None:
+        if self.para:
+            self.out.extend(_wrap(inline(" ".join(self.para)), self.width))
+            self.para.clear()
+
+    def _fence(self, i: int) -> int | None:
+        lines, stripped = self.lines, self.lines[i].strip()
+        if not (stripped.startswith("```") or stripped.startswith("~~~")):
+            return None
+        self._flush()
+        self._blank()
+        fence, code = stripped[:3], []
         i += 1
-    flush()
-    while out and out[-1] == "":
-        out.pop()
-    return "\n".join(out) + "\n"
+        while i < len(lines) and not lines[i].strip().startswith(fence):
+            code.append(lines[i])
+            i += 1
+        self.out += _code(code, self.width)
+        self.out.append("")
+        return i + 1
+
+    def _heading(self, i: int) -> int | None:
+        heading = _HEADING.match(self.lines[i])
+        if not heading:
+            return None
+        self._flush()
+        self._blank()
+        title = inline(heading.group(2))
+        self.out += _wrap(title.upper() if len(heading.group(1)) == 1 else title, self.width)
+        self.out.append("")
+        return i + 1
+
+    def _table(self, i: int) -> int | None:
+        lines = self.lines
+        if not (lines[i].strip().startswith("|") and i + 1 < len(lines) and _RULE.match(lines[i + 1])):
+            return None
+        self._flush()
+        self._blank()
+        rows = [_cells(lines[i])]
+        i += 2
+        while i < len(lines) and lines[i].strip().startswith("|"):
+            rows.append(_cells(lines[i]))
+            i += 1
+        self.out += _table(rows, self.width)
+        self.out.append("")
+        return i
+
+    def _item(self, i: int) -> int | None:
+        lines = self.lines
+        item = _ITEM.match(lines[i])
+        if not item:
+            return None
+        self._flush()
+        indent, mark, text = item.groups()
+        mark = "-" if mark in "-*+" else mark
+        depth = 2 + min(len(indent), 8)
+        i += 1
+        while i < len(lines) and lines[i].strip() and not _ITEM.match(lines[i]) and lines[i].startswith(" "):
+            text += " " + lines[i].strip()
+            i += 1
+        self.out += _wrap(inline(text), self.width, first=" " * depth + mark + " ", rest=" " * (depth + len(mark) + 1))
+        return i
+
+    def _blank_line(self, i: int) -> int | None:
+        if self.lines[i].strip():
+            return None
+        self._flush()
+        self._blank()
+        return i + 1
+
+    def _quote(self, i: int) -> int | None:
+        lines = self.lines
+        if not lines[i].strip().startswith(">"):
+            return None
+        self._flush()
+        quote = []
+        while i < len(lines) and lines[i].strip().startswith(">"):
+            quote.append(lines[i].strip()[1:].strip())
+            i += 1
+        self.out += _wrap(inline(" ".join(quote)), self.width, first="  ", rest="  ")
+        return i
 
 
 def rendered(env: Environment, markdown: str, width: int) -> str:

@@ -25,8 +25,7 @@ def pager_command(env: Environment) -> list[str] | None:
     owns the screen), or the variables turn it off."""
     if env.no_pager or env.line_host is not None or not env.stdout_isatty:
         return None
-    for name in ("MRTR_PAGER", "PAGER"):
-        value = os.environ.get(name)
+    for value in (env.settings.pager, os.environ.get("PAGER")):
         if value is not None:
             if value.strip() in _OFF:
                 return None

@@ -284,46 +284,57 @@ class ResponderChain:
             exact = self.store.next_in_order(ask.key)
         if exact is not None:
             value, source = exact
-            if ask.method == ELICIT:
-                value = _drop_null_fields(value)
-            if ask.method == ELICIT and ask.mode == "form":
-                # -a flags come before files: they override field by field.
-                overlay, flag_sources = self._flag_overlay(ask)
-                if overlay:
-                    accepted = isinstance(value, dict) and value.get("action") == "accept"
-                    content = value.get("content") if accepted and isinstance(value.get("content"), dict) else {}
-                    value = {"action": "accept", "content": {**content, **overlay}}
-                    source = ", ".join([source, *flag_sources])
-            if ask.method == ROOTS:
-                value = _drop_null_root_names(value)
-            self._check_exact(ask, value, source)
-            if ask.method == ELICIT and ask.mode == "form":
-                value = _normalized(value, ask.params)
-            outcome.sources[ask.key] = source
-            if not self.store.is_list(ask.key):
-                outcome.once[ask.key] = (source, value)
-            return value
+            return self._stored_answer(ask, value, source, outcome)
         if ask.method == ELICIT and ask.mode == "form":
             answer = self._form_from_fields(ask, outcome)
             if answer is not None:
                 outcome.once[ask.key] = (outcome.sources[ask.key], answer)
             return answer
         if ask.method == ROOTS:
-            roots = self.roots
-            source = self.roots_source
-            if roots is None:
-                from_file = self.store.roots()
-                if from_file is not None:
-                    roots, source = from_file
-                    self._check_exact(ask, {"roots": roots}, source)
-            if roots is not None:
-                outcome.sources[ask.key] = source
-                return {"roots": [dict(r) for r in roots]}
+            return self._configured_roots(ask, outcome)
         if ask.method == SAMPLING and self.sampler is not None:
             result = self.sampler(ask.params)
             outcome.sources[ask.key] = "--sampling-command"
             return result
         return None
+
+    def _stored_answer(self, ask: InputAsk, value: Any, source: str, outcome: RoundOutcome) -> Any:
+        """The answer store's answer for `ask` (from `source`), shaped and checked: null
+        fields and root names dropped, a form's `-a` flags laid over it field by field."""
+        form = ask.method == ELICIT and ask.mode == "form"
+        if ask.method == ELICIT:
+            value = _drop_null_fields(value)
+        if form:
+            # -a flags come before files: they override field by field.
+            overlay, flag_sources = self._flag_overlay(ask)
+            if overlay:
+                accepted = isinstance(value, dict) and value.get("action") == "accept"
+                content = value.get("content") if accepted and isinstance(value.get("content"), dict) else {}
+                value = {"action": "accept", "content": {**content, **overlay}}
+                source = ", ".join([source, *flag_sources])
+        if ask.method == ROOTS:
+            value = _drop_null_root_names(value)
+        self._check_exact(ask, value, source)
+        if form:
+            value = _normalized(value, ask.params)
+        outcome.sources[ask.key] = source
+        if not self.store.is_list(ask.key):
+            outcome.once[ask.key] = (source, value)
+        return value
+
+    def _configured_roots(self, ask: InputAsk, outcome: RoundOutcome) -> Any:
+        """`roots/list`'s answer from `--root` flags, else an answer file's roots; None: neither."""
+        roots = self.roots
+        source = self.roots_source
+        if roots is None:
+            from_file = self.store.roots()
+            if from_file is not None:
+                roots, source = from_file
+                self._check_exact(ask, {"roots": roots}, source)
+        if roots is None:
+            return None
+        outcome.sources[ask.key] = source
+        return {"roots": [dict(r) for r in roots]}
 
     def _check_exact(self, ask: InputAsk, value: Any, source: str) -> None:
         if ask.method == ELICIT:

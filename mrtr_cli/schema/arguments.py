@@ -205,58 +205,93 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
     for item in items:
         counts[item.key] = counts.get(item.key, 0) + 1
     seen: dict[str, int] = {}
-    objects: dict[tuple[str, ...], ArgItem] = {}  # the objects items made (by a dotted key), by path
-    values: dict[tuple[str, ...], ArgItem] = {}  # the values items gave, by path
+    paths = _Paths()
     for item in items:
-        schema = property_schema(input_schema, item.path)
-        types = _types(schema)
-        is_array = "array" in types and (item.literal is False or not isinstance(item.value, list))
-        try:
-            if item.literal:
-                value = item.value
-            elif is_array:
-                item_schema = schema.get("items") if isinstance(schema, dict) else None
-                value = coerce_value(item.value, item_schema, item.text)
-            else:
-                value = coerce_value(item.value, schema, item.text)
-        except UsageError:
-            if not lenient:
-                raise
-            value = item.value  # --no-validate: this item as its text, the others typed
-        made = objects.get(tuple(item.path))
+        value, is_array = _typed_value(item, input_schema, lenient)
+        paths.claim(item)
+        seen[item.key] = seen.get(item.key, 0) + 1
+        _place(args, item, value, as_list=is_array or counts[item.key] > 1, first=seen[item.key] == 1)
+    if json_depth(args) > MAX_JSON_DEPTH:
+        raise UsageError(f"the arguments nest deeper than {MAX_JSON_DEPTH} levels")
+    return args
+
+
+def _typed_value(item: ArgItem, input_schema: Any, lenient: bool) -> tuple[Any, bool]:
+    """`item`'s value typed by its property's schema, and whether that property is an array
+    (each item is then one element).
+
+    Raises:
+        UsageError: the value cannot be coerced (unless `lenient`: then it is its text).
+    """
+    schema = property_schema(input_schema, item.path)
+    is_array = "array" in _types(schema) and (item.literal is False or not isinstance(item.value, list))
+    try:
+        if item.literal:
+            return item.value, is_array
+        if is_array:
+            item_schema = schema.get("items") if isinstance(schema, dict) else None
+            return coerce_value(item.value, item_schema, item.text), is_array
+        return coerce_value(item.value, schema, item.text), is_array
+    except UsageError:
+        if not lenient:
+            raise
+        return item.value, is_array  # --no-validate: this item as its text, the others typed
+
+
+class _Paths:
+    """The paths items have given a value (`a=1`) and made an object (`a.b=1`), so that one
+    key is never both, in either order."""
+
+    def __init__(self) -> None:
+        self.objects: dict[tuple[str, ...], ArgItem] = {}  # the objects items made (by a dotted key), by path
+        self.values: dict[tuple[str, ...], ArgItem] = {}  # the values items gave, by path
+
+    def claim(self, item: ArgItem) -> None:
+        """Record `item`'s path and the objects above it.
+
+        Raises:
+            UsageError: the path is already an object, or a key above it already a value.
+        """
+        made = self.objects.get(tuple(item.path))
         if made is not None:
             raise UsageError(f"argument {_shown(item.text)}: {item.key!r} is already an object "
                              f"(from {_shown(made.text)})",
                              hint="give the key either a value or dotted parts, not both")
         for i in range(1, len(item.path)):
-            given = values.get(tuple(item.path[:i]))
+            given = self.values.get(tuple(item.path[:i]))
             if given is not None:  # a value an item gave, even an object (`a:={...}`): not merged into
                 raise UsageError(f"argument {_shown(item.text)}: {item.path[i - 1]!r} is already a value "
                                  f"(from {_shown(given.text)})",
                                  hint="give the key either a value or dotted parts, not both")
-            objects.setdefault(tuple(item.path[:i]), item)
-        values.setdefault(tuple(item.path), item)
-        node = args
-        for part in item.path[:-1]:
-            child = node.get(part)
-            if child is None:
-                child = node[part] = {}
-            if not isinstance(child, dict):
-                raise UsageError(f"argument {_shown(item.text)}: {part!r} is already a value, not an object")
-            node = child
-        last = item.path[-1]
-        seen[item.key] = seen.get(item.key, 0) + 1
-        if is_array or counts[item.key] > 1:
-            if seen[item.key] == 1 and not isinstance(node.get(last), list):
-                node[last] = []
-            elif not isinstance(node.get(last), list):
-                node[last] = [node[last]]
-            node[last].append(value)
-        else:
-            node[last] = value
-    if json_depth(args) > MAX_JSON_DEPTH:
-        raise UsageError(f"the arguments nest deeper than {MAX_JSON_DEPTH} levels")
-    return args
+            self.objects.setdefault(tuple(item.path[:i]), item)
+        self.values.setdefault(tuple(item.path), item)
+
+
+def _place(args: dict[str, Any], item: ArgItem, value: Any, *, as_list: bool, first: bool) -> None:
+    """Put `value` at `item`'s path in `args`, making the objects on the way: set, or for
+    `as_list` appended to an array (`first`: the key's first item, which starts the array
+    unless `--args` already gave one).
+
+    Raises:
+        UsageError: a key on the way is already a value (from `--args`), not an object.
+    """
+    node = args
+    for part in item.path[:-1]:
+        child = node.get(part)
+        if child is None:
+            child = node[part] = {}
+        if not isinstance(child, dict):
+            raise UsageError(f"argument {_shown(item.text)}: {part!r} is already a value, not an object")
+        node = child
+    last = item.path[-1]
+    if not as_list:
+        node[last] = value
+        return
+    if first and not isinstance(node.get(last), list):
+        node[last] = []
+    elif not isinstance(node.get(last), list):
+        node[last] = [node[last]]
+    node[last].append(value)
 
 
 def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, Any]:

@@ -21,6 +21,8 @@ schemas, and annotations (`title`, `description`, `default`, `examples`, `format
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 _DIALECTS = {
@@ -103,6 +105,9 @@ def _count(value: Any) -> int:
 
 
 def _check(instance: Any, schema: Any) -> None:
+    """Returns when `instance` certainly meets `schema`; raises `_Unsure` otherwise: each
+    keyword of `_VALUE_CHECKS` and `_LIMITS` the schema holds, then the items of an array or
+    the members of an object."""
     if schema is True or schema == {}:
         return
     if not isinstance(schema, dict):
@@ -110,36 +115,32 @@ def _check(instance: Any, schema: Any) -> None:
     for key in schema:
         if key not in _ASSERTIONS and key not in _ANNOTATIONS and not key.startswith("x-"):
             raise _Unsure(key)
-    if "type" in schema:
-        names = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if not any(_type_ok(instance, str(name)) for name in names):
-            raise _Unsure("type")
-    if "enum" in schema and not (isinstance(schema["enum"], list) and any(_equal(instance, e) for e in schema["enum"])):
-        raise _Unsure("enum")
-    if "const" in schema and not _equal(instance, schema["const"]):
-        raise _Unsure("const")
-    if "anyOf" in schema:
-        _check_any_of(instance, schema["anyOf"])
-    if "oneOf" in schema:
-        _check_one_of(instance, schema["oneOf"])
-    if _is_number(instance):
-        if "minimum" in schema and instance < _bound(schema["minimum"]):
-            raise _Unsure("minimum")
-        if "maximum" in schema and instance > _bound(schema["maximum"]):
-            raise _Unsure("maximum")
-        if "exclusiveMinimum" in schema and instance <= _bound(schema["exclusiveMinimum"]):
-            raise _Unsure("exclusiveMinimum")
-        if "exclusiveMaximum" in schema and instance >= _bound(schema["exclusiveMaximum"]):
-            raise _Unsure("exclusiveMaximum")
-    elif isinstance(instance, str):
-        if "minLength" in schema and len(instance) < _count(schema["minLength"]):
-            raise _Unsure("minLength")
-        if "maxLength" in schema and len(instance) > _count(schema["maxLength"]):
-            raise _Unsure("maxLength")
-    elif isinstance(instance, list):
-        _check_array(instance, schema)
+    for key, check in _VALUE_CHECKS.items():
+        if key in schema:
+            check(instance, schema[key])
+    for key, (applies, measure, bound, agree) in _LIMITS.items():
+        if key in schema and applies(instance) and not agree(measure(instance), bound(schema[key])):
+            raise _Unsure(key)
+    if isinstance(instance, list):
+        _check_items(instance, schema)
     elif isinstance(instance, dict):
         _check_object(instance, schema)
+
+
+def _check_type(instance: Any, value: Any) -> None:
+    names = value if isinstance(value, list) else [value]
+    if not any(_type_ok(instance, str(name)) for name in names):
+        raise _Unsure("type")
+
+
+def _check_enum(instance: Any, value: Any) -> None:
+    if not (isinstance(value, list) and any(_equal(instance, e) for e in value)):
+        raise _Unsure("enum")
+
+
+def _check_const(instance: Any, value: Any) -> None:
+    if not _equal(instance, value):
+        raise _Unsure("const")
 
 
 def _check_any_of(instance: Any, branches: Any) -> None:
@@ -165,11 +166,7 @@ def _check_one_of(instance: Any, branches: Any) -> None:
         raise _Unsure("oneOf")
 
 
-def _check_array(instance: list[Any], schema: dict[str, Any]) -> None:
-    if "minItems" in schema and len(instance) < _count(schema["minItems"]):
-        raise _Unsure("minItems")
-    if "maxItems" in schema and len(instance) > _count(schema["maxItems"]):
-        raise _Unsure("maxItems")
+def _check_items(instance: list[Any], schema: dict[str, Any]) -> None:
     if "items" in schema:
         if not isinstance(schema["items"], dict | bool):
             raise _Unsure("items")  # draft-07 tuple form
@@ -178,10 +175,6 @@ def _check_array(instance: list[Any], schema: dict[str, Any]) -> None:
 
 
 def _check_object(instance: dict[str, Any], schema: dict[str, Any]) -> None:
-    if "minProperties" in schema and len(instance) < _count(schema["minProperties"]):
-        raise _Unsure("minProperties")
-    if "maxProperties" in schema and len(instance) > _count(schema["maxProperties"]):
-        raise _Unsure("maxProperties")
     required = schema.get("required", [])
     if not isinstance(required, list) or any(name not in instance for name in required):
         raise _Unsure("required")
@@ -194,3 +187,42 @@ def _check_object(instance: dict[str, Any], schema: dict[str, Any]) -> None:
             _check(value, properties[name])
         elif extra is not True:
             _check(value, extra)  # `false` (no extra allowed) is not a dict: _Unsure
+
+
+#: The keywords on the instance's type and value: keyword -> its check (instance, keyword's value).
+_VALUE_CHECKS: dict[str, Callable[[Any, Any], None]] = {
+    "type": _check_type, "enum": _check_enum, "const": _check_const, "anyOf": _check_any_of, "oneOf": _check_one_of,
+}
+
+
+def _is_string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
+#: The range and size keywords: keyword -> (the instances it applies to, what of them is
+#: measured, the bound as the schema gives it (else `_Unsure`), whether measure and bound agree).
+_LIMITS: dict[str, tuple[Callable[[Any], bool], Callable[[Any], Any], Callable[[Any], Any],
+                         Callable[[Any, Any], bool]]] = {
+    "minimum": (_is_number, _itself, _bound, operator.ge),
+    "maximum": (_is_number, _itself, _bound, operator.le),
+    "exclusiveMinimum": (_is_number, _itself, _bound, operator.gt),
+    "exclusiveMaximum": (_is_number, _itself, _bound, operator.lt),
+    "minLength": (_is_string, len, _count, operator.ge),
+    "maxLength": (_is_string, len, _count, operator.le),
+    "minItems": (_is_array, len, _count, operator.ge),
+    "maxItems": (_is_array, len, _count, operator.le),
+    "minProperties": (_is_object, len, _count, operator.ge),
+    "maxProperties": (_is_object, len, _count, operator.le),
+}

@@ -10,7 +10,6 @@ than the limit; it is an invalid response (exit 4) naming the size.
 
 from __future__ import annotations
 
-import os
 import re
 
 from mrtr_cli.errors import UsageError
@@ -80,7 +79,9 @@ def max_message_size(*, strict: bool = True) -> int:
     """
     if _override is not None:
         return _override
-    value = os.environ.get(ENV_VAR)
+    from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
+
+    value = current().max_message_size
     if not value:
         return DEFAULT_MAX_MESSAGE_SIZE
     try:

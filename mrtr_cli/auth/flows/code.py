@@ -94,61 +94,93 @@ class CodeFlow(ClientParts):
         """
         import secrets  # noqa: PLC0415 - lazy for start-up time
 
-        from mrtr_cli.auth.flows import consent  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.auth.flows import pkce as flow  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.auth.flows.loopback import Loopback, NoResponse  # noqa: PLC0415 - lazy for start-up time
 
-        s = self.settings
-        flow.check_paste_possible(self.env, s.no_browser)  # before anything is registered
+        flow.check_paste_possible(self.env, self.settings.no_browser)  # before anything is registered
         state = secrets.token_urlsafe(32)
-        client = self._code_client(server, stored, scopes)
-        listener = None
-        if client is not None and client.get("source") == "registered":
-            # A registered client is used again on the redirect URI it registered.
-            listener = _reuse_listener(state, client, s.redirect_port)
-            if listener is None:
-                client = None
+        client, listener = self._client_and_listener(server, stored, scopes, state)
         reused = client is not None and client.get("source") == "registered"
-        if listener is None:
-            path = "/callback" if client is not None else None
-            listener = Loopback(state, port=s.redirect_port, path=path)
         try:
             if client is None:
                 client = registration.register(self.http, server, listener.redirect_uri, scopes)
                 self.store.update(server.issuer, client=client, endpoints=endpoints_of(server), current=False)
             if client.get("client_secret"):
                 self.env.add_secret(client["client_secret"])
-            grants_of = client.get("grant_types")
-            if isinstance(grants_of, list) and "refresh_token" not in grants_of and "offline_access" in scopes:
-                scopes = [x for x in scopes if x != "offline_access"]  # no refresh for this client
+            scopes = _scopes_for(client, scopes)
             req = flow.build_request(server, client["client_id"], listener.redirect_uri, scopes, state)
-            ask = not self.login
-            paused = self.deadline.paused() if self.deadline is not None else contextlib.nullcontext()
-            try:
-                with paused:
-                    if ask or not self.env.quiet:
-                        consent.describe(self.env, self.label, server.issuer, scopes)
-                    code = flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=s.no_browser)
-            except flow.AuthorizationRefused as refused:
-                if reused and refused.error in _GONE and (
-                        refused.error != "invalid_scope" or not registration.covers(client, scopes, server)
-                        or not isinstance(client.get("scope"), str)):
-                    raise _RegistrationGone(client, refused.error) from None
-                raise
-            except NoResponse as exc:
-                if reused:
-                    # The server may show an "unknown client" page and never come back: the
-                    # registration is dropped, so that the next sign-in registers again.
-                    self.store.forget_client(server.issuer)  # no note: the hint below says it
-                    raise AuthError(str(exc), hint=(
-                        f"mrtr reused its registration at {server.issuer}; if the sign-in page showed an error "
-                        "(an unknown client), the server has forgotten it. In case it has, that registration "
-                        f"was dropped (a new one costs nothing): run {self.settings.login_hint} to register "
-                        "again")) from None
-                raise
+            code = self._browser_code(server, client, req, listener, scopes, reused)
         finally:
             listener.close()
-        data = flow.code_exchange_data(code, req, server.resource)
+        tokens = self._exchange_code(server, client, flow.code_exchange_data(code, req, server.resource), scopes,
+                                     dpop=dpop, reused=reused)
+        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=endpoints_of(server))
+        if not self.env.quiet and not self.login:  # `auth login` says so itself
+            self.env.err(f"mrtr: signed in to {self.label}")
+        return self._remember(tokens)
+
+    def _client_and_listener(self, server: AuthServer, stored: dict[str, Any] | None, scopes: list[str],
+                             state: str) -> tuple[dict[str, Any] | None, Any]:
+        """The client to sign in with (None: register one) and the loopback listener for the
+        redirect: a registered client is used again on the redirect URI it registered, or
+        not at all when that cannot be bound."""
+        from mrtr_cli.auth.flows.loopback import Loopback  # noqa: PLC0415 - lazy for start-up time
+
+        port = self.settings.redirect_port
+        client = self._code_client(server, stored, scopes)
+        if client is not None and client.get("source") == "registered":
+            listener = _reuse_listener(state, client, port)
+            if listener is not None:
+                return client, listener
+            client = None
+        return client, Loopback(state, port=port, path="/callback" if client is not None else None)
+
+    def _browser_code(self, server: AuthServer, client: dict[str, Any], req: Any, listener: Any,
+                      scopes: list[str], reused: bool) -> str:
+        """The authorization code, from the browser (the person asked first unless `auth
+        login`), the run's deadline paused while they are away.
+
+        Raises:
+            _RegistrationGone: a reused registration was refused by the authorization server.
+            AuthError: refused, or no redirect came (a reused registration is then forgotten).
+        """
+        from mrtr_cli.auth.flows import consent  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.flows import pkce as flow  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.auth.flows.loopback import NoResponse  # noqa: PLC0415 - lazy for start-up time
+
+        ask = not self.login
+        paused = self.deadline.paused() if self.deadline is not None else contextlib.nullcontext()
+        try:
+            with paused:
+                if ask or not self.env.quiet:
+                    consent.describe(self.env, self.label, server.issuer, scopes)
+                return flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=self.settings.no_browser)
+        except flow.AuthorizationRefused as refused:
+            if reused and refused.error in _GONE and (
+                    refused.error != "invalid_scope" or not registration.covers(client, scopes, server)
+                    or not isinstance(client.get("scope"), str)):
+                raise _RegistrationGone(client, refused.error) from None
+            raise
+        except NoResponse as exc:
+            if reused:
+                # The server may show an "unknown client" page and never come back: the
+                # registration is dropped, so that the next sign-in registers again.
+                self.store.forget_client(server.issuer)  # no note: the hint below says it
+                raise AuthError(str(exc), hint=(
+                    f"mrtr reused its registration at {server.issuer}; if the sign-in page showed an error "
+                    "(an unknown client), the server has forgotten it. In case it has, that registration "
+                    f"was dropped (a new one costs nothing): run {self.settings.login_hint} to register "
+                    "again")) from None
+            raise
+
+    def _exchange_code(self, server: AuthServer, client: dict[str, Any], data: dict[str, str], scopes: list[str],
+                       *, dpop: bool, reused: bool) -> dict[str, Any]:
+        """The tokens for the authorization code (`data`: the token request's form).
+
+        Raises:
+            _RegistrationGone: a reused registration was refused at the token endpoint.
+            AuthError: no token endpoint; grants.TokenError: refused (a registration made
+                now and refused is forgotten, for the next sign-in).
+        """
         endpoint = server.endpoint("token_endpoint")
         if not endpoint:
             raise AuthError(f"the authorization server {server.issuer} has no token_endpoint")
@@ -162,10 +194,7 @@ class CodeFlow(ClientParts):
             if client.get("source") == "registered" and err.error in ("invalid_client", "unauthorized_client"):
                 self._forget_registration(server.issuer, client, err.error, again=False)
             raise
-        self.store.update(server.issuer, client=client, tokens=tokens, endpoints=endpoints_of(server))
-        if not self.env.quiet and not self.login:  # `auth login` says so itself
-            self.env.err(f"mrtr: signed in to {self.label}")
-        return self._remember(tokens)
+        return tokens
 
     def _forget_registration(self, issuer: str, client: dict[str, Any], reason: str, *, again: bool) -> None:
         """Drop a client registration the server refused (and its tokens), saying so in one
@@ -174,6 +203,14 @@ class CodeFlow(ClientParts):
         when = "registering again" if again else "the next sign-in registers again"
         self._note(f"mrtr: {issuer} does not accept mrtr's registration (client {shown(client.get('client_id'))}: "
                    f"{shown(reason)}); it was forgotten, {when}")
+
+
+def _scopes_for(client: dict[str, Any], scopes: list[str]) -> list[str]:
+    """`scopes` without `offline_access` when `client` may not use refresh tokens."""
+    grants_of = client.get("grant_types")
+    if isinstance(grants_of, list) and "refresh_token" not in grants_of and "offline_access" in scopes:
+        return [x for x in scopes if x != "offline_access"]  # no refresh for this client
+    return scopes
 
 
 def _reuse_listener(state: str, client: dict[str, Any], port: int) -> Any:

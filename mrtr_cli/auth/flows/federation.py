@@ -47,7 +47,9 @@ def read_assertion(source: AssertionSource, what: str, deadline: Any = None) -> 
         TimeoutExpired: the command did not finish within `--timeout` (exit 7).
     """
     if source.kind == "env":
-        value = os.environ.get(source.value, "")
+        from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
+
+        value = current().jwt_variable(source.value)
         if not value.strip():
             raise UsageError(f"{what} ({source.where}): the environment variable {source.value} is empty or unset")
     elif source.kind == "file":

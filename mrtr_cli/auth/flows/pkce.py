@@ -24,8 +24,9 @@ from mrtr_cli.auth.flows.loopback import Loopback
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError, Declined
 from mrtr_cli.render.sanitize import one_line
+from mrtr_cli.settings import DEFAULT_AUTH_WAIT
 
-DEFAULT_WAIT = 300.0
+DEFAULT_WAIT = DEFAULT_AUTH_WAIT
 
 
 class AuthorizationRefused(AuthError):
@@ -120,9 +121,9 @@ def wait_seconds() -> float:
     Raises:
         UsageError: MRTR_AUTH_WAIT is not a positive number of seconds (exit 2).
     """
-    from mrtr_cli.config.values import seconds_setting  # noqa: PLC0415 - start-up time
+    from mrtr_cli.settings import current  # noqa: PLC0415 - start-up time
 
-    return seconds_setting("MRTR_AUTH_WAIT", DEFAULT_WAIT)
+    return current().auth_wait()
 
 
 def run_browser_flow(env: Environment, req: AuthorizationRequest, listener: Loopback, *,

@@ -43,7 +43,6 @@ class Refresh(ClientParts):
         federated = client.get("source") in ("jwt-bearer", "id-jag")  # may have no client id
         if not issuer or not endpoint or not (client.get("client_id") or federated):
             return None
-        s = self.settings
         proof_key = new_key
         if tokens.get("token_type") == "DPoP":  # the new token is bound to the same key
             from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - lazy for start-up time
@@ -51,34 +50,16 @@ class Refresh(ClientParts):
             proof_key = ProofKey.from_stored(tokens.get("dpop_key"))
             if proof_key is None:
                 return None
+        resource = endpoints.get("resource") or self.url
         if federated:
-            if not s.unattended or s.client_credentials or federated_client(s)["source"] != client["source"]:
-                return None  # this run has no JWT to present: a sign-in is needed
-            try:
-                data = self._federated_form(issuer, endpoints.get("resource") or self.url,
-                                            (tokens.get("scope") or "").split())
-            except AuthError:
-                return None
-            client = federated_client(s)
+            request = self._federated_request(client, issuer, resource, tokens)
         elif client.get("source") == "client-credentials":
-            if s.client_credentials and s.client_id == client.get("client_id"):
-                client = cc_client(s)  # the settings of this run win over the stored ones
-            elif client.get("token_endpoint_auth_method") == "private_key_jwt" and not s.private_key:
-                return None
-            data = {"grant_type": "client_credentials", "resource": endpoints.get("resource") or self.url}
-            if tokens.get("scope"):
-                data["scope"] = tokens["scope"]
+            request = self._client_credentials_request(client, resource, tokens)
         else:
-            refresh = tokens.get("refresh_token")
-            if not isinstance(refresh, str):
-                return None
-            if client.get("source") == "registered" and registration.expired(client):
-                self._forget_registration(issuer, client, "its client secret expired", again=False)
-                return None
-            if s.client_secret and s.client_id == client["client_id"]:
-                client["client_secret"] = s.client_secret
-            data = {"grant_type": "refresh_token", "refresh_token": refresh,
-                    "resource": endpoints.get("resource") or self.url}
+            request = self._refresh_token_request(client, issuer, resource, tokens)
+        if request is None:
+            return None
+        client, data = request
         try:
             new = self._send(client, endpoint, data, issuer=issuer, guessed=bool(endpoints.get("guessed")),
                              previous=tokens, requested_scope=tokens.get("scope"), proof_key=proof_key)
@@ -92,3 +73,45 @@ class Refresh(ClientParts):
             return None
         self.store.update(issuer, tokens=new)
         return self._remember(new)
+
+    def _federated_request(self, client: dict[str, Any], issuer: str, resource: str,
+                           tokens: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]] | None:
+        """A federated sign-in's grant again (the JWT bearer grant, ID-JAG): its client and
+        form, or None when this run has no JWT to present (a sign-in is needed)."""
+        s = self.settings
+        if not s.unattended or s.client_credentials or federated_client(s)["source"] != client["source"]:
+            return None
+        try:
+            data = self._federated_form(issuer, resource, (tokens.get("scope") or "").split())
+        except AuthError:
+            return None
+        return federated_client(s), data
+
+    def _client_credentials_request(self, client: dict[str, Any], resource: str,
+                                    tokens: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]] | None:
+        """A client credentials sign-in's grant again: its client (this run's settings win
+        over the stored ones) and form, or None without the private key it needs."""
+        s = self.settings
+        if s.client_credentials and s.client_id == client.get("client_id"):
+            client = cc_client(s)
+        elif client.get("token_endpoint_auth_method") == "private_key_jwt" and not s.private_key:
+            return None
+        data = {"grant_type": "client_credentials", "resource": resource}
+        if tokens.get("scope"):
+            data["scope"] = tokens["scope"]
+        return client, data
+
+    def _refresh_token_request(self, client: dict[str, Any], issuer: str, resource: str,
+                               tokens: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]] | None:
+        """The refresh token grant: the client (with this run's secret for it) and form, or
+        None without a refresh token or with a registration whose secret expired (forgotten)."""
+        refresh = tokens.get("refresh_token")
+        if not isinstance(refresh, str):
+            return None
+        if client.get("source") == "registered" and registration.expired(client):
+            self._forget_registration(issuer, client, "its client secret expired", again=False)
+            return None
+        s = self.settings
+        if s.client_secret and s.client_id == client["client_id"]:
+            client["client_secret"] = s.client_secret
+        return client, {"grant_type": "refresh_token", "refresh_token": refresh, "resource": resource}

@@ -30,8 +30,7 @@ def _http_target(app: Any) -> Any:
 
 def _given(app: Any) -> bool:
     o = app.opts
-    return bool(o.url or o.stdio or o.server or os.environ.get("MRTR_URL") or os.environ.get("MRTR_SERVER")
-                or os.environ.get("MRTR_STDIO"))
+    return bool(o.url or o.stdio or o.server or app.env.settings.target_given)
 
 
 def _client(app: Any, target: Any, *, login: bool = False, overrides: dict[str, Any] | None = None) -> Any:

@@ -122,11 +122,25 @@ def check_server_request(msg: dict[str, Any]) -> None:
 
 # ---------------------------------------------------------------------- the interpreter
 def _problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
-    """The first (path, problem) where `value` breaks `schema`, or None."""
+    """The first (path, problem) where `value` breaks `schema`, or None: its `$ref`s
+    followed, then each keyword of `_KEYWORD_CHECKS` in order."""
     if schema is True or schema == {}:
         return None
     if schema is False:
         return path, "not allowed here"
+    schema, found = _follow_refs(defs, schema, value, path)
+    if found is not None or schema is True:
+        return found
+    for check in _KEYWORD_CHECKS:
+        found = check(defs, schema, value, path)
+        if found is not None:
+            return found
+    return None
+
+
+def _follow_refs(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[Any, tuple[str, str] | None]:
+    """`schema` with its `$ref` chain followed (True: the definition allows anything), and
+    the problem a `$ref`'s sibling keywords find (then the schema is not used)."""
     while "$ref" in schema:
         ref = schema["$ref"]
         rest = {k: v for k, v in schema.items() if k != "$ref"}
@@ -134,41 +148,75 @@ def _problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[
         if rest:
             found = _problem(defs, rest, value, path)
             if found is not None:
-                return found
+                return schema, found
         schema = target
         if schema is True or schema == {}:
-            return None
+            return True, None
+    return schema, None
+
+
+def _type_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
     if "type" in schema and not _type_ok(schema["type"], value):
         return path, f"expected {_types(schema['type'])}, got {_kind(value)}"
+    return None
+
+
+def _const_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
     if "const" in schema and value != schema["const"]:
         return path, f"expected {_shown(schema['const'])}, got {_shown(value)}"
+    return None
+
+
+def _enum_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
     if "enum" in schema and value not in schema["enum"]:
         return path, f"expected one of {', '.join(_shown(v) for v in schema['enum'])}, got {_shown(value)}"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema and value < schema["minimum"]:
-            return path, f"must be at least {schema['minimum']}"
-        if "maximum" in schema and value > schema["maximum"]:
-            return path, f"must be at most {schema['maximum']}"
-    if isinstance(value, dict):
-        found = _object_problem(defs, schema, value, path)
-        if found is not None:
-            return found
-    if isinstance(value, list):
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            return path, f"at most {schema['maxItems']} items"
-        items = schema.get("items")
-        if items is not None:
-            for index, item in enumerate(value):
-                found = _problem(defs, items, item, f"{path}[{index}]")
-                if found is not None:
-                    return found
+    return None
+
+
+def _range_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    if "minimum" in schema and value < schema["minimum"]:
+        return path, f"must be at least {schema['minimum']}"
+    if "maximum" in schema and value > schema["maximum"]:
+        return path, f"must be at most {schema['maximum']}"
+    return None
+
+
+def _members_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+    return _object_problem(defs, schema, value, path) if isinstance(value, dict) else None
+
+
+def _items_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+    if not isinstance(value, list):
+        return None
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        return path, f"at most {schema['maxItems']} items"
+    items = schema.get("items")
+    if items is not None:
+        for index, item in enumerate(value):
+            found = _problem(defs, items, item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def _all_of_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
     for sub in schema.get("allOf", ()):
         found = _problem(defs, sub, value, path)
         if found is not None:
             return found
-    if "anyOf" in schema:
-        return _any_of_problem(defs, schema["anyOf"], value, path)
     return None
+
+
+def _branches_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+    return _any_of_problem(defs, schema["anyOf"], value, path) if "anyOf" in schema else None
+
+
+#: The keywords `_problem` checks, in the order their problems are reported: the value's
+#: own type and value first, then its members or items, then the combinations.
+_KEYWORD_CHECKS = (_type_problem, _const_problem, _enum_problem, _range_problem, _members_problem,
+                   _items_problem, _all_of_problem, _branches_problem)
 
 
 def _object_problem(defs: dict[str, Any], schema: dict[str, Any], value: dict[str, Any],

@@ -26,7 +26,6 @@ handshake version) pins the handshake, offering that version.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,7 +114,7 @@ class _Opener:
         self.settings = settings
         self.deadline = deadline
         self.key = settings.cache_key
-        self.cache = EraCache() if self.key and os.environ.get("MRTR_NO_CACHE", "") in ("", "0") else None
+        self.cache = EraCache() if self.key and not env.settings.no_cache else None
 
     def modern(self, version: str | None) -> Session:
         session = Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,

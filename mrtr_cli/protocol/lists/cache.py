@@ -228,9 +228,10 @@ def cache_for(target: Any, authorizer: Any, declared: Callable[[str], dict[str, 
     authorization context (`target.auth_context()`, plus the OAuth sign-in in use when
     `authorizer`, transport/http/authhook.py, has one: asked only when a key is needed) and the
     capabilities the run declares on each list (`declared(method)`)."""
+    from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
-    if os.environ.get("MRTR_NO_CACHE", "") not in ("", "0"):
+    if current().no_cache:
         return None
     folder = os.path.join(state_dir(), "cache")
     if authorizer is None:
