@@ -24,15 +24,27 @@ def main() -> None:
 
     # As cli.main.main does: SIGTERM (Ctrl-Break on Windows) ends the run like Ctrl-C, from the first moment.
     on_termination(terminated)
-    from mrtr_cli.transport.stdio.early import discard_prelaunched, prelaunch  # noqa: PLC0415 - lazy for start-up time
-
     try:
+        from mrtr_cli.transport.stdio.early import prelaunch  # noqa: PLC0415 - lazy for start-up time
+
         prelaunch(sys.argv[1:])
         from mrtr_cli.cli.main import main as run_cli  # noqa: PLC0415 - lazy for start-up time
-
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM while mrtr loads: no command has run yet
+        _discard_prelaunched()
+        sys.stderr.write("mrtr: interrupted\n")
+        raise SystemExit(130) from None
+    try:
         run_cli()
     finally:
-        discard_prelaunched()
+        _discard_prelaunched()
         import gc  # noqa: PLC0415 - lazy for start-up time
 
         gc.freeze()
+
+
+def _discard_prelaunched() -> None:
+    """Stop a server launched early that the run did not adopt (none when the module that
+    launches it was never loaded: an interrupt came first)."""
+    discard = getattr(sys.modules.get("mrtr_cli.transport.stdio.early"), "discard_prelaunched", None)
+    if discard is not None:  # None too when the interrupt came while that module loaded
+        discard()
