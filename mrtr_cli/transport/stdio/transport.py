@@ -336,7 +336,7 @@ class StdioTransport(Transport):
             except OSError:  # the server is gone (EPIPE): what was not written never reached it
                 with self._outbox_cv:
                     self._undelivered += len(view)
-                self._fail_pending(self._death())
+                self._fail_pending(self._death(closed="stdin"))
                 break
             finally:
                 with self._outbox_cv:
@@ -352,8 +352,10 @@ class StdioTransport(Transport):
             if not fut.done():
                 fut.set_exception(err)
 
-    def _death(self) -> TransportError:
-        """The error describing why the server is gone (computed once)."""
+    def _death(self, closed: str = "stdout") -> TransportError:
+        """The error describing why the server is gone (computed once); `closed`: the pipe
+        found closed ("stdout": the reader met its end; "stdin": a write to it failed),
+        named when the server is still running."""
         with self._lock:
             if self._dead is not None:
                 return self._dead
@@ -367,7 +369,7 @@ class StdioTransport(Transport):
         if self._stderr_thread is not None:
             self._stderr_thread.join(timeout=1.0)
         if rc is None:
-            msg = "the server closed its stdout"
+            msg = f"the server closed its {closed}"
         elif rc < 0:
             msg = f"the server process died (signal {-rc})"
         else:
