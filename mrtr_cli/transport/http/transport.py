@@ -507,7 +507,10 @@ class HttpTransport(EventStreams, Transport):
 
     def _read_response(self, resp: httpx2.Response, rid: Any, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
-        had_session = SESSION_HEADER in headers
+        """The JSON-RPC message answering request `rid` in `resp` (a JSON body or an SSE
+        stream), by its status: 401/403 a sign-in error, 5xx and other errors the server's
+        JSON-RPC error when it sent one (else `HttpStatusError`), 202 with no answer a
+        `ProtocolError`."""
         status = resp.status_code
         where = self._where(str(resp.request.url))
         ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -515,65 +518,93 @@ class HttpTransport(EventStreams, Transport):
             read_capped(resp, 2048)
             raise self._auth_error(resp)
         if status >= 500:
-            text = error_body(resp)
-            msg = jsonrpc_error(text, rid)
-            if msg is not None:
-                return msg
-            from mrtr_cli.transport.http.proxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
-
-            through = proxy_answer(str(resp.request.url), status)  # the proxy's, maybe (502, 503, 504)
-            if through is not None:
-                said = body_hint(text)  # whoever sent it
-                through.hint = f"{said}\n{through.hint}" if said else through.hint
-                raise through
-            raise HttpStatusError(
-                f"HTTP {status} from {where}", status, text[:2048], hint=body_hint(text)
-            )
+            return _server_error(resp, rid, where)
         if status == 202:
             raise ProtocolError(f"the server accepted the request (HTTP 202) but sent no response from {where}")
         if ctype == "text/event-stream" and 200 <= status < 300:
-            cursor = SseCursor()
-            msg = self._read_events(resp, rid, cursor, remaining)
-            if msg is None and self.resume_streams and cursor.last_id is not None:
-                msg = self._resume(rid, cursor, headers, remaining)
-            if msg is None and cursor.cut:
-                raise BrokenStream(f"the response stream from {where} ended in the middle of an event "
-                                   "(no blank line after its data), before the final response")
-            if msg is None:
-                raise BrokenStream(f"the response stream from {where} ended before the final response")
-            return msg
+            return self._event_stream(resp, rid, headers, remaining, where)
         if 200 <= status < 300:
-            if ctype != "application/json":
-                read_capped(resp, 2048)
-                raise ProtocolError(
-                    f"unexpected Content-Type {quote_value(ctype) if ctype else '(none)'} (HTTP {status}) from {where}",
-                    hint="is this an MCP Streamable HTTP endpoint?",
-                )
-            msg = read_json_body(resp)
-            if msg is None:
-                raise ProtocolError(f"the server's response from {where} is not valid JSON")
-            if not isinstance(msg, dict):
-                raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
-            got = msg.get("id")
-            if "method" not in msg and got != rid and not (got is None and "error" in msg):
-                # JSON-RPC: a response carries the id of the request it answers (an error
-                # about a request the server could not read has a null id).
-                raise ProtocolError(f"the server's response from {where} answers the request id "
-                                    f"{quote_value(got)}, not {quote_value(rid)}")
-            return msg
-        text = error_body(resp)
-        msg = jsonrpc_error(text, rid)
-        if status == 404 and had_session:  # whatever the body says (2025-11-25 "Session Management")
-            raise SessionExpired(f"HTTP 404 from {where}: the session has expired", status, text[:2048])
-        if msg is not None:
-            return msg
-        cls_hint = body_hint(text)
-        if status in (404, 405, 410):
-            raise HttpStatusError(
-                f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint
-            )
-        raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
+            return _json_reply(resp, rid, ctype, where)
+        return _client_error(resp, rid, where, had_session=SESSION_HEADER in headers)
 
+    def _event_stream(self, resp: httpx2.Response, rid: Any, headers: dict[str, str],
+                      remaining: Remaining | None, where: str) -> Message:
+        """The answer to `rid` read from an SSE response (resumed where the era allows it).
+
+        Raises:
+            BrokenStream: the stream ended before the answer (the request is lost).
+        """
+        cursor = SseCursor()
+        msg = self._read_events(resp, rid, cursor, remaining)
+        if msg is None and self.resume_streams and cursor.last_id is not None:
+            msg = self._resume(rid, cursor, headers, remaining)
+        if msg is None and cursor.cut:
+            raise BrokenStream(f"the response stream from {where} ended in the middle of an event "
+                               "(no blank line after its data), before the final response")
+        if msg is None:
+            raise BrokenStream(f"the response stream from {where} ended before the final response")
+        return msg
+
+
+def _server_error(resp: httpx2.Response, rid: Any, where: str) -> Message:
+    """A 5xx answer: the server's JSON-RPC error when its body is one; else the proxy's
+    error (502, 503, 504 from a proxy) or `HttpStatusError`, raised."""
+    status = resp.status_code
+    text = error_body(resp)
+    msg = jsonrpc_error(text, rid)
+    if msg is not None:
+        return msg
+    from mrtr_cli.transport.http.proxy import proxy_answer  # noqa: PLC0415 - lazy for start-up time
+
+    through = proxy_answer(str(resp.request.url), status)  # the proxy's, maybe (502, 503, 504)
+    if through is not None:
+        said = body_hint(text)  # whoever sent it
+        through.hint = f"{said}\n{through.hint}" if said else through.hint
+        raise through
+    raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=body_hint(text))
+
+
+def _json_reply(resp: httpx2.Response, rid: Any, ctype: str, where: str) -> Message:
+    """A 2xx JSON answer to `rid`.
+
+    Raises:
+        ProtocolError: not JSON, a batch, or the answer to another request.
+    """
+    status = resp.status_code
+    if ctype != "application/json":
+        read_capped(resp, 2048)
+        raise ProtocolError(
+            f"unexpected Content-Type {quote_value(ctype) if ctype else '(none)'} (HTTP {status}) from {where}",
+            hint="is this an MCP Streamable HTTP endpoint?",
+        )
+    msg = read_json_body(resp)
+    if msg is None:
+        raise ProtocolError(f"the server's response from {where} is not valid JSON")
+    if not isinstance(msg, dict):
+        raise ProtocolError("the server sent a JSON-RPC batch, which this protocol does not allow")
+    got = msg.get("id")
+    if "method" not in msg and got != rid and not (got is None and "error" in msg):
+        # JSON-RPC: a response carries the id of the request it answers (an error
+        # about a request the server could not read has a null id).
+        raise ProtocolError(f"the server's response from {where} answers the request id "
+                            f"{quote_value(got)}, not {quote_value(rid)}")
+    return msg
+
+
+def _client_error(resp: httpx2.Response, rid: Any, where: str, *, had_session: bool) -> Message:
+    """Any other status (3xx not followed, 4xx): the server's JSON-RPC error when its body is
+    one; else raised: `SessionExpired` (404 to a request in a session), `HttpStatusError`."""
+    status = resp.status_code
+    text = error_body(resp)
+    msg = jsonrpc_error(text, rid)
+    if status == 404 and had_session:  # whatever the body says (2025-11-25 "Session Management")
+        raise SessionExpired(f"HTTP 404 from {where}: the session has expired", status, text[:2048])
+    if msg is not None:
+        return msg
+    cls_hint = body_hint(text)
+    if status in (404, 405, 410):
+        raise HttpStatusError(f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint)
+    raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
 
 def _timeouts(connect: float, left: float | None) -> Any:
     """httpx2's timeouts for a request with `left` seconds left (None: the client's own)."""
