@@ -11,15 +11,20 @@ body), goes through httpx2 as before (transport/http/transport.py).
 
 The reader holds to what h11 (httpx2's parser) allows, and refuses the rest with the error
 httpx2 raises (`httpx2.RemoteProtocolError`), so a failure reads the same whichever way the
-request went:
+request went (tests/test_transport_http_lane.py feeds the same replies to both):
 
+- h11's grammar (h11/_abnf.py): a status line of any `HTTP/d.d` version (below 1.1: no
+  keep-alive), header values of no NUL and no whitespace but SP and HTAB, obs-fold
+  continuation lines joined to the line before with one space, chunk sizes of up to 20 hex
+  digits with an extension only straight after them, trailer lines that are headers;
 - a head (status line and headers) of at most `MAX_HEAD` bytes; interim 1xx answers
-  (`103 Early Hints`) skipped, at most `MAX_INTERIM` of them; `101 Switching Protocols`
+  (`103 Early Hints`, `102 Processing`) skipped, as many as come, as httpcore skips them
+  (each head bounded by `MAX_HEAD`, all of them by the deadline); `101 Switching Protocols`
   refused (a POST asked for no upgrade);
 - one `Content-Length` (repeats of the same value allowed, as h11 allows), digits only;
-  `Transfer-Encoding: chunked` only, once, and never beside a `Content-Length` (RFC 9112
-  section 6.3: "ought to be handled as an error"); chunk-size lines and the trailer block
-  bounded by `MAX_HEAD`;
+  `Transfer-Encoding: chunked` only, once; beside a `Content-Length` the body is read as
+  chunked, as h11 reads it (RFC 9112 section 6.3 lets a client do either); chunk-size lines
+  and the trailer block bounded by `MAX_HEAD`;
 - a body shorter than its `Content-Length` (or a chunked body cut off) is an error, never a
   short answer.
 
@@ -48,8 +53,6 @@ import httpx2
 #: Bytes one head (status line and headers), one chunk-size line or one trailer block may
 #: take (h11's `max_incomplete_event_size`).
 MAX_HEAD = 16 * 1024
-#: Interim (1xx) answers skipped before a final one, at most.
-MAX_INTERIM = 8
 #: Seconds a request may take to be written when the caller gives no bound (httpx2's `write`).
 WRITE_TIMEOUT = 60.0
 #: Seconds `DirectLane.close` waits at most for the threads in its sockets to leave them
@@ -61,11 +64,16 @@ _CHUNK = 65536
 FRAMING = frozenset(("host", "content-length", "transfer-encoding", "connection"))
 _LINE_END = re.compile(rb"\r?\n")
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
-_STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: [^\r\n]*)?")
+# h11's grammar (h11/_abnf.py): any `HTTP/d.d` version; a reason phrase and a field value of
+# no NUL and no whitespace but SP and HTAB (in a value only between visible bytes).
+_FIELD_VCHAR = rb"[^\x00\s]"
+_STATUS = re.compile(rb"HTTP/([0-9]\.[0-9]) ([0-9]{3})(?: (?:[ \t]|" + _FIELD_VCHAR + rb")*)?")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _BAD_VALUE = re.compile(r"[\x00\r\n]")
-_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?")
-_HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*?)[ \t]*")
+_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,20})(?:;.*)?[ \t]*")
+_HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*((?:" + _FIELD_VCHAR + rb"+(?:[ \t]+"
+                     + _FIELD_VCHAR + rb"+)*)?)[ \t]*")
+_FOLD = re.compile(rb"[ \t]+")
 
 
 def _refused(text: str) -> httpx2.RemoteProtocolError:
@@ -169,14 +177,15 @@ class _Wire:
                 raise _refused(f"peer closed connection in the middle of the {what}")
 
 
-def read_head(wire: _Wire, deadline: float | None) -> tuple[int, int, list[tuple[str, str]]]:
-    """The final response's (minor HTTP version, status, headers), interim 1xx answers skipped.
+def read_head(wire: _Wire, deadline: float | None) -> tuple[bytes, int, list[tuple[str, str]]]:
+    """The final response's (HTTP version as sent, `b"1.1"`; status; headers), interim 1xx
+    answers skipped, as many as come (as httpcore skips them; each head is bounded by
+    `MAX_HEAD`, all of them by `deadline`).
 
     Raises:
-        httpx2.RemoteProtocolError: not HTTP/1.x, a malformed or oversized head, 101, or more
-            than `MAX_INTERIM` interim answers.
+        httpx2.RemoteProtocolError: a malformed or oversized head, or 101.
     """
-    for _ in range(MAX_INTERIM + 1):
+    while True:
         head = wire.line_block(_HEAD_END, deadline, "response head")
         first, _, rest = head.partition(b"\n")
         first = first.removesuffix(b"\r")
@@ -186,22 +195,33 @@ def read_head(wire: _Wire, deadline: float | None) -> tuple[int, int, list[tuple
         status = int(match.group(2))
         headers = _parse_fields(rest)
         if status >= 200:
-            return int(match.group(1)), status, headers
+            return match.group(1), status, headers
         if status == 101 or status < 100:
             raise _refused(f"unexpected HTTP {status} to a POST")
-    raise _refused(f"more than {MAX_INTERIM} interim (1xx) responses")
 
 
 def _parse_fields(block: bytes) -> list[tuple[str, str]]:
-    """Header fields from `block` (lines without the final blank one).
+    """Header fields from `block` (lines without the final blank one); a line that begins
+    with SP or HTAB continues the one before (obs-fold, RFC 9112 section 5.2), joined to it
+    with one space, as h11 joins it.
 
     Raises:
-        httpx2.RemoteProtocolError: a line that is no `name: value` (folded lines too).
+        httpx2.RemoteProtocolError: a line that is no `name: value`, or a continuation line
+            first.
     """
     fields: list[tuple[str, str]] = []
     if not block:
         return fields
+    lines: list[bytes] = []
     for line in _LINE_END.split(block):
+        fold = _FOLD.match(line)
+        if fold is None:
+            lines.append(line)
+        elif not lines:
+            raise _refused("continuation line at start of headers")
+        else:
+            lines[-1] += b" " + line[fold.end():]
+    for line in lines:
         match = _HEADER.fullmatch(line)
         if match is None:
             raise _refused("illegal header line")
@@ -211,28 +231,28 @@ def _parse_fields(block: bytes) -> list[tuple[str, str]]:
 
 def framing(status: int, headers: list[tuple[str, str]]) -> int | None:
     """How the body is framed: its length, -1 for chunked, None for "until the server closes".
+    As h11 frames it: `Transfer-Encoding: chunked` wins over a `Content-Length` beside it (which
+    must still be valid).
 
     Raises:
         httpx2.RemoteProtocolError: conflicting, negative or malformed `Content-Length`; a
-            `Transfer-Encoding` other than one `chunked`; both at once.
+            `Transfer-Encoding` other than one `chunked`.
     """
     lengths = {part.strip() for name, value in headers if name.lower() == "content-length"
                for part in value.split(",")}
     codings = [value.strip().lower() for name, value in headers if name.lower() == "transfer-encoding"]
     if len(lengths) > 1:
         raise _refused("conflicting Content-Length headers")
-    if codings and (codings != ["chunked"] or lengths):
-        raise _refused("Only one Transfer-Encoding: chunked without Content-Length is supported")
+    length = lengths.pop() if lengths else None
+    if length is not None and (not length.isdigit() or not length.isascii() or len(length) > 20):
+        raise _refused("bad Content-Length")
+    if codings and codings != ["chunked"]:
+        raise _refused("Only one Transfer-Encoding: chunked is supported")
     if status in (204, 304):
         return 0
     if codings:
         return -1
-    if lengths:
-        length = lengths.pop()
-        if not length.isdigit() or not length.isascii() or len(length) > 20:
-            raise _refused("bad Content-Length")
-        return int(length)
-    return None
+    return None if length is None else int(length)
 
 
 class DirectResponse:
@@ -242,8 +262,8 @@ class DirectResponse:
     after, the connection goes back to the pool when the server keeps it open.
     """
 
-    def __init__(self, lane: DirectLane, wire: _Wire, version: int, status: int,
-                 raw: list[tuple[str, str]], deadline: float | None):
+    def __init__(self, lane: DirectLane, wire: _Wire, version: bytes, status: int,
+                 raw: list[tuple[str, str]], deadline: float | None, *, reusable: bool = True):
         self._lane = lane
         self._wire = wire
         self.status_code = status
@@ -251,7 +271,7 @@ class DirectResponse:
         self.request = _Request(lane.url)
         self._length = framing(status, raw)
         connection = (self.headers.get("connection") or "").lower()
-        self._keep = version == 1 and "close" not in connection and self._length is not None
+        self._keep = reusable and version >= b"1.1" and "close" not in connection and self._length is not None
         self._deadline = deadline
         self._done = False
         self._closed = False
@@ -318,11 +338,14 @@ class DirectResponse:
             yield from self._sized(size)
             if wire.line_block(_LINE_END, self._deadline, "chunk end"):
                 raise _refused("chunk not followed by CRLF")
-        trailer = 0
+        trailer: list[bytes] = []
+        size = 0
         while line := wire.line_block(_LINE_END, self._deadline, "trailer"):
-            trailer += len(line) + 2
-            if trailer > MAX_HEAD:
+            size += len(line) + 2
+            if size > MAX_HEAD:
                 raise _refused(f"trailer longer than {MAX_HEAD} bytes")
+            trailer.append(line)
+        _parse_fields(b"\n".join(trailer))  # header lines, as h11 requires (and drops)
 
     def close(self) -> None:
         """Release the connection: back to the pool when the body was read to its end and the
