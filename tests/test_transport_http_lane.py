@@ -449,3 +449,66 @@ def test_interim_answers_beyond_the_old_limit_keep_a_long_call_alive_on_one_conn
         http.close()
     assert [request_id(b) for b in server.bodies] == [0, 1] and server.connections == 1
 
+
+
+class EarlyServer:
+    """An HTTP server on 127.0.0.1 that answers every request with `reply` as soon as it has
+    its head, without reading the body, then closes (as a server with a body limit does)."""
+
+    def __init__(self, reply: bytes):
+        self.reply = reply
+        self.heads = 0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/mcp"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                return
+            with sock:
+                buf = b""
+                while b"\r\n\r\n" not in buf and (data := sock.recv(65536)):
+                    buf += data
+                self.heads += 1
+                sock.sendall(self.reply)
+
+    def stop(self) -> None:
+        self._listener.close()
+
+
+_TOO_LARGE = b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "body over 1 MB"}}'
+EARLY_REPLIES = {
+    "413 with a JSON-RPC error": (b"HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\n"
+                                  b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(_TOO_LARGE), _TOO_LARGE)),
+    "401 challenge": (b'HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm="x"\r\n'
+                      b"Connection: close\r\nContent-Length: 0\r\n\r\n"),
+}
+
+
+@pytest.mark.parametrize("case", EARLY_REPLIES)
+def test_an_early_answer_to_a_large_post_is_read_as_httpx2_reads_it(case):
+    """The server answers before reading the body and closes: the write fails, and the answer
+    is what the request comes to (not a broken stream, which the session would re-issue)."""
+    server = EarlyServer(EARLY_REPLIES[case])
+    big = {**message(1), "params": {"name": "t", "arguments": {"big": "x" * 20_000_000}}}
+
+    def outcome_of(lane: bool) -> tuple[str, Any]:
+        http = transport(server.url, lane=lane)
+        deadline = time.monotonic() + SAFETY
+        try:
+            return "ok", http.exchange(big, None, lambda: deadline - time.monotonic())
+        except Exception as exc:  # noqa: BLE001 - the outcome compared, whatever it is
+            return type(exc).__name__, getattr(exc, "exit_status", None)
+        finally:
+            http.close()
+
+    try:
+        lane, through_httpx2 = outcome_of(True), outcome_of(False)
+    finally:
+        server.stop()
+    assert lane == through_httpx2
+    assert lane[0] != "BrokenStream"
+    assert server.heads == 2  # one request each way: nothing re-sent

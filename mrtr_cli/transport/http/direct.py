@@ -35,8 +35,13 @@ ever imports a module, which can crash an interpreter that is shutting down. `Di
 wakes every thread blocked in one of its sockets and waits for them to leave it.
 
 A pooled connection the server closed is noticed before it is used (a peek at the socket)
-and dropped; a request is never sent twice (one that failed after its first byte was
-written fails).
+and dropped. The lane itself sends each request once: it never retries one that failed after
+its first byte was written (when the write fails, it reads the server's early answer, as
+httpcore does, and fails only when there is none). What the user sees can still be a request
+sent twice: a failure after the request was sent ends its response stream, and the session
+(protocol/session.py) re-issues such a request once, with a new id, as the 2026-07-28 spec
+requires; so every difference from httpx2 where the lane refuses what httpx2 accepts can run
+a tool twice.
 """
 
 from __future__ import annotations
@@ -424,6 +429,10 @@ class DirectLane:
         """POST `body` after `head` (from `head_bytes`); `left` seconds bound the whole of it
         (None: no bound but `WRITE_TIMEOUT` for writing). Returns the response, body unread.
 
+        When writing fails (the server answered early, a 413 or a 401 before reading the body,
+        and closed), the response is read all the same, as httpcore reads it; only when there
+        is none does the request fail, with the read's error.
+
         Raises:
             httpx2.ConnectError, httpx2.ConnectTimeout: no connection could be opened.
             httpx2.WriteTimeout, httpx2.ReadTimeout: `left` passed while sending or waiting.
@@ -433,9 +442,13 @@ class DirectLane:
         deadline = None if left is None else time.monotonic() + left
         wire = self._take() or self._connect(left)
         try:
-            self._write(wire, head + body, deadline)
+            written = True
+            try:
+                self._write(wire, head + body, deadline)
+            except httpx2.WriteError:
+                written = False  # a server may answer before it reads the body, then close
             version, status, raw = read_head(wire, deadline)
-            return DirectResponse(self, wire, version, status, raw, deadline)
+            return DirectResponse(self, wire, version, status, raw, deadline, reusable=written)
         except BaseException:
             self.discard(wire)
             raise
