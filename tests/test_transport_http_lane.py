@@ -512,3 +512,18 @@ def test_an_early_answer_to_a_large_post_is_read_as_httpx2_reads_it(case):
     assert lane == through_httpx2
     assert lane[0] != "BrokenStream"
     assert server.heads == 2  # one request each way: nothing re-sent
+
+
+def test_repeated_headers_whose_names_differ_in_case_are_all_sent(raw):
+    server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n])))
+    for lane in (True, False):
+        http = HttpTransport(server.url, headers={"X-A": "2", "x-a": "3"},
+                             on_http=None if lane else (lambda kind, info: None))
+        http.start(lambda m: None)
+        try:
+            assert (http._lane is not None) is lane
+            exchange(http, 1)
+        finally:
+            http.close()
+    sent = [[line for line in head.split(b"\r\n") if line.lower().startswith(b"x-a:")] for head in server.heads]
+    assert sent == [[b"X-A: 2", b"x-a: 3"]] * 2

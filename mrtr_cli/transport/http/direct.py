@@ -383,7 +383,7 @@ class DirectLane:
         named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets
         self._start = f"POST {target} HTTP/1.1\r\nHost: {named if port == 80 else f'{named}:{port}'}\r\n"
         self._connect_timeout = connect_timeout
-        self._base = {name.lower(): (name, value) for name, value in base_headers if name.lower() not in FRAMING}
+        self._base = [(name, value) for name, value in base_headers if name.lower() not in FRAMING]
         self._idle: list[_Wire] = []
         self._open: set[_Wire] = set()
         self._lock = threading.Lock()
@@ -405,18 +405,18 @@ class DirectLane:
                     self._quiet.notify_all()
 
     def head_bytes(self, headers: Mapping[str, str], length: int) -> bytes | None:
-        """The request's head: the client's headers, then `headers` (same names replaced; the
-        framing is the lane's own); None when a name or value is not ASCII (httpx2's way then).
+        """The request's head: the client's headers (repeats kept, in order), then `headers`,
+        each of which replaces every client header of its name (case-insensitively), as httpx2
+        merges them; the framing is the lane's own. None when a name or value is not ASCII
+        (httpx2's way then).
 
         Raises:
             httpx2.LocalProtocolError: a header name or value HTTP does not allow.
         """
-        out = dict(self._base)
-        for name, value in headers.items():
-            if name.lower() not in FRAMING:
-                out[name.lower()] = (name, value)
+        given = [(name, value) for name, value in headers.items() if name.lower() not in FRAMING]
+        replaced = {name.lower() for name, _ in given}
         lines = [self._start]
-        for name, value in out.values():
+        for name, value in [pair for pair in self._base if pair[0].lower() not in replaced] + given:
             if not (name.isascii() and value.isascii()):
                 return None
             if _TOKEN.fullmatch(name) is None or _BAD_VALUE.search(value):
