@@ -527,3 +527,13 @@ def test_repeated_headers_whose_names_differ_in_case_are_all_sent(raw):
             http.close()
     sent = [[line for line in head.split(b"\r\n") if line.lower().startswith(b"x-a:")] for head in server.heads]
     assert sent == [[b"X-A: 2", b"x-a: 3"]] * 2
+
+
+def test_a_lane_error_names_the_url_as_typed_and_no_redirect():
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]  # closed below: nothing listens there
+    for url in (f"http://LOCALHOST:{port}/mcp", f"http://127.0.0.1:{port}/./mcp"):
+        lane, through_httpx2 = failure(url, lane=True), failure(url, lane=False)
+        assert "redirected" not in lane.message
+        assert lane.message == through_httpx2.message
+        assert url in lane.message
