@@ -11,15 +11,20 @@ body), goes through httpx2 as before (transport/http/transport.py).
 
 The reader holds to what h11 (httpx2's parser) allows, and refuses the rest with the error
 httpx2 raises (`httpx2.RemoteProtocolError`), so a failure reads the same whichever way the
-request went:
+request went (tests/test_transport_http_lane.py feeds the same replies to both):
 
+- h11's grammar (h11/_abnf.py): a status line of any `HTTP/d.d` version (below 1.1: no
+  keep-alive), header values of no NUL and no whitespace but SP and HTAB, obs-fold
+  continuation lines joined to the line before with one space, chunk sizes of up to 20 hex
+  digits with an extension only straight after them, trailer lines that are headers;
 - a head (status line and headers) of at most `MAX_HEAD` bytes; interim 1xx answers
-  (`103 Early Hints`) skipped, at most `MAX_INTERIM` of them; `101 Switching Protocols`
+  (`103 Early Hints`, `102 Processing`) skipped, as many as come, as httpcore skips them
+  (each head bounded by `MAX_HEAD`, all of them by the deadline); `101 Switching Protocols`
   refused (a POST asked for no upgrade);
 - one `Content-Length` (repeats of the same value allowed, as h11 allows), digits only;
-  `Transfer-Encoding: chunked` only, once, and never beside a `Content-Length` (RFC 9112
-  section 6.3: "ought to be handled as an error"); chunk-size lines and the trailer block
-  bounded by `MAX_HEAD`;
+  `Transfer-Encoding: chunked` only, once; beside a `Content-Length` the body is read as
+  chunked, as h11 reads it (RFC 9112 section 6.3 lets a client do either); chunk-size lines
+  and the trailer block bounded by `MAX_HEAD`;
 - a body shorter than its `Content-Length` (or a chunked body cut off) is an error, never a
   short answer.
 
@@ -30,8 +35,13 @@ ever imports a module, which can crash an interpreter that is shutting down. `Di
 wakes every thread blocked in one of its sockets and waits for them to leave it.
 
 A pooled connection the server closed is noticed before it is used (a peek at the socket)
-and dropped; a request is never sent twice (one that failed after its first byte was
-written fails).
+and dropped. The lane itself sends each request once: it never retries one that failed after
+its first byte was written (when the write fails, it reads the server's early answer, as
+httpcore does, and fails only when there is none). What the user sees can still be a request
+sent twice: a failure after the request was sent ends its response stream, and the session
+(protocol/session.py) re-issues such a request once, with a new id, as the 2026-07-28 spec
+requires; so every difference from httpx2 where the lane refuses what httpx2 accepts can run
+a tool twice.
 """
 
 from __future__ import annotations
@@ -48,8 +58,6 @@ import httpx2
 #: Bytes one head (status line and headers), one chunk-size line or one trailer block may
 #: take (h11's `max_incomplete_event_size`).
 MAX_HEAD = 16 * 1024
-#: Interim (1xx) answers skipped before a final one, at most.
-MAX_INTERIM = 8
 #: Seconds a request may take to be written when the caller gives no bound (httpx2's `write`).
 WRITE_TIMEOUT = 60.0
 #: Seconds `DirectLane.close` waits at most for the threads in its sockets to leave them
@@ -61,11 +69,16 @@ _CHUNK = 65536
 FRAMING = frozenset(("host", "content-length", "transfer-encoding", "connection"))
 _LINE_END = re.compile(rb"\r?\n")
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
-_STATUS = re.compile(rb"HTTP/1\.([01]) ([0-9]{3})(?: [^\r\n]*)?")
+# h11's grammar (h11/_abnf.py): any `HTTP/d.d` version; a reason phrase and a field value of
+# no NUL and no whitespace but SP and HTAB (in a value only between visible bytes).
+_FIELD_VCHAR = rb"[^\x00\s]"
+_STATUS = re.compile(rb"HTTP/([0-9]\.[0-9]) ([0-9]{3})(?: (?:[ \t]|" + _FIELD_VCHAR + rb")*)?")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _BAD_VALUE = re.compile(r"[\x00\r\n]")
-_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?")
-_HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([^\r\n]*?)[ \t]*")
+_CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,20})(?:;.*)?[ \t]*")
+_HEADER = re.compile(rb"([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*((?:" + _FIELD_VCHAR + rb"+(?:[ \t]+"
+                     + _FIELD_VCHAR + rb"+)*)?)[ \t]*")
+_FOLD = re.compile(rb"[ \t]+")
 
 
 def _refused(text: str) -> httpx2.RemoteProtocolError:
@@ -169,14 +182,15 @@ class _Wire:
                 raise _refused(f"peer closed connection in the middle of the {what}")
 
 
-def read_head(wire: _Wire, deadline: float | None) -> tuple[int, int, list[tuple[str, str]]]:
-    """The final response's (minor HTTP version, status, headers), interim 1xx answers skipped.
+def read_head(wire: _Wire, deadline: float | None) -> tuple[bytes, int, list[tuple[str, str]]]:
+    """The final response's (HTTP version as sent, `b"1.1"`; status; headers), interim 1xx
+    answers skipped, as many as come (as httpcore skips them; each head is bounded by
+    `MAX_HEAD`, all of them by `deadline`).
 
     Raises:
-        httpx2.RemoteProtocolError: not HTTP/1.x, a malformed or oversized head, 101, or more
-            than `MAX_INTERIM` interim answers.
+        httpx2.RemoteProtocolError: a malformed or oversized head, or 101.
     """
-    for _ in range(MAX_INTERIM + 1):
+    while True:
         head = wire.line_block(_HEAD_END, deadline, "response head")
         first, _, rest = head.partition(b"\n")
         first = first.removesuffix(b"\r")
@@ -186,22 +200,33 @@ def read_head(wire: _Wire, deadline: float | None) -> tuple[int, int, list[tuple
         status = int(match.group(2))
         headers = _parse_fields(rest)
         if status >= 200:
-            return int(match.group(1)), status, headers
+            return match.group(1), status, headers
         if status == 101 or status < 100:
             raise _refused(f"unexpected HTTP {status} to a POST")
-    raise _refused(f"more than {MAX_INTERIM} interim (1xx) responses")
 
 
 def _parse_fields(block: bytes) -> list[tuple[str, str]]:
-    """Header fields from `block` (lines without the final blank one).
+    """Header fields from `block` (lines without the final blank one); a line that begins
+    with SP or HTAB continues the one before (obs-fold, RFC 9112 section 5.2), joined to it
+    with one space, as h11 joins it.
 
     Raises:
-        httpx2.RemoteProtocolError: a line that is no `name: value` (folded lines too).
+        httpx2.RemoteProtocolError: a line that is no `name: value`, or a continuation line
+            first.
     """
     fields: list[tuple[str, str]] = []
     if not block:
         return fields
+    lines: list[bytes] = []
     for line in _LINE_END.split(block):
+        fold = _FOLD.match(line)
+        if fold is None:
+            lines.append(line)
+        elif not lines:
+            raise _refused("continuation line at start of headers")
+        else:
+            lines[-1] += b" " + line[fold.end():]
+    for line in lines:
         match = _HEADER.fullmatch(line)
         if match is None:
             raise _refused("illegal header line")
@@ -211,28 +236,28 @@ def _parse_fields(block: bytes) -> list[tuple[str, str]]:
 
 def framing(status: int, headers: list[tuple[str, str]]) -> int | None:
     """How the body is framed: its length, -1 for chunked, None for "until the server closes".
+    As h11 frames it: `Transfer-Encoding: chunked` wins over a `Content-Length` beside it (which
+    must still be valid).
 
     Raises:
         httpx2.RemoteProtocolError: conflicting, negative or malformed `Content-Length`; a
-            `Transfer-Encoding` other than one `chunked`; both at once.
+            `Transfer-Encoding` other than one `chunked`.
     """
     lengths = {part.strip() for name, value in headers if name.lower() == "content-length"
                for part in value.split(",")}
     codings = [value.strip().lower() for name, value in headers if name.lower() == "transfer-encoding"]
     if len(lengths) > 1:
         raise _refused("conflicting Content-Length headers")
-    if codings and (codings != ["chunked"] or lengths):
-        raise _refused("Only one Transfer-Encoding: chunked without Content-Length is supported")
+    length = lengths.pop() if lengths else None
+    if length is not None and (not length.isdigit() or not length.isascii() or len(length) > 20):
+        raise _refused("bad Content-Length")
+    if codings and codings != ["chunked"]:
+        raise _refused("Only one Transfer-Encoding: chunked is supported")
     if status in (204, 304):
         return 0
     if codings:
         return -1
-    if lengths:
-        length = lengths.pop()
-        if not length.isdigit() or not length.isascii() or len(length) > 20:
-            raise _refused("bad Content-Length")
-        return int(length)
-    return None
+    return None if length is None else int(length)
 
 
 class DirectResponse:
@@ -242,8 +267,8 @@ class DirectResponse:
     after, the connection goes back to the pool when the server keeps it open.
     """
 
-    def __init__(self, lane: DirectLane, wire: _Wire, version: int, status: int,
-                 raw: list[tuple[str, str]], deadline: float | None):
+    def __init__(self, lane: DirectLane, wire: _Wire, version: bytes, status: int,
+                 raw: list[tuple[str, str]], deadline: float | None, *, reusable: bool = True):
         self._lane = lane
         self._wire = wire
         self.status_code = status
@@ -251,7 +276,7 @@ class DirectResponse:
         self.request = _Request(lane.url)
         self._length = framing(status, raw)
         connection = (self.headers.get("connection") or "").lower()
-        self._keep = version == 1 and "close" not in connection and self._length is not None
+        self._keep = reusable and version >= b"1.1" and "close" not in connection and self._length is not None
         self._deadline = deadline
         self._done = False
         self._closed = False
@@ -318,11 +343,14 @@ class DirectResponse:
             yield from self._sized(size)
             if wire.line_block(_LINE_END, self._deadline, "chunk end"):
                 raise _refused("chunk not followed by CRLF")
-        trailer = 0
+        trailer: list[bytes] = []
+        size = 0
         while line := wire.line_block(_LINE_END, self._deadline, "trailer"):
-            trailer += len(line) + 2
-            if trailer > MAX_HEAD:
+            size += len(line) + 2
+            if size > MAX_HEAD:
                 raise _refused(f"trailer longer than {MAX_HEAD} bytes")
+            trailer.append(line)
+        _parse_fields(b"\n".join(trailer))  # header lines, as h11 requires (and drops)
 
     def close(self) -> None:
         """Release the connection: back to the pool when the body was read to its end and the
@@ -355,7 +383,7 @@ class DirectLane:
         named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets
         self._start = f"POST {target} HTTP/1.1\r\nHost: {named if port == 80 else f'{named}:{port}'}\r\n"
         self._connect_timeout = connect_timeout
-        self._base = {name.lower(): (name, value) for name, value in base_headers if name.lower() not in FRAMING}
+        self._base = [(name, value) for name, value in base_headers if name.lower() not in FRAMING]
         self._idle: list[_Wire] = []
         self._open: set[_Wire] = set()
         self._lock = threading.Lock()
@@ -377,18 +405,18 @@ class DirectLane:
                     self._quiet.notify_all()
 
     def head_bytes(self, headers: Mapping[str, str], length: int) -> bytes | None:
-        """The request's head: the client's headers, then `headers` (same names replaced; the
-        framing is the lane's own); None when a name or value is not ASCII (httpx2's way then).
+        """The request's head: the client's headers (repeats kept, in order), then `headers`,
+        each of which replaces every client header of its name (case-insensitively), as httpx2
+        merges them; the framing is the lane's own. None when a name or value is not ASCII
+        (httpx2's way then).
 
         Raises:
             httpx2.LocalProtocolError: a header name or value HTTP does not allow.
         """
-        out = dict(self._base)
-        for name, value in headers.items():
-            if name.lower() not in FRAMING:
-                out[name.lower()] = (name, value)
+        given = [(name, value) for name, value in headers.items() if name.lower() not in FRAMING]
+        replaced = {name.lower() for name, _ in given}
         lines = [self._start]
-        for name, value in out.values():
+        for name, value in [pair for pair in self._base if pair[0].lower() not in replaced] + given:
             if not (name.isascii() and value.isascii()):
                 return None
             if _TOKEN.fullmatch(name) is None or _BAD_VALUE.search(value):
@@ -401,6 +429,10 @@ class DirectLane:
         """POST `body` after `head` (from `head_bytes`); `left` seconds bound the whole of it
         (None: no bound but `WRITE_TIMEOUT` for writing). Returns the response, body unread.
 
+        When writing fails (the server answered early, a 413 or a 401 before reading the body,
+        and closed), the response is read all the same, as httpcore reads it; only when there
+        is none does the request fail, with the read's error.
+
         Raises:
             httpx2.ConnectError, httpx2.ConnectTimeout: no connection could be opened.
             httpx2.WriteTimeout, httpx2.ReadTimeout: `left` passed while sending or waiting.
@@ -410,9 +442,13 @@ class DirectLane:
         deadline = None if left is None else time.monotonic() + left
         wire = self._take() or self._connect(left)
         try:
-            self._write(wire, head + body, deadline)
+            written = True
+            try:
+                self._write(wire, head + body, deadline)
+            except httpx2.WriteError:
+                written = False  # a server may answer before it reads the body, then close
             version, status, raw = read_head(wire, deadline)
-            return DirectResponse(self, wire, version, status, raw, deadline)
+            return DirectResponse(self, wire, version, status, raw, deadline, reusable=written)
         except BaseException:
             self.discard(wire)
             raise

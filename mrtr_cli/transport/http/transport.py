@@ -371,9 +371,9 @@ class HttpTransport(EventStreams, Transport):
         if isinstance(exc, MrtrError):
             return exc
         try:
-            url = str(exc.request.url) if isinstance(exc, httpx2.RequestError) else self.url
-        except RuntimeError:  # an error raised before its request was set
-            url = self.url
+            url = str(exc.request.url) if isinstance(exc, httpx2.RequestError) else self._sent_url
+        except RuntimeError:  # an error raised before its request was set (the direct lane's): the user's URL
+            url = self._sent_url
         if isinstance(exc, httpx2.ProxyError):
             from mrtr_cli.transport.http.proxy import tunnel_refused  # noqa: PLC0415 - lazy for start-up time
 
