@@ -19,7 +19,7 @@ MAX_SECONDS = 100_000_000.0
 
 
 # click 8.5 makes ParamType generic; subscripting it fails at run time on the older click allowed.
-class Seconds(click.ParamType):  # type: ignore[type-arg]
+class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic only in click 8.5+ (above)
     """A finite, positive number of seconds, at most `MAX_SECONDS` (click converts it; a
     bad value is `click.BadParameter`, exit 2)."""
 
@@ -44,7 +44,7 @@ SECONDS = Seconds()
 
 
 # click 8.5 makes ParamType generic; subscripting it fails at run time on the older click allowed.
-class AnswerItem(click.ParamType):  # type: ignore[type-arg]
+class AnswerItem(click.ParamType):  # type: ignore[type-arg]  # generic only in click 8.5+ (above)
     """One `-a` answer: `FIELD=VALUE`, `INPUTKEY.FIELD=VALUE` or `FIELD:=JSON`, checked as
     `responders.answers.parse_flag` reads it and kept as typed (a bad one is exit 2)."""
 

@@ -403,7 +403,7 @@ class LegacySession(Session):
         if why:
             raise ProtocolError(f"the server sent an Mcp-Session-Id that cannot be sent back in a header ({why})")
         self.env.add_secret(session_id)  # whoever holds it can act in the session: never traced
-        self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]
+        self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]  # only the HTTP transport has it, and only it gets a session id
 
     def _url_elicitation_required(self, err: JsonRpcError, method: str, params: dict[str, Any]) -> None:
         """`-32042`: show each URL elicitation, ask for consent; return to retry.

@@ -43,11 +43,12 @@ def print_json(env: Environment, value: Any, *, one_line: bool = False) -> None:
     env.out_chunks(itertools.chain(chunks, ("\n",)))
 
 
-def _size(n: int) -> str:
+def _size(count: int) -> str:
+    n = float(count)
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return f"{n} B"
 
 
@@ -205,7 +206,7 @@ def print_result(env: Environment, method: str, result: dict[str, Any], *, json_
             except (ValueError, TypeError):
                 data = b""
             env.stdout.flush()
-            env.stdout.buffer.write(data)  # type: ignore[attr-defined]
+            env.stdout.buffer.write(data)  # type: ignore[attr-defined]  # stdout is a text stream over a binary buffer; IO[str] does not say so
             env.stdout.flush()
             return
         text = resource_result_text(result)

@@ -53,8 +53,8 @@ class TerminalResponder:
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
         # The run's streams are text streams (TextIO at run time); `Environment` types them as IO[str].
-        self._pt = {"input": create_input(env.prompt_input() or env.stdin),  # type: ignore[arg-type]
-                    "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]
+        self._pt = {"input": create_input(env.prompt_input() or env.stdin),  # type: ignore[arg-type]  # TextIO at run time (above)
+                    "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]  # TextIO at run time (above)
         self.console = styled_console(env, env.stderr, soft_wrap=True)
 
     # ------------------------------------------------------------------ dispatch

@@ -156,7 +156,7 @@ class ProgressDisplay:
         # Other diagnostic lines go above the bar while it is shown.
         with self.env._lock:  # noqa: SLF001 - swap the stream under the writers' lock
             # rich's FileProxy is a text stream (io.TextIOBase), typed apart from IO[str].
-            self.env.stderr = FileProxy(console, real)  # type: ignore[assignment]
+            self.env.stderr = FileProxy(console, real)  # type: ignore[assignment]  # a text stream, not IO[str] (above)
         return progress
 
     def _stop(self) -> None:
