@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
@@ -46,7 +47,7 @@ def encode_header_value(value: Any) -> str:
     return "=?base64?" + binascii.b2a_base64(text.encode("utf-8"), newline=False).decode("ascii") + "?="
 
 
-def request_headers(method: str, params: dict[str, Any] | None, protocol_version: str) -> dict[str, str]:
+def request_headers(method: str, params: Mapping[str, object] | None, protocol_version: str) -> dict[str, str]:
     """The MCP headers for one POSTed request (no Accept/Content-Type: the transport adds those).
 
     Raises:

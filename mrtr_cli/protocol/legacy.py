@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError, TransportError
@@ -38,7 +38,7 @@ from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, Session
 from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
 from mrtr_cli.transport.http.echoed import unsendable
 
 #: Handshake versions this client speaks, newest first.
@@ -50,6 +50,9 @@ RESOURCE_NOT_FOUND = -32002
 MAX_URL_ELICITATION_ROUNDS = 3
 SESSION_HEADER = "Mcp-Session-Id"
 
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import RequestId
+
 
 class ServerRequestHandler(Protocol):
     """What answers server requests (`ServerRequestResponder` fits); `capabilities` is
@@ -57,7 +60,7 @@ class ServerRequestHandler(Protocol):
 
     capabilities: dict[str, Any]
 
-    def answer(self, msg: Message, *, server_name: str, origin: str) -> Message: ...
+    def answer(self, msg: Mapping[str, object], *, server_name: str, origin: str) -> OutgoingMessage: ...
 
     def ask(self, input_requests: dict[str, Any], *, server_name: str, origin: str) -> Any: ...
 
@@ -288,11 +291,11 @@ class LegacySession(Session):
         """`{era, protocolVersion, result}` with the InitializeResult as sent."""
         return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.initialize_result}
 
-    def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
+    def envelope(self, capabilities: dict[str, Any], request_id: RequestId) -> Mapping[str, object]:
         """Only a fresh `progressToken`: handshake versions carry no protocol `_meta` keys."""
         return {"progressToken": f"mrtr-{request_id}"}
 
-    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+    def headers_for(self, method: str, params: Mapping[str, object] | None) -> dict[str, str]:
         """`MCP-Protocol-Version` on every message after `initialize` (the session id is
         added by the transport); nothing on `initialize` itself."""
         return {"MCP-Protocol-Version": self.protocol_version} if self._initialized else {}
@@ -378,7 +381,7 @@ class LegacySession(Session):
             current = self._inflight[-1] if self._inflight else None
         return origin_of(*current) if current else "the session"
 
-    def _answer_server_request(self, msg: Message) -> Message:
+    def _answer_server_request(self, msg: Message) -> OutgoingMessage:
         assert self.responder is not None
         check_server_request(msg)  # a request the schema forbids ends the call (exit 4)
         return self.responder.answer(msg, server_name=self.server_name, origin=self._origin())

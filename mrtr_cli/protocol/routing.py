@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mrtr_cli.transport.base import Message
+from mrtr_cli.transport.base import Message, OutgoingMessage
 
 if TYPE_CHECKING:  # pragma: no cover
     import collections
@@ -61,7 +61,7 @@ class MessageRouting:
 
     if TYPE_CHECKING:  # pragma: no cover - `Session`'s methods, declared for the type checker only
         def _declared_once(self) -> dict[str, Any] | None: ...
-        def _reply(self, reply: Message) -> None: ...
+        def _reply(self, reply: OutgoingMessage) -> None: ...
 
     def _end_progress(self, token: Any) -> None:
         with self._lock:

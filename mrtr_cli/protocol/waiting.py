@@ -22,7 +22,7 @@ from mrtr_cli.errors import TimeoutExpired, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.settings import DEFAULT_WAIT_NOTICE, current
-from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
 from mrtr_cli.transport.future import CancelledError, Future
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +55,7 @@ class ResponseWaiting:
     env: Environment
     tracer: Tracer
     protocol_version: str
-    on_server_request: Callable[[Message], Message | None] | None
+    on_server_request: Callable[[Message], OutgoingMessage | None] | None
     refused_at_stop: list[Message]
     _lock: threading.Lock
     _heard_at: float | None
@@ -147,7 +147,7 @@ class ResponseWaiting:
         finally:
             self._serving.release()
 
-    def _reply(self, reply: Message) -> None:
+    def _reply(self, reply: OutgoingMessage) -> None:
         """Send a response to a server-initiated request."""
         self.tracer.message("send", reply)
         try:

@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.transport.future import Future
 
 Message = dict[str, Any]
+#: A message mrtr sends: built by mrtr (protocol/messages.py has its shapes), only read
+#: and encoded here.
+OutgoingMessage = Mapping[str, object]
 MessageHandler = Callable[[Message], None]
 
 
@@ -202,7 +205,7 @@ def decode_or_none(text: str | bytes, *, allow_overflow: bool = False) -> Any:
         return None
 
 
-def encode_message(message: Message) -> bytes:
+def encode_message(message: OutgoingMessage) -> bytes:
     """One outgoing message as compact UTF-8 JSON.
 
     Text with no UTF-8 form (a lone surrogate such as "\\ud800", which a server's JSON can
@@ -266,7 +269,7 @@ class Transport(ABC):
         """
 
     @abstractmethod
-    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def request(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
                 budget: Remaining | None = None) -> Future[Message]:
         """Send a JSON-RPC request; the future resolves to its response message.
 
@@ -284,7 +287,7 @@ class Transport(ABC):
     #: that Ctrl-C reaches it).
     inline_exchange: bool = False
 
-    def exchange(self, message: Message, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
+    def exchange(self, message: OutgoingMessage, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
         """Send a request and return its response, in the calling thread.
 
         Raises:
@@ -295,7 +298,7 @@ class Transport(ABC):
         raise NotImplementedError
 
     @abstractmethod
-    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def send(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
              timeout: float | None = None) -> None:
         """Send a notification or a response to a server request; no reply is awaited.
 
