@@ -304,7 +304,7 @@ class LegacySession(Session):
     def request(
         self,
         method: str,
-        params: dict[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         capabilities: dict[str, Any] | None = None,
         deadline: Deadline | None = None,
@@ -408,7 +408,7 @@ class LegacySession(Session):
         self.env.add_secret(session_id)  # whoever holds it can act in the session: never traced
         self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]  # only the HTTP transport has it, and only it gets a session id
 
-    def _url_elicitation_required(self, err: JsonRpcError, method: str, params: dict[str, Any]) -> None:
+    def _url_elicitation_required(self, err: JsonRpcError, method: str, params: Mapping[str, object]) -> None:
         """`-32042`: show each URL elicitation, ask for consent; return to retry.
 
         Raises:
@@ -436,7 +436,7 @@ class LegacySession(Session):
                            f"{method} failed: {sanitize(err.message, single_line=True)}", code=err.code, data=err.data)
         self.tracer.note("URL elicitation accepted; retrying the request")
 
-    def _input_required(self, method: str, params: dict[str, Any] | None, asks: Any, *,
+    def _input_required(self, method: str, params: Mapping[str, object] | None, asks: Any, *,
                         result: dict[str, Any] | None = None, error: JsonRpcError | None = None,
                         told: bool = True) -> InputRequired:
         """The exit-5 error for asks nobody could answer, with a pending-style document

@@ -178,19 +178,22 @@ class Session(MessageRouting, ResponseWaiting):
             meta["io.modelcontextprotocol/logLevel"] = self.log_level
         return meta
 
-    def new_request(self, method: str, params: dict[str, Any] | None, capabilities: dict[str, Any]) -> JSONRPCRequest:
+    def new_request(self, method: str, params: Mapping[str, object] | None,
+                    capabilities: dict[str, Any]) -> JSONRPCRequest:
         """A request message with a fresh id and this session's `_meta` (`envelope`) set
         on top of any `_meta` the caller put in `params`."""
         msg = make_request(method, None)
-        body = dict(params or {})
-        body["_meta"] = {**(body.get("_meta") or {}), **self.envelope(capabilities, msg["id"])}
+        body: dict[str, object] = dict(params or {})
+        caller_meta = body.get("_meta")
+        body["_meta"] = {**(caller_meta if isinstance(caller_meta, Mapping) else {}),
+                         **self.envelope(capabilities, msg["id"])}
         msg["params"] = body
         return msg
 
     def request(
         self,
         method: str,
-        params: dict[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         capabilities: dict[str, Any] | None = None,
         deadline: Deadline | None = None,
@@ -284,7 +287,8 @@ class Session(MessageRouting, ResponseWaiting):
             if self.observer is None:
                 raise
 
-    def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
+    def notify(self, method: str, params: Mapping[str, object] | None = None, *,
+               timeout: float | None = None) -> None:
         """Send a notification (stdio only in 2026-07-28; HTTP defines none); `timeout`
         bounds its delivery in seconds (Transport.send)."""
         msg = make_notification(method, params)

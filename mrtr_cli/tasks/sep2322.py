@@ -17,11 +17,14 @@ shared `tasks/get` and `tasks/cancel` of `TaskWire`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import JsonRpcError
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, error_object, parse_task
 from mrtr_cli.tasks.wire import TaskWire
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import InputResponses
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 METHOD_NOT_FOUND = -32601
@@ -74,6 +77,6 @@ class Sep2322Wire(TaskWire):
             return replace(state, result=payload)
         return state
 
-    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
+    def send_input(self, task_id: str, responses: InputResponses) -> None:
         self.request("tasks/input_response",
                      {"inputResponses": responses, "_meta": {RELATED_TASK: {"taskId": task_id}}})
