@@ -7,6 +7,7 @@ the CLI raises a `MrtrError` subclass; the CLI catches it once, prints one line
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any, TypeVar
 
@@ -108,7 +109,7 @@ class InputRequired(MrtrError):
 
     exit_status = ExitStatus.INPUT_REQUIRED
 
-    def __init__(self, message: str, pending: dict[str, Any]):
+    def __init__(self, message: str, pending: Mapping[str, object]):
         super().__init__(message)
         self.pending = pending
 
@@ -143,7 +144,7 @@ class Interrupted(MrtrError):
     exit_status = ExitStatus.INTERRUPTED
 
     def __init__(self, message: str, *, data: Any = None, hint: str | None = None,
-                 pending: dict[str, Any] | None = None):
+                 pending: Mapping[str, object] | None = None):
         super().__init__(message, data=data, hint=hint)
         self.pending = pending
 

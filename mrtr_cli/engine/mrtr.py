@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli.engine.pending import build_pending, save_interrupted
+from mrtr_cli.engine.pending import PendingDocument, build_pending, save_interrupted
 from mrtr_cli.errors import (
     InputRequired,
     Interrupted,
@@ -418,7 +418,7 @@ class MrtrEngine:
         missing: list[str],
         answered: dict[str, Any],
         prefill: dict[str, dict[str, Any]],
-    ) -> dict[str, Any]:
+    ) -> PendingDocument:
         return build_pending(
             target=self.target,
             protocol_version=self.session.protocol_version,

@@ -14,7 +14,7 @@ server is sanitised before it is shown.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
@@ -24,6 +24,9 @@ from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
 from mrtr_cli.responders.ask import ELICIT, SAMPLING, InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult, InputResponse
 
 _SKIP = object()
 SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
@@ -58,7 +61,7 @@ class TerminalResponder:
         self.console = styled_console(env, env.stderr, soft_wrap=True)
 
     # ------------------------------------------------------------------ dispatch
-    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> Any:
+    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> InputResponse | None:
         """Ask for one input request; returns the InputResponse, or None if it cannot
         be answered here (e.g. `roots/list`).
 
@@ -103,7 +106,7 @@ class TerminalResponder:
         return questionary
 
     # ------------------------------------------------------------------ forms
-    def _form(self, ask: InputAsk, prefill: dict[str, Any]) -> dict[str, Any]:
+    def _form(self, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
         """Fill the form field by field, then review: send, edit, decline or cancel."""
         fields = form_fields(ask.params.get("requestedSchema"))
         current: dict[str, Any] = {f.name: f.default for f in fields if f.has_default and f.check(f.default) is None}
@@ -273,7 +276,7 @@ class TerminalResponder:
         self.console.print(line)
 
     # ------------------------------------------------------------------ URL mode
-    def _url(self, ask: InputAsk) -> dict[str, Any]:
+    def _url(self, ask: InputAsk) -> ElicitResult:
         """Show the URL (host highlighted, warnings), open it only with consent, and answer
         accept once the person says they are done there (or decline / cancel)."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
@@ -320,7 +323,7 @@ class TerminalResponder:
         return ok
 
     # ------------------------------------------------------------------ sampling
-    def _sampling(self, ask: InputAsk) -> dict[str, Any]:
+    def _sampling(self, ask: InputAsk) -> CreateMessageResult:
         """client/sampling: show the request (system prompt, messages, model preferences,
         maxTokens, ...), let the person type a reply as the assistant and review it.
         The reply is sent with `model: "human"`. Declining stops the call (exit 6): MRTR

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -49,7 +49,7 @@ class Candidate:
 class LiveNames(Protocol):
     """What the live server tells completion (shell/host.py `ShellHost`)."""
 
-    pending: dict[str, Any] | None
+    pending: Mapping[str, object] | None
     asked: dict[str, dict[str, Any]]
 
     def names(self, method: str) -> list[dict[str, Any]]:
