@@ -74,7 +74,7 @@ class PendingDocument(TypedDict, total=False):
     explanation: str
 
 
-def field_help(requested_schema: Any) -> dict[str, Any]:
+def field_help(requested_schema: object) -> dict[str, Any]:
     """Per-field help for a form: `{field: {type, required, title?, description?, enum?, default?, ...}}`."""
     from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
 
@@ -98,7 +98,7 @@ def field_help(requested_schema: Any) -> dict[str, Any]:
     return out
 
 
-def template_entry(request: Any, prefill: dict[str, Any] | None = None) -> Any:
+def template_entry(request: object, prefill: dict[str, Any] | None = None) -> object:
     """An InputResponse skeleton for one input request, with `null` where an answer goes."""
     from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
 
@@ -129,7 +129,7 @@ TEMPLATE_HELP = (
 )
 
 
-def _url_request(request: Any) -> str | None:
+def _url_request(request: object) -> str | None:
     """The URL of a URL-mode elicitation request, else None."""
     if isinstance(request, dict) and request.get("method") == "elicitation/create":
         params = raw_params if isinstance(raw_params := request.get("params"), dict) else {}
@@ -253,7 +253,7 @@ def _resume_lead(doc: Mapping[str, object]) -> str:
     return url_in_command(str(url))[1]
 
 
-def is_rejected_state(err: Any) -> bool:
+def is_rejected_state(err: object) -> bool:
     """True when a JSON-RPC error says the server refused the echoed `requestState`
     (the official SDK's -32602 "Invalid or expired requestState", `data.reason`
     "invalid_request_state")."""

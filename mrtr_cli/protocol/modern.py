@@ -37,7 +37,7 @@ class MissingCapability(JsonRpcError):
     server's message kept; mrtr's explanation and the options that declare it: `hint`)."""
 
 
-def describe_capabilities(required: Any) -> list[str]:
+def describe_capabilities(required: object) -> list[str]:
     """Flatten a `ClientCapabilities` object into dotted names, e.g. `elicitation.url`."""
     names: list[str] = []
     if not isinstance(required, dict):

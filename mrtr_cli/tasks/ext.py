@@ -33,7 +33,7 @@ class ExtTasksWire(TaskWire):
     def recognises(cls, result: dict[str, Any]) -> bool:
         return isinstance(result.get("taskId"), str)
 
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         return parse_task(obj, what=what, known_id=known_id)
 
     def send_input(self, task_id: str, responses: InputResponses) -> None:

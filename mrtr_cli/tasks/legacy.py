@@ -100,7 +100,7 @@ def task_augmentation(session: Session, name: str, tool: dict[str, Any] | None, 
     return None
 
 
-def parse_legacy_task(obj: Any, what: str, known_id: str | None = None) -> TaskState:
+def parse_legacy_task(obj: object, what: str, known_id: str | None = None) -> TaskState:
     """Read a 2025-11-25 Task (flat, or nested under `task` as in a CreateTaskResult)."""
     if isinstance(obj, dict) and isinstance(obj.get("task"), dict):
         obj = obj["task"]
@@ -123,7 +123,7 @@ class LegacyTasksWire(TaskWire):
     def recognises(cls, result: dict[str, Any]) -> bool:
         return is_create_task_result(result)
 
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         return parse_legacy_task(obj, what, known_id)
 
     def blocks(self, state: TaskState) -> bool:

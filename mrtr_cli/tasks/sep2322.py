@@ -30,7 +30,7 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 METHOD_NOT_FOUND = -32601
 
 
-def parse_sep2322_task(obj: Any, what: str, known_id: str | None = None) -> TaskState:
+def parse_sep2322_task(obj: object, what: str, known_id: str | None = None) -> TaskState:
     """Read a SEP-2322 task (flat, or nested under `task` as its creation result is)."""
     if isinstance(obj, dict) and isinstance(obj.get("task"), dict):
         obj = obj["task"]  # the SEP's creation result nests the task
@@ -54,7 +54,7 @@ class Sep2322Wire(TaskWire):
         return ("ttl" in result and "ttlMs" not in result) or (
             "pollInterval" in result and "pollIntervalMs" not in result)
 
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         return parse_sep2322_task(obj, what, known_id)
 
     def complete(self, state: TaskState) -> TaskState:

@@ -60,7 +60,7 @@ class TaskWire:
                                     deadline=deadline or self.deadline)
 
     # ------------------------------------------------------------------ the variant's job
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         """Normalise one task object of this variant (raises ProtocolError when malformed)."""
         raise NotImplementedError
 
