@@ -9,7 +9,7 @@ and the options that declare it), `-32020` HeaderMismatch (streamable-http).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mrtr_cli import __version__
 from mrtr_cli.errors import JsonRpcError, ProtocolError, explained
