@@ -144,7 +144,7 @@ class ResponderChain:
     # ------------------------------------------------------------------ answering
     def answer_round(
         self,
-        input_requests: Any,
+        input_requests: object,
         *,
         server_name: str,
         origin: str,
@@ -236,7 +236,7 @@ class ResponderChain:
         return self._terminal
 
     def _parse(
-        self, input_requests: Any, server_name: str, origin: str, capabilities: dict[str, Any] | None
+        self, input_requests: object, server_name: str, origin: str, capabilities: dict[str, Any] | None
     ) -> list[InputAsk]:
         from mrtr_cli.schema.elicit import form_fields, json_type  # noqa: PLC0415 - start-up time
 
