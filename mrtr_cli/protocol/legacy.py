@@ -94,10 +94,12 @@ def declared_capabilities(capabilities: Mapping[str, Any], version: str) -> dict
     return out
 
 
-def is_create_task_result(result: Any) -> bool:
+def is_create_task_result(result: object) -> bool:
     """True for a 2025-11-25 CreateTaskResult: `{"task": {"taskId": "...", ...}}` (and no
     CallToolResult `content`)."""
-    task = result.get("task") if isinstance(result, dict) else None
+    if not isinstance(result, dict):
+        return False
+    task = result.get("task")
     return isinstance(task, dict) and isinstance(task.get("taskId"), str) and "content" not in result
 
 
@@ -365,7 +367,7 @@ class LegacySession(Session):
                 raise self._input_required(method, params, asks, result=result)
             return result
 
-    def cancel(self, request_id: Any, reason: str) -> None:
+    def cancel(self, request_id: object, reason: str) -> None:
         """`notifications/cancelled` on every transport: in legacy Streamable HTTP a
         disconnection is not a cancellation."""
         try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
@@ -456,7 +458,7 @@ class LegacySession(Session):
                              "and the pending document is on stdout", doc)
 
 
-def _newest_common(data: Any) -> str | None:
+def _newest_common(data: object) -> str | None:
     """The newest handshake version in an error's `data.supported` list, if any."""
     supported = data.get("supported") if isinstance(data, dict) else None
     if not isinstance(supported, list):

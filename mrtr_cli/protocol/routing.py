@@ -34,9 +34,9 @@ class ProgressSink(Protocol):
     `end(token)` is called once that request is over, however it ended.
     """
 
-    def update(self, token: Any, params: dict[str, Any], label: str) -> None: ...
+    def update(self, token: object, params: dict[str, Any], label: str) -> None: ...
 
-    def end(self, token: Any) -> None: ...
+    def end(self, token: object) -> None: ...
 
 
 class MessageRouting:
@@ -63,7 +63,7 @@ class MessageRouting:
         def _declared_once(self) -> dict[str, Any] | None: ...
         def _reply(self, reply: OutgoingMessage) -> None: ...
 
-    def _end_progress(self, token: Any) -> None:
+    def _end_progress(self, token: object) -> None:
         with self._lock:
             known = self._progress.pop(token, None) is not None
             shown = token in self._shown

@@ -269,7 +269,7 @@ class Session(MessageRouting, ResponseWaiting):
         """
         self._check_shape(check_result, method, result, era)
 
-    def check_input_request(self, request: Any, path: str, era: str) -> None:
+    def check_input_request(self, request: object, path: str, era: str) -> None:
         """`protocol.checks.validate.check_input_request` for this session (a task's input request,
         `path` naming it), with `--strict` as `check_result` has it.
 
@@ -278,7 +278,7 @@ class Session(MessageRouting, ResponseWaiting):
         """
         self._check_shape(check_input_request, request, path, era)
 
-    def _check_shape(self, check: Callable[..., None], *args: Any) -> None:
+    def _check_shape(self, check: Callable[..., None], *args: object) -> None:
         from mrtr_cli.protocol.checks.validate import InvalidShape  # noqa: PLC0415 - lazy for start-up time
 
         try:
@@ -299,7 +299,7 @@ class Session(MessageRouting, ResponseWaiting):
         """The HTTP headers of one POSTed message (2026-07-28: version, method, name)."""
         return request_headers(method, params, self.protocol_version)
 
-    def cancel(self, request_id: Any, reason: str) -> None:
+    def cancel(self, request_id: object, reason: str) -> None:
         """Cancel an in-flight request (basic/patterns/cancellation): send
         `notifications/cancelled` `{requestId, reason}` on stdio, close the response
         stream on HTTP (no notification there). Never raises: the server may be gone."""

@@ -172,7 +172,7 @@ class ServerRequestResponder:
             return f"{prefix}-{self._counts[prefix]}"
 
     # ------------------------------------------------------------------ internals
-    def _declared(self, method: str, params: dict[str, Any]) -> bool:
+    def _declared(self, method: str, params: Mapping[str, object]) -> bool:
         declared = self.capabilities.get(CAPABILITY[method])
         if declared is None:
             return False
@@ -182,7 +182,7 @@ class ServerRequestResponder:
         return True
 
 
-def _task_origin(params: dict[str, Any]) -> str | None:
+def _task_origin(params: Mapping[str, object]) -> str | None:
     """"task ID" for a request tagged with `io.modelcontextprotocol/related-task` (2025-11-25 tasks)."""
     meta = params.get("_meta")
     related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None

@@ -35,7 +35,7 @@ OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finis
 ALL_FIELDS, BACK = "(all of them, in order)", "(back to the review)"
 
 
-def _one_line(text: Any) -> str:
+def _one_line(text: object) -> str:
     return sanitize(str(text), single_line=True)
 
 
