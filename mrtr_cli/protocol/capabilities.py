@@ -75,7 +75,8 @@ def hidden_note(kind: str, capabilities: object) -> str | None:
             f"a server may list some {kind} only to clients that declare {missing[0]}; this run does not")
 
 
-def listing_note(kind: str, capabilities: Any, listed: list[str], earlier: list[tuple[Any, list[str]]]) -> str | None:
+def listing_note(kind: str, capabilities: object, listed: list[str],
+                 earlier: list[tuple[Any, list[str]]]) -> str | None:
     """The note under a listing, printed only where it can apply: when this server, listed
     earlier by a run that declared a capability this run does not (`earlier`: the
     declaration and item names of each such listing, from the list cache), listed

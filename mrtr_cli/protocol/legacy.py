@@ -68,7 +68,7 @@ class ServerRequestHandler(Protocol):
 
     def next_key(self, method: str) -> str: ...
 
-    def pending_document(self, **facts: Any) -> dict[str, Any]:
+    def pending_document(self, **facts: object) -> dict[str, Any]:
         """The pending document (exit 5) for asks nobody could answer: `facts` are the
         target, protocol version, method, params, input requests, missing and answered
         keys, prefill, the server's `result` or `error`, and `told` (the server was

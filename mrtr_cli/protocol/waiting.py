@@ -102,7 +102,7 @@ class ResponseWaiting:
             with self._lock:
                 self._waiters.discard(wake)
 
-    def _wait_notice(self, label: str, token: Any, due: float) -> float | None:
+    def _wait_notice(self, label: str, token: object, due: float) -> float | None:
         """Print "still waiting" for `label` unless the server spoke since the wait began
         (progress for `token`, or any message less than a wait-notice ago: then the notice
         is due that long after it); returns when the next check is due (None: done).

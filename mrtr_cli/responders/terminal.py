@@ -131,7 +131,7 @@ class TerminalResponder:
             for f in self._fields_to_edit(fields, answers):
                 self._fill(f, answers.get(f.name), answers)
 
-    def _fill(self, f: FormField, current: Any, answers: dict[str, Any]) -> None:
+    def _fill(self, f: FormField, current: object, answers: dict[str, Any]) -> None:
         """Ask one field (starting from `current`) and store the answer, or drop it when left empty."""
         value = self._field(f, current)
         if value is _SKIP:
@@ -177,7 +177,7 @@ class TerminalResponder:
             label += f" [{_one_line(hint)}]"
         return label
 
-    def _field(self, f: FormField, current: Any) -> Any:
+    def _field(self, f: FormField, current: object) -> Any:
         """Ask one field; returns its typed value, or `_SKIP` for an optional field left empty."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
@@ -191,7 +191,7 @@ class TerminalResponder:
             return self._boolean(f, current)
         return self._text(f, current)
 
-    def _enum(self, f: FormField, current: Any) -> Any:
+    def _enum(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         choices = [Choice(_one_line(title), value=const) for const, title in f.options]
@@ -200,7 +200,7 @@ class TerminalResponder:
         default = current if current in [c for c, _ in f.options] else None
         return self._q().select(self._label(f), choices=choices, default=default, **self._pt).unsafe_ask()
 
-    def _multi(self, f: FormField, current: Any) -> Any:
+    def _multi(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         chosen = current if isinstance(current, list) else []
@@ -222,7 +222,7 @@ class TerminalResponder:
             return _SKIP
         return list(selected)
 
-    def _boolean(self, f: FormField, current: Any) -> Any:
+    def _boolean(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         if f.required or isinstance(current, bool):
@@ -232,7 +232,7 @@ class TerminalResponder:
         choices = [Choice("(leave empty)", value=_SKIP), Choice("yes", value=True), Choice("no", value=False)]
         return self._q().select(self._label(f), choices=choices, default=choices[0], **self._pt).unsafe_ask()
 
-    def _text(self, f: FormField, current: Any) -> Any:
+    def _text(self, f: FormField, current: object) -> Any:
         """A typed text answer, re-asked with the reason until it is valid for `f`."""
 
         def check(text: str) -> bool | str:
@@ -267,7 +267,7 @@ class TerminalResponder:
             self._refused(verdict)
             default = text
 
-    def _refused(self, reason: Any) -> None:
+    def _refused(self, reason: object) -> None:
         """The reason a value was refused, on stderr just above the field asked again."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
