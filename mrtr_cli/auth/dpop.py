@@ -121,7 +121,7 @@ class ProofKey:
         return key
 
     @classmethod
-    def from_stored(cls, text: Any) -> ProofKey | None:
+    def from_stored(cls, text: object) -> ProofKey | None:
         """The key stored as `stored()` wrote it, or None when `text` is not one."""
         try:
             return cls(json.loads(text)) if isinstance(text, str) else None

@@ -9,7 +9,6 @@ instead of a crash or a wait that ends at once.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import click
 
@@ -25,7 +24,7 @@ class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic only in cli
 
     name = "seconds"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
         if isinstance(value, float):
             number = value
         else:
@@ -50,7 +49,7 @@ class AnswerItem(click.ParamType):  # type: ignore[type-arg]  # generic only in 
 
     name = "answer"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
         from mrtr_cli.responders.answers import parse_flag  # noqa: PLC0415 - lazy for start-up time
 
         parse_flag(str(value))  # UsageError: "-a VALUE: what is wrong", one line (exit 2)

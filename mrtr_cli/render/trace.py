@@ -111,7 +111,7 @@ class Tracer:
             raise self.env.write_failure
 
 
-def redact_values(value: Any, redact: Any) -> Any:
+def redact_values(value: object, redact: Any) -> Any:
     """`value` with `redact` applied to every string in it (keys are protocol names, kept)."""
     if isinstance(value, str):
         return redact(value)

@@ -326,7 +326,7 @@ class ShellHost:
         if isinstance(subject, str) and isinstance(requests, dict):
             self.asked[subject] = requests
 
-    def pending_notes(self, doc: dict[str, Any], config_words: Any = ()) -> list[str]:
+    def pending_notes(self, doc: dict[str, Any], config_words: object = ()) -> list[str]:
         """What to do after exit 5 inside the shell (`cli.main.run` prints them)."""
         from mrtr_cli.engine.pending import start_again_command, url_notes  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.completion import answer_fields  # noqa: PLC0415 - lazy for start-up time

@@ -57,7 +57,7 @@ class LineInput(UserInput):
     script's next lines), so `-` reads nothing from it; it is the pending document the shell
     kept for a bare `resume`, when the shell gave one."""
 
-    def __init__(self, env: Environment, deadline: Any, kept: str | None):
+    def __init__(self, env: Environment, deadline: object, kept: str | None):
         super().__init__(env, deadline)
         self._kept = kept
 

@@ -36,7 +36,7 @@ class LineReader(Protocol):
 
     interactive: bool
 
-    def read(self, prompt: Any = None) -> str | None:
+    def read(self, prompt: object = None) -> str | None:
         """The next line, or None at the end."""
 
 

@@ -314,7 +314,7 @@ class HttpTransport(EventStreams, Transport):
             if retries > MAX_AUTH_RETRIES or self._foreign(resp) or not self._may_retry(resp, all_headers):
                 raise self._auth_error(resp)
 
-    def abort(self, request_id: Any) -> None:
+    def abort(self, request_id: object) -> None:
         with self._lock:
             self._aborted.add(request_id)
             resp = self._responses.pop(request_id, None)
@@ -325,7 +325,7 @@ class HttpTransport(EventStreams, Transport):
                 pass
 
     # ------------------------------------------------------------------ internals
-    def _is_aborted(self, rid: Any) -> bool:
+    def _is_aborted(self, rid: object) -> bool:
         """The request `rid` was aborted (`abort`)."""
         with self._lock:
             return rid in self._aborted
@@ -513,7 +513,7 @@ class HttpTransport(EventStreams, Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
-    def _read_response(self, resp: httpx2.Response, rid: Any, headers: dict[str, str],
+    def _read_response(self, resp: httpx2.Response, rid: object, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
         """The JSON-RPC message answering request `rid` in `resp` (a JSON body or an SSE
         stream), by its status: 401/403 a sign-in error, 5xx and other errors the server's

@@ -226,7 +226,7 @@ class StdioTransport(Transport):
              timeout: float | None = None) -> None:
         self._write(message)
 
-    def abort(self, request_id: Any) -> None:
+    def abort(self, request_id: object) -> None:
         with self._lock:
             fut = self._pending.pop(request_id, None)
         if fut is not None and not fut.done():
