@@ -7,8 +7,9 @@ the CLI raises a `MrtrError` subclass; the CLI catches it once, prints one line
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 
 class ExitStatus(IntEnum):
@@ -42,7 +43,7 @@ class MrtrError(Exception):
     exit_status: ExitStatus = ExitStatus.PROTOCOL
     from_server: bool = False
 
-    def __init__(self, message: str, *, code: int | None = None, data: Any = None, hint: str | None = None):
+    def __init__(self, message: str, *, code: int | None = None, data: object = None, hint: str | None = None):
         super().__init__(message)
         self.message = message
         self.code = code
@@ -79,7 +80,7 @@ class JsonRpcError(ProtocolError):
 
     from_server = True
 
-    def __init__(self, code: int, message: str, data: Any = None, *, hint: str | None = None):
+    def __init__(self, code: int, message: str, data: object = None, *, hint: str | None = None):
         super().__init__(message, code=code, data=data, hint=hint)
 
 
@@ -108,7 +109,7 @@ class InputRequired(MrtrError):
 
     exit_status = ExitStatus.INPUT_REQUIRED
 
-    def __init__(self, message: str, pending: dict[str, Any]):
+    def __init__(self, message: str, pending: Mapping[str, object]):
         super().__init__(message)
         self.pending = pending
 
@@ -142,8 +143,8 @@ class Interrupted(MrtrError):
 
     exit_status = ExitStatus.INTERRUPTED
 
-    def __init__(self, message: str, *, data: Any = None, hint: str | None = None,
-                 pending: dict[str, Any] | None = None):
+    def __init__(self, message: str, *, data: object = None, hint: str | None = None,
+                 pending: Mapping[str, object] | None = None):
         super().__init__(message, data=data, hint=hint)
         self.pending = pending
 
@@ -184,7 +185,7 @@ class WriteFailed(MrtrError):
     exit_status = ExitStatus.USAGE
 
 
-def terminated(signum: int, frame: Any) -> None:
+def terminated(signum: int, frame: object) -> None:
     """The handler of the signals that stop a run (`platform.signals.TERMINATION`: SIGTERM,
     a CI job cancelled or `kill`; SIGHUP, the terminal closed; SIGBREAK on Windows): the
     run ends as on Ctrl-C (a running task's id and the command to resume are printed, a

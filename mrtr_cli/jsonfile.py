@@ -97,7 +97,7 @@ def parse_strict(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_constant, parse_float=_finite_float, parse_int=_bounded_int)
 
 
-def json_depth(value: Any) -> int:
+def json_depth(value: object) -> int:
     """How deeply arrays and objects nest in `value` (a scalar is 0, `[]` is 1), counted
     without recursion."""
     deepest = 0
@@ -137,7 +137,7 @@ def loads_strict(text: str) -> Any:
     return value
 
 
-def dumps_strict(value: Any, **kw: Any) -> str:
+def dumps_strict(value: object, **kw: Any) -> str:
     """`json.dumps` with `allow_nan=False` (a non-finite float is a ValueError, never sent)."""
     return json.dumps(value, allow_nan=False, **kw)
 
@@ -149,19 +149,19 @@ def escape_lone_surrogates(json_text: str) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
 
 
-def lone_surrogate_in(value: Any) -> str | None:
+def lone_surrogate_in(value: object) -> str | None:
     """The first lone surrogate in any string of `value` (a JSON value), else None."""
     found = _LONE_SURROGATE.search(json.dumps(value, ensure_ascii=False))
     return found.group(0) if found else None
 
 
-def dumps_utf8(value: Any, **kw: Any) -> str:
+def dumps_utf8(value: object, **kw: Any) -> str:
     """`json.dumps(value, ensure_ascii=False, **kw)` that can always be written as UTF-8:
     text a server sent may hold lone surrogates, written as the escapes they came as."""
     return escape_lone_surrogates(json.dumps(value, ensure_ascii=False, **kw))
 
 
-def write_json_atomic(path: str, value: Any, *, indent: int | None = 2, mode: int = 0o600) -> None:
+def write_json_atomic(path: str, value: object, *, indent: int | None = 2, mode: int = 0o600) -> None:
     """Write `value` as JSON to `path` atomically (a temporary file in the same folder,
     then renamed), readable by the owner only; on any failure the temporary file is
     removed and `path` is unchanged. Any string a server can send is written.

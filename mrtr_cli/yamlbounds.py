@@ -86,7 +86,7 @@ def _loader_class(yaml: Any) -> type:
                 raise YamlTooLarge(f"expands to more than {self.max_nodes} YAML nodes (aliases counted as "
                                    "the nodes they repeat), the limit")
 
-        def compose_node(self, parent: Any, index: Any) -> Any:
+        def compose_node(self, parent: object, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 anchor = self.peek_event().anchor
                 target = self.anchors.get(anchor)
@@ -113,7 +113,7 @@ def _loader_class(yaml: Any) -> type:
     return BoundedLoader
 
 
-def _as_json(value: Any) -> Any:
+def _as_json(value: object) -> Any:
     """`value` (from the safe loader, bounded in nodes) as JSON values: keys as strings,
     a set as a mapping to nulls, dates and other YAML-only scalars as `str()` of them."""
     if isinstance(value, dict):
@@ -127,7 +127,7 @@ def _as_json(value: Any) -> Any:
     return str(value)
 
 
-def _key(key: Any) -> str:
+def _key(key: object) -> str:
     if isinstance(key, str):
         return key
     if isinstance(key, bool) or key is None:

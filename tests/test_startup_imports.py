@@ -34,11 +34,12 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 #: Nothing a plain call over stdio needs: `logging` (loaded by `concurrent.futures`),
 #: `hashlib` (loads OpenSSL), `base64`, the HTTP client and the HTTP transport, sign-in, the
 #: schema modules of forms and of full JSON Schema validation, and the header-value rules
-#: (only for -H). (`tempfile` is not listed: the first call to a server writes its era to
-#: the cache with it.)
+#: (only for -H), and the protocol's message types (imported for type checking only). (`tempfile`
+#: is not listed: the first call to a server writes its era to the cache with it.)
 NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx2",
                          "mrtr_cli.transport.http.transport", "mrtr_cli.transport.http.sse",
-                         "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values")
+                         "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values",
+                         "mrtr_cli.protocol.messages")
 
 #: What loads while the server boots, not before it is launched: the command line parser,
 #: the session, the era probe and the engine.

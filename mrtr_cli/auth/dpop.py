@@ -76,7 +76,7 @@ def _sign(key: Any, data: bytes) -> bytes:
     hashes, ec, _ = _crypto()
 
     # `ec` is the module `_crypto` imported (typed Any there, to keep the import lazy).
-    class _Sha256Ecdsa(ec.ECDSA):  # type: ignore[name-defined,misc]
+    class _Sha256Ecdsa(ec.ECDSA):  # type: ignore[name-defined,misc]  # base class from a lazily imported module (Any)
         def __init__(self) -> None:  # no backend check: randomized (RFC 7518) ECDSA only
             pass
 
@@ -121,7 +121,7 @@ class ProofKey:
         return key
 
     @classmethod
-    def from_stored(cls, text: Any) -> ProofKey | None:
+    def from_stored(cls, text: object) -> ProofKey | None:
         """The key stored as `stored()` wrote it, or None when `text` is not one."""
         try:
             return cls(json.loads(text)) if isinstance(text, str) else None

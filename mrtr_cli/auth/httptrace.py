@@ -27,7 +27,7 @@ SECRET_MEMBERS = frozenset({
 MAX_TRACED_BODY = 256 * 1024
 
 
-def redact_members(value: Any) -> Any:
+def redact_members(value: object) -> Any:
     """`value` (a JSON value or a form as a dict) with every `SECRET_MEMBERS` member's
     value replaced by `***`, at any depth."""
     if isinstance(value, dict):

@@ -200,6 +200,6 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
     return client
 
 
-def _list(value: Any, default: list[Any]) -> list[Any]:
+def _list(value: object, default: list[Any]) -> list[Any]:
     """`value` when it is a non-empty JSON array, else `default`."""
     return value if isinstance(value, list) and value else default

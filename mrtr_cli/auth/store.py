@@ -280,7 +280,7 @@ def all_records() -> tuple[list[tuple[str, dict[str, Any]]], list[DamagedTokenSt
     return sorted(out, key=lambda item: str(item[1].get("resource"))), damaged
 
 
-def expires_at(expires_in: Any) -> float | None:
+def expires_at(expires_in: object) -> float | None:
     """Unix time a token with `expires_in` seconds (RFC 6749 section 5.1) expires, or None."""
     if isinstance(expires_in, int | float) and not isinstance(expires_in, bool) and expires_in > 0:
         return time.time() + float(expires_in)

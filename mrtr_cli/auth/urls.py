@@ -12,19 +12,17 @@ Request Forgery (SSRF)".
 
 from __future__ import annotations
 
-from typing import Any
-
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.http.urlrule import FORBIDDEN, is_valid_url, refusal, resolved_refusal
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """`value` as a message may quote it: one line, escaped, at most 200 characters."""
     return one_line(value, 200)
 
 
-def checked_url(value: Any, member: str) -> str:
+def checked_url(value: object, member: str) -> str:
     """`value` if it is an absolute http(s) URL that parses (host, port, no control
     characters or spaces); `member` names where it came from (e.g. "the protected
     resource metadata's authorization_servers").
@@ -37,7 +35,7 @@ def checked_url(value: Any, member: str) -> str:
     raise AuthError(f"{member} is not a valid http(s) URL: {shown(value)!r}; nothing was sent there")
 
 
-def allowed_url(value: Any, member: str, *, same_origin_as: str | None = None) -> str:
+def allowed_url(value: object, member: str, *, same_origin_as: str | None = None) -> str:
     """`value` (a URL a server handed mrtr) if an authorization request may go there by the
     rule (`urlrule.refusal`): a valid URL over HTTPS, or over plain HTTP to this machine
     (or to the origin of `same_origin_as`, the URL the user gave), and never to a

@@ -13,7 +13,6 @@ RFC 7591 section 3.2.1 (`client_secret_expires_at`).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from mrtr_cli.errors import AuthError
 from mrtr_cli.transport.http.tokenfile import B64TOKEN as _B64TOKEN
@@ -29,7 +28,7 @@ MAX_LIFETIME = 10 * 365 * 86400
 
 
 
-def checked_token(value: Any, member: str, *, bearer: bool) -> str:
+def checked_token(value: object, member: str, *, bearer: bool) -> str:
     """`value` if it is a token mrtr can send: a non-empty string of at most
     `MAX_TOKEN_CHARS`, in `b64token` characters for a token sent as `Bearer` (RFC 6750
     section 2.1), else printable ASCII (VSCHAR, RFC 6749 appendix A).
@@ -54,7 +53,7 @@ def checked_token(value: Any, member: str, *, bearer: bool) -> str:
     return value
 
 
-def checked_client_id(value: Any, member: str) -> str:
+def checked_client_id(value: object, member: str) -> str:
     """`value` if it is a usable client id: a non-empty string of printable ASCII (RFC 6749
     appendix A.1, VSCHAR) of at most `MAX_CLIENT_ID_CHARS`.
 
@@ -68,7 +67,7 @@ def checked_client_id(value: Any, member: str) -> str:
     return value
 
 
-def lifetime(value: Any) -> float | None:
+def lifetime(value: object) -> float | None:
     """A lifetime in seconds (`expires_in`: a JSON number or a string of digits) if it is
     finite, above 0 and at most `MAX_LIFETIME`; None (unknown) for anything else."""
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 12:
@@ -76,13 +75,13 @@ def lifetime(value: Any) -> float | None:
     return _bounded(value, MAX_LIFETIME)
 
 
-def epoch(value: Any) -> float | None:
+def epoch(value: object) -> float | None:
     """A point in time (Unix seconds) if it is a finite number above 0 and before the year
     10000; None for anything else (0 in `client_secret_expires_at` means "never")."""
     return _bounded(value, MAX_EPOCH)
 
 
-def _bounded(value: Any, most: float) -> float | None:
+def _bounded(value: object, most: float) -> float | None:
     """`value` as a float if it is a finite JSON number (not a boolean) above 0 and at most
     `most`; None otherwise."""
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -70,7 +70,7 @@ class BatchLine:
         return f"#{self.number}" if duplicate else self.key
 
 
-def id_key(value: Any) -> str:
+def id_key(value: object) -> str:
     """A record id as a dictionary key: its JSON text."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
@@ -157,7 +157,7 @@ def parse_line(raw: str, number: int, base_dir: str, cache: dict[str, AnswerFile
         return _malformed(number, line_id, exc.message, hint=exc.hint)
 
 
-def _parse_members(doc: dict[str, Any], number: int, line_id: Any, base_dir: str,
+def _parse_members(doc: dict[str, Any], number: int, line_id: object, base_dir: str,
                    cache: dict[str, AnswerFile]) -> BatchLine:
     unknown = [k for k in doc if k not in MEMBERS and not k.startswith("_")]
     if unknown:
@@ -202,12 +202,12 @@ def _answer_files(value: Any, base_dir: str, cache: dict[str, AnswerFile]) -> li
     return out
 
 
-def _malformed(number: int, line_id: Any, message: str, *, hint: str | None = None) -> BatchLine:
+def _malformed(number: int, line_id: object, message: str, *, hint: str | None = None) -> BatchLine:
     text = message if message.startswith(f"line {number}") else f"line {number}: {message}"
     return BatchLine(number, line_id, error=UsageError(text, data={"line": number}, hint=hint))
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",

@@ -22,9 +22,9 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, TypedDict
 
 from mrtr_cli.batch.lines import BatchLine, id_key
 from mrtr_cli.env import Environment
@@ -46,21 +46,39 @@ def first_failure_line(who: str, code: int, number: int, which: str) -> str:
 
 
 # ---------------------------------------------------------------------- records
-def _record(line: BatchLine, code: int) -> dict[str, Any]:
+class _BatchRecordBase(TypedDict):
+    id: str | int
+    line: int
+    exitCode: int
+
+
+class BatchRecord(_BatchRecordBase, total=False):
+    """One record mrtr writes (module docstring): `id`, `line`, `exitCode`, then one of
+    `result` (the server's, exactly as sent: unchecked, so only a mapping), `pending` (the
+    pending document), `error` (`render.errors.error_object`); `strictViolations` with
+    `--strict`. A record read back (`load_records`) is a line of a file, not this type."""
+
+    result: Mapping[str, object]
+    pending: Mapping[str, object]
+    error: dict[str, Any]
+    strictViolations: int
+
+
+def _record(line: BatchLine, code: int) -> BatchRecord:
     return {"id": line.id, "line": line.number, "exitCode": code}
 
 
-def result_record(line: BatchLine, code: int, result: dict[str, Any]) -> dict[str, Any]:
+def result_record(line: BatchLine, code: int, result: Mapping[str, object]) -> BatchRecord:
     """A finished line: the result as the server sent it, with the exit code `call` would give."""
     return {**_record(line, code), "result": result}
 
 
-def pending_record(line: BatchLine, pending: dict[str, Any]) -> dict[str, Any]:
+def pending_record(line: BatchLine, pending: Mapping[str, object]) -> BatchRecord:
     """A line that needs input nobody gave: exit 5 and its pending document."""
     return {**_record(line, int(ExitStatus.INPUT_REQUIRED)), "pending": pending}
 
 
-def error_record(line: BatchLine, err: MrtrError, env: Environment) -> dict[str, Any]:
+def error_record(line: BatchLine, err: MrtrError, env: Environment) -> BatchRecord:
     """A failed line: `{"exitCode", "code", "message", "data"}` (and `hint`), secrets redacted."""
     error = error_object(err)
     error["message"] = env.redact(err.message)
@@ -69,7 +87,7 @@ def error_record(line: BatchLine, err: MrtrError, env: Environment) -> dict[str,
     return {**_record(line, int(err.exit_status)), "error": error}
 
 
-def dumps_record(record: dict[str, Any]) -> str:
+def dumps_record(record: Mapping[str, object]) -> str:
     """One record as a JSON line: lossless, and inert on a terminal."""
     return dumps_safe(record)
 
@@ -95,7 +113,7 @@ class RecordSink:
         self._buffer: dict[int, str] = {}  # line number -> its encoded record, waiting for earlier lines
         self.flush_output: Callable[[], None] = flush or (lambda: None)
 
-    def add(self, record: dict[str, Any], text: str | None = None) -> None:
+    def add(self, record: BatchRecord, text: str | None = None) -> None:
         """Take one finished line's record (`text`: its JSON line, when already encoded)."""
         text = text if text is not None else dumps_record(record) + "\n"
         if not self._ordered:

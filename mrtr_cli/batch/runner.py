@@ -30,6 +30,7 @@ from mrtr_cli.app import App
 from mrtr_cli.batch.lines import BatchLine
 from mrtr_cli.batch.records import (
     CODE_NAMES,
+    BatchRecord,
     RecordSink,
     Summary,
     dumps_record,
@@ -275,7 +276,7 @@ class BatchRunner:
             self.env.err(f"mrtr: batch: internal error (a bug in mrtr): {type(exc).__name__}: {exc}; stopped")
 
     # ------------------------------------------------------------------ one line
-    def run_line(self, line: BatchLine) -> dict[str, Any]:
+    def run_line(self, line: BatchLine) -> BatchRecord:
         """Run one line and return its record (never raises but for KeyboardInterrupt)."""
         if line.error is not None:
             return error_record(line, line.error, self.env)
@@ -290,7 +291,7 @@ class BatchRunner:
         record["exitCode"] = strict_exit(record["exitCode"], record["strictViolations"])  # as `call --strict` exits
         return record
 
-    def _run_line(self, line: BatchLine) -> dict[str, Any]:
+    def _run_line(self, line: BatchLine) -> BatchRecord:
         store = AnswerStore([*self._base.files, *line.answers], self._base.flags)
         session: Session | None = None
         try:
@@ -352,7 +353,7 @@ class BatchRunner:
                 self._take(line, record, text)
                 self.sink.flush_output()
 
-    def _take(self, line: BatchLine, record: dict[str, Any], text: str | None = None) -> None:
+    def _take(self, line: BatchLine, record: BatchRecord, text: str | None = None) -> None:
         self.sink.add(record, text)
         self.recorded += 1
         code = record["exitCode"]
@@ -363,7 +364,7 @@ class BatchRunner:
         if not self.env.json_mode:  # with --json, the records say it all
             self._note_failure(line, record)
 
-    def _note_failure(self, line: BatchLine, record: dict[str, Any]) -> None:
+    def _note_failure(self, line: BatchLine, record: BatchRecord) -> None:
         if line.error is not None:  # the person's own input: always worth a line on stderr
             self.env.err(f"mrtr: batch: {sanitize(line.error.message, single_line=True)}")
         elif self.env.verbosity:

@@ -33,7 +33,7 @@ def complete(kind: str) -> Callable[[click.Context, click.Parameter, str], list[
 def _options(*decorators: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """One decorator applying a set of shared options; they are marked shared, so that the
     help lists them under the headings of cli/help/format.py's OPTION_GROUPS."""
-    def apply(f: Any) -> Any:
+    def apply(f: object) -> Any:
         before = len(getattr(f, "__click_params__", []))
         for decorator in reversed(decorators):
             f = decorator(f)

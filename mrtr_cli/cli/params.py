@@ -9,7 +9,6 @@ instead of a crash or a wait that ends at once.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import click
 
@@ -19,13 +18,13 @@ MAX_SECONDS = 100_000_000.0
 
 
 # click 8.5 makes ParamType generic; subscripting it fails at run time on the older click allowed.
-class Seconds(click.ParamType):  # type: ignore[type-arg]
+class Seconds(click.ParamType):  # type: ignore[type-arg]  # generic only in click 8.5+ (above)
     """A finite, positive number of seconds, at most `MAX_SECONDS` (click converts it; a
     bad value is `click.BadParameter`, exit 2)."""
 
     name = "seconds"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
         if isinstance(value, float):
             number = value
         else:
@@ -44,13 +43,13 @@ SECONDS = Seconds()
 
 
 # click 8.5 makes ParamType generic; subscripting it fails at run time on the older click allowed.
-class AnswerItem(click.ParamType):  # type: ignore[type-arg]
+class AnswerItem(click.ParamType):  # type: ignore[type-arg]  # generic only in click 8.5+ (above)
     """One `-a` answer: `FIELD=VALUE`, `INPUTKEY.FIELD=VALUE` or `FIELD:=JSON`, checked as
     `responders.answers.parse_flag` reads it and kept as typed (a bad one is exit 2)."""
 
     name = "answer"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
         from mrtr_cli.responders.answers import parse_flag  # noqa: PLC0415 - lazy for start-up time
 
         parse_flag(str(value))  # UsageError: "-a VALUE: what is wrong", one line (exit 2)

@@ -23,7 +23,7 @@ from click.core import ParameterSource
 _FOUND = "mrtr.quickparse.found"
 
 
-def _quiet_value(value: Any) -> bool:
+def _quiet_value(value: object) -> bool:
     """Whether `value` is a "nothing given" value (kept between parses: it is immutable)."""
     return value is None or value is False or value == () or (type(value) is int and value == 0)
 
@@ -38,7 +38,7 @@ class _RecordingParser:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._parser, name)
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name == "_parser":
             object.__setattr__(self, name, value)
         else:

@@ -22,9 +22,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.engine.pending import build_pending, save_interrupted
+from mrtr_cli.engine.pending import PendingDocument, build_pending, save_interrupted
 from mrtr_cli.errors import (
     InputRequired,
     Interrupted,
@@ -44,6 +44,9 @@ from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.runcontext import DEFAULT_MAX_ROUNDS
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import InputResponses
 
 _BACKOFF_START = 0.05
 _BACKOFF_MAX = 2.0
@@ -84,7 +87,7 @@ class AnswerRecorder:
             else:
                 self.responses.setdefault(key, []).append(value)
 
-    def seed(self, document_responses: Any) -> None:
+    def seed(self, document_responses: object) -> None:
         """Start from the `inputResponses` of an earlier `document()` (a pending document's
         `sentResponses`): a list is one entry per round, anything else one round."""
         if not isinstance(document_responses, dict):
@@ -337,7 +340,7 @@ class MrtrEngine:
         method: str,
         params: dict[str, Any],
         caps: dict[str, Any],
-        responses: dict[str, Any] | None,
+        responses: InputResponses | None,
         request_state: str | None,
     ) -> dict[str, Any]:
         body = dict(params)
@@ -418,7 +421,7 @@ class MrtrEngine:
         missing: list[str],
         answered: dict[str, Any],
         prefill: dict[str, dict[str, Any]],
-    ) -> dict[str, Any]:
+    ) -> PendingDocument:
         return build_pending(
             target=self.target,
             protocol_version=self.session.protocol_version,

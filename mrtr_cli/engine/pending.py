@@ -18,8 +18,8 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import dumps_utf8
@@ -29,7 +29,52 @@ from mrtr_cli.protocol.capabilities import MRTR_METHODS
 PENDING_FORMAT = "pending/1"
 
 
-def field_help(requested_schema: Any) -> dict[str, Any]:
+class _AnswersTemplateBase(TypedDict):
+    _help: str
+    inputResponses: dict[str, object]
+
+
+class AnswersTemplate(_AnswersTemplateBase, total=False):
+    """`answersTemplate` of a pending document (docs/answers.md): an answer file once its
+    nulls are filled in. `inputResponses`: key -> template entry (`template_entry`, an
+    `ElicitResult`, `CreateMessageResult` or `ListRootsResult` with `null`s); `_fields`:
+    key -> field help (`field_help`) or a URL note. Members starting with `_` are
+    ignored when read back."""
+
+    _fields: dict[str, dict[str, object]]
+
+
+class PendingDocument(TypedDict, total=False):
+    """What `build_pending` writes (docs/answers.md, "Pending documents"; format
+    `PENDING_FORMAT`), its members in the order written. Always there: `mrtr`, `createdAt`,
+    `target`, `protocolVersion`, `method`, `params`, `inputRequests`, `missing`,
+    `answersTemplate` (`total=False` only so that the document is built member by member,
+    in that order). `target`, `params` and `inputRequests` are kept as they came (the
+    user's target, the call's params, the server's requests: not checked here).
+    `requestState` only when the server sent one, echoed exactly; `taskId` for a task's
+    questions; `answered` / `sentResponses`: `inputResponses` already given (this round,
+    earlier rounds); `rejected` and `explanation`: answers a server refused and why
+    (engine/mrtr.py). A document read back (`load_pending`) is a file from anywhere, not
+    this type."""
+
+    mrtr: str
+    createdAt: str
+    target: dict[str, Any]
+    protocolVersion: str
+    method: str
+    params: dict[str, Any]
+    taskId: str
+    inputRequests: dict[str, Any]
+    requestState: str
+    missing: list[str]
+    answered: dict[str, Any]
+    sentResponses: dict[str, Any]
+    answersTemplate: AnswersTemplate | dict[str, object]
+    rejected: dict[str, Any]
+    explanation: str
+
+
+def field_help(requested_schema: object) -> dict[str, Any]:
     """Per-field help for a form: `{field: {type, required, title?, description?, enum?, default?, ...}}`."""
     from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
 
@@ -53,7 +98,7 @@ def field_help(requested_schema: Any) -> dict[str, Any]:
     return out
 
 
-def template_entry(request: Any, prefill: dict[str, Any] | None = None) -> Any:
+def template_entry(request: object, prefill: dict[str, Any] | None = None) -> object:
     """An InputResponse skeleton for one input request, with `null` where an answer goes."""
     from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
 
@@ -84,7 +129,7 @@ TEMPLATE_HELP = (
 )
 
 
-def _url_request(request: Any) -> str | None:
+def _url_request(request: object) -> str | None:
     """The URL of a URL-mode elicitation request, else None."""
     if isinstance(request, dict) and request.get("method") == "elicitation/create":
         params = raw_params if isinstance(raw_params := request.get("params"), dict) else {}
@@ -94,12 +139,12 @@ def _url_request(request: Any) -> str | None:
 
 
 def answers_template(input_requests: dict[str, Any], missing: list[str],
-                     prefill: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+                     prefill: dict[str, dict[str, Any]] | None = None) -> AnswersTemplate:
     """An answer file for the `missing` keys: `inputResponses` with `null` where an answer
     goes, `_fields` help for forms (and the URL for URL requests), and a `_help` line.
     Members starting with `_` are ignored when the file is read back."""
     responses = {}
-    help_: dict[str, Any] = {}
+    help_: dict[str, dict[str, object]] = {}
     for key in missing:
         request = input_requests.get(key)
         responses[key] = template_entry(request, (prefill or {}).get(key))
@@ -109,20 +154,20 @@ def answers_template(input_requests: dict[str, Any], missing: list[str],
                                              "resume with {\"action\": \"accept\"}"}
         elif isinstance(request, dict) and request.get("method") == "elicitation/create":
             help_[key] = field_help((request.get("params") or {}).get("requestedSchema"))
-    template: dict[str, Any] = {"_help": TEMPLATE_HELP, "inputResponses": responses}
+    template: AnswersTemplate = {"_help": TEMPLATE_HELP, "inputResponses": responses}
     if help_:
         template["_fields"] = help_
     return template
 
 
-def _mrtr_words(doc: dict[str, Any], config_words: Sequence[str]) -> list[str]:
+def _mrtr_words(doc: Mapping[str, object], config_words: Sequence[str]) -> list[str]:
     """`mrtr`, then `config_words` (`--config FILE`, `--expand-env`) when the document's
     target is a named server: what a printed command needs to find that server again."""
     target = raw_target if isinstance(raw_target := doc.get("target"), dict) else {}
     return ["mrtr", *(config_words if target.get("server") and not (target.get("url") or target.get("stdio")) else [])]
 
 
-def url_notes(doc: dict[str, Any]) -> list[str]:
+def url_notes(doc: Mapping[str, object]) -> list[str]:
     """Lines for stderr naming each URL-mode request a pending document leaves unanswered
     (sanitised, with the host a browser would visit and the URL's warnings), so that a person
     can open it themselves; `mrtr` never opens anything without a person's consent."""
@@ -130,7 +175,8 @@ def url_notes(doc: dict[str, Any]) -> list[str]:
 
     lines = []
     requests = raw_requests if isinstance(raw_requests := doc.get("inputRequests"), dict) else {}
-    for key in doc.get("missing") or []:
+    missing = doc.get("missing")
+    for key in missing if isinstance(missing, list) else []:
         url = _url_request(requests.get(key))
         if url is not None:
             lines.append(f"  input {quote_value(key)} asks you to open this URL yourself: "
@@ -143,7 +189,7 @@ def url_notes(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list[str]:
+def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = ()) -> list[str]:
     """Lines for stderr after a pending document was printed: what to do next.
 
     `config_words`: the run's `--config FILE` / `--expand-env` (`Environment.config_words`),
@@ -156,7 +202,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     if doc.get("resumable") is False:  # an older server asked during the call: start it again
         lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
         lines.append("  " + start_again_legacy(doc, config_words))
-    elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio") and doc.get("taskId"):
+    elif _target(doc).get("stdio") and doc.get("taskId"):
         # The task lived in the server process, which ended with this run: the call starts
         # again, answered by the template (a replay: inOrder for task-keyed questions).
         from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
@@ -169,7 +215,7 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
             lines.append("  or, if the server keeps its tasks (a file, a database): "
                          + shellwords.shell_line(_mrtr_words(doc, config_words))
                          + " resume PENDING.json --answers ANSWERS.json")
-    elif isinstance(doc.get("target"), dict) and doc["target"].get("stdio"):
+    elif _target(doc).get("stdio"):
         # The server process (and any state it kept) ended with this run: a resume starts a
         # new one, which goes on only if it accepts the requestState the old one made.
         from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
@@ -190,10 +236,16 @@ def pending_notes(doc: dict[str, Any], config_words: Sequence[str] = ()) -> list
     return lines
 
 
-def _resume_lead(doc: dict[str, Any]) -> str:
+def _target(doc: Mapping[str, object]) -> Mapping[str, object]:
+    """The document's `target` object (empty when it is missing or not an object)."""
+    target = doc.get("target")
+    return target if isinstance(target, dict) else {}
+
+
+def _resume_lead(doc: Mapping[str, object]) -> str:
     """What a printed `mrtr resume` needs first: for a URL saved without its credentials
     (`u:***@host`), how to give the URL again (`MRTR_URL`); else nothing."""
-    url = doc["target"].get("url") if isinstance(doc.get("target"), dict) else None
+    url = _target(doc).get("url")
     if not url:
         return ""
     from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
@@ -201,7 +253,7 @@ def _resume_lead(doc: dict[str, Any]) -> str:
     return url_in_command(str(url))[1]
 
 
-def is_rejected_state(err: Any) -> bool:
+def is_rejected_state(err: object) -> bool:
     """True when a JSON-RPC error says the server refused the echoed `requestState`
     (the official SDK's -32602 "Invalid or expired requestState", `data.reason`
     "invalid_request_state")."""
@@ -213,7 +265,8 @@ def is_rejected_state(err: Any) -> bool:
     return "requeststate" in str(getattr(err, "message", "")).lower()
 
 
-def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *, target_words: bool = True) -> str:
+def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] = (), *,
+                        target_words: bool = True) -> str:
     """The `mrtr` command line that starts the pending call over (target, command, arguments);
     `config_words` as for `pending_notes`. Without `target_words`, the command alone (as
     typed inside `mrtr shell`, whose target is fixed)."""
@@ -244,7 +297,7 @@ def start_again_command(doc: dict[str, Any], config_words: Sequence[str] = (), *
     return lead + shellwords.shell_line(words)
 
 
-def start_again_legacy(doc: dict[str, Any], config_words: Sequence[str] = ()) -> str:
+def start_again_legacy(doc: Mapping[str, object], config_words: Sequence[str] = ()) -> str:
     """For a document from an older server (`resumable: false`): the command that starts
     the call again in the same protocol version, with the filled-in answers."""
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
@@ -268,7 +321,7 @@ def build_pending(
     task_id: str | None = None,
     sent_responses: dict[str, Any] | None = None,
     replay: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> PendingDocument:
     """The pending document (docs/design.md, "Pending documents"); `requestState` only if one came.
 
     `sentResponses` (when earlier rounds were answered) holds what was sent in them, as
@@ -279,7 +332,7 @@ def build_pending(
     the answers the task was given before, by key in the order asked. The template then
     replays the call: the task's questions keyed by its own id (`<taskId>:<hash>`, another
     id on the new run) go into `inOrder`, those answered before first (`replay_template`)."""
-    doc: dict[str, Any] = {
+    doc: PendingDocument = {
         "mrtr": PENDING_FORMAT,
         "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "target": target,
@@ -308,14 +361,15 @@ REPLAY_HELP = ("The task ended with the run: this file answers the call started 
                "which the new task does not share), those answered before first; replace each null.")
 
 
-def replay_template(template: dict[str, Any], task_id: str, earlier: dict[str, Any]) -> dict[str, Any]:
+def replay_template(template: Mapping[str, object], task_id: str, earlier: dict[str, Any]) -> dict[str, object]:
     """`template` (of `answers_template`) made to answer the call started again: the
     answers `earlier` (key -> response, in the order asked) first, then the ones missing;
     a question keyed by the task's own id (`chain.task_keyed`) in `inOrder`, any other by
     its key in `inputResponses` (docs/answers.md "inOrder")."""
     from mrtr_cli.responders.chain import task_keyed  # noqa: PLC0415 - lazy for start-up time
 
-    missing = template.get("inputResponses") or {}
+    raw_missing = template.get("inputResponses")
+    missing: dict[str, object] = raw_missing if isinstance(raw_missing, dict) else {}
     keyed = {k: v for k, v in earlier.items() if not task_keyed(k, task_id)}
     keyed.update((k, v) for k, v in missing.items() if not task_keyed(k, task_id))
     in_order = ([v for k, v in earlier.items() if task_keyed(k, task_id)]
@@ -347,10 +401,10 @@ def legacy_pending(
     `told`: the server was answered 'cancel'; False for `-32042`, whose error ended the
     call with nothing asked of the client. The 2025-11-25 session (protocol/legacy.py)
     gets this function as a callback through its server-request responder."""
-    doc = build_pending(
+    doc: dict[str, Any] = dict(build_pending(
         target=target, protocol_version=protocol_version, method=method, params=params,
         input_requests=input_requests, request_state=None, missing=missing, answered=answered, prefill=prefill,
-    )
+    ))
     head = {k: doc.pop(k) for k in ("mrtr", "target", "protocolVersion")}
     doc = {**head, "era": "legacy", "resumable": False, **doc}
     what = ("what nobody could answer was answered 'cancel'" if told
@@ -434,7 +488,7 @@ def forget_interrupted(path: str) -> None:
             os.unlink(full)
 
 
-def save_interrupted(doc: dict[str, Any]) -> str | None:
+def save_interrupted(doc: Mapping[str, object]) -> str | None:
     """Write a pending document to the state dir (after Ctrl-C at a prompt, or when the retry
     carrying typed answers failed); returns its path, or None when it cannot be written.
 

@@ -62,7 +62,7 @@ CAPABILITY_HINTS = {
 DECLARING_OPTIONS = {"sampling": "--sampling-command CMD", "roots": "--root PATH"}
 
 
-def hidden_note(kind: str, capabilities: Any) -> str | None:
+def hidden_note(kind: str, capabilities: object) -> str | None:
     """For a name the user gave that the server does not list (an unknown tool): one line
     saying the server may offer it only to clients that declare a capability this run did
     not declare (`capabilities`: what it declares), and which option declares each; None
@@ -75,7 +75,8 @@ def hidden_note(kind: str, capabilities: Any) -> str | None:
             f"a server may list some {kind} only to clients that declare {missing[0]}; this run does not")
 
 
-def listing_note(kind: str, capabilities: Any, listed: list[str], earlier: list[tuple[Any, list[str]]]) -> str | None:
+def listing_note(kind: str, capabilities: object, listed: list[str],
+                 earlier: list[tuple[Any, list[str]]]) -> str | None:
     """The note under a listing, printed only where it can apply: when this server, listed
     earlier by a run that declared a capability this run does not (`earlier`: the
     declaration and item names of each such listing, from the list cache), listed
@@ -114,7 +115,7 @@ def capability_hints(names: list[str]) -> list[str]:
     return hints
 
 
-def needed_capability(method: Any, params: Any) -> str | None:
+def needed_capability(method: object, params: object) -> str | None:
     """The dotted client capability an input request needs (`elicitation.form`,
     `elicitation.url`, `sampling`, `sampling.tools`, `roots`), or None for another method."""
     base = INPUT_CAPABILITY.get(method) if isinstance(method, str) else None
@@ -126,7 +127,7 @@ def needed_capability(method: Any, params: Any) -> str | None:
     return base
 
 
-def declares(capabilities: Any, dotted: str) -> bool:
+def declares(capabilities: object, dotted: str) -> bool:
     """True when `capabilities` (a ClientCapabilities object) declares `dotted`; an
     `elicitation: {}` with no modes declares form mode (client/elicitation)."""
     caps = capabilities if isinstance(capabilities, dict) else {}

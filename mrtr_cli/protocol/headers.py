@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
@@ -29,7 +30,7 @@ NAME_PARAM = {
 }
 
 
-def encode_header_value(value: Any) -> str:
+def encode_header_value(value: object) -> str:
     """Encode a string, integer or boolean as an MCP header value.
 
     Strings are sent as-is when they are visible ASCII (inner spaces and tabs allowed,
@@ -46,7 +47,7 @@ def encode_header_value(value: Any) -> str:
     return "=?base64?" + binascii.b2a_base64(text.encode("utf-8"), newline=False).decode("ascii") + "?="
 
 
-def request_headers(method: str, params: dict[str, Any] | None, protocol_version: str) -> dict[str, str]:
+def request_headers(method: str, params: Mapping[str, object] | None, protocol_version: str) -> dict[str, str]:
     """The MCP headers for one POSTed request (no Accept/Content-Type: the transport adds those).
 
     Raises:
@@ -78,7 +79,7 @@ _LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("patternProperties", "dependentSchemas", "$defs", "definitions")
 
 
-def _schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str, Any]]]:
+def _schema_positions(root: object) -> list[tuple[tuple[str, ...] | None, dict[str, Any]]]:
     """Every subschema of `root` with its chain of `properties` keys (None once the chain
     passes through any other applicator). `$ref` is never followed."""
     out: list[tuple[tuple[str, ...] | None, dict[str, Any]]] = []
@@ -100,7 +101,7 @@ def _schema_positions(root: Any) -> list[tuple[tuple[str, ...] | None, dict[str,
     return out
 
 
-def invalid_x_mcp_header(input_schema: Any) -> str | None:
+def invalid_x_mcp_header(input_schema: object) -> str | None:
     """Why a tool's `x-mcp-header` annotations are invalid, or None when they are all valid.
 
     A valid annotation is a non-empty RFC 9110 token (so no CR/LF), unique
@@ -132,13 +133,13 @@ def invalid_x_mcp_header(input_schema: Any) -> str | None:
     return None
 
 
-def x_mcp_header_map(input_schema: Any) -> dict[tuple[str, ...], str]:
+def x_mcp_header_map(input_schema: object) -> dict[tuple[str, ...], str]:
     """`{property path: header token}` for each annotated property of a valid schema."""
     return {path: str(schema[X_MCP_HEADER]) for path, schema in _schema_positions(input_schema)
             if path and X_MCP_HEADER in schema}
 
 
-def param_headers(header_map: dict[tuple[str, ...], str], arguments: Any) -> dict[str, str]:
+def param_headers(header_map: dict[tuple[str, ...], str], arguments: object) -> dict[str, str]:
     """The `Mcp-Param-{Name}` headers for one `tools/call`'s `arguments`.
 
     The value at each annotated property path is encoded with `encode_header_value`;

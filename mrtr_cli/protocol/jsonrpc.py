@@ -7,10 +7,14 @@ flight ever share an id (and every MRTR retry gets a new one).
 from __future__ import annotations
 
 import itertools
-from typing import Any, NoReturn
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
 from mrtr_cli.render.sanitize import quote_value
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import JSONRPCNotification, JSONRPCRequest, RequestId
 
 _counter = itertools.count(1)
 
@@ -21,17 +25,18 @@ def next_id() -> int:
     return next(_counter)
 
 
-def make_request(method: str, params: dict[str, Any] | None, request_id: int | str | None = None) -> dict[str, Any]:
+def make_request(method: str, params: Mapping[str, object] | None,
+                 request_id: RequestId | None = None) -> JSONRPCRequest:
     """A JSON-RPC request message `{jsonrpc, id, method, params?}` with a new id unless given."""
-    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": next_id() if request_id is None else request_id, "method": method}
+    msg: JSONRPCRequest = {"jsonrpc": "2.0", "id": next_id() if request_id is None else request_id, "method": method}
     if params is not None:
         msg["params"] = params
     return msg
 
 
-def make_notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+def make_notification(method: str, params: Mapping[str, object] | None = None) -> JSONRPCNotification:
     """A JSON-RPC notification message (no id)."""
-    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    msg: JSONRPCNotification = {"jsonrpc": "2.0", "method": method}
     if params is not None:
         msg["params"] = params
     return msg

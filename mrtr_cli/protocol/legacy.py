@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError, TransportError
@@ -38,7 +38,7 @@ from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, Session
 from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
 from mrtr_cli.transport.http.echoed import unsendable
 
 #: Handshake versions this client speaks, newest first.
@@ -50,6 +50,9 @@ RESOURCE_NOT_FOUND = -32002
 MAX_URL_ELICITATION_ROUNDS = 3
 SESSION_HEADER = "Mcp-Session-Id"
 
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import RequestId
+
 
 class ServerRequestHandler(Protocol):
     """What answers server requests (`ServerRequestResponder` fits); `capabilities` is
@@ -57,7 +60,7 @@ class ServerRequestHandler(Protocol):
 
     capabilities: dict[str, Any]
 
-    def answer(self, msg: Message, *, server_name: str, origin: str) -> Message: ...
+    def answer(self, msg: Mapping[str, object], *, server_name: str, origin: str) -> OutgoingMessage: ...
 
     def ask(self, input_requests: dict[str, Any], *, server_name: str, origin: str) -> Any: ...
 
@@ -65,7 +68,7 @@ class ServerRequestHandler(Protocol):
 
     def next_key(self, method: str) -> str: ...
 
-    def pending_document(self, **facts: Any) -> dict[str, Any]:
+    def pending_document(self, **facts: object) -> dict[str, Any]:
         """The pending document (exit 5) for asks nobody could answer: `facts` are the
         target, protocol version, method, params, input requests, missing and answered
         keys, prefill, the server's `result` or `error`, and `told` (the server was
@@ -91,10 +94,12 @@ def declared_capabilities(capabilities: Mapping[str, Any], version: str) -> dict
     return out
 
 
-def is_create_task_result(result: Any) -> bool:
+def is_create_task_result(result: object) -> bool:
     """True for a 2025-11-25 CreateTaskResult: `{"task": {"taskId": "...", ...}}` (and no
     CallToolResult `content`)."""
-    task = result.get("task") if isinstance(result, dict) else None
+    if not isinstance(result, dict):
+        return False
+    task = result.get("task")
     return isinstance(task, dict) and isinstance(task.get("taskId"), str) and "content" not in result
 
 
@@ -288,11 +293,11 @@ class LegacySession(Session):
         """`{era, protocolVersion, result}` with the InitializeResult as sent."""
         return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.initialize_result}
 
-    def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
+    def envelope(self, capabilities: dict[str, Any], request_id: RequestId) -> Mapping[str, object]:
         """Only a fresh `progressToken`: handshake versions carry no protocol `_meta` keys."""
         return {"progressToken": f"mrtr-{request_id}"}
 
-    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+    def headers_for(self, method: str, params: Mapping[str, object] | None) -> dict[str, str]:
         """`MCP-Protocol-Version` on every message after `initialize` (the session id is
         added by the transport); nothing on `initialize` itself."""
         return {"MCP-Protocol-Version": self.protocol_version} if self._initialized else {}
@@ -301,7 +306,7 @@ class LegacySession(Session):
     def request(
         self,
         method: str,
-        params: dict[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         capabilities: dict[str, Any] | None = None,
         deadline: Deadline | None = None,
@@ -362,7 +367,7 @@ class LegacySession(Session):
                 raise self._input_required(method, params, asks, result=result)
             return result
 
-    def cancel(self, request_id: Any, reason: str) -> None:
+    def cancel(self, request_id: object, reason: str) -> None:
         """`notifications/cancelled` on every transport: in legacy Streamable HTTP a
         disconnection is not a cancellation."""
         try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
@@ -378,7 +383,7 @@ class LegacySession(Session):
             current = self._inflight[-1] if self._inflight else None
         return origin_of(*current) if current else "the session"
 
-    def _answer_server_request(self, msg: Message) -> Message:
+    def _answer_server_request(self, msg: Message) -> OutgoingMessage:
         assert self.responder is not None
         check_server_request(msg)  # a request the schema forbids ends the call (exit 4)
         return self.responder.answer(msg, server_name=self.server_name, origin=self._origin())
@@ -403,9 +408,9 @@ class LegacySession(Session):
         if why:
             raise ProtocolError(f"the server sent an Mcp-Session-Id that cannot be sent back in a header ({why})")
         self.env.add_secret(session_id)  # whoever holds it can act in the session: never traced
-        self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]
+        self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]  # only the HTTP transport has it, and only it gets a session id
 
-    def _url_elicitation_required(self, err: JsonRpcError, method: str, params: dict[str, Any]) -> None:
+    def _url_elicitation_required(self, err: JsonRpcError, method: str, params: Mapping[str, object]) -> None:
         """`-32042`: show each URL elicitation, ask for consent; return to retry.
 
         Raises:
@@ -433,7 +438,7 @@ class LegacySession(Session):
                            f"{method} failed: {sanitize(err.message, single_line=True)}", code=err.code, data=err.data)
         self.tracer.note("URL elicitation accepted; retrying the request")
 
-    def _input_required(self, method: str, params: dict[str, Any] | None, asks: Any, *,
+    def _input_required(self, method: str, params: Mapping[str, object] | None, asks: Any, *,
                         result: dict[str, Any] | None = None, error: JsonRpcError | None = None,
                         told: bool = True) -> InputRequired:
         """The exit-5 error for asks nobody could answer, with a pending-style document
@@ -453,7 +458,7 @@ class LegacySession(Session):
                              "and the pending document is on stdout", doc)
 
 
-def _newest_common(data: Any) -> str | None:
+def _newest_common(data: object) -> str | None:
     """The newest handshake version in an error's `data.supported` list, if any."""
     supported = data.get("supported") if isinstance(data, dict) else None
     if not isinstance(supported, list):

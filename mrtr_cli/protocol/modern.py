@@ -9,7 +9,7 @@ and the options that declare it), `-32020` HeaderMismatch (streamable-http).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mrtr_cli import __version__
 from mrtr_cli.errors import JsonRpcError, ProtocolError, explained
@@ -23,8 +23,11 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 HEADER_MISMATCH = -32020
 
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import Implementation
 
-def client_info() -> dict[str, str]:
+
+def client_info() -> Implementation:
     """`Implementation` for `io.modelcontextprotocol/clientInfo`: name `mrtr`, the package version."""
     return {"name": "mrtr", "version": __version__}
 
@@ -34,7 +37,7 @@ class MissingCapability(JsonRpcError):
     server's message kept; mrtr's explanation and the options that declare it: `hint`)."""
 
 
-def describe_capabilities(required: Any) -> list[str]:
+def describe_capabilities(required: object) -> list[str]:
     """Flatten a `ClientCapabilities` object into dotted names, e.g. `elicitation.url`."""
     names: list[str] = []
     if not isinstance(required, dict):

@@ -5,13 +5,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.run import ProtocolRun
 
 
-def origin_of(method: str, params: dict[str, Any]) -> str:
+def origin_of(method: str, params: Mapping[str, object]) -> str:
     """A short description of a request for people: "tools/call update_work_item"."""
     subject = params.get("name") if method != "resources/read" else params.get("uri")
     return f"{method} {subject}" if subject is not None else method

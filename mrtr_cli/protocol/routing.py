@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mrtr_cli.transport.base import Message
+from mrtr_cli.transport.base import Message, OutgoingMessage
 
 if TYPE_CHECKING:  # pragma: no cover
     import collections
@@ -34,9 +34,9 @@ class ProgressSink(Protocol):
     `end(token)` is called once that request is over, however it ended.
     """
 
-    def update(self, token: Any, params: dict[str, Any], label: str) -> None: ...
+    def update(self, token: object, params: dict[str, Any], label: str) -> None: ...
 
-    def end(self, token: Any) -> None: ...
+    def end(self, token: object) -> None: ...
 
 
 class MessageRouting:
@@ -61,9 +61,9 @@ class MessageRouting:
 
     if TYPE_CHECKING:  # pragma: no cover - `Session`'s methods, declared for the type checker only
         def _declared_once(self) -> dict[str, Any] | None: ...
-        def _reply(self, reply: Message) -> None: ...
+        def _reply(self, reply: OutgoingMessage) -> None: ...
 
-    def _end_progress(self, token: Any) -> None:
+    def _end_progress(self, token: object) -> None:
         with self._lock:
             known = self._progress.pop(token, None) is not None
             shown = token in self._shown

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired, TransportError
@@ -43,7 +43,10 @@ from mrtr_cli.protocol.modern import (
 from mrtr_cli.protocol.routing import MessageRouting, ProgressCallback, ProgressSink
 from mrtr_cli.protocol.waiting import ResponseWaiting, timeout_error
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import JSONRPCRequest, RequestId, RequestMeta
 
 #: Seconds a `notifications/cancelled` may take to be delivered: the request is being
 #: given up (timeout, Ctrl-C), so a server that does not take it must not hold the exit.
@@ -99,7 +102,7 @@ class Session(MessageRouting, ResponseWaiting):
         self.server_info: dict[str, Any] | None = None
         self.on_log: Callable[[dict[str, Any]], None] | None = None
         self.on_notification: Callable[[Message], None] | None = None
-        self.on_server_request: Callable[[Message], Message | None] | None = None
+        self.on_server_request: Callable[[Message], OutgoingMessage | None] | None = None
         self.discover_result: dict[str, Any] | None = None
         self.capabilities: dict[str, Any] = {}
         #: `--strict`: sees every response and every message the server sends on its own
@@ -163,31 +166,34 @@ class Session(MessageRouting, ResponseWaiting):
         return declared_for(self.capabilities, method)
 
     # ------------------------------------------------------------------ requests
-    def envelope(self, capabilities: dict[str, Any], request_id: Any) -> dict[str, Any]:
-        """The `_meta` object for one request."""
-        meta: dict[str, Any] = {
-            META + "protocolVersion": self.protocol_version,
-            META + "clientCapabilities": capabilities,
-            META + "clientInfo": client_info(),
+    def envelope(self, capabilities: dict[str, Any], request_id: RequestId) -> Mapping[str, object]:
+        """The `_meta` object for one request (`RequestMeta`; the `META` keys spelled out)."""
+        meta: RequestMeta = {
+            "io.modelcontextprotocol/protocolVersion": self.protocol_version,
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+            "io.modelcontextprotocol/clientInfo": client_info(),
             "progressToken": f"mrtr-{request_id}",
         }
         if self.log_level:
-            meta[META + "logLevel"] = self.log_level
+            meta["io.modelcontextprotocol/logLevel"] = self.log_level
         return meta
 
-    def new_request(self, method: str, params: dict[str, Any] | None, capabilities: dict[str, Any]) -> Message:
+    def new_request(self, method: str, params: Mapping[str, object] | None,
+                    capabilities: dict[str, Any]) -> JSONRPCRequest:
         """A request message with a fresh id and this session's `_meta` (`envelope`) set
         on top of any `_meta` the caller put in `params`."""
         msg = make_request(method, None)
-        body = dict(params or {})
-        body["_meta"] = {**(body.get("_meta") or {}), **self.envelope(capabilities, msg["id"])}
+        body: dict[str, object] = dict(params or {})
+        caller_meta = body.get("_meta")
+        body["_meta"] = {**(caller_meta if isinstance(caller_meta, Mapping) else {}),
+                         **self.envelope(capabilities, msg["id"])}
         msg["params"] = body
         return msg
 
     def request(
         self,
         method: str,
-        params: dict[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         capabilities: dict[str, Any] | None = None,
         deadline: Deadline | None = None,
@@ -263,7 +269,7 @@ class Session(MessageRouting, ResponseWaiting):
         """
         self._check_shape(check_result, method, result, era)
 
-    def check_input_request(self, request: Any, path: str, era: str) -> None:
+    def check_input_request(self, request: object, path: str, era: str) -> None:
         """`protocol.checks.validate.check_input_request` for this session (a task's input request,
         `path` naming it), with `--strict` as `check_result` has it.
 
@@ -272,7 +278,7 @@ class Session(MessageRouting, ResponseWaiting):
         """
         self._check_shape(check_input_request, request, path, era)
 
-    def _check_shape(self, check: Callable[..., None], *args: Any) -> None:
+    def _check_shape(self, check: Callable[..., None], *args: object) -> None:
         from mrtr_cli.protocol.checks.validate import InvalidShape  # noqa: PLC0415 - lazy for start-up time
 
         try:
@@ -281,18 +287,19 @@ class Session(MessageRouting, ResponseWaiting):
             if self.observer is None:
                 raise
 
-    def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
+    def notify(self, method: str, params: Mapping[str, object] | None = None, *,
+               timeout: float | None = None) -> None:
         """Send a notification (stdio only in 2026-07-28; HTTP defines none); `timeout`
         bounds its delivery in seconds (Transport.send)."""
         msg = make_notification(method, params)
         self.tracer.message("send", msg)
         self.transport.send(msg, self.headers_for(method, params), timeout=timeout)
 
-    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+    def headers_for(self, method: str, params: Mapping[str, object] | None) -> dict[str, str]:
         """The HTTP headers of one POSTed message (2026-07-28: version, method, name)."""
         return request_headers(method, params, self.protocol_version)
 
-    def cancel(self, request_id: Any, reason: str) -> None:
+    def cancel(self, request_id: object, reason: str) -> None:
         """Cancel an in-flight request (basic/patterns/cancellation): send
         `notifications/cancelled` `{requestId, reason}` on stdio, close the response
         stream on HTTP (no notification there). Never raises: the server may be gone."""
@@ -308,7 +315,7 @@ class Session(MessageRouting, ResponseWaiting):
             pass
 
     # ------------------------------------------------------------------ internals
-    def _exchange(self, msg: Message, deadline: Deadline, on_progress: ProgressCallback | None) -> Message:
+    def _exchange(self, msg: JSONRPCRequest, deadline: Deadline, on_progress: ProgressCallback | None) -> Message:
         """Send `msg` and wait for its response, honouring `deadline` and Ctrl-C.
 
         The request's `progressToken` routes its progress notifications to `on_progress`
@@ -318,7 +325,9 @@ class Session(MessageRouting, ResponseWaiting):
         meanwhile are answered on this thread (`_wait`, the message pump).
         """
         rid = msg["id"]
-        meta = (msg.get("params") or {}).get("_meta") or {}
+        params = msg.get("params")
+        raw_meta = params.get("_meta") if params is not None else None
+        meta = raw_meta if isinstance(raw_meta, Mapping) else {}
         token = meta.get("progressToken")
         headers = self.headers_for(msg["method"], msg.get("params"))
         if self.param_headers is not None:  # may fetch tools/list first
@@ -374,7 +383,7 @@ class Session(MessageRouting, ResponseWaiting):
         return (self.transport.inline_exchange and self.era == "modern"
                 and threading.current_thread() is not threading.main_thread())
 
-    def _exchange_inline(self, msg: Message, headers: dict[str, str], deadline: Deadline) -> Message:
+    def _exchange_inline(self, msg: JSONRPCRequest, headers: dict[str, str], deadline: Deadline) -> Message:
         from mrtr_cli.transport.base import RequestTimeout  # noqa: PLC0415 - lazy for start-up time
 
         try:
@@ -390,7 +399,7 @@ class Session(MessageRouting, ResponseWaiting):
                 self.server_info = info
 
 
-def _label(msg: Message) -> str:
+def _label(msg: JSONRPCRequest) -> str:
     """A short description of a request for progress lines: "tools/call slow"."""
     raw_params = msg.get("params")
     params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}

@@ -22,7 +22,7 @@ from mrtr_cli.errors import TimeoutExpired, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.settings import DEFAULT_WAIT_NOTICE, current
-from mrtr_cli.transport.base import Message, Transport
+from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
 from mrtr_cli.transport.future import CancelledError, Future
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +55,7 @@ class ResponseWaiting:
     env: Environment
     tracer: Tracer
     protocol_version: str
-    on_server_request: Callable[[Message], Message | None] | None
+    on_server_request: Callable[[Message], OutgoingMessage | None] | None
     refused_at_stop: list[Message]
     _lock: threading.Lock
     _heard_at: float | None
@@ -102,7 +102,7 @@ class ResponseWaiting:
             with self._lock:
                 self._waiters.discard(wake)
 
-    def _wait_notice(self, label: str, token: Any, due: float) -> float | None:
+    def _wait_notice(self, label: str, token: object, due: float) -> float | None:
         """Print "still waiting" for `label` unless the server spoke since the wait began
         (progress for `token`, or any message less than a wait-notice ago: then the notice
         is due that long after it); returns when the next check is due (None: done).
@@ -147,7 +147,7 @@ class ResponseWaiting:
         finally:
             self._serving.release()
 
-    def _reply(self, reply: Message) -> None:
+    def _reply(self, reply: OutgoingMessage) -> None:
         """Send a response to a server-initiated request."""
         self.tracer.message("send", reply)
         try:

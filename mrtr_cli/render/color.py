@@ -66,7 +66,7 @@ def console(env: Environment, stream: IO[str] | None = None, **kw: Any) -> Any:
         from mrtr_cli.env import RedactedStream  # noqa: PLC0415 - lazy for start-up time
 
         # A text stream by delegation (its `__getattr__`), not an IO[str] subclass.
-        stream = RedactedStream(stream, env.redact)  # type: ignore[assignment]
+        stream = RedactedStream(stream, env.redact)  # type: ignore[assignment]  # a text stream by delegation (above)
     if style:
         return Console(file=stream, force_terminal=True, no_color=False,
                        color_system="auto" if tty else "standard", **kw)

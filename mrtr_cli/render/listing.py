@@ -18,7 +18,7 @@ from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.render.sanitize import sanitize
 
 
-def one_line(value: Any, limit: int | None = None) -> str:
+def one_line(value: object, limit: int | None = None) -> str:
     """The first line of a server string, sanitised (empty for None)."""
     if value is None:
         return ""
@@ -51,7 +51,7 @@ def print_table(env: Environment, headers: list[str], rows: list[list[str]]) -> 
 
 
 # ---------------------------------------------------------------------- schemas
-def type_label(schema: Any) -> str:
+def type_label(schema: object) -> str:
     """A short type name for a property schema: `string`, `integer`, `array of string`,
     `string | null`, `enum`, `object`..."""
     if not isinstance(schema, dict):
@@ -77,7 +77,7 @@ def type_label(schema: Any) -> str:
     return "any"
 
 
-def flatten_parameters(schema: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, dict[str, Any], bool]]:
+def flatten_parameters(schema: object, prefix: str = "", depth: int = 0) -> list[tuple[str, dict[str, Any], bool]]:
     """`(dotted name, property schema, required)` for each property, nested objects
     expanded; `required` means required by its own parent object."""
     out: list[tuple[str, dict[str, Any], bool]] = []
@@ -124,7 +124,7 @@ def _example_value(schema: dict[str, Any]) -> str:
     return f"<{label}>"
 
 
-def _as_item_text(value: Any) -> str:
+def _as_item_text(value: object) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value)

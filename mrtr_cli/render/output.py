@@ -19,7 +19,7 @@ from mrtr_cli.render.sanitize import dumps_safe, iter_dumps_safe, sanitize
 MAX_COLOURED_JSON = 1 << 20
 
 
-def print_json(env: Environment, value: Any, *, one_line: bool = False) -> None:
+def print_json(env: Environment, value: object, *, one_line: bool = False) -> None:
     """Print one JSON value on stdout: indented for a terminal, one line for a pipe or
     when `one_line` (a stream of JSON lines, such as `listen --json`), streamed as it is
     encoded (a large result is not copied whole). When stdout is styled (a terminal,
@@ -43,21 +43,22 @@ def print_json(env: Environment, value: Any, *, one_line: bool = False) -> None:
     env.out_chunks(itertools.chain(chunks, ("\n",)))
 
 
-def _size(n: int) -> str:
+def _size(count: int) -> str:
+    n = float(count)
     for unit in ("B", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
+        n /= 1024
     return f"{n} B"
 
 
-def _b64_len(data: Any) -> int:
+def _b64_len(data: object) -> int:
     if not isinstance(data, str):
         return 0
     return len(data) * 3 // 4 - data[-2:].count("=")
 
 
-def summarise_block(block: Any) -> str:
+def summarise_block(block: object) -> str:
     """One line for a non-text content block (image, audio, resource link, blob)."""
     if not isinstance(block, dict):
         return f"[{type(block).__name__}]"
@@ -75,7 +76,7 @@ def summarise_block(block: Any) -> str:
     return f"[{sanitize(str(kind), single_line=True)} block]"
 
 
-def _block_text(block: Any) -> str | None:
+def _block_text(block: object) -> str | None:
     if isinstance(block, dict):
         if block.get("type") == "text":
             return str(block.get("text", ""))
@@ -86,7 +87,7 @@ def _block_text(block: Any) -> str | None:
     return None
 
 
-def _is_json_of(text: str, value: Any) -> bool:
+def _is_json_of(text: str, value: object) -> bool:
     try:
         same: bool = json.loads(text) == value
         return same
@@ -94,7 +95,7 @@ def _is_json_of(text: str, value: Any) -> bool:
         return False
 
 
-def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
+def _leaves(value: object, key: str = "") -> list[tuple[str, Any]]:
     """The scalar values inside a JSON value, each with the member name it sits under."""
     if isinstance(value, dict):
         return [leaf for k, v in value.items() for leaf in _leaves(v, str(k))]
@@ -103,7 +104,7 @@ def _leaves(value: Any, key: str = "") -> list[tuple[str, Any]]:
     return [(key, value)]
 
 
-def adds_to_text(structured: Any, text: str) -> bool:
+def adds_to_text(structured: object, text: str) -> bool:
     """True when `structuredContent` says something the text blocks (`text`) do not: some
     string or number in it does not appear in the text (case ignored; a number as JSON
     writes it), or a true/false/null whose member name and value are both absent. A
@@ -205,7 +206,7 @@ def print_result(env: Environment, method: str, result: dict[str, Any], *, json_
             except (ValueError, TypeError):
                 data = b""
             env.stdout.flush()
-            env.stdout.buffer.write(data)  # type: ignore[attr-defined]
+            env.stdout.buffer.write(data)  # type: ignore[attr-defined]  # stdout is a text stream over a binary buffer; IO[str] does not say so
             env.stdout.flush()
             return
         text = resource_result_text(result)

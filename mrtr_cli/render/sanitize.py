@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
 
 # C0 controls except TAB and LF, DEL, C1 controls, and Unicode format characters
 # that reorder or hide text (bidi embeddings/overrides/isolates; zero-width joiners
@@ -70,7 +69,7 @@ def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group(0)):04x}"
 
 
-def dumps_safe(value: Any, *, indent: int | None = None) -> str:
+def dumps_safe(value: object, *, indent: int | None = None) -> str:
     """Serialise `value` as JSON that is lossless and inert on a terminal.
 
     The output parses back to exactly `value`; non-ASCII text stays readable,
@@ -80,7 +79,7 @@ def dumps_safe(value: Any, *, indent: int | None = None) -> str:
     return _JSON_UNSAFE.sub(_json_escape, text)
 
 
-def iter_dumps_safe(value: Any, *, indent: int | None = None) -> Iterator[str]:
+def iter_dumps_safe(value: object, *, indent: int | None = None) -> Iterator[str]:
     """`dumps_safe(value)` in pieces, as the JSON encoder produces them: the same text,
     without ever holding all of it (a 50 MB result is printed with one more copy of its
     largest string at most, not three)."""
@@ -97,7 +96,7 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def one_line(text: Any, limit: int = QUOTE_CHARS) -> str:
+def one_line(text: object, limit: int = QUOTE_CHARS) -> str:
     """Server text as it goes into a one-line message, unquoted: every control, bidi
     character, newline and lone surrogate made visible (`sanitize(single_line=True)`), cut to
     `limit` characters with an ellipsis. Text is only ever cut so, with the ellipsis: where
@@ -105,7 +104,7 @@ def one_line(text: Any, limit: int = QUOTE_CHARS) -> str:
     return _cut(sanitize(str(text)[: limit + 1], single_line=True), limit)
 
 
-def quote_value(value: Any, *, limit: int = QUOTE_CHARS) -> str:
+def quote_value(value: object, *, limit: int = QUOTE_CHARS) -> str:
     """A value from a server (or anything JSON) as it goes into a one-line message: its
     JSON text (`{"": {}}`, `"t\\ud800"`, `7`), with terminal controls, bidi characters and
     lone surrogates escaped, cut to `limit` characters with an ellipsis. Only as much of
@@ -125,7 +124,7 @@ def quote_value(value: Any, *, limit: int = QUOTE_CHARS) -> str:
     return _cut(text, limit)
 
 
-def quote_text(text: Any, *, limit: int = QUOTE_CHARS) -> str:
+def quote_text(text: object, *, limit: int = QUOTE_CHARS) -> str:
     """Text someone typed (an argument, a file name, an id) or a server's name as it goes
     into a one-line message: in single quotes, every control, bidi character, newline and
     lone surrogate made visible (`sanitize(single_line=True)`), cut to `limit` characters

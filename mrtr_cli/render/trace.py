@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Mapping
 from typing import IO, Any
 
 from mrtr_cli.env import Environment
@@ -54,7 +55,7 @@ class Tracer:
     def active(self) -> bool:
         return self.verbosity > 0 or self.trace_file is not None
 
-    def message(self, direction: str, msg: dict[str, Any]) -> None:
+    def message(self, direction: str, msg: Mapping[str, object]) -> None:
         """Trace one JSON-RPC message; `direction` is "send" or "recv"."""
         if not self.active:
             return
@@ -110,7 +111,7 @@ class Tracer:
             raise self.env.write_failure
 
 
-def redact_values(value: Any, redact: Any) -> Any:
+def redact_values(value: object, redact: Any) -> Any:
     """`value` with `redact` applied to every string in it (keys are protocol names, kept)."""
     if isinstance(value, str):
         return redact(value)

@@ -6,7 +6,10 @@ neither imports the other (2026-07-28 basic/patterns/mrtr: `inputRequests`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import InputResponse
 
 ELICIT = "elicitation/create"
 SAMPLING = "sampling/createMessage"
@@ -51,6 +54,6 @@ class Person(Protocol):
 
     partial: dict[str, Any]
 
-    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> Any:
+    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> InputResponse | None:
         """The answer to `ask` in the spec's shape (ElicitResult, CreateMessageResult);
         `prefill` holds form fields found in flags or files. Raises Declined, PromptInterrupted."""

@@ -144,7 +144,7 @@ class ResponderChain:
     # ------------------------------------------------------------------ answering
     def answer_round(
         self,
-        input_requests: Any,
+        input_requests: object,
         *,
         server_name: str,
         origin: str,
@@ -236,7 +236,7 @@ class ResponderChain:
         return self._terminal
 
     def _parse(
-        self, input_requests: Any, server_name: str, origin: str, capabilities: dict[str, Any] | None
+        self, input_requests: object, server_name: str, origin: str, capabilities: dict[str, Any] | None
     ) -> list[InputAsk]:
         from mrtr_cli.schema.elicit import form_fields, json_type  # noqa: PLC0415 - start-up time
 
@@ -336,7 +336,7 @@ class ResponderChain:
         outcome.sources[ask.key] = source
         return {"roots": [dict(r) for r in roots]}
 
-    def _check_exact(self, ask: InputAsk, value: Any, source: str) -> None:
+    def _check_exact(self, ask: InputAsk, value: object, source: str) -> None:
         if ask.method == ELICIT:
             problems = elicit_result_problems(value, ask.params)
         elif ask.method == SAMPLING:
@@ -429,7 +429,7 @@ class ResponderChain:
                 self.env.err(note)
 
 
-def _drop_null_fields(value: Any) -> Any:
+def _drop_null_fields(value: object) -> Any:
     """An accept answer with `null` fields (as in a filled-in template) leaves those fields out."""
     if isinstance(value, dict) and isinstance(value.get("content"), dict):
         content = {k: v for k, v in value["content"].items() if v is not None}
@@ -437,7 +437,7 @@ def _drop_null_fields(value: Any) -> Any:
     return value
 
 
-def _drop_null_root_names(value: Any) -> Any:
+def _drop_null_root_names(value: object) -> Any:
     """A roots answer with `"name": null` (as in a filled-in template) leaves the name out."""
     if isinstance(value, dict) and isinstance(value.get("roots"), list):
         roots = [{k: v for k, v in r.items() if not (k == "name" and v is None)} if isinstance(r, dict) else r

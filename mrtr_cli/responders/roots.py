@@ -69,7 +69,7 @@ def parse_root_flag(text: str) -> Root:
     return root_for_path(path, None, f"--root {text}")
 
 
-def check_root_uri(uri: Any) -> str | None:
+def check_root_uri(uri: object) -> str | None:
     """Why `uri` is not an acceptable root URI, or None when it is.
 
     Acceptable: `file://` scheme, no host other than `localhost`, an absolute path, no
@@ -104,7 +104,7 @@ def uri_path(uri: str) -> str:
     return local_path(urlsplit(uri).path)
 
 
-def resolve_root_entries(entries: Any, source: str, base_dir: str | None = None) -> list[Root]:
+def resolve_root_entries(entries: object, source: str, base_dir: str | None = None) -> list[Root]:
     """Check and resolve a `roots` list from an answer file or a server config.
 
     Each entry is a path string, `{"path": ..., "name"?}` (relative to `base_dir`) or

@@ -128,11 +128,11 @@ def _tail(lines: list[str]) -> str | None:
 
 
 # ---------------------------------------------------------------------- showing a request
-def _number(value: Any) -> str:
+def _number(value: object) -> str:
     return f"{value:g}" if isinstance(value, int | float) and not isinstance(value, bool) else dumps_safe(value)
 
 
-def describe_block(block: Any) -> str:
+def describe_block(block: object) -> str:
     """One sampling content block as text for a person (sanitised)."""
     if not isinstance(block, dict):
         return summarise_block(block)

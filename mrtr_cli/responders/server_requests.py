@@ -20,9 +20,9 @@ is kept so the session can end the run with exit 5 and a pending-style document
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.chain import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, ResponderChain
@@ -35,6 +35,9 @@ CAPABILITY = {ELICIT: "elicitation", SAMPLING: "sampling", ROOTS: "roots"}
 #: nobody could answer (the code 2025-11-25 client/sampling uses for a user rejection).
 METHOD_NOT_FOUND = -32601
 NOT_ANSWERED = -1
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import JSONRPCErrorResponse, JSONRPCResponse, JSONRPCResultResponse
 
 
 class Recorder(Protocol):
@@ -62,12 +65,12 @@ class ServerAsks:
     reason: str = ""
 
 
-def error_reply(request_id: Any, code: int, message: str) -> dict[str, Any]:
+def error_reply(request_id: object, code: int, message: str) -> JSONRPCErrorResponse:
     """A JSON-RPC error response to a server request."""
     return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
 
 
-def result_reply(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
+def result_reply(request_id: object, result: Mapping[str, object]) -> JSONRPCResultResponse:
     """A JSON-RPC result response to a server request."""
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
@@ -96,7 +99,7 @@ class ServerRequestResponder:
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ answering
-    def answer(self, msg: dict[str, Any], *, server_name: str, origin: str) -> dict[str, Any]:
+    def answer(self, msg: Mapping[str, object], *, server_name: str, origin: str) -> JSONRPCResponse:
         """The response message for one server request `{id, method, params}`.
 
         Raises:
@@ -169,7 +172,7 @@ class ServerRequestResponder:
             return f"{prefix}-{self._counts[prefix]}"
 
     # ------------------------------------------------------------------ internals
-    def _declared(self, method: str, params: dict[str, Any]) -> bool:
+    def _declared(self, method: str, params: Mapping[str, object]) -> bool:
         declared = self.capabilities.get(CAPABILITY[method])
         if declared is None:
             return False
@@ -179,7 +182,7 @@ class ServerRequestResponder:
         return True
 
 
-def _task_origin(params: dict[str, Any]) -> str | None:
+def _task_origin(params: Mapping[str, object]) -> str | None:
     """"task ID" for a request tagged with `io.modelcontextprotocol/related-task` (2025-11-25 tasks)."""
     meta = params.get("_meta")
     related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None

@@ -8,12 +8,13 @@ Each function returns a list of one-line problems (empty when the value is fine)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 ACTIONS = ("accept", "decline", "cancel")
 
 
-def elicit_result_problems(value: Any, params: dict[str, Any]) -> list[str]:
+def elicit_result_problems(value: object, params: Mapping[str, object]) -> list[str]:
     """Problems with `value` as the ElicitResult for an `elicitation/create` with `params`."""
     from mrtr_cli.schema.elicit import json_type, validate_content  # noqa: PLC0415 - start-up time
 
@@ -37,12 +38,12 @@ def elicit_result_problems(value: Any, params: dict[str, Any]) -> list[str]:
     return [p.describe() for p in validate_content(params.get("requestedSchema") or {}, content)]
 
 
-def looks_like_sampling_result(value: Any) -> bool:
+def looks_like_sampling_result(value: object) -> bool:
     """True when `value` has the shape of a CreateMessageResult (role + model + content)."""
     return isinstance(value, dict) and "role" in value and "model" in value and "content" in value
 
 
-def sampling_result_problems(value: Any, params: dict[str, Any] | None = None) -> list[str]:
+def sampling_result_problems(value: object, params: Mapping[str, object] | None = None) -> list[str]:
     """Problems with `value` as the CreateMessageResult for a request with `params`.
 
     Checks the shape (role, model, content blocks with their required members) and,
@@ -91,7 +92,8 @@ def _block_problems(block: dict[str, Any]) -> list[str]:
             for name, kind in members if not isinstance(block.get(name), kind)]
 
 
-def _tool_use_problems(blocks: list[dict[str, Any]], value: dict[str, Any], params: dict[str, Any]) -> list[str]:
+def _tool_use_problems(blocks: list[dict[str, Any]], value: dict[str, Any],
+                       params: Mapping[str, object]) -> list[str]:
     tools = raw_tools if isinstance(raw_tools := params.get("tools"), list) else []
     offered = {t.get("name") for t in tools if isinstance(t, dict)}
     uses = [b for b in blocks if b.get("type") == "tool_use"]
@@ -107,12 +109,12 @@ def _tool_use_problems(blocks: list[dict[str, Any]], value: dict[str, Any], para
     return problems
 
 
-def looks_like_roots_result(value: Any) -> bool:
+def looks_like_roots_result(value: object) -> bool:
     """True when `value` has the shape of a ListRootsResult (a `roots` list)."""
     return isinstance(value, dict) and isinstance(value.get("roots"), list) and "action" not in value
 
 
-def roots_result_problems(value: Any) -> list[str]:
+def roots_result_problems(value: object) -> list[str]:
     """Problems with `value` as a ListRootsResult (each uri a local, absolute `file://`
     URI without `..` segments; client/roots)."""
     from mrtr_cli.responders.roots import check_root_uri  # noqa: PLC0415 - lazy for start-up time

@@ -14,7 +14,7 @@ server is sanitised before it is shown.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
@@ -25,6 +25,9 @@ from mrtr_cli.responders.ask import ELICIT, SAMPLING, InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
 
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult, InputResponse
+
 _SKIP = object()
 SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
 KEEP = "Keep (on to the next request)"
@@ -32,7 +35,7 @@ OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finis
 ALL_FIELDS, BACK = "(all of them, in order)", "(back to the review)"
 
 
-def _one_line(text: Any) -> str:
+def _one_line(text: object) -> str:
     return sanitize(str(text), single_line=True)
 
 
@@ -53,12 +56,12 @@ class TerminalResponder:
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
         # The run's streams are text streams (TextIO at run time); `Environment` types them as IO[str].
-        self._pt = {"input": create_input(env.prompt_input() or env.stdin),  # type: ignore[arg-type]
-                    "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]
+        self._pt = {"input": create_input(env.prompt_input() or env.stdin),  # type: ignore[arg-type]  # TextIO at run time (above)
+                    "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]  # TextIO at run time (above)
         self.console = styled_console(env, env.stderr, soft_wrap=True)
 
     # ------------------------------------------------------------------ dispatch
-    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> Any:
+    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> InputResponse | None:
         """Ask for one input request; returns the InputResponse, or None if it cannot
         be answered here (e.g. `roots/list`).
 
@@ -103,7 +106,7 @@ class TerminalResponder:
         return questionary
 
     # ------------------------------------------------------------------ forms
-    def _form(self, ask: InputAsk, prefill: dict[str, Any]) -> dict[str, Any]:
+    def _form(self, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
         """Fill the form field by field, then review: send, edit, decline or cancel."""
         fields = form_fields(ask.params.get("requestedSchema"))
         current: dict[str, Any] = {f.name: f.default for f in fields if f.has_default and f.check(f.default) is None}
@@ -128,7 +131,7 @@ class TerminalResponder:
             for f in self._fields_to_edit(fields, answers):
                 self._fill(f, answers.get(f.name), answers)
 
-    def _fill(self, f: FormField, current: Any, answers: dict[str, Any]) -> None:
+    def _fill(self, f: FormField, current: object, answers: dict[str, Any]) -> None:
         """Ask one field (starting from `current`) and store the answer, or drop it when left empty."""
         value = self._field(f, current)
         if value is _SKIP:
@@ -174,7 +177,7 @@ class TerminalResponder:
             label += f" [{_one_line(hint)}]"
         return label
 
-    def _field(self, f: FormField, current: Any) -> Any:
+    def _field(self, f: FormField, current: object) -> Any:
         """Ask one field; returns its typed value, or `_SKIP` for an optional field left empty."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
@@ -188,7 +191,7 @@ class TerminalResponder:
             return self._boolean(f, current)
         return self._text(f, current)
 
-    def _enum(self, f: FormField, current: Any) -> Any:
+    def _enum(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         choices = [Choice(_one_line(title), value=const) for const, title in f.options]
@@ -197,7 +200,7 @@ class TerminalResponder:
         default = current if current in [c for c, _ in f.options] else None
         return self._q().select(self._label(f), choices=choices, default=default, **self._pt).unsafe_ask()
 
-    def _multi(self, f: FormField, current: Any) -> Any:
+    def _multi(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         chosen = current if isinstance(current, list) else []
@@ -219,7 +222,7 @@ class TerminalResponder:
             return _SKIP
         return list(selected)
 
-    def _boolean(self, f: FormField, current: Any) -> Any:
+    def _boolean(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         if f.required or isinstance(current, bool):
@@ -229,7 +232,7 @@ class TerminalResponder:
         choices = [Choice("(leave empty)", value=_SKIP), Choice("yes", value=True), Choice("no", value=False)]
         return self._q().select(self._label(f), choices=choices, default=choices[0], **self._pt).unsafe_ask()
 
-    def _text(self, f: FormField, current: Any) -> Any:
+    def _text(self, f: FormField, current: object) -> Any:
         """A typed text answer, re-asked with the reason until it is valid for `f`."""
 
         def check(text: str) -> bool | str:
@@ -264,7 +267,7 @@ class TerminalResponder:
             self._refused(verdict)
             default = text
 
-    def _refused(self, reason: Any) -> None:
+    def _refused(self, reason: object) -> None:
         """The reason a value was refused, on stderr just above the field asked again."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
@@ -273,7 +276,7 @@ class TerminalResponder:
         self.console.print(line)
 
     # ------------------------------------------------------------------ URL mode
-    def _url(self, ask: InputAsk) -> dict[str, Any]:
+    def _url(self, ask: InputAsk) -> ElicitResult:
         """Show the URL (host highlighted, warnings), open it only with consent, and answer
         accept once the person says they are done there (or decline / cancel)."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
@@ -320,7 +323,7 @@ class TerminalResponder:
         return ok
 
     # ------------------------------------------------------------------ sampling
-    def _sampling(self, ask: InputAsk) -> dict[str, Any]:
+    def _sampling(self, ask: InputAsk) -> CreateMessageResult:
         """client/sampling: show the request (system prompt, messages, model preferences,
         maxTokens, ...), let the person type a reply as the assistant and review it.
         The reply is sent with `model: "human"`. Declining stops the call (exit 6): MRTR

@@ -315,7 +315,7 @@ def _no_retrieve(uri: str) -> Any:
 
     # referencing's classes are attrs classes behind its own `frozen` wrapper, which mypy's
     # attrs plugin does not see through: their fields are unknown to it.
-    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs fields mypy cannot see (above)
 
 
 def _where(path: Any) -> str:
@@ -373,7 +373,7 @@ def _validator(input_schema: dict[str, Any]) -> Any:
     try:
         cls.check_schema(input_schema)
         # `Registry(retrieve=)`: see `_no_retrieve` on referencing's attrs classes.
-        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))  # type: ignore[call-arg]
+        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))  # type: ignore[call-arg]  # attrs fields (above)
     except exceptions.SchemaError:
         validator = None
     _VALIDATORS[id(input_schema)] = (input_schema, validator)
@@ -421,7 +421,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
         errors = list(validator.iter_errors(arguments)) if validator is not None else []
     # jsonschema's error for a $ref that cannot be resolved is private, so not in its stubs.
     except (exceptions.SchemaError, Unresolvable,
-            exceptions._WrappedReferencingError):  # type: ignore[attr-defined]  # noqa: SLF001
+            exceptions._WrappedReferencingError):  # type: ignore[attr-defined]  # noqa: SLF001 - private, not in stubs
         return
     if not errors:
         return

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -49,7 +49,7 @@ class Candidate:
 class LiveNames(Protocol):
     """What the live server tells completion (shell/host.py `ShellHost`)."""
 
-    pending: dict[str, Any] | None
+    pending: Mapping[str, object] | None
     asked: dict[str, dict[str, Any]]
 
     def names(self, method: str) -> list[dict[str, Any]]:
@@ -61,13 +61,13 @@ def _plain(text: str) -> bool:
     return sanitize(text, single_line=True) == text
 
 
-def _meta(value: Any) -> str:
+def _meta(value: object) -> str:
     from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
 
     return one_line(value, META_CHARS) if isinstance(value, str) else ""
 
 
-def _values(schema: Any) -> list[str]:
+def _values(schema: object) -> list[str]:
     """The values a property schema allows when they are a fixed set (enum, const branches,
     booleans), as typed on a command line."""
     if not isinstance(schema, dict):
@@ -91,13 +91,13 @@ def _values(schema: Any) -> list[str]:
 property_values = _values
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     import json  # noqa: PLC0415 - lazy for start-up time
 
     return json.dumps(value)
 
 
-def answer_fields(input_requests: Any, missing: Any = None) -> dict[str, dict[str, Any]]:
+def answer_fields(input_requests: object, missing: Any = None) -> dict[str, dict[str, Any]]:
     """The fields `-a` can answer for `input_requests` (only the `missing` keys when given):
     `FIELD` -> its schema; when several requests ask, also `KEY.FIELD`."""
     requests: dict[str, Any] = input_requests if isinstance(input_requests, dict) else {}
@@ -250,7 +250,7 @@ class Completer:
         return []
 
     @staticmethod
-    def _tool_params(tool: Any) -> list[tuple[str, dict[str, Any], str]]:
+    def _tool_params(tool: object) -> list[tuple[str, dict[str, Any], str]]:
         from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
 
         schema = tool.get("inputSchema") if isinstance(tool, dict) else None

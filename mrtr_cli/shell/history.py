@@ -36,12 +36,12 @@ def history_path() -> str:
     return os.path.join(state_dir(), HISTORY_FILE)
 
 
-def secret_schema(schema: Any) -> bool:
+def secret_schema(schema: object) -> bool:
     """Whether a property schema marks its value as a secret (`format: password`, `writeOnly`)."""
     return isinstance(schema, dict) and (schema.get("format") == "password" or schema.get("writeOnly") is True)
 
 
-def _redact_json(value: Any) -> Any:
+def _redact_json(value: object) -> Any:
     if isinstance(value, dict):
         return {k: REDACTED if is_secret_name(str(k)) else _redact_json(v) for k, v in value.items()}
     if isinstance(value, list):

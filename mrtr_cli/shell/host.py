@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.batch.runner import ManyLinesApp
@@ -107,7 +107,7 @@ class ShellHost:
         self.target: Target = app.target()
         self.session: Session | None = None
         self.watcher: ListWatcher | None = None
-        self.pending: dict[str, Any] | None = None
+        self.pending: Mapping[str, object] | None = None
         self.asked: dict[str, dict[str, Any]] = {}
         self.closing = False
         self._context: Any = None
@@ -270,7 +270,7 @@ class ShellHost:
         return Environment(stdout=env.stdout, stderr=env.stderr, stdin=env.stdin, secrets=env.secrets,
                            color=env.color, line_host=self)
 
-    def begin_line(self, kept: dict[str, Any] | None = None) -> None:
+    def begin_line(self, kept: Mapping[str, object] | None = None) -> None:
         """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""
         self._busy = True
         self._kept = None if kept is None else json.dumps(kept, ensure_ascii=False)
@@ -317,7 +317,7 @@ class ShellHost:
         """The `App` of one line (shell/lineapp.py)."""
         return LineApp(self, opts, env, self._kept)
 
-    def keep_pending(self, doc: dict[str, Any]) -> None:
+    def keep_pending(self, doc: Mapping[str, object]) -> None:
         """A line stopped for input: keep its pending document for a bare `resume`."""
         self.pending = doc
         params = member(doc, "params")
@@ -326,7 +326,7 @@ class ShellHost:
         if isinstance(subject, str) and isinstance(requests, dict):
             self.asked[subject] = requests
 
-    def pending_notes(self, doc: dict[str, Any], config_words: Any = ()) -> list[str]:
+    def pending_notes(self, doc: dict[str, Any], config_words: object = ()) -> list[str]:
         """What to do after exit 5 inside the shell (`cli.main.run` prints them)."""
         from mrtr_cli.engine.pending import start_again_command, url_notes  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.completion import answer_fields  # noqa: PLC0415 - lazy for start-up time

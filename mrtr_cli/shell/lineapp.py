@@ -10,7 +10,7 @@ line, and whose target, tool catalog, list cache and OAuth hook are the shell's.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.app import App
@@ -42,7 +42,7 @@ class LineHost(Protocol):
     def current(self) -> Session:
         """The open session (a stdio server that stopped is started again first)."""
 
-    def keep_pending(self, doc: dict[str, Any]) -> None:
+    def keep_pending(self, doc: Mapping[str, object]) -> None:
         """Keep the pending document of a line that stopped for input."""
 
     def failed(self, session: Session, exc: TransportError) -> None:
@@ -57,7 +57,7 @@ class LineInput(UserInput):
     script's next lines), so `-` reads nothing from it; it is the pending document the shell
     kept for a bare `resume`, when the shell gave one."""
 
-    def __init__(self, env: Environment, deadline: Any, kept: str | None):
+    def __init__(self, env: Environment, deadline: object, kept: str | None):
         super().__init__(env, deadline)
         self._kept = kept
 

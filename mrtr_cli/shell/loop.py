@@ -13,7 +13,7 @@ leaves, and a Ctrl-C stops only the line that was running (exit 130 for that lin
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from mrtr_cli.errors import ExitStatus, UsageError, termination_received
@@ -36,7 +36,7 @@ class LineReader(Protocol):
 
     interactive: bool
 
-    def read(self, prompt: Any = None) -> str | None:
+    def read(self, prompt: object = None) -> str | None:
         """The next line, or None at the end."""
 
 
@@ -185,7 +185,7 @@ class ShellLoop:
             return int(ExitStatus.USAGE)
         return self._run_words(words, kept)
 
-    def _resume(self, words: list[str]) -> tuple[list[str], dict[str, Any] | None]:
+    def _resume(self, words: list[str]) -> tuple[list[str], Mapping[str, object] | None]:
         """A bare `resume` (no PENDING file) finishes the pending document the shell kept:
         `-` stands for it on this line."""
         found = walk(self.commands(), words)
@@ -205,7 +205,7 @@ class ShellLoop:
                                   + start_again_command(pending, target_words=False) + " -a FIELD=VALUE")
         return [*words, "-"] if "--" in words else [words[0], "-", *words[1:]], self.host.pending
 
-    def _run_words(self, words: list[str], kept: dict[str, Any] | None) -> int:
+    def _run_words(self, words: list[str], kept: Mapping[str, object] | None) -> int:
         host = self.host
         env = host.line_env()
         strict = host.app.strict_checker()

@@ -24,7 +24,7 @@ class ScriptReader:
         self._buffer = getattr(stream, "buffer", None)
         self._stream = stream
 
-    def read(self, prompt: Any = None) -> str | None:
+    def read(self, prompt: object = None) -> str | None:
         """The next line, or None at the end of the input. Raises UsageError (see the class)."""
         if self._buffer is None:  # a text stream without bytes underneath (a test's), or a closed stdin
             readline = getattr(self._stream, "readline", None)

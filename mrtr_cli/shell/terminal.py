@@ -195,7 +195,7 @@ def _adapter(logic: Completer) -> Any:
     from prompt_toolkit.completion import Completion  # noqa: PLC0415 - lazy
 
     class Adapter(Base):
-        def get_completions(self, document: Any, complete_event: Any) -> Iterator[Any]:
+        def get_completions(self, document: Any, complete_event: object) -> Iterator[Any]:
             try:
                 candidates = logic.complete(document.text_before_cursor)
             except Exception:  # noqa: BLE001 - completion never fails loudly

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from mrtr_cli.protocol.features.listen import LISTS, Want, listen
 from mrtr_cli.protocol.session import Session
@@ -30,7 +29,7 @@ from mrtr_cli.transport.base import Message
 KIND_OF_NOTIFICATION = {method: kind for kind, (_, method) in LISTS.items()}
 
 
-def declared_kinds(capabilities: Any) -> list[str]:
+def declared_kinds(capabilities: object) -> list[str]:
     """The kinds whose `listChanged` the server declares in `capabilities`."""
     caps = capabilities if isinstance(capabilities, dict) else {}
     return [k for k in LISTS if isinstance(caps.get(k), dict) and caps[k].get("listChanged") is True]

@@ -442,7 +442,7 @@ class TaskDriver:
                                     next_at=next_at, tone=tone, hint=hint if not state.terminal else None))
 
     # ------------------------------------------------------------------ endings
-    def _save(self, **changes: Any) -> None:
+    def _save(self, **changes: object) -> None:
         for name, value in changes.items():
             setattr(self.record, name, value)
         self.records.save(self.record)

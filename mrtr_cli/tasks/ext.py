@@ -15,10 +15,13 @@ these requests; `TaskWire.request` sends the capabilities it was built with.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, parse_task
 from mrtr_cli.tasks.wire import TaskWire
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import InputResponses, UpdateTaskParams
 
 
 class ExtTasksWire(TaskWire):
@@ -30,11 +33,12 @@ class ExtTasksWire(TaskWire):
     def recognises(cls, result: dict[str, Any]) -> bool:
         return isinstance(result.get("taskId"), str)
 
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         return parse_task(obj, what=what, known_id=known_id)
 
-    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
-        self.request("tasks/update", {"taskId": task_id, "inputResponses": responses})
+    def send_input(self, task_id: str, responses: InputResponses) -> None:
+        params: UpdateTaskParams = {"taskId": task_id, "inputResponses": responses}
+        self.request("tasks/update", params)
 
     def adapt(self, state: TaskState) -> TaskWire:
         """Switch to the SEP-2322 workflow when a `tasks/get` result shows its signature: an

@@ -25,7 +25,7 @@ What differs from the tasks extension, and how `mrtr` maps it onto the shared dr
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
@@ -34,6 +34,9 @@ from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, error_object, parse_task
 from mrtr_cli.tasks.wire import TaskWire
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import InputResponses
 
 VARIANT = "2025-11-25"
 #: `--task-ttl` default: how long the server should keep a task (and its result) after creation.
@@ -97,7 +100,7 @@ def task_augmentation(session: Session, name: str, tool: dict[str, Any] | None, 
     return None
 
 
-def parse_legacy_task(obj: Any, what: str, known_id: str | None = None) -> TaskState:
+def parse_legacy_task(obj: object, what: str, known_id: str | None = None) -> TaskState:
     """Read a 2025-11-25 Task (flat, or nested under `task` as in a CreateTaskResult)."""
     if isinstance(obj, dict) and isinstance(obj.get("task"), dict):
         obj = obj["task"]
@@ -120,7 +123,7 @@ class LegacyTasksWire(TaskWire):
     def recognises(cls, result: dict[str, Any]) -> bool:
         return is_create_task_result(result)
 
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         return parse_legacy_task(obj, what, known_id)
 
     def blocks(self, state: TaskState) -> bool:
@@ -155,7 +158,7 @@ class LegacyTasksWire(TaskWire):
             state = replace(state, status=FAILED)
         return replace(state, **found)
 
-    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
+    def send_input(self, task_id: str, responses: InputResponses) -> None:
         """There is no `tasks/update` in 2025-11-25: answers go through `tasks/result`."""
         raise UsageError(f"task {task_id} speaks MCP 2025-11-25, which takes answers only while "
                          "waiting for its result", hint="use: mrtr task wait ID --answers FILE")

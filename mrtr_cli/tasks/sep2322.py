@@ -17,17 +17,20 @@ shared `tasks/get` and `tasks/cancel` of `TaskWire`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import JsonRpcError
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, error_object, parse_task
 from mrtr_cli.tasks.wire import TaskWire
 
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import InputResponses
+
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 METHOD_NOT_FOUND = -32601
 
 
-def parse_sep2322_task(obj: Any, what: str, known_id: str | None = None) -> TaskState:
+def parse_sep2322_task(obj: object, what: str, known_id: str | None = None) -> TaskState:
     """Read a SEP-2322 task (flat, or nested under `task` as its creation result is)."""
     if isinstance(obj, dict) and isinstance(obj.get("task"), dict):
         obj = obj["task"]  # the SEP's creation result nests the task
@@ -51,7 +54,7 @@ class Sep2322Wire(TaskWire):
         return ("ttl" in result and "ttlMs" not in result) or (
             "pollInterval" in result and "pollIntervalMs" not in result)
 
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         return parse_sep2322_task(obj, what, known_id)
 
     def complete(self, state: TaskState) -> TaskState:
@@ -74,6 +77,6 @@ class Sep2322Wire(TaskWire):
             return replace(state, result=payload)
         return state
 
-    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
+    def send_input(self, task_id: str, responses: InputResponses) -> None:
         self.request("tasks/input_response",
                      {"inputResponses": responses, "_meta": {RELATED_TASK: {"taskId": task_id}}})

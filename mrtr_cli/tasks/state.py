@@ -63,7 +63,7 @@ class TaskState:
         return self.status in TERMINAL_STATUSES
 
 
-def _millis(value: Any) -> int | None:
+def _millis(value: object) -> int | None:
     """A non-negative integer number of milliseconds, or None (absent, null, malformed or
     not finite)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != value \
@@ -86,7 +86,7 @@ def _optional_object(obj: dict[str, Any], key: str, what: str) -> dict[str, Any]
     return value
 
 
-def parse_task(obj: Any, *, what: str, ttl_key: str = "ttlMs", poll_key: str = "pollIntervalMs",
+def parse_task(obj: object, *, what: str, ttl_key: str = "ttlMs", poll_key: str = "pollIntervalMs",
                known_id: str | None = None) -> TaskState:
     """Read a flat task object (CreateTaskResult, DetailedTask, or a variant's equivalent).
 

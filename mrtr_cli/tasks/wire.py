@@ -12,11 +12,15 @@ a legacy (handshake) session only the 2025-11-25 one (digest 6d, "dispatch on er
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.tasks.state import TaskState
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import InputResponses, TaskParams
 
 
 class TaskWire:
@@ -49,13 +53,14 @@ class TaskWire:
         self.capabilities = capabilities
         self.deadline = deadline
 
-    def request(self, method: str, params: dict[str, Any], *, deadline: Deadline | None = None) -> dict[str, Any]:
+    def request(self, method: str, params: Mapping[str, object], *,
+                deadline: Deadline | None = None) -> dict[str, Any]:
         """Send one task request with this wire's capabilities; returns the result object."""
         return self.session.request(method, params, capabilities=self.capabilities,
                                     deadline=deadline or self.deadline)
 
     # ------------------------------------------------------------------ the variant's job
-    def read(self, obj: Any, what: str, known_id: str | None = None) -> TaskState:
+    def read(self, obj: object, what: str, known_id: str | None = None) -> TaskState:
         """Normalise one task object of this variant (raises ProtocolError when malformed)."""
         raise NotImplementedError
 
@@ -65,7 +70,8 @@ class TaskWire:
 
     def get(self, task_id: str) -> TaskState:
         """Poll the task once (`tasks/get`, read by method whatever its `resultType`)."""
-        return self.read(self.request("tasks/get", {"taskId": task_id}), "tasks/get result", task_id)
+        params: TaskParams = {"taskId": task_id}
+        return self.read(self.request("tasks/get", params), "tasks/get result", task_id)
 
     def blocks(self, state: TaskState) -> bool:
         """True when `complete(state)` may wait a long time (and ask the person questions
@@ -77,14 +83,15 @@ class TaskWire:
         the final result); the extension inlines everything, so by default nothing."""
         return state
 
-    def send_input(self, task_id: str, responses: dict[str, Any]) -> None:
+    def send_input(self, task_id: str, responses: InputResponses) -> None:
         """Deliver input responses for outstanding input request keys."""
         raise NotImplementedError
 
     def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> TaskState | None:
         """Ask the server to cancel the task (`tasks/cancel`; cooperative, it may still finish).
         Returns the task's new state when the variant's answer carries one (else None)."""
-        self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
+        params: TaskParams = {"taskId": task_id}
+        self.request("tasks/cancel", params, deadline=deadline)
         return None
 
     def adapt(self, state: TaskState) -> TaskWire:

@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.transport.future import Future
 
 Message = dict[str, Any]
+#: A message mrtr sends: built by mrtr (protocol/messages.py has its shapes), only read
+#: and encoded here.
+OutgoingMessage = Mapping[str, object]
 MessageHandler = Callable[[Message], None]
 
 
@@ -41,12 +44,12 @@ class InvalidMessage(ProtocolError):
             fails with this error; None when unknown (then every pending request does).
     """
 
-    def __init__(self, message: str, request_id: Any = None, *, hint: str | None = None):
+    def __init__(self, message: str, request_id: object = None, *, hint: str | None = None):
         super().__init__(message, hint=hint)
         self.request_id = request_key(request_id)
 
 
-def request_key(value: Any) -> str | int | None:
+def request_key(value: object) -> str | int | None:
     """A message's `id` as mrtr's own requests can carry it (a string or an integer), or
     None for anything else a server may send there (null, a list, an object, a boolean, a
     fraction): such an id names no request of mrtr's, and is never used as a key."""
@@ -59,7 +62,7 @@ class NonFiniteMessage(InvalidMessage):
     """An incoming message holds NaN, Infinity or an overflowing number, which JSON does
     not have (exit 4)."""
 
-    def __init__(self, token: str, request_id: Any):
+    def __init__(self, token: str, request_id: object):
         from mrtr_cli.jsonfile import overflows  # noqa: PLC0415 - lazy for start-up time
 
         shown = sanitize(token[:40], single_line=True)
@@ -74,7 +77,7 @@ class NumberTooLongMessage(InvalidMessage):
     """An incoming message holds an integer of more than `jsonfile.MAX_INT_DIGITS` digits
     (exit 4)."""
 
-    def __init__(self, digits: int, request_id: Any):
+    def __init__(self, digits: int, request_id: object):
         super().__init__(f"the server sent an integer of {digits} digits, over the limit of "
                          f"{MAX_INT_DIGITS} digits", request_id)
 
@@ -82,7 +85,7 @@ class NumberTooLongMessage(InvalidMessage):
 class MessageTooDeep(InvalidMessage):
     """An incoming message nests arrays and objects deeper than `limits.MAX_DEPTH` (exit 4)."""
 
-    def __init__(self, request_id: Any = None):
+    def __init__(self, request_id: object = None):
         from mrtr_cli.transport.limits import MAX_DEPTH  # noqa: PLC0415 - lazy for start-up time
 
         super().__init__(f"the server sent a message nested more than {MAX_DEPTH} levels deep "
@@ -202,7 +205,7 @@ def decode_or_none(text: str | bytes, *, allow_overflow: bool = False) -> Any:
         return None
 
 
-def encode_message(message: Message) -> bytes:
+def encode_message(message: OutgoingMessage) -> bytes:
     """One outgoing message as compact UTF-8 JSON.
 
     Text with no UTF-8 form (a lone surrogate such as "\\ud800", which a server's JSON can
@@ -266,7 +269,7 @@ class Transport(ABC):
         """
 
     @abstractmethod
-    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def request(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
                 budget: Remaining | None = None) -> Future[Message]:
         """Send a JSON-RPC request; the future resolves to its response message.
 
@@ -284,7 +287,7 @@ class Transport(ABC):
     #: that Ctrl-C reaches it).
     inline_exchange: bool = False
 
-    def exchange(self, message: Message, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
+    def exchange(self, message: OutgoingMessage, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
         """Send a request and return its response, in the calling thread.
 
         Raises:
@@ -295,7 +298,7 @@ class Transport(ABC):
         raise NotImplementedError
 
     @abstractmethod
-    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def send(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
              timeout: float | None = None) -> None:
         """Send a notification or a response to a server request; no reply is awaited.
 
@@ -307,7 +310,7 @@ class Transport(ABC):
             TransportError: the message could not be delivered within the bound."""
 
     @abstractmethod
-    def abort(self, request_id: Any) -> None:
+    def abort(self, request_id: object) -> None:
         """Stop waiting for `request_id`. HTTP closes the response stream (the
         2026-07-28 cancellation signal); stdio just forgets the request."""
 

@@ -78,7 +78,7 @@ class Future(Generic[T]):
             raise CancelledError()
         if self._exception is not None:
             raise self._exception
-        return self._result  # type: ignore[return-value]
+        return self._result  # type: ignore[return-value]  # settled without an exception: the result was set (it may be None when T allows it)
 
     def exception(self, timeout: float | None = None) -> BaseException | None:
         """The exception it was settled with, or None (waits as `result` does).

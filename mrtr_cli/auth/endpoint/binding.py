@@ -52,7 +52,7 @@ class ResourceDpop:
         return all(alg in listed for listed in self.algs)
 
 
-def _strings(value: Any) -> tuple[str, ...] | None:
+def _strings(value: object) -> tuple[str, ...] | None:
     """The strings of a JSON list, or None when `value` is no list with one."""
     if not isinstance(value, list):
         return None
@@ -78,7 +78,7 @@ def resource_dpop(metadata: dict[str, Any] | None, ch: Challenge) -> ResourceDpo
     return ResourceDpop()
 
 
-def choose(want: bool | None, resource: ResourceDpop, as_algs: Any, *, label: str, issuer: str | None,
+def choose(want: bool | None, resource: ResourceDpop, as_algs: object, *, label: str, issuer: str | None,
            note: Callable[[str], None] | None = None) -> bool:
     """True for DPoP-bound tokens, False for bearer tokens.
 

@@ -132,7 +132,7 @@ def sign_assertion(client_id: str, audience: str, pem: str, alg: str | None = No
               "jti": str(uuid.uuid4())}
     try:
         # Any key the PEM held: one PyJWT cannot sign with is refused below, as a mismatch.
-        return jwt.encode(claims, key, algorithm=alg)  # type: ignore[arg-type]
+        return jwt.encode(claims, key, algorithm=alg)  # type: ignore[arg-type]  # PyJWT's stubs list fewer key types than it signs with
     except Exception as exc:  # noqa: BLE001 - PyJWT raises several kinds for a key/alg mismatch
         raise AuthError(f"cannot sign the client assertion with {alg}: {exc}") from None
 

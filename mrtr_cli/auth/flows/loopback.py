@@ -12,7 +12,6 @@ from __future__ import annotations
 import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mrtr_cli.errors import AuthError
@@ -79,7 +78,7 @@ class Loopback:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:
+            def log_message(self, format: str, *args: object) -> None:
                 pass
 
         try:

@@ -196,7 +196,7 @@ def _status_rows(env: Any, records: list[tuple[str, dict[str, Any]]]) -> list[di
 @auth_group.command("status")
 @global_options
 @click.pass_context
-def status_cmd(ctx: click.Context, /, **kw: Any) -> int:
+def status_cmd(ctx: click.Context, /, **kw: object) -> int:
     """Show the stored sign-ins (of the target given, else all): resource, issuer, client,
     scopes, expiry and whether a refresh token exists. Never a token's value."""
     from mrtr_cli.auth.store import all_records  # noqa: PLC0415 - lazy for start-up time
@@ -243,7 +243,7 @@ def _print_status(app: Any, rows: list[dict[str, Any]]) -> None:
         expires_at: str = row["expiresAt"]
         return ("expired " if row["expired"] else "valid until ") + expires_at
 
-    def shown(value: Any) -> str:  # every stored value came from a server: untrusted
+    def shown(value: object) -> str:  # every stored value came from a server: untrusted
         return sanitize(str(value), single_line=True)
 
     blocks = []
@@ -271,7 +271,7 @@ def _client_cell(row: dict[str, Any], shown: Any) -> str:
 @click.option("--all", "everything", is_flag=True, help="Forget every stored sign-in.")
 @global_options
 @click.pass_context
-def logout_cmd(ctx: click.Context, /, everything: bool, **kw: Any) -> int:
+def logout_cmd(ctx: click.Context, /, everything: bool, **kw: object) -> int:
     """Revoke (where the server offers revocation, RFC 7009) and forget the stored
     sign-in of the target, or of every server with --all."""
     app = make_app(ctx, kw)

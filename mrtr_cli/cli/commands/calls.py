@@ -22,7 +22,7 @@ from mrtr_cli.errors import JsonRpcError, ProtocolError, UsageError, explained
 @answer_options
 @task_options
 @click.pass_context
-def call_cmd(ctx: click.Context, /, tool: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
+def call_cmd(ctx: click.Context, /, tool: str, items: tuple[str, ...], args_json: str | None, **kw: object) -> int:
     """Call TOOL on the server (tools/call) with ARG items, answer the server's questions
     (forms, URL consent, sampling, roots) from -a flags, answer files or the terminal, and
     print the result (--json: exactly as the server sent it)."""
@@ -39,7 +39,7 @@ def call_cmd(ctx: click.Context, /, tool: str, items: tuple[str, ...], args_json
 @global_options
 @answer_options
 @click.pass_context
-def prompt_cmd(ctx: click.Context, /, name: str, items: tuple[str, ...], args_json: str | None, **kw: Any) -> int:
+def prompt_cmd(ctx: click.Context, /, name: str, items: tuple[str, ...], args_json: str | None, **kw: object) -> int:
     """Get prompt NAME (prompts/get) with key=value arguments (prompt arguments are strings),
     answering the server's questions as `call` does, and print its messages; arguments are
     checked against prompts/list first (unknown names, missing required ones)."""
@@ -71,7 +71,7 @@ def _run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, 
 @global_options
 @answer_options
 @click.pass_context
-def read_cmd(ctx: click.Context, /, uri: str, items: tuple[str, ...], **kw: Any) -> int:
+def read_cmd(ctx: click.Context, /, uri: str, items: tuple[str, ...], **kw: object) -> int:
     """Read resource URI (resources/read), answering the server's questions as `call` does, and
     print its contents (a single binary resource to a pipe or file: its bytes). A URI template
     with NAME=VALUE items is filled first, e.g. mrtr read 'repo://{owner}/{name}' owner=alice name=wonderland."""
@@ -96,7 +96,7 @@ def read_cmd(ctx: click.Context, /, uri: str, items: tuple[str, ...], **kw: Any)
 @answer_options
 @task_options
 @click.pass_context
-def resume_cmd(ctx: click.Context, /, pending: str, **kw: Any) -> int:
+def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     """Finish a call that stopped for input (exit 5) from its PENDING document (`-`: stdin).
 
     \b

@@ -3,8 +3,6 @@ server/utilities/completion). Shell completion asks the same way (cli/commands/c
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from mrtr_cli.cli.main import cli
@@ -34,7 +32,7 @@ def split_items(items: tuple[str, ...]) -> list[tuple[str, str]]:
 @global_options
 @declare_options
 @click.pass_context
-def complete_cmd(ctx: click.Context, /, kind: str, ref: str, items: tuple[str, ...], **kw: Any) -> int:
+def complete_cmd(ctx: click.Context, /, kind: str, ref: str, items: tuple[str, ...], **kw: object) -> int:
     """Ask the server for the values of a prompt argument or a resource template variable
     (completion/complete). The first ARG=VALUE is the one completed (VALUE: what is typed
     so far, empty for nothing); further NAME=VALUE items are the values already chosen

@@ -23,7 +23,7 @@ LISTS: dict[str, tuple[str, list[str]]] = {
 }
 
 
-def _row(kind: str, item: Any) -> list[str]:
+def _row(kind: str, item: object) -> list[str]:
     from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
 
     item = item if isinstance(item, dict) else {}
@@ -64,7 +64,7 @@ def _earlier_listings(app: Any, kind: str) -> list[tuple[Any, list[str]]]:
     return out
 
 
-def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: Any) -> None:
+def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: object) -> None:
     """Print a listing (`capabilities`: what its requests declared). A note on stderr says
     what may be missing because a capability was not declared, and which option declares
     it, only where that can apply (`protocol.capabilities.listing_note`)."""
@@ -101,7 +101,7 @@ def _target_words(app: Any) -> list[str]:
 @global_options
 @declare_options
 @click.pass_context
-def discover_cmd(ctx: click.Context, /, **kw: Any) -> int:
+def discover_cmd(ctx: click.Context, /, **kw: object) -> int:
     """Show the protocol era and version, server info and capabilities (server/discover,
     or the initialize result of an older server; --json prints that result as sent).
 
@@ -131,7 +131,7 @@ def discover_cmd(ctx: click.Context, /, **kw: Any) -> int:
 @global_options
 @declare_options
 @click.pass_context
-def tools_cmd(ctx: click.Context, /, name: str | None, **kw: Any) -> int:
+def tools_cmd(ctx: click.Context, /, name: str | None, **kw: object) -> int:
     """List the server's tools (all pages), or describe tool NAME.
 
     Required parameters are marked *. Over HTTP, tools with an invalid x-mcp-header
@@ -171,7 +171,7 @@ def _list_command(kind: str) -> None:
     @global_options
     @declare_options
     @click.pass_context
-    def command(ctx: click.Context, /, **kw: Any) -> int:
+    def command(ctx: click.Context, /, **kw: object) -> int:
         from mrtr_cli.protocol.lists.catalog import fetch_list  # noqa: PLC0415 - lazy for start-up time
 
         app = make_app(ctx, kw)
@@ -189,7 +189,7 @@ for _kind in LISTS:
 @cli.command("servers", short_help="List the configured servers: where each comes from, which -s NAME picks.")
 @global_options
 @click.pass_context
-def servers_cmd(ctx: click.Context, /, **kw: Any) -> int:
+def servers_cmd(ctx: click.Context, /, **kw: object) -> int:
     """List the servers in the config files of mrtr and of the MCP hosts (Claude Code,
     Claude Desktop, Codex, Gemini CLI, VS Code, Cursor, Windsurf, OpenCode, Zed, goose):
     where each comes from, which one -s NAME picks, the -s HOST:NAME that picks a shadowed

@@ -9,8 +9,6 @@ like ping(8)'s -W) or the session does not open within `PING_OPEN_TIMEOUT`, 130 
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from mrtr_cli.cli.help.format import adjust_options
@@ -41,7 +39,7 @@ def _finite(value: float) -> float:
               help="Wait between pings (0: none).")
 @global_options
 @click.pass_context
-def ping_cmd(ctx: click.Context, /, count: int, interval: float, **kw: Any) -> int:
+def ping_cmd(ctx: click.Context, /, count: int, interval: float, **kw: object) -> int:
     """Check the server answers and print each round-trip time.
 
     Sends `ping` to a 2025-11-25 (or older) server, and `server/discover` to a 2026-07-28

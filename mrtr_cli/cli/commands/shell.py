@@ -29,7 +29,7 @@ _PATH_METAVARS = ("FILE", "PATH", "DIR")
 @global_options
 @declare_options
 @click.pass_context
-def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: Any) -> int:
+def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     """Run many commands over one session: the server is started (or reached) once, and
     each line is a command as on the command line, without naming the server.
 

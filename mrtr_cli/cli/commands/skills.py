@@ -32,7 +32,7 @@ def _require_extension(session: Any, app: Any) -> None:
 @cli.command("skills", short_help="List the server's skills: name, path, description.")
 @global_options
 @click.pass_context
-def skills_cmd(ctx: click.Context, /, **kw: Any) -> int:
+def skills_cmd(ctx: click.Context, /, **kw: object) -> int:
     """List the server's skills (skills/list, all pages): name, path, description.
 
     Reads no skill file. --json prints every entry exactly as sent.
@@ -67,7 +67,7 @@ def skills_cmd(ctx: click.Context, /, **kw: Any) -> int:
               help="Also fetch every file the skill lists, verified, into the new directory DIR.")
 @global_options
 @click.pass_context
-def skill_cmd(ctx: click.Context, /, skill: str, files_dir: str | None, **kw: Any) -> int:
+def skill_cmd(ctx: click.Context, /, skill: str, files_dir: str | None, **kw: object) -> int:
     """Load one skill: print its SKILL.md once its size, digest and frontmatter match the
     server's entry for it (skills/list, or skills/get for a URI the listing lacks).
 

@@ -114,7 +114,7 @@ def _on_server(ctx: click.Context, kw: dict[str, Any], task_id: str,
 @click.argument("task_id")
 @global_options
 @click.pass_context
-def get_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
+def get_cmd(ctx: click.Context, /, task_id: str, **kw: object) -> int:
     """Poll task TASK_ID once (tasks/get) and print it as the server sent it."""
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 
@@ -130,7 +130,7 @@ def get_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
 @click.option("--cancel-on-interrupt", is_flag=True, default=None,
               help="Ctrl-C cancels the task (tasks/cancel) instead of leaving it running.")
 @click.pass_context
-def wait_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
+def wait_cmd(ctx: click.Context, /, task_id: str, **kw: object) -> int:
     """Wait for task TASK_ID to finish, answering its input requests, and print its result."""
     app = make_app(ctx, kw)
     task_id, record, target = _open(app, task_id)
@@ -142,7 +142,7 @@ def wait_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
 @global_options
 @answer_options
 @click.pass_context
-def update_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
+def update_cmd(ctx: click.Context, /, task_id: str, **kw: object) -> int:
     """Answer the input requests task TASK_ID waits for (tasks/update), then exit."""
 
     def update(runner: TaskRunner, tid: str, variant: str | None) -> tuple[list[str], str]:
@@ -161,7 +161,7 @@ def update_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
 @click.argument("task_id")
 @global_options
 @click.pass_context
-def cancel_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
+def cancel_cmd(ctx: click.Context, /, task_id: str, **kw: object) -> int:
     """Ask the server to cancel task TASK_ID (tasks/cancel; cooperative)."""
     app, task_id, state = _on_server(ctx, kw, task_id, lambda runner, tid, variant: runner.cancel(tid, variant))
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - start-up time (`mrtr --help`)
@@ -178,7 +178,7 @@ def cancel_cmd(ctx: click.Context, /, task_id: str, **kw: Any) -> int:
 @global_options
 @click.option("--remote", is_flag=True, help="Ask the server (tasks/list; MCP 2025-11-25 servers only).")
 @click.pass_context
-def list_cmd(ctx: click.Context, /, remote: bool, **kw: Any) -> int:
+def list_cmd(ctx: click.Context, /, remote: bool, **kw: object) -> int:
     """List the tasks recorded on this machine, newest first; --remote: the server's own list."""
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.tasks.records import TaskRecords  # noqa: PLC0415 - lazy for start-up time

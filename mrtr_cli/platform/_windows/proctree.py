@@ -62,7 +62,7 @@ def program(argv: list[str]) -> tuple[list[str] | str, str | None]:
     return [found, *argv[1:]], None
 
 
-def start(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
+def start(argv: list[str], **popen: object) -> subprocess.Popen[bytes]:
     """`subprocess.Popen(argv, **popen)` in a process group of its own, put in a Job Object.
 
     Raises:

@@ -181,7 +181,7 @@ class StrictChecker:
         return name if name in defs else "Result" if "Result" in defs else None
 
     # ------------------------------------------------------------------ what arrives
-    def response(self, request: dict[str, Any], response: Any, *, declared: dict[str, Any] | None = None) -> None:
+    def response(self, request: dict[str, Any], response: object, *, declared: dict[str, Any] | None = None) -> None:
         """Check the response to `request` (a request message as sent). `declared`: the
         capabilities an older session declared in `initialize` (a modern request carries
         its own in `_meta`)."""
@@ -207,7 +207,7 @@ class StrictChecker:
             self._result_rules(method, result, caps)
         self._cursor_rule(method, params, result)
 
-    def _result_rules(self, method: str, result: dict[str, Any], caps: Any) -> None:
+    def _result_rules(self, method: str, result: dict[str, Any], caps: object) -> None:
         result_type = result.get("resultType", "complete")
         allowed = ["complete"]
         if method in MRTR_METHODS:
@@ -246,7 +246,7 @@ class StrictChecker:
             self.report(method, "$.result.nextCursor", "repeated-cursor",
                         f"the cursor {json.dumps(cursor)} was already given in this list")
 
-    def incoming(self, msg: Any, *, declared: dict[str, Any] | None = None) -> None:
+    def incoming(self, msg: object, *, declared: dict[str, Any] | None = None) -> None:
         """Check a notification or request the server sent on its own (`declared`: what an
         older session declared in `initialize`, against which its requests are checked)."""
         if not isinstance(msg, dict):
@@ -261,7 +261,7 @@ class StrictChecker:
                 self.report(method, "$", "undeclared-capability",
                             f"a request for {need}, which this client did not declare in initialize")
 
-    def discover(self, result: Any, capabilities: dict[str, Any]) -> None:
+    def discover(self, result: object, capabilities: dict[str, Any]) -> None:
         """Check a `server/discover` result that came with the era probe."""
         self.response({"method": "server/discover", "params": {"_meta": {
             "io.modelcontextprotocol/clientCapabilities": capabilities}}},

@@ -121,7 +121,7 @@ def check_server_request(msg: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------------- the interpreter
-def _problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+def _problem(defs: dict[str, Any], schema: object, value: Any, path: str) -> tuple[str, str] | None:
     """The first (path, problem) where `value` breaks `schema`, or None: its `$ref`s
     followed, then each keyword of `_KEYWORD_CHECKS` in order."""
     if schema is True or schema == {}:
@@ -155,13 +155,13 @@ def _follow_refs(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tu
     return schema, None
 
 
-def _type_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+def _type_problem(defs: dict[str, Any], schema: Any, value: object, path: str) -> tuple[str, str] | None:
     if "type" in schema and not _type_ok(schema["type"], value):
         return path, f"expected {_types(schema['type'])}, got {_kind(value)}"
     return None
 
 
-def _const_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+def _const_problem(defs: dict[str, Any], schema: Any, value: object, path: str) -> tuple[str, str] | None:
     if "const" in schema and value != schema["const"]:
         return path, f"expected {_shown(schema['const'])}, got {_shown(value)}"
     return None
@@ -173,7 +173,7 @@ def _enum_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> t
     return None
 
 
-def _range_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+def _range_problem(defs: dict[str, Any], schema: Any, value: object, path: str) -> tuple[str, str] | None:
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return None
     if "minimum" in schema and value < schema["minimum"]:
@@ -183,11 +183,11 @@ def _range_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> 
     return None
 
 
-def _members_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+def _members_problem(defs: dict[str, Any], schema: Any, value: object, path: str) -> tuple[str, str] | None:
     return _object_problem(defs, schema, value, path) if isinstance(value, dict) else None
 
 
-def _items_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+def _items_problem(defs: dict[str, Any], schema: Any, value: object, path: str) -> tuple[str, str] | None:
     if not isinstance(value, list):
         return None
     if "maxItems" in schema and len(value) > schema["maxItems"]:
@@ -209,7 +209,7 @@ def _all_of_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) ->
     return None
 
 
-def _branches_problem(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tuple[str, str] | None:
+def _branches_problem(defs: dict[str, Any], schema: Any, value: object, path: str) -> tuple[str, str] | None:
     return _any_of_problem(defs, schema["anyOf"], value, path) if "anyOf" in schema else None
 
 
@@ -236,7 +236,7 @@ def _object_problem(defs: dict[str, Any], schema: dict[str, Any], value: dict[st
     return None
 
 
-def _any_of_problem(defs: dict[str, Any], branches: list[Any], value: Any, path: str) -> tuple[str, str] | None:
+def _any_of_problem(defs: dict[str, Any], branches: list[Any], value: object, path: str) -> tuple[str, str] | None:
     """None when one branch holds; else the problem of the branch `value` says it is (by
     a `type`, `method` or `mode` constant it matches), or one line naming what was expected."""
     problems = []
@@ -267,13 +267,13 @@ def _any_of_problem(defs: dict[str, Any], branches: list[Any], value: Any, path:
     return path, f"matches none of the shapes allowed here (got {_kind(value)})"
 
 
-def _resolve(defs: dict[str, Any], schema: Any) -> Any:
+def _resolve(defs: dict[str, Any], schema: object) -> Any:
     while isinstance(schema, dict) and "$ref" in schema:
         schema = defs.get(schema["$ref"].rsplit("/", 1)[-1], {})
     return schema
 
 
-def _const_of(defs: dict[str, Any], branch: Any) -> list[tuple[str, Any]]:
+def _const_of(defs: dict[str, Any], branch: object) -> list[tuple[str, Any]]:
     """The (tag, value) pairs a branch's `type` or `method` member must hold."""
     target = _resolve(defs, branch)
     props = target.get("properties", {}) if isinstance(target, dict) else {}
@@ -286,7 +286,7 @@ def _const_of(defs: dict[str, Any], branch: Any) -> list[tuple[str, Any]]:
     return []
 
 
-def _check(defs: dict[str, Any], schema: Any, value: Any, path: str, what: str) -> None:
+def _check(defs: dict[str, Any], schema: object, value: Any, path: str, what: str) -> None:
     found = _problem(defs, schema, value, path)
     if found is not None:
         raise InvalidShape(what, one_line(found[0], 300), found[1])
@@ -313,7 +313,7 @@ def _types(expected: Any) -> str:
     return " or ".join(words)
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -327,7 +327,7 @@ def _kind(value: Any) -> str:
     return "an object"
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     return quote_value(value, limit=60)
 
 
@@ -335,5 +335,5 @@ def _plain(member: str) -> bool:
     return member.isidentifier() or member.startswith("_") and member[1:].isidentifier()
 
 
-def _key(member: Any) -> str:
+def _key(member: object) -> str:
     return _shown(member)

@@ -54,7 +54,7 @@ class Verdict:
     silent: bool = False
 
 
-def _common(versions: Any) -> tuple[str | None, str | None]:
+def _common(versions: object) -> tuple[str | None, str | None]:
     """(newest modern, newest legacy) version in `versions` that this client speaks."""
     if not isinstance(versions, list):
         return None, None
@@ -63,7 +63,7 @@ def _common(versions: Any) -> tuple[str | None, str | None]:
     return modern, legacy
 
 
-def _from_versions(versions: Any, discover: dict[str, Any] | None, what: str) -> Verdict:
+def _from_versions(versions: object, discover: dict[str, Any] | None, what: str) -> Verdict:
     modern, legacy = _common(versions)
     if modern:
         return Verdict("modern", modern, discover, what)

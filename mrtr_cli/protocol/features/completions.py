@@ -60,7 +60,7 @@ def request_completion(session: Session, params: dict[str, Any], *, deadline: De
 
 
 
-def completion_values(result: Any) -> list[str]:
+def completion_values(result: object) -> list[str]:
     """The `completion.values` of a `CompleteResult`.
 
     Raises:

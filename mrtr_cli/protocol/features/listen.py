@@ -39,7 +39,7 @@ METHOD_NOT_FOUND = -32601
 _UNSUBSCRIBE_SECONDS = 3.0  # for resources/unsubscribe on the way out
 
 
-def listenable(capabilities: Any) -> list[str]:
+def listenable(capabilities: object) -> list[str]:
     """What `mrtr listen` can watch on a server with `capabilities`: "tools", "prompts",
     "resources" (their `listChanged`) and "resource updates" (`resources.subscribe`)."""
     caps = capabilities if isinstance(capabilities, dict) else {}
@@ -104,7 +104,7 @@ class Want:
             return params.get("uri") in self.uris
         return any(method == LISTS[k][1] for k in self.kinds)
 
-    def missing_from(self, acknowledged: Any) -> list[str]:
+    def missing_from(self, acknowledged: object) -> list[str]:
         """The requested filter entries the server's acknowledgement left out."""
         ack = acknowledged if isinstance(acknowledged, dict) else {}
         missing = [LISTS[k][0] for k in self.kinds if ack.get(LISTS[k][0]) is not True]

@@ -46,7 +46,7 @@ def ping_once(session: Session, deadline: Deadline) -> Echo:
     return Echo(method, seconds, result)
 
 
-def check_reply(method: str, result: Any) -> None:
+def check_reply(method: str, result: object) -> None:
     """Refuse a reply that is not what the ping asked for: `ping`'s result is empty (an
     `EmptyResult`: nothing but `_meta`), and neither `ping` nor `server/discover` is ever
     answered with a task (`CreateTaskResult`) or another `resultType` than "complete".

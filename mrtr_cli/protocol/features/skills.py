@@ -46,13 +46,13 @@ class VerificationFailed(ProtocolError):
     or out-of-skill file, limits): its content was not used (exit 4)."""
 
 
-def declares_skills(capabilities: Any) -> bool:
+def declares_skills(capabilities: object) -> bool:
     """Whether server `capabilities` declare the skills extension (`extensions` member)."""
     extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
     return isinstance(extensions, dict) and EXTENSION in extensions
 
 
-def skill_path(uri: Any) -> str:
+def skill_path(uri: object) -> str:
     """The `<skill-path>` of a `SKILL.md` URI (`skill://acme/refunds/SKILL.md` -> `acme/refunds`);
     for other schemes the part after `://`. Empty for a URI that does not end in `/SKILL.md`."""
     if not isinstance(uri, str) or not uri.endswith("/" + MANIFEST):
@@ -196,7 +196,7 @@ class SkillLoader:
                         f"and {self._shown(paths[rel])} inside it as if it were a directory; the skill is not loaded")
 
     @staticmethod
-    def _shown(uri: Any) -> str:
+    def _shown(uri: object) -> str:
         return sanitize(str(uri), single_line=True)
 
     def _check_limits(self, resources: list[dict[str, Any]]) -> None:

@@ -75,7 +75,7 @@ def scope_of(pages: list[dict[str, Any]]) -> str:
     return "public" if pages and all(p.get("cacheScope") == "public" for p in pages) else "private"
 
 
-def _digest(*parts: Any) -> str:
+def _digest(*parts: object) -> str:
     from mrtr_cli.digest import sha256_hex  # noqa: PLC0415 - lazy for start-up time
 
     return sha256_hex(json.dumps(parts, sort_keys=True).encode("utf-8"))[:32]
@@ -99,7 +99,7 @@ class ListCache:
             method), or None for none; an entry is found only under the same declaration.
     """
 
-    def __init__(self, root: str, server_identity: Any, auth_context: Any = None,
+    def __init__(self, root: str, server_identity: object, auth_context: Any = None,
                  declared: Callable[[str], Any] | None = None):
         self.root = root
         self.server_dir = os.path.join(root, _digest(server_identity))

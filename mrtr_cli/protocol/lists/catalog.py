@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, UsageError
@@ -198,7 +198,7 @@ class ToolCatalog:
         return unknown_name("tool", name, names, hidden=hidden_note("tools", self.session.capabilities))
 
     # ------------------------------------------------------------------ headers (session hook)
-    def headers_for(self, method: str, params: dict[str, Any] | None) -> dict[str, str]:
+    def headers_for(self, method: str, params: Mapping[str, object] | None) -> dict[str, str]:
         """`Mcp-Param-*` headers for one request (only `tools/call` has any).
 
         The list is loaded on first use; if the server does not answer `tools/list`

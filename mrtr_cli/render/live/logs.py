@@ -22,7 +22,7 @@ MAX_LOG_CHARS = 4000  # longer data is cut (shown whole at -vv)
 _COLOURS = {"debug": "2", "info": "36", "notice": "34", "warning": "33"}  # SGR; error and above: bold red
 
 
-def level_rank(level: Any) -> int:
+def level_rank(level: object) -> int:
     """Position of `level` in the syslog order (unknown levels rank as `info`)."""
     return LOG_LEVELS.index(level) if level in LOG_LEVELS else LOG_LEVELS.index("info")
 

@@ -23,13 +23,13 @@ from mrtr_cli.render.sanitize import sanitize, short_number
 MAX_DESCRIPTION = 60  # characters of label + message on the bar line
 
 
-def _num(value: Any) -> str:
+def _num(value: object) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "?"
     return short_number(value) if isinstance(value, int) else f"{value:g}"
 
 
-def _bar_number(value: Any) -> float | None:
+def _bar_number(value: object) -> float | None:
     """A number the bar can compute with: None for a non-number or an integer too large
     for a float (thousands of digits)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -83,7 +83,7 @@ class ProgressDisplay:
         self._progress: Any = None
         self._real_stderr: IO[str] | None = None
 
-    def update(self, token: Any, params: dict[str, Any], label: str) -> None:
+    def update(self, token: object, params: dict[str, Any], label: str) -> None:
         """Show one `notifications/progress` (params) for the request `label` (e.g. "tools/call slow")."""
         with self._lock:
             if token in self._ended:
@@ -93,7 +93,7 @@ class ProgressDisplay:
             else:
                 self._update_plain(token, params, label)
 
-    def end(self, token: Any) -> None:
+    def end(self, token: object) -> None:
         """The request with `token` finished: remove its line (and stop the display when none is left)."""
         with self._lock:
             self._ended.add(token)
@@ -110,7 +110,7 @@ class ProgressDisplay:
             self._stop()
 
     # ------------------------------------------------------------------ plain
-    def _update_plain(self, token: Any, params: dict[str, Any], label: str) -> None:
+    def _update_plain(self, token: object, params: dict[str, Any], label: str) -> None:
         now = time.monotonic()
         last = self._tasks.get(token)
         if last is not None and now - last < self.plain_interval:
@@ -119,7 +119,7 @@ class ProgressDisplay:
         self.env.err(f"mrtr: progress {progress_amount(params)} {progress_text(label, params)}")
 
     # ------------------------------------------------------------------ live
-    def _update_live(self, token: Any, params: dict[str, Any], label: str) -> None:
+    def _update_live(self, token: object, params: dict[str, Any], label: str) -> None:
         progress = self._start()
         total = _bar_number(params.get("total"))
         total = total if total is not None and total > 0 else None
@@ -156,7 +156,7 @@ class ProgressDisplay:
         # Other diagnostic lines go above the bar while it is shown.
         with self.env._lock:  # noqa: SLF001 - swap the stream under the writers' lock
             # rich's FileProxy is a text stream (io.TextIOBase), typed apart from IO[str].
-            self.env.stderr = FileProxy(console, real)  # type: ignore[assignment]
+            self.env.stderr = FileProxy(console, real)  # type: ignore[assignment]  # a text stream, not IO[str] (above)
         return progress
 
     def _stop(self) -> None:

@@ -167,7 +167,7 @@ class StatusLine:
             self._live.start()
             # Lines other parts write meanwhile (logs, traces) go above the live line.
             # rich's FileProxy is a text stream (io.TextIOBase), typed apart from IO[str].
-            self.env.stderr = FileProxy(console, self._stderr)  # type: ignore[assignment]
+            self.env.stderr = FileProxy(console, self._stderr)  # type: ignore[assignment]  # a text stream, not IO[str] (above)
         self._live.update(self._render(), refresh=True)
 
     def _render(self) -> Any:

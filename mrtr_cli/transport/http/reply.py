@@ -103,7 +103,7 @@ def error_body(resp: httpx2.Response) -> str:
     return bytes(read_body(resp, max_message_size(strict=False))).decode("utf-8", "replace")
 
 
-def jsonrpc_error(text: str, rid: Any) -> Message | None:
+def jsonrpc_error(text: str, rid: object) -> Message | None:
     """The JSON-RPC error response in an HTTP error body, if there is one."""
     try:
         msg = decode_or_none(text)

@@ -47,7 +47,7 @@ class EventStreams:
     if TYPE_CHECKING:  # pragma: no cover - `HttpTransport`'s methods, declared for the type checker only
         def _send(self, request: httpx2.Request, remaining: Remaining | None = None) -> httpx2.Response: ...
         def _require_client(self) -> httpx2.Client: ...
-        def _is_aborted(self, rid: Any) -> bool: ...
+        def _is_aborted(self, rid: object) -> bool: ...
         def _auth_headers(self, method: str = "POST", url: str | None = None) -> dict[str, str]: ...
         def _trace(self, kind: str, info: dict[str, Any]) -> None: ...
         def _connect_error(self, exc: Exception) -> MrtrError: ...
@@ -65,7 +65,7 @@ class EventStreams:
             target=self._run_event_stream, args=(dict(headers or {}),), name="mrtr-http-get", daemon=True)
         self._stream_thread.start()
 
-    def _read_events(self, resp: httpx2.Response, rid: Any, cursor: SseCursor,
+    def _read_events(self, resp: httpx2.Response, rid: object, cursor: SseCursor,
                      remaining: Remaining | None) -> Message | None:
         """Read an SSE response stream: requests and notifications go to `on_message`; the
         response to `rid` is returned, or None when the stream ends before it."""
@@ -89,7 +89,7 @@ class EventStreams:
                 continue  # a response to another request on this stream: not ours
         return None
 
-    def _resume(self, rid: Any, cursor: SseCursor, headers: dict[str, str],
+    def _resume(self, rid: object, cursor: SseCursor, headers: dict[str, str],
                 remaining: Remaining | None) -> Message | None:
         """Resume the response stream of request `rid` that the server closed before the
         final response (2025-11-25 Streamable HTTP, "Resumability and Redelivery"): wait

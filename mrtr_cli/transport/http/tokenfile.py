@@ -73,7 +73,7 @@ class DamagedTokenStore(AuthError):
         return DamagedTokenStore(self.path, self.why, fix)
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -85,7 +85,7 @@ def _kind(value: Any) -> str:
     return "a list" if isinstance(value, list) else "an object"
 
 
-def _fits(value: Any, rule: str, keyring: bool) -> bool:
+def _fits(value: object, rule: str, keyring: bool) -> bool:
     if rule == "str":
         return isinstance(value, str)
     if rule == "str?":
@@ -123,7 +123,7 @@ def _short(name: str) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def shape_problem(doc: Any) -> str | None:
+def shape_problem(doc: object) -> str | None:
     """What makes `doc` (a parsed token store file) unusable, in a few words, or None when
     it has the shape auth/store.py writes (module docstring)."""
     if not isinstance(doc, dict):

@@ -32,7 +32,15 @@ from typing import TYPE_CHECKING, Any, cast
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
 from mrtr_cli.render.sanitize import one_line, quote_value
-from mrtr_cli.transport.base import Message, MessageHandler, Remaining, RequestTimeout, Transport, encode_message
+from mrtr_cli.transport.base import (
+    Message,
+    MessageHandler,
+    OutgoingMessage,
+    Remaining,
+    RequestTimeout,
+    Transport,
+    encode_message,
+)
 from mrtr_cli.transport.future import Future
 from mrtr_cli.transport.http.reply import (
     REDIRECT_STATUSES,
@@ -251,7 +259,7 @@ class HttpTransport(EventStreams, Transport):
         return resp.status_code
 
     # ------------------------------------------------------------------ messages
-    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def request(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
                 budget: Remaining | None = None) -> Future[Message]:
         fut: Future[Message] = Future()
         thread = threading.Thread(
@@ -262,10 +270,10 @@ class HttpTransport(EventStreams, Transport):
 
     inline_exchange = True
 
-    def exchange(self, message: Message, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
+    def exchange(self, message: OutgoingMessage, headers: Mapping[str, str] | None, remaining: Remaining) -> Message:
         return self._post(message, dict(headers or {}), remaining)
 
-    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def send(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
              timeout: float | None = None) -> None:
         import httpx2  # noqa: PLC0415 - lazy for start-up time
 
@@ -306,7 +314,7 @@ class HttpTransport(EventStreams, Transport):
             if retries > MAX_AUTH_RETRIES or self._foreign(resp) or not self._may_retry(resp, all_headers):
                 raise self._auth_error(resp)
 
-    def abort(self, request_id: Any) -> None:
+    def abort(self, request_id: object) -> None:
         with self._lock:
             self._aborted.add(request_id)
             resp = self._responses.pop(request_id, None)
@@ -317,7 +325,7 @@ class HttpTransport(EventStreams, Transport):
                 pass
 
     # ------------------------------------------------------------------ internals
-    def _is_aborted(self, rid: Any) -> bool:
+    def _is_aborted(self, rid: object) -> bool:
         """The request `rid` was aborted (`abort`)."""
         with self._lock:
             return rid in self._aborted
@@ -420,7 +428,7 @@ class HttpTransport(EventStreams, Transport):
         verb = "refused" if resp.status_code == 403 else "required"
         return AuthError(f"HTTP {resp.status_code}: authentication {verb} by {self._where(url)}", hint=hint)
 
-    def _run_request(self, message: Message, headers: dict[str, str], fut: Future[Message],
+    def _run_request(self, message: OutgoingMessage, headers: dict[str, str], fut: Future[Message],
                      budget: Remaining | None = None) -> None:
         try:
             result = self._post(message, headers, budget=budget)
@@ -431,7 +439,7 @@ class HttpTransport(EventStreams, Transport):
         if not fut.done():
             fut.set_result(result)
 
-    def _post(self, message: Message, headers: dict[str, str], remaining: Remaining | None = None, *,
+    def _post(self, message: OutgoingMessage, headers: dict[str, str], remaining: Remaining | None = None, *,
               budget: Remaining | None = None) -> Message:
         """POST one request and read its response (JSON, or SSE up to the final response).
 
@@ -505,7 +513,7 @@ class HttpTransport(EventStreams, Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
-    def _read_response(self, resp: httpx2.Response, rid: Any, headers: dict[str, str],
+    def _read_response(self, resp: httpx2.Response, rid: object, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
         """The JSON-RPC message answering request `rid` in `resp` (a JSON body or an SSE
         stream), by its status: 401/403 a sign-in error, 5xx and other errors the server's
@@ -632,7 +640,7 @@ def _ran_out(exc: Exception, remaining: Remaining | None) -> bool:
     return left is not None and (left <= 0.05 or isinstance(exc, httpx2.ReadTimeout))
 
 
-def _method(message: Message) -> str:
+def _method(message: OutgoingMessage) -> str:
     """What a POSTed message is, for an error: its method, or "a response"."""
     method = message.get("method")
     return one_line(method, 80) if isinstance(method, str) else "a response"

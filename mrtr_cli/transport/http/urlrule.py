@@ -21,7 +21,6 @@ to link-local or cloud-metadata addresses on a server's word); RFC 9110 section 
 from __future__ import annotations
 
 import ipaddress
-from typing import Any
 from urllib.parse import urlsplit
 
 #: Names of this machine: plain HTTP is allowed to these.
@@ -41,7 +40,7 @@ FORBIDDEN = "a link-local or cloud-metadata address"
 PLAIN_HTTP = "plain HTTP to another machine"
 
 
-def is_valid_url(value: Any) -> bool:
+def is_valid_url(value: object) -> bool:
     """`value` is an absolute http(s) URL that parses (host, port), without control
     characters or spaces."""
     if not isinstance(value, str) or any(ord(c) < 0x21 or ord(c) == 0x7F for c in value) or not value.isprintable():

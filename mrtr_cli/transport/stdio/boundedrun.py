@@ -94,7 +94,7 @@ class _Reader(threading.Thread):
     def run(self) -> None:
         try:
             while True:
-                block = self.stream.read1(_BLOCK)  # type: ignore[attr-defined]
+                block = self.stream.read1(_BLOCK)  # type: ignore[attr-defined]  # a pipe is a BufferedReader; IO[bytes] has no read1
                 if not block:
                     break
                 self.data += block

@@ -107,7 +107,7 @@ def _stop(argv: list[str], proc: subprocess.Popen[bytes], mark: str) -> None:
     transport.kill()
 
 
-def spawn_early(target: Any, env: Any, tracer: Any, check: Callable[[], Any]) -> Any:
+def spawn_early(target: Any, env: Any, tracer: object, check: Callable[[], Any]) -> Any:
     """Start `target`'s stdio server now (or adopt the one `prelaunch` started for it) and
     return its transport (None for HTTP).
 

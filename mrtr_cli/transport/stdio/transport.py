@@ -35,6 +35,7 @@ from mrtr_cli.transport.base import (
     Message,
     MessageHandler,
     MessageTooLarge,
+    OutgoingMessage,
     Remaining,
     Transport,
     decode_or_none,
@@ -57,7 +58,7 @@ OUTBOX_LIMIT = 16 << 20
 _loads = decode_or_none  # one line's JSON value, or None when it is not JSON
 
 
-def encode_line(message: Message) -> bytes:
+def encode_line(message: OutgoingMessage) -> bytes:
     """One JSON-RPC message as a compact UTF-8 line (json escapes any newline in strings).
 
     Raises:
@@ -198,7 +199,7 @@ class StdioTransport(Transport):
         self._stderr.summarise_noise()
 
     # ------------------------------------------------------------------ messages
-    def request(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def request(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
                 budget: Remaining | None = None) -> Future[Message]:
         from mrtr_cli.transport.future import Future  # noqa: PLC0415 - after the server was launched (startup time)
 
@@ -221,11 +222,11 @@ class StdioTransport(Transport):
                 fut.set_exception(exc)
         return fut
 
-    def send(self, message: Message, headers: Mapping[str, str] | None = None, *,
+    def send(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
              timeout: float | None = None) -> None:
         self._write(message)
 
-    def abort(self, request_id: Any) -> None:
+    def abort(self, request_id: object) -> None:
         with self._lock:
             fut = self._pending.pop(request_id, None)
         if fut is not None and not fut.done():
@@ -265,7 +266,7 @@ class StdioTransport(Transport):
         return self._stderr.describe_failure()
 
     # ------------------------------------------------------------------ internals
-    def _write(self, message: Message) -> None:
+    def _write(self, message: OutgoingMessage) -> None:
         """Queue `message` for the writer thread (never blocks); or write it at once, when
         nothing is queued and the pipe takes it without blocking (`platform.pipes.takes_at_once`:
         a call's request, as a rule; it spares a hand-off to the writer thread per request).
