@@ -365,7 +365,14 @@ class JsonDocuments:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                import sys
+
+                if not isinstance(sys.exc_info()[1], ConnectionError):  # a client gone: its own business
+                    super().handle_error(request, client_address)
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.scheme = "http"
         if tls_dir is not None:
             cert, key = self_signed_certificate(tls_dir)
