@@ -187,7 +187,7 @@ class Settings:
 
         Raises:
             UsageError: not a positive, finite number (exit 2), naming the variable and
-                showing at most 40 printable characters of the value.
+                showing at most 40 characters of the value, controls made visible.
         """
         import math  # noqa: PLC0415 - start-up time: read only by sign-in and shell completion
 
@@ -199,7 +199,7 @@ class Settings:
         except ValueError:
             value = math.nan
         if not (0 < value < math.inf):
-            shown = "".join(ch for ch in text.replace("\n", " ") if ch.isprintable())[:40]
+            shown = "".join(ch if ch.isprintable() else _escape(ch) for ch in text[:40])
             raise UsageError(f"{name}={shown!r}: expected a positive number of seconds",
                              hint=f"unset it for the default ({default:g} s)")
         return value
@@ -218,3 +218,9 @@ class Settings:
 def current() -> Settings:
     """The settings of the process environment, for code that runs without an `Environment`."""
     return Settings()
+
+
+def _escape(ch: str) -> str:
+    """A character a terminal must not be given (a control, a bidi mark, a lone surrogate
+    from bytes that were not UTF-8), as its escape: `\\x01`, `\\u202e`."""
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"

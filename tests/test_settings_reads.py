@@ -96,3 +96,14 @@ def test_the_scan_finds_each_way_of_reading_one(snippet):
 def test_a_message_naming_a_variable_is_no_read():
     assert reads('raise UsageError("MRTR_REDIRECT_PORT: expected a port number")') == []
     assert reads('read_secret_file(path, "MRTR_CLIENT_SECRET_FILE")') == []
+
+
+@pytest.mark.parametrize(("value", "shown"), [("x\x01y", "'x\\\\x01y'"), ("ab\udcffc", "'ab\\\\udcffc'"),
+                                              ("\x1b[31m5", "'\\\\x1b[31m5'"), ("\u202e9", "'\\\\u202e9'")])
+def test_a_bad_value_is_shown_with_its_controls_made_visible(value: str, shown: str) -> None:
+    from mrtr_cli.errors import UsageError
+    from mrtr_cli.settings import Settings
+
+    with pytest.raises(UsageError) as caught:
+        Settings({"MRTR_AUTH_WAIT": value}).auth_wait()
+    assert caught.value.message.startswith(f"MRTR_AUTH_WAIT={shown}:"), caught.value.message
