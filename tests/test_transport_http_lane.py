@@ -214,6 +214,26 @@ def test_a_reply_httpx2_refuses_is_refused_by_the_lane_with_the_same_error(raw, 
     assert lane.exit_status == through_httpx2.exit_status
 
 
+def _status_line_only(sock: socket.socket, n: int) -> None:
+    sock.sendall(b"HTTP/2 200\r\nContent-Length: 2\r\n\r\n{}")
+    sock.close()
+
+
+#: Refusals whose words come from the reply (h11 quotes the line it refused).
+WORDED_AS_HTTPX2 = {
+    "a status line h11 does not read": _status_line_only,
+    "a space before a header's colon": headed(b"Content-Type : application/json\r\n"),
+    "a coding before chunked": headed(b"Transfer-Encoding: gzip, chunked\r\n"),
+}
+
+
+@pytest.mark.parametrize("case", WORDED_AS_HTTPX2)
+def test_a_refused_reply_is_worded_as_httpx2_words_it(raw, case):
+    server = raw(WORDED_AS_HTTPX2[case])
+    lane, through_httpx2 = failure(server.url, lane=True), failure(server.url, lane=False)
+    assert lane.message == through_httpx2.message
+
+
 def test_a_repeated_equal_content_length_and_a_chunked_body_with_trailers_are_read(raw):
     def script(sock: socket.socket, n: int) -> None:
         payload = json.dumps({"jsonrpc": "2.0", "id": request_id(server.bodies[n]), "result": {}}).encode()

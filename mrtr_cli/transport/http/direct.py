@@ -196,7 +196,7 @@ def read_head(wire: _Wire, deadline: float | None) -> tuple[bytes, int, list[tup
         first = first.removesuffix(b"\r")
         match = _STATUS.fullmatch(first)
         if match is None:
-            raise _refused("illegal status line")
+            raise _refused(f"illegal status line: {bytearray(first)!r}")  # as h11 words it
         status = int(match.group(2))
         headers = _parse_fields(rest)
         if status >= 200:
@@ -229,7 +229,7 @@ def _parse_fields(block: bytes) -> list[tuple[str, str]]:
     for line in lines:
         match = _HEADER.fullmatch(line)
         if match is None:
-            raise _refused("illegal header line")
+            raise _refused(f"illegal header line: {bytearray(line)!r}")  # as h11 words it
         fields.append((match.group(1).decode("ascii"), match.group(2).decode("latin-1")))
     return fields
 
@@ -252,7 +252,7 @@ def framing(status: int, headers: list[tuple[str, str]]) -> int | None:
     if length is not None and (not length.isdigit() or not length.isascii() or len(length) > 20):
         raise _refused("bad Content-Length")
     if codings and codings != ["chunked"]:
-        raise _refused("Only one Transfer-Encoding: chunked is supported")
+        raise _refused("Only Transfer-Encoding: chunked is supported")  # as h11 words it
     if status in (204, 304):
         return 0
     if codings:
