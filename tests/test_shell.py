@@ -103,6 +103,13 @@ def test_a_call_that_needs_input_leaves_its_pending_document_and_resume_finishes
     assert retry["inputResponses"]["secret"]["content"] == {"password": "hunter2"}
 
 
+def test_resume_help_needs_no_pending_call(mrtr, server):
+    run = shell(mrtr, server.args, "resume --help\nresume -h\n")
+    assert run.code == 0, run.stderr
+    assert run.stdout.count("Usage: mrtr resume [OPTIONS] PENDING") == 2
+    assert "nothing to resume" not in run.stderr
+
+
 def test_nothing_is_ever_asked_from_a_script(mrtr, tmp_path):
     """Even with a terminal on stderr (the shell's stdin is the script), no form is asked."""
     run = mrtr("--stdio", stdio_cmd(EXAMPLE_SERVER), "shell",

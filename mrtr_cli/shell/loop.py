@@ -189,7 +189,9 @@ class ShellLoop:
         """A bare `resume` (no PENDING file) finishes the pending document the shell kept:
         `-` stands for it on this line."""
         found = walk(self.commands(), words)
-        if found is None or found.positionals or found.pending_option is not None:
+        options = words[:words.index("--")] if "--" in words else words
+        if (found is None or found.positionals or found.pending_option is not None
+                or "--help" in options or "-h" in options):  # help needs no pending call
             return words, None
         pending = self.host.pending
         if pending is None:
