@@ -152,6 +152,8 @@ def _follow_refs(defs: dict[str, Any], schema: Any, value: Any, path: str) -> tu
         schema = target
         if schema is True or schema == {}:
             return True, None
+        if schema is False:
+            return schema, (path, "not allowed here")
     return schema, None
 
 
