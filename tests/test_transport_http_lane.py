@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -116,12 +117,17 @@ def message(n: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
 
 
-def transport(url: str, *, lane: bool = True) -> HttpTransport:
-    """A started transport; `lane=False`: httpx2's way (an HTTP trace turns the lane off)."""
-    http = HttpTransport(url, on_http=None if lane else (lambda kind, info: None))
+@contextmanager
+def opened(url: str, *, lane: bool = True, headers: dict[str, str] | None = None) -> Iterator[HttpTransport]:
+    """A started transport, closed at the end; `lane=False`: httpx2's way (an HTTP trace
+    turns the lane off)."""
+    http = HttpTransport(url, headers=headers, on_http=None if lane else (lambda kind, info: None))
     http.start(lambda m: None)
-    assert (http._lane is not None) is lane
-    return http
+    try:
+        assert (http._lane is not None) is lane
+        yield http
+    finally:
+        http.close()
 
 
 def exchange(http: HttpTransport, n: int, seconds: float = SAFETY) -> dict[str, Any]:
@@ -130,12 +136,8 @@ def exchange(http: HttpTransport, n: int, seconds: float = SAFETY) -> dict[str, 
 
 
 def failure(url: str, *, lane: bool) -> TransportError:
-    http = transport(url, lane=lane)
-    try:
-        with pytest.raises(TransportError) as caught:
-            exchange(http, 1)
-    finally:
-        http.close()
+    with opened(url, lane=lane) as http, pytest.raises(TransportError) as caught:
+        exchange(http, 1)
     return caught.value
 
 
@@ -146,12 +148,9 @@ def test_interim_answers_are_skipped_and_the_next_request_reads_its_own_reply(ra
                      b"HTTP/1.1 100 Continue\r\n\r\n" + answer(body))
 
     server = raw(script)
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         for n in range(3):
             assert exchange(http, n) == {"jsonrpc": "2.0", "id": n, "result": {"ok": True}}
-    finally:
-        http.close()
     assert server.connections == 1  # one connection, each reply read whole
 
 
@@ -247,12 +246,9 @@ def test_a_repeated_equal_content_length_and_a_chunked_body_with_trailers_are_re
                          + b"0\r\nX-Trailer: yes\r\n\r\n")
 
     server = raw(script)
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         for n in range(3):
             assert exchange(http, n)["id"] == n
-    finally:
-        http.close()
     assert server.connections == 1
 
 
@@ -265,11 +261,8 @@ def test_an_event_stream_reply_is_read_on_the_lane(raw):
                      + b"%x\r\n%s\r\n0\r\n\r\n" % (len(events), events))
 
     server = raw(script)
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         assert exchange(http, 7)["result"] == {"sse": True}
-    finally:
-        http.close()
 
 
 def test_a_connection_the_server_closed_between_requests_is_not_reused(raw):
@@ -278,26 +271,20 @@ def test_a_connection_the_server_closed_between_requests_is_not_reused(raw):
         sock.close()
 
     server = raw(script)
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         for n in range(3):
             server.closed.clear()
             assert exchange(http, n)["id"] == n
             assert server.closed.wait(SAFETY)
-    finally:
-        http.close()
     assert [request_id(b) for b in server.bodies] == [0, 1, 2]  # each sent once
     assert server.connections == 3
 
 
 def test_connection_close_is_honoured(raw):
     server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n], extra=b"Connection: close\r\n")))
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         for n in range(2):
             assert exchange(http, n)["id"] == n
-    finally:
-        http.close()
     assert server.connections == 2  # the server kept it open, but said it would not
 
 
@@ -309,13 +296,10 @@ def test_a_post_that_reached_the_server_is_never_sent_twice(raw):
             sock.close()  # read the request, then went away without an answer
 
     server = raw(script)
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         exchange(http, 0)
         with pytest.raises(BrokenStream):
             exchange(http, 1)
-    finally:
-        http.close()
     assert [request_id(b) for b in server.bodies] == [0, 1]
 
 
@@ -328,17 +312,16 @@ def test_a_trickling_reply_does_not_outlive_the_time_given(raw):
             sock.sendall(b" ")
 
     server = raw(script)
-    http = transport(server.url)
     given = 1.0
     try:
-        start = time.monotonic()
-        with pytest.raises(RequestTimeout):
-            exchange(http, 1, given)
-        # Each byte arrives well within the time left: only a bound on the whole reply ends it.
-        assert time.monotonic() - start < given + SAFETY / 4
+        with opened(server.url) as http:
+            start = time.monotonic()
+            with pytest.raises(RequestTimeout):
+                exchange(http, 1, given)
+            # Each byte arrives well within the time left: only a bound on the whole reply ends it.
+            assert time.monotonic() - start < given + SAFETY / 4
     finally:
         stop.set()
-        http.close()
 
 
 def test_close_wakes_a_thread_waiting_for_a_reply_and_no_worker_imports(raw):
@@ -387,23 +370,18 @@ def test_a_header_that_frames_the_request_is_refused_before_anything_is_sent(mrt
 
 def test_a_head_with_bare_line_feeds_is_read_as_httpx2_reads_it(raw):
     server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n]).replace(b"\r\n", b"\n")))
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         for n in range(2):
             assert exchange(http, n)["id"] == n
-    finally:
-        http.close()
 
 
 def outcome(url: str, *, lane: bool) -> tuple[str, Any]:
     """What one request comes to: ("ok", the message) or (the error's class, its exit status)."""
-    http = transport(url, lane=lane)
-    try:
-        return "ok", exchange(http, 1)
-    except TransportError as exc:
-        return type(exc).__name__, exc.exit_status
-    finally:
-        http.close()
+    with opened(url, lane=lane) as http:
+        try:
+            return "ok", exchange(http, 1)
+        except TransportError as exc:
+            return type(exc).__name__, exc.exit_status
 
 
 def _reply(head: bytes, chunked: bytes | None = None, *, version: bytes = b"HTTP/1.1",
@@ -461,12 +439,9 @@ def test_a_reply_comes_to_the_same_outcome_through_the_lane_and_through_httpx2(r
 
 def test_interim_answers_beyond_the_old_limit_keep_a_long_call_alive_on_one_connection(raw):
     server = raw(lambda sock, n: sock.sendall(b"HTTP/1.1 102 Processing\r\n\r\n" * 50 + answer(server.bodies[n])))
-    http = transport(server.url)
-    try:
+    with opened(server.url) as http:
         for n in range(2):
             assert exchange(http, n)["id"] == n
-    finally:
-        http.close()
     assert [request_id(b) for b in server.bodies] == [0, 1] and server.connections == 1
 
 
@@ -516,14 +491,12 @@ def test_an_early_answer_to_a_large_post_is_read_as_httpx2_reads_it(case):
     big = {**message(1), "params": {"name": "t", "arguments": {"big": "x" * 20_000_000}}}
 
     def outcome_of(lane: bool) -> tuple[str, Any]:
-        http = transport(server.url, lane=lane)
-        deadline = time.monotonic() + SAFETY
-        try:
-            return "ok", http.exchange(big, None, lambda: deadline - time.monotonic())
-        except Exception as exc:  # noqa: BLE001 - the outcome compared, whatever it is
-            return type(exc).__name__, getattr(exc, "exit_status", None)
-        finally:
-            http.close()
+        with opened(server.url, lane=lane) as http:
+            deadline = time.monotonic() + SAFETY
+            try:
+                return "ok", http.exchange(big, None, lambda: deadline - time.monotonic())
+            except Exception as exc:  # noqa: BLE001 - the outcome compared, whatever it is
+                return type(exc).__name__, getattr(exc, "exit_status", None)
 
     try:
         lane, through_httpx2 = outcome_of(True), outcome_of(False)
@@ -537,14 +510,8 @@ def test_an_early_answer_to_a_large_post_is_read_as_httpx2_reads_it(case):
 def test_repeated_headers_whose_names_differ_in_case_are_all_sent(raw):
     server = raw(lambda sock, n: sock.sendall(answer(server.bodies[n])))
     for lane in (True, False):
-        http = HttpTransport(server.url, headers={"X-A": "2", "x-a": "3"},
-                             on_http=None if lane else (lambda kind, info: None))
-        http.start(lambda m: None)
-        try:
-            assert (http._lane is not None) is lane
+        with opened(server.url, lane=lane, headers={"X-A": "2", "x-a": "3"}) as http:
             exchange(http, 1)
-        finally:
-            http.close()
     sent = [[line for line in head.split(b"\r\n") if line.lower().startswith(b"x-a:")] for head in server.heads]
     assert sent == [[b"X-A: 2", b"x-a: 3"]] * 2
 
