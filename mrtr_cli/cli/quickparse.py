@@ -14,6 +14,8 @@ variable prefix; the value kept is the "nothing given" value (None, False, 0 or 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -26,6 +28,18 @@ _FOUND = "mrtr.quickparse.found"
 def _quiet_value(value: object) -> bool:
     """Whether `value` is a "nothing given" value (kept between parses: it is immutable)."""
     return value is None or value is False or value == () or (type(value) is int and value == 0)
+
+
+@contextmanager
+def _every_param(ctx: click.Context) -> Iterator[None]:
+    """Within it, `ReusedParser.get_params` gives every parameter even while a line is
+    being parsed (the options found on the line are set aside, then put back)."""
+    found = ctx.meta.pop(_FOUND, None)
+    try:
+        yield
+    finally:
+        if found is not None:
+            ctx.meta[_FOUND] = found
 
 
 class _RecordingParser:
@@ -102,22 +116,14 @@ class ReusedParser(click.Command):
 
     def get_help(self, ctx: click.Context) -> str:
         """The command's help, with every option (`--help` prints it while a line is parsed)."""
-        found = ctx.meta.pop(_FOUND, None)
-        try:
+        with _every_param(ctx):
             return super().get_help(ctx)
-        finally:
-            if found is not None:
-                ctx.meta[_FOUND] = found
 
     def get_usage(self, ctx: click.Context) -> str:
         """The command's usage line, with every option (an error met while a line is parsed
         shows it)."""
-        found = ctx.meta.pop(_FOUND, None)
-        try:
+        with _every_param(ctx):
             return super().get_usage(ctx)
-        finally:
-            if found is not None:
-                ctx.meta[_FOUND] = found
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
