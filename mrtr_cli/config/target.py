@@ -16,7 +16,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import Transport
+from mrtr_cli.transport.base import FRAMING_HEADERS, Transport
 
 
 @dataclass
@@ -147,11 +147,6 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 #: RFC 9110 section 5.5: a field value is visible ASCII, spaces and tabs (obs-text, bytes
 #: above 0x7f, is not produced here: a value must be ASCII text).
 _FIELD_VALUE = re.compile(r"[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?|")
-
-
-#: Headers that frame an HTTP/1.1 request or route it (RFC 9112 sections 3.2, 6 and 9.6):
-#: mrtr writes them itself, and refuses them from any header source.
-FRAMING_HEADERS = frozenset(("content-length", "transfer-encoding", "host", "connection"))
 
 
 def check_header(name: str, value: str, where: str) -> None:

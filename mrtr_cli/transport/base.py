@@ -33,6 +33,10 @@ Message = dict[str, Any]
 #: and encoded here.
 OutgoingMessage = Mapping[str, object]
 MessageHandler = Callable[[Message], None]
+#: Headers that frame an HTTP/1.1 request or route it (RFC 9112 sections 3.2, 6 and 9.6):
+#: mrtr writes them itself; `config/target.check_header` refuses them from any header
+#: source, and the direct lane never takes them from its caller.
+FRAMING_HEADERS = frozenset(("content-length", "transfer-encoding", "host", "connection"))
 
 
 class InvalidMessage(ProtocolError):

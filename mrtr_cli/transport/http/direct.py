@@ -55,6 +55,8 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import httpx2
 
+from mrtr_cli.transport.base import FRAMING_HEADERS
+
 #: Bytes one head (status line and headers), one chunk-size line or one trailer block may
 #: take (h11's `max_incomplete_event_size`).
 MAX_HEAD = 16 * 1024
@@ -65,8 +67,6 @@ WRITE_TIMEOUT = 60.0
 CLOSE_WAIT = 2.0
 #: Bytes read from a socket at a time.
 _CHUNK = 65536
-#: Request headers the lane writes itself (the framing): never taken from the caller.
-FRAMING = frozenset(("host", "content-length", "transfer-encoding", "connection"))
 _LINE_END = re.compile(rb"\r?\n")
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 # h11's grammar (h11/_abnf.py): any `HTTP/d.d` version; a reason phrase and a field value of
@@ -383,7 +383,7 @@ class DirectLane:
         named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets
         self._start = f"POST {target} HTTP/1.1\r\nHost: {named if port == 80 else f'{named}:{port}'}\r\n"
         self._connect_timeout = connect_timeout
-        self._base = [(name, value) for name, value in base_headers if name.lower() not in FRAMING]
+        self._base = [(name, value) for name, value in base_headers if name.lower() not in FRAMING_HEADERS]
         self._idle: list[_Wire] = []
         self._open: set[_Wire] = set()
         self._lock = threading.Lock()
@@ -413,7 +413,7 @@ class DirectLane:
         Raises:
             httpx2.LocalProtocolError: a header name or value HTTP does not allow.
         """
-        given = [(name, value) for name, value in headers.items() if name.lower() not in FRAMING]
+        given = [(name, value) for name, value in headers.items() if name.lower() not in FRAMING_HEADERS]
         replaced = {name.lower() for name, _ in given}
         lines = [self._start]
         for name, value in [pair for pair in self._base if pair[0].lower() not in replaced] + given:
