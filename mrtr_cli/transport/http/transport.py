@@ -178,17 +178,20 @@ class HttpTransport(EventStreams, Transport):
         reads as an `httpx2.Response` does). Raises what `_send` raises."""
         lane = self._lane
         client = self._require_client()
+
+        def request() -> httpx2.Request:  # httpx2's request for it: to send, or to hand a lane's reply on
+            return client.build_request("POST", self.url, content=body, headers=headers,
+                                        timeout=_timeouts(self._connect_timeout, left))
+
         head = lane.head_bytes(headers, len(body)) if lane is not None and not client.cookies.jar else None
         if lane is None or head is None:
-            return self._send(client.build_request("POST", self.url, content=body, headers=headers,
-                                                   timeout=_timeouts(self._connect_timeout, left)), remaining)
+            return self._send(request(), remaining)
         resp = lane.post(head, body, left)
         if not _needs_httpx2(resp):
             return cast("httpx2.Response", resp)
         from mrtr_cli.transport.http.direct import upgraded  # noqa: PLC0415 - loaded with the lane
 
-        req = client.build_request("POST", self.url, content=body, headers=headers,
-                                   timeout=_timeouts(self._connect_timeout, left))
+        req = request()
         wrapped = upgraded(resp, req, client)
         if wrapped.status_code in REDIRECT_STATUSES and "location" in wrapped.headers:
             return self._send(req, remaining, first=wrapped)
