@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import sys
+
+# POSIX only (the platform facade picks the Windows module); the type checker skips the rest on Windows.
+assert sys.platform != "win32", "POSIX only"
 
 
 def try_lock(fd: int) -> bool:

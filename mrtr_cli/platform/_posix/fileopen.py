@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import sys
+
+# POSIX only (the platform facade picks the Windows module); the type checker skips the rest on Windows.
+assert sys.platform != "win32", "POSIX only"
 
 BINARY = 0
 NO_WAIT = os.O_NONBLOCK | os.O_NOCTTY

@@ -9,6 +9,9 @@ import subprocess
 import sys
 import threading
 
+# POSIX only (the platform facade picks the Windows module); the type checker skips the rest on Windows.
+assert sys.platform != "win32", "POSIX only"
+
 #: Bytes a write to an empty pipe always takes at once on Linux (a pipe holds at least one page).
 _EMPTY_PIPE_TAKES = 4096
 

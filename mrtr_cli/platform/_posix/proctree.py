@@ -20,6 +20,9 @@ import subprocess
 import sys
 import time
 
+# POSIX only (the platform facade picks the Windows module); the type checker skips the rest on Windows.
+assert sys.platform != "win32", "POSIX only"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any  # not imported at run time: a server starts before `typing` loads

@@ -62,7 +62,7 @@ def program(argv: list[str]) -> tuple[list[str] | str, str | None]:
     return [found, *argv[1:]], None
 
 
-def start(argv: list[str], **popen: object) -> subprocess.Popen[bytes]:
+def start(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     """`subprocess.Popen(argv, **popen)` in a process group of its own, put in a Job Object.
 
     Raises:
@@ -75,8 +75,8 @@ def start(argv: list[str], **popen: object) -> subprocess.Popen[bytes]:
         raise OSError(errno.EINVAL, f"{argv[0]} is a batch file, and its {exc}") from None
     if sys.platform != "win32":  # this module runs on Windows only (the platform facade); for the type checker
         raise AssertionError("Windows only")
-    flags = popen.pop("creationflags", 0) | subprocess.CREATE_NEW_PROCESS_GROUP
-    proc = subprocess.Popen(args, executable=executable, creationflags=flags, **popen)
+    flags = int(popen.pop("creationflags", 0)) | subprocess.CREATE_NEW_PROCESS_GROUP
+    proc: subprocess.Popen[bytes] = subprocess.Popen(args, executable=executable, creationflags=flags, **popen)
     job = _new_job()
     if job:
         if _assign(job, proc.pid):
