@@ -289,6 +289,14 @@ def test_a_redirect_port_out_of_range_from_the_environment_is_named_by_its_varia
     assert "MRTR_REDIRECT_PORT=99999: expected a port number (0-65535)" in error_line(run)
 
 
+@pytest.mark.parametrize("url", ["http://clients.example/mrtr.json", "https://clients.example/", "https://[::1/x"],
+                         ids=["not-https", "no-path", "unparsable"])
+def test_a_client_metadata_url_from_the_environment_that_cannot_be_one_is_named_by_its_variable(tmp_path, url):
+    run = run_mrtr(tmp_path, "--url", "http://127.0.0.1:9/mcp", "auth", "login", env={"MRTR_CLIENT_METADATA_URL": url})
+    assert run.code == 2, run.stderr
+    assert error_line(run).startswith(f"mrtr: error: MRTR_CLIENT_METADATA_URL {url}: a Client ID Metadata Document URL")
+
+
 @pytest.mark.parametrize("expires_in", [b"1" + b"0" * 400, b"-5", b'"soon"', b"1e300", b"1e400", b"true"],
                          ids=["huge-integer", "negative", "string", "huge-float", "beyond-a-float", "bool"])
 def test_an_expiry_that_makes_no_sense_is_unknown_expiry(scripted, tmp_path, expires_in):

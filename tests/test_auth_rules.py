@@ -587,6 +587,15 @@ def test_a_config_entry_carries_oauth_settings(tmp_path, monkeypatch):
     assert _entry_settings({"url": "https://x/mcp"}, allowed=True) is None
 
 
+def test_a_config_entry_client_metadata_url_that_cannot_be_one_is_named_by_its_entry():
+    from mrtr_cli.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^cfg: server 'x': oauth clientMetadataUrl http://c/m.json: a Client ID"):
+        _entry_settings({"oauth": {"clientMetadataUrl": "http://c/m.json"}}, allowed=True)
+    s = _entry_settings({"oauth": {"clientMetadataUrl": "https://c.example/m.json"}}, allowed=True)
+    assert s is not None and s.client_metadata_url == "https://c.example/m.json"
+
+
 def test_a_project_config_cannot_read_secrets_or_keys_without_expand_env(tmp_path):
     from mrtr_cli.errors import UsageError
 

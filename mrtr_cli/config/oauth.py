@@ -190,7 +190,9 @@ def from_config_entry(entry: dict[str, Any], *, where: str, allowed: bool,
     secret = b.client_secret()
     if secret is not None:
         s.client_secret = secret
-    s.client_metadata_url = b.text("clientMetadataUrl", "client_metadata_url")
+    metadata_url = b.text("clientMetadataUrl", "client_metadata_url")
+    if metadata_url is not None:
+        s.client_metadata_url = check_metadata_url(metadata_url, f"{where}: oauth clientMetadataUrl")
     s.scopes = _scopes(block.get("scopes", block.get("scope")), f"{where}: oauth")
     port = b.redirect_port()
     if port is not None:
@@ -317,6 +319,26 @@ def check_auth_method(value: str, where: str) -> str:
     return value
 
 
+def check_metadata_url(value: str, where: str) -> str:
+    """`value` if it can be a Client ID Metadata Document URL: https, a host and a path
+    (the authorization spec's client ID metadata documents).
+
+    Raises:
+        UsageError: it cannot, naming `where` (the option, variable or config entry it came from).
+    """
+    from urllib.parse import urlsplit  # noqa: PLC0415 - lazy for start-up time
+
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname
+    except ValueError:
+        host = None
+    if not host or parts.scheme != "https" or parts.path in ("", "/"):
+        raise UsageError(f"{where} {value}: a Client ID Metadata Document URL is an https:// URL with a path "
+                         "(e.g. https://example.com/mrtr-client.json)")
+    return value
+
+
 #: The OAuth variables read as they are (each checked by `check_setting` before any is applied).
 _TEXT_VARIABLES = ("client_id", "client_secret", "client_metadata_url", "scope", "grant", "auth_method",
                    "signing_alg", "issuer", "redirect_port")
@@ -372,7 +394,7 @@ def _apply_client(s: AuthSettings, v: OAuthVariables, text: dict[str, str]) -> N
     if v.client_secret_file:
         s.client_secret = read_secret_file(v.client_secret_file, OAUTH_NAMES["client_secret_file"])
     if "client_metadata_url" in text:
-        s.client_metadata_url = text["client_metadata_url"]
+        s.client_metadata_url = check_metadata_url(text["client_metadata_url"], OAUTH_NAMES["client_metadata_url"])
 
 
 def _apply_grant(s: AuthSettings, text: dict[str, str]) -> None:
@@ -421,12 +443,7 @@ def check_settings(s: AuthSettings) -> None:
     if not 0 <= s.redirect_port <= 65535:
         raise UsageError(f"--redirect-port {s.redirect_port}: expected a port number (0-65535)")
     if s.client_metadata_url is not None:
-        from urllib.parse import urlsplit  # noqa: PLC0415 - lazy for start-up time
-
-        parts = urlsplit(s.client_metadata_url)
-        if parts.scheme != "https" or parts.path in ("", "/") or not parts.hostname:
-            raise UsageError(f"--client-metadata-url {s.client_metadata_url}: a Client ID Metadata Document URL "
-                             "is an https:// URL with a path (e.g. https://example.com/mrtr-client.json)")
+        check_metadata_url(s.client_metadata_url, "--client-metadata-url")
     if s.grant == "jwt_bearer" and s.assertion is None:
         raise UsageError("the JWT bearer grant needs the workload's JWT",
                          hint="give --assertion-file PATH or --assertion-command CMD (or MRTR_ASSERTION_FILE)")
