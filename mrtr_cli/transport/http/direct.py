@@ -16,7 +16,9 @@ request went (tests/test_transport_http_lane.py feeds the same replies to both):
 - h11's grammar (h11/_abnf.py): a status line of any `HTTP/d.d` version (below 1.1: no
   keep-alive), header values of no NUL and no whitespace but SP and HTAB, obs-fold
   continuation lines joined to the line before with one space, chunk sizes of up to 20 hex
-  digits with an extension only straight after them, trailer lines that are headers;
+  digits with an extension only straight after them, each chunk-size line and each chunk's
+  data ended by CRLF (a bare LF there is refused, as h11 refuses it; a head's and a
+  trailer's lines may end with a bare LF), trailer lines that are headers;
 - a head (status line and headers) of at most `MAX_HEAD` bytes; interim 1xx answers
   (`103 Early Hints`, `102 Processing`) skipped, as many as come, as httpcore skips them
   (each head bounded by `MAX_HEAD`, all of them by the deadline); `101 Switching Protocols`
@@ -68,6 +70,8 @@ CLOSE_WAIT = 2.0
 #: Bytes read from a socket at a time.
 _CHUNK = 65536
 _LINE_END = re.compile(rb"\r?\n")
+#: A chunk-size line ends with CRLF only (h11 finds the line by its CRLF).
+_CRLF = re.compile(rb"\r\n")
 _HEAD_END = re.compile(rb"\r?\n\r?\n")
 # h11's grammar (h11/_abnf.py): any `HTTP/d.d` version; a reason phrase and a field value of
 # no NUL and no whitespace but SP and HTAB (in a value only between visible bytes).
@@ -159,9 +163,23 @@ class _Wire:
         self.buf += data
         return bool(data)
 
+    def exactly(self, size: int, deadline: float | None, what: str) -> bytes:
+        """The next `size` bytes (a few: the CRLF after a chunk's data).
+
+        Raises:
+            httpx2.RemoteProtocolError: the stream ended first.
+        """
+        while len(self.buf) < size:
+            if not self.fill(deadline):
+                raise _refused(f"peer closed connection in the middle of the {what}")
+        block = bytes(self.buf[:size])
+        del self.buf[:size]
+        return block
+
     def line_block(self, end: re.Pattern[bytes], deadline: float | None, what: str) -> bytes:
         """Bytes up to and without `end` (`_LINE_END` or `_HEAD_END`: bare LF line ends are
-        taken, as h11 takes them), at most `MAX_HEAD`.
+        taken, as h11 takes them in a head and a trailer; `_CRLF`: a chunk-size line), at most
+        `MAX_HEAD`.
 
         Raises:
             httpx2.RemoteProtocolError: longer than `MAX_HEAD`, or the stream ended first.
@@ -333,7 +351,7 @@ class DirectResponse:
     def _chunked(self) -> Iterator[bytes]:
         wire = self._wire
         while True:
-            line = wire.line_block(_LINE_END, self._deadline, "chunk-size line")
+            line = wire.line_block(_CRLF, self._deadline, "chunk-size line")
             match = _CHUNK_SIZE.fullmatch(line)
             if match is None:
                 raise _refused("illegal chunk header")
@@ -341,8 +359,8 @@ class DirectResponse:
             if not size:
                 break
             yield from self._sized(size)
-            if wire.line_block(_LINE_END, self._deadline, "chunk end"):
-                raise _refused("chunk not followed by CRLF")
+            if wire.exactly(2, self._deadline, "chunk end") != b"\r\n":
+                raise _refused("malformed chunk footer (expected CRLF)")
         trailer: list[bytes] = []
         size = 0
         while line := wire.line_block(_LINE_END, self._deadline, "trailer"):
