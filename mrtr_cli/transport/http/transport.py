@@ -12,7 +12,7 @@ with a new token.
 For legacy (2025-11-25 and earlier) sessions the protocol layer adds
 `session_headers` (`Mcp-Session-Id`), and the transport offers what legacy
 Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
-session id, `end_session` (DELETE), and the streams of transport/http/streams.py
+session id, `end_session` (DELETE), and the streams of transport/http/sse/streams.py
 (the optional GET stream, resuming a closed response stream with `Last-Event-ID`).
 
 Redirects are followed hop by hop, each target checked before a byte is sent to it and
@@ -55,8 +55,8 @@ from mrtr_cli.transport.http.reply import (
     read_json_body,
 )
 from mrtr_cli.transport.http.retry import wait_to_retry
-from mrtr_cli.transport.http.sse import SseCursor
-from mrtr_cli.transport.http.streams import EventStreams
+from mrtr_cli.transport.http.sse.events import SseCursor
+from mrtr_cli.transport.http.sse.streams import EventStreams
 from mrtr_cli.transport.http.urlrule import origin
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -20,7 +20,7 @@ from mrtr_cli.transport.base import InvalidMessage, Message, MessageHandler, Rem
 from mrtr_cli.transport.http.echoed import unsendable
 from mrtr_cli.transport.http.reply import SESSION_HEADER, BrokenStream
 from mrtr_cli.transport.http.retry import pause
-from mrtr_cli.transport.http.sse import MAX_RETRY_MS, SseCursor, parse_sse_bytes
+from mrtr_cli.transport.http.sse.events import MAX_RETRY_MS, SseCursor, parse_sse_bytes
 from mrtr_cli.transport.limits import max_message_size
 
 if TYPE_CHECKING:  # pragma: no cover
