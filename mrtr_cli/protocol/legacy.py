@@ -326,7 +326,7 @@ class LegacySession(Session):
             Declined: the person refused a URL elicitation the request needs.
             JsonRpcError, ProtocolError, TransportError, AuthError, TimeoutExpired, UsageError.
         """
-        from mrtr_cli.transport.http.reply import SessionExpired  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.errors import SessionExpired  # noqa: PLC0415 - lazy for start-up time
 
         deadline = deadline or Deadline.unbounded()
         reinitialized = False

@@ -42,13 +42,11 @@ from mrtr_cli.transport.base import (
     Transport,
     encode_message,
 )
+from mrtr_cli.transport.errors import BrokenStream, SessionExpired, StatusError
 from mrtr_cli.transport.future import Future
 from mrtr_cli.transport.http.reply import (
     REDIRECT_STATUSES,
     SESSION_HEADER,
-    BrokenStream,
-    HttpStatusError,
-    SessionExpired,
     body_hint,
     error_body,
     jsonrpc_error,
@@ -532,7 +530,7 @@ class HttpTransport(EventStreams, Transport):
         reply and the headers it was sent with. A proxy's own answer (407) is its error.
 
         Raises:
-            HttpStatusError: still 429 past the last retry, or a wait too long (exit 4).
+            StatusError: still 429 past the last retry, or a wait too long (exit 4).
             BrokenStream: the request was aborted while waiting.
             What `_send_single_post` raises; `proxy.credentials_wanted`'s error for a 407.
         """
@@ -599,7 +597,7 @@ class HttpTransport(EventStreams, Transport):
                        remaining: Remaining | None = None) -> Message:
         """The JSON-RPC message answering request `rid` in `resp` (a JSON body or an SSE
         stream), by its status: 401/403 a sign-in error, 5xx and other errors the server's
-        JSON-RPC error when it sent one (else `HttpStatusError`), 202 with no answer a
+        JSON-RPC error when it sent one (else `StatusError`), 202 with no answer a
         `ProtocolError`."""
         status = resp.status_code
         where = self._where(str(resp.request.url))
@@ -638,7 +636,7 @@ class HttpTransport(EventStreams, Transport):
 
 def _server_error(resp: httpx2.Response, rid: Any, where: str) -> Message:
     """A 5xx answer: the server's JSON-RPC error when its body is one; else the proxy's
-    error (502, 503, 504 from a proxy) or `HttpStatusError`, raised."""
+    error (502, 503, 504 from a proxy) or `StatusError`, raised."""
     status = resp.status_code
     text = error_body(resp)
     msg = jsonrpc_error(text, rid)
@@ -651,7 +649,7 @@ def _server_error(resp: httpx2.Response, rid: Any, where: str) -> Message:
         said = body_hint(text)  # whoever sent it
         through.hint = f"{said}\n{through.hint}" if said else through.hint
         raise through
-    raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=body_hint(text))
+    raise StatusError(f"HTTP {status} from {where}", status, text[:2048], hint=body_hint(text))
 
 
 def _json_reply(resp: httpx2.Response, rid: Any, ctype: str, where: str) -> Message:
@@ -683,7 +681,7 @@ def _json_reply(resp: httpx2.Response, rid: Any, ctype: str, where: str) -> Mess
 
 def _client_error(resp: httpx2.Response, rid: Any, where: str, *, had_session: bool) -> Message:
     """Any other status (3xx not followed, 4xx): the server's JSON-RPC error when its body is
-    one; else raised: `SessionExpired` (404 to a request in a session), `HttpStatusError`."""
+    one; else raised: `SessionExpired` (404 to a request in a session), `StatusError`."""
     status = resp.status_code
     text = error_body(resp)
     msg = jsonrpc_error(text, rid)
@@ -693,8 +691,8 @@ def _client_error(resp: httpx2.Response, rid: Any, where: str, *, had_session: b
         return msg
     cls_hint = body_hint(text)
     if status in (404, 405, 410):
-        raise HttpStatusError(f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint)
-    raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
+        raise StatusError(f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint)
+    raise StatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
 
 def _timeouts(connect: float, left: float | None) -> Any:
     """httpx2's timeouts for a request with `left` seconds left (None: the client's own)."""

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import MrtrError, ProtocolError
 from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.transport.base import InvalidMessage, Message, MessageHandler, Remaining, RequestTimeout, decode_message
+from mrtr_cli.transport.errors import BrokenStream
 from mrtr_cli.transport.http.echoed import unsendable
-from mrtr_cli.transport.http.reply import SESSION_HEADER, BrokenStream
+from mrtr_cli.transport.http.reply import SESSION_HEADER
 from mrtr_cli.transport.http.retry import pause
 from mrtr_cli.transport.http.sse.events import MAX_RETRY_MS, SseCursor, parse_sse_bytes
 from mrtr_cli.transport.limits import max_message_size
