@@ -9,9 +9,9 @@ the SSE response stream is the 2026-07-28 cancellation signal. Before each reque
 the OAuth hook (transport/http/authhook.py) gives its headers; a 401/403 may be sent again
 with a new token.
 
-For legacy (2025-11-25 and earlier) sessions the protocol layer adds
-`session_headers` (`Mcp-Session-Id`), and the transport offers what legacy
-Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
+For legacy (2025-11-25 and earlier) sessions the transport is its own `Sessions` face
+(transport/base.py): the protocol layer adds `session_headers` (`Mcp-Session-Id`), and the
+transport offers what legacy Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
 session id, `end_session` (DELETE), and the streams of transport/http/sse/streams.py
 (the optional GET stream, resuming a closed response stream with `Last-Event-ID`).
 
@@ -39,6 +39,8 @@ from mrtr_cli.transport.base import (
     OutgoingMessage,
     Remaining,
     RequestTimeout,
+    Sessions,
+    SignIn,
     Transport,
     encode_message,
 )
@@ -120,7 +122,7 @@ class HttpTransport(EventStreams, Transport):
         on_http: optional trace hook called as `on_http(kind, info)` with kind
             "request" (method, url, headers) or "response" (status, headers).
         verify: TLS verification (True, False, or a CA bundle path).
-        authorizer: the OAuth hook (`transport.http.authhook.Authorizer`), or None: its
+        authorizer: the OAuth hook (`transport.base.SignIn`: `transport.http.authhook.Authorizer`), or None: its
             `headers()` go on every request (to this origin only), and a 401/403 from this
             origin asks its `challenge()` whether to send the request once more with a new
             token (one from another origin, after a redirect, is that origin's error).
@@ -134,7 +136,7 @@ class HttpTransport(EventStreams, Transport):
         connect_timeout: float = 10.0,
         on_http: Callable[[str, dict[str, Any]], None] | None = None,
         verify: bool | str = True,
-        authorizer: Any = None,
+        authorizer: SignIn | None = None,
     ):
         self.url = url
         self.label = url
@@ -276,6 +278,17 @@ class HttpTransport(EventStreams, Transport):
                 except Exception:  # noqa: BLE001 - closing: a response already broken is no error
                     pass
             client.close()
+
+    def sessions(self) -> Sessions:
+        """This transport is its own `Sessions` face (2025-11-25 Streamable HTTP sessions)."""
+        return self
+
+    def refuses_session_id(self, value: str) -> str | None:
+        """Why `value` cannot go back as `Mcp-Session-Id` (visible ASCII only: 0x21 to 0x7E;
+        transport/http/echoed.py), or None."""
+        from mrtr_cli.transport.http.echoed import unsendable  # noqa: PLC0415 - lazy for start-up time
+
+        return unsendable(value, spaces=False)
 
     def end_session(self, headers: Mapping[str, str] | None = None, timeout: float = 3.0) -> int | None:
         """DELETE the legacy session (2025-11-25 "Session Management"); best effort.
