@@ -81,15 +81,20 @@ class _Post:
     each attempt is bounded, and the retries spent on it so far (counted across the whole
     POST: a sign-in in between does not give back the 429 retries, nor the reverse).
 
-    `acknowledge` is what a request and a notification differ in. None: a request (`_post`),
-    whose reply is read after the pipeline (JSON or an SSE stream), by the direct lane when
-    it can take it, within `remaining` (an inline exchange: the time left, also the bound
-    of a 429 wait) or `budget` (the time its caller waits, the bound of a 429 wait); its
-    reply is traced once a step takes it (the final one after `on_response_headers`, which
-    may register the session id it carries as a secret first). A number: a notification
-    or a response (`send`), whose reply (a 202) is read at once within 64 KB and
-    `acknowledge` seconds (`acked`), by httpx2, traced on arrival; its 429 waits are
-    bounded only by `retry.MAX_RETRY_AFTER`.
+    `acknowledge` is what a request and a notification differ in (each difference keeps
+    what the transport did before the two shared one pipeline):
+
+    - None: a request (`_post`). Sent by the direct lane when it can take it; each attempt
+      bounded by `remaining` (an inline exchange: the time left; its running out is
+      `RequestTimeout`); a 429 wait bounded by `remaining`, else `budget` (the time the
+      caller waits). Its reply is read after the pipeline (JSON or an SSE stream), and
+      traced once a step takes it: a proxy's 407 is not traced, and the final reply is
+      traced after `on_response_headers`, which may first register the session id it
+      carries as a secret.
+    - A number of seconds: a notification or a response (`send`). Sent by httpx2, the
+      POST and its reply (a 202) within that bound (its running out is a `TransportError`
+      naming it); the reply read at once within 64 KB (`acked`) and traced on arrival; a
+      429 wait bounded by `retry.MAX_RETRY_AFTER` only.
     """
 
     message: OutgoingMessage
@@ -249,7 +254,7 @@ class HttpTransport(EventStreams, Transport):
                               first=first)
 
     def _trace_hop(self, resp: httpx2.Response, hop: httpx2.Request) -> None:
-        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        self._trace_response(resp)
         self._trace("request", {"method": hop.method, "url": str(hop.url), "headers": dict(hop.headers)})
 
     def _foreign(self, resp: httpx2.Response) -> bool:
@@ -308,7 +313,7 @@ class HttpTransport(EventStreams, Transport):
             return None
         finally:
             self.session_headers.pop(SESSION_HEADER, None)
-        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        self._trace_response(resp)
         return resp.status_code
 
     # ------------------------------------------------------------------ messages

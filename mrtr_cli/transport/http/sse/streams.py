@@ -51,6 +51,7 @@ class EventStreams:
         def _is_aborted(self, rid: object) -> bool: ...
         def _auth_headers(self, method: str = "POST", url: str | None = None) -> dict[str, str]: ...
         def _trace(self, kind: str, info: dict[str, Any]) -> None: ...
+        def _trace_response(self, resp: httpx2.Response) -> None: ...
         def _connect_error(self, exc: Exception) -> MrtrError: ...
 
     def open_event_stream(self, headers: Mapping[str, str] | None = None) -> None:
@@ -133,7 +134,7 @@ class EventStreams:
             with self._lock:
                 self._responses[rid] = resp
             try:
-                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+                self._trace_response(resp)
                 ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                 if resp.status_code != 200 or ctype != "text/event-stream":
                     return None
@@ -170,7 +171,7 @@ class EventStreams:
                 self._responses[key] = resp
             got = False
             try:
-                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+                self._trace_response(resp)
                 ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                 if resp.status_code != 200 or ctype != "text/event-stream":
                     return  # e.g. 405: this server offers no GET stream
