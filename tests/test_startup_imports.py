@@ -37,7 +37,7 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 #: (only for -H), and the protocol's message types (imported for type checking only). (`tempfile`
 #: is not listed: the first call to a server writes its era to the cache with it.)
 NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx2",
-                         "mrtr_cli.transport.http.transport", "mrtr_cli.transport.http.sse",
+                         "mrtr_cli.transport.http.transport", "mrtr_cli.transport.http.sse.events",
                          "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values",
                          "mrtr_cli.protocol.messages")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from mrtr_cli.transport.http.sse import parse_sse
+from mrtr_cli.transport.http.sse.events import parse_sse
 from tests.conftest import SERVERS, read_records
 
 
@@ -63,7 +63,7 @@ def test_sse_parser_joins_data_lines_skips_comments_and_keeps_the_last_event_id(
 
 
 def test_sse_parser_on_raw_bytes_split_anywhere():
-    from mrtr_cli.transport.http.sse import SseCursor, parse_sse_bytes
+    from mrtr_cli.transport.http.sse.events import SseCursor, parse_sse_bytes
 
     raw = b"event: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: ping\nid: 7\rdata: x\r\rdata:tail \xe2\x98\x83\r\n\r"
     want = [("message", '{"a":\n1}', None), ("message", "x", "7"), ("message", "tail \u2603", "7")]
@@ -81,7 +81,7 @@ def test_sse_parser_on_raw_bytes_split_anywhere():
 def test_sse_retry_is_read_as_a_bounded_number():
     """A `retry` over the 30 s mrtr waits, of any length, reads as just over it (what
     `_resume` refuses at once), so no wait computed from it can overflow."""
-    from mrtr_cli.transport.http.sse import MAX_RETRY_MS, SseCursor, parse_sse_bytes
+    from mrtr_cli.transport.http.sse.events import MAX_RETRY_MS, SseCursor, parse_sse_bytes
 
     over = MAX_RETRY_MS + 1
     for value, want in [(b"300", 300), (b"30000", 30000), (b"0000000000000000000000300", 300), (b"30001", over),
@@ -100,7 +100,7 @@ def test_an_event_of_many_empty_data_lines_holds_no_more_memory_than_its_limit()
     import pytest
 
     from mrtr_cli.errors import MrtrError
-    from mrtr_cli.transport.http.sse import parse_sse_bytes
+    from mrtr_cli.transport.http.sse.events import parse_sse_bytes
 
     limit = 1024 * 1024
     chunks = (b"data:\n" * 4096 for _ in range(limit // 4096 + 2))  # past the limit, one event

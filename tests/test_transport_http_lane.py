@@ -21,7 +21,7 @@ import pytest
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.transport.base import RequestTimeout
-from mrtr_cli.transport.http.reply import BrokenStream
+from mrtr_cli.transport.errors import BrokenStream
 from mrtr_cli.transport.http.transport import HttpTransport
 from tests.conftest import ROOT, SAFETY
 

@@ -39,7 +39,6 @@ from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
-from mrtr_cli.transport.http.echoed import unsendable
 
 #: Handshake versions this client speaks, newest first.
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -161,8 +160,10 @@ class LegacySession(Session):
         self.on_error: Callable[[JsonRpcError], None] | None = None
         if responder is not None:
             self.on_server_request = self._answer_server_request
-        if hasattr(transport, "on_response_headers"):
-            transport.on_response_headers = self._note_response_headers
+        #: The transport's sessions face (Streamable HTTP), or None (stdio: no sessions).
+        self.sessions = transport.sessions()
+        if self.sessions is not None:
+            self.sessions.on_response_headers = self._note_response_headers
 
     # ------------------------------------------------------------------ lifecycle
     def open(self, deadline: Deadline | None = None) -> None:
@@ -175,12 +176,13 @@ class LegacySession(Session):
         """Rejoin the HTTP session in `rejoin` (no `initialize`); False when there is none.
         If the server has ended it meanwhile, the first request gets a 404 and a new session
         is initialized (`request`)."""
-        headers = getattr(self.transport, "session_headers", None)
+        sessions = self.sessions
         session_id = (self.rejoin or {}).get("sessionId")
-        if headers is None or not isinstance(session_id, str) or not session_id or unsendable(session_id, spaces=False):
+        if sessions is None or not isinstance(session_id, str) or not session_id or \
+                sessions.refuses_session_id(session_id):
             return False
         self.env.add_secret(session_id)
-        headers[SESSION_HEADER] = session_id
+        sessions.session_headers[SESSION_HEADER] = session_id
         caps = self.rejoin.get("serverCapabilities") if self.rejoin else None
         self.server_capabilities = caps if isinstance(caps, dict) else {}
         self.declared = declared_capabilities(self.capabilities, self.protocol_version)
@@ -188,15 +190,13 @@ class LegacySession(Session):
             self.responder.capabilities = self.declared
         self._initialized = True
         self.keep_open = True  # until a task driver sees its task end (tasks/legacy.release_session)
-        if hasattr(self.transport, "resume_streams"):
-            self.transport.resume_streams = True
+        sessions.resume_streams = True
         self.tracer.note("rejoining the HTTP session the task was left running in (no initialize)")
         return True
 
     def session_id(self) -> str | None:
         """The `Mcp-Session-Id` of this HTTP session, or None (stdio, or no session)."""
-        headers = getattr(self.transport, "session_headers", None)
-        return headers.get(SESSION_HEADER) if isinstance(headers, dict) else None
+        return self.sessions.session_headers.get(SESSION_HEADER) if self.sessions is not None else None
 
     def initialize(self, deadline: Deadline | None = None) -> dict[str, Any]:
         """`initialize`, then `notifications/initialized` (2025-11-25 basic/lifecycle).
@@ -216,9 +216,8 @@ class LegacySession(Session):
             TransportError, AuthError, TimeoutExpired: as for `request`.
         """
         deadline = deadline or Deadline.unbounded()
-        session_headers = getattr(self.transport, "session_headers", None)
-        if session_headers is not None:
-            session_headers.pop(SESSION_HEADER, None)
+        if self.sessions is not None:
+            self.sessions.session_headers.pop(SESSION_HEADER, None)
         self._initialized = False
         offered = self.protocol_version
         for attempt in (1, 2):
@@ -270,21 +269,19 @@ class LegacySession(Session):
             self.request("logging/setLevel", {"level": self.log_level}, deadline=deadline)
         elif self.log_level:
             self.tracer.note("the server does not declare logging; --log-level has no effect")
-        if hasattr(self.transport, "resume_streams"):
-            self.transport.resume_streams = True  # legacy Streamable HTTP streams are resumable
-        open_stream = getattr(self.transport, "open_event_stream", None)
-        if open_stream is not None:
-            open_stream({"MCP-Protocol-Version": self.protocol_version})
+        if self.sessions is not None:
+            self.sessions.resume_streams = True  # legacy Streamable HTTP streams are resumable
+            self.sessions.open_event_stream({"MCP-Protocol-Version": self.protocol_version})
         return result
 
     def close(self) -> None:
         """End the HTTP session (DELETE) and close the transport."""
-        end_session = getattr(self.transport, "end_session", None)
-        if self.keep_open and end_session is not None:
+        sessions = self.sessions
+        if self.keep_open and sessions is not None:
             self.tracer.note("left the HTTP session open: a task the user may follow runs in it")
-            end_session = None
-        if end_session is not None:
-            status = end_session(self.headers_for("", None))
+            sessions = None
+        if sessions is not None:
+            status = sessions.end_session(self.headers_for("", None))
             if status is not None:
                 self.tracer.note(f"ended the session (DELETE: HTTP {status})")
         super().close()
@@ -326,7 +323,7 @@ class LegacySession(Session):
             Declined: the person refused a URL elicitation the request needs.
             JsonRpcError, ProtocolError, TransportError, AuthError, TimeoutExpired, UsageError.
         """
-        from mrtr_cli.transport.http.reply import SessionExpired  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.errors import SessionExpired  # noqa: PLC0415 - lazy for start-up time
 
         deadline = deadline or Deadline.unbounded()
         reinitialized = False
@@ -399,16 +396,16 @@ class LegacySession(Session):
         super()._on_message(msg)
 
     def _note_response_headers(self, headers: Mapping[str, str]) -> None:
-        if not self._capture_session:
+        if not self._capture_session or self.sessions is None:
             return
         session_id = headers.get(SESSION_HEADER.lower()) or headers.get(SESSION_HEADER)
         if session_id is None:
             return
-        why = unsendable(session_id, spaces=False) if session_id else "it is empty"
+        why = self.sessions.refuses_session_id(session_id) if session_id else "it is empty"
         if why:
             raise ProtocolError(f"the server sent an Mcp-Session-Id that cannot be sent back in a header ({why})")
         self.env.add_secret(session_id)  # whoever holds it can act in the session: never traced
-        self.transport.session_headers[SESSION_HEADER] = session_id  # type: ignore[attr-defined]  # only the HTTP transport has it, and only it gets a session id
+        self.sessions.session_headers[SESSION_HEADER] = session_id
 
     def _url_elicitation_required(self, err: JsonRpcError, method: str, params: Mapping[str, object]) -> None:
         """`-32042`: show each URL elicitation, ask for consent; return to retry.

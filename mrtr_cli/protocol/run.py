@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.protocol.lists.cache import ListCache
     from mrtr_cli.protocol.lists.catalog import ToolCatalog
     from mrtr_cli.protocol.session import Session
-    from mrtr_cli.transport.http.authhook import Authorizer
+    from mrtr_cli.transport.base import SignIn
 
 
 class CapabilitySource(Protocol):
@@ -51,8 +51,9 @@ class ProtocolRun(RunContext, Protocol):
     def strict_checker(self) -> StrictChecker | None:
         """`--strict`: the run's checker, or None."""
 
-    def authorizer(self, target: Target) -> Authorizer | None:
-        """The OAuth hook of an HTTP target (transport/http/authhook.py), or None."""
+    def authorizer(self, target: Target) -> SignIn | None:
+        """The OAuth hook of an HTTP target (a `transport.base.SignIn`: transport/http/authhook.py's
+        `Authorizer`), or None."""
 
     def task_field(self, session: Session, name: str, catalog: ToolCatalog) -> dict[str, Any] | None:
         """The `task` member of `tools/call NAME` on a 2025-11-25 server (tasks/field.py),

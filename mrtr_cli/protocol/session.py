@@ -221,7 +221,7 @@ class Session(MessageRouting, ResponseWaiting):
             try:
                 response = self._exchange(msg, deadline, on_progress)
             except TransportError as exc:
-                from mrtr_cli.transport.http.reply import BrokenStream  # noqa: PLC0415 - lazy for start-up time
+                from mrtr_cli.transport.errors import BrokenStream  # noqa: PLC0415 - lazy for start-up time
 
                 # 2026-07-28: a broken response stream loses the request; re-issue it
                 # once as a new request with a new id.

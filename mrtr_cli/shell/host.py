@@ -181,7 +181,7 @@ class ShellHost:
     def failed(self, session: Session, exc: TransportError) -> None:
         """A line's request failed with `exc`: a server that died was said to be so by the
         line's own error; an HTTP session the server forgot is opened anew next time."""
-        from mrtr_cli.transport.http.reply import SessionExpired  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.transport.errors import SessionExpired  # noqa: PLC0415 - lazy for start-up time
 
         if session is self.session and not session.transport.alive() and self._stopped is None:
             self._stopped = exc.message

@@ -5,6 +5,12 @@ requests it sent (by JSON-RPC `id`) and hands every other incoming message
 (notifications, and for older servers server-initiated requests) to the
 `on_message` callback given to `start`. It knows nothing of MCP methods: the
 protocol layer computes any HTTP headers and passes them in.
+
+The interface is small (`Transport`); what only some transports offer is a declared face
+a caller asks for, never an attribute it probes: `Transport.sessions()` gives the
+`Sessions` face (Streamable HTTP's `Mcp-Session-Id` sessions of 2025-11-25) or None.
+What an HTTP transport is handed for sign-in is the `SignIn` hook. The errors a transport
+raises are drawn in transport/errors.py.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ProtocolError, TransportError, UsageError
 from mrtr_cli.jsonfile import (
@@ -237,6 +243,57 @@ class RequestTimeout(Exception):
 Remaining = Callable[[], "float | None"]
 
 
+class Sessions(Protocol):
+    """The face of a transport with sessions (2025-11-25 Streamable HTTP "Session
+    Management", "Resumability and Redelivery", "Listening for Messages from the Server"):
+    what a legacy session asks of it. `Transport.sessions()` gives it, or None (stdio).
+    """
+
+    #: Headers sent on every later request (`Mcp-Session-Id` once the session has one).
+    session_headers: dict[str, str]
+    #: Resume a response stream closed before its final response (legacy sessions only;
+    #: 2026-07-28 has no resumption).
+    resume_streams: bool
+    #: Called with the headers of every request's reply (the session id is read from them).
+    on_response_headers: Callable[[Mapping[str, str]], None] | None
+
+    def refuses_session_id(self, value: str) -> str | None:
+        """Why `value` cannot be sent back as the session id, in a few words, or None
+        when it can."""
+
+    def open_event_stream(self, headers: Mapping[str, str] | None = None) -> None:
+        """Open the optional stream of server-initiated messages (a GET); any failure
+        just ends it."""
+
+    def end_session(self, headers: Mapping[str, str] | None = None, timeout: float = 3.0) -> int | None:
+        """End the session (a DELETE), best effort, forgetting its id whatever the answer:
+        the status, or None when there was none or the server could not be reached."""
+
+
+class SignIn(Protocol):
+    """The OAuth hook an HTTP transport is handed (transport/http/authhook.py `Authorizer`
+    fits; the transport imports nothing of auth/): the headers of each request, and a new
+    token when the server challenges one (2026-07-28 `basic/authorization`)."""
+
+    def headers(self, method: str = "POST", url: str | None = None) -> dict[str, str]:
+        """The `Authorization` (and `DPoP`) headers of a `method` request to `url`
+        (None: the MCP endpoint); empty when there is no token."""
+
+    def note_nonce(self, nonce: str | None) -> None:
+        """A reply of the MCP server carried `DPoP-Nonce: nonce` (RFC 9449 section 9)."""
+
+    def wait_idle(self) -> bool:
+        """Block while a person signs in; True when one was."""
+
+    def challenge(self, status: int, www_authenticate: str | None, sent: str | None,
+                  nonce: str | None = None) -> bool:
+        """A 401/403 came back for a request that carried token `sent`: True when the
+        request should go again with new `headers()`. Raises AuthError, Interrupted."""
+
+    def identity(self) -> dict[str, Any] | None:
+        """Who is signed in, as a key of the list cache, or None."""
+
+
 class Transport(ABC):
     """One connection to one server.
 
@@ -353,6 +410,11 @@ class Transport(ABC):
 
     def describe_failure(self) -> str | None:
         """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
+        return None
+
+    def sessions(self) -> Sessions | None:
+        """The transport's `Sessions` face (Streamable HTTP), or None when it has no
+        sessions (stdio)."""
         return None
 
     def rebind(self, on_message: MessageHandler) -> None:

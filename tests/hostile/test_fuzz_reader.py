@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from mrtr_cli.protocol.features.skills import parse_frontmatter
 from mrtr_cli.transport.base import InvalidMessage, MessageTooLarge, decode_or_none
-from mrtr_cli.transport.http.sse import parse_sse_bytes
+from mrtr_cli.transport.http.sse.events import parse_sse_bytes
 from mrtr_cli.transport.stdio.pipes import LineSplitter
 from tests.conftest import PY, ROOT, clean_env
 
@@ -106,7 +106,7 @@ def test_sse_parsing_never_fails(parts: list[bytes], chunk: int, eol: bytes, lim
 def test_an_sse_stream_cut_anywhere_yields_only_whole_events(payloads: list[bytes], cut: int, chunk: int) -> None:
     """Cut a stream of events anywhere: exactly the events whose blank line arrived are
     dispatched, and the cursor says `cut` exactly when a data line had begun after them."""
-    from mrtr_cli.transport.http.sse import SseCursor
+    from mrtr_cli.transport.http.sse.events import SseCursor
 
     blocks = [b"data: " + p + b"\n\n" for p in payloads]
     stream = b"".join(blocks)[:cut]

@@ -168,7 +168,8 @@ class _Opener:
             if not _refused(exc):
                 raise
             self.tracer.note(f"the cached era (legacy) failed ({exc.message}); probing again")
-            getattr(self.transport, "session_headers", {}).clear()
+            if (sessions := self.transport.sessions()) is not None:
+                sessions.session_headers.clear()
             if self.cache is not None and self.key:
                 self.cache.forget(self.key)
             return None

@@ -30,6 +30,7 @@ from mrtr_cli.protocol.modern import LATEST_MODERN, META, client_info
 from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import InvalidMessage, Message, Transport
+from mrtr_cli.transport.errors import BrokenStream, StatusError
 from mrtr_cli.transport.future import Future
 
 #: Seconds the probe waits for a stdio server to begin reading its stdin before the
@@ -56,8 +57,6 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         InvalidMessage: the answer is no acceptable message (too large, too deep, not
             UTF-8...): exit 4, never a legacy verdict.
     """
-    from mrtr_cli.transport.http.reply import BrokenStream, HttpStatusError  # noqa: PLC0415 - lazy for start-up time
-
     params = {"_meta": {META + "protocolVersion": LATEST_MODERN, META + "clientCapabilities": capabilities or {},
                         META + "clientInfo": client_info()}}
     msg = make_request("server/discover", params)
@@ -86,7 +85,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
         return silence, fut
     except AuthError:
         raise
-    except HttpStatusError as exc:
+    except StatusError as exc:
         if exc.status >= 500:
             add_hint(exc, "if this server speaks an older protocol, try --protocol 2025-11-25")
             raise

@@ -1,4 +1,4 @@
-"""Reading an HTTP reply of the MCP endpoint within bounds, and the errors a reply raises.
+"""Reading an HTTP reply of the MCP endpoint within bounds.
 
 A body (or the text of an error body) is read in blocks up to the message size limit
 (transport/limits.py; beyond it `MessageTooLarge`, exit 4, see docs/limits.md); a
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.errors import ExitStatus, TransportError
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.transport.base import InvalidMessage, Message, MessageTooLarge, decode_or_none
 from mrtr_cli.transport.limits import max_message_size
@@ -21,32 +20,6 @@ if TYPE_CHECKING:  # pragma: no cover
 SESSION_HEADER = "Mcp-Session-Id"
 #: The statuses of a redirect (followed by the rules of transport/http/redirects.py).
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
-
-
-class HttpStatusError(TransportError):
-    """A non-2xx HTTP status without a JSON-RPC error body.
-
-    Attributes:
-        status: the HTTP status code.
-        body: up to 2 KB of the response body, for era detection and diagnostics.
-    """
-
-    def __init__(self, message: str, status: int, body: str, *, hint: str | None = None):
-        super().__init__(message, hint=hint)
-        self.status = status
-        self.body = body
-        if 400 <= status < 500 and status not in (404, 405, 410):
-            # The server is there and answered, but not with anything we understand.
-            self.exit_status = ExitStatus.PROTOCOL
-
-
-class BrokenStream(TransportError):
-    """The response stream ended or failed before the final JSON-RPC response."""
-
-
-class SessionExpired(HttpStatusError):
-    """HTTP 404 on a request that carried `Mcp-Session-Id`: the legacy session is gone
-    and the client must `initialize` again without it (2025-11-25 transports)."""
 
 
 def read_json_body(resp: httpx2.Response, *, allow_overflow: bool = False) -> Any:

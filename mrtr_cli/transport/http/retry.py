@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.base import Remaining
-from mrtr_cli.transport.http.reply import BrokenStream, HttpStatusError, body_hint, read_capped
+from mrtr_cli.transport.errors import BrokenStream, StatusError
+from mrtr_cli.transport.http.reply import body_hint, read_capped
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
@@ -30,7 +31,7 @@ def wait_to_retry(resp: httpx2.Response, url: str, attempt: int, remaining: Rema
     """HTTP 429: wait as the server asks (`Retry-After`), then return to send again.
 
     Raises:
-        HttpStatusError: retried `MAX_429_RETRIES` times already, or the server asks for
+        StatusError: retried `MAX_429_RETRIES` times already, or the server asks for
             a wait longer than `MAX_RETRY_AFTER` or than the time left (exit 4).
         RequestTimeout: no time is left.
         BrokenStream: the request was aborted while waiting.
@@ -52,7 +53,7 @@ def wait_to_retry(resp: httpx2.Response, url: str, attempt: int, remaining: Rema
     elif left is not None and delay >= left:
         why = f"it asks to wait {delay:g} s, more than the {max(left, 0):.1f} s left of --timeout"
     if why is not None:
-        raise HttpStatusError(f"HTTP 429 (Too Many Requests) from {url}{said}: {why}", 429, text,
+        raise StatusError(f"HTTP 429 (Too Many Requests) from {url}{said}: {why}", 429, text,
                               hint=body_hint(text) or "try again later")
     pause(delay, aborted)
 

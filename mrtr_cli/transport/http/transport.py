@@ -9,10 +9,10 @@ the SSE response stream is the 2026-07-28 cancellation signal. Before each reque
 the OAuth hook (transport/http/authhook.py) gives its headers; a 401/403 may be sent again
 with a new token.
 
-For legacy (2025-11-25 and earlier) sessions the protocol layer adds
-`session_headers` (`Mcp-Session-Id`), and the transport offers what legacy
-Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
-session id, `end_session` (DELETE), and the streams of transport/http/streams.py
+For legacy (2025-11-25 and earlier) sessions the transport is its own `Sessions` face
+(transport/base.py): the protocol layer adds `session_headers` (`Mcp-Session-Id`), and the
+transport offers what legacy Streamable HTTP needs: `SessionExpired` for a 404 on a request that carried a
+session id, `end_session` (DELETE), and the streams of transport/http/sse/streams.py
 (the optional GET stream, resuming a closed response stream with `Last-Event-ID`).
 
 Redirects are followed hop by hop, each target checked before a byte is sent to it and
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
@@ -38,16 +39,16 @@ from mrtr_cli.transport.base import (
     OutgoingMessage,
     Remaining,
     RequestTimeout,
+    Sessions,
+    SignIn,
     Transport,
     encode_message,
 )
+from mrtr_cli.transport.errors import BrokenStream, SessionExpired, StatusError
 from mrtr_cli.transport.future import Future
 from mrtr_cli.transport.http.reply import (
     REDIRECT_STATUSES,
     SESSION_HEADER,
-    BrokenStream,
-    HttpStatusError,
-    SessionExpired,
     body_hint,
     error_body,
     jsonrpc_error,
@@ -55,8 +56,8 @@ from mrtr_cli.transport.http.reply import (
     read_json_body,
 )
 from mrtr_cli.transport.http.retry import wait_to_retry
-from mrtr_cli.transport.http.sse import SseCursor
-from mrtr_cli.transport.http.streams import EventStreams
+from mrtr_cli.transport.http.sse.events import SseCursor
+from mrtr_cli.transport.http.sse.streams import EventStreams
 from mrtr_cli.transport.http.urlrule import origin
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,6 +75,48 @@ MAX_AUTH_RETRIES = 4
 SEND_TIMEOUT = 10.0
 
 
+@dataclass
+class _Post:
+    """One message's POST as the pipeline of `HttpTransport` carries it: the message, how
+    each attempt is bounded, and the retries spent on it so far (counted across the whole
+    POST: a sign-in in between does not give back the 429 retries, nor the reverse).
+
+    `acknowledge` is what a request and a notification differ in (each difference keeps
+    what the transport did before the two shared one pipeline):
+
+    - None: a request (`_post`). Sent by the direct lane when it can take it; each attempt
+      bounded by `remaining` (an inline exchange: the time left; its running out is
+      `RequestTimeout`); a 429 wait bounded by `remaining`, else `budget` (the time the
+      caller waits). Its reply is read after the pipeline (JSON or an SSE stream), and
+      traced once a step takes it: a proxy's 407 is not traced, and the final reply is
+      traced after `on_response_headers`, which may first register the session id it
+      carries as a secret.
+    - A number of seconds: a notification or a response (`send`). Sent by httpx2, the
+      POST and its reply (a 202) within that bound (its running out is a `TransportError`
+      naming it); the reply read at once within 64 KB (`acked`) and traced on arrival; a
+      429 wait bounded by `retry.MAX_RETRY_AFTER` only.
+    """
+
+    message: OutgoingMessage
+    headers: Mapping[str, str] | None
+    remaining: Remaining | None = None
+    budget: Remaining | None = None
+    acknowledge: float | None = None
+    #: The message encoded once, sent by every attempt.
+    body: bytes = field(init=False)
+    #: The request's id (None for a notification or a response: aborting one names none).
+    rid: object = field(init=False)
+    #: A notification's reply, already read (None: a request's, unread).
+    acked: bytes | None = None
+    #: Sign-in retries (401/403 with an OAuth hook) and HTTP 429 retries so far.
+    sign_ins: int = 0
+    throttled: int = 0
+
+    def __post_init__(self) -> None:
+        self.body = encode_message(self.message)
+        self.rid = self.message.get("id") if self.acknowledge is None else None
+
+
 class HttpTransport(EventStreams, Transport):
     """POST JSON-RPC messages to one MCP endpoint.
 
@@ -84,7 +127,7 @@ class HttpTransport(EventStreams, Transport):
         on_http: optional trace hook called as `on_http(kind, info)` with kind
             "request" (method, url, headers) or "response" (status, headers).
         verify: TLS verification (True, False, or a CA bundle path).
-        authorizer: the OAuth hook (`transport.http.authhook.Authorizer`), or None: its
+        authorizer: the OAuth hook (`transport.base.SignIn`: `transport.http.authhook.Authorizer`), or None: its
             `headers()` go on every request (to this origin only), and a 401/403 from this
             origin asks its `challenge()` whether to send the request once more with a new
             token (one from another origin, after a redirect, is that origin's error).
@@ -98,7 +141,7 @@ class HttpTransport(EventStreams, Transport):
         connect_timeout: float = 10.0,
         on_http: Callable[[str, dict[str, Any]], None] | None = None,
         verify: bool | str = True,
-        authorizer: Any = None,
+        authorizer: SignIn | None = None,
     ):
         self.url = url
         self.label = url
@@ -172,11 +215,12 @@ class HttpTransport(EventStreams, Transport):
         return DirectLane(self._sent_url, host, url.port or 80, target, self._connect_timeout, base)
 
     def _post_once(self, body: bytes, headers: dict[str, str], left: float | None,
-                   remaining: Remaining | None) -> httpx2.Response:
-        """POST `body` to the user's URL once (redirects followed): by the direct lane when it
-        can take it, else by httpx2. The response, its body unread (a lane's `DirectResponse`
-        reads as an `httpx2.Response` does). Raises what `_send` raises."""
-        lane = self._lane
+                   remaining: Remaining | None, *, lane_ok: bool = True) -> httpx2.Response:
+        """POST `body` to the user's URL once (redirects followed), within `left` seconds
+        (None: the client's own timeouts): by the direct lane when `lane_ok` and it can take
+        it, else by httpx2. The response, its body unread (a lane's `DirectResponse` reads as
+        an `httpx2.Response` does). Raises what `_send` raises."""
+        lane = self._lane if lane_ok else None
         client = self._require_client()
 
         def request() -> httpx2.Request:  # httpx2's request for it: to send, or to hand a lane's reply on
@@ -210,7 +254,7 @@ class HttpTransport(EventStreams, Transport):
                               first=first)
 
     def _trace_hop(self, resp: httpx2.Response, hop: httpx2.Request) -> None:
-        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        self._trace_response(resp)
         self._trace("request", {"method": hop.method, "url": str(hop.url), "headers": dict(hop.headers)})
 
     def _foreign(self, resp: httpx2.Response) -> bool:
@@ -240,6 +284,17 @@ class HttpTransport(EventStreams, Transport):
                     pass
             client.close()
 
+    def sessions(self) -> Sessions:
+        """This transport is its own `Sessions` face (2025-11-25 Streamable HTTP sessions)."""
+        return self
+
+    def refuses_session_id(self, value: str) -> str | None:
+        """Why `value` cannot go back as `Mcp-Session-Id` (visible ASCII only: 0x21 to 0x7E;
+        transport/http/echoed.py), or None."""
+        from mrtr_cli.transport.http.echoed import unsendable  # noqa: PLC0415 - lazy for start-up time
+
+        return unsendable(value, spaces=False)
+
     def end_session(self, headers: Mapping[str, str] | None = None, timeout: float = 3.0) -> int | None:
         """DELETE the legacy session (2025-11-25 "Session Management"); best effort.
 
@@ -258,7 +313,7 @@ class HttpTransport(EventStreams, Transport):
             return None
         finally:
             self.session_headers.pop(SESSION_HEADER, None)
-        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        self._trace_response(resp)
         return resp.status_code
 
     # ------------------------------------------------------------------ messages
@@ -278,44 +333,11 @@ class HttpTransport(EventStreams, Transport):
 
     def send(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
              timeout: float | None = None) -> None:
-        import httpx2  # noqa: PLC0415 - lazy for start-up time
-
-        client = self._require_client()
-        body = encode_message(message)
-        bound = SEND_TIMEOUT if timeout is None else timeout
-        limit = httpx2.Timeout(connect=min(self._connect_timeout, bound), read=bound, write=bound, pool=bound)
-        retries = 0  # sign-in retries (401/403 with an OAuth hook)
-        attempt = 0  # HTTP 429 retries, as for requests
-        while True:
-            all_headers = self._headers(headers)
-            self._trace("request", {"method": "POST", "url": self.url,
-                                    "headers": {**self._user_headers, **all_headers}})
-            try:
-                resp = self._send(client.build_request("POST", self.url, content=body, headers=all_headers,
-                                                       timeout=limit))
-                try:  # nothing is expected back (202); whatever comes is read within a bound
-                    acked = read_capped(resp, 65536)
-                finally:
-                    resp.close()
-            except httpx2.TimeoutException:
-                raise TransportError(f"the server at {self.url} did not acknowledge {_method(message)} "
-                                     f"within {bound:g}s") from None
-            except Exception as exc:  # noqa: BLE001
-                raise self._connect_error(exc) from None
-            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-            self._check_proxy(resp)
-            if resp.status_code == 429:
-                # raises past the last retry
-                wait_to_retry(resp, self._where(str(resp.request.url)), attempt, None, lambda: self._is_aborted(None),
-                              body=acked)
-                attempt += 1
-                continue
-            if resp.status_code not in (401, 403):
-                self._note_nonce(resp)
-                return
-            retries += 1
-            if retries > MAX_AUTH_RETRIES or self._foreign(resp) or not self._may_retry(resp, all_headers):
-                raise self._auth_error(resp)
+        self._require_client()  # raises when closed
+        post = _Post(message, headers, acknowledge=SEND_TIMEOUT if timeout is None else timeout)
+        resp, _ = self._send_handling_auth(post)
+        if resp.status_code in (401, 403):  # no sign-in to retry it with: refused
+            raise self._auth_error(resp)
 
     def abort(self, request_id: object) -> None:
         with self._lock:
@@ -442,6 +464,15 @@ class HttpTransport(EventStreams, Transport):
         if not fut.done():
             fut.set_result(result)
 
+    # ------------------------------------------------------------------ the POST pipeline
+    # A message's POST goes through one step per concern (as httpx's `Client.send`):
+    # `_send_handling_auth` (401/403: a new token from the OAuth hook, the POST again) ->
+    # `_send_handling_429` (429: wait as `Retry-After` asks, the POST again) ->
+    # `_send_single_post` (the headers of one attempt, its trace, its failure as mrtr's
+    # error) -> `_post_once` (the wire: the direct lane or httpx2, redirects followed).
+    # A request (`_post`) and a notification or response (`send`) differ in one parameter,
+    # `_Post.acknowledge`; see `_Post`.
+
     def _post(self, message: OutgoingMessage, headers: dict[str, str], remaining: Remaining | None = None, *,
               budget: Remaining | None = None) -> Message:
         """POST one request and read its response (JSON, or SSE up to the final response).
@@ -453,44 +484,9 @@ class HttpTransport(EventStreams, Transport):
         import httpx2  # noqa: PLC0415 - lazy for start-up time
 
         self._require_client()  # raises when closed
-        rid = message.get("id")
-        body = encode_message(message)
-        retries = 0  # sign-in retries (401/403 with an OAuth hook)
-        attempt = 0  # HTTP 429 retries
-        while True:
-            all_headers = self._headers(headers)
-            self._trace("request", {"method": "POST", "url": self.url,
-                                    "headers": {**self._user_headers, **all_headers}})
-            left = remaining() if remaining is not None else None
-            if left is not None and left <= 0:
-                raise RequestTimeout()
-            try:
-                resp = self._post_once(body, all_headers, left, remaining)
-            except Exception as exc:  # noqa: BLE001
-                if _ran_out(exc, remaining):
-                    raise RequestTimeout() from None
-                raise self._connect_error(exc) from None
-            self._check_proxy(resp)
-            if resp.status_code == 429:
-                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-                # raises past the last retry
-                wait_to_retry(resp, self._where(str(resp.request.url)), attempt, remaining or budget,
-                              lambda: self._is_aborted(rid))
-                attempt += 1
-                continue
-            if resp.status_code not in (401, 403) or self.authorizer is None or self._foreign(resp):
-                self._note_nonce(resp)
-                break
-            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-            try:
-                read_capped(resp, 65536)  # the challenge is in the headers; the body is bounded
-            except httpx2.HTTPError:
-                pass
-            finally:
-                resp.close()
-            retries += 1
-            if retries > MAX_AUTH_RETRIES or not self._may_retry(resp, all_headers):
-                raise self._auth_error(resp)
+        post = _Post(message, headers, remaining=remaining, budget=budget)
+        resp, sent = self._send_handling_auth(post)
+        rid = post.rid
         with self._lock:
             if rid in self._aborted:
                 resp.close()
@@ -499,8 +495,8 @@ class HttpTransport(EventStreams, Transport):
         try:
             if self.on_response_headers is not None:
                 self.on_response_headers(resp.headers)  # first: it may register a secret (session id)
-            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
-            return self._read_response(resp, rid, all_headers, remaining=remaining)
+            self._trace_response(resp)
+            return self._read_response(resp, rid, sent, remaining=remaining)
         except httpx2.HTTPError as exc:
             with self._lock:
                 aborted = rid in self._aborted
@@ -516,11 +512,110 @@ class HttpTransport(EventStreams, Transport):
                 self._responses.pop(rid, None)
             resp.close()
 
+    def _send_handling_auth(self, post: _Post) -> tuple[httpx2.Response, dict[str, str]]:
+        """Sign-in: a 401/403 from the user's origin, with an OAuth hook, is a challenge; the
+        POST goes again when the hook has a new token (sign-in, refresh, step-up), at most
+        `MAX_AUTH_RETRIES` times. Returns the reply that is no challenge (a 401/403 from
+        another origin or without a hook is the caller's to refuse) and the headers it was
+        sent with; its `DPoP-Nonce` goes to the hook.
+
+        Raises:
+            AuthError: a challenge the hook has no new token for, or one too many.
+            What `_send_handling_429` raises.
+        """
+        import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+        while True:
+            resp, sent = self._send_handling_429(post)
+            if resp.status_code not in (401, 403) or self.authorizer is None or self._foreign(resp):
+                self._note_nonce(resp)
+                return resp, sent
+            if post.acknowledge is None:  # a request's reply: traced here, its body bounded
+                self._trace_response(resp)
+                try:
+                    read_capped(resp, 65536)  # the challenge is in the headers
+                except httpx2.HTTPError:
+                    pass
+                finally:
+                    resp.close()
+            post.sign_ins += 1
+            if post.sign_ins > MAX_AUTH_RETRIES or not self._may_retry(resp, sent):
+                raise self._auth_error(resp)
+
+    def _send_handling_429(self, post: _Post) -> tuple[httpx2.Response, dict[str, str]]:
+        """HTTP 429: the POST goes again after the wait the server asks for (transport/http/retry.py),
+        within the time left (`post.remaining`, else `post.budget`). Returns the first other
+        reply and the headers it was sent with. A proxy's own answer (407) is its error.
+
+        Raises:
+            StatusError: still 429 past the last retry, or a wait too long (exit 4).
+            BrokenStream: the request was aborted while waiting.
+            What `_send_single_post` raises; `proxy.credentials_wanted`'s error for a 407.
+        """
+        while True:
+            resp, sent = self._send_single_post(post)
+            self._check_proxy(resp)
+            if resp.status_code != 429:
+                return resp, sent
+            if post.acknowledge is None:
+                self._trace_response(resp)
+            # raises past the last retry
+            wait_to_retry(resp, self._where(str(resp.request.url)), post.throttled, post.remaining or post.budget,
+                          lambda: self._is_aborted(post.rid), body=post.acked)
+            post.throttled += 1
+
+    def _send_single_post(self, post: _Post) -> tuple[httpx2.Response, dict[str, str]]:
+        """One attempt: its headers (the hook's asked afresh: a DPoP proof is for one
+        request), its trace, the POST (`_post_once`: a request by the direct lane when it can
+        take it; a notification by httpx2, its reply read at once within 64 KB). Returns the
+        reply and the headers sent.
+
+        Raises:
+            RequestTimeout: a request's time ran out (`post.remaining`).
+            TransportError: a notification not acknowledged within `post.acknowledge`
+                seconds, or the connection failed (`_connect_error`).
+        """
+        sent = self._headers(post.headers)
+        self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **sent}})
+        left = post.acknowledge
+        if post.acknowledge is None and post.remaining is not None:
+            left = post.remaining()
+            if left is not None and left <= 0:
+                raise RequestTimeout()
+        try:
+            resp = self._post_once(post.body, sent, left, post.remaining, lane_ok=post.acknowledge is None)
+            if post.acknowledge is not None:
+                try:  # nothing is expected back (202); whatever comes is read within a bound
+                    post.acked = read_capped(resp, 65536)
+                finally:
+                    resp.close()
+        except Exception as exc:  # noqa: BLE001 - every failure becomes mrtr's error
+            raise self._post_error(post, exc) from None
+        if post.acknowledge is not None:
+            self._trace_response(resp)
+        return resp, sent
+
+    def _post_error(self, post: _Post, exc: Exception) -> Exception:
+        """The error of an attempt that failed with `exc`: `RequestTimeout` when a request's
+        time ran out, a `TransportError` naming the bound when a notification's did, else
+        `_connect_error`'s."""
+        import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+        if post.acknowledge is not None and isinstance(exc, httpx2.TimeoutException):
+            return TransportError(f"the server at {self.url} did not acknowledge {_method(post.message)} "
+                                  f"within {post.acknowledge:g}s")
+        if _ran_out(exc, post.remaining):
+            return RequestTimeout()
+        return self._connect_error(exc)
+
+    def _trace_response(self, resp: httpx2.Response) -> None:
+        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+
     def _read_response(self, resp: httpx2.Response, rid: object, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
         """The JSON-RPC message answering request `rid` in `resp` (a JSON body or an SSE
         stream), by its status: 401/403 a sign-in error, 5xx and other errors the server's
-        JSON-RPC error when it sent one (else `HttpStatusError`), 202 with no answer a
+        JSON-RPC error when it sent one (else `StatusError`), 202 with no answer a
         `ProtocolError`."""
         status = resp.status_code
         where = self._where(str(resp.request.url))
@@ -559,7 +654,7 @@ class HttpTransport(EventStreams, Transport):
 
 def _server_error(resp: httpx2.Response, rid: Any, where: str) -> Message:
     """A 5xx answer: the server's JSON-RPC error when its body is one; else the proxy's
-    error (502, 503, 504 from a proxy) or `HttpStatusError`, raised."""
+    error (502, 503, 504 from a proxy) or `StatusError`, raised."""
     status = resp.status_code
     text = error_body(resp)
     msg = jsonrpc_error(text, rid)
@@ -572,7 +667,7 @@ def _server_error(resp: httpx2.Response, rid: Any, where: str) -> Message:
         said = body_hint(text)  # whoever sent it
         through.hint = f"{said}\n{through.hint}" if said else through.hint
         raise through
-    raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=body_hint(text))
+    raise StatusError(f"HTTP {status} from {where}", status, text[:2048], hint=body_hint(text))
 
 
 def _json_reply(resp: httpx2.Response, rid: Any, ctype: str, where: str) -> Message:
@@ -604,7 +699,7 @@ def _json_reply(resp: httpx2.Response, rid: Any, ctype: str, where: str) -> Mess
 
 def _client_error(resp: httpx2.Response, rid: Any, where: str, *, had_session: bool) -> Message:
     """Any other status (3xx not followed, 4xx): the server's JSON-RPC error when its body is
-    one; else raised: `SessionExpired` (404 to a request in a session), `HttpStatusError`."""
+    one; else raised: `SessionExpired` (404 to a request in a session), `StatusError`."""
     status = resp.status_code
     text = error_body(resp)
     msg = jsonrpc_error(text, rid)
@@ -614,8 +709,8 @@ def _client_error(resp: httpx2.Response, rid: Any, where: str, *, had_session: b
         return msg
     cls_hint = body_hint(text)
     if status in (404, 405, 410):
-        raise HttpStatusError(f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint)
-    raise HttpStatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
+        raise StatusError(f"HTTP {status} from {where}: not an MCP endpoint?", status, text[:2048], hint=cls_hint)
+    raise StatusError(f"HTTP {status} from {where}", status, text[:2048], hint=cls_hint)
 
 def _timeouts(connect: float, left: float | None) -> Any:
     """httpx2's timeouts for a request with `left` seconds left (None: the client's own)."""

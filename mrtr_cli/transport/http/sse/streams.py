@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import MrtrError, ProtocolError
 from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.transport.base import InvalidMessage, Message, MessageHandler, Remaining, RequestTimeout, decode_message
+from mrtr_cli.transport.errors import BrokenStream
 from mrtr_cli.transport.http.echoed import unsendable
-from mrtr_cli.transport.http.reply import SESSION_HEADER, BrokenStream
+from mrtr_cli.transport.http.reply import SESSION_HEADER
 from mrtr_cli.transport.http.retry import pause
-from mrtr_cli.transport.http.sse import MAX_RETRY_MS, SseCursor, parse_sse_bytes
+from mrtr_cli.transport.http.sse.events import MAX_RETRY_MS, SseCursor, parse_sse_bytes
 from mrtr_cli.transport.limits import max_message_size
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +51,7 @@ class EventStreams:
         def _is_aborted(self, rid: object) -> bool: ...
         def _auth_headers(self, method: str = "POST", url: str | None = None) -> dict[str, str]: ...
         def _trace(self, kind: str, info: dict[str, Any]) -> None: ...
+        def _trace_response(self, resp: httpx2.Response) -> None: ...
         def _connect_error(self, exc: Exception) -> MrtrError: ...
 
     def open_event_stream(self, headers: Mapping[str, str] | None = None) -> None:
@@ -132,7 +134,7 @@ class EventStreams:
             with self._lock:
                 self._responses[rid] = resp
             try:
-                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+                self._trace_response(resp)
                 ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                 if resp.status_code != 200 or ctype != "text/event-stream":
                     return None
@@ -169,7 +171,7 @@ class EventStreams:
                 self._responses[key] = resp
             got = False
             try:
-                self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+                self._trace_response(resp)
                 ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
                 if resp.status_code != 200 or ctype != "text/event-stream":
                     return  # e.g. 405: this server offers no GET stream
