@@ -64,6 +64,7 @@ class ScriptedSession:
         self.results = list(results)
         self.requests: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
         self.era = era
+        self.augments_tasks = era == "legacy"
         self.server_name = "srv"
         self.protocol_version = "2026-07-28"
         self.deadlines: list[Any] = []

@@ -215,7 +215,7 @@ class BatchRunner:
             return
         calls = any(line.command == "call" and line.error is None for line in self.lines)
         session = self.slot.get()  # batch-level problems (cannot start the server, a bad option) end here
-        if session.era != "modern" and self.jobs > 1:
+        if not session.asks_in_results and self.jobs > 1:
             # An older server's questions arrive in the middle of a call and name no call:
             # only with one line in flight can they be told apart (and get that line's answers).
             self.env.err(f"mrtr: batch: the server speaks MCP {session.protocol_version}, whose questions name "

@@ -329,7 +329,7 @@ class MrtrEngine:
     # ------------------------------------------------------------------ internals
     def _legacy_task(self, method: str, result: dict[str, Any]) -> bool:
         """A 2025-11-25 CreateTaskResult answering `tools/call` on a legacy session."""
-        if method != "tools/call" or self.session.era != "legacy" or "task" not in result:
+        if method != "tools/call" or not self.session.augments_tasks or "task" not in result:
             return False
         from mrtr_cli.protocol.legacy import is_create_task_result  # noqa: PLC0415 - start-up time: loaded with a legacy session
 

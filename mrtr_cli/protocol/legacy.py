@@ -115,20 +115,34 @@ class LegacySession(Session):
             declared once, in `initialize`, in the offered version's shape.
         responder: answers server-initiated requests (elicitation, sampling, roots).
         target: the public target description, for pending-style documents.
+        rejoin: `{"sessionId", "serverCapabilities"}` of an HTTP session left open for a
+            task: `open` rejoins it instead of sending `initialize` (a new session would not
+            know the task); None sends `initialize`.
+        on_log, observer: as for `Session`.
 
     Attributes:
         initialize_result: the `InitializeResult` exactly as sent.
         server_capabilities: its `capabilities` (e.g. `tasks.requests.tools.call`).
         declared: the capabilities declared in `initialize`.
         keep_open: set when a task the user may follow is left running in this HTTP
-            session: `close` then does not end (DELETE) the session, as a server may keep
-            tasks per session.
-        rejoin: `{"sessionId", "serverCapabilities"}` of an HTTP session left open for a
-            task: `open` rejoins it instead of sending `initialize` (a new session would not
-            know the task).
+            session (`keep_for_task`): `close` then does not end (DELETE) the session, as a
+            server may keep tasks per session.
+        on_error: called with every JSON-RPC error a request gets, before it is raised
+            (`watch_errors`), or None.
     """
 
     era = "legacy"
+    ping_method = "ping"
+    #: The server asks its questions in requests of its own while a call is in flight,
+    #: answered on the thread waiting for that call (the message pump).
+    asks_in_results = False
+    augments_tasks = True
+    lists_tasks = True
+    version_per_request = False
+    #: List changes come as `notifications/*/list_changed` the server declared in
+    #: `initialize`, resource updates after `resources/subscribe`.
+    listens_by_request = False
+    mirrors_param_headers = False
 
     def __init__(
         self,
@@ -141,9 +155,12 @@ class LegacySession(Session):
         capabilities: Mapping[str, Any] | None = None,
         responder: ServerRequestHandler | None = None,
         target: dict[str, Any] | None = None,
+        rejoin: dict[str, Any] | None = None,
+        on_log: Callable[[dict[str, Any]], None] | None = None,
+        observer: Any = None,
     ):
-        super().__init__(transport, env, tracer, protocol_version=protocol_version, log_level=log_level)
-        self.capabilities = dict(capabilities or {})
+        super().__init__(transport, env, tracer, protocol_version=protocol_version, log_level=log_level,
+                         capabilities=capabilities, on_log=on_log, observer=observer)
         self.declared: dict[str, Any] = {}
         self.responder = responder
         self.target = dict(target or {})
@@ -151,12 +168,10 @@ class LegacySession(Session):
         self.server_capabilities: dict[str, Any] = {}
         self._initialized = False
         self.keep_open = False
-        self.rejoin: dict[str, Any] | None = None
+        self.rejoin = rejoin
         self._capture_session = False
         self._inflight: list[tuple[str, dict[str, Any]]] = []
         self._inflight_lock = threading.Lock()
-        #: Called with every JSON-RPC error a request gets, before it is raised (the era
-        #: opener uses it to notice a server that changed era since it was cached).
         self.on_error: Callable[[JsonRpcError], None] | None = None
         if responder is not None:
             self.on_server_request = self._answer_server_request
@@ -189,7 +204,7 @@ class LegacySession(Session):
         if self.responder is not None:
             self.responder.capabilities = self.declared
         self._initialized = True
-        self.keep_open = True  # until a task driver sees its task end (tasks/legacy.release_session)
+        self.keep_open = True  # until a task driver sees its task end (`release_for_task`)
         sessions.resume_streams = True
         self.tracer.note("rejoining the HTTP session the task was left running in (no initialize)")
         return True
@@ -197,6 +212,38 @@ class LegacySession(Session):
     def session_id(self) -> str | None:
         """The `Mcp-Session-Id` of this HTTP session, or None (stdio, or no session)."""
         return self.sessions.session_headers.get(SESSION_HEADER) if self.sessions is not None else None
+
+    @property
+    def server_description(self) -> dict[str, Any] | None:
+        """The `InitializeResult` as sent; None before `initialize` (or in a rejoined session)."""
+        return self.initialize_result
+
+    def task_capability(self, *path: str) -> bool:
+        """Whether the `initialize` result's `capabilities.tasks` has `path` (e.g. "requests",
+        "tools", "call", or "list"; 2025-11-25 basic/utilities/tasks)."""
+        node: Any = self.server_capabilities
+        for key in ("tasks", *path):
+            node = node.get(key) if isinstance(node, dict) else None
+        return isinstance(node, dict)
+
+    def keep_for_task(self) -> str | None:
+        """Leave this HTTP session open at exit (`keep_open`) for a task the user may follow,
+        and return its `Mcp-Session-Id`; None (nothing kept) without one (stdio)."""
+        session_id = self.session_id()
+        if not session_id:
+            return None
+        self.keep_open = True
+        return session_id
+
+    def release_for_task(self) -> None:
+        """The task this session was rejoined for has ended: `close` ends the session again."""
+        if self.rejoin and self.keep_open:
+            self.keep_open = False
+
+    def watch_errors(self, callback: Callable[[JsonRpcError], None] | None) -> None:
+        """Call `callback` with every JSON-RPC error a request gets from now on, before it is
+        raised (the era opener notices a server that changed era since it was cached)."""
+        self.on_error = callback
 
     def initialize(self, deadline: Deadline | None = None) -> dict[str, Any]:
         """`initialize`, then `notifications/initialized` (2025-11-25 basic/lifecycle).
@@ -375,6 +422,10 @@ class LegacySession(Session):
         self.transport.abort(request_id)
 
     # ------------------------------------------------------------------ internals
+    def _declared_once(self) -> dict[str, Any] | None:
+        """What `initialize` declared: handshake-era requests carry no capabilities."""
+        return self.declared
+
     def _origin(self) -> str:
         with self._inflight_lock:
             current = self._inflight[-1] if self._inflight else None

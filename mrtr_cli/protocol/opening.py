@@ -146,16 +146,17 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
     display = None
     try:
         session = open_session(transport, env, run.tracer, settings, deadline=run.session_deadline())
-        if settings.observer is not None and session.era == "modern" and session.discover_result is not None:
-            settings.observer.version = session.protocol_version  # the era probe's server/discover
+        # The era probe's server/discover (only a modern session has one).
+        if settings.observer is not None and session.discover_result is not None:
+            settings.observer.version = session.protocol_version
             settings.observer.discover(session.discover_result, session.capabilities_for("server/discover"))
         if not env.quiet:
             from mrtr_cli.render.live.progress import ProgressDisplay  # noqa: PLC0415 - lazy for start-up time
 
-            display = session.progress = ProgressDisplay(env)
-        if target.url and session.era == "modern":
-            # Streamable HTTP (2026-07-28): every tools/call mirrors x-mcp-header arguments into headers.
-            session.param_headers = run.catalog(session)
+            display = ProgressDisplay(env)
+            session.show_progress(display)
+        if target.url and session.mirrors_param_headers:
+            session.use_param_headers(run.catalog(session))
         yield session
     except (KeyboardInterrupt, Interrupted):
         from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time

@@ -62,14 +62,22 @@ class Session(MessageRouting, ResponseWaiting):
         tracer: message tracer (`-v`, `--trace`).
         protocol_version: the modern version to speak (default 2026-07-28).
         log_level: `io.modelcontextprotocol/logLevel` to set on every request, or None.
+        capabilities: what this run can answer (`ResponderChain.capabilities()`); discovery
+            and list requests declare from it what the matching call declares (`capabilities_for`).
+        on_log: called with the params of each `notifications/message`, or None.
+        observer: `--strict`'s checker (`protocol.checks.strict.StrictChecker`): it sees every
+            response and every message the server sends on its own; None without `--strict`.
+        discover_result: the `server/discover` result the era probe got, or None (it is
+            fetched when `describe` needs it); its `serverInfo` names the server.
 
     Attributes:
         server_info: the last `io.modelcontextprotocol/serverInfo` seen in a result `_meta`.
-        on_log: called with the params of each `notifications/message`.
         on_notification: called (on a reader thread) with every other notification the
             server sends, as sent (list changes, resource updates, subscription
-            acknowledgements: protocol/features/listen.py); None drops them.
-        progress: shows the progress of every request (a ProgressSink), or None.
+            acknowledgements: protocol/features/listen.py); None drops them. Set with
+            `route_notifications`.
+        progress: shows the progress of every request (a ProgressSink), or None. Set with
+            `show_progress`.
         on_server_request: for older servers; called with a server-initiated request and
             returns the response message to send (None: not handled). It runs on the
             thread waiting in `request` (the message pump), never on a reader thread,
@@ -77,12 +85,36 @@ class Session(MessageRouting, ResponseWaiting):
         param_headers: optional `Mcp-Param-*` source (`protocol.lists.catalog.ToolCatalog`):
             `headers_for(method, params)` adds headers to each request, and
             `refresh_after_mismatch(method, params)` decides whether a `-32020` is retried.
-        discover_result: the `server/discover` result when one was fetched (era probe).
-        capabilities: what this run can answer (`ResponderChain.capabilities()`); discovery
-            and list requests declare from it what the matching call declares (`capabilities_for`).
+            Set with `use_param_headers`.
+
+    What the era does differently (each session class answers for its own era; callers
+    ask these rather than compare `era`):
+        ping_method, asks_in_results, augments_tasks, lists_tasks, version_per_request,
+        listens_by_request, mirrors_param_headers, server_description, task_capability,
+        keep_for_task, release_for_task.
     """
 
     era = "modern"
+    #: The request that checks the server is there: 2026-07-28 removed `ping`, and
+    #: `server/discover` is the one request every such server answers without arguments.
+    ping_method = "server/discover"
+    #: The server asks its questions in results (`input_required`), never in requests of
+    #: its own during a call: no server request needs the calling thread to answer it.
+    asks_in_results = True
+    #: A `tools/call` becomes a task only when the client asks (`params.task`, 2025-11-25
+    #: task augmentation); False: the server decides (the tasks extension).
+    augments_tasks = False
+    #: The server's tasks can be listed (`tasks/list`, 2025-11-25); the tasks extension has none.
+    lists_tasks = False
+    #: Every request names its protocol version (2026-07-28 `_meta`), so the session can
+    #: speak the version a task or a resumed call began in; False: the handshake fixed it.
+    version_per_request = True
+    #: List changes and resource updates come on a `subscriptions/listen` request, each
+    #: tagged with its subscription; False: as plain notifications of the session.
+    listens_by_request = True
+    #: Over Streamable HTTP a `tools/call` mirrors `x-mcp-header` arguments into
+    #: `Mcp-Param-*` headers (`use_param_headers`).
+    mirrors_param_headers = True
 
     def __init__(
         self,
@@ -92,6 +124,10 @@ class Session(MessageRouting, ResponseWaiting):
         *,
         protocol_version: str = LATEST_MODERN,
         log_level: str | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        on_log: Callable[[dict[str, Any]], None] | None = None,
+        observer: Any = None,
+        discover_result: dict[str, Any] | None = None,
     ):
         self.transport = transport
         self.env = env
@@ -100,14 +136,12 @@ class Session(MessageRouting, ResponseWaiting):
         self.log_level = log_level
         self._heard_at: float | None = None  # when the server last sent anything (monotonic)
         self.server_info: dict[str, Any] | None = None
-        self.on_log: Callable[[dict[str, Any]], None] | None = None
+        self.on_log = on_log
         self.on_notification: Callable[[Message], None] | None = None
         self.on_server_request: Callable[[Message], OutgoingMessage | None] | None = None
-        self.discover_result: dict[str, Any] | None = None
-        self.capabilities: dict[str, Any] = {}
-        #: `--strict`: sees every response and every message the server sends on its own
-        #: (`protocol.checks.strict.StrictChecker`), or None.
-        self.observer: Any = None
+        self.discover_result = discover_result
+        self.capabilities: dict[str, Any] = dict(capabilities or {})
+        self.observer = observer
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
         #: Server requests answered with an error because the run stopped while they were
@@ -121,6 +155,8 @@ class Session(MessageRouting, ResponseWaiting):
         self._server_requests: collections.deque[Message] = collections.deque()
         self._waiters: set[threading.Event] = set()
         self._serving = threading.Lock()
+        if discover_result is not None:
+            self._note_server_info(discover_result)
 
     # ------------------------------------------------------------------ lifecycle
     def open(self, deadline: Deadline | None = None) -> None:
@@ -164,6 +200,47 @@ class Session(MessageRouting, ResponseWaiting):
         from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
 
         return declared_for(self.capabilities, method)
+
+    @property
+    def server_description(self) -> dict[str, Any] | None:
+        """What the server said of itself, as sent: the `server/discover` result (the era
+        probe's, or `describe`'s); None when the session has not fetched it."""
+        return self.discover_result
+
+    def task_capability(self, *path: str) -> bool:
+        """Whether the server's 2025-11-25 `capabilities.tasks` has `path` (e.g. "requests",
+        "tools", "call", or "list"); always False here: the tasks extension needs no
+        server capability for the client to ask."""
+        return False
+
+    def keep_for_task(self) -> str | None:
+        """Leave the HTTP session open at exit for a task the user may follow, and return
+        its `Mcp-Session-Id`; None (nothing kept) here: a 2026-07-28 server has no sessions."""
+        return None
+
+    def release_for_task(self) -> None:
+        """A task `keep_for_task` kept this session for has ended; nothing to do here."""
+
+    # ------------------------------------------------------------------ settings that change
+    def speak_version(self, version: str) -> None:
+        """Speak `version` from now on: the one a resumed call or a task began in (its
+        `requestState` or task belongs to that version)."""
+        self.protocol_version = version
+
+    def route_notifications(self, handler: Callable[[Message], None] | None) -> Callable[[Message], None] | None:
+        """Hand every notification that is not progress or a log to `handler` (on a reader
+        thread; None drops them) and return the handler it replaces."""
+        before, self.on_notification = self.on_notification, handler
+        return before
+
+    def show_progress(self, sink: ProgressSink | None) -> None:
+        """Show the progress of every request from now on on `sink` (None: not shown)."""
+        self.progress = sink
+
+    def use_param_headers(self, source: Any) -> None:
+        """Add `Mcp-Param-*` headers to each request from `source` (`param_headers`; a
+        `protocol.lists.catalog.ToolCatalog`), which needs this session to list the tools."""
+        self.param_headers = source
 
     # ------------------------------------------------------------------ requests
     def envelope(self, capabilities: dict[str, Any], request_id: RequestId) -> Mapping[str, object]:
@@ -373,14 +450,14 @@ class Session(MessageRouting, ResponseWaiting):
         return response
 
     def _declared_once(self) -> dict[str, Any] | None:
-        """What an older session declared in `initialize` (None: modern requests carry it)."""
-        return None if self.era == "modern" else getattr(self, "declared", None)
+        """What the session declared once for all its requests (None: each request carries it)."""
+        return None
 
     def _inline(self) -> bool:
         """Run this request in the calling thread: the transport can, the thread is not the
         main one (which must stay free for Ctrl-C), and no server request can arrive for this
         thread to answer meanwhile (a 2026-07-28 server asks its questions in results)."""
-        return (self.transport.inline_exchange and self.era == "modern"
+        return (self.transport.inline_exchange and self.asks_in_results
                 and threading.current_thread() is not threading.main_thread())
 
     def _exchange_inline(self, msg: JSONRPCRequest, headers: dict[str, str], deadline: Deadline) -> Message:

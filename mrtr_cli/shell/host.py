@@ -224,7 +224,7 @@ class ShellHost:
 
     def _prefetch(self, session: Session) -> None:
         """At a terminal: the lists completion offers, fetched while the person types."""
-        if session.era != "modern":  # an older server's own requests must meet the line's thread
+        if not session.asks_in_results:  # an older server's own requests must meet the line's thread
             return
         from mrtr_cli.protocol.lists.catalog import cached_list  # noqa: PLC0415 - lazy for start-up time
 

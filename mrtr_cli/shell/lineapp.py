@@ -120,8 +120,8 @@ class LineApp(App):
         responder = getattr(session, "responder", None)
         if responder is not None:  # an older server's own requests: this line's answers
             responder.chain = self.chain()
-        if self.host.target.url and session.era == "modern":
-            session.param_headers = self.catalog(session)
+        if self.host.target.url and session.mirrors_param_headers:
+            session.use_param_headers(self.catalog(session))
         try:
             yield session
         except InputRequired as exc:

@@ -66,7 +66,7 @@ class ListWatcher:
     def start(self) -> None:
         """Begin watching what the server declares (a 2026-07-28 subscription on a thread)."""
         session = self.session
-        if session.era == "modern":
+        if session.listens_by_request:
             kinds = declared_kinds((session.discover_result or {}).get("capabilities"))
             if kinds:
                 self._thread = threading.Thread(target=self._listen, args=(kinds,), name="mrtr-shell-watch",
@@ -74,7 +74,7 @@ class ListWatcher:
                 self._thread.start()
             return
         kinds = declared_kinds(getattr(session, "server_capabilities", None))
-        session.on_notification = self._notified
+        session.route_notifications(self._notified)
         if session.transport.local_process:  # over HTTP they come only on an optional stream: not counted on
             with self._lock:
                 self._covered = set(kinds)

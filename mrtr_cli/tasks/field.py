@@ -21,7 +21,7 @@ def task_field(session: Any, name: str, catalog: Any, *, requested: bool, ttl: f
     Raises:
         UsageError: `--task` for a server or tool that cannot run tasks, a bad `--task-ttl`.
     """
-    if session.era == "modern":
+    if not session.augments_tasks:
         if requested:
             note("mrtr: note: --task changes nothing on a 2026-07-28 server: the server decides "
                  "when a call becomes a task")

@@ -52,15 +52,6 @@ def tool_task_support(tool: dict[str, Any] | None) -> str:
     return support if support in (REQUIRED, OPTIONAL, FORBIDDEN) else FORBIDDEN
 
 
-def server_task_capability(session: Session, *path: str) -> bool:
-    """True when the legacy server's `capabilities.tasks` has `path` (e.g. "requests",
-    "tools", "call", or "list"); always False on a modern session."""
-    node: Any = getattr(session, "server_capabilities", None) if session.era == "legacy" else None
-    for key in ("tasks", *path):
-        node = node.get(key) if isinstance(node, dict) else None
-    return isinstance(node, dict)
-
-
 def task_augmentation(session: Session, name: str, tool: dict[str, Any] | None, *, requested: bool,
                       ttl_seconds: float | None) -> dict[str, Any] | None:
     """The `task` member to add to `tools/call NAME`, or None (2025-11-25 "Tool-Level Negotiation").
@@ -83,10 +74,10 @@ def task_augmentation(session: Session, name: str, tool: dict[str, Any] | None, 
     if ttl_seconds is not None and ttl_seconds <= 0:
         raise UsageError(f"--task-ttl {ttl_seconds:g}: expected a positive number of seconds")
     ttl = {"ttl": max(1, round((ttl_seconds if ttl_seconds is not None else DEFAULT_TASK_TTL_SECONDS) * 1000))}
-    if session.era != "legacy":
+    if not session.augments_tasks:
         return None  # 2026-07-28: the server decides (the tasks extension is declared on every call)
     server = sanitize(session.server_name, single_line=True)
-    if not server_task_capability(session, "requests", "tools", "call"):
+    if not session.task_capability("requests", "tools", "call"):
         if requested:
             raise UsageError(f"--task: {server} cannot run tools as tasks (its initialize result has no "
                              "capabilities.tasks.requests.tools.call)", hint="call the tool without --task")
@@ -116,7 +107,7 @@ class LegacyTasksWire(TaskWire):
     """
 
     variant = VARIANT
-    era = "legacy"
+    augmented = True
     takes_input_by_update = False
 
     @classmethod
@@ -189,11 +180,11 @@ def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> lis
     from mrtr_cli.protocol.lists.listing import list_all  # noqa: PLC0415 - lazy for start-up time
 
     server = sanitize(session.server_name, single_line=True)
-    if session.era != "legacy":
+    if not session.lists_tasks:
         raise UsageError(f"{server} speaks MCP {session.protocol_version}, which has no tasks/list "
                          "(the tasks extension removed it)",
                          hint="`mrtr task list` (without --remote) shows the tasks recorded on this machine")
-    if not server_task_capability(session, "list"):
+    if not session.task_capability("list"):
         raise UsageError(f"{server} does not offer tasks/list (its initialize result has no capabilities.tasks.list)",
                          hint="`mrtr task list` (without --remote) shows the tasks recorded on this machine")
     items, _ = list_all(session, "tasks/list", deadline=deadline)
@@ -205,25 +196,23 @@ KEPT_SESSION_NOTE = ("the HTTP session it runs in is left open (not ended at exi
                      "tasks per session still has it for `task wait`")
 
 
-def keep_session_for(session: Any, record: Any) -> bool:
+def keep_session_for(session: Session, record: Any) -> bool:
     """Leave a 2025-11-25 HTTP session open for a task the user may follow (`--detach`,
-    Ctrl-C, `--timeout`): the session is not ended at exit, and `record` (a `TaskRecord`)
-    keeps its id and the server's capabilities so `task wait` rejoins it. Returns True
-    when it did (a legacy session over HTTP with a session id), else False."""
-    session_id = session.session_id() if getattr(session, "era", None) == "legacy" and hasattr(
-        session, "session_id") else None
+    Ctrl-C, `--timeout`): the session is not ended at exit (`Session.keep_for_task`), and
+    `record` (a `TaskRecord`) keeps its id and the server's capabilities so `task wait`
+    rejoins it. Returns True when it did (a legacy session over HTTP with a session id),
+    else False."""
+    session_id = session.keep_for_task()
     if not session_id:
         return False
-    session.keep_open = True
     record.session_id = session_id
     record.server_capabilities = dict(getattr(session, "server_capabilities", {}) or {})
     return True
 
 
-def release_session(session: Any, record: Any) -> None:
-    """The task of `record` has ended: a session rejoined for it may be ended at exit again,
-    and the record forgets the session (`keep_session_for`)."""
-    if getattr(session, "rejoin", None) and getattr(session, "keep_open", False):
-        session.keep_open = False
+def release_session(session: Session, record: Any) -> None:
+    """The task of `record` has ended: a session rejoined for it may be ended at exit again
+    (`Session.release_for_task`), and the record forgets the session (`keep_session_for`)."""
+    session.release_for_task()
     record.session_id = None
     record.server_capabilities = None

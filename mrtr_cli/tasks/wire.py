@@ -34,13 +34,15 @@ class TaskWire:
 
     Attributes:
         variant: a short name stored in task records ("ext", "sep-2322", "2025-11-25").
-        era: the session era the variant lives in ("modern" or "legacy").
+        augmented: the variant's tasks are asked for by the client (`params.task`, 2025-11-25
+            task augmentation): it fits a session that `augments_tasks`; False: the server
+            decides (the variants of 2026-07-28).
         takes_input_by_update: answers can be sent on their own (`send_input`, for
             `mrtr task update`); False when they only go in while waiting for the result.
     """
 
     variant = "base"
-    era = "modern"
+    augmented = False
     takes_input_by_update = True
 
     @classmethod

@@ -139,7 +139,7 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
         from mrtr_cli.schema.toolargs import tool_arguments  # noqa: PLC0415 - lazy for start-up time
 
         if doc.get("protocolVersion"):
-            session.protocol_version = str(doc["protocolVersion"])
+            session.speak_version(str(doc["protocolVersion"]))
         # Checked as `call`, `prompt` and `read` check them: nothing invalid is sent.
         params = doc["params"]
         if doc["method"] == "resources/read":

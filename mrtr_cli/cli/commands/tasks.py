@@ -63,8 +63,8 @@ def _runner(app: App, session: Session, target: Target, record: TaskRecord | Non
             params: dict[str, Any] | None = None, recorder: AnswerRecorder | None = None) -> TaskRunner:
     from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - lazy for start-up time
 
-    if record is not None and record.protocol_version and session.era == "modern":
-        session.protocol_version = record.protocol_version
+    if record is not None and record.protocol_version and session.version_per_request:
+        session.speak_version(record.protocol_version)
     tool = params.get("name") if params else (record.tool if record is not None else None)
     return TaskRunner(app, session, app.chain(), target, tool=tool, params=params, recorder=recorder)
 

@@ -116,23 +116,17 @@ class _Opener:
         self.key = settings.cache_key
         self.cache = EraCache() if self.key and not env.settings.no_cache else None
 
-    def modern(self, version: str | None) -> Session:
-        session = Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
-                          log_level=self.settings.log_level)
-        session.on_log = self.settings.on_log
-        session.capabilities = dict(self.settings.capabilities)
-        session.observer = self.settings.observer
-        return session
+    def modern(self, version: str | None, discover: dict[str, Any] | None = None) -> Session:
+        return Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
+                       log_level=self.settings.log_level, capabilities=self.settings.capabilities,
+                       on_log=self.settings.on_log, observer=self.settings.observer, discover_result=discover)
 
     def legacy(self, version: str | None) -> LegacySession:
         responder = self.settings.responder() if self.settings.responder is not None else None
-        session = LegacySession(self.transport, self.env, self.tracer, protocol_version=version or LATEST_LEGACY,
-                                log_level=self.settings.log_level, capabilities=self.settings.capabilities,
-                                responder=responder, target=self.settings.target)
-        session.on_log = self.settings.on_log
-        session.rejoin = self.settings.rejoin
-        session.observer = self.settings.observer
-        return session
+        return LegacySession(self.transport, self.env, self.tracer, protocol_version=version or LATEST_LEGACY,
+                             log_level=self.settings.log_level, capabilities=self.settings.capabilities,
+                             responder=responder, target=self.settings.target, rejoin=self.settings.rejoin,
+                             on_log=self.settings.on_log, observer=self.settings.observer)
 
     def open(self) -> Session:
         era, version = parse_protocol(self.settings.protocol)
@@ -174,7 +168,7 @@ class _Opener:
                 self.cache.forget(self.key)
             return None
         self.tracer.note(f"speaking MCP {session.protocol_version} (legacy, known from the era cache)")
-        session.on_error = self._doubt_cached_legacy
+        session.watch_errors(self._doubt_cached_legacy)
         return session
 
     def _doubt_cached_legacy(self, err: JsonRpcError) -> None:
@@ -245,11 +239,8 @@ class _Opener:
         return legacy
 
     def _adopt_modern(self, version: str | None, discover: dict[str, Any] | None) -> Session:
-        session = self.modern(version)
+        session = self.modern(version, discover)
         session.adopt_transport()
-        session.discover_result = discover
-        if discover is not None:
-            session._note_server_info(discover)  # noqa: SLF001 - same class family
         return session
 
     def _remember(self, session: Session) -> Session:

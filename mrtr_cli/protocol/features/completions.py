@@ -40,7 +40,7 @@ def offers_completions(session: Session) -> bool | None:
     """Whether the server declared `completions` in what the session knows of it (the
     `server/discover` result of the era probe, or an older server's `initialize`
     result); None when the session has not seen either."""
-    result = session.discover_result if session.era == "modern" else getattr(session, "initialize_result", None)
+    result = session.server_description
     if not isinstance(result, dict) or not isinstance(result.get("capabilities"), dict):
         return None
     return "completions" in result["capabilities"]

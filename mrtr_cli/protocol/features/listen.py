@@ -183,15 +183,15 @@ def listen(session: Session, want: Want, *, on_event: Callable[[Message], None],
             `Session.request` (JsonRpcError, TransportError...).
     """
     deadline = ListenDeadline(timeout)
-    listener = Listener(want, on_event, count, deadline, on_ack, modern=session.era != "legacy")
+    listener = Listener(want, on_event, count, deadline, on_ack, modern=session.listens_by_request)
     before = session.on_notification  # another watcher of the session (`mrtr shell`) keeps its own
-    session.on_notification = listener if before is None else _both(listener, before)
+    session.route_notifications(listener if before is None else _both(listener, before))
     try:
-        if session.era == "legacy":
+        if not session.listens_by_request:
             return _listen_legacy(session, want, listener, deadline, warn or (lambda _l: None))
         return _listen_modern(session, want, listener, deadline, warn)
     finally:
-        session.on_notification = before
+        session.route_notifications(before)
 
 
 def _both(first: Callable[[Message], None], then: Callable[[Message], None]) -> Callable[[Message], None]:

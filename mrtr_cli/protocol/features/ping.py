@@ -17,11 +17,6 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 
 
-def ping_method(session: Session) -> str:
-    """The request that pings `session`'s server: `ping` (legacy), `server/discover` (2026-07-28)."""
-    return "ping" if session.era == "legacy" else "server/discover"
-
-
 @dataclass
 class Echo:
     """One answered ping: its request method, round-trip time in seconds, and the result as sent."""
@@ -38,7 +33,7 @@ def ping_once(session: Session, deadline: Deadline) -> Echo:
         TimeoutExpired: no reply within `deadline` (the request is cancelled).
         TransportError / JsonRpcError / ProtocolError: from the session.
     """
-    method = ping_method(session)
+    method = session.ping_method
     start = time.monotonic()
     result = session.request(method, {}, deadline=deadline)
     seconds = time.monotonic() - start
