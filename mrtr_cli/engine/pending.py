@@ -459,21 +459,6 @@ def load_pending(path: str, stdin_text: str | None = None, config_words: Sequenc
     return doc
 
 
-def typed_in_template(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The form fields filled in a pending document's `answersTemplate` (typed before Ctrl-C,
-    or defaults), by input key: pre-filled when the form is asked again, not answers."""
-    template = doc.get("answersTemplate")
-    responses = template.get("inputResponses") if isinstance(template, dict) else None
-    out: dict[str, dict[str, Any]] = {}
-    for key, response in (responses or {}).items() if isinstance(responses, dict) else ():
-        content = response.get("content") if isinstance(response, dict) else None
-        if isinstance(content, dict):
-            filled = {name: value for name, value in content.items() if value is not None}
-            if filled:
-                out[str(key)] = filled
-    return out
-
-
 def forget_interrupted(path: str) -> None:
     """Delete `path` if it is a document `save_interrupted` wrote (its call has now finished);
     any other file is the user's own and is left alone."""
