@@ -1,18 +1,26 @@
-"""A resumed call is the ordinary call, seeded: where a pending document stopped, as one value.
+"""A resumed call is the ordinary call, seeded: a pending document read back, and where it
+stopped as one value.
 
-2026-07-28 basic/patterns/mrtr ("Input-required rounds": a retry carries `inputResponses` and
-the exact `requestState`); docs/design.md, "Pending documents". `mrtr resume` reads a pending
-document (engine/pending.py `load_pending`), makes a `Seed` of it, and hands that to the
-engine's one entry point (`engine/run.py` `run_request`): the engine starts from the round
-the document stopped at instead of sending the first request, and is otherwise the call
-`mrtr call` makes.
+2026-07-28 basic/patterns/mrtr ("Input-required rounds": a retry carries `inputResponses`
+and the exact `requestState`); docs/design.md, "Pending documents". `mrtr resume` reads a
+pending document back (`load_pending`: checked, as a file from anywhere), makes a `Seed` of
+it and hands that to the engine's one entry point (engine/run.py `run_request`): the
+engine starts from the round the document stopped at instead of sending the first
+request, and is otherwise the call `mrtr call` makes. A server that refuses the echoed
+`requestState` says so in a way `is_rejected_state` knows. Writing a document is
+engine/pending.py's job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from mrtr_cli.engine.pending import PENDING_FORMAT, start_again_legacy
+from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol.capabilities import MRTR_METHODS
 
 
 @dataclass(frozen=True)
@@ -40,9 +48,9 @@ class Seed:
 
     @classmethod
     def of_pending(cls, doc: Mapping[str, Any]) -> Seed:
-        """The seed of a pending document checked by `engine.pending.load_pending` (its
-        `inputRequests` an object, its `requestState` a string when present); an `answered`
-        or `sentResponses` member that is not an object counts as none."""
+        """The seed of a pending document checked by `load_pending` (its `inputRequests` an
+        object, its `requestState` a string when present); an `answered` or `sentResponses`
+        member that is not an object counts as none."""
         answered, sent = doc.get("answered"), doc.get("sentResponses")
         state = doc.get("requestState")
         return cls(input_requests=doc["inputRequests"], request_state=state if isinstance(state, str) else None,
@@ -71,3 +79,55 @@ def _typed_in_template(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             if filled:
                 out[str(key)] = filled
     return out
+
+
+#: The requests a pending document can finish (the MRTR-capable ones, docs/design.md, "Input-required rounds").
+RESUMABLE_METHODS = MRTR_METHODS
+
+
+def load_pending(path: str, stdin_text: str | None = None, config_words: Sequence[str] = ()) -> dict[str, Any]:
+    """Read and check a pending document (`-` reads `stdin_text`).
+
+    Raises:
+        UsageError: unreadable, not JSON, or not a `pending/1` document.
+    """
+    from mrtr_cli.userfiles import load_json_document  # noqa: PLC0415 - start-up time: only `mrtr resume`
+
+    doc = load_json_document(path, what="pending document", stdin_text=stdin_text)
+    if not isinstance(doc, dict) or doc.get("mrtr") != PENDING_FORMAT:
+        raise UsageError(f"{path} is not an mrtr pending document (expected \"mrtr\": \"{PENDING_FORMAT}\")")
+    for member in ("method", "params", "inputRequests", "target"):
+        if member not in doc:
+            raise UsageError(f"{path}: the pending document has no {member!r}")
+    if not isinstance(doc["params"], dict) or not isinstance(doc["inputRequests"], dict):
+        raise UsageError(f"{path}: params and inputRequests must be objects")
+    if doc["method"] not in RESUMABLE_METHODS:
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+
+        raise UsageError(f"{path}: method must be one of {', '.join(RESUMABLE_METHODS)}, not "
+                         f"{sanitize(json.dumps(doc['method']), single_line=True)}")
+    if not doc["inputRequests"]:
+        raise UsageError(f"{path}: the pending document asks nothing (its inputRequests are empty)",
+                         hint="there is nothing to resume: start the call again")
+    if "requestState" in doc and not isinstance(doc["requestState"], str):
+        raise UsageError(f"{path}: requestState must be a string")
+    if doc.get("resumable") is False:
+        version = doc.get("protocolVersion") or "an older protocol"
+        raise UsageError(
+            f"{path} cannot be resumed: the server speaks MCP {version}, which asks its questions during "
+            "the call and has no requestState to resume",
+            hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc, config_words),
+        )
+    return doc
+
+
+def is_rejected_state(err: object) -> bool:
+    """True when a JSON-RPC error says the server refused the echoed `requestState`
+    (the official SDK's -32602 "Invalid or expired requestState", `data.reason`
+    "invalid_request_state")."""
+    if getattr(err, "code", None) != -32602:
+        return False
+    data = getattr(err, "data", None)
+    if isinstance(data, dict) and data.get("reason") == "invalid_request_state":
+        return True
+    return "requeststate" in str(getattr(err, "message", "")).lower()

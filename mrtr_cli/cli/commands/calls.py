@@ -106,13 +106,8 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     saved, so give -H / --bearer-token-env again when the server needs them.
     """
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.engine.pending import (  # noqa: PLC0415 - lazy for start-up time
-        forget_interrupted,
-        is_rejected_state,
-        load_pending,
-        start_again_command,
-    )
-    from mrtr_cli.engine.resume import Seed  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.engine.pending import forget_interrupted, start_again_command  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.engine.resume import Seed, is_rejected_state, load_pending  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
