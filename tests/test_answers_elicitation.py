@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mrtr_cli.engine.pending import answers_template, is_rejected_state, pending_notes, start_again_command
+from mrtr_cli.engine.pending import answers_template, pending_notes, start_again_command
+from mrtr_cli.engine.resume import is_rejected_state
 from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.responders.answers import parse_answer_document, parse_flag
 from mrtr_cli.responders.urls import openable, split_for_display, url_warnings

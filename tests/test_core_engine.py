@@ -16,6 +16,7 @@ import pytest
 
 from mrtr_cli.engine import mrtr as engine_mod
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, MrtrEngine, rejected_explanation
+from mrtr_cli.engine.resume import Seed
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import (
     InputRequired,
@@ -281,11 +282,11 @@ def test_the_recorder_and_the_sent_answers_hold_what_was_sent():
 def test_a_resumed_call_sends_the_gathered_answers_with_the_new_ones_then_only_new_ones():
     """`mrtr resume` from a round answered in part: the round's earlier answers go with the
     retry of that round, and never into the next round's retry."""
-    pending_round = asking("st-1", a=form("x"), b=form("y"))
+    seed = Seed({"a": form("x"), "b": form("y")}, "st-1", answered={"a": accept(x="X")},
+                sent={"old": accept(w="W")})
     session = ScriptedSession(asking("st-2", c=form("z")), DONE)
     eng = engine(session, chain_of(flags=("y=Y", "z=Z")))
-    outcome = eng.run("tools/call", PARAMS, resume_from=pending_round, answered={"a": accept(x="X")},
-                      sent={"old": accept(w="W")})
+    outcome = eng.run("tools/call", PARAMS, seed=seed)
     assert outcome.rounds == 2
     first, second = session.params
     assert first["inputResponses"] == {"a": accept(x="X"), "b": accept(y="Y")}
@@ -297,10 +298,9 @@ def test_a_resumed_call_sends_the_gathered_answers_with_the_new_ones_then_only_n
 
 
 def test_a_resumed_call_does_not_ask_again_for_answered_keys():
-    pending_round = asking("st-1", a=form("x"), b=form("y"))
+    seed = Seed({"a": form("x"), "b": form("y")}, "st-1", answered={"a": accept(x="X")})
     session = ScriptedSession(DONE)
-    engine(session, chain_of(flags=("y=Y",))).run("tools/call", PARAMS, resume_from=pending_round,
-                                                 answered={"a": accept(x="X")})
+    engine(session, chain_of(flags=("y=Y",))).run("tools/call", PARAMS, seed=seed)
     assert session.params[0]["inputResponses"] == {"a": accept(x="X"), "b": accept(y="Y")}
 
 
@@ -375,11 +375,10 @@ class InterruptingChain(ResponderChain):
 
 def test_ctrl_c_at_a_prompt_saves_what_was_typed_and_says_how_to_resume(tmp_path, monkeypatch):
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path))
-    pending_round = asking("st", a=form("x"), b=form("y"), c=form("z"))
+    seed = Seed({"a": form("x"), "b": form("y"), "c": form("z")}, "st", answered={"a": accept(x="X")})
     chain = InterruptingChain(PromptInterrupted({"b": accept(y="Y")}, {"c": {"z": "half"}}))
     with pytest.raises(Interrupted) as caught:
-        engine(ScriptedSession(), chain).run("tools/call", PARAMS, resume_from=pending_round,
-                                            answered={"a": accept(x="X")})
+        engine(ScriptedSession(), chain).run("tools/call", PARAMS, seed=seed)
     exc = caught.value
     assert exc.message == "interrupted while answering the server's questions"
     (saved,) = list((tmp_path / "pending").iterdir())

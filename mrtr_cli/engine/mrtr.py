@@ -46,6 +46,7 @@ from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.runcontext import DEFAULT_MAX_ROUNDS
 
 if TYPE_CHECKING:
+    from mrtr_cli.engine.resume import Seed
     from mrtr_cli.protocol.messages import InputResponses
 
 _BACKOFF_START = 0.05
@@ -216,25 +217,15 @@ class MrtrEngine:
             return declared_for(self.chain.capabilities(), method)
         return self.chain.capabilities()
 
-    def run(
-        self,
-        method: str,
-        params: dict[str, Any],
-        *,
-        resume_from: dict[str, Any] | None = None,
-        answered: dict[str, Any] | None = None,
-        sent: dict[str, Any] | None = None,
-    ) -> EngineOutcome:
+    def run(self, method: str, params: dict[str, Any], *, seed: Seed | None = None) -> EngineOutcome:
         """Send `method` with `params` and answer input rounds until a final result.
 
         Args:
             method: `tools/call`, `prompts/get` or `resources/read`.
             params: the original params (`name`/`arguments`, or `uri`), without `_meta`.
-            resume_from: an `input_required` result to continue from instead of sending
-                the first request (used by `mrtr resume`).
-            answered: responses already gathered for keys of `resume_from`.
-            sent: the responses sent in earlier rounds (`sentResponses` of the pending
-                document); a pending document written later carries them on.
+            seed: a resumed call (`mrtr resume`, engine/resume.py): the loop starts from the
+                seed's round, with the answers already given for it, instead of sending the
+                first request; otherwise the call is the same.
 
         Raises:
             InputRequired: input is needed that nobody can give now (pending document attached).
@@ -242,13 +233,14 @@ class MrtrEngine:
             JsonRpcError, TransportError, AuthError, TimeoutExpired, UsageError, Declined.
             Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
         """
+        if seed is not None:
+            self._seed(seed)
         _refuse_lone_surrogate(params)
         caps = self.capabilities(method)
-        self.sent.seed(sent)
         outcome = EngineOutcome(result={})
-        result = resume_from if resume_from is not None else self._send(method, params, caps, None, None)
+        result = seed.result() if seed is not None else self._send(method, params, caps, None, None)
+        preset = dict(seed.answered) if seed is not None else {}
         backoff = _BACKOFF_START
-        preset = dict(answered or {})
         while True:
             result_type = self._result_type(method, result)
             if result_type != "input_required":
@@ -266,6 +258,15 @@ class MrtrEngine:
             result = self._retry(method, params, caps, rnd, responses)
 
     # ------------------------------------------------------------------ one round, as policy around the loop
+    def _seed(self, seed: Seed) -> None:
+        """Start a resumed call where `seed` left it: the answers its earlier rounds sent are
+        carried on (by a later pending document, and by `--save-answers`, which then replays
+        the whole call), and its typed fields are pre-filled at the terminal."""
+        self.sent.seed(seed.sent)
+        if self.recorder is not None:
+            self.recorder.seed(seed.sent)
+        self.chain.typed_before = seed.typed
+
     def _result_type(self, method: str, result: dict[str, Any]) -> object:
         """The result's `resultType` ("complete" when absent); a 2025-11-25 CreateTaskResult is "task"."""
         result_type: object = result.get("resultType", "complete")

@@ -9,7 +9,8 @@ required, allowed values, default).
 
 A server speaking a handshake-era version (2025-11-25 and earlier) asks during the
 call, so its documents say `"era": "legacy", "resumable": false` (plus the server's
-`result` or `error`); `load_pending` refuses them: the call is run again instead.
+`result` or `error`); reading one back (engine/resume.py `load_pending`) refuses them:
+the call is run again instead.
 """
 
 from __future__ import annotations
@@ -21,10 +22,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
 
-from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.platform.fileopen import BINARY
-from mrtr_cli.protocol.capabilities import MRTR_METHODS
 
 PENDING_FORMAT = "pending/1"
 
@@ -253,18 +252,6 @@ def _resume_lead(doc: Mapping[str, object]) -> str:
     return url_in_command(str(url))[1]
 
 
-def is_rejected_state(err: object) -> bool:
-    """True when a JSON-RPC error says the server refused the echoed `requestState`
-    (the official SDK's -32602 "Invalid or expired requestState", `data.reason`
-    "invalid_request_state")."""
-    if getattr(err, "code", None) != -32602:
-        return False
-    data = getattr(err, "data", None)
-    if isinstance(data, dict) and data.get("reason") == "invalid_request_state":
-        return True
-    return "requeststate" in str(getattr(err, "message", "")).lower()
-
-
 def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] = (), *,
                         target_words: bool = True) -> str:
     """The `mrtr` command line that starts the pending call over (target, command, arguments);
@@ -417,61 +404,6 @@ def legacy_pending(
     if error is not None:
         doc["error"] = {"code": error.code, "message": error.message, "data": error.data}
     return doc
-
-
-#: The requests a pending document can finish (the MRTR-capable ones, docs/design.md, "Input-required rounds").
-RESUMABLE_METHODS = MRTR_METHODS
-
-
-def load_pending(path: str, stdin_text: str | None = None, config_words: Sequence[str] = ()) -> dict[str, Any]:
-    """Read and check a pending document (`-` reads `stdin_text`).
-
-    Raises:
-        UsageError: unreadable, not JSON, or not a `pending/1` document.
-    """
-    from mrtr_cli.userfiles import load_json_document  # noqa: PLC0415 - start-up time: only `mrtr resume`
-
-    doc = load_json_document(path, what="pending document", stdin_text=stdin_text)
-    if not isinstance(doc, dict) or doc.get("mrtr") != PENDING_FORMAT:
-        raise UsageError(f"{path} is not an mrtr pending document (expected \"mrtr\": \"{PENDING_FORMAT}\")")
-    for member in ("method", "params", "inputRequests", "target"):
-        if member not in doc:
-            raise UsageError(f"{path}: the pending document has no {member!r}")
-    if not isinstance(doc["params"], dict) or not isinstance(doc["inputRequests"], dict):
-        raise UsageError(f"{path}: params and inputRequests must be objects")
-    if doc["method"] not in RESUMABLE_METHODS:
-        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
-
-        raise UsageError(f"{path}: method must be one of {', '.join(RESUMABLE_METHODS)}, not "
-                         f"{sanitize(json.dumps(doc['method']), single_line=True)}")
-    if not doc["inputRequests"]:
-        raise UsageError(f"{path}: the pending document asks nothing (its inputRequests are empty)",
-                         hint="there is nothing to resume: start the call again")
-    if "requestState" in doc and not isinstance(doc["requestState"], str):
-        raise UsageError(f"{path}: requestState must be a string")
-    if doc.get("resumable") is False:
-        version = doc.get("protocolVersion") or "an older protocol"
-        raise UsageError(
-            f"{path} cannot be resumed: the server speaks MCP {version}, which asks its questions during "
-            "the call and has no requestState to resume",
-            hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc, config_words),
-        )
-    return doc
-
-
-def typed_in_template(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The form fields filled in a pending document's `answersTemplate` (typed before Ctrl-C,
-    or defaults), by input key: pre-filled when the form is asked again, not answers."""
-    template = doc.get("answersTemplate")
-    responses = template.get("inputResponses") if isinstance(template, dict) else None
-    out: dict[str, dict[str, Any]] = {}
-    for key, response in (responses or {}).items() if isinstance(responses, dict) else ():
-        content = response.get("content") if isinstance(response, dict) else None
-        if isinstance(content, dict):
-            filled = {name: value for name, value in content.items() if value is not None}
-            if filled:
-                out[str(key)] = filled
-    return out
 
 
 def forget_interrupted(path: str) -> None:

@@ -14,6 +14,7 @@ from mrtr_cli.protocol.run import ProtocolRun
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
     from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, TaskHandler
+    from mrtr_cli.engine.resume import Seed
     from mrtr_cli.protocol.deadline import Deadline
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
@@ -47,17 +48,16 @@ def outcome_status(method: str, outcome: EngineOutcome) -> int:
 
 
 def run_request(run: EngineRun, method: str, params: dict[str, Any], *, session: Session,
-                chain: ResponderChain, target: Target, resume_from: dict[str, Any] | None = None,
-                answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> int:
+                chain: ResponderChain, target: Target, seed: Seed | None = None) -> int:
     """Drive one MRTR-capable request (`drive`), note the `-a` flags nobody asked for, print
-    its result (`finish`) and return the exit code.
+    its result (`finish`) and return the exit code. `seed`: a resumed call (engine/resume.py),
+    the same call started from the round it stopped at.
 
     Raises:
         MrtrError: as `drive` raises (InputRequired carries the pending document: exit 5).
     """
     try:
-        outcome = drive(run, method, params, session=session, chain=chain, target=target,
-                        resume_from=resume_from, answered=answered, sent=sent)
+        outcome = drive(run, method, params, session=session, chain=chain, target=target, seed=seed)
     except InputRequired:
         chain.report_unused()
         raise
@@ -66,24 +66,20 @@ def run_request(run: EngineRun, method: str, params: dict[str, Any], *, session:
 
 
 def drive(run: EngineRun, method: str, params: dict[str, Any], *, session: Session, chain: ResponderChain,
-          target: Target, deadline: Deadline | None = None, resume_from: dict[str, Any] | None = None,
-          answered: dict[str, Any] | None = None, sent: dict[str, Any] | None = None) -> EngineOutcome:
+          target: Target, deadline: Deadline | None = None, seed: Seed | None = None) -> EngineOutcome:
     """Drive one MRTR-capable request (and the task it may become) to its outcome,
     printing nothing of the result: `run_request` for one command, `mrtr batch` per line.
     A task the call becomes goes to the run's task hook (`run.task_handler`: tasks/runner.py).
 
     Args:
         deadline: bounds this request (default: the run's `deadline()`).
-        resume_from, answered, sent: a resumed call (`MrtrEngine.run`); `sent` also seeds
-            the `--save-answers` recorder, so the saved file replays the whole call.
+        seed: a resumed call (`MrtrEngine.run`).
 
     Raises:
         MrtrError: as `MrtrEngine.run` and the task driver raise (InputRequired with
             the pending document, JsonRpcError, TransportError, TimeoutExpired, ...).
     """
     recorder = run.recorder()
-    if recorder is not None and sent:
-        recorder.seed(sent)
     deadline = deadline or run.deadline()
     on_task = run.task_handler(session, chain, target, params, recorder=recorder, deadline=deadline)
     from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415 - start-up time: loaded while a stdio server boots
@@ -93,7 +89,7 @@ def drive(run: EngineRun, method: str, params: dict[str, Any], *, session: Sessi
                         # the tasks extension is declared on tools/call only
                         on_task=on_task if method == "tools/call" else None)
     try:
-        return engine.run(method, params, resume_from=resume_from, answered=answered, sent=sent)
+        return engine.run(method, params, seed=seed)
     finally:
         save_answers(run, recorder)
 

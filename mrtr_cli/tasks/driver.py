@@ -20,6 +20,13 @@ docs/design.md, "Exit codes" and "Input-required rounds". Works on normalised `T
   `--cancel-on-interrupt`, asks the server to cancel it); exit 130.
 
 Every status change is written to the task's local record.
+
+The loop itself (`TaskDriver._loop`) is a few lines over `TaskState` values, the shape of the
+engine's round loop (engine/mrtr.py); what surrounds it is policy, one method each: the
+state it starts from (`_first`), a state made whole and recorded (`_settle`), answering a
+round of input (`_answer`, `_deliver`), waiting for the next poll (`_sleep_until_poll`), the
+outcome of a task that ended (`_final`), and the endings of the run while the task goes on
+(Ctrl-C, `--timeout`, a failure: `run`).
 """
 
 from __future__ import annotations
@@ -186,12 +193,7 @@ class TaskDriver:
         """
         self.started_here = fresh
         try:
-            if state is not None and fresh:
-                self._observe(state)
-                if state.status == WORKING:
-                    self._sleep_until_poll(state)
-                state = None
-            return self._loop(state if state is not None else self._get())
+            return self._loop(self._first(state, fresh))
         except KeyboardInterrupt:
             self.status.close()
             raise self._interrupted() from None
@@ -221,33 +223,63 @@ class TaskDriver:
 
     # ------------------------------------------------------------------ the loop
     def _loop(self, state: TaskState) -> EngineOutcome:
-        while True:
-            adapted = self.wire.adapt(state)
-            if adapted is not self.wire:
-                self.wire = adapted
-                state = adapted.read(state.raw, "tasks/get result", self.task_id)
-                self._save(variant=adapted.variant)
-            state = self._complete(state)
-            self._observe(state)
-            if state.terminal and self.record.session_id:
-                from mrtr_cli.tasks.legacy import release_session  # noqa: PLC0415 - lazy for start-up time
-
-                release_session(self.wire.session, self.record)
-                self._save()
-            if state.status == COMPLETED:
-                return self._completed(state)
-            if state.status == FAILED:
-                if isinstance(state.result, dict) and state.result.get("isError") is True:
-                    return self._completed(state)  # 2025-11-25: a tool error result is "failed"
-                raise self._failed(state)
-            if state.status == CANCELLED:
-                message = f": {state.status_message}" if state.status_message else ""
-                raise TaskCancelled(f"task {self.task_id} was cancelled{message}",
-                                    data={"taskId": self.task_id, "status": CANCELLED})
+        """The task's states until it ends: each one settled (`_settle`), its input answered,
+        the next one polled after the server's interval; the last one's outcome (`_final`)."""
+        state = self._settle(state)
+        while not state.terminal:
             if state.status == INPUT_REQUIRED:
                 self._answer(state)
             self._sleep_until_poll(state)
-            state = self._get()
+            state = self._settle(self._get())
+        return self._final(state)
+
+    # ------------------------------------------------------------------ one state, as policy around the loop
+    def _first(self, state: TaskState | None, fresh: bool) -> TaskState:
+        """The state the loop starts from: `state`, or a poll when there is none; a creation
+        handle (`fresh`) is shown and recorded first, and polled after the server's interval
+        while the task is working."""
+        if state is None:
+            return self._get()
+        if not fresh:
+            return state
+        self._observe(state)
+        if state.status == WORKING:
+            self._sleep_until_poll(state)
+        return self._get()
+
+    def _settle(self, state: TaskState) -> TaskState:
+        """`state` as the loop acts on it: read by the wire that fits the server (`wire.adapt`,
+        the variant recorded), with what the variant fetches besides the status (`_complete`),
+        shown and recorded; a 2025-11-25 HTTP session kept for the task is released once it ends."""
+        adapted = self.wire.adapt(state)
+        if adapted is not self.wire:
+            self.wire = adapted
+            state = adapted.read(state.raw, "tasks/get result", self.task_id)
+            self._save(variant=adapted.variant)
+        state = self._complete(state)
+        self._observe(state)
+        if state.terminal and self.record.session_id:
+            from mrtr_cli.tasks.legacy import release_session  # noqa: PLC0415 - lazy for start-up time
+
+            release_session(self.wire.session, self.record)
+            self._save()
+        return state
+
+    def _final(self, state: TaskState) -> EngineOutcome:
+        """The outcome of a task that ended: its result when completed (or failed with a tool
+        result, which 2025-11-25 counts as failed).
+
+        Raises:
+            TaskFailed: it failed (its JSON-RPC error; exit 4).
+            TaskCancelled: it was cancelled (exit 6).
+        """
+        if state.status == FAILED and not (isinstance(state.result, dict) and state.result.get("isError") is True):
+            raise self._failed(state)
+        if state.status == CANCELLED:
+            message = f": {state.status_message}" if state.status_message else ""
+            raise TaskCancelled(f"task {self.task_id} was cancelled{message}",
+                                data={"taskId": self.task_id, "status": CANCELLED})
+        return self._completed(state)
 
     def _get(self) -> TaskState:
         if self.status.live and self.state is not None and self.status.view is not None:
@@ -326,36 +358,57 @@ class TaskDriver:
             session.check_input_request(request, f"tasks/get result.inputRequests[{json.dumps(key)}]", session.era)
 
     def _answer(self, state: TaskState) -> list[str]:
+        """Answer the input requests of `state` not answered yet, as one round through the
+        responder chain, and send the answers (`_deliver`); returns the keys sent (none when
+        everything asked is answered: the server has not caught up yet).
+
+        Raises:
+            ProtocolError: the round cap (`--max-rounds`), or a malformed request.
+            InputRequired: some stay unanswered (a pending document naming the task).
+        """
         requests = state.input_requests or {}
         new = {key: request for key, request in requests.items() if key not in self.answered}
         if not new:
-            return []  # everything asked is answered; the server has not caught up yet
+            return []
         self._check_requests(new)
+        self._count_round()
+        self.status.pause()
+        outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
+                                          capabilities=self.wire.capabilities, task_id=self.task_id)
+        if outcome.responses:
+            self._deliver(outcome.responses)
+        if outcome.missing:
+            raise self._input_required(new, outcome.missing, outcome.prefill)
+        return list(outcome.responses)
+
+    def _count_round(self) -> None:
+        """One more input round; raises ProtocolError past `--max-rounds`."""
         self.rounds += 1
         if self.rounds > self.max_rounds:
             raise ProtocolError(
                 f"task {self.task_id} still asks for input after {self.max_rounds} rounds "
                 f"(--max-rounds {self.max_rounds})", hint="raise --max-rounds if the task really needs more")
-        self.status.pause()
-        outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
-                                          capabilities=self.wire.capabilities, task_id=self.task_id)
-        if outcome.responses:
-            try:
-                self.wire.send_input(self.task_id, outcome.responses)
-            except JsonRpcError as err:  # -32602: the task is gone (record marked unknown)
-                raise self._gone(err) from None
-            self.answered.update(outcome.responses)
-            self.sent.update(outcome.responses)
-            self.record.answered_keys = sorted(self.answered)
-            self._save()
-            if self.recorder is not None:
-                self.recorder.record(outcome.responses, task_id=self.task_id)
-            if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel")
-                   for r in outcome.responses.values()):
-                self.declined = True
-        if outcome.missing:
-            raise self._input_required(new, outcome.missing, outcome.prefill)
-        return list(outcome.responses)
+
+    def _deliver(self, responses: dict[str, Any]) -> None:
+        """Send `responses` (key -> InputResponse) to the task, then note them: answered keys
+        in the record (never asked twice), the answers sent (`--save-answers`, a stdio task's
+        replay), a decline or cancel (exit 6).
+
+        Raises:
+            TaskGone: the server no longer knows the task (`-32602`; the record is marked unknown).
+        """
+        try:
+            self.wire.send_input(self.task_id, responses)
+        except JsonRpcError as err:
+            raise self._gone(err) from None
+        self.answered.update(responses)
+        self.sent.update(responses)
+        self.record.answered_keys = sorted(self.answered)
+        self._save()
+        if self.recorder is not None:
+            self.recorder.record(responses, task_id=self.task_id)
+        if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in responses.values()):
+            self.declined = True
 
     def _input_required(self, requests: dict[str, Any], missing: list[str],
                         prefill: dict[str, dict[str, Any]]) -> InputRequired:
@@ -468,20 +521,11 @@ class TaskDriver:
         err.hint = f"{err.hint}\n{note}" if err.hint else note
 
     def _interrupted(self) -> Interrupted:
+        """Ctrl-C: the task is left running (recorded, with how to pick it up again), or with
+        `--cancel-on-interrupt` asked to cancel (`_cancel_at_interrupt`); exit 130."""
         data = {"taskId": self.task_id, "command": self.context.command("wait", self.task_id)}
         if self.cancel_on_interrupt:
-            try:
-                cancelled = self.wire.cancel(self.task_id, deadline=Deadline(CANCEL_TIMEOUT_SECONDS))
-            except (MrtrError, KeyboardInterrupt) as exc:
-                reason = exc.message if isinstance(exc, MrtrError) else "interrupted again"
-                self._save(status=self.record.status)
-                return Interrupted(f"interrupted; could not cancel task {self.task_id} ({reason})",
-                                   data=data, hint=f"it may still be running; {self._resume_lines()}")
-            if cancelled is not None:
-                self._save(status=cancelled.status, status_message=cancelled.status_message)
-                return Interrupted(f"interrupted; task {self.task_id} is {cancelled.status}", data=data)
-            self._save(status_message="cancellation requested")
-            return Interrupted(f"interrupted; asked the server to cancel task {self.task_id}", data=data)
+            return self._cancel_at_interrupt(data)
         if getattr(self.wire.session, "refused_at_stop", None):
             # A 2025-11-25 task's question (inside tasks/result) was being answered: the
             # server was told the client stopped (a JSON-RPC error), so the task is no longer
@@ -495,6 +539,22 @@ class TaskDriver:
         self._save()
         return Interrupted(f"interrupted; {self._where()} is still running on the server",
                            data=data, hint=self._resume_lines())
+
+    def _cancel_at_interrupt(self, data: dict[str, Any]) -> Interrupted:
+        """`--cancel-on-interrupt`: ask the server to cancel the task (`tasks/cancel`, bounded by
+        `CANCEL_TIMEOUT_SECONDS`) and say how that went; `data`: the Interrupted error's data."""
+        try:
+            cancelled = self.wire.cancel(self.task_id, deadline=Deadline(CANCEL_TIMEOUT_SECONDS))
+        except (MrtrError, KeyboardInterrupt) as exc:
+            reason = exc.message if isinstance(exc, MrtrError) else "interrupted again"
+            self._save(status=self.record.status)
+            return Interrupted(f"interrupted; could not cancel task {self.task_id} ({reason})",
+                               data=data, hint=f"it may still be running; {self._resume_lines()}")
+        if cancelled is not None:
+            self._save(status=cancelled.status, status_message=cancelled.status_message)
+            return Interrupted(f"interrupted; task {self.task_id} is {cancelled.status}", data=data)
+        self._save(status_message="cancellation requested")
+        return Interrupted(f"interrupted; asked the server to cancel task {self.task_id}", data=data)
 
     def _timed_out(self) -> TimeoutExpired:
         self._save()

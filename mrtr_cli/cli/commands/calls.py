@@ -106,13 +106,8 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     saved, so give -H / --bearer-token-env again when the server needs them.
     """
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.engine.pending import (  # noqa: PLC0415 - lazy for start-up time
-        forget_interrupted,
-        is_rejected_state,
-        load_pending,
-        start_again_command,
-        typed_in_template,
-    )
+    from mrtr_cli.engine.pending import forget_interrupted, start_again_command  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.engine.resume import Seed, is_rejected_state, load_pending  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
@@ -129,10 +124,6 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     target = app.target()
     if o.protocol in (None, "", "auto") and doc.get("protocolVersion") in MODERN_VERSIONS:
         o.protocol = str(doc["protocolVersion"])  # requestState belongs to a modern server: no era probe
-    resume_from: dict[str, Any] = {"resultType": "input_required", "inputRequests": doc["inputRequests"]}
-    if "requestState" in doc:
-        resume_from["requestState"] = doc["requestState"]
-    answered = doc.get("answered") if isinstance(doc.get("answered"), dict) else None
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
@@ -153,11 +144,8 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
         else:
             request_params(app, session, "prompt", params["name"], [], params.get("arguments") or {})
         try:
-            sent = doc.get("sentResponses") if isinstance(doc.get("sentResponses"), dict) else None
-            chain = app.chain(store)
-            chain.typed_before = typed_in_template(doc)
-            code = run_request(app, str(doc["method"]), doc["params"], session=session, chain=chain,
-                               target=target, resume_from=resume_from, answered=answered, sent=sent)
+            code = run_request(app, str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
+                               target=target, seed=Seed.of_pending(doc))
             forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
             return code
         except JsonRpcError as err:

@@ -1,0 +1,133 @@
+"""A resumed call is the ordinary call, seeded: a pending document read back, and where it
+stopped as one value.
+
+2026-07-28 basic/patterns/mrtr ("Input-required rounds": a retry carries `inputResponses`
+and the exact `requestState`); docs/design.md, "Pending documents". `mrtr resume` reads a
+pending document back (`load_pending`: checked, as a file from anywhere), makes a `Seed` of
+it and hands that to the engine's one entry point (engine/run.py `run_request`): the
+engine starts from the round the document stopped at instead of sending the first
+request, and is otherwise the call `mrtr call` makes. A server that refuses the echoed
+`requestState` says so in a way `is_rejected_state` knows. Writing a document is
+engine/pending.py's job.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.engine.pending import PENDING_FORMAT, start_again_legacy
+from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol.capabilities import MRTR_METHODS
+
+
+@dataclass(frozen=True)
+class Seed:
+    """Where a resumed call starts: the `input_required` round a pending document stopped at.
+
+    Attributes:
+        input_requests: the round's `inputRequests` (key -> input request), as the server sent them.
+        request_state: the round's exact `requestState`, or None when none came.
+        answered: input responses already given for keys of that round (the document's
+            `answered`: key -> InputResponse); sent with the answers still missing.
+        sent: the input responses sent in earlier rounds (the document's `sentResponses`,
+            key -> InputResponse, or a list of them, one per round): a later pending
+            document and `--save-answers` carry them on, so either replays the whole call.
+        typed: form fields typed before (filled in the document's `answersTemplate`), by
+            input key: shown pre-filled when the form is asked again, never sent unless the
+            person sends them.
+    """
+
+    input_requests: dict[str, Any]
+    request_state: str | None = None
+    answered: dict[str, Any] = field(default_factory=dict)
+    sent: dict[str, Any] = field(default_factory=dict)
+    typed: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def of_pending(cls, doc: Mapping[str, Any]) -> Seed:
+        """The seed of a pending document checked by `load_pending` (its `inputRequests` an
+        object, its `requestState` a string when present); an `answered` or `sentResponses`
+        member that is not an object counts as none."""
+        answered, sent = doc.get("answered"), doc.get("sentResponses")
+        state = doc.get("requestState")
+        return cls(input_requests=doc["inputRequests"], request_state=state if isinstance(state, str) else None,
+                   answered=answered if isinstance(answered, dict) else {},
+                   sent=sent if isinstance(sent, dict) else {}, typed=_typed_in_template(doc))
+
+    def result(self) -> dict[str, Any]:
+        """The round as the server's `input_required` result: what the engine's loop starts from
+        (`{"resultType": "input_required", "inputRequests": ..., "requestState"?: ...}`)."""
+        result: dict[str, Any] = {"resultType": "input_required", "inputRequests": self.input_requests}
+        if self.request_state is not None:
+            result["requestState"] = self.request_state
+        return result
+
+
+def _typed_in_template(doc: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The form fields filled in a pending document's `answersTemplate` (typed before Ctrl-C,
+    or defaults), by input key: pre-filled when the form is asked again, not answers."""
+    template = doc.get("answersTemplate")
+    responses = template.get("inputResponses") if isinstance(template, dict) else None
+    out: dict[str, dict[str, Any]] = {}
+    for key, response in (responses or {}).items() if isinstance(responses, dict) else ():
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict):
+            filled = {name: value for name, value in content.items() if value is not None}
+            if filled:
+                out[str(key)] = filled
+    return out
+
+
+#: The requests a pending document can finish (the MRTR-capable ones, docs/design.md, "Input-required rounds").
+RESUMABLE_METHODS = MRTR_METHODS
+
+
+def load_pending(path: str, stdin_text: str | None = None, config_words: Sequence[str] = ()) -> dict[str, Any]:
+    """Read and check a pending document (`-` reads `stdin_text`).
+
+    Raises:
+        UsageError: unreadable, not JSON, or not a `pending/1` document.
+    """
+    from mrtr_cli.userfiles import load_json_document  # noqa: PLC0415 - start-up time: only `mrtr resume`
+
+    doc = load_json_document(path, what="pending document", stdin_text=stdin_text)
+    if not isinstance(doc, dict) or doc.get("mrtr") != PENDING_FORMAT:
+        raise UsageError(f"{path} is not an mrtr pending document (expected \"mrtr\": \"{PENDING_FORMAT}\")")
+    for member in ("method", "params", "inputRequests", "target"):
+        if member not in doc:
+            raise UsageError(f"{path}: the pending document has no {member!r}")
+    if not isinstance(doc["params"], dict) or not isinstance(doc["inputRequests"], dict):
+        raise UsageError(f"{path}: params and inputRequests must be objects")
+    if doc["method"] not in RESUMABLE_METHODS:
+        from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+
+        raise UsageError(f"{path}: method must be one of {', '.join(RESUMABLE_METHODS)}, not "
+                         f"{sanitize(json.dumps(doc['method']), single_line=True)}")
+    if not doc["inputRequests"]:
+        raise UsageError(f"{path}: the pending document asks nothing (its inputRequests are empty)",
+                         hint="there is nothing to resume: start the call again")
+    if "requestState" in doc and not isinstance(doc["requestState"], str):
+        raise UsageError(f"{path}: requestState must be a string")
+    if doc.get("resumable") is False:
+        version = doc.get("protocolVersion") or "an older protocol"
+        raise UsageError(
+            f"{path} cannot be resumed: the server speaks MCP {version}, which asks its questions during "
+            "the call and has no requestState to resume",
+            hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc, config_words),
+        )
+    return doc
+
+
+def is_rejected_state(err: object) -> bool:
+    """True when a JSON-RPC error says the server refused the echoed `requestState`
+    (the official SDK's -32602 "Invalid or expired requestState", `data.reason`
+    "invalid_request_state")."""
+    if getattr(err, "code", None) != -32602:
+        return False
+    data = getattr(err, "data", None)
+    if isinstance(data, dict) and data.get("reason") == "invalid_request_state":
+        return True
+    return "requeststate" in str(getattr(err, "message", "")).lower()
