@@ -133,6 +133,7 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     if "requestState" in doc:
         resume_from["requestState"] = doc["requestState"]
     answered = doc.get("answered") if isinstance(doc.get("answered"), dict) else None
+    app.prefill_forms(typed_in_template(doc))  # before the session builds the chain
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
@@ -154,9 +155,7 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
             request_params(app, session, "prompt", params["name"], [], params.get("arguments") or {})
         try:
             sent = doc.get("sentResponses") if isinstance(doc.get("sentResponses"), dict) else None
-            chain = app.chain(store)
-            chain.typed_before = typed_in_template(doc)
-            code = run_request(app, str(doc["method"]), doc["params"], session=session, chain=chain,
+            code = run_request(app, str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
                                target=target, resume_from=resume_from, answered=answered, sent=sent)
             forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
             return code
