@@ -100,6 +100,7 @@ class App:
         self._store: AnswerStore | None = None
         self._sources: tuple[tuple[AnswerStore, Any], tuple[Any, str, Any]] | None = None
         self._chain: ResponderChain | None = None
+        self._typed_before: dict[str, dict[str, Any]] | None = None
         self._recorder: AnswerRecorder | None = None
         self._catalog: ToolCatalog | None = None
         self._early: tuple[Target, Any] | None = None  # a stdio transport launched by `spawn_early`
@@ -172,13 +173,20 @@ class App:
             self._sources = (key, input_sources(self.opts, self.env, store, self.config_roots))
         return self._sources[1]
 
+    def prefill_forms(self, typed_before: dict[str, dict[str, Any]]) -> None:
+        """Form fields typed on an earlier run (a pending document's, by input key), for the
+        chain to show pre-filled: given to it when it is built, so before the session opens."""
+        assert self._chain is None, "the chain is built: its pre-filled fields come too late"
+        self._typed_before = typed_before
+
     def chain(self, store: AnswerStore | None = None) -> ResponderChain:
         """The run's responder chain (`responders.sources.build_chain`, once per run)."""
         if self._chain is None:
             from mrtr_cli.responders.sources import build_chain  # noqa: PLC0415 - lazy for start-up time
 
             store = store or self.answer_store()
-            self._chain = build_chain(self.opts, self.env, store, self.sources(store), self.deadline())
+            self._chain = build_chain(self.opts, self.env, store, self.sources(store), self.deadline(),
+                                      typed_before=self._typed_before)
         return self._chain
 
     def recorder(self) -> AnswerRecorder | None:

@@ -261,11 +261,11 @@ class MrtrEngine:
     def _seed(self, seed: Seed) -> None:
         """Start a resumed call where `seed` left it: the answers its earlier rounds sent are
         carried on (by a later pending document, and by `--save-answers`, which then replays
-        the whole call), and its typed fields are pre-filled at the terminal."""
+        the whole call). Its typed fields are the chain's, given when the chain was built
+        (`App.prefill_forms`)."""
         self.sent.seed(seed.sent)
         if self.recorder is not None:
             self.recorder.seed(seed.sent)
-        self.chain.typed_before = seed.typed
 
     def _result_type(self, method: str, result: dict[str, Any]) -> object:
         """The result's `resultType` ("complete" when absent); a 2025-11-25 CreateTaskResult is "task"."""

@@ -14,13 +14,13 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from mrtr_cli.protocol.inputkinds import ELICITATION_FORM, INPUT_KINDS, input_kind, method_member, request_mode
+
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 #: The requests a server may answer with `resultType: "input_required"` (2026-07-28
 #: Multi Round-Trip Requests; docs/design.md, "Input-required rounds"): the ones `mrtr`
 #: retries with answers.
 MRTR_METHODS = ("tools/call", "prompts/get", "resources/read")
-#: The client capability each kind of input request needs.
-INPUT_CAPABILITY = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 
 #: The call whose declaration a listing (or discovery, completion) request repeats.
 CALL_OF = {
@@ -45,21 +45,19 @@ def declared_for(base: Mapping[str, Any], method: str) -> dict[str, Any]:
     return caps
 
 
-# What to tell the user for each capability a server may require.
+# What to tell the user for each capability a server may require: each input kind's
+# (protocol/inputkinds.py), a bare `elicitation` as for forms, and the tasks extension.
 CAPABILITY_HINTS = {
-    "elicitation": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
-    "elicitation.form": "answer forms with --answers FILE, -a FIELD=VALUE, or run in a terminal",
-    "elicitation.url": "URL elicitation needs a person to consent: run in a terminal (or --open-urls)",
-    "sampling": "give a sampling source: --sampling-command CMD, sampling answers in --answers, or run in a terminal",
-    "sampling.tools": "pass --sampling-tools with a --sampling-command that supports tool use",
-    "roots": "give roots with --root PATH (repeatable), or a roots list in --answers",
+    "elicitation": ELICITATION_FORM.hint,
+    **{kind.capability: kind.hint for kind in INPUT_KINDS},
+    **{kind.tools_capability[0]: kind.tools_capability[1] for kind in INPUT_KINDS if kind.tools_capability},
     "extensions.io.modelcontextprotocol/tasks": "tasks are declared on tools/call and tasks/* requests",
 }
 
 
 #: The capabilities a server may offer tools (prompts, resources) behind, and the option
 #: that declares each (a listing sees what a call with the same options sees).
-DECLARING_OPTIONS = {"sampling": "--sampling-command CMD", "roots": "--root PATH"}
+DECLARING_OPTIONS: dict[str, str] = {kind.capability: kind.option for kind in INPUT_KINDS if kind.option}
 
 
 def hidden_note(kind: str, capabilities: object) -> str | None:
@@ -117,14 +115,14 @@ def capability_hints(names: list[str]) -> list[str]:
 
 def needed_capability(method: object, params: object) -> str | None:
     """The dotted client capability an input request needs (`elicitation.form`,
-    `elicitation.url`, `sampling`, `sampling.tools`, `roots`), or None for another method."""
-    base = INPUT_CAPABILITY.get(method) if isinstance(method, str) else None
+    `elicitation.url`, `sampling`, `sampling.tools`, `roots`; `elicitation.MODE` for a mode
+    no kind answers, which nobody declares), or None for another method."""
     params = params if isinstance(params, dict) else {}
-    if base == "elicitation":
-        return f"elicitation.{params.get('mode') or 'form'}"
-    if base == "sampling" and ("tools" in params or "toolChoice" in params):
-        return "sampling.tools"
-    return base
+    kind = input_kind(method, params)
+    if kind is not None:
+        return kind.needed(params)
+    member = method_member(method)
+    return f"{member}.{request_mode(params)}" if member is not None else None
 
 
 def declares(capabilities: object, dotted: str) -> bool:

@@ -30,6 +30,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError, TransportError
 from mrtr_cli.protocol.checks.validate import check_server_request
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.protocol.inputkinds import ELICITATION_URL, INPUT_KINDS
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.modern import client_info
 from mrtr_cli.protocol.requests import origin_of
@@ -47,6 +48,8 @@ LATEST_LEGACY = LEGACY_VERSIONS[0]
 URL_ELICITATION_REQUIRED = -32042
 RESOURCE_NOT_FOUND = -32002
 MAX_URL_ELICITATION_ROUNDS = 3
+#: The first handshake version whose capabilities have members (elicitation modes, `sampling.tools`).
+MEMBERS_SINCE = "2025-11-25"
 SESSION_HEADER = "Mcp-Session-Id"
 
 if TYPE_CHECKING:
@@ -79,17 +82,15 @@ class ServerRequestHandler(Protocol):
 def declared_capabilities(capabilities: Mapping[str, Any], version: str) -> dict[str, Any]:
     """The run's `ClientCapabilities` in the shape of handshake version `version`.
 
-    `extensions` (2026-07-28 only) are dropped; elicitation modes and `sampling.tools`
-    exist from 2025-11-25, bare `elicitation: {}` from 2025-06-18; roots and sampling
-    are declared as given. No client `tasks` capability is declared.
+    `extensions` (2026-07-28 only) are dropped; each input kind's capability from its first
+    version (`InputKind.since`: bare `elicitation: {}` from 2025-06-18, roots and sampling
+    always), with its members (elicitation modes, `sampling.tools`) from 2025-11-25
+    (`MEMBERS_SINCE`). No client `tasks` capability is declared.
     """
     out: dict[str, Any] = {}
-    if "elicitation" in capabilities and version >= "2025-06-18":
-        out["elicitation"] = dict(capabilities["elicitation"] or {}) if version >= "2025-11-25" else {}
-    if "sampling" in capabilities:
-        out["sampling"] = dict(capabilities["sampling"] or {}) if version >= "2025-11-25" else {}
-    if "roots" in capabilities:
-        out["roots"] = {}
+    for member, since in dict.fromkeys((kind.member, kind.since) for kind in INPUT_KINDS):
+        if member in capabilities and version >= since:
+            out[member] = dict(capabilities[member] or {}) if version >= MEMBERS_SINCE else {}
     return out
 
 
@@ -474,8 +475,8 @@ class LegacySession(Session):
         for item in elicitations:
             if not isinstance(item, dict):
                 raise err
-            requests[self.responder.next_key("elicitation/create")] = {
-                "method": "elicitation/create", "params": {**item, "mode": "url"}}
+            requests[self.responder.next_key(ELICITATION_URL.method)] = {
+                "method": ELICITATION_URL.method, "params": {**item, "mode": ELICITATION_URL.mode}}
         asks = self.responder.ask(requests, server_name=self.server_name, origin=origin_of(method, params))
         self.responder.take_asks()
         if asks.missing:

@@ -11,7 +11,7 @@ a pending document (exit 5).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +82,9 @@ class ResponderChain:
         sampling_tools: the sampling sources support tool use (`sampling.tools`).
         terminal_factory: builds the interactive responder on first use (lazy import).
         url_consent: a person can consent to URL elicitation on this run.
+        typed_before: form fields typed earlier (a pending document's `answersTemplate`, by
+            input key): shown pre-filled at the terminal, never sent unless the person sends them.
+        deadline: the run's `--timeout` bound, paused while a person answers at the terminal.
     """
 
     def __init__(
@@ -95,6 +98,8 @@ class ResponderChain:
         sampling_tools: bool = False,
         terminal_factory: Callable[[], Person] | None = None,
         url_consent: bool | None = None,
+        typed_before: dict[str, dict[str, Any]] | None = None,
+        deadline: Deadline | None = None,
     ):
         self.env = env
         self.store = store or AnswerStore()
@@ -108,13 +113,10 @@ class ResponderChain:
         #: Some answer given by this chain declined or cancelled (exit 6), whether it went
         #: into an MRTR retry or answered an older server's own request.
         self.declined = False
-        #: Form fields typed earlier (a pending document's `answersTemplate`, by input key):
-        #: shown pre-filled at the terminal, never sent unless the person sends them.
-        self.typed_before: dict[str, dict[str, Any]] = {}
-        #: Called before the terminal is used for a prompt (a waiting display steps aside).
-        self.before_prompt: Callable[[], None] | None = None
-        #: The run's `--timeout` bound, paused while a person answers at the terminal.
-        self.deadline: Deadline | None = None
+        self.typed_before = typed_before or {}
+        self.deadline = deadline
+        #: Called before the terminal is used for a prompt (`prompting_after`).
+        self._before_prompt: Callable[[], None] | None = None
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -140,6 +142,16 @@ class ResponderChain:
                 or self.store.has_exact_of_shape(looks_like_roots_result)):
             caps["roots"] = {}
         return caps
+
+    @contextlib.contextmanager
+    def prompting_after(self, step_aside: Callable[[], None]) -> Iterator[None]:
+        """Within this block, `step_aside` is called before the terminal is used for a
+        prompt (a waiting display steps aside); the one set before is restored after it."""
+        earlier, self._before_prompt = self._before_prompt, step_aside
+        try:
+            yield
+        finally:
+            self._before_prompt = earlier
 
     # ------------------------------------------------------------------ answering
     def answer_round(
@@ -189,8 +201,8 @@ class ResponderChain:
             else:
                 left.append(ask)
         if left and self.interactive:
-            if self.before_prompt is not None:
-                self.before_prompt()
+            if self._before_prompt is not None:
+                self._before_prompt()
             terminal = self._get_terminal()
             for i, ask in enumerate(left, 1):
                 ask.index, ask.total = i, len(left)

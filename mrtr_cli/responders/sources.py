@@ -86,12 +86,13 @@ def input_sources(opts: RunOptions, env: Environment, store: AnswerStore,
 
 def build_chain(opts: RunOptions, env: Environment, store: AnswerStore,
                 sources: tuple[list[dict[str, Any]] | None, str, Any], deadline: Deadline, *,
-                person: bool = True) -> ResponderChain:
+                person: bool = True, typed_before: dict[str, dict[str, Any]] | None = None) -> ResponderChain:
     """The responder chain over `store` and `sources` (from `input_sources`): prepared
     answers, roots, a sampling command, then (when `person`) the terminal, imported only
     when someone is asked. `deadline` bounds the sampling command and is paused while a
     person answers. Without `person` (a batch line) URL elicitation is not declared, since
-    nobody can consent."""
+    nobody can consent. `typed_before`: form fields a person typed on an earlier run (by
+    input key), shown pre-filled."""
     from mrtr_cli.responders.chain import ResponderChain  # noqa: PLC0415 - lazy for start-up time
 
     roots, roots_source, sampler = sources
@@ -106,7 +107,6 @@ def build_chain(opts: RunOptions, env: Environment, store: AnswerStore,
 
         return TerminalResponder(env, open_urls=opts.open_urls)
 
-    chain = ResponderChain(env, store, terminal_factory=terminal, roots=roots, roots_source=roots_source,
-                           sampler=sampler, sampling_tools=bool(opts.sampling_tools))
-    chain.deadline = deadline  # paused while a person answers
-    return chain
+    return ResponderChain(env, store, terminal_factory=terminal, roots=roots, roots_source=roots_source,
+                          sampler=sampler, sampling_tools=bool(opts.sampling_tools), typed_before=typed_before,
+                          deadline=deadline)  # paused while a person answers

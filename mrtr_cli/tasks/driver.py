@@ -311,13 +311,11 @@ class TaskDriver:
             return self.wire.complete(state)
         self._observe(state, note="waiting for the result (tasks/result)")
         self.status.hold()
-        before_prompt, self.chain.before_prompt = self.chain.before_prompt, self.status.pause
-        try:
-            return self.wire.complete(state)
-        except JsonRpcError as err:
-            raise self._gone(err) from None
-        finally:
-            self.chain.before_prompt = before_prompt
+        with self.chain.prompting_after(self.status.pause):
+            try:
+                return self.wire.complete(state)
+            except JsonRpcError as err:
+                raise self._gone(err) from None
 
     def _observe(self, state: TaskState, note: str | None = None) -> None:
         self.state = state

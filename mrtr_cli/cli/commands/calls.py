@@ -124,6 +124,8 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     target = app.target()
     if o.protocol in (None, "", "auto") and doc.get("protocolVersion") in MODERN_VERSIONS:
         o.protocol = str(doc["protocolVersion"])  # requestState belongs to a modern server: no era probe
+    seed = Seed.of_pending(doc)
+    app.prefill_forms(seed.typed)  # before the session builds the chain
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
@@ -145,7 +147,7 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
             request_params(app, session, "prompt", params["name"], [], params.get("arguments") or {})
         try:
             code = run_request(app, str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
-                               target=target, seed=Seed.of_pending(doc))
+                               target=target, seed=seed)
             forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
             return code
         except JsonRpcError as err:

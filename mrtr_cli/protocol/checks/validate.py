@@ -26,6 +26,7 @@ import os
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
+from mrtr_cli.protocol.inputkinds import INPUT_KINDS
 from mrtr_cli.render.sanitize import one_line, quote_value
 
 #: Required members the client defaults when absent (see the module docstring).
@@ -40,11 +41,8 @@ _RESULTS = {
     "resources/list": "ListResourcesResult",
     "resources/templates/list": "ListResourceTemplatesResult",
 }
-_SERVER_REQUESTS = {
-    "elicitation/create": "ElicitRequest",
-    "sampling/createMessage": "CreateMessageRequest",
-    "roots/list": "ListRootsRequest",
-}
+#: The schema definition of each input request's method (protocol/inputkinds.py).
+_SERVER_REQUESTS = {kind.method: kind.request_schema for kind in INPUT_KINDS}
 _DEFS: dict[str, dict[str, Any]] = {}
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
