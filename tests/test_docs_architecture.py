@@ -29,8 +29,9 @@ _SPAN = re.compile(r"`([^`\n]+)`")
 _FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 #: What a file path ends with, when it names a file.
 _FILE_ENDINGS = (".py", ".md", ".toml", ".json")
-#: A module's path followed by the name of what it defines: `path.py` `Name` or `Name.attr`.
-_PATH_THEN_NAME = re.compile(r"`([\w./-]+\.py)`\s+`([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)`")
+#: A module's path followed by the name of what it defines: `path.py` `Name` or `Name.attr`,
+#: or `path.py` (`Name`, ...).
+_PATH_THEN_NAME = re.compile(r"`([\w./-]+\.py)`\s+\(?`([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)`")
 
 
 def _text() -> str:
@@ -150,4 +151,6 @@ def test_the_checks_find_a_stale_path() -> None:
     assert _span_paths("`engine/nowhere.py` and `basic/patterns/mrtr` and `http://x/y`") == ["engine/nowhere.py"]
     assert _resolve("engine/run.py") is not None and not _defined(PACKAGE / "engine" / "run.py", "nowhere")
     assert _defined(PACKAGE / "engine" / "run.py", "drive")
+    assert _PATH_THEN_NAME.findall("`engine/run.py` `drive` and `app.py` (`App.target`, `x`)") == [
+        ("engine/run.py", "drive"), ("app.py", "App.target")]
     assert _walk_steps(f"{WALK}\n\n1. **One.** no module\n   here.\n\n## Next\n") == ["1. **One.** no module here."]
