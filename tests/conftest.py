@@ -46,8 +46,8 @@ SLOW_FILES = {
     "test_batch_robustness.py", "test_hostile_input_fuzz.py",
     "test_progress_cancel.py", "test_readme_examples.py", "test_tasks.py", "test_tasks_commands.py",
     "test_tasks_legacy.py", "test_timeouts_silent_server.py", "test_listen.py", "hostile/test_fuzz_reader.py",
-    "hostile/test_limits_options.py", "test_auth_signin.py", "test_auth_scopes_secrets.py",
-    "test_auth_dpop_binding.py",
+    "hostile/test_limits_options.py", "auth/test_signin.py", "auth/test_scopes_secrets.py",
+    "auth/test_dpop_binding.py",
     # the case matrices: every hostile server case, every scenario in every era
     "hostile/test_hostile.py", "test_eras_scenarios.py",
 }
