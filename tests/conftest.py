@@ -43,13 +43,23 @@ PY = sys.executable
 #: fuzzing, the README's examples), as paths under tests/: marked `slow`, with every `pty`
 #: and `integration` test, so that `pytest -m "not slow"` is the quick loop.
 SLOW_FILES = {
-    "test_batch_robustness.py", "test_hostile_input_fuzz.py",
-    "test_progress_cancel.py", "test_readme_examples.py", "test_tasks.py", "test_tasks_commands.py",
-    "test_tasks_legacy.py", "test_timeouts_silent_server.py", "test_listen.py", "hostile/test_fuzz_reader.py",
-    "hostile/test_limits_options.py", "auth/test_signin.py", "auth/test_scopes_secrets.py",
+    "test_batch_robustness.py",
+    "test_hostile_input_fuzz.py",
+    "test_readme_examples.py",
+    "test_tasks.py",
+    "test_tasks_commands.py",
+    "test_tasks_legacy.py",
     "auth/test_dpop_binding.py",
+    "auth/test_scopes_secrets.py",
+    "auth/test_signin.py",
+    "hostile/test_fuzz_reader.py",
+    "hostile/test_limits_options.py",
+    "protocol/features/test_listen.py",
+    "protocol/test_progress_cancel.py",
+    "protocol/test_timeouts_silent_server.py",
     # the case matrices: every hostile server case, every scenario in every era
-    "hostile/test_hostile.py", "test_eras_scenarios.py",
+    "hostile/test_hostile.py",
+    "protocol/era/test_scenarios.py",
 }
 
 
