@@ -43,7 +43,7 @@ PY = sys.executable
 #: fuzzing, the README's examples), as paths under tests/: marked `slow`, with every `pty`
 #: and `integration` test, so that `pytest -m "not slow"` is the quick loop.
 SLOW_FILES = {
-    "test_batch_robustness.py",
+    "batch/test_robustness.py",
     "test_hostile_input_fuzz.py",
     "test_readme_examples.py",
     "tasks/test_tasks.py",
