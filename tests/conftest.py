@@ -32,23 +32,40 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVERS = ROOT / "tests" / "servers"
+TESTS = ROOT / "tests"
+SERVERS = TESTS / "servers"
 EXAMPLE_SERVER = ROOT / "examples" / "servers" / "work_items.py"
 ANSWERS = ROOT / "examples" / "answers"
 PY = sys.executable
 
 
 #: Test files whose tests wait on real time (tasks that run for seconds, timeouts, signals,
-#: fuzzing, the README's examples): marked `slow`, with every `pty` and `integration` test,
-#: so that `pytest -m "not slow"` is the quick loop.
+#: fuzzing, the README's examples), as paths under tests/: marked `slow`, with every `pty`
+#: and `integration` test, so that `pytest -m "not slow"` is the quick loop.
 SLOW_FILES = {
-    "test_batch_robustness.py", "test_hostile_input_fuzz.py",
-    "test_progress_cancel.py", "test_readme_examples.py", "test_tasks.py", "test_tasks_commands.py",
-    "test_tasks_legacy.py", "test_timeouts_silent_server.py", "test_listen.py", "test_fuzz_reader.py",
-    "test_limits_options.py", "test_auth_signin.py", "test_auth_scopes_secrets.py", "test_auth_dpop_binding.py",
+    "batch/test_robustness.py",
+    "test_hostile_input_fuzz.py",
+    "test_readme_examples.py",
+    "tasks/test_tasks.py",
+    "tasks/test_commands.py",
+    "tasks/test_legacy.py",
+    "auth/test_dpop_binding.py",
+    "auth/test_scopes_secrets.py",
+    "auth/test_signin.py",
+    "hostile/test_fuzz_reader.py",
+    "hostile/test_limits_options.py",
+    "protocol/features/test_listen.py",
+    "protocol/test_progress_cancel.py",
+    "protocol/test_timeouts_silent_server.py",
     # the case matrices: every hostile server case, every scenario in every era
-    "test_hostile.py", "test_eras_scenarios.py",
+    "hostile/test_hostile.py",
+    "protocol/era/test_scenarios.py",
 }
+
+
+def _under_tests(item: pytest.Item) -> str:
+    """`item`'s file as a path under tests/ with forward slashes ("auth/test_signin.py")."""
+    return item.path.relative_to(TESTS).as_posix()
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -92,7 +109,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Mark `slow` what the quick loop (`-m "not slow"`) leaves out (see SLOW_FILES); a
     `pty` test needs POSIX's pseudo-terminals (`needs_posix`)."""
     for item in items:
-        if item.path.name in SLOW_FILES or item.get_closest_marker("pty") or item.get_closest_marker("integration"):
+        if _under_tests(item) in SLOW_FILES or item.get_closest_marker("pty") or item.get_closest_marker("integration"):
             item.add_marker(pytest.mark.slow)
         if sys.platform == "win32":
             behaviour = "pseudo-terminals (pexpect)" if item.get_closest_marker("pty") else _posix_behaviour(item)

@@ -1,5 +1,5 @@
 """Small HTTP servers of the tests' own, for the redirect and proxy tests
-(tests/test_transport_http_redirects.py, tests/test_transport_http_proxy.py): the `started`
+(tests/transport/http/test_redirects.py, tests/transport/http/test_proxy.py): the `started`
 fixture (each server it starts is stopped at teardown), an HTTP(S) server that answers as
 a test scripts it and records what arrives (`Answering`), a TCP listener that records the
 connections made to it (`Listener`, on the address no request may reach), a 2025-11-25

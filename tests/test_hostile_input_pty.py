@@ -11,7 +11,7 @@ import re
 import pytest
 
 from tests.conftest import SERVERS, stdio_cmd
-from tests.test_forms_elicitation_pty import ENTER, Session, browser
+from tests.responders.test_forms_elicitation_pty import ENTER, Session, browser
 
 pytest.importorskip("pexpect")
 

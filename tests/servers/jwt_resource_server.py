@@ -1,5 +1,5 @@
 """A protected SDK MCP server taking JWT access tokens of another authorization server, for
-the third-party sign-in tests (tests/test_auth_third_party.py; in front of oidc-provider).
+the third-party sign-in tests (tests/auth/test_third_party.py; in front of oidc-provider).
 
 The MCP server is the one of tests/servers/sdk_auth_server.py (an SDK `MCPServer` with
 `AuthSettings`: bearer-token middleware, RFC 9728 protected resource metadata naming

@@ -1,5 +1,5 @@
 """The MCP Python SDK's authorization server as it ships, in front of an SDK MCP server, for
-the third-party sign-in tests (tests/test_auth_third_party.py).
+the third-party sign-in tests (tests/auth/test_third_party.py).
 
 Unlike tests/servers/oauth_server.py (the SDK's routes with this project's own token and
 revocation endpoints, metadata and challenges), nothing of the SDK is changed here:

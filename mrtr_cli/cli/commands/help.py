@@ -1,7 +1,7 @@
 """`mrtr help [TOPIC|COMMAND]`: reference pages, as `gh help` has them.
 
 The pages are package data (`mrtr_cli/help/TOPIC.md`), copied from sections of the README
-and docs/ pages by scripts/sync-help (tests/test_help.py checks them); `mrtr help COMMAND`
+and docs/ pages by scripts/sync-help (tests/cli/help/test_help.py checks them); `mrtr help COMMAND`
 prints that command's `--help`.
 """
 

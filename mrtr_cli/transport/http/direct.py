@@ -11,7 +11,7 @@ body), goes through httpx2 as before (transport/http/transport.py).
 
 The reader holds to what h11 (httpx2's parser) allows, and refuses the rest with the error
 httpx2 raises (`httpx2.RemoteProtocolError`), so a failure reads the same whichever way the
-request went (tests/test_transport_http_lane.py feeds the same replies to both):
+request went (tests/transport/http/test_lane.py feeds the same replies to both):
 
 - h11's grammar (h11/_abnf.py): a status line of any `HTTP/d.d` version (below 1.1: no
   keep-alive), header values of no NUL and no whitespace but SP and HTAB, obs-fold

@@ -1,5 +1,5 @@
 // oidc-provider (npm, a certified OpenID provider), configured as an MCP server's authorization
-// server, for the third-party sign-in tests (tests/test_auth_third_party.py). Installed by
+// server, for the third-party sign-in tests (tests/auth/test_third_party.py). Installed by
 // install.py beside this file; nothing of the package is changed, only configured:
 //
 // - PKCE required (S256, the only method it offers), dynamic client registration (open, no

@@ -1,6 +1,6 @@
 """The MCP authorization profile's rules, one by one, against real HTTP servers on
 127.0.0.1 (JSON documents from tests/auth_support.py; the end-to-end sign-in with a real
-authorization server is in test_auth_signin.py and the conformance suite).
+authorization server is in auth/test_signin.py and the conformance suite).
 
 Spec: 2026-07-28 basic/authorization (scope selection, step-up, iss), its
 authorization-server-discovery page (URL orders, issuer check), security-considerations
@@ -36,12 +36,9 @@ from mrtr_cli.auth.store import TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
+from tests.conftest import ROOT
 from tests.servers.common import send_json
 from tests.support import SAFETY
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
 
 
 @pytest.fixture

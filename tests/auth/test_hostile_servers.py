@@ -26,9 +26,9 @@ import pytest
 
 from mrtr_cli.errors import AuthError
 from tests.auth_support import run_mrtr, store_files
+from tests.conftest import ROOT
 from tests.support import SAFETY, growing_bound
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRET = "s3cret-" + "7" * 16
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, stdio_cmd
+from tests.responders.test_answers_elicitation import EXPECTED
 from tests.support import SAFETY
-from tests.test_answers_elicitation import EXPECTED
 
 pexpect = pytest.importorskip("pexpect")
 

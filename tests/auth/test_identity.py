@@ -92,7 +92,7 @@ def test_dpop_refresh_keeps_the_binding(tmp_path, oauth_server, browser):
 
 
 def test_a_stored_dpop_call_imports_only_the_proof_module(tmp_path, oauth_server, browser):
-    from tests.test_auth_imports import imported_auth_modules
+    from tests.auth.test_imports import imported_auth_modules
 
     server = oauth_server("--dpop")
     assert sign_in(tmp_path, server, browser).code == 0

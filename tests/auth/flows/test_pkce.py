@@ -3,13 +3,13 @@ authorization request, the checks of its response, the token request's form, and
 browser/paste flow against a real loopback listener on 127.0.0.1.
 
 A person at a terminal is stood in for by streams that say they are terminals (the real
-pseudo-terminal tests of sign-in are in test_auth_signin.py); the browser is one
+pseudo-terminal tests of sign-in are in auth/test_signin.py); the browser is one
 registered with the standard library's `webbrowser`, which visits the URL it is given.
 The controlling terminal (`/dev/tty`, or the console's `CONIN$` on Windows:
 mrtr_cli/platform/console.py; read when stdin is not a terminal) is the test's
 own: none at all unless a test gives one (a file of what the person types), whatever
 terminal the test run itself has; the sign-in without any terminal in a process of its
-own session is in test_auth_headless_trace.py.
+own session is in auth/test_headless_trace.py.
 These are the fast tests mutation testing runs (tests/README.md).
 """
 

@@ -277,7 +277,7 @@ def test_unknown_result_type_exits_4(mrtr, tmp_path):
 def test_a_task_result_goes_to_the_task_driver(mrtr, tmp_path):
     # tools/call always declares the tasks extension, so a task result is driven: the driver
     # asks tasks/get, which this server does not have (a server error, exit 4). A task result
-    # for a request that did not declare the extension is tested in test_core_engine.py.
+    # for a request that did not declare the extension is tested in engine/test_mrtr.py.
     args, rec = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "task", "taskId": "x",
                                                            "status": "working"}}]}})
     r = mrtr(*args, "call", "t", "--protocol", "2026-07-28")

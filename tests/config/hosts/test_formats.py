@@ -2,7 +2,7 @@
 (pure functions of the platform, the home folder and the environment), each host module's
 mapping of an entry (and the reason for what it cannot use), JSON with comments, the
 bounds on a YAML file, and each host's way of writing a reference to a variable or a file.
-The same formats through a real mrtr and real servers: test_config_hosts.py.
+The same formats through a real mrtr and real servers: config/hosts/test_hosts.py.
 """
 
 from __future__ import annotations

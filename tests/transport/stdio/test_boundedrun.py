@@ -1,6 +1,6 @@
 """Running a command whose output mrtr reads (mrtr_cli/transport/stdio/boundedrun.py; the
-assertion, ID-token and sampling commands use it, end to end in test_auth_identity.py
-and test_sampling_roots.py): stdout read only up to its limit, stderr kept to its last
+assertion, ID-token and sampling commands use it, end to end in auth/test_identity.py
+and responders/test_sampling_roots.py): stdout read only up to its limit, stderr kept to its last
 part, a time bound that holds even when a process that left the group keeps the pipe
 open, and the command's whole process group ended however the run ends (Ctrl-C too).
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import EXAMPLE_SERVER, stdio_cmd
-from tests.test_forms_elicitation_pty import ENTER, Session
+from tests.responders.test_forms_elicitation_pty import ENTER, Session
 
 pytestmark = [pytest.mark.pty, pytest.mark.slow]
 

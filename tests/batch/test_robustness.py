@@ -13,9 +13,9 @@ import pytest
 
 from mrtr_cli.batch.records import open_output
 from mrtr_cli.errors import UsageError
+from tests.batch.test_batch import BATCH_SERVER, records, write_lines
 from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
 from tests.support import SAFETY, LineWatch, children_of, command_line, communicate, wait_for
-from tests.test_batch import BATCH_SERVER, records, write_lines
 
 BATCH = stdio_cmd(BATCH_SERVER)
 

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/auth/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/batch/ (tests/README.md "Layout")."""

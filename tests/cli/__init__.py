@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/cli/ (tests/README.md "Layout")."""

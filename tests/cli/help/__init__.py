@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/cli/help/ (tests/README.md "Layout")."""

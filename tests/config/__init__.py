@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/config/ (tests/README.md "Layout")."""

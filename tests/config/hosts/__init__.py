@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/config/hosts/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/engine/ (tests/README.md "Layout")."""

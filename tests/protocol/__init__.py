@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/protocol/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/protocol/checks/ (tests/README.md "Layout")."""

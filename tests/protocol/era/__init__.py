@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/protocol/era/ (tests/README.md "Layout")."""

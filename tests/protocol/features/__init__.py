@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/protocol/features/ (tests/README.md "Layout")."""

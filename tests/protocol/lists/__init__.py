@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/protocol/lists/ (tests/README.md "Layout")."""

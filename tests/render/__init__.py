@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/render/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/responders/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/schema/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/shell/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/tasks/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/transport/ (tests/README.md "Layout")."""

@@ -1,0 +1,1 @@
+"""Tests of mrtr_cli/transport/stdio/ (tests/README.md "Layout")."""
