@@ -282,9 +282,9 @@ class App:
         return cache_for(target, self._authorizers.get(target.url) if target.url else None, self.declared)
 
     def declared(self, method: str) -> dict[str, Any]:
-        """The `clientCapabilities` this run declares on `method` (`protocol.capabilities.declared_for`:
+        """The `clientCapabilities` this run declares on `method` (`protocol.capabilities.declared.declared_for`:
         a discovery or list request declares what the matching call would). Raises UsageError."""
-        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.capabilities.declared import declared_for  # noqa: PLC0415 - lazy for start-up time
 
         return declared_for(self.chain().capabilities(), method)
 

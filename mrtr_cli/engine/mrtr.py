@@ -36,7 +36,7 @@ from mrtr_cli.errors import (
 )
 from mrtr_cli.jsonfile import lone_surrogate_in
 from mrtr_cli.platform import shellwords
-from mrtr_cli.protocol.capabilities import TASKS_EXTENSION, declared_for
+from mrtr_cli.protocol.capabilities.declared import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.routing import ProgressCallback

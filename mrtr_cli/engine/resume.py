@@ -20,7 +20,7 @@ from typing import Any
 
 from mrtr_cli.engine.pending import PENDING_FORMAT, start_again_legacy
 from mrtr_cli.errors import UsageError
-from mrtr_cli.protocol.capabilities import MRTR_METHODS
+from mrtr_cli.protocol.capabilities.declared import MRTR_METHODS
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined, InputRequired, JsonRpcError, ProtocolError, TransportError
+from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, INPUT_KINDS
 from mrtr_cli.protocol.checks.validate import check_server_request
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.protocol.inputkinds import ELICITATION_URL, INPUT_KINDS
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.modern import client_info
 from mrtr_cli.protocol.requests import origin_of

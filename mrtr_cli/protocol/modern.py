@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from mrtr_cli import __version__
 from mrtr_cli.errors import JsonRpcError, ProtocolError, explained
-from mrtr_cli.protocol.capabilities import capability_hints
+from mrtr_cli.protocol.capabilities.declared import capability_hints
 
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 LATEST_MODERN = MODERN_VERSIONS[-1]

@@ -196,8 +196,8 @@ class Session(MessageRouting, ResponseWaiting):
 
     def capabilities_for(self, method: str) -> dict[str, Any]:
         """The `clientCapabilities` a discovery or list request `method` declares: what the
-        call it lists for declares (protocol/capabilities.py), so a listing sees what a call sees."""
-        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
+        call it lists for declares (protocol/capabilities/declared.py), so a listing sees what a call sees."""
+        from mrtr_cli.protocol.capabilities.declared import declared_for  # noqa: PLC0415 - lazy for start-up time
 
         return declared_for(self.capabilities, method)
 

@@ -279,7 +279,7 @@ class ResponderChain:
 
     @staticmethod
     def _check_declared(ask: InputAsk, caps: dict[str, Any]) -> None:
-        from mrtr_cli.protocol.capabilities import capability_hints, declares, needed_capability  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.capabilities.declared import capability_hints, declares, needed_capability  # noqa: PLC0415 - lazy for start-up time
 
         need = needed_capability(ask.method, ask.params)  # client/sampling: tools only with sampling.tools
         if need is not None and not declares(caps, need):

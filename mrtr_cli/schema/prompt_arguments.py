@@ -57,7 +57,7 @@ def check_prompt_arguments(name: str, prompt: dict[str, Any], arguments: dict[st
 def unknown_name(kind: str, name: str, names: list[str], *, hidden: str | None = None) -> UsageError:
     """The error for a `kind` ("tool", "prompt") the server does not list: "did you mean"
     only with a close match, else the names it lists; `hidden` (a second hint line, e.g.
-    `protocol.capabilities.hidden_note`): why the one meant may not be listed to this run."""
+    `protocol.capabilities.declared.hidden_note`): why the one meant may not be listed to this run."""
     close = close_matches(name, names)
     hint = (f"did you mean: {', '.join(close)}?" if close
             else f"no {kind} has a name like it; the {kind}s command lists the server's {len(names)} {kind}s" if names

@@ -32,7 +32,7 @@ from mrtr_cli.tasks.wires import wire_for, wire_for_created
 
 def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
     """What every `tasks/*` request declares: what the chain can answer, plus the extension."""
-    from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.capabilities.declared import declared_for  # noqa: PLC0415 - lazy for start-up time
 
     return declared_for(chain.capabilities(), "tasks/get")
 

@@ -26,7 +26,7 @@ from mrtr_cli.errors import (
     TransportError,
     UsageError,
 )
-from mrtr_cli.protocol.capabilities import TASKS_EXTENSION
+from mrtr_cli.protocol.capabilities.declared import TASKS_EXTENSION
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.responders.answers import AnswerFile, AnswerStore, parse_flag

@@ -67,8 +67,8 @@ def _earlier_listings(app: Any, kind: str) -> list[tuple[Any, list[str]]]:
 def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: object) -> None:
     """Print a listing (`capabilities`: what its requests declared). A note on stderr says
     what may be missing because a capability was not declared, and which option declares
-    it, only where that can apply (`protocol.capabilities.listing_note`)."""
-    from mrtr_cli.protocol.capabilities import DECLARING_OPTIONS, declares, listing_note  # noqa: PLC0415 - lazy
+    it, only where that can apply (`protocol.capabilities.declared.listing_note`)."""
+    from mrtr_cli.protocol.capabilities.declared import DECLARING_OPTIONS, declares, listing_note  # noqa: PLC0415 - lazy
     from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
 

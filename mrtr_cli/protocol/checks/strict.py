@@ -26,7 +26,7 @@ import threading
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.protocol.capabilities import MRTR_METHODS, TASKS_EXTENSION, declares, needed_capability
+from mrtr_cli.protocol.capabilities.declared import MRTR_METHODS, TASKS_EXTENSION, declares, needed_capability
 from mrtr_cli.render.sanitize import sanitize
 
 #: Schema files shipped in mrtr_cli/schemas/, by the protocol version they describe.

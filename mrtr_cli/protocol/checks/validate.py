@@ -26,7 +26,7 @@ import os
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
-from mrtr_cli.protocol.inputkinds import INPUT_KINDS
+from mrtr_cli.protocol.capabilities.kinds import INPUT_KINDS
 from mrtr_cli.render.sanitize import one_line, quote_value
 
 #: Required members the client defaults when absent (see the module docstring).
@@ -41,7 +41,7 @@ _RESULTS = {
     "resources/list": "ListResourcesResult",
     "resources/templates/list": "ListResourceTemplatesResult",
 }
-#: The schema definition of each input request's method (protocol/inputkinds.py).
+#: The schema definition of each input request's method (protocol/capabilities/kinds.py).
 _SERVER_REQUESTS = {kind.method: kind.request_schema for kind in INPUT_KINDS}
 _DEFS: dict[str, dict[str, Any]] = {}
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}

@@ -189,7 +189,7 @@ class _Opener:
         if known and known.get("era") == "modern" and not self.settings.probe_timeout_given:
             # A server known to be modern that is slow to answer is starting, not legacy.
             timeout = max(timeout, KNOWN_MODERN_PROBE_TIMEOUT)
-        from mrtr_cli.protocol.capabilities import declared_for  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.capabilities.declared import declared_for  # noqa: PLC0415 - lazy for start-up time
 
         verdict, late = probe(self.transport, self.tracer, timeout=timeout, deadline=self.deadline,
                               capabilities=declared_for(self.settings.capabilities, "server/discover"))

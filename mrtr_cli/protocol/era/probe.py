@@ -44,7 +44,7 @@ READ_POLL = 0.02
 def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Deadline,
           capabilities: dict[str, Any] | None = None) -> tuple[Verdict, Future[Message] | None]:
     """Send `server/discover` with the modern envelope (declaring `capabilities`: what the
-    run declares on a call, protocol/capabilities.py) and classify what comes back.
+    run declares on a call, protocol/capabilities/declared.py) and classify what comes back.
 
     Returns:
         (verdict, late): `late` is the still-pending probe on stdio when it timed out,

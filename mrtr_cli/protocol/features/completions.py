@@ -48,7 +48,7 @@ def offers_completions(session: Session) -> bool | None:
 
 def request_completion(session: Session, params: dict[str, Any], *, deadline: Deadline | None = None) -> dict[str, Any]:
     """Send `completion/complete` and return its result as sent, declaring what a
-    `prompts/get` would (protocol/capabilities.py).
+    `prompts/get` would (protocol/capabilities/declared.py).
 
     Raises:
         ProtocolError: the result has no `completion.values` list of strings.

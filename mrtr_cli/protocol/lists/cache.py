@@ -13,7 +13,7 @@ headers and environment values the target sends, under a random local key: the
 secret itself is never written, and the file name cannot be checked against a
 guessed token without that key. Every entry is also keyed by the client capabilities
 its requests declared (a server may list more to a client declaring more:
-protocol/capabilities.py), so a list fetched under one declaration is never served to
+protocol/capabilities/declared.py), so a list fetched under one declaration is never served to
 a run declaring another. Results of MRTR retries are never cached (list
 methods are not retried with `inputResponses`).
 

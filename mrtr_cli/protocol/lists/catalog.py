@@ -192,7 +192,7 @@ class ToolCatalog:
         if name in self.excluded:
             return UsageError(f"tool {quote_value(name)} is not usable over HTTP: its definition has an invalid "
                               f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
-        from mrtr_cli.protocol.capabilities import hidden_note  # noqa: PLC0415 - only for an unlisted tool
+        from mrtr_cli.protocol.capabilities.declared import hidden_note  # noqa: PLC0415 - only for an unlisted tool
         from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415 - lazy for start-up time
 
         return unknown_name("tool", name, names, hidden=hidden_note("tools", self.session.capabilities))

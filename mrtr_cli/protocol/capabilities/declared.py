@@ -14,7 +14,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from mrtr_cli.protocol.inputkinds import ELICITATION_FORM, INPUT_KINDS, input_kind, method_member, request_mode
+from mrtr_cli.protocol.capabilities.kinds import ELICITATION_FORM, INPUT_KINDS, input_kind, method_member, request_mode
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 #: The requests a server may answer with `resultType: "input_required"` (2026-07-28
@@ -46,7 +46,7 @@ def declared_for(base: Mapping[str, Any], method: str) -> dict[str, Any]:
 
 
 # What to tell the user for each capability a server may require: each input kind's
-# (protocol/inputkinds.py), a bare `elicitation` as for forms, and the tasks extension.
+# (protocol/capabilities/kinds.py), a bare `elicitation` as for forms, and the tasks extension.
 CAPABILITY_HINTS = {
     "elicitation": ELICITATION_FORM.hint,
     **{kind.capability: kind.hint for kind in INPUT_KINDS},
