@@ -118,7 +118,38 @@ def load_pending(path: str, stdin_text: str | None = None, config_words: Sequenc
             "the call and has no requestState to resume",
             hint="fill in its answersTemplate and start the call again: " + start_again_legacy(doc, config_words),
         )
+    _check_input_requests(path, doc["inputRequests"])
     return doc
+
+
+def _check_input_requests(path: str, input_requests: dict[str, Any]) -> None:
+    """Each input request of a pending document by the spec's schema, as a server's would be
+    checked (a document may come from elsewhere, and its forms are shown and answered).
+
+    Raises:
+        UsageError: one breaks the schema, or its form schema cannot be used (a pattern
+            that is no regular expression).
+    """
+    import re  # noqa: PLC0415 - start-up time: only `mrtr resume`
+
+    from mrtr_cli.protocol.checks.validate import InvalidShape, check_input_request  # noqa: PLC0415 - lazy
+
+    for key, request in input_requests.items():
+        where = f"inputRequests[{json.dumps(key)}]"
+        try:
+            check_input_request(request, where, "modern")
+        except InvalidShape as exc:
+            raise UsageError(f"{path}: the pending document's {exc.what} is invalid: "
+                             f"{exc.path}: {exc.problem}") from None
+        fields = ((request.get("params") or {}).get("requestedSchema") or {}).get("properties")
+        for name, field_schema in (fields.items() if isinstance(fields, dict) else ()):
+            pattern = field_schema.get("pattern") if isinstance(field_schema, dict) else None
+            if isinstance(pattern, str):
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise UsageError(f"{path}: {where} field {json.dumps(name)}: its pattern is no regular "
+                                     f"expression ({exc})") from None
 
 
 def is_rejected_state(err: object) -> bool:

@@ -277,3 +277,23 @@ def test_exit_5_over_stdio_prints_what_works_once_the_server_has_ended(mrtr, tmp
     pending = tmp_path / "pending.json"
     pending.write_text(r.stdout)
     assert mrtr("resume", str(pending), "--answers", str(answers)).code == 4  # as the note says
+
+
+@pytest.mark.parametrize(("field", "message"), [
+    ({"type": "weird"}, ".properties.word.type: expected one of"),
+    ({"type": "string", "minLength": "2"}, ".properties.word.minLength: expected an integer"),
+    ({"$ref": "#/definitions/x"}, ".properties.word.type: missing"),
+    ({"type": "string", "pattern": "("}, 'field "word": its pattern is no regular expression'),
+], ids=["unknown-type", "string-minLength", "ref", "bad-pattern"])
+def test_a_pending_document_whose_form_breaks_the_schema_is_refused_before_anything_is_sent(
+        mrtr, tmp_path, field, message):
+    forms = stdio_cmd(SERVERS / "forms_server.py")
+    first = mrtr("--stdio", forms, "call", "three_forms", "--no-input")
+    assert first.code == 5, first.stderr
+    doc = first.json()
+    doc["inputRequests"]["a"]["params"]["requestedSchema"]["properties"]["word"] = field
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    r = mrtr("resume", pending, "-a", "word=hi", "-a", "sure=yes", "-a", "pick=x", "--no-input")
+    assert r.code == 2, r.stderr
+    assert "Traceback" not in r.stderr and message in r.stderr and r.stderr.startswith(f"mrtr: error: {pending}:")

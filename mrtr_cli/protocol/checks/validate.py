@@ -58,6 +58,8 @@ class InvalidShape(ProtocolError):
         super().__init__(f"the server sent an invalid {what}: {path}: {problem}",
                          hint="the response breaks the MCP schema; nothing of it is used")
         self.path = path
+        self.what = what
+        self.problem = problem
 
 
 def _defs(era: str) -> dict[str, Any]:
