@@ -61,6 +61,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
         env.stderr = cast(IO[str], relay)  # above the prompt while a person types
     plain = make_app(ctx, kw)
     app = SessionApp(plain.opts, plain.env)
+    app.spawn_early(app.target())  # a stdio server boots (or the prelaunched one is adopted) while the shell loads
     host = ShellHost(app, spellings=_spellings(), interactive=interactive)
     session = host.start()
     if interactive and not app.opts.quiet:
