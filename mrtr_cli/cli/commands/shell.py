@@ -46,7 +46,6 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     name the server or set up the session (--url, --stdio, -s, -H, --protocol, --trace
     ...) are given here only. Inside: help, help COMMAND, resume (the last pending call).
     """
-    from mrtr_cli.shell.history import history_path, scrub  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.shell.host import SessionApp, ShellHost  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.shell.loop import ShellLoop  # noqa: PLC0415 - lazy for start-up time
 
@@ -74,6 +73,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     if relay is not None:
         from mrtr_cli.render.color import styled  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.completion import Completer  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.shell.history import history_path, scrub  # noqa: PLC0415 - at a terminal only
         from mrtr_cli.shell.terminal import TerminalReader  # noqa: PLC0415 - lazy for start-up time
 
         completer = Completer(commands, host, help_words=_help_words)
@@ -85,7 +85,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
         from mrtr_cli.shell.script import ScriptReader  # noqa: PLC0415 - lazy for start-up time
 
         reader = ScriptReader(env.stdin)
-    return ShellLoop(host, reader, run_line, commands, _summaries(), fail_fast=fail_fast).run()
+    return ShellLoop(host, reader, run_line, commands, _summaries, fail_fast=fail_fast).run()
 
 
 class LineGroup(PlacementGroup):
