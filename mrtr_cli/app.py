@@ -268,7 +268,9 @@ class App:
 
     def strict_checker(self) -> StrictChecker | None:
         """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None
-        (`protocol.checks.strict.run_checker`)."""
+        (`protocol.checks.strict.run_checker`; its module is loaded only with `--strict`)."""
+        if not self.opts.strict:
+            return None
         from mrtr_cli.protocol.checks.strict import run_checker  # noqa: PLC0415 - lazy for start-up time
 
         return run_checker(self.opts.strict, self.env)

@@ -1,9 +1,11 @@
-"""Start-up cost of a plain stdio call, as an import set (docs/performance.md): which
-modules `mrtr call` loads, and which of them load before the server is launched. A set,
-not a time: it does not depend on the machine's speed.
+"""Start-up cost of a plain stdio call and of `mrtr shell` from a script, as an import set
+(docs/performance.md): which modules they load, which of them load before the server is
+launched, and how often the garbage collector runs. Sets and counts, not times: they do
+not depend on the machine's speed.
 
 `mrtr` runs in a real process under a small wrapper that records `sys.modules` when the
-stdio server is launched (an audit hook on `subprocess.Popen`) and when the run ends.
+stdio server is launched (an audit hook on `subprocess.Popen`) and when the run ends, and
+counts the garbage collector's runs (`gc.callbacks`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,17 @@ from tests.conftest import PY, ROOT, SAFETY, SERVERS, clean_env, stdio_cmd
 
 #: Runs `python -m mrtr_cli ARGS...` and writes the module sets to the file named by argv[1].
 WRAPPER = r"""
-import atexit, json, runpy, sys
+import atexit, gc, json, runpy, sys
 out, sys.argv = sys.argv[1], ["mrtr", *sys.argv[2:]]
-seen = {}
+seen = {"launches": 0, "collections": 0}
+def collected(phase, info):
+    if phase == "start":
+        seen["collections"] += 1
+gc.callbacks.append(collected)
 def hook(event, args):
-    if event == "subprocess.Popen" and "launch" not in seen:
-        seen["launch"] = sorted(sys.modules)
+    if event == "subprocess.Popen":
+        seen["launches"] += 1
+        seen.setdefault("launch", sorted(sys.modules))
 sys.addaudithook(hook)
 def done():
     seen["end"] = sorted(sys.modules)
@@ -48,10 +55,21 @@ AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era.opener"
                     "mrtr_cli.engine.mrtr", "mrtr_cli.responders.chain", "mrtr_cli.schema.quickcheck")
 
 
-def imported(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]]]:
+#: What `mrtr shell` reading a script does not need: the terminal's line editor, completion
+#: and history (and prompt_toolkit, rich and questionary under them), the grammar the shell
+#: reads from the commands (for completion and a bare `resume`), the help summaries (for
+#: `help`), the `--strict` checks, and all that a plain call does without.
+NEVER_IN_A_SCRIPTED_SHELL = (*NEVER_ON_A_PLAIN_CALL, "prompt_toolkit", "rich", "questionary",
+                             "mrtr_cli.shell.terminal", "mrtr_cli.shell.completion", "mrtr_cli.shell.history",
+                             "mrtr_cli.shell.grammar", "mrtr_cli.cli.help.summaries",
+                             "mrtr_cli.protocol.checks.strict", "mrtr_cli.render.markdown")
+
+
+def imported(tmp_path, *args: str, stdin: str | None = None) -> tuple[subprocess.CompletedProcess[str], dict]:
     out = tmp_path / "modules.json"
     proc = subprocess.run([PY, "-c", WRAPPER, str(out), *args], capture_output=True, text=True, cwd=ROOT,
-                          env=clean_env(tmp_path), stdin=subprocess.DEVNULL, timeout=SAFETY)
+                          env=clean_env(tmp_path), input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          timeout=SAFETY)
     return proc, json.loads(out.read_text())
 
 
@@ -66,6 +84,22 @@ def test_a_plain_stdio_call_imports_only_what_it_needs(tmp_path):
     assert "mrtr_cli.protocol.era.opener" in seen["end"]  # the record covers the whole call
     assert loaded(seen["end"], NEVER_ON_A_PLAIN_CALL) == []
     assert loaded(seen["launch"], AFTER_THE_LAUNCH) == []
+    assert seen["launches"] == 1  # the server launched early is the one the call uses
+    # The garbage collector does not go through the objects of every module loaded, again and
+    # again, while mrtr loads (cli/entry.py: about thirty collections with Python's default).
+    assert seen["collections"] <= 5
+
+
+def test_a_scripted_shell_imports_only_what_it_needs(tmp_path):
+    """`mrtr --stdio CMD shell` with lines on stdin: its server is launched before click loads
+    (and adopted: one launch), and nothing the terminal, help or --strict need is loaded."""
+    proc, seen = imported(tmp_path, "--stdio", stdio_cmd(SERVERS / "core_server.py"), "shell",
+                          stdin="call shed\ncall shed\n")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "mrtr_cli.shell.loop" in seen["end"] and "mrtr_cli.engine.mrtr" in seen["end"]  # the lines ran
+    assert loaded(seen["end"], NEVER_IN_A_SCRIPTED_SHELL) == []
+    assert loaded(seen["launch"], AFTER_THE_LAUNCH) == []
+    assert seen["launches"] == 1
 
 
 def test_the_check_sees_a_module_a_call_does_import(tmp_path):

@@ -20,12 +20,14 @@ def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
     """Combine group-level and command-level values of the same options."""
     out = dict(group)
     for key, value in sub.items():
+        if value is None:  # most of a command's options, not given
+            continue
         before = out.get(key)
         if isinstance(value, tuple):
             out[key] = tuple(before or ()) + value
         elif isinstance(value, int) and not isinstance(value, bool) and key == "verbosity":
             out[key] = (before or 0) + value
-        elif value is not None:
+        else:
             out[key] = value
     return out
 

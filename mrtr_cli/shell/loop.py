@@ -14,14 +14,16 @@ leaves, and a Ctrl-C stops only the line that was running (exit 130 for that lin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ExitStatus, UsageError, termination_received
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.shell.grammar import CommandSpec, walk
 from mrtr_cli.shell.host import ShellHost
 from mrtr_cli.shell.prompt import prompt_parts
 from mrtr_cli.shell.words import EXIT_WORDS, refusal, skipped, split_line
+
+if TYPE_CHECKING:  # pragma: no cover - the grammar loads for a bare `resume` only
+    from mrtr_cli.shell.grammar import CommandSpec
 
 #: Characters of a line quoted when the first failing line is named.
 SHOWN_CHARS = 60
@@ -48,12 +50,12 @@ class ShellLoop:
         reader: a `LineReader` (shell/script.py, shell/terminal.py).
         run_line: runs one command line (the command definitions).
         commands: gives the command line's commands (shell/grammar.py), for a bare `resume`.
-        summaries: (command, one-line help) for the shell's `help`.
+        summaries: gives (command, one-line help) for the shell's `help` (called when it is asked for).
         fail_fast: from a script, stop after the first failing line.
     """
 
     def __init__(self, host: ShellHost, reader: LineReader, run_line: RunLine,
-                 commands: Callable[[], dict[str, CommandSpec]], summaries: list[tuple[str, str]], *,
+                 commands: Callable[[], dict[str, CommandSpec]], summaries: Callable[[], list[tuple[str, str]]], *,
                  fail_fast: bool = False):
         self.host = host
         self.env = host.env
@@ -188,6 +190,8 @@ class ShellLoop:
     def _resume(self, words: list[str]) -> tuple[list[str], Mapping[str, object] | None]:
         """A bare `resume` (no PENDING file) finishes the pending document the shell kept:
         `-` stands for it on this line."""
+        from mrtr_cli.shell.grammar import walk  # noqa: PLC0415 - lazy for start-up time
+
         found = walk(self.commands(), words)
         options = words[:words.index("--")] if "--" in words else words
         if (found is None or found.positionals or found.pending_option is not None
@@ -245,9 +249,10 @@ class ShellLoop:
 
     def _help(self) -> None:
         """The shell's own help (`help`): its commands, and what differs from the command line."""
-        width = max(len(name) for name, _ in self.summaries) if self.summaries else 10
+        summaries = self.summaries()
+        width = max(len(name) for name, _ in summaries) if summaries else 10
         lines = ["Commands run as on the command line, without naming the server (this shell has one):", ""]
-        lines += [f"  {name.ljust(width)}  {summary}" for name, summary in self.summaries]
+        lines += [f"  {name.ljust(width)}  {summary}" for name, summary in summaries]
         lines += [
             "",
             "In the shell:",

@@ -46,7 +46,6 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     name the server or set up the session (--url, --stdio, -s, -H, --protocol, --trace
     ...) are given here only. Inside: help, help COMMAND, resume (the last pending call).
     """
-    from mrtr_cli.shell.history import history_path, scrub  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.shell.host import SessionApp, ShellHost  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.shell.loop import ShellLoop  # noqa: PLC0415 - lazy for start-up time
 
@@ -61,6 +60,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
         env.stderr = cast(IO[str], relay)  # above the prompt while a person types
     plain = make_app(ctx, kw)
     app = SessionApp(plain.opts, plain.env)
+    app.spawn_early(app.target())  # a stdio server boots (or the prelaunched one is adopted) while the shell loads
     host = ShellHost(app, spellings=_spellings(), interactive=interactive)
     session = host.start()
     if interactive and not app.opts.quiet:
@@ -73,6 +73,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     if relay is not None:
         from mrtr_cli.render.color import styled  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.completion import Completer  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.shell.history import history_path, scrub  # noqa: PLC0415 - at a terminal only
         from mrtr_cli.shell.terminal import TerminalReader  # noqa: PLC0415 - lazy for start-up time
 
         completer = Completer(commands, host, help_words=_help_words)
@@ -84,7 +85,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
         from mrtr_cli.shell.script import ScriptReader  # noqa: PLC0415 - lazy for start-up time
 
         reader = ScriptReader(env.stdin)
-    return ShellLoop(host, reader, run_line, commands, _summaries(), fail_fast=fail_fast).run()
+    return ShellLoop(host, reader, run_line, commands, _summaries, fail_fast=fail_fast).run()
 
 
 class LineGroup(PlacementGroup):

@@ -10,7 +10,6 @@ resource lists what `resources/read` declares.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,10 +38,20 @@ def declared_for(base: Mapping[str, Any], method: str) -> dict[str, Any]:
     """The `ClientCapabilities` declared on a request `method`, given what the run can
     answer (`base`: `ResponderChain.capabilities()`): a copy of `base`, plus the tasks
     extension on `tools/call` and on the requests that list for it."""
-    caps = copy.deepcopy(dict(base))
+    caps: dict[str, Any] = _copied(dict(base))
     if CALL_OF.get(method, method) == "tools/call":
         caps.setdefault("extensions", {})[TASKS_EXTENSION] = {}
     return caps
+
+
+def _copied(value: Any) -> Any:
+    """A copy of a JSON value's objects and arrays (its strings, numbers and booleans are
+    shared): `copy.deepcopy` for JSON, in a tenth of the calls (it runs for every request)."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
 
 
 # What to tell the user for each capability a server may require: each input kind's

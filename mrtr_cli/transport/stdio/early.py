@@ -3,7 +3,7 @@ finishes loading (docs/performance.md); the session adopts the transport
 (protocol/opening.py). Nothing happens for an HTTP target.
 
 Two moments: `prelaunch`, from the command line's words alone before the CLI (click) is
-even imported, for the plain shape `mrtr --stdio CMD call|prompt|read ...`; and
+even imported, for the plain shape `mrtr --stdio CMD call|prompt|read|shell ...`; and
 `spawn_early`, once the run's target is resolved, which adopts the prelaunched server when
 the target is that very command and launches it otherwise. A prelaunched server that the
 run does not adopt (a usage error, another target) is stopped (`discard_prelaunched`).
@@ -19,8 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from typing import Any
 
-#: The commands whose stdio server may be launched before the CLI is loaded.
-PRELAUNCH_COMMANDS = ("call", "prompt", "read")
+#: The commands whose stdio server may be launched before the CLI is loaded (`shell` opens
+#: its session before it reads a line).
+PRELAUNCH_COMMANDS = ("call", "prompt", "read", "shell")
 #: Words after which no server is needed (help and version are printed; a launch would be waste).
 _NO_SERVER_WORDS = ("-h", "--help", "-V", "--version")
 
@@ -34,7 +35,7 @@ def prelaunch_command(words: list[str]) -> list[str] | None:
     program name), or None.
 
     Only `--stdio CMD` (or `--stdio=CMD`) as the very first option, followed directly by
-    `call`, `prompt` or `read`, and no help or version word anywhere: the shape where the
+    `call`, `prompt`, `read` or `shell`, and no help or version word anywhere: the shape where the
     server is sure to be needed. CMD is split like `config.target.parse_stdio` does; a
     command it would refuse (unbalanced quotes, empty) is left to the CLI to report.
     """

@@ -19,6 +19,7 @@ CMD = shlex.join(SLEEPER)
     ["--stdio", CMD, "call", "echo", "text=hi"],
     [f"--stdio={CMD}", "read", "res://x"],
     ["--stdio", CMD, "prompt", "p", "--json"],
+    ["--stdio", CMD, "shell"],
 ])
 def test_the_plain_shape_is_launched_at_once(words):
     assert early.prelaunch_command(words) == SLEEPER
@@ -27,6 +28,7 @@ def test_the_plain_shape_is_launched_at_once(words):
 @pytest.mark.parametrize("words", [
     ["--stdio", CMD, "call", "echo", "--help"],  # help: no server needed
     ["--stdio", CMD, "call", "-h"],
+    ["--stdio", CMD, "shell", "--help"],
     ["--stdio", CMD, "--version"],
     ["--stdio", CMD, "tools"],  # not a call
     ["--stdio", CMD, "batch", "f.jsonl"],
