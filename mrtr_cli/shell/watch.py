@@ -13,6 +13,11 @@ they are heard, but not counted on).
 
 Each change forgets the lists of its kind (shell/listings.py) and is said on stderr
 (above the prompt at a terminal).
+
+The shell waits for the subscription's acknowledgement before its first line, at most
+`ACK_WAIT` seconds: what the shell fetches from then on is covered from the moment it is
+received, however slowly the acknowledgement travels. A server that never acknowledges
+costs the wait once; its lists are then fetched again as their `ttlMs` says.
 """
 
 from __future__ import annotations
@@ -27,6 +32,9 @@ from mrtr_cli.transport.base import Message
 
 #: notification method -> kind ("tools", "prompts", "resources")
 KIND_OF_NOTIFICATION = {method: kind for kind, (_, method) in LISTS.items()}
+
+#: Seconds `ListWatcher.start` waits for a 2026-07-28 subscription's acknowledgement.
+ACK_WAIT = 10.0
 
 
 def declared_kinds(capabilities: object) -> list[str]:
@@ -53,6 +61,7 @@ class ListWatcher:
         self._covered: set[str] = set()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._settled = threading.Event()  # acknowledged, refused or ended: `start` waits no more
         self.stopping = False
         #: The 2026-07-28 subscription broke (the server went away, a stream dropped): the
         #: shell may subscribe again (a new `ListWatcher`) once the server answers.
@@ -63,8 +72,9 @@ class ListWatcher:
         with self._lock:
             return kind in self._covered
 
-    def start(self) -> None:
-        """Begin watching what the server declares (a 2026-07-28 subscription on a thread)."""
+    def start(self, wait: float = ACK_WAIT) -> None:
+        """Begin watching what the server declares: a 2026-07-28 subscription on a thread,
+        whose acknowledgement (or end) this waits for, at most `wait` seconds."""
         session = self.session
         if session.listens_by_request:
             kinds = declared_kinds((session.discover_result or {}).get("capabilities"))
@@ -72,6 +82,7 @@ class ListWatcher:
                 self._thread = threading.Thread(target=self._listen, args=(kinds,), name="mrtr-shell-watch",
                                                 daemon=True)
                 self._thread.start()
+                self._settled.wait(wait)
             return
         kinds = declared_kinds(getattr(session, "server_capabilities", None))
         session.route_notifications(self._notified)
@@ -95,6 +106,7 @@ class ListWatcher:
         honoured = member(member(msg, "params"), "notifications")
         with self._lock:
             self._covered = {k for k, (field, _) in LISTS.items() if honoured.get(field) is True}
+        self._settled.set()
 
     def _listen(self, kinds: list[str]) -> None:
         try:
@@ -102,6 +114,7 @@ class ListWatcher:
         except BaseException as exc:  # noqa: BLE001 - the thread ends; the shell goes on without the subscription
             with self._lock:
                 self._covered.clear()
+            self._settled.set()
             if not self.stopping:
                 self.broken = True
                 if self.on_end is not None:
@@ -109,3 +122,4 @@ class ListWatcher:
             return
         with self._lock:  # the server ended the subscription: nothing is covered any more
             self._covered.clear()
+        self._settled.set()
