@@ -299,8 +299,8 @@ class BatchRunner:
             deadline = self.app.deadline()
             chain = self.app.line_chain(store, deadline)
             responder = getattr(session, "responder", None)
-            if responder is not None:  # an older server's own requests: this line's answers (one line at a time)
-                responder.chain = chain
+            if responder is not None:  # an older server's own requests: its answers and keys (one line at a time)
+                responder.begin(chain, None)
             method, params = request_params(self.app, session, line.command, line.subject, base=line.arguments)
             outcome = drive(self.app, method, params, session=session, chain=chain, target=self.app.target(),
                             deadline=deadline)

@@ -135,6 +135,7 @@ class Session(MessageRouting, ResponseWaiting):
         self.protocol_version = protocol_version
         self.log_level = log_level
         self._heard_at: float | None = None  # when the server last sent anything (monotonic)
+        self._answered_at: float | None = None  # when mrtr last answered a server request (monotonic)
         self.server_info: dict[str, Any] | None = None
         self.on_log = on_log
         self.on_notification: Callable[[Message], None] | None = None

@@ -8,7 +8,9 @@ thread, so the answer may prompt a person; those requests are answered one at a 
 across threads. A run stopped while answering one (Ctrl-C at a prompt) still sends the
 server an error reply first. A stdio server silent on a request for
 `MRTR_WAIT_NOTICE_SECONDS` (default 5) gets one "still waiting" line on stderr at a
-terminal, naming the request and how to stop (docs/configuration.md).
+terminal, naming the request and how to stop (docs/configuration.md). Time spent
+answering the server's own requests (a person at a form) is not the server's silence:
+no notice while one is being answered, and the silence counts from the answer sent.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ class ResponseWaiting:
     """The waiting of `protocol.session.Session` (a base class of it): it uses the session's
     transport, environment, tracer, lock, `on_server_request` handler and the queues the
     message routing (protocol/routing.py) fills: `_server_requests`, `_waiters`,
-    `_heard_at`, `_shown`.
+    `_heard_at`, `_shown`; `_answered_at` is kept here.
     """
 
     # Declared here, set by `Session.__init__`.
@@ -59,6 +61,7 @@ class ResponseWaiting:
     refused_at_stop: list[Message]
     _lock: threading.Lock
     _heard_at: float | None
+    _answered_at: float | None
     _shown: set[Any]
     _server_requests: collections.deque[Message]
     _waiters: set[threading.Event]
@@ -70,7 +73,8 @@ class ResponseWaiting:
 
         A stdio server that sends nothing for `wait_notice_seconds()` gets one line on
         stderr at a terminal, naming the request (`label`) and how to stop; never on a
-        `subscriptions/listen`, which stays open with nothing to say until something changes."""
+        `subscriptions/listen`, which stays open with nothing to say until something changes,
+        nor while a server request is being answered (`_wait_notice`)."""
         wake = threading.Event()
         fut.add_done_callback(lambda _f: wake.set())
         with self._lock:
@@ -105,16 +109,20 @@ class ResponseWaiting:
     def _wait_notice(self, label: str, token: object, due: float) -> float | None:
         """Print "still waiting" for `label` unless the server spoke since the wait began
         (progress for `token`, or any message less than a wait-notice ago: then the notice
-        is due that long after it); returns when the next check is due (None: done).
-        `due` is when this check was due."""
+        is due that long after it) or waits for mrtr: while a server request is being
+        answered (a person at a form, a sampling command) the check comes again shortly,
+        and after one is answered the silence counts from the answer. Returns when the
+        next check is due (None: done). `due` is when this check was due."""
         after = wait_notice_seconds() or DEFAULT_WAIT_NOTICE
         with self._lock:
             heard = token is not None and token in self._shown
-            last = self._heard_at
+            last = max((t for t in (self._heard_at, self._answered_at) if t is not None), default=None)
         if heard:
             return None  # progress is on show: the server is not silent
+        if self._serving.locked():
+            return time.monotonic() + _POLL  # the server waits for mrtr's answer, not mrtr for the server
         if last is not None and last + after > time.monotonic():
-            return last + after  # it spoke (a log, a notification) since: count from then
+            return last + after  # it spoke (a log, a notification), or was answered, since: count from then
         self.env.err(f"mrtr: the server has not answered {sanitize(label, single_line=True)} for "
                      f"{after:g}s; still waiting (Ctrl-C to stop)")
         return None
@@ -144,6 +152,8 @@ class ResponseWaiting:
                     raise
                 if reply is not None:
                     self._reply(reply)
+                with self._lock:
+                    self._answered_at = time.monotonic()  # the server's silence counts from here
         finally:
             self._serving.release()
 

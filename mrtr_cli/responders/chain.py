@@ -117,6 +117,7 @@ class ResponderChain:
         self.deadline = deadline
         #: Called before the terminal is used for a prompt (`prompting_after`).
         self._before_prompt: Callable[[], None] | None = None
+        self._asked: set[str] = set()  # the input keys asked on this run
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -220,12 +221,36 @@ class ResponderChain:
                     outcome.sources[ask.key] = "the terminal"
             left = [a for a in left if a.key not in outcome.responses]
         outcome.missing = [a.key for a in left]
+        self._asked.update(a.key for a in asks)
+        if outcome.missing:
+            self._check_key_flags(asks)
         if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
             self.declined = True
         if self.env.verbosity:
             for key, source in outcome.sources.items():
                 self.env.err(f"mrtr: input {quote_value(key)} answered from {source}")
         return outcome
+
+    def _check_key_flags(self, asks: list[InputAsk]) -> None:
+        """The run stops for input at this round: a `-a KEY.FIELD` flag whose KEY names no
+        question asked on this run (and which no form field of the round is named) was
+        meant for a question that never came, most likely a mistyped key.
+
+        Raises:
+            UsageError: for the first such flag, naming its key and the keys of this round (exit 2).
+        """
+        from mrtr_cli.render.sanitize import quote_text  # noqa: PLC0415 - start-up time
+        from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
+
+        fields = {f.name for a in asks if a.method == ELICIT and a.mode == "form"
+                  for f in form_fields(a.params.get("requestedSchema"))}
+        for index, flag in enumerate(self.store.flags):
+            if index in self.store.used_flags or "." not in flag.name or flag.name in fields \
+                    or any(flag.name.startswith(key + ".") for key in self._asked):
+                continue
+            key = flag.name.rsplit(".", 1)[0]
+            raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: no question has the key {quote_text(key)} "
+                             f"(asked: {', '.join(quote_value(a.key) for a in asks)})", data={"key": key})
 
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
         """Note that `ask` came back after the one-off answer `before` (source, answer) was

@@ -9,7 +9,9 @@ answer files, and the terminal work exactly as they do for a 2026-07-28 server.
 
 Keys are stable within a run: `elicitation-1`, `elicitation-2`, `sampling-1`,
 `roots-1`, ... in the order the server asks, so an answer file keyed that way (or one
-written by `--save-answers`) replays the run.
+written by `--save-answers`) replays the run. A session that serves many runs (the lines
+of `mrtr batch`, the commands of `mrtr shell`) starts each with `begin`: its keys count
+from 1 again, so each line is keyed as the same `mrtr call` would be.
 
 When nobody can answer (`--no-input`, no terminal, nothing prepared) an elicitation is
 answered `{"action": "cancel"}` and a sampling or roots request gets an error; the ask
@@ -157,6 +159,17 @@ class ServerRequestResponder:
             self._asks.prefill.update(part.prefill)
             self._asks.reason = reason
         return part
+
+    def begin(self, chain: ResponderChain, recorder: Recorder | None) -> None:
+        """A new run over this session (a batch line, a shell command): its questions are
+        answered by `chain`, the answers sent are recorded in `recorder` (its
+        `--save-answers`, or None), and keys count from 1 again (`elicitation-1`), as in
+        one `mrtr call`; nothing asked before is kept."""
+        with self._lock:
+            self.chain = chain
+            self.recorder = recorder
+            self._counts.clear()
+            self._asks = ServerAsks()
 
     def take_asks(self) -> ServerAsks:
         """Everything asked since the last call (and forget it)."""

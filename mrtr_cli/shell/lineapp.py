@@ -118,8 +118,8 @@ class LineApp(App):
         a server that died, a cached era that was wrong, a pending document to keep."""
         session = self.host.current()
         responder = getattr(session, "responder", None)
-        if responder is not None:  # an older server's own requests: this line's answers
-            responder.chain = self.chain()
+        if responder is not None:  # an older server's own requests: this line's answers, keys and --save-answers
+            responder.begin(self.chain(), self.recorder())
         if self.host.target.url and session.mirrors_param_headers:
             session.use_param_headers(self.catalog(session))
         try:

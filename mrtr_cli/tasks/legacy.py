@@ -18,7 +18,8 @@ What differs from the tasks extension, and how `mrtr` maps it onto the shared dr
   related-task"]`), which the legacy session answers through the responder chain. So
   input is given through `tasks/result`; there is no `tasks/update`.
 - `failed` includes a tool result with `isError: true` (in the extension that is `completed`).
-- `tasks/cancel {taskId}` returns the Task (status `cancelled`); a terminal task gets -32602.
+- `tasks/cancel {taskId}` returns the Task (status `cancelled`); a terminal task, or an
+  unknown id, gets -32602 (one `tasks/get` tells which).
 - `tasks/list {cursor?}` pages the server's tasks (`capabilities.tasks.list`).
 """
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.errors import JsonRpcError, UsageError
+from mrtr_cli.errors import JsonRpcError, MrtrError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.legacy import is_create_task_result
 from mrtr_cli.protocol.session import Session
@@ -158,15 +159,32 @@ class LegacyTasksWire(TaskWire):
         """`tasks/cancel`; returns the Task the server sends back (status `cancelled`).
 
         Raises:
-            JsonRpcError: -32602 for a task that already ended (or is unknown), with a hint.
+            JsonRpcError: -32602 for a task that already ended or that the server does not
+                know, with a hint saying which (`_refused_cancel`).
         """
         try:
             result = self.request("tasks/cancel", {"taskId": task_id}, deadline=deadline)
         except JsonRpcError as err:
             if err.code == INVALID_PARAMS and not err.hint:
-                err.hint = f"a task that has ended cannot be cancelled; see it with: mrtr task get {task_id}"
+                err.hint = self._refused_cancel(task_id)
             raise
         return self.read(result, "tasks/cancel result", task_id)
+
+    def _refused_cancel(self, task_id: str) -> str:
+        """The hint for a `-32602` to `tasks/cancel`, which 2025-11-25 answers both for a task
+        in a terminal status and for an id the server does not know: one `tasks/get` tells
+        which, and the hint says what the server said, nothing more."""
+        try:
+            state = self.get(task_id)
+        except JsonRpcError as err:
+            if err.code == INVALID_PARAMS:
+                return f"the server does not know task {task_id} (tasks/get says so too)"
+            return f"see it with: mrtr task get {task_id}"
+        except MrtrError:  # the cancel's own error is the one to report
+            return f"see it with: mrtr task get {task_id}"
+        if state.terminal:
+            return f"task {task_id} is {state.status}: a task that has ended cannot be cancelled"
+        return f"task {task_id} is {state.status}; see it with: mrtr task get {task_id}"
 
 
 def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> list[Any]:

@@ -404,6 +404,23 @@ def test_an_older_server_runs_one_line_at_a_time_with_each_lines_answers(mrtr, t
     assert run.code == 5
 
 
+def test_an_older_servers_question_keys_count_from_one_on_every_line(mrtr, tmp_path):
+    """`elicitation-1` names each line's first question, as for one `mrtr call`: one answer
+    file keyed that way answers every line, and each pending record replays on its own."""
+    legacy = stdio_cmd(SERVERS / "legacy_server.py", "--version", "2025-11-25")
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"inputResponses": {"elicitation-1": {
+        "action": "accept", "content": {"partySize": 2, "seating": "indoor"}}}}))
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": day, "call": "book_table", "arguments": {"date": day}} for day in ("mon", "tue", "wed")])
+    run = mrtr("--stdio", legacy, "batch", str(batch), "--answers", str(answers), timeout=SAFETY)
+    assert run.code == 0, run.stdout + run.stderr
+    assert [text_of(r) for r in records(run.stdout)] == [f"Booked a table for 2 (indoor) on {day}."
+                                                         for day in ("mon", "tue", "wed")]
+    unanswered = mrtr("--stdio", legacy, "batch", str(batch), timeout=SAFETY)
+    assert [r["pending"]["missing"] for r in records(unanswered.stdout)] == [["elicitation-1"]] * 3
+
+
 def test_a_slow_starting_server_is_not_charged_to_the_per_line_timeout(mrtr, tmp_path):
     script = tmp_path / "slow-start.json"
     batch = write_lines(tmp_path / "b.jsonl", [{"id": "a", "call": "echo"}])

@@ -1,5 +1,5 @@
-"""At a real pseudo-terminal (pexpect): `--timeout` counts the server's time, not the
-time a person takes to answer (tester's finding 4), in both eras."""
+"""At a real pseudo-terminal (pexpect): `--timeout` and the slow-server notice count the
+server's time, not the time a person takes to answer, in both eras."""
 
 from __future__ import annotations
 
@@ -49,6 +49,37 @@ def test_timeout_pauses_while_a_person_answers(tmp_path, protocol):
         return True
 
     growing_bound(attempt, 4, what="a run whose server time fit in --timeout", limit=64)
+
+
+NOTICE = 2.0  # MRTR_WAIT_NOTICE_SECONDS in the test below
+
+
+@pytest.mark.parametrize(("protocol", "transport"), [("2026-07-28", "stdio"), ("2025-11-25", "stdio"),
+                                                     ("2026-07-28", "http"), ("2025-11-25", "http")])
+def test_no_slow_server_notice_for_the_time_a_person_answers(tmp_path, protocol, transport, http_servers):
+    # The person takes longer than the notice's silence; the notice may come only once the
+    # server has been silent that long after the answer was sent (seen on this side at
+    # least NOTICE seconds after the key that sent it), never while the form is on screen.
+    target = (["--stdio", stdio_cmd(DUAL)] if transport == "stdio" else ["--url", http_servers.start(DUAL)])
+    child, out = spawn(tmp_path, *target, "--protocol", protocol, "call", "book_table", "date=Friday",
+                       env={"MRTR_WAIT_NOTICE_SECONDS": f"{NOTICE:g}"})
+    child.expect("Party size")
+    child.send("4" + ENTER)
+    child.expect("Seating")
+    child.send(ENTER)
+    child.expect("Send these answers\\?")
+    child.expect("Cancel")
+    time.sleep(NOTICE + 1)  # the person thinking, the form on screen
+    with pytest.raises(pexpect.TIMEOUT):
+        child.expect("still waiting", timeout=0.1)
+    sent = time.monotonic()
+    child.send(ENTER)
+    if child.expect(["has not answered", pexpect.EOF]) == 0:
+        assert time.monotonic() - sent >= NOTICE, "the notice counted the time the form was on screen"
+        child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert out.read_text().startswith(BOOKED)
 
 
 def test_timeout_still_bounds_the_server(tmp_path):

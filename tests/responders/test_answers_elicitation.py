@@ -210,6 +210,21 @@ def test_every_problem_is_listed(mrtr, forms: Target, tmp_path):
     assert "also:" in r.stderr and 'field "size"' in r.stderr and 'field "age"' in r.stderr
 
 
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_key_field_flag_whose_key_names_no_question_is_one_usage_line(mrtr, era, tmp_path):
+    """`-a KEY.FIELD=VALUE` with a KEY the server did not ask: exit 2 and one line naming the
+    key and the keys asked, in both eras, when the run would otherwise stop for input."""
+    target = ["--stdio", stdio_cmd(SERVERS / "dual_server.py"), "--protocol", era]
+    r = mrtr(*target, "call", "book_table", "date=mon", "-a", "login.x=1", "-a", "partySize=2", "--no-input")
+    key = "__main__:ask_booking" if era == "2026-07-28" else "elicitation-1"
+    assert r.code == 2, r.stderr
+    assert r.stdout == ""
+    assert r.stderr.splitlines() == [f'mrtr: error: -a login.x=1: no question has the key \'login\' (asked: "{key}")']
+    # A KEY.FIELD for a question asked later, or a field whose name has a dot, is no such flag.
+    ok = mrtr(*target, "call", "book_table", "date=mon", "-a", f"{key}.partySize=2", "-a", "seating=indoor")
+    assert ok.code == 0, ok.stderr
+
+
 def test_unused_flag_is_noted_and_partial_answers_pend(mrtr, forms: Target):
     r = mrtr(*forms.args, "call", "every_kind", *flags("name=Ada", "nmae=typo"), "--no-input")
     assert r.code == 5

@@ -39,11 +39,11 @@ class Shell:
     the screen, not from the stream of bytes. The emulator answers the line editor's
     cursor-position requests as a terminal does."""
 
-    def __init__(self, tmp_path: Path, *args: str, name: str = "stdout.txt"):
+    def __init__(self, tmp_path: Path, *args: str, name: str = "stdout.txt", env: dict[str, str] | None = None):
         self.out = tmp_path / name
         command = shlex.join([PY, "-m", "mrtr_cli", *map(str, args), "shell"]) + f" > {shlex.quote(str(self.out))}"
         self.child = pexpect.spawn("/bin/sh", ["-c", "exec " + command], cwd=str(ROOT), encoding="utf-8",
-                                   timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color"}),
+                                   timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
                                    dimensions=(ROWS, COLUMNS))
         self.term = pyte.Screen(COLUMNS, ROWS)
         self.term.write_process_input = self.child.send  # cursor-position reports
@@ -162,6 +162,32 @@ def test_tab_completes_a_tool_and_an_argument_and_a_form_is_answered_in_place(tm
     s.prompt("work-items")
     assert s.finish() == 0
     assert s.stdout.startswith("Work item 4522 resolved: Fixed.\n")
+
+
+def test_no_slow_server_notice_while_an_older_servers_form_is_answered(tmp_path):
+    # A 2025-11-25 server asks during the call: the time the person takes is not the
+    # server's silence. The notice may come only once the server has been silent for
+    # MRTR_WAIT_NOTICE_SECONDS after the answer was sent (at least that long after the key).
+    notice = 2.0
+    s = Shell(tmp_path, "--stdio", stdio_cmd(SERVERS / "legacy_server.py", "--version", "2025-11-25"),
+              env={"MRTR_WAIT_NOTICE_SECONDS": f"{notice:g}"})
+    s.prompt("legacy-test")
+    s.submit("call book_table date=mon")
+    s.expect("Party size")
+    s.type("2" + ENTER)
+    s.expect("Seating")
+    s.type(ENTER)
+    s.expect("Send these answers?")
+    thinking = time.monotonic() + notice + 1  # the person thinking, the form on screen
+    s.wait(lambda: time.monotonic() >= thinking, "the end of the thinking")
+    assert "has not answered" not in s.screen
+    sent = time.monotonic()
+    s.type(ENTER)
+    s.prompt("legacy-test")
+    if "has not answered" in s.screen:
+        assert time.monotonic() - sent >= notice, "the notice counted the time the form was on screen"
+    assert s.finish() == 0
+    assert s.stdout.startswith("Booked a table for 2 (indoor) on mon.\n")
 
 
 def test_tab_completes_an_enum_value(tmp_path, http_servers):

@@ -284,6 +284,31 @@ def test_an_older_server_over_stdio(mrtr):
     assert "call book_table --args '{\"date\":\"2026-01-02\"}' -a FIELD=VALUE" in run.stderr
 
 
+def test_an_older_servers_question_keys_count_from_one_on_every_line(mrtr, tmp_path):
+    """A 2025-11-25 server's questions are keyed per line (`elicitation-1` first on each), as
+    for one `mrtr call`: one answer file answers every line, a line's --save-answers file
+    replays that line, and a line's pending document names the key its call will ask."""
+    answers = tmp_path / "a.json"
+    answers.write_text(json.dumps({"inputResponses": {"elicitation-1": {
+        "action": "accept", "content": {"partySize": 2, "seating": "indoor"}}}}))
+    saved = [tmp_path / "s1.json", tmp_path / "s2.json"]
+    legacy = ["--stdio", stdio_cmd(LEGACY_SERVER, "--version", "2025-11-25")]
+    run = mrtr(*legacy, "shell", input=(
+        f"call book_table date=mon --answers {answers}\ncall book_table date=tue --answers {answers}\n"
+        f"call book_table date=wed -a partySize=3 -a seating=outdoor --save-answers {saved[0]}\n"
+        f"call book_table date=thu -a partySize=4 -a seating=indoor --save-answers {saved[1]}\n"
+        "call book_table date=fri\n"))
+    assert run.code == 5, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[:4] == ["Booked a table for 2 (indoor) on mon.", "Booked a table for 2 (indoor) on tue.",
+                         "Booked a table for 3 (outdoor) on wed.", "Booked a table for 4 (indoor) on thu."]
+    assert json.loads(lines[4])["missing"] == ["elicitation-1"]
+    for path, day, booked in zip(saved, ("sat", "sun"), ("3 (outdoor)", "4 (indoor)"), strict=True):
+        assert list(json.loads(path.read_text())["inputResponses"]) == ["elicitation-1"]
+        again = mrtr(*legacy, "call", "book_table", f"date={day}", "--answers", str(path), "--no-input")
+        assert again.code == 0 and again.stdout.strip() == f"Booked a table for {booked} on {day}.", again.stderr
+
+
 # ---------------------------------------------------------------------- in this process
 def test_a_line_splits_as_a_posix_shell_splits_it():
     from mrtr_cli.errors import UsageError

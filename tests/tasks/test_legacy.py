@@ -251,6 +251,15 @@ def test_a_task_in_a_per_session_server_is_followed_after_detach_and_timeout(mrt
     assert (r.code, r.stdout) == (0, f"slept {seconds:g}s\n"), r.stderr
 
 
+def test_task_cancel_of_an_id_the_server_does_not_know_says_so(mrtr, legacy: Target):
+    # 2025-11-25 answers -32602 both for a task that has ended and for an unknown id: the
+    # hint says which one the server reports (tasks/get), and guesses nothing.
+    r = mrtr(*legacy.args, "task", "cancel", "nope-123")
+    assert r.code == 4
+    assert "the server does not know task nope-123" in r.stderr, r.stderr
+    assert "ended" not in r.stderr, r.stderr
+
+
 def test_task_cancel_then_wait_exits_6(mrtr, http_servers):
     url = http_servers.start(SERVER)
     task_id = mrtr("--url", url, "call", "slow", "seconds:=3600", "--detach").stdout.strip()  # ends if cancelled
