@@ -418,15 +418,15 @@ class TaskDriver:
             {"name": self.context.tool} if self.context.tool else {})
         # Every answer the call sent, before the task existed and to the task: the document
         # carries them on (`resume --save-answers` then replays the whole call).
-        sent = AnswerRecorder()
-        sent.seed(self.context.earlier)
-        sent.record(self.sent)
+        recorded = AnswerRecorder()
+        recorded.seed(self.context.earlier)
+        recorded.record(self.sent)
+        sent = recorded.document()["inputResponses"]  # a key answered in several rounds: a list
         doc = build_pending(target=self.context.target, protocol_version=self.context.protocol_version,
                             method="tools/call", params=params,
                             input_requests={k: requests[k] for k in missing}, request_state=None,
                             missing=missing, prefill=prefill, task_id=self.task_id,
-                            sent_responses=sent.document()["inputResponses"] if sent.responses else None,
-                            replay={**self.context.earlier, **self.sent} if self._over_stdio() else None)
+                            sent_responses=sent or None, replay=sent if self._over_stdio() else None)
         why = ("--no-input was given" if self.env.no_input
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
