@@ -215,14 +215,16 @@ class App:
         return task_field(session, name, catalog, requested=self.opts.task, ttl=self.opts.task_ttl, note=self.note)
 
     def task_handler(self, session: Session, chain: ResponderChain, target: Target, params: dict[str, Any], *,
-                     recorder: AnswerRecorder | None, deadline: Deadline) -> TaskHandler:
+                     recorder: AnswerRecorder | None, sent: AnswerRecorder, deadline: Deadline) -> TaskHandler:
         """The engine's task hook for one `tools/call` (`MrtrEngine`'s `on_task`): a
-        `tasks.runner.TaskRunner` drives the task the call became to its outcome."""
+        `tasks.runner.TaskRunner` drives the task the call became to its outcome, knowing
+        the answers `sent` in the call's rounds before it became one."""
         def on_task(create_result: dict[str, Any], capabilities: dict[str, Any]) -> EngineOutcome:
             from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - start-up time: only once a task exists
 
             runner = TaskRunner(self, session, chain, target, tool=params.get("name"), params=params,
-                                recorder=recorder, deadline=deadline, batch=self.batch)
+                                recorder=recorder, earlier=sent.document()["inputResponses"],
+                                deadline=deadline, batch=self.batch)
             return runner.on_task(create_result, capabilities)
 
         return on_task

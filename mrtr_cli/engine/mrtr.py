@@ -88,13 +88,16 @@ class AnswerRecorder:
             else:
                 self.responses.setdefault(key, []).append(value)
 
-    def seed(self, document_responses: object) -> None:
+    def seed(self, document_responses: object, *, task_id: str | None = None) -> None:
         """Start from the `inputResponses` of an earlier `document()` (a pending document's
-        `sentResponses`): a list is one entry per round, anything else one round."""
+        `sentResponses`): a list is one entry per round, anything else one round. `task_id`:
+        the task the document's questions came from (its own keys go into `inOrder`, as
+        `record` puts them)."""
         if not isinstance(document_responses, dict):
             return
         for key, value in document_responses.items():
-            self.responses.setdefault(str(key), []).extend(value if isinstance(value, list) else [value])
+            for one in value if isinstance(value, list) else [value]:
+                self.record({str(key): one}, task_id=task_id)
 
     def document(self) -> dict[str, Any]:
         """The answer file: `{"inputResponses": {key: value | [values...]}}`, and
@@ -181,6 +184,8 @@ class MrtrEngine:
         max_rounds: cap on input_required rounds (`--max-rounds`).
         deadline: the overall bound (`--timeout`).
         recorder: collects sent answers for `--save-answers`, or None.
+        sent: collects every response this call sends (pending documents carry them on, as
+            does the task the call may become: `EngineRun.task_handler`); a new one if None.
         on_task: task driver, called as `on_task(create_task_result, capabilities)`
             when `tools/call` returns `resultType: "task"`; None means tasks are not
             declared (and a task result is invalid).
@@ -196,6 +201,7 @@ class MrtrEngine:
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         deadline: Deadline | None = None,
         recorder: AnswerRecorder | None = None,
+        sent: AnswerRecorder | None = None,
         on_task: TaskHandler | None = None,
         on_progress: ProgressCallback | None = None,
     ):
@@ -205,7 +211,7 @@ class MrtrEngine:
         self.max_rounds = max_rounds
         self.deadline = deadline or Deadline.unbounded()
         self.recorder = recorder
-        self.sent = AnswerRecorder()  # every response sent in this call (pending documents carry it)
+        self.sent = sent if sent is not None else AnswerRecorder()  # every response sent in this call
         self.on_task = on_task
         self.on_progress = on_progress
         #: key -> (source, answer) of one-off answers already sent in this call (never sent again).

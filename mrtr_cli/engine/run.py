@@ -32,9 +32,11 @@ class EngineRun(ProtocolRun, Protocol):
         """The `--save-answers` recorder, or None."""
 
     def task_handler(self, session: Session, chain: ResponderChain, target: Target, params: dict[str, Any], *,
-                     recorder: AnswerRecorder | None, deadline: Deadline) -> TaskHandler:
+                     recorder: AnswerRecorder | None, sent: AnswerRecorder, deadline: Deadline) -> TaskHandler:
         """The engine's task hook for one `tools/call`: called as `on_task(create_result,
-        capabilities)`, it drives the task to an `engine.mrtr.EngineOutcome` (tasks/runner.py)."""
+        capabilities)`, it drives the task to an `engine.mrtr.EngineOutcome` (tasks/runner.py).
+        `sent`: the engine's record of what the call sent before it became a task (its input
+        rounds), which the task's pending documents and `--save-answers` carry on."""
 
 def outcome_status(method: str, outcome: EngineOutcome) -> int:
     """The exit code of a finished request: 0, 1 when a tool result has `isError: true`,
@@ -79,13 +81,14 @@ def drive(run: EngineRun, method: str, params: dict[str, Any], *, session: Sessi
         MrtrError: as `MrtrEngine.run` and the task driver raise (InputRequired with
             the pending document, JsonRpcError, TransportError, TimeoutExpired, ...).
     """
+    from mrtr_cli.engine.mrtr import AnswerRecorder, MrtrEngine  # noqa: PLC0415 - start-up time: loaded while a stdio server boots
+
     recorder = run.recorder()
     deadline = deadline or run.deadline()
-    on_task = run.task_handler(session, chain, target, params, recorder=recorder, deadline=deadline)
-    from mrtr_cli.engine.mrtr import MrtrEngine  # noqa: PLC0415 - start-up time: loaded while a stdio server boots
-
+    sent = AnswerRecorder()  # the engine's rounds, which the task the call may become carries on
+    on_task = run.task_handler(session, chain, target, params, recorder=recorder, sent=sent, deadline=deadline)
     engine = MrtrEngine(session, chain, target=target.public(), max_rounds=run.opts.max_rounds,
-                        deadline=deadline, recorder=recorder,
+                        deadline=deadline, recorder=recorder, sent=sent,
                         # the tasks extension is declared on tools/call only
                         on_task=on_task if method == "tools/call" else None)
     try:

@@ -302,10 +302,11 @@ class Session(MessageRouting, ResponseWaiting):
                 from mrtr_cli.transport.errors import BrokenStream  # noqa: PLC0415 - lazy for start-up time
 
                 # 2026-07-28: a broken response stream loses the request; re-issue it
-                # once as a new request with a new id.
+                # once as a new request with a new id. Said on stderr: the server may run
+                # it twice, and what each run sends (its logs, its progress) is shown.
                 if isinstance(exc, BrokenStream) and not stream_retried and not deadline.expired():
                     stream_retried = True
-                    self.tracer.note(f"{exc.message}; re-issuing the request with a new id")
+                    self._say_reissued(exc.message, msg)
                     continue
                 raise
             try:
@@ -335,6 +336,19 @@ class Session(MessageRouting, ResponseWaiting):
             self.check_result(method, result, "modern")
             self._note_server_info(result)
             return result
+
+    def _say_reissued(self, why: str, msg: JSONRPCRequest) -> None:
+        """One stderr line (a `-v` note with `--quiet`) for a request re-issued after its
+        response stream broke (`why`): the server may have run the first one, and what that
+        run sent before the break (a log line, progress) may come again from the second."""
+        text = (f"{why}; {_label(msg)} sent again as a new request, which the server may run a second time "
+                "(what it sends for each run is shown)")
+        if self.env.quiet:
+            self.tracer.note(text)
+        else:
+            from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+
+            self.env.err(sanitize(f"mrtr: warning: {text}", single_line=True))
 
     def check_result(self, method: str, result: dict[str, Any], era: str) -> None:
         """`protocol.checks.validate.check_result` for this session. With `--strict` (an

@@ -36,7 +36,7 @@ import json
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
@@ -91,6 +91,9 @@ class TaskContext:
         origin: how to name the task's input requests to a person.
         stdio: the server is a process this run started (`--stdio`, or a named server whose
             config entry is a command); None: decided from `target` alone.
+        earlier: the answers the call sent before the task existed (its input rounds, or a
+            pending document's `sentResponses`), as an answer file's `inputResponses` (key ->
+            InputResponse, a list for a key answered in several rounds).
     """
 
     target: dict[str, Any]
@@ -100,6 +103,7 @@ class TaskContext:
     prefix: str
     origin: str
     stdio: bool | None = None
+    earlier: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.stdio is None:
@@ -412,11 +416,17 @@ class TaskDriver:
                         prefill: dict[str, dict[str, Any]]) -> InputRequired:
         params = self.context.params if self.context.params is not None else (
             {"name": self.context.tool} if self.context.tool else {})
+        # Every answer the call sent, before the task existed and to the task: the document
+        # carries them on (`resume --save-answers` then replays the whole call).
+        recorded = AnswerRecorder()
+        recorded.seed(self.context.earlier)
+        recorded.record(self.sent)
+        sent = recorded.document()["inputResponses"]  # a key answered in several rounds: a list
         doc = build_pending(target=self.context.target, protocol_version=self.context.protocol_version,
                             method="tools/call", params=params,
                             input_requests={k: requests[k] for k in missing}, request_state=None,
                             missing=missing, prefill=prefill, task_id=self.task_id,
-                            replay=dict(self.sent) if self._over_stdio() else None)
+                            sent_responses=sent or None, replay=sent if self._over_stdio() else None)
         why = ("--no-input was given" if self.env.no_input
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "

@@ -97,6 +97,9 @@ class TaskRunner:
         tool: the tool the task runs (when known).
         params: the original `tools/call` params (when known).
         recorder: collects sent answers for `--save-answers`.
+        earlier: the answers the call sent before it became a task (its input rounds, or a
+            pending document's `sentResponses`), as an answer file's `inputResponses`: the
+            task's pending documents carry them on.
         deadline: bounds the whole run (`--timeout`).
         batch: a line of `mrtr batch`: a detached task goes into the line's record instead of
             stdout, and status lines are plain (several lines share the terminal).
@@ -104,8 +107,8 @@ class TaskRunner:
 
     def __init__(self, app: ProtocolRun, session: Session, chain: ResponderChain, target: Target, *,
                  tool: str | None = None, params: dict[str, Any] | None = None,
-                 recorder: AnswerRecorder | None = None, deadline: Deadline | None = None,
-                 batch: bool = False):
+                 recorder: AnswerRecorder | None = None, earlier: dict[str, Any] | None = None,
+                 deadline: Deadline | None = None, batch: bool = False):
         self.app = app
         self.env = app.env
         self.session = session
@@ -116,6 +119,7 @@ class TaskRunner:
         self.tool = tool
         self.params = params
         self.recorder = recorder
+        self.earlier = dict(earlier or {})
         self.deadline = deadline or app.deadline()
         self.batch = batch
         self.records = TaskRecords(warn=self.env.err)
@@ -129,7 +133,8 @@ class TaskRunner:
         origin = f"task {short_id(task_id)}" + (f" of {call}" if call else "")
         return TaskContext(target=self.target, tool=self.tool, params=self.params,
                            protocol_version=self.session.protocol_version,
-                           prefix=command_prefix(self.app, self.target), origin=origin, stdio=self.over_stdio)
+                           prefix=command_prefix(self.app, self.target), origin=origin, stdio=self.over_stdio,
+                           earlier=self.earlier)
 
     def driver(self, wire: TaskWire, record: TaskRecord, *, cancel_on_interrupt: bool = False) -> TaskDriver:
         status = StatusLine(self.env)

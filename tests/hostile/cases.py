@@ -410,6 +410,33 @@ def sse_cut(keep: int | None) -> Callable[[dict[str, Any], Ctx], Reply]:
     return reply
 
 
+def log_then_break(again: bool) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A 2026-07-28 response stream that carries one log notification and ends before the
+    final response (the request is lost: mrtr re-issues it); the re-issued call is answered,
+    logging the line again only if `again` (the server ran the tool twice, logging each time)."""
+    note = dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "logger": "tool", "data": "tool started"}})
+
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        if ctx.calls.get("tools/call", 0) == 1:
+            return Reply(sse(note), ctype="text/event-stream")
+        return Reply(sse(*([note] if again else []), complete(req, "done").body), ctype="text/event-stream")
+    return reply
+
+
+def logged(times: int) -> Callable[[Any, Any], None]:
+    """A check: the server's log line is shown `times` times, as often as the server sent it
+    (never again only because the request was re-issued), and the re-issue is said once,
+    after the broken stream's line."""
+    def check(run: Any, trace: Any) -> None:
+        lines = run.stderr.splitlines()
+        shown = [i for i, line in enumerate(lines) if line == "[server info tool] tool started"]
+        said = [i for i, line in enumerate(lines) if "tools/call t sent again as a new request" in line]
+        assert len(shown) == times and len(said) == 1, run.stderr
+        assert shown[0] < said[0] and all(i > said[0] for i in shown[1:]), run.stderr
+    return check
+
+
 def huge_sse(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(sse(complete(req, "x" * (3 * M)).body), ctype="text/event-stream")
 
@@ -661,6 +688,12 @@ _TABLE = [
     # An SSE event ends at a blank line: a stream that ends before it is broken (as a cut stdio line).
     Case("sse_cut_in_data", sse_cut(30), 3, "ended in the middle of an event", transports=("http",)),
     Case("sse_cut_before_blank_line", sse_cut(None), 3, "ended in the middle of an event", transports=("http",)),
+    # A 2026-07-28 stream that breaks after a log line: the request is re-issued (said on
+    # stderr), and the line is shown as often as the server sent it.
+    Case("log_then_broken_stream", log_then_break(False), 0, "tool started", transports=("http",),
+         eras=("modern",), out="done", check=logged(1)),
+    Case("log_then_broken_stream_logged_again", log_then_break(True), 0, "tool started", transports=("http",),
+         eras=("modern",), out="done", check=logged(2)),
     Case("huge_sse_event", huge_sse, 4, "over the limit", args=(*LIMIT, "call", "t"), transports=("http",)),
     # A 2025-11-25 stream closed early is resumed after its `retry` delay; one asking for
     # more than mrtr waits (30 s) is not resumed: exit 3 at once, never a wait or a crash.

@@ -271,6 +271,84 @@ def test_resume_a_task_pending_document(mrtr, tasks: Target, tmp_path):
     assert r.stdout == "Cy likes green\n"
 
 
+ENV_STAGING = {"env": {"action": "accept", "content": {"env": "staging"}}}
+APPROVED = {"approve-1": {"action": "accept", "content": {"approve": True}}}
+
+
+def saved_answers_replay_rounds_then_a_task(mrtr, target: Target, tmp_path: Path) -> None:
+    """`--save-answers` of a call whose input round came before the task holds both answers,
+    and replays the call with no question left."""
+    saved = tmp_path / "saved.json"
+    r = mrtr(*target.args, "call", "deploy", "-a", "env=staging", "-a", "approve=true", "--save-answers", saved)
+    assert r.code == 0, r.stderr
+    assert json.loads(saved.read_text()) == {"inputResponses": {**ENV_STAGING, **APPROVED}}
+    r = mrtr(*target.args, "call", "deploy", "--answers", saved, "--no-input")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "deployed to staging, approved=True\n"
+
+
+def stopped_task_carries_the_rounds_before_it(mrtr, target: Target, tmp_path: Path) -> None:
+    """The call's input round (env) came before the task existed: the task's pending document
+    carries its answer, so `resume --save-answers` writes a file that replays the whole call,
+    and the document's answersTemplate (for a stdio task that ends with the run) does too."""
+    r = mrtr(*target.args, "call", "deploy", "-a", "env=staging", "--no-input")
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["missing"] == ["approve-1"]
+    assert doc["sentResponses"] == ENV_STAGING
+    if target.kind == "stdio":
+        template = doc["answersTemplate"]
+        assert template["inputResponses"]["env"] == ENV_STAGING["env"]
+        template["inputResponses"]["approve-1"]["content"]["approve"] = True
+        r = mrtr(*target.args, "call", "deploy", "--answers", write_json(tmp_path / "filled.json", template),
+                 "--no-input")
+        assert r.code == 0, r.stderr
+        assert r.stdout == "deployed to staging, approved=True\n"
+    saved = tmp_path / "saved.json"
+    r = mrtr("resume", write_json(tmp_path / "pending.json", doc), "-a", "approve=true", "--save-answers", saved)
+    assert r.code == 0, r.stderr
+    assert r.stdout == "deployed to staging, approved=True\n"
+    assert json.loads(saved.read_text()) == {"inputResponses": {**ENV_STAGING, **APPROVED}}
+    r = mrtr(*target.args, "call", "deploy", "--answers", saved, "--no-input")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "deployed to staging, approved=True\n"
+
+
+def test_saved_answers_of_rounds_then_a_task_replay_the_call(mrtr, tasks: Target, tmp_path):
+    saved_answers_replay_rounds_then_a_task(mrtr, tasks, tmp_path)
+
+
+def test_saved_answers_of_rounds_then_a_sep2322_task_replay_the_call(mrtr, sep: Target, tmp_path):
+    saved_answers_replay_rounds_then_a_task(mrtr, sep, tmp_path)
+
+
+def test_a_task_stopped_for_input_carries_the_rounds_before_it(mrtr, tasks: Target, tmp_path):
+    stopped_task_carries_the_rounds_before_it(mrtr, tasks, tmp_path)
+
+
+def test_a_sep2322_task_stopped_for_input_carries_the_rounds_before_it(mrtr, sep: Target, tmp_path):
+    stopped_task_carries_the_rounds_before_it(mrtr, sep, tmp_path)
+
+
+def test_a_task_stopped_again_carries_every_earlier_answer(mrtr, tasks: Target, tmp_path):
+    """A task answered once, then stopped for its second question: the document carries the
+    first answer, and a resume that stops again carries it on."""
+    r = mrtr(*tasks.args, "call", "ask_twice", "--no-input", "-a", "name=Cy")
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["sentResponses"] == {"name-1": {"action": "accept", "content": {"name": "Cy"}}}
+    r = mrtr("resume", write_json(tmp_path / "pending.json", doc), "--no-input")
+    assert r.code == 5, r.stderr
+    assert r.json()["sentResponses"] == doc["sentResponses"]
+    saved = tmp_path / "saved.json"
+    r = mrtr("resume", write_json(tmp_path / "again.json", r.json()), "-a", "color=green", "--save-answers", saved)
+    assert r.code == 0, r.stderr
+    assert r.stdout == "Cy likes green\n"
+    r = mrtr(*tasks.args, "call", "ask_twice", "--answers", saved, "--no-input")
+    assert r.code == 0, r.stderr
+    assert r.stdout == "Cy likes green\n"
+
+
 def test_detach_then_list_and_wait(mrtr, tasks: Target):
     r = mrtr(*tasks.args, "call", "slow", "seconds:=1.5", "--detach", "--json")
     assert r.code == 0, r.stderr

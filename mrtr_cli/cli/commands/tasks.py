@@ -60,22 +60,29 @@ def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
 
 
 def _runner(app: App, session: Session, target: Target, record: TaskRecord | None, *,
-            params: dict[str, Any] | None = None, recorder: AnswerRecorder | None = None) -> TaskRunner:
+            params: dict[str, Any] | None = None, recorder: AnswerRecorder | None = None,
+            earlier: dict[str, Any] | None = None) -> TaskRunner:
     from mrtr_cli.tasks.runner import TaskRunner  # noqa: PLC0415 - lazy for start-up time
 
     if record is not None and record.protocol_version and session.version_per_request:
         session.speak_version(record.protocol_version)
     tool = params.get("name") if params else (record.tool if record is not None else None)
-    return TaskRunner(app, session, app.chain(), target, tool=tool, params=params, recorder=recorder)
+    return TaskRunner(app, session, app.chain(), target, tool=tool, params=params, recorder=recorder,
+                      earlier=earlier)
 
 
 def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
-          params: dict[str, Any] | None = None) -> int:
+          params: dict[str, Any] | None = None, earlier: dict[str, Any] | None = None) -> int:
+    """Drive the task to its end and print its result; `earlier`: the answers the call sent
+    before (a pending document's `sentResponses`), which `--save-answers` and a later
+    pending document carry on."""
     from mrtr_cli.engine.run import finish, save_answers  # noqa: PLC0415 - lazy for start-up time
 
     recorder = app.recorder()  # the same one an older server's own requests are recorded in
+    if recorder is not None and earlier:
+        recorder.seed(earlier, task_id=task_id)
     with app.session(target) as session:
-        runner = _runner(app, session, target, record, params=params, recorder=recorder)
+        runner = _runner(app, session, target, record, params=params, recorder=recorder, earlier=earlier)
         try:
             outcome = runner.wait(task_id, record.variant if record is not None else None)
         finally:
@@ -96,7 +103,9 @@ def resume_task(app: App, doc: dict[str, Any]) -> int:
                             protocol_version=doc.get("protocolVersion"))
         apply_saved_target(app.opts, saved, source="the pending document")
     use_saved_target(app, record)
-    return _wait(app, record.task_id, record, app.target(), params=doc["params"] or None)
+    sent = doc.get("sentResponses")
+    return _wait(app, record.task_id, record, app.target(), params=doc["params"] or None,
+                 earlier=sent if isinstance(sent, dict) else None)
 
 
 def _on_server(ctx: click.Context, kw: dict[str, Any], task_id: str,
