@@ -227,6 +227,24 @@ class ResponderChain:
                 self.env.err(f"mrtr: input {quote_value(key)} answered from {source}")
         return outcome
 
+    def check_given(self, input_requests: object, given: dict[str, Any], source: str) -> None:
+        """Check answers given on an earlier run (a pending document's `answered`: key ->
+        InputResponse) against the requests of `input_requests`, as a prepared answer is
+        checked (docs/design.md, "Answer files"); `source` names them ("FILE, answered").
+
+        Raises:
+            UsageError: an answer does not fit its request ("SOURCE.KEY, PROBLEM"), or no
+                request has its key.
+            ProtocolError: a malformed input request.
+        """
+        asks = {ask.key: ask for ask in self._parse(input_requests, "", "", None)}
+        for key, value in given.items():
+            ask = asks.get(str(key))
+            if ask is None:
+                raise UsageError(f"{source}.{key}: no input request of the round has this key",
+                                 data={"key": key})
+            self._check_exact(ask, value, f"{source}.{key}")
+
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
         """Note that `ask` came back after the one-off answer `before` (source, answer) was
         sent: say so with the server's message, and pre-fill its form with what was sent."""
