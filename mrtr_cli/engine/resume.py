@@ -36,8 +36,8 @@ class Seed:
             key -> InputResponse, or a list of them, one per round): a later pending
             document and `--save-answers` carry them on, so either replays the whole call.
         typed: form fields typed before (filled in the document's `answersTemplate`), by
-            input key: shown pre-filled when the form is asked again, never sent unless the
-            person sends them.
+            input key: shown pre-filled when the form is asked again, and kept in the template
+            of a later pending document; never sent unless the person sends them.
         source: where `answered` comes from, in messages ("FILE, answered"): a document may
             come from elsewhere, so its answers are checked as an answer file's are.
     """

@@ -52,7 +52,9 @@ class RoundOutcome:
     Attributes:
         responses: key -> InputResponse, ready to send.
         missing: keys nobody could answer.
-        prefill: key -> partial form content found in flags/files (for templates).
+        prefill: key -> partial form content found in flags/files; once the round is
+            answered, the fields kept for each key still missing (typed on an earlier run,
+            overlaid by those found: `_kept_fields`), for templates.
         sources: key -> where the answer came from (for `-v`).
         once: key -> (source, answer) for answers given once (a `-a` flag, `fields`, an
             `inputResponses` value that is not a list): used in this round, never again.
@@ -220,12 +222,29 @@ class ResponderChain:
                     outcome.sources[ask.key] = "the terminal"
             left = [a for a in left if a.key not in outcome.responses]
         outcome.missing = [a.key for a in left]
+        outcome.prefill = self._kept_fields(left, outcome)
         if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
             self.declined = True
         if self.env.verbosity:
             for key, source in outcome.sources.items():
                 self.env.err(f"mrtr: input {quote_value(key)} answered from {source}")
         return outcome
+
+    def _kept_fields(self, asks: list[InputAsk], outcome: RoundOutcome,
+                     typing: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+        """The form fields to keep for each of `asks` not answered yet (for a pending document's
+        template, or the terminal of a later run), by input key: those typed on an earlier run
+        (`typed_before`), overlaid by those found in flags and files (`outcome.prefill`), then by
+        `typing` (the form being filled when Ctrl-C came). The person's typing is never lost."""
+        kept: dict[str, dict[str, Any]] = {}
+        for ask in asks:
+            if ask.key in outcome.responses:
+                continue
+            fields = {**self.typed_before.get(ask.key, {}), **outcome.prefill.get(ask.key, {}),
+                      **(typing or {}).get(ask.key, {})}
+            if fields:
+                kept[ask.key] = fields
+        return kept
 
     def check_given(self, input_requests: object, given: dict[str, Any], source: str) -> None:
         """Check answers given on an earlier run (a pending document's `answered`: key ->

@@ -396,3 +396,26 @@ def test_resume_checks_the_documents_sampling_and_roots_answers(mrtr, tmp_path, 
     assert r.code == 2 and message in r.stderr, r.stderr
     assert _retries(record) == []
 
+
+@pytest.mark.parametrize("flags", [["-a", "age=36"], []], ids=["with-a-flag", "without"])
+def test_a_resume_that_stops_again_keeps_the_fields_typed_before(mrtr, tmp_path, flags):
+    """A Ctrl-C document's typed fields (filled in its answersTemplate) stay in the template of the
+    document a resume with --no-input stops with, beside what the flags gave."""
+    first = mrtr("--stdio", stdio_cmd(SERVERS / "forms_server.py"), "call", "every_kind", "--no-input")
+    assert first.code == 5, first.stderr
+    doc = first.json()
+    doc["answersTemplate"]["inputResponses"]["kinds"]["content"].update(name="Ada Lovelace", color="blue")
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    r = mrtr("resume", pending, *flags, "--no-input")
+    assert r.code == 5, r.stderr
+    content = r.json()["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    assert content["name"] == "Ada Lovelace" and content["color"] == "blue"
+    assert content["age"] == (36 if flags else None)
+    again = tmp_path / "again.json"  # and the next resume finds them there
+    again.write_text(r.stdout)
+    r = mrtr("resume", again, "-a", "email=ada@example.com", "-a", "size=M", "-a", "toppings=ham", "-a", "age=40",
+             "--no-input")
+    assert r.code == 5, r.stderr
+    content = r.json()["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    assert content["name"] == "Ada Lovelace" and content["age"] == 40
