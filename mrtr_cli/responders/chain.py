@@ -214,9 +214,8 @@ class ResponderChain:
                         answer = terminal.ask(ask, {**self.typed_before.get(ask.key, {}),
                                                     **outcome.prefill.get(ask.key, {})})
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
-                    typed = ({ask.key: {**outcome.prefill.get(ask.key, {}), **terminal.partial}}
-                             if terminal.partial else {})
-                    raise PromptInterrupted(dict(outcome.responses), {**outcome.prefill, **typed}) from None
+                    kept = self._kept_fields(asks, outcome, {ask.key: terminal.partial})
+                    raise PromptInterrupted(dict(outcome.responses), kept) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
                     outcome.sources[ask.key] = "the terminal"
