@@ -265,10 +265,16 @@ class MrtrEngine:
 
     # ------------------------------------------------------------------ one round, as policy around the loop
     def _seed(self, seed: Seed) -> None:
-        """Start a resumed call where `seed` left it: the answers its earlier rounds sent are
-        carried on (by a later pending document, and by `--save-answers`, which then replays
-        the whole call). Its typed fields are the chain's, given when the chain was built
-        (`App.prefill_forms`)."""
+        """Start a resumed call where `seed` left it: the answers already given for its round
+        are checked as any prepared answer is (exit 2 before anything is sent), and the answers
+        its earlier rounds sent are carried on (by a later pending document, and by
+        `--save-answers`, which then replays the whole call). Its typed fields are the chain's,
+        given when the chain was built (`App.prefill_forms`).
+
+        Raises:
+            UsageError: an answer given for the round does not fit its request.
+        """
+        self.chain.check_given(seed.input_requests, seed.answered, seed.source)
         self.sent.seed(seed.sent)
         if self.recorder is not None:
             self.recorder.seed(seed.sent)

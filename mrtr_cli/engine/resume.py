@@ -36,8 +36,10 @@ class Seed:
             key -> InputResponse, or a list of them, one per round): a later pending
             document and `--save-answers` carry them on, so either replays the whole call.
         typed: form fields typed before (filled in the document's `answersTemplate`), by
-            input key: shown pre-filled when the form is asked again, never sent unless the
-            person sends them.
+            input key: shown pre-filled when the form is asked again, and kept in the template
+            of a later pending document; never sent unless the person sends them.
+        source: where `answered` comes from, in messages ("FILE, answered"): a document may
+            come from elsewhere, so its answers are checked as an answer file's are.
     """
 
     input_requests: dict[str, Any]
@@ -45,17 +47,19 @@ class Seed:
     answered: dict[str, Any] = field(default_factory=dict)
     sent: dict[str, Any] = field(default_factory=dict)
     typed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str = "the pending document, answered"
 
     @classmethod
-    def of_pending(cls, doc: Mapping[str, Any]) -> Seed:
+    def of_pending(cls, doc: Mapping[str, Any], path: str = "the pending document") -> Seed:
         """The seed of a pending document checked by `load_pending` (its `inputRequests` an
-        object, its `requestState` a string when present); an `answered` or `sentResponses`
-        member that is not an object counts as none."""
+        object, its `requestState` a string when present), read from `path` (named in
+        messages); an `answered` or `sentResponses` member that is not an object counts as none."""
         answered, sent = doc.get("answered"), doc.get("sentResponses")
         state = doc.get("requestState")
         return cls(input_requests=doc["inputRequests"], request_state=state if isinstance(state, str) else None,
                    answered=answered if isinstance(answered, dict) else {},
-                   sent=sent if isinstance(sent, dict) else {}, typed=_typed_in_template(doc))
+                   sent=sent if isinstance(sent, dict) else {}, typed=_typed_in_template(doc),
+                   source=f"{path}, answered")
 
     def result(self) -> dict[str, Any]:
         """The round as the server's `input_required` result: what the engine's loop starts from

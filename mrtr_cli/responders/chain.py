@@ -52,7 +52,9 @@ class RoundOutcome:
     Attributes:
         responses: key -> InputResponse, ready to send.
         missing: keys nobody could answer.
-        prefill: key -> partial form content found in flags/files (for templates).
+        prefill: key -> partial form content found in flags/files; once the round is
+            answered, the fields kept for each key still missing (typed on an earlier run,
+            overlaid by those found: `_kept_fields`), for templates.
         sources: key -> where the answer came from (for `-v`).
         once: key -> (source, answer) for answers given once (a `-a` flag, `fields`, an
             `inputResponses` value that is not a list): used in this round, never again.
@@ -213,14 +215,14 @@ class ResponderChain:
                         answer = terminal.ask(ask, {**self.typed_before.get(ask.key, {}),
                                                     **outcome.prefill.get(ask.key, {})})
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
-                    typed = ({ask.key: {**outcome.prefill.get(ask.key, {}), **terminal.partial}}
-                             if terminal.partial else {})
-                    raise PromptInterrupted(dict(outcome.responses), {**outcome.prefill, **typed}) from None
+                    kept = self._kept_fields(asks, outcome, {ask.key: terminal.partial})
+                    raise PromptInterrupted(dict(outcome.responses), kept) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
                     outcome.sources[ask.key] = "the terminal"
             left = [a for a in left if a.key not in outcome.responses]
         outcome.missing = [a.key for a in left]
+        outcome.prefill = self._kept_fields(left, outcome)
         self._asked.update(a.key for a in asks)
         if outcome.missing:
             self._check_key_flags(asks)
@@ -251,6 +253,40 @@ class ResponderChain:
             key = flag.name.rsplit(".", 1)[0]
             raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: no question has the key {quote_text(key)} "
                              f"(asked: {', '.join(quote_value(a.key) for a in asks)})", data={"key": key})
+
+    def _kept_fields(self, asks: list[InputAsk], outcome: RoundOutcome,
+                     typing: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+        """The form fields to keep for each of `asks` not answered yet (for a pending document's
+        template, or the terminal of a later run), by input key: those typed on an earlier run
+        (`typed_before`), overlaid by those found in flags and files (`outcome.prefill`), then by
+        `typing` (the form being filled when Ctrl-C came). The person's typing is never lost."""
+        kept: dict[str, dict[str, Any]] = {}
+        for ask in asks:
+            if ask.key in outcome.responses:
+                continue
+            fields = {**self.typed_before.get(ask.key, {}), **outcome.prefill.get(ask.key, {}),
+                      **(typing or {}).get(ask.key, {})}
+            if fields:
+                kept[ask.key] = fields
+        return kept
+
+    def check_given(self, input_requests: object, given: dict[str, Any], source: str) -> None:
+        """Check answers given on an earlier run (a pending document's `answered`: key ->
+        InputResponse) against the requests of `input_requests`, as a prepared answer is
+        checked (docs/design.md, "Answer files"); `source` names them ("FILE, answered").
+
+        Raises:
+            UsageError: an answer does not fit its request ("SOURCE.KEY, PROBLEM"), or no
+                request has its key.
+            ProtocolError: a malformed input request.
+        """
+        asks = {ask.key: ask for ask in self._parse(input_requests, "", "", None)}
+        for key, value in given.items():
+            ask = asks.get(str(key))
+            if ask is None:
+                raise UsageError(f"{source}.{key}: no input request of the round has this key",
+                                 data={"key": key})
+            self._check_exact(ask, value, f"{source}.{key}")
 
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
         """Note that `ask` came back after the one-off answer `before` (source, answer) was

@@ -297,3 +297,125 @@ def test_a_pending_document_whose_form_breaks_the_schema_is_refused_before_anyth
     r = mrtr("resume", pending, "-a", "word=hi", "-a", "sure=yes", "-a", "pick=x", "--no-input")
     assert r.code == 2, r.stderr
     assert "Traceback" not in r.stderr and message in r.stderr and r.stderr.startswith(f"mrtr: error: {pending}:")
+
+
+def _recording(tmp_path: Path, script: str) -> tuple[str, Path]:
+    """A --stdio command for a test server recording what it receives, and its record."""
+    record = tmp_path / f"{script}.jsonl"
+    return stdio_cmd(SERVERS / f"{script}.py", "--record", str(record)), record
+
+
+def _retries(record: Path) -> list[dict]:
+    """The tools/call requests that carried answers, as the server received them."""
+    lines = record.read_text().splitlines() if record.exists() else []
+    return [m["params"] for m in map(json.loads, lines)
+            if m.get("method") == "tools/call" and "inputResponses" in m["params"]]
+
+
+def _edited(doc: dict, answered: dict, missing: list[str] | None = None) -> dict:
+    """`doc` with `answered` entries edited in (`missing`: the keys left to answer)."""
+    return {**doc, "answered": {**doc.get("answered", {}), **answered},
+            **({"missing": missing} if missing is not None else {})}
+
+
+FORM_ANSWERED = {  # three_forms stopped with "a" and "b" answered, "c" (pick x|y) missing
+    "boolean-as-string": ({"b": {"action": "accept", "content": {"sure": "yes"}}}, 'answered.b, field "sure"'),
+    "missing-required": ({"a": {"action": "accept", "content": {}}}, 'answered.a, field "word": is required'),
+    "unknown-field": ({"a": {"action": "accept", "content": {"word": "hi", "extra": 1}}}, "answered.a"),
+    "bad-action": ({"a": {"action": "maybe"}}, "answered.a, action must be one of"),
+    "decline-with-content": ({"a": {"action": "decline", "content": {"word": "hi"}}},
+                             "answered.a, a decline answer has no content"),
+    "not-an-object": ({"b": True}, "answered.b, expected an ElicitResult"),
+    "no-such-request": ({"zz": {"action": "accept", "content": {}}}, "answered.zz: "),
+}
+
+
+@pytest.mark.parametrize("case", list(FORM_ANSWERED))
+def test_resume_checks_the_documents_form_answers_before_sending_them(mrtr, tmp_path, case):
+    """docs/design.md, "Answer files": every answer, from any source (here the pending document's
+    `answered`), is checked against its request before anything is sent; a wrong one is exit 2."""
+    server, record = _recording(tmp_path, "forms_server")
+    first = mrtr("--stdio", server, "call", "three_forms", "-a", "word=hi", "-a", "sure=yes", "--no-input")
+    assert first.code == 5 and set(first.json()["answered"]) == {"a", "b"}, first.stderr
+    answered, message = FORM_ANSWERED[case]
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(_edited(first.json(), answered)))
+    r = mrtr("resume", pending, "-a", "pick=x", "--no-input")
+    assert r.code == 2, r.stderr
+    assert r.stderr.startswith(f"mrtr: error: {pending}, ") and message in r.stderr, r.stderr
+    assert _retries(record) == []
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    ({"action": "accept", "content": {"name": "Ada", "email": "ada@example.com", "age": 5, "size": "M",
+                                      "toppings": ["ham"]}}, 'answered.kinds, field "age": must be >= 18'),
+    ({"action": "accept", "content": {"name": "Ada", "email": "ada@example.com", "age": 36, "size": "XL",
+                                      "toppings": ["ham"]}}, 'answered.kinds, field "size"'),
+], ids=["below-minimum", "outside-enum"])
+def test_resume_checks_an_answer_for_every_key_of_the_round(mrtr, tmp_path, answer, message):
+    server, record = _recording(tmp_path, "forms_server")
+    first = mrtr("--stdio", server, "call", "every_kind", "--no-input")
+    assert first.code == 5, first.stderr
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(_edited(first.json(), {"kinds": answer}, missing=[])))
+    r = mrtr("resume", pending, "--no-input")
+    assert r.code == 2 and message in r.stderr, r.stderr
+    assert _retries(record) == []
+
+
+def test_resume_checks_the_documents_url_consent(mrtr, tmp_path):
+    server, record = _recording(tmp_path, "forms_server")
+    first = mrtr("--stdio", server, "call", "url_login", "--no-input")
+    assert first.code == 5, first.stderr
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(_edited(first.json(), {"login": {"action": "accept", "content": {"done": True}}},
+                                          missing=[])))
+    r = mrtr("resume", pending, "--no-input")
+    assert r.code == 2 and "answered.login, a URL-mode answer has no content" in r.stderr, r.stderr
+    assert _retries(record) == []
+
+
+@pytest.mark.parametrize(("key", "change", "message"), [
+    ("__main__:draft", {"role": "robot"}, "answered.__main__:draft, role must be"),
+    ("__main__:draft", {"content": {"type": "text"}}, "answered.__main__:draft, content: a text block needs"),
+    ("__main__:workspace", {"roots": [{"uri": "https://example.com/repo"}]}, "answered.__main__:workspace, roots[0]"),
+], ids=["sampling-role", "sampling-content", "roots-uri"])
+def test_resume_checks_the_documents_sampling_and_roots_answers(mrtr, tmp_path, key, change, message):
+    server, record = _recording(tmp_path, "sampling_server")
+    llm = stdio_cmd(SERVERS / "fake_llm.py", "echo")
+    first = mrtr("--stdio", server, "call", "brief", "topic=MCP", "--root", tmp_path, "--sampling-command", llm,
+                 "--no-input")
+    assert first.code == 5 and set(first.json()["answered"]) == {"__main__:draft", "__main__:workspace"}, first.stderr
+    doc = first.json()
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    assert mrtr("resume", pending, "-a", "tone=dry", "--no-input").code == 0  # as written, it resumes
+    pending.write_text(json.dumps(_edited(doc, {key: {**doc["answered"][key], **change}})))
+    record.write_text("")
+    r = mrtr("resume", pending, "-a", "tone=dry", "--no-input")
+    assert r.code == 2 and message in r.stderr, r.stderr
+    assert _retries(record) == []
+
+
+@pytest.mark.parametrize("flags", [["-a", "age=36"], []], ids=["with-a-flag", "without"])
+def test_a_resume_that_stops_again_keeps_the_fields_typed_before(mrtr, tmp_path, flags):
+    """A Ctrl-C document's typed fields (filled in its answersTemplate) stay in the template of the
+    document a resume with --no-input stops with, beside what the flags gave."""
+    first = mrtr("--stdio", stdio_cmd(SERVERS / "forms_server.py"), "call", "every_kind", "--no-input")
+    assert first.code == 5, first.stderr
+    doc = first.json()
+    doc["answersTemplate"]["inputResponses"]["kinds"]["content"].update(name="Ada Lovelace", color="blue")
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    r = mrtr("resume", pending, *flags, "--no-input")
+    assert r.code == 5, r.stderr
+    content = r.json()["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    assert content["name"] == "Ada Lovelace" and content["color"] == "blue"
+    assert content["age"] == (36 if flags else None)
+    again = tmp_path / "again.json"  # and the next resume finds them there
+    again.write_text(r.stdout)
+    r = mrtr("resume", again, "-a", "email=ada@example.com", "-a", "size=M", "-a", "toppings=ham", "-a", "age=40",
+             "--no-input")
+    assert r.code == 5, r.stderr
+    content = r.json()["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    assert content["name"] == "Ada Lovelace" and content["age"] == 40

@@ -345,3 +345,41 @@ def test_ctrl_c_in_the_middle_of_a_form_keeps_the_fields_typed(tmp_path, forms: 
     again.expect("ada@example.com")
     again.child.send("\x03")
     assert again.finish() == 130
+
+
+
+def test_a_second_ctrl_c_in_a_resumed_form_keeps_every_field_typed(tmp_path, forms: Target):
+    """Ctrl-C, resume (pre-filled), type more, Ctrl-C again: the new pending document holds the
+    fields typed in both runs, and resuming it pre-fills them all."""
+
+    def interrupted(s: Session) -> tuple[str, dict]:
+        assert s.finish() == 130
+        match = re.search(r"mrtr resume (\S+\.json)", s.screen)
+        assert match, s.screen
+        doc = json.loads(Path(match.group(1)).read_text())
+        return match.group(1), doc["answersTemplate"]["inputResponses"]["kinds"]["content"]
+
+    first = Session(tmp_path, *forms.args, "call", "every_kind")
+    first.answer("Full name * [2-20 characters]", "Ada" + ENTER)
+    first.answer("Email * [email address]", "ada@example.com" + ENTER)
+    first.answer("Homepage [URI", "https://ada.dev" + ENTER)
+    first.answer("Birthday [YYYY-MM-DD]", "\x03")  # Ctrl-C
+    path, _ = interrupted(first)
+    again = Session(tmp_path, "resume", path)
+    again.expect("Full name * [2-20 characters]")
+    again.expect("Ada")
+    again.child.send(" Lovelace" + ENTER)  # the pre-filled answer is extended
+    again.expect("Email * [email address]")
+    again.expect("ada@example.com")
+    again.child.send("\x03")  # Ctrl-C again, before the fields typed in the first run are reached
+    path, content = interrupted(again)
+    assert (content["name"], content["email"], content["homepage"]) == (
+        "Ada Lovelace", "ada@example.com", "https://ada.dev")
+    last = Session(tmp_path, "resume", path)
+    for prompt, shown in (("Full name * [2-20 characters]", "Ada Lovelace"), ("Email * [email address]",
+                          "ada@example.com"), ("Homepage [URI", "https://ada.dev")):
+        last.expect(prompt)
+        last.expect(shown)
+        last.child.send(ENTER)
+    last.answer("Birthday [YYYY-MM-DD]", "\x03")
+    assert last.finish() == 130

@@ -124,7 +124,7 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     target = app.target()
     if o.protocol in (None, "", "auto") and doc.get("protocolVersion") in MODERN_VERSIONS:
         o.protocol = str(doc["protocolVersion"])  # requestState belongs to a modern server: no era probe
-    seed = Seed.of_pending(doc)
+    seed = Seed.of_pending(doc, "the pending document" if pending == "-" else pending)
     app.prefill_forms(seed.typed)  # before the session builds the chain
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - lazy for start-up time
