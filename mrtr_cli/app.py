@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boot
     from mrtr_cli.protocol.checks.strict import StrictChecker
     from mrtr_cli.protocol.lists.cache import ListCache
     from mrtr_cli.protocol.lists.catalog import ToolCatalog
+    from mrtr_cli.protocol.run import RejoinSession
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
     from mrtr_cli.responders.server_requests import ServerRequestResponder
@@ -71,7 +72,8 @@ class App:
     Attributes:
         config_roots: roots a server config supplies: (entries, source label, base
             directory for relative paths); used when neither --root nor an answer file gives roots.
-        rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
+        rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin
+            (`tasks.runner.use_record_protocol` finds it), or None.
         end_server_at_once: stop a stdio server without grace periods at the end (shell completion).
         sign_in_allowed: whether a person may be asked to sign in (None: when `env.can_prompt()`);
             `mrtr batch` decides it before it turns prompting off for its lines.
@@ -88,7 +90,7 @@ class App:
         self.tracer = Tracer(env, opts.verbosity)
         self.files = UserInput(env, self.deadline)
         self.config_roots: tuple[list[Any], str, str | None] | None = None
-        self.rejoin_session: dict[str, Any] | None = None
+        self.rejoin_session: RejoinSession | None = None
         self.end_server_at_once = False
         self.sign_in_allowed: bool | None = None
         self.live_tasks: dict[str, str] = {}
