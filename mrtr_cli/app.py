@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.config.target import Target
 from mrtr_cli.env import Environment
@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boot
     from mrtr_cli.protocol.checks.strict import StrictChecker
     from mrtr_cli.protocol.lists.cache import ListCache
     from mrtr_cli.protocol.lists.catalog import ToolCatalog
+    from mrtr_cli.protocol.opening import TraceFile
     from mrtr_cli.protocol.run import RejoinSession
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
@@ -78,7 +79,6 @@ class App:
         sign_in_allowed: whether a person may be asked to sign in (None: when `env.can_prompt()`);
             `mrtr batch` decides it before it turns prompting off for its lines.
         live_tasks: tasks that batch lines wait for (task id -> `mrtr task wait` command).
-        trace_file: the open `--trace` file (protocol/opening.py), or None.
     """
 
     #: `mrtr batch` (batch/runner.py): a task is reported in the line's record.
@@ -94,7 +94,6 @@ class App:
         self.end_server_at_once = False
         self.sign_in_allowed: bool | None = None
         self.live_tasks: dict[str, str] = {}
-        self.trace_file: IO[str] | None = None
         self._deadline: Deadline | None = None
         self._target: Target | None = None
         # One answer store, responder chain and recorder per run (an older server's own
@@ -105,6 +104,7 @@ class App:
         self._typed_before: dict[str, dict[str, Any]] | None = None
         self._recorder: AnswerRecorder | None = None
         self._catalog: ToolCatalog | None = None
+        self._trace: TraceFile | None = None
         self._early: tuple[Target, Any] | None = None  # a stdio transport launched by `spawn_early`
         self._authorizers: dict[str | None, Authorizer | None] = {}  # the OAuth hook of each HTTP server of this run
 
@@ -267,6 +267,15 @@ class App:
             early = None
         with open_run_session(self, target, early[1] if early is not None else None) as session:
             yield session
+
+    def trace_file(self) -> TraceFile:
+        """The run's `--trace` file (`protocol.opening.TraceFile`, one per run: a session
+        opened again appends to it)."""
+        if self._trace is None:
+            from mrtr_cli.protocol.opening import TraceFile  # noqa: PLC0415 - lazy for start-up time
+
+            self._trace = TraceFile()
+        return self._trace
 
     def strict_checker(self) -> StrictChecker | None:
         """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None
