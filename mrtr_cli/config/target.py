@@ -16,7 +16,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import FRAMING_HEADERS, Transport
+from mrtr_cli.transport.base import FRAMING_HEADERS, SignIn, Transport
 
 
 @dataclass
@@ -81,9 +81,10 @@ class Target:
             return None
         return {"headers": {k.lower(): v for k, v in self.headers.items()}, "env": dict(self.env)}
 
-    def make_transport(self, env: Environment, tracer: Tracer, authorizer: Any = None) -> Transport:
+    def make_transport(self, env: Environment, tracer: Tracer, authorizer: SignIn | None = None) -> Transport:
         """Build (not start) the transport for this target (`authorizer`: the OAuth hook of
-        an HTTP target, transport/http/authhook.py; a stdio target never has one)."""
+        an HTTP target, a `transport.base.SignIn` such as transport/http/authhook.py's
+        `Authorizer`; a stdio target never has one)."""
         if self.url:
             from mrtr_cli.transport.http.transport import HttpTransport  # noqa: PLC0415 - lazy for start-up time
 
