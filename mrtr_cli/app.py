@@ -24,7 +24,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.config.target import Target
+from mrtr_cli.config.target import ConfigRoots, Target
 from mrtr_cli.env import Environment
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.trace import Tracer
@@ -33,6 +33,8 @@ from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.userfiles import UserInput
 
 if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boots (App.spawn_early)
+    from mrtr_cli.auth.client import OAuthClient
+    from mrtr_cli.auth.dpop import ProofKey
     from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, TaskHandler
     from mrtr_cli.protocol.checks.strict import StrictChecker
     from mrtr_cli.protocol.lists.cache import ListCache
@@ -42,12 +44,14 @@ if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boot
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
     from mrtr_cli.responders.server_requests import ServerRequestResponder
+    from mrtr_cli.responders.sources import InputSources
     from mrtr_cli.transport.http.authhook import Authorizer
+    from mrtr_cli.transport.stdio.transport import StdioTransport
 
 __all__ = ["App", "RunOptions"]
 
 
-def oauth_client(*args: Any, **kwargs: Any) -> Any:
+def oauth_client(*args: Any, **kwargs: Any) -> OAuthClient:
     """An `auth.client.OAuthClient` (its arguments): the sign-in package is imported only
     when the OAuth hook (transport/http/authhook.py) first needs a client."""
     from mrtr_cli.auth.client import OAuthClient  # noqa: PLC0415 - start-up time: the first 401, or a token to refresh
@@ -55,7 +59,7 @@ def oauth_client(*args: Any, **kwargs: Any) -> Any:
     return OAuthClient(*args, **kwargs)
 
 
-def proof_key(stored: Any) -> Any:
+def proof_key(stored: object) -> ProofKey | None:
     """The DPoP key of a DPoP-bound token from its stored form (`auth.dpop.ProofKey.from_stored`),
     or None when it is not a usable key."""
     from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - start-up time: DPoP-bound tokens only
@@ -89,7 +93,7 @@ class App:
         self.env = env
         self.tracer = Tracer(env, opts.verbosity)
         self.files = UserInput(env, self.deadline)
-        self.config_roots: tuple[list[Any], str, str | None] | None = None
+        self.config_roots: ConfigRoots | None = None
         self.rejoin_session: RejoinSession | None = None
         self.end_server_at_once = False
         self.sign_in_allowed: bool | None = None
@@ -99,13 +103,13 @@ class App:
         # One answer store, responder chain and recorder per run (an older server's own
         # requests are answered by the same chain as MRTR input requests).
         self._store: AnswerStore | None = None
-        self._sources: tuple[tuple[AnswerStore, Any], tuple[Any, str, Any]] | None = None
+        self._sources: tuple[tuple[AnswerStore, ConfigRoots | None], InputSources] | None = None
         self._chain: ResponderChain | None = None
         self._typed_before: dict[str, dict[str, Any]] | None = None
         self._recorder: AnswerRecorder | None = None
         self._catalog: ToolCatalog | None = None
         self._trace: TraceFile | None = None
-        self._early: tuple[Target, Any] | None = None  # a stdio transport launched by `spawn_early`
+        self._early: tuple[Target, StdioTransport] | None = None  # a stdio transport launched by `spawn_early`
         self._authorizers: dict[str | None, Authorizer | None] = {}  # the OAuth hook of each HTTP server of this run
 
     # ------------------------------------------------------------------ inputs
@@ -165,7 +169,7 @@ class App:
             self.sources(self._store)
         return self._store
 
-    def sources(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str, Any]:
+    def sources(self, store: AnswerStore) -> InputSources:
         """Roots, their label and the sampling command for `store` (`responders.sources.input_sources`,
         once per store and `config_roots`). Raises UsageError."""
         key = (store, self.config_roots)

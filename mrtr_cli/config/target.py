@@ -18,6 +18,11 @@ from mrtr_cli.platform import shellwords
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import FRAMING_HEADERS, SignIn, Transport
 
+#: The `roots` of a server's config entry: (its entries as written, paths or `{uri, name}`
+#: objects, checked when used: responders/roots.py; the source label; the base directory
+#: of relative paths, or None).
+ConfigRoots = tuple[list[object], str, "str | None"]
+
 
 @dataclass
 class Target:
@@ -41,7 +46,7 @@ class Target:
     headers: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
-    roots: tuple[list[Any], str, str | None] | None = None
+    roots: ConfigRoots | None = None
     oauth: Any = None
 
     @property

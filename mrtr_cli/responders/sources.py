@@ -18,6 +18,7 @@ from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_fla
 from mrtr_cli.runcontext import RunOptions
 
 if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.config.target import ConfigRoots
     from mrtr_cli.protocol.deadline import Deadline
     from mrtr_cli.responders.chain import ResponderChain
     from mrtr_cli.responders.sampling import CommandSampler
@@ -39,7 +40,7 @@ def load_answer_store(opts: RunOptions, read_stdin: Callable[[], str]) -> Answer
 
 
 def run_roots(opts: RunOptions, store: AnswerStore,
-              config_roots: tuple[list[Any], str, str | None] | None) -> tuple[list[dict[str, Any]] | None, str]:
+              config_roots: ConfigRoots | None) -> tuple[list[dict[str, Any]] | None, str]:
     """The roots this run exposes (client/roots) and where they came from: `--root` flags,
     else the last answer file with a `roots` member, else the server config. Every path is
     resolved to an absolute `file://` URI and must exist; (None, "") when there are none.
@@ -65,7 +66,7 @@ def run_roots(opts: RunOptions, store: AnswerStore,
 
 
 def input_sources(opts: RunOptions, env: Environment, store: AnswerStore,
-                  config_roots: tuple[list[Any], str, str | None] | None,
+                  config_roots: ConfigRoots | None,
                   ) -> InputSources:
     """(roots, their source label, the `--sampling-command` runner or None) for `store`.
 
