@@ -11,16 +11,18 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from mrtr_cli.errors import ExitStatus, Interrupted, UsageError, WriteFailed
 from mrtr_cli.protocol.run import ProtocolRun
 from mrtr_cli.runcontext import RunContext, RunOptions
+from mrtr_cli.transport.base import kill_server
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
     from mrtr_cli.protocol.legacy import ServerRequestHandler
     from mrtr_cli.protocol.session import Session
+    from mrtr_cli.transport.base import Transport
 
 
 class TraceFile:
@@ -35,7 +37,7 @@ class TraceFile:
     def __init__(self) -> None:
         self.file: IO[str] | None = None
 
-    def open(self, run: RunContext, transport: Any) -> None:
+    def open(self, run: RunContext, transport: Transport | None) -> None:
         """Open `run.opts.trace` and hand it to the run's tracer.
 
         Raises:
@@ -47,8 +49,7 @@ class TraceFile:
 
             self.file = open_user_output(run.opts.trace, "w" if self.file is None else "a")
         except OSError as exc:
-            if transport is not None:
-                transport.kill()
+            kill_server(transport)
             raise UsageError(f"--trace {run.opts.trace}: {exc.strerror or exc}") from None
         run.tracer.trace_file = self.file
 
@@ -122,7 +123,7 @@ def run_trace(run: TracedRun) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iterator[Session]:
+def open_run_session(run: OpeningRun, target: Target, early: Transport | None = None) -> Iterator[Session]:
     """Open a session to `target` in the right protocol era (`--protocol`, probing when
     auto: protocol/era/opener.py) and always close it.
 
@@ -146,8 +147,7 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
     try:
         probe_timeout = check_session_options(opts)
     except UsageError:
-        if early is not None:
-            early.kill()
+        kill_server(early)
         raise
     transport = early
     trace = run.trace_file()
@@ -164,8 +164,9 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
         observer=run.strict_checker() if opts.strict else None,  # protocol/checks/strict.py, only with --strict
     )
     transport = transport or target.make_transport(env, run.tracer, run.authorizer(target) if target.url else None)
-    if run.end_server_at_once:
-        transport.end_at_once()
+    process = transport.process()
+    if run.end_server_at_once and process is not None:
+        process.end_at_once()
     session: Session | None = None
     display = None
     try:
@@ -185,7 +186,7 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
     except (KeyboardInterrupt, Interrupted):
         from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
-        arm_hard_exit(transport.kill)
+        arm_hard_exit(lambda: kill_server(transport))
         raise
     finally:
         if display is not None:
@@ -194,6 +195,6 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
             if session is not None:
                 session.close()
         except KeyboardInterrupt:
-            transport.kill()
+            kill_server(transport)
             os._exit(int(ExitStatus.INTERRUPTED))
         trace.close(run)
