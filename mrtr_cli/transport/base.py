@@ -274,7 +274,7 @@ class Sessions(Protocol):
 
 class LocalProcess(Protocol):
     """The face of a transport whose server is a process this run started (stdio: the
-    server as a child process tree, 2026-07-28 basic/transports "stdio"): what a caller
+    server as a child process tree, 2026-07-28 `basic/transports/stdio`): what a caller
     asks of that process. `Transport.process()` gives it, or None (HTTP).
     """
 
