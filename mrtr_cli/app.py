@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.config.target import Target
+from mrtr_cli.config.target import ConfigRoots, Target
 from mrtr_cli.env import Environment
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.trace import Tracer
@@ -33,19 +33,25 @@ from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.userfiles import UserInput
 
 if TYPE_CHECKING:  # pragma: no cover - the rest loads while a stdio server boots (App.spawn_early)
+    from mrtr_cli.auth.client import OAuthClient
+    from mrtr_cli.auth.dpop import ProofKey
     from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome, TaskHandler
     from mrtr_cli.protocol.checks.strict import StrictChecker
     from mrtr_cli.protocol.lists.cache import ListCache
     from mrtr_cli.protocol.lists.catalog import ToolCatalog
+    from mrtr_cli.protocol.opening import TraceFile
+    from mrtr_cli.protocol.run import RejoinSession
     from mrtr_cli.protocol.session import Session
     from mrtr_cli.responders.chain import ResponderChain
     from mrtr_cli.responders.server_requests import ServerRequestResponder
+    from mrtr_cli.responders.sources import InputSources
     from mrtr_cli.transport.http.authhook import Authorizer
+    from mrtr_cli.transport.stdio.transport import StdioTransport
 
 __all__ = ["App", "RunOptions"]
 
 
-def oauth_client(*args: Any, **kwargs: Any) -> Any:
+def oauth_client(*args: Any, **kwargs: Any) -> OAuthClient:
     """An `auth.client.OAuthClient` (its arguments): the sign-in package is imported only
     when the OAuth hook (transport/http/authhook.py) first needs a client."""
     from mrtr_cli.auth.client import OAuthClient  # noqa: PLC0415 - start-up time: the first 401, or a token to refresh
@@ -53,7 +59,7 @@ def oauth_client(*args: Any, **kwargs: Any) -> Any:
     return OAuthClient(*args, **kwargs)
 
 
-def proof_key(stored: Any) -> Any:
+def proof_key(stored: object) -> ProofKey | None:
     """The DPoP key of a DPoP-bound token from its stored form (`auth.dpop.ProofKey.from_stored`),
     or None when it is not a usable key."""
     from mrtr_cli.auth.dpop import ProofKey  # noqa: PLC0415 - start-up time: DPoP-bound tokens only
@@ -71,12 +77,12 @@ class App:
     Attributes:
         config_roots: roots a server config supplies: (entries, source label, base
             directory for relative paths); used when neither --root nor an answer file gives roots.
-        rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin (tasks/runner.py).
+        rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin
+            (`tasks.runner.use_record_protocol` finds it), or None.
         end_server_at_once: stop a stdio server without grace periods at the end (shell completion).
         sign_in_allowed: whether a person may be asked to sign in (None: when `env.can_prompt()`);
             `mrtr batch` decides it before it turns prompting off for its lines.
         live_tasks: tasks that batch lines wait for (task id -> `mrtr task wait` command).
-        trace_file: the open `--trace` file (protocol/opening.py), or None.
     """
 
     #: `mrtr batch` (batch/runner.py): a task is reported in the line's record.
@@ -87,23 +93,23 @@ class App:
         self.env = env
         self.tracer = Tracer(env, opts.verbosity)
         self.files = UserInput(env, self.deadline)
-        self.config_roots: tuple[list[Any], str, str | None] | None = None
-        self.rejoin_session: dict[str, Any] | None = None
+        self.config_roots: ConfigRoots | None = None
+        self.rejoin_session: RejoinSession | None = None
         self.end_server_at_once = False
         self.sign_in_allowed: bool | None = None
         self.live_tasks: dict[str, str] = {}
-        self.trace_file: IO[str] | None = None
         self._deadline: Deadline | None = None
         self._target: Target | None = None
         # One answer store, responder chain and recorder per run (an older server's own
         # requests are answered by the same chain as MRTR input requests).
         self._store: AnswerStore | None = None
-        self._sources: tuple[tuple[AnswerStore, Any], tuple[Any, str, Any]] | None = None
+        self._sources: tuple[tuple[AnswerStore, ConfigRoots | None], InputSources] | None = None
         self._chain: ResponderChain | None = None
         self._typed_before: dict[str, dict[str, Any]] | None = None
         self._recorder: AnswerRecorder | None = None
         self._catalog: ToolCatalog | None = None
-        self._early: tuple[Target, Any] | None = None  # a stdio transport launched by `spawn_early`
+        self._trace: TraceFile | None = None
+        self._early: tuple[Target, StdioTransport] | None = None  # a stdio transport launched by `spawn_early`
         self._authorizers: dict[str | None, Authorizer | None] = {}  # the OAuth hook of each HTTP server of this run
 
     # ------------------------------------------------------------------ inputs
@@ -163,7 +169,7 @@ class App:
             self.sources(self._store)
         return self._store
 
-    def sources(self, store: AnswerStore) -> tuple[list[dict[str, Any]] | None, str, Any]:
+    def sources(self, store: AnswerStore) -> InputSources:
         """Roots, their label and the sampling command for `store` (`responders.sources.input_sources`,
         once per store and `config_roots`). Raises UsageError."""
         key = (store, self.config_roots)
@@ -267,6 +273,15 @@ class App:
             early = None
         with open_run_session(self, target, early[1] if early is not None else None) as session:
             yield session
+
+    def trace_file(self) -> TraceFile:
+        """The run's `--trace` file (`protocol.opening.TraceFile`, one per run: a session
+        opened again appends to it)."""
+        if self._trace is None:
+            from mrtr_cli.protocol.opening import TraceFile  # noqa: PLC0415 - lazy for start-up time
+
+            self._trace = TraceFile()
+        return self._trace
 
     def strict_checker(self) -> StrictChecker | None:
         """`--strict`: the run's `protocol.checks.strict.StrictChecker`, or None

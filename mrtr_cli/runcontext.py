@@ -11,7 +11,7 @@ at the terminal) through it: docs/architecture.md "Layers".
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mrtr_cli.env import Environment
 
@@ -89,10 +89,8 @@ class RunContext(Protocol):
         tracer: the tracer for `-v` and `--trace`.
         batch: True for `mrtr batch` (a task is reported in the line's record).
         live_tasks: task id -> the `mrtr task wait` command, for tasks that batch lines wait on.
-        rejoin_session: a 2025-11-25 HTTP session left open for a task, to rejoin, or None.
         end_server_at_once: stop a stdio server without grace periods (shell completion).
         sign_in_allowed: whether a person may be asked to sign in (None: when `env.can_prompt()`).
-        trace_file: the open `--trace` file, or None (protocol/opening.py opens and closes it).
 
     What the run builds once and hands to a session or to the engine is typed by the layer
     that uses it, whose types sit above this module: `protocol.run.ProtocolRun` (deadline,
@@ -105,10 +103,8 @@ class RunContext(Protocol):
     tracer: Tracer
     batch: bool
     live_tasks: dict[str, str]
-    rejoin_session: dict[str, Any] | None
     end_server_at_once: bool
     sign_in_allowed: bool | None
-    trace_file: IO[str] | None
 
     def read_file(self, path: str) -> str:
         """The text of a file the user named (`-` is stdin); raises UsageError."""

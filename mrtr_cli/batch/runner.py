@@ -46,6 +46,7 @@ from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.chain import ResponderChain
+from mrtr_cli.transport.base import server_alive
 
 _WAIT = 0.2  # seconds the main thread waits on a worker at a time (Ctrl-C stays responsive)
 #: Seconds at least for opening the batch's session: a per-line `--timeout` is no bound for
@@ -115,15 +116,16 @@ class SessionSlot:
     def get(self) -> Session:
         """The open session, (re)starting the server when needed."""
         session = self.session
-        if session is not None and self._gone is None and session.transport.alive():
+        if session is not None and self._gone is None and server_alive(session.transport):
             return session  # the common case, without the lock every line would queue on
         with self._lock:
             session = self.session
-            if self._gone is None and session is not None and not session.transport.alive():
+            if self._gone is None and session is not None and not server_alive(session.transport):
                 why = self._death or "the server process is gone"
                 if self.restarts <= 0:
+                    process = session.transport.process()
                     self._gone = TransportError(f"not sent: the server died ({why}) after being restarted",
-                                                hint=session.transport.describe_failure())
+                                                hint=process.describe_failure() if process is not None else None)
                 else:
                     self.restarts -= 1
                     self.app.env.err(f"mrtr: batch: the server died ({sanitize(why, single_line=True)}); "
@@ -139,7 +141,7 @@ class SessionSlot:
 
     def failed(self, session: Session, err: TransportError) -> None:
         """A line on `session` failed with a transport error: remember why, if the server died."""
-        if not session.transport.alive():
+        if not server_alive(session.transport):
             with self._lock:
                 if session is self.session and self._death is None:
                     self._death = err.message

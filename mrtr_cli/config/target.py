@@ -16,7 +16,12 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import FRAMING_HEADERS, Transport
+from mrtr_cli.transport.base import FRAMING_HEADERS, SignIn, Transport
+
+#: The `roots` of a server's config entry: (its entries as written, paths or `{uri, name}`
+#: objects, checked when used: responders/roots.py; the source label; the base directory
+#: of relative paths, or None).
+ConfigRoots = tuple[list[object], str, "str | None"]
 
 
 @dataclass
@@ -41,7 +46,7 @@ class Target:
     headers: dict[str, str] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
-    roots: tuple[list[Any], str, str | None] | None = None
+    roots: ConfigRoots | None = None
     oauth: Any = None
 
     @property
@@ -81,9 +86,10 @@ class Target:
             return None
         return {"headers": {k.lower(): v for k, v in self.headers.items()}, "env": dict(self.env)}
 
-    def make_transport(self, env: Environment, tracer: Tracer, authorizer: Any = None) -> Transport:
+    def make_transport(self, env: Environment, tracer: Tracer, authorizer: SignIn | None = None) -> Transport:
         """Build (not start) the transport for this target (`authorizer`: the OAuth hook of
-        an HTTP target, transport/http/authhook.py; a stdio target never has one)."""
+        an HTTP target, a `transport.base.SignIn` such as transport/http/authhook.py's
+        `Authorizer`; a stdio target never has one)."""
         if self.url:
             from mrtr_cli.transport.http.transport import HttpTransport  # noqa: PLC0415 - lazy for start-up time
 

@@ -35,6 +35,7 @@ from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.modern import client_info
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.routing import ProgressCallback
+from mrtr_cli.protocol.run import RejoinSession
 from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, Session
 from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import quote_value, sanitize
@@ -156,7 +157,7 @@ class LegacySession(Session):
         capabilities: Mapping[str, Any] | None = None,
         responder: ServerRequestHandler | None = None,
         target: dict[str, Any] | None = None,
-        rejoin: dict[str, Any] | None = None,
+        rejoin: RejoinSession | None = None,
         on_log: Callable[[dict[str, Any]], None] | None = None,
         observer: Any = None,
     ):
@@ -193,7 +194,7 @@ class LegacySession(Session):
         If the server has ended it meanwhile, the first request gets a 404 and a new session
         is initialized (`request`)."""
         sessions = self.sessions
-        session_id = (self.rejoin or {}).get("sessionId")
+        session_id = self.rejoin["sessionId"] if self.rejoin else None
         if sessions is None or not isinstance(session_id, str) or not session_id or \
                 sessions.refuses_session_id(session_id):
             return False

@@ -11,19 +11,68 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Protocol
 
 from mrtr_cli.errors import ExitStatus, Interrupted, UsageError, WriteFailed
 from mrtr_cli.protocol.run import ProtocolRun
 from mrtr_cli.runcontext import RunContext, RunOptions
+from mrtr_cli.transport.base import kill_server
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
     from mrtr_cli.protocol.legacy import ServerRequestHandler
     from mrtr_cli.protocol.session import Session
+    from mrtr_cli.transport.base import Transport
 
 
-class OpeningRun(ProtocolRun, Protocol):
+class TraceFile:
+    """The `--trace FILE` of one run: the first session of the run (or `run_trace`) opens it
+    for writing, each later one (a session opened again, a batch restarting its server)
+    appends, and each closes it when it ends.
+
+    Attributes:
+        file: the file last opened, or None before the first (closed once its session is).
+    """
+
+    def __init__(self) -> None:
+        self.file: IO[str] | None = None
+
+    def open(self, run: RunContext, transport: Transport | None) -> None:
+        """Open `run.opts.trace` and hand it to the run's tracer.
+
+        Raises:
+            UsageError: it cannot be opened (exit 2); `transport`, when given, is killed.
+        """
+        assert run.opts.trace is not None  # called only with --trace
+        try:
+            from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415 - lazy for start-up time
+
+            self.file = open_user_output(run.opts.trace, "w" if self.file is None else "a")
+        except OSError as exc:
+            kill_server(transport)
+            raise UsageError(f"--trace {run.opts.trace}: {exc.strerror or exc}") from None
+        run.tracer.trace_file = self.file
+
+    def close(self, run: RunContext) -> None:
+        """Close the file; its last lines that cannot be written end the run with exit 2
+        (`Environment.write_failure`)."""
+        if self.file is None:
+            return
+        try:
+            self.file.close()
+        except OSError as exc:
+            run.env.write_failure = run.env.write_failure or WriteFailed(
+                f"cannot write --trace {run.opts.trace}: {exc.strerror or exc}")
+
+
+class TracedRun(RunContext, Protocol):
+    """A run that may write `--trace` (implemented by `mrtr_cli.app.App`)."""
+
+    def trace_file(self) -> TraceFile:
+        """The run's `--trace` file (one per run)."""
+
+
+class OpeningRun(ProtocolRun, TracedRun, Protocol):
     """The run that opens a session (`open_run_session`; implemented by `mrtr_cli.app.App`)."""
 
     def server_request_responder(self) -> ServerRequestHandler:
@@ -56,50 +105,25 @@ def check_session_options(opts: RunOptions) -> float:
     return probe_timeout
 
 
-def _open_trace(run: RunContext, transport: Any) -> None:
-    """`--trace FILE`: open it (a session opened again in this run, a batch restarting its
-    server, appends) and hand it to the tracer. Raises UsageError (the transport is killed)."""
-    assert run.opts.trace is not None  # called only with --trace
-    try:
-        from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415 - lazy for start-up time
-
-        run.trace_file = open_user_output(run.opts.trace, "w" if run.trace_file is None else "a")
-    except OSError as exc:
-        if transport is not None:
-            transport.kill()
-        raise UsageError(f"--trace {run.opts.trace}: {exc.strerror or exc}") from None
-    run.tracer.trace_file = run.trace_file
-
-
-def _close_trace(run: RunContext) -> None:
-    """Close the `--trace` file; its last lines that cannot be written end the run with exit 2."""
-    if run.trace_file is None:
-        return
-    try:
-        run.trace_file.close()
-    except OSError as exc:
-        run.env.write_failure = run.env.write_failure or WriteFailed(
-            f"cannot write --trace {run.opts.trace}: {exc.strerror or exc}")
-
-
 @contextlib.contextmanager
-def run_trace(run: RunContext) -> Iterator[None]:
+def run_trace(run: TracedRun) -> Iterator[None]:
     """`--trace FILE` open (and closed) around a run that opens no session, such as
     `mrtr auth login`: the tracer writes its sign-in's HTTP exchanges there.
 
     Raises:
         UsageError: the file cannot be opened (exit 2).
     """
+    trace = run.trace_file()
     if run.opts.trace:
-        _open_trace(run, None)
+        trace.open(run, None)
     try:
         yield
     finally:
-        _close_trace(run)
+        trace.close(run)
 
 
 @contextlib.contextmanager
-def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iterator[Session]:
+def open_run_session(run: OpeningRun, target: Target, early: Transport | None = None) -> Iterator[Session]:
     """Open a session to `target` in the right protocol era (`--protocol`, probing when
     auto: protocol/era/opener.py) and always close it.
 
@@ -123,12 +147,12 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
     try:
         probe_timeout = check_session_options(opts)
     except UsageError:
-        if early is not None:
-            early.kill()
+        kill_server(early)
         raise
     transport = early
+    trace = run.trace_file()
     if opts.trace:
-        _open_trace(run, transport)
+        trace.open(run, transport)
     settings = SessionSettings(
         protocol=opts.protocol, probe_timeout=probe_timeout,
         probe_timeout_given=opts.probe_timeout is not None, log_level=opts.log_level,
@@ -140,8 +164,9 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
         observer=run.strict_checker() if opts.strict else None,  # protocol/checks/strict.py, only with --strict
     )
     transport = transport or target.make_transport(env, run.tracer, run.authorizer(target) if target.url else None)
-    if run.end_server_at_once:
-        transport.end_at_once()
+    process = transport.process()
+    if run.end_server_at_once and process is not None:
+        process.end_at_once()
     session: Session | None = None
     display = None
     try:
@@ -161,7 +186,7 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
     except (KeyboardInterrupt, Interrupted):
         from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
-        arm_hard_exit(transport.kill)
+        arm_hard_exit(lambda: kill_server(transport))
         raise
     finally:
         if display is not None:
@@ -170,6 +195,6 @@ def open_run_session(run: OpeningRun, target: Target, early: Any = None) -> Iter
             if session is not None:
                 session.close()
         except KeyboardInterrupt:
-            transport.kill()
+            kill_server(transport)
             os._exit(int(ExitStatus.INTERRUPTED))
-        _close_trace(run)
+        trace.close(run)

@@ -1,7 +1,7 @@
 """The run as the protocol layer sees it: `ProtocolRun`, the run's interface
 (`runcontext.RunContext`) with what the run builds once and hands to a session, typed
 by this layer (the deadline, the tool catalog, the list cache, the `--strict` checker,
-the OAuth hook of an HTTP target, the `task` field of a call).
+the OAuth hook of an HTTP target, the `task` field of a call, an HTTP session to rejoin).
 
 `runcontext.RunContext` sits below the protocol layer, so it cannot name these types;
 the application layer's `App` implements both (docs/architecture.md "Layers").
@@ -9,7 +9,7 @@ the application layer's `App` implements both (docs/architecture.md "Layers").
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from mrtr_cli.runcontext import RunContext
 
@@ -23,6 +23,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.transport.base import SignIn
 
 
+class RejoinSession(TypedDict):
+    """A 2025-11-25 HTTP session left open for a task (its task record keeps it,
+    tasks/records.py): `protocol.legacy.LegacySession.open` rejoins it instead of sending `initialize`
+    (2025-11-25 basic/transports "Session Management")."""
+
+    #: Its `Mcp-Session-Id`.
+    sessionId: str
+    #: The `capabilities` of the `InitializeResult` that opened it, or None when unknown.
+    serverCapabilities: dict[str, Any] | None
+
+
 class CapabilitySource(Protocol):
     """What a session asks of the run's responder chain (`responders.chain.ResponderChain`)."""
 
@@ -32,6 +43,11 @@ class CapabilitySource(Protocol):
 
 class ProtocolRun(RunContext, Protocol):
     """One run, as the protocol layer sees it (implemented by `mrtr_cli.app.App`)."""
+
+    @property
+    def rejoin_session(self) -> RejoinSession | None:
+        """A 2025-11-25 HTTP session left open for a task, to rejoin instead of initializing
+        one (`tasks.runner.use_record_protocol` finds it in the task's record), or None."""
 
     def deadline(self) -> Deadline:
         """The time bound of the run (a fresh one per batch line)."""

@@ -43,7 +43,7 @@ from mrtr_cli.protocol.modern import (
 from mrtr_cli.protocol.routing import MessageRouting, ProgressCallback, ProgressSink
 from mrtr_cli.protocol.waiting import ResponseWaiting, timeout_error
 from mrtr_cli.render.trace import Tracer
-from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
+from mrtr_cli.transport.base import Message, OutgoingMessage, Transport, kill_server
 
 if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import JSONRPCRequest, RequestId, RequestMeta
@@ -439,7 +439,7 @@ class Session(MessageRouting, ResponseWaiting):
         except KeyboardInterrupt as stop:
             from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
-            arm_hard_exit(self.transport.kill)
+            arm_hard_exit(lambda: kill_server(self.transport))
             self._end_progress(token)
             if not self.env.quiet:
                 signal_name = stop.args[0] if stop.args and str(stop.args[0]).startswith("SIG") else None

@@ -80,7 +80,7 @@ class ResponseWaiting:
         with self._lock:
             self._waiters.add(wake)
         notice_at = None
-        if (self.transport.local_process and self.env.stderr_isatty and not self.env.quiet
+        if (self.transport.process() is not None and self.env.stderr_isatty and not self.env.quiet
                 and method not in SILENT_BY_NATURE):
             after = wait_notice_seconds()
             notice_at = None if after is None else time.monotonic() + after
@@ -172,7 +172,8 @@ def timeout_error(transport: Transport, deadline: Deadline, method: str, *, text
     (or `text`, which says it), and, when the server has not written anything yet,
     that it was still starting (or silent)."""
     text = text or f"timed out{deadline.describe()} waiting for {method}"
-    if not transport.heard_from():
+    process = transport.process()
+    if process is not None and not process.heard_from():
         text += (": the server has not written anything yet (it was still starting, "
                  "or it does not speak MCP on this connection)")
     return TimeoutExpired(text)

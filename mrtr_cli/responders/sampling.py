@@ -67,6 +67,10 @@ class CommandSampler:
         self.timeout = timeout
         self.deadline = deadline
 
+    def within(self, deadline: Deadline) -> CommandSampler:
+        """The same command bounded by `deadline` (a run's, or one batch line's)."""
+        return CommandSampler(self.command, self.env, timeout=self.timeout, deadline=deadline)
+
     def _limit(self) -> tuple[float | None, str]:
         left = self.deadline.remaining() if self.deadline is not None else None
         if left is not None and (self.timeout is None or left < self.timeout):

@@ -18,8 +18,14 @@ from mrtr_cli.responders.answers import AnswerStore, load_answer_file, parse_fla
 from mrtr_cli.runcontext import RunOptions
 
 if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.config.target import ConfigRoots
     from mrtr_cli.protocol.deadline import Deadline
     from mrtr_cli.responders.chain import ResponderChain
+    from mrtr_cli.responders.sampling import CommandSampler
+
+#: What `input_sources` finds: the roots (or None), their source label, and the
+#: `--sampling-command` runner (not yet bound to a deadline: `build_chain` binds it) or None.
+InputSources = tuple["list[dict[str, Any]] | None", str, "CommandSampler | None"]
 
 
 
@@ -34,7 +40,7 @@ def load_answer_store(opts: RunOptions, read_stdin: Callable[[], str]) -> Answer
 
 
 def run_roots(opts: RunOptions, store: AnswerStore,
-              config_roots: tuple[list[Any], str, str | None] | None) -> tuple[list[dict[str, Any]] | None, str]:
+              config_roots: ConfigRoots | None) -> tuple[list[dict[str, Any]] | None, str]:
     """The roots this run exposes (client/roots) and where they came from: `--root` flags,
     else the last answer file with a `roots` member, else the server config. Every path is
     resolved to an absolute `file://` URI and must exist; (None, "") when there are none.
@@ -60,8 +66,8 @@ def run_roots(opts: RunOptions, store: AnswerStore,
 
 
 def input_sources(opts: RunOptions, env: Environment, store: AnswerStore,
-                  config_roots: tuple[list[Any], str, str | None] | None,
-                  ) -> tuple[list[dict[str, Any]] | None, str, Any]:
+                  config_roots: ConfigRoots | None,
+                  ) -> InputSources:
     """(roots, their source label, the `--sampling-command` runner or None) for `store`.
 
     Raises:
@@ -85,7 +91,7 @@ def input_sources(opts: RunOptions, env: Environment, store: AnswerStore,
 
 
 def build_chain(opts: RunOptions, env: Environment, store: AnswerStore,
-                sources: tuple[list[dict[str, Any]] | None, str, Any], deadline: Deadline, *,
+                sources: InputSources, deadline: Deadline, *,
                 person: bool = True, typed_before: dict[str, dict[str, Any]] | None = None) -> ResponderChain:
     """The responder chain over `store` and `sources` (from `input_sources`): prepared
     answers, roots, a sampling command, then (when `person`) the terminal, imported only
@@ -97,7 +103,7 @@ def build_chain(opts: RunOptions, env: Environment, store: AnswerStore,
 
     roots, roots_source, sampler = sources
     if sampler is not None:
-        sampler.deadline = deadline
+        sampler = sampler.within(deadline)
     if not person:
         return ResponderChain(env, store, roots=roots, roots_source=roots_source, sampler=sampler,
                               sampling_tools=bool(opts.sampling_tools), url_consent=False)

@@ -28,6 +28,7 @@ from mrtr_cli.shell.lineapp import LineApp
 from mrtr_cli.shell.listings import ShellLists
 from mrtr_cli.shell.objects import member
 from mrtr_cli.shell.watch import ListWatcher
+from mrtr_cli.transport.base import server_alive
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
@@ -127,7 +128,7 @@ class ShellHost:
         (and it is said). Raises MrtrError: it cannot be started now (the line fails)."""
         with self._lock:
             session = self.session
-            if session is not None and session.transport.alive():
+            if session is not None and server_alive(session.transport):
                 if self.watcher is not None and self.watcher.broken:  # the subscription dropped: again
                     self._watch(session)
                 return session
@@ -146,7 +147,7 @@ class ShellHost:
         self._stopped = None
         if self.interactive:
             self._in_background(self._prefetch, session)
-            if session.transport.local_process:
+            if session.transport.process() is not None:
                 self._in_background(self._watch_server, session)
         return session
 
@@ -183,7 +184,7 @@ class ShellHost:
         line's own error; an HTTP session the server forgot is opened anew next time."""
         from mrtr_cli.transport.errors import SessionExpired  # noqa: PLC0415 - lazy for start-up time
 
-        if session is self.session and not session.transport.alive() and self._stopped is None:
+        if session is self.session and not server_alive(session.transport) and self._stopped is None:
             self._stopped = exc.message
         if isinstance(exc, SessionExpired):
             self.drop_session()
@@ -192,13 +193,14 @@ class ShellHost:
         """Between lines: say once that the server stopped, if it did."""
         with self._lock:
             session = self.session
-            if session is not None and not session.transport.alive():
+            if session is not None and not server_alive(session.transport):
                 self._note_stopped(session)
 
     def _note_stopped(self, session: Session) -> None:
         if self._stopped is not None:
             return
-        why = session.transport.gone()
+        process = session.transport.process()
+        why = process.gone() if process is not None else None
         self._stopped = why.message if why is not None else "the server process is gone"
         self._say(f"the server stopped: {sanitize(self._stopped, single_line=True)}; the next command starts it again")
 
@@ -206,7 +208,7 @@ class ShellHost:
         """At a terminal: notice a stdio server that stops while nothing runs."""
         import time  # noqa: PLC0415 - lazy for start-up time
 
-        while not self.closing and self.session is session and session.transport.alive():
+        while not self.closing and self.session is session and server_alive(session.transport):
             time.sleep(WATCH_SERVER_EVERY)
         if not self.closing and self.session is session and not self._busy:
             self.check_server()

@@ -86,7 +86,7 @@ class ListWatcher:
             return
         kinds = declared_kinds(getattr(session, "server_capabilities", None))
         session.route_notifications(self._notified)
-        if session.transport.local_process:  # over HTTP they come only on an optional stream: not counted on
+        if session.transport.process() is not None:  # over HTTP they come only on an optional stream: not counted on
             with self._lock:
                 self._covered = set(kinds)
 

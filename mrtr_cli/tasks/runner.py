@@ -7,7 +7,7 @@ and knows how to find a task's server again from its record.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.config.target import Target
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
@@ -22,12 +22,15 @@ from mrtr_cli.render.live.status import StatusLine
 from mrtr_cli.render.output import print_json
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.responders.chain import ResponderChain
-from mrtr_cli.runcontext import RunContext
+from mrtr_cli.runcontext import RunContext, RunOptions
 from mrtr_cli.tasks.driver import TaskContext, TaskDriver
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords, target_words
 from mrtr_cli.tasks.state import INPUT_REQUIRED, TaskState
 from mrtr_cli.tasks.wire import TaskWire
 from mrtr_cli.tasks.wires import wire_for, wire_for_created
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.protocol.run import RejoinSession
 
 
 def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
@@ -57,18 +60,20 @@ def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
     return lead + shellwords.shell_line(words)
 
 
-def use_record_protocol(app: RunContext, record: TaskRecord) -> None:
+def use_record_protocol(opts: RunOptions, record: TaskRecord) -> RejoinSession | None:
     """A task recorded on a legacy session is reached again with `initialize` offering the
-    same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given;
-    a task left running in an HTTP session kept open is reached in that session."""
+    same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given
+    (set in `opts`); returns the HTTP session kept open that a task left running there is
+    reached in, or None."""
     from mrtr_cli.protocol.legacy import LEGACY_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
-    if app.opts.protocol in (None, "", "auto") and record.protocol_version in LEGACY_VERSIONS:
-        app.opts.protocol = record.protocol_version
-    if record.session_id and (not app.opts.url or app.opts.url == record.target.get("url")):
+    if opts.protocol in (None, "", "auto") and record.protocol_version in LEGACY_VERSIONS:
+        opts.protocol = record.protocol_version
+    if record.session_id and (not opts.url or opts.url == record.target.get("url")):
         # The task was left running in an HTTP session mrtr kept open: rejoin it (a server
         # may keep tasks per session; a new session would not know the task).
-        app.rejoin_session = {"sessionId": record.session_id, "serverCapabilities": record.server_capabilities}
+        return {"sessionId": record.session_id, "serverCapabilities": record.server_capabilities}
+    return None
 
 
 def use_saved_target(app: RunContext, record: TaskRecord) -> None:

@@ -8,7 +8,9 @@ protocol layer computes any HTTP headers and passes them in.
 
 The interface is small (`Transport`); what only some transports offer is a declared face
 a caller asks for, never an attribute it probes: `Transport.sessions()` gives the
-`Sessions` face (Streamable HTTP's `Mcp-Session-Id` sessions of 2025-11-25) or None.
+`Sessions` face (Streamable HTTP's `Mcp-Session-Id` sessions of 2025-11-25) or None, and
+`Transport.process()` the `LocalProcess` face (stdio: a server process this run started)
+or None.
 What an HTTP transport is handed for sign-in is the `SignIn` hook. The errors a transport
 raises are drawn in transport/errors.py.
 """
@@ -270,6 +272,56 @@ class Sessions(Protocol):
         the status, or None when there was none or the server could not be reached."""
 
 
+class LocalProcess(Protocol):
+    """The face of a transport whose server is a process this run started (stdio: the
+    server as a child process tree, 2026-07-28 `basic/transports/stdio`): what a caller
+    asks of that process. `Transport.process()` gives it, or None (HTTP).
+    """
+
+    def end_at_once(self) -> None:
+        """From now on `close` stops at once, with no grace period (shell completion, which
+        must answer within `MRTR_COMPLETE_TIMEOUT`)."""
+
+    def kill(self) -> None:
+        """Stop at once, without waiting (a second Ctrl-C): the server's whole process
+        group gets SIGKILL. Safe to call from a signal handler; never raises."""
+
+    def alive(self) -> bool:
+        """False once the server is known to be gone (its process exited or closed its
+        stdout)."""
+
+    def gone(self) -> TransportError | None:
+        """Why the server is gone once `alive()` is False (e.g. "the server process exited with
+        code 1"), else None."""
+
+    def heard_from(self) -> bool:
+        """False while the server has sent nothing at all (still starting)."""
+
+    def unread_input(self) -> int | None:
+        """Bytes sent to the server that it has not read yet (a server still starting has
+        not begun reading its stdin), or None when the system cannot tell."""
+
+    def describe_failure(self) -> str | None:
+        """Extra lines for a transport failure (the server's last stderr lines), or None."""
+
+
+def server_alive(transport: Transport) -> bool:
+    """False once the server of `transport` is known to be gone: only a server process
+    this run started can be (`LocalProcess.alive`); one reached afresh by every request
+    (HTTP) never is."""
+    process = transport.process()
+    return process is None or process.alive()
+
+
+def kill_server(transport: Transport | None) -> None:
+    """Stop the server of `transport` at once when it is a process this run started
+    (`LocalProcess.kill`: safe in a signal handler, never raises); nothing for a server
+    reached by HTTP, or for None."""
+    process = transport.process() if transport is not None else None
+    if process is not None:
+        process.kill()
+
+
 class SignIn(Protocol):
     """The OAuth hook an HTTP transport is handed (transport/http/authhook.py `Authorizer`
     fits; the transport imports nothing of auth/): the headers of each request, and a new
@@ -306,19 +358,12 @@ class Transport(ABC):
     #: True when aborting a request is itself the cancellation signal (HTTP closes
     #: the SSE stream); False when the protocol must send `notifications/cancelled`.
     cancel_by_close: bool = False
-    #: True when the server is a process this run started (stdio): a person waiting on
-    #: one that says nothing is told so (protocol/waiting.py, "still waiting").
-    local_process: bool = False
 
     def wait_sign_in(self) -> bool:
         """Wait while a person signs in for a request of this transport (OAuth, HTTP only);
         True when a sign-in was going on. A caller whose own short wait (the era probe's)
         ran out gives the request its time again afterwards."""
         return False
-
-    def spawn(self) -> None:  # noqa: B027 - optional: a default that does nothing (HTTP)
-        """Optionally get going before `start` (a stdio server process boots meanwhile);
-        never raises: `start` reports any failure. Nothing to do for HTTP."""
 
     @abstractmethod
     def start(self, on_message: MessageHandler) -> None:
@@ -379,42 +424,14 @@ class Transport(ABC):
     def close(self) -> None:
         """Release the connection (and stop a server process) cleanly. Idempotent."""
 
-    def end_at_once(self) -> None:  # noqa: B027 - optional: a default that does nothing (HTTP)
-        """From now on `close` stops at once, with no grace period (shell completion, which
-        must answer within `MRTR_COMPLETE_TIMEOUT`). Nothing to do for HTTP."""
-
-    def kill(self) -> None:  # noqa: B027 - optional: a default that does nothing (HTTP)
-        """Stop at once, without waiting (a second Ctrl-C): a stdio server's whole
-        process group gets SIGKILL. Safe to call from a signal handler; never raises."""
-
-    def alive(self) -> bool:
-        """False once the server is known to be gone (a stdio server process that exited or
-        closed its stdout). An HTTP server is reached afresh by every request: always True."""
-        return True
-
-    def gone(self) -> TransportError | None:
-        """Why the server is gone once `alive()` is False (e.g. "the server process exited with
-        code 1"), else None."""
-        return None
-
-    def heard_from(self) -> bool:
-        """False while the server has sent nothing at all (a stdio server still starting).
-        HTTP answers every request with a status: always True."""
-        return True
-
-    def unread_input(self) -> int | None:
-        """Bytes sent to the server that it has not read yet (a stdio server still starting
-        has not begun reading its stdin), or None when that cannot be known (HTTP: a
-        request is read as it is sent)."""
-        return None
-
-    def describe_failure(self) -> str | None:
-        """Extra lines for a transport failure (e.g. the server's last stderr lines)."""
-        return None
-
     def sessions(self) -> Sessions | None:
         """The transport's `Sessions` face (Streamable HTTP), or None when it has no
         sessions (stdio)."""
+        return None
+
+    def process(self) -> LocalProcess | None:
+        """The transport's `LocalProcess` face (stdio: the server is a process this run
+        started), or None when the server is reached afresh by every request (HTTP)."""
         return None
 
     def rebind(self, on_message: MessageHandler) -> None:

@@ -55,7 +55,7 @@ def _open(app: App, task_id: str) -> tuple[str, TaskRecord | None, Target]:
         use_saved_target(app, record)
         target = app.target()
     if record is not None:
-        use_record_protocol(app, record)
+        app.rejoin_session = use_record_protocol(app.opts, record)
     return (record.task_id if record is not None else task_id), record, target
 
 

@@ -38,6 +38,7 @@ from mrtr_cli.protocol.era.probe import add_hint, probe
 from mrtr_cli.protocol.era.verdict import MODERN_ERRORS, Verdict, late_modern, modern_after_all
 from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySession, ServerRequestHandler
 from mrtr_cli.protocol.modern import LATEST_MODERN, MODERN_VERSIONS
+from mrtr_cli.protocol.run import RejoinSession
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.render.trace import Tracer
@@ -99,7 +100,7 @@ class SessionSettings:
     cache_key: str | None = None
     responder: Callable[[], ServerRequestHandler] | None = None
     on_log: Callable[[dict[str, Any]], None] | None = None
-    rejoin: dict[str, Any] | None = None
+    rejoin: RejoinSession | None = None
     observer: Any = None
 
 

@@ -4,7 +4,7 @@ sent), and what its outcome is as a `Verdict` (protocol/era/verdict.py).
 
 No answer within the probe timeout means legacy, but only as a guess (`silent`). On
 stdio the probe timeout counts from when the server has read the probe from its stdin
-(`Transport.unread_input`, the evidence that it is running): a server that has not begun
+(`LocalProcess.unread_input`, the evidence that it is running): a server that has not begun
 reading is still starting, and is waited for (`STARTING_LIMIT`, within --timeout) without
 any verdict; its answer may still come late (the pending probe is handed back). On HTTP
 (2026-07-28 streamable-http "Backward Compatibility": the modern request whose 400 body is
@@ -100,7 +100,8 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
     except ProtocolError as exc:
         return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
     except TransportError as exc:
-        if not exc.hint and transport.unread_input() == 0:
+        process = transport.process()
+        if not exc.hint and process is not None and process.unread_input() == 0:
             # Only a server that read the probe and then failed may have failed on it (an
             # older server that does not know server/discover); one that died before reading
             # it, or a connection that never opened, says nothing about its protocol.
@@ -129,11 +130,12 @@ def _wait_until_read(fut: Future[Message], transport: Transport,
         the seconds waited, or None where the transport cannot tell (HTTP, a system
         without FIONREAD): the probe timeout then counts from the send.
     """
-    if transport.unread_input() is None:
+    process = transport.process()
+    if process is None or process.unread_input() is None:
         return None
     start = time.monotonic()
-    while not fut.done() and transport.alive():
-        if not transport.unread_input():
+    while not fut.done() and process.alive():
+        if not process.unread_input():
             break
         left = deadline.remaining()
         if (left is not None and left <= 0) or time.monotonic() - start >= STARTING_LIMIT:

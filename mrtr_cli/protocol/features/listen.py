@@ -24,7 +24,7 @@ from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.modern import META
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.transport.base import Message
+from mrtr_cli.transport.base import Message, kill_server
 
 SUBSCRIPTION_ID = META + "subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
@@ -273,7 +273,7 @@ def _listen_legacy(session: Session, want: Want, listener: Listener, deadline: L
         interrupted = True
         from mrtr_cli.protocol.interrupts import arm_hard_exit  # noqa: PLC0415 - lazy for start-up time
 
-        arm_hard_exit(session.transport.kill)  # a second Ctrl-C while unsubscribing exits at once
+        arm_hard_exit(lambda: kill_server(session.transport))  # a second Ctrl-C while unsubscribing exits at once
         raise
     finally:
         listener.deadline.stop("the client stopped listening")

@@ -29,10 +29,14 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.jsonfile import write_json_atomic
 from mrtr_cli.platform.fileopen import BINARY
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.config.target import Target
+    from mrtr_cli.transport.base import SignIn
 
 FORMAT = "mrtr-list-cache/1"
 
@@ -222,12 +226,13 @@ class ListCache:
             os.unlink(path)
 
 
-def cache_for(target: Any, authorizer: Any, declared: Callable[[str], dict[str, Any]]) -> ListCache | None:
+def cache_for(target: Target, authorizer: SignIn | None,
+              declared: Callable[[str], dict[str, Any]]) -> ListCache | None:
     """The list cache of a run's server under `<state dir>/cache`, or None when
     `MRTR_NO_CACHE` is set. Keyed by the server (`target.cache_identity()`), the
     authorization context (`target.auth_context()`, plus the OAuth sign-in in use when
-    `authorizer`, transport/http/authhook.py, has one: asked only when a key is needed) and the
-    capabilities the run declares on each list (`declared(method)`)."""
+    `authorizer`, the OAuth hook (`transport.base.SignIn`), has one: asked only when a key
+    is needed) and the capabilities the run declares on each list (`declared(method)`)."""
     from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
@@ -237,7 +242,7 @@ def cache_for(target: Any, authorizer: Any, declared: Callable[[str], dict[str, 
     if authorizer is None:
         return ListCache(folder, target.cache_identity(), target.auth_context(), declared=declared)
 
-    def context() -> Any:
+    def context() -> dict[str, Any] | None:
         base, signed_in = target.auth_context(), authorizer.identity()
         return base if signed_in is None else {**(base or {}), "oauth": signed_in}
 

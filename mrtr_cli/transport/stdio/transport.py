@@ -81,8 +81,6 @@ class StdioTransport(Transport):
         TransportError: the command cannot be started (not found, not executable).
     """
 
-    local_process = True
-
     def __init__(
         self,
         argv: list[str],
@@ -231,6 +229,10 @@ class StdioTransport(Transport):
             fut = self._pending.pop(request_id, None)
         if fut is not None and not fut.done():
             fut.cancel()
+
+    def process(self) -> StdioTransport:
+        """This transport: its server is a process this run started (`LocalProcess`)."""
+        return self
 
     def alive(self) -> bool:
         proc = self._proc  # no system call: the reader notices a server that is gone (its stdout closes)

@@ -135,6 +135,9 @@ def test_a_probe_cut_short_names_the_bound_that_cut_it():
     from mrtr_cli.protocol.era.probe import _probe_timeout_error
 
     class Heard:
+        def process(self) -> Heard:
+            return self
+
         def heard_from(self) -> bool:
             return True
 
