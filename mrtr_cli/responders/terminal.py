@@ -26,6 +26,8 @@ from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, sp
 from mrtr_cli.schema.elicit import FormField, form_fields
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult
 
 _SKIP = object()
@@ -56,7 +58,8 @@ class TerminalResponder:
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
         # The run's streams are text streams (TextIO at run time); `Environment` types them as IO[str].
-        self._pt = {"input": create_input(env.prompt_input() or env.stdin),  # type: ignore[arg-type]  # TextIO at run time (above)
+        self._keys = create_input(env.prompt_input() or env.stdin)  # type: ignore[arg-type]  # TextIO at run time (above)
+        self._pt = {"input": self._keys,
                     "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]  # TextIO at run time (above)
         self.console = styled_console(env, env.stderr, soft_wrap=True)
 
@@ -84,6 +87,15 @@ class TerminalResponder:
         """Ask a yes/no question (default no). Raises KeyboardInterrupt on Ctrl-C."""
         return bool(self._q().confirm(question, default=False, **self._pt).unsafe_ask())
 
+    def _typed_ahead(self) -> AbstractContextManager[None]:
+        """The terminal kept in raw mode across the prompts of one question (each field, a
+        refusal and the field asked again, the review), so that keys typed while one prompt
+        ends and the next starts reach the next prompt as typed. In the terminal's line mode
+        between two prompts, Backspace and Ctrl-U would edit a line no prompt reads, Enter
+        would arrive as Ctrl-J and every key would be echoed wherever the cursor is; Ctrl-C
+        typed there reaches the next prompt, which stops as at a prompt."""
+        return self._keys.raw_mode()
+
     def _q(self) -> Any:
         import questionary  # noqa: PLC0415 - lazy
 
@@ -94,6 +106,11 @@ class TerminalResponder:
         """Fill the form field by field, then review: send, edit, decline or cancel.
         `prefill`: form values found in flags/files, shown as the starting answers.
         Raises KeyboardInterrupt (Ctrl-C)."""
+        with self._typed_ahead():
+            return self._filled(ask, prefill)
+
+    def _filled(self, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
+        """`fill_form`'s prompts, in one stretch of raw mode."""
         fields = form_fields(ask.params.get("requestedSchema"))
         current: dict[str, Any] = {f.name: f.default for f in fields if f.has_default and f.check(f.default) is None}
         current.update(prefill)
@@ -320,6 +337,11 @@ class TerminalResponder:
             Declined: the person refused the request.
             KeyboardInterrupt: Ctrl-C.
         """
+        with self._typed_ahead():
+            return self._replied(ask)
+
+    def _replied(self, ask: InputAsk) -> CreateMessageResult:
+        """`reply_as_model`'s prompts, in one stretch of raw mode."""
         from mrtr_cli.responders.sampling import describe_request  # noqa: PLC0415 - lazy for start-up time
 
         self.console.print("  The server asks for a model reply (sampling). You answer as the assistant.",
