@@ -217,9 +217,11 @@ def _pending_needs_notes(doc: Any) -> bool:
     URL-mode request (the address to open). Other exit-5 runs in a script get one line."""
     if not isinstance(doc, dict):
         return True
+    from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy for start-up time
+
     found = doc.get("inputRequests")
     requests: dict[str, Any] = found if isinstance(found, dict) else {}
-    url_mode = any(isinstance(r, dict) and isinstance(r.get("params"), dict) and r["params"].get("mode") == "url"
+    url_mode = any(isinstance(r, dict) and input_kind(r.get("method"), r.get("params")) is ELICITATION_URL
                    for r in requests.values())
     return bool(doc.get("taskId")) or url_mode or doc.get("resumable") is False
 

@@ -35,10 +35,10 @@ class _AnswersTemplateBase(TypedDict):
 
 class AnswersTemplate(_AnswersTemplateBase, total=False):
     """`answersTemplate` of a pending document (docs/answers.md): an answer file once its
-    nulls are filled in. `inputResponses`: key -> template entry (`template_entry`, an
-    `ElicitResult`, `CreateMessageResult` or `ListRootsResult` with `null`s); `_fields`:
-    key -> field help (`field_help`) or a URL note. Members starting with `_` are
-    ignored when read back."""
+    nulls are filled in. `inputResponses`: key -> the template entry of the request's kind
+    (responders/kinds/ `Kind.template`: an `ElicitResult`, `CreateMessageResult` or
+    `ListRootsResult` with `null`s); `_fields`: key -> its kind's help (`Kind.template_help`:
+    a form's fields, a URL note). Members starting with `_` are ignored when read back."""
 
     _fields: dict[str, dict[str, object]]
 
@@ -73,54 +73,6 @@ class PendingDocument(TypedDict, total=False):
     explanation: str
 
 
-def field_help(requested_schema: object) -> dict[str, Any]:
-    """Per-field help for a form: `{field: {type, required, title?, description?, enum?, default?, ...}}`."""
-    from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
-
-    out: dict[str, Any] = {}
-    try:
-        fields = form_fields(requested_schema)
-    except ValueError:
-        return out
-    for f in fields:
-        info: dict[str, Any] = {"type": {"enum": "string", "multi": "array"}.get(f.kind, f.kind),
-                                "required": f.required}
-        if f.options:
-            info["enum"] = [c for c, _ in f.options]
-            if any(c != t for c, t in f.options):
-                info["titles"] = {c: t for c, t in f.options}
-        for key in ("title", "description", "format", "minimum", "maximum", "minLength", "maxLength",
-                    "minItems", "maxItems", "default"):
-            if key in f.schema:
-                info[key] = f.schema[key]
-        out[f.name] = info
-    return out
-
-
-def template_entry(request: object, prefill: dict[str, Any] | None = None) -> object:
-    """An InputResponse skeleton for one input request, with `null` where an answer goes."""
-    from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
-
-    if not isinstance(request, dict):
-        return None
-    method = request.get("method")
-    params = raw_params if isinstance(raw_params := request.get("params"), dict) else {}
-    if method == "elicitation/create":
-        if (params.get("mode") or "form") == "url":
-            return {"action": "accept"}
-        try:
-            fields = form_fields(params.get("requestedSchema"))
-        except ValueError:
-            fields = []
-        content = {f.name: (prefill or {}).get(f.name, f.default if f.has_default else None) for f in fields}
-        return {"action": "accept", "content": content}
-    if method == "sampling/createMessage":
-        return {"role": "assistant", "content": {"type": "text", "text": None}, "model": "human"}
-    if method == "roots/list":
-        return {"roots": [{"uri": None, "name": None}]}
-    return None
-
-
 TEMPLATE_HELP = (
     "Replace each null with an answer (_fields gives each field's type, whether it is required and its "
     "allowed values); an optional field may stay null. To refuse a request, replace its whole value with "
@@ -128,31 +80,26 @@ TEMPLATE_HELP = (
 )
 
 
-def _url_request(request: object) -> str | None:
-    """The URL of a URL-mode elicitation request, else None."""
-    if isinstance(request, dict) and request.get("method") == "elicitation/create":
-        params = raw_params if isinstance(raw_params := request.get("params"), dict) else {}
-        if params.get("mode") == "url":
-            return str(params.get("url"))
-    return None
-
-
 def answers_template(input_requests: dict[str, Any], missing: list[str],
                      prefill: dict[str, dict[str, Any]] | None = None) -> AnswersTemplate:
     """An answer file for the `missing` keys: `inputResponses` with `null` where an answer
-    goes, `_fields` help for forms (and the URL for URL requests), and a `_help` line.
-    Members starting with `_` are ignored when the file is read back."""
-    responses = {}
+    goes, `_fields` help from each request's kind (a form's fields, the URL of a URL
+    request), and a `_help` line. Members starting with `_` are ignored when the file is
+    read back."""
+    from mrtr_cli.responders.kinds import request_kind  # noqa: PLC0415 - lazy for start-up time
+
+    responses: dict[str, object] = {}
     help_: dict[str, dict[str, object]] = {}
     for key in missing:
-        request = input_requests.get(key)
-        responses[key] = template_entry(request, (prefill or {}).get(key))
-        url = _url_request(request)
-        if url is not None:
-            help_[key] = {"url": url, "note": "open this URL yourself; when you are done there, "
-                                             "resume with {\"action\": \"accept\"}"}
-        elif isinstance(request, dict) and request.get("method") == "elicitation/create":
-            help_[key] = field_help((request.get("params") or {}).get("requestedSchema"))
+        found = request_kind(input_requests.get(key))
+        if found is None:
+            responses[key] = None
+            continue
+        kind, params = found
+        responses[key] = kind.template(params, (prefill or {}).get(key))
+        entry = kind.template_help(params)
+        if entry is not None:
+            help_[key] = entry
     template: AnswersTemplate = {"_help": TEMPLATE_HELP, "inputResponses": responses}
     if help_:
         template["_fields"] = help_
@@ -167,24 +114,19 @@ def _mrtr_words(doc: Mapping[str, object], config_words: Sequence[str]) -> list[
 
 
 def url_notes(doc: Mapping[str, object]) -> list[str]:
-    """Lines for stderr naming each URL-mode request a pending document leaves unanswered
-    (sanitised, with the host a browser would visit and the URL's warnings), so that a person
-    can open it themselves; `mrtr` never opens anything without a person's consent."""
-    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415 - lazy for start-up time
+    """Lines for stderr on each request a pending document leaves unanswered, as its kind
+    has them: a URL-mode request's URL (sanitised, with the host a browser would visit and
+    the URL's warnings), so that a person can open it themselves; `mrtr` never opens
+    anything without a person's consent."""
+    from mrtr_cli.responders.kinds import request_kind  # noqa: PLC0415 - lazy for start-up time
 
-    lines = []
+    lines: list[str] = []
     requests = raw_requests if isinstance(raw_requests := doc.get("inputRequests"), dict) else {}
     missing = doc.get("missing")
     for key in missing if isinstance(missing, list) else []:
-        url = _url_request(requests.get(key))
-        if url is not None:
-            lines.append(f"  input {quote_value(key)} asks you to open this URL yourself: "
-                         f"{sanitize(url, single_line=True)}")
-            from mrtr_cli.responders.urls import browser_host, url_warnings  # noqa: PLC0415 - lazy for start-up time
-
-            host = browser_host(url)
-            lines.append(f"    a browser would go to host: {sanitize(host, single_line=True) if host else '(none)'}")
-            lines.extend(f"    warning: {sanitize(w, single_line=True)}" for w in url_warnings(url))
+        found = request_kind(requests.get(key))
+        if found is not None:
+            lines.extend(found[0].pending_notes(key, found[1]))
     return lines
 
 

@@ -1,7 +1,8 @@
 """What the responder chain hands to whoever answers: the input request being asked
-(`InputAsk`), the request methods, and the `Person` interface the terminal responder
-(responders/terminal.py) implements. Below both the chain and the terminal, so that
-neither imports the other (2026-07-28 basic/patterns/mrtr: `inputRequests`)."""
+(`InputAsk`) and the `Person` interface the terminal responder (responders/terminal.py)
+implements, whose questions each input kind (responders/kinds/) puts. Below the chain,
+the kinds and the terminal, so that none of them imports another
+(2026-07-28 basic/patterns/mrtr: `inputRequests`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from mrtr_cli.protocol.messages import InputResponse
-
-ELICIT = "elicitation/create"
-SAMPLING = "sampling/createMessage"
-ROOTS = "roots/list"
-INPUT_METHODS = (ELICIT, SAMPLING, ROOTS)
+    from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult
 
 
 @dataclass
@@ -38,14 +34,11 @@ class InputAsk:
     index: int = 1
     total: int = 1
 
-    @property
-    def mode(self) -> str:
-        return str(self.params.get("mode") or "form") if self.method == ELICIT else ""
-
 
 class Person(Protocol):
     """Someone at a terminal who answers input requests (responders/terminal.py's
-    `TerminalResponder`); the chain builds one only when a person is asked.
+    `TerminalResponder`); the chain builds one only when a person is asked, shows the
+    request's `heading`, and the request's kind (responders/kinds/) asks its question.
 
     Attributes:
         partial: the fields typed so far into the form being filled (field -> value), kept
@@ -54,6 +47,19 @@ class Person(Protocol):
 
     partial: dict[str, Any]
 
-    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> InputResponse | None:
-        """The answer to `ask` in the spec's shape (ElicitResult, CreateMessageResult);
-        `prefill` holds form fields found in flags or files. Raises Declined, PromptInterrupted."""
+    def heading(self, ask: InputAsk) -> None:
+        """Show who asks, for what, and the request's message."""
+
+    def fill_form(self, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
+        """A form elicitation's answer; `prefill` holds fields found in flags or files.
+        Raises KeyboardInterrupt (Ctrl-C)."""
+
+    def consent_to_url(self, ask: InputAsk) -> ElicitResult:
+        """A URL elicitation's answer (accept once done there, decline, cancel).
+        Raises KeyboardInterrupt (Ctrl-C)."""
+
+    def reply_as_model(self, ask: InputAsk) -> CreateMessageResult:
+        """A sampling request's reply, typed as the assistant. Raises Declined, KeyboardInterrupt."""
+
+    def say(self, text: str) -> None:
+        """Show a line (a request that cannot be answered at the terminal says why)."""

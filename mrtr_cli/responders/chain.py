@@ -17,22 +17,16 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.protocol.capabilities.kinds import INPUT_METHODS, request_mode
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.answers import AnswerStore
-from mrtr_cli.responders.ask import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, InputAsk, Person
-from mrtr_cli.responders.shapes import (
-    elicit_result_problems,
-    looks_like_roots_result,
-    looks_like_sampling_result,
-    roots_result_problems,
-    sampling_result_problems,
-)
+from mrtr_cli.responders.ask import InputAsk, Person
+from mrtr_cli.responders.kinds import KINDS, Kind, check_answer, kind_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.protocol.deadline import Deadline
 
-__all__ = ["ELICIT", "INPUT_METHODS", "ROOTS", "SAMPLING", "InputAsk", "PromptInterrupted", "ResponderChain",
-           "RoundOutcome"]
+__all__ = ["InputAsk", "PromptInterrupted", "ResponderChain", "RoundOutcome"]
 
 class PromptInterrupted(KeyboardInterrupt):
     """Ctrl-C at a prompt. `responses` holds the answers already given in that round
@@ -136,14 +130,16 @@ class ResponderChain:
         Sampling only with a sampling source (a command, a terminal, or sampling answers in a
         file); roots only when roots are given (flags, config, or roots in a file).
         """
-        caps: dict[str, Any] = {"elicitation": {"form": {}}}
-        if self.url_consent if self.url_consent is not None else True:
-            caps["elicitation"]["url"] = {}
-        if self.sampler is not None or self.interactive or self.store.has_exact_of_shape(looks_like_sampling_result):
-            caps["sampling"] = {"tools": {}} if self.sampling_tools else {}
-        if (self.roots is not None or self.store.roots() is not None
-                or self.store.has_exact_of_shape(looks_like_roots_result)):
-            caps["roots"] = {}
+        caps: dict[str, Any] = {}
+        for kind in KINDS:
+            declared = kind.declaration(self)
+            if declared is None:
+                continue
+            member, _, sub = kind.spec.capability.partition(".")
+            if sub:
+                caps.setdefault(member, {})[sub] = declared
+            else:
+                caps[member] = declared
         return caps
 
     @contextlib.contextmanager
@@ -191,39 +187,40 @@ class ResponderChain:
         """
         asks = self._parse(input_requests, server_name, origin, capabilities)
         outcome = RoundOutcome()
-        left: list[InputAsk] = []
-        for ask in asks:
+        left: list[tuple[Kind, InputAsk]] = []
+        for kind, ask in asks:
             before = (given_once or {}).get(ask.key)
             if before is not None:
                 self._rejected(ask, before, outcome)
-                left.append(ask)
+                left.append((kind, ask))
                 continue
-            answer = self._prepared(ask, outcome, task_id=task_id)
+            answer = self._prepared(kind, ask, outcome, task_id=task_id)
             if answer is not None:
                 outcome.responses[ask.key] = answer
             else:
-                left.append(ask)
+                left.append((kind, ask))
         if left and self.interactive:
             if self._before_prompt is not None:
                 self._before_prompt()
             terminal = self._get_terminal()
-            for i, ask in enumerate(left, 1):
+            for i, (kind, ask) in enumerate(left, 1):
                 ask.index, ask.total = i, len(left)
                 terminal.partial = {}
                 try:
                     with self.deadline.paused() if self.deadline is not None else contextlib.nullcontext():
-                        answer = terminal.ask(ask, {**self.typed_before.get(ask.key, {}),
-                                                    **outcome.prefill.get(ask.key, {})})
+                        terminal.heading(ask)
+                        answer = kind.question(terminal, ask, {**self.typed_before.get(ask.key, {}),
+                                                               **outcome.prefill.get(ask.key, {})})
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
-                    kept = self._kept_fields(asks, outcome, {ask.key: terminal.partial})
+                    kept = self._kept_fields([a for _, a in asks], outcome, {ask.key: terminal.partial})
                     raise PromptInterrupted(dict(outcome.responses), kept) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
                     outcome.sources[ask.key] = "the terminal"
-            left = [a for a in left if a.key not in outcome.responses]
-        outcome.missing = [a.key for a in left]
-        outcome.prefill = self._kept_fields(left, outcome)
-        self._asked.update(a.key for a in asks)
+            left = [(k, a) for k, a in left if a.key not in outcome.responses]
+        outcome.missing = [a.key for _, a in left]
+        outcome.prefill = self._kept_fields([a for _, a in left], outcome)
+        self._asked.update(a.key for _, a in asks)
         if outcome.missing:
             self._check_key_flags(asks)
         if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
@@ -233,7 +230,7 @@ class ResponderChain:
                 self.env.err(f"mrtr: input {quote_value(key)} answered from {source}")
         return outcome
 
-    def _check_key_flags(self, asks: list[InputAsk]) -> None:
+    def _check_key_flags(self, asks: list[tuple[Kind, InputAsk]]) -> None:
         """The run stops for input at this round: a `-a KEY.FIELD` flag whose KEY names no
         question asked on this run (and which no form field of the round is named) was
         meant for a question that never came, most likely a mistyped key.
@@ -242,17 +239,14 @@ class ResponderChain:
             UsageError: for the first such flag, naming its key and the keys of this round (exit 2).
         """
         from mrtr_cli.render.sanitize import quote_text  # noqa: PLC0415 - start-up time
-        from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
-
-        fields = {f.name for a in asks if a.method == ELICIT and a.mode == "form"
-                  for f in form_fields(a.params.get("requestedSchema"))}
+        fields = {name for kind, a in asks for name in kind.field_names(a.params)}
         for index, flag in enumerate(self.store.flags):
             if index in self.store.used_flags or "." not in flag.name or flag.name in fields \
                     or any(flag.name.startswith(key + ".") for key in self._asked):
                 continue
             key = flag.name.rsplit(".", 1)[0]
             raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: no question has the key {quote_text(key)} "
-                             f"(asked: {', '.join(quote_value(a.key) for a in asks)})", data={"key": key})
+                             f"(asked: {', '.join(quote_value(a.key) for _, a in asks)})", data={"key": key})
 
     def _kept_fields(self, asks: list[InputAsk], outcome: RoundOutcome,
                      typing: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
@@ -280,13 +274,13 @@ class ResponderChain:
                 request has its key.
             ProtocolError: a malformed input request.
         """
-        asks = {ask.key: ask for ask in self._parse(input_requests, "", "", None)}
+        asks = {ask.key: (kind, ask) for kind, ask in self._parse(input_requests, "", "", None)}
         for key, value in given.items():
-            ask = asks.get(str(key))
-            if ask is None:
+            found = asks.get(str(key))
+            if found is None:
                 raise UsageError(f"{source}.{key}: no input request of the round has this key",
                                  data={"key": key})
-            self._check_exact(ask, value, f"{source}.{key}")
+            check_answer(*found, value, f"{source}.{key}")
 
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
         """Note that `ask` came back after the one-off answer `before` (source, answer) was
@@ -310,9 +304,9 @@ class ResponderChain:
 
     def _parse(
         self, input_requests: object, server_name: str, origin: str, capabilities: dict[str, Any] | None
-    ) -> list[InputAsk]:
-        from mrtr_cli.schema.elicit import form_fields, json_type  # noqa: PLC0415 - start-up time
-
+    ) -> list[tuple[Kind, InputAsk]]:
+        """Each request of the round with its kind, checked: a known method, a declared
+        capability, a request its kind can answer. Raises ProtocolError."""
         if not isinstance(input_requests, dict):
             raise ProtocolError("the server's inputRequests is not an object")
         asks = []
@@ -326,16 +320,14 @@ class ResponderChain:
             ask = InputAsk(str(key), method, params, server_name, origin)
             if capabilities is not None:
                 self._check_declared(ask, capabilities)
-            if method == ELICIT and ask.mode == "url" and not isinstance(params.get("url"), str):
-                raise ProtocolError(f"input request {quote_value(key)}: a URL-mode elicitation needs params.url "
-                                    "as a string, "
-                                    f"got {json_type(params.get('url')) if 'url' in params else 'none'}")
-            if method == ELICIT and ask.mode == "form":
-                try:
-                    form_fields(params.get("requestedSchema"))
-                except ValueError as exc:
-                    raise ProtocolError(f"input request {quote_value(key)}: {exc}") from None
-            asks.append(ask)
+            kind = kind_of(method, params)
+            if kind is None:  # a mode nobody declares: refused above when capabilities are given
+                raise ProtocolError(f"input request {quote_value(key)} has an unknown mode "
+                                    f"{quote_value(str(request_mode(params)))}")
+            problem = kind.check_request(ask)
+            if problem is not None:
+                raise ProtocolError(f"input request {quote_value(key)}: {problem}")
+            asks.append((kind, ask))
         return asks
 
     @staticmethod
@@ -350,148 +342,35 @@ class ResponderChain:
             )
 
     # ------------------------------------------------------------------ prepared answers
-    def _prepared(self, ask: InputAsk, outcome: RoundOutcome, *, task_id: str | None = None) -> Any:
+    def _prepared(self, kind: Kind, ask: InputAsk, outcome: RoundOutcome, *, task_id: str | None = None) -> Any:
         """An answer from flags/files/configured sources, or None."""
         exact = self.store.exact(ask.key)
         if exact is None and task_id and task_keyed(ask.key, task_id):
             exact = self.store.next_in_order(ask.key)
         if exact is not None:
             value, source = exact
-            return self._stored_answer(ask, value, source, outcome)
-        if ask.method == ELICIT and ask.mode == "form":
-            answer = self._form_from_fields(ask, outcome)
-            if answer is not None:
-                outcome.once[ask.key] = (outcome.sources[ask.key], answer)
-            return answer
-        if ask.method == ROOTS:
-            return self._configured_roots(ask, outcome)
-        if ask.method == SAMPLING and self.sampler is not None:
-            result = self.sampler(ask.params)
-            outcome.sources[ask.key] = "--sampling-command"
-            return result
-        return None
+            return self._stored_answer(kind, ask, value, source, outcome)
+        prepared = kind.from_sources(ask, self)
+        if prepared.prefill:
+            outcome.prefill[ask.key] = prepared.prefill
+        if prepared.answer is None:
+            return None
+        outcome.sources[ask.key] = prepared.source
+        if prepared.once:
+            outcome.once[ask.key] = (prepared.source, prepared.answer)
+        return prepared.answer
 
-    def _stored_answer(self, ask: InputAsk, value: Any, source: str, outcome: RoundOutcome) -> Any:
-        """The answer store's answer for `ask` (from `source`), shaped and checked: null
-        fields and root names dropped, a form's `-a` flags laid over it field by field."""
-        form = ask.method == ELICIT and ask.mode == "form"
-        if ask.method == ELICIT:
-            value = _drop_null_fields(value)
-        if form:
-            # -a flags come before files: they override field by field.
-            overlay, flag_sources = self._flag_overlay(ask)
-            if overlay:
-                accepted = isinstance(value, dict) and value.get("action") == "accept"
-                content = value.get("content") if accepted and isinstance(value.get("content"), dict) else {}
-                value = {"action": "accept", "content": {**content, **overlay}}
-                source = ", ".join([source, *flag_sources])
-        if ask.method == ROOTS:
-            value = _drop_null_root_names(value)
-        self._check_exact(ask, value, source)
-        if form:
-            value = _normalized(value, ask.params)
+    def _stored_answer(self, kind: Kind, ask: InputAsk, value: Any, source: str, outcome: RoundOutcome) -> Any:
+        """The answer store's answer for `ask` (from `source`), shaped by its kind (null
+        fields and root names dropped, a form's `-a` flags laid over it), checked and
+        normalized."""
+        value, source = kind.shaped(ask, value, source, self)
+        check_answer(kind, ask, value, source)
+        value = kind.normalized(value, ask.params)
         outcome.sources[ask.key] = source
         if not self.store.is_list(ask.key):
             outcome.once[ask.key] = (source, value)
         return value
-
-    def _configured_roots(self, ask: InputAsk, outcome: RoundOutcome) -> Any:
-        """`roots/list`'s answer from `--root` flags, else an answer file's roots; None: neither."""
-        roots = self.roots
-        source = self.roots_source
-        if roots is None:
-            from_file = self.store.roots()
-            if from_file is not None:
-                roots, source = from_file
-                self._check_exact(ask, {"roots": roots}, source)
-        if roots is None:
-            return None
-        outcome.sources[ask.key] = source
-        return {"roots": [dict(r) for r in roots]}
-
-    def _check_exact(self, ask: InputAsk, value: object, source: str) -> None:
-        if ask.method == ELICIT:
-            problems = elicit_result_problems(value, ask.params)
-        elif ask.method == SAMPLING:
-            problems = sampling_result_problems(value, ask.params)
-        else:
-            problems = roots_result_problems(value)
-        if problems:
-            hint = "also: " + "; ".join(problems[1:]) if len(problems) > 1 else None
-            raise UsageError(f"{source}, {problems[0]}", data={"key": ask.key, "problems": problems}, hint=hint)
-
-    def _form_from_fields(self, ask: InputAsk, outcome: RoundOutcome) -> Any:
-        """An accept answer built from `-a` flags and `fields` by property name.
-
-        Fields given neither way take the schema's default (as a pre-filled form would
-        send them). The answer is complete only when every required field has a value;
-        otherwise what was found becomes the pre-fill for the terminal or the template.
-        """
-        from mrtr_cli.schema.elicit import explain, form_fields  # noqa: PLC0415 - start-up time
-
-        fields = form_fields(ask.params.get("requestedSchema"))
-        given, sources = self._flag_overlay(ask)
-        for f in fields:
-            if f.name in given:
-                continue
-            found = self.store.field_value(f.name)
-            if found is None or found[0] is None:
-                continue  # a null field means "not answered here"
-            value, source = found
-            reason = f.check(value)
-            if reason:
-                raise UsageError(f"{source} (input request {quote_value(ask.key)}): {explain(reason, f.expected())}",
-                                 data={"key": ask.key, "field": f.name})
-            given[f.name] = f.normalize(value)
-            sources.append(source)
-        if not given:
-            return None
-        content = {f.name: given.get(f.name, f.default)
-                   for f in fields if f.name in given or (f.has_default and f.check(f.default) is None)}
-        if all(f.name in content for f in fields if f.required):
-            outcome.sources[ask.key] = ", ".join(sources)
-            return {"action": "accept", "content": content}
-        outcome.prefill[ask.key] = given
-        return None
-
-    def _flag_overlay(self, ask: InputAsk) -> tuple[dict[str, Any], list[str]]:
-        """The form values `-a` flags give for `ask` (typed and checked), and the flags used."""
-        from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
-
-        values: dict[str, Any] = {}
-        sources: list[str] = []
-        for f in form_fields(ask.params.get("requestedSchema")):
-            flags = self.store.flags_for(ask.key, f.name)
-            if flags:
-                values[f.name] = self._flag_value(ask, f, flags)
-                sources.extend("-a " + flag.text for _, flag in flags)
-        return values, sources
-
-    def _flag_value(self, ask: InputAsk, f: Any, flags: list[tuple[int, Any]]) -> Any:
-        from mrtr_cli.schema.elicit import explain  # noqa: PLC0415 - start-up time
-
-        values = []
-        for index, flag in flags:
-            self.store.used_flags.add(index)
-            if flag.is_json:
-                values.append(flag.raw)
-                continue
-            try:
-                values.append(f.coerce(flag.raw))
-            except ValueError as exc:
-                raise UsageError(f"-a {sanitize(flag.text, single_line=True)} (input request {quote_value(ask.key)}, "
-                                 f"field {quote_value(f.name)}): "
-                                 f"{explain(str(exc), f.expected())}", data={"key": ask.key, "field": f.name}) from None
-        if f.kind == "multi":
-            value: Any = [item for v in values for item in (v if isinstance(v, list) else [v])]
-        else:
-            value = values[-1]
-        reason = f.check(value)
-        if reason:
-            raise UsageError(f"-a {sanitize(flags[-1][1].text, single_line=True)} (input request "
-                             f"{quote_value(ask.key)}, field {quote_value(f.name)}): "
-                             f"{explain(reason, f.expected())}", data={"key": ask.key, "field": f.name})
-        return f.normalize(value)
 
     # ------------------------------------------------------------------ reporting
     def report_unused(self) -> None:
@@ -500,35 +379,6 @@ class ResponderChain:
         if not self.env.quiet:
             for note in self.store.unused_flag_notes():
                 self.env.err(note)
-
-
-def _drop_null_fields(value: object) -> Any:
-    """An accept answer with `null` fields (as in a filled-in template) leaves those fields out."""
-    if isinstance(value, dict) and isinstance(value.get("content"), dict):
-        content = {k: v for k, v in value["content"].items() if v is not None}
-        return {**value, "content": content}
-    return value
-
-
-def _drop_null_root_names(value: object) -> Any:
-    """A roots answer with `"name": null` (as in a filled-in template) leaves the name out."""
-    if isinstance(value, dict) and isinstance(value.get("roots"), list):
-        roots = [{k: v for k, v in r.items() if not (k == "name" and v is None)} if isinstance(r, dict) else r
-                 for r in value["roots"]]
-        return {**value, "roots": roots}
-    return value
-
-
-def _normalized(value: Any, params: dict[str, Any]) -> Any:
-    """A valid form answer with integral floats sent as integers for integer fields."""
-    from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - start-up time
-
-    content = value.get("content") if isinstance(value, dict) else None
-    if not isinstance(content, dict):
-        return value
-    by_name = {f.name: f for f in form_fields(params.get("requestedSchema"))}
-    fixed = {k: by_name[k].normalize(v) if k in by_name else v for k, v in content.items()}
-    return {**value, "content": fixed}
 
 
 def task_keyed(key: str, task_id: str) -> bool:

@@ -26,12 +26,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mrtr_cli.render.sanitize import quote_value, sanitize
-from mrtr_cli.responders.chain import ELICIT, INPUT_METHODS, ROOTS, SAMPLING, ResponderChain
+from mrtr_cli.protocol.capabilities.declared import declares
+from mrtr_cli.protocol.capabilities.kinds import INPUT_METHODS, method_member
+from mrtr_cli.render.sanitize import quote_value
+from mrtr_cli.responders.chain import ResponderChain
+from mrtr_cli.responders.kinds import kind_of, request_kind
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
-KEY_PREFIX = {ELICIT: "elicitation", SAMPLING: "sampling", ROOTS: "roots"}
-CAPABILITY = {ELICIT: "elicitation", SAMPLING: "sampling", ROOTS: "roots"}
 
 #: JSON-RPC error codes used in answers: the method is not offered by this client, or
 #: nobody could answer (the code 2025-11-25 client/sampling uses for a user rejection).
@@ -116,17 +117,19 @@ class ServerRequestResponder:
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         if method not in INPUT_METHODS:
             return error_reply(request_id, METHOD_NOT_FOUND, f"mrtr does not answer {quote_value(method)} requests")
-        if not self._declared(method, params):
+        kind = kind_of(method, params)
+        if kind is None or not declares(self.capabilities, kind.spec.capability):
             return error_reply(request_id, METHOD_NOT_FOUND,
-                               f"mrtr did not declare the {CAPABILITY[method]} capability on this session")
+                               f"mrtr did not declare the {method_member(method)} capability on this session")
         origin = _task_origin(params) or origin
         asks = self.ask({self.next_key(method): {"method": method, "params": params}},
                         server_name=server_name, origin=origin)
         key = next(iter(asks.input_requests))
         if key in asks.responses:
             return result_reply(request_id, asks.responses[key])
-        if method == ELICIT:
-            return result_reply(request_id, {"action": "cancel"})
+        unanswered = kind.unanswered()
+        if unanswered is not None:
+            return result_reply(request_id, unanswered)
         return error_reply(request_id, NOT_ANSWERED, f"nobody could answer {method} ({asks.reason})")
 
     def ask(self, input_requests: dict[str, Any], *, server_name: str, origin: str) -> ServerAsks:
@@ -138,13 +141,13 @@ class ServerRequestResponder:
         outcome = self.chain.answer_round(input_requests, server_name=server_name, origin=origin,
                                           capabilities=self.capabilities)
         for key, response in outcome.responses.items():
-            request = input_requests[key]
-            params = request.get("params") or {}
-            if request.get("method") == ELICIT and params.get("mode") == "url" and response.get("action") == "accept" \
-                    and outcome.sources.get(key) != "terminal":
-                self.chain.env.err(f"mrtr: {sanitize(server_name, single_line=True)} asked you to visit "
-                                   f"{sanitize(str(params.get('url')), single_line=True)} (accepted from "
-                                   f"{sanitize(outcome.sources.get(key, 'answers'), single_line=True)})")
+            found = request_kind(input_requests[key])
+            if found is None:
+                continue
+            kind, params = found
+            note = kind.answered_note(server_name, params, response, outcome.sources.get(key, "answers"))
+            if note is not None:
+                self.chain.env.err(note)
         if self.recorder is not None and outcome.responses:
             self.recorder.record(outcome.responses)
         env = self.chain.env
@@ -178,21 +181,11 @@ class ServerRequestResponder:
         return asks
 
     def next_key(self, method: str) -> str:
-        """The key for the next request of `method` (`elicitation-3`)."""
-        prefix = KEY_PREFIX[method]
+        """The key for the next request of `method`, named by its capability (`elicitation-3`)."""
+        prefix = str(method_member(method))
         with self._lock:
             self._counts[prefix] = self._counts.get(prefix, 0) + 1
             return f"{prefix}-{self._counts[prefix]}"
-
-    # ------------------------------------------------------------------ internals
-    def _declared(self, method: str, params: Mapping[str, object]) -> bool:
-        declared = self.capabilities.get(CAPABILITY[method])
-        if declared is None:
-            return False
-        if method == ELICIT:
-            mode = params.get("mode") or "form"
-            return mode in declared or (mode == "form" and not declared)
-        return True
 
 
 def _task_origin(params: Mapping[str, object]) -> str | None:

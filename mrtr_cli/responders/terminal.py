@@ -21,12 +21,14 @@ from mrtr_cli.errors import Declined
 from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
-from mrtr_cli.responders.ask import ELICIT, SAMPLING, InputAsk
+from mrtr_cli.responders.ask import InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
 
 if TYPE_CHECKING:
-    from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult, InputResponse
+    from contextlib import AbstractContextManager
+
+    from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult
 
 _SKIP = object()
 SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
@@ -56,34 +58,15 @@ class TerminalResponder:
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
         # The run's streams are text streams (TextIO at run time); `Environment` types them as IO[str].
-        self._pt = {"input": create_input(env.prompt_input() or env.stdin),  # type: ignore[arg-type]  # TextIO at run time (above)
+        self._keys = create_input(env.prompt_input() or env.stdin)  # type: ignore[arg-type]  # TextIO at run time (above)
+        self._pt = {"input": self._keys,
                     "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]  # TextIO at run time (above)
         self.console = styled_console(env, env.stderr, soft_wrap=True)
 
-    # ------------------------------------------------------------------ dispatch
-    def ask(self, ask: InputAsk, prefill: dict[str, Any]) -> InputResponse | None:
-        """Ask for one input request; returns the InputResponse, or None if it cannot
-        be answered here (e.g. `roots/list`).
-
-        Args:
-            ask: the request, with who asks and its place in the round ("2 of 3").
-            prefill: form values found in flags/files, shown as the starting answers.
-
-        Raises:
-            Declined: the person refused a sampling request (there is no decline answer).
-            KeyboardInterrupt: Ctrl-C.
-        """
-        self._heading(ask)
-        if ask.method == ELICIT:
-            if ask.mode == "url":
-                return self._url(ask)
-            return self._form(ask, prefill)
-        if ask.method == SAMPLING:
-            return self._sampling(ask)
-        self.console.print("  (this request can only be answered with --root or an answer file)")
-        return None
-
-    def _heading(self, ask: InputAsk) -> None:
+    # ------------------------------------------------------------------ every request
+    def heading(self, ask: InputAsk) -> None:
+        """Show who asks (`[2 of 3]` in a round of several), for what, and the request's message;
+        each kind's question follows (responders/kinds/)."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         count = f"[{ask.index} of {ask.total}] " if ask.total > 1 else ""
@@ -96,9 +79,22 @@ class TerminalResponder:
         if message:
             self.console.print(Text("  " + sanitize(str(message)).replace("\n", "\n  ")))
 
+    def say(self, text: str) -> None:
+        """Show `text` (mrtr's own words, never the server's) on stderr."""
+        self.console.print(text)
+
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question (default no). Raises KeyboardInterrupt on Ctrl-C."""
         return bool(self._q().confirm(question, default=False, **self._pt).unsafe_ask())
+
+    def _typed_ahead(self) -> AbstractContextManager[None]:
+        """The terminal kept in raw mode across the prompts of one question (each field, a
+        refusal and the field asked again, the review), so that keys typed while one prompt
+        ends and the next starts reach the next prompt as typed. In the terminal's line mode
+        between two prompts, Backspace and Ctrl-U would edit a line no prompt reads, Enter
+        would arrive as Ctrl-J and every key would be echoed wherever the cursor is; Ctrl-C
+        typed there reaches the next prompt, which stops as at a prompt."""
+        return self._keys.raw_mode()
 
     def _q(self) -> Any:
         import questionary  # noqa: PLC0415 - lazy
@@ -106,8 +102,15 @@ class TerminalResponder:
         return questionary
 
     # ------------------------------------------------------------------ forms
-    def _form(self, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
-        """Fill the form field by field, then review: send, edit, decline or cancel."""
+    def fill_form(self, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
+        """Fill the form field by field, then review: send, edit, decline or cancel.
+        `prefill`: form values found in flags/files, shown as the starting answers.
+        Raises KeyboardInterrupt (Ctrl-C)."""
+        with self._typed_ahead():
+            return self._filled(ask, prefill)
+
+    def _filled(self, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
+        """`fill_form`'s prompts, in one stretch of raw mode."""
         fields = form_fields(ask.params.get("requestedSchema"))
         current: dict[str, Any] = {f.name: f.default for f in fields if f.has_default and f.check(f.default) is None}
         current.update(prefill)
@@ -276,9 +279,10 @@ class TerminalResponder:
         self.console.print(line)
 
     # ------------------------------------------------------------------ URL mode
-    def _url(self, ask: InputAsk) -> ElicitResult:
+    def consent_to_url(self, ask: InputAsk) -> ElicitResult:
         """Show the URL (host highlighted, warnings), open it only with consent, and answer
-        accept once the person says they are done there (or decline / cancel)."""
+        accept once the person says they are done there (or decline / cancel).
+        Raises KeyboardInterrupt (Ctrl-C)."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         url = ask.params["url"]  # a string: the chain refuses any other request (exit 4)
@@ -323,11 +327,21 @@ class TerminalResponder:
         return ok
 
     # ------------------------------------------------------------------ sampling
-    def _sampling(self, ask: InputAsk) -> CreateMessageResult:
+    def reply_as_model(self, ask: InputAsk) -> CreateMessageResult:
         """client/sampling: show the request (system prompt, messages, model preferences,
         maxTokens, ...), let the person type a reply as the assistant and review it.
         The reply is sent with `model: "human"`. Declining stops the call (exit 6): MRTR
-        has no decline answer for sampling, so nothing is retried."""
+        has no decline answer for sampling, so nothing is retried.
+
+        Raises:
+            Declined: the person refused the request.
+            KeyboardInterrupt: Ctrl-C.
+        """
+        with self._typed_ahead():
+            return self._replied(ask)
+
+    def _replied(self, ask: InputAsk) -> CreateMessageResult:
+        """`reply_as_model`'s prompts, in one stretch of raw mode."""
         from mrtr_cli.responders.sampling import describe_request  # noqa: PLC0415 - lazy for start-up time
 
         self.console.print("  The server asks for a model reply (sampling). You answer as the assistant.",

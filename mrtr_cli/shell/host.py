@@ -348,6 +348,7 @@ class ShellHost:
         (shell/history.py): a tool argument ("argument") whose property in a listed tool is
         `format: password` or `writeOnly`, or an answer ("answer", `FIELD` or `KEY.FIELD`)
         to such a form field, or to a URL-mode request."""
+        from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.history import secret_schema  # noqa: PLC0415 - lazy for start-up time
 
@@ -364,7 +365,9 @@ class ShellHost:
                 if key and request_key != key:
                     continue
                 params = member(request, "params")
-                if params.get("mode") == "url" and name in (request_key, f"{request_key}.{field}"):
+                method = request.get("method") if isinstance(request, dict) else None
+                url_mode = input_kind(method, params) is ELICITATION_URL
+                if url_mode and name in (request_key, f"{request_key}.{field}"):
                     return True
                 if secret_schema(member(member(params, "requestedSchema"), "properties").get(field)):
                     return True

@@ -143,6 +143,6 @@ def declares(capabilities: object, dotted: str) -> bool:
         return False
     if not sub:
         return True
-    if top == "elicitation" and sub == "form" and not caps[top]:
+    if dotted == ELICITATION_FORM.capability and not caps[top]:
         return True
     return sub in caps[top]

@@ -1,0 +1,84 @@
+"""URL elicitation: the server asks a person to visit a URL (2026-07-28 client/elicitation, URL mode).
+
+Declared when a person can consent (a terminal, or a pending document they will act on;
+never on a batch line). `mrtr` never opens a URL without consent: at the terminal the
+person sees it (host highlighted, warnings) and chooses; a pending document names it for
+them to open. The answer is `{"action": "accept"}` once they are done there, without content.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL
+from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.responders.kinds.base import AnswerSources, Kind
+from mrtr_cli.responders.kinds.elicitation_form import drop_null_fields
+from mrtr_cli.responders.shapes import elicit_result_problems
+
+if TYPE_CHECKING:
+    from mrtr_cli.protocol.messages import ElicitResult
+    from mrtr_cli.responders.ask import InputAsk, Person
+
+
+class ElicitationUrl(Kind):
+    """`elicitation/create` in URL mode."""
+
+    spec = ELICITATION_URL
+
+    def declaration(self, sources: AnswerSources) -> dict[str, Any] | None:
+        """`{}` unless the run says nobody can consent (`url_consent` False)."""
+        return {} if (sources.url_consent if sources.url_consent is not None else True) else None
+
+    def check_request(self, ask: InputAsk) -> str | None:
+        """`params.url` must be a string."""
+        from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - start-up time
+
+        url = ask.params.get("url")
+        if isinstance(url, str):
+            return None
+        got = json_type(url) if "url" in ask.params else "none"
+        return f"a URL-mode elicitation needs params.url as a string, got {got}"
+
+    def shaped(self, ask: InputAsk, value: Any, source: str, sources: AnswerSources) -> tuple[Any, str]:
+        """`null` fields dropped (an answer file may keep a template's content)."""
+        return drop_null_fields(value), source
+
+    def answer_problems(self, value: object, params: dict[str, Any]) -> list[str]:
+        """An ElicitResult without content (responders/shapes.py)."""
+        return elicit_result_problems(value, params)
+
+    def template(self, params: dict[str, Any], prefill: dict[str, Any] | None) -> object:
+        """`{"action": "accept"}`: given once the person has been there."""
+        return {"action": "accept"}
+
+    def template_help(self, params: dict[str, Any]) -> dict[str, object] | None:
+        """The URL, and what to do with it."""
+        return {"url": str(params.get("url")), "note": "open this URL yourself; when you are done there, "
+                                                        "resume with {\"action\": \"accept\"}"}
+
+    def pending_notes(self, key: str, params: dict[str, Any]) -> list[str]:
+        """The URL to open (sanitised), the host a browser would visit and the URL's warnings."""
+        from mrtr_cli.responders.urls import browser_host, url_warnings  # noqa: PLC0415 - lazy for start-up time
+
+        url = str(params.get("url"))
+        host = browser_host(url)
+        return [f"  input {quote_value(key)} asks you to open this URL yourself: {sanitize(url, single_line=True)}",
+                f"    a browser would go to host: {sanitize(host, single_line=True) if host else '(none)'}",
+                *(f"    warning: {sanitize(w, single_line=True)}" for w in url_warnings(url))]
+
+    def question(self, person: Person, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:
+        """The URL shown, opened only with consent."""
+        return person.consent_to_url(ask)
+
+    def unanswered(self) -> dict[str, Any] | None:
+        """`cancel` (2025-11-25 client/elicitation)."""
+        return {"action": "cancel"}
+
+    def answered_note(self, server_name: str, params: dict[str, Any], response: Any, source: str) -> str | None:
+        """For an accept: which URL the server asked the person to visit, and where the consent came from."""
+        if response.get("action") != "accept" or source == "terminal":
+            return None
+        return (f"mrtr: {sanitize(server_name, single_line=True)} asked you to visit "
+                f"{sanitize(str(params.get('url')), single_line=True)} (accepted from "
+                f"{sanitize(source, single_line=True)})")

@@ -1,0 +1,69 @@
+"""Keys typed while one prompt of a form ends and the next starts reach the next prompt as
+typed: the terminal responder (responders/terminal.py) keeps a real pseudo-terminal in raw
+mode for the whole form, so its line discipline never edits, echoes or translates them
+(2026-07-28 client/elicitation: the person fills and reviews the form)."""
+
+from __future__ import annotations
+
+import os
+import termios
+import threading
+
+import pytest
+
+from mrtr_cli.env import Environment
+from mrtr_cli.responders.ask import InputAsk
+from mrtr_cli.responders.terminal import TerminalResponder
+from tests.bounds import SAFETY
+
+pytestmark = pytest.mark.pty
+
+SCHEMA = {"type": "object", "properties": {"name": {"type": "string", "title": "Name", "minLength": 3}},
+          "required": ["name"]}
+
+
+def test_keys_typed_at_a_refused_value_reach_the_field_asked_again(monkeypatch):
+    controller, terminal_fd = os.openpty()
+    keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    # What the person types once each text is on the screen: the refused value's reason is
+    # drawn while no prompt reads the keyboard, and the keys typed at it are Backspace, "Ada", Enter.
+    script = [(b"Name *", b"A\r"), (b"at least 3", b"\x7fAda\r"), (b"Send these answers?", b"\r")]
+    drawn = bytearray()
+
+    def person_at_the_terminal() -> None:  # reads the screen, answers cursor-position requests, types
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+            if b"\x1b[6n" in chunk:
+                os.write(controller, b"\x1b[1;1R")
+            if script and script[0][0] in drawn:
+                del drawn[:drawn.index(script[0][0]) + len(script[0][0])]
+                os.write(controller, script.pop(0)[1])
+
+    typist = threading.Thread(target=person_at_the_terminal, daemon=True)
+    typist.start()
+    line_mode_at_refusal: list[bool] = []
+    person = TerminalResponder(Environment(stdin=keys, stderr=screen))
+    refuse = person._refused
+
+    def refused(reason: object) -> None:  # between the prompt that ended and the one asked again
+        line_mode_at_refusal.append(bool(termios.tcgetattr(terminal_fd)[3] & termios.ICANON))
+        refuse(reason)
+
+    monkeypatch.setattr(person, "_refused", refused)
+    try:
+        answer = person.fill_form(InputAsk("k", "elicitation/create", {"requestedSchema": SCHEMA}, "srv", "call"), {})
+    finally:
+        keys.close()
+        screen.close()
+        os.close(terminal_fd)
+        os.close(controller)
+        typist.join(timeout=SAFETY)
+    assert line_mode_at_refusal == [False]  # the terminal's line discipline would edit, echo and translate keys
+    assert answer == {"action": "accept", "content": {"name": "Ada"}}
