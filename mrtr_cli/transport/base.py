@@ -360,9 +360,10 @@ class Transport(ABC):
     cancel_by_close: bool = False
 
     def wait_sign_in(self) -> bool:
-        """Wait while a person signs in for a request of this transport (OAuth, HTTP only);
-        True when a sign-in was going on. A caller whose own short wait (the era probe's)
-        ran out gives the request its time again afterwards."""
+        """Wait while a request of this transport waits for a token (OAuth, HTTP only: a
+        person signing in, a stored token being refreshed); True when one was. A caller
+        whose own short wait (the era probe's) ran out gives the request its time again
+        afterwards: that time says nothing about the server."""
         return False
 
     @abstractmethod

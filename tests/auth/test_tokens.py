@@ -377,6 +377,40 @@ def test_the_expiry_margin_is_proportional_to_the_lifetime():
     assert not nearly_expired({}, now=1e12)
 
 
+def test_a_refresh_slower_than_the_era_probe_is_not_the_servers_silence(tmp_path, oauth_server, browser):
+    # The probe's own short limit runs out while the request still waits for its token (a
+    # token endpoint that never answers): that time says nothing of the server's era, so
+    # mrtr waits for the refresh, whose failure (bounded by --timeout) is the run's error.
+    import socket
+
+    server = oauth_server()
+    sign_in(tmp_path, server, browser)
+    silent = socket.socket()  # accepts connections (the backlog) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}/token"
+    try:
+        for path in store_files(tmp_path):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            for entry in doc["issuers"].values():
+                entry["tokens"]["expires_at"] = 1
+                entry.setdefault("endpoints", {})["token_endpoint"] = endpoint
+            path.write_text(json.dumps(doc), encoding="utf-8")
+
+        def attempt(bound: float) -> Any:
+            run = run_mrtr(tmp_path, "--url", server.mcp_url, "-v", "call", "echo", "text=x", "--probe-timeout", "0.05",
+                           "--timeout", f"{bound:g}", browser=browser, timeout=SAFETY)
+            assert run.code == 7, run.stderr
+            assert "no answer within" not in run.stderr and "initialize" not in run.stderr, run.stderr
+            return run if select.select([silent], [], [], 0)[0] else None
+
+        run = growing_bound(attempt, 2, what="a run whose refresh reached the token endpoint")
+    finally:
+        silent.close()
+    assert f"the token endpoint {endpoint} did not answer in time" in run.stderr
+    assert "era probe" not in run.stderr.split("mrtr: error:")[-1]
+
+
 def test_a_silent_refresh_is_bound_by_timeout_and_names_the_token_endpoint(tmp_path, oauth_server, browser):
     import socket
 

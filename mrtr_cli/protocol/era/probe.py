@@ -148,9 +148,10 @@ def _wait_until_read(fut: Future[Message], transport: Transport,
 
 
 def _probe_result(fut: Future[Message], limit: float, transport: Transport) -> Message:
-    """The probe's response within `limit` seconds, not counting the time a person spends
-    signing in for it (a 401 answered by OAuth on the request's thread): the retried
-    probe then gets `limit` again.
+    """The probe's response within `limit` seconds, not counting the time its request waits
+    for a token (a person signing in for a 401, a stored token refreshed before it is sent):
+    the probe then gets `limit` again, and a token exchange that failed (a token endpoint
+    that did not answer within --timeout) is its error, not the server's silence.
 
     Raises:
         TimeoutError: no answer in time.

@@ -132,7 +132,7 @@ class Authorizer:
         self._checked = False
         self._failed: Exception | None = None
         self._lock = threading.Lock()
-        self._idle = threading.Event()  # cleared while a challenge is being answered (a sign-in)
+        self._idle = threading.Event()  # cleared while the authorization server is being asked (sign-in, refresh)
         self._idle.set()
         self._proof_key: Any = None  # the DPoP key of the token held (None: a bearer token)
         self._nonce: str | None = None  # the MCP server's latest DPoP-Nonce
@@ -209,11 +209,14 @@ class Authorizer:
                     return {}
                 token = usable_token(doc)
                 if token is None and doc is not None:
+                    self._idle.clear()  # a refresh is an exchange with the authorization server too
                     try:
                         token = self.client.stored_token()  # expired: refreshed under the store's lock
                     except Exception as exc:
                         self._failed = exc  # e.g. the token endpoint did not answer in time (exit 7)
                         raise
+                    finally:
+                        self._idle.set()
                     doc = None
                 try:
                     self._set(token, doc)
@@ -234,8 +237,9 @@ class Authorizer:
             self._nonce = nonce
 
     def wait_idle(self) -> bool:
-        """Block while a challenge is being answered (a person may be signing in); True
-        when one was."""
+        """Block while the authorization server is being asked for a token: a challenge
+        answered (a person may be signing in) or a stored token refreshed, each bounded by
+        the run's deadline; True when one was."""
         if self._idle.is_set():
             return False
         self._idle.wait()
