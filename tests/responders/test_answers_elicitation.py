@@ -441,7 +441,7 @@ def test_rejected_state_detection_and_start_again():
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 def test_a_refusal_carries_no_content(action):
-    from mrtr_cli.responders.shapes import elicit_result_problems
+    from mrtr_cli.responders.kinds import elicit_result_problems
 
     schema = {"requestedSchema": {"type": "object", "properties": {"city": {"type": "string"}}}}
     assert elicit_result_problems({"action": action, "content": {"city": "x"}}, schema) == [

@@ -18,7 +18,8 @@ from mrtr_cli.responders.kinds.elicitation_url import ElicitationUrl
 from mrtr_cli.responders.kinds.roots import Roots
 from mrtr_cli.responders.kinds.sampling import Sampling
 
-__all__ = ["KINDS", "AnswerSources", "Kind", "Prepared", "check_answer", "kind_of", "request_kind"]
+__all__ = ["KINDS", "AnswerSources", "Kind", "Prepared", "check_answer", "elicit_result_problems", "kind_of",
+           "request_kind"]
 
 #: Every kind the responders answer, in the order their capabilities are declared.
 KINDS: tuple[Kind, ...] = (ElicitationForm(), ElicitationUrl(), Sampling(), Roots())
@@ -40,3 +41,13 @@ def request_kind(request: object) -> tuple[Kind, dict[str, object]] | None:
     params = raw if isinstance(raw := request.get("params"), dict) else {}
     kind = kind_of(request.get("method"), params)
     return (kind, params) if kind is not None else None
+
+
+def elicit_result_problems(value: object, params: dict[str, object]) -> list[str]:
+    """Problems with `value` as the ElicitResult for an `elicitation/create` with `params`:
+    its kind (form or URL mode) decides what an accepted answer holds. A list of one-line
+    problems, empty when the value is fine."""
+    kind = kind_of("elicitation/create", params)
+    if kind is None:
+        return [f"no elicitation mode {params.get('mode')!r} is answered here"]
+    return kind.answer_problems(value, dict(params))

@@ -15,7 +15,7 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.capabilities.kinds import ELICITATION_FORM
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.kinds.base import AnswerSources, Kind, Prepared
-from mrtr_cli.responders.shapes import elicit_result_problems
+from mrtr_cli.responders.shapes import elicit_action_problems
 
 if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import ElicitResult
@@ -56,7 +56,14 @@ class ElicitationForm(Kind):
 
     def answer_problems(self, value: object, params: dict[str, Any]) -> list[str]:
         """An ElicitResult whose accepted content fits the form (responders/shapes.py)."""
-        return elicit_result_problems(value, params)
+        from mrtr_cli.schema.elicit import validate_content  # noqa: PLC0415 - start-up time
+
+        problems = elicit_action_problems(value)
+        if problems is not None:
+            return problems
+        content = value.get("content") if isinstance(value, dict) else None
+        return [p.describe() for p in validate_content(params.get("requestedSchema") or {},
+                                                       {} if content is None else content)]
 
     def normalized(self, value: Any, params: dict[str, Any]) -> Any:
         """Integral floats sent as integers for integer fields."""

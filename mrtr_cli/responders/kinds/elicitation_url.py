@@ -14,7 +14,7 @@ from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.kinds.base import AnswerSources, Kind
 from mrtr_cli.responders.kinds.elicitation_form import drop_null_fields
-from mrtr_cli.responders.shapes import elicit_result_problems
+from mrtr_cli.responders.shapes import elicit_action_problems
 
 if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import ElicitResult
@@ -46,7 +46,12 @@ class ElicitationUrl(Kind):
 
     def answer_problems(self, value: object, params: dict[str, Any]) -> list[str]:
         """An ElicitResult without content (responders/shapes.py)."""
-        return elicit_result_problems(value, params)
+        problems = elicit_action_problems(value)
+        if problems is not None:
+            return problems
+        if isinstance(value, dict) and value.get("content") not in (None, {}):
+            return ["a URL-mode answer has no content: use {\"action\": \"accept\"}"]
+        return []
 
     def template(self, params: dict[str, Any], prefill: dict[str, Any] | None) -> object:
         """`{"action": "accept"}`: given once the person has been there."""
