@@ -4,11 +4,14 @@ one refresh for concurrent processes, a private token store, and `auth status`, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import select
+import socket
 import stat
 import subprocess
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -377,15 +380,11 @@ def test_the_expiry_margin_is_proportional_to_the_lifetime():
     assert not nearly_expired({}, now=1e12)
 
 
-def test_a_refresh_slower_than_the_era_probe_is_not_the_servers_silence(tmp_path, oauth_server, browser):
-    # The probe's own short limit runs out while the request still waits for its token (a
-    # token endpoint that never answers): that time says nothing of the server's era, so
-    # mrtr waits for the refresh, whose failure (bounded by --timeout) is the run's error.
-    import socket
-
-    server = oauth_server()
-    sign_in(tmp_path, server, browser)
-    silent = socket.socket()  # accepts connections (the backlog) and never answers
+@contextlib.contextmanager
+def silent_token_endpoint(tmp_path) -> Iterator[tuple[socket.socket, str]]:
+    """The stored tokens expired, their token endpoint a socket that accepts connections
+    (its backlog) and never answers: yields (that socket, the endpoint's URL)."""
+    silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(8)
     endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}/token"
@@ -396,7 +395,18 @@ def test_a_refresh_slower_than_the_era_probe_is_not_the_servers_silence(tmp_path
                 entry["tokens"]["expires_at"] = 1
                 entry.setdefault("endpoints", {})["token_endpoint"] = endpoint
             path.write_text(json.dumps(doc), encoding="utf-8")
+        yield silent, endpoint
+    finally:
+        silent.close()
 
+
+def test_a_refresh_slower_than_the_era_probe_is_not_the_servers_silence(tmp_path, oauth_server, browser):
+    # The probe's own short limit runs out while the request still waits for its token:
+    # that time says nothing of the server's era, so mrtr waits for the refresh, whose
+    # failure (bounded by --timeout) is the run's error.
+    server = oauth_server()
+    sign_in(tmp_path, server, browser)
+    with silent_token_endpoint(tmp_path) as (silent, endpoint):
         def attempt(bound: float) -> Any:
             run = run_mrtr(tmp_path, "--url", server.mcp_url, "-v", "call", "echo", "text=x", "--probe-timeout", "0.05",
                            "--timeout", f"{bound:g}", browser=browser, timeout=SAFETY)
@@ -405,28 +415,14 @@ def test_a_refresh_slower_than_the_era_probe_is_not_the_servers_silence(tmp_path
             return run if select.select([silent], [], [], 0)[0] else None
 
         run = growing_bound(attempt, 2, what="a run whose refresh reached the token endpoint")
-    finally:
-        silent.close()
     assert f"the token endpoint {endpoint} did not answer in time" in run.stderr
     assert "era probe" not in run.stderr.split("mrtr: error:")[-1]
 
 
 def test_a_silent_refresh_is_bound_by_timeout_and_names_the_token_endpoint(tmp_path, oauth_server, browser):
-    import socket
-
     server = oauth_server()
     sign_in(tmp_path, server, browser)
-    silent = socket.socket()  # accepts connections (the backlog) and never answers
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(8)
-    endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}/token"
-    try:
-        for path in store_files(tmp_path):
-            doc = json.loads(path.read_text(encoding="utf-8"))
-            for entry in doc["issuers"].values():
-                entry["tokens"]["expires_at"] = 1
-                entry.setdefault("endpoints", {})["token_endpoint"] = endpoint
-            path.write_text(json.dumps(doc), encoding="utf-8")
+    with silent_token_endpoint(tmp_path) as (silent, endpoint):
         # The endpoint never answers: --timeout ends the refresh. Start-up and the requests
         # before it count against --timeout: the bound grows until a run's refresh reached
         # the endpoint (a connection waits in its backlog).
@@ -437,6 +433,4 @@ def test_a_silent_refresh_is_bound_by_timeout_and_names_the_token_endpoint(tmp_p
             return run if select.select([silent], [], [], 0)[0] else None
 
         run = growing_bound(attempt, 3, what="a run whose refresh reached the token endpoint")
-    finally:
-        silent.close()
     assert endpoint in run.stderr and "Traceback" not in run.stderr
