@@ -525,6 +525,13 @@ class TaskDriver:
         return lines
 
     def _add_resume_hint(self, err: MrtrError) -> None:
+        """Say how to pick the task up again, where it is known to exist: started by this run,
+        reported by the server, or recorded here (`mrtr task wait ID` of an id the server never
+        answered for gets no claim that it is running)."""
+        known = self.started_here or self.state is not None \
+            or self.records.find(self.task_id, self.record.target, prefix=False) is not None
+        if not known:
+            return
         note = f"{self._where()} stays on the server; {self._resume_lines()}"
         err.hint = f"{err.hint}\n{note}" if err.hint else note
 

@@ -260,6 +260,16 @@ def test_task_cancel_of_an_id_the_server_does_not_know_says_so(mrtr, legacy: Tar
     assert "ended" not in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize("server", ["legacy_server.py", "forms_server.py"])
+def test_task_wait_of_an_id_no_server_knows_claims_no_running_task(mrtr, server):
+    # A server without tasks answers tasks/get with -32601: nothing says such a task exists,
+    # so no hint tells the person it is still running, or to wait for it again.
+    r = mrtr("--stdio", stdio_cmd(SERVERS / server), "task", "wait", "nope-123")
+    assert r.code == 4, r.stderr
+    assert "-32601" in r.stderr, r.stderr
+    assert "stays on the server" not in r.stderr and "task wait" not in r.stderr, r.stderr
+
+
 def test_task_cancel_then_wait_exits_6(mrtr, http_servers):
     url = http_servers.start(SERVER)
     task_id = mrtr("--url", url, "call", "slow", "seconds:=3600", "--detach").stdout.strip()  # ends if cancelled
