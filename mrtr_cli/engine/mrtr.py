@@ -239,13 +239,11 @@ class MrtrEngine:
             JsonRpcError, TransportError, AuthError, TimeoutExpired, UsageError, Declined.
             Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
         """
-        if seed is not None:
-            self._seed(seed)
+        preset = self._seed(seed) if seed is not None else {}
         _refuse_lone_surrogate(params)
         caps = self.capabilities(method)
         outcome = EngineOutcome(result={})
         result = seed.result() if seed is not None else self._send(method, params, caps, None, None)
-        preset = dict(seed.answered) if seed is not None else {}
         backoff = _BACKOFF_START
         while True:
             result_type = self._result_type(method, result)
@@ -264,20 +262,25 @@ class MrtrEngine:
             result = self._retry(method, params, caps, rnd, responses)
 
     # ------------------------------------------------------------------ one round, as policy around the loop
-    def _seed(self, seed: Seed) -> None:
+    def _seed(self, seed: Seed) -> dict[str, Any]:
         """Start a resumed call where `seed` left it: the answers already given for its round
-        are checked as any prepared answer is (exit 2 before anything is sent), and the answers
-        its earlier rounds sent are carried on (by a later pending document, and by
-        `--save-answers`, which then replays the whole call). Its typed fields are the chain's,
-        given when the chain was built (`App.prefill_forms`).
+        are taken as any prepared answer is (`null` fields left out, `-a` flags laid over,
+        checked: exit 2 before anything is sent), and the answers its earlier rounds sent are
+        carried on (by a later pending document, and by `--save-answers`, which then replays
+        the whole call). Its typed fields are the chain's, given when the chain was built
+        (`App.prefill_forms`).
+
+        Returns:
+            key -> the answer to send in the round (the preset of its first round).
 
         Raises:
             UsageError: an answer given for the round does not fit its request.
         """
-        self.chain.check_given(seed.input_requests, seed.answered, seed.source)
+        preset = self.chain.check_given(seed.input_requests, seed.answered, seed.source)
         self.sent.seed(seed.sent)
         if self.recorder is not None:
             self.recorder.seed(seed.sent)
+        return preset
 
     def _result_type(self, method: str, result: dict[str, Any]) -> object:
         """The result's `resultType` ("complete" when absent); a 2025-11-25 CreateTaskResult is "task"."""

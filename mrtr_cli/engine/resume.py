@@ -52,8 +52,8 @@ class Seed:
     @classmethod
     def of_pending(cls, doc: Mapping[str, Any], path: str = "the pending document") -> Seed:
         """The seed of a pending document checked by `load_pending` (its `inputRequests` an
-        object, its `requestState` a string when present), read from `path` (named in
-        messages); an `answered` or `sentResponses` member that is not an object counts as none."""
+        object; `requestState` a string, `answered` and `sentResponses` objects when present),
+        read from `path` (named in messages)."""
         answered, sent = doc.get("answered"), doc.get("sentResponses")
         state = doc.get("requestState")
         return cls(input_requests=doc["inputRequests"], request_state=state if isinstance(state, str) else None,
@@ -113,8 +113,10 @@ def load_pending(path: str, stdin_text: str | None = None, config_words: Sequenc
     if not doc["inputRequests"]:
         raise UsageError(f"{path}: the pending document asks nothing (its inputRequests are empty)",
                          hint="there is nothing to resume: start the call again")
-    if "requestState" in doc and not isinstance(doc["requestState"], str):
-        raise UsageError(f"{path}: requestState must be a string")
+    for member, kind, shape in (("requestState", str, "a string"), ("taskId", str, "a string"),
+                                ("answered", dict, "an object"), ("sentResponses", dict, "an object")):
+        if member in doc and not isinstance(doc[member], kind):  # never read as absent: a task runs once
+            raise UsageError(f"{path}: {member} must be {shape}")
     if doc.get("resumable") is False:
         version = doc.get("protocolVersion") or "an older protocol"
         raise UsageError(

@@ -43,9 +43,12 @@ class Person(Protocol):
     Attributes:
         partial: the fields typed so far into the form being filled (field -> value), kept
             when the person presses Ctrl-C.
+        cleared: the fields of that form the person left empty (a pre-filled value they
+            removed is not brought back at Ctrl-C).
     """
 
     partial: dict[str, Any]
+    cleared: set[str]
 
     def heading(self, ask: InputAsk) -> None:
         """Show who asks, for what, and the request's message."""

@@ -22,6 +22,7 @@ from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.ask import InputAsk, Person
 from mrtr_cli.responders.kinds import KINDS, Kind, check_answer, kind_of
+from mrtr_cli.responders.kinds.base import refuse_lone_surrogate
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.protocol.deadline import Deadline
@@ -205,14 +206,15 @@ class ResponderChain:
             terminal = self._get_terminal()
             for i, (kind, ask) in enumerate(left, 1):
                 ask.index, ask.total = i, len(left)
-                terminal.partial = {}
+                terminal.partial, terminal.cleared = {}, set()
                 try:
                     with self.deadline.paused() if self.deadline is not None else contextlib.nullcontext():
                         terminal.heading(ask)
                         answer = kind.question(terminal, ask, {**self.typed_before.get(ask.key, {}),
                                                                **outcome.prefill.get(ask.key, {})})
                 except (KeyboardInterrupt, EOFError):  # Ctrl-C, or Ctrl-D at a prompt
-                    kept = self._kept_fields([a for _, a in asks], outcome, {ask.key: terminal.partial})
+                    kept = self._kept_fields([a for _, a in asks], outcome, {ask.key: terminal.partial},
+                                             {ask.key: terminal.cleared})
                     raise PromptInterrupted(dict(outcome.responses), kept) from None
                 if answer is not None:
                     outcome.responses[ask.key] = answer
@@ -220,6 +222,8 @@ class ResponderChain:
             left = [(k, a) for k, a in left if a.key not in outcome.responses]
         outcome.missing = [a.key for _, a in left]
         outcome.prefill = self._kept_fields([a for _, a in left], outcome)
+        for key, answer in outcome.responses.items():  # typed ones too: never sent without a UTF-8 form
+            refuse_lone_surrogate(answer, f"the answer to {quote_value(key)}", key)
         self._asked.update(a.key for _, a in asks)
         if outcome.missing:
             self._check_key_flags(asks)
@@ -249,25 +253,34 @@ class ResponderChain:
                              f"(asked: {', '.join(quote_value(a.key) for _, a in asks)})", data={"key": key})
 
     def _kept_fields(self, asks: list[InputAsk], outcome: RoundOutcome,
-                     typing: dict[str, dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+                     typing: dict[str, dict[str, Any]] | None = None,
+                     cleared: dict[str, set[str]] | None = None) -> dict[str, dict[str, Any]]:
         """The form fields to keep for each of `asks` not answered yet (for a pending document's
         template, or the terminal of a later run), by input key: those typed on an earlier run
         (`typed_before`), overlaid by those found in flags and files (`outcome.prefill`), then by
-        `typing` (the form being filled when Ctrl-C came). The person's typing is never lost."""
+        `typing` (the form being filled when Ctrl-C came), less the fields the person `cleared`
+        in it. The person's typing is never lost, nor a value they removed brought back."""
         kept: dict[str, dict[str, Any]] = {}
         for ask in asks:
             if ask.key in outcome.responses:
                 continue
             fields = {**self.typed_before.get(ask.key, {}), **outcome.prefill.get(ask.key, {}),
                       **(typing or {}).get(ask.key, {})}
+            for name in (cleared or {}).get(ask.key, ()):
+                fields.pop(name, None)
             if fields:
                 kept[ask.key] = fields
         return kept
 
-    def check_given(self, input_requests: object, given: dict[str, Any], source: str) -> None:
-        """Check answers given on an earlier run (a pending document's `answered`: key ->
-        InputResponse) against the requests of `input_requests`, as a prepared answer is
-        checked (docs/design.md, "Answer files"); `source` names them ("FILE, answered").
+    def check_given(self, input_requests: object, given: dict[str, Any], source: str) -> dict[str, Any]:
+        """Answers given on an earlier run (a pending document's `answered`: key ->
+        InputResponse) for the requests of `input_requests`, as a prepared answer is taken
+        (docs/design.md, "Answer files"): shaped by its kind (`null` fields left out, a
+        form's `-a` flags laid over it), checked and normalized; `source` names them
+        ("FILE, answered").
+
+        Returns:
+            key -> the InputResponse to send.
 
         Raises:
             UsageError: an answer does not fit its request ("SOURCE.KEY, PROBLEM"), or no
@@ -275,12 +288,17 @@ class ResponderChain:
             ProtocolError: a malformed input request.
         """
         asks = {ask.key: (kind, ask) for kind, ask in self._parse(input_requests, "", "", None)}
+        checked: dict[str, Any] = {}
         for key, value in given.items():
             found = asks.get(str(key))
             if found is None:
                 raise UsageError(f"{source}.{key}: no input request of the round has this key",
                                  data={"key": key})
-            check_answer(*found, value, f"{source}.{key}")
+            kind, ask = found
+            shaped, where = kind.shaped(ask, value, f"{source}.{key}", self)
+            check_answer(kind, ask, shaped, where)
+            checked[str(key)] = kind.normalized(shaped, ask.params)
+        return checked
 
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
         """Note that `ask` came back after the one-off answer `before` (source, answer) was

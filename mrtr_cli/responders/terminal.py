@@ -54,6 +54,8 @@ class TerminalResponder:
         self.open_urls = open_urls
         #: The fields answered so far in the form being filled (kept if Ctrl-C stops it).
         self.partial: dict[str, Any] = {}
+        #: The fields of that form left empty (a pre-filled value removed).
+        self.cleared: set[str] = set()
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
@@ -139,8 +141,10 @@ class TerminalResponder:
         value = self._field(f, current)
         if value is _SKIP:
             answers.pop(f.name, None)
+            self.cleared.add(f.name)
         else:
             answers[f.name] = value
+            self.cleared.discard(f.name)
 
     def _fields_to_edit(self, fields: list[FormField], answers: dict[str, Any]) -> list[FormField]:
         """The fields the person wants to change (each is then asked with its answer pre-filled)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, Target, clean_env, stdio_cmd
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, Target, clean_env, read_records, stdio_cmd
 from tests.servers.forms_server import round_one_state, round_two_state
 from tests.support import SAFETY
 
@@ -307,8 +307,7 @@ def _recording(tmp_path: Path, script: str) -> tuple[str, Path]:
 
 def _retries(record: Path) -> list[dict]:
     """The tools/call requests that carried answers, as the server received them."""
-    lines = record.read_text().splitlines() if record.exists() else []
-    return [m["params"] for m in map(json.loads, lines)
+    return [m["params"] for m in read_records(record)
             if m.get("method") == "tools/call" and "inputResponses" in m["params"]]
 
 
@@ -327,6 +326,10 @@ FORM_ANSWERED = {  # three_forms stopped with "a" and "b" answered, "c" (pick x|
                              "answered.a, a decline answer has no content"),
     "not-an-object": ({"b": True}, "answered.b, expected an ElicitResult"),
     "no-such-request": ({"zz": {"action": "accept", "content": {}}}, "answered.zz: "),
+    "required-null": ({"a": {"action": "accept", "content": {"word": None}}},
+                      'answered.a, field "word": is required'),
+    "lone-surrogate": ({"a": {"action": "accept", "content": {"word": "a\ud800b"}}},
+                       "answered.a, not sent: the text holds a lone surrogate (\\ud800)"),
 }
 
 
@@ -344,6 +347,43 @@ def test_resume_checks_the_documents_form_answers_before_sending_them(mrtr, tmp_
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: {pending}, ") and message in r.stderr, r.stderr
     assert _retries(record) == []
+
+
+@pytest.mark.parametrize(("member", "value", "message"), [
+    ("answered", None, "answered must be an object"),
+    ("answered", [1, 2], "answered must be an object"),
+    ("sentResponses", "x", "sentResponses must be an object"),
+    ("taskId", 5, "taskId must be a string"),
+    ("taskId", None, "taskId must be a string"),
+])
+def test_a_document_member_of_the_wrong_type_is_refused_not_read_as_absent(mrtr, tmp_path, member, value, message):
+    # Read as absent, a bad taskId started the call again (a tool run twice), and a bad
+    # `answered` dropped the answers it held.
+    server, record = _recording(tmp_path, "forms_server")
+    first = mrtr("--stdio", server, "call", "three_forms", "-a", "word=hi", "-a", "sure=yes", "--no-input")
+    assert first.code == 5, first.stderr
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps({**first.json(), member: value}))
+    r = mrtr("resume", pending, "-a", "pick=x", "--no-input")
+    assert r.code == 2 and f"{pending}: {message}" in r.stderr, r.stderr
+    assert _retries(record) == [] and len([m for m in read_records(record) if m.get("method") == "tools/call"]) == 1
+
+
+def test_an_answered_form_is_taken_as_an_answer_file_is(mrtr, tmp_path):
+    # `null` fields are left out (as in a filled-in template) and a -a flag given on resume
+    # is laid over the document's answer, field by field.
+    server, record = _recording(tmp_path, "forms_server")
+    first = mrtr("--stdio", server, "call", "three_forms", "-a", "word=hi", "-a", "sure=yes", "--no-input")
+    assert first.code == 5, first.stderr
+    doc = first.json()
+    doc["answered"]["a"]["content"]["extra_optional"] = None
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    r = mrtr("resume", pending, "-a", "pick=x", "-a", "word=bye", "--no-input")
+    assert r.code == 0, r.stderr
+    sent = _retries(record)[-1]["inputResponses"]
+    assert sent["a"] == {"action": "accept", "content": {"word": "bye"}}, sent
+    assert "was not used" not in r.stderr
 
 
 @pytest.mark.parametrize(("answer", "message"), [

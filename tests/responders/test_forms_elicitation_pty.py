@@ -383,3 +383,30 @@ def test_a_second_ctrl_c_in_a_resumed_form_keeps_every_field_typed(tmp_path, for
         last.child.send(ENTER)
     last.answer("Birthday [YYYY-MM-DD]", "\x03")
     assert last.finish() == 130
+
+
+def test_a_field_cleared_in_a_resumed_form_stays_cleared_after_ctrl_c(tmp_path, forms: Target):
+    """A pre-filled optional field the person empties (Ctrl-U, Enter) and then Ctrl-C: the new
+    pending document leaves it out; the earlier run's value is not brought back."""
+    first = Session(tmp_path, *forms.args, "call", "every_kind")
+    first.answer("Full name * [2-20 characters]", "Ada" + ENTER)
+    first.answer("Email * [email address]", "ada@example.com" + ENTER)
+    first.answer("Homepage [URI", "https://ada.dev" + ENTER)
+    first.answer("Birthday [YYYY-MM-DD]", "\x03")  # Ctrl-C
+    assert first.finish() == 130
+    match = re.search(r"mrtr resume (\S+\.json)", first.screen)
+    assert match, first.screen
+    again = Session(tmp_path, "resume", match.group(1))
+    for prompt in ("Full name * [2-20 characters]", "Email * [email address]"):
+        again.expect(prompt)
+        again.child.send(ENTER)
+    again.expect("Homepage [URI")
+    again.expect("https://ada.dev")
+    again.child.send("\x15" + ENTER)  # Ctrl-U empties the pre-filled answer
+    again.answer("Birthday [YYYY-MM-DD]", "\x03")
+    assert again.finish() == 130
+    match = re.search(r"mrtr resume (\S+\.json)", again.screen)
+    assert match, again.screen
+    content = json.loads(Path(match.group(1)).read_text())["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    assert (content["name"], content["email"]) == ("Ada", "ada@example.com"), content
+    assert content.get("homepage") is None, content

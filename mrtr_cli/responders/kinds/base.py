@@ -136,9 +136,23 @@ def check_answer(kind: Kind, ask: InputAsk, value: object, source: str) -> None:
     """Refuse a prepared answer (from `source`) that does not fit `ask`.
 
     Raises:
-        UsageError: the first problem, the others in its hint; `data` names the key.
+        UsageError: the first problem, the others in its hint; `data` names the key. Text
+            with a lone surrogate (no UTF-8 form: a server may never answer it) is one.
     """
+    refuse_lone_surrogate(value, source, ask.key)
     problems = kind.answer_problems(value, ask.params)
     if problems:
         hint = "also: " + "; ".join(problems[1:]) if len(problems) > 1 else None
         raise UsageError(f"{source}, {problems[0]}", data={"key": ask.key, "problems": problems}, hint=hint)
+
+
+def refuse_lone_surrogate(value: object, source: str, key: str) -> None:
+    """Raises UsageError: a string of the answer `value` (from `source`, for input `key`)
+    holds a lone surrogate (U+D800 to U+DFFF), which is not valid Unicode: it has no UTF-8
+    form, and is never sent."""
+    from mrtr_cli.jsonfile import lone_surrogate_in  # noqa: PLC0415 - start-up time
+
+    surrogate = lone_surrogate_in(value)
+    if surrogate is not None:
+        raise UsageError(f"{source}, not sent: the text holds a lone surrogate (\\u{ord(surrogate):04x}), "
+                         "which is not valid Unicode", data={"key": key})
