@@ -459,3 +459,16 @@ def test_a_resume_that_stops_again_keeps_the_fields_typed_before(mrtr, tmp_path,
     assert r.code == 5, r.stderr
     content = r.json()["answersTemplate"]["inputResponses"]["kinds"]["content"]
     assert content["name"] == "Ada Lovelace" and content["age"] == 40
+
+
+@pytest.mark.parametrize("source", ["flag", "file"])
+def test_an_answer_with_a_lone_surrogate_is_never_sent(mrtr, tmp_path, source):
+    # It has no UTF-8 form: a server cannot read the retry (the official SDK's never answered).
+    server, record = _recording(tmp_path, "forms_server")
+    answers = tmp_path / "a.json"
+    answers.write_text('{"inputResponses": {"a": {"action": "accept", "content": {"word": "a\\ud800b"}}}}')
+    given = ["-a", "word=a\udcffb"] if source == "flag" else ["--answers", str(answers)]
+    r = mrtr("--stdio", server, "call", "three_forms", *given, "-a", "sure=yes", "-a", "pick=x", "--no-input")
+    assert r.code == 2, r.stderr
+    assert "not sent: the text holds a lone surrogate" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert _retries(record) == []
