@@ -155,6 +155,15 @@ def lone_surrogate_in(value: object) -> str | None:
     return found.group(0) if found else None
 
 
+def unsendable_text(value: object) -> str | None:
+    """Why `value` (a JSON value the user gave) cannot be sent: "not sent: the text holds a
+    lone surrogate (\\uXXXX), which is not valid Unicode" (it has no UTF-8 form), else None."""
+    surrogate = lone_surrogate_in(value)
+    if surrogate is None:
+        return None
+    return f"not sent: the text holds a lone surrogate (\\u{ord(surrogate):04x}), which is not valid Unicode"
+
+
 def dumps_utf8(value: object, **kw: Any) -> str:
     """`json.dumps(value, ensure_ascii=False, **kw)` that can always be written as UTF-8:
     text a server sent may hold lone surrogates, written as the escapes they came as."""

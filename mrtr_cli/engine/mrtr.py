@@ -34,7 +34,7 @@ from mrtr_cli.errors import (
     TransportError,
     UsageError,
 )
-from mrtr_cli.jsonfile import lone_surrogate_in
+from mrtr_cli.jsonfile import unsendable_text
 from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.capabilities.declared import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
@@ -168,10 +168,9 @@ class Round:
 
 def _refuse_lone_surrogate(params: dict[str, Any]) -> None:
     """Raises UsageError: the user's own text holds a lone surrogate (a server's is echoed as it came)."""
-    surrogate = lone_surrogate_in(params)
-    if surrogate is not None:
-        raise UsageError(f"not sent: the text holds a lone surrogate (\\u{ord(surrogate):04x}), "
-                         "which is not valid Unicode")
+    problem = unsendable_text(params)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 class MrtrEngine:

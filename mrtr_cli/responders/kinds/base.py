@@ -150,9 +150,8 @@ def refuse_lone_surrogate(value: object, source: str, key: str) -> None:
     """Raises UsageError: a string of the answer `value` (from `source`, for input `key`)
     holds a lone surrogate (U+D800 to U+DFFF), which is not valid Unicode: it has no UTF-8
     form, and is never sent."""
-    from mrtr_cli.jsonfile import lone_surrogate_in  # noqa: PLC0415 - start-up time
+    from mrtr_cli.jsonfile import unsendable_text  # noqa: PLC0415 - start-up time
 
-    surrogate = lone_surrogate_in(value)
-    if surrogate is not None:
-        raise UsageError(f"{source}, not sent: the text holds a lone surrogate (\\u{ord(surrogate):04x}), "
-                         "which is not valid Unicode", data={"key": key})
+    problem = unsendable_text(value)
+    if problem is not None:
+        raise UsageError(f"{source}, {problem}", data={"key": key})
