@@ -294,10 +294,7 @@ class ResponderChain:
             if found is None:
                 raise UsageError(f"{source}.{key}: no input request of the round has this key",
                                  data={"key": key})
-            kind, ask = found
-            shaped, where = kind.shaped(ask, value, f"{source}.{key}", self)
-            check_answer(kind, ask, shaped, where)
-            checked[str(key)] = kind.normalized(shaped, ask.params)
+            checked[str(key)], _ = self._taken(*found, value, f"{source}.{key}")
         return checked
 
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
@@ -382,13 +379,19 @@ class ResponderChain:
         """The answer store's answer for `ask` (from `source`), shaped by its kind (null
         fields and root names dropped, a form's `-a` flags laid over it), checked and
         normalized."""
-        value, source = kind.shaped(ask, value, source, self)
-        check_answer(kind, ask, value, source)
-        value = kind.normalized(value, ask.params)
+        value, source = self._taken(kind, ask, value, source)
         outcome.sources[ask.key] = source
         if not self.store.is_list(ask.key):
             outcome.once[ask.key] = (source, value)
         return value
+
+    def _taken(self, kind: Kind, ask: InputAsk, value: Any, source: str) -> tuple[Any, str]:
+        """A prepared answer for `ask` as it is sent: shaped by its kind (null fields and root
+        names dropped, a form's `-a` flags laid over it), checked, normalized; with its source
+        (the flags used added). Raises UsageError: it does not fit `ask`."""
+        value, source = kind.shaped(ask, value, source, self)
+        check_answer(kind, ask, value, source)
+        return kind.normalized(value, ask.params), source
 
     # ------------------------------------------------------------------ reporting
     def report_unused(self) -> None:
