@@ -348,23 +348,32 @@ def test_ctrl_c_in_the_middle_of_a_form_keeps_the_fields_typed(tmp_path, forms: 
 
 
 
-def test_a_second_ctrl_c_in_a_resumed_form_keeps_every_field_typed(tmp_path, forms: Target):
-    """Ctrl-C, resume (pre-filled), type more, Ctrl-C again: the new pending document holds the
-    fields typed in both runs, and resuming it pre-fills them all."""
+def _interrupted(s: Session) -> tuple[str, dict]:
+    """A run ended by Ctrl-C (exit 130): its pending document's path and the typed fields of
+    its `kinds` form (the answers template's content)."""
+    assert s.finish() == 130
+    match = re.search(r"mrtr resume (\S+\.json)", s.screen)
+    assert match, s.screen
+    doc = json.loads(Path(match.group(1)).read_text())
+    return match.group(1), doc["answersTemplate"]["inputResponses"]["kinds"]["content"]
 
-    def interrupted(s: Session) -> tuple[str, dict]:
-        assert s.finish() == 130
-        match = re.search(r"mrtr resume (\S+\.json)", s.screen)
-        assert match, s.screen
-        doc = json.loads(Path(match.group(1)).read_text())
-        return match.group(1), doc["answersTemplate"]["inputResponses"]["kinds"]["content"]
 
+def _stopped_at_birthday(tmp_path: Path, forms: Target) -> str:
+    """`call every_kind` with name, email and homepage typed, then Ctrl-C at the birthday:
+    the pending document's path."""
     first = Session(tmp_path, *forms.args, "call", "every_kind")
     first.answer("Full name * [2-20 characters]", "Ada" + ENTER)
     first.answer("Email * [email address]", "ada@example.com" + ENTER)
     first.answer("Homepage [URI", "https://ada.dev" + ENTER)
     first.answer("Birthday [YYYY-MM-DD]", "\x03")  # Ctrl-C
-    path, _ = interrupted(first)
+    return _interrupted(first)[0]
+
+
+def test_a_second_ctrl_c_in_a_resumed_form_keeps_every_field_typed(tmp_path, forms: Target):
+    """Ctrl-C, resume (pre-filled), type more, Ctrl-C again: the new pending document holds the
+    fields typed in both runs, and resuming it pre-fills them all."""
+
+    path = _stopped_at_birthday(tmp_path, forms)
     again = Session(tmp_path, "resume", path)
     again.expect("Full name * [2-20 characters]")
     again.expect("Ada")
@@ -372,7 +381,7 @@ def test_a_second_ctrl_c_in_a_resumed_form_keeps_every_field_typed(tmp_path, for
     again.expect("Email * [email address]")
     again.expect("ada@example.com")
     again.child.send("\x03")  # Ctrl-C again, before the fields typed in the first run are reached
-    path, content = interrupted(again)
+    path, content = _interrupted(again)
     assert (content["name"], content["email"], content["homepage"]) == (
         "Ada Lovelace", "ada@example.com", "https://ada.dev")
     last = Session(tmp_path, "resume", path)
@@ -388,15 +397,7 @@ def test_a_second_ctrl_c_in_a_resumed_form_keeps_every_field_typed(tmp_path, for
 def test_a_field_cleared_in_a_resumed_form_stays_cleared_after_ctrl_c(tmp_path, forms: Target):
     """A pre-filled optional field the person empties (Ctrl-U, Enter) and then Ctrl-C: the new
     pending document leaves it out; the earlier run's value is not brought back."""
-    first = Session(tmp_path, *forms.args, "call", "every_kind")
-    first.answer("Full name * [2-20 characters]", "Ada" + ENTER)
-    first.answer("Email * [email address]", "ada@example.com" + ENTER)
-    first.answer("Homepage [URI", "https://ada.dev" + ENTER)
-    first.answer("Birthday [YYYY-MM-DD]", "\x03")  # Ctrl-C
-    assert first.finish() == 130
-    match = re.search(r"mrtr resume (\S+\.json)", first.screen)
-    assert match, first.screen
-    again = Session(tmp_path, "resume", match.group(1))
+    again = Session(tmp_path, "resume", _stopped_at_birthday(tmp_path, forms))
     for prompt in ("Full name * [2-20 characters]", "Email * [email address]"):
         again.expect(prompt)
         again.child.send(ENTER)
@@ -404,9 +405,6 @@ def test_a_field_cleared_in_a_resumed_form_stays_cleared_after_ctrl_c(tmp_path, 
     again.expect("https://ada.dev")
     again.child.send("\x15" + ENTER)  # Ctrl-U empties the pre-filled answer
     again.answer("Birthday [YYYY-MM-DD]", "\x03")
-    assert again.finish() == 130
-    match = re.search(r"mrtr resume (\S+\.json)", again.screen)
-    assert match, again.screen
-    content = json.loads(Path(match.group(1)).read_text())["answersTemplate"]["inputResponses"]["kinds"]["content"]
+    _, content = _interrupted(again)
     assert (content["name"], content["email"]) == ("Ada", "ada@example.com"), content
     assert content.get("homepage") is None, content
