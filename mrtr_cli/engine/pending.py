@@ -266,7 +266,7 @@ def build_pending(
 ) -> PendingDocument:
     """The pending document (docs/design.md, "Pending documents"); `requestState` only if one came.
 
-    No secret form field is written (`_withhold_secrets`): those of `input_requests` and
+    No secret form field is written (engine/withheld.py): those of `input_requests` and
     those `secret_fields` names (input key -> field names: the responder chain's, which
     knows the forms of earlier rounds too) are `null` in `answered`, `sentResponses` and
     `replay`, and left out of the `prefill`; `note` gets one stderr line for each.
