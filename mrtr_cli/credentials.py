@@ -1,4 +1,5 @@
-"""Which names mark a credential (`is_secret_name`), and credentials in URLs: which parts
+"""Which names mark a credential (`is_secret_name`), which fields of a form or tool hold a
+secret (`is_secret_field`, `secret_properties`), and credentials in URLs: which parts
 of a URL are secrets (`url_secrets`) and how a URL is shown without them (`public_url`,
 and `redact_urls` for every URL in a diagnostic line).
 
@@ -23,6 +24,30 @@ def is_secret_name(name: str) -> bool:
     then never printed (`Environment.redact`). Other values are left readable, so that
     common words (`true`, `json`) are not blanked out of traces."""
     return bool(_SECRET_NAME.search(name))
+
+
+def secret_schema(schema: object) -> bool:
+    """Whether a property schema marks its value as a secret: `format: "password"` or
+    `writeOnly: true` (JSON Schema's annotations for a value that is written, never shown)."""
+    return isinstance(schema, dict) and (schema.get("format") == "password" or schema.get("writeOnly") is True)
+
+
+def is_secret_field(name: str, schema: object) -> bool:
+    """The one rule for a field of a form (a `requestedSchema` property, 2026-07-28
+    client/elicitation) or a tool argument (an `inputSchema` property): its value is a secret
+    when its property schema says so (`secret_schema`) or its name does (`is_secret_name`).
+    Such a value is never written to a pending document, `--save-answers` file or the shell's
+    history, and is redacted from diagnostics and traces."""
+    return secret_schema(schema) or is_secret_name(name)
+
+
+def secret_properties(schema: object) -> list[str]:
+    """The names of the properties of an object schema (a form's `requestedSchema`) that
+    hold secrets (`is_secret_field`), in the schema's order; [] for anything else."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return []
+    return [str(name) for name, prop in properties.items() if is_secret_field(str(name), prop)]
 
 
 #: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query

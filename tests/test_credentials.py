@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from mrtr_cli.credentials import REDACTED, is_secret_name, public_url, redact_urls, url_secrets
+from mrtr_cli.credentials import (
+    REDACTED,
+    is_secret_field,
+    is_secret_name,
+    public_url,
+    redact_urls,
+    secret_properties,
+    url_secrets,
+)
 
 
 @pytest.mark.parametrize("name", [
@@ -217,3 +225,20 @@ def test_a_query_alone_is_a_query():
 def test_the_user_is_what_comes_before_the_first_colon():
     assert public_url("https://u:p:q@h.example/") == "https://u:***@h.example/"
     assert url_secrets("https://u:p:q@h.example/") == ["p:q"]
+
+
+@pytest.mark.parametrize(("name", "schema", "secret"), [
+    ("pin", {"type": "string", "writeOnly": True}, True),
+    ("pin", {"type": "string", "format": "password"}, True),
+    ("password", {"type": "string"}, True),
+    ("api_key", {"type": "string"}, True),
+    ("code", {"type": "string"}, True),
+    ("pin", {"type": "string", "writeOnly": False}, False),
+    ("pin", {"type": "string", "format": "email"}, False),
+    ("city", None, False),
+])
+def test_a_field_is_a_secret_by_its_schema_or_its_name(name, schema, secret):
+    assert is_secret_field(name, schema) is secret
+    assert secret_properties({"type": "object", "properties": {name: schema, "note": {"type": "string"}}}) == (
+        [name] if secret else [])
+    assert secret_properties(None) == [] and secret_properties({"properties": []}) == []

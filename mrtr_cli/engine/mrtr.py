@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.engine.pending import PendingDocument, build_pending, save_interrupted
+from mrtr_cli.engine.withheld import SecretFields, responses_without_secrets, without_secrets
 from mrtr_cli.errors import (
     InputRequired,
     Interrupted,
@@ -77,6 +78,8 @@ class AnswerRecorder:
     def __init__(self) -> None:
         self.responses: dict[str, list[Any]] = {}
         self.in_order: list[Any] = []
+        #: the key each `in_order` entry answered (its secret fields are known by key).
+        self.in_order_keys: list[str] = []
 
     def record(self, responses: dict[str, Any], *, task_id: str | None = None) -> None:
         """Add one round's sent `responses` (key -> InputResponse); `task_id`: the task asking."""
@@ -85,6 +88,7 @@ class AnswerRecorder:
         for key, value in responses.items():
             if task_id and task_keyed(key, task_id):
                 self.in_order.append(value)
+                self.in_order_keys.append(key)
             else:
                 self.responses.setdefault(key, []).append(value)
 
@@ -99,12 +103,18 @@ class AnswerRecorder:
             for one in value if isinstance(value, list) else [value]:
                 self.record({str(key): one}, task_id=task_id)
 
-    def document(self) -> dict[str, Any]:
+    def document(self, secret_fields: SecretFields | None = None, dropped: list[str] | None = None) -> dict[str, Any]:
         """The answer file: `{"inputResponses": {key: value | [values...]}}`, and
-        `"inOrder": [...]` when a task's questions were keyed by its own id."""
-        doc: dict[str, Any] = {"inputResponses": {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}}
+        `"inOrder": [...]` when a task's questions were keyed by its own id. With
+        `secret_fields` (input key -> field names), those fields hold `null`
+        (engine/withheld.py), and "KEY.FIELD" of each is added to `dropped`."""
+        secrets = secret_fields or {}
+        held = dropped if dropped is not None else []
+        doc: dict[str, Any] = {"inputResponses": responses_without_secrets(
+            {k: v[0] if len(v) == 1 else v for k, v in self.responses.items()}, secrets, held)}
         if self.in_order:
-            doc["inOrder"] = list(self.in_order)
+            doc["inOrder"] = [without_secrets(key, value, secrets, held)
+                              for key, value in zip(self.in_order_keys, self.in_order, strict=True)]
         return doc
 
 
@@ -448,6 +458,8 @@ class MrtrEngine:
             answered=answered,
             prefill=prefill,
             sent_responses=self.sent.document()["inputResponses"] if self.sent.responses else None,
+            secret_fields=self.chain.secret_fields,
+            note=self.chain.env.err,
         )
 
     def _sleep(self, seconds: float) -> None:

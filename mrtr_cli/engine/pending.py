@@ -7,6 +7,10 @@ the protocol version, the original method and params, the server's
 (its `_fields` member, ignored when read back, describes each field: type,
 required, allowed values, default).
 
+No secret form field (`credentials.is_secret_field`) is written: `answered`,
+`sentResponses` and the template hold `null` in its place, and stderr names each one
+(engine/withheld.py; docs/answers.md, "Secrets").
+
 A server speaking a handshake-era version (2025-11-25 and earlier) asks during the
 call, so its documents say `"era": "legacy", "resumable": false` (plus the server's
 `result` or `error`); reading one back (engine/resume.py `load_pending`) refuses them:
@@ -19,9 +23,16 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypedDict
 
+from mrtr_cli.credentials import secret_properties
+from mrtr_cli.engine.withheld import (
+    SecretFields,
+    prefill_without_secrets,
+    responses_without_secrets,
+    withheld_notes,
+)
 from mrtr_cli.jsonfile import dumps_utf8
 from mrtr_cli.platform.fileopen import BINARY
 
@@ -250,8 +261,15 @@ def build_pending(
     task_id: str | None = None,
     sent_responses: dict[str, Any] | None = None,
     replay: dict[str, Any] | None = None,
+    secret_fields: SecretFields | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> PendingDocument:
     """The pending document (docs/design.md, "Pending documents"); `requestState` only if one came.
+
+    No secret form field is written (engine/withheld.py): those of `input_requests` and
+    those `secret_fields` names (input key -> field names: the responder chain's, which
+    knows the forms of earlier rounds too) are `null` in `answered`, `sentResponses` and
+    `replay`, and left out of the `prefill`; `note` gets one stderr line for each.
 
     `sentResponses` (when earlier rounds were answered) holds what was sent in them, as
     the `inputResponses` of an answer file: with `answered` and the answers still
@@ -261,6 +279,15 @@ def build_pending(
     the answers the task was given before, by key in the order asked. The template then
     replays the call: the task's questions keyed by its own id (`<taskId>:<hash>`, another
     id on the new run) go into `inOrder`, those answered before first (`replay_template`)."""
+    secrets = _secret_fields(input_requests, secret_fields or {})
+    dropped: list[str] = []
+    answered = responses_without_secrets(answered or {}, secrets, dropped)
+    sent_responses = responses_without_secrets(sent_responses or {}, secrets, dropped)
+    replay = responses_without_secrets(replay, secrets, dropped) if replay is not None else None
+    prefill = prefill_without_secrets(prefill or {}, secrets, dropped)
+    if note is not None:
+        for line in withheld_notes(dropped, "the pending document", "on resume"):
+            note(line)
     doc: PendingDocument = {
         "mrtr": PENDING_FORMAT,
         "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -283,6 +310,18 @@ def build_pending(
     if replay is not None and task_id:
         doc["answersTemplate"] = replay_template(doc["answersTemplate"], task_id, replay)
     return doc
+
+
+def _secret_fields(input_requests: Mapping[str, Any], known: SecretFields) -> dict[str, set[str]]:
+    """`known` (input key -> secret field names) with the secret fields of each form in
+    `input_requests` (its `requestedSchema`: `credentials.secret_properties`) added."""
+    out = {key: set(names) for key, names in known.items()}
+    for key, request in input_requests.items():
+        params = request.get("params") if isinstance(request, dict) else None
+        names = secret_properties(params.get("requestedSchema") if isinstance(params, dict) else None)
+        if names:
+            out.setdefault(str(key), set()).update(names)
+    return out
 
 
 REPLAY_HELP = ("The task ended with the run: this file answers the call started again from the beginning. "
@@ -323,16 +362,20 @@ def legacy_pending(
     result: dict[str, Any] | None = None,
     error: Any = None,
     told: bool = True,
+    secret_fields: SecretFields | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The pending document of a call to a handshake-era server (2025-11-25 and earlier)
     that asked what nobody could answer: `"era": "legacy", "resumable": false`, a note on
     starting the call again, and the server's `result` or `error` (a `JsonRpcError`).
     `told`: the server was answered 'cancel'; False for `-32042`, whose error ended the
     call with nothing asked of the client. The 2025-11-25 session (protocol/legacy.py)
-    gets this function as a callback through its server-request responder."""
+    gets this function as a callback through its server-request responder; `secret_fields`
+    and `note` as for `build_pending`."""
     doc: dict[str, Any] = dict(build_pending(
         target=target, protocol_version=protocol_version, method=method, params=params,
         input_requests=input_requests, request_state=None, missing=missing, answered=answered, prefill=prefill,
+        secret_fields=secret_fields, note=note,
     ))
     head = {k: doc.pop(k) for k in ("mrtr", "target", "protocolVersion")}
     doc = {**head, "era": "legacy", "resumable": False, **doc}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mrtr_cli.engine.withheld import SecretFields, withheld_notes
 from mrtr_cli.errors import ExitStatus, InputRequired, WriteFailed, winning_status
 from mrtr_cli.protocol.run import ProtocolRun
 
@@ -94,7 +95,7 @@ def drive(run: EngineRun, method: str, params: dict[str, Any], *, session: Sessi
     try:
         return engine.run(method, params, seed=seed)
     finally:
-        save_answers(run, recorder)
+        save_answers(run, recorder, chain.secret_fields)
 
 
 def finish(run: EngineRun, method: str, outcome: EngineOutcome) -> int:
@@ -109,10 +110,12 @@ def finish(run: EngineRun, method: str, outcome: EngineOutcome) -> int:
     return code
 
 
-def save_answers(run: EngineRun, recorder: AnswerRecorder | None) -> None:
+def save_answers(run: EngineRun, recorder: AnswerRecorder | None, secret_fields: SecretFields) -> None:
     """`--save-answers FILE`: write every answer the recorder holds as an answer file
     (docs/design.md, "Answer files"); nothing when none was recorded. A file that cannot be written
-    ends the run with exit 2 (`env.write_failure`, cli/main.py)."""
+    ends the run with exit 2 (`env.write_failure`, cli/main.py). The secret fields
+    (`secret_fields`: input key -> field names) hold `null`, one stderr line naming each
+    (engine/withheld.py; docs/answers.md, "Secrets")."""
     if recorder is None or not (recorder.responses or recorder.in_order):
         return
     path = run.opts.save_answers
@@ -121,8 +124,12 @@ def save_answers(run: EngineRun, recorder: AnswerRecorder | None) -> None:
         from mrtr_cli.jsonfile import dumps_utf8  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.userfiles import open_user_output  # noqa: PLC0415 - lazy for start-up time
 
+        dropped: list[str] = []
+        document = recorder.document(secret_fields, dropped)
         with open_user_output(path) as fh:
-            fh.write(dumps_utf8(recorder.document(), indent=2) + "\n")
+            fh.write(dumps_utf8(document, indent=2) + "\n")
+        for line in withheld_notes(dropped, f"--save-answers {path}", "when replaying it (-a KEY.FIELD=VALUE)"):
+            run.env.err(line)
     except OSError as exc:
         run.env.write_failure = run.env.write_failure or WriteFailed(
             f"cannot write --save-answers {path}: {exc.strerror or exc}")

@@ -195,6 +195,21 @@ class AnswerStore:
             return specific
         return [(i, f) for i, f in enumerate(self.flags) if f.name == field_name]
 
+    def given_values(self, key: str, field_name: str) -> list[Any]:
+        """Every value this store gives for `field_name` of input request `key`, used or not:
+        its `-a` flags, `fields`, and the `content` of each `inputResponses[key]` and `inOrder`
+        entry (to be registered with the run's redaction before any is checked or shown)."""
+        values: list[Any] = [flag.raw for _, flag in self.flags_for(key, field_name)]
+        for answers in self.files:
+            if field_name in answers.fields:
+                values.append(answers.fields[field_name])
+            given = answers.input_responses.get(key)
+            for entry in [*(given if isinstance(given, list) else [given]), *answers.in_order]:
+                content = entry.get("content") if isinstance(entry, dict) else None
+                if isinstance(content, dict) and field_name in content:
+                    values.append(content[field_name])
+        return values
+
     def roots(self) -> tuple[list[Any], str] | None:
         """The `roots` list from the last file that has one, with its source label."""
         for answers in reversed(self.files):

@@ -115,6 +115,10 @@ class ResponderChain:
         #: Called before the terminal is used for a prompt (`prompting_after`).
         self._before_prompt: Callable[[], None] | None = None
         self._asked: set[str] = set()  # the input keys asked on this run
+        #: input key -> the names of its form's secret fields (`credentials.is_secret_field`), for
+        #: every request this chain has seen: files mrtr writes leave their values out
+        #: (engine/withheld.py), and every value given for them is a secret of the run.
+        self.secret_fields: dict[str, set[str]] = {}
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -217,6 +221,7 @@ class ResponderChain:
                                              {ask.key: terminal.cleared})
                     raise PromptInterrupted(dict(outcome.responses), kept) from None
                 if answer is not None:
+                    self._hide_secrets(ask.key, answer)
                     outcome.responses[ask.key] = answer
                     outcome.sources[ask.key] = "the terminal"
             left = [(k, a) for k, a in left if a.key not in outcome.responses]
@@ -277,7 +282,9 @@ class ResponderChain:
         InputResponse) for the requests of `input_requests`, as a prepared answer is taken
         (docs/design.md, "Answer files"): shaped by its kind (`null` fields left out, a
         form's `-a` flags laid over it), checked and normalized; `source` names them
-        ("FILE, answered").
+        ("FILE, answered"). An answer whose secret field the document left out (`null`) and
+        no `-a` flag gives again is not taken: its request is asked again, the fields it
+        gives filled in (`typed_before`; docs/answers.md, "Secrets").
 
         Returns:
             key -> the InputResponse to send.
@@ -294,8 +301,25 @@ class ResponderChain:
             if found is None:
                 raise UsageError(f"{source}.{key}: no input request of the round has this key",
                                  data={"key": key})
+            kept = self._withheld(found[1], value)
+            if kept is not None:  # asked again, the rest of the answer filled in
+                self.typed_before[str(key)] = {**self.typed_before.get(str(key), {}), **kept}
+                continue
             checked[str(key)], _ = self._taken(*found, value, f"{source}.{key}")
         return checked
+
+    def _withheld(self, ask: InputAsk, value: object) -> dict[str, Any] | None:
+        """For an answer given on an earlier run whose secret fields a pending document left
+        out (`null`, engine/withheld.py) and no `-a` flag gives again: the fields it does
+        give (the form is asked again with them filled in, or pends again); else None."""
+        names = self.secret_fields.get(ask.key)
+        content = value.get("content") if isinstance(value, dict) and value.get("action") == "accept" else None
+        if not names or not isinstance(content, dict):
+            return None
+        if not any(name in content and content[name] is None and not self.store.flags_for(ask.key, name)
+                   for name in names):
+            return None
+        return {name: field for name, field in content.items() if field is not None}
 
     def _rejected(self, ask: InputAsk, before: tuple[str, Any], outcome: RoundOutcome) -> None:
         """Note that `ask` came back after the one-off answer `before` (source, answer) was
@@ -342,8 +366,39 @@ class ResponderChain:
             problem = kind.check_request(ask)
             if problem is not None:
                 raise ProtocolError(f"input request {quote_value(key)}: {problem}")
+            self._note_secrets(ask)
             asks.append((kind, ask))
         return asks
+
+    def _note_secrets(self, ask: InputAsk) -> None:
+        """Note the secret fields of `ask`'s form (`secret_fields`), and register every value
+        the flags and files give for them with the run's redaction (`Environment.add_secret`),
+        before any is checked or shown: they never reach a trace, `-v` or an error message."""
+        from mrtr_cli.credentials import secret_properties  # noqa: PLC0415 - lazy for start-up time
+
+        names = secret_properties(ask.params.get("requestedSchema"))
+        if not names:
+            return
+        self.secret_fields.setdefault(ask.key, set()).update(names)
+        for name in names:
+            for value in self.store.given_values(ask.key, name):
+                self._hide(value)
+
+    def _hide_secrets(self, key: str, answer: object) -> None:
+        """Register the values of the secret fields of `answer` (an InputResponse for `key`)
+        with the run's redaction."""
+        names = self.secret_fields.get(key)
+        content = answer.get("content") if isinstance(answer, dict) else None
+        if names and isinstance(content, dict):
+            for name in names:
+                self._hide(content.get(name))
+
+    def _hide(self, value: object) -> None:
+        """Register one secret value (text or a number, as written) with the run's redaction."""
+        if isinstance(value, str):
+            self.env.add_secret(value)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            self.env.add_secret(str(value))
 
     @staticmethod
     def _check_declared(ask: InputAsk, caps: dict[str, Any]) -> None:
@@ -390,6 +445,7 @@ class ResponderChain:
         names dropped, a form's `-a` flags laid over it), checked, normalized; with its source
         (the flags used added). Raises UsageError: it does not fit `ask`."""
         value, source = kind.shaped(ask, value, source, self)
+        self._hide_secrets(ask.key, value)
         check_answer(kind, ask, value, source)
         return kind.normalized(value, ask.params), source
 

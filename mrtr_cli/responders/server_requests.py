@@ -96,10 +96,16 @@ class ServerRequestResponder:
         self.chain = chain
         self.capabilities = capabilities
         self.recorder = recorder
-        self.pending_document = pending
+        self._pending = pending
         self._counts: dict[str, int] = {}
         self._asks = ServerAsks()
         self._lock = threading.Lock()
+
+    def pending_document(self, **facts: object) -> dict[str, Any]:
+        """The pending document for asks nobody could answer (`pending`, given `facts`),
+        with the chain's secret fields left out and a stderr line for each
+        (`ResponderChain.secret_fields`)."""
+        return self._pending(**facts, secret_fields=self.chain.secret_fields, note=self.chain.env.err)
 
     # ------------------------------------------------------------------ answering
     def answer(self, msg: Mapping[str, object], *, server_name: str, origin: str) -> JSONRPCResponse:

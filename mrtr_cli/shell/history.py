@@ -5,7 +5,7 @@ the Up key and Ctrl-R find them in the next shell too. Before a line is written,
 secret in it is replaced by `***` (`scrub`): a known secret anywhere (header values, tokens,
 the values of `env:`/`file:` settings: `Environment.secrets`), the value of each `-H`
 header, a tool argument or `-a` answer whose field is a secret (its name says so,
-`credentials.is_secret_name`, or its schema: `format: password`, `writeOnly: true`), and
+or its schema says so: `credentials.is_secret_field`, the rule pending documents use too), and
 an answer to a URL-mode request. A line that cannot be split into words is not written at
 all. The line recalled from the file then carries `***`: type the secret again.
 """
@@ -34,11 +34,6 @@ def history_path() -> str:
     from mrtr_cli.state import state_dir  # noqa: PLC0415 - lazy for start-up time
 
     return os.path.join(state_dir(), HISTORY_FILE)
-
-
-def secret_schema(schema: object) -> bool:
-    """Whether a property schema marks its value as a secret (`format: password`, `writeOnly`)."""
-    return isinstance(schema, dict) and (schema.get("format") == "password" or schema.get("writeOnly") is True)
 
 
 def _redact_json(value: object) -> Any:
@@ -105,7 +100,8 @@ def _value(option: str, value: str, secret_field: Callable[[str, str], bool]) ->
 
 
 def _item(word: str, where: str, secret_field: Callable[[str, str], bool]) -> str:
-    """`NAME=VALUE` (or `NAME:=JSON`) with its value hidden when NAME is a secret field;
+    """`NAME=VALUE` (or `NAME:=JSON`) with its value hidden when NAME is a secret field
+    (`credentials.is_secret_field`: its name, or the schema `secret_field` finds for it);
     `NAME=@FILE` names a file and is kept."""
     name, _, value = word.partition("=")
     field = name.rstrip(":")

@@ -348,9 +348,9 @@ class ShellHost:
         (shell/history.py): a tool argument ("argument") whose property in a listed tool is
         `format: password` or `writeOnly`, or an answer ("answer", `FIELD` or `KEY.FIELD`)
         to such a form field, or to a URL-mode request."""
+        from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.shell.history import secret_schema  # noqa: PLC0415 - lazy for start-up time
 
         if where == "argument":
             kept = self.app.list_cache().kept("tools/list")

@@ -426,7 +426,8 @@ class TaskDriver:
                             method="tools/call", params=params,
                             input_requests={k: requests[k] for k in missing}, request_state=None,
                             missing=missing, prefill=prefill, task_id=self.task_id,
-                            sent_responses=sent or None, replay=sent if self._over_stdio() else None)
+                            sent_responses=sent or None, replay=sent if self._over_stdio() else None,
+                            secret_fields=self.chain.secret_fields, note=self.env.err)
         why = ("--no-input was given" if self.env.no_input
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "

@@ -408,3 +408,57 @@ def test_a_field_cleared_in_a_resumed_form_stays_cleared_after_ctrl_c(tmp_path, 
     _, content = _interrupted(again)
     assert (content["name"], content["email"]) == ("Ada", "ada@example.com"), content
     assert content.get("homepage") is None, content
+
+
+def test_a_secret_typed_before_ctrl_c_is_never_saved_and_is_asked_again_on_resume(tmp_path, forms: Target):
+    """`sign_in`'s PIN is a secret (`writeOnly`): typed and then Ctrl-C in the same form, the
+    pending document's template has no PIN; typed, sent on to the next form of the round and
+    then Ctrl-C, `answered` has none either. Each time stderr says so, and each resume asks
+    for the PIN again (the user filled in) until the call completes."""
+    note = "login.pin is a secret: not written to the pending document; give it again on resume"
+    first = Session(tmp_path, *forms.args, "call", "sign_in")
+    first.answer("User *", "ada" + ENTER)
+    first.answer("PIN *", "2468" + ENTER)
+    first.answer("Remember me", "\x03")  # Ctrl-C with the PIN typed
+    path, content = _signed_in(first)
+    assert content == {"user": "ada", "pin": None, "remember": False}, content
+    assert note in first.screen
+    again = Session(tmp_path, "resume", path)
+    again.expect("User *")
+    again.expect("ada")
+    again.child.send(ENTER)
+    again.answer("PIN *", "2468" + ENTER)  # asked empty
+    again.answer("Remember me", ENTER)
+    again.answer("Keep these answers?", ENTER)
+    again.answer("I agree", "\x03")  # Ctrl-C with the login form answered
+    assert again.finish() == 130
+    assert note in again.screen
+    match = re.search(r"mrtr resume (\S+\.json)", again.screen)
+    assert match, again.screen
+    text = Path(match.group(1)).read_text()
+    assert "2468" not in text, text
+    assert json.loads(text)["answered"]["login"]["content"] == {"user": "ada", "pin": None, "remember": False}
+    last = Session(tmp_path, "resume", match.group(1))
+    last.expect("User *")  # asked again, the user filled in
+    last.expect("ada")
+    last.child.send(ENTER)
+    last.answer("PIN *", "2468" + ENTER)
+    last.answer("Remember me", ENTER)
+    last.answer("Keep these answers?", ENTER)
+    last.answer("I agree", "y")
+    last.answer("Send these answers?", ENTER)
+    last.answer("code *", "777111" + ENTER)
+    last.answer("Send these answers?", ENTER)
+    assert last.finish() == 0, last.screen
+    assert last.stdout.strip() == "welcome ada: pin ok, code ok"
+
+
+def _signed_in(s: Session) -> tuple[str, dict]:
+    """A `sign_in` run ended by Ctrl-C in its login form: the pending document's path and
+    the login form's content in its template (the document holds no PIN anywhere)."""
+    assert s.finish() == 130
+    match = re.search(r"mrtr resume (\S+\.json)", s.screen)
+    assert match, s.screen
+    text = Path(match.group(1)).read_text()
+    assert "2468" not in text, text
+    return match.group(1), json.loads(text)["answersTemplate"]["inputResponses"]["login"]["content"]

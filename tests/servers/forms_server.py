@@ -15,6 +15,11 @@ Tools:
 - `just_confirm`: a form with no fields (a plain yes/no); echoes the action and content.
 - `strict_confirm`: asks "ok" (a yes/no form); anything but accept gets a result with
   `isError: true` ("refused: ACTION"), for which exit code wins (the precedence).
+- `sign_in`: round 1 asks "login" (`user`; `pin`, a secret by its schema: `writeOnly`,
+  digits; `remember`) and "terms" (`agree`), round 2 asks "otp" (`code`, a secret by its
+  name); the result says whether the pin (2468) and the code (777111) were right, never
+  what they were. The round-2 requestState carries the user and whether the pin was right,
+  never the pin.
 - `hostile`: a form whose message, titles, descriptions and enum titles carry ANSI escape
   sequences, an OSC title change and a carriage-return overwrite; its result text does too.
 """
@@ -96,6 +101,32 @@ def echo(response) -> str:
     return json.dumps(response.content, sort_keys=True)
 
 
+def sign_in(responses: dict, state: str | None):
+    """The `sign_in` tool: two rounds of secret fields (module docstring)."""
+    if "otp" in responses:
+        if not state or not state.startswith("sign-in-2|"):
+            return text(f"round 2 state mismatch: {state!r}", is_error=True)
+        _, user, pin = state.split("|")
+        code = "ok" if responses["otp"].content.get("code") == "777111" else "wrong"
+        return text(f"welcome {user}: pin {pin}, code {code}")
+    if "login" in responses:
+        if state != "sign-in-1":
+            return text(f"round 1 state mismatch: {state!r}", is_error=True)
+        login = responses["login"].content
+        pin = "ok" if login.get("pin") == "2468" else "wrong"
+        return InputRequiredResult(
+            input_requests={"otp": form("The code we sent you", simple({"code": {"type": "string"}}, ["code"]))},
+            request_state=f"sign-in-2|{login.get('user')}|{pin}",
+        )
+    return InputRequiredResult(input_requests={
+        "login": form("Sign in", simple({
+            "user": {"type": "string", "title": "User"},
+            "pin": {"type": "string", "title": "PIN", "writeOnly": True, "pattern": "^[0-9]+$"},
+            "remember": {"type": "boolean", "title": "Remember me", "default": False}}, ["user", "pin"])),
+        "terms": form("The terms", simple({"agree": {"type": "boolean", "title": "I agree"}}, ["agree"])),
+    }, request_state="sign-in-1")
+
+
 async def call_tool(ctx, params):
     name = params.name
     args = params.arguments or {}
@@ -159,6 +190,8 @@ async def call_tool(ctx, params):
         if responses["ok"].action != "accept":
             return text(f"refused: {responses['ok'].action}", is_error=True)
         return text("done")
+    if name == "sign_in":
+        return sign_in(responses, state)
     if name == "hostile":
         if "evil" not in responses:
             schema = simple({
@@ -172,7 +205,7 @@ async def call_tool(ctx, params):
 
 
 TOOLS = {"every_kind": {}, "two_rounds": {}, "three_forms": {}, "url_login": {"url": {"type": "string"}},
-         "hostile": {}, "just_confirm": {}, "strict_confirm": {}}
+         "hostile": {}, "sign_in": {}, "just_confirm": {}, "strict_confirm": {}}
 
 server = Server("forms-test", version="1.0", title="Forms Test Server", on_list_tools=list_tools_handler(TOOLS),
                 on_call_tool=call_tool)

@@ -86,7 +86,7 @@ def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
         try:
             outcome = runner.wait(task_id, record.variant if record is not None else None)
         finally:
-            save_answers(app, recorder)
+            save_answers(app, recorder, app.chain().secret_fields)
     return int(finish(app, "tools/call", outcome))
 
 

@@ -1,0 +1,67 @@
+"""Secret form fields left out of the files mrtr writes: pending documents and `--save-answers`.
+
+docs/answers.md, "Secrets". A field is a secret by `credentials.is_secret_field` (its
+`requestedSchema` property is `format: "password"` or `writeOnly: true`, or its name says
+secret), which the responder chain applies to every request it sees
+(`ResponderChain.secret_fields`: input key -> field names). Whatever gave the value (`-a`,
+an answer file, the terminal), a file mrtr writes holds `null` in its place: in an answer,
+that is a field still to give (an answer file leaves a `null` field out; `mrtr resume` asks
+the form again, or takes the field from `-a KEY.FIELD=`); in a template's pre-fill, the
+field is simply left out. One stderr line names each field not kept (`withheld_notes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+#: input key -> the names of its form's secret fields.
+SecretFields = Mapping[str, Collection[str]]
+
+
+def without_secrets(key: str, response: object, secret_fields: SecretFields,
+                    dropped: list[str]) -> object:
+    """`response` (an InputResponse for input `key`, or a list of them, one per round) with
+    each secret field of its accepted `content` that holds a value set to `null`; "KEY.FIELD"
+    of each is added to `dropped` (once). Anything else is returned as it is."""
+    if isinstance(response, list):
+        return [without_secrets(key, one, secret_fields, dropped) for one in response]
+    names = secret_fields.get(key, ())
+    content = response.get("content") if isinstance(response, dict) else None
+    if not names or not isinstance(response, dict) or not isinstance(content, dict):
+        return response
+    held = [name for name in content if name in names and content[name] is not None]
+    if not held:
+        return response
+    for name in held:
+        if f"{key}.{name}" not in dropped:
+            dropped.append(f"{key}.{name}")
+    return {**response, "content": {name: None if name in held else value for name, value in content.items()}}
+
+
+def responses_without_secrets(responses: Mapping[str, Any], secret_fields: SecretFields,
+                              dropped: list[str]) -> dict[str, Any]:
+    """`responses` (input key -> InputResponse or list of them) through `without_secrets`."""
+    return {key: without_secrets(key, value, secret_fields, dropped) for key, value in responses.items()}
+
+
+def prefill_without_secrets(prefill: Mapping[str, Mapping[str, Any]], secret_fields: SecretFields,
+                            dropped: list[str]) -> dict[str, dict[str, Any]]:
+    """Form fields kept for a template's pre-fill (input key -> {field: value}) less the
+    secret ones (the template then has `null` there); "KEY.FIELD" of each added to `dropped`."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, fields in prefill.items():
+        names = secret_fields.get(key, ())
+        for name, value in fields.items():
+            if name in names and value is not None and f"{key}.{name}" not in dropped:
+                dropped.append(f"{key}.{name}")
+        kept = {name: value for name, value in fields.items() if name not in names}
+        if kept:
+            out[key] = kept
+    return out
+
+
+def withheld_notes(dropped: list[str], where: str, again: str) -> list[str]:
+    """One stderr line for each "KEY.FIELD" in `dropped`: `where` names the file ("the
+    pending document"), `again` says when to give it again ("on resume")."""
+    return [f"mrtr: {field} is a secret: not written to {where}; give it again {again}" for field in dropped]
