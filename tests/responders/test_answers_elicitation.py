@@ -249,6 +249,23 @@ def test_url_elicitation_from_a_file_sends_bare_accept(mrtr, forms: Target, tmp_
     assert r.code == 2 and "URL-mode answer has no content" in r.stderr
 
 
+def test_url_elicitation_answer_with_empty_content_is_sent_without_it(mrtr, forms: Target, tmp_path):
+    # A URL-mode ElicitResult carries no content: an empty one (or one of nulls, as a template
+    # may leave it) is left out; one with a field is refused before anything is sent, naming it.
+    for content in ({}, {"x": None}):
+        forms.reset()
+        answers = write(tmp_path, "u.json", {"login": {"action": "accept", "content": content}})
+        r = mrtr(*forms.args, "call", "url_login", "--answers", answers)
+        assert r.code == 0, r.stderr
+        assert forms.requests()[-1]["params"]["inputResponses"] == {"login": {"action": "accept"}}
+    forms.reset()
+    bad = write(tmp_path, "ub.json", {"login": {"action": "accept", "content": {"token": "t"}}})
+    r = mrtr(*forms.args, "call", "url_login", "--answers", bad)
+    assert r.code == 2, r.stderr
+    assert "inputResponses.login, a URL-mode answer has no content (content.token given)" in r.stderr, r.stderr
+    assert len(sent(forms)) == 0
+
+
 def test_both_elicitation_modes_are_declared(mrtr, forms: Target):
     forms.reset()
     r = mrtr(*forms.args, "call", "url_login", "--no-input")
