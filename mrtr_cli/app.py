@@ -258,7 +258,9 @@ class App:
             from mrtr_cli.protocol.opening import check_session_options  # noqa: PLC0415 - lazy for start-up time
             from mrtr_cli.transport.stdio.early import spawn_early  # noqa: PLC0415 - lazy for start-up time
 
-            self._early = (target, spawn_early(target, self.env, self.tracer, lambda: check_session_options(self.opts)))
+            transport = spawn_early(target, self.env, self.tracer, lambda: check_session_options(self.opts))
+            if transport is not None:
+                self._early = (target, transport)
 
     @contextlib.contextmanager
     def session(self, target: Target | None = None) -> Iterator[Session]:

@@ -191,6 +191,7 @@ class ResponderChain:
                 carrying the answers given earlier in the round).
         """
         asks = self._parse(input_requests, server_name, origin, capabilities)
+        self._check_field_flags(asks)
         outcome = RoundOutcome()
         left: list[tuple[Kind, InputAsk]] = []
         for kind, ask in asks:
@@ -256,6 +257,32 @@ class ResponderChain:
             key = flag.name.rsplit(".", 1)[0]
             raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: no question has the key {quote_text(key)} "
                              f"(asked: {', '.join(quote_value(a.key) for _, a in asks)})", data={"key": key})
+
+    def _check_field_flags(self, asks: list[tuple[Kind, InputAsk]]) -> None:
+        """Before anything of the round is answered or sent: a `-a KEY.FIELD` flag whose KEY
+        is a question of this round whose form has no field FIELD fits nothing (a mistyped
+        field, or a field of another question), unless its whole name is a field of the
+        round (a field name with a dot) or another reading of it (a key with a dot) names a
+        field. A flag for a key not asked in this round is left for a later round (or the
+        end-of-run note).
+
+        Raises:
+            UsageError: for the first such flag, naming KEY, FIELD and the question's fields (exit 2).
+        """
+        dotted = [flag for flag in self.store.flags if "." in flag.name]
+        if not dotted:
+            return
+        fields = {a.key: kind.field_names(a.params) for kind, a in asks}
+        every_field = {name for names in fields.values() for name in names}
+        for flag in dotted:
+            readings = [(key, flag.name[len(key) + 1:]) for key in fields if flag.name.startswith(key + ".")]
+            if not readings or flag.name in every_field or any(name in fields[key] for key, name in readings):
+                continue
+            key, name = readings[0]
+            has = ", ".join(quote_value(f) for f in sorted(fields[key]))
+            raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: question {quote_value(key)} has no field "
+                             f"{quote_value(name)} ({f'its fields: {has}' if has else 'it has no fields'})",
+                             data={"key": key, "field": name, "fields": sorted(fields[key])})
 
     def _kept_fields(self, asks: list[InputAsk], outcome: RoundOutcome,
                      typing: dict[str, dict[str, Any]] | None = None,

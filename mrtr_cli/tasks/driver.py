@@ -296,17 +296,38 @@ class TaskDriver:
             raise self._gone(err) from None
 
     def _gone(self, err: JsonRpcError) -> JsonRpcError | TaskGone:
-        """`-32602` on a task request means the task is unknown (TaskGone); other errors stay."""
+        """`-32602` on a task request means the task is unknown (TaskGone); other errors stay.
+
+        The explanation says only what is known: a task this machine never saw (no record,
+        never reported by the server in this run) is one the server does not know, and gets
+        no record; a recorded one is marked unknown, and over stdio, when this run's server
+        process never reported it, it lived in the process of the earlier run that created it.
+        The server process answering is alive: its error is never explained as that process
+        stopping.
+        """
         if err.code != INVALID_PARAMS:
             return err
+        seen = self._seen()
+        if not (seen or self._recorded()):
+            return explained(err, TaskGone, f"the server does not know task {self.task_id}, and no mrtr run "
+                                            "on this machine recorded a task of that id on this server")
         self._save(status="unknown")
         ttl = self.record.ttl_ms
-        if self.context.stdio and not self.started_here:
+        if self.context.stdio and not seen:
             why = ("over stdio a task lives in the server process that created it, which stopped when that "
                    "mrtr run ended; this command started a new one, which does not know it")
         else:
             why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
         return explained(err, TaskGone, f"the server no longer knows task {self.task_id}: {why}")
+
+    def _seen(self) -> bool:
+        """Whether this run knows the task exists: it started it, or its server reported it."""
+        return self.started_here or self.state is not None
+
+    def _recorded(self) -> bool:
+        """Whether a local record of the task on this target was written before (by this
+        run or an earlier one)."""
+        return self.records.find(self.task_id, self.record.target, prefix=False) is not None
 
     def _complete(self, state: TaskState) -> TaskState:
         """`wire.complete(state)`; for a call that blocks (2025-11-25 `tasks/result`), with the
@@ -529,9 +550,7 @@ class TaskDriver:
         """Say how to pick the task up again, where it is known to exist: started by this run,
         reported by the server, or recorded here (`mrtr task wait ID` of an id the server never
         answered for gets no claim that it is running)."""
-        known = self.started_here or self.state is not None \
-            or self.records.find(self.task_id, self.record.target, prefix=False) is not None
-        if not known:
+        if not (self._seen() or self._recorded()):
             return
         note = f"{self._where()} stays on the server; {self._resume_lines()}"
         err.hint = f"{err.hint}\n{note}" if err.hint else note

@@ -225,6 +225,29 @@ def test_a_key_field_flag_whose_key_names_no_question_is_one_usage_line(mrtr, er
     assert ok.code == 0, ok.stderr
 
 
+def test_a_key_field_flag_whose_field_the_asked_form_lacks_stops_before_sending(mrtr, forms: Target):
+    # The question "kinds" is asked and its form has no field "nmae": exit 2 before anything is
+    # sent, naming the key, the field and the fields the form has (the run would succeed).
+    forms.reset()
+    r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS, "kinds.nmae=Ada"))
+    assert r.code == 2, r.stderr
+    assert r.stdout == "" and sent(forms) == []
+    (line,) = r.stderr.splitlines()
+    assert line.startswith('mrtr: error: -a kinds.nmae=Ada: question "kinds" has no field "nmae" '
+                           '(its fields: "age", "birthday", '), line
+    # A URL-mode question has no fields at all.
+    r = mrtr(*forms.args, "call", "url_login", "-a", "login.token=t", "--no-input")
+    assert r.code == 2, r.stderr
+    assert 'question "login" has no field "token" (it has no fields)' in r.stderr
+    assert sent(forms) == []
+    # A KEY.FIELD for a key a later round asks is not refused in the round before it (round 2
+    # asks "second"): it answers there, and a flag for a key never asked stays a note.
+    forms.reset()
+    r = mrtr(*forms.args, "call", "two_rounds", *flags("city=Zürich", "second.nights=3", "third.x=1"))
+    assert r.code == 0, r.stderr
+    assert "-a third.x=1 was not used" in r.stderr
+
+
 def test_unused_flag_is_noted_and_partial_answers_pend(mrtr, forms: Target):
     r = mrtr(*forms.args, "call", "every_kind", *flags("name=Ada", "nmae=typo"), "--no-input")
     assert r.code == 5
@@ -247,6 +270,23 @@ def test_url_elicitation_from_a_file_sends_bare_accept(mrtr, forms: Target, tmp_
     bad = write(tmp_path, "ub.json", {"login": {"action": "accept", "content": {"x": 1}}})
     r = mrtr(*forms.args, "call", "url_login", "--answers", bad)
     assert r.code == 2 and "URL-mode answer has no content" in r.stderr
+
+
+def test_url_elicitation_answer_with_empty_content_is_sent_without_it(mrtr, forms: Target, tmp_path):
+    # A URL-mode ElicitResult carries no content: an empty one (or one of nulls, as a template
+    # may leave it) is left out; one with a field is refused before anything is sent, naming it.
+    for content in ({}, {"x": None}):
+        forms.reset()
+        answers = write(tmp_path, "u.json", {"login": {"action": "accept", "content": content}})
+        r = mrtr(*forms.args, "call", "url_login", "--answers", answers)
+        assert r.code == 0, r.stderr
+        assert forms.requests()[-1]["params"]["inputResponses"] == {"login": {"action": "accept"}}
+    forms.reset()
+    bad = write(tmp_path, "ub.json", {"login": {"action": "accept", "content": {"token": "t"}}})
+    r = mrtr(*forms.args, "call", "url_login", "--answers", bad)
+    assert r.code == 2, r.stderr
+    assert "inputResponses.login, a URL-mode answer has no content (content.token given)" in r.stderr, r.stderr
+    assert len(sent(forms)) == 0
 
 
 def test_both_elicitation_modes_are_declared(mrtr, forms: Target):

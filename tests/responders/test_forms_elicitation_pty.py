@@ -150,6 +150,17 @@ def test_a_form_without_fields_is_a_plain_confirmation(tmp_path, forms: Target):
     assert s.stdout.strip() == "accept {}"
 
 
+def test_a_key_field_flag_the_form_lacks_stops_before_the_person_is_asked(tmp_path, forms: Target):
+    # "ok" is asked and its form has no fields: `-a ok.force=yes` fits nothing, so the run
+    # stops (exit 2) before the form is shown, and nothing is sent.
+    forms.reset()
+    s = Session(tmp_path, *forms.args, "call", "just_confirm", "-a", "ok.force=yes")
+    s.expect('question "ok" has no field "force" (it has no fields)')
+    assert s.finish() == 2
+    assert "Restart the service now?" not in s.screen
+    assert retries(forms) == []
+
+
 def test_several_requests_are_asked_in_turn_and_sent_together(tmp_path, forms: Target):
     forms.reset()
     s = Session(tmp_path, *forms.args, "call", "three_forms")

@@ -3,6 +3,8 @@ servers is ambiguous, `--detach` and `task wait` over stdio, an empty id is a us
 
 from __future__ import annotations
 
+import json
+
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from tests.conftest import SERVERS, stdio_cmd
 
@@ -74,3 +76,55 @@ def test_a_task_on_a_server_found_through_config_is_found_again_without_it(mrtr,
     for args in (("task", "get", "--", task_id), ("-s", "builds", "task", "get", "--", task_id)):
         r = mrtr(*args)
         assert r.code == 0, (args, r.stderr)
+
+
+TASKS_EXT = SERVERS / "task_server.py"
+STOPPED = "stopped when that mrtr run ended"
+
+
+def _unknown_id_servers() -> list[tuple[str, ...]]:
+    return [(str(TASKS_EXT),), (str(TASKS_EXT), "--variant", "sep2322"), (str(LEGACY_TASKS),)]
+
+
+def test_an_id_the_stdio_server_never_had_is_not_blamed_on_a_stopped_process(mrtr, tmp_path):
+    # The server process is alive and answers -32602 for an id nobody created: `task wait`,
+    # `task cancel` and `resume` say the server does not know it, claim no earlier process
+    # that stopped, and write no record of a task that never existed.
+    for server in _unknown_id_servers():
+        stdio = stdio_cmd(*server)
+        for args in (("task", "wait", "nosuch-1"), ("task", "cancel", "nosuch-1")):
+            r = mrtr("--stdio", stdio, *args)
+            assert r.code == 4, (server, args, r.stderr)
+            assert "-32602" in r.stderr and STOPPED not in r.stderr, (server, args, r.stderr)
+        r = mrtr("--stdio", stdio, "task", "wait", "nosuch-1")
+        assert "the server does not know task nosuch-1, and no mrtr run on this machine recorded" in r.stderr
+        assert records(tmp_path).all() == [], server
+
+
+def test_resume_of_a_task_the_stdio_server_never_had_blames_no_stopped_process(mrtr, tmp_path):
+    stdio = stdio_cmd(TASKS_EXT)
+    doc = {"mrtr": "pending/1", "target": {"stdio": stdio}, "protocolVersion": "2026-07-28",
+           "method": "tools/call", "params": {"name": "ask_once", "arguments": {}}, "taskId": "nosuch-2",
+           "inputRequests": {"name-1": {"method": "elicitation/create", "params": {
+               "mode": "form", "message": "Who?",
+               "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}},
+           "missing": ["name-1"]}
+    pending = tmp_path / "pending.json"
+    pending.write_text(json.dumps(doc))
+    r = mrtr("--stdio", stdio, "resume", pending, "-a", "name-1.name=Ann")
+    assert r.code == 4, r.stderr
+    assert "the server does not know task nosuch-2" in r.stderr and STOPPED not in r.stderr, r.stderr
+
+
+def test_a_stdio_task_the_server_reported_then_dropped_is_not_blamed_on_a_stopped_process(mrtr, tmp_path):
+    # A server that keeps its tasks in a file: `task wait` sees the task (its server process
+    # reports it), then the task is gone when the answer arrives. The same live process just
+    # reported it, so no stopped process explains the -32602.
+    stdio = stdio_cmd(TASKS_EXT, "--store", str(tmp_path / "store.json"))
+    r = mrtr("--stdio", stdio, "call", "vanish", "--detach")
+    assert r.code == 0, r.stderr
+    task_id = r.stdout.strip()
+    r = mrtr("--stdio", stdio, "task", "wait", "-a", "name=Ann", "--", task_id)
+    assert r.code == 4, r.stderr
+    assert f"the server no longer knows task {task_id}: it may have expired" in r.stderr, r.stderr
+    assert STOPPED not in r.stderr, r.stderr

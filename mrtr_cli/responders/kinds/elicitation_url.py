@@ -3,7 +3,8 @@
 Declared when a person can consent (a terminal, or a pending document they will act on;
 never on a batch line). `mrtr` never opens a URL without consent: at the terminal the
 person sees it (host highlighted, warnings) and chooses; a pending document names it for
-them to open. The answer is `{"action": "accept"}` once they are done there, without content.
+them to open. The answer is `{"action": "accept"}` once they are done there, without content:
+an answer's empty `content` is left out, any other content refused (exit 2).
 """
 
 from __future__ import annotations
@@ -41,17 +42,25 @@ class ElicitationUrl(Kind):
         return f"a URL-mode elicitation needs params.url as a string, got {got}"
 
     def shaped(self, ask: InputAsk, value: Any, source: str, sources: AnswerSources) -> tuple[Any, str]:
-        """`null` fields dropped (an answer file may keep a template's content)."""
-        return drop_null_fields(value), source
+        """`null` fields dropped (an answer file may keep a template's content), then an accept's
+        empty `content` left out: a URL-mode ElicitResult carries none (2026-07-28
+        client/elicitation, "Response Actions": content is omitted for URL mode)."""
+        value = drop_null_fields(value)
+        if isinstance(value, dict) and value.get("action") == "accept" and value.get("content") == {}:
+            value = {k: v for k, v in value.items() if k != "content"}
+        return value, source
 
     def answer_problems(self, value: object, params: dict[str, Any]) -> list[str]:
-        """An ElicitResult without content (responders/shapes.py)."""
+        """An ElicitResult without content (responders/shapes.py); a content's fields are named."""
         problems = elicit_action_problems(value)
         if problems is not None:
             return problems
-        if isinstance(value, dict) and value.get("content") not in (None, {}):
-            return ["a URL-mode answer has no content: use {\"action\": \"accept\"}"]
-        return []
+        content = value.get("content") if isinstance(value, dict) else None
+        if content is None:
+            return []
+        names = content if isinstance(content, dict) else {}
+        given = ", ".join("content." + sanitize(str(name), single_line=True) for name in names) or "content"
+        return [f"a URL-mode answer has no content ({given} given): use {{\"action\": \"accept\"}}"]
 
     def template(self, params: dict[str, Any], prefill: dict[str, Any] | None) -> object:
         """`{"action": "accept"}`: given once the person has been there."""

@@ -16,8 +16,32 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import subprocess
-    from collections.abc import Callable
-    from typing import Any
+    from collections.abc import Callable, Mapping
+    from typing import Protocol
+
+    from mrtr_cli.env import Environment
+    from mrtr_cli.render.trace import Tracer
+    from mrtr_cli.transport.base import Transport
+    from mrtr_cli.transport.stdio.transport import StdioTransport
+
+    class EarlyTarget(Protocol):
+        """What `spawn_early` reads of a run's target (`config.target.Target`, a layer above
+        transport/): where the server is, and how to build its transport."""
+
+        @property
+        def command(self) -> list[str] | None:
+            """The stdio command line (argv), or None for an HTTP target."""
+
+        @property
+        def env(self) -> Mapping[str, str]:
+            """Extra environment for the stdio server."""
+
+        @property
+        def cwd(self) -> str | None:
+            """The stdio server's working directory, or None for mrtr's own."""
+
+        def make_transport(self, env: Environment, tracer: Tracer) -> Transport:
+            """Build (not start) the target's transport."""
 
 #: The commands whose stdio server may be launched before the CLI is loaded (`shell` opens
 #: its session before it reads a line).
@@ -76,7 +100,8 @@ def prelaunch(words: list[str]) -> None:
         return
 
 
-def adopt_prelaunched(command: list[str] | None, env: dict[str, str], cwd: str | None) -> Any:
+def adopt_prelaunched(command: list[str] | None, env: Mapping[str, str],
+                      cwd: str | None) -> tuple[subprocess.Popen[bytes], str] | None:
     """The prelaunched (process, mark) when it runs exactly `command` (with no extra
     environment, in mrtr's own directory), else None; one that does not match is stopped.
     Either way the slot is emptied."""
@@ -108,12 +133,13 @@ def _stop(argv: list[str], proc: subprocess.Popen[bytes], mark: str) -> None:
     transport.kill()
 
 
-def spawn_early(target: Any, env: Any, tracer: object, check: Callable[[], Any]) -> Any:
+def spawn_early(target: EarlyTarget, env: Environment, tracer: Tracer,
+                check: Callable[[], object]) -> StdioTransport | None:
     """Start `target`'s stdio server now (or adopt the one `prelaunch` started for it) and
     return its transport (None for HTTP).
 
     Args:
-        target: a `config.target.Target`.
+        target: a `config.target.Target` (`EarlyTarget`: what is read of it).
         env, tracer: the run's environment and tracer (the transport's stderr and `-v`).
         check: checks the options the session will need (`protocol.opening.check_session_options`);
             if it raises, the server is stopped again and the error raised.
@@ -123,8 +149,13 @@ def spawn_early(target: Any, env: Any, tracer: object, check: Callable[[], Any])
     if not target.command:
         discard_prelaunched()
         return None
-    launched = adopt_prelaunched(target.command, target.env, target.cwd)
+    from mrtr_cli.transport.stdio.transport import StdioTransport  # noqa: PLC0415 - lazy for start-up time
+
     transport = target.make_transport(env, tracer)
+    if not isinstance(transport, StdioTransport):  # a URL beside the command: nothing to launch
+        discard_prelaunched()
+        return None
+    launched = adopt_prelaunched(target.command, target.env, target.cwd)
     if launched is not None:
         transport.adopt(*launched)
     transport.spawn()
