@@ -4,7 +4,7 @@ file (shell/history.py), Tab completion (shell/completion.py) and the prompt
 contract, pyproject.toml), and only when a shell starts at a terminal (start-up time).
 
 While the prompt waits, what the rest of mrtr writes to stderr (a log the server sends,
-a list change, a server that stopped) goes through the `Relay` above the prompt, so the
+a list change, a server that stopped) goes through the `Relay` (responders/above.py) above the prompt, so the
 line being typed stays whole. Ctrl-C at the prompt raises KeyboardInterrupt (the loop
 clears the line); Ctrl-D on an empty line is the end of the input.
 """
@@ -13,75 +13,15 @@ from __future__ import annotations
 
 import os
 import stat
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TextIO, cast
 
 from mrtr_cli.platform import fileopen
+from mrtr_cli.responders.above import Relay
 from mrtr_cli.shell.completion import Completer
 from mrtr_cli.shell.history import HISTORY_READ_LIMIT
 
-__all__ = ["Relay", "TerminalReader"]
-
-
-class Relay:
-    """A text stream standing for stderr. While the prompt waits (`app` is the running line
-    editor), each whole line written goes above the prompt (prompt_toolkit's
-    `run_in_terminal`: the prompt is erased, the line written, the prompt drawn again with
-    what was typed), from whichever thread writes it; otherwise writes go straight to the
-    real stream. Everything else (isatty, fileno, encoding) is the real stream's."""
-
-    def __init__(self, stream: IO[str]):
-        self.stream = stream
-        self.app: Any = None
-        self._pending = ""
-        self._lock = threading.Lock()
-
-    def write(self, text: str) -> int:
-        app = self.app
-        if app is None:
-            return self.stream.write(text)
-        with self._lock:
-            whole, _, self._pending = (self._pending + text).rpartition("\n")
-        if whole:
-            self._above(app, whole + "\n")
-        return len(text)
-
-    def flush(self) -> None:
-        if self.app is None:
-            self.stream.flush()
-
-    def stop(self) -> None:
-        """The prompt ended: what is left of a line goes out as it is."""
-        self.app = None
-        with self._lock:
-            rest, self._pending = self._pending, ""
-        if rest:
-            self.stream.write(rest)
-            self.stream.flush()
-
-    def _above(self, app: Any, text: str) -> None:
-        loop, context = getattr(app, "loop", None), getattr(app, "context", None)
-        if loop is None or context is None or not app.is_running:
-            self.stream.write(text)
-            self.stream.flush()
-            return
-        from prompt_toolkit.application import run_in_terminal  # noqa: PLC0415 - lazy for start-up time
-
-        def write() -> None:
-            self.stream.write(text)
-            self.stream.flush()
-
-        def show() -> None:
-            run_in_terminal(write, in_executor=False)
-
-        try:
-            loop.call_soon_threadsafe(lambda: context.copy().run(show))
-        except RuntimeError:  # the prompt has just ended: its loop is closed
-            write()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.stream, name)
+__all__ = ["TerminalReader"]
 
 
 def _history_class() -> type:
