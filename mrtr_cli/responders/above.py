@@ -8,7 +8,9 @@ prompt_toolkit is imported only when a line goes above a running prompt (start-u
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Iterator
 from typing import IO, Any
 
 __all__ = ["Relay"]
@@ -40,6 +42,16 @@ class Relay:
     def flush(self) -> None:
         if self.app is None:
             self.stream.flush()
+
+    @contextlib.contextmanager
+    def over(self, app: Any) -> Iterator[None]:
+        """While the block runs, whole lines go above prompt_toolkit application `app` (a
+        form's question); then `stop`."""
+        self.app = app
+        try:
+            yield
+        finally:
+            self.stop()
 
     def stop(self) -> None:
         """The prompt ended: what is left of a line goes out as it is."""
