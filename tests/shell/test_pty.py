@@ -31,6 +31,7 @@ SHELL_SERVER = SERVERS / "shell_server.py"
 ENTER, TAB, CTRL_C, CTRL_D, UP = "\r", "\t", "\x03", "\x04", "\x1b[A"
 ROWS, COLUMNS = 40, 140
 PROMPT_ENDS = "\x1b[?2004l"  # bracketed paste off: a prompt took its line
+PASTE = "\x1b[200~%s\x1b[201~"  # text pasted (bracketed paste)
 
 
 class Shell:
@@ -311,6 +312,27 @@ def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
     assert s.stdout == "p1\np2\n"
     history = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
     assert "+call echo text=p1\n" in history and "+call echo text=p2\n" in history
+
+
+def test_a_paste_ending_with_a_newline_runs_every_line_without_another_enter(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.type(PASTE % "call echo text=p1\n# a comment\ncall echo text=p2\ncall echo text=p3\n")
+    s.wait(lambda: s.out.exists() and s.stdout == "p1\np2\np3\n", "the results of the three lines")  # no Enter
+    s.prompt()
+    assert s.finish() == 0
+    history = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    assert all(f"+call echo text={text}\n" in history for text in ("p1", "p2", "p3"))
+
+
+def test_the_last_line_of_a_paste_without_a_newline_is_left_to_finish(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.type(PASTE % "call echo text=p1\ncall echo text=p2")
+    s.wait(lambda: s.out.exists() and s.stdout == "p1\n", "the result of the first line")
+    s.expect_line("shell-test> call echo text=p2")  # in the editor, not run
+    assert s.stdout == "p1\n"
+    s.run("x")  # finished by the person
+    assert s.finish() == 0
+    assert s.stdout == "p1\np2x\n"
 
 
 def test_a_notice_during_a_form_goes_above_the_field_being_typed(tmp_path, http_servers):
