@@ -57,6 +57,8 @@ class TerminalResponder:
         self.partial: dict[str, Any] = {}
         #: The fields of that form left empty (a pre-filled value removed).
         self.cleared: set[str] = set()
+        #: The text in the text field asked when Ctrl-C (or Ctrl-D) stopped it, Entered or not.
+        self.unentered: str | None = None
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
@@ -273,12 +275,32 @@ class TerminalResponder:
         raw = "" if current is None else current if isinstance(current, str) else f.display(current)
         # The buffer shows an inert copy of a server default; accepting it unchanged sends the default itself.
         shown = _one_line(raw)
-        text = self._ask_until_valid(self._label(f), shown, check)
+        try:
+            text = self._ask_until_valid(self._label(f), shown, check)
+        except (KeyboardInterrupt, EOFError):
+            self._keep_unentered(f, shown)
+            raise
         if text == "" and not f.required:
             return _SKIP
         if text == shown and shown != raw and f.check(raw) is None:
             return raw
         return f.coerce(text)
+
+    def _keep_unentered(self, f: FormField, shown: str) -> None:
+        """Ctrl-C (or Ctrl-D) at text field `f`, which started as `shown`: the text typed into
+        it but not Entered goes with the fields typed so far (`partial`), to pre-fill the
+        field when the call is resumed, never sent unseen: its value when it is a valid one,
+        else the text as typed. Nothing when the field holds what it started with or nothing,
+        or when its value is a secret (`FormField.secret`)."""
+        text, self.unentered = self.unentered, None
+        if text is None or text in ("", shown) or f.secret:
+            return
+        try:
+            value = f.coerce(text)
+        except ValueError:
+            value = text
+        self.partial[f.name] = value if f.check(value) is None else text
+        self.cleared.discard(f.name)
 
     def _ask_until_valid(self, label: str, default: str, check: Any) -> str:
         """Ask a text field until `check(text)` is True; a refused value is shown with its
@@ -286,7 +308,12 @@ class TerminalResponder:
         filled in (questionary's own validation shows the reason in a bottom toolbar, far
         from the field on a tall terminal)."""
         while True:
-            text: str = self._ask(self._q().text(label, default=default, **self._pt))
+            question = self._q().text(label, default=default, **self._pt)
+            try:
+                text: str = self._ask(question)
+            except (KeyboardInterrupt, EOFError):  # what the field holds, Entered or not
+                self.unentered = question.application.current_buffer.text
+                raise
             verdict = check(text)
             if verdict is True:
                 return text

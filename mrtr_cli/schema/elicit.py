@@ -158,6 +158,15 @@ class FormField:
     def has_default(self) -> bool:
         return "default" in self.schema
 
+    @property
+    def secret(self) -> bool:
+        """Whether the value is a secret: by the schema (`format: password`, `writeOnly: true`)
+        or by the name (`credentials.is_secret_name`: `password`, `token`, `api_key`, ...)."""
+        from mrtr_cli.credentials import is_secret_name  # noqa: PLC0415 - lazy for start-up time
+
+        return (self.schema.get("format") == "password" or self.schema.get("writeOnly") is True
+                or is_secret_name(self.name))
+
     def choices_text(self) -> str:
         """The allowed values, each with its title when it differs: "S (Small), M (Medium)"."""
         return ", ".join(c if c == t else f"{c} ({t})" for c, t in self.options)

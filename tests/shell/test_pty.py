@@ -356,6 +356,19 @@ def test_a_notice_during_a_form_goes_above_the_field_being_typed(tmp_path, http_
     assert s.stdout.splitlines()[-1] == "unlocked"
 
 
+def test_a_secret_typed_but_not_entered_is_not_kept_at_ctrl_c(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.submit("call unlock")
+    s.expect("The password, please")
+    s.type("open-ses")
+    s.expect_line("password * open-ses")
+    s.type(CTRL_C)
+    s.prompt("shell-test (resume)")
+    assert s.finish() == 0
+    saved = list((tmp_path / "state" / "mrtr" / "pending").iterdir())
+    assert saved and not any("open-ses" in path.read_text() for path in saved)
+
+
 def test_a_history_file_that_is_a_fifo_is_left_alone(tmp_path, http_servers):
     """Nothing is read from or written to a history "file" that is a FIFO nobody reads:
     the shell neither hangs at the start nor when a line is kept."""
