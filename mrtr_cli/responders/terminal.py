@@ -14,13 +14,14 @@ server is sanitised before it is shown.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
+from mrtr_cli.responders.above import Relay
 from mrtr_cli.responders.ask import InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import FormField, form_fields
@@ -56,13 +57,17 @@ class TerminalResponder:
         self.partial: dict[str, Any] = {}
         #: The fields of that form left empty (a pre-filled value removed).
         self.cleared: set[str] = set()
+        #: The text in the text field asked when Ctrl-C (or Ctrl-D) stopped it, Entered or not.
+        self.unentered: str | None = None
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
+        # The questions are drawn on the terminal itself, never through a relay (responders/above.py).
+        terminal = env.stderr.stream if isinstance(env.stderr, Relay) else env.stderr
         # The run's streams are text streams (TextIO at run time); `Environment` types them as IO[str].
         self._keys = create_input(env.prompt_input() or env.stdin)  # type: ignore[arg-type]  # TextIO at run time (above)
         self._pt = {"input": self._keys,
-                    "output": create_output(stdout=env.stderr)}  # type: ignore[arg-type]  # TextIO at run time (above)
+                    "output": create_output(stdout=terminal)}  # type: ignore[arg-type]  # TextIO at run time (above)
         self.console = styled_console(env, env.stderr, soft_wrap=True)
 
     # ------------------------------------------------------------------ every request
@@ -87,7 +92,7 @@ class TerminalResponder:
 
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question (default no). Raises KeyboardInterrupt on Ctrl-C."""
-        return bool(self._q().confirm(question, default=False, **self._pt).unsafe_ask())
+        return bool(self._ask(self._q().confirm(question, default=False, **self._pt)))
 
     def _typed_ahead(self) -> AbstractContextManager[None]:
         """The terminal kept in raw mode across the prompts of one question (each field, a
@@ -97,6 +102,22 @@ class TerminalResponder:
         would arrive as Ctrl-J and every key would be echoed wherever the cursor is; Ctrl-C
         typed there reaches the next prompt, which stops as at a prompt."""
         return self._keys.raw_mode()
+
+    def _ask(self, question: Any) -> Any:
+        """The answer to a questionary `question` (`unsafe_ask`: Ctrl-C raises KeyboardInterrupt).
+        While it is asked, what the run writes to stderr (a log the server sends during the
+        call, a list change the shell announces) goes above the question's line, which is
+        drawn again below it with what was typed (responders/above.py): the shell's relay, or
+        one over the run's stderr for the time of the question."""
+        env = self.env
+        before = env.stderr
+        relay = before if isinstance(before, Relay) else Relay(before)
+        env.stderr = cast(IO[str], relay)
+        try:
+            with relay.over(question.application):
+                return question.unsafe_ask()
+        finally:
+            env.stderr = before
 
     def _q(self) -> Any:
         import questionary  # noqa: PLC0415 - lazy
@@ -126,7 +147,7 @@ class TerminalResponder:
         while True:
             self._show_review(ask, fields, answers)
             choices = [send, EDIT, DECLINE, CANCEL] if fields else [send, DECLINE, CANCEL]
-            choice = self._q().select(question, choices=choices, **self._pt).unsafe_ask()
+            choice = self._ask(self._q().select(question, choices=choices, **self._pt))
             if choice == send:
                 return {"action": "accept", "content": {f.name: answers[f.name] for f in fields if f.name in answers}}
             if choice == DECLINE:
@@ -154,7 +175,7 @@ class TerminalResponder:
 
         choices = [Choice(f"{_one_line(f.title)}: {self._shown(f, answers)}", value=f.name) for f in fields]
         choices += [Choice(ALL_FIELDS, value=ALL_FIELDS), Choice(BACK, value=BACK)]
-        picked = self._q().select("Which answer do you want to change?", choices=choices, **self._pt).unsafe_ask()
+        picked = self._ask(self._q().select("Which answer do you want to change?", choices=choices, **self._pt))
         if picked == BACK:
             return []
         return fields if picked == ALL_FIELDS else [f for f in fields if f.name == picked]
@@ -205,7 +226,7 @@ class TerminalResponder:
         if not f.required:  # first, so that Enter on an optional field with no answer leaves it empty
             choices.insert(0, Choice("(leave empty)", value=_SKIP))
         default = current if current in [c for c, _ in f.options] else None
-        return self._q().select(self._label(f), choices=choices, default=default, **self._pt).unsafe_ask()
+        return self._ask(self._q().select(self._label(f), choices=choices, default=default, **self._pt))
 
     def _multi(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
@@ -219,7 +240,7 @@ class TerminalResponder:
             return f.check(list(selected)) or True
 
         while True:
-            selected = self._q().checkbox(self._label(f), choices=choices, **self._pt).unsafe_ask()
+            selected = self._ask(self._q().checkbox(self._label(f), choices=choices, **self._pt))
             verdict = check(selected)
             if verdict is True:
                 break
@@ -233,11 +254,11 @@ class TerminalResponder:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         if f.required or isinstance(current, bool):
-            return self._q().confirm(self._label(f), default=current is True, **self._pt).unsafe_ask()
+            return self._ask(self._q().confirm(self._label(f), default=current is True, **self._pt))
         # Optional with no default: "(leave empty)" first, as in the other choice lists, so that
         # Enter agrees to nothing.
         choices = [Choice("(leave empty)", value=_SKIP), Choice("yes", value=True), Choice("no", value=False)]
-        return self._q().select(self._label(f), choices=choices, default=choices[0], **self._pt).unsafe_ask()
+        return self._ask(self._q().select(self._label(f), choices=choices, default=choices[0], **self._pt))
 
     def _text(self, f: FormField, current: object) -> Any:
         """A typed text answer, re-asked with the reason until it is valid for `f`."""
@@ -254,12 +275,32 @@ class TerminalResponder:
         raw = "" if current is None else current if isinstance(current, str) else f.display(current)
         # The buffer shows an inert copy of a server default; accepting it unchanged sends the default itself.
         shown = _one_line(raw)
-        text = self._ask_until_valid(self._label(f), shown, check)
+        try:
+            text = self._ask_until_valid(self._label(f), shown, check)
+        except (KeyboardInterrupt, EOFError):
+            self._keep_unentered(f, shown)
+            raise
         if text == "" and not f.required:
             return _SKIP
         if text == shown and shown != raw and f.check(raw) is None:
             return raw
         return f.coerce(text)
+
+    def _keep_unentered(self, f: FormField, shown: str) -> None:
+        """Ctrl-C (or Ctrl-D) at text field `f`, which started as `shown`: the text typed into
+        it but not Entered goes with the fields typed so far (`partial`), to pre-fill the
+        field when the call is resumed, never sent unseen: its value when it is a valid one,
+        else the text as typed. Nothing when the field holds what it started with or nothing,
+        or when its value is a secret (`FormField.secret`)."""
+        text, self.unentered = self.unentered, None
+        if text is None or text in ("", shown) or f.secret:
+            return
+        try:
+            value = f.coerce(text)
+        except ValueError:
+            value = text
+        self.partial[f.name] = value if f.check(value) is None else text
+        self.cleared.discard(f.name)
 
     def _ask_until_valid(self, label: str, default: str, check: Any) -> str:
         """Ask a text field until `check(text)` is True; a refused value is shown with its
@@ -267,7 +308,12 @@ class TerminalResponder:
         filled in (questionary's own validation shows the reason in a bottom toolbar, far
         from the field on a tall terminal)."""
         while True:
-            text: str = self._q().text(label, default=default, **self._pt).unsafe_ask()
+            question = self._q().text(label, default=default, **self._pt)
+            try:
+                text: str = self._ask(question)
+            except (KeyboardInterrupt, EOFError):  # what the field holds, Entered or not
+                self.unentered = question.application.current_buffer.text
+                raise
             verdict = check(text)
             if verdict is True:
                 return text
@@ -314,7 +360,7 @@ class TerminalResponder:
             choices = [DONE, DECLINE, CANCEL]
             if can_open:
                 choices.insert(1 if opened else 0, OPEN_AGAIN if opened else OPEN)
-            choice = self._q().select("What now?", choices=choices, **self._pt).unsafe_ask()
+            choice = self._ask(self._q().select("What now?", choices=choices, **self._pt))
             if choice in (OPEN, OPEN_AGAIN):
                 opened = self._open(url) or opened
                 continue
@@ -364,8 +410,8 @@ class TerminalResponder:
             if isinstance(max_tokens, int) and tokens > max_tokens:
                 self.console.print(f"    warning: this reply is probably longer than maxTokens ({max_tokens})",
                                    style="bold yellow", markup=False)
-            choice = q.select("Send this reply?", choices=["Send", "Edit", "Decline (stop the call)"],
-                              **self._pt).unsafe_ask()
+            choice = self._ask(q.select("Send this reply?", choices=["Send", "Edit", "Decline (stop the call)"],
+                                        **self._pt))
             if choice == "Send":
                 return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",
                         "stopReason": "endTurn"}

@@ -158,6 +158,14 @@ class FormField:
     def has_default(self) -> bool:
         return "default" in self.schema
 
+    @property
+    def secret(self) -> bool:
+        """Whether the value is a secret (`credentials.is_secret_field`: `format: password`,
+        `writeOnly: true`, or a name such as `password`, `token`, `api_key`)."""
+        from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - lazy for start-up time
+
+        return is_secret_field(self.name, self.schema)
+
     def choices_text(self) -> str:
         """The allowed values, each with its title when it differs: "S (Small), M (Medium)"."""
         return ", ".join(c if c == t else f"{c} ({t})" for c, t in self.options)

@@ -39,7 +39,10 @@ class LineReader(Protocol):
     interactive: bool
 
     def read(self, prompt: object = None) -> str | None:
-        """The next line, or None at the end."""
+        """The next line, or None at the end; several lines (a paste) are joined by newlines."""
+
+    def discard(self) -> None:
+        """Forget what a paste left to finish (a Ctrl-C stopped the lines before it)."""
 
 
 class ShellLoop:
@@ -121,6 +124,7 @@ class ShellLoop:
                 code = self._run_text(text, number)
             except KeyboardInterrupt:  # at the prompt (the line is cleared), or between lines
                 waiting.clear()  # Ctrl-C also drops what is left of a paste
+                self.reader.discard()
                 if interactive and termination_received() is None:
                     continue
                 self._end_on_signal()
@@ -134,6 +138,7 @@ class ShellLoop:
                 return
             if code == int(ExitStatus.INTERRUPTED):
                 waiting.clear()  # Ctrl-C stops what is left of a paste too
+                self.reader.discard()
                 if not interactive:
                     self.stopped = code  # and a script
                     return

@@ -45,3 +45,6 @@ class ScriptReader:
             return line
         except UnicodeDecodeError:
             raise UsageError("the line is not UTF-8 text; it was skipped") from None
+
+    def discard(self) -> None:
+        """Nothing: a script's lines are never pasted."""

@@ -4,84 +4,26 @@ file (shell/history.py), Tab completion (shell/completion.py) and the prompt
 contract, pyproject.toml), and only when a shell starts at a terminal (start-up time).
 
 While the prompt waits, what the rest of mrtr writes to stderr (a log the server sends,
-a list change, a server that stopped) goes through the `Relay` above the prompt, so the
-line being typed stays whole. Ctrl-C at the prompt raises KeyboardInterrupt (the loop
-clears the line); Ctrl-D on an empty line is the end of the input.
+a list change, a server that stopped) goes through the `Relay` (responders/above.py) above the prompt, so the
+line being typed stays whole. A paste of several lines gives the whole lines at once (the
+loop runs each in turn) and leaves an unfinished last one in the next prompt's editor.
+Ctrl-C at the prompt raises KeyboardInterrupt (the loop clears the line); Ctrl-D on an
+empty line is the end of the input.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, TextIO, cast
 
 from mrtr_cli.platform import fileopen
+from mrtr_cli.responders.above import Relay
 from mrtr_cli.shell.completion import Completer
 from mrtr_cli.shell.history import HISTORY_READ_LIMIT
 
-__all__ = ["Relay", "TerminalReader"]
-
-
-class Relay:
-    """A text stream standing for stderr. While the prompt waits (`app` is the running line
-    editor), each whole line written goes above the prompt (prompt_toolkit's
-    `run_in_terminal`: the prompt is erased, the line written, the prompt drawn again with
-    what was typed), from whichever thread writes it; otherwise writes go straight to the
-    real stream. Everything else (isatty, fileno, encoding) is the real stream's."""
-
-    def __init__(self, stream: IO[str]):
-        self.stream = stream
-        self.app: Any = None
-        self._pending = ""
-        self._lock = threading.Lock()
-
-    def write(self, text: str) -> int:
-        app = self.app
-        if app is None:
-            return self.stream.write(text)
-        with self._lock:
-            whole, _, self._pending = (self._pending + text).rpartition("\n")
-        if whole:
-            self._above(app, whole + "\n")
-        return len(text)
-
-    def flush(self) -> None:
-        if self.app is None:
-            self.stream.flush()
-
-    def stop(self) -> None:
-        """The prompt ended: what is left of a line goes out as it is."""
-        self.app = None
-        with self._lock:
-            rest, self._pending = self._pending, ""
-        if rest:
-            self.stream.write(rest)
-            self.stream.flush()
-
-    def _above(self, app: Any, text: str) -> None:
-        loop, context = getattr(app, "loop", None), getattr(app, "context", None)
-        if loop is None or context is None or not app.is_running:
-            self.stream.write(text)
-            self.stream.flush()
-            return
-        from prompt_toolkit.application import run_in_terminal  # noqa: PLC0415 - lazy for start-up time
-
-        def write() -> None:
-            self.stream.write(text)
-            self.stream.flush()
-
-        def show() -> None:
-            run_in_terminal(write, in_executor=False)
-
-        try:
-            loop.call_soon_threadsafe(lambda: context.copy().run(show))
-        except RuntimeError:  # the prompt has just ended: its loop is closed
-            write()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.stream, name)
+__all__ = ["TerminalReader"]
 
 
 def _history_class() -> type:
@@ -159,16 +101,39 @@ class TerminalReader:
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory  # noqa: PLC0415 - lazy
         from prompt_toolkit.completion import ThreadedCompleter  # noqa: PLC0415 - lazy
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
+        from prompt_toolkit.key_binding import KeyBindings  # noqa: PLC0415 - lazy
+        from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy
 
         self.relay = relay
         self.styled = styled
         self._input = create_input(cast(TextIO, stdin))
         self._output = create_output(stdout=cast(TextIO, stderr))
+        self._rest = ""  # the unfinished last line of a paste: the next prompt starts with it
+        keys = KeyBindings()
+        keys.add(Keys.BracketedPaste)(lambda event: self._pasted(event.current_buffer, event.data))
         self.session: Any = PromptSession(
             history=_history_class()(history_path, scrub), completer=ThreadedCompleter(_adapter(completer)),
             complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(), input=self._input,
-            output=self._output, reserve_space_for_menu=6)
+            output=self._output, reserve_space_for_menu=6, key_bindings=keys)
+
+    def _pasted(self, buffer: Any, data: str) -> None:
+        """Text pasted at the prompt (bracketed paste) goes in where the cursor is; when the
+        line then holds whole lines (each ended by a newline), they are taken at once, as if
+        each were typed and Entered, and what follows the last newline waits in the editor of
+        the next prompt, to be finished (`read`)."""
+        from prompt_toolkit.document import Document  # noqa: PLC0415 - lazy
+
+        buffer.insert_text(data.replace("\r\n", "\n").replace("\r", "\n"))  # some terminals paste \r\n or \r
+        whole, newline, self._rest = buffer.text.rpartition("\n")
+        if not newline:
+            return
+        buffer.document = Document(whole, len(whole))
+        buffer.validate_and_handle()
+
+    def discard(self) -> None:
+        """Forget the unfinished last line of a paste (a Ctrl-C stopped the lines before it)."""
+        self._rest = ""
 
     def read(self, prompt: Callable[[], Any] | None = None) -> str | None:
         """The next line typed, or None at Ctrl-D on an empty line; `prompt()` gives the
@@ -181,8 +146,9 @@ class TerminalReader:
             return FormattedText(parts if self.styled else [("", text) for _, text in parts])
 
         self.relay.app = self.session.app
+        start, self._rest = self._rest, ""
         try:
-            return str(self.session.prompt(message))
+            return str(self.session.prompt(message, default=start))
         except EOFError:
             return None
         finally:

@@ -380,6 +380,26 @@ def _stopped_at_birthday(tmp_path: Path, forms: Target) -> str:
     return _interrupted(first)[0]
 
 
+def test_ctrl_c_keeps_the_text_of_the_field_being_typed_as_its_default(tmp_path, forms: Target):
+    """Text typed into a field but not Entered when Ctrl-C comes is kept in the pending
+    document, and resuming offers it in that field, to finish or change: not sent unseen."""
+    first = Session(tmp_path, *forms.args, "call", "every_kind")
+    first.answer("Full name * [2-20 characters]", "Ada" + ENTER)
+    first.answer("Email * [email address]", "ada@exa")
+    first.expect("ada@exa")
+    first.child.send("\x03")  # Ctrl-C, the email half typed
+    path, content = _interrupted(first)
+    assert (content["name"], content["email"]) == ("Ada", "ada@exa"), content
+    again = Session(tmp_path, "resume", path)
+    again.answer("Full name * [2-20 characters]", ENTER)
+    again.expect("Email * [email address]")
+    again.expect("ada@exa")  # the half-typed value, in its field
+    again.child.send("mple.com" + ENTER)
+    again.answer("Homepage [URI", "\x03")
+    _, content = _interrupted(again)
+    assert content["email"] == "ada@example.com", content
+
+
 def test_a_second_ctrl_c_in_a_resumed_form_keeps_every_field_typed(tmp_path, forms: Target):
     """Ctrl-C, resume (pre-filled), type more, Ctrl-C again: the new pending document holds the
     fields typed in both runs, and resuming it pre-fills them all."""

@@ -105,3 +105,25 @@ def test_a_long_opaque_input_key_is_shortened_in_the_form_header(tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and out.read_text() == "went\n"
+
+
+def test_a_server_log_during_a_form_goes_above_the_field_being_typed(tmp_path):
+    """An older server's log message that arrives while its form asks (during the call) is
+    printed on a line of its own above the field, which is drawn again below it whole."""
+    from tests.shell.test_pty import Shell  # a screen kept by a terminal emulator (pyte)
+
+    flag = tmp_path / "now"
+    s = Shell(tmp_path, "--stdio", stdio_cmd(SERVERS / "legacy_server.py", "--version", "2025-11-25"),
+              command=("call", "note_form", f"path={flag}"))
+    s.expect("Leave a note")
+    s.type("half a")
+    s.expect_line("Note * half a")
+    flag.write_text("")
+    s.expect("[server info] the file is there")
+    s.expect_line("Note * half a")  # drawn again below the log, whole
+    assert all("the file is there" not in row or row.startswith("[server info]") for row in s.term.display), s.screen
+    s.type(" note" + ENTER)
+    s.expect("Send these answers?")
+    s.type(ENTER)
+    assert s.finish() == 0
+    assert s.stdout == "note: half a note\n"

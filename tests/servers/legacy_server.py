@@ -23,6 +23,8 @@ Tools:
 - `ask_roots`: sends `roots/list`; returns the root URIs.
 - `ask_sampling`: sends `sampling/createMessage`; returns the reply text.
 - `ping_client`: pings the client first.
+- `note_form {path}`: asks a form with one text field, `note`, and sends a log message
+  ("the file is there") once the file PATH exists, while the form waits; answers with the note.
 - `slow {steps}`: progress notifications (when a progressToken came) and a log message.
 - `visit_url` (2025-11-25): URL-mode elicitation, then `notifications/elicitation/complete`.
 - `needs_link` (2025-11-25): fails with `-32042` until a URL elicitation was accepted.
@@ -32,7 +34,9 @@ Resources: `resources/read` of anything but `legacy://hello` is `-32002` (not fo
 from __future__ import annotations
 
 import json
+import os
 import sys
+import threading
 import time
 
 ARGS = sys.argv[1:]
@@ -60,6 +64,7 @@ TOOLS = [
     {"name": "ask_roots", "inputSchema": {"type": "object"}},
     {"name": "ask_sampling", "inputSchema": {"type": "object"}},
     {"name": "ping_client", "inputSchema": {"type": "object"}},
+    {"name": "note_form", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
     {"name": "slow", "inputSchema": {"type": "object", "properties": {"steps": {"type": "integer"}}}},
     {"name": "visit_url", "inputSchema": {"type": "object"}},
     {"name": "needs_link", "inputSchema": {"type": "object"}},
@@ -78,9 +83,20 @@ def read() -> dict | None:
     return json.loads(line)
 
 
+WRITING = threading.Lock()  # a log sent from another thread while a request waits
+
+
 def write(msg: dict) -> None:
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **msg}) + "\n")
-    sys.stdout.flush()
+    with WRITING:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", **msg}) + "\n")
+        sys.stdout.flush()
+
+
+def log_when(path: str, text: str) -> None:
+    """Send log message `text` once file `path` exists."""
+    while not os.path.exists(path):
+        time.sleep(0.05)
+    write({"method": "notifications/message", "params": {"level": "info", "data": text}})
 
 
 def ask_client(method: str, params: dict | None = None) -> dict:
@@ -117,6 +133,12 @@ def call_tool(params: dict) -> dict:
         else:
             text = f"No table booked ({action})."
         return {"result": text_result(text, structuredContent={"result": text})}
+    if name == "note_form":
+        threading.Thread(target=log_when, args=(str(args.get("path")), "the file is there"), daemon=True).start()
+        reply = ask_client("elicitation/create", {"message": "Leave a note", "requestedSchema": {
+            "type": "object", "properties": {"note": {"type": "string", "title": "Note"}}, "required": ["note"]}})
+        content = (reply.get("result") or {}).get("content") or {}
+        return {"result": text_result(f"note: {content.get('note')}")}
     if name == "echo":
         return {"result": text_result(str(args.get("text", "")))}
     if name == "structured":

@@ -31,6 +31,7 @@ SHELL_SERVER = SERVERS / "shell_server.py"
 ENTER, TAB, CTRL_C, CTRL_D, UP = "\r", "\t", "\x03", "\x04", "\x1b[A"
 ROWS, COLUMNS = 40, 140
 PROMPT_ENDS = "\x1b[?2004l"  # bracketed paste off: a prompt took its line
+PASTE = "\x1b[200~%s\x1b[201~"  # text pasted (bracketed paste)
 
 
 class Shell:
@@ -39,10 +40,12 @@ class Shell:
     the screen, not from the stream of bytes. The emulator answers the line editor's
     cursor-position requests as a terminal does."""
 
-    def __init__(self, tmp_path: Path, *args: str, name: str = "stdout.txt", env: dict[str, str] | None = None):
+    def __init__(self, tmp_path: Path, *args: str, name: str = "stdout.txt", env: dict[str, str] | None = None,
+                 command: tuple[str, ...] = ("shell",)):
         self.out = tmp_path / name
-        command = shlex.join([PY, "-m", "mrtr_cli", *map(str, args), "shell"]) + f" > {shlex.quote(str(self.out))}"
-        self.child = pexpect.spawn("/bin/sh", ["-c", "exec " + command], cwd=str(ROOT), encoding="utf-8",
+        words = [PY, "-m", "mrtr_cli", *map(str, args), *command]
+        command_line = shlex.join(words) + f" > {shlex.quote(str(self.out))}"
+        self.child = pexpect.spawn("/bin/sh", ["-c", "exec " + command_line], cwd=str(ROOT), encoding="utf-8",
                                    timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
                                    dimensions=(ROWS, COLUMNS))
         self.term = pyte.Screen(COLUMNS, ROWS)
@@ -309,6 +312,61 @@ def test_lines_pasted_at_once_run_in_turn(tmp_path, http_servers):
     assert s.stdout == "p1\np2\n"
     history = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
     assert "+call echo text=p1\n" in history and "+call echo text=p2\n" in history
+
+
+def test_a_paste_ending_with_a_newline_runs_every_line_without_another_enter(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.type(PASTE % "call echo text=p1\n# a comment\ncall echo text=p2\ncall echo text=p3\n")
+    s.wait(lambda: s.out.exists() and s.stdout == "p1\np2\np3\n", "the results of the three lines")  # no Enter
+    s.prompt()
+    assert s.finish() == 0
+    history = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    assert all(f"+call echo text={text}\n" in history for text in ("p1", "p2", "p3"))
+
+
+def test_the_last_line_of_a_paste_without_a_newline_is_left_to_finish(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.type(PASTE % "call echo text=p1\ncall echo text=p2")
+    s.wait(lambda: s.out.exists() and s.stdout == "p1\n", "the result of the first line")
+    s.expect_line("shell-test> call echo text=p2")  # in the editor, not run
+    assert s.stdout == "p1\n"
+    s.run("x")  # finished by the person
+    assert s.finish() == 0
+    assert s.stdout == "p1\np2x\n"
+
+
+def test_a_notice_during_a_form_goes_above_the_field_being_typed(tmp_path, http_servers):
+    """A list change announced while a form asks is printed on lines of its own above the
+    field, which is drawn again below it with what was typed (as at the shell's prompt)."""
+    flag = tmp_path / "now"
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.run(f"call add_tool_when name=fresh_tool path={flag}")
+    s.submit("call unlock")
+    s.expect("The password, please")
+    s.type("open-")
+    s.expect_line("password * open-")
+    flag.write_text("")
+    s.expect("mrtr: shell: the server's tool list changed")
+    s.expect_line("password * open-")  # drawn again below the notice, whole
+    assert all("changed" not in row or row.startswith("mrtr: shell:") for row in s.term.display), s.screen
+    s.type("sesame" + ENTER)
+    s.expect("Send these answers?")
+    s.run("")
+    assert s.finish() == 0
+    assert s.stdout.splitlines()[-1] == "unlocked"
+
+
+def test_a_secret_typed_but_not_entered_is_not_kept_at_ctrl_c(tmp_path, http_servers):
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.submit("call unlock")
+    s.expect("The password, please")
+    s.type("open-ses")
+    s.expect_line("password * open-ses")
+    s.type(CTRL_C)
+    s.prompt("shell-test (resume)")
+    assert s.finish() == 0
+    saved = list((tmp_path / "state" / "mrtr" / "pending").iterdir())
+    assert saved and not any("open-ses" in path.read_text() for path in saved)
 
 
 def test_a_history_file_that_is_a_fifo_is_left_alone(tmp_path, http_servers):

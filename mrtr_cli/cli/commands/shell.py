@@ -54,7 +54,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     terminal_stderr = env.stderr
     relay = None
     if interactive:
-        from mrtr_cli.shell.terminal import Relay  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.responders.above import Relay  # noqa: PLC0415 - lazy for start-up time
 
         relay = Relay(terminal_stderr)
         env.stderr = cast(IO[str], relay)  # above the prompt while a person types
