@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import re
 
+#: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
+#: does not use them does not compile them, docs/performance.md.)
 #: Parts of header, environment-variable and query-parameter names that mark a credential.
-_SECRET_NAME = re.compile(r"auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
-                          r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$", re.IGNORECASE)
+_SECRET_NAME = (r"(?i)auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
+                r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$")
 
 
 def is_secret_name(name: str) -> bool:
@@ -23,7 +25,7 @@ def is_secret_name(name: str) -> bool:
     credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, ...): its value is
     then never printed (`Environment.redact`). Other values are left readable, so that
     common words (`true`, `json`) are not blanked out of traces."""
-    return bool(_SECRET_NAME.search(name))
+    return bool(re.search(_SECRET_NAME, name))
 
 
 def secret_schema(schema: object) -> bool:
@@ -52,11 +54,11 @@ def secret_properties(schema: object) -> list[str]:
 
 #: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query
 #: and fragment (`?name=value&...`, `#name=value&...`, ending at `&` or `#`), as written.
-_PATH_PARAM = re.compile(r"(?<=;)([^=;/?#]+)=([^;/?#]*)")
-_QUERY_PARAM = re.compile(r"(?<=[?&#])([^=&#]+)=([^&#]*)")
+_PATH_PARAM = r"(?<=;)([^=;/?#]+)=([^;/?#]*)"
+_QUERY_PARAM = r"(?<=[?&#])([^=&#]+)=([^&#]*)"
 #: scheme://userinfo@ : the user information, as written, up to the last `@` before the
 #: path (a password may hold `@`, as the HTTP client reads it).
-_USERINFO = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*)@")
+_USERINFO = r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*)@"
 
 
 def url_secrets(url: str) -> list[str]:
@@ -66,13 +68,13 @@ def url_secrets(url: str) -> list[str]:
     from urllib.parse import unquote, unquote_plus  # noqa: PLC0415 - lazy for start-up time
 
     found: list[str] = []
-    userinfo = _USERINFO.match(url)
+    userinfo = re.match(_USERINFO, url)
     if userinfo:
         user, colon, password = userinfo.group(2).partition(":")
         raw = password if colon else user
         found += [raw, unquote(raw)]
     path, query = _split_query(url)
-    for name, value in _PATH_PARAM.findall(path) + _QUERY_PARAM.findall(query):
+    for name, value in re.findall(_PATH_PARAM, path) + re.findall(_QUERY_PARAM, query):
         if value and is_secret_name(unquote_plus(name)):
             found += [value, unquote_plus(value), unquote(value)]
     return list(dict.fromkeys(v for v in found if v))
@@ -101,12 +103,12 @@ def public_url(url: str) -> str:
         return f"{name}={REDACTED}" if value and is_secret_name(unquote_plus(name)) else m.group(0)
 
     path, query = _split_query(url)
-    return _PATH_PARAM.sub(param, _USERINFO.sub(userinfo, path, count=1)) + _QUERY_PARAM.sub(param, query)
+    return re.sub(_PATH_PARAM, param, re.sub(_USERINFO, userinfo, path, count=1)) + re.sub(_QUERY_PARAM, param, query)
 
 
 #: A URL in free text: a scheme, `://`, then up to white space, a quote or an angle bracket,
 #: without the punctuation that ends a sentence or a clause ("cannot connect to URL: ...").
-_URL_IN_TEXT = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*[^\s\"'<>.,:;!?)\]}]")
+_URL_IN_TEXT = r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*[^\s\"'<>.,:;!?)\]}]"
 
 
 def url_in_command(url: str) -> tuple[list[str], str]:
@@ -126,4 +128,4 @@ def redact_urls(text: str) -> str:
     `Environment.redact`)."""
     if "://" not in text:
         return text
-    return _URL_IN_TEXT.sub(lambda m: public_url(m.group(0)), text)
+    return re.sub(_URL_IN_TEXT, lambda m: public_url(m.group(0)), text)

@@ -19,8 +19,10 @@ from typing import Any
 
 from mrtr_cli.platform.fileopen import BINARY
 
-#: A lone surrogate: valid as a JSON escape ("\\ud800"), but with no UTF-8 form.
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: A lone surrogate: valid as a JSON escape ("\\ud800"), but with no UTF-8 form. (A pattern
+#: text, compiled at its first use and kept by `re`'s own cache: ASCII text holds none, and
+#: is not searched, docs/performance.md.)
+_LONE_SURROGATE = "[\ud800-\udfff]"
 
 
 #: The most digits an integer in JSON may have (Python's own limit on converting a
@@ -146,12 +148,15 @@ def escape_lone_surrogates(json_text: str) -> str:
     """`json_text` (JSON written with `ensure_ascii=False`) with every lone surrogate
     written as its JSON escape: the same JSON value, now with a UTF-8 form. (Outside
     string literals JSON text has only ASCII, so every such character is inside one.)"""
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
+    if json_text.isascii():
+        return json_text
+    return re.sub(_LONE_SURROGATE, lambda m: f"\\u{ord(m.group(0)):04x}", json_text)
 
 
 def lone_surrogate_in(value: object) -> str | None:
     """The first lone surrogate in any string of `value` (a JSON value), else None."""
-    found = _LONE_SURROGATE.search(json.dumps(value, ensure_ascii=False))
+    text = json.dumps(value, ensure_ascii=False)
+    found = None if text.isascii() else re.search(_LONE_SURROGATE, text)
     return found.group(0) if found else None
 
 

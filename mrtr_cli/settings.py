@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import UsageError
+
+if TYPE_CHECKING:
+    from mrtr_cli.oauth_variables import OAuthVariables
 
 #: `MRTR_AUTH_WAIT`: seconds the sign-in's loopback redirect waits for the browser.
 DEFAULT_AUTH_WAIT = 300.0
@@ -29,51 +32,6 @@ DEFAULT_AUTH_WAIT = 300.0
 DEFAULT_COMPLETE_TIMEOUT = 3.0
 #: `MRTR_WAIT_NOTICE_SECONDS`: seconds of a stdio server's silence before "still waiting".
 DEFAULT_WAIT_NOTICE = 5.0
-
-
-@dataclass(frozen=True)
-class OAuthVariables:
-    """The OAuth variables as set, each None when unset (an empty value stays "": an empty
-    `MRTR_ASSERTION_FILE` names no file, which is refused), read together by
-    `Settings.oauth`; config/oauth.py checks and applies them (`apply_environment`).
-    `OAUTH_NAMES` maps each field to its variable, for messages."""
-
-    client_id: str | None = None
-    client_secret: str | None = None
-    client_secret_file: str | None = None
-    client_metadata_url: str | None = None
-    scope: str | None = None
-    grant: str | None = None
-    auth_method: str | None = None
-    private_key_file: str | None = None
-    signing_alg: str | None = None
-    issuer: str | None = None
-    dpop: str | None = None
-    redirect_port: str | None = None
-    assertion: str | None = None
-    assertion_file: str | None = None
-    assertion_command: str | None = None
-    id_token: str | None = None
-    id_token_file: str | None = None
-    id_token_command: str | None = None
-    idp_token_endpoint: str | None = None
-    idp_client_id: str | None = None
-    idp_client_secret: str | None = None
-
-
-#: Each `OAuthVariables` field's variable.
-OAUTH_NAMES: dict[str, str] = {
-    "client_id": "MRTR_CLIENT_ID", "client_secret": "MRTR_CLIENT_SECRET",
-    "client_secret_file": "MRTR_CLIENT_SECRET_FILE", "client_metadata_url": "MRTR_CLIENT_METADATA_URL",
-    "scope": "MRTR_OAUTH_SCOPE", "grant": "MRTR_OAUTH_GRANT", "auth_method": "MRTR_OAUTH_AUTH_METHOD",
-    "private_key_file": "MRTR_PRIVATE_KEY_FILE", "signing_alg": "MRTR_SIGNING_ALG", "issuer": "MRTR_OAUTH_ISSUER",
-    "dpop": "MRTR_OAUTH_DPOP", "redirect_port": "MRTR_REDIRECT_PORT",
-    "assertion": "MRTR_ASSERTION", "assertion_file": "MRTR_ASSERTION_FILE",
-    "assertion_command": "MRTR_ASSERTION_COMMAND",
-    "id_token": "MRTR_ID_TOKEN", "id_token_file": "MRTR_ID_TOKEN_FILE", "id_token_command": "MRTR_ID_TOKEN_COMMAND",
-    "idp_token_endpoint": "MRTR_IDP_TOKEN_ENDPOINT", "idp_client_id": "MRTR_IDP_CLIENT_ID",
-    "idp_client_secret": "MRTR_IDP_CLIENT_SECRET",
-}
 
 
 class Settings:
@@ -212,6 +170,8 @@ class Settings:
 
     def oauth(self) -> OAuthVariables:
         """The OAuth variables as set (config/oauth.py checks them)."""
+        from mrtr_cli.oauth_variables import OAUTH_NAMES, OAuthVariables  # noqa: PLC0415 - only a run that signs in
+
         return OAuthVariables(**{field: self._environ.get(name) for field, name in OAUTH_NAMES.items()})
 
 

@@ -18,7 +18,7 @@ from tests.conftest import PY, ROOT, SAFETY, SERVERS, clean_env, stdio_cmd
 
 #: Runs `python -m mrtr_cli ARGS...` and writes the module sets to the file named by argv[1].
 WRAPPER = r"""
-import atexit, gc, json, runpy, sys
+import atexit, gc, json, re, runpy, sys
 out, sys.argv = sys.argv[1], ["mrtr", *sys.argv[2:]]
 seen = {"launches": 0, "collections": 0}
 def collected(phase, info):
@@ -32,6 +32,8 @@ def hook(event, args):
 sys.addaudithook(hook)
 def done():
     seen["end"] = sorted(sys.modules)
+    seen["patterns"] = sorted({key[1] for cache in (getattr(re, "_cache", {}), getattr(re, "_cache2", {}))
+                               for key in cache if isinstance(key[1], str)})
     with open(out, "w") as fh:
         json.dump(seen, fh)
 atexit.register(done)
@@ -41,12 +43,35 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 #: Nothing a plain call over stdio needs: `logging` (loaded by `concurrent.futures`),
 #: `hashlib` (loads OpenSSL), `base64`, the HTTP client and the HTTP transport, sign-in, the
 #: schema modules of forms and of full JSON Schema validation, and the header-value rules
-#: (only for -H), and the protocol's message types (imported for type checking only). (`tempfile`
-#: is not listed: the first call to a server writes its era to the cache with it.)
+#: (only for -H), the protocol's message types (imported for type checking only), the OAuth
+#: variables' record (only a run that signs in) and pending documents (only when a round
+#: stops for input). (`tempfile` is not listed: the first call to a server writes its era to
+#: the cache with it.)
 NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx2",
                          "mrtr_cli.transport.http.transport", "mrtr_cli.transport.http.sse.events",
                          "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values",
-                         "mrtr_cli.protocol.messages")
+                         "mrtr_cli.protocol.messages", "mrtr_cli.oauth_variables", "mrtr_cli.engine.pending")
+
+#: Patterns of mrtr's that a plain call does not compile (its output is printable, it names no
+#: header, URL, size or number): each is compiled at its first use. (jsonfile's lone-surrogate
+#: pattern is left out: the test server's tool list holds non-ASCII names, which are searched.)
+def _lazy_patterns() -> dict[str, str]:
+    from mrtr_cli import credentials
+    from mrtr_cli.config import target
+    from mrtr_cli.protocol import headers
+    from mrtr_cli.render import sanitize
+    from mrtr_cli.schema import arguments
+    from mrtr_cli.transport import limits
+
+    named = {"sanitize._UNSAFE": sanitize._UNSAFE, "sanitize._SINGLE_LINE_EXTRA": sanitize._SINGLE_LINE_EXTRA,
+             "sanitize._SGR": sanitize._SGR, "sanitize._JSON_UNSAFE": sanitize._JSON_UNSAFE,
+             "target._TOKEN": target._TOKEN,
+             "target._FIELD_VALUE": target._FIELD_VALUE, "headers._TOKEN": headers._TOKEN,
+             "arguments._INT": arguments._INT, "arguments._NUMBER": arguments._NUMBER, "limits._SIZE": limits._SIZE,
+             **{f"credentials.{n}": getattr(credentials, n)
+                for n in ("_SECRET_NAME", "_PATH_PARAM", "_QUERY_PARAM", "_USERINFO", "_URL_IN_TEXT")}}
+    return named
+
 
 #: What loads while the server boots, not before it is launched: the command line parser,
 #: the session, the era probe and the engine.
@@ -85,6 +110,7 @@ def test_a_plain_stdio_call_imports_only_what_it_needs(tmp_path):
     assert loaded(seen["end"], NEVER_ON_A_PLAIN_CALL) == []
     assert loaded(seen["launch"], AFTER_THE_LAUNCH) == []
     assert seen["launches"] == 1  # the server launched early is the one the call uses
+    assert [name for name, text in _lazy_patterns().items() if text in seen["patterns"]] == []
     # The garbage collector does not go through the objects of every module loaded, again and
     # again, while mrtr loads (cli/entry.py: about thirty collections with Python's default).
     assert seen["collections"] <= 5
@@ -109,6 +135,16 @@ def test_the_check_sees_a_module_a_call_does_import(tmp_path):
                           "-a", "count=3")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "mrtr_cli.schema.elicit" in loaded(seen["end"], NEVER_ON_A_PLAIN_CALL)
+
+
+def test_the_check_sees_a_pattern_a_call_does_compile(tmp_path):
+    """The pattern check can fail: a result whose text holds an escape character (shown as
+    `\\x1b`) compiles the sanitizer's pattern, and it shows up."""
+    proc, seen = imported(tmp_path, "--stdio", stdio_cmd(SERVERS / "batch_server.py"), "call", "echo",
+                          "text=a\x1bb")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "\\x1bb" in proc.stdout
+    assert _lazy_patterns()["sanitize._UNSAFE"] in seen["patterns"]
 
 
 def test_help_imports_no_command_module(tmp_path):

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.settings import OAUTH_NAMES, OAuthVariables
+from mrtr_cli.oauth_variables import OAUTH_NAMES, OAuthVariables
 
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
 GRANTS = ("authorization_code", "client_credentials", "jwt_bearer", "id_jag")

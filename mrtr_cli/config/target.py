@@ -148,11 +148,13 @@ def check_url(url: str, where: str) -> str:
     return url
 
 
+#: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
+#: does not use them does not compile them, docs/performance.md.)
 #: RFC 9110 section 5.1: a field name is a token.
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_TOKEN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"
 #: RFC 9110 section 5.5: a field value is visible ASCII, spaces and tabs (obs-text, bytes
 #: above 0x7f, is not produced here: a value must be ASCII text).
-_FIELD_VALUE = re.compile(r"[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?|")
+_FIELD_VALUE = r"[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?|"
 
 
 def check_header(name: str, value: str, where: str) -> None:
@@ -170,11 +172,11 @@ def check_header(name: str, value: str, where: str) -> None:
             white space. The message names `where` and what is wrong, never the value (it may
             be a credential).
     """
-    if not _TOKEN.fullmatch(name):
+    if not re.fullmatch(_TOKEN, name):
         raise UsageError(f"{where}: the header name is not a valid HTTP field name")
     if name.lower() in FRAMING_HEADERS:
         raise UsageError(f"{where}: mrtr sets this header itself (it frames the request); it cannot be given")
-    if _FIELD_VALUE.fullmatch(value):
+    if re.fullmatch(_FIELD_VALUE, value):
         return
     if not value.isascii():
         problem = "is not ASCII"

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.engine.pending import PendingDocument, build_pending, save_interrupted
 from mrtr_cli.engine.withheld import SecretFields, responses_without_secrets, without_secrets
 from mrtr_cli.errors import (
     InputRequired,
@@ -47,6 +46,7 @@ from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.runcontext import DEFAULT_MAX_ROUNDS
 
 if TYPE_CHECKING:
+    from mrtr_cli.engine.pending import PendingDocument
     from mrtr_cli.engine.resume import Seed
     from mrtr_cli.protocol.messages import InputResponses
 
@@ -401,6 +401,7 @@ class MrtrEngine:
             # Fields typed into the interrupted form go into the answersTemplate.
             doc = self._pending(method, params, input_requests, request_state, left, typed,
                                 getattr(exc, "prefill", {}))
+            from mrtr_cli.engine.pending import save_interrupted  # noqa: PLC0415 - only when a round stops
             path = save_interrupted(doc)
             hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
                     "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
@@ -426,6 +427,8 @@ class MrtrEngine:
                             request_state: str | None, responses: dict[str, Any]) -> None:
         """The retry carrying a person's answers failed (the server died, a timeout): keep the
         answers in a pending document in the state dir, and say how to send them again."""
+        from mrtr_cli.engine.pending import save_interrupted  # noqa: PLC0415 - only when a round stops
+
         doc = self._pending(method, params, input_requests, request_state, [], responses, {})
         path = save_interrupted(doc)
         if path:
@@ -447,6 +450,8 @@ class MrtrEngine:
         answered: dict[str, Any],
         prefill: dict[str, dict[str, Any]],
     ) -> PendingDocument:
+        from mrtr_cli.engine.pending import build_pending  # noqa: PLC0415 - only when a round stops
+
         return build_pending(
             target=self.target,
             protocol_version=self.session.protocol_version,

@@ -70,7 +70,9 @@ def request_headers(method: str, params: Mapping[str, object] | None, protocol_v
 
 X_MCP_HEADER = "x-mcp-header"
 PARAM_HEADER_PREFIX = "Mcp-Param-"
-_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 section 5.6.2 token
+#: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
+#: does not use them does not compile them, docs/performance.md.)
+_TOKEN = r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$"  # RFC 9110 section 5.6.2 token
 _HEADER_TYPES = ("string", "integer", "boolean")
 # Applicators whose subschemas are off the pure `properties` chain (JSON Schema 2020-12).
 _SINGLE = ("items", "contains", "unevaluatedItems", "additionalProperties", "propertyNames",
@@ -118,7 +120,7 @@ def invalid_x_mcp_header(input_schema: object) -> str | None:
             return f"{X_MCP_HEADER} is on a schema position not reachable through `properties` alone"
         where = ".".join(path)
         token = schema[X_MCP_HEADER]
-        if not isinstance(token, str) or not _TOKEN.match(token):
+        if not isinstance(token, str) or not re.match(_TOKEN, token):
             shown = quote_value(token) if isinstance(token, str) else f"a {type(token).__name__}"
             return f"property {quote_value(where)}: {X_MCP_HEADER} {shown} is not an HTTP header-name token"
         kind = schema.get("type")

@@ -18,10 +18,13 @@ from collections.abc import Iterator
 # are left alone as they are needed for emoji, and the zero-width space as some scripts
 # use it between words, except in single-line text such as commands, URLs and names;
 # the line/paragraph separators are made visible because terminals and editors treat
-# them as line breaks).
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff]")  # lone surrogates: valid JSON escapes, but no UTF-8 exists for them
-_SINGLE_LINE_EXTRA = re.compile("[\n\t\u200b\u2060\ufeff]")
+# them as line breaks). Every character these patterns match is one `str.isprintable` refuses,
+# so printable text is returned as it is, and the patterns are compiled only for text that
+# needs them (`re`'s own cache keeps them): compiling them costs about a millisecond, which a
+# run whose text is all printable does not pay (docs/performance.md).
+_UNSAFE = ("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+           "\ud800-\udfff]")  # lone surrogates: valid JSON escapes, but no UTF-8 exists for them
+_SINGLE_LINE_EXTRA = "[\n\t\u200b\u2060\ufeff]"
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -34,7 +37,7 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\u{code:04x}"
 
 
-_SGR = re.compile("\x1b\\[[0-9;:]*m")
+_SGR = "\x1b\\[[0-9;:]*m"
 
 
 def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False) -> str:
@@ -51,18 +54,27 @@ def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False
     """
     if not isinstance(text, str):
         text = str(text)
+    if text.isprintable():  # nothing below would match
+        return text
     if drop_colours:
-        text = _SGR.sub("", text)
-    out = _UNSAFE.sub(_visible, text)
+        text = re.sub(_SGR, "", text)
+    out = re.sub(_UNSAFE, _visible, text)
     if single_line:
-        out = _SINGLE_LINE_EXTRA.sub(lambda m: {"\n": "\\n", "\t": "\\t"}.get(m.group(0)) or _visible(m), out)
+        out = re.sub(_SINGLE_LINE_EXTRA, lambda m: {"\n": "\\n", "\t": "\\t"}.get(m.group(0)) or _visible(m), out)
     return out
 
 
 # JSON output keeps every value exactly, but escapes the characters a terminal
 # would interpret (json.dumps already escapes C0 controls) as \\uXXXX.
 # Lone surrogates (a server may send "\\ud800") are escaped too: UTF-8 has no bytes for them.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# Every character it matches is DEL or beyond ASCII: ASCII text without DEL is kept as it is.
+_JSON_UNSAFE = "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+
+
+def _json_safe(text: str) -> str:
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return re.sub(_JSON_UNSAFE, _json_escape, text)
 
 
 def _json_escape(match: re.Match[str]) -> str:
@@ -76,7 +88,7 @@ def dumps_safe(value: object, *, indent: int | None = None) -> str:
     only control and bidi-override characters are written as `\\uXXXX` escapes.
     """
     text = json.dumps(value, ensure_ascii=False, indent=indent)
-    return _JSON_UNSAFE.sub(_json_escape, text)
+    return _json_safe(text)
 
 
 def iter_dumps_safe(value: object, *, indent: int | None = None) -> Iterator[str]:
@@ -84,7 +96,7 @@ def iter_dumps_safe(value: object, *, indent: int | None = None) -> Iterator[str
     without ever holding all of it (a 50 MB result is printed with one more copy of its
     largest string at most, not three)."""
     for chunk in json.JSONEncoder(ensure_ascii=False, indent=indent).iterencode(value):
-        yield _JSON_UNSAFE.sub(_json_escape, chunk)
+        yield _json_safe(chunk)
 
 
 #: The most characters of a value quoted in a message (`quote_value`, `quote_text`),

@@ -25,8 +25,10 @@ from mrtr_cli.jsonfile import json_depth, loads_strict
 from mrtr_cli.limits import MAX_JSON_DEPTH
 from mrtr_cli.render.sanitize import sanitize
 
-_INT = re.compile(r"^[+-]?\d+$")
-_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+#: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
+#: does not use them does not compile them, docs/performance.md.)
+_INT = r"^[+-]?\d+$"
+_NUMBER = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
 
 
 def _json_type(value: Any) -> str:
@@ -158,11 +160,11 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
     for kind in ("integer", "number", "boolean", "null"):
         if kind not in types:
             continue
-        if kind == "integer" and _INT.match(text.strip()):
+        if kind == "integer" and re.match(_INT, text.strip()):
             return int(text.strip())
-        if kind == "number" and _NUMBER.match(text.strip()):
+        if kind == "number" and re.match(_NUMBER, text.strip()):
             t = text.strip()
-            if _INT.match(t):
+            if re.match(_INT, t):
                 return int(t)
             if math.isfinite(float(t)):
                 return float(t)

@@ -24,7 +24,9 @@ ENV_VAR = "MRTR_MAX_MESSAGE_SIZE"
 
 _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
           "mib": 1 << 20, "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30}
-_SIZE = re.compile(r"\s*(\d{1,15})\s*([a-z]*)\s*", re.IGNORECASE)
+#: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
+#: does not use them does not compile them, docs/performance.md.)
+_SIZE = r"(?i)\s*(\d{1,15})\s*([a-z]*)\s*"
 
 _override: int | None = None
 
@@ -36,7 +38,7 @@ def parse_size(text: str) -> int:
     Raises:
         ValueError: not such a size, or 0.
     """
-    match = _SIZE.fullmatch(text)
+    match = re.fullmatch(_SIZE, text)
     unit = match.group(2).lower() if match else ""
     if match is None or unit not in _UNITS:
         raise ValueError(f"{text!r} is not a size (a number of bytes, or with K, M or G, e.g. 64M)")
