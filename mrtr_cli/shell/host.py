@@ -14,6 +14,7 @@ the host, for a bare `resume`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Callable, Mapping
@@ -41,6 +42,9 @@ TARGET_OPTIONS = ("url", "stdio", "server", "config", "expand_env")
 SESSION_OPTIONS = ("headers", "public_headers", "bearer_token_env", "client_id", "client_secret_env",
                    "client_secret_file", "trace", "protocol", "probe_timeout", "log_level", "max_message_size",
                    "strict")
+#: The RunOptions fields, and those holding a list (a repeatable option's values).
+_OPTION_FIELDS = frozenset(field.name for field in dataclasses.fields(RunOptions))
+_LIST_OPTIONS = tuple(name for name, value in vars(RunOptions()).items() if isinstance(value, list))
 #: Seconds between looks at a stdio server while a person sits at the prompt.
 WATCH_SERVER_EVERY = 0.25
 #: Seconds completion waits for a list it does not have yet (Tab never hangs).
@@ -283,9 +287,11 @@ class ShellHost:
         self._kept = None
         self.app.tracer.verbosity = self.app.opts.verbosity
 
-    def line_options(self, opts: RunOptions, values: dict[str, Any]) -> RunOptions:
+    def line_options(self, values: dict[str, Any]) -> RunOptions:
         """The options of one line: the shell line's, with those the line gives on top (a
-        repeatable option adds to the shell line's).
+        repeatable option adds to the shell line's). `values`: the line's parsed options,
+        RunOptions field (or other option) -> value as click gives it (a repeated option's
+        as a tuple); an option the line does not give is None, False, 0 or ().
 
         Raises:
             UsageError: the line names a target (the shell has one), or gives an option that
@@ -304,14 +310,13 @@ class ShellHost:
 
         shell = self.app.opts
         merged = copy.copy(shell)
-        for key, value in vars(shell).items():
-            if isinstance(value, list):
-                setattr(merged, key, list(value))  # a line's repeated options never reach the shell's
+        for key in _LIST_OPTIONS:
+            setattr(merged, key, list(getattr(shell, key)))  # a line's repeated options never reach the shell's
         for key in given:
-            if not hasattr(merged, key):
+            if key not in _OPTION_FIELDS:
                 continue
-            mine = getattr(opts, key)
-            setattr(merged, key, [*getattr(shell, key), *mine] if isinstance(mine, list) else mine)
+            mine = values[key]
+            setattr(merged, key, [*getattr(shell, key), *mine] if isinstance(mine, tuple) else mine)
         merged.trace = None  # the session's --trace file is the shell's (opened once)
         return merged
 
