@@ -271,10 +271,11 @@ class ShellHost:
 
     # ------------------------------------------------------------------ lines
     def line_env(self) -> Environment:
-        """A fresh environment for one line: the shell's streams, secrets and colour."""
+        """A fresh environment for one line: the shell's streams, secrets, colour and
+        `MRTR_*` settings (read when asked, as the shell's are)."""
         env = self.env
         return Environment(stdout=env.stdout, stderr=env.stderr, stdin=env.stdin, secrets=env.secrets,
-                           color=env.color, line_host=self)
+                           color=env.color, line_host=self, settings_given=env.settings)
 
     def begin_line(self, kept: Mapping[str, object] | None = None) -> None:
         """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""
