@@ -307,10 +307,9 @@ class ShellHost:
                 spelling = self.spellings.get(key, key)
                 raise UsageError(f"{spelling} sets up the session: give it on the shell's own command line",
                                  hint=f"mrtr {spelling.split('/')[-1]} ... shell")
-        import copy  # noqa: PLC0415 - lazy for start-up time
-
         shell = self.app.opts
-        merged = copy.copy(shell)
+        merged = RunOptions.__new__(RunOptions)  # a shallow copy, as copy.copy makes it
+        merged.__dict__.update(vars(shell))
         for key in _LIST_OPTIONS:
             setattr(merged, key, list(getattr(shell, key)))  # a line's repeated options never reach the shell's
         for key in given:
