@@ -40,18 +40,20 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> App:
     2), and an App over the shell's one session (`line_app`)."""
     from mrtr_cli.app import App, RunOptions  # noqa: PLC0415 - lazy for start-up time
 
-    values = _merge(ctx.find_root().params, kw)
-    env: Environment = ctx.find_root().obj
-    opts = RunOptions()
-    for key, value in values.items():
-        if value is None or not hasattr(opts, key):
-            continue
-        if isinstance(value, tuple):
-            value = list(value)
-        setattr(opts, key, value)
+    root = ctx.find_root()
+    values = _merge(root.params, kw)
+    env: Environment = root.obj
     host = env.line_host
     if host is not None:
-        opts = host.line_options(opts, values)
+        opts = host.line_options(values)
+    else:
+        opts = RunOptions()
+        for key, value in values.items():
+            if value is None or not hasattr(opts, key):
+                continue
+            if isinstance(value, tuple):
+                value = list(value)
+            setattr(opts, key, value)
     env.json_mode = opts.json_mode
     env.color = values.get("color") or env.color  # "auto" unless a shell line inherits the shell's
     env.verbosity = opts.verbosity

@@ -64,14 +64,19 @@ class Target:
         A server from a config file is named only (`{"server": NAME}`): its URL or
         command line may hold expanded values, and `-s NAME` finds it again.
         """
-        out: dict[str, Any] = {}
-        if self.server:
-            return {"server": self.server}
-        if self.url:
-            out["url"] = public_url(self.url)
-        if self.command:
-            out["stdio"] = shellwords.join(self.command)
-        return out
+        key = (self.server, self.url, tuple(self.command) if self.command else None)
+        made = self.__dict__.get("_public")
+        if made is None or made[0] != key:  # made once while the target stays as it is (a shell's lines)
+            out: dict[str, Any] = {}
+            if self.server:
+                out["server"] = self.server
+            else:
+                if self.url:
+                    out["url"] = public_url(self.url)
+                if self.command:
+                    out["stdio"] = shellwords.join(self.command)
+            made = self.__dict__["_public"] = (key, out)
+        return dict(made[1])
 
     def cache_identity(self) -> dict[str, Any]:
         """What identifies the server for caching: its URL, or its stdio argv and cwd."""

@@ -14,6 +14,7 @@ the host, for a bare `resume`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 from collections.abc import Callable, Mapping
@@ -41,6 +42,9 @@ TARGET_OPTIONS = ("url", "stdio", "server", "config", "expand_env")
 SESSION_OPTIONS = ("headers", "public_headers", "bearer_token_env", "client_id", "client_secret_env",
                    "client_secret_file", "trace", "protocol", "probe_timeout", "log_level", "max_message_size",
                    "strict")
+#: The RunOptions fields, and those holding a list (a repeatable option's values).
+_OPTION_FIELDS = frozenset(field.name for field in dataclasses.fields(RunOptions))
+_LIST_OPTIONS = tuple(name for name, value in vars(RunOptions()).items() if isinstance(value, list))
 #: Seconds between looks at a stdio server while a person sits at the prompt.
 WATCH_SERVER_EVERY = 0.25
 #: Seconds completion waits for a list it does not have yet (Tab never hangs).
@@ -267,10 +271,11 @@ class ShellHost:
 
     # ------------------------------------------------------------------ lines
     def line_env(self) -> Environment:
-        """A fresh environment for one line: the shell's streams, secrets and colour."""
+        """A fresh environment for one line: the shell's streams, secrets, colour and
+        `MRTR_*` settings (read when asked, as the shell's are)."""
         env = self.env
         return Environment(stdout=env.stdout, stderr=env.stderr, stdin=env.stdin, secrets=env.secrets,
-                           color=env.color, line_host=self)
+                           color=env.color, line_host=self, settings_given=env.settings)
 
     def begin_line(self, kept: Mapping[str, object] | None = None) -> None:
         """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""
@@ -283,9 +288,11 @@ class ShellHost:
         self._kept = None
         self.app.tracer.verbosity = self.app.opts.verbosity
 
-    def line_options(self, opts: RunOptions, values: dict[str, Any]) -> RunOptions:
+    def line_options(self, values: dict[str, Any]) -> RunOptions:
         """The options of one line: the shell line's, with those the line gives on top (a
-        repeatable option adds to the shell line's).
+        repeatable option adds to the shell line's). `values`: the line's parsed options,
+        RunOptions field (or other option) -> value as click gives it (a repeated option's
+        as a tuple); an option the line does not give is None, False, 0 or ().
 
         Raises:
             UsageError: the line names a target (the shell has one), or gives an option that
@@ -300,18 +307,16 @@ class ShellHost:
                 spelling = self.spellings.get(key, key)
                 raise UsageError(f"{spelling} sets up the session: give it on the shell's own command line",
                                  hint=f"mrtr {spelling.split('/')[-1]} ... shell")
-        import copy  # noqa: PLC0415 - lazy for start-up time
-
         shell = self.app.opts
-        merged = copy.copy(shell)
-        for key, value in vars(shell).items():
-            if isinstance(value, list):
-                setattr(merged, key, list(value))  # a line's repeated options never reach the shell's
+        merged = RunOptions.__new__(RunOptions)  # a shallow copy, as copy.copy makes it
+        merged.__dict__.update(vars(shell))
+        for key in _LIST_OPTIONS:
+            setattr(merged, key, list(getattr(shell, key)))  # a line's repeated options never reach the shell's
         for key in given:
-            if not hasattr(merged, key):
+            if key not in _OPTION_FIELDS:
                 continue
-            mine = getattr(opts, key)
-            setattr(merged, key, [*getattr(shell, key), *mine] if isinstance(mine, list) else mine)
+            mine = values[key]
+            setattr(merged, key, [*getattr(shell, key), *mine] if isinstance(mine, tuple) else mine)
         merged.trace = None  # the session's --trace file is the shell's (opened once)
         return merged
 

@@ -17,7 +17,7 @@ import click
 
 from mrtr_cli.cli.main import COMMAND_MODULES, CONTEXT_SETTINGS, cli
 from mrtr_cli.cli.options import declare_options, global_options, make_app
-from mrtr_cli.cli.placement import PlacementGroup
+from mrtr_cli.cli.placement import PlacementGroup, is_option
 from mrtr_cli.env import Environment
 
 #: A value metavar naming a file or directory: completion offers paths for it.
@@ -104,6 +104,18 @@ class LineGroup(PlacementGroup):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return cli.get_command(ctx, cmd_name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """A line that starts with its command word (`call echo ...`) gives the group
+        nothing to parse: the group has no option but `--help`, and click stops at the
+        first word that is not an option, so what click would leave is the command word and
+        the rest, for the command's own parse. Any other line is parsed by click."""
+        if (self.params or not args or is_option(args[0]) or args[0] == "--" or ctx.resilient_parsing
+                or not hasattr(ctx, "_protected_args")):  # click before 8.2 keeps them elsewhere: its own parse
+            return super().parse_args(ctx, args)
+        ctx._protected_args, ctx.args = args[:1], args[1:]  # noqa: SLF001 - as click's Group.parse_args leaves them
+        ctx._opt_prefixes.update(("-", "--"))  # noqa: SLF001 - what click's parser adds (completion reads it)
+        return ctx.args
 
 
 LINE_GROUP = LineGroup(name="mrtr", context_settings=CONTEXT_SETTINGS)

@@ -27,6 +27,7 @@ from typing import Any
 
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol.capabilities.kinds import INPUT_KINDS
+from mrtr_cli.protocol.checks.compiled import Holds, compile_holds
 from mrtr_cli.render.sanitize import one_line, quote_value
 
 #: Required members the client defaults when absent (see the module docstring).
@@ -44,6 +45,8 @@ _RESULTS = {
 #: The schema definition of each input request's method (protocol/capabilities/kinds.py).
 _SERVER_REQUESTS = {kind.method: kind.request_schema for kind in INPUT_KINDS}
 _DEFS: dict[str, dict[str, Any]] = {}
+#: (era, definition name) -> that definition compiled (protocol/checks/compiled.py), made once.
+_COMPILED: dict[tuple[str, str], Holds] = {}
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
@@ -71,6 +74,14 @@ def _defs(era: str) -> dict[str, Any]:
     return _DEFS[version]
 
 
+def _holds(era: str, name: str, value: object) -> bool:
+    """True when `value` meets definition `name` of `era`'s schema (compiled the first time)."""
+    holds = _COMPILED.get((era, name))
+    if holds is None:
+        holds = _COMPILED[era, name] = compile_holds(_defs(era), {"$ref": f"#/$defs/{name}"})
+    return holds(value)
+
+
 def check_result(method: str, result: dict[str, Any], era: str) -> None:
     """Check the result of `method` (a JSON-RPC `result` object) for its era ("modern" or
     "legacy"); methods without a definition here pass unchecked, and so does a task
@@ -87,7 +98,8 @@ def check_result(method: str, result: dict[str, Any], era: str) -> None:
         name = "InputRequiredResult"
     elif era == "modern" and result_type not in (None, "complete"):
         return  # unknown result types are the engine's to refuse
-    _check(_defs(era), {"$ref": f"#/$defs/{name}"}, result, "result", f"{method} result")
+    if not _holds(era, name, result):
+        _check(_defs(era), {"$ref": f"#/$defs/{name}"}, result, "result", f"{method} result")
     if name == "InputRequiredResult":
         for key, request in (result.get("inputRequests") or {}).items():
             check_input_request(request, f"result.inputRequests[{_key(key)}]", era)
@@ -106,7 +118,8 @@ def check_input_request(request: Any, path: str, era: str) -> None:
                            f"expected one of {', '.join(_SERVER_REQUESTS)}, got {_shown(method)}")
     if era == "legacy":  # the envelope (id, jsonrpc) was checked by the transport
         request = {"id": 0, "jsonrpc": "2.0", **request}
-    _check(_defs(era), {"$ref": f"#/$defs/{name}"}, request, path, f"{method} request")
+    if not _holds(era, name, request):
+        _check(_defs(era), {"$ref": f"#/$defs/{name}"}, request, path, f"{method} request")
 
 
 def check_server_request(msg: dict[str, Any]) -> None:
