@@ -428,7 +428,15 @@ class DirectLane:
         named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets
         self._start = f"POST {target} HTTP/1.1\r\nHost: {named if port == 80 else f'{named}:{port}'}\r\n"
         self._connect_timeout = connect_timeout
-        self._base = [(name, value) for name, value in base_headers if name.lower() not in FRAMING_HEADERS]
+        # The client's headers as lines, each checked once: (name in lower case, its line or
+        # None when it is not ASCII, whether HTTP refuses it).
+        self._base: list[tuple[str, str | None, bool]] = []
+        for name, value in base_headers:
+            if name.lower() not in FRAMING_HEADERS:
+                try:
+                    self._base.append((name.lower(), _header_line(name, value), False))
+                except httpx2.LocalProtocolError:
+                    self._base.append((name.lower(), None, True))
         self._idle: list[_Wire] = []
         self._open: set[_Wire] = set()
         self._lock = threading.Lock()
@@ -453,12 +461,18 @@ class DirectLane:
         given = [(name, value) for name, value in headers.items() if name.lower() not in FRAMING_HEADERS]
         replaced = {name.lower() for name, _ in given}
         lines = [self._start]
-        for name, value in [pair for pair in self._base if pair[0].lower() not in replaced] + given:
-            if not (name.isascii() and value.isascii()):
+        for lower, line, refused in self._base:  # first, as httpx2 sends them
+            if lower not in replaced:
+                if refused:
+                    raise httpx2.LocalProtocolError("Illegal header name or value")
+                if line is None:
+                    return None
+                lines.append(line)
+        for name, value in given:
+            given_line = _header_line(name, value)
+            if given_line is None:
                 return None
-            if _TOKEN.fullmatch(name) is None or _BAD_VALUE.search(value):
-                raise httpx2.LocalProtocolError("Illegal header name or value")
-            lines.append(f"{name}: {value}\r\n")
+            lines.append(given_line)
         lines.append(f"Content-Length: {length}\r\n\r\n")
         return "".join(lines).encode("ascii")
 
@@ -594,6 +608,19 @@ def upgraded(resp: DirectResponse, request: httpx2.Request, client: httpx2.Clien
     if "set-cookie" in resp.headers:
         client.cookies.extract_cookies(wrapped)
     return wrapped
+
+
+def _header_line(name: str, value: str) -> str | None:
+    """`name: value` and CRLF; None when either is not ASCII (httpx2's way then).
+
+    Raises:
+        httpx2.LocalProtocolError: a name or value HTTP does not allow.
+    """
+    if not (name.isascii() and value.isascii()):
+        return None
+    if _TOKEN.fullmatch(name) is None or _BAD_VALUE.search(value):
+        raise httpx2.LocalProtocolError("Illegal header name or value")
+    return f"{name}: {value}\r\n"
 
 
 def _readable(sock: socket.socket) -> bool:
