@@ -114,6 +114,10 @@ class Headers(Mapping[str, str]):
     def __getitem__(self, name: str) -> str:
         return self._joined[name.lower()]
 
+    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        """The value of `name` (any case), or `default`: one look-up (Mapping's own `get` is three calls)."""
+        return self._joined.get(name.lower(), default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._joined)
 
