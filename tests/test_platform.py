@@ -11,6 +11,7 @@ import contextlib
 import importlib
 import os
 import re
+import socket
 import subprocess
 import sys
 import textwrap
@@ -20,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mrtr_cli.platform import filelock, proctree, shellwords
+from mrtr_cli.platform import filelock, proctree, shellwords, sockets
 from mrtr_cli.platform._windows import shellwords as win
 from mrtr_cli.platform.userdirs import choose_state_dir
 from tests.conftest import PY, ROOT, needs_posix
@@ -364,6 +365,30 @@ def test_the_tree_outlives_its_leader_until_it_is_ended(tmp_path):
     finally:
         proctree.end_now(proc)
         proctree.end_escaped(proc, "", 0)
+
+
+# ---------------------------------------------------------------------- waiting on sockets
+@pytest.mark.parametrize("impl", ["facade", "windows"])
+def test_a_socket_is_waited_on_until_it_can_be_read_or_written_or_has_ended(impl):
+    """`wait_socket` (the HTTP direct lane's waits): False when nothing came in time, True once
+    a byte came, at the peer's end, and for room to write; a closed socket raises. The Windows
+    implementation (`select`) takes sockets everywhere, so it runs here too."""
+    wait = sockets.wait_socket if impl == "facade" else importlib.import_module(
+        "mrtr_cli.platform._windows.sockets").wait_socket
+    mine, peer = socket.socketpair()
+    with mine, peer:
+        mine.setblocking(False)
+        assert wait(mine, False, 0) is False
+        assert wait(mine, False, 0.05) is False
+        assert wait(mine, True, None) is True
+        peer.sendall(b"x")
+        assert wait(mine, False, SAFETY) is True
+        assert mine.recv(1) == b"x"
+        peer.shutdown(socket.SHUT_WR)
+        assert wait(mine, False, None) is True
+        assert mine.recv(1) == b""
+    with pytest.raises((OSError, ValueError)):
+        wait(mine, False, 0)
 
 
 # ---------------------------------------------------------------------- the layer itself

@@ -167,6 +167,27 @@ class SessionSlot:
             context.__exit__(type(exc) if exc else None, exc, exc.__traceback__ if exc else None)
 
 
+#: What the first line imports (each loaded lazily for one call's start-up): every line drives
+#: the engine and may be asked a question (the form schema's module); a `call` line types and
+#: checks its arguments by the tool's schema, a `prompt` line its arguments as strings.
+LINE_MODULES = ("mrtr_cli.engine.mrtr", "mrtr_cli.tasks.field", "mrtr_cli.schema.elicit")
+COMMAND_MODULES = {
+    "call": ("mrtr_cli.schema.toolargs", "mrtr_cli.schema.arguments", "mrtr_cli.schema.quickcheck"),
+    "prompt": ("mrtr_cli.schema.arguments", "mrtr_cli.schema.prompt_arguments"),
+}
+
+
+def load_line_modules(commands: set[str]) -> None:
+    """Import what running a line imports (`LINE_MODULES`, and `COMMAND_MODULES` of the lines'
+    `commands`), on the calling thread before the workers start: workers reaching a first
+    import together queue on its lock (all of them, while one loads it), and a worker importing
+    while the interpreter ends can crash it."""
+    import importlib  # noqa: PLC0415 - loaded with the interpreter
+
+    for name in LINE_MODULES + tuple(name for command in sorted(commands) for name in COMMAND_MODULES.get(command, ())):
+        importlib.import_module(name)
+
+
 class BatchRunner:
     """Runs `lines` and hands each record to `sink`, filling `summary`.
 
@@ -228,6 +249,7 @@ class BatchRunner:
             # charged to the first lines); if it fails, each line tries again and says why.
             with contextlib.suppress(MrtrError):
                 self.app.catalog(session).load()
+        load_line_modules({line.command for line in self.lines if line.error is None})
         workers = [threading.Thread(target=self._work, name=f"mrtr-batch-{i}", daemon=True)
                    for i in range(min(self.jobs, len(self.lines)))]
         for worker in workers:

@@ -453,3 +453,31 @@ def test_q_silences_the_notes_of_unused_flags_and_only_them(mrtr, tmp_path):
     # the line that is the person's own mistake is still named, and the exit codes agree
     assert "line 2" in quiet.stderr and quiet.code == loud.code == 2
     assert [r["id"] for r in records(quiet.stdout)] == [r["id"] for r in records(loud.stdout)]
+
+
+# ---------------------------------------------------------------------- workers
+def test_no_batch_worker_imports_a_module(server, tmp_path):
+    """What a line imports is loaded before the workers start (batch/runner.py
+    load_line_modules): a worker importing while the interpreter ends can crash it, and the
+    workers would queue on the import's lock. Calls, prompts and reads, with `-j 4`."""
+    batch = write_lines(tmp_path / "in.jsonl", [
+        *({"call": "echo", "arguments": {"text": f"t{i}"}} for i in range(8)),
+        {"call": "ask", "answers": {"fields": {"name": "N"}}}, {"prompt": "greet", "arguments": {"name": "P"}},
+        {"read": "mem://1"}])
+    script = r"""
+import sys, threading
+imports = []
+sys.addaudithook(lambda event, args: event == "import" and threading.current_thread() is not threading.main_thread()
+                 and threading.current_thread().name.startswith("mrtr-batch") and imports.append(args[0]))
+sys.argv = ["mrtr", *sys.argv[1:]]
+from mrtr_cli.cli.entry import main
+try:
+    main()
+finally:
+    sys.stderr.write(f"worker imports: {sorted(set(imports))}\n")
+"""
+    proc = subprocess.run([PY, "-c", script, *server.args, "batch", str(batch), "-j", "4"], capture_output=True,
+                          text=True, cwd=ROOT, env=clean_env(tmp_path), timeout=SAFETY)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["exitCode"] for line in proc.stdout.splitlines()] == [0] * 11
+    assert "worker imports: []" in proc.stderr.splitlines()

@@ -31,7 +31,11 @@ request went (tests/transport/http/test_lane.py feeds the same replies to both):
   short answer.
 
 Every wait (connect, send, each read) is bounded by the request's deadline, the whole of it:
-a server trickling a byte at a time cannot outlive the caller's time. httpx2 is imported by
+a server trickling a byte at a time cannot outlive the caller's time. A connection's socket is
+non-blocking once open, and each wait is the lane's own (`platform.sockets.wait_socket`): a
+request costs a look at the idle socket, a send, and a wait and a read per block, with no
+change of the socket's timeout mode between them (each such change is a system call that
+hands the interpreter to another thread, and `-j 16` workers queue for it). httpx2 is imported by
 the transport before any request (this module's import of it is a lookup): no worker thread
 ever imports a module, which can crash an interpreter that is shutting down. `DirectLane.close`
 wakes every thread blocked in one of its sockets and waits for them to leave it.
@@ -57,6 +61,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import httpx2
 
+from mrtr_cli.platform.sockets import wait_socket
 from mrtr_cli.transport.base import FRAMING_HEADERS
 
 #: Bytes one head (status line and headers), one chunk-size line or one trailer block may
@@ -109,6 +114,10 @@ class Headers(Mapping[str, str]):
     def __getitem__(self, name: str) -> str:
         return self._joined[name.lower()]
 
+    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        """The value of `name` (any case), or `default`: one look-up (Mapping's own `get` is three calls)."""
+        return self._joined.get(name.lower(), default)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._joined)
 
@@ -146,18 +155,18 @@ class _Wire:
             httpx2.ReadTimeout: the deadline passed.
             httpx2.ReadError: the connection failed (or was closed by `DirectLane.close`).
         """
-        if deadline is None:
-            self.sock.settimeout(None)
-        else:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise httpx2.ReadTimeout("timed out")
-            self.sock.settimeout(left)
+        sock = self.sock
         try:
-            with self.lane.reading():
-                data = self.sock.recv(_CHUNK)
-        except TimeoutError:
-            raise httpx2.ReadTimeout("timed out") from None
+            with self.lane.inside:
+                while True:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0 or not wait_socket(sock, False, left):
+                        raise httpx2.ReadTimeout("timed out")
+                    try:
+                        data = sock.recv(_CHUNK)
+                    except BlockingIOError:  # woken for nothing: wait again
+                        continue
+                    break
         except (OSError, ValueError) as exc:
             raise httpx2.ReadError(str(exc) or type(exc).__name__) from None
         self.buf += data
@@ -383,6 +392,28 @@ class DirectResponse:
             self._lane.discard(self._wire)
 
 
+class _Inside:
+    """`with lane.inside:` around each use of a socket of a lane, counting the threads in them
+    (`count`; `quiet` is notified when it falls to 0, under the lane's lock)."""
+
+    __slots__ = ("_lock", "count", "quiet")
+
+    def __init__(self, lock: threading.Lock):
+        self._lock = lock
+        self.count = 0
+        self.quiet = threading.Condition(lock)
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self.count -= 1
+            if not self.count:
+                self.quiet.notify_all()
+
+
 class DirectLane:
     """Pooled HTTP/1.1 connections to the origin of one `http://` URL, for POSTs to it.
 
@@ -401,26 +432,26 @@ class DirectLane:
         named = f"[{host}]" if ":" in host else host  # an IPv6 address in brackets
         self._start = f"POST {target} HTTP/1.1\r\nHost: {named if port == 80 else f'{named}:{port}'}\r\n"
         self._connect_timeout = connect_timeout
-        self._base = [(name, value) for name, value in base_headers if name.lower() not in FRAMING_HEADERS]
+        # The client's headers as lines, each checked once: (name in lower case, its line or
+        # None when it is not ASCII, whether HTTP refuses it).
+        self._base: list[tuple[str, str | None, bool]] = []
+        for name, value in base_headers:
+            if name.lower() not in FRAMING_HEADERS:
+                try:
+                    self._base.append((name.lower(), _header_line(name, value), False))
+                except httpx2.LocalProtocolError:
+                    self._base.append((name.lower(), None, True))
         self._idle: list[_Wire] = []
         self._open: set[_Wire] = set()
         self._lock = threading.Lock()
         self._closed = False
-        self._readers = 0  # threads inside a blocking socket call of the lane (`reading`)
-        self._quiet = threading.Condition(self._lock)
+        #: Around each use of a socket: `close` waits for the threads inside to leave.
+        self.inside = _Inside(self._lock)
 
-    @contextlib.contextmanager
-    def reading(self) -> Iterator[None]:
-        """Around each use of a socket: `close` waits for the threads inside to leave."""
-        with self._lock:
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._readers -= 1
-                if not self._readers:
-                    self._quiet.notify_all()
+    @property
+    def _readers(self) -> int:
+        """Threads inside a socket call of the lane (`inside`) at this moment."""
+        return self.inside.count
 
     def head_bytes(self, headers: Mapping[str, str], length: int) -> bytes | None:
         """The request's head: the client's headers (repeats kept, in order), then `headers`,
@@ -434,12 +465,18 @@ class DirectLane:
         given = [(name, value) for name, value in headers.items() if name.lower() not in FRAMING_HEADERS]
         replaced = {name.lower() for name, _ in given}
         lines = [self._start]
-        for name, value in [pair for pair in self._base if pair[0].lower() not in replaced] + given:
-            if not (name.isascii() and value.isascii()):
+        for lower, line, refused in self._base:  # first, as httpx2 sends them
+            if lower not in replaced:
+                if refused:
+                    raise httpx2.LocalProtocolError("Illegal header name or value")
+                if line is None:
+                    return None
+                lines.append(line)
+        for name, value in given:
+            given_line = _header_line(name, value)
+            if given_line is None:
                 return None
-            if _TOKEN.fullmatch(name) is None or _BAD_VALUE.search(value):
-                raise httpx2.LocalProtocolError("Illegal header name or value")
-            lines.append(f"{name}: {value}\r\n")
+            lines.append(given_line)
         lines.append(f"Content-Length: {length}\r\n\r\n")
         return "".join(lines).encode("ascii")
 
@@ -472,15 +509,24 @@ class DirectLane:
             raise
 
     def _write(self, wire: _Wire, data: bytes, deadline: float | None) -> None:
-        timeout = WRITE_TIMEOUT if deadline is None else deadline - time.monotonic()
-        if timeout <= 0:
+        if deadline is None:
+            deadline = time.monotonic() + WRITE_TIMEOUT
+        elif deadline - time.monotonic() <= 0:
             raise httpx2.WriteTimeout("timed out")
-        wire.sock.settimeout(timeout)
+        sock, view = wire.sock, memoryview(data)
         try:
-            with self.reading():
-                wire.sock.sendall(data)
-        except TimeoutError:
-            raise httpx2.WriteTimeout("timed out sending the request") from None
+            with self.inside:
+                while True:
+                    try:
+                        sent = sock.send(view)
+                    except BlockingIOError:  # the socket's buffer is full: wait for room
+                        sent = 0
+                    view = view[sent:]
+                    if not view:
+                        return
+                    left = deadline - time.monotonic()
+                    if left <= 0 or not wait_socket(sock, True, left):
+                        raise httpx2.WriteTimeout("timed out sending the request")
         except (OSError, ValueError) as exc:
             raise httpx2.WriteError(str(exc) or type(exc).__name__) from None
 
@@ -506,6 +552,7 @@ class DirectLane:
         except OSError as exc:
             raise httpx2.ConnectError(str(exc) or type(exc).__name__) from None
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setblocking(False)  # each wait is the lane's own (`wait_socket`), bounded by the request's deadline
         wire = _Wire(sock, self)
         with self._lock:
             closed = self._closed
@@ -541,7 +588,7 @@ class DirectLane:
         for wire in wires:
             self.discard(wire)  # a blocked read returns at once
         with self._lock:
-            self._quiet.wait_for(lambda: not self._readers, CLOSE_WAIT)
+            self.inside.quiet.wait_for(lambda: not self._readers, CLOSE_WAIT)
 
 
 class _LaneStream(httpx2.SyncByteStream):
@@ -567,14 +614,23 @@ def upgraded(resp: DirectResponse, request: httpx2.Request, client: httpx2.Clien
     return wrapped
 
 
+def _header_line(name: str, value: str) -> str | None:
+    """`name: value` and CRLF; None when either is not ASCII (httpx2's way then).
+
+    Raises:
+        httpx2.LocalProtocolError: a name or value HTTP does not allow.
+    """
+    if not (name.isascii() and value.isascii()):
+        return None
+    if _TOKEN.fullmatch(name) is None or _BAD_VALUE.search(value):
+        raise httpx2.LocalProtocolError("Illegal header name or value")
+    return f"{name}: {value}\r\n"
+
+
 def _readable(sock: socket.socket) -> bool:
     """An idle connection's socket has something to read: the server closed it (or sent
-    something unasked); either way it is not reused. A peek without waiting."""
+    something unasked); either way it is not reused. A look without waiting."""
     try:
-        sock.settimeout(0)
-        sock.recv(1, socket.MSG_PEEK)  # bytes, or b"" at the end: readable
-    except BlockingIOError:
-        return False
+        return wait_socket(sock, False, 0)
     except (OSError, ValueError):
         return True
-    return True

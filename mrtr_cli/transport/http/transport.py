@@ -576,7 +576,8 @@ class HttpTransport(EventStreams, Transport):
                 seconds, or the connection failed (`_connect_error`).
         """
         sent = self._headers(post.headers)
-        self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **sent}})
+        if self._on_http is not None:
+            self._trace("request", {"method": "POST", "url": self.url, "headers": {**self._user_headers, **sent}})
         left = post.acknowledge
         if post.acknowledge is None and post.remaining is not None:
             left = post.remaining()
@@ -609,7 +610,8 @@ class HttpTransport(EventStreams, Transport):
         return self._connect_error(exc)
 
     def _trace_response(self, resp: httpx2.Response) -> None:
-        self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
+        if self._on_http is not None:  # the headers are copied for a trace hook only
+            self._trace("response", {"status": resp.status_code, "headers": dict(resp.headers)})
 
     def _read_response(self, resp: httpx2.Response, rid: object, headers: dict[str, str],
                        remaining: Remaining | None = None) -> Message:
