@@ -10,8 +10,8 @@ Markers (an HTML comment on the line right before a ```sh block):
   test suite or benchmarks; not run.
 
 Every ```sh block carries one of these markers (checked), so a new example is either run
-or says why not. The marked blocks run in order (README.md first,
-then docs/*.md by name), each in a new `bash` in one scratch directory holding a copy of
+or says why not. The marked blocks of each page run in order, one test per page (README.md, then
+docs/*.md by name), each in a new `bash` in the page's scratch directory holding a copy of
 the repository's `examples/`, `tests/servers/` and the stand-in browser
 `tests/oauth_browser.py` (so the files blocks write never land
 in the checkout), with a fresh state directory (`XDG_STATE_HOME`) and `TMPDIR`, and `mrtr`
@@ -90,33 +90,43 @@ def stop_background_servers(temp: Path) -> None:
             os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
 
 
-def test_every_marked_example_runs(tmp_path):
+def _documents_with_runs() -> list[Path]:
+    return [path for path in documents() if any(block["kind"] == "run" for block in blocks(path))]
+
+
+def test_enough_examples_are_run():
+    kinds = [block["kind"] for path in documents() for block in blocks(path)]
+    for kind in kinds:
+        assert kind in ("run", "interactive", "setup"), kind
+    assert kinds.count("run") >= 8
+
+
+@pytest.mark.parametrize("path", _documents_with_runs(), ids=lambda path: path.name)
+def test_every_marked_example_runs(tmp_path, path):
+    """One page's run blocks, in order, in one scratch directory (a page's blocks may use what
+    its earlier blocks started or wrote; pages do not share anything)."""
     work, env = scratch(tmp_path)
     ports: dict[str, str] = {}
-    ran = 0
     try:
-        for path in documents():
-            for block in blocks(path):
-                if block["kind"] != "run":
-                    assert block["kind"] in ("interactive", "setup"), f"{path.name}:{block['line']}: {block['kind']}"
-                    continue
-                def port(match: re.Match[str]) -> str:
-                    return ports.setdefault(match.group(1), str(free_port()))
+        for block in blocks(path):
+            if block["kind"] != "run":
+                continue
 
-                body = PORT.sub(port, block["body"])
-                shell = ["bash", "-c", body] if block["script"] else ["bash", "-e", "-o", "pipefail", "-c", body]
-                run = subprocess.run(shell, cwd=work, env=env, capture_output=True, text=True, timeout=300,
-                                     stdin=subprocess.DEVNULL)
-                where = f"{path.relative_to(ROOT)} line {block['line']}:\n{block['body']}"
-                output = run.stdout + run.stderr
-                assert run.returncode == 0, f"{where}\nexit {run.returncode}\n{output}"
-                for text in block["expect"]:
-                    text = PORT.sub(port, text)
-                    assert text in output, f"{where}\nexpected {text!r} in:\n{output}"
-                ran += 1
+            def port(match: re.Match[str]) -> str:
+                return ports.setdefault(match.group(1), str(free_port()))
+
+            body = PORT.sub(port, block["body"])
+            shell = ["bash", "-c", body] if block["script"] else ["bash", "-e", "-o", "pipefail", "-c", body]
+            run = subprocess.run(shell, cwd=work, env=env, capture_output=True, text=True, timeout=300,
+                                 stdin=subprocess.DEVNULL)
+            where = f"{path.relative_to(ROOT)} line {block['line']}:\n{block['body']}"
+            output = run.stdout + run.stderr
+            assert run.returncode == 0, f"{where}\nexit {run.returncode}\n{output}"
+            for text in block["expect"]:
+                text = PORT.sub(port, text)
+                assert text in output, f"{where}\nexpected {text!r} in:\n{output}"
     finally:
         stop_background_servers(tmp_path / "tmp")
-    assert ran >= 8
 
 
 def test_every_shell_block_is_marked():
