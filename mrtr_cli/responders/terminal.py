@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from mrtr_cli.credentials import REDACTED
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.color import console as styled_console
@@ -181,7 +182,10 @@ class TerminalResponder:
         return fields if picked == ALL_FIELDS else [f for f in fields if f.name == picked]
 
     def _shown(self, f: FormField, answers: dict[str, Any]) -> str:
-        return _one_line(f.display(answers[f.name])) if f.name in answers else "(empty)"
+        """A field's answer as the review shows it: a masked one (`FormField.masked`) as `***`."""
+        if f.name not in answers:
+            return "(empty)"
+        return REDACTED if f.masked else _one_line(f.display(answers[f.name]))
 
     def _show_review(self, ask: InputAsk, fields: list[FormField], answers: dict[str, Any]) -> None:
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
@@ -276,7 +280,7 @@ class TerminalResponder:
         # The buffer shows an inert copy of a server default; accepting it unchanged sends the default itself.
         shown = _one_line(raw)
         try:
-            text = self._ask_until_valid(self._label(f), shown, check)
+            text = self._ask_until_valid(self._label(f), shown, check, secret=f.masked)
         except (KeyboardInterrupt, EOFError):
             self._keep_unentered(f, shown)
             raise
@@ -302,13 +306,15 @@ class TerminalResponder:
         self.partial[f.name] = value if f.check(value) is None else text
         self.cleared.discard(f.name)
 
-    def _ask_until_valid(self, label: str, default: str, check: Any) -> str:
+    def _ask_until_valid(self, label: str, default: str, check: Any, *, secret: bool = False) -> str:
         """Ask a text field until `check(text)` is True; a refused value is shown with its
         reason on the line right above the field, which is asked again with that value
         filled in (questionary's own validation shows the reason in a bottom toolbar, far
-        from the field on a tall terminal)."""
+        from the field on a tall terminal). A `secret` field is typed masked (`*` per
+        character), as a password prompt is."""
+        ask = self._q().password if secret else self._q().text
         while True:
-            question = self._q().text(label, default=default, **self._pt)
+            question = ask(label, default=default, **self._pt)
             try:
                 text: str = self._ask(question)
             except (KeyboardInterrupt, EOFError):  # what the field holds, Entered or not
@@ -317,6 +323,8 @@ class TerminalResponder:
             verdict = check(text)
             if verdict is True:
                 return text
+            if secret and text:  # the reason never shows what was typed into a secret field
+                verdict = str(verdict).replace(text, REDACTED)
             self._refused(verdict)
             default = text
 

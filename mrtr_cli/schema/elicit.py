@@ -166,6 +166,16 @@ class FormField:
 
         return is_secret_field(self.name, self.schema)
 
+    @property
+    def masked(self) -> bool:
+        """Whether the value is typed masked and shown as `***` at the terminal: the server's
+        schema says it is a secret (`credentials.secret_schema`: `format: password`,
+        `writeOnly: true`). A name alone (`secret`) does not mask: a field named `author`
+        or `session_title` is typed in the open; it is still left out of the files mrtr writes."""
+        from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
+
+        return secret_schema(self.schema)
+
     def choices_text(self) -> str:
         """The allowed values, each with its title when it differs: "S (Small), M (Medium)"."""
         return ", ".join(c if c == t else f"{c} ({t})" for c, t in self.options)

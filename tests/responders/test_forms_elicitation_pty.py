@@ -449,11 +449,14 @@ def test_a_secret_typed_before_ctrl_c_is_never_saved_and_is_asked_again_on_resum
     note = "login.pin is a secret: not written to the pending document; give it again on resume"
     first = Session(tmp_path, *forms.args, "call", "sign_in")
     first.answer("User *", "ada" + ENTER)
-    first.answer("PIN *", "2468" + ENTER)
+    first.answer("PIN *", "2468x" + ENTER)  # refused by its pattern: the reason does not show it
+    first.expect("PIN *")
+    first.child.send("\x7f" + ENTER)  # Backspace: 2468
     first.answer("Remember me", "\x03")  # Ctrl-C with the PIN typed
     path, content = _signed_in(first)
     assert content == {"user": "ada", "pin": None, "remember": False}, content
     assert note in first.screen
+    assert not _shows_pin(first.screen), first.screen  # typed masked, never echoed
     again = Session(tmp_path, "resume", path)
     again.expect("User *")
     again.expect("ada")
@@ -482,6 +485,14 @@ def test_a_secret_typed_before_ctrl_c_is_never_saved_and_is_asked_again_on_resum
     last.answer("Send these answers?", ENTER)
     assert last.finish() == 0, last.screen
     assert last.stdout.strip() == "welcome ada: pin ok, code ok"
+    assert not _shows_pin(again.screen + last.screen)
+    assert re.search(r"PIN\s+(\x1b\[[0-9;]*m)*\*\*\*", last.screen), last.screen  # the review: ***
+
+
+def _shows_pin(screen: str) -> bool:
+    """Whether the PIN typed (2468) shows anywhere on `screen` (not inside a longer number such
+    as a pending document's name)."""
+    return re.search(r"(?<![\d-])2468(?!\d)", screen) is not None
 
 
 def _signed_in(s: Session) -> tuple[str, dict]:
