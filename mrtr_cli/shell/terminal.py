@@ -37,6 +37,7 @@ def _history_class() -> type:
         def __init__(self, path: str, scrub: Callable[[str], str | None]):
             self.path = path
             self.scrub = scrub
+            self.held: list[str] = []  # lines accepted, not yet run (`store_string`)
             super().__init__()
 
         def load_history_strings(self) -> Iterable[str]:
@@ -58,7 +59,18 @@ def _history_class() -> type:
             return list(reversed(found))
 
         def store_string(self, string: str) -> None:
-            """Append each line of `string` (several when pasted at once) that `scrub` keeps."""
+            """Hold `string` (one line, or several pasted at once) until it has run (`flush`):
+            only then does the shell know each secret it gave (a form's field the server marks
+            secret, registered with the session's redaction while the line runs)."""
+            self.held.append(string)
+
+        def flush(self) -> None:
+            """Append each held line that `scrub` keeps, scrubbed by what the session knows now."""
+            held, self.held = self.held, []
+            for string in held:
+                self._write(string)
+
+        def _write(self, string: str) -> None:
             kept = [text for line in string.split("\n") if line.strip() and (text := self.scrub(line)) is not None]
             if not kept:
                 return
@@ -112,8 +124,9 @@ class TerminalReader:
         self._rest = ""  # the unfinished last line of a paste: the next prompt starts with it
         keys = KeyBindings()
         keys.add(Keys.BracketedPaste)(lambda event: self._pasted(event.current_buffer, event.data))
+        self._history = _history_class()(history_path, scrub)
         self.session: Any = PromptSession(
-            history=_history_class()(history_path, scrub), completer=ThreadedCompleter(_adapter(completer)),
+            history=self._history, completer=ThreadedCompleter(_adapter(completer)),
             complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(), input=self._input,
             output=self._output, reserve_space_for_menu=6, key_bindings=keys)
 
@@ -145,6 +158,7 @@ class TerminalReader:
             parts = prompt() if prompt is not None else [("", "> ")]
             return FormattedText(parts if self.styled else [("", text) for _, text in parts])
 
+        self._history.flush()  # the lines before this one have run
         self.relay.app = self.session.app
         start, self._rest = self._rest, ""
         try:

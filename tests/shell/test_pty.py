@@ -264,6 +264,23 @@ def test_history_is_kept_across_shells_without_secrets(tmp_path, http_servers):
     assert second.stdout == "plain-line\n"
 
 
+def test_history_leaves_out_answers_to_fields_the_form_marks_secret(tmp_path):
+    """`sign_in`'s `login.pin` is a secret by the form's schema only (`writeOnly`): an `-a`
+    answer to it, in any spelling, is not in the history, even on the line that first
+    showed the form (the history is written once the line has run)."""
+    s = Shell(tmp_path, "--stdio", stdio_cmd(SERVERS / "forms_server.py"))
+    s.prompt("forms-test")
+    s.run("call sign_in -a login.user=bob -a login.pin=2472 -a terms.agree=true -a otp.code=777115", "forms-test")
+    s.run("call sign_in -a login.user=bob -apin=2468 -a terms.agree=true -a otp.code=777111", "forms-test")
+    s.run("ping", "forms-test")
+    assert s.finish() == 0
+    assert s.stdout.splitlines()[:2] == ["welcome bob: pin wrong, code wrong", "welcome bob: pin ok, code ok"]
+    data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    assert "2472" not in data and "2468" not in data, data
+    assert "777115" not in data and "777111" not in data, data
+    assert "+ping" in data and "login.user=bob" in data, data
+
+
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_a_list_change_shows_above_the_prompt_and_completes(tmp_path, kind, http_servers):
     flag = tmp_path / "now"
