@@ -79,12 +79,16 @@ def pending_record(line: BatchLine, pending: Mapping[str, object]) -> BatchRecor
 
 
 def error_record(line: BatchLine, err: MrtrError, env: Environment) -> BatchRecord:
-    """A failed line: `{"exitCode", "code", "message", "data"}` (and `hint`), secrets redacted."""
+    """A failed line: `{"exitCode", "code", "message", "data"}` (and `hint`), secrets redacted
+    from every string of it (`data`'s too: a refused answer's `problems` quote the value)."""
+    from mrtr_cli.render.trace import redact_values  # noqa: PLC0415 - only when a line fails
+
     error = error_object(err)
-    error["message"] = env.redact(err.message)
+    error["message"] = err.message
     if err.hint:
-        error["hint"] = env.redact(str(err.hint))
-    return {**_record(line, int(err.exit_status)), "error": error}
+        error["hint"] = str(err.hint)
+    redacted: dict[str, Any] = redact_values(error, env.redact)
+    return {**_record(line, int(err.exit_status)), "error": redacted}
 
 
 def dumps_record(record: Mapping[str, object]) -> str:

@@ -481,3 +481,22 @@ finally:
     assert proc.returncode == 0, proc.stderr
     assert [json.loads(line)["exitCode"] for line in proc.stdout.splitlines()] == [0] * 11
     assert "worker imports: []" in proc.stderr.splitlines()
+
+
+def test_a_refused_secret_answer_is_not_in_the_lines_record(mrtr, forms: Target, tmp_path):
+    """`sign_in`'s `login.pin` is a secret (`writeOnly`): a wrong one given on a line is exit
+    2 for that line, and neither the record's message nor its `data` (the problems quote
+    the refused value) shows it, inline or from an answer file."""
+    answers = tmp_path / "pin.json"
+    answers.write_text(json.dumps({"inputResponses": {"login": {"action": "accept", "content": {
+        "user": "bob", "pin": "24x8zz"}}}}))
+    batch = write_lines(tmp_path / "b.jsonl", [
+        {"id": "file", "call": "sign_in", "answersFile": str(answers)},
+        {"id": "inline", "call": "sign_in", "answers": {"fields": {"user": "bob", "pin": "97x531"}}},
+    ])
+    run = mrtr(*forms.args, "batch", str(batch))
+    got = {r["id"]: r for r in records(run.stdout)}
+    assert got["file"]["exitCode"] == 2 and got["inline"]["exitCode"] == 2, run.stdout
+    assert "24x8zz" not in run.stdout and "97x531" not in run.stdout, run.stdout
+    assert "***" in json.dumps(got["file"]["error"]["data"]), got["file"]
+    assert "24x8zz" not in run.stderr and "97x531" not in run.stderr
