@@ -31,6 +31,15 @@ from tests.prefork import launch_argv, stop_group
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# Hypothesis's own time checks measure the machine, not the code: on two shared cores at a
+# load of 40 a strategy's draw can take over a second (the `too_slow` health check) and an
+# example longer than 200 ms (`deadline`). Every test keeps its pytest-timeout bound.
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+
+hypothesis_settings.register_profile("shared-cores", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+hypothesis_settings.load_profile("shared-cores")
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 SERVERS = TESTS / "servers"

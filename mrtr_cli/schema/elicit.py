@@ -389,7 +389,8 @@ def form_fields(requested_schema: Any) -> list[FormField]:
     """The fields of a `requestedSchema`, in the server's order.
 
     Raises:
-        ValueError: the schema is not an object schema with a `properties` map.
+        ValueError: the schema is not an object schema with a `properties` map, or a field's
+            `pattern` is no regular expression (an answer could not be checked against it).
     """
     if not isinstance(requested_schema, dict):
         raise ValueError("requestedSchema is not an object")
@@ -403,6 +404,13 @@ def form_fields(requested_schema: Any) -> list[FormField]:
     for name, prop in props.items():
         if not isinstance(prop, dict):
             prop = {}
+        pattern = prop.get("pattern")
+        if isinstance(pattern, str):
+            try:
+                re.compile(pattern)
+            except (re.error, RecursionError, OverflowError) as exc:
+                problem = f"its pattern is no regular expression ({exc})"
+                raise ValueError(f"field {json.dumps(str(name))}: {problem}") from None
         enum = _options(prop)
         if enum is not None:
             kind, options = enum

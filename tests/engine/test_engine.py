@@ -336,3 +336,17 @@ def test_an_internal_error_is_one_line_not_a_traceback(mrtr, tmp_path):
     assert r.code == 70
     assert "internal error (a bug in mrtr): RuntimeError: simulated bug" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("given", [["-a", "a.n=x", "--no-input"], ["--no-input"]])
+def test_a_form_field_whose_pattern_is_no_regular_expression_is_the_servers_fault(mrtr, tmp_path, given):
+    """A server's `pattern` that `re` cannot compile is a malformed request (exit 4, one
+    line naming the input and the field), whether or not an answer is given for it."""
+    form = {"method": "elicitation/create", "params": {"mode": "form", "message": "n?", "requestedSchema": {
+        "type": "object", "properties": {"n": {"type": "string", "pattern": "[a-"}}, "required": ["n"]}}}
+    args, _ = raw(tmp_path, {"calls": {"t": [{"result": {"resultType": "input_required",
+                                                        "inputRequests": {"a": form}, "requestState": "s"}}]}})
+    r = mrtr(*args, "call", "t", *given)
+    assert r.code == 4, (r.code, r.stderr)
+    assert 'field "n": its pattern is no regular expression' in r.stderr, r.stderr
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
