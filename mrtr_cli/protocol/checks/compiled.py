@@ -77,13 +77,7 @@ class _Compiler:
             return _yes
         if len(checks) == 1:
             return checks[0]
-
-        def holds(value: Any) -> bool:
-            for check in checks:  # noqa: SIM110 - a loop, not a generator made per value
-                if not check(value):
-                    return False
-            return True
-        return holds
+        return _every(checks)
 
     # ------------------------------------------------------------ the keywords, as validate.py reads them
     @staticmethod
@@ -167,13 +161,7 @@ class _Compiler:
         subs = [self.node(sub) for sub in schema.get("allOf", ())]
         if not subs:
             return None
-
-        def holds(value: Any) -> bool:
-            for sub in subs:  # noqa: SIM110 - a loop, not a generator made per value
-                if not sub(value):
-                    return False
-            return True
-        return holds
+        return _every(subs)
 
     def _any_of(self, schema: dict[str, Any]) -> Holds | None:
         if "anyOf" not in schema:
@@ -204,3 +192,14 @@ def type_check(expected: Any) -> Holds:
     if kind is None:
         return _yes
     return lambda value: isinstance(value, kind)
+
+
+def _every(checks: list[Holds]) -> Holds:
+    """One check that holds when each of `checks` holds (in order, stopping at the first no)."""
+
+    def holds(value: Any) -> bool:
+        for check in checks:  # noqa: SIM110 - a loop, not a generator made per value
+            if not check(value):
+                return False
+        return True
+    return holds
