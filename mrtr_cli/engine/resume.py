@@ -136,9 +136,8 @@ def _check_input_requests(path: str, input_requests: dict[str, Any]) -> None:
         UsageError: one breaks the schema, or its form schema cannot be used (a pattern
             that is no regular expression).
     """
-    import re  # noqa: PLC0415 - start-up time: only `mrtr resume`
-
     from mrtr_cli.protocol.checks.validate import InvalidShape, check_input_request  # noqa: PLC0415 - lazy
+    from mrtr_cli.schema.elicit import form_fields  # noqa: PLC0415 - lazy
 
     for key, request in input_requests.items():
         where = f"inputRequests[{json.dumps(key)}]"
@@ -147,15 +146,12 @@ def _check_input_requests(path: str, input_requests: dict[str, Any]) -> None:
         except InvalidShape as exc:
             raise UsageError(f"{path}: the pending document's {exc.what} is invalid: "
                              f"{exc.path}: {exc.problem}") from None
-        fields = ((request.get("params") or {}).get("requestedSchema") or {}).get("properties")
-        for name, field_schema in (fields.items() if isinstance(fields, dict) else ()):
-            pattern = field_schema.get("pattern") if isinstance(field_schema, dict) else None
-            if isinstance(pattern, str):
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    raise UsageError(f"{path}: {where} field {json.dumps(name)}: its pattern is no regular "
-                                     f"expression ({exc})") from None
+        requested = (request.get("params") or {}).get("requestedSchema")
+        if requested is not None:
+            try:
+                form_fields(requested)  # the check a server's form gets (a pattern that is no regex)
+            except ValueError as exc:
+                raise UsageError(f"{path}: {where} {exc}") from None
 
 
 def is_rejected_state(err: object) -> bool:
