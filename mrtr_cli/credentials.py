@@ -15,9 +15,12 @@ import re
 
 #: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
 #: does not use them does not compile them, docs/performance.md.)
-#: Parts of header, environment-variable and query-parameter names that mark a credential.
-_SECRET_NAME = (r"(?i)auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
-                r"private[-_]?key|^key$|signature|^sig$|bearer|jwt|^code$")
+#: Parts of names that mark a credential, in any name.
+_SECRET_WORDS = (r"(?i)auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
+                 r"private[-_]?key|signature|bearer|jwt")
+#: Header, environment-variable and query-parameter names: those words, and the short names a
+#: URL or header gives a credential (`key`, `sig`, OAuth's `code`).
+_SECRET_NAME = _SECRET_WORDS + r"|^key$|^sig$|^code$"
 
 
 def is_secret_name(name: str) -> bool:
@@ -37,10 +40,13 @@ def secret_schema(schema: object) -> bool:
 def is_secret_field(name: str, schema: object) -> bool:
     """The one rule for a field of a form (a `requestedSchema` property, 2026-07-28
     client/elicitation) or a tool argument (an `inputSchema` property): its value is a secret
-    when its property schema says so (`secret_schema`) or its name does (`is_secret_name`).
+    when its property schema says so (`secret_schema`) or its name holds a credential word
+    (`_SECRET_WORDS`: `password`, `api_key`, `token`, ...). The short names a URL gives a
+    credential (`key`, `sig`, `code`) do not make a field secret: a form's `code` is as often
+    a country, promotion or error code, and a server marks a secret one `writeOnly`.
     Such a value is never written to a pending document, `--save-answers` file or the shell's
     history, and is redacted from diagnostics and traces."""
-    return secret_schema(schema) or is_secret_name(name)
+    return secret_schema(schema) or re.search(_SECRET_WORDS, name) is not None
 
 
 def secret_properties(schema: object) -> list[str]:

@@ -232,7 +232,9 @@ def test_the_user_is_what_comes_before_the_first_colon():
     ("pin", {"type": "string", "format": "password"}, True),
     ("password", {"type": "string"}, True),
     ("api_key", {"type": "string"}, True),
-    ("code", {"type": "string"}, True),
+    ("code", {"type": "string"}, False),  # a URL's short credential names (key, sig, code) are not a field's
+    ("key", {"type": "string"}, False),
+    ("code", {"type": "string", "writeOnly": True}, True),
     ("pin", {"type": "string", "writeOnly": False}, False),
     ("pin", {"type": "string", "format": "email"}, False),
     ("city", None, False),

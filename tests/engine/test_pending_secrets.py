@@ -5,7 +5,7 @@ document (`answered`, `sentResponses`, the `answersTemplate`), not `--save-answe
 stderr says which one, and `resume` takes it again from `-a`, `--answers` or the terminal.
 
 The test server's `sign_in` (tests/servers/forms_server.py): round 1 asks "login" (`user`,
-`pin`: writeOnly, `remember`) and "terms" (`agree`); round 2 asks "otp" (`code`: secret by name).
+`pin`: writeOnly, `remember`) and "terms" (`agree`); round 2 asks "otp" (`code`: writeOnly).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ Tools:
   `isError: true` ("refused: ACTION"), for which exit code wins (the precedence).
 - `sign_in`: round 1 asks "login" (`user`; `pin`, a secret by its schema: `writeOnly`,
   digits; `remember`) and "terms" (`agree`), round 2 asks "otp" (`code`, a secret by its
-  name); the result says whether the pin (2468) and the code (777111) were right, never
-  what they were. The round-2 requestState carries the user and whether the pin was right,
+  schema too: `writeOnly`); the result says whether the pin (2468) and the code (777111)
+  were right, never what they were. The round-2 requestState carries the user and whether the pin was right,
   never the pin.
 - `hostile`: a form whose message, titles, descriptions and enum titles carry ANSI escape
   sequences, an OSC title change and a carriage-return overwrite; its result text does too.
@@ -115,7 +115,8 @@ def sign_in(responses: dict, state: str | None):
         login = responses["login"].content
         pin = "ok" if login.get("pin") == "2468" else "wrong"
         return InputRequiredResult(
-            input_requests={"otp": form("The code we sent you", simple({"code": {"type": "string"}}, ["code"]))},
+            input_requests={"otp": form("The code we sent you",
+                                        simple({"code": {"type": "string", "writeOnly": True}}, ["code"]))},
             request_state=f"sign-in-2|{login.get('user')}|{pin}",
         )
     return InputRequiredResult(input_requests={
