@@ -1,4 +1,4 @@
-"""Every regular expression that comes from a server (or a file) is compiled and matched here, with a bound on the work.
+"""Every regular expression from a server (or a file) is compiled and matched here, with a bound on the work.
 
 Spec: JSON Schema 2020-12 validation 6.3.3 (`pattern`) and core 10.3.2.2
 (`patternProperties`), as used by a tool's `inputSchema` (server/tools) and a form's
@@ -7,7 +7,9 @@ Spec: JSON Schema 2020-12 validation 6.3.3 (`pattern`) and core 10.3.2.2
 A backtracking engine can take exponential time on a pattern such as `^(a|a)*$`, so a
 server's pattern is matched with the `regex` package (imported only when a schema has a
 pattern), whose `timeout` stops a match after `MATCH_SECONDS` of CPU time: the match
-raises `SlowPattern` (exit 4, the server's schema cannot be used). `regex` reads the
+raises `SlowPattern` (exit 4, the server's schema cannot be used). A match also ends
+with the run's `--timeout` (`bound_by`; exit 7), however many patterns a schema has,
+and gets no more CPU time than is left of it. `regex` reads the
 syntax of Python's `re` (VERSION0), with the same meaning of `\\d`, `\\w` and `$`, and
 also accepts some that `re` refuses (`\\p{L}`, `(?<name>...)`, as ECMA-262 does).
 
@@ -23,9 +25,9 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from mrtr_cli.errors import ProtocolError
+from mrtr_cli.errors import ProtocolError, TimeoutExpired
 
 if TYPE_CHECKING:  # pragma: no cover
     import regex
@@ -33,6 +35,36 @@ if TYPE_CHECKING:  # pragma: no cover
 #: CPU seconds one match of a server's pattern may take (a pattern's usual match takes
 #: microseconds; CPU time, so a loaded machine does not make a good pattern fail).
 MATCH_SECONDS = 0.25
+
+
+class RunBound(Protocol):
+    """The run's `--timeout` as this module reads it (protocol/deadline.py `Deadline`)."""
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or None when unbounded."""
+
+    def describe(self) -> str:
+        """" after 2s" for a timeout message ("" when unbounded)."""
+
+
+class _Unbounded:
+    def remaining(self) -> float | None:
+        return None
+
+    def describe(self) -> str:
+        return ""
+
+
+#: The bound of the run in progress (`bound_by`): a match never outlasts it.
+_run: RunBound = _Unbounded()
+
+
+def bound_by(run: RunBound) -> None:
+    """Bound every later match by `run` as well (the application layer's `--timeout`
+    deadline): a match gets at most the time left of it, and once it has run out a match
+    raises `TimeoutExpired` (exit 7), so that no number of patterns outlasts `--timeout`."""
+    global _run  # noqa: PLW0603 - one run's bound for the process, set by the application layer
+    _run = run
 
 
 class PatternError(ValueError):
@@ -83,11 +115,23 @@ def search(pattern: str, text: str) -> bool:
     Raises:
         PatternError: `pattern` is no regular expression.
         SlowPattern: the match took over `MATCH_SECONDS` of CPU time.
+        TimeoutExpired: the run's bound (`bound_by`) ran out before or during the match.
     """
+    left = _run.remaining()
+    if left is not None and left <= 0:
+        raise _timed_out(pattern)
+    limit = MATCH_SECONDS if left is None else min(MATCH_SECONDS, left)
     try:
-        return compiled(pattern).search(text, timeout=MATCH_SECONDS) is not None
+        return compiled(pattern).search(text, timeout=limit) is not None
     except TimeoutError:
-        raise SlowPattern(pattern) from None
+        raise (SlowPattern(pattern) if limit >= MATCH_SECONDS else _timed_out(pattern)) from None
+
+
+def _timed_out(pattern: str) -> TimeoutExpired:
+    from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on this error
+
+    shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+    return TimeoutExpired(f"timed out{_run.describe()} matching the server's pattern {quote_value(shown)}")
 
 
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[Any]:

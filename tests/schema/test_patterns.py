@@ -12,9 +12,11 @@ import warnings
 import pytest
 from jsonschema import Draft202012Validator
 
+from mrtr_cli.errors import TimeoutExpired
+from mrtr_cli.schema import patterns
 from mrtr_cli.schema.arguments import validate_arguments
 from mrtr_cli.schema.elicit import form_fields, validate_content
-from mrtr_cli.schema.patterns import PatternError, SlowPattern, bounded_validator, compiled, search
+from mrtr_cli.schema.patterns import PatternError, SlowPattern, bound_by, bounded_validator, compiled, search
 from tests.conftest import SERVERS, stdio_cmd
 
 #: Exponential for every backtracking engine (`regex` too) on `CATASTROPHIC`.
@@ -53,6 +55,33 @@ def test_a_match_that_takes_too_long_is_the_servers_fault():
         search(SLOW, CATASTROPHIC)
     assert caught.value.exit_status == 4
     assert '"^(a|a)*$" took too long to match' in caught.value.message
+
+
+class _Bound:
+    """A run's `--timeout` with `left` seconds left."""
+
+    def __init__(self, left: float):
+        self.left = left
+
+    def remaining(self) -> float:
+        return self.left
+
+    def describe(self) -> str:
+        return " after 2s"
+
+
+def test_the_runs_timeout_bounds_every_match(monkeypatch):
+    """With the run's `--timeout` spent, no match starts; with less left than a match may
+    take, a slow match ends when the run's time does (exit 7, not the pattern's exit 4)."""
+    monkeypatch.setattr(patterns, "_run", patterns._run)  # put back after the test
+    bound_by(_Bound(0.0))
+    with pytest.raises(TimeoutExpired, match='^timed out after 2s matching the server\'s pattern "a"'):
+        search("a", "a")
+    bound_by(_Bound(0.05))
+    assert search("a", "a")
+    with pytest.raises(TimeoutExpired) as caught:
+        search(SLOW, CATASTROPHIC)
+    assert caught.value.exit_status == 7
 
 
 @pytest.mark.parametrize(("schema", "instance"), [
