@@ -67,6 +67,16 @@ def proof_key(stored: object) -> ProofKey | None:
     return ProofKey.from_stored(stored)
 
 
+def bounding_patterns(deadline: Deadline) -> Deadline:
+    """`deadline`, made the bound of every later match of a server's pattern as well
+    (schema/patterns.py `bound_by`: CPU work on a schema ends with `--timeout` too)."""
+    if deadline.timeout is not None:
+        from mrtr_cli.schema.patterns import bound_by  # noqa: PLC0415 - only with --timeout (start-up time)
+
+        bound_by(deadline)
+    return deadline
+
+
 class App:
     """One run of `mrtr` (implements `runcontext.RunContext`).
 
@@ -240,7 +250,7 @@ class App:
         """The run's overall time bound (`--timeout`, extended by progress up to `--max-timeout`),
         created on first use and shared by every request, sampling command and poll."""
         if self._deadline is None:
-            self._deadline = Deadline(self.opts.timeout, self.opts.max_timeout)
+            self._deadline = bounding_patterns(Deadline(self.opts.timeout, self.opts.max_timeout))
         return self._deadline
 
     def session_deadline(self) -> Deadline:

@@ -45,12 +45,14 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 #: schema modules of forms and of full JSON Schema validation, and the header-value rules
 #: (only for -H), the protocol's message types (imported for type checking only), the OAuth
 #: variables' record (only a run that signs in) and pending documents (only when a round
-#: stops for input). (`tempfile` is not listed: the first call to a server writes its era to
+#: stops for input), nor `regex` and the module that matches a server's patterns with it (only for a
+#: schema with a pattern). (`tempfile` is not listed: the first call to a server writes its era to
 #: the cache with it.)
 NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx2",
                          "mrtr_cli.transport.http.transport", "mrtr_cli.transport.http.sse.events",
                          "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values",
-                         "mrtr_cli.protocol.messages", "mrtr_cli.oauth_variables", "mrtr_cli.engine.pending")
+                         "mrtr_cli.protocol.messages", "mrtr_cli.oauth_variables", "mrtr_cli.engine.pending", "regex",
+                         "mrtr_cli.schema.patterns")
 
 #: Patterns of mrtr's that a plain call does not compile (its output is printable, it names no
 #: header, URL, size or number): each is compiled at its first use. (jsonfile's lone-surrogate

@@ -26,7 +26,7 @@ import sys
 import threading
 from typing import Any
 
-from mrtr_cli.app import App
+from mrtr_cli.app import App, bounding_patterns
 from mrtr_cli.batch.lines import BatchLine
 from mrtr_cli.batch.records import (
     CODE_NAMES,
@@ -59,8 +59,9 @@ class ManyLinesApp(App):
     line, and every tool-list fetch, gets its own `--timeout` window."""
 
     def deadline(self) -> Deadline:
-        """A fresh `--timeout` window (for one line, or one tool-list fetch)."""
-        return Deadline(self.opts.timeout, self.opts.max_timeout)
+        """A fresh `--timeout` window (for one line, or one tool-list fetch), which also
+        bounds the matching of a server's patterns (`bounding_patterns`)."""
+        return bounding_patterns(Deadline(self.opts.timeout, self.opts.max_timeout))
 
     def session_deadline(self) -> Deadline:
         """Opening the session is no line's time: the larger of `--timeout` and

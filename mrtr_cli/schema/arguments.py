@@ -371,11 +371,14 @@ def _validator(input_schema: dict[str, Any]) -> Any:
     from jsonschema import Draft202012Validator, exceptions, validators  # noqa: PLC0415 - lazy: startup time
     from referencing import Registry  # noqa: PLC0415 - lazy for start-up time
 
+    from mrtr_cli.schema.patterns import bounded_validator  # noqa: PLC0415 - lazy for start-up time
+
     cls = validators.validator_for(input_schema, default=Draft202012Validator)
     try:
         cls.check_schema(input_schema)
         # `Registry(retrieve=)`: see `_no_retrieve` on referencing's attrs classes.
-        validator = cls(input_schema, registry=Registry(retrieve=_no_retrieve))  # type: ignore[call-arg]  # attrs fields (above)
+        validator = bounded_validator(cls, input_schema,
+                                      registry=Registry(retrieve=_no_retrieve))  # type: ignore[call-arg]  # attrs fields (above)
     except exceptions.SchemaError:
         validator = None
     _VALIDATORS[id(input_schema)] = (input_schema, validator)
@@ -403,10 +406,12 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     network). A schema that is itself invalid, or has a `$ref` that cannot be
     resolved locally, is not checked (the server will judge). A top-level `null` for
     an optional property passes (it means "not provided"; it is still sent as given).
+    Patterns are matched with a bound on the work (schema/patterns.py).
 
     Raises:
         UsageError: the arguments do not match (exit 2), naming the property path,
             with the other problems (up to five) in the hint.
+        SlowPattern: a pattern of the schema took too long to match (exit 4).
     """
     if not isinstance(input_schema, dict) or not input_schema:
         return
@@ -418,13 +423,19 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     from jsonschema import exceptions  # noqa: PLC0415 - lazy: startup time
     from referencing.exceptions import Unresolvable  # noqa: PLC0415 - lazy for start-up time
 
+    from mrtr_cli.schema.patterns import PatternError, SlowPattern  # noqa: PLC0415 - lazy for start-up time
+
     try:
         validator = _validator(input_schema)
         errors = list(validator.iter_errors(arguments)) if validator is not None else []
     # jsonschema's error for a $ref that cannot be resolved is private, so not in its stubs.
-    except (exceptions.SchemaError, Unresolvable,
+    except (exceptions.SchemaError, Unresolvable, PatternError,
             exceptions._WrappedReferencingError):  # type: ignore[attr-defined]  # noqa: SLF001 - private, not in stubs
         return
+    except SlowPattern as exc:
+        slow = exc.at(f"{tool} (inputSchema)")
+        slow.hint = "call --no-validate sends the arguments unchecked (the server then judges them)"
+        raise slow from None
     if not errors:
         return
     errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.validator))

@@ -87,7 +87,8 @@ _FORMAT_CHECKER: Any = None
 
 def property_validator(prop_schema: dict[str, Any]) -> Any:
     """A `jsonschema` Draft 2020-12 validator for one property, enforcing the
-    elicitation formats (email, uri, date, date-time) with this module's checks."""
+    elicitation formats (email, uri, date, date-time) with this module's checks, its
+    `pattern` matched with a bound on the work (schema/patterns.py)."""
     global _FORMAT_CHECKER  # noqa: PLW0603 - one format checker for the process, built on first use
     from jsonschema import Draft202012Validator, FormatChecker  # noqa: PLC0415 - lazy: startup time
 
@@ -96,7 +97,9 @@ def property_validator(prop_schema: dict[str, Any]) -> Any:
         for fmt in ("email", "uri", "date", "date-time"):
             checker.checks(fmt)(lambda value, _fmt=fmt: not isinstance(value, str) or check_format(_fmt, value) is None)
         _FORMAT_CHECKER = checker
-    return Draft202012Validator(prop_schema, format_checker=_FORMAT_CHECKER)
+    from mrtr_cli.schema.patterns import bounded_validator  # noqa: PLC0415 - lazy: startup time
+
+    return bounded_validator(Draft202012Validator, prop_schema, format_checker=_FORMAT_CHECKER)
 
 
 def json_type(value: Any) -> str:
@@ -278,6 +281,10 @@ class FormField:
         The property schema is checked with `jsonschema` (Draft 2020-12, with the
         four elicitation string formats enforced); the first error becomes a short
         human reason.
+
+        Raises:
+            SlowPattern: the field's `pattern` took too long to match `value` (exit 4:
+                the server's schema cannot be used; schema/patterns.py).
         """
         if self.kind == "multi" and isinstance(value, list) and len(set(map(str, value))) != len(value):
             return "lists a value more than once"
@@ -287,8 +294,13 @@ class FormField:
         if plainly_valid(value, self.schema) and not (
                 fmt in FORMAT_HINTS and isinstance(value, str) and check_format(fmt, value) is not None):
             return None  # plainly fine: no need to import jsonschema (docs/performance.md)
-        for error in property_validator(self.schema).iter_errors(value):
-            return self._reason(error, value)
+        from mrtr_cli.schema.patterns import SlowPattern  # noqa: PLC0415 - lazy for start-up time
+
+        try:
+            for error in property_validator(self.schema).iter_errors(value):
+                return self._reason(error, value)
+        except SlowPattern as exc:
+            raise exc.at(f"field {json.dumps(self.name)}") from None
         return None
 
     def _reason(self, error: Any, value: Any) -> str:
@@ -406,9 +418,11 @@ def form_fields(requested_schema: Any) -> list[FormField]:
             prop = {}
         pattern = prop.get("pattern")
         if isinstance(pattern, str):
+            from mrtr_cli.schema.patterns import PatternError, compiled  # noqa: PLC0415 - only for a pattern
+
             try:
-                re.compile(pattern)
-            except (re.error, RecursionError, OverflowError) as exc:
+                compiled(pattern)
+            except PatternError as exc:
                 problem = f"its pattern is no regular expression ({exc})"
                 raise ValueError(f"field {json.dumps(str(name))}: {problem}") from None
         enum = _options(prop)

@@ -1,0 +1,212 @@
+"""Every regular expression from a server (or a file) is compiled and matched here, with a bound on the work.
+
+Spec: JSON Schema 2020-12 validation 6.3.3 (`pattern`) and core 10.3.2.2
+(`patternProperties`), as used by a tool's `inputSchema` (server/tools) and a form's
+`requestedSchema` (client/elicitation). docs/design.md, "Patterns from a server".
+
+A backtracking engine can take exponential time on a pattern such as `^(a|a)*$`, so a
+server's pattern is matched with the `regex` package (imported only when a schema has a
+pattern), whose `timeout` stops a match after `MATCH_SECONDS` of CPU time: the match
+raises `SlowPattern` (exit 4, the server's schema cannot be used). A match also ends
+with the run's `--timeout` (`bound_by`; exit 7), however many patterns a schema has,
+and gets no more CPU time than is left of it. `regex` reads the
+syntax of Python's `re` (VERSION0), with the same meaning of `\\d`, `\\w` and `$`, and
+also accepts some that `re` refuses (`\\p{L}`, `(?<name>...)`, as ECMA-262 does).
+
+`bounded_validator(cls, schema)` is a jsonschema validator whose `pattern`,
+`patternProperties` and `additionalProperties` keywords match through this module
+(`jsonschema.validators.extend`); its `unevaluatedProperties` is not checked when the
+schema has a `patternProperties` anywhere (jsonschema matches those itself, with `re`,
+unbounded): the server judges it.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mrtr_cli.errors import ProtocolError, TimeoutExpired
+
+if TYPE_CHECKING:  # pragma: no cover
+    import regex
+
+#: CPU seconds one match of a server's pattern may take (a pattern's usual match takes
+#: microseconds; CPU time, so a loaded machine does not make a good pattern fail).
+MATCH_SECONDS = 0.25
+
+
+class RunBound(Protocol):
+    """The run's `--timeout` as this module reads it (protocol/deadline.py `Deadline`)."""
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or None when unbounded."""
+
+    def describe(self) -> str:
+        """" after 2s" for a timeout message ("" when unbounded)."""
+
+
+class _Unbounded:
+    def remaining(self) -> float | None:
+        return None
+
+    def describe(self) -> str:
+        return ""
+
+
+#: The bound of the run in progress (`bound_by`): a match never outlasts it.
+_run: RunBound = _Unbounded()
+
+
+def bound_by(run: RunBound) -> None:
+    """Bound every later match by `run` as well (the application layer's `--timeout`
+    deadline): a match gets at most the time left of it, and once it has run out a match
+    raises `TimeoutExpired` (exit 7), so that no number of patterns outlasts `--timeout`."""
+    global _run  # noqa: PLW0603 - one run's bound for the process, set by the application layer
+    _run = run
+
+
+class PatternError(ValueError):
+    """A pattern that is no regular expression (the message is the compiler's reason)."""
+
+
+class SlowPattern(ProtocolError):
+    """A server's pattern took over `MATCH_SECONDS` of CPU time to match one value (exit 4).
+
+    Attributes:
+        pattern: the pattern as the server sent it.
+    """
+
+    def __init__(self, pattern: str, where: str | None = None):
+        from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on this error
+
+        shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+        super().__init__(f"{where + ': ' if where else ''}the server's pattern {quote_value(shown)} took too long "
+                         f"to match (over {MATCH_SECONDS:g} s); its schema cannot be used",
+                         hint="a pattern that backtracks without end; ask the server's authors to fix it")
+        self.pattern = pattern
+
+    def at(self, where: str) -> SlowPattern:
+        """The same error, its message naming `where` (a form field, a tool's schema)."""
+        return SlowPattern(self.pattern, where)
+
+
+@functools.lru_cache(maxsize=256)
+def compiled(pattern: str) -> regex.Pattern[str]:
+    """`pattern` compiled (cached: a schema's patterns are compiled once).
+
+    Raises:
+        PatternError: it is no regular expression.
+    """
+    import regex  # noqa: PLC0415 - only when a schema has a pattern (start-up time)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # `regex`'s FutureWarning on `[[` (a set in a later version)
+            return regex.compile(pattern)
+    except (regex.error, RecursionError, OverflowError, ValueError) as exc:
+        raise PatternError(str(exc)) from None
+
+
+def search(pattern: str, text: str) -> bool:
+    """Whether `pattern` matches somewhere in `text` (JSON Schema's `pattern`: not anchored).
+
+    Raises:
+        PatternError: `pattern` is no regular expression.
+        SlowPattern: the match took over `MATCH_SECONDS` of CPU time.
+        TimeoutExpired: the run's bound (`bound_by`) ran out before or during the match.
+    """
+    left = _run.remaining()
+    if left is not None and left <= 0:
+        raise _timed_out(pattern)
+    limit = MATCH_SECONDS if left is None else min(MATCH_SECONDS, left)
+    try:
+        return compiled(pattern).search(text, timeout=limit) is not None
+    except TimeoutError:
+        raise (SlowPattern(pattern) if limit >= MATCH_SECONDS else _timed_out(pattern)) from None
+
+
+def _timed_out(pattern: str) -> TimeoutExpired:
+    from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on this error
+
+    shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
+    return TimeoutExpired(f"timed out{_run.describe()} matching the server's pattern {quote_value(shown)}")
+
+
+def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError  # noqa: PLC0415 - loaded with jsonschema
+
+    if validator.is_type(instance, "string") and isinstance(pattern, str) and not search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    if not validator.is_type(instance, "object") or not isinstance(pattern_properties, Mapping):
+        return
+    for pattern, subschema in pattern_properties.items():
+        for key, value in instance.items():
+            if search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(original: Any) -> Any:
+    """`additionalProperties`: jsonschema's own when the schema has no `patternProperties`;
+    else the members no property names and no pattern matches, found here."""
+
+    def check(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        patterns = schema.get("patternProperties")
+        if not patterns or not isinstance(patterns, Mapping) or not validator.is_type(instance, "object"):
+            yield from original(validator, extra, instance, schema)
+            return
+        from jsonschema.exceptions import ValidationError  # noqa: PLC0415 - loaded with jsonschema
+
+        named = schema.get("properties", {})
+        extras = [key for key in instance if key not in named and not any(search(p, key) for p in patterns)]
+        if validator.is_type(extra, "object"):
+            for key in extras:
+                yield from validator.descend(instance[key], extra, path=key)
+        elif not extra and extras:
+            verb = "does" if len(extras) == 1 else "do"
+            yield ValidationError(f"{', '.join(repr(k) for k in sorted(extras))} {verb} not match any of the "
+                                  f"regexes: {', '.join(repr(p) for p in sorted(patterns))}")
+    return check
+
+
+def _unchecked(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+    """A keyword left to the server (`unevaluatedProperties` beside a `patternProperties`)."""
+    return iter(())
+
+
+def has_pattern_properties(schema: Any) -> bool:
+    """Whether `patternProperties` is a member of `schema` or of any object within it."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if "patternProperties" in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def bounded_validator(cls: Any, schema: Any, **kwargs: Any) -> Any:
+    """A validator of jsonschema class `cls` for `schema` (`kwargs` as the class takes them),
+    with its pattern keywords matched here; `unevaluatedProperties` unchecked when `schema`
+    has a `patternProperties` anywhere (jsonschema would match those itself, unbounded)."""
+    return _bounded(cls, has_pattern_properties(schema))(schema, **kwargs)
+
+
+@functools.cache
+def _bounded(cls: Any, skip_unevaluated: bool) -> Any:
+    """`cls` with this module's keywords (made once per class and choice)."""
+    from jsonschema import validators  # noqa: PLC0415 - lazy: start-up time
+
+    own: dict[str, Any] = {"pattern": _pattern, "patternProperties": _pattern_properties}
+    if "additionalProperties" in cls.VALIDATORS:
+        own["additionalProperties"] = _additional_properties(cls.VALIDATORS["additionalProperties"])
+    if skip_unevaluated and "unevaluatedProperties" in cls.VALIDATORS:
+        own["unevaluatedProperties"] = _unchecked
+    return validators.extend(cls, own)  # type: ignore[no-untyped-call]  # untyped in jsonschema's stubs

@@ -1,0 +1,183 @@
+"""A server's regular expressions are matched with a bound on the work (mrtr_cli/schema/patterns.py):
+the keyword checks in process, then mrtr against a real server (tests/servers/patterns_server.py)
+whose form, `inputSchema` and `outputSchema` carry patterns a backtracking engine takes hours
+to match. Each run is bounded by `RUN_BOUND`: a hang fails the test instead of holding it."""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from mrtr_cli.errors import TimeoutExpired
+from mrtr_cli.schema import patterns
+from mrtr_cli.schema.arguments import validate_arguments
+from mrtr_cli.schema.elicit import form_fields, validate_content
+from mrtr_cli.schema.patterns import PatternError, SlowPattern, bound_by, bounded_validator, compiled, search
+from tests.conftest import SERVERS, stdio_cmd
+
+#: Exponential for every backtracking engine (`regex` too) on `CATASTROPHIC`.
+SLOW = "^(a|a)*$"
+#: Exponential for `re` on `CATASTROPHIC`; `regex` sees through it (no match, at once).
+NESTED = "(a+)+$"
+#: 2**60 steps of backtracking: hours, unbounded.
+CATASTROPHIC = "a" * 60 + "!"
+#: Seconds a whole mrtr run may take here (a bounded match is a fraction of a second of CPU).
+RUN_BOUND = 120
+SERVER = stdio_cmd(SERVERS / "patterns_server.py")
+
+
+@pytest.mark.parametrize(("pattern", "text"), [
+    (r"^\d+$", "٣4"), (r"^a$", "a\n"), (r"\w+", "é"), (r"^[a-z]{2,3}$", "abcd"), ("(?i)^ab$", "AB"),
+    (r"^x*+y$", "xxy"), (r"colou?r", "the colour"), (r"^\s$", "\u00a0"), (r"\bword\b", "a word."),
+])
+def test_matches_as_re_does(pattern, text):
+    assert search(pattern, text) is (re.search(pattern, text) is not None)
+
+
+@pytest.mark.parametrize("pattern", ["(", "[a-", "a{2,1}", "*"])
+def test_a_pattern_that_is_no_regular_expression(pattern):
+    with pytest.raises(PatternError):
+        compiled(pattern)
+
+
+def test_compiling_warns_of_nothing():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiled("[[a]")
+
+
+def test_a_match_that_takes_too_long_is_the_servers_fault():
+    with pytest.raises(SlowPattern) as caught:
+        search(SLOW, CATASTROPHIC)
+    assert caught.value.exit_status == 4
+    assert '"^(a|a)*$" took too long to match' in caught.value.message
+
+
+class _Bound:
+    """A run's `--timeout` with `left` seconds left."""
+
+    def __init__(self, left: float):
+        self.left = left
+
+    def remaining(self) -> float:
+        return self.left
+
+    def describe(self) -> str:
+        return " after 2s"
+
+
+def test_the_runs_timeout_bounds_every_match(monkeypatch):
+    """With the run's `--timeout` spent, no match starts; with less left than a match may
+    take, a slow match ends when the run's time does (exit 7, not the pattern's exit 4)."""
+    monkeypatch.setattr(patterns, "_run", patterns._run)  # put back after the test
+    bound_by(_Bound(0.0))
+    with pytest.raises(TimeoutExpired, match='^timed out after 2s matching the server\'s pattern "a"'):
+        search("a", "a")
+    bound_by(_Bound(0.05))
+    assert search("a", "a")
+    with pytest.raises(TimeoutExpired) as caught:
+        search(SLOW, CATASTROPHIC)
+    assert caught.value.exit_status == 7
+
+
+@pytest.mark.parametrize(("schema", "instance"), [
+    ({"patternProperties": {"^x": {"type": "integer"}}}, {"xa": "s", "y": "t"}),
+    ({"patternProperties": {"^x": {"type": "integer"}}, "additionalProperties": False}, {"xa": 1, "y": 2, "z": 3}),
+    ({"patternProperties": {"^x": True}, "additionalProperties": {"type": "string"}}, {"xa": 1, "y": 2}),
+    ({"properties": {"a": True}, "additionalProperties": False}, {"a": 1, "b": 2}),
+    ({"properties": {"w": {"pattern": "^[0-9]+$"}}}, {"w": "12a"}),
+    ({"propertyNames": {"pattern": "^[a-z]+$"}}, {"ab": 1, "A1": 2}),
+])
+def test_errors_as_jsonschema_finds_them(schema, instance):
+    def found(validator):
+        return sorted((list(e.absolute_path), e.validator, e.message) for e in validator.iter_errors(instance))
+
+    assert found(bounded_validator(Draft202012Validator, schema)) == found(Draft202012Validator(schema))
+
+
+@pytest.mark.parametrize("schema", [
+    {"properties": {"w": {"pattern": SLOW}}},
+    {"patternProperties": {SLOW: {"type": "string"}}},
+    {"patternProperties": {"^b": True}, "additionalProperties": {"pattern": SLOW}},
+    {"patternProperties": {SLOW: True}, "additionalProperties": False},
+    {"propertyNames": {"pattern": SLOW}},
+])
+def test_every_pattern_keyword_is_bounded(schema):
+    with pytest.raises(SlowPattern):
+        list(bounded_validator(Draft202012Validator, schema).iter_errors({"w": CATASTROPHIC, CATASTROPHIC: "x"}))
+
+
+def test_unevaluated_properties_beside_pattern_properties_is_left_to_the_server():
+    """jsonschema matches `patternProperties` itself for `unevaluatedProperties` (with `re`,
+    unbounded): that keyword is not checked in a schema that has one."""
+    with_patterns = {"allOf": [{"patternProperties": {NESTED: True}}], "unevaluatedProperties": False}
+    assert list(bounded_validator(Draft202012Validator, with_patterns).iter_errors({CATASTROPHIC: 1})) == []
+    without = {"properties": {"a": True}, "unevaluatedProperties": False}
+    assert [e.validator for e in bounded_validator(Draft202012Validator, without).iter_errors({"b": 1})] == \
+        ["unevaluatedProperties"]
+
+
+def test_a_form_field_and_tool_arguments_in_process():
+    form = {"type": "object", "properties": {"w": {"type": "string", "pattern": SLOW}}}
+    with pytest.raises(SlowPattern, match='^field "w": the server\'s pattern'):
+        validate_content(form, {"w": CATASTROPHIC})
+    with pytest.raises(SlowPattern, match=r"^t \(inputSchema\): the server's pattern"):
+        validate_arguments({"w": CATASTROPHIC}, form, "t")
+    nested = {"type": "object", "properties": {"w": {"type": "string", "pattern": NESTED}}}
+    assert [p.field for p in validate_content(nested, {"w": CATASTROPHIC})] == ["w"]
+    assert form_fields({"type": "object", "properties": {"w": {"type": "string", "pattern": r"\p{L}+"}}})
+
+
+# ------------------------------------------------------------------ mrtr against the server
+
+
+@pytest.mark.parametrize("how", ["flag", "file"])
+def test_a_form_answer_that_backtracks_ends_with_exit_4(mrtr, tmp_path, how):
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"fields": {"word": CATASTROPHIC}}))
+    given = ["-a", f"word={CATASTROPHIC}"] if how == "flag" else ["--answers", str(answers)]
+    r = mrtr("--stdio", SERVER, "call", "ask_word", f"pattern={SLOW}", *given, "--no-input", timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert 'field "word": the server\'s pattern "^(a|a)*$" took too long to match' in r.stderr, r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_a_nested_quantifier_is_matched_at_once(mrtr):
+    """The breaker's `(a+)+$`: `regex` finds no match at once, so the answer is refused (exit 2)."""
+    r = mrtr("--stdio", SERVER, "call", "ask_word", f"pattern={NESTED}", "-a", f"word={CATASTROPHIC}", "--no-input",
+             timeout=RUN_BOUND)
+    assert r.code == 2, (r.code, r.stderr)
+    assert "does not match '(a+)+$'" in r.stderr, r.stderr
+    ok = mrtr("--stdio", SERVER, "call", "ask_word", f"pattern={NESTED}", "-a", "word=aaa", "--no-input",
+              timeout=RUN_BOUND)
+    assert (ok.code, ok.stdout.strip()) == (0, "got aaa"), ok.stderr
+
+
+def test_resuming_a_form_whose_pattern_backtracks_ends_with_exit_4(mrtr, tmp_path):
+    stopped = mrtr("--stdio", SERVER, "call", "ask_word", f"pattern={SLOW}", "--no-input", timeout=RUN_BOUND)
+    assert stopped.code == 5, stopped.stderr
+    (tmp_path / "pending.json").write_text(stopped.stdout)
+    (tmp_path / "answers.json").write_text(json.dumps({"fields": {"word": CATASTROPHIC}}))
+    r = mrtr("resume", str(tmp_path / "pending.json"), "--answers", str(tmp_path / "answers.json"),
+             "--no-input", timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert "took too long to match" in r.stderr, r.stderr
+
+
+def test_tool_arguments_that_backtrack_end_with_exit_4(mrtr):
+    r = mrtr("--stdio", SERVER, "call", "checked", f"word={CATASTROPHIC}", timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert 'checked (inputSchema): the server\'s pattern "^(a|a)*$" took too long to match' in r.stderr, r.stderr
+    assert "--no-validate" in r.stderr
+
+
+def test_structured_content_is_not_matched_against_the_output_schema(mrtr):
+    """mrtr prints `structuredContent` as sent; the `outputSchema`'s patterns are never matched."""
+    r = mrtr("--stdio", SERVER, "call", "checked", f"word={CATASTROPHIC}", "--no-validate", "--json",
+             timeout=RUN_BOUND)
+    assert r.code == 0, r.stderr
+    assert json.loads(r.stdout)["structuredContent"] == {"word": CATASTROPHIC}
