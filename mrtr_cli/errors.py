@@ -7,9 +7,14 @@ the CLI raises a `MrtrError` subclass; the CLI catches it once, prints one line
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import IntEnum
-from typing import TypeVar
+
+# Only the type checker reads these: `typing` is not loaded before a stdio server is launched
+# (cli/entry.py imports this module first; docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Mapping
+    from typing import TypeVar
 
 
 class ExitStatus(IntEnum):
@@ -51,7 +56,8 @@ class MrtrError(Exception):
         self.hint = hint
 
 
-E = TypeVar("E", bound=MrtrError)
+if TYPE_CHECKING:  # pragma: no cover
+    E = TypeVar("E", bound=MrtrError)
 
 
 class UsageError(MrtrError):

@@ -367,6 +367,34 @@ def test_the_tree_outlives_its_leader_until_it_is_ended(tmp_path):
         proctree.end_escaped(proc, "", 0)
 
 
+#: In a process of its own (no child of pytest's in the way): a server started and reaped,
+#: then `end_escaped` with no child left and with one; prints whether /proc was searched.
+_SEARCHES = r"""
+import subprocess, sys
+from mrtr_cli.platform import proctree
+from mrtr_cli.platform._posix import proctree as posix
+searched = []
+found = posix._marked_orphans
+posix._marked_orphans = lambda marking: searched.append(marking) or found(marking)
+proc = proctree.start([sys.executable, "-c", "pass"])
+proc.wait()
+proctree.end_escaped(proc, "none-left", 0)
+other = proctree.start([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+proctree.end_escaped(proc, "one-left", 0)
+other.stdin.close(); other.wait()
+print(" ".join(m.rsplit("=", 1)[1] for m in searched))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child subreaper is Linux's")
+def test_escaped_processes_are_searched_for_only_while_a_child_is_left():
+    """`end_escaped` reads `/proc` (every process's entry) only when `mrtr` has a child: with
+    none left, nothing can have been reparented to it."""
+    out = subprocess.run([PY, "-c", _SEARCHES], capture_output=True, text=True, cwd=ROOT, timeout=SAFETY)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["one-left"]
+
+
 # ---------------------------------------------------------------------- waiting on sockets
 @pytest.mark.parametrize("impl", ["facade", "windows"])
 def test_a_socket_is_waited_on_until_it_can_be_read_or_written_or_has_ended(impl):

@@ -76,10 +76,12 @@ def _lazy_patterns() -> dict[str, str]:
 
 
 #: What loads while the server boots, not before it is launched: the command line parser,
-#: the session, the era probe and the engine.
-AFTER_THE_LAUNCH = ("click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era.opener", "mrtr_cli.protocol.era.probe",
-                    "mrtr_cli.protocol.era.verdict", "mrtr_cli.protocol.session", "mrtr_cli.protocol.waiting",
-                    "mrtr_cli.engine.mrtr", "mrtr_cli.responders.chain", "mrtr_cli.schema.quickcheck")
+#: the session, the era probe and the engine, and `typing` (mrtr_cli.errors, which the entry
+#: point loads first, imports it for the type checker only).
+AFTER_THE_LAUNCH = ("typing", "click", "mrtr_cli.cli.main", "mrtr_cli.protocol.era.opener",
+                    "mrtr_cli.protocol.era.probe", "mrtr_cli.protocol.era.verdict", "mrtr_cli.protocol.session",
+                    "mrtr_cli.protocol.waiting", "mrtr_cli.engine.mrtr", "mrtr_cli.responders.chain",
+                    "mrtr_cli.schema.quickcheck")
 
 
 #: What `mrtr shell` reading a script does not need: the terminal's line editor, completion

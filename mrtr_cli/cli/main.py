@@ -37,7 +37,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 #: The module (under mrtr_cli.cli.commands) that registers each command, in the help's order; a
 #: command's module is imported when it is used (startup time), all of them for --help.
 COMMAND_MODULES = {
-    "call": "calls", "prompt": "calls", "read": "calls", "resume": "calls",
+    "call": "calls", "prompt": "prompt", "read": "read", "resume": "resume",
     "discover": "info", "tools": "info", "prompts": "info", "resources": "info", "templates": "info",
     "servers": "info", "skills": "skills", "skill": "skills", "listen": "listen", "ping": "ping",
     "task": "tasks", "batch": "batch", "shell": "shell", "completion": "completion", "complete": "complete",

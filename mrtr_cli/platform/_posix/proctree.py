@@ -7,8 +7,9 @@ Linux `mrtr` makes itself the *child subreaper* of what it starts
 its parent exits, becomes `mrtr`'s child instead of init's. The child is started with
 `MARK` in its environment (a value of this start's own), which its descendants inherit;
 `end_escaped` sends SIGTERM, then SIGKILL, to every child of `mrtr` that carries the mark
-and reaps it. A process that clears its environment, or escapes while `mrtr` is not
-running, is not found; on macOS nothing of this is done.
+and reaps it (`/proc` is searched only while `mrtr` has a child: one with none left has
+had nothing reparented to it). A process that clears its environment, or escapes while
+`mrtr` is not running, is not found; on macOS nothing of this is done.
 """
 
 from __future__ import annotations
@@ -111,6 +112,22 @@ def exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
         os.close(fd)
 
 
+def _has_children() -> bool:
+    """False when this process has no child at all, running or unreaped (then no orphan was
+    reparented to it, and `/proc` need not be searched: `waitid` with `WNOWAIT` reaps
+    nothing); True when it has one, or when that cannot be asked. Never raises."""
+    waitid = getattr(os, "waitid", None)
+    if waitid is None:  # pragma: no cover - every Linux Python has it
+        return True
+    try:
+        waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    except OSError:  # pragma: no cover - not expected from waitid
+        return True
+    return True
+
+
 def _marked_orphans(marking: str) -> list[int]:
     """The children of this process (orphans reparented to it) whose environment holds
     `marking` (`MARK=value`). Linux only (an empty list elsewhere); never raises."""
@@ -147,7 +164,9 @@ def end_escaped(proc: subprocess.Popen[bytes], marking: str, grace: float) -> No
     if not _subreaper or not marking:
         return
     for _ in range(8):  # an orphan's own orphans come to us when it dies
-        pids = _marked_orphans(marking)
+        # No child left: nothing was reparented to us (one system call instead of reading
+        # every process's /proc entry).
+        pids = _marked_orphans(marking) if _has_children() else []
         if not pids:
             return
         for signum in (signal.SIGTERM, signal.SIGKILL):

@@ -13,8 +13,8 @@ the group (double fork and `setsid`) is ended too, and on Windows what is left i
 server's Job Object (`platform.proctree.end_escaped`).
 
 This module is the connection: launching (transport/stdio/launch.py), the writer thread and
-its outbox, the reader thread turning stdout lines (transport/stdio/pipes.py) into messages
-and routing them, and the shutdown. The server's stderr and stdout noise:
+its outbox (the thread started when a message has to wait), the reader thread turning stdout
+lines (transport/stdio/pipes.py) into messages and routing them, and the shutdown. The server's stderr and stdout noise:
 transport/stdio/stderr.py.
 """
 
@@ -103,6 +103,8 @@ class StdioTransport(Transport):
         self._lock = threading.Lock()
         # Messages to the server wait in the outbox for the writer thread: a server that
         # does not read its stdin never blocks the reader or the run (only that thread).
+        # The thread starts when a first message has to wait (a call's requests, as a
+        # rule, are written at once: `_write_now`).
         self._outbox_cv = threading.Condition()
         self._outbox: collections.deque[bytes] = collections.deque()
         self._outbox_bytes = 0
@@ -110,6 +112,7 @@ class StdioTransport(Transport):
         #: read; a message not even encoded counts as one byte).
         self._undelivered = 0
         self._writer: threading.Thread | None = None
+        self._started = False  # `start` ran: messages may be sent
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
         self._at_once = False  # `end_at_once`: close kills the group without grace
@@ -157,8 +160,7 @@ class StdioTransport(Transport):
         self._stderr_thread = threading.Thread(target=self._pump_stderr, name="mrtr-stdio-stderr", daemon=True)
         self._stderr_thread.start()
         threading.Thread(target=self._read_loop, name="mrtr-stdio-reader", daemon=True).start()
-        self._writer = threading.Thread(target=self._write_loop, name="mrtr-stdio-writer", daemon=True)
-        self._writer.start()
+        self._started = True
 
     def end_at_once(self) -> None:
         self._at_once = True
@@ -170,12 +172,13 @@ class StdioTransport(Transport):
         if self._at_once:
             self.kill()
             return
-        self._closing = True
-        if self._writer is not None:  # the writer closes stdin once what waits is written
-            with self._outbox_cv:
-                self._outbox_cv.notify_all()
-        else:
+        with self._outbox_cv:  # no message is written at once from here on (`_write_now`)
+            self._closing = True
+            writer = self._writer
+            self._outbox_cv.notify_all()
+        if writer is None:  # nothing ever waited: stdin is closed here, with no hand-off
             close_stdin(proc)
+        # else the writer closes stdin once what waits is written
         end_group(proc, self._close_timeout)
         self._end_escaped(self._close_timeout)
         if self._stderr_thread is not None:
@@ -278,7 +281,7 @@ class StdioTransport(Transport):
                 `OUTBOX_LIMIT` bytes sent to it (it writes without reading its stdin).
         """
         proc = self._proc
-        if proc is None or proc.stdin is None or self._writer is None:
+        if proc is None or proc.stdin is None or not self._started:
             raise TransportError("the server process is not running")
         data = encode_line(message)
         with self._outbox_cv:
@@ -294,7 +297,16 @@ class StdioTransport(Transport):
                 raise err
             self._outbox.append(data)
             self._outbox_bytes += len(data)
-            self._outbox_cv.notify_all()
+            self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        """Under the outbox lock: have the writer thread write what is queued, starting it
+        when none runs yet (not once `close` has begun: it closed stdin, and what is queued
+        after that is never written, as when the writer has finished)."""
+        if self._writer is None and not self._closing:
+            self._writer = threading.Thread(target=self._write_loop, name="mrtr-stdio-writer", daemon=True)
+            self._writer.start()
+        self._outbox_cv.notify_all()
 
     def _write_now(self, stdin: Any, data: bytes) -> bool:
         """Under the outbox lock: write `data` here when the writer thread has nothing queued
@@ -316,7 +328,7 @@ class StdioTransport(Transport):
             return True
         self._outbox.append(data[written:])  # never on Linux (an empty pipe takes a page whole)
         self._outbox_bytes += len(data) - written
-        self._outbox_cv.notify_all()
+        self._wake_writer()
         return True
 
     def _write_loop(self) -> None:
