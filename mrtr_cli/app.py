@@ -21,6 +21,7 @@ as `runcontext.RunContext` and never import this module. Nothing here knows abou
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -67,10 +68,15 @@ def proof_key(stored: object) -> ProofKey | None:
     return ProofKey.from_stored(stored)
 
 
+_PATTERNS = "mrtr_cli.schema.patterns"
+
+
 def bounding_patterns(deadline: Deadline) -> Deadline:
-    """`deadline`, made the bound of every later match of a server's pattern as well
-    (schema/patterns.py `bound_by`: CPU work on a schema ends with `--timeout` too)."""
-    if deadline.timeout is not None:
+    """`deadline`, made the bound of every later match of a server's pattern in this thread
+    as well (schema/patterns.py `bound_by`: CPU work on a schema ends with `--timeout` too).
+    An unbounded deadline replaces an earlier line's bound; before any pattern module is
+    loaded there is none to replace."""
+    if deadline.timeout is not None or _PATTERNS in sys.modules:
         from mrtr_cli.schema.patterns import bound_by  # noqa: PLC0415 - only with --timeout (start-up time)
 
         bound_by(deadline)

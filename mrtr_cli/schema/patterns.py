@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ProtocolError, TimeoutExpired
@@ -55,16 +56,18 @@ class _Unbounded:
         return ""
 
 
-#: The bound of the run in progress (`bound_by`): a match never outlasts it.
-_run: RunBound = _Unbounded()
+#: The bound of the run or line in progress in this thread (`bound_by`): a match never
+#: outlasts it. A context variable: each batch worker and shell line has its own.
+_run: ContextVar[RunBound | None] = ContextVar("mrtr_pattern_bound", default=None)
+_UNBOUNDED = _Unbounded()
 
 
 def bound_by(run: RunBound) -> None:
-    """Bound every later match by `run` as well (the application layer's `--timeout`
-    deadline): a match gets at most the time left of it, and once it has run out a match
-    raises `TimeoutExpired` (exit 7), so that no number of patterns outlasts `--timeout`."""
-    global _run  # noqa: PLW0603 - one run's bound for the process, set by the application layer
-    _run = run
+    """Bound every later match in this thread by `run` as well (the application layer's
+    `--timeout` deadline of the run or line; an unbounded one lifts an earlier line's bound):
+    a match gets at most the time left of it, and once it has run out a match raises
+    `TimeoutExpired` (exit 7), so that no number of patterns outlasts `--timeout`."""
+    _run.set(run)
 
 
 class PatternError(ValueError):
@@ -117,7 +120,7 @@ def search(pattern: str, text: str) -> bool:
         SlowPattern: the match took over `MATCH_SECONDS` of CPU time.
         TimeoutExpired: the run's bound (`bound_by`) ran out before or during the match.
     """
-    left = _run.remaining()
+    left = (_run.get() or _UNBOUNDED).remaining()
     if left is not None and left <= 0:
         raise _timed_out(pattern)
     limit = MATCH_SECONDS if left is None else min(MATCH_SECONDS, left)
@@ -131,7 +134,8 @@ def _timed_out(pattern: str) -> TimeoutExpired:
     from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on this error
 
     shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-    return TimeoutExpired(f"timed out{_run.describe()} matching the server's pattern {quote_value(shown)}")
+    bound = (_run.get() or _UNBOUNDED).describe()
+    return TimeoutExpired(f"timed out{bound} matching the server's pattern {quote_value(shown)}")
 
 
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[Any]:

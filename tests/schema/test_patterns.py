@@ -5,15 +5,18 @@ to match. Each run is bounded by `RUN_BOUND`: a hang fails the test instead of h
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
+import threading
 import warnings
 
 import pytest
 from jsonschema import Draft202012Validator
 
+from mrtr_cli.app import bounding_patterns
 from mrtr_cli.errors import TimeoutExpired
-from mrtr_cli.schema import patterns
+from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.schema.arguments import validate_arguments
 from mrtr_cli.schema.elicit import form_fields, validate_content
 from mrtr_cli.schema.patterns import PatternError, SlowPattern, bound_by, bounded_validator, compiled, search
@@ -70,10 +73,13 @@ class _Bound:
         return " after 2s"
 
 
-def test_the_runs_timeout_bounds_every_match(monkeypatch):
+def test_the_runs_timeout_bounds_every_match():
     """With the run's `--timeout` spent, no match starts; with less left than a match may
     take, a slow match ends when the run's time does (exit 7, not the pattern's exit 4)."""
-    monkeypatch.setattr(patterns, "_run", patterns._run)  # put back after the test
+    contextvars.copy_context().run(_bounded_matches)  # the bound set here ends with the test
+
+
+def _bounded_matches() -> None:
     bound_by(_Bound(0.0))
     with pytest.raises(TimeoutExpired, match='^timed out after 2s matching the server\'s pattern "a"'):
         search("a", "a")
@@ -82,6 +88,34 @@ def test_the_runs_timeout_bounds_every_match(monkeypatch):
     with pytest.raises(TimeoutExpired) as caught:
         search(SLOW, CATASTROPHIC)
     assert caught.value.exit_status == 7
+
+
+def test_a_line_without_timeout_lifts_an_earlier_lines_bound():
+    """A shell or batch line's unbounded deadline replaces the spent bound of a line before
+    it (which had --timeout): its matches are not cut short by another line's time."""
+    contextvars.copy_context().run(_later_line_unbounded)
+
+
+def _later_line_unbounded() -> None:
+    bounding_patterns(Deadline(0.001))
+    with pytest.raises(TimeoutExpired):
+        while True:  # until the first line's bound is spent
+            search("a", "a")
+    bounding_patterns(Deadline(None))
+    assert search("a", "a")
+
+
+def test_each_thread_has_its_own_bound():
+    """A batch worker's bound is its own line's: one thread's spent bound does not end
+    another thread's matches."""
+    def spent() -> None:
+        bound_by(_Bound(0.0))
+
+    contextvars.copy_context().run(spent)
+    worker = threading.Thread(target=spent)
+    worker.start()
+    worker.join(timeout=60)
+    assert search("a", "a")
 
 
 @pytest.mark.parametrize(("schema", "instance"), [
