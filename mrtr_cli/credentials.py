@@ -1,7 +1,22 @@
 """Which names mark a credential (`is_secret_name`), which fields of a form or tool hold a
-secret (`is_secret_field`, `secret_properties`), and credentials in URLs: which parts
+secret (`is_secret_field`, `secret_properties`), where those sit in the messages mrtr sends
+and a message shown without them (`SecretPlaces`), and credentials in URLs: which parts
 of a URL are secrets (`url_secrets`) and how a URL is shown without them (`public_url`,
 and `redact_urls` for every URL in a diagnostic line).
+
+A value is a secret by its place, not its text (docs/design.md, "Secrets"): the value of a
+secret form field or tool argument is replaced by `REDACTED` wherever mrtr writes the
+message (`SecretPlaces.masked`: `-v`, `--trace`), whatever its type (a number, an array)
+and its length (a PIN of three digits too). The places are
+`params.inputResponses.KEY.content.FIELD` (2026-07-28 basic/patterns/mrtr: a retry, a
+task's `tasks/update` / `tasks/input_response`; a list of responses per key as well),
+`result.content.FIELD` of the response to a server's own `elicitation/create` (2025-11-25
+client/elicitation, by the request's id), and `params.arguments.NAME` of `tools/call`
+(2026-07-28 server/tools). The forms are noted by the responder chain for every input
+request it parses (also those a pending document seeds) and learnt from the server's
+`elicitation/create` requests as they are traced; the tools by the call that types its
+arguments by the tool's `inputSchema`. A field or argument whose schema is not known is a
+secret by its name alone.
 
 The password of `user:password@` (or the user alone, git-style `TOKEN@host`) and the
 value of a query or path parameter whose name marks a credential (`api_key`, `token`:
@@ -12,6 +27,9 @@ value of a query or path parameter whose name marks a credential (`api_key`, `to
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Mapping
+from typing import Any
 
 #: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
 #: does not use them does not compile them, docs/performance.md.)
@@ -92,8 +110,112 @@ def _split_query(url: str) -> tuple[str, str]:
     return url[:cut], url[cut:]
 
 
-#: What stands for a credential removed from a URL.
+#: What stands for a credential removed from a URL, or a secret value from a message.
 REDACTED = "***"
+
+
+class SecretPlaces:
+    """The secret places known to one run (shared by its threads).
+
+    Attributes:
+        forms: input key -> the names of its form's secret fields (the responder chain's
+            `secret_fields`: files mrtr writes leave their values out, engine/withheld.py).
+        tools: tool name -> the names of its secret arguments.
+    """
+
+    def __init__(self) -> None:
+        self.forms: dict[str, set[str]] = {}
+        self.tools: dict[str, set[str]] = {}
+        #: request id (its repr: 1 and "1" stay apart) of a server's `elicitation/create` -> its secret field names.
+        self._requests: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def note_form(self, key: str, requested_schema: object) -> list[str]:
+        """Note the secret fields of the form asked under input `key` (its `requestedSchema`);
+        their names, in the schema's order ([] when none)."""
+        names = secret_properties(requested_schema)
+        if names:
+            with self._lock:
+                self.forms.setdefault(key, set()).update(names)
+        return names
+
+    def note_tool(self, name: str, input_schema: object) -> None:
+        """Note the secret arguments of tool `name` (the properties of its `inputSchema`)."""
+        names = secret_properties(input_schema)
+        with self._lock:
+            self.tools[name] = set(names)
+
+    def learn(self, msg: Mapping[str, object]) -> None:
+        """Note what a received message tells: a server's `elicitation/create` request (its
+        id, for the response that answers it)."""
+        if msg.get("method") != "elicitation/create" or "id" not in msg:
+            return
+        params = msg.get("params")
+        names = secret_properties(params.get("requestedSchema") if isinstance(params, dict) else None)
+        if names:
+            with self._lock:
+                self._requests[_id(msg.get("id"))] = set(names)
+
+    def masked(self, msg: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`msg` (a JSON-RPC message mrtr sends) with the value at each secret place replaced
+        by `REDACTED`; `msg` itself when it holds none (never changed in place)."""
+        params = msg.get("params")
+        if isinstance(params, dict):
+            new = self._masked_params(msg.get("method"), params)
+            return msg if new is params else {**msg, "params": new}
+        result = msg.get("result")
+        if isinstance(result, dict) and "id" in msg:
+            with self._lock:
+                names = self._requests.get(_id(msg.get("id")))
+            new_result = _masked_response(result, names or set())
+            return msg if new_result is result else {**msg, "result": new_result}
+        return msg
+
+    def _masked_params(self, method: object, params: dict[str, Any]) -> dict[str, Any]:
+        out = params
+        responses = params.get("inputResponses")
+        if isinstance(responses, dict):
+            with self._lock:
+                forms = {key: set(names) for key, names in self.forms.items()}
+            new = {key: _masked_response(value, forms.get(str(key), set())) for key, value in responses.items()}
+            if any(new[key] is not responses[key] for key in responses):
+                out = {**out, "inputResponses": new}
+        arguments = params.get("arguments")
+        if method == "tools/call" and isinstance(arguments, dict):
+            with self._lock:
+                known = self.tools.get(str(params.get("name")))
+            new_args = _masked_fields(arguments, known)
+            if new_args is not arguments:
+                out = {**out, "arguments": new_args}
+        return out
+
+
+def _id(value: object) -> str:
+    """A JSON-RPC id as a key (1 and "1" stay apart)."""
+    return repr(value)
+
+
+def _masked_response(response: object, names: set[str]) -> object:
+    """An InputResponse (or a list of them, one per round) with the values of its accepted
+    `content`'s secret fields (`names`, or a secret name) replaced by `REDACTED`."""
+    if isinstance(response, list):
+        new = [_masked_response(one, names) for one in response]
+        return response if all(a is b for a, b in zip(new, response, strict=True)) else new
+    content = response.get("content") if isinstance(response, dict) else None
+    if not isinstance(response, dict) or not isinstance(content, dict):
+        return response
+    new_content = _masked_fields(content, names)
+    return response if new_content is content else {**response, "content": new_content}
+
+
+def _masked_fields(values: dict[str, Any], names: set[str] | None) -> dict[str, Any]:
+    """`values` with each secret member replaced by `REDACTED`: those in `names`, and, whatever
+    `names` says, those whose name is a secret's (`is_secret_field` without a schema)."""
+    secret = [k for k, v in values.items()
+              if v is not None and ((names is not None and k in names) or is_secret_field(str(k), None))]
+    if not secret:
+        return values
+    return {k: REDACTED if k in secret else v for k, v in values.items()}
 
 
 def public_url(url: str) -> str:
