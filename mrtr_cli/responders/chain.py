@@ -259,7 +259,7 @@ class ResponderChain:
                     or any(flag.name.startswith(key + ".") for key in self._asked):
                 continue
             key = flag.name.rsplit(".", 1)[0]
-            raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: no question has the key {quote_text(key)} "
+            raise UsageError(f"-a {sanitize(flag.named, single_line=True)}: no question has the key {quote_text(key)} "
                              f"(asked: {', '.join(quote_value(a.key) for _, a in asks)})", data={"key": key})
 
     def _check_field_flags(self, asks: list[tuple[Kind, InputAsk]]) -> None:
@@ -284,7 +284,7 @@ class ResponderChain:
                 continue
             key, name = readings[0]
             has = ", ".join(quote_value(f) for f in sorted(fields[key]))
-            raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: question {quote_value(key)} has no field "
+            raise UsageError(f"-a {sanitize(flag.named, single_line=True)}: question {quote_value(key)} has no field "
                              f"{quote_value(name)} ({f'its fields: {has}' if has else 'it has no fields'})",
                              data={"key": key, "field": name, "fields": sorted(fields[key])})
 
