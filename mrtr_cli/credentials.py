@@ -33,20 +33,57 @@ from typing import Any
 
 #: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
 #: does not use them does not compile them, docs/performance.md.)
-#: Parts of names that mark a credential, in any name.
-_SECRET_WORDS = (r"(?i)auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
-                 r"private[-_]?key|signature|bearer|jwt")
-#: Header, environment-variable and query-parameter names: those words, and the short names a
-#: URL or header gives a credential (`key`, `sig`, OAuth's `code`).
-_SECRET_NAME = _SECRET_WORDS + r"|^key$|^sig$|^code$"
+#: The words of a name: a run of capitals not followed by a small letter (`API` of
+#: `APIKey`), a word with at most one leading capital (`Key`, `token`), or digits. Anything
+#: else (`_`, `-`, `.`, a space) separates words, and so do digits and a change of case.
+_WORD = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"
+#: What splits a name into parts that a compound does not cross (`access.key`, `private key`).
+_PART = r"[.\s]+"
+#: Words that mark a credential wherever they stand in a name (`user_password`, `X-Auth`,
+#: `GITHUB_TOKEN`, `login.pin`), lower case; also the compounds below written as one word.
+_SECRET_WORDS = frozenset({
+    "auth", "authorization", "authentication", "bearer", "cookie", "cookies", "credential", "credentials",
+    "creds", "jwt", "pass", "passcode", "passphrase", "passwd", "password", "passwords", "pin", "pwd",
+    "secret", "secrets", "signature", "token", "tokens", "otp", "totp", "hotp", "cvv", "cvc", "ssn",
+})
+#: Pairs of words that mark a credential together, adjacent in one part of a name (`api_key`,
+#: `apiKey`, `X-Api-Key`, `mfa_code`, `session_id`), and written as one word (`apikey`, `sessionid`).
+_SECRET_COMPOUNDS = frozenset({
+    ("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("session", "id"),
+    ("session", "key"), ("mfa", "code"), ("security", "code"), ("verification", "code"), ("auth", "code"),
+})
+#: Whole header, environment-variable and query-parameter names that mark a credential
+#: there, not in a form: the short names a URL or header gives one (`key`, `sig`, OAuth's
+#: `code`) and a cookie's `session`.
+_SECRET_WHOLE_NAMES = frozenset({"key", "sig", "code", "session"})
+
+
+def _words(part: str) -> list[str]:
+    """The words of one part of a name, lower case (`_WORD`)."""
+    return [w.lower() for w in re.findall(_WORD, part)]
+
+
+def _names_a_credential(name: str) -> bool:
+    """Whether a word of `name` (`_SECRET_WORDS`) or two adjacent words of one of its parts
+    (`_SECRET_COMPOUNDS`, also written as one word) mark a credential."""
+    joined = {a + b for a, b in _SECRET_COMPOUNDS}
+    for part in re.split(_PART, name):
+        words = _words(part)
+        if any(w in _SECRET_WORDS or w in joined for w in words):
+            return True
+        if any(pair in _SECRET_COMPOUNDS for pair in zip(words, words[1:], strict=False)):
+            return True
+    return False
 
 
 def is_secret_name(name: str) -> bool:
     """True when a header, variable or query parameter named `name` likely carries a
-    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, ...): its value is
-    then never printed (`Environment.redact`). Other values are left readable, so that
-    common words (`true`, `json`) are not blanked out of traces."""
-    return bool(re.search(_SECRET_NAME, name))
+    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, session_id, ...):
+    its value is then never printed (`Environment.redact`). The rule is by words
+    (`is_secret_field`'s), and the whole names `key`, `sig`, `code` and `session` too.
+    Other values are left readable, so that common words (`true`, `json`) are not blanked
+    out of traces."""
+    return name.lower() in _SECRET_WHOLE_NAMES or _names_a_credential(name)
 
 
 def secret_schema(schema: object) -> bool:
@@ -58,13 +95,17 @@ def secret_schema(schema: object) -> bool:
 def is_secret_field(name: str, schema: object) -> bool:
     """The one rule for a field of a form (a `requestedSchema` property, 2026-07-28
     client/elicitation) or a tool argument (an `inputSchema` property): its value is a secret
-    when its property schema says so (`secret_schema`) or its name holds a credential word
-    (`_SECRET_WORDS`: `password`, `api_key`, `token`, ...). The short names a URL gives a
+    when its property schema says so (`secret_schema`) or its name does, by its words: the
+    name is split into words (camelCase, snake_case, kebab-case, dots, digits:
+    `newPassword` is new, password) and a word is a credential's (`_SECRET_WORDS`:
+    `password`, `pin`, `otp`, `cvv`, `token`, `auth`, ...) or two adjacent words are
+    (`_SECRET_COMPOUNDS`: `api_key`, `mfaCode`, `session_id`, ...). A word only holding one
+    is not (`author`, `session_title`, `passenger`). The short names a URL gives a
     credential (`key`, `sig`, `code`) do not make a field secret: a form's `code` is as often
     a country, promotion or error code, and a server marks a secret one `writeOnly`.
     Such a value is never written to a pending document, `--save-answers` file or the shell's
-    history, and is redacted from diagnostics and traces."""
-    return secret_schema(schema) or re.search(_SECRET_WORDS, name) is not None
+    history, and is `***` in diagnostics and traces."""
+    return secret_schema(schema) or _names_a_credential(name)
 
 
 def secret_properties(schema: object) -> list[str]:

@@ -173,8 +173,8 @@ class FormField:
     def masked(self) -> bool:
         """Whether the value is typed masked and shown as `***` at the terminal: the server's
         schema says it is a secret (`credentials.secret_schema`: `format: password`,
-        `writeOnly: true`). A name alone (`secret`) does not mask: a field named `author`
-        or `session_title` is typed in the open; it is still left out of the files mrtr writes."""
+        `writeOnly: true`). A name alone (`secret`) does not mask: a field named `pin` or
+        `api_key` is typed in the open; it is still left out of the files mrtr writes."""
         from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
 
         return secret_schema(self.schema)
