@@ -1,7 +1,22 @@
 """Which names mark a credential (`is_secret_name`), which fields of a form or tool hold a
-secret (`is_secret_field`, `secret_properties`), and credentials in URLs: which parts
+secret (`is_secret_field`, `secret_properties`), where those sit in the messages mrtr sends
+and a message shown without them (`SecretPlaces`), and credentials in URLs: which parts
 of a URL are secrets (`url_secrets`) and how a URL is shown without them (`public_url`,
 and `redact_urls` for every URL in a diagnostic line).
+
+A value is a secret by its place, not its text (docs/design.md, "Secrets"): the value of a
+secret form field or tool argument is replaced by `REDACTED` wherever mrtr writes the
+message (`SecretPlaces.masked`: `-v`, `--trace`), whatever its type (a number, an array)
+and its length (a PIN of three digits too). The places are
+`params.inputResponses.KEY.content.FIELD` (2026-07-28 basic/patterns/mrtr: a retry, a
+task's `tasks/update` / `tasks/input_response`; a list of responses per key as well),
+`result.content.FIELD` of the response to a server's own `elicitation/create` (2025-11-25
+client/elicitation, by the request's id), and `params.arguments.NAME` of `tools/call`
+(2026-07-28 server/tools). The forms are noted by the responder chain for every input
+request it parses (also those a pending document seeds) and learnt from the server's
+`elicitation/create` requests as they are traced; the tools by the call that types its
+arguments by the tool's `inputSchema`. A field or argument whose schema is not known is a
+secret by its name alone.
 
 The password of `user:password@` (or the user alone, git-style `TOKEN@host`) and the
 value of a query or path parameter whose name marks a credential (`api_key`, `token`:
@@ -12,23 +27,63 @@ value of a query or path parameter whose name marks a credential (`api_key`, `to
 from __future__ import annotations
 
 import re
+import threading
+from collections.abc import Mapping
+from typing import Any
 
 #: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
 #: does not use them does not compile them, docs/performance.md.)
-#: Parts of names that mark a credential, in any name.
-_SECRET_WORDS = (r"(?i)auth|token|secret|pass|pwd|cookie|session|credential|api[-_]?key|access[-_]?key|"
-                 r"private[-_]?key|signature|bearer|jwt")
-#: Header, environment-variable and query-parameter names: those words, and the short names a
-#: URL or header gives a credential (`key`, `sig`, OAuth's `code`).
-_SECRET_NAME = _SECRET_WORDS + r"|^key$|^sig$|^code$"
+#: The words of a name: a run of capitals not followed by a small letter (`API` of
+#: `APIKey`), a word with at most one leading capital (`Key`, `token`), or digits. Anything
+#: else (`_`, `-`, `.`, a space) separates words, and so do digits and a change of case.
+_WORD = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+"
+#: What splits a name into parts that a compound does not cross (`access.key`, `private key`).
+_PART = r"[.\s]+"
+#: Words that mark a credential wherever they stand in a name (`user_password`, `X-Auth`,
+#: `GITHUB_TOKEN`, `login.pin`), lower case; also the compounds below written as one word.
+_SECRET_WORDS = frozenset({
+    "auth", "authorization", "authentication", "bearer", "cookie", "cookies", "credential", "credentials",
+    "creds", "jwt", "pass", "passcode", "passphrase", "passwd", "password", "passwords", "pin", "pwd",
+    "secret", "secrets", "signature", "token", "tokens", "otp", "totp", "hotp", "cvv", "cvc", "ssn",
+})
+#: Pairs of words that mark a credential together, adjacent in one part of a name (`api_key`,
+#: `apiKey`, `X-Api-Key`, `mfa_code`, `session_id`), and written as one word (`apikey`, `sessionid`).
+_SECRET_COMPOUNDS = frozenset({
+    ("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"), ("session", "id"),
+    ("session", "key"), ("mfa", "code"), ("security", "code"), ("verification", "code"), ("auth", "code"),
+})
+#: Whole header, environment-variable and query-parameter names that mark a credential
+#: there, not in a form: the short names a URL or header gives one (`key`, `sig`, OAuth's
+#: `code`) and a cookie's `session`.
+_SECRET_WHOLE_NAMES = frozenset({"key", "sig", "code", "session"})
+
+
+def _words(part: str) -> list[str]:
+    """The words of one part of a name, lower case (`_WORD`)."""
+    return [w.lower() for w in re.findall(_WORD, part)]
+
+
+def _names_a_credential(name: str) -> bool:
+    """Whether a word of `name` (`_SECRET_WORDS`) or two adjacent words of one of its parts
+    (`_SECRET_COMPOUNDS`, also written as one word) mark a credential."""
+    joined = {a + b for a, b in _SECRET_COMPOUNDS}
+    for part in re.split(_PART, name):
+        words = _words(part)
+        if any(w in _SECRET_WORDS or w in joined for w in words):
+            return True
+        if any(pair in _SECRET_COMPOUNDS for pair in zip(words, words[1:], strict=False)):
+            return True
+    return False
 
 
 def is_secret_name(name: str) -> bool:
     """True when a header, variable or query parameter named `name` likely carries a
-    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, ...): its value is
-    then never printed (`Environment.redact`). Other values are left readable, so that
-    common words (`true`, `json`) are not blanked out of traces."""
-    return bool(re.search(_SECRET_NAME, name))
+    credential (Authorization, Cookie, X-Api-Key, GITHUB_TOKEN, api_key, session_id, ...):
+    its value is then never printed (`Environment.redact`). The rule is by words
+    (`is_secret_field`'s), and the whole names `key`, `sig`, `code` and `session` too.
+    Other values are left readable, so that common words (`true`, `json`) are not blanked
+    out of traces."""
+    return name.lower() in _SECRET_WHOLE_NAMES or _names_a_credential(name)
 
 
 def secret_schema(schema: object) -> bool:
@@ -40,13 +95,17 @@ def secret_schema(schema: object) -> bool:
 def is_secret_field(name: str, schema: object) -> bool:
     """The one rule for a field of a form (a `requestedSchema` property, 2026-07-28
     client/elicitation) or a tool argument (an `inputSchema` property): its value is a secret
-    when its property schema says so (`secret_schema`) or its name holds a credential word
-    (`_SECRET_WORDS`: `password`, `api_key`, `token`, ...). The short names a URL gives a
+    when its property schema says so (`secret_schema`) or its name does, by its words: the
+    name is split into words (camelCase, snake_case, kebab-case, dots, digits:
+    `newPassword` is new, password) and a word is a credential's (`_SECRET_WORDS`:
+    `password`, `pin`, `otp`, `cvv`, `token`, `auth`, ...) or two adjacent words are
+    (`_SECRET_COMPOUNDS`: `api_key`, `mfaCode`, `session_id`, ...). A word only holding one
+    is not (`author`, `session_title`, `passenger`). The short names a URL gives a
     credential (`key`, `sig`, `code`) do not make a field secret: a form's `code` is as often
     a country, promotion or error code, and a server marks a secret one `writeOnly`.
     Such a value is never written to a pending document, `--save-answers` file or the shell's
-    history, and is redacted from diagnostics and traces."""
-    return secret_schema(schema) or re.search(_SECRET_WORDS, name) is not None
+    history, and is `***` in diagnostics and traces."""
+    return secret_schema(schema) or _names_a_credential(name)
 
 
 def secret_properties(schema: object) -> list[str]:
@@ -92,8 +151,112 @@ def _split_query(url: str) -> tuple[str, str]:
     return url[:cut], url[cut:]
 
 
-#: What stands for a credential removed from a URL.
+#: What stands for a credential removed from a URL, or a secret value from a message.
 REDACTED = "***"
+
+
+class SecretPlaces:
+    """The secret places known to one run (shared by its threads).
+
+    Attributes:
+        forms: input key -> the names of its form's secret fields (the responder chain's
+            `secret_fields`: files mrtr writes leave their values out, engine/withheld.py).
+        tools: tool name -> the names of its secret arguments.
+    """
+
+    def __init__(self) -> None:
+        self.forms: dict[str, set[str]] = {}
+        self.tools: dict[str, set[str]] = {}
+        #: request id (its repr: 1 and "1" stay apart) of a server's `elicitation/create` -> its secret field names.
+        self._requests: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    def note_form(self, key: str, requested_schema: object) -> list[str]:
+        """Note the secret fields of the form asked under input `key` (its `requestedSchema`);
+        their names, in the schema's order ([] when none)."""
+        names = secret_properties(requested_schema)
+        if names:
+            with self._lock:
+                self.forms.setdefault(key, set()).update(names)
+        return names
+
+    def note_tool(self, name: str, input_schema: object) -> None:
+        """Note the secret arguments of tool `name` (the properties of its `inputSchema`)."""
+        names = secret_properties(input_schema)
+        with self._lock:
+            self.tools[name] = set(names)
+
+    def learn(self, msg: Mapping[str, object]) -> None:
+        """Note what a received message tells: a server's `elicitation/create` request (its
+        id, for the response that answers it)."""
+        if msg.get("method") != "elicitation/create" or "id" not in msg:
+            return
+        params = msg.get("params")
+        names = secret_properties(params.get("requestedSchema") if isinstance(params, dict) else None)
+        if names:
+            with self._lock:
+                self._requests[_id(msg.get("id"))] = set(names)
+
+    def masked(self, msg: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`msg` (a JSON-RPC message mrtr sends) with the value at each secret place replaced
+        by `REDACTED`; `msg` itself when it holds none (never changed in place)."""
+        params = msg.get("params")
+        if isinstance(params, dict):
+            new = self._masked_params(msg.get("method"), params)
+            return msg if new is params else {**msg, "params": new}
+        result = msg.get("result")
+        if isinstance(result, dict) and "id" in msg:
+            with self._lock:
+                names = self._requests.get(_id(msg.get("id")))
+            new_result = _masked_response(result, names or set())
+            return msg if new_result is result else {**msg, "result": new_result}
+        return msg
+
+    def _masked_params(self, method: object, params: dict[str, Any]) -> dict[str, Any]:
+        out = params
+        responses = params.get("inputResponses")
+        if isinstance(responses, dict):
+            with self._lock:
+                forms = {key: set(names) for key, names in self.forms.items()}
+            new = {key: _masked_response(value, forms.get(str(key), set())) for key, value in responses.items()}
+            if any(new[key] is not responses[key] for key in responses):
+                out = {**out, "inputResponses": new}
+        arguments = params.get("arguments")
+        if method == "tools/call" and isinstance(arguments, dict):
+            with self._lock:
+                known = self.tools.get(str(params.get("name")))
+            new_args = _masked_fields(arguments, known)
+            if new_args is not arguments:
+                out = {**out, "arguments": new_args}
+        return out
+
+
+def _id(value: object) -> str:
+    """A JSON-RPC id as a key (1 and "1" stay apart)."""
+    return repr(value)
+
+
+def _masked_response(response: object, names: set[str]) -> object:
+    """An InputResponse (or a list of them, one per round) with the values of its accepted
+    `content`'s secret fields (`names`, or a secret name) replaced by `REDACTED`."""
+    if isinstance(response, list):
+        new = [_masked_response(one, names) for one in response]
+        return response if all(a is b for a, b in zip(new, response, strict=True)) else new
+    content = response.get("content") if isinstance(response, dict) else None
+    if not isinstance(response, dict) or not isinstance(content, dict):
+        return response
+    new_content = _masked_fields(content, names)
+    return response if new_content is content else {**response, "content": new_content}
+
+
+def _masked_fields(values: dict[str, Any], names: set[str] | None) -> dict[str, Any]:
+    """`values` with each secret member replaced by `REDACTED`: those in `names`, and, whatever
+    `names` says, those whose name is a secret's (`is_secret_field` without a schema)."""
+    secret = [k for k, v in values.items()
+              if v is not None and ((names is not None and k in names) or is_secret_field(str(k), None))]
+    if not secret:
+        return values
+    return {k: REDACTED if k in secret else v for k, v in values.items()}
 
 
 def public_url(url: str) -> str:

@@ -11,13 +11,14 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from mrtr_cli.errors import WriteFailed
 
 if TYPE_CHECKING:
+    from mrtr_cli.credentials import SecretPlaces
     from mrtr_cli.settings import Settings
 
 _SLICE = 1 << 20  # characters written at a time by `out_chunks`
@@ -144,6 +145,9 @@ class Environment:
             (render/color.py; NO_COLOR and FORCE_COLOR apply to "auto").
         secrets: strings that must never be printed (header values, tokens); every
             diagnostic write replaces them with `***`.
+        places: the secret places of the messages this run sends (`credentials.SecretPlaces`:
+            the secret form fields and tool arguments), whose values every writer of a message
+            replaces with `***` whatever their type and length (`masked`).
         config_words: the options that find a named server's config file (`--config FILE`,
             `--expand-env`), for printed commands that must find the same server again.
         strict: `--strict`'s checker (protocol/checks/strict.py) once a session made one; its
@@ -163,6 +167,7 @@ class Environment:
     json_mode: bool = False
     color: str = "auto"
     secrets: set[str] = field(default_factory=set)
+    places: SecretPlaces = field(default_factory=lambda: _new_places())
     stdin_consumed: bool = False
     #: `--trace` could not be written (a `WriteFailed`): the run ends with exit 2.
     write_failure: Any = None
@@ -247,6 +252,11 @@ class Environment:
             text = redact(text, tuple(self.secrets))
         return text
 
+    def masked(self, msg: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`msg` (a JSON-RPC message this run sends) with the value at each secret place
+        replaced by `***` (`credentials.SecretPlaces.masked`), for any writer of it."""
+        return self.places.masked(msg)
+
     def holds_secret(self, text: str, *, shortest: int = 1, also: Iterable[str] = ()) -> bool:
         """Whether `text` shows one of the run's secrets of at least `shortest` characters
         (or one of `also`), whole or cut as `redact` finds them: for values a server hands
@@ -302,3 +312,10 @@ class Environment:
         """Send later writes (and the interpreter's final flush) to /dev/null."""
         with contextlib.suppress(OSError):
             sys.stdout = self.stdout = open(os.devnull, "w")  # noqa: SIM115
+
+
+def _new_places() -> SecretPlaces:
+    """A run's empty `SecretPlaces` (the module loads when an environment is made)."""
+    from mrtr_cli.credentials import SecretPlaces  # noqa: PLC0415 - lazy for start-up time
+
+    return SecretPlaces()

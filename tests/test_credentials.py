@@ -235,8 +235,9 @@ def test_the_user_is_what_comes_before_the_first_colon():
     ("code", {"type": "string"}, False),  # a URL's short credential names (key, sig, code) are not a field's
     ("key", {"type": "string"}, False),
     ("code", {"type": "string", "writeOnly": True}, True),
-    ("pin", {"type": "string", "writeOnly": False}, False),
-    ("pin", {"type": "string", "format": "email"}, False),
+    ("city", {"type": "string", "writeOnly": False}, False),  # `pin` is a secret by its name alone
+    ("city", {"type": "string", "format": "email"}, False),
+    ("pin", {"type": "string", "writeOnly": False}, True),
     ("city", None, False),
 ])
 def test_a_field_is_a_secret_by_its_schema_or_its_name(name, schema, secret):
@@ -244,3 +245,29 @@ def test_a_field_is_a_secret_by_its_schema_or_its_name(name, schema, secret):
     assert secret_properties({"type": "object", "properties": {name: schema, "note": {"type": "string"}}}) == (
         [name] if secret else [])
     assert secret_properties(None) == [] and secret_properties({"properties": []}) == []
+
+
+@pytest.mark.parametrize("name", [
+    "pin", "PIN", "otp", "cvv", "cvc", "cvv2", "mfaCode", "mfa_code", "mfa-code", "totp", "passcode", "ssn",
+    "password", "Password", "newPassword", "user_password", "passwd", "pwd", "passphrase", "api_key", "apiKey",
+    "APIKey", "X-Api-Key", "private_key", "privateKey", "access_token", "accessToken", "refresh_token",
+    "client_secret", "clientSecret", "secret", "token", "GITHUB_TOKEN", "Authorization", "X-Auth", "auth",
+    "oauthToken", "Cookie", "session_id", "sessionId", "sessionToken", "SESSION_KEY", "credentials", "jwt",
+    "signature", "bearer", "login.pin", "card.cvv", "pin1", "security_code"])
+def test_a_field_named_by_a_credential_word_is_a_secret(name):
+    assert is_secret_field(name, None)
+    assert is_secret_name(name)
+
+
+@pytest.mark.parametrize("name", [
+    "author", "authors", "co_author", "session_title", "sessionTitle", "session", "passenger", "compass",
+    "bypass", "spinner", "pinned", "opinion", "tokenizer", "keyboard", "monkey", "key", "code", "zipcode",
+    "country_code", "promo_code", "shipping", "description", "signal", "secretary", "pink", "topt", "notpin"])
+def test_a_field_whose_words_are_no_credential_is_not_a_secret_by_its_name(name):
+    assert not is_secret_field(name, None)
+
+
+@pytest.mark.parametrize("name", ["session", "Session", "key", "sig", "code"])
+def test_short_names_mark_a_header_or_variable_but_not_a_field(name):
+    assert is_secret_name(name) and not is_secret_field(name, None)
+

@@ -23,19 +23,22 @@ def without_secrets(key: str, response: object, secret_fields: SecretFields,
                     dropped: list[str]) -> object:
     """`response` (an InputResponse for input `key`, or a list of them, one per round) with
     each secret field of its accepted `content` that holds a value set to `null`; "KEY.FIELD"
-    of each is added to `dropped` (once). Anything else is returned as it is."""
+    of each field left out is added to `dropped` (once): those set to `null` here, and those
+    already `null` (a secret an earlier file left out: a resumed call's `sentResponses`,
+    which mrtr never sends a `null` field in, carried on by its pending document and
+    `--save-answers`). Anything else is returned as it is."""
     if isinstance(response, list):
         return [without_secrets(key, one, secret_fields, dropped) for one in response]
     names = secret_fields.get(key, ())
     content = response.get("content") if isinstance(response, dict) else None
-    if not names or not isinstance(response, dict) or not isinstance(content, dict):
+    if not isinstance(response, dict) or not isinstance(content, dict):
         return response
     held = [name for name in content if name in names and content[name] is not None]
+    for name in content:
+        if (name in held or content[name] is None) and f"{key}.{name}" not in dropped:
+            dropped.append(f"{key}.{name}")
     if not held:
         return response
-    for name in held:
-        if f"{key}.{name}" not in dropped:
-            dropped.append(f"{key}.{name}")
     return {**response, "content": {name: None if name in held else value for name, value in content.items()}}
 
 

@@ -2,7 +2,9 @@
 `--trace FILE` writes every message as one JSON line.
 
 Secrets never reach a trace: header values of credential headers are replaced by
-`***`, and every known secret string is redacted from every line.
+`***`, the value at each secret place of a message sent (a secret form field or tool
+argument, whatever its type: `Environment.masked`, credentials.py) too, and every known
+secret string is redacted from every line.
 """
 
 from __future__ import annotations
@@ -59,6 +61,10 @@ class Tracer:
         """Trace one JSON-RPC message; `direction` is "send" or "recv"."""
         if not self.active:
             return
+        if direction == "send":
+            msg = self.env.masked(msg)
+        else:
+            self.env.places.learn(msg)
         if self.verbosity > 0:
             arrow = "->" if direction == "send" else "<-"
             # Redacted as it will be read (sanitized), and before it is cut: a secret at the

@@ -94,6 +94,12 @@ class FlagAnswer:
     is_json: bool
     text: str
 
+    @property
+    def named(self) -> str:
+        """The flag as a message names it: its name and `=` (or `:=`), never its value, which
+        may be a secret (`NAME=...`)."""
+        return f"{self.name}{':=' if self.is_json else '='}..."
+
     def matches(self, key: str, field_name: str) -> bool:
         return self.name == field_name or self.name == f"{key}.{field_name}"
 
@@ -111,9 +117,9 @@ def parse_flag(text: str) -> FlagAnswer:
         try:
             value = loads_strict(raw)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"-a {text}: the value after := is not valid JSON ({exc.msg})") from None
+            raise UsageError(f"-a {name}:=...: the value after := is not valid JSON ({exc.msg})") from None
         if not name:
-            raise UsageError(f"-a {text}: missing the field name before :=")
+            raise UsageError("-a :=...: missing the field name before :=")
         return FlagAnswer(name, value, True, text)
     if eq <= 0:
         raise UsageError(f"-a {text}: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON")
@@ -143,7 +149,7 @@ class AnswerStore:
         used = self.used_flags | (also_used or set())
         from mrtr_cli.render.sanitize import quote_text, sanitize  # noqa: PLC0415 - lazy for start-up time
 
-        return [f"mrtr: note: -a {sanitize(flag.text, single_line=True)} was not used: no form {where} has a field "
+        return [f"mrtr: note: -a {sanitize(flag.named, single_line=True)} was not used: no form {where} has a field "
                 f"{quote_text(flag.name)}"
                 for index, flag in enumerate(self.flags) if index not in used]
 

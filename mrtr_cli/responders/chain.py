@@ -115,10 +115,14 @@ class ResponderChain:
         #: Called before the terminal is used for a prompt (`prompting_after`).
         self._before_prompt: Callable[[], None] | None = None
         self._asked: set[str] = set()  # the input keys asked on this run
-        #: input key -> the names of its form's secret fields (`credentials.is_secret_field`), for
-        #: every request this chain has seen: files mrtr writes leave their values out
-        #: (engine/withheld.py), and every value given for them is a secret of the run.
-        self.secret_fields: dict[str, set[str]] = {}
+
+    @property
+    def secret_fields(self) -> dict[str, set[str]]:
+        """Input key -> the names of its form's secret fields (`credentials.is_secret_field`),
+        for every request this chain has seen: the run's secret places (`Environment.places`),
+        whose values every message written shows as `***`, files mrtr writes leave out
+        (engine/withheld.py), and every value given for them is a secret of the run."""
+        return self.env.places.forms
 
     # ------------------------------------------------------------------ capabilities
     @property
@@ -255,7 +259,7 @@ class ResponderChain:
                     or any(flag.name.startswith(key + ".") for key in self._asked):
                 continue
             key = flag.name.rsplit(".", 1)[0]
-            raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: no question has the key {quote_text(key)} "
+            raise UsageError(f"-a {sanitize(flag.named, single_line=True)}: no question has the key {quote_text(key)} "
                              f"(asked: {', '.join(quote_value(a.key) for _, a in asks)})", data={"key": key})
 
     def _check_field_flags(self, asks: list[tuple[Kind, InputAsk]]) -> None:
@@ -280,7 +284,7 @@ class ResponderChain:
                 continue
             key, name = readings[0]
             has = ", ".join(quote_value(f) for f in sorted(fields[key]))
-            raise UsageError(f"-a {sanitize(flag.text, single_line=True)}: question {quote_value(key)} has no field "
+            raise UsageError(f"-a {sanitize(flag.named, single_line=True)}: question {quote_value(key)} has no field "
                              f"{quote_value(name)} ({f'its fields: {has}' if has else 'it has no fields'})",
                              data={"key": key, "field": name, "fields": sorted(fields[key])})
 
@@ -401,12 +405,7 @@ class ResponderChain:
         """Note the secret fields of `ask`'s form (`secret_fields`), and register every value
         the flags and files give for them with the run's redaction (`Environment.add_secret`),
         before any is checked or shown: they never reach a trace, `-v` or an error message."""
-        from mrtr_cli.credentials import secret_properties  # noqa: PLC0415 - lazy for start-up time
-
-        names = secret_properties(ask.params.get("requestedSchema"))
-        if not names:
-            return
-        self.secret_fields.setdefault(ask.key, set()).update(names)
+        names = self.env.places.note_form(ask.key, ask.params.get("requestedSchema"))
         for name in names:
             for value in self.store.given_values(ask.key, name):
                 self._hide(value)

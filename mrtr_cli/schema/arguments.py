@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -178,7 +178,10 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
         except json.JSONDecodeError:
             pass
     wanted = " or ".join(types)
-    raise UsageError(f"argument {_cut(where)}: {_shown(text)} is not "
+    from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - only on an error path
+
+    secret = is_secret_field(where.split("=")[0].rsplit(".", 1)[-1], schema)
+    raise UsageError(f"argument {_cut(where)}: {SECRET_SHOWN if secret else _shown(text)} is not "
                      f"{('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
                      hint=f"use {where.split('=')[0]}:=<json> to pass a literal JSON value")
 
@@ -327,9 +330,16 @@ def _where(path: Any) -> str:
     return out
 
 
-def _problem(error: Any) -> str:
-    """One line for one `jsonschema` error, naming the argument's path."""
+#: What a message says in place of a secret argument's value.
+SECRET_SHOWN = "the value (not shown: a secret)"
+
+
+def _problem(error: Any, secret: Collection[str] = ()) -> str:
+    """One line for one `jsonschema` error, naming the argument's path; the value of an
+    argument named in `secret` (or within one) is never quoted."""
     where = _where(error.absolute_path)
+    if error.absolute_path and str(error.absolute_path[0]) in secret:
+        return _secret_problem(error, where)
     kind = error.validator
     prefix = where + "." if where else ""
     if kind == "required" and isinstance(error.instance, dict):
@@ -353,6 +363,16 @@ def _problem(error: Any) -> str:
         got = _json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
     return f"argument {where or '(all)'}: {error.message}"
+
+
+def _secret_problem(error: Any, where: str) -> str:
+    """`_problem` for a secret argument's value: its type and the rule it fails, never the value."""
+    if error.validator == "type":
+        want = error.validator_value
+        want = " or ".join(want) if isinstance(want, list) else str(want)
+        return f"argument {where}: expected {want}, got {_json_type(error.instance)}"
+    return (f"argument {where}: {_json_type(error.instance)} fails the schema's {error.validator!r} rule "
+            f"({SECRET_SHOWN})")
 
 
 _VALIDATORS: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, validator or None): one per tool
@@ -440,8 +460,14 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
         return
     errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     best = exceptions.best_match(errors)
-    first = _problem(best)
-    others = list(dict.fromkeys(p for p in map(_problem, errors) if p != first))  # one "missing" line for all
+    from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - only on an error path
+
+    properties = input_schema.get("properties")
+    props = properties if isinstance(properties, dict) else {}
+    secret = {str(k) for k in arguments if is_secret_field(str(k), props.get(k))}
+    first = _problem(best, secret)
+    # one "missing" line for all
+    others = list(dict.fromkeys(p for p in (_problem(e, secret) for e in errors) if p != first))
     hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 

@@ -173,8 +173,8 @@ class FormField:
     def masked(self) -> bool:
         """Whether the value is typed masked and shown as `***` at the terminal: the server's
         schema says it is a secret (`credentials.secret_schema`: `format: password`,
-        `writeOnly: true`). A name alone (`secret`) does not mask: a field named `author`
-        or `session_title` is typed in the open; it is still left out of the files mrtr writes."""
+        `writeOnly: true`). A name alone (`secret`) does not mask: a field named `pin` or
+        `api_key` is typed in the open; it is still left out of the files mrtr writes."""
         from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
 
         return secret_schema(self.schema)
@@ -304,11 +304,16 @@ class FormField:
         return None
 
     def _reason(self, error: Any, value: Any) -> str:
+        """One `jsonschema` error as a short reason. A secret field's reason never quotes
+        the value (`secret`): it says what was wrong with its type or shape."""
         kind = error.validator
         if kind == "type":
             want = error.validator_value
             want = " or ".join(want) if isinstance(want, list) else want
-            return f"expected {_article(str(want))}, got {json_type(error.instance)} {_short(error.instance)}"
+            shown = "" if self.secret else f" {_short(error.instance)}"
+            return f"expected {_article(str(want))}, got {json_type(error.instance)}{shown}"
+        if self.secret:
+            return self._secret_reason(error)
         if kind in ("enum", "oneOf", "anyOf", "const"):
             wrong = error.instance
             by_title = [c for c, t in self.options if isinstance(wrong, str) and t.casefold() == wrong.casefold()
@@ -323,6 +328,21 @@ class FormField:
                     or f"is not a valid {error.validator_value}")
         message: str = error.message
         return message
+
+    def _secret_reason(self, error: Any) -> str:
+        """A reason for a secret field's value that is not its type (that is `_reason`'s),
+        without the value: what it is, and which rule it fails."""
+        kind = error.validator
+        if kind in ("enum", "oneOf", "anyOf", "const"):
+            return f"is not one of: {self.choices_text()}" if self.options else "is not an allowed value"
+        if kind in _BOUND_MESSAGES:
+            return _BOUND_MESSAGES[kind].format(error.validator_value)
+        if kind == "format":
+            return f"is not a valid {error.validator_value}"
+        if kind == "pattern":
+            return f"does not match the pattern {json.dumps(error.validator_value, ensure_ascii=False)}"
+        where = "".join(f"[{part}]" for part in error.relative_path)
+        return f"{json_type(error.instance)}{' at ' + where if where else ''} fails the schema's {kind!r} rule"
 
     def coerce(self, text: str) -> Any:
         """Turn typed text (a terminal answer or `-a FIELD=VALUE`) into this field's type.
@@ -340,19 +360,19 @@ class FormField:
                 return True
             if low in FALSE_WORDS:
                 return False
-            raise ValueError(f"expected a boolean (true/false), got {text!r}")
+            raise ValueError(f"expected a boolean (true/false), got {self._quoted(text)}")
         if self.kind == "integer":
             if not _INTEGER.fullmatch(text):
-                raise ValueError(f"expected an integer, got {text!r}")
+                raise ValueError(f"expected an integer, got {self._quoted(text)}")
             return int(text)
         if self.kind == "number":
             if _INTEGER.fullmatch(text):
                 return int(text)
             if not _NUMBER.fullmatch(text):
-                raise ValueError(f"expected a number, got {text!r}")
+                raise ValueError(f"expected a number, got {self._quoted(text)}")
             value = float(text)
             if value in (float("inf"), float("-inf")):
-                raise ValueError(f"expected a finite number, got {text!r}")
+                raise ValueError(f"expected a finite number, got {self._quoted(text)}")
             return value
         if self.kind == "enum":
             return self._choice(text)
@@ -365,6 +385,10 @@ class FormField:
                 return [self._choice(part.strip()) for part in text.split(",") if part.strip()]
         return text
 
+    def _quoted(self, text: str) -> str:
+        """Typed `text` as a reason quotes it; never a secret field's (`secret`)."""
+        return "text (not shown: a secret)" if self.secret else repr(text)
+
     def _choice(self, text: str) -> str:
         for const, _title in self.options:
             if text == const:
@@ -372,7 +396,7 @@ class FormField:
         for const, title in self.options:
             if text.casefold() == title.casefold():
                 return const
-        raise ValueError(f"{text!r} is not one of: {self.choices_text()}")
+        raise ValueError(f"{self._quoted(text)} is not one of: {self.choices_text()}")
 
 
 def _options(prop: dict[str, Any]) -> tuple[str, list[tuple[str, str]]] | None:

@@ -6,13 +6,17 @@ against it before anything is sent (schema/arguments.py does the typing and vali
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import JsonRpcError, UsageError
 
+if TYPE_CHECKING:
+    from mrtr_cli.credentials import SecretPlaces
+
 
 def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, Any] | None, *,
-                   no_validate: bool = False, note: Callable[[str], None] | None = None) -> dict[str, Any]:
+                   no_validate: bool = False, note: Callable[[str], None] | None = None,
+                   places: SecretPlaces | None = None) -> dict[str, Any]:
     """The `arguments` of `tools/call NAME`: `items` (parsed `key=value` items,
     `schema.arguments.parse_item`) over `base` (an arguments object), typed by the tool's
     `inputSchema` and validated against it. The tool list comes from `catalog` (a
@@ -22,6 +26,8 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
 
     Args:
         no_validate: `call --no-validate`: each item typed where the schema allows, sent regardless.
+        places: the run's secret places (`Environment.places`): the tool's secret arguments
+            are noted there, so that their values are never written (`-v`, `--trace`).
 
     Raises:
         UsageError: unknown tool ("did you mean"), an item that cannot be typed, or arguments
@@ -37,6 +43,8 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
         return build_arguments(items, base, None)
 
     def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
+        if places is not None and tool is not None:
+            places.note_tool(name, tool.get("inputSchema"))
         if no_validate:
             return build_arguments(items, base, tool.get("inputSchema") if tool else None, lenient=True)
         if tool is None:

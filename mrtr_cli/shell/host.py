@@ -271,10 +271,12 @@ class ShellHost:
 
     # ------------------------------------------------------------------ lines
     def line_env(self) -> Environment:
-        """A fresh environment for one line: the shell's streams, secrets, colour and
-        `MRTR_*` settings (read when asked, as the shell's are)."""
+        """A fresh environment for one line: the shell's streams, secrets and secret places
+        (the session's tracer writes every line's messages), colour and `MRTR_*` settings
+        (read when asked, as the shell's are)."""
         env = self.env
         return Environment(stdout=env.stdout, stderr=env.stderr, stdin=env.stdin, secrets=env.secrets,
+                           places=env.places,
                            color=env.color, line_host=self, settings_given=env.settings)
 
     def begin_line(self, kept: Mapping[str, object] | None = None) -> None:

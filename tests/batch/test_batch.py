@@ -447,7 +447,7 @@ def test_q_silences_the_notes_of_unused_flags_and_only_them(mrtr, tmp_path):
     batch = write_lines(tmp_path / "b.jsonl", [{"id": "a", "call": "pid"}, {"id": "bad"}])
     args = ("--stdio", stdio_cmd(BATCH_SERVER), "batch", str(batch), "-a", "nobody=1")
     loud = mrtr(*args, timeout=SAFETY)
-    assert "-a nobody=1 was not used: no form in this batch has a field 'nobody'" in loud.stderr, loud.stderr
+    assert "-a nobody=... was not used: no form in this batch has a field 'nobody'" in loud.stderr, loud.stderr
     quiet = mrtr("-q", *args, timeout=SAFETY)
     assert "was not used" not in quiet.stderr, quiet.stderr
     # the line that is the person's own mistake is still named, and the exit codes agree
@@ -498,5 +498,5 @@ def test_a_refused_secret_answer_is_not_in_the_lines_record(mrtr, forms: Target,
     got = {r["id"]: r for r in records(run.stdout)}
     assert got["file"]["exitCode"] == 2 and got["inline"]["exitCode"] == 2, run.stdout
     assert "24x8zz" not in run.stdout and "97x531" not in run.stdout, run.stdout
-    assert "***" in json.dumps(got["file"]["error"]["data"]), got["file"]
+    assert "pattern" in json.dumps(got["file"]["error"]["data"]), got["file"]  # what was wrong, not the value
     assert "24x8zz" not in run.stderr and "97x531" not in run.stderr

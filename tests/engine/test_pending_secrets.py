@@ -111,3 +111,16 @@ def test_a_secret_never_reaches_the_trace_or_an_error_message(mrtr, forms: Targe
     r = mrtr(*forms.args, "call", "sign_in", "-a", "user=ada", "-a", "pin=8642x", "--no-input")
     assert r.code == 2 and "field \"pin\"" in r.stderr, r.stderr
     assert "8642x" not in r.stderr, r.stderr
+
+
+def test_resume_save_answers_names_every_secret_it_leaves_out(mrtr, forms: Target, tmp_path):
+    """The pin the pending document already left out (`null` in `sentResponses`) is `null` in
+    the `--save-answers` file of the resume too, and stderr names it there as `mrtr call
+    --save-answers` does."""
+    _, _, path = _pending(mrtr, forms, tmp_path, "-a", "user=ada", "-a", f"pin={PIN}", "-a", "agree=y")
+    saved = tmp_path / "saved.json"
+    r = mrtr("resume", path, "-a", f"code={CODE}", "--save-answers", saved, "--no-input")
+    assert (r.code, r.stdout.strip()) == (0, WELCOME), r.stderr
+    assert json.loads(saved.read_text())["inputResponses"]["login"]["content"]["pin"] is None
+    for field in ("login.pin", "otp.code"):
+        assert f"{field} is a secret: not written to --save-answers {saved}" in r.stderr, r.stderr

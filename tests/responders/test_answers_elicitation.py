@@ -219,7 +219,7 @@ def test_a_key_field_flag_whose_key_names_no_question_is_one_usage_line(mrtr, er
     key = "__main__:ask_booking" if era == "2026-07-28" else "elicitation-1"
     assert r.code == 2, r.stderr
     assert r.stdout == ""
-    assert r.stderr.splitlines() == [f'mrtr: error: -a login.x=1: no question has the key \'login\' (asked: "{key}")']
+    assert r.stderr.splitlines() == [f'mrtr: error: -a login.x=...: no question has the key \'login\' (asked: "{key}")']
     # A KEY.FIELD for a question asked later, or a field whose name has a dot, is no such flag.
     ok = mrtr(*target, "call", "book_table", "date=mon", "-a", f"{key}.partySize=2", "-a", "seating=indoor")
     assert ok.code == 0, ok.stderr
@@ -233,7 +233,7 @@ def test_a_key_field_flag_whose_field_the_asked_form_lacks_stops_before_sending(
     assert r.code == 2, r.stderr
     assert r.stdout == "" and sent(forms) == []
     (line,) = r.stderr.splitlines()
-    assert line.startswith('mrtr: error: -a kinds.nmae=Ada: question "kinds" has no field "nmae" '
+    assert line.startswith('mrtr: error: -a kinds.nmae=...: question "kinds" has no field "nmae" '
                            '(its fields: "age", "birthday", '), line
     # A URL-mode question has no fields at all.
     r = mrtr(*forms.args, "call", "url_login", "-a", "login.token=t", "--no-input")
@@ -245,13 +245,13 @@ def test_a_key_field_flag_whose_field_the_asked_form_lacks_stops_before_sending(
     forms.reset()
     r = mrtr(*forms.args, "call", "two_rounds", *flags("city=Zürich", "second.nights=3", "third.x=1"))
     assert r.code == 0, r.stderr
-    assert "-a third.x=1 was not used" in r.stderr
+    assert "-a third.x=... was not used" in r.stderr
 
 
 def test_unused_flag_is_noted_and_partial_answers_pend(mrtr, forms: Target):
     r = mrtr(*forms.args, "call", "every_kind", *flags("name=Ada", "nmae=typo"), "--no-input")
     assert r.code == 5
-    assert "-a nmae=typo was not used" in r.stderr
+    assert "-a nmae=... was not used" in r.stderr
     doc = r.json()
     # What was found is kept in the template; defaults are there too.
     content = doc["answersTemplate"]["inputResponses"]["kinds"]["content"]

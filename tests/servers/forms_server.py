@@ -20,6 +20,9 @@ Tools:
   schema too: `writeOnly`); the result says whether the pin (2468) and the code (777111)
   were right, never what they were. The round-2 requestState carries the user and whether the pin was right,
   never the pin.
+- `vault {card, cvv}`: `cvv` a secret argument by its schema (`writeOnly` integer); asks
+  "unlock" (`pin`: a `writeOnly` integer; `words`: a `writeOnly` multi-select) and says
+  whether the cvv (123) and the pin (246813) were right, never what they were.
 - `hostile`: a form whose message, titles, descriptions and enum titles carry ANSI escape
   sequences, an OSC title change and a carriage-return overwrite; its result text does too.
 """
@@ -193,6 +196,14 @@ async def call_tool(ctx, params):
         return text("done")
     if name == "sign_in":
         return sign_in(responses, state)
+    if name == "vault":
+        if "unlock" not in responses:
+            return InputRequiredResult(input_requests={"unlock": form("Unlock the vault", simple({
+                "pin": {"type": "integer", "title": "PIN", "writeOnly": True},
+                "words": {"type": "array", "title": "Words", "writeOnly": True,
+                          "items": {"type": "string", "enum": ["alpha", "bravo", "charlie"]}}}, ["pin"]))})
+        pin = responses["unlock"].content.get("pin")
+        return text(f"cvv {'ok' if args.get('cvv') == 123 else 'wrong'}, pin {'ok' if pin == 246813 else 'wrong'}")
     if name == "hostile":
         if "evil" not in responses:
             schema = simple({
@@ -206,7 +217,8 @@ async def call_tool(ctx, params):
 
 
 TOOLS = {"every_kind": {}, "two_rounds": {}, "three_forms": {}, "url_login": {"url": {"type": "string"}},
-         "hostile": {}, "sign_in": {}, "just_confirm": {}, "strict_confirm": {}}
+         "hostile": {}, "sign_in": {}, "just_confirm": {}, "strict_confirm": {},
+         "vault": {"card": {"type": "string"}, "cvv": {"type": "integer", "writeOnly": True}}}
 
 server = Server("forms-test", version="1.0", title="Forms Test Server", on_list_tools=list_tools_handler(TOOLS),
                 on_call_tool=call_tool)

@@ -19,7 +19,7 @@ from mrtr_cli.responders.shapes import elicit_action_problems
 
 if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import ElicitResult
-    from mrtr_cli.responders.answers import AnswerStore
+    from mrtr_cli.responders.answers import AnswerStore, FlagAnswer
     from mrtr_cli.responders.ask import InputAsk, Person
     from mrtr_cli.schema.elicit import FormField
 
@@ -192,6 +192,12 @@ def flag_overlay(ask: InputAsk, store: AnswerStore) -> tuple[dict[str, Any], lis
     return values, found_in
 
 
+def _shown(f: FormField, flag: FlagAnswer) -> str:
+    """How a message about field `f`'s value names the `-a` flag that gave it: as written,
+    or without its value when the field is a secret (`FormField.secret`)."""
+    return flag.named if f.secret else flag.text
+
+
 def _flag_value(ask: InputAsk, f: FormField, flags: list[tuple[int, Any]], store: AnswerStore) -> Any:
     """The value the `-a` `flags` (index, flag) give field `f`: the last one, or all of them
     for a multi-select; each flag is marked used."""
@@ -206,7 +212,7 @@ def _flag_value(ask: InputAsk, f: FormField, flags: list[tuple[int, Any]], store
         try:
             values.append(f.coerce(flag.raw))
         except ValueError as exc:
-            raise UsageError(f"-a {sanitize(flag.text, single_line=True)} (input request {quote_value(ask.key)}, "
+            raise UsageError(f"-a {sanitize(_shown(f, flag), single_line=True)} (input request {quote_value(ask.key)}, "
                              f"field {quote_value(f.name)}): "
                              f"{explain(str(exc), f.expected())}", data={"key": ask.key, "field": f.name}) from None
     if f.kind == "multi":
@@ -215,7 +221,7 @@ def _flag_value(ask: InputAsk, f: FormField, flags: list[tuple[int, Any]], store
         value = values[-1]
     reason = f.check(value)
     if reason:
-        raise UsageError(f"-a {sanitize(flags[-1][1].text, single_line=True)} (input request "
+        raise UsageError(f"-a {sanitize(_shown(f, flags[-1][1]), single_line=True)} (input request "
                          f"{quote_value(ask.key)}, field {quote_value(f.name)}): "
                          f"{explain(reason, f.expected())}", data={"key": ask.key, "field": f.name})
     return f.normalize(value)
