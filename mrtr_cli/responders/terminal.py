@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult
 
 _SKIP = object()
+SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
+KEEP = "Keep (on to the next request)"
+OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finished there (continue)"
+ALL_FIELDS, BACK = "(all of them, in order)", "(back to the review)"
 
 
 @dataclass(frozen=True)
@@ -43,11 +47,6 @@ class _Stopped:
 
     error: KeyboardInterrupt | EOFError
     text: str
-
-SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
-KEEP = "Keep (on to the next request)"
-OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finished there (continue)"
-ALL_FIELDS, BACK = "(all of them, in order)", "(back to the review)"
 
 
 def _one_line(text: object) -> str:
