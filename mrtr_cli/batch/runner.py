@@ -49,6 +49,7 @@ from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.transport.base import server_alive
 
 _WAIT = 0.2  # seconds the main thread waits on a worker at a time (Ctrl-C stays responsive)
+_NAMED_LINES = 5  # line numbers a note names before "and N more"
 #: Seconds at least for opening the batch's session: a per-line `--timeout` is no bound for
 #: starting a server (an SDK server over stdio may need seconds on a busy machine).
 SESSION_OPEN_FLOOR = 30.0
@@ -215,6 +216,7 @@ class BatchRunner:
         self.slot = SessionSlot(app, restarts)
         self._base = app.answer_store()
         self._used_flags: set[int] = set()
+        self._stopped: list[int] = []  # numbers of the lines that ran and stopped before a result
         self._next = itertools.count()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -384,6 +386,8 @@ class BatchRunner:
         code = record["exitCode"]
         self.summary.codes[line.number] = code
         self.summary.ids[line.number] = line.id
+        if line.error is None and "result" not in record:
+            self._stopped.append(line.number)
         if code == 0:
             return
         if not self.env.json_mode:  # with --json, the records say it all
@@ -399,10 +403,29 @@ class BatchRunner:
                          f"{sanitize(str(what), single_line=True)}")
 
     def report_unused_flags(self) -> None:
-        """Note each `-a` flag that no line's input request used (not with `-q`)."""
-        if not self.env.quiet:  # the lines' stores, and the batch chain's (older servers)
-            for note in self._base.unused_flag_notes("in this batch", also_used=self._used_flags):
-                self.env.err(note)
+        """Note each `-a` flag that no line's input request used (not with `-q`). When some
+        line stopped before its result (input nobody gave, an error), the form a flag is for
+        may be one it never reached: the note names those lines (`stopped_lines`) instead of
+        saying no form in the batch has the field."""
+        if self.env.quiet:
+            return
+        why = stopped_lines(self._stopped)
+        # the lines' stores, and the batch chain's (older servers)
+        for note in self._base.unused_flag_notes("in this batch", also_used=self._used_flags,
+                                                 stopped=None if why is None else lambda _flag: why):
+            self.env.err(note)
+
+
+def stopped_lines(numbers: list[int]) -> str | None:
+    """"line 3 stopped before its end", "lines 1, 4 stopped before their end" (at most
+    `_NAMED_LINES` numbers, then "and N more") for the batch lines `numbers`; None for none."""
+    if not numbers:
+        return None
+    ordered = sorted(numbers)
+    shown = ", ".join(map(str, ordered[:_NAMED_LINES]))
+    if len(ordered) > _NAMED_LINES:
+        shown += f" and {len(ordered) - _NAMED_LINES} more"
+    return f"line {shown} stopped before its end" if len(ordered) == 1 else f"lines {shown} stopped before their end"
 
 
 def run_batch(app: BatchApp, lines: list[BatchLine], sink: RecordSink, summary: Summary, **kw: Any) -> None:

@@ -23,6 +23,9 @@ from mrtr_cli.transport.base import FRAMING_HEADERS, SignIn, Transport
 #: of relative paths, or None).
 ConfigRoots = tuple[list[object], str, "str | None"]
 
+#: What `Target.public()` is made from: (server, url, stdio argv).
+_PublicKey = tuple["str | None", "str | None", "tuple[str, ...] | None"]
+
 
 @dataclass
 class Target:
@@ -48,6 +51,9 @@ class Target:
     cwd: str | None = None
     roots: ConfigRoots | None = None
     oauth: Any = None
+    #: `public()` as made from its key, kept while the target stays as it is (a shell's lines ask per line).
+    _public_memo: tuple[_PublicKey, dict[str, Any]] | None = field(default=None, init=False, repr=False,
+                                                                    compare=False)
 
     @property
     def label(self) -> str:
@@ -64,9 +70,8 @@ class Target:
         A server from a config file is named only (`{"server": NAME}`): its URL or
         command line may hold expanded values, and `-s NAME` finds it again.
         """
-        key = (self.server, self.url, tuple(self.command) if self.command else None)
-        made = self.__dict__.get("_public")
-        if made is None or made[0] != key:  # made once while the target stays as it is (a shell's lines)
+        key: _PublicKey = (self.server, self.url, tuple(self.command) if self.command else None)
+        if self._public_memo is None or self._public_memo[0] != key:
             out: dict[str, Any] = {}
             if self.server:
                 out["server"] = self.server
@@ -75,8 +80,8 @@ class Target:
                     out["url"] = public_url(self.url)
                 if self.command:
                     out["stdio"] = shellwords.join(self.command)
-            made = self.__dict__["_public"] = (key, out)
-        return dict(made[1])
+            self._public_memo = (key, out)
+        return dict(self._public_memo[1])
 
     def cache_identity(self) -> dict[str, Any]:
         """What identifies the server for caching: its URL, or its stdio argv and cwd."""

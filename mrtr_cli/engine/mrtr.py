@@ -7,7 +7,9 @@ For `tools/call`, `prompts/get` and `resources/read`:
   chain, then retry: a new JSON-RPC id, the original method and params,
   `inputResponses` for the keys asked, and the exact `requestState` string if one
   came (none if none came). Nothing of this leaks into any other request.
-- `requestState` alone: retry at once with a short growing back-off.
+- `requestState` alone (or with an empty `inputRequests`): retry at once with a short
+  growing back-off. An empty `inputRequests` without `requestState` asks nothing and keeps
+  nothing, so the retry would be the same request: an invalid response (exit 4).
 - `"task"`: handed to the task driver, only for `tools/call` when the tasks
   extension was declared on that request.
 - on a legacy (2025-11-25) session, a `tools/call` result that is a CreateTaskResult
@@ -145,8 +147,8 @@ class Round:
 
     Attributes:
         number: which round of the call (1 for the first).
-        input_requests: the server's `inputRequests` (key -> input request), or None when
-            only `requestState` came (load shedding).
+        input_requests: the server's `inputRequests` (key -> input request), or None (or
+            empty) when only `requestState` came (load shedding).
         request_state: the exact `requestState` string to send back, or None.
     """
 
@@ -160,7 +162,8 @@ class Round:
 
         Raises:
             ProtocolError: beyond `max_rounds` (`--max-rounds`), neither inputRequests nor
-                requestState, a requestState that is not a string.
+                requestState, an empty inputRequests without requestState (a retry would be
+                the same request again), a requestState that is not a string.
         """
         if number > max_rounds:
             raise ProtocolError(
@@ -171,6 +174,10 @@ class Round:
         request_state = result.get("requestState")
         if input_requests is None and request_state is None:
             raise ProtocolError("the server's input_required result has neither inputRequests nor requestState")
+        if request_state is None and not input_requests:
+            # Nothing to answer and no state to echo: the retry would be the first request again.
+            raise ProtocolError("the server's input_required result asks for nothing (inputRequests is empty) "
+                                "and has no requestState")
         if request_state is not None and not isinstance(request_state, str):
             raise ProtocolError("the server's requestState is not a string")
         return cls(number, input_requests, request_state)

@@ -62,7 +62,7 @@ def run_request(run: EngineRun, method: str, params: dict[str, Any], *, session:
     try:
         outcome = drive(run, method, params, session=session, chain=chain, target=target, seed=seed)
     except InputRequired:
-        chain.report_unused()
+        chain.report_unused(stopped=True)  # a later round may still ask what a flag answers
         raise
     chain.report_unused()
     return finish(run, method, outcome)

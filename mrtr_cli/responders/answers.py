@@ -16,6 +16,7 @@ or `FIELD:=JSON` for a literal value.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +104,16 @@ class FlagAnswer:
     def matches(self, key: str, field_name: str) -> bool:
         return self.name == field_name or self.name == f"{key}.{field_name}"
 
+    @property
+    def awaits(self) -> str:
+        """What the flag waits for, for a note: "question 'KEY'" for `KEY.FIELD`, else
+        "form with a field 'FIELD'" (sanitised, quoted)."""
+        from mrtr_cli.render.sanitize import quote_text  # noqa: PLC0415 - lazy for start-up time
+
+        if "." in self.name:
+            return f"question {quote_text(self.name.rsplit('.', 1)[0])}"
+        return f"form with a field {quote_text(self.name)}"
+
 
 def parse_flag(text: str) -> FlagAnswer:
     """Parse one `-a` value.
@@ -143,14 +154,22 @@ class AnswerStore:
     def empty(self) -> bool:
         return not self.files and not self.flags
 
-    def unused_flag_notes(self, where: str = "on this run", also_used: set[int] | None = None) -> list[str]:
-        """A note for each `-a` flag no input request used (a typo, or a question the server
-        did not ask), by index in `flags`; `also_used`: indexes other stores used (batch lines)."""
+    def unused_flag_notes(self, where: str = "on this run", also_used: set[int] | None = None, *,
+                          stopped: Callable[[FlagAnswer], str] | None = None) -> list[str]:
+        """A note for each `-a` flag no input request used, by index in `flags`; `also_used`:
+        indexes other stores used (batch lines).
+
+        A run that reached its end (`stopped` None) asked for no such field: the flag is a typo,
+        or for a question the server did not ask (`no form {where} has a field 'NAME'`). A run
+        that stopped before its end may not have reached the question the flag is for: the
+        note says the flag was not used (yet) and why, `stopped(flag)` ("the run stopped for
+        input before any question 'KEY' came"; docs/answers.md, "Answer files")."""
         used = self.used_flags | (also_used or set())
         from mrtr_cli.render.sanitize import quote_text, sanitize  # noqa: PLC0415 - lazy for start-up time
 
-        return [f"mrtr: note: -a {sanitize(flag.named, single_line=True)} was not used: no form {where} has a field "
-                f"{quote_text(flag.name)}"
+        return [f"mrtr: note: -a {sanitize(flag.named, single_line=True)} was not used"
+                + (f": no form {where} has a field {quote_text(flag.name)}" if stopped is None
+                   else f" (yet): {stopped(flag)}")
                 for index, flag in enumerate(self.flags) if index not in used]
 
     def exact(self, key: str) -> tuple[Any, str] | None:

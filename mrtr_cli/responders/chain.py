@@ -114,7 +114,6 @@ class ResponderChain:
         self.deadline = deadline
         #: Called before the terminal is used for a prompt (`prompting_after`).
         self._before_prompt: Callable[[], None] | None = None
-        self._asked: set[str] = set()  # the input keys asked on this run
 
     @property
     def secret_fields(self) -> dict[str, set[str]]:
@@ -234,33 +233,12 @@ class ResponderChain:
         outcome.prefill = self._kept_fields([a for _, a in left], outcome)
         for key, answer in outcome.responses.items():  # typed ones too: never sent without a UTF-8 form
             refuse_lone_surrogate(answer, f"the answer to {quote_value(key)}", key)
-        self._asked.update(a.key for _, a in asks)
-        if outcome.missing:
-            self._check_key_flags(asks)
         if any(isinstance(r, dict) and r.get("action") in ("decline", "cancel") for r in outcome.responses.values()):
             self.declined = True
         if self.env.verbosity:
             for key, source in outcome.sources.items():
                 self.env.err(f"mrtr: input {quote_value(key)} answered from {source}")
         return outcome
-
-    def _check_key_flags(self, asks: list[tuple[Kind, InputAsk]]) -> None:
-        """The run stops for input at this round: a `-a KEY.FIELD` flag whose KEY names no
-        question asked on this run (and which no form field of the round is named) was
-        meant for a question that never came, most likely a mistyped key.
-
-        Raises:
-            UsageError: for the first such flag, naming its key and the keys of this round (exit 2).
-        """
-        from mrtr_cli.render.sanitize import quote_text  # noqa: PLC0415 - start-up time
-        fields = {name for kind, a in asks for name in kind.field_names(a.params)}
-        for index, flag in enumerate(self.store.flags):
-            if index in self.store.used_flags or "." not in flag.name or flag.name in fields \
-                    or any(flag.name.startswith(key + ".") for key in self._asked):
-                continue
-            key = flag.name.rsplit(".", 1)[0]
-            raise UsageError(f"-a {sanitize(flag.named, single_line=True)}: no question has the key {quote_text(key)} "
-                             f"(asked: {', '.join(quote_value(a.key) for _, a in asks)})", data={"key": key})
 
     def _check_field_flags(self, asks: list[tuple[Kind, InputAsk]]) -> None:
         """Before anything of the round is answered or sent: a `-a KEY.FIELD` flag whose KEY
@@ -476,11 +454,13 @@ class ResponderChain:
         return kind.normalized(value, ask.params), source
 
     # ------------------------------------------------------------------ reporting
-    def report_unused(self) -> None:
-        """Note on stderr each `-a` flag no input request used (a typo, or a question the
-        server did not ask on this run). Silent with `-q`."""
+    def report_unused(self, *, stopped: bool = False) -> None:
+        """Note on stderr each `-a` flag no input request used (silent with `-q`): on a run
+        that reached its end, a typo or a question the server did not ask; on a run that
+        `stopped` for input, one a later round may still ask (docs/answers.md, "Answer files")."""
         if not self.env.quiet:
-            for note in self.store.unused_flag_notes():
+            why = (lambda flag: f"the run stopped for input before any {flag.awaits} came") if stopped else None
+            for note in self.store.unused_flag_notes(stopped=why):
                 self.env.err(note)
 
 

@@ -14,6 +14,7 @@ server is sanitised before it is shown.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from mrtr_cli.credentials import REDACTED
@@ -39,6 +40,15 @@ OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finis
 ALL_FIELDS, BACK = "(all of them, in order)", "(back to the review)"
 
 
+@dataclass(frozen=True)
+class _Stopped:
+    """A text field stopped by Ctrl-C or Ctrl-D (`error`, raised again by the caller), and
+    the `text` the field held then, Entered or not."""
+
+    error: KeyboardInterrupt | EOFError
+    text: str
+
+
 def _one_line(text: object) -> str:
     return sanitize(str(text), single_line=True)
 
@@ -58,8 +68,6 @@ class TerminalResponder:
         self.partial: dict[str, Any] = {}
         #: The fields of that form left empty (a pre-filled value removed).
         self.cleared: set[str] = set()
-        #: The text in the text field asked when Ctrl-C (or Ctrl-D) stopped it, Entered or not.
-        self.unentered: str | None = None
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.output import create_output  # noqa: PLC0415 - lazy for start-up time
 
@@ -279,25 +287,23 @@ class TerminalResponder:
         raw = "" if current is None else current if isinstance(current, str) else f.display(current)
         # The buffer shows an inert copy of a server default; accepting it unchanged sends the default itself.
         shown = _one_line(raw)
-        try:
-            text = self._ask_until_valid(self._label(f), shown, check, secret=f.masked)
-        except (KeyboardInterrupt, EOFError):
-            self._keep_unentered(f, shown)
-            raise
+        text = self._ask_until_valid(self._label(f), shown, check, secret=f.masked)
+        if isinstance(text, _Stopped):
+            self._keep_unentered(f, shown, text.text)
+            raise text.error
         if text == "" and not f.required:
             return _SKIP
         if text == shown and shown != raw and f.check(raw) is None:
             return raw
         return f.coerce(text)
 
-    def _keep_unentered(self, f: FormField, shown: str) -> None:
-        """Ctrl-C (or Ctrl-D) at text field `f`, which started as `shown`: the text typed into
+    def _keep_unentered(self, f: FormField, shown: str, text: str) -> None:
+        """Ctrl-C (or Ctrl-D) at text field `f`, which started as `shown`: the `text` typed into
         it but not Entered goes with the fields typed so far (`partial`), to pre-fill the
         field when the call is resumed, never sent unseen: its value when it is a valid one,
         else the text as typed. Nothing when the field holds what it started with or nothing,
         or when its value is a secret (`FormField.secret`)."""
-        text, self.unentered = self.unentered, None
-        if text is None or text in ("", shown) or f.secret:
+        if text in ("", shown) or f.secret:
             return
         try:
             value = f.coerce(text)
@@ -306,20 +312,24 @@ class TerminalResponder:
         self.partial[f.name] = value if f.check(value) is None else text
         self.cleared.discard(f.name)
 
-    def _ask_until_valid(self, label: str, default: str, check: Any, *, secret: bool = False) -> str:
+    def _ask_until_valid(self, label: str, default: str, check: Any, *, secret: bool = False) -> str | _Stopped:
         """Ask a text field until `check(text)` is True; a refused value is shown with its
         reason on the line right above the field, which is asked again with that value
         filled in (questionary's own validation shows the reason in a bottom toolbar, far
         from the field on a tall terminal). A `secret` field is typed masked (`*` per
-        character), as a password prompt is."""
+        character), as a password prompt is.
+
+        Returns:
+            the valid text; or, when Ctrl-C or Ctrl-D stops the field, `_Stopped` with that
+            error (for the caller to raise) and the text the field held.
+        """
         ask = self._q().password if secret else self._q().text
         while True:
             question = ask(label, default=default, **self._pt)
             try:
                 text: str = self._ask(question)
-            except (KeyboardInterrupt, EOFError):  # what the field holds, Entered or not
-                self.unentered = question.application.current_buffer.text
-                raise
+            except (KeyboardInterrupt, EOFError) as exc:  # what the field holds, Entered or not
+                return _Stopped(exc, question.application.current_buffer.text)
             verdict = check(text)
             if verdict is True:
                 return text
@@ -410,8 +420,11 @@ class TerminalResponder:
         q = self._q()
         reply = ""
         while True:
-            reply = self._ask_until_valid("Your reply (as the assistant):", reply,
+            typed = self._ask_until_valid("Your reply (as the assistant):", reply,
                                           lambda t: True if t.strip() else "type a reply, or Ctrl-C to stop")
+            if isinstance(typed, _Stopped):
+                raise typed.error
+            reply = typed
             tokens = max(1, (len(reply) + 3) // 4)
             self.console.print(f"  Review: {dumps_safe(reply)}", markup=False)
             self.console.print(f"    model: human, about {tokens} tokens (maxTokens {max_tokens})", markup=False)

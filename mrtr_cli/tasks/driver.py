@@ -293,17 +293,18 @@ class TaskDriver:
         try:
             return self.wire.get(self.task_id)
         except JsonRpcError as err:
-            raise self._gone(err) from None
+            raise self.gone(err) from None
 
-    def _gone(self, err: JsonRpcError) -> JsonRpcError | TaskGone:
+    def gone(self, err: JsonRpcError) -> JsonRpcError | TaskGone:
         """`-32602` on a task request means the task is unknown (TaskGone); other errors stay.
 
         The explanation says only what is known: a task this machine never saw (no record,
         never reported by the server in this run) is one the server does not know, and gets
-        no record; a recorded one is marked unknown, and over stdio, when this run's server
-        process never reported it, it lived in the process of the earlier run that created it.
-        The server process answering is alive: its error is never explained as that process
-        stopping.
+        no record; a recorded one is marked unknown, its `statusMessage` this explanation (so
+        a record an earlier run explained otherwise says what is true now), and over stdio,
+        when this run's server process never reported it, it lived in the process of the
+        earlier run that created it. The server process answering is alive: its error is
+        never explained as that process stopping.
         """
         if err.code != INVALID_PARAMS:
             return err
@@ -311,14 +312,15 @@ class TaskDriver:
         if not (seen or self._recorded()):
             return explained(err, TaskGone, f"the server does not know task {self.task_id}, and no mrtr run "
                                             "on this machine recorded a task of that id on this server")
-        self._save(status="unknown")
         ttl = self.record.ttl_ms
         if self.context.stdio and not seen:
             why = ("over stdio a task lives in the server process that created it, which stopped when that "
                    "mrtr run ended; this command started a new one, which does not know it")
         else:
             why = f"it may have expired (ttlMs {ttl})" if ttl is not None else "it may have expired or been removed"
-        return explained(err, TaskGone, f"the server no longer knows task {self.task_id}: {why}")
+        explanation = f"the server no longer knows task {self.task_id}: {why}"
+        self._save(status="unknown", status_message=explanation)
+        return explained(err, TaskGone, explanation)
 
     def _seen(self) -> bool:
         """Whether this run knows the task exists: it started it, or its server reported it."""
@@ -340,7 +342,7 @@ class TaskDriver:
             try:
                 return self.wire.complete(state)
             except JsonRpcError as err:
-                raise self._gone(err) from None
+                raise self.gone(err) from None
 
     def _observe(self, state: TaskState, note: str | None = None) -> None:
         self.state = state
@@ -423,7 +425,7 @@ class TaskDriver:
         try:
             self.wire.send_input(self.task_id, responses)
         except JsonRpcError as err:
-            raise self._gone(err) from None
+            raise self.gone(err) from None
         self.answered.update(responses)
         self.sent.update(responses)
         self.record.answered_keys = sorted(self.answered)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.config.target import Target
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
@@ -217,9 +217,17 @@ class TaskRunner:
 
     # ------------------------------------------------------------------ mrtr task ...
     def get(self, task_id: str, variant: str | None = None) -> tuple[TaskWire, TaskState]:
-        """One `tasks/get` (recorded); returns the wire that fits the server, and the state."""
+        """One `tasks/get` (recorded); returns the wire that fits the server, and the state.
+
+        Raises:
+            TaskGone: the server does not know the task (`-32602`), explained as `task wait`
+                explains it (`TaskDriver.gone`: a recorded task's record says so).
+        """
         wire = self.wire(variant)
-        state = wire.get(task_id)
+        try:
+            state = wire.get(task_id)
+        except JsonRpcError as err:
+            raise self.driver(wire, self.record_for(task_id, wire)).gone(err) from None
         adapted = wire.adapt(state)
         if adapted is not wire:
             wire, state = adapted, adapted.read(state.raw, "tasks/get result", task_id)

@@ -500,3 +500,28 @@ def test_a_refused_secret_answer_is_not_in_the_lines_record(mrtr, forms: Target,
     assert "24x8zz" not in run.stdout and "97x531" not in run.stdout, run.stdout
     assert "pattern" in json.dumps(got["file"]["error"]["data"]), got["file"]  # what was wrong, not the value
     assert "24x8zz" not in run.stderr and "97x531" not in run.stderr
+
+
+def test_a_flag_for_a_form_no_line_reached_is_not_called_unused(mrtr, tmp_path):
+    """A line that stops before its end (input nobody gave, an error) may never have reached the
+    form an `-a` flag is for: the note says so instead of claiming no form has the field; when
+    every line reaches its end, the note is the usual one."""
+    forms = ("--stdio", stdio_cmd(SERVERS / "forms_server.py"))
+    batch = write_lines(tmp_path / "b.jsonl", [{"id": "a", "call": "two_rounds"}])
+    run = mrtr(*forms, "batch", str(batch), "-a", "second.nights=3", timeout=SAFETY)
+    assert [r["exitCode"] for r in records(run.stdout)] == [5], run.stderr
+    notes = [line for line in run.stderr.splitlines() if "-a " in line]
+    assert notes == ["mrtr: note: -a second.nights=... was not used (yet): line 1 stopped before its end"], run.stderr
+    two = write_lines(tmp_path / "two.jsonl", [{"id": "a", "call": "two_rounds"}, {"id": "b", "call": "two_rounds"},
+                                              {"id": "c", "call": "just_confirm", "answers": {
+                                                  "ok": {"action": "accept", "content": {}}}}])
+    run = mrtr(*forms, "batch", str(two), "-a", "terms.agree=yes", timeout=SAFETY)
+    assert [r["exitCode"] for r in records(run.stdout)] == [5, 5, 0], run.stderr
+    notes = [line for line in run.stderr.splitlines() if "-a " in line]
+    assert notes == ["mrtr: note: -a terms.agree=... was not used (yet): lines 1, 2 stopped before their end"], \
+        run.stderr
+    done = write_lines(tmp_path / "done.jsonl", [{"id": "c", "call": "just_confirm", "answers": {
+        "ok": {"action": "accept", "content": {}}}}])
+    run = mrtr(*forms, "batch", str(done), "-a", "terms.agree=yes", timeout=SAFETY)
+    assert run.code == 0, run.stderr
+    assert "-a terms.agree=... was not used: no form in this batch has a field 'terms.agree'" in run.stderr

@@ -295,6 +295,30 @@ def test_input_required_without_requests_or_state_is_invalid(mrtr, tmp_path):
     assert "neither inputRequests nor requestState" in r.stderr
 
 
+def test_input_required_that_asks_nothing_and_keeps_no_state_fails_at_once(mrtr, tmp_path):
+    """`inputRequests: {}` without `requestState`: the retry would carry nothing the first
+    request did not, so it is the server's malformed reply (basic/patterns/mrtr: at least one of
+    the two): exit 4 after one request, one line. With a `requestState`, an empty
+    `inputRequests` is a retry the server asks for: the state goes back and the call goes on."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "state").mkdir()
+    args, rec = raw(tmp_path / "empty", {"calls": {"t": [
+        {"result": {"resultType": "input_required", "inputRequests": {}}}]}})
+    r = mrtr(*args, "call", "t")
+    assert r.code == 4, r.stderr
+    assert r.stderr.splitlines() == [
+        "mrtr: error: the server's input_required result asks for nothing (inputRequests is empty) "
+        "and has no requestState"], r.stderr
+    assert [m.get("method") for m in read_records(rec)].count("tools/call") == 1
+    args, rec = raw(tmp_path / "state", {"calls": {"t": [
+        {"result": {"resultType": "input_required", "inputRequests": {}, "requestState": "s1"}},
+        {"result": {"content": [{"type": "text", "text": "done"}], "resultType": "complete"}}]}})
+    r = mrtr(*args, "call", "t")
+    assert r.code == 0, r.stderr
+    calls = [m for m in read_records(rec) if m.get("method") == "tools/call"]
+    assert [c["params"].get("requestState") for c in calls] == [None, "s1"]
+
+
 def test_unsupported_version_is_retried_once_with_a_mutual_version(mrtr, tmp_path):
     # The server rejects the first request (a version it "does not know") and lists 2026-07-28.
     args, rec = raw(tmp_path, {

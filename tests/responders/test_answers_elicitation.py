@@ -211,18 +211,43 @@ def test_every_problem_is_listed(mrtr, forms: Target, tmp_path):
 
 
 @pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
-def test_a_key_field_flag_whose_key_names_no_question_is_one_usage_line(mrtr, era, tmp_path):
-    """`-a KEY.FIELD=VALUE` with a KEY the server did not ask: exit 2 and one line naming the
-    key and the keys asked, in both eras, when the run would otherwise stop for input."""
+def test_a_key_field_flag_whose_key_names_no_question_yet_pends_with_a_note(mrtr, era, tmp_path):
+    """`-a KEY.FIELD=VALUE` with a KEY no question asked before the run stopped for input: a
+    later round might ask it, so the run pends as it would without the flag (exit 5, the pending
+    document on stdout) and one note says the flag was not used (yet), in both eras."""
     target = ["--stdio", stdio_cmd(SERVERS / "dual_server.py"), "--protocol", era]
     r = mrtr(*target, "call", "book_table", "date=mon", "-a", "login.x=1", "-a", "partySize=2", "--no-input")
     key = "__main__:ask_booking" if era == "2026-07-28" else "elicitation-1"
-    assert r.code == 2, r.stderr
-    assert r.stdout == ""
-    assert r.stderr.splitlines() == [f'mrtr: error: -a login.x=...: no question has the key \'login\' (asked: "{key}")']
+    assert r.code == 5, r.stderr
+    assert r.json()["missing"] == [key]
+    notes = [line for line in r.stderr.splitlines() if "login" in line]
+    assert notes == ["mrtr: note: -a login.x=... was not used (yet): the run stopped for input "
+                     "before any question 'login' came"], r.stderr
+    assert "no question has the key" not in r.stderr
     # A KEY.FIELD for a question asked later, or a field whose name has a dot, is no such flag.
     ok = mrtr(*target, "call", "book_table", "date=mon", "-a", f"{key}.partySize=2", "-a", "seating=indoor")
     assert ok.code == 0, ok.stderr
+
+
+def test_a_key_field_flag_for_a_later_round_pends_as_an_answer_file_does(mrtr, forms: Target, tmp_path):
+    """Round 1 of two_rounds asks "first", round 2 "second": `-a second.nights=3` with nobody to
+    answer round 1 stops there (exit 5, the pending document), as an answer file for "second"
+    does; the flag is noted as not used (yet), never refused as a key no question has."""
+    answers = write(tmp_path, "later.json", {"inputResponses": {"second": {"action": "accept",
+                                                                           "content": {"nights": 3}}}})
+    by_file = mrtr(*forms.args, "call", "two_rounds", "--answers", answers, "--no-input")
+    assert by_file.code == 5, by_file.stderr
+    r = mrtr(*forms.args, "call", "two_rounds", "-a", "second.nights=3", "--no-input")
+    assert r.code == 5, r.stderr
+    assert r.json()["missing"] == by_file.json()["missing"] == ["first"]
+    assert [line for line in r.stderr.splitlines() if "-a " in line] == [
+        "mrtr: note: -a second.nights=... was not used (yet): the run stopped for input before any "
+        "question 'second' came"], r.stderr
+    # The pending document, resumed with the round-1 answer and the same flag, finishes the call.
+    pending = write(tmp_path, "pending.json", r.json())
+    done = mrtr("resume", pending, "-a", "city=Oslo", "-a", "second.nights=3", "--no-input")
+    assert done.code == 0, done.stderr
+    assert "Oslo" in done.stdout and "3 nights" in done.stdout and "was not used" not in done.stderr
 
 
 def test_a_key_field_flag_whose_field_the_asked_form_lacks_stops_before_sending(mrtr, forms: Target):

@@ -128,3 +128,22 @@ def test_a_stdio_task_the_server_reported_then_dropped_is_not_blamed_on_a_stoppe
     assert r.code == 4, r.stderr
     assert f"the server no longer knows task {task_id}: it may have expired" in r.stderr, r.stderr
     assert STOPPED not in r.stderr, r.stderr
+
+
+def test_a_stale_unknown_record_is_explained_again_from_what_is_true_now(mrtr, tmp_path):
+    # A record left `unknown` with an explanation of its own (an older mrtr wrote it): `task get`
+    # and `task wait` over stdio ask the server again, explain its -32602 as it stands now (this
+    # command's server process is a new one), and write that explanation into the record.
+    stdio = stdio_cmd(TASKS_EXT)
+    now = ("the server no longer knows task old-1: over stdio a task lives in the server process that "
+           "created it, which stopped when that mrtr run ended; this command started a new one, which "
+           "does not know it")
+    for verb in ("get", "wait"):
+        records(tmp_path).save(TaskRecord("old-1", {"stdio": stdio}, tool="slow", status="unknown",
+                                          status_message="the task expired (ttlMs 1000)",
+                                          protocol_version="2026-07-28"))
+        r = mrtr("task", verb, "old-1")
+        assert r.code == 4, (verb, r.stderr)
+        assert r.stderr.splitlines()[1:] == [f"  {now}"], (verb, r.stderr)
+        (record,) = records(tmp_path).all()
+        assert (record.status, record.status_message) == ("unknown", now), verb
