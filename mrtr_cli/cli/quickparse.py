@@ -50,12 +50,14 @@ class _Plan:
     Attributes:
         params: the parameters click processes: those the line gives and those with no
             kept value, in the command's order.
-        fill: (name, kept value) of each steady option the line does not give.
+        fill: name -> kept value, of each steady option the line does not give.
+        sources: name -> `ParameterSource.DEFAULT`, for the names of `fill`.
         learn: the steady options the line does not give that have no kept value yet.
     """
 
     params: tuple[click.Parameter, ...]
-    fill: tuple[tuple[str, Any], ...]
+    fill: dict[str, Any]
+    sources: dict[str, ParameterSource]
     learn: tuple[str, ...]
 
 
@@ -142,9 +144,10 @@ class ReusedParser(click.Command):
             cached = self.__dict__.get("_mrtr_params")
             params = cached[1] if cached is not None else self.params
             steady = self._steady()
+            fill = {name: kept[name] for name in steady if name not in given and name in kept}
             plan = plans[given] = _Plan(
                 params=tuple(p for p in params if p.name in given or p.name not in kept),
-                fill=tuple((name, kept[name]) for name in steady if name not in given and name in kept),
+                fill=fill, sources=dict.fromkeys(fill, ParameterSource.DEFAULT),
                 learn=tuple(name for name in steady if name not in given and name not in kept))
         return plan
 
@@ -178,10 +181,15 @@ class ReusedParser(click.Command):
         rest = super().parse_args(ctx, args)
         plan = self._plan(ctx.meta.get(_FOUND) or {}, kept)
         params = ctx.params
-        for name, value in plan.fill:
-            if name not in params:
-                params[name] = value
-                ctx.set_parameter_source(name, ParameterSource.DEFAULT)
+        if params.keys().isdisjoint(plan.fill):  # as a rule: click processed none of them
+            params.update(plan.fill)
+            # `set_parameter_source` for each of them, as one update (forty calls a line)
+            ctx._parameter_source.update(plan.sources)  # noqa: SLF001 - click's own record of sources
+        else:
+            for name, value in plan.fill.items():
+                if name not in params:
+                    params[name] = value
+                    ctx.set_parameter_source(name, ParameterSource.DEFAULT)
         for name in plan.learn:
             if ctx.get_parameter_source(name) is ParameterSource.DEFAULT:
                 value = params.get(name)
