@@ -29,6 +29,12 @@ _LONE_SURROGATE = "[\ud800-\udfff]"
 #: string to an int, `sys.get_int_max_str_digits()`, is 4300 by default).
 MAX_INT_DIGITS = 4300
 
+#: `json.dumps(value, ensure_ascii=False)`'s encoder, made once (`json.dumps` makes one for
+#: each call given options; an encoder keeps no state between calls, so threads share it).
+_UNICODE_TEXT = json.JSONEncoder(ensure_ascii=False)
+#: The same for one compact line with no NaN or Infinity (`wire_text`).
+_WIRE_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
 
 class UnreadableNumber(ValueError):
     """A JSON text holds a number mrtr does not read: NaN, Infinity, one that overflows a
@@ -144,6 +150,16 @@ def dumps_strict(value: object, **kw: Any) -> str:
     return json.dumps(value, allow_nan=False, **kw)
 
 
+def wire_text(value: object) -> str:
+    """`dumps_strict(value, ensure_ascii=False, separators=(",", ":"))`: compact JSON text,
+    not ASCII-escaped.
+
+    Raises:
+        ValueError: a non-finite float.
+    """
+    return _WIRE_TEXT.encode(value)
+
+
 def escape_lone_surrogates(json_text: str) -> str:
     """`json_text` (JSON written with `ensure_ascii=False`) with every lone surrogate
     written as its JSON escape: the same JSON value, now with a UTF-8 form. (Outside
@@ -155,7 +171,7 @@ def escape_lone_surrogates(json_text: str) -> str:
 
 def lone_surrogate_in(value: object) -> str | None:
     """The first lone surrogate in any string of `value` (a JSON value), else None."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = _UNICODE_TEXT.encode(value)
     found = None if text.isascii() else re.search(_LONE_SURROGATE, text)
     return found.group(0) if found else None
 

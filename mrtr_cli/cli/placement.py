@@ -137,8 +137,8 @@ def check_prefix_values(command: click.Command, ctx: click.Context, args: list[s
         span = option_words(args, i, table) if is_option(word) else 1
         spelling, eq, attached = word.partition("=")
         longer = [o for o in longs if o.startswith(spelling) and o != spelling] if word.startswith("--") else []
-        param = next((p for p in options if spelling in p.opts), None)
-        if longer and param is not None and table.get(spelling) and (eq or span == 2):
+        param = next((p for p in options if spelling in p.opts), None) if longer else None
+        if param is not None and table.get(spelling) and (eq or span == 2):
             value = attached if eq else args[i + 1]
             try:
                 param.type.convert(value, param, ctx)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -40,6 +41,24 @@ def _every_param(ctx: click.Context) -> Iterator[None]:
     finally:
         if found is not None:
             ctx.meta[_FOUND] = found
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What a parse does for a line that gives a certain set of options (`ReusedParser._plan`).
+
+    Attributes:
+        params: the parameters click processes: those the line gives and those with no
+            kept value, in the command's order.
+        fill: name -> kept value, of each steady option the line does not give.
+        sources: name -> `ParameterSource.DEFAULT`, for the names of `fill`.
+        learn: the steady options the line does not give that have no kept value yet.
+    """
+
+    params: tuple[click.Parameter, ...]
+    fill: dict[str, Any]
+    sources: dict[str, ParameterSource]
+    learn: tuple[str, ...]
 
 
 class _RecordingParser:
@@ -107,12 +126,30 @@ class ReusedParser(click.Command):
         cached = self.__dict__.get("_mrtr_params")
         if cached is None or cached[0] != key:
             cached = self._mrtr_params = (key, super().get_params(ctx))  # click's checks of them, once
+            self.__dict__.pop("_mrtr_plans", None)
         params: list[click.Parameter] = cached[1]
         found = ctx.meta.get(_FOUND)
         kept: dict[str, Any] | None = self.__dict__.get("_mrtr_kept")
         if found is None or not kept or ctx.command is not self:
             return list(params)
-        return [p for p in params if p.name in found or p.name not in kept]
+        return list(self._plan(found, kept).params)
+
+    def _plan(self, found: dict[str, Any], kept: dict[str, Any]) -> _Plan:
+        """The `_Plan` of a line that gives the options named in `found`, made once for each
+        set of names while `kept` and the parameter list stay the same."""
+        plans: dict[frozenset[str], _Plan] = self.__dict__.setdefault("_mrtr_plans", {})
+        given = frozenset(found)
+        plan = plans.get(given)
+        if plan is None:
+            cached = self.__dict__.get("_mrtr_params")
+            params = cached[1] if cached is not None else self.params
+            steady = self._steady()
+            fill = {name: kept[name] for name in steady if name not in given and name in kept}
+            plan = plans[given] = _Plan(
+                params=tuple(p for p in params if p.name in given or p.name not in kept),
+                fill=fill, sources=dict.fromkeys(fill, ParameterSource.DEFAULT),
+                learn=tuple(name for name in steady if name not in given and name not in kept))
+        return plan
 
     def get_help(self, ctx: click.Context) -> str:
         """The command's help, with every option (`--help` prints it while a line is parsed)."""
@@ -138,18 +175,25 @@ class ReusedParser(click.Command):
                 or not steady):
             ctx.meta.pop(_FOUND, None)
             self.__dict__.pop("_mrtr_kept", None)  # nothing is taken from it on this parse
+            self.__dict__.pop("_mrtr_plans", None)
             return super().parse_args(ctx, args)
         kept: dict[str, Any] = self.__dict__.setdefault("_mrtr_kept", {})
         rest = super().parse_args(ctx, args)
-        found = ctx.meta.get(_FOUND) or {}
-        for name in steady:
-            if name in found:
-                continue
-            if name in kept and name not in ctx.params:
-                ctx.params[name] = kept[name]
-                ctx.set_parameter_source(name, ParameterSource.DEFAULT)
-            elif name not in kept and ctx.get_parameter_source(name) is ParameterSource.DEFAULT:
-                value = ctx.params.get(name)
+        plan = self._plan(ctx.meta.get(_FOUND) or {}, kept)
+        params = ctx.params
+        if params.keys().isdisjoint(plan.fill):  # as a rule: click processed none of them
+            params.update(plan.fill)
+            # `set_parameter_source` for each of them, as one update (forty calls a line)
+            ctx._parameter_source.update(plan.sources)  # noqa: SLF001 - click's own record of sources
+        else:
+            for name, value in plan.fill.items():
+                if name not in params:
+                    params[name] = value
+                    ctx.set_parameter_source(name, ParameterSource.DEFAULT)
+        for name in plan.learn:
+            if ctx.get_parameter_source(name) is ParameterSource.DEFAULT:
+                value = params.get(name)
                 if _quiet_value(value):
                     kept[name] = value
+                    self.__dict__.pop("_mrtr_plans", None)  # made with the values kept before
         return rest

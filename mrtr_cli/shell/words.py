@@ -16,6 +16,10 @@ from mrtr_cli.errors import UsageError
 #: Words the shell answers without running a command.
 EXIT_WORDS = ("exit", "quit")
 
+#: What makes `shlex` split a line other than at its whitespace: quotes and the backslash,
+#: and the ASCII characters `str.split` takes for whitespace and `shlex` does not.
+_NOT_PLAIN = frozenset("'\"\\\x0b\x0c\x1c\x1d\x1e\x1f")
+
 #: Commands that make no sense inside the shell, and why (docs/shell.md, "What runs inside").
 REFUSED_COMMANDS = {
     "shell": "this is the shell already",
@@ -38,15 +42,25 @@ def split_line(text: str) -> list[str]:
     Raises:
         UsageError: an unclosed quote, or a backslash with nothing after it (exit 2).
     """
+    # a line without quotes or backslashes splits at its whitespace, as shlex would split it
+    words = text.split() if text.isascii() and _NOT_PLAIN.isdisjoint(text) else _shell_split(text)
+    if words and words[0] == "mrtr":
+        words = words[1:]
+    return words
+
+
+def _shell_split(text: str) -> list[str]:
+    """`shlex`'s POSIX split of `text`.
+
+    Raises:
+        UsageError: an unclosed quote, or a backslash with nothing after it (exit 2).
+    """
     try:
-        words = shlex.split(text, posix=True)
+        return shlex.split(text, posix=True)
     except ValueError as exc:
         problem = "an unclosed quote" if "quotation" in str(exc) else "a backslash at the end"
         raise UsageError(f"cannot split the line into words: {problem}",
                          hint="close the quote (or escape a quote character with \\ or quote it)") from None
-    if words and words[0] == "mrtr":
-        words = words[1:]
-    return words
 
 
 def refusal(words: list[str]) -> UsageError | None:

@@ -27,9 +27,9 @@ from mrtr_cli.jsonfile import (
     MAX_INT_DIGITS,
     NonFiniteNumber,
     UnreadableNumber,
-    dumps_strict,
     escape_lone_surrogates,
     parse_strict,
+    wire_text,
 )
 from mrtr_cli.render.sanitize import sanitize
 
@@ -228,7 +228,7 @@ def encode_message(message: OutgoingMessage) -> bytes:
         UsageError: it holds a non-finite number (never sent: JSON has none).
     """
     try:
-        text = dumps_strict(message, ensure_ascii=False, separators=(",", ":"))
+        text = wire_text(message)
     except ValueError:
         raise UsageError("a value to send holds NaN or Infinity, which JSON does not have") from None
     try:

@@ -29,7 +29,11 @@ class Future(Generic[T]):
     """
 
     def __init__(self) -> None:
-        self._settled = threading.Event()
+        #: Held from the start until the future is settled: a waiter takes it and gives it
+        #: back at once (a latch: one lock per request, where an `Event` makes a condition too).
+        self._latch = threading.Lock()
+        self._latch.acquire()
+        self._settled = False
         self._lock = threading.Lock()
         self._result: T | None = None
         self._exception: BaseException | None = None
@@ -38,7 +42,7 @@ class Future(Generic[T]):
 
     def done(self) -> bool:
         """True once the future has a result, an exception, or was cancelled."""
-        return self._settled.is_set()
+        return self._settled
 
     def cancelled(self) -> bool:
         """True when `cancel` settled it."""
@@ -59,7 +63,7 @@ class Future(Generic[T]):
     def add_done_callback(self, fn: Callable[[Future[T]], object]) -> None:
         """Call `fn(self)` once settled (at once, on this thread, when it already is)."""
         with self._lock:
-            if not self._settled.is_set():
+            if not self._settled:
                 self._callbacks.append(fn)
                 return
         self._call(fn)
@@ -72,7 +76,7 @@ class Future(Generic[T]):
             CancelledError: the future was cancelled.
             BaseException: the exception it was settled with.
         """
-        if not self._settled.wait(timeout):
+        if not self._wait(timeout):
             raise TimeoutError(f"no result within {timeout} s")
         if self._cancelled:
             raise CancelledError()
@@ -87,19 +91,29 @@ class Future(Generic[T]):
             TimeoutError: not settled within `timeout`.
             CancelledError: the future was cancelled.
         """
-        if not self._settled.wait(timeout):
+        if not self._wait(timeout):
             raise TimeoutError(f"no result within {timeout} s")
         if self._cancelled:
             raise CancelledError()
         return self._exception
 
+    def _wait(self, timeout: float | None) -> bool:
+        """Wait until settled, at most `timeout` seconds (None: for ever); whether it is."""
+        if self._settled:
+            return True
+        if not self._latch.acquire(timeout=-1 if timeout is None else max(timeout, 0.0)):
+            return False
+        self._latch.release()  # for the next waiter
+        return True
+
     def _settle(self, *, result: T | None = None, exception: BaseException | None = None,
                 cancelled: bool = False) -> bool:
         with self._lock:
-            if self._settled.is_set():
+            if self._settled:
                 return False
             self._result, self._exception, self._cancelled = result, exception, cancelled
-            self._settled.set()
+            self._settled = True
+            self._latch.release()
             callbacks, self._callbacks = self._callbacks, []
         for fn in callbacks:
             self._call(fn)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd
 from tests.support import SAFETY, LineWatch, read_line
@@ -320,6 +323,20 @@ def test_a_line_splits_as_a_posix_shell_splits_it():
     assert skipped("  # note") and skipped("   ") and not skipped("call x # not a comment here")
     with pytest.raises(UsageError, match="unclosed quote"):
         split_line("call 'x")
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab=#-' \"\\\t\r\n\x0b\x0c\x1c\x1f\x85\xa0\u3000é")), max_size=20))
+def test_a_line_splits_as_shlex_splits_it(text):
+    from mrtr_cli.errors import UsageError
+    from mrtr_cli.shell.words import split_line
+
+    try:
+        expected = shlex.split(text, posix=True)
+    except ValueError:
+        with pytest.raises(UsageError):
+            split_line(text)
+        return
+    assert split_line(text) == (expected[1:] if expected[:1] == ["mrtr"] else expected)
 
 
 class _Live:

@@ -73,3 +73,19 @@ def test_callbacks_run_once_settled_and_at_once_after():
     fut.set_result(5)  # the failing callback stops neither the others nor the setter
     fut.add_done_callback(lambda f: calls.append(f"after {f.result()}"))
     assert calls == ["before 5", "after 5"]
+
+
+def test_every_waiter_is_woken():
+    fut: Future[int] = Future()
+    started = threading.Barrier(5)
+    got: list[int] = []
+    waiters = [threading.Thread(target=lambda: (started.wait(60), got.append(fut.result(timeout=SAFETY))))
+               for _ in range(4)]
+    for waiter in waiters:
+        waiter.start()
+    started.wait(60)
+    fut.set_result(9)
+    for waiter in waiters:
+        waiter.join(60)
+    assert got == [9, 9, 9, 9]
+    assert fut.result(timeout=0) == 9 and fut.exception(timeout=0) is None  # and later, at once
