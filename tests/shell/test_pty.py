@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, stdio_cmd
 from tests.support import SAFETY, running, wait_for
+from tests.terminals import spawn_pty
 
 pexpect = pytest.importorskip("pexpect")
 pyte = pytest.importorskip("pyte")
@@ -45,9 +46,9 @@ class Shell:
         self.out = tmp_path / name
         words = [PY, "-m", "mrtr_cli", *map(str, args), *command]
         command_line = shlex.join(words) + f" > {shlex.quote(str(self.out))}"
-        self.child = pexpect.spawn("/bin/sh", ["-c", "exec " + command_line], cwd=str(ROOT), encoding="utf-8",
-                                   timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
-                                   dimensions=(ROWS, COLUMNS))
+        self.child = spawn_pty("/bin/sh", ["-c", "exec " + command_line], cwd=str(ROOT), encoding="utf-8",
+                               timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
+                               dimensions=(ROWS, COLUMNS))
         self.term = pyte.Screen(COLUMNS, ROWS)
         self.term.write_process_input = self.child.send  # cursor-position reports
         self.stream = pyte.Stream(self.term)
