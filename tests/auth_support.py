@@ -28,6 +28,7 @@ import pytest
 from tests.bounds import SAFETY
 from tests.prefork import launch_argv, stop_group
 from tests.servers.common import send_json
+from tests.terminals import spawn_pty
 
 ROOT = Path(__file__).resolve().parent.parent
 OAUTH_SERVER = ROOT / "tests" / "servers" / "oauth_server.py"
@@ -243,12 +244,10 @@ def spawn_mrtr(tmp_path: Path, *args: str, browser: Browser | None = None, env: 
                stdout: Path | None = None) -> tuple[Any, Path]:
     """`mrtr ARGS` in a real pseudo-terminal (pexpect), stdout redirected to a file; everything
     the terminal showed is also copied to `tmp_path/pty-N.log`. Returns (child, stdout path)."""
-    import pexpect
-
     out = stdout or tmp_path / f"stdout-{time.monotonic_ns()}.txt"
     command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
-    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env={**mrtr_env(tmp_path, browser), **(env or {})},
-                          encoding="utf-8", timeout=SAFETY, dimensions=(50, 250))
+    child = spawn_pty("/bin/sh", ["-c", command], cwd=str(ROOT), env={**mrtr_env(tmp_path, browser), **(env or {})},
+                      encoding="utf-8", timeout=SAFETY, dimensions=(50, 250))
     child.logfile_read = open(tmp_path / f"pty-{time.monotonic_ns()}.log", "w", encoding="utf-8")  # noqa: SIM115
     return child, out
 

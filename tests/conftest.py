@@ -391,3 +391,4 @@ def forms(request: pytest.FixtureRequest, http_servers: HttpServers,
 
 # ---------------------------------------------------------------------- OAuth sign-in
 from tests.auth_support import browser, https_documents, oauth_server, scripted  # noqa: E402,F401  (fixtures)
+from tests.terminals import end_pty_children  # noqa: E402,F401  (an autouse fixture)

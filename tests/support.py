@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tests.conftest import PY, ROOT, SAFETY, clean_env
+from tests.terminals import spawn_pty
 
 T = TypeVar("T")
 
@@ -183,10 +184,9 @@ ENTER = "\r"
 def spawn(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> tuple[Any, Path]:
     """`mrtr ARGS` in a 140-column pseudo-terminal, its stdout redirected to a file: (the pexpect
     child, that file). `env`: variables added to `clean_env`'s."""
-    import pexpect  # only the pty tests need it
     out = tmp_path / "stdout.txt"
     # exec: mrtr itself is the terminal's process (Ctrl-C reaches it, its exit status is the child's).
     command = "exec " + " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", *args]) + f" > {shlex.quote(str(out))}"
-    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path, env),
-                          encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
+    child = spawn_pty("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path, env),
+                      encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
     return child, out

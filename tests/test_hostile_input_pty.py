@@ -66,3 +66,29 @@ def test_a_url_a_browser_reads_differently_shows_the_browsers_host_and_never_ope
     assert not re.search(styled + "good", screen)
     assert "Open it in my browser" not in screen
     assert not opened.exists()
+
+
+PASTE = "\x1b[200~%s\x1b[201~"  # text pasted, as a terminal sends it with bracketed paste on
+
+
+def test_a_paste_of_several_lines_into_a_field_keeps_its_first_line_only(tmp_path):
+    s = Session(tmp_path, "--stdio", stdio_cmd(PICKY), "call", "optional_flag")
+    s.answer("(leave empty)", ENTER)
+    s.answer("note", PASTE % "first line\r\ncall echo a=1\r\nthird\r\n")  # some terminals paste \r\n
+    s.expect("note")
+    s.child.send(ENTER)  # the paste itself never answers the field
+    s.answer("Send these answers?", ENTER)
+    assert s.finish() == 0, s.screen
+    assert json.loads(s.stdout) == {"note": "first line"}  # no newline, nothing of the lines after it
+    assert s.screen.count("2 more lines were left out") == 1, s.screen
+
+
+def test_keys_left_after_a_forms_last_answer_are_dropped_with_a_notice(tmp_path):
+    s = Session(tmp_path, "--stdio", stdio_cmd(PICKY), "call", "optional_flag")
+    s.answer("(leave empty)", ENTER)
+    # A paste without bracketed paste is keys typed at once: Enter answers the field and
+    # Enter sends the form; what follows is not the form's, and not the next command's.
+    s.answer("note", "first line\r\rcall echo a=1\r")
+    assert s.finish() == 0, s.screen
+    assert json.loads(s.stdout) == {"note": "first line"}
+    assert "typed after the form's last answer was dropped" in s.screen, s.screen

@@ -13,6 +13,7 @@ import pytest
 from tests.conftest import PY, ROOT, clean_env, free_port, wait_for_port
 from tests.prefork import stop_group
 from tests.support import SAFETY
+from tests.terminals import spawn_pty
 
 pytest.importorskip("kubectl_mcp_tool", reason="kubectl-mcp-server is not installed")
 
@@ -80,8 +81,8 @@ def test_confirmation_from_the_terminal(tmp_path):
     pexpect = pytest.importorskip("pexpect")
     out = tmp_path / "out.json"
     args = [PY, "-m", "mrtr_cli", "-q", "--stdio", shlex.join([*SERVER, "--transport", "stdio"]), *CALL, "--json"]
-    child = pexpect.spawn("/bin/sh", ["-c", shlex.join(args) + f" > {shlex.quote(str(out))}"], cwd=str(ROOT),
-                          env=clean_env(tmp_path, KUBE_ENV), encoding="utf-8", timeout=SAFETY)
+    child = spawn_pty("/bin/sh", ["-c", shlex.join(args) + f" > {shlex.quote(str(out))}"], cwd=str(ROOT),
+                      env=clean_env(tmp_path, KUBE_ENV), encoding="utf-8", timeout=SAFETY)
     child.expect("Exec in pod 'web-0'")
     child.expect("Confirm")
     child.send("n")

@@ -121,6 +121,27 @@ def place_options(group: click.Group, ctx: click.Context, args: list[str]) -> li
     return args
 
 
+def names_no_command(group: click.Group, ctx: click.Context, args: list[str]) -> bool:
+    """True for words that are all options of the group's commands, one at least not the
+    group's own, before an optional `--` that ends the line: `--json` alone in a shell
+    line (whose group has no options of its own), `-a x=1`. What is wrong there is the
+    missing command, not the option, which click would report ("No such option"). An
+    option of no command (`--bogus`), a help option, or the group's own options alone
+    (`--version`) are left to click."""
+    head = args[:args.index("--")] if "--" in args else args
+    if not head or len(head) < len(args) - 1 or not is_option(head[0]):
+        return False  # nothing, or words after `--`: click's own parse
+    names = set(group.command_names(ctx)) if isinstance(group, PlacementGroup) else set(group.list_commands(ctx))
+    if any(w in names or w in ctx.help_option_names for w in head):
+        return False
+    mine = option_table(group.params)
+    table = {**command_table(ctx, group), **mine}  # every command loaded: only a line that names none gets here
+    if first_positional(head, table) is not None:
+        return False
+    words = _option_words_before(head, len(head), table)
+    return all(own(w, table) for w in words) and not all(own(w, mine) for w in words)
+
+
 def check_prefix_values(command: click.Command, ctx: click.Context, args: list[str]) -> None:
     """Refuse a value given to an option whose name begins another option's, when the value
     does not fit the option typed but may be meant for the longer one (`--answer FILE`,
@@ -191,6 +212,8 @@ class PlacementGroup(ReusedParser, HelpGroup):
         return self.list_commands(ctx)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if names_no_command(self, ctx, args):
+            ctx.fail("Missing command.")  # as for the group's own options alone (`mrtr --json`)
         return super().parse_args(ctx, place_options(self, ctx, list(args)))
 
 

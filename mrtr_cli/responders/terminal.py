@@ -14,6 +14,8 @@ server is sanitised before it is shown.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -29,11 +31,11 @@ from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, sp
 from mrtr_cli.schema.elicit import FormField, form_fields
 
 if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
-
     from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult
 
 _SKIP = object()
+#: At most this many reads of keys left unread when a question ends (each up to 1,024 bytes).
+_MAX_DROPPED_READS = 64
 SEND, EDIT, DECLINE, CANCEL = "Send", "Edit", "Decline (refuse to answer)", "Cancel (dismiss)"
 KEEP = "Keep (on to the next request)"
 OPEN, OPEN_AGAIN, DONE = "Open it in my browser", "Open it again", "I have finished there (continue)"
@@ -103,14 +105,41 @@ class TerminalResponder:
         """Ask a yes/no question (default no). Raises KeyboardInterrupt on Ctrl-C."""
         return bool(self._ask(self._q().confirm(question, default=False, **self._pt)))
 
-    def _typed_ahead(self) -> AbstractContextManager[None]:
+    @contextlib.contextmanager
+    def _typed_ahead(self) -> Iterator[None]:
         """The terminal kept in raw mode across the prompts of one question (each field, a
         refusal and the field asked again, the review), so that keys typed while one prompt
         ends and the next starts reach the next prompt as typed. In the terminal's line mode
         between two prompts, Backspace and Ctrl-U would edit a line no prompt reads, Enter
         would arrive as Ctrl-J and every key would be echoed wherever the cursor is; Ctrl-C
-        typed there reaches the next prompt, which stops as at a prompt."""
-        return self._keys.raw_mode()
+        typed there reaches the next prompt, which stops as at a prompt. When the question
+        ends, the keys that arrived with its last answer and that no prompt took are
+        dropped (`_drop_left_over`)."""
+        try:
+            with self._keys.raw_mode():
+                yield
+        finally:
+            self._drop_left_over()
+
+    def _drop_left_over(self) -> None:
+        """Drop the keys no prompt of the question took: those prompt_toolkit holds for the
+        next prompt on this terminal (its typeahead) and those unread on the terminal. They
+        arrived with the last answer (lines pasted without bracketed paste are keys typed at
+        once: Enter answers a field, and the lines after it are not the form's); typed on,
+        they would be the shell's next command, or the login shell's after `mrtr call`. One
+        notice says so; keys typed after the question are left alone."""
+        from prompt_toolkit.input.typeahead import get_typeahead  # noqa: PLC0415 - lazy for start-up time
+        from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy for start-up time
+
+        left = list(get_typeahead(self._keys))
+        for _ in range(_MAX_DROPPED_READS):  # each read takes what is there (at most 1,024 bytes), never waits
+            keys = self._keys.read_keys()
+            if not keys:
+                break
+            left += keys
+        left += self._keys.flush_keys()
+        if any(k.key != Keys.CPRResponse for k in left):  # a terminal's answer to a cursor query is no key
+            self.say("  (what was typed after the form's last answer was dropped: it is not run as a command)")
 
     def _ask(self, question: Any) -> Any:
         """The answer to a questionary `question` (`unsafe_ask`: Ctrl-C raises KeyboardInterrupt).
@@ -325,7 +354,7 @@ class TerminalResponder:
         """
         ask = self._q().password if secret else self._q().text
         while True:
-            question = ask(label, default=default, **self._pt)
+            question = ask(label, default=default, key_bindings=self._one_line_paste(), **self._pt)
             try:
                 text: str = self._ask(question)
             except (KeyboardInterrupt, EOFError) as exc:  # what the field holds, Entered or not
@@ -337,6 +366,26 @@ class TerminalResponder:
                 verdict = str(verdict).replace(text, REDACTED)
             self._refused(verdict)
             default = text
+
+    def _one_line_paste(self) -> Any:
+        """Key bindings of a one-line field: a bracketed paste puts its first line with text
+        into the field (never a newline, never an answer: Enter is the person's), and says in
+        one line above the field how many more lines were left out (responders/paste.py)."""
+        from prompt_toolkit.key_binding import KeyBindings  # noqa: PLC0415 - lazy for start-up time
+        from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy for start-up time
+
+        from mrtr_cli.responders.paste import left_out_notice, one_line  # noqa: PLC0415 - lazy
+
+        keys = KeyBindings()
+
+        @keys.add(Keys.BracketedPaste)
+        def _pasted(event: Any) -> None:
+            kept, left_out = one_line(event.data)
+            event.current_buffer.insert_text(kept)
+            if left_out:  # above the field while it asks (`_ask`'s relay)
+                self.env.stderr.write(f"  {left_out_notice(left_out)}\n")
+
+        return keys
 
     def _refused(self, reason: object) -> None:
         """The reason a value was refused, on stderr just above the field asked again."""
@@ -351,6 +400,11 @@ class TerminalResponder:
         """Show the URL (host highlighted, warnings), open it only with consent, and answer
         accept once the person says they are done there (or decline / cancel).
         Raises KeyboardInterrupt (Ctrl-C)."""
+        with self._typed_ahead():
+            return self._consented(ask)
+
+    def _consented(self, ask: InputAsk) -> ElicitResult:
+        """`consent_to_url`'s prompts, in one stretch of raw mode."""
         from rich.text import Text  # noqa: PLC0415 - lazy for start-up time
 
         url = ask.params["url"]  # a string: the chain refuses any other request (exit 4)

@@ -137,7 +137,9 @@ class TerminalReader:
         the next prompt, to be finished (`read`)."""
         from prompt_toolkit.document import Document  # noqa: PLC0415 - lazy
 
-        buffer.insert_text(data.replace("\r\n", "\n").replace("\r", "\n"))  # some terminals paste \r\n or \r
+        from mrtr_cli.responders.paste import newlines  # noqa: PLC0415 - lazy for start-up time
+
+        buffer.insert_text(newlines(data))
         whole, newline, self._rest = buffer.text.rpartition("\n")
         if not newline:
             return

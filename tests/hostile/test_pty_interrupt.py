@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import PY, ROOT, clean_env
 from tests.support import SAFETY
+from tests.terminals import spawn_pty
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -23,8 +24,8 @@ def test_ctrl_c_saves_a_pending_document_holding_lone_surrogates(tmp_path: Path)
     out = tmp_path / "stdout.txt"
     command = "exec " + shlex.join([PY, "-m", "mrtr_cli", "--stdio", server, "--protocol", "2026-07-28",
                                     "call", "t"]) + f" > {shlex.quote(str(out))}"
-    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", codec_errors="replace", timeout=SAFETY, dimensions=(40, 140))
+    child = spawn_pty("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
+                      encoding="utf-8", codec_errors="replace", timeout=SAFETY, dimensions=(40, 140))
     child.expect("say")
     child.expect("f")  # the field's prompt
     child.sendintr()

@@ -19,6 +19,7 @@ import pytest
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
 from tests.support import SAFETY
+from tests.terminals import spawn_pty
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -33,8 +34,8 @@ def pty(tmp_path: Path, *args: str, env: dict[str, str] | None = None, stdout: P
     command = "exec " + shlex.join([PY, "-m", "mrtr_cli", *args])
     if stdout is not None:
         command += f" > {shlex.quote(str(stdout))}"
-    return pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path, env),
-                         encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
+    return spawn_pty("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path, env),
+                     encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
 
 
 def finish(child: pexpect.spawn) -> tuple[int, str]:
@@ -127,7 +128,7 @@ def write_decline(tmp_path: Path) -> Path:
 @pytest.mark.pty
 def test_a_refused_value_is_shown_right_above_the_field_asked_again(tmp_path):
     # A tall terminal: questionary's own validation would draw the reason on its bottom line.
-    child = pexpect.spawn("/bin/sh", ["-c", "exec " + shlex.join(
+    child = spawn_pty("/bin/sh", ["-c", "exec " + shlex.join(
         [PY, "-m", "mrtr_cli", "--stdio", WORK, "call", "update_work_item", "workItemId=4522", "state=Resolved",
          "-a", "resolution=Duplicate"]) + f" > {shlex.quote(str(tmp_path / 'out.txt'))}"],
         cwd=str(ROOT), env=clean_env(tmp_path), encoding="utf-8", timeout=SAFETY, dimensions=(60, 120))

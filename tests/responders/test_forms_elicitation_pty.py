@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, stdio_cmd
 from tests.responders.test_answers_elicitation import EXPECTED
 from tests.support import SAFETY
+from tests.terminals import spawn_pty
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -34,9 +35,9 @@ class Session:
         self.out = tmp_path / "stdout.txt"
         command = shlex.join([PY, "-m", "mrtr_cli", *map(str, args)]) + f" > {shlex.quote(str(self.out))}"
         self.log = io.StringIO()
-        self.child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), encoding="utf-8", timeout=SAFETY,
-                                   env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
-                                   dimensions=(50, 160))
+        self.child = spawn_pty("/bin/sh", ["-c", command], cwd=str(ROOT), encoding="utf-8", timeout=SAFETY,
+                               env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
+                               dimensions=(50, 160))
         self.child.logfile_read = self.log
 
     def expect(self, text: str) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
 from tests.support import DOWN, ENTER, SAFETY, spawn
+from tests.terminals import spawn_pty
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -68,8 +69,8 @@ def test_arguments_from_stdin_still_leave_the_terminal_to_ask(tmp_path):
     mrtr = " ".join(shlex.quote(a) for a in [PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(EXAMPLE_SERVER),
                                               "call", "update_work_item", "--args", "-"])
     command = f"echo {shlex.quote(args)} | {mrtr} > {shlex.quote(str(out))}"
-    child = pexpect.spawn("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
-                          encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
+    child = spawn_pty("/bin/sh", ["-c", command], cwd=str(ROOT), env=clean_env(tmp_path),
+                      encoding="utf-8", timeout=SAFETY, dimensions=(40, 140))
     child.expect("Resolution")  # asked on the terminal (/dev/tty), though stdin was the arguments
     child.send(ENTER)  # Fixed
     child.expect("Comment")

@@ -21,6 +21,7 @@ import pytest
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, stdio_cmd
 from tests.support import SAFETY, running, wait_for
+from tests.terminals import spawn_pty
 
 pexpect = pytest.importorskip("pexpect")
 pyte = pytest.importorskip("pyte")
@@ -28,6 +29,7 @@ pyte = pytest.importorskip("pyte")
 pytestmark = pytest.mark.pty
 
 SHELL_SERVER = SERVERS / "shell_server.py"
+PICKY = SERVERS / "picky_server.py"
 ENTER, TAB, CTRL_C, CTRL_D, UP = "\r", "\t", "\x03", "\x04", "\x1b[A"
 ROWS, COLUMNS = 40, 140
 PROMPT_ENDS = "\x1b[?2004l"  # bracketed paste off: a prompt took its line
@@ -45,9 +47,9 @@ class Shell:
         self.out = tmp_path / name
         words = [PY, "-m", "mrtr_cli", *map(str, args), *command]
         command_line = shlex.join(words) + f" > {shlex.quote(str(self.out))}"
-        self.child = pexpect.spawn("/bin/sh", ["-c", "exec " + command_line], cwd=str(ROOT), encoding="utf-8",
-                                   timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
-                                   dimensions=(ROWS, COLUMNS))
+        self.child = spawn_pty("/bin/sh", ["-c", "exec " + command_line], cwd=str(ROOT), encoding="utf-8",
+                               timeout=SAFETY, env=clean_env(tmp_path, {"TERM": "xterm-256color", **(env or {})}),
+                               dimensions=(ROWS, COLUMNS))
         self.term = pyte.Screen(COLUMNS, ROWS)
         self.term.write_process_input = self.child.send  # cursor-position reports
         self.stream = pyte.Stream(self.term)
@@ -350,6 +352,54 @@ def test_the_last_line_of_a_paste_without_a_newline_is_left_to_finish(tmp_path, 
     s.run("x")  # finished by the person
     assert s.finish() == 0
     assert s.stdout == "p1\np2x\n"
+
+
+def at_prompt(s: Shell) -> None:
+    """Wait for a new, empty prompt of any name (the picky server's is its command line)."""
+    s.wait(lambda: s.line.endswith(">") and s.term.cursor.x == len(s.line) + 1 and "note" not in s.line,
+           "an empty prompt")
+
+
+def test_a_paste_into_a_form_field_is_never_run_as_commands(tmp_path):
+    """Lines pasted into a form's field (bracketed paste): the field keeps the first line;
+    the others are dropped with a notice, never run at the next prompt."""
+    s = Shell(tmp_path, "--stdio", stdio_cmd(PICKY))
+    at_prompt(s)
+    s.submit("call optional_flag")
+    s.expect("(leave empty)")
+    s.type(ENTER)
+    s.expect("note")
+    s.type(PASTE % "first line\ncall echo a=1\n")
+    s.expect_line("note first line")
+    s.type(ENTER)
+    s.expect("Send these answers?")
+    s.submit("")
+    at_prompt(s)
+    s.submit("call echo a=2")
+    at_prompt(s)
+    assert s.finish() == 0
+    assert s.stdout.splitlines() == ['{"note": "first line"}', '{"a": 2}']
+    assert "1 more line was left out" in s.screen, s.screen
+
+
+def test_keys_left_after_a_forms_last_answer_are_never_run_as_a_command(tmp_path):
+    """Lines pasted into a form's field without bracketed paste are keys typed at once:
+    Enter answers the field, the next Enter sends the form; the line after them is dropped
+    with a notice, never run at the next prompt."""
+    s = Shell(tmp_path, "--stdio", stdio_cmd(PICKY))
+    at_prompt(s)
+    s.submit("call optional_flag")
+    s.expect("(leave empty)")
+    s.type(ENTER)
+    s.expect("note")
+    s.type("first line\r\rcall echo a=1\r")
+    s.wait(lambda: s.out.exists() and s.stdout != "", "the form's result")
+    at_prompt(s)
+    s.submit("call echo a=2")
+    at_prompt(s)
+    assert s.finish() == 0
+    assert s.stdout.splitlines() == ['{"note": "first line"}', '{"a": 2}']
+    assert "typed after the form's last answer was dropped" in s.screen, s.screen
 
 
 def test_a_notice_during_a_form_goes_above_the_field_being_typed(tmp_path, http_servers):

@@ -432,3 +432,26 @@ def test_a_closed_stdin_is_an_empty_script(tmp_path):
                           capture_output=True, text=True, env=clean_env(tmp_path), cwd=ROOT, timeout=SAFETY)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "" and "internal error" not in proc.stderr
+
+
+def test_a_line_of_options_only_says_the_command_is_missing(mrtr, tmp_path):
+    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell",
+               input="--json\n-v\n--\n-a x=1\n-q --json -a x=1\n--bogus\n--bogus tools\ncall echo text=ok\n")
+    assert run.code == 2, run.stderr
+    assert run.stdout.splitlines() == ["ok"]  # the shell goes on after each
+    errors = [json.loads(line)["error"]["message"] if line.startswith("{") else line.removeprefix("mrtr: error: ")
+              for line in run.stderr.splitlines() if line.startswith(("mrtr: error:", '{"error"'))]
+    assert errors[:5] == ["Missing command."] * 5, run.stderr  # --json on a line: its error is JSON
+    assert errors[5].startswith("No such option '--bogus'")  # an option of no command
+    assert errors[6].startswith("No such option '--bogus'")
+    assert len(errors) == 7, run.stderr
+    assert "mrtr: shell: exit 2: the first failing line is line 1 (--json)" in run.stderr
+
+
+def test_an_options_only_command_line_says_the_command_is_missing(mrtr):
+    for words in (["--json"], ["-a", "x=1"], ["-v", "--"]):
+        run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), *words)
+        assert run.code == 2, run.stderr
+        assert "Missing command." in run.stderr, (words, run.stderr)
+    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "--version")
+    assert run.code == 0 and run.stdout.strip(), run.stderr

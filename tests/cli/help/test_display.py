@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from tests.conftest import PY
+from tests.terminals import spawn_pty
 
 TOPICS = ["exit-codes", "answers", "arguments", "environment", "configuration"]
 
@@ -77,13 +78,11 @@ with open(os.environ["PAGER_LOG"], "a", encoding="utf-8") as log:
 def _at_terminal(tmp_path, *args: str, env: dict[str, str]) -> tuple[int, str, str]:
     """`mrtr ARGS` with a pseudo-terminal as stdout: (exit code, what reached the terminal,
     what the fake pager was given, "" when it never ran)."""
-    import pexpect
-
     from tests.conftest import SAFETY, clean_env
 
     log = tmp_path / "pager.log"
-    child = pexpect.spawn(PY, ["-m", "mrtr_cli", *args], env=clean_env(tmp_path, {"PAGER_LOG": str(log),
-                          "TERM": "xterm-256color", **env}), encoding="utf-8", timeout=SAFETY, dimensions=(30, 100))
+    child = spawn_pty(PY, ["-m", "mrtr_cli", *args], env=clean_env(tmp_path, {"PAGER_LOG": str(log),
+                      "TERM": "xterm-256color", **env}), encoding="utf-8", timeout=SAFETY, dimensions=(30, 100))
     screen = child.read()
     child.close()
     return child.exitstatus, screen, log.read_text(encoding="utf-8") if log.exists() else ""

@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, HttpServers, Target, clean_env, read_records, recording_target
 from tests.support import SAFETY
+from tests.terminals import spawn_pty
 
 GATED = SERVERS / "gated_server.py"
 TEMPLATE = "repo://{owner}/{name}"
@@ -163,8 +164,8 @@ def bash(tmp_path: Path):
                                       f"--record {shlex.quote(str(record))} {' '.join(server_args)}\n")
         for script in bindir.iterdir():
             script.chmod(0o755)
-        child = pexpect.spawn("bash", ["--norc", "--noprofile"], cwd=str(ROOT), encoding="utf-8", timeout=SAFETY,
-                              env=clean_env(tmp_path, {"PATH": f"{bindir}:/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+        child = spawn_pty("bash", ["--norc", "--noprofile"], cwd=str(ROOT), encoding="utf-8", timeout=SAFETY,
+                          env=clean_env(tmp_path, {"PATH": f"{bindir}:/usr/bin:/bin", "PYTHONPATH": str(ROOT),
                                                        "PS1": "READY$ ", **(env or {})}), dimensions=(40, 200))
         child.expect_exact("READY$ ")
         child.sendline(f"source {shlex.quote(str(ROOT / 'completions' / 'mrtr.bash'))}; "

@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import CATALOG_SERVER, PY, ROOT, Target, clean_env, stdio_cmd
 from tests.support import SAFETY
+from tests.terminals import spawn_pty
 
 TOOL_NAMES = ["echo_args", "region_query", "bad_header", "whoami", "proc_info", "t01", "t02", "t03", "t04"]
 MEMBER = {"tools": "tools", "prompts": "prompts", "resources": "resources", "templates": "resourceTemplates"}
@@ -150,8 +151,8 @@ def test_table_on_a_terminal(tmp_path):
     import io
 
     pexpect = pytest.importorskip("pexpect")
-    child = pexpect.spawn(PY, ["-m", "mrtr_cli", "--stdio", stdio_cmd(CATALOG_SERVER), "tools"], cwd=str(ROOT),
-                          env=clean_env(tmp_path), encoding="utf-8", timeout=SAFETY, dimensions=(40, 100))
+    child = spawn_pty(PY, ["-m", "mrtr_cli", "--stdio", stdio_cmd(CATALOG_SERVER), "tools"], cwd=str(ROOT),
+                      env=clean_env(tmp_path), encoding="utf-8", timeout=SAFETY, dimensions=(40, 100))
     seen = io.StringIO()
     child.logfile_read = seen
     child.expect(pexpect.EOF)

@@ -1,0 +1,67 @@
+"""Processes in a real pseudo-terminal (pexpect), each ended after its test.
+
+`spawn_pty` starts a pexpect child and notes it; the autouse fixture `end_pty_children`
+(a pytest plugin here, loaded by tests/conftest.py) calls `end_children` after every test, also one that failed by a
+pexpect timeout or pytest-timeout's: every child not closed by its test is ended with its
+process group (pexpect starts each in a session of its own, so the group is everything it
+started that kept the group: the shell of `sh -c`, a pipeline's commands, `mrtr` and the
+processes it left in its group). SIGTERM first (`mrtr` ends its own servers' groups on
+it), SIGKILL after a grace period.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+#: The children `spawn_pty` started that no `end_children` has ended yet.
+_CHILDREN: list[Any] = []
+
+#: Seconds a child has to end on SIGTERM before its group is killed.
+GRACE = 5.0
+
+
+def spawn_pty(command: str, args: list[str], **options: Any) -> Any:
+    """`pexpect.spawn(command, args, **options)`, ended after the test (`end_children`)."""
+    import pexpect  # only the pty tests need it
+
+    child = pexpect.spawn(command, args, **options)
+    _CHILDREN.append(child)
+    return child
+
+
+def end_children() -> None:
+    """End every child `spawn_pty` started that its test did not close, with its process group."""
+    children = list(_CHILDREN)
+    _CHILDREN.clear()
+    for child in children:
+        if not child.closed:
+            end(child)
+
+
+def end(child: Any) -> None:
+    """End pexpect `child` and its process group: SIGTERM, SIGKILL after `GRACE` seconds."""
+    _signal_group(child.pid, signal.SIGTERM)
+    deadline = time.monotonic() + GRACE
+    while child.isalive() and time.monotonic() < deadline:
+        time.sleep(0.05)  # a poll for the child's end, never a wait for an event of the test
+    _signal_group(child.pid, signal.SIGKILL)  # what is left of the group (a child that ignored SIGTERM)
+    child.close(force=True)
+
+
+def _signal_group(pid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signum)
+
+
+@pytest.fixture(autouse=True)
+def end_pty_children() -> Iterator[None]:
+    """After every test: `end_children` (its teardown runs after a failure or a timeout too)."""
+    yield
+    end_children()
