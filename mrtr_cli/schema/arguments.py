@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import warnings
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
@@ -446,10 +447,13 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     from mrtr_cli.schema.patterns import PatternError, SlowPattern  # noqa: PLC0415 - lazy for start-up time
 
     try:
-        validator = _validator(input_schema)
-        errors = list(validator.iter_errors(arguments)) if validator is not None else []
-    # jsonschema's error for a $ref that cannot be resolved is private, so not in its stubs.
-    except (exceptions.SchemaError, Unresolvable, PatternError,
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # `re`'s "possible nested set" on a pattern's `[[`
+            validator = _validator(input_schema)
+            errors = list(validator.iter_errors(arguments)) if validator is not None else []
+    # jsonschema's error for a $ref that cannot be resolved is private, so not in its stubs;
+    # a $ref that refers to itself recurses without end: a schema that cannot be used either.
+    except (exceptions.SchemaError, Unresolvable, PatternError, RecursionError,
             exceptions._WrappedReferencingError):  # type: ignore[attr-defined]  # noqa: SLF001 - private, not in stubs
         return
     except SlowPattern as exc:

@@ -442,10 +442,12 @@ def form_fields(requested_schema: Any) -> list[FormField]:
             prop = {}
         pattern = prop.get("pattern")
         if isinstance(pattern, str):
-            from mrtr_cli.schema.patterns import PatternError, compiled  # noqa: PLC0415 - only for a pattern
+            from mrtr_cli.schema.patterns import PatternError, SlowPattern, compiled  # noqa: PLC0415 - only for a pattern
 
             try:
                 compiled(pattern)
+            except SlowPattern as exc:
+                raise exc.at(f"field {json.dumps(str(name))}") from None
             except PatternError as exc:
                 problem = f"its pattern is no regular expression ({exc})"
                 raise ValueError(f"field {json.dumps(str(name))}: {problem}") from None

@@ -23,6 +23,7 @@ unbounded): the server judges it.
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
@@ -75,24 +76,92 @@ class PatternError(ValueError):
 
 
 class SlowPattern(ProtocolError):
-    """A server's pattern took over `MATCH_SECONDS` of CPU time to match one value (exit 4).
+    """A server's pattern took over `MATCH_SECONDS` of CPU time to match one value, or is
+    too large to compile within bounds (`too_large`): exit 4, its schema cannot be used.
 
     Attributes:
         pattern: the pattern as the server sent it.
+        too_large: why it is too large to compile (`_too_large`), or None for a slow match.
     """
 
-    def __init__(self, pattern: str, where: str | None = None):
+    def __init__(self, pattern: str, where: str | None = None, too_large: str | None = None):
         from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on this error
 
         shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-        super().__init__(f"{where + ': ' if where else ''}the server's pattern {quote_value(shown)} took too long "
-                         f"to match (over {MATCH_SECONDS:g} s); its schema cannot be used",
-                         hint="a pattern that backtracks without end; ask the server's authors to fix it")
+        what = (f"is too large to compile ({too_large})" if too_large
+                else f"took too long to match (over {MATCH_SECONDS:g} s)")
+        super().__init__(f"{where + ': ' if where else ''}the server's pattern {quote_value(shown)} {what}; "
+                         "its schema cannot be used",
+                         hint=("ask the server's authors for a smaller pattern" if too_large
+                               else "a pattern that backtracks without end; ask the server's authors to fix it"))
         self.pattern = pattern
+        self.too_large = too_large
 
     def at(self, where: str) -> SlowPattern:
         """The same error, its message naming `where` (a form field, a tool's schema)."""
-        return SlowPattern(self.pattern, where)
+        return SlowPattern(self.pattern, where, self.too_large)
+
+
+#: The most characters a server's pattern may have (compiling is linear in it, but not free:
+#: two million characters take seconds).
+MAX_PATTERN_CHARS = 10_000
+#: The most characters a pattern may stand for once its counted repeats (`{n}`, `{n,m}`) are
+#: multiplied out, as `regex` expands them when compiling: `((a{1000}){1000}){1000}` would
+#: take gigabytes and minutes, before any match and its timeout begins.
+MAX_EXPANDED = 100_000
+_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+
+
+def _too_large(pattern: str) -> str | None:
+    """Why `pattern` is too large to compile within bounds, or None: over `MAX_PATTERN_CHARS`
+    characters, or over `MAX_EXPANDED` once its counted repeats are multiplied out (every
+    atom counts one; alternatives are added, an overestimate)."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"over {MAX_PATTERN_CHARS:,} characters"
+    frames: list[list[int]] = [[]]  # the sizes of the atoms of each open group
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            frames[-1].append(1)
+            i += 2
+            continue
+        if c == "[":
+            i = _class_end(pattern, i)
+            frames[-1].append(1)
+            continue
+        if c == "(":
+            frames.append([])
+        elif c == ")" and len(frames) > 1:
+            inner = frames.pop()
+            frames[-1].append(sum(inner))
+        elif c == "{" and (count := _COUNT.match(pattern, i)) and (count.group(1) or count.group(2)) \
+                and frames[-1]:
+            times = max(int(count.group(1) or 0), int(count.group(2) or 0))
+            frames[-1][-1] = min(frames[-1][-1] * times, MAX_EXPANDED + 1)
+            i = count.end()
+            continue
+        elif c not in "|*+?^$":
+            frames[-1].append(1)
+        if sum(frames[-1]) > MAX_EXPANDED:
+            return f"its counted repeats stand for over {MAX_EXPANDED:,} characters"
+        i += 1
+    if sum(sum(frame) for frame in frames) > MAX_EXPANDED:
+        return f"its counted repeats stand for over {MAX_EXPANDED:,} characters"
+    return None
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index after the character class that opens at `start` (`[...]`, a leading `]` or
+    `^]` taken as a member, escapes skipped); the pattern's end when it never closes."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    while i < len(pattern) and pattern[i] != "]":
+        i += 2 if pattern[i] == "\\" else 1
+    return i + 1
 
 
 @functools.lru_cache(maxsize=256)
@@ -101,7 +170,10 @@ def compiled(pattern: str) -> regex.Pattern[str]:
 
     Raises:
         PatternError: it is no regular expression.
+        SlowPattern: it is too large to compile within bounds (`_too_large`).
     """
+    if reason := _too_large(pattern):
+        raise SlowPattern(pattern, too_large=reason)
     import regex  # noqa: PLC0415 - only when a schema has a pattern (start-up time)
 
     try:

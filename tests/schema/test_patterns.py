@@ -15,7 +15,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mrtr_cli.app import bounding_patterns
-from mrtr_cli.errors import TimeoutExpired
+from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.schema.arguments import validate_arguments
 from mrtr_cli.schema.elicit import form_fields, validate_content
@@ -164,6 +164,51 @@ def test_a_form_field_and_tool_arguments_in_process():
     nested = {"type": "object", "properties": {"w": {"type": "string", "pattern": NESTED}}}
     assert [p.field for p in validate_content(nested, {"w": CATASTROPHIC})] == ["w"]
     assert form_fields({"type": "object", "properties": {"w": {"type": "string", "pattern": r"\p{L}+"}}})
+
+
+#: Short, but `regex` expands counted repeats when compiling: gigabytes and minutes unbounded.
+BOMB = "(((a{1000}){1000}){1000})"
+
+
+@pytest.mark.parametrize("pattern", [BOMB, "(a{3000}){3000}", "x{,200000}", "a{1000}b{1000}" * 60, "a" * 20_000])
+def test_a_pattern_too_large_to_compile_is_refused_before_compiling(pattern):
+    with pytest.raises(SlowPattern, match="is too large to compile") as caught:
+        search(pattern, "a")
+    assert caught.value.exit_status == 4
+    form = {"type": "object", "properties": {"w": {"type": "string", "pattern": pattern}}}
+    with pytest.raises(SlowPattern, match='^field "w": the server\'s pattern .* is too large to compile'):
+        form_fields(form)
+    with pytest.raises(SlowPattern, match=r"^t \(inputSchema\): the server's pattern .* is too large"):
+        validate_arguments({"w": "a"}, form, "t")
+
+
+@pytest.mark.parametrize("pattern", [r"^[a-z]{2,64}$", r"^\d{3}-\d{4}$", r"[{]{5}", r"\{1000000}",
+                                     r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==)?$", "a{99999}"])
+def test_usual_counted_patterns_are_compiled(pattern):
+    assert compiled(pattern) is not None
+
+
+def test_a_schema_whose_ref_refers_to_itself_is_left_unchecked():
+    """A `$ref` to itself recurses without end in jsonschema: the schema cannot be used, so
+    the arguments go unchecked (as for other schemas that cannot be used), no exit 70."""
+    schema = {"type": "object", "properties": {"w": {"$ref": "#/properties/w"}, "n": {"type": "integer"}}}
+    validate_arguments({"w": "x", "n": 1}, schema, "t")
+
+
+def test_a_nested_set_in_a_schema_pattern_warns_of_nothing():
+    """`re` warns of `[[` ("possible nested set") when jsonschema checks the schema: no
+    Python warning reaches stderr; the arguments are still checked."""
+    schema = {"type": "object", "propertyNames": {"pattern": "[[a]"}, "properties": {"n": {"type": "integer"}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UsageError, match="does not match"):
+            validate_arguments({"n": "x"}, schema, "t")
+
+
+def test_a_form_whose_pattern_is_too_large_ends_with_exit_4(mrtr):
+    r = mrtr("--stdio", SERVER, "call", "ask_word", f"pattern={BOMB}", "-a", "word=a", "--no-input", timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert "is too large to compile" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 # ------------------------------------------------------------------ mrtr against the server
