@@ -26,9 +26,10 @@ value of a query or path parameter whose name marks a credential (`api_key`, `to
 
 from __future__ import annotations
 
+import json
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 #: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
@@ -106,6 +107,23 @@ def is_secret_field(name: str, schema: object) -> bool:
     Such a value is never written to a pending document, `--save-answers` file or the shell's
     history, and is `***` in diagnostics and traces."""
     return secret_schema(schema) or _names_a_credential(name)
+
+
+def secret_texts(value: object) -> Iterator[str]:
+    """The texts by which a secret `value` (any JSON) could be shown: each string within it
+    and each number's JSON text (`Environment.add_secret` registers them; it ignores the
+    shortest)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            yield json.dumps(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def secret_properties(schema: object) -> list[str]:

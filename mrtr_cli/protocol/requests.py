@@ -55,7 +55,8 @@ def request_params(run: ProtocolRun, session: Any, command: str, subject: str, i
         catalog = run.catalog(session)
         call_params = {"name": subject, "arguments": tool_arguments(catalog, subject, items or [], base,
                                                                no_validate=run.opts.no_validate,
-                                                               note=run.tracer.note, places=run.env.places)}
+                                                               note=run.tracer.note, places=run.env.places,
+                                                               secret=run.env.add_secret)}
         task = run.task_field(session, subject, catalog)  # 2025-11-25 task augmentation
         if task is not None:
             call_params["task"] = task

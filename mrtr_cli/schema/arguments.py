@@ -76,7 +76,9 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
         try:
             value = loads_strict(raw)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"argument {_shown(text)}: the value after := is not valid JSON ({exc.msg})") from None
+            # The value is never quoted: it may be a secret (a writeOnly argument's schema is not known yet).
+            raise UsageError(f"argument {_shown(key + ':=...')}: the value after := is not valid JSON "
+                             f"({exc.msg})") from None
         literal = True
     elif eq > 0:
         key, value = text[:eq], text[eq + 1 :]
@@ -181,8 +183,10 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
     wanted = " or ".join(types)
     from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - only on an error path
 
-    secret = is_secret_field(where.split("=")[0].rsplit(".", 1)[-1], schema)
-    raise UsageError(f"argument {_cut(where)}: {SECRET_SHOWN if secret else _shown(text)} is not "
+    name = where.split("=")[0]
+    secret = is_secret_field(name.rsplit(".", 1)[-1], schema)
+    shown_where, shown_value = (name + "=...", SECRET_SHOWN) if secret else (where, _shown(text))
+    raise UsageError(f"argument {_cut(shown_where)}: {shown_value} is not "
                      f"{('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
                      hint=f"use {where.split('=')[0]}:=<json> to pass a literal JSON value")
 

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, Any] | None, *,
                    no_validate: bool = False, note: Callable[[str], None] | None = None,
-                   places: SecretPlaces | None = None) -> dict[str, Any]:
+                   places: SecretPlaces | None = None,
+                   secret: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The `arguments` of `tools/call NAME`: `items` (parsed `key=value` items,
     `schema.arguments.parse_item`) over `base` (an arguments object), typed by the tool's
     `inputSchema` and validated against it. The tool list comes from `catalog` (a
@@ -28,6 +29,9 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
         no_validate: `call --no-validate`: each item typed where the schema allows, sent regardless.
         places: the run's secret places (`Environment.places`): the tool's secret arguments
             are noted there, so that their values are never written (`-v`, `--trace`).
+        secret: registers a secret of the run (`Environment.add_secret`): called with each
+            text of a secret argument's value (`credentials.secret_texts`), so that it is
+            `***` in every diagnostic, a server's error message quoting it included.
 
     Raises:
         UsageError: unknown tool ("did you mean"), an item that cannot be typed, or arguments
@@ -36,22 +40,38 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
     from mrtr_cli.schema.arguments import build_arguments, validate_arguments  # noqa: PLC0415 - lazy for start-up time
 
     say = note or (lambda text: None)
+
+    def noted(arguments: dict[str, Any], tool: dict[str, Any] | None) -> dict[str, Any]:
+        """`arguments`, the texts of its secret values registered with `secret`."""
+        if secret is not None:
+            from mrtr_cli.credentials import is_secret_field, secret_texts  # noqa: PLC0415 - lazy for start-up time
+
+            schema = tool.get("inputSchema") if tool else None
+            properties = schema.get("properties") if isinstance(schema, dict) else None
+            for key, value in arguments.items():
+                prop = properties.get(key) if isinstance(properties, dict) else None
+                if is_secret_field(key, prop):
+                    for text in secret_texts(value):
+                        secret(text)
+        return arguments
+
     try:
         tool = catalog.find(name)
     except JsonRpcError as err:
         say(f"tools/list failed ({err.message}); arguments stay untyped and unchecked")
-        return build_arguments(items, base, None)
+        return noted(build_arguments(items, base, None), None)
 
     def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
         if places is not None and tool is not None:
             places.note_tool(name, tool.get("inputSchema"))
         if no_validate:
-            return build_arguments(items, base, tool.get("inputSchema") if tool else None, lenient=True)
+            return noted(build_arguments(items, base, tool.get("inputSchema") if tool else None, lenient=True), tool)
         if tool is None:
             raise catalog.unknown(name)
-        arguments = build_arguments(items, base, tool.get("inputSchema"))
+        arguments = noted(build_arguments(items, base, tool.get("inputSchema")), tool)
         validate_arguments(arguments, tool.get("inputSchema"), name)
         return arguments
+
 
     try:
         return typed(tool)

@@ -62,7 +62,8 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
             raise UsageError(f"{pending}: params must give a name, and the arguments as an object")
         elif doc["method"] == "tools/call":
             tool_arguments(app.catalog(session), params["name"], [], params.get("arguments") or {},
-                           no_validate=o.no_validate, note=app.tracer.note, places=app.env.places)
+                           no_validate=o.no_validate, note=app.tracer.note, places=app.env.places,
+                           secret=app.env.add_secret)
         else:
             request_params(app, session, "prompt", params["name"], [], params.get("arguments") or {})
         try:

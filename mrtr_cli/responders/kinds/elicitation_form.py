@@ -188,7 +188,7 @@ def flag_overlay(ask: InputAsk, store: AnswerStore) -> tuple[dict[str, Any], lis
         flags = store.flags_for(ask.key, f.name)
         if flags:
             values[f.name] = _flag_value(ask, f, flags, store)
-            found_in.extend("-a " + flag.text for _, flag in flags)
+            found_in.extend("-a " + _shown(f, flag) for _, flag in flags)
     return values, found_in
 
 
