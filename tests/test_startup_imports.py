@@ -71,7 +71,7 @@ def _lazy_patterns() -> dict[str, str]:
              "target._FIELD_VALUE": target._FIELD_VALUE, "headers._TOKEN": headers._TOKEN,
              "arguments._INT": arguments._INT, "arguments._NUMBER": arguments._NUMBER, "limits._SIZE": limits._SIZE,
              **{f"credentials.{n}": getattr(credentials, n)
-                for n in ("_SECRET_NAME", "_PATH_PARAM", "_QUERY_PARAM", "_USERINFO", "_URL_IN_TEXT")}}
+                for n in ("_WORD", "_PART", "_PATH_PARAM", "_QUERY_PARAM", "_USERINFO", "_URL_IN_TEXT")}}
     return named
 
 
