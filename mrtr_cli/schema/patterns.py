@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: CPU seconds one match of a server's pattern may take (a pattern's usual match takes
 #: microseconds; CPU time, so a loaded machine does not make a good pattern fail).
 MATCH_SECONDS = 0.25
+#: Characters of a pattern a message shows (quotes included).
+_SHOWN_CHARS = 64
 
 
 class RunBound(Protocol):
@@ -85,12 +87,9 @@ class SlowPattern(ProtocolError):
     """
 
     def __init__(self, pattern: str, where: str | None = None, too_large: str | None = None):
-        from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on this error
-
-        shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
         what = (f"is too large to compile ({too_large})" if too_large
                 else f"took too long to match (over {MATCH_SECONDS:g} s)")
-        super().__init__(f"{where + ': ' if where else ''}the server's pattern {quote_value(shown)} {what}; "
+        super().__init__(f"{where + ': ' if where else ''}the server's pattern {_quoted(pattern)} {what}; "
                          "its schema cannot be used",
                          hint=("ask the server's authors for a smaller pattern" if too_large
                                else "a pattern that backtracks without end; ask the server's authors to fix it"))
@@ -118,35 +117,37 @@ def _too_large(pattern: str) -> str | None:
     atom counts one; alternatives are added, an overestimate)."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return f"over {MAX_PATTERN_CHARS:,} characters"
-    frames: list[list[int]] = [[]]  # the sizes of the atoms of each open group
+    # Per open group: the size of its atoms so far, and of its last atom (which a count multiplies).
+    totals: list[int] = [0]
+    lasts: list[int | None] = [None]
     i, n = 0, len(pattern)
     while i < n:
-        c = pattern[i]
+        c, size, step = pattern[i], None, 1  # size: of the atom that ends here, if one does
         if c == "\\":
-            frames[-1].append(1)
-            i += 2
-            continue
-        if c == "[":
-            i = _class_end(pattern, i)
-            frames[-1].append(1)
-            continue
-        if c == "(":
-            frames.append([])
-        elif c == ")" and len(frames) > 1:
-            inner = frames.pop()
-            frames[-1].append(sum(inner))
+            size, step = 1, 2
+        elif c == "[":
+            size, step = 1, _class_end(pattern, i) - i
+        elif c == "(":
+            totals.append(0)
+            lasts.append(None)
+        elif c == ")" and len(totals) > 1:
+            lasts.pop()
+            size = totals.pop()
         elif c == "{" and (count := _COUNT.match(pattern, i)) and (count.group(1) or count.group(2)) \
-                and frames[-1]:
+                and lasts[-1] is not None:
             times = max(int(count.group(1) or 0), int(count.group(2) or 0))
-            frames[-1][-1] = min(frames[-1][-1] * times, MAX_EXPANDED + 1)
-            i = count.end()
-            continue
+            grown = min(lasts[-1] * times, MAX_EXPANDED + 1)
+            totals[-1] += grown - lasts[-1]
+            lasts[-1], step = grown, count.end() - i
         elif c not in "|*+?^$":
-            frames[-1].append(1)
-        if sum(frames[-1]) > MAX_EXPANDED:
+            size = 1
+        if size is not None:
+            totals[-1] += size
+            lasts[-1] = size
+        if totals[-1] > MAX_EXPANDED:
             return f"its counted repeats stand for over {MAX_EXPANDED:,} characters"
-        i += 1
-    if sum(sum(frame) for frame in frames) > MAX_EXPANDED:
+        i += step
+    if sum(totals) > MAX_EXPANDED:
         return f"its counted repeats stand for over {MAX_EXPANDED:,} characters"
     return None
 
@@ -203,11 +204,15 @@ def search(pattern: str, text: str) -> bool:
 
 
 def _timed_out(pattern: str) -> TimeoutExpired:
-    from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on this error
-
-    shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
     bound = (_run.get() or _UNBOUNDED).describe()
-    return TimeoutExpired(f"timed out{bound} matching the server's pattern {quote_value(shown)}")
+    return TimeoutExpired(f"timed out{bound} matching the server's pattern {_quoted(pattern)}")
+
+
+def _quoted(pattern: str) -> str:
+    """A server's pattern as a message shows it: quoted, escaped, cut to `_SHOWN_CHARS`."""
+    from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on an error
+
+    return quote_value(pattern, limit=_SHOWN_CHARS)
 
 
 def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterator[Any]:
