@@ -57,6 +57,8 @@ _SECRET_COMPOUNDS = frozenset({
 #: there, not in a form: the short names a URL or header gives one (`key`, `sig`, OAuth's
 #: `code`) and a cookie's `session`.
 _SECRET_WHOLE_NAMES = frozenset({"key", "sig", "code", "session"})
+#: The compounds written as one word (`apikey`, `sessionid`).
+_SECRET_JOINED = frozenset(a + b for a, b in _SECRET_COMPOUNDS)
 
 
 def _words(part: str) -> list[str]:
@@ -67,10 +69,9 @@ def _words(part: str) -> list[str]:
 def _names_a_credential(name: str) -> bool:
     """Whether a word of `name` (`_SECRET_WORDS`) or two adjacent words of one of its parts
     (`_SECRET_COMPOUNDS`, also written as one word) mark a credential."""
-    joined = {a + b for a, b in _SECRET_COMPOUNDS}
     for part in re.split(_PART, name):
         words = _words(part)
-        if any(w in _SECRET_WORDS or w in joined for w in words):
+        if any(w in _SECRET_WORDS or w in _SECRET_JOINED for w in words):
             return True
         if any(pair in _SECRET_COMPOUNDS for pair in zip(words, words[1:], strict=False)):
             return True
@@ -107,6 +108,15 @@ def is_secret_field(name: str, schema: object) -> bool:
     Such a value is never written to a pending document, `--save-answers` file or the shell's
     history, and is `***` in diagnostics and traces."""
     return secret_schema(schema) or _names_a_credential(name)
+
+
+def secret_members(values: Mapping[str, object], schema: object) -> list[str]:
+    """The members of `values` (a tool's `arguments`) that hold a secret under `schema`
+    (its `inputSchema`: `is_secret_field` by each member's property, or by its name alone
+    when the schema has no property for it)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    props = properties if isinstance(properties, dict) else {}
+    return [key for key in values if is_secret_field(str(key), props.get(key))]
 
 
 def secret_texts(value: object) -> Iterator[str]:

@@ -188,7 +188,7 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
     shown_where, shown_value = (name + "=...", SECRET_SHOWN) if secret else (where, _shown(text))
     raise UsageError(f"argument {_cut(shown_where)}: {shown_value} is not "
                      f"{('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
-                     hint=f"use {where.split('=')[0]}:=<json> to pass a literal JSON value")
+                     hint=f"use {name}:=<json> to pass a literal JSON value")
 
 
 def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_schema: Any, *,
@@ -468,11 +468,9 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
         return
     errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     best = exceptions.best_match(errors)
-    from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - only on an error path
+    from mrtr_cli.credentials import secret_members  # noqa: PLC0415 - only on an error path
 
-    properties = input_schema.get("properties")
-    props = properties if isinstance(properties, dict) else {}
-    secret = {str(k) for k in arguments if is_secret_field(str(k), props.get(k))}
+    secret = set(secret_members(arguments, input_schema))
     first = _problem(best, secret)
     # one "missing" line for all
     others = list(dict.fromkeys(p for p in (_problem(e, secret) for e in errors) if p != first))

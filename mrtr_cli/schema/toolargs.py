@@ -44,15 +44,11 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
     def noted(arguments: dict[str, Any], tool: dict[str, Any] | None) -> dict[str, Any]:
         """`arguments`, the texts of its secret values registered with `secret`."""
         if secret is not None:
-            from mrtr_cli.credentials import is_secret_field, secret_texts  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.credentials import secret_members, secret_texts  # noqa: PLC0415 - lazy for start-up time
 
-            schema = tool.get("inputSchema") if tool else None
-            properties = schema.get("properties") if isinstance(schema, dict) else None
-            for key, value in arguments.items():
-                prop = properties.get(key) if isinstance(properties, dict) else None
-                if is_secret_field(key, prop):
-                    for text in secret_texts(value):
-                        secret(text)
+            for key in secret_members(arguments, tool.get("inputSchema") if tool else None):
+                for text in secret_texts(arguments[key]):
+                    secret(text)
         return arguments
 
     try:
