@@ -21,6 +21,7 @@ as `runcontext.RunContext` and never import this module. Nothing here knows abou
 from __future__ import annotations
 
 import contextlib
+import gc
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -54,9 +55,14 @@ __all__ = ["App", "RunOptions"]
 
 def oauth_client(*args: Any, **kwargs: Any) -> OAuthClient:
     """An `auth.client.OAuthClient` (its arguments): the sign-in package is imported only
-    when the OAuth hook (transport/http/authhook.py) first needs a client."""
+    when the OAuth hook (transport/http/authhook.py) first needs a client. What it loads
+    then goes to the garbage collector's permanent generation (`gc.freeze`, as after the
+    DPoP proof module's import of `cryptography`: auth/dpop.py `_crypto`), so that it does
+    not tip the call over the collection threshold (cli/entry.py) into a collection of
+    everything loaded."""
     from mrtr_cli.auth.client import OAuthClient  # noqa: PLC0415 - start-up time: the first 401, or a token to refresh
 
+    gc.freeze()  # the sign-in package lives to the end of the process
     return OAuthClient(*args, **kwargs)
 
 

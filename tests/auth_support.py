@@ -436,3 +436,14 @@ def https_documents(tmp_path: Path) -> Iterator[JsonDocuments]:
     docs = JsonDocuments(tmp_path)
     yield docs
     docs.stop()
+
+
+def young_objects_around(code: str, *args: str) -> list[int]:
+    """The numbers `code` prints (e.g. `gc.get_count()[0]`, the youngest generation's
+    count, before and after a lazy import), run in a fresh interpreter with `gc` and `sys`
+    imported and the entry point's collection threshold set (mrtr_cli/cli/entry.py)."""
+    lead = "import gc, sys\nfrom mrtr_cli.cli.entry import GC_YOUNG_THRESHOLD\ngc.set_threshold(GC_YOUNG_THRESHOLD)\n"
+    out = subprocess.run([PY, "-c", lead + code, *args], capture_output=True, text=True, cwd=ROOT, timeout=SAFETY,
+                         stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr
+    return [int(n) for n in out.stdout.split()]

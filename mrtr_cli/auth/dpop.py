@@ -14,6 +14,7 @@ for 24 random bytes: `os.urandom`, which is what `secrets` reads), no `base64` (
 from __future__ import annotations
 
 import binascii
+import gc
 import json
 import os
 import time
@@ -55,13 +56,31 @@ def ath(access_token: str) -> str:
     return b64url(sha256_digest(access_token.encode("ascii")))
 
 
+_kept = [False]  # whether what importing `cryptography` loaded is out of the collector's sight
+
+
 def _crypto() -> Any:
+    """`cryptography`'s `hashes` and `ec` modules and `decode_dss_signature`, imported on
+    first use. After the first import every object tracked so far goes to the garbage
+    collector's permanent generation (`gc.freeze`): until its first collection the
+    youngest generation holds everything loaded since start (about 47,000 objects for one
+    call), and the few thousand `cryptography` adds tip a DPoP-bound call over the entry
+    point's threshold (cli/entry.py), into a collection of all of them that costs about
+    as much CPU as the import (docs/performance.md). What the call creates later is
+    collected as before.
+
+    Raises:
+        AuthError: `cryptography` is not installed.
+    """
     try:
         from cryptography.hazmat.primitives import hashes  # noqa: PLC0415 - DPoP paths only
         from cryptography.hazmat.primitives.asymmetric import ec  # noqa: PLC0415 - lazy for start-up time
         from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature  # noqa: PLC0415 - lazy for start-up time
     except ImportError:  # pragma: no cover - an optional dependency
         raise AuthError("DPoP needs the cryptography package (pip install 'mrtr[jwt]')") from None
+    if not _kept[0]:
+        _kept[0] = True
+        gc.freeze()
     return hashes, ec, decode_dss_signature
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 
-from tests.auth_support import PY, ROOT, mrtr_env
+from tests.auth_support import PY, ROOT, mrtr_env, young_objects_around
 from tests.conftest import SERVERS
 from tests.support import SAFETY
 
@@ -43,3 +43,15 @@ def test_signing_in_does_import_auth(tmp_path, oauth_server, browser):
                                                   browser=browser)
     assert code == 0, stderr[-2000:]
     assert modules, "no mrtr_cli.auth module seen while signing in"
+
+
+
+def test_loading_the_sign_in_package_leaves_the_youngest_generation_empty():
+    # The sign-in package, loaded on a call's path for a token to refresh or a 401, is moved
+    # out of the garbage collector's sight with all loaded before it (gc.freeze in app.oauth_client).
+    code = ("import mrtr_cli.app as app\nbefore = gc.get_count()[0]\n"
+            "try:\n    app.oauth_client()\nexcept TypeError:\n    pass\n"
+            "print(before, gc.get_count()[0], int('mrtr_cli.auth.client' in sys.modules))")
+    before, after, loaded = young_objects_around(code)
+    assert loaded == 1
+    assert after < before and after < 1000, (before, after)
