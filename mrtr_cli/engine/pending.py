@@ -191,13 +191,15 @@ def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = ()) -
                      + shellwords.shell_line(_mrtr_words(doc, config_words))
                      + " resume PENDING.json --answers ANSWERS.json")
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
-    lines.extend(_withheld_notes(doc))
+    lines.extend(withheld_arguments_notes(doc))
     return lines
 
 
-def _withheld_notes(doc: Mapping[str, object]) -> list[str]:
+def withheld_arguments_notes(doc: Mapping[str, object]) -> list[str]:
     """A line on the secret arguments the document withheld (its `withheld.arguments`), which
-    the commands above do not carry: how to give them again; none when there are none."""
+    the commands printed for the next step do not carry: how to give them again (`resume`
+    at the terminal or with `-a NAME=VALUE`, a call started again with `NAME=VALUE`); none
+    when there are none."""
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
 
     member = doc.get("withheld")

@@ -134,3 +134,16 @@ def test_resume_at_a_terminal_asks_for_the_withheld_argument_masked(mrtr, forms:
     assert s.stdout.strip() == RIGHT
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", s.screen.split("secret argument of vault", 1)[1])
     assert CVV not in shown and "***" in shown, shown
+
+
+def test_the_shell_prints_a_document_without_it_and_its_resume_takes_it_again(mrtr, forms: Target):
+    r = mrtr(*forms.args, "shell", input=f"call vault card=visa cvv={CVV}\nresume -a pin={PIN}\n"
+                                         f"resume -a cvv={CVV} -a pin={PIN}\n")
+    assert r.code == 5, r.stderr
+    first, second, result = r.stdout.splitlines()
+    for line in (first, second):
+        doc = json.loads(line)
+        assert doc["params"]["arguments"] == {"card": "visa"} and doc["withheld"]["arguments"] == ["cvv"], doc
+    assert result == RIGHT, r.stderr
+    assert "the secret arguments not in the document (cvv)" in r.stderr, r.stderr
+    assert "the secret argument cvv of this call is not in the pending document" in r.stderr, r.stderr
