@@ -147,3 +147,17 @@ def test_the_shell_prints_a_document_without_it_and_its_resume_takes_it_again(mr
     assert result == RIGHT, r.stderr
     assert "the secret arguments not in the document (cvv)" in r.stderr, r.stderr
     assert "the secret argument cvv of this call is not in the pending document" in r.stderr, r.stderr
+
+
+def test_a_tasks_document_withholds_a_secret_argument(mrtr, tmp_path):
+    """A task that asks for input (tests/servers/task_server.py `ask_once`): its document
+    leaves out an argument that is a secret by its name, and so does the state it keeps."""
+    state = tmp_path / "state"
+    r = mrtr("--stdio", stdio_cmd(SERVERS / "task_server.py"), "call", "ask_once", f"api_key={SECRET_NAMED}",
+             "--no-validate", "--no-input", env={"MRTR_STATE_DIR": str(state)})
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["taskId"] and doc["params"] == {"name": "ask_once", "arguments": {}}, doc
+    assert doc["withheld"]["arguments"] == ["api_key"], doc
+    assert SECRET_NAMED not in r.stdout + r.stderr, r.stderr
+    assert not [p for p in state.rglob("*") if p.is_file() and SECRET_NAMED in p.read_text(errors="replace")]
