@@ -161,3 +161,14 @@ def test_a_tasks_document_withholds_a_secret_argument(mrtr, tmp_path):
     assert doc["withheld"]["arguments"] == ["api_key"], doc
     assert SECRET_NAMED not in r.stdout + r.stderr, r.stderr
     assert not [p for p in state.rglob("*") if p.is_file() and SECRET_NAMED in p.read_text(errors="replace")]
+
+
+def test_a_batch_lines_pending_document_withholds_a_secret_argument(mrtr, forms: Target, tmp_path):
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text(json.dumps({"id": "v", "call": "vault", "arguments": {"card": "visa", "cvv": 987654}}) + "\n")
+    r = mrtr(*forms.args, "batch", str(batch), cwd=tmp_path)
+    assert r.code == 5, r.stderr
+    record = json.loads(r.stdout)
+    assert record["exitCode"] == 5 and record["pending"]["params"]["arguments"] == {"card": "visa"}, record
+    assert record["pending"]["withheld"]["arguments"] == ["cvv"], record
+    assert "987654" not in r.stdout + r.stderr, r.stderr
