@@ -321,8 +321,9 @@ def build_pending(
     if note is not None:
         for line in withheld_notes(dropped, "the pending document", "on resume"):
             note(line)
+        kind = "prompt" if method == "prompts/get" else "tool"
         for name in withheld:
-            note(f"mrtr: tool argument {name} is a secret: not written to the pending document; give it again "
+            note(f"mrtr: {kind} argument {name} is a secret: not written to the pending document; give it again "
                  f"on resume (-a {name}=VALUE, or typed at the terminal)")
     doc: PendingDocument = {
         "mrtr": PENDING_FORMAT,

@@ -24,11 +24,14 @@ def withheld_arguments(doc: Mapping[str, Any], path: str) -> list[str]:
     """The names a pending document's `withheld.arguments` lists ([] without `withheld`).
 
     Raises:
-        UsageError: `withheld` is not an object whose `arguments` is a list of names, or a
-            name listed there is in `params.arguments` as well (`path` names the document).
+        UsageError: `withheld` in a document of another method than `tools/call` or
+            `prompts/get`, not an object whose `arguments` is a list of names, or a name
+            listed there is in `params.arguments` as well (`path` names the document).
     """
     if "withheld" not in doc:
         return []
+    if doc.get("method") not in ("tools/call", "prompts/get"):
+        raise UsageError(f"{path}: withheld arguments belong to a tools/call or prompts/get document")
     member = doc["withheld"]
     names = member.get("arguments", []) if isinstance(member, dict) else None
     if not isinstance(names, list) or not all(isinstance(name, str) and name for name in names):

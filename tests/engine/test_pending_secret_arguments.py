@@ -119,7 +119,7 @@ def test_a_secret_prompt_argument_by_its_name_is_withheld():
                         input_requests={}, request_state=None, missing=[], note=notes.append)
     assert doc["params"] == {"name": "p", "arguments": {"topic": "t"}}
     assert doc["withheld"]["arguments"] == ["apiToken"]
-    assert notes == ["mrtr: tool argument apiToken is a secret: not written to the pending document; give it "
+    assert notes == ["mrtr: prompt argument apiToken is a secret: not written to the pending document; give it "
                      "again on resume (-a apiToken=VALUE, or typed at the terminal)"]
 
 

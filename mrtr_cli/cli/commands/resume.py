@@ -28,6 +28,7 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     -a NAME=VALUE, an answer file's fields, or typed at the terminal.
     """
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.credentials import secret_texts  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.engine.pending import forget_interrupted, start_again_command  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.engine.resume import Seed, is_rejected_state, load_pending  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.engine.secret_arguments import given_again, withheld_arguments  # noqa: PLC0415 - lazy for start-up time
@@ -51,8 +52,11 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     app.prefill_forms(seed.typed)  # before the session builds the chain
     # The secret arguments the document left out: from -a, an answer file or the terminal.
     withheld = given_again(withheld_arguments(doc, pending), store,
-                           (lambda name: app.ask_secret(f"{name} (secret argument of {doc['params']['name']})"))
+                           (lambda name: app.ask_secret(f"{name} (secret argument of {doc['params'].get('name')})"))
                            if app.env.can_prompt() else None, doc)
+    for item in withheld:  # a secret of the run before anything is sent or shown (a prompt's too)
+        for text in secret_texts(item.value):
+            app.env.add_secret(text)
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
