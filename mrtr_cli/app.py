@@ -169,6 +169,14 @@ class App:
 
         return TerminalResponder(self.env).confirm(question)
 
+    def ask_secret(self, label: str) -> str:
+        """Ask the person for a secret text at the terminal, typed masked (`responders.terminal`
+        `secret_text`), e.g. a tool argument a pending document withheld. Raises
+        KeyboardInterrupt (Ctrl-C) or EOFError (Ctrl-D)."""
+        from mrtr_cli.responders.terminal import TerminalResponder  # noqa: PLC0415 - start-up time (questionary)
+
+        return TerminalResponder(self.env).secret_text(label)
+
     def authorizer(self, target: Target) -> Authorizer | None:
         """The OAuth hook of an HTTP target (`config.oauth_target.make_authorizer`, one per
         server for the run: a batch may reopen its session), or None."""

@@ -471,6 +471,7 @@ class MrtrEngine:
             prefill=prefill,
             sent_responses=self.sent.document()["inputResponses"] if self.sent.responses else None,
             secret_fields=self.chain.secret_fields,
+            secret_arguments=self.chain.env.places.tools,
             note=self.chain.env.err,
         )
 

@@ -9,7 +9,8 @@ required, allowed values, default).
 
 No secret form field (`credentials.is_secret_field`) is written: `answered`,
 `sentResponses` and the template hold `null` in its place, and stderr names each one
-(engine/withheld.py; docs/answers.md, "Secrets").
+(engine/withheld.py; docs/answers.md, "Secrets"). Nor is a secret tool argument: it is
+left out of `params.arguments` and named in `withheld` (`mrtr resume` asks for it again).
 
 A server speaking a handshake-era version (2025-11-25 and earlier) asks during the
 call, so its documents say `"era": "legacy", "resumable": false` (plus the server's
@@ -23,14 +24,17 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypedDict
 
 from mrtr_cli.credentials import secret_properties
 from mrtr_cli.engine.withheld import (
     SecretFields,
+    Withheld,
+    arguments_without_secrets,
     prefill_without_secrets,
     responses_without_secrets,
+    withheld_member,
     withheld_notes,
 )
 from mrtr_cli.jsonfile import dumps_utf8
@@ -60,7 +64,8 @@ class PendingDocument(TypedDict, total=False):
     `target`, `protocolVersion`, `method`, `params`, `inputRequests`, `missing`,
     `answersTemplate` (`total=False` only so that the document is built member by member,
     in that order). `target`, `params` and `inputRequests` are kept as they came (the
-    user's target, the call's params, the server's requests: not checked here).
+    user's target, the call's params, the server's requests: not checked here), less
+    the secret tool arguments, which `withheld` names (engine/withheld.py).
     `requestState` only when the server sent one, echoed exactly; `taskId` for a task's
     questions; `answered` / `sentResponses`: `inputResponses` already given (this round,
     earlier rounds); `rejected` and `explanation`: answers a server refused and why
@@ -73,6 +78,7 @@ class PendingDocument(TypedDict, total=False):
     protocolVersion: str
     method: str
     params: dict[str, Any]
+    withheld: Withheld
     taskId: str
     inputRequests: dict[str, Any]
     requestState: str
@@ -185,7 +191,24 @@ def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = ()) -
                      + shellwords.shell_line(_mrtr_words(doc, config_words))
                      + " resume PENDING.json --answers ANSWERS.json")
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
+    lines.extend(withheld_arguments_notes(doc))
     return lines
+
+
+def withheld_arguments_notes(doc: Mapping[str, object]) -> list[str]:
+    """A line on the secret arguments the document withheld (its `withheld.arguments`), which
+    the commands printed for the next step do not carry: how to give them again (`resume`
+    at the terminal or with `-a NAME=VALUE`, a call started again with `NAME=VALUE`); none
+    when there are none."""
+    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+
+    member = doc.get("withheld")
+    names = member.get("arguments") if isinstance(member, dict) else None
+    if not isinstance(names, list) or not names:
+        return []
+    listed = ", ".join(sanitize(str(name), single_line=True) for name in names)
+    return [f"  the secret arguments not in the document ({listed}): resume asks for them at a terminal or takes "
+            "-a NAME=VALUE; a call started again needs them as NAME=VALUE"]
 
 
 def _target(doc: Mapping[str, object]) -> Mapping[str, object]:
@@ -262,6 +285,7 @@ def build_pending(
     sent_responses: dict[str, Any] | None = None,
     replay: dict[str, Any] | None = None,
     secret_fields: SecretFields | None = None,
+    secret_arguments: Mapping[str, Collection[str]] | None = None,
     note: Callable[[str], None] | None = None,
 ) -> PendingDocument:
     """The pending document (docs/design.md, "Pending documents"); `requestState` only if one came.
@@ -269,7 +293,11 @@ def build_pending(
     No secret form field is written (engine/withheld.py): those of `input_requests` and
     those `secret_fields` names (input key -> field names: the responder chain's, which
     knows the forms of earlier rounds too) are `null` in `answered`, `sentResponses` and
-    `replay`, and left out of the `prefill`; `note` gets one stderr line for each.
+    `replay`, and left out of the `prefill`; `note` gets one stderr line for each. No
+    secret argument of a `tools/call` either (`withheld.arguments_without_secrets`, by
+    `secret_arguments`: tool name -> its secret arguments by its `inputSchema`, the run's
+    `SecretPlaces.tools`, and by name), nor of a `prompts/get` (by name): each is left out
+    of `params.arguments`, named in the `withheld` member, and gets a stderr line through `note`.
 
     `sentResponses` (when earlier rounds were answered) holds what was sent in them, as
     the `inputResponses` of an answer file: with `answered` and the answers still
@@ -285,9 +313,18 @@ def build_pending(
     sent_responses = responses_without_secrets(sent_responses or {}, secrets, dropped)
     replay = responses_without_secrets(replay, secrets, dropped) if replay is not None else None
     prefill = prefill_without_secrets(prefill or {}, secrets, dropped)
+    withheld: list[str] = []
+    if method == "tools/call":
+        params, withheld = arguments_without_secrets(params, (secret_arguments or {}).get(str(params.get("name")), ()))
+    elif method == "prompts/get":  # a prompt's arguments have no schema: secrets by name
+        params, withheld = arguments_without_secrets(params, ())
     if note is not None:
         for line in withheld_notes(dropped, "the pending document", "on resume"):
             note(line)
+        kind = "prompt" if method == "prompts/get" else "tool"
+        for name in withheld:
+            note(f"mrtr: {kind} argument {name} is a secret: not written to the pending document; give it again "
+                 f"on resume (-a {name}=VALUE, or typed at the terminal)")
     doc: PendingDocument = {
         "mrtr": PENDING_FORMAT,
         "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -296,6 +333,8 @@ def build_pending(
         "method": method,
         "params": params,
     }
+    if withheld:
+        doc["withheld"] = withheld_member(withheld)
     if task_id is not None:
         doc["taskId"] = task_id
     doc["inputRequests"] = input_requests
@@ -363,6 +402,7 @@ def legacy_pending(
     error: Any = None,
     told: bool = True,
     secret_fields: SecretFields | None = None,
+    secret_arguments: Mapping[str, Collection[str]] | None = None,
     note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """The pending document of a call to a handshake-era server (2025-11-25 and earlier)
@@ -370,12 +410,12 @@ def legacy_pending(
     starting the call again, and the server's `result` or `error` (a `JsonRpcError`).
     `told`: the server was answered 'cancel'; False for `-32042`, whose error ended the
     call with nothing asked of the client. The 2025-11-25 session (protocol/legacy.py)
-    gets this function as a callback through its server-request responder; `secret_fields`
-    and `note` as for `build_pending`."""
+    gets this function as a callback through its server-request responder; `secret_fields`,
+    `secret_arguments` and `note` as for `build_pending`."""
     doc: dict[str, Any] = dict(build_pending(
         target=target, protocol_version=protocol_version, method=method, params=params,
         input_requests=input_requests, request_state=None, missing=missing, answered=answered, prefill=prefill,
-        secret_fields=secret_fields, note=note,
+        secret_fields=secret_fields, secret_arguments=secret_arguments, note=note,
     ))
     head = {k: doc.pop(k) for k in ("mrtr", "target", "protocolVersion")}
     doc = {**head, "era": "legacy", "resumable": False, **doc}

@@ -8,12 +8,19 @@ an answer file, the terminal), a file mrtr writes holds `null` in its place: in 
 that is a field still to give (an answer file leaves a `null` field out; `mrtr resume` asks
 the form again, or takes the field from `-a KEY.FIELD=`); in a template's pre-fill, the
 field is simply left out. One stderr line names each field not kept (`withheld_notes`).
+
+A secret tool argument (`credentials.is_secret_field` by the tool's `inputSchema`, or by
+its name) is left out of a pending document's `params.arguments` and named in its
+`withheld` member (`arguments_without_secrets`, `withheld_member`): `mrtr resume` asks for
+it again (cli/commands/resume.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import Any, TypedDict
+
+from mrtr_cli.credentials import is_secret_field
 
 #: input key -> the names of its form's secret fields.
 SecretFields = Mapping[str, Collection[str]]
@@ -68,3 +75,39 @@ def withheld_notes(dropped: list[str], where: str, again: str) -> list[str]:
     """One stderr line for each "KEY.FIELD" in `dropped`: `where` names the file ("the
     pending document"), `again` says when to give it again ("on resume")."""
     return [f"mrtr: {field} is a secret: not written to {where}; give it again {again}" for field in dropped]
+
+
+#: What a pending document's `withheld` member says of itself (docs/answers.md, "Secrets").
+WITHHELD_HELP = ("Secret tool arguments, left out of params.arguments. mrtr resume asks for each at a terminal "
+                 "(typed masked), or takes it from -a NAME=VALUE (NAME:=JSON) or an answer file's fields.NAME; "
+                 "a call started again takes it as NAME=VALUE.")
+
+
+class Withheld(TypedDict):
+    """A pending document's `withheld` member: `arguments`, the names of the secret tool
+    arguments left out of `params.arguments`, in the call's order; `_help`, `WITHHELD_HELP`."""
+
+    _help: str
+    arguments: list[str]
+
+
+def arguments_without_secrets(params: Mapping[str, Any], known: Collection[str]) -> tuple[dict[str, Any], list[str]]:
+    """`params` (a `tools/call`'s) with each secret member of its `arguments` left out, and
+    the names left out, in the arguments' order. A member is a secret when `known` (the
+    tool's secret arguments by its `inputSchema`: `SecretPlaces.tools`) names it, or its name
+    says so (`credentials.is_secret_field`: the rule `secret_members` applies with the tool's
+    schema). A copy of `params` as it is when there is none."""
+    arguments = params.get("arguments")
+    if not isinstance(arguments, dict):
+        return dict(params), []
+    names = [str(key) for key in arguments if key in known or is_secret_field(str(key), None)]
+    if not names:
+        return dict(params), []
+    kept = {key: value for key, value in arguments.items() if key not in names}
+    return {**params, "arguments": kept}, names
+
+
+def withheld_member(names: list[str]) -> Withheld:
+    """The `withheld` member of a pending document that leaves the secret tool arguments
+    `names` out of `params.arguments`."""
+    return {"_help": WITHHELD_HELP, "arguments": list(names)}

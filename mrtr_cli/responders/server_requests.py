@@ -105,7 +105,8 @@ class ServerRequestResponder:
         """The pending document for asks nobody could answer (`pending`, given `facts`),
         with the chain's secret fields left out and a stderr line for each
         (`ResponderChain.secret_fields`)."""
-        return self._pending(**facts, secret_fields=self.chain.secret_fields, note=self.chain.env.err)
+        return self._pending(**facts, secret_fields=self.chain.secret_fields,
+                             secret_arguments=self.chain.env.places.tools, note=self.chain.env.err)
 
     # ------------------------------------------------------------------ answering
     def answer(self, msg: Mapping[str, object], *, server_name: str, origin: str) -> JSONRPCResponse:

@@ -105,6 +105,17 @@ class TerminalResponder:
         """Ask a yes/no question (default no). Raises KeyboardInterrupt on Ctrl-C."""
         return bool(self._ask(self._q().confirm(question, default=False, **self._pt)))
 
+    def secret_text(self, label: str) -> str:
+        """Ask for a secret text (a tool argument a pending document withheld), typed masked
+        (`*` per character: the value is never echoed) and asked again while empty.
+        Raises KeyboardInterrupt (Ctrl-C) or EOFError (Ctrl-D)."""
+        with self._typed_ahead():
+            text = self._ask_until_valid(_one_line(label), "", lambda typed: bool(typed) or "required: type a value",
+                                         secret=True)
+        if isinstance(text, _Stopped):
+            raise text.error
+        return text
+
     @contextlib.contextmanager
     def _typed_ahead(self) -> Iterator[None]:
         """The terminal kept in raw mode across the prompts of one question (each field, a

@@ -337,7 +337,11 @@ class ShellHost:
 
     def pending_notes(self, doc: dict[str, Any], config_words: object = ()) -> list[str]:
         """What to do after exit 5 inside the shell (`cli.main.run` prints them)."""
-        from mrtr_cli.engine.pending import start_again_command, url_notes  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.engine.pending import (  # noqa: PLC0415 - lazy for start-up time
+            start_again_command,
+            url_notes,
+            withheld_arguments_notes,
+        )
         from mrtr_cli.shell.completion import answer_fields  # noqa: PLC0415 - lazy for start-up time
 
         lines = url_notes(doc)
@@ -348,7 +352,7 @@ class ShellHost:
             lines.append("  " + start_again_command(doc, target_words=False) + " -a FIELD=VALUE")
         else:
             lines.append("  answer and go on here: resume -a FIELD=VALUE ..." + named + ", or resume --answers FILE")
-        return lines
+        return lines + withheld_arguments_notes(doc)
 
     def secret_field(self, where: str, name: str) -> bool:
         """Whether field `name` of a typed line holds a secret by what the server said of it

@@ -41,6 +41,7 @@ from typing import Any
 
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
 from mrtr_cli.engine.pending import build_pending
+from mrtr_cli.engine.withheld import arguments_without_secrets, withheld_member
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import (
     Declined,
@@ -450,7 +451,8 @@ class TaskDriver:
                             input_requests={k: requests[k] for k in missing}, request_state=None,
                             missing=missing, prefill=prefill, task_id=self.task_id,
                             sent_responses=sent or None, replay=sent if self._over_stdio() else None,
-                            secret_fields=self.chain.secret_fields, note=self.env.err)
+                            secret_fields=self.chain.secret_fields, secret_arguments=self.env.places.tools,
+                            note=self.env.err)
         why = ("--no-input was given" if self.env.no_input
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
@@ -480,10 +482,16 @@ class TaskDriver:
         told `cancel`): its document names the original call and the task instead."""
         params = self.context.params if self.context.params is not None else (
             {"name": self.context.tool} if self.context.tool else {})
+        # The call's own params, less its secret arguments (as `build_pending` leaves them out).
+        params, withheld = arguments_without_secrets(params, self.env.places.tools.get(str(params.get("name")), ()))
         doc: dict[str, Any] = {}
         for key, value in err.pending.items():
+            if key == "withheld":
+                continue
             doc[key] = {"method": "tools/call", "params": params}.get(key, value)
             if key == "params":
+                if withheld:
+                    doc["withheld"] = withheld_member(withheld)
                 doc["taskId"] = self.task_id
         with contextlib.suppress(MrtrError):  # the server was told `cancel`: record how the task went on
             self._observe(self.wire.get(self.task_id))

@@ -24,10 +24,14 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     same method and params, the answers, and the document's exact requestState.
     The target is the saved one unless --url/--stdio is given; headers are never
     saved, so give -H / --bearer-token-env again when the server needs them.
+    Secret arguments the document left out (its "withheld") are taken from
+    -a NAME=VALUE, an answer file's fields, or typed at the terminal.
     """
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.credentials import secret_texts  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.engine.pending import forget_interrupted, start_again_command  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.engine.resume import Seed, is_rejected_state, load_pending  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.engine.secret_arguments import given_again, withheld_arguments  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
     app = make_app(ctx, kw)
@@ -46,6 +50,13 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
         o.protocol = str(doc["protocolVersion"])  # requestState belongs to a modern server: no era probe
     seed = Seed.of_pending(doc, "the pending document" if pending == "-" else pending)
     app.prefill_forms(seed.typed)  # before the session builds the chain
+    # The secret arguments the document left out: from -a, an answer file or the terminal.
+    withheld = given_again(withheld_arguments(doc, pending), store,
+                           (lambda name: app.ask_secret(f"{name} (secret argument of {doc['params'].get('name')})"))
+                           if app.env.can_prompt() else None, doc)
+    for item in withheld:  # a secret of the run before anything is sent or shown (a prompt's too)
+        for text in secret_texts(item.value):
+            app.env.add_secret(text)
     with app.session(target) as session:
         from mrtr_cli.engine.run import run_request  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.requests import request_params  # noqa: PLC0415 - lazy for start-up time
@@ -61,13 +72,17 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
         elif not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
             raise UsageError(f"{pending}: params must give a name, and the arguments as an object")
         elif doc["method"] == "tools/call":
-            tool_arguments(app.catalog(session), params["name"], [], params.get("arguments") or {},
-                           no_validate=o.no_validate, note=app.tracer.note, places=app.env.places,
-                           secret=app.env.add_secret)
+            arguments = tool_arguments(app.catalog(session), params["name"], withheld, params.get("arguments") or {},
+                                       no_validate=o.no_validate, note=app.tracer.note, places=app.env.places,
+                                       secret=app.env.add_secret)
+            if withheld:
+                params = {**params, "arguments": arguments}
         else:
-            request_params(app, session, "prompt", params["name"], [], params.get("arguments") or {})
+            _, typed = request_params(app, session, "prompt", params["name"], withheld, params.get("arguments") or {})
+            if withheld:
+                params = {**params, "arguments": typed["arguments"]}
         try:
-            code = run_request(app, str(doc["method"]), doc["params"], session=session, chain=app.chain(store),
+            code = run_request(app, str(doc["method"]), params, session=session, chain=app.chain(store),
                                target=target, seed=seed)
             forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
             return code
