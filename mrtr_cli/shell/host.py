@@ -223,9 +223,10 @@ class ShellHost:
 
     # ------------------------------------------------------------------ lists
     def _changed(self, kind: str) -> None:
-        """The server said its `kind` list changed: forget it, and say so."""
-        self.app.list_cache().changed(kind)
-        if not self.app.opts.quiet:
+        """The server said its `kind` list changed: forget it, and say so, once until a list
+        of that kind is fetched again (a server that repeats it floods no one)."""
+        news = self.app.list_cache().changed(kind)
+        if news and not self.app.opts.quiet:
             self._say(f"the server's {kind[:-1]} list changed")
 
     def _prefetch(self, session: Session) -> None:
