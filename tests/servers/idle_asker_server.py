@@ -4,13 +4,14 @@ Usage: python idle_asker_server.py RECORD [--era legacy|modern] [--count N] [--c
                                     [--ask-in-list]
 
 As soon as the session is open (legacy: `notifications/initialized` received; modern: the
-first `server/discover` answered) it sends N `elicitation/create` requests (`--count`, ids "e1"..., default 1) and one `ping` (id "p1"), each outside any
-request of mrtr's. Every response mrtr sends to them is appended to RECORD, one JSON object
-a line, so a test can wait for them. The one tool `x` answers "x result"; `tools/list`
-lists it; after its first answer to `tools/list` it sends N
-`notifications/tools/list_changed` (`--changes`, default 0; the tools capability then
-declares `listChanged`). With `--ask-in-list` (and `--count 0`), the server asks a form (id "l1") while
-answering `tools/list`, just before its result, as a 2025-11-25 server may.
+first `server/discover` answered) it sends N `elicitation/create` requests (`--count`, ids
+"e1"..., default 1) and one `ping` (id "p1"), each outside any request of mrtr's. Every
+response mrtr sends to them is appended to RECORD, one JSON object a line, so a test can
+wait for them. The one tool `x` answers "x result"; `tools/list` lists it. After its first
+answer to `tools/list` it sends N `notifications/tools/list_changed` (`--changes`, default
+0; the tools capability then declares `listChanged`). With `--ask-in-list` (and
+`--count 0`), the server asks a form (id "l1") while answering `tools/list`, just before
+its result, as a 2025-11-25 server may.
 """
 
 from __future__ import annotations
