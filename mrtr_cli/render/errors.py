@@ -27,13 +27,13 @@ def error_object(err: MrtrError) -> dict[str, Any]:
 
 def print_error(env: Environment, err: MrtrError, *, json_mode: bool, line: int | None = None) -> None:
     """Report `err` on stderr (secrets redacted, server text sanitised). With `json_mode`,
-    one JSON object `{"error": ...}`, with `"line"` beside it for a line of a `mrtr shell`
+    one JSON object `{"error": ...}`, with `"line"` after it for a line of a `mrtr shell`
     script (`line`, else `env.line_number`), as a `mrtr batch` record has it."""
     if json_mode:
         shown: dict[str, Any] = {"error": error_object(err)}
         number = line if line is not None else env.line_number
         if number is not None:
-            shown = {"line": number, **shown}
+            shown["line"] = number
         env.err(json.dumps(shown, ensure_ascii=True, default=str))
         return
     prefix = "mrtr: error: "

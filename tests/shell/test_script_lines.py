@@ -36,7 +36,7 @@ def test_an_answer_file_with_a_byte_order_mark_is_read(mrtr, tmp_path):
 def test_a_json_error_names_its_line(mrtr, tmp_path):
     run = mrtr("--json", *target(tmp_path), "shell", input="call x\ncall x --bogus\ncall y\n")
     assert run.code == 2, run.stderr
-    errors = [json.loads(line) for line in run.stderr.splitlines() if line.startswith('{"line"')]
+    errors = [json.loads(line) for line in run.stderr.splitlines() if line.startswith('{"error"')]
     assert [e["line"] for e in errors] == [2, 3], run.stderr
     assert errors[1]["error"]["exitCode"] == 2 and errors[1]["error"]["data"] is None
 
