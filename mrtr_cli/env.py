@@ -156,6 +156,8 @@ class Environment:
         line_host: `mrtr shell` (shell/host.py): builds the run of each line it reads over the
             shell's one session (`line_options`, `line_app`) and says what to do after exit 5
             there (`pending_notes`); None for a command run on its own.
+        line_number: the number of the script line this run is (`mrtr shell` reading a
+            script): its `--json` error carries it as `"line"`; None otherwise.
     """
 
     stdout: IO[str] = field(default_factory=lambda: sys.stdout)
@@ -175,6 +177,7 @@ class Environment:
     config_words: list[str] = field(default_factory=list)
     no_pager: bool = False
     line_host: Any = None
+    line_number: int | None = None
     #: the `MRTR_*` variables (settings.py); None: the process environment's, made when first asked
     settings_given: Settings | None = field(default=None, repr=False)
     _tty: Any = None

@@ -124,7 +124,9 @@ def json_depth(value: object) -> int:
 
 
 def loads_strict(text: str) -> Any:
-    """`parse_strict` for text the user gave, nested at most `MAX_JSON_DEPTH` levels.
+    """`parse_strict` for text the user gave, nested at most `MAX_JSON_DEPTH` levels; a
+    byte order mark at its start is no part of the JSON (RFC 8259 section 8.1 lets a
+    parser ignore it; some editors write one).
 
     Raises:
         json.JSONDecodeError: not valid JSON, a non-finite number or an integer of more
@@ -134,6 +136,7 @@ def loads_strict(text: str) -> Any:
     from mrtr_cli.limits import MAX_JSON_DEPTH  # noqa: PLC0415 - lazy for start-up time
 
     too_deep = f"nested too deeply (the limit is {MAX_JSON_DEPTH} levels)"
+    text = text.removeprefix("\ufeff")
     try:
         value = parse_strict(text)
     except UnreadableNumber as exc:

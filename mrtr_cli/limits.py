@@ -23,7 +23,7 @@ def describe_bytes(n: int) -> str:
         if n >= size:
             value = n / size
             return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{n} bytes"
+    return "1 byte" if n == 1 else f"{n} bytes"
 
 
 def ensure_recursion_headroom() -> None:

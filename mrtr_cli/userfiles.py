@@ -264,13 +264,14 @@ def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_B
 
 
 def decode_text(data: bytes, *, what: str, path: str) -> str:
-    """`data` as UTF-8 text.
+    """`data` as UTF-8 text, without the byte order mark some editors write at the start
+    (no part of the text: every JSON, TOML or text file mrtr reads goes without it).
 
     Raises:
         UsageError: not valid UTF-8 (the first bad byte and its offset named).
     """
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         raise UsageError(f"cannot read {what} {path}: not valid UTF-8 (byte 0x{data[exc.start]:02x} "
                          f"at offset {exc.start})") from None

@@ -4,8 +4,17 @@ request it belongs to (its callback, the progress display, and its deadline, whi
 progress extends), `notifications/message` to the log, and every other notification to
 the session's `on_notification` (protocol/features/listen.py).
 
+A server request is answered by the thread of a request of mrtr's that is in flight: it
+belongs to that request. One that arrives while none is (the shell at its prompt, a run
+between its requests, the 2025-11-25 HTTP GET stream) is refused at once, never kept for
+the next request (whose user would see it as that request's question): 2025-11-25 server
+requests belong to a client request (`-32600` here), and 2026-07-28 has no standalone
+server requests at all (`-32601`: its servers ask in results, basic/patterns/mrtr, so
+every server request of that era is refused at once). The first refusal of a session is
+said on stderr, once (a flood of them is not a flood of lines); the rest go to `-v`.
+
 Spec: basic/patterns/progress (progress for a token of no request in flight is ignored),
-server/utilities/logging.
+server/utilities/logging, basic/patterns/mrtr.
 """
 
 from __future__ import annotations
@@ -14,16 +23,23 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.transport.base import Message, OutgoingMessage
 
 if TYPE_CHECKING:  # pragma: no cover
     import collections
     import threading
 
+    from mrtr_cli.env import Environment
     from mrtr_cli.protocol.deadline import Deadline
     from mrtr_cli.render.trace import Tracer
 
 ProgressCallback = Callable[[dict[str, Any]], None]
+#: JSON-RPC codes of a server request refused because no request of mrtr's is in flight:
+#: a 2025-11-25 request outside any client request's context is an invalid request; a
+#: 2026-07-28 server has no such method to send.
+REFUSED_OUTSIDE_REQUEST = -32600
+REFUSED_IN_ERA = -32601
 
 
 class ProgressSink(Protocol):
@@ -42,12 +58,15 @@ class ProgressSink(Protocol):
 class MessageRouting:
     """The routing of `protocol.session.Session` (a base class of it): it uses the
     session's lock, tracer, `observer`, `progress`, `on_log`, `on_notification`, and
-    fills `_server_requests` and wakes `_waiters` (protocol/waiting.py).
+    fills `_server_requests` and wakes `_waiters` (protocol/waiting.py) while
+    `_in_flight` (requests of mrtr's waiting for their response) is above 0.
     """
 
     # Declared here, set by `Session.__init__`.
+    env: Environment
     tracer: Tracer
     protocol_version: str
+    asks_in_results: bool
     observer: Any
     progress: ProgressSink | None
     on_log: Callable[[dict[str, Any]], None] | None
@@ -58,6 +77,8 @@ class MessageRouting:
     _shown: set[Any]
     _server_requests: collections.deque[Message]
     _waiters: set[threading.Event]
+    _in_flight: int
+    _refusals_said: bool
 
     if TYPE_CHECKING:  # pragma: no cover - `Session`'s methods, declared for the type checker only
         def _declared_once(self) -> dict[str, Any] | None: ...
@@ -74,6 +95,35 @@ class MessageRouting:
             except Exception:  # noqa: BLE001 - a display problem must not change the outcome
                 pass
 
+    def _refuse_outside_request(self, msg: Message) -> None:
+        """Answer server request `msg` at once with an error: no request of mrtr's is in
+        flight for it to belong to (or the era has no server requests). Said on stderr
+        the first time in the session, with `-v` every time."""
+        method = quote_value(msg.get("method"))
+        if self.asks_in_results:
+            code, why = REFUSED_IN_ERA, f"{self.protocol_version} servers ask in results, not in requests of their own"
+        else:
+            code, why = REFUSED_OUTSIDE_REQUEST, "no request of this client is in flight for it to belong to"
+        self._reply({"jsonrpc": "2.0", "id": msg.get("id"),
+                     "error": {"code": code, "message": f"{method} refused: {why}"}})
+        text = f"refused the server's request {method} ({why})"
+        with self._lock:
+            said, self._refusals_said = self._refusals_said, True
+        self.tracer.note(text)
+        if not said and not self.env.quiet:
+            self.env.err(f"mrtr: {text}; any more such requests are refused without a word (-v shows them)")
+
+    def drain_server_requests(self) -> None:
+        """Refuse the server requests still queued once no request of mrtr's is in flight
+        (they arrived as the last one ended): none is kept for a later request."""
+        with self._lock:
+            if self._in_flight > 0:
+                return
+            left = list(self._server_requests)
+            self._server_requests.clear()
+        for msg in left:
+            self._refuse_outside_request(msg)
+
     def _on_message(self, msg: Message) -> None:
         self.tracer.message("recv", msg)
         with self._lock:
@@ -87,8 +137,13 @@ class MessageRouting:
                 self._reply({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
                 return
             with self._lock:
-                self._server_requests.append(msg)
+                kept = self._in_flight > 0 and not self.asks_in_results
+                if kept:
+                    self._server_requests.append(msg)
                 waiters = list(self._waiters)
+            if not kept:
+                self._refuse_outside_request(msg)
+                return
             for wake in waiters:
                 wake.set()
             return

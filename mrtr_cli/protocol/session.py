@@ -156,6 +156,8 @@ class Session(MessageRouting, ResponseWaiting):
         self._server_requests: collections.deque[Message] = collections.deque()
         self._waiters: set[threading.Event] = set()
         self._serving = threading.Lock()
+        self._in_flight = 0  # requests waiting for their response: server requests belong to them
+        self._refusals_said = False  # a server request refused outside any request was said on stderr
         if discover_result is not None:
             self._note_server_info(discover_result)
 
@@ -167,11 +169,14 @@ class Session(MessageRouting, ResponseWaiting):
             self.transport.start(self._on_message)
             self._started = True
 
-    def adopt_transport(self) -> None:
+    def adopt_transport(self, early: list[Message] | None = None) -> None:
         """Take over a transport that is already started (after an era probe): its
-        incoming messages are routed to this session from now on."""
+        incoming messages are routed to this session from now on. `early`: the requests
+        the server sent before (during the probe), taken out of the list and routed now."""
         self.transport.rebind(self._on_message)
         self._started = True
+        while early:
+            self._on_message(early.pop(0))
 
     def close(self) -> None:
         """Close the transport; safe to call more than once."""
@@ -428,6 +433,8 @@ class Session(MessageRouting, ResponseWaiting):
             with self._lock:
                 self._progress[token] = (on_progress, deadline, _label(msg))
         self.tracer.message("send", msg)
+        with self._lock:
+            self._in_flight += 1
         try:
             if self._inline():
                 response = self._exchange_inline(msg, headers, deadline)
@@ -458,6 +465,9 @@ class Session(MessageRouting, ResponseWaiting):
             raise
         finally:
             self._end_progress(token)
+            with self._lock:
+                self._in_flight -= 1
+            self.drain_server_requests()
         self.tracer.message("recv", response)
         if self.observer is not None:  # --strict (protocol/checks/strict.py)
             self.observer.version = self.protocol_version

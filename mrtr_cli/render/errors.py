@@ -25,15 +25,21 @@ def error_object(err: MrtrError) -> dict[str, Any]:
     return error
 
 
-def print_error(env: Environment, err: MrtrError, *, json_mode: bool) -> None:
-    """Report `err` on stderr (secrets redacted, server text sanitised)."""
+def print_error(env: Environment, err: MrtrError, *, json_mode: bool, line: int | None = None) -> None:
+    """Report `err` on stderr (secrets redacted, server text sanitised). With `json_mode`,
+    one JSON object `{"error": ...}`, with `"line"` after it for a line of a `mrtr shell`
+    script (`line`, else `env.line_number`), as a `mrtr batch` record has it."""
     if json_mode:
-        env.err(json.dumps({"error": error_object(err)}, ensure_ascii=True, default=str))
+        shown: dict[str, Any] = {"error": error_object(err)}
+        number = line if line is not None else env.line_number
+        if number is not None:
+            shown["line"] = number
+        env.err(json.dumps(shown, ensure_ascii=True, default=str))
         return
     prefix = "mrtr: error: "
     if err.from_server:
         prefix = f"mrtr: error: server error {err.code}: "
     env.err(prefix + (sanitize(err.message, single_line=True) or "(no message)"))
     if err.hint:
-        for line in str(err.hint).splitlines():
-            env.err("  " + sanitize(line))
+        for hint_line in str(err.hint).splitlines():
+            env.err("  " + sanitize(hint_line))

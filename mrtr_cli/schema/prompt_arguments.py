@@ -60,10 +60,16 @@ def unknown_name(kind: str, name: str, names: list[str], *, hidden: str | None =
     `protocol.capabilities.declared.hidden_note`): why the one meant may not be listed to this run."""
     close = close_matches(name, names)
     hint = (f"did you mean: {', '.join(close)}?" if close
-            else f"no {kind} has a name like it; the {kind}s command lists the server's {len(names)} {kind}s" if names
+            else f"no {kind} has a name like it; the {kind}s command lists the server's {_how_many(len(names), kind)}"
+            if names
             else f"the server lists no {kind}s")
     return UsageError(f"unknown {kind} {_clean(name)!r}",
                       hint=_clean(hint) + (f"\n{hidden}" if hidden else ""))
+
+
+def _how_many(count: int, kind: str) -> str:
+    """`count` things of `kind` in words: "one tool", "3 tools"."""
+    return f"one {kind}" if count == 1 else f"{count} {kind}s"
 
 
 def unknown_prompt(name: str, prompts: list[Any]) -> UsageError:

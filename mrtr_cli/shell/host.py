@@ -223,9 +223,10 @@ class ShellHost:
 
     # ------------------------------------------------------------------ lists
     def _changed(self, kind: str) -> None:
-        """The server said its `kind` list changed: forget it, and say so."""
-        self.app.list_cache().changed(kind)
-        if not self.app.opts.quiet:
+        """The server said its `kind` list changed: forget it, and say so, once until a list
+        of that kind is fetched again (a server that repeats it floods no one)."""
+        news = self.app.list_cache().changed(kind)
+        if news and not self.app.opts.quiet:
             self._say(f"the server's {kind[:-1]} list changed")
 
     def _prefetch(self, session: Session) -> None:
@@ -270,14 +271,16 @@ class ShellHost:
         return items
 
     # ------------------------------------------------------------------ lines
-    def line_env(self) -> Environment:
+    def line_env(self, number: int | None = None) -> Environment:
         """A fresh environment for one line: the shell's streams, secrets and secret places
         (the session's tracer writes every line's messages), colour and `MRTR_*` settings
-        (read when asked, as the shell's are)."""
+        (read when asked, as the shell's are), and the shell's `--json` (so that an error
+        in reading the line's own words is JSON too); `number`: the script line it is (its
+        `--json` error names it), None at a terminal."""
         env = self.env
         return Environment(stdout=env.stdout, stderr=env.stderr, stdin=env.stdin, secrets=env.secrets,
-                           places=env.places,
-                           color=env.color, line_host=self, settings_given=env.settings)
+                           places=env.places, color=env.color, json_mode=env.json_mode, line_host=self,
+                           line_number=number, settings_given=env.settings)
 
     def begin_line(self, kept: Mapping[str, object] | None = None) -> None:
         """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""

@@ -15,6 +15,7 @@ shell fetched also serves the shell completion of the login shell afterwards.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +59,8 @@ class ShellLists(ListCache):
         self._covered = covered
         self._memory: dict[str, HeldList] = {}
         self._lock = threading.Lock()
+        self._changed: set[str] = set()  # kinds said to have changed, not fetched since
+        self._changed_at: dict[str, float] = {}  # kind -> when its last change was heard (epoch seconds)
 
     def get(self, method: str) -> CachedList | None:
         """The list kept in memory, else the state directory's entry (fresh or not), kept in
@@ -78,16 +81,24 @@ class ShellLists(ListCache):
     def put(self, method: str, pages: list[dict[str, Any]], received: list[float]) -> CachedList:
         """Keep a list just fetched, and store it in the state directory unless it is the list
         kept already (a list fetched again for each line of a server whose `ttlMs` is 0 is
-        not written again each time)."""
+        not written again each time). A list whose fetch began before a change of its kind
+        was heard (`received`: when its pages count as received) may predate the change: it
+        serves the line that fetched it, and is neither kept nor stored."""
+        kind = KIND_OF.get(method)
+        entry = HeldList(method, pages, received, scope_of(pages))
+        with self._lock:
+            changed_at = self._changed_at.get(kind) if kind is not None else None
+        if changed_at is not None and (not received or min(received) <= changed_at):
+            return entry  # fetched before a change was heard: used once, never kept
         before = self._memory.get(method)
         if self.disk is not None and (before is None or before.pages != pages):
             self.disk.put(method, pages, received)
-        kind = KIND_OF.get(method)
-        entry = HeldList(method, pages, received, scope_of(pages))
         if kind is not None:
             entry.held = lambda: self._covered(kind) and self._memory.get(method) is entry
         with self._lock:
             self._memory[method] = entry
+            if kind is not None:
+                self._changed.discard(kind)
         return entry
 
     def invalidate(self, method: str) -> None:
@@ -97,11 +108,19 @@ class ShellLists(ListCache):
         if self.disk is not None:
             self.disk.invalidate(method)
 
-    def changed(self, kind: str) -> None:
-        """The server said its `kind` list changed: forget every list of that kind."""
+    def changed(self, kind: str) -> bool:
+        """The server said its `kind` list changed: forget every list of that kind. True
+        when this is news (the first change since a list of that kind was last fetched):
+        the change is worth saying; a server repeating it before anything is fetched again
+        says nothing new."""
         for method, of in KIND_OF.items():
             if of == kind:
                 self.invalidate(method)
+        with self._lock:
+            news = kind not in self._changed
+            self._changed.add(kind)
+            self._changed_at[kind] = time.time()
+        return news
 
     def get_every_declaration(self, method: str) -> list[CachedList]:
         """As `ListCache.get_every_declaration` (the state directory's entries)."""

@@ -163,9 +163,11 @@ class ShellLoop:
         from a script, with its line number."""
         from mrtr_cli.render.errors import print_error  # noqa: PLC0415 - lazy for start-up time
 
-        if not self.reader.interactive:
-            exc = UsageError(f"line {number}: {exc.message}", hint=exc.hint)
-        print_error(self.env, exc, json_mode=self.env.json_mode)
+        if self.reader.interactive:
+            print_error(self.env, exc, json_mode=self.env.json_mode)
+            return
+        exc = UsageError(f"line {number}: {exc.message}", hint=exc.hint)
+        print_error(self.env, exc, json_mode=self.env.json_mode, line=number)
 
     # ------------------------------------------------------------------ one line
     def _run_text(self, text: str, number: int) -> int | None:
@@ -190,7 +192,7 @@ class ShellLoop:
         except UsageError as exc:
             self._error(exc, number)
             return int(ExitStatus.USAGE)
-        return self._run_words(words, kept)
+        return self._run_words(words, kept, number)
 
     def _resume(self, words: list[str]) -> tuple[list[str], Mapping[str, object] | None]:
         """A bare `resume` (no PENDING file) finishes the pending document the shell kept:
@@ -216,9 +218,9 @@ class ShellLoop:
                                   + start_again_command(pending, target_words=False) + " -a FIELD=VALUE")
         return [*words, "-"] if "--" in words else [words[0], "-", *words[1:]], self.host.pending
 
-    def _run_words(self, words: list[str], kept: Mapping[str, object] | None) -> int:
+    def _run_words(self, words: list[str], kept: Mapping[str, object] | None, number: int) -> int:
         host = self.host
-        env = host.line_env()
+        env = host.line_env(None if self.reader.interactive else number)
         strict = host.app.strict_checker()
         if strict is not None:
             strict.begin_line()  # --strict: this line's violations decide its exit code

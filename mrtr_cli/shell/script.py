@@ -1,5 +1,7 @@
 """Lines from a script: stdin that is not a terminal, read one line at a time as it comes
-(a program may feed the shell as it goes), each at most `MAX_LINE_BYTES`."""
+(a program may feed the shell as it goes), each at most `MAX_LINE_BYTES`. A byte order
+mark at the very start (some editors write one) is no part of the first line, as in a
+`mrtr batch` file."""
 
 from __future__ import annotations
 
@@ -23,9 +25,17 @@ class ScriptReader:
     def __init__(self, stream: IO[Any]):
         self._buffer = getattr(stream, "buffer", None)
         self._stream = stream
+        self._first = True
 
     def read(self, prompt: object = None) -> str | None:
         """The next line, or None at the end of the input. Raises UsageError (see the class)."""
+        line = self._read()
+        if self._first and line is not None:
+            self._first = False
+            return line.removeprefix("\ufeff")
+        return line
+
+    def _read(self) -> str | None:
         if self._buffer is None:  # a text stream without bytes underneath (a test's), or a closed stdin
             readline = getattr(self._stream, "readline", None)
             text = readline(MAX_LINE_BYTES + 1) if readline is not None else ""

@@ -99,7 +99,7 @@ def describe_size(size: int) -> str:
     for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if size >= factor:
             return f"{size} bytes ({size / factor:.4g} {unit})"
-    return f"{size} bytes"
+    return "1 byte" if size == 1 else f"{size} bytes"
 
 
 def too_deep(value: dict[str, object] | list[object], limit: int = MAX_DEPTH) -> bool:

@@ -78,7 +78,8 @@ def ping_cmd(ctx: click.Context, /, count: int, interval: float, **kw: object) -
                     app.env.out(f"reply from {name}: {echo.method} seq={seq} time={ms:.3f} ms")
         finally:
             if times and not app.env.quiet and (count != 1):
-                app.env.err(f"mrtr: {len(times)} replies, round trip min/avg/max = {min(times) * 1000:.3f}/"
+                replies = "1 reply" if len(times) == 1 else f"{len(times)} replies"
+                app.env.err(f"mrtr: {replies}, round trip min/avg/max = {min(times) * 1000:.3f}/"
                             f"{sum(times) / len(times) * 1000:.3f}/{max(times) * 1000:.3f} ms")
     return 0
 

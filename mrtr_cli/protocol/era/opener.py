@@ -116,6 +116,9 @@ class _Opener:
         self.deadline = deadline
         self.key = settings.cache_key
         self.cache = EraCache() if self.key and not env.settings.no_cache else None
+        #: Requests the server sent before a session took the transport over (during the era
+        #: probe): the session answers them when it does (`Session.adopt_transport`).
+        self._early: list[Message] = []
 
     def modern(self, version: str | None, discover: dict[str, Any] | None = None) -> Session:
         return Session(self.transport, self.env, self.tracer, protocol_version=version or LATEST_MODERN,
@@ -146,8 +149,17 @@ class _Opener:
                 # servers accept initialize too), so it leaves the cache alone.
                 self.cache.put(self.key, "modern", session.protocol_version)
             return session
-        self.transport.start(lambda msg: self.tracer.message("recv", msg))
+        self.transport.start(self._before_session)
         return self._from_cache() or self._probe_and_open()
+
+    def _before_session(self, msg: Message) -> None:
+        """A message the server sent on its own while no session has the transport: a
+        request is kept for the session to answer (it is never left unanswered), anything
+        else is only traced."""
+        if "id" in msg and msg.get("method"):
+            self._early.append(msg)
+        else:
+            self.tracer.message("recv", msg)
 
     def _from_cache(self) -> Session | None:
         """A server known to be legacy gets `initialize` at once; None when unknown, modern,
@@ -156,7 +168,7 @@ class _Opener:
         if not known or known.get("era") != "legacy":
             return None
         session = self.legacy(known.get("protocolVersion"))
-        session.adopt_transport()
+        session.adopt_transport(self._early)
         try:
             session.initialize(self.deadline)
         except (ProtocolError, TransportError) as exc:
@@ -198,7 +210,7 @@ class _Opener:
         if verdict.era == "modern":
             return self._remember(self._adopt_modern(verdict.version, verdict.discover))
         legacy = self.legacy(verdict.version)
-        legacy.adopt_transport()
+        legacy.adopt_transport(self._early)
         try:
             legacy.initialize(self.deadline)
         except (ProtocolError, TransportError) as exc:
@@ -241,7 +253,7 @@ class _Opener:
 
     def _adopt_modern(self, version: str | None, discover: dict[str, Any] | None) -> Session:
         session = self.modern(version, discover)
-        session.adopt_transport()
+        session.adopt_transport(self._early)
         return session
 
     def _remember(self, session: Session) -> Session:
