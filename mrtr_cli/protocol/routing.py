@@ -8,7 +8,8 @@ A server request is answered by the thread of a request of mrtr's that is in fli
 belongs to that request. One that arrives while none is (the shell at its prompt, a run
 between its requests, the 2025-11-25 HTTP GET stream) is refused at once, never kept for
 the next request (whose user would see it as that request's question): 2025-11-25 server
-requests belong to a client request (`-32600` here), and 2026-07-28 has no standalone
+requests belong to a client request (`-32600` here; but a `roots/list` the session can
+answer without a person waits for the next request: `_may_wait`), and 2026-07-28 has no standalone
 server requests at all (`-32601`: its servers ask in results, basic/patterns/mrtr, so
 every server request of that era is refused at once). The first refusal of a session is
 said on stderr, once (a flood of them is not a flood of lines); the rest go to `-v`.
@@ -113,14 +114,24 @@ class MessageRouting:
         if not said and not self.env.quiet:
             self.env.err(f"mrtr: {text}; any more such requests are refused without a word (-v shows them)")
 
+    def _may_wait(self, msg: Message) -> bool:
+        """A 2025-11-25 `roots/list` when the session declared roots: its answer needs no
+        person (it comes from `--root`, a config or an answer file), so it waits for the next
+        request of mrtr's and is answered there, as a server that lists roots right after
+        `notifications/initialized` expects (client/roots). Anything else that arrives
+        between requests is refused."""
+        return msg.get("method") == "roots/list" and "roots" in (self._declared_once() or {})
+
     def drain_server_requests(self) -> None:
         """Refuse the server requests still queued once no request of mrtr's is in flight
         (they arrived as the last one ended): none is kept for a later request."""
         with self._lock:
             if self._in_flight > 0:
                 return
-            left = list(self._server_requests)
+            left = [msg for msg in self._server_requests if not self._may_wait(msg)]
+            waiting = [msg for msg in self._server_requests if self._may_wait(msg)]
             self._server_requests.clear()
+            self._server_requests.extend(waiting)
         for msg in left:
             self._refuse_outside_request(msg)
 
@@ -137,7 +148,7 @@ class MessageRouting:
                 self._reply({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
                 return
             with self._lock:
-                kept = self._in_flight > 0 and not self.asks_in_results
+                kept = not self.asks_in_results and (self._in_flight > 0 or self._may_wait(msg))
                 if kept:
                     self._server_requests.append(msg)
                 waiters = list(self._waiters)

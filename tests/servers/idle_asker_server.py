@@ -1,7 +1,7 @@
 """A hand-written stdio server that asks mrtr things while no request of mrtr's is in flight.
 
 Usage: python idle_asker_server.py RECORD [--era legacy|modern] [--count N] [--changes N]
-                                    [--ask-in-list]
+                                    [--ask-in-list] [--roots]
 
 As soon as the session is open (legacy: `notifications/initialized` received; modern: the
 first `server/discover` answered) it sends N `elicitation/create` requests (`--count`, ids
@@ -11,7 +11,8 @@ wait for them. The one tool `x` answers "x result"; `tools/list` lists it. After
 answer to `tools/list` it sends N `notifications/tools/list_changed` (`--changes`, default
 0; the tools capability then declares `listChanged`). With `--ask-in-list` (and
 `--count 0`), the server asks a form (id "l1") while answering `tools/list`, just before
-its result, as a 2025-11-25 server may.
+its result, as a 2025-11-25 server may. With `--roots` (legacy), it sends `roots/list` (id
+"r1") right after `notifications/initialized`, as servers that work in the client's roots do.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def send(message: dict) -> None:
 
 
 def ask(count: int) -> None:
+    if "--roots" in sys.argv:
+        send({"jsonrpc": "2.0", "id": "r1", "method": "roots/list"})
     for n in range(1, count + 1):
         send({"jsonrpc": "2.0", "id": f"e{n}", "method": "elicitation/create", "params": FORM})
     send({"jsonrpc": "2.0", "id": "p1", "method": "ping"})

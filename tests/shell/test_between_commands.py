@@ -94,3 +94,23 @@ def test_a_question_asked_while_listing_the_tools_is_pending_for_the_call(tmp_pa
     assert run.code == 5, run.stderr
     assert "call None" not in run.stderr and "--protocol" not in run.stderr
     assert "  call x -a FIELD=VALUE" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("given", [True, False])
+def test_a_legacy_roots_request_after_initialized_is_answered_with_the_roots_given(tmp_path, given):
+    """A 2025-11-25 server that lists the client's roots right after `notifications/initialized`
+    (no request of mrtr's in flight) gets the `--root` roots: their answer needs no person, so
+    the request waits for the next request and is answered there. With no roots declared it is
+    refused, as any other request between requests."""
+    record = tmp_path / "replies.jsonl"
+    roots = ["--root", str(tmp_path)] if given else []
+    done = subprocess.run([PY, "-m", "mrtr_cli", *roots, "--stdio",
+                           stdio_cmd(IDLE_ASKER, str(record), "--count", "0", "--roots"), "call", "x"],
+                          capture_output=True, text=True, env=clean_env(tmp_path), cwd=ROOT, timeout=SAFETY)
+    assert done.returncode == 0, done.stderr
+    assert "x result" in done.stdout
+    got = wait_for_replies(record, {"r1"})
+    if given:
+        assert got["r1"]["result"]["roots"] == [{"uri": tmp_path.as_uri()}], got
+    else:
+        assert got["r1"]["error"]["code"] == -32600, got
