@@ -383,16 +383,19 @@ def test_a_paste_into_a_form_field_is_never_run_as_commands(tmp_path):
 
 
 def test_keys_left_after_a_forms_last_answer_are_never_run_as_a_command(tmp_path):
-    """Lines pasted into a form's field without bracketed paste are keys typed at once:
-    Enter answers the field, the next Enter sends the form; the line after them is dropped
-    with a notice, never run at the next prompt."""
+    """Lines pasted at a form's last question without bracketed paste are keys typed at
+    once: Enter sends the form; the line after it is dropped with a notice, never run at the
+    next prompt. (Each key is typed once its question shows: keys typed before a question
+    shows never answer it.)"""
     s = Shell(tmp_path, "--stdio", stdio_cmd(PICKY))
     at_prompt(s)
     s.submit("call optional_flag")
     s.expect("(leave empty)")
     s.type(ENTER)
     s.expect("note")
-    s.type("first line\r\rcall echo a=1\r")
+    s.type("first line" + ENTER)
+    s.expect("Send these answers?")
+    s.type(ENTER + "call echo a=1" + ENTER)
     s.wait(lambda: s.out.exists() and s.stdout != "", "the form's result")
     at_prompt(s)
     s.submit("call echo a=2")
