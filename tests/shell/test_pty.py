@@ -266,6 +266,33 @@ def test_history_is_kept_across_shells_without_secrets(tmp_path, http_servers):
     assert second.stdout == "plain-line\n"
 
 
+def test_history_keeps_no_secret_inside_json_or_an_options_value(tmp_path, http_servers):
+    """A secret inside `--args` JSON (`code_word` is `writeOnly` in login's inputSchema), inside
+    `NAME:=JSON`, and a token typed as `--bearer-token-env`'s value are `***` in the history file
+    where they stood; a second shell recalls the lines so."""
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    s.run("call login --args '{\"user\": \"ada\", \"code_word\": \"xyzzy-58\"}'")
+    s.run("call echo text:='{\"password\": \"hunter2-58\"}'")
+    s.run("tools --bearer-token-env tok-58-abcdef")
+    assert s.finish() == 0
+    data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    assert "xyzzy-58" not in data and "hunter2-58" not in data and "tok-58" not in data, data
+    second = Shell(tmp_path, *args, name="second.txt")
+    second.prompt()
+    second.type(UP)
+    second.expect_line("shell-test> tools --bearer-token-env '***'")
+    second.type(UP)
+    second.expect_line("""shell-test> call echo 'text:={"password": "***"}'""")
+    second.type(UP)
+    second.expect_line("""shell-test> call login --args '{"user": "ada", "code_word": "***"}'""")
+    second.type(CTRL_C)
+    second.prompt()
+    assert second.finish() == 0
+    assert "xyzzy-58" not in second.screen and "tok-58" not in second.screen
+
+
 def test_history_leaves_out_answers_to_fields_the_form_marks_secret(tmp_path):
     """`sign_in`'s `login.pin` is a secret by the form's schema only (`writeOnly`): an `-a`
     answer to it, in any spelling, is not in the history, even on the line that first

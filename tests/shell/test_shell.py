@@ -402,6 +402,37 @@ def test_the_history_keeps_no_secret():
     assert kept("call x 'open") is None  # cannot be split: not written at all
 
 
+def test_the_history_keeps_no_secret_within_json_or_an_options_value():
+    """A secret is `***` wherever it stands on the line: a member of `--args` JSON (by its
+    name or its schema, nested too, however the JSON is spaced), inside `NAME:=JSON`, the
+    value of an option that names a credential; JSON that cannot be read is `***` whole."""
+    from mrtr_cli.shell.history import scrub
+
+    def secret_field(where: str, name: str) -> bool:
+        return (where, name) in {("argument", "code_word"), ("argument", "address.pw"), ("answer", "pin")}
+
+    def kept(line: str) -> str | None:
+        return scrub(line, secrets=set(), secret_field=secret_field)
+
+    assert kept("call login --args '{\"user\": \"ada\", \"code_word\": \"xyzzy\"}'") == (
+        "call login --args '{\"user\": \"ada\", \"code_word\": \"***\"}'")
+    assert kept("call login --args ' {\"password\": \"s3cret\"}'") == "call login --args '{\"password\": \"***\"}'"
+    assert kept("call login '--args={\"address\": {\"pw\": \"z\", \"city\": \"Oslo\"}}'") == (
+        "call login '--args={\"address\": {\"pw\": \"***\", \"city\": \"Oslo\"}}'")
+    assert kept("call login --args '[{\"token\": 7}]'") == "call login --args '[{\"token\": \"***\"}]'"
+    assert kept("call login --args '{broken s3cret'") == "call login --args '***'"
+    assert kept("call login --args @args.json") == "call login --args @args.json"  # a file's name is no secret
+    assert kept("call x data:='{\"password\": \"z\", \"n\": 1}'") == "call x 'data:={\"password\": \"***\", \"n\": 1}'"
+    assert kept("call x address:='{\"pw\": \"z\"}'") == "call x 'address:={\"pw\": \"***\"}'"
+    assert kept("call x code_word:='\"xyzzy\"'") == "call x 'code_word:=***'"
+    assert kept("call x data:='{broken s3cret'") == "call x 'data:=***'"
+    assert kept("call x auth.user=ada") == "call x 'auth.user=***'"  # a member of a credential
+    assert kept("resume -a 'pin:=1234'") == "resume -a 'pin:=***'"
+    assert kept("tools --bearer-token-env eyJhbGciOi") == "tools --bearer-token-env '***'"
+    assert kept("tools --client-secret-env=cs-123") == "tools '--client-secret-env=***'"
+    assert kept("call x data:=@args.json t=1") == "call x data:=@args.json t=1"
+
+
 def test_a_listen_line_and_the_shell_both_hear_a_change(tmp_path):
     """`listen` inside the shell gets its notification, and the shell's own watching of its
     lists goes on meanwhile (it says the list changed, and the new tool is called)."""
