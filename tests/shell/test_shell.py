@@ -109,7 +109,7 @@ def test_a_call_that_needs_input_leaves_its_pending_document_and_resume_finishes
 def test_resume_help_needs_no_pending_call(mrtr, server):
     run = shell(mrtr, server.args, "resume --help\nresume -h\n")
     assert run.code == 0, run.stderr
-    assert run.stdout.count("Usage: mrtr resume [OPTIONS] PENDING") == 2
+    assert run.stdout.count("Usage: resume [OPTIONS] PENDING") == 2
     assert "nothing to resume" not in run.stderr
 
 
@@ -237,7 +237,27 @@ def test_help_inside_the_shell(mrtr):
     assert run.code == 0, run.stderr
     assert run.stdout.count("Commands run as on the command line, without naming the server") == 2
     assert "  resume                    finish the last call that stopped for input" in run.stdout
-    assert run.stdout.count("Usage: mrtr call [OPTIONS] TOOL [ARG]...") == 2
+    assert run.stdout.count("Usage: call [OPTIONS] TOOL [ARG]...") == 2  # as typed at the shell's prompt
+
+
+def test_a_hint_inside_the_shell_names_what_works_there(mrtr):
+    """Inside the shell a hint names a command as typed at its prompt (`help call`, `tools
+    set_state`: the shell has one server, a target option is refused there); the same
+    mistakes at the command line name `mrtr call --help` and `mrtr tools set_state` with the
+    same target options."""
+    target = ["--stdio", stdio_cmd(SHELL_SERVER)]
+    lines = "call echo --bogus\ncall set_state item=2 state=Nope\nhelp call extra\nhelp exit-codes more\n"
+    run = shell(mrtr, target, lines)
+    assert run.code == 2, run.stderr
+    assert run.stderr.count("see: help call") == 2, run.stderr
+    assert "see the parameters: tools set_state\n" in run.stderr
+    assert "see: help exit-codes\n" in run.stderr
+    assert "mrtr call" not in run.stderr and "mrtr tools" not in run.stderr and "mrtr help" not in run.stderr
+    assert "--url" not in run.stderr, run.stderr
+    outside = mrtr(*target, "call", "echo", "--bogus")
+    assert outside.code == 2 and "see: mrtr call --help" in outside.stderr, outside.stderr
+    outside = mrtr(*target, "call", "set_state", "item=2", "state=Nope")
+    assert "see the parameters: mrtr tools set_state (with the same --url, --stdio or -s)" in outside.stderr
 
 
 def test_options_on_the_shell_line_apply_to_every_line(mrtr):
