@@ -140,15 +140,16 @@ class TerminalResponder:
         answers a field, and the lines after it are not the form's); typed on, they would be
         the shell's next command, or the login shell's after `mrtr call`. One notice says
         so; keys typed after the question are left alone."""
-        if self._drop_keys():
+        from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy for start-up time
+
+        if any(key != Keys.CPRResponse for key in self._drop_keys()):  # a cursor query's answer is no key
             self.say("  (what was typed after the form's last answer was dropped: it is not run as a command)")
 
-    def _drop_keys(self) -> bool:
+    def _drop_keys(self) -> list[Any]:
         """Drop the keys typed so far that no prompt took: those prompt_toolkit holds for the
         next prompt on this terminal (its typeahead) and those unread on the terminal.
-        Returns whether any was a key (a terminal's answer to a cursor query is none)."""
+        Returns the dropped keys (prompt_toolkit `Keys` members and typed characters)."""
         from prompt_toolkit.input.typeahead import get_typeahead  # noqa: PLC0415 - lazy for start-up time
-        from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy for start-up time
 
         left = list(get_typeahead(self._keys))
         for _ in range(_MAX_DROPPED_READS):  # each read takes what is there (at most 1,024 bytes), never waits
@@ -157,15 +158,21 @@ class TerminalResponder:
                 break
             left += keys
         left += self._keys.flush_keys()
-        return any(k.key != Keys.CPRResponse for k in left)
+        return [k.key for k in left]
 
     def _choose(self, question: Any) -> Any:
         """The answer to a choice (a select, checkbox or yes/no `question`), given by keys
         typed once it shows: Enter or `y` typed before (ahead of a form's review, with a
         field's answer, while the call ran) is no consent to what the person has not seen
         (2026-07-28 client/elicitation: the person reviews before sending). Those keys are
-        dropped with a one-line notice; a text field takes keys typed ahead (`_typed_ahead`)."""
-        if self._drop_keys():
+        dropped with a one-line notice; a Ctrl-C among them stops the question as at its
+        prompt (KeyboardInterrupt). A text field takes keys typed ahead (`_typed_ahead`)."""
+        from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy for start-up time
+
+        dropped = self._drop_keys()
+        if Keys.ControlC in dropped:  # Ctrl-C typed ahead stops the question, as at its prompt
+            raise KeyboardInterrupt
+        if any(key != Keys.CPRResponse for key in dropped):  # a terminal's answer to a cursor query is no key
             self.say("  (keys typed before this question showed were dropped: answer it now)")
         return self._ask(question)
 
