@@ -177,13 +177,15 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
 def _command_line_error(env: Environment, exc: click.ClickException) -> int:
     """A usage error click found (exit 2): one line, or for a group given no command
     (`mrtr`, `mrtr task`, `mrtr auth`) its help on stderr (it is not a result), as git does."""
+    from mrtr_cli.render.invocation import command_path, help_command  # noqa: PLC0415 - only on an error path
+
     no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
     ctx = getattr(exc, "ctx", None)
     if isinstance(exc, no_args) and ctx is not None and not env.json_mode:
         env.err(ctx.get_help())
     elif isinstance(exc, no_args) and ctx is not None:
-        _print_error(env, UsageError(f"{ctx.command_path}: missing command",
-                                    hint=f"see: {ctx.command_path} --help"), json_mode=True)
+        _print_error(env, UsageError(f"{command_path(ctx.command_path)}: missing command",
+                                    hint=f"see: {help_command(ctx.command_path)}"), json_mode=True)
     else:
         _print_error(env, _usage_error(exc), json_mode=env.json_mode)
     return int(ExitStatus.USAGE)
@@ -237,14 +239,16 @@ def _print_error(env: Environment, exc: MrtrError, *, json_mode: bool) -> None:
 def _usage_error(exc: click.ClickException) -> UsageError:
     """click's usage error as mrtr's: one line (click's message, its line breaks folded)
     and a hint naming the command's help, instead of click's usage block."""
+    from mrtr_cli.render.invocation import command_path, help_command  # noqa: PLC0415 - only on an error path
+
     message = " ".join(exc.format_message().split())
     ctx = getattr(exc, "ctx", None)
-    hint = f"see: {ctx.command_path} --help" if ctx is not None and ctx.command_path else None
+    hint = f"see: {help_command(ctx.command_path)}" if ctx is not None and ctx.command_path else None
     if (isinstance(exc, click.NoSuchOption) and ctx is not None and hint is not None
             and any(isinstance(p, click.Argument) for p in ctx.command.params)):
         # Server-chosen names (task ids, tool names) may start with `-`.
         hint += (f"; a value that starts with '-' (a task id, a name) goes after '--': "
-                 f"{ctx.command_path} [OPTIONS] -- VALUE")
+                 f"{command_path(ctx.command_path)} [OPTIONS] -- VALUE")
     return UsageError(message, hint=hint)
 
 

@@ -102,8 +102,10 @@ class TerminalResponder:
         self.console.print(text)
 
     def confirm(self, question: str) -> bool:
-        """Ask a yes/no question (default no). Raises KeyboardInterrupt on Ctrl-C."""
-        return bool(self._ask(self._q().confirm(question, default=False, **self._pt)))
+        """Ask a yes/no question (default no); keys typed before it shows never answer it
+        (`_choose`). Raises KeyboardInterrupt on Ctrl-C."""
+        with self._keys.raw_mode():  # keys typed at the terminal's line mode are read, and dropped, too
+            return bool(self._choose(self._q().confirm(question, default=False, **self._pt)))
 
     def secret_text(self, label: str) -> str:
         """Ask for a secret text (a tool argument a pending document withheld), typed masked
@@ -133,14 +135,21 @@ class TerminalResponder:
             self._drop_left_over()
 
     def _drop_left_over(self) -> None:
-        """Drop the keys no prompt of the question took: those prompt_toolkit holds for the
-        next prompt on this terminal (its typeahead) and those unread on the terminal. They
-        arrived with the last answer (lines pasted without bracketed paste are keys typed at
-        once: Enter answers a field, and the lines after it are not the form's); typed on,
-        they would be the shell's next command, or the login shell's after `mrtr call`. One
-        notice says so; keys typed after the question are left alone."""
-        from prompt_toolkit.input.typeahead import get_typeahead  # noqa: PLC0415 - lazy for start-up time
+        """Drop the keys no prompt of the question took (`_drop_keys`). They arrived with the
+        last answer (lines pasted without bracketed paste are keys typed at once: Enter
+        answers a field, and the lines after it are not the form's); typed on, they would be
+        the shell's next command, or the login shell's after `mrtr call`. One notice says
+        so; keys typed after the question are left alone."""
         from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy for start-up time
+
+        if any(key != Keys.CPRResponse for key in self._drop_keys()):  # a cursor query's answer is no key
+            self.say("  (what was typed after the form's last answer was dropped: it is not run as a command)")
+
+    def _drop_keys(self) -> list[Any]:
+        """Drop the keys typed so far that no prompt took: those prompt_toolkit holds for the
+        next prompt on this terminal (its typeahead) and those unread on the terminal.
+        Returns the dropped keys (prompt_toolkit `Keys` members and typed characters)."""
+        from prompt_toolkit.input.typeahead import get_typeahead  # noqa: PLC0415 - lazy for start-up time
 
         left = list(get_typeahead(self._keys))
         for _ in range(_MAX_DROPPED_READS):  # each read takes what is there (at most 1,024 bytes), never waits
@@ -149,8 +158,23 @@ class TerminalResponder:
                 break
             left += keys
         left += self._keys.flush_keys()
-        if any(k.key != Keys.CPRResponse for k in left):  # a terminal's answer to a cursor query is no key
-            self.say("  (what was typed after the form's last answer was dropped: it is not run as a command)")
+        return [k.key for k in left]
+
+    def _choose(self, question: Any) -> Any:
+        """The answer to a choice (a select, checkbox or yes/no `question`), given by keys
+        typed once it shows: Enter or `y` typed before (ahead of a form's review, with a
+        field's answer, while the call ran) is no consent to what the person has not seen
+        (2026-07-28 client/elicitation: the person reviews before sending). Those keys are
+        dropped with a one-line notice; a Ctrl-C among them stops the question as at its
+        prompt (KeyboardInterrupt). A text field takes keys typed ahead (`_typed_ahead`)."""
+        from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy for start-up time
+
+        dropped = self._drop_keys()
+        if Keys.ControlC in dropped:  # Ctrl-C typed ahead stops the question, as at its prompt
+            raise KeyboardInterrupt
+        if any(key != Keys.CPRResponse for key in dropped):  # a terminal's answer to a cursor query is no key
+            self.say("  (keys typed before this question showed were dropped: answer it now)")
+        return self._ask(question)
 
     def _ask(self, question: Any) -> Any:
         """The answer to a questionary `question` (`unsafe_ask`: Ctrl-C raises KeyboardInterrupt).
@@ -196,7 +220,7 @@ class TerminalResponder:
         while True:
             self._show_review(ask, fields, answers)
             choices = [send, EDIT, DECLINE, CANCEL] if fields else [send, DECLINE, CANCEL]
-            choice = self._ask(self._q().select(question, choices=choices, **self._pt))
+            choice = self._choose(self._q().select(question, choices=choices, **self._pt))
             if choice == send:
                 return {"action": "accept", "content": {f.name: answers[f.name] for f in fields if f.name in answers}}
             if choice == DECLINE:
@@ -224,7 +248,7 @@ class TerminalResponder:
 
         choices = [Choice(f"{_one_line(f.title)}: {self._shown(f, answers)}", value=f.name) for f in fields]
         choices += [Choice(ALL_FIELDS, value=ALL_FIELDS), Choice(BACK, value=BACK)]
-        picked = self._ask(self._q().select("Which answer do you want to change?", choices=choices, **self._pt))
+        picked = self._choose(self._q().select("Which answer do you want to change?", choices=choices, **self._pt))
         if picked == BACK:
             return []
         return fields if picked == ALL_FIELDS else [f for f in fields if f.name == picked]
@@ -278,7 +302,7 @@ class TerminalResponder:
         if not f.required:  # first, so that Enter on an optional field with no answer leaves it empty
             choices.insert(0, Choice("(leave empty)", value=_SKIP))
         default = current if current in [c for c, _ in f.options] else None
-        return self._ask(self._q().select(self._label(f), choices=choices, default=default, **self._pt))
+        return self._choose(self._q().select(self._label(f), choices=choices, default=default, **self._pt))
 
     def _multi(self, f: FormField, current: object) -> Any:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
@@ -292,7 +316,7 @@ class TerminalResponder:
             return f.check(list(selected)) or True
 
         while True:
-            selected = self._ask(self._q().checkbox(self._label(f), choices=choices, **self._pt))
+            selected = self._choose(self._q().checkbox(self._label(f), choices=choices, **self._pt))
             verdict = check(selected)
             if verdict is True:
                 break
@@ -306,11 +330,11 @@ class TerminalResponder:
         from questionary import Choice  # noqa: PLC0415 - lazy for start-up time
 
         if f.required or isinstance(current, bool):
-            return self._ask(self._q().confirm(self._label(f), default=current is True, **self._pt))
+            return self._choose(self._q().confirm(self._label(f), default=current is True, **self._pt))
         # Optional with no default: "(leave empty)" first, as in the other choice lists, so that
         # Enter agrees to nothing.
         choices = [Choice("(leave empty)", value=_SKIP), Choice("yes", value=True), Choice("no", value=False)]
-        return self._ask(self._q().select(self._label(f), choices=choices, default=choices[0], **self._pt))
+        return self._choose(self._q().select(self._label(f), choices=choices, default=choices[0], **self._pt))
 
     def _text(self, f: FormField, current: object) -> Any:
         """A typed text answer, re-asked with the reason until it is valid for `f`."""
@@ -443,7 +467,7 @@ class TerminalResponder:
             choices = [DONE, DECLINE, CANCEL]
             if can_open:
                 choices.insert(1 if opened else 0, OPEN_AGAIN if opened else OPEN)
-            choice = self._ask(self._q().select("What now?", choices=choices, **self._pt))
+            choice = self._choose(self._q().select("What now?", choices=choices, **self._pt))
             if choice in (OPEN, OPEN_AGAIN):
                 opened = self._open(url) or opened
                 continue
@@ -496,7 +520,7 @@ class TerminalResponder:
             if isinstance(max_tokens, int) and tokens > max_tokens:
                 self.console.print(f"    warning: this reply is probably longer than maxTokens ({max_tokens})",
                                    style="bold yellow", markup=False)
-            choice = self._ask(q.select("Send this reply?", choices=["Send", "Edit", "Decline (stop the call)"],
+            choice = self._choose(q.select("Send this reply?", choices=["Send", "Edit", "Decline (stop the call)"],
                                         **self._pt))
             if choice == "Send":
                 return {"role": "assistant", "content": {"type": "text", "text": reply}, "model": "human",

@@ -2,13 +2,14 @@
 
 Lines typed at the shell's prompt are kept in `<state dir>/shell-history` (0600), so that
 the Up key and Ctrl-R find them in the next shell too. Before a line is written, every
-secret in it is replaced by `***` (`scrub`): a known secret anywhere (header values, tokens,
-the values of `env:`/`file:` settings: `Environment.secrets`), the value of each `-H`
-header, a tool argument or `-a` answer whose field is a secret (its name says so,
-or its schema says so: `credentials.is_secret_field`, the rule pending documents use too), and
-an answer to a URL-mode request. A line that cannot be split into words is not written at
-all. The line recalled from the file then carries `***`: type the secret again.
-"""
+secret in it is replaced by `***` where it stands (`scrub`): a known secret anywhere (header
+values, tokens, the values of `env:`/`file:` settings: `Environment.secrets`), the value of
+each `-H` header and of each option that names a credential (`--bearer-token-env`), a tool
+argument or `-a` answer whose field is a secret (its name says so, or its schema says so:
+`credentials.is_secret_field`, the rule pending documents use too), given as `NAME=VALUE`,
+as `NAME:=JSON`, or as a member of that JSON or of `--args` JSON, and an answer to a
+URL-mode request. A line that cannot be split into words is not written at all. The line
+recalled from the file then carries `***`: type the secret again."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ HISTORY_READ_LIMIT = 1 << 20
 
 _HEADER = ("-H", "--header")
 _ANSWER = ("-a", "--answer")
+_ARGS = ("--args",)
+#: Options whose value names or makes a credential (a variable holding a token, a command
+#: printing one): a token pasted there by mistake is never kept. Their `-file` siblings
+#: name a file, which is kept (as `NAME=@FILE` is).
+_SECRET_VALUE = ("--bearer-token-env", "--client-secret-env", "--assertion-env", "--assertion-command",
+                 "--id-token-env", "--id-token-command")
+_VALUED = (*_HEADER, *_ANSWER, *_ARGS, *_SECRET_VALUE)
 
 
 def history_path() -> str:
@@ -36,23 +44,19 @@ def history_path() -> str:
     return os.path.join(state_dir(), HISTORY_FILE)
 
 
-def _redact_json(value: object) -> Any:
-    if isinstance(value, dict):
-        return {k: REDACTED if is_secret_name(str(k)) else _redact_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_json(v) for v in value]
-    return value
-
-
 def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool]) -> str | None:
     """`text` (a line as typed) fit for the history file, or None when it cannot be split
-    into words (then it is not kept).
+    into words (then it is not kept). Each secret is replaced by `***` where it stands on
+    the line: an `-H` header's value, the value of an option that names a credential
+    (`--bearer-token-env`), a secret argument or answer given as `NAME=VALUE`, as
+    `NAME:=JSON` or inside such JSON, and a secret member of `--args` JSON.
 
     Args:
         secrets: strings that must never be written (`Environment.secrets`).
         secret_field: `(where, name)` -> whether that field is a secret, where is "argument"
-            (a `NAME=VALUE` of the line's command) or "answer" (an `-a` field, `KEY.FIELD`
-            or `FIELD`); names that say secret are secret anyway.
+            (a tool argument by its dotted name, `NAME=VALUE` or a member of `--args`) or
+            "answer" (an `-a` field, `KEY.FIELD` or `FIELD`); names that say secret are
+            secret anyway.
     """
     try:
         words = shlex.split(text, posix=True)
@@ -66,9 +70,9 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
         if expect is not None:
             new = _value(expect, word, secret_field)
             expect = None
-        elif word in _HEADER or word in _ANSWER or word == "--args":
+        elif word in _VALUED:
             expect = word
-        elif word.startswith(("--header=", "--answer=", "--args=")):
+        elif word.startswith("--") and word.partition("=")[0] in _VALUED:
             option, _, value = word.partition("=")
             new = f"{option}={_value(option, value, secret_field)}"
         elif word[:2] in ("-H", "-a") and len(word) > 2:
@@ -86,25 +90,65 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
 
 
 def _value(option: str, value: str, secret_field: Callable[[str, str], bool]) -> str:
+    """The value of `option` as the history keeps it."""
     if option in _HEADER:
         name, colon, _ = value.partition(":")
         return f"{name}: {REDACTED}" if colon else REDACTED
     if option in _ANSWER:
         return _item(value, "answer", secret_field)
-    if option == "--args" and value[:1] in ("{", "["):
-        try:
-            return json.dumps(_redact_json(json.loads(value)), ensure_ascii=False)
-        except ValueError:
-            return REDACTED
-    return value
+    if option in _ARGS:  # JSON, or `@FILE` / `-` (a file's name, stdin: kept)
+        return value if value.startswith("@") or value == "-" else _json_text(value, "", "argument", secret_field)
+    return REDACTED if value else value
 
 
 def _item(word: str, where: str, secret_field: Callable[[str, str], bool]) -> str:
-    """`NAME=VALUE` (or `NAME:=JSON`) with its value hidden when NAME is a secret field
-    (`credentials.is_secret_field`: its name, or the schema `secret_field` finds for it);
-    `NAME=@FILE` names a file and is kept."""
-    name, _, value = word.partition("=")
-    field = name.rstrip(":")
-    if value.startswith("@") or not (is_secret_name(field.rsplit(".", 1)[-1]) or secret_field(where, field)):
+    """`NAME=VALUE` or `NAME:=JSON`, split where `mrtr` splits it (the first `:=` or `=`),
+    with its value hidden when NAME is a secret field (a dotted part of it names a
+    credential, or the schema `secret_field` finds for it says so), and the secret members
+    hidden within JSON; `NAME=@FILE` and `NAME:=@FILE` name a file and are kept."""
+    json_at, eq = word.find(":="), word.find("=")
+    if eq == -1:
         return word
-    return f"{name}={REDACTED}"
+    literal = json_at != -1 and json_at < eq
+    cut = json_at if literal else eq
+    name, sep, value = word[:cut], word[cut:cut + (2 if literal else 1)], word[cut + (2 if literal else 1):]
+    if value.startswith("@"):
+        return word
+    if _secret(name, where, secret_field):
+        return f"{name}{sep}{REDACTED}"
+    if literal:
+        return f"{name}{sep}{_json_text(value, name, where, secret_field)}"
+    return word
+
+
+def _secret(name: str, where: str, secret_field: Callable[[str, str], bool]) -> bool:
+    """Whether the field at dotted `name` holds a secret: a part of the name says so
+    (`credentials.is_secret_name`: the value of `auth.user` is the credential's too), or
+    the schema behind `secret_field` does."""
+    return any(is_secret_name(part) for part in name.split(".")) or secret_field(where, name)
+
+
+def _json_text(text: str, prefix: str, where: str, secret_field: Callable[[str, str], bool]) -> str:
+    """JSON `text` at dotted `prefix` with each secret member's value `***`, written again
+    when one was hidden (as typed otherwise); `***` for text that is no JSON (what it holds
+    cannot be told)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return REDACTED
+    hidden = _redact_json(value, prefix, where, secret_field)
+    return text if hidden == value else json.dumps(hidden, ensure_ascii=False)
+
+
+def _redact_json(value: object, prefix: str, where: str, secret_field: Callable[[str, str], bool]) -> Any:
+    """`value` with the value of each member at a secret dotted name (`_secret`) `***`."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, member in value.items():
+            dotted = f"{prefix}.{key}" if prefix else str(key)
+            out[key] = REDACTED if _secret(dotted, where, secret_field) else _redact_json(member, dotted, where,
+                                                                                          secret_field)
+        return out
+    if isinstance(value, list):
+        return [_redact_json(v, prefix, where, secret_field) for v in value]
+    return value

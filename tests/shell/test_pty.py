@@ -266,6 +266,33 @@ def test_history_is_kept_across_shells_without_secrets(tmp_path, http_servers):
     assert second.stdout == "plain-line\n"
 
 
+def test_history_keeps_no_secret_inside_json_or_an_options_value(tmp_path, http_servers):
+    """A secret inside `--args` JSON (`code_word` is `writeOnly` in login's inputSchema), inside
+    `NAME:=JSON`, and a token typed as `--bearer-token-env`'s value are `***` in the history file
+    where they stood; a second shell recalls the lines so."""
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    s.run("call login --args '{\"user\": \"ada\", \"code_word\": \"xyzzy-58\"}'")
+    s.run("call echo text:='{\"password\": \"hunter2-58\"}'")
+    s.run("tools --bearer-token-env tok-58-abcdef")
+    assert s.finish() == 0
+    data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    assert "xyzzy-58" not in data and "hunter2-58" not in data and "tok-58" not in data, data
+    second = Shell(tmp_path, *args, name="second.txt")
+    second.prompt()
+    second.type(UP)
+    second.expect_line("shell-test> tools --bearer-token-env '***'")
+    second.type(UP)
+    second.expect_line("""shell-test> call echo 'text:={"password": "***"}'""")
+    second.type(UP)
+    second.expect_line("""shell-test> call login --args '{"user": "ada", "code_word": "***"}'""")
+    second.type(CTRL_C)
+    second.prompt()
+    assert second.finish() == 0
+    assert "xyzzy-58" not in second.screen and "tok-58" not in second.screen
+
+
 def test_history_leaves_out_answers_to_fields_the_form_marks_secret(tmp_path):
     """`sign_in`'s `login.pin` is a secret by the form's schema only (`writeOnly`): an `-a`
     answer to it, in any spelling, is not in the history, even on the line that first
@@ -383,16 +410,19 @@ def test_a_paste_into_a_form_field_is_never_run_as_commands(tmp_path):
 
 
 def test_keys_left_after_a_forms_last_answer_are_never_run_as_a_command(tmp_path):
-    """Lines pasted into a form's field without bracketed paste are keys typed at once:
-    Enter answers the field, the next Enter sends the form; the line after them is dropped
-    with a notice, never run at the next prompt."""
+    """Lines pasted at a form's last question without bracketed paste are keys typed at
+    once: Enter sends the form; the line after it is dropped with a notice, never run at the
+    next prompt. (Each key is typed once its question shows: keys typed before a question
+    shows never answer it.)"""
     s = Shell(tmp_path, "--stdio", stdio_cmd(PICKY))
     at_prompt(s)
     s.submit("call optional_flag")
     s.expect("(leave empty)")
     s.type(ENTER)
     s.expect("note")
-    s.type("first line\r\rcall echo a=1\r")
+    s.type("first line" + ENTER)
+    s.expect("Send these answers?")
+    s.type(ENTER + "call echo a=1" + ENTER)
     s.wait(lambda: s.out.exists() and s.stdout != "", "the form's result")
     at_prompt(s)
     s.submit("call echo a=2")

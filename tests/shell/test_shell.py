@@ -109,7 +109,7 @@ def test_a_call_that_needs_input_leaves_its_pending_document_and_resume_finishes
 def test_resume_help_needs_no_pending_call(mrtr, server):
     run = shell(mrtr, server.args, "resume --help\nresume -h\n")
     assert run.code == 0, run.stderr
-    assert run.stdout.count("Usage: mrtr resume [OPTIONS] PENDING") == 2
+    assert run.stdout.count("Usage: resume [OPTIONS] PENDING") == 2
     assert "nothing to resume" not in run.stderr
 
 
@@ -237,7 +237,27 @@ def test_help_inside_the_shell(mrtr):
     assert run.code == 0, run.stderr
     assert run.stdout.count("Commands run as on the command line, without naming the server") == 2
     assert "  resume                    finish the last call that stopped for input" in run.stdout
-    assert run.stdout.count("Usage: mrtr call [OPTIONS] TOOL [ARG]...") == 2
+    assert run.stdout.count("Usage: call [OPTIONS] TOOL [ARG]...") == 2  # as typed at the shell's prompt
+
+
+def test_a_hint_inside_the_shell_names_what_works_there(mrtr):
+    """Inside the shell a hint names a command as typed at its prompt (`help call`, `tools
+    set_state`: the shell has one server, a target option is refused there); the same
+    mistakes at the command line name `mrtr call --help` and `mrtr tools set_state` with the
+    same target options."""
+    target = ["--stdio", stdio_cmd(SHELL_SERVER)]
+    lines = "call echo --bogus\ncall set_state item=2 state=Nope\nhelp call extra\nhelp exit-codes more\n"
+    run = shell(mrtr, target, lines)
+    assert run.code == 2, run.stderr
+    assert run.stderr.count("see: help call") == 2, run.stderr
+    assert "see the parameters: tools set_state\n" in run.stderr
+    assert "see: help exit-codes\n" in run.stderr
+    assert "mrtr call" not in run.stderr and "mrtr tools" not in run.stderr and "mrtr help" not in run.stderr
+    assert "--url" not in run.stderr, run.stderr
+    outside = mrtr(*target, "call", "echo", "--bogus")
+    assert outside.code == 2 and "see: mrtr call --help" in outside.stderr, outside.stderr
+    outside = mrtr(*target, "call", "set_state", "item=2", "state=Nope")
+    assert "see the parameters: mrtr tools set_state (with the same --url, --stdio or -s)" in outside.stderr
 
 
 def test_options_on_the_shell_line_apply_to_every_line(mrtr):
@@ -400,6 +420,37 @@ def test_the_history_keeps_no_secret():
     assert kept("call x text=tok-123456") == "call x 'text=***'"
     assert kept("call x password=@secret.txt") == "call x password=@secret.txt"  # a file's name is no secret
     assert kept("call x 'open") is None  # cannot be split: not written at all
+
+
+def test_the_history_keeps_no_secret_within_json_or_an_options_value():
+    """A secret is `***` wherever it stands on the line: a member of `--args` JSON (by its
+    name or its schema, nested too, however the JSON is spaced), inside `NAME:=JSON`, the
+    value of an option that names a credential; JSON that cannot be read is `***` whole."""
+    from mrtr_cli.shell.history import scrub
+
+    def secret_field(where: str, name: str) -> bool:
+        return (where, name) in {("argument", "code_word"), ("argument", "address.pw"), ("answer", "pin")}
+
+    def kept(line: str) -> str | None:
+        return scrub(line, secrets=set(), secret_field=secret_field)
+
+    assert kept("call login --args '{\"user\": \"ada\", \"code_word\": \"xyzzy\"}'") == (
+        "call login --args '{\"user\": \"ada\", \"code_word\": \"***\"}'")
+    assert kept("call login --args ' {\"password\": \"s3cret\"}'") == "call login --args '{\"password\": \"***\"}'"
+    assert kept("call login '--args={\"address\": {\"pw\": \"z\", \"city\": \"Oslo\"}}'") == (
+        "call login '--args={\"address\": {\"pw\": \"***\", \"city\": \"Oslo\"}}'")
+    assert kept("call login --args '[{\"token\": 7}]'") == "call login --args '[{\"token\": \"***\"}]'"
+    assert kept("call login --args '{broken s3cret'") == "call login --args '***'"
+    assert kept("call login --args @args.json") == "call login --args @args.json"  # a file's name is no secret
+    assert kept("call x data:='{\"password\": \"z\", \"n\": 1}'") == "call x 'data:={\"password\": \"***\", \"n\": 1}'"
+    assert kept("call x address:='{\"pw\": \"z\"}'") == "call x 'address:={\"pw\": \"***\"}'"
+    assert kept("call x code_word:='\"xyzzy\"'") == "call x 'code_word:=***'"
+    assert kept("call x data:='{broken s3cret'") == "call x 'data:=***'"
+    assert kept("call x auth.user=ada") == "call x 'auth.user=***'"  # a member of a credential
+    assert kept("resume -a 'pin:=1234'") == "resume -a 'pin:=***'"
+    assert kept("tools --bearer-token-env eyJhbGciOi") == "tools --bearer-token-env '***'"
+    assert kept("tools --client-secret-env=cs-123") == "tools '--client-secret-env=***'"
+    assert kept("call x data:=@args.json t=1") == "call x data:=@args.json t=1"
 
 
 def test_a_listen_line_and_the_shell_both_hear_a_change(tmp_path):

@@ -14,6 +14,7 @@ from mrtr_cli.cli.help.topics import TOPICS, topic_text
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.errors import UsageError
+from mrtr_cli.render.invocation import command as typed_here
 
 __all__ = ["TOPICS", "help_cmd", "topic_text"]
 
@@ -47,14 +48,14 @@ def help_cmd(ctx: click.Context, /, words: tuple[str, ...], **kw: object) -> int
         return 0
     if words[0] in TOPICS and not (isinstance(root.command, click.Group) and root.command.get_command(root, words[0])):
         raise UsageError(f"help: the topic {words[0]} takes no further word ({' '.join(map(repr, words[1:]))})",
-                         hint=f"see: mrtr help {words[0]}")
+                         hint="see: " + typed_here(f"help {words[0]}"))
     command: click.Command = root.command
     sub_ctx = root
     for word in words:
         path = sub_ctx.command_path[len(root.command_path) + 1:]
         if not isinstance(command, click.Group):  # `mrtr help call extra`: a command has no topics
             raise UsageError(f"help: {path} is a command and takes no topic or subcommand ({word!r})",
-                             hint=f"see: mrtr help {path}")
+                             hint="see: " + typed_here(f"help {path}"))
         found = command.get_command(sub_ctx, word)
         if found is None and sub_ctx is not root:
             raise UsageError(f"help: {path} has no subcommand {word!r}",

@@ -125,8 +125,10 @@ def run_line(words: list[str], env: Environment) -> int:
     """Run one shell line's words as `mrtr WORDS` (cli/main.py `run`, in `LINE_GROUP`) in
     `env` (a line's environment, `ShellHost.line_env`); its exit code."""
     from mrtr_cli.cli.main import run  # noqa: PLC0415 - the module is loaded: no cost
+    from mrtr_cli.render.invocation import in_shell  # noqa: PLC0415 - lazy for start-up time
 
-    return run(words, env, group=LINE_GROUP)
+    with in_shell():  # a hint names a command as typed at the shell's prompt
+        return run(words, env, group=LINE_GROUP)
 
 
 # ---------------------------------------------------------------------- the grammar

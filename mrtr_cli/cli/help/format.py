@@ -229,11 +229,12 @@ class HelpCommand(click.Command):
     """A click command whose help has examples, argument syntax and grouped options."""
 
     def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """`Usage: mrtr call ...`; `Usage: call ...` inside `mrtr shell` (invocation.py)."""
+        from mrtr_cli.render.invocation import command_path  # noqa: PLC0415 - lazy for start-up time
+
         usage = USAGE.get(_path(ctx))
-        if usage is None:
-            super().format_usage(ctx, formatter)
-        else:
-            formatter.write_usage(ctx.command_path, usage)
+        formatter.write_usage(command_path(ctx.command_path),
+                              " ".join(self.collect_usage_pieces(ctx)) if usage is None else usage)
 
     def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_help_text(ctx, formatter)
@@ -250,6 +251,12 @@ class HelpGroup(click.Group):
     """A click group with the same help layout; its commands and subgroups get it too."""
 
     command_class = HelpCommand
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """`Usage: mrtr task ...`; `Usage: task ...` inside `mrtr shell` (invocation.py)."""
+        from mrtr_cli.render.invocation import command_path  # noqa: PLC0415 - lazy for start-up time
+
+        formatter.write_usage(command_path(ctx.command_path), " ".join(self.collect_usage_pieces(ctx)))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         listed = [self.get_command(ctx, name) for name in self.list_commands(ctx)]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from mrtr_cli.errors import TransportError
+from mrtr_cli.render.invocation import command
 from mrtr_cli.transport.http.env import PROXY_SCHEMES, named_proxy, proxy_in_effect, shown
 
 #: What a proxy answers itself when the server behind it fails it (RFC 9110 15.6.3-15.6.5).
@@ -58,7 +59,7 @@ def tunnel_refused(url: str, exc: Exception) -> ProxyRefused:
     where = f"{p.hostname}:{p.port or 443}"
     if proxy is None:  # httpx2 tunnels only through a proxy it was given: not expected
         return ProxyRefused(f"a proxy refused to open a connection to {where} for {shown(url)}: {answer}",
-                            hint="mrtr help environment")
+                            hint=command("help environment"))
     return ProxyRefused(f"{named_proxy(proxy)} refused to open a connection (CONNECT) to {where} for "
                         f"{shown(url)}: {answer}",
                         hint="the proxy does not let mrtr reach that host; " + _DIRECT.format(variable=proxy[1]))

@@ -1,0 +1,103 @@
+"""Keys typed before a choice is shown never answer it: a form's review ("Send these
+answers?"), an enum select, a boolean confirm, the URL consent ("What now?"), the sampling
+reply's review and a yes/no question are asked of the keys typed once they show, and what
+was typed before is dropped with a one-line notice (2026-07-28 client/elicitation: the
+person reviews the form before it is sent, and a URL is never opened without consent;
+client/sampling: the person reviews the reply). A real pseudo-terminal, the terminal
+responder (responders/terminal.py) at its other end."""
+
+from __future__ import annotations
+
+import os
+import threading
+import tty
+from collections.abc import Callable
+
+import pytest
+
+from mrtr_cli.env import Environment
+from mrtr_cli.errors import Declined
+from mrtr_cli.responders.ask import InputAsk
+from mrtr_cli.responders.terminal import TerminalResponder
+from tests.bounds import SAFETY
+
+pytestmark = pytest.mark.pty
+
+DOWN, ENTER = "\x1b[B", "\r"
+NOTICE = "typed before this question showed were dropped"
+
+
+def _form(properties: dict[str, object]) -> InputAsk:
+    schema = {"type": "object", "properties": properties, "required": list(properties)}
+    return InputAsk("k", "elicitation/create", {"mode": "form", "requestedSchema": schema}, "srv", "call")
+
+
+NAME = {"type": "string", "title": "Name"}
+#: Each case: what the person typed ahead, the question asked, what they type at each text once
+#: it shows, and what the question answers.
+CASES: dict[str, tuple[str, Callable[[TerminalResponder], object], list[tuple[str, str]], object]] = {
+    "review": ("Ada" + ENTER + ENTER, lambda p: p.fill_form(_form({"name": NAME}), {}),
+               [(NOTICE, DOWN * 2 + ENTER)], {"action": "decline"}),
+    "enum": (ENTER, lambda p: p.fill_form(_form({"color": {"type": "string", "enum": ["red", "green"]}}), {}),
+             [(NOTICE, DOWN + ENTER), ("Send these answers?", ENTER)], {"action": "accept",
+                                                                         "content": {"color": "green"}}),
+    "boolean": ("Ada" + ENTER + "y", lambda p: p.fill_form(_form({"name": NAME, "agree": {"type": "boolean"}}), {}),
+                [(NOTICE, "n"), ("Send these answers?", ENTER)], {"action": "accept",
+                                                                   "content": {"name": "Ada", "agree": False}}),
+    "url": (DOWN + ENTER, lambda p: p.consent_to_url(InputAsk(
+        "k", "elicitation/create", {"mode": "url", "url": "https://example.com/pay", "elicitationId": "e"},
+        "srv", "call")), [(NOTICE, DOWN * 2 + ENTER)], {"action": "decline"}),
+    "sampling": ("hello" + ENTER + ENTER, lambda p: p.reply_as_model(InputAsk(
+        "k", "sampling/createMessage", {"messages": [], "maxTokens": 10}, "srv", "call")),
+        [(NOTICE, DOWN * 2 + ENTER)], Declined),
+    "confirm": ("y", lambda p: p.confirm("Reach this server?"), [(NOTICE, "n")], False),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_keys_typed_before_a_choice_shows_never_answer_it(case):
+    typed_ahead, question, script, expected = CASES[case]
+    controller, terminal_fd = os.openpty()
+    tty.setraw(terminal_fd)  # the keys reach the terminal as typed (mrtr's prompts run it raw)
+    os.write(controller, typed_ahead.encode())
+    keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    steps = [(text.encode(), typed.encode()) for text, typed in script]
+    drawn = bytearray()
+
+    def person_at_the_terminal() -> None:  # reads the screen, answers cursor-position requests, types
+        while True:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+            if b"\x1b[6n" in chunk:
+                os.write(controller, b"\x1b[1;1R")
+            while steps and steps[0][0] in drawn:
+                del drawn[:drawn.index(steps[0][0]) + len(steps[0][0])]
+                os.write(controller, steps.pop(0)[1])
+            if any(text in drawn for text, _ in steps[1:]):  # a later question showed: the keys answered one
+                os.write(controller, b"\x03")  # Ctrl-C ends the question (the test fails at `steps`)
+
+    typist = threading.Thread(target=person_at_the_terminal, daemon=True)
+    typist.start()
+    person = TerminalResponder(Environment(stdin=keys, stderr=screen))
+    answer: object
+    try:
+        try:
+            answer = question(person)
+        except Declined:
+            answer = Declined
+        except KeyboardInterrupt:
+            answer = KeyboardInterrupt
+    finally:
+        keys.close()
+        screen.close()
+        os.close(terminal_fd)
+        os.close(controller)
+        typist.join(timeout=SAFETY)
+    assert not steps, f"never shown: {steps[0][0]!r}"
+    assert answer == expected
