@@ -389,6 +389,7 @@ def _validator(input_schema: dict[str, Any]) -> Any:
 
     Raises:
         Unresolvable: a `$ref` that cannot be resolved locally.
+        PatternError, SlowPattern: a pattern of the schema cannot be compiled (`patterns.check_schema`).
     """
     cached = _VALIDATORS.get(id(input_schema))
     if cached is not None and cached[0] is input_schema:
@@ -396,11 +397,11 @@ def _validator(input_schema: dict[str, Any]) -> Any:
     from jsonschema import Draft202012Validator, exceptions, validators  # noqa: PLC0415 - lazy: startup time
     from referencing import Registry  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.schema.patterns import bounded_validator  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.schema.patterns import bounded_validator, check_schema  # noqa: PLC0415 - lazy for start-up time
 
     cls = validators.validator_for(input_schema, default=Draft202012Validator)
     try:
-        cls.check_schema(input_schema)
+        check_schema(cls, input_schema)
         # `Registry(retrieve=)`: see `_no_retrieve` on referencing's attrs classes.
         validator = bounded_validator(cls, input_schema,
                                       registry=Registry(retrieve=_no_retrieve))  # type: ignore[call-arg]  # attrs fields (above)
@@ -423,6 +424,10 @@ def _without_optional_nulls(arguments: dict[str, Any], input_schema: dict[str, A
     return {k: v for k, v in arguments.items() if k not in nulls} if nulls else arguments
 
 
+#: The hint of an `inputSchema` that cannot be used (a server's pattern that is slow or no regular expression).
+_UNCHECKED = "call --no-validate sends the arguments unchecked (the server then judges them)"
+
+
 def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) -> None:
     """Check `arguments` against the tool's `inputSchema` before it is sent.
 
@@ -431,12 +436,14 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     network). A schema that is itself invalid, or has a `$ref` that cannot be
     resolved locally, is not checked (the server will judge). A top-level `null` for
     an optional property passes (it means "not provided"; it is still sent as given).
-    Patterns are matched with a bound on the work (schema/patterns.py).
+    Patterns are ECMA-262's, compiled and matched with a bound on the work
+    (schema/patterns.py).
 
     Raises:
         UsageError: the arguments do not match (exit 2), naming the property path,
             with the other problems (up to five) in the hint.
-        SlowPattern: a pattern of the schema took too long to match (exit 4).
+        SlowPattern: a pattern of the schema took too long to match, or is too large
+            to compile (exit 4).
     """
     if not isinstance(input_schema, dict) or not input_schema:
         return
@@ -462,7 +469,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
         return
     except SlowPattern as exc:
         slow = exc.at(f"{tool} (inputSchema)")
-        slow.hint = "call --no-validate sends the arguments unchecked (the server then judges them)"
+        slow.hint = _UNCHECKED
         raise slow from None
     if not errors:
         return

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextvars
 import json
-import re
 import threading
 import warnings
 
@@ -31,14 +30,6 @@ CATASTROPHIC = "a" * 60 + "!"
 #: Seconds a whole mrtr run may take here (a bounded match is a fraction of a second of CPU).
 RUN_BOUND = 120
 SERVER = stdio_cmd(SERVERS / "patterns_server.py")
-
-
-@pytest.mark.parametrize(("pattern", "text"), [
-    (r"^\d+$", "٣4"), (r"^a$", "a\n"), (r"\w+", "é"), (r"^[a-z]{2,3}$", "abcd"), ("(?i)^ab$", "AB"),
-    (r"^x*+y$", "xxy"), (r"colou?r", "the colour"), (r"^\s$", "\u00a0"), (r"\bword\b", "a word."),
-])
-def test_matches_as_re_does(pattern, text):
-    assert search(pattern, text) is (re.search(pattern, text) is not None)
 
 
 @pytest.mark.parametrize("pattern", ["(", "[a-", "a{2,1}", "*"])
@@ -170,7 +161,8 @@ def test_a_form_field_and_tool_arguments_in_process():
 BOMB = "(((a{1000}){1000}){1000})"
 
 
-@pytest.mark.parametrize("pattern", [BOMB, "(a{3000}){3000}", "x{,200000}", "a{1000}b{1000}" * 60, "a" * 20_000])
+@pytest.mark.parametrize("pattern", [BOMB, "(a{3000}){3000}", "x{,200000}", "a{1000}b{1000}" * 60, "a" * 20_000,
+                                     r"\s" * 2_000])
 def test_a_pattern_too_large_to_compile_is_refused_before_compiling(pattern):
     with pytest.raises(SlowPattern, match="is too large to compile") as caught:
         search(pattern, "a")
