@@ -437,13 +437,14 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     resolved locally, is not checked (the server will judge). A top-level `null` for
     an optional property passes (it means "not provided"; it is still sent as given).
     Patterns are ECMA-262's, compiled and matched with a bound on the work
-    (schema/patterns.py).
+    (schema/patterns.py); a pattern that cannot be used is exit 4, as in a form.
 
     Raises:
         UsageError: the arguments do not match (exit 2), naming the property path,
             with the other problems (up to five) in the hint.
         SlowPattern: a pattern of the schema took too long to match, or is too large
             to compile (exit 4).
+        BadPattern: a pattern of the schema is no regular expression (exit 4).
     """
     if not isinstance(input_schema, dict) or not input_schema:
         return
@@ -455,7 +456,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     from jsonschema import exceptions  # noqa: PLC0415 - lazy: startup time
     from referencing.exceptions import Unresolvable  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.schema.patterns import PatternError, SlowPattern  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.schema.patterns import BadPattern, PatternError, SlowPattern  # noqa: PLC0415 - lazy for start-up time
 
     try:
         with warnings.catch_warnings():
@@ -464,9 +465,11 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
             errors = list(validator.iter_errors(arguments)) if validator is not None else []
     # jsonschema's error for a $ref that cannot be resolved is private, so not in its stubs;
     # a $ref that refers to itself recurses without end: a schema that cannot be used either.
-    except (exceptions.SchemaError, Unresolvable, PatternError, RecursionError,
+    except (exceptions.SchemaError, Unresolvable, RecursionError,
             exceptions._WrappedReferencingError):  # type: ignore[attr-defined]  # noqa: SLF001 - private, not in stubs
         return
+    except PatternError as exc:
+        raise BadPattern(exc, f"{tool} (inputSchema)", _UNCHECKED) from None
     except SlowPattern as exc:
         slow = exc.at(f"{tool} (inputSchema)")
         slow.hint = _UNCHECKED

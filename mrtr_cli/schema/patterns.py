@@ -113,6 +113,20 @@ class SlowPattern(ProtocolError):
         return SlowPattern(self.pattern, where, self.too_large)
 
 
+class BadPattern(ProtocolError):
+    """A server's pattern that is no regular expression, in a schema that mrtr checks
+    against (exit 4, its schema cannot be used: as a form field's, docs/design.md).
+
+    Attributes:
+        pattern: the pattern as the server sent it.
+    """
+
+    def __init__(self, error: PatternError, where: str, hint: str):
+        super().__init__(f"{where}: the server's pattern {_quoted(error.pattern)} is no regular expression "
+                         f"({error.reason}); its schema cannot be used", hint=hint)
+        self.pattern = error.pattern
+
+
 #: The most characters a server's pattern may have (compiling is linear in it, but not free:
 #: two million characters take seconds).
 MAX_PATTERN_CHARS = 10_000
