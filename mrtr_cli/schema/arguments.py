@@ -264,13 +264,13 @@ class _Paths:
         """
         made = self.objects.get(tuple(item.path))
         if made is not None:
-            raise UsageError(f"argument {_shown(item.text)}: {item.key!r} is already an object "
+            raise UsageError(f"argument {_shown(item.text)}: {_shown(item.key)} is already an object "
                              f"(from {_shown(made.text)})",
                              hint="give the key either a value or dotted parts, not both")
         for i in range(1, len(item.path)):
             given = self.values.get(tuple(item.path[:i]))
             if given is not None:  # a value an item gave, even an object (`a:={...}`): not merged into
-                raise UsageError(f"argument {_shown(item.text)}: {item.path[i - 1]!r} is already a value "
+                raise UsageError(f"argument {_shown(item.text)}: {_shown(item.path[i - 1])} is already a value "
                                  f"(from {_shown(given.text)})",
                                  hint="give the key either a value or dotted parts, not both")
             self.objects.setdefault(tuple(item.path[:i]), item)
@@ -291,7 +291,7 @@ def _place(args: dict[str, Any], item: ArgItem, value: Any, *, as_list: bool, fi
         if child is None:
             child = node[part] = {}
         if not isinstance(child, dict):
-            raise UsageError(f"argument {_shown(item.text)}: {part!r} is already a value, not an object")
+            raise UsageError(f"argument {_shown(item.text)}: {_shown(part)} is already a value, not an object")
         node = child
     last = item.path[-1]
     if not as_list:
@@ -342,21 +342,24 @@ SECRET_SHOWN = "the value (not shown: a secret)"
 def _problem(error: Any, secret: Collection[str] = ()) -> str:
     """One line for one `jsonschema` error, naming the argument's path; the value of an
     argument named in `secret` (or within one) is never quoted."""
-    where = _where(error.absolute_path)
+    where = _cut(_where(error.absolute_path))
     if error.absolute_path and str(error.absolute_path[0]) in secret:
         return _secret_problem(error, where)
     kind = error.validator
     prefix = where + "." if where else ""
+    from mrtr_cli.schema.messages import error_message  # noqa: PLC0415 - only on an error path
+
     if kind == "required" and isinstance(error.instance, dict):
-        missing = [str(k) for k in error.validator_value or [] if k not in error.instance]
-        return f"missing required argument {', '.join(prefix + m for m in missing) or error.message}"
+        missing = [_cut(str(k)) for k in error.validator_value or [] if k not in error.instance]
+        return f"missing required argument {', '.join(prefix + m for m in missing) or error_message(error)}"
     if kind in ("additionalProperties", "unevaluatedProperties"):
-        extra = re.findall(r"'([^']*)'", error.message)
-        names = ", ".join(prefix + e for e in extra) if extra else error.message
+        extra = [_cut(e) for e in re.findall(r"'([^']*)'", error.message)]
+        names = ", ".join(prefix + e for e in extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "") \
+            if extra else error_message(error)
         known = list(error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
         from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - only on an error path
 
-        close = [m for e in extra for m in close_matches(e, known, n=1)]
+        close = [m for e in extra[:5] for m in close_matches(e, known, n=1)]
         return f"unexpected argument {names} " + (f"(did you mean {', '.join(prefix + c for c in close)}?)" if close
                                                   else "(the schema allows no other properties)")
     shown = json.dumps(error.instance, ensure_ascii=False)
@@ -367,7 +370,7 @@ def _problem(error: Any, secret: Collection[str] = ()) -> str:
         want = " or ".join(want) if isinstance(want, list) else str(want)
         got = _json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
-    return f"argument {where or '(all)'}: {error.message}"
+    return f"argument {where or '(all)'}: {error_message(error)}"
 
 
 def _secret_problem(error: Any, where: str) -> str:

@@ -252,7 +252,9 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterat
     from jsonschema.exceptions import ValidationError  # noqa: PLC0415 - loaded with jsonschema
 
     if validator.is_type(instance, "string") and isinstance(pattern, str) and not search(pattern, instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        from mrtr_cli.schema.messages import PATTERN_CHARS, quoted  # noqa: PLC0415 - only on an error
+
+        yield ValidationError(f"{quoted(instance)} does not match {quoted(pattern, PATTERN_CHARS)}")
 
 
 def _pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
@@ -281,9 +283,12 @@ def _additional_properties(original: Any) -> Any:
             for key in extras:
                 yield from validator.descend(instance[key], extra, path=key)
         elif not extra and extras:
+            from mrtr_cli.schema.messages import PATTERN_CHARS, quoted, quoted_list  # noqa: PLC0415 - only on an error
+
             verb = "does" if len(extras) == 1 else "do"
-            yield ValidationError(f"{', '.join(repr(k) for k in sorted(extras))} {verb} not match any of the "
-                                  f"regexes: {', '.join(repr(p) for p in sorted(patterns))}")
+            shown = ", ".join(quoted(p, PATTERN_CHARS) for p in sorted(patterns)[:5])
+            yield ValidationError(f"{quoted_list(sorted(extras))} {verb} not match any of the regexes: "
+                                  f"{shown}{' ...' if len(patterns) > 5 else ''}")
     return check
 
 
