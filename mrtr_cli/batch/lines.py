@@ -162,7 +162,9 @@ def _parse_members(doc: dict[str, Any], number: int, line_id: object, base_dir: 
     unknown = [k for k in doc if k not in MEMBERS and not k.startswith("_")]
     if unknown:
         close = close_matches(unknown[0], MEMBERS, n=1)
-        raise UsageError(f"unknown member {unknown[0]!r}",
+        from mrtr_cli.render.sanitize import quote_text  # noqa: PLC0415 - only on an error path
+
+        raise UsageError(f"unknown member {quote_text(unknown[0])}",
                          hint=f"did you mean {close[0]!r}?" if close else f"members: {', '.join(MEMBERS)}")
     commands = [c for c in COMMANDS if c in doc]
     if len(commands) != 1:

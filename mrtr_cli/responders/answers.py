@@ -119,12 +119,14 @@ def parse_flag(text: str) -> FlagAnswer:
     """Parse one `-a` value.
 
     Raises:
-        UsageError: no `=` in the flag, an empty name, or invalid JSON after `:=`.
+        UsageError: no `=` in the flag, an empty name, a name with an empty part around a
+            dot (`.=x`, `.x=1`, `x..y=1`), or invalid JSON after `:=`.
     """
     json_sep = text.find(":=")
     eq = text.find("=")
     if json_sep != -1 and (eq == -1 or json_sep < eq):
         name, raw = text[:json_sep], text[json_sep + 2 :]
+        _check_name(name, ":=")
         try:
             value = loads_strict(raw)
         except json.JSONDecodeError as exc:
@@ -134,7 +136,20 @@ def parse_flag(text: str) -> FlagAnswer:
         return FlagAnswer(name, value, True, text)
     if eq <= 0:
         raise UsageError(f"-a {text}: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON")
+    _check_name(text[:eq], "=")
     return FlagAnswer(text[:eq], text[eq + 1 :], False, text)
+
+
+def _check_name(name: str, sep: str) -> None:
+    """Refuse a flag `name` with an empty part around a dot: `.` would be field '' of
+    question '' (`sep`: `=` or `:=`, for the message, which never shows the value).
+
+    Raises:
+        UsageError: one line (exit 2).
+    """
+    if name and "" in name.split("."):
+        raise UsageError(f"-a {name}{sep}...: a dot in the name has nothing before or after it "
+                         "(expected FIELD or INPUTKEY.FIELD)")
 
 
 class AnswerStore:

@@ -248,20 +248,24 @@ class ResponderChain:
         field. A flag for a key not asked in this round is left for a later round (or the
         end-of-run note).
 
+        The refused flag counts as used: its verdict is this error, never also an
+        end-of-run note that it was not used.
+
         Raises:
             UsageError: for the first such flag, naming KEY, FIELD and the question's fields (exit 2).
         """
-        dotted = [flag for flag in self.store.flags if "." in flag.name]
+        dotted = [(index, flag) for index, flag in enumerate(self.store.flags) if "." in flag.name]
         if not dotted:
             return
         fields = {a.key: kind.field_names(a.params) for kind, a in asks}
         every_field = {name for names in fields.values() for name in names}
-        for flag in dotted:
+        for index, flag in dotted:
             readings = [(key, flag.name[len(key) + 1:]) for key in fields if flag.name.startswith(key + ".")]
             if not readings or flag.name in every_field or any(name in fields[key] for key, name in readings):
                 continue
             key, name = readings[0]
             has = ", ".join(quote_value(f) for f in sorted(fields[key]))
+            self.store.used_flags.add(index)
             raise UsageError(f"-a {sanitize(flag.named, single_line=True)}: question {quote_value(key)} has no field "
                              f"{quote_value(name)} ({f'its fields: {has}' if has else 'it has no fields'})",
                              data={"key": key, "field": name, "fields": sorted(fields[key])})

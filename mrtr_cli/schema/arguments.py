@@ -264,13 +264,13 @@ class _Paths:
         """
         made = self.objects.get(tuple(item.path))
         if made is not None:
-            raise UsageError(f"argument {_shown(item.text)}: {item.key!r} is already an object "
+            raise UsageError(f"argument {_shown(item.text)}: {_shown(item.key)} is already an object "
                              f"(from {_shown(made.text)})",
                              hint="give the key either a value or dotted parts, not both")
         for i in range(1, len(item.path)):
             given = self.values.get(tuple(item.path[:i]))
             if given is not None:  # a value an item gave, even an object (`a:={...}`): not merged into
-                raise UsageError(f"argument {_shown(item.text)}: {item.path[i - 1]!r} is already a value "
+                raise UsageError(f"argument {_shown(item.text)}: {_shown(item.path[i - 1])} is already a value "
                                  f"(from {_shown(given.text)})",
                                  hint="give the key either a value or dotted parts, not both")
             self.objects.setdefault(tuple(item.path[:i]), item)
@@ -291,7 +291,7 @@ def _place(args: dict[str, Any], item: ArgItem, value: Any, *, as_list: bool, fi
         if child is None:
             child = node[part] = {}
         if not isinstance(child, dict):
-            raise UsageError(f"argument {_shown(item.text)}: {part!r} is already a value, not an object")
+            raise UsageError(f"argument {_shown(item.text)}: {_shown(part)} is already a value, not an object")
         node = child
     last = item.path[-1]
     if not as_list:
@@ -342,21 +342,24 @@ SECRET_SHOWN = "the value (not shown: a secret)"
 def _problem(error: Any, secret: Collection[str] = ()) -> str:
     """One line for one `jsonschema` error, naming the argument's path; the value of an
     argument named in `secret` (or within one) is never quoted."""
-    where = _where(error.absolute_path)
+    where = _cut(_where(error.absolute_path))
     if error.absolute_path and str(error.absolute_path[0]) in secret:
         return _secret_problem(error, where)
     kind = error.validator
     prefix = where + "." if where else ""
+    from mrtr_cli.schema.messages import error_message  # noqa: PLC0415 - only on an error path
+
     if kind == "required" and isinstance(error.instance, dict):
-        missing = [str(k) for k in error.validator_value or [] if k not in error.instance]
-        return f"missing required argument {', '.join(prefix + m for m in missing) or error.message}"
+        missing = [_cut(str(k)) for k in error.validator_value or [] if k not in error.instance]
+        return f"missing required argument {', '.join(prefix + m for m in missing) or error_message(error)}"
     if kind in ("additionalProperties", "unevaluatedProperties"):
-        extra = re.findall(r"'([^']*)'", error.message)
-        names = ", ".join(prefix + e for e in extra) if extra else error.message
+        extra = [_cut(e) for e in re.findall(r"'([^']*)'", error.message)]
+        names = ", ".join(prefix + e for e in extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "") \
+            if extra else error_message(error)
         known = list(error.schema.get("properties") or {}) if isinstance(error.schema, dict) else []
         from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - only on an error path
 
-        close = [m for e in extra for m in close_matches(e, known, n=1)]
+        close = [m for e in extra[:5] for m in close_matches(e, known, n=1)]
         return f"unexpected argument {names} " + (f"(did you mean {', '.join(prefix + c for c in close)}?)" if close
                                                   else "(the schema allows no other properties)")
     shown = json.dumps(error.instance, ensure_ascii=False)
@@ -367,7 +370,7 @@ def _problem(error: Any, secret: Collection[str] = ()) -> str:
         want = " or ".join(want) if isinstance(want, list) else str(want)
         got = _json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
-    return f"argument {where or '(all)'}: {error.message}"
+    return f"argument {where or '(all)'}: {error_message(error)}"
 
 
 def _secret_problem(error: Any, where: str) -> str:
@@ -389,6 +392,7 @@ def _validator(input_schema: dict[str, Any]) -> Any:
 
     Raises:
         Unresolvable: a `$ref` that cannot be resolved locally.
+        PatternError, SlowPattern: a pattern of the schema cannot be compiled (`patterns.check_schema`).
     """
     cached = _VALIDATORS.get(id(input_schema))
     if cached is not None and cached[0] is input_schema:
@@ -396,11 +400,11 @@ def _validator(input_schema: dict[str, Any]) -> Any:
     from jsonschema import Draft202012Validator, exceptions, validators  # noqa: PLC0415 - lazy: startup time
     from referencing import Registry  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.schema.patterns import bounded_validator  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.schema.patterns import bounded_validator, check_schema  # noqa: PLC0415 - lazy for start-up time
 
     cls = validators.validator_for(input_schema, default=Draft202012Validator)
     try:
-        cls.check_schema(input_schema)
+        check_schema(cls, input_schema)
         # `Registry(retrieve=)`: see `_no_retrieve` on referencing's attrs classes.
         validator = bounded_validator(cls, input_schema,
                                       registry=Registry(retrieve=_no_retrieve))  # type: ignore[call-arg]  # attrs fields (above)
@@ -423,6 +427,10 @@ def _without_optional_nulls(arguments: dict[str, Any], input_schema: dict[str, A
     return {k: v for k, v in arguments.items() if k not in nulls} if nulls else arguments
 
 
+#: The hint of an `inputSchema` that cannot be used (a server's pattern that is slow or no regular expression).
+_UNCHECKED = "call --no-validate sends the arguments unchecked (the server then judges them)"
+
+
 def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) -> None:
     """Check `arguments` against the tool's `inputSchema` before it is sent.
 
@@ -431,12 +439,15 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     network). A schema that is itself invalid, or has a `$ref` that cannot be
     resolved locally, is not checked (the server will judge). A top-level `null` for
     an optional property passes (it means "not provided"; it is still sent as given).
-    Patterns are matched with a bound on the work (schema/patterns.py).
+    Patterns are ECMA-262's, compiled and matched with a bound on the work
+    (schema/patterns.py); a pattern that cannot be used is exit 4, as in a form.
 
     Raises:
         UsageError: the arguments do not match (exit 2), naming the property path,
             with the other problems (up to five) in the hint.
-        SlowPattern: a pattern of the schema took too long to match (exit 4).
+        SlowPattern: a pattern of the schema took too long to match, or is too large
+            to compile (exit 4).
+        BadPattern: a pattern of the schema is no regular expression (exit 4).
     """
     if not isinstance(input_schema, dict) or not input_schema:
         return
@@ -448,7 +459,7 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     from jsonschema import exceptions  # noqa: PLC0415 - lazy: startup time
     from referencing.exceptions import Unresolvable  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.schema.patterns import PatternError, SlowPattern  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.schema.patterns import BadPattern, PatternError, SlowPattern  # noqa: PLC0415 - lazy for start-up time
 
     try:
         with warnings.catch_warnings():
@@ -457,12 +468,14 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
             errors = list(validator.iter_errors(arguments)) if validator is not None else []
     # jsonschema's error for a $ref that cannot be resolved is private, so not in its stubs;
     # a $ref that refers to itself recurses without end: a schema that cannot be used either.
-    except (exceptions.SchemaError, Unresolvable, PatternError, RecursionError,
+    except (exceptions.SchemaError, Unresolvable, RecursionError,
             exceptions._WrappedReferencingError):  # type: ignore[attr-defined]  # noqa: SLF001 - private, not in stubs
         return
+    except PatternError as exc:
+        raise BadPattern(exc, f"{tool} (inputSchema)", _UNCHECKED) from None
     except SlowPattern as exc:
         slow = exc.at(f"{tool} (inputSchema)")
-        slow.hint = "call --no-validate sends the arguments unchecked (the server then judges them)"
+        slow.hint = _UNCHECKED
         raise slow from None
     if not errors:
         return

@@ -305,7 +305,10 @@ class FormField:
 
     def _reason(self, error: Any, value: Any) -> str:
         """One `jsonschema` error as a short reason. A secret field's reason never quotes
-        the value (`secret`): it says what was wrong with its type or shape."""
+        the value (`secret`): it says what was wrong with its type or shape. A quoted value is
+        cut short (schema/messages.py)."""
+        from mrtr_cli.schema.messages import error_message, quoted  # noqa: PLC0415 - only on an error path
+
         kind = error.validator
         if kind == "type":
             want = error.validator_value
@@ -319,19 +322,22 @@ class FormField:
             by_title = [c for c, t in self.options if isinstance(wrong, str) and t.casefold() == wrong.casefold()
                         and c != wrong]
             if by_title:
-                return f"{wrong!r} is a title: send its value {by_title[0]!r} (one of: {self.choices_text()})"
-            return f"{wrong!r} is not one of: {self.choices_text()}"
+                return (f"{quoted(wrong)} is a title: send its value {quoted(by_title[0])} "
+                        f"(one of: {self.choices_text()})")
+            return f"{quoted(wrong)} is not one of: {self.choices_text()}"
         if kind in _BOUND_MESSAGES:
             return _BOUND_MESSAGES[kind].format(error.validator_value)
         if kind == "format":
             return (check_format(str(error.validator_value), str(error.instance))
                     or f"is not a valid {error.validator_value}")
-        message: str = error.message
-        return message
+        return error_message(error)
 
     def _secret_reason(self, error: Any) -> str:
         """A reason for a secret field's value that is not its type (that is `_reason`'s),
         without the value: what it is, and which rule it fails."""
+        from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - only on an error path
+        from mrtr_cli.schema.messages import PATTERN_CHARS  # noqa: PLC0415 - only on an error path
+
         kind = error.validator
         if kind in ("enum", "oneOf", "anyOf", "const"):
             return f"is not one of: {self.choices_text()}" if self.options else "is not an allowed value"
@@ -340,7 +346,7 @@ class FormField:
         if kind == "format":
             return f"is not a valid {error.validator_value}"
         if kind == "pattern":
-            return f"does not match the pattern {json.dumps(error.validator_value, ensure_ascii=False)}"
+            return f"does not match the pattern {quote_value(error.validator_value, limit=PATTERN_CHARS)}"
         where = "".join(f"[{part}]" for part in error.relative_path)
         return f"{json_type(error.instance)}{' at ' + where if where else ''} fails the schema's {kind!r} rule"
 
@@ -386,8 +392,10 @@ class FormField:
         return text
 
     def _quoted(self, text: str) -> str:
-        """Typed `text` as a reason quotes it; never a secret field's (`secret`)."""
-        return "text (not shown: a secret)" if self.secret else repr(text)
+        """Typed `text` as a reason quotes it, cut short; never a secret field's (`secret`)."""
+        from mrtr_cli.schema.messages import quoted  # noqa: PLC0415 - only on an error path
+
+        return "text (not shown: a secret)" if self.secret else quoted(text)
 
     def _choice(self, text: str) -> str:
         for const, _title in self.options:

@@ -9,9 +9,10 @@ server's pattern is matched with the `regex` package (imported only when a schem
 pattern), whose `timeout` stops a match after `MATCH_SECONDS` of CPU time: the match
 raises `SlowPattern` (exit 4, the server's schema cannot be used). A match also ends
 with the run's `--timeout` (`bound_by`; exit 7), however many patterns a schema has,
-and gets no more CPU time than is left of it. `regex` reads the
-syntax of Python's `re` (VERSION0), with the same meaning of `\\d`, `\\w` and `$`, and
-also accepts some that `re` refuses (`\\p{L}`, `(?<name>...)`, as ECMA-262 does).
+and gets no more CPU time than is left of it. A pattern is ECMA-262's
+(JSON Schema core 6.4): `compiled` rewrites it in the syntax of `regex` with ECMA-262's
+meaning (schema/ecma.py: `$` is the end of the text, `\\d` is `[0-9]`, `\\k<name>` a
+backreference) before compiling it.
 
 `bounded_validator(cls, schema)` is a jsonschema validator whose `pattern`,
 `patternProperties` and `additionalProperties` keywords match through this module
@@ -30,6 +31,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ProtocolError, TimeoutExpired
+from mrtr_cli.schema.ecma import translate
 
 if TYPE_CHECKING:  # pragma: no cover
     import regex
@@ -74,7 +76,17 @@ def bound_by(run: RunBound) -> None:
 
 
 class PatternError(ValueError):
-    """A pattern that is no regular expression (the message is the compiler's reason)."""
+    """A pattern that is no regular expression (the message is the compiler's reason).
+
+    Attributes:
+        pattern: the pattern as the server sent it.
+        reason: the compiler's reason (`missing )`).
+    """
+
+    def __init__(self, pattern: str, reason: str):
+        super().__init__(reason)
+        self.pattern = pattern
+        self.reason = reason
 
 
 class SlowPattern(ProtocolError):
@@ -101,6 +113,20 @@ class SlowPattern(ProtocolError):
         return SlowPattern(self.pattern, where, self.too_large)
 
 
+class BadPattern(ProtocolError):
+    """A server's pattern that is no regular expression, in a schema that mrtr checks
+    against (exit 4, its schema cannot be used: as a form field's, docs/design.md).
+
+    Attributes:
+        pattern: the pattern as the server sent it.
+    """
+
+    def __init__(self, error: PatternError, where: str, hint: str):
+        super().__init__(f"{where}: the server's pattern {_quoted(error.pattern)} is no regular expression "
+                         f"({error.reason}); its schema cannot be used", hint=hint)
+        self.pattern = error.pattern
+
+
 #: The most characters a server's pattern may have (compiling is linear in it, but not free:
 #: two million characters take seconds).
 MAX_PATTERN_CHARS = 10_000
@@ -108,6 +134,10 @@ MAX_PATTERN_CHARS = 10_000
 #: multiplied out, as `regex` expands them when compiling: `((a{1000}){1000}){1000}` would
 #: take gigabytes and minutes, before any match and its timeout begins.
 MAX_EXPANDED = 100_000
+#: The most characters a pattern may have once written in the syntax of `regex`
+#: (schema/ecma.py `translate`: `\\s` is a class of 75 characters), as `regex` compiles it
+#: in about 3 microseconds a character.
+MAX_WRITTEN_CHARS = 100_000
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
@@ -175,14 +205,17 @@ def compiled(pattern: str) -> regex.Pattern[str]:
     """
     if reason := _too_large(pattern):
         raise SlowPattern(pattern, too_large=reason)
+    written = translate(pattern)
+    if len(written) > MAX_WRITTEN_CHARS:
+        raise SlowPattern(pattern, too_large=f"over {MAX_WRITTEN_CHARS:,} characters in the syntax of `regex`")
     import regex  # noqa: PLC0415 - only when a schema has a pattern (start-up time)
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # `regex`'s FutureWarning on `[[` (a set in a later version)
-            return regex.compile(pattern)
+            return regex.compile(written)
     except (regex.error, RecursionError, OverflowError, ValueError) as exc:
-        raise PatternError(str(exc)) from None
+        raise PatternError(pattern, getattr(exc, "msg", None) or str(exc)) from None
 
 
 def search(pattern: str, text: str) -> bool:
@@ -219,7 +252,9 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterat
     from jsonschema.exceptions import ValidationError  # noqa: PLC0415 - loaded with jsonschema
 
     if validator.is_type(instance, "string") and isinstance(pattern, str) and not search(pattern, instance):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+        from mrtr_cli.schema.messages import PATTERN_CHARS, quoted  # noqa: PLC0415 - only on an error
+
+        yield ValidationError(f"{quoted(instance)} does not match {quoted(pattern, PATTERN_CHARS)}")
 
 
 def _pattern_properties(validator: Any, pattern_properties: Any, instance: Any, schema: Any) -> Iterator[Any]:
@@ -248,9 +283,12 @@ def _additional_properties(original: Any) -> Any:
             for key in extras:
                 yield from validator.descend(instance[key], extra, path=key)
         elif not extra and extras:
+            from mrtr_cli.schema.messages import PATTERN_CHARS, quoted, quoted_list  # noqa: PLC0415 - only on an error
+
             verb = "does" if len(extras) == 1 else "do"
-            yield ValidationError(f"{', '.join(repr(k) for k in sorted(extras))} {verb} not match any of the "
-                                  f"regexes: {', '.join(repr(p) for p in sorted(patterns))}")
+            shown = ", ".join(quoted(p, PATTERN_CHARS) for p in sorted(patterns)[:5])
+            yield ValidationError(f"{quoted_list(sorted(extras))} {verb} not match any of the regexes: "
+                                  f"{shown}{' ...' if len(patterns) > 5 else ''}")
     return check
 
 
@@ -271,6 +309,38 @@ def has_pattern_properties(schema: Any) -> bool:
         elif isinstance(node, list):
             stack.extend(node)
     return False
+
+
+def check_schema(cls: Any, schema: Any) -> None:
+    """Check `schema` against the metaschema of jsonschema validator class `cls`, as
+    `cls.check_schema` does, with its patterns (the metaschema's `format: regex`: each
+    `pattern` and each key of a `patternProperties`) compiled by `compiled`, as ECMA-262's
+    (jsonschema's own check compiles them with `re`, which refuses `\\k<name>` and `\\p{L}`).
+
+    Raises:
+        jsonschema.exceptions.SchemaError: the schema is not valid under its metaschema.
+        PatternError: a pattern of it is no regular expression.
+        SlowPattern: a pattern of it is too large to compile within bounds.
+    """
+    cls.check_schema(schema, format_checker=_schema_format_checker(cls))
+
+
+def _compiles(pattern: object) -> bool:
+    """The metaschema's `regex` format: true, or `PatternError` / `SlowPattern` raised (not
+    a format failure: the caller tells the server's bad pattern from an invalid schema)."""
+    return not isinstance(pattern, str) or compiled(pattern) is not None
+
+
+@functools.cache
+def _schema_format_checker(cls: Any) -> Any:
+    """The format checker of `cls`'s metaschema's validator, its `regex` format `_compiles`."""
+    from jsonschema import FormatChecker, validators  # noqa: PLC0415 - lazy: start-up time
+
+    meta = validators.validator_for(cls.META_SCHEMA, default=cls)
+    checker = FormatChecker(formats=())
+    checker.checkers = {**meta.FORMAT_CHECKER.checkers}
+    checker.checks("regex")(_compiles)
+    return checker
 
 
 def bounded_validator(cls: Any, schema: Any, **kwargs: Any) -> Any:

@@ -8,12 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import QUOTE_CHARS, one_line, sanitize
 from mrtr_cli.render.suggest import close_matches
 
 
 def _clean(text: Any) -> str:
-    return sanitize(str(text), single_line=True)
+    """A name for a message: on one line, cut short (`render.sanitize.one_line`)."""
+    return one_line(str(text))
+
+
+def _clean_hint(text: str) -> str:
+    return sanitize(text, single_line=True)
 
 
 def listed_arguments(prompt: dict[str, Any]) -> list[dict[str, Any]]:
@@ -46,12 +51,12 @@ def check_prompt_arguments(name: str, prompt: dict[str, Any], arguments: dict[st
         hint = (f"did you mean {', '.join(close)}?" if close
                 else f"its arguments: {', '.join(known)}" if known else "it takes no arguments")
         raise UsageError(f"prompt {_clean(name)!r} has no argument {', '.join(map(_clean, unknown))}",
-                         hint=_clean(hint))
+                         hint=_clean_hint(hint))
     missing = [] if partial else [a["name"] for a in listed if a.get("required") is True and a["name"] not in arguments]
     if missing:
         raise UsageError(f"prompt {_clean(name)!r} needs the argument{'s' if len(missing) > 1 else ''} "
                          f"{', '.join(map(_clean, missing))}",
-                         hint=_clean("give " + " ".join(f"{m}=VALUE" for m in missing)))
+                         hint=_clean_hint("give " + " ".join(f"{m}=VALUE" for m in missing)))
 
 
 def unknown_name(kind: str, name: str, names: list[str], *, hidden: str | None = None) -> UsageError:
@@ -64,7 +69,7 @@ def unknown_name(kind: str, name: str, names: list[str], *, hidden: str | None =
             if names
             else f"the server lists no {kind}s")
     return UsageError(f"unknown {kind} {_clean(name)!r}",
-                      hint=_clean(hint) + (f"\n{hidden}" if hidden else ""))
+                      hint=_clean_hint(hint) + (f"\n{hidden}" if hidden else ""))
 
 
 def _how_many(count: int, kind: str) -> str:
@@ -95,7 +100,8 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
             from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - lazy for start-up time
 
             text = value if value is None else json.dumps(value, ensure_ascii=False)
-            raise UsageError(f"{what} {name}: {what}s are strings, not {json_type(value)}",
+            item = shellwords.quote(f"{name}={text}")
+            raise UsageError(f"{what} {_clean(name)}: {what}s are strings, not {json_type(value)}",
                              hint="leave it out" if value is None else
-                             f"give it as text: {shellwords.quote(f'{name}={text}')}")
+                             f"give it as text: {item}" if len(item) <= QUOTE_CHARS else "give it as text: NAME=TEXT")
     return dict(arguments or {})

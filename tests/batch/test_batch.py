@@ -502,6 +502,17 @@ def test_a_refused_secret_answer_is_not_in_the_lines_record(mrtr, forms: Target,
     assert "24x8zz" not in run.stderr and "97x531" not in run.stderr
 
 
+def test_a_refused_flag_gets_one_verdict(mrtr, tmp_path):
+    """`-a login.pni=1` names a field the question `login` lacks: the line's record refuses
+    it (exit 2), and the end of the batch does not also call the flag unused."""
+    forms = ("--stdio", stdio_cmd(SERVERS / "forms_server.py"))
+    batch = write_lines(tmp_path / "b.jsonl", [{"id": "a", "call": "sign_in"}])
+    run = mrtr(*forms, "batch", str(batch), "-a", "login.pni=1", timeout=SAFETY)
+    (line,) = records(run.stdout)
+    assert line["exitCode"] == 2 and 'question "login" has no field "pni"' in line["error"]["message"], run.stdout
+    assert "was not used" not in run.stderr, run.stderr
+
+
 def test_a_flag_for_a_form_no_line_reached_is_not_called_unused(mrtr, tmp_path):
     """A line that stops before its end (input nobody gave, an error) may never have reached the
     form an `-a` flag is for: the note says so instead of claiming no form has the field; when

@@ -251,3 +251,15 @@ def test_a_store_copies_its_lists():
     files.append(AnswerFile("b"))
     flags.clear()
     assert len(s.files) == 1 and len(s.flags) == 1 and s.used_flags == set()
+
+
+@pytest.mark.parametrize("text", [".=x", ".x=1", "x.=1", "x..y=1", "..=1", ".:=1", "k..f:=[1]"])
+def test_a_flag_whose_name_has_an_empty_part_is_refused(text):
+    """`.=x` would answer a field '' of a question '': a name with an empty part before or
+    after a dot is refused on one line (exit 2), naming the flag without its value."""
+    with pytest.raises(UsageError) as caught:
+        parse_flag(text)
+    name, sep = (text.split(":=")[0], ":=") if ":=" in text else (text.split("=")[0], "=")
+    assert caught.value.message == f"-a {name}{sep}...: a dot in the name has nothing before or after it " \
+                                   "(expected FIELD or INPUTKEY.FIELD)"
+    assert caught.value.exit_status == 2 and "\n" not in caught.value.message

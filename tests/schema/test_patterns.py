@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextvars
 import json
-import re
 import threading
 import warnings
 
@@ -15,7 +14,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mrtr_cli.app import bounding_patterns
-from mrtr_cli.errors import TimeoutExpired, UsageError
+from mrtr_cli.errors import ProtocolError, TimeoutExpired, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.schema.arguments import validate_arguments
 from mrtr_cli.schema.elicit import form_fields, validate_content
@@ -31,14 +30,6 @@ CATASTROPHIC = "a" * 60 + "!"
 #: Seconds a whole mrtr run may take here (a bounded match is a fraction of a second of CPU).
 RUN_BOUND = 120
 SERVER = stdio_cmd(SERVERS / "patterns_server.py")
-
-
-@pytest.mark.parametrize(("pattern", "text"), [
-    (r"^\d+$", "٣4"), (r"^a$", "a\n"), (r"\w+", "é"), (r"^[a-z]{2,3}$", "abcd"), ("(?i)^ab$", "AB"),
-    (r"^x*+y$", "xxy"), (r"colou?r", "the colour"), (r"^\s$", "\u00a0"), (r"\bword\b", "a word."),
-])
-def test_matches_as_re_does(pattern, text):
-    assert search(pattern, text) is (re.search(pattern, text) is not None)
 
 
 @pytest.mark.parametrize("pattern", ["(", "[a-", "a{2,1}", "*"])
@@ -170,7 +161,8 @@ def test_a_form_field_and_tool_arguments_in_process():
 BOMB = "(((a{1000}){1000}){1000})"
 
 
-@pytest.mark.parametrize("pattern", [BOMB, "(a{3000}){3000}", "x{,200000}", "a{1000}b{1000}" * 60, "a" * 20_000])
+@pytest.mark.parametrize("pattern", [BOMB, "(a{3000}){3000}", "x{,200000}", "a{1000}b{1000}" * 60, "a" * 20_000,
+                                     r"\s" * 2_000])
 def test_a_pattern_too_large_to_compile_is_refused_before_compiling(pattern):
     with pytest.raises(SlowPattern, match="is too large to compile") as caught:
         search(pattern, "a")
@@ -260,3 +252,48 @@ def test_structured_content_is_not_matched_against_the_output_schema(mrtr):
              timeout=RUN_BOUND)
     assert r.code == 0, r.stderr
     assert json.loads(r.stdout)["structuredContent"] == {"word": CATASTROPHIC}
+
+
+# ------------------------------------------ one rule for a pattern that is no regular expression
+
+
+@pytest.mark.parametrize("pattern", ["(", "[a-", "a{2,1}", "*", r"(?<n>a)\k<m>"])
+def test_a_pattern_that_is_no_regular_expression_is_exit_4_in_a_form_and_in_an_input_schema(pattern):
+    """The server's schema cannot be used either way (docs/design.md, "Patterns from a
+    server"): a form's ends the run, an `inputSchema`'s too, with `call --no-validate` to
+    send the arguments unchecked; neither leaves the schema silently unchecked."""
+    schema = {"type": "object", "properties": {"w": {"type": "string", "pattern": pattern}}}
+    with pytest.raises(ValueError, match="^field \"w\": its pattern is no regular expression"):
+        validate_content(schema, {"w": "a"})
+    with pytest.raises(ProtocolError) as caught:
+        validate_arguments({"w": "a"}, schema, "t")
+    assert caught.value.exit_status == 4
+    assert caught.value.message.startswith("t (inputSchema): the server's pattern ")
+    assert "is no regular expression" in caught.value.message and "--no-validate" in (caught.value.hint or "")
+    keyed = {"type": "object", "patternProperties": {pattern: {"type": "integer"}}}
+    with pytest.raises(ProtocolError, match="is no regular expression"):
+        validate_arguments({"w": "a"}, keyed, "t")
+
+
+def test_a_tool_whose_pattern_is_no_regular_expression_ends_with_exit_4(mrtr):
+    r = mrtr("--stdio", SERVER, "call", "broken", "word=x", timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert 'broken (inputSchema): the server\'s pattern "(unclosed" is no regular expression' in r.stderr, r.stderr
+    assert "--no-validate" in r.stderr and "Traceback" not in r.stderr
+    sent = mrtr("--stdio", SERVER, "call", "broken", "word=x", "--no-validate", timeout=RUN_BOUND)
+    assert (sent.code, sent.stdout.strip()) == (0, '{"word": "x"}'), sent.stderr
+
+
+def test_a_tools_patterns_are_read_as_ecma_262(mrtr):
+    """`^\\d+$` refuses an Arabic-Indic digit and a final newline; `\\k<c>` (which `re`
+    refuses, leaving the schema unchecked) is a backreference."""
+    for given in (["code=٣"], ["code=12\n"], ["pair=ab"]):
+        r = mrtr("--stdio", SERVER, "call", "ecma", *given, timeout=RUN_BOUND)
+        assert r.code == 2 and "does not match" in r.stderr, (given, r.code, r.stderr)
+    ok = mrtr("--stdio", SERVER, "call", "ecma", "code=12", "pair=aa", timeout=RUN_BOUND)
+    assert (ok.code, ok.stdout.strip()) == (0, '{"code": "12", "pair": "aa"}'), ok.stderr
+
+
+def test_a_form_reads_its_pattern_as_ecma_262(mrtr):
+    r = mrtr("--stdio", SERVER, "call", "ask_word", r"pattern=^\d+$", "-a", "word=٣", "--no-input", timeout=RUN_BOUND)
+    assert r.code == 2 and "does not match" in r.stderr, (r.code, r.stderr)

@@ -4,6 +4,10 @@ that a backtracking engine takes exponential time to match.
 Tools:
 - `ask_word {pattern}`: a form ("word") whose one required field, `word`, has the given
   `pattern`; echoes the accepted word ("got WORD") or the action.
+- `broken {word}`: its `inputSchema` gives `word` the pattern `(unclosed`, no regular
+  expression; it echoes the word.
+- `ecma {code, pair}`: `code` has the pattern `^\\d+$` and `pair` `^(?<c>[a-z])\\k<c>$`
+  (ECMA-262: `\\d` is `[0-9]`; a named backreference); it echoes its arguments.
 - `checked {word}`: its `inputSchema` gives `word` the pattern `^(a|a)*$` (and a
   `patternProperties` of the same), its `outputSchema` gives the result's `word` the same
   pattern; it answers `structuredContent` `{"word": WORD}` with the word it was given.
@@ -40,6 +44,11 @@ TOOLS = [
                        "patternProperties": {SLOW: {"type": "string"}}, "required": ["word"]},
          output_schema={"type": "object", "properties": {"word": {"type": "string", "pattern": SLOW}},
                         "required": ["word"]}),
+    Tool(name="broken", input_schema={"type": "object", "properties": {
+        "word": {"type": "string", "pattern": "(unclosed"}}}),
+    Tool(name="ecma", input_schema={"type": "object", "properties": {
+        "code": {"type": "string", "pattern": r"^\d+$"},
+        "pair": {"type": "string", "pattern": r"^(?<c>[a-z])\k<c>$"}}}),
 ]
 
 
@@ -63,6 +72,8 @@ async def call_tool(ctx, params):
         word = args.get("word")
         return CallToolResult(content=[TextContent(text=json.dumps({"word": word}))],
                               structured_content={"word": word})
+    if params.name in ("broken", "ecma"):
+        return CallToolResult(content=[TextContent(text=json.dumps(args, sort_keys=True))])
     return CallToolResult(content=[TextContent(text=f"unknown tool {params.name}")], is_error=True)
 
 

@@ -1,0 +1,45 @@
+"""The values a schema message quotes (a person's value, a server's pattern or enum), cut short.
+
+Spec: none (presentation of JSON Schema 2020-12 validation errors). docs/design.md,
+"Patterns from a server"; render/sanitize.py cuts the text.
+
+jsonschema writes the instance and the schema's value whole into a message (`%r`): a
+100 KB answer, or a server's 10,000-character pattern, would make a 100 KB line on
+stderr. Every message of `schema/` that quotes such a value quotes it through `quoted`,
+and one of jsonschema's own messages goes through `error_message`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.render.sanitize import QUOTE_CHARS, one_line, quote_text, quote_value
+
+#: Characters of a server's pattern a message shows (quotes included).
+PATTERN_CHARS = 64
+#: The most characters of one jsonschema message, once its quoted values are cut.
+MESSAGE_CHARS = 3 * QUOTE_CHARS
+
+
+def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
+    """`value` as a message quotes it: a string in single quotes, as jsonschema's messages
+    do (`'abc'`), anything else as its JSON; controls made visible, cut to `limit` characters."""
+    return quote_text(value, limit=limit) if isinstance(value, str) else quote_value(value, limit=limit)
+
+
+def error_message(error: Any) -> str:
+    """A `jsonschema` `ValidationError`'s message on one line: the instance and the
+    schema's value it quotes (`repr`) cut by `quoted`, then the whole cut to `MESSAGE_CHARS`."""
+    message = str(error.message)
+    for value in (error.instance, error.validator_value):
+        if isinstance(value, str | list | dict):
+            text = repr(value)
+            if len(text) > QUOTE_CHARS and text in message:
+                message = message.replace(text, quoted(value))
+    return one_line(message, MESSAGE_CHARS)
+
+
+def quoted_list(values: list[Any], shown: int = 5) -> str:
+    """The first `shown` of `values`, each `quoted`, then how many more there are."""
+    more = len(values) - shown
+    return ", ".join(quoted(v) for v in values[:shown]) + (f" and {more} more" if more > 0 else "")

@@ -1,0 +1,87 @@
+"""Every message about a schema that quotes a person's value or a server's pattern quotes it
+cut short (mrtr_cli/schema/messages.py): a 100 KB answer or a 9,000-character pattern makes
+one short line, not a 100 KB one. Each case gives the huge text and the message it makes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from mrtr_cli.batch.lines import read_batch
+from mrtr_cli.errors import MrtrError
+from mrtr_cli.schema.arguments import build_arguments, parse_item, validate_arguments
+from mrtr_cli.schema.elicit import form_fields, validate_content
+from mrtr_cli.schema.prompt_arguments import check_prompt_arguments, require_strings, unknown_name
+
+HUGE = "x" * 100_000
+#: Longer than any line a message about one value needs; far shorter than the value.
+SHORT = 1_000
+LONG_PATTERN = "^" + "a" * 9_000 + "$"
+
+
+def _tool(schema: dict, arguments: dict) -> Callable[[], None]:
+    return lambda: validate_arguments(arguments, {"type": "object", **schema}, "t")
+
+
+def _form(prop: dict, value: object) -> Callable[[], None]:
+    def check() -> None:
+        problems = validate_content({"type": "object", "properties": {"w": prop}}, {"w": value})
+        assert problems
+        raise ValueError(problems[0].describe())
+    return check
+
+
+def _coerce(prop: dict) -> Callable[[], None]:
+    return lambda: form_fields({"type": "object", "properties": {"w": prop}})[0].coerce(HUGE)
+
+
+def _items(*texts: str) -> Callable[[], None]:
+    return lambda: build_arguments([parse_item(t, lambda p: "") for t in texts], None, None)
+
+
+CASES = {
+    "tool: a value that does not match a pattern": _tool({"properties": {"w": {"pattern": "^a$"}}}, {"w": HUGE}),
+    "tool: a long pattern": _tool({"properties": {"w": {"pattern": LONG_PATTERN}}}, {"w": "b"}),
+    "tool: maxLength": _tool({"properties": {"w": {"maxLength": 3}}}, {"w": HUGE}),
+    "tool: enum": _tool({"properties": {"w": {"enum": ["a", "b"]}}}, {"w": HUGE}),
+    "tool: const": _tool({"properties": {"w": {"const": "a"}}}, {"w": HUGE}),
+    "tool: a long name no property has": _tool({"properties": {}, "additionalProperties": False}, {HUGE: 1}),
+    "tool: a long name no pattern matches": _tool({"patternProperties": {"^a": True}, "additionalProperties": False},
+                                                   {HUGE: 1}),
+    "tool: many names no pattern matches": _tool({"patternProperties": {LONG_PATTERN: True},
+                                                  "additionalProperties": False},
+                                                 {f"k{i}": 1 for i in range(5_000)}),
+    "tool: a long name in the path": _tool({"additionalProperties": {"type": "integer"}}, {HUGE: "s"}),
+    "tool: a long name of a required property": _tool({"required": [HUGE]}, {}),
+    "form: a value that does not match a pattern": _form({"type": "string", "pattern": "^a$"}, HUGE),
+    "form: a long pattern": _form({"type": "string", "pattern": LONG_PATTERN}, "b"),
+    "form: maxLength": _form({"type": "string", "maxLength": 3}, HUGE),
+    "form: not one of": _form({"type": "string", "enum": ["a", "b"]}, HUGE),
+    "form: const": _form({"type": "string", "const": "a"}, HUGE),
+    "form: an integer typed": _coerce({"type": "integer"}),
+    "form: a boolean typed": _coerce({"type": "boolean"}),
+    "form: a choice typed": _coerce({"type": "string", "enum": ["a", "b"]}),
+    "items: a key both a value and an object": _items(f"{HUGE}=1", f"{HUGE}.b=1"),
+    "items: a key above already a value": _items(f"{HUGE}.b=1", f"{HUGE}=1"),
+    "prompt: an unknown argument": lambda: check_prompt_arguments("p", {"arguments": []}, {HUGE: "1"}),
+    "prompt: an unknown prompt": lambda: (_ for _ in ()).throw(unknown_name("prompt", HUGE, ["a"])),
+    "prompt: a long prompt name": lambda: check_prompt_arguments(HUGE, {"arguments": []}, {"a": "1"}),
+    "prompt: an argument that is no string": lambda: require_strings({HUGE: 1}, "prompt argument"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_message_quotes_a_huge_value_cut_short(case):
+    with pytest.raises((MrtrError, ValueError)) as caught:
+        CASES[case]()
+    error = caught.value
+    text = error.message + "\n" + (error.hint or "") if isinstance(error, MrtrError) else str(error)
+    assert len(text) < SHORT, (case, len(text), text[:300])
+
+
+def test_a_batch_lines_unknown_member_is_quoted_cut_short():
+    (line,) = read_batch(json.dumps({"call": "t", HUGE: 1}) + "\n", ".")
+    assert line.error is not None and "unknown member 'xxx" in line.error.message
+    assert len(line.error.message) + len(line.error.hint or "") < SHORT, line.error.message[:300]
