@@ -361,7 +361,8 @@ class ShellHost:
         """Whether field `name` of a typed line holds a secret by what the server said of it
         (shell/history.py): a tool argument ("argument") whose property in a listed tool is
         `format: password` or `writeOnly`, or an answer ("answer", `FIELD` or `KEY.FIELD`)
-        to such a form field, or to a URL-mode request."""
+        to such a form field (any form of the session: `Environment.places.forms`, or one
+        of a call that stopped for input), or to a URL-mode request."""
         from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
@@ -373,6 +374,8 @@ class ShellHost:
             return any(dotted == name and secret_schema(prop) for tool in tools
                        for dotted, prop, _ in flatten_parameters(tool.get("inputSchema")))
         key, _, field = name.rpartition(".")
+        if any(field in names and key in ("", form_key) for form_key, names in list(self.env.places.forms.items())):
+            return True  # a field a form of this session marked secret (answered or not, on any line)
         seen = [self.pending.get("inputRequests") if self.pending is not None else None, *self.asked.values()]
         for requests in seen:
             for request_key, request in (requests.items() if isinstance(requests, dict) else ()):

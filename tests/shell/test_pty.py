@@ -301,11 +301,16 @@ def test_history_leaves_out_answers_to_fields_the_form_marks_secret(tmp_path):
     s.prompt("forms-test")
     s.run("call sign_in -a login.user=bob -a login.pin=2472 -a terms.agree=true -a otp.code=777115", "forms-test")
     s.run("call sign_in -a login.user=bob -apin=2468 -a terms.agree=true -a otp.code=777111", "forms-test")
+    # lines that end before any form comes still know the fields the session's forms marked
+    s.run("call no_such_tool -a pin=5913", "forms-test")
+    s.run("call sign_in -a login.pin=5914 --timeout nan", "forms-test")
     s.run("ping", "forms-test")
     assert s.finish() == 0
     assert s.stdout.splitlines()[:2] == ["welcome bob: pin wrong, code wrong", "welcome bob: pin ok, code ok"]
     data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
     assert "2472" not in data and "2468" not in data, data
+    assert "5913" not in data and "5914" not in data, data
+    assert "no_such_tool" in data and "--timeout nan" in data, data
     assert "777115" not in data and "777111" not in data, data
     assert "+ping" in data and "login.user=bob" in data, data
 
