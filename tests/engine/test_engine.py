@@ -374,3 +374,21 @@ def test_a_form_field_whose_pattern_is_no_regular_expression_is_the_servers_faul
     assert r.code == 4, (r.code, r.stderr)
     assert 'field "n": its pattern is no regular expression' in r.stderr, r.stderr
     assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("requests", [None, {}], ids=["no-inputRequests", "empty-inputRequests"])
+def test_input_required_with_an_empty_request_state_fails_at_once(mrtr, tmp_path, requests):
+    """`requestState: ""` with nothing asked: the state carries nothing, so the retry could
+    not make progress (the same rule as an empty `inputRequests` without `requestState`):
+    exit 4 after one request, one line; no load-shedding retries."""
+    shown = {"resultType": "input_required", "requestState": ""}
+    if requests is not None:
+        shown["inputRequests"] = requests
+    args, rec = raw(tmp_path, {"calls": {"t": [{"result": shown}] * 12}})
+    r = mrtr(*args, "call", "t")
+    assert r.code == 4, r.stderr
+    asked = "no inputRequests" if requests is None else "inputRequests is empty"
+    assert r.stderr.splitlines() == [
+        f"mrtr: error: the server's input_required result asks for nothing ({asked}) "
+        "and its requestState is empty"], r.stderr
+    assert [m.get("method") for m in read_records(rec)].count("tools/call") == 1
