@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from mrtr_cli.limits import describe_seconds
+
 T = TypeVar("T")
 
 
@@ -76,7 +78,7 @@ class Future(Generic[T]):
             BaseException: the exception it was settled with.
         """
         if not self._wait(timeout):
-            raise TimeoutError(f"no result within {timeout} s")
+            raise TimeoutError(f"no result within {describe_seconds(timeout)}")
         if self._cancelled:
             raise CancelledError()
         if self._exception is not None:
@@ -91,7 +93,7 @@ class Future(Generic[T]):
             CancelledError: the future was cancelled.
         """
         if not self._wait(timeout):
-            raise TimeoutError(f"no result within {timeout} s")
+            raise TimeoutError(f"no result within {describe_seconds(timeout)}")
         if self._cancelled:
             raise CancelledError()
         return self._exception

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from mcp_types.methods import validate_client_request
 
+from mrtr_cli.limits import describe_seconds
 from tests.conftest import ANSWERS, EXAMPLE_SERVER, SERVERS, Target, read_records, stdio_cmd
 from tests.support import growing_bound
 
@@ -226,10 +227,18 @@ def test_timeout_exits_7(mrtr, core: Target):
         assert r.code == 7, r.stderr
         if not [m for m in core.calls() if m["params"]["name"] == "hang"]:
             return None
-        assert r.stderr == f"mrtr: error: timed out after {bound:g}s waiting for tools/call\n", r.stderr
+        assert r.stderr == f"mrtr: error: timed out after {describe_seconds(bound)} waiting for tools/call\n", r.stderr
         return True
 
     growing_bound(attempt, 3, what="a run whose tools/call reached the server")
+
+
+def test_a_timeout_under_a_second_is_said_truthfully(mrtr, core: Target):
+    """`--timeout 0.01`: whichever wait it ends (the era probe, the call), the message says
+    the time allowed as it was, "10 ms", never "0s"."""
+    r = mrtr(*core.args, "call", "hang", "--timeout", "0.01")
+    assert r.code == 7, r.stderr
+    assert "10 ms" in r.stderr and "0s" not in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
 
 
 def test_progress_notifications_do_not_reach_stdout(mrtr, core: Target):

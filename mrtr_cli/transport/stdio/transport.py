@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.platform import proctree
 from mrtr_cli.transport.base import (
     InvalidMessage,
@@ -336,7 +337,7 @@ class StdioTransport(Transport):
             if reader or stalled >= self._stall_timeout:
                 err = TransportError(
                     f"the server does not read its stdin: {self._outbox_bytes} bytes of messages to it are "
-                    f"waiting and it took none for {stalled:.3g} s (it writes without reading)")
+                    f"waiting and it took none for {describe_seconds(stalled)} (it writes without reading)")
                 self._fail_pending(err)
                 raise err
             self._outbox_cv.wait(self._stall_timeout - stalled)

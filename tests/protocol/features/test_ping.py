@@ -66,7 +66,7 @@ def test_a_reply_that_never_comes_is_exit_7_without_timeout(mrtr):
     # ping(8)'s -W: each reply has a default bound (10 s), so a hung server never holds ping
     run = mrtr("--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY, "--silent-ping"), "ping", timeout=SAFETY)
     assert run.code == 7, run.stderr
-    assert "timed out after 10s waiting for ping" in run.stderr
+    assert "timed out after 10 s waiting for ping" in run.stderr
 
 
 def test_ping_help_says_one_thing_about_timeout(mrtr):
