@@ -127,5 +127,5 @@ def test_a_probe_cut_short_by_timeout_names_server_discover_not_initialize(hang_
         target = ["--url", hang_server("all")[0]]
     proc = run(tmp_path, *target, "tools", "--timeout", "1")
     assert proc.returncode == 7, proc.stderr
-    assert "did not answer server/discover (the era probe) within --timeout (1s)" in proc.stderr
+    assert "did not answer server/discover (the era probe) within --timeout (1 s)" in proc.stderr
     assert "initialize" not in proc.stderr

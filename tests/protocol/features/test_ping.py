@@ -143,6 +143,6 @@ def test_a_probe_cut_short_names_the_bound_that_cut_it():
 
     ping_open = _probe_timeout_error(Heard(), Deadline(60, bound="the time mrtr ping allows for opening a session"))
     assert ping_open.message == ("the server did not answer server/discover (the era probe) within the time "
-                                 "mrtr ping allows for opening a session (60s)")
+                                 "mrtr ping allows for opening a session (60 s)")
     assert _probe_timeout_error(Heard(), Deadline(2)).message == (
-        "the server did not answer server/discover (the era probe) within --timeout (2s)")
+        "the server did not answer server/discover (the era probe) within --timeout (2 s)")
