@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.limits import describe_seconds
 
 if TYPE_CHECKING:
     from mrtr_cli.oauth_variables import OAuthVariables
@@ -159,7 +160,7 @@ class Settings:
         if not (0 < value < math.inf):
             shown = "".join(ch if ch.isprintable() else _escape(ch) for ch in text[:40])
             raise UsageError(f"{name}={shown!r}: expected a positive number of seconds",
-                             hint=f"unset it for the default ({default:g} s)")
+                             hint=f"unset it for the default ({describe_seconds(default)})")
         return value
 
     # ------------------------------------------------------------------ OAuth

@@ -29,7 +29,7 @@ from typing import IO, Any
 
 from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.jsonfile import loads_strict
-from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
+from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes, describe_seconds
 from mrtr_cli.platform.fileopen import BINARY, NO_WAIT
 from mrtr_cli.render.sanitize import sanitize
 
@@ -247,7 +247,7 @@ def read_stdin_bytes(stream: IO[Any], *, what: str, limit: int = MAX_USER_FILE_B
         left = deadline.remaining() if deadline is not None else None
         # (a descriptor that cannot be waited on is read, and may block)
         if left is not None and not wait_readable(fd, left):
-            raise TimeoutExpired(f"timed out after {deadline.timeout:g}s waiting for {what} on stdin")
+            raise TimeoutExpired(f"timed out after {describe_seconds(deadline.timeout)} waiting for {what} on stdin")
         try:
             chunk = os.read(fd, _CHUNK)
         except BlockingIOError:

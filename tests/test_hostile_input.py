@@ -265,7 +265,7 @@ def test_timeout_bounds_a_silent_stdin(tmp_path, fifo, command):
     # The FIFO's writer (this shell) holds it open and writes nothing until mrtr has ended.
     r = sh(tmp_path, f'exec 3<>"{fifo}"; $M --stdio "$S" --timeout 1 {command} <"{fifo}"; echo "rc=$?"', timeout=SAFETY)
     assert "rc=7" in r.stdout, r.stderr
-    assert "timed out after 1s waiting for" in r.stderr and "Traceback" not in r.stderr
+    assert "timed out after 1 s waiting for" in r.stderr and "Traceback" not in r.stderr
 
 
 @pytest.mark.parametrize(("redirect", "code", "message"), [

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mrtr_cli.errors import AuthError, UsageError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.platform import filelock
 from mrtr_cli.platform.filemodes import owner_only_file, owner_only_folder
 from mrtr_cli.transport.http.authhook import canonical_resource, read_record, store_dir, token_path
@@ -212,7 +213,7 @@ class TokenStore:
             start = time.monotonic()
             while not filelock.try_lock(fd):
                 if time.monotonic() - start > timeout:
-                    raise AuthError(f"the token store {lock_path} stayed locked for {timeout:g}s "
+                    raise AuthError(f"the token store {lock_path} stayed locked for {describe_seconds(timeout)} "
                                     "(another mrtr is signing in)")
                 time.sleep(0.05)
             try:

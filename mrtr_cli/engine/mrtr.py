@@ -8,8 +8,9 @@ For `tools/call`, `prompts/get` and `resources/read`:
   `inputResponses` for the keys asked, and the exact `requestState` string if one
   came (none if none came). Nothing of this leaks into any other request.
 - `requestState` alone (or with an empty `inputRequests`): retry at once with a short
-  growing back-off. An empty `inputRequests` without `requestState` asks nothing and keeps
-  nothing, so the retry would be the same request: an invalid response (exit 4).
+  growing back-off. A result that asks nothing (no or an empty `inputRequests`) and keeps
+  nothing (no or an empty `requestState`) cannot make progress: the retry would carry
+  nothing new, an invalid response (exit 4) at once.
 - `"task"`: handed to the task driver, only for `tools/call` when the tasks
   extension was declared on that request.
 - on a legacy (2025-11-25) session, a `tools/call` result that is a CreateTaskResult
@@ -161,9 +162,8 @@ class Round:
         """Round `number` from an `input_required` `result`.
 
         Raises:
-            ProtocolError: beyond `max_rounds` (`--max-rounds`), neither inputRequests nor
-                requestState, an empty inputRequests without requestState (a retry would be
-                the same request again), a requestState that is not a string.
+            ProtocolError: beyond `max_rounds` (`--max-rounds`), a requestState that is not
+                a string, a result whose retry cannot make progress (`_no_progress`).
         """
         if number > max_rounds:
             raise ProtocolError(
@@ -172,14 +172,11 @@ class Round:
             )
         input_requests = result.get("inputRequests")
         request_state = result.get("requestState")
-        if input_requests is None and request_state is None:
-            raise ProtocolError("the server's input_required result has neither inputRequests nor requestState")
-        if request_state is None and not input_requests:
-            # Nothing to answer and no state to echo: the retry would be the first request again.
-            raise ProtocolError("the server's input_required result asks for nothing (inputRequests is empty) "
-                                "and has no requestState")
         if request_state is not None and not isinstance(request_state, str):
             raise ProtocolError("the server's requestState is not a string")
+        stalled = _no_progress(input_requests, request_state)
+        if stalled is not None:
+            raise ProtocolError(f"the server's input_required result {stalled}")
         return cls(number, input_requests, request_state)
 
 
@@ -189,6 +186,21 @@ def _refuse_lone_surrogate(params: dict[str, Any]) -> None:
     if problem is not None:
         raise UsageError(problem)
 
+
+def _no_progress(input_requests: object, request_state: str | None) -> str | None:
+    """Why the retry of an `input_required` result could not make progress, or None when it
+    can (basic/patterns/mrtr: "at least one of inputRequests or requestState"): a retry moves
+    on by the answers to a non-empty `inputRequests` or by a non-empty `requestState` echoed
+    back; with neither, it carries nothing the first request did not (an empty string is no
+    state: nothing is inspected beyond its length). The text completes "the server's
+    input_required result ..." (exit 4, one line)."""
+    if input_requests or request_state:
+        return None
+    if input_requests is None and request_state is None:
+        return "has neither inputRequests nor requestState"
+    asked = "no inputRequests" if input_requests is None else "inputRequests is empty"
+    kept = "has no requestState" if request_state is None else "its requestState is empty"
+    return f"asks for nothing ({asked}) and {kept}"
 
 class MrtrEngine:
     """Drives one MRTR-capable request to a final result.

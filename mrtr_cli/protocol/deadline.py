@@ -14,6 +14,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 
+from mrtr_cli.limits import describe_seconds
+
 
 class Deadline:
     """A point in monotonic time after which waiting stops.
@@ -101,16 +103,16 @@ class Deadline:
             return max(0.0, self._at - self._start - self._paused_total)
 
     def describe(self) -> str:
-        """" after 3s (--timeout 2s, extended by progress up to --max-timeout 3s)" for a
+        """" after 3 s (--timeout 2 s, extended by progress up to --max-timeout 3 s)" for a
         timeout message: the time really allowed, never just the first window; "" when
         unbounded."""
         allowed = self.bound_seconds()
         if allowed is None or self.timeout is None:
             return ""
-        text = f" after {_secs(allowed)}"
+        text = f" after {describe_seconds(allowed)}"
         if self.extended:
-            text += (f" (--timeout {_secs(self.timeout)}, extended by progress"
-                     + (f" up to --max-timeout {_secs(self.max_timeout)})" if self.max_timeout is not None else ")"))
+            cap = f" up to --max-timeout {describe_seconds(self.max_timeout)}" if self.max_timeout is not None else ""
+            text += f" (--timeout {describe_seconds(self.timeout)}, extended by progress{cap})"
         return text
 
     @classmethod
@@ -118,8 +120,3 @@ class Deadline:
         """A deadline that never expires."""
         return cls(None)
 
-
-def _secs(value: float) -> str:
-    """Seconds for a message: whole ones as "3s", else one decimal ("2.5s")."""
-    rounded = round(value, 1)
-    return f"{rounded:g}s"

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TimeoutExpired, TransportError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.sanitize import quote_value, sanitize
 from mrtr_cli.settings import DEFAULT_WAIT_NOTICE, current
@@ -124,7 +125,7 @@ class ResponseWaiting:
         if last is not None and last + after > time.monotonic():
             return last + after  # it spoke (a log, a notification), or was answered, since: count from then
         self.env.err(f"mrtr: the server has not answered {sanitize(label, single_line=True)} for "
-                     f"{after:g}s; still waiting (Ctrl-C to stop)")
+                     f"{describe_seconds(after)}; still waiting (Ctrl-C to stop)")
         return None
 
     def _serve_server_requests(self) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.jsonfile import loads_strict
-from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes
+from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes, describe_seconds
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.output import summarise_block
 from mrtr_cli.render.sanitize import dumps_safe, sanitize
@@ -92,7 +92,7 @@ class CommandSampler:
             raise UsageError(f"{name} printed more than {describe_bytes(MAX_SAMPLING_OUTPUT)} on stdout; mrtr "
                              "stopped reading and ended it") from None
         except CommandTimedOut:
-            raise TimeoutExpired(f"{name} did not answer within {limit:g}s ({which})") from None
+            raise TimeoutExpired(f"{name} did not answer within {describe_seconds(limit)} ({which})") from None
         except OSError as exc:
             raise UsageError(f"{name}: cannot start it: {exc.strerror or exc}") from None
         err_lines = done.stderr.decode("utf-8", "replace").splitlines()

@@ -31,6 +31,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.errors import ProtocolError, TimeoutExpired
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.schema.ecma import translate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -100,7 +101,7 @@ class SlowPattern(ProtocolError):
 
     def __init__(self, pattern: str, where: str | None = None, too_large: str | None = None):
         what = (f"is too large to compile ({too_large})" if too_large
-                else f"took too long to match (over {MATCH_SECONDS:g} s)")
+                else f"took too long to match (over {describe_seconds(MATCH_SECONDS)})")
         super().__init__(f"{where + ': ' if where else ''}the server's pattern {_quoted(pattern)} {what}; "
                          "its schema cannot be used",
                          hint=("ask the server's authors for a smaller pattern" if too_large

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from mrtr_cli.limits import describe_seconds
+
 T = TypeVar("T")
 
 
@@ -29,10 +31,9 @@ class Future(Generic[T]):
     """
 
     def __init__(self) -> None:
-        #: Held from the start until the future is settled: a waiter takes it and gives it
-        #: back at once (a latch: one lock per request, where an `Event` makes a condition too).
-        self._latch = threading.Lock()
-        self._latch.acquire()
+        #: One held lock per thread waiting, released by `_settle`: a waiter only ever blocks
+        #: on a lock of its own, so one interrupted in its wait (Ctrl-C) keeps no other waiting.
+        self._waiters: list[threading.Lock] = []
         self._settled = False
         self._lock = threading.Lock()
         self._result: T | None = None
@@ -77,7 +78,7 @@ class Future(Generic[T]):
             BaseException: the exception it was settled with.
         """
         if not self._wait(timeout):
-            raise TimeoutError(f"no result within {timeout} s")
+            raise TimeoutError(f"no result within {describe_seconds(timeout)}")
         if self._cancelled:
             raise CancelledError()
         if self._exception is not None:
@@ -92,19 +93,32 @@ class Future(Generic[T]):
             CancelledError: the future was cancelled.
         """
         if not self._wait(timeout):
-            raise TimeoutError(f"no result within {timeout} s")
+            raise TimeoutError(f"no result within {describe_seconds(timeout)}")
         if self._cancelled:
             raise CancelledError()
         return self._exception
 
     def _wait(self, timeout: float | None) -> bool:
-        """Wait until settled, at most `timeout` seconds (None: for ever); whether it is."""
+        """Wait until settled, at most `timeout` seconds (None: for ever); whether it is.
+
+        Interrupt-safe: the lock waited on is this call's own (`_settle` releases it), so an
+        exception raised anywhere in the wait (KeyboardInterrupt) leaves the other waiters
+        and the future as they were."""
         if self._settled:
             return True
-        if not self._latch.acquire(timeout=-1 if timeout is None else max(timeout, 0.0)):
-            return False
-        self._latch.release()  # for the next waiter
-        return True
+        waiter = threading.Lock()
+        waiter.acquire()
+        with self._lock:
+            if self._settled:
+                return True
+            self._waiters.append(waiter)
+        try:
+            waiter.acquire(timeout=-1 if timeout is None else max(timeout, 0.0))
+        finally:
+            with self._lock:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+        return self._settled
 
     def _settle(self, *, result: T | None = None, exception: BaseException | None = None,
                 cancelled: bool = False) -> bool:
@@ -113,8 +127,10 @@ class Future(Generic[T]):
                 return False
             self._result, self._exception, self._cancelled = result, exception, cancelled
             self._settled = True
-            self._latch.release()
+            waiters, self._waiters = self._waiters, []
             callbacks, self._callbacks = self._callbacks, []
+        for waiter in waiters:
+            waiter.release()
         for fn in callbacks:
             self._call(fn)
         return True

@@ -100,7 +100,7 @@ def test_a_sign_in_that_never_comes_back_on_a_reused_registration_says_what_to_r
     # the server shows an "unknown client" page and never redirects back
     stuck = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=WAIT)
     assert stuck.code == 8, stuck.stderr
-    assert "no sign-in response within 8s" in stuck.stderr
+    assert "no sign-in response within 8 s" in stuck.stderr
     assert f"run {login_hint(server.mcp_url)} to register again" in stuck.stderr
     assert stored_client(tmp_path) is None
     login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=WAIT)

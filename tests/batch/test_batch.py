@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from mrtr_cli.limits import describe_seconds
 from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, free_port, recording_target, stdio_cmd
 from tests.support import SAFETY, growing_bound, wait_for
 
@@ -204,7 +205,7 @@ def test_per_line_timeout(mrtr, server: Target, tmp_path):
         run = mrtr(*server.args, "batch", str(batch), "-j", "2", "--timeout", f"{bound:g}")
         got = {r["id"]: r for r in records(run.stdout)}
         assert got["slow"]["exitCode"] == 7
-        assert got["slow"]["error"]["message"].startswith(f"timed out after {bound:g}s")
+        assert got["slow"]["error"]["message"].startswith(f"timed out after {describe_seconds(bound)}")
         assert run.code == 7
         if got["fast"]["exitCode"] == 7:
             return None

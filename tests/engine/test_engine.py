@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from mcp_types.methods import validate_client_request
 
+from mrtr_cli.limits import describe_seconds
 from tests.conftest import ANSWERS, EXAMPLE_SERVER, SERVERS, Target, read_records, stdio_cmd
 from tests.support import growing_bound
 
@@ -226,10 +227,18 @@ def test_timeout_exits_7(mrtr, core: Target):
         assert r.code == 7, r.stderr
         if not [m for m in core.calls() if m["params"]["name"] == "hang"]:
             return None
-        assert r.stderr == f"mrtr: error: timed out after {bound:g}s waiting for tools/call\n", r.stderr
+        assert r.stderr == f"mrtr: error: timed out after {describe_seconds(bound)} waiting for tools/call\n", r.stderr
         return True
 
     growing_bound(attempt, 3, what="a run whose tools/call reached the server")
+
+
+def test_a_timeout_under_a_second_is_said_truthfully(mrtr, core: Target):
+    """`--timeout 0.01`: whichever wait it ends (the era probe, the call), the message says
+    the time allowed as it was, "10 ms", never "0s"."""
+    r = mrtr(*core.args, "call", "hang", "--timeout", "0.01")
+    assert r.code == 7, r.stderr
+    assert "10 ms" in r.stderr and "0s" not in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
 
 
 def test_progress_notifications_do_not_reach_stdout(mrtr, core: Target):
@@ -374,3 +383,21 @@ def test_a_form_field_whose_pattern_is_no_regular_expression_is_the_servers_faul
     assert r.code == 4, (r.code, r.stderr)
     assert 'field "n": its pattern is no regular expression' in r.stderr, r.stderr
     assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("requests", [None, {}], ids=["no-inputRequests", "empty-inputRequests"])
+def test_input_required_with_an_empty_request_state_fails_at_once(mrtr, tmp_path, requests):
+    """`requestState: ""` with nothing asked: the state carries nothing, so the retry could
+    not make progress (the same rule as an empty `inputRequests` without `requestState`):
+    exit 4 after one request, one line; no load-shedding retries."""
+    shown = {"resultType": "input_required", "requestState": ""}
+    if requests is not None:
+        shown["inputRequests"] = requests
+    args, rec = raw(tmp_path, {"calls": {"t": [{"result": shown}] * 12}})
+    r = mrtr(*args, "call", "t")
+    assert r.code == 4, r.stderr
+    asked = "no inputRequests" if requests is None else "inputRequests is empty"
+    assert r.stderr.splitlines() == [
+        f"mrtr: error: the server's input_required result asks for nothing ({asked}) "
+        "and its requestState is empty"], r.stderr
+    assert [m.get("method") for m in read_records(rec)].count("tools/call") == 1

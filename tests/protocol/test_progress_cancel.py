@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mrtr_cli.limits import describe_seconds
 from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
 from tests.support import SAFETY, growing_bound, start_mrtr, wait_for
 from tests.support import running as _running
@@ -99,8 +100,8 @@ def test_progress_extends_the_timeout_up_to_max_timeout(mrtr, tmp_path, http_ser
         assert r.code == 7, r.stderr
         if "extended by progress" not in r.stderr:
             return None
-        assert f"timed out after {window + 1:g}s (--timeout {window:g}s, extended by progress up to --max-timeout " \
-               f"{window + 1:g}s)" in r.stderr, r.stderr
+        assert (f"timed out after {describe_seconds(window + 1)} (--timeout {describe_seconds(window)}, "
+                f"extended by progress up to --max-timeout {describe_seconds(window + 1)})") in r.stderr, r.stderr
         return True
 
     growing_bound(capped, 2, what="a call whose --timeout progress extended to --max-timeout", limit=64)
@@ -183,7 +184,7 @@ def test_timeout_on_stdio_sends_cancelled_and_exits_7(mrtr, tmp_path, http_serve
         assert r.code == 7, r.stderr
         if not any(e["event"] == "started" for e in events(marker)):
             return None
-        assert f"timed out after {bound:g}s waiting for tools/call" in r.stderr
+        assert f"timed out after {describe_seconds(bound)} waiting for tools/call" in r.stderr
         return r.stderr
 
     growing_bound(attempt, 5, what="a run whose call started the tool")

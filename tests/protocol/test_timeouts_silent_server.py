@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from mrtr_cli.limits import describe_seconds
 from tests.conftest import PY, ROOT, SERVERS, clean_env, free_port, wait_for_port
 from tests.prefork import stop_group
 from tests.support import SAFETY, LineWatch, growing_bound
@@ -49,16 +50,16 @@ def run(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["call", "x"], "the server did not answer server/discover (the era probe) within --timeout ({bound}s)"),
-    (["--protocol", "2025-11-25", "ping"], "timed out after {bound}s waiting for initialize"),
-    (["--protocol", "2025-11-25", "tools"], "timed out after {bound}s waiting for initialize"),
+    (["call", "x"], "the server did not answer server/discover (the era probe) within --timeout ({bound})"),
+    (["--protocol", "2025-11-25", "ping"], "timed out after {bound} waiting for initialize"),
+    (["--protocol", "2025-11-25", "tools"], "timed out after {bound} waiting for initialize"),
 ], ids=["auto-call", "legacy-ping", "legacy-tools"])
 def test_timeout_ends_a_run_against_a_server_that_never_answers(hang_server, tmp_path, args, says):
     # The first request never gets an answer, whenever --timeout strikes: no time to size.
     url, _ = hang_server("all")
     proc = run(tmp_path, "--url", url, *args, "--timeout", "2")
     assert proc.returncode == 7, proc.stderr
-    assert proc.stderr == f"mrtr: error: {says.format(bound=2)}\n"
+    assert proc.stderr == f"mrtr: error: {says.format(bound=describe_seconds(2))}\n"
 
 
 def test_timeout_after_the_probe_fell_back_names_initialize(hang_server, tmp_path):
@@ -73,7 +74,8 @@ def test_timeout_after_the_probe_fell_back_names_initialize(hang_server, tmp_pat
         assert proc.returncode == 7, proc.stderr
         if "initialize" not in received(methods):
             return None
-        assert proc.stderr == f"mrtr: error: timed out after {bound:g}s waiting for initialize\n", proc.stderr
+        said = describe_seconds(bound)
+        assert proc.stderr == f"mrtr: error: timed out after {said} waiting for initialize\n", proc.stderr
         return True
 
     growing_bound(attempt, 3, what="a run that sent initialize")
@@ -90,8 +92,8 @@ def test_an_unacknowledged_notification_is_bounded_by_timeout(hang_server, tmp_p
         assert proc.returncode == 7, proc.stderr
         if "notifications/initialized" not in received(methods):
             return None
-        assert proc.stderr == (f"mrtr: error: timed out after {bound:g}s waiting for the server to acknowledge "
-                               "notifications/initialized\n"), proc.stderr
+        assert proc.stderr == (f"mrtr: error: timed out after {describe_seconds(bound)} waiting for the server to "
+                               "acknowledge notifications/initialized\n"), proc.stderr
         return True
 
     growing_bound(attempt, 2, what="a run that sent notifications/initialized")
@@ -125,5 +127,5 @@ def test_a_probe_cut_short_by_timeout_names_server_discover_not_initialize(hang_
         target = ["--url", hang_server("all")[0]]
     proc = run(tmp_path, *target, "tools", "--timeout", "1")
     assert proc.returncode == 7, proc.stderr
-    assert "did not answer server/discover (the era probe) within --timeout (1s)" in proc.stderr
+    assert "did not answer server/discover (the era probe) within --timeout (1 s)" in proc.stderr
     assert "initialize" not in proc.stderr

@@ -249,7 +249,7 @@ def test_sampling_command_timeout_exits_7_and_kills_it(mrtr, server: Target, tmp
     r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command", fake_llm("sleep", log),
              "--sampling-timeout", "1")
     assert r.code == 7, r.stderr
-    assert "did not answer within 1s (--sampling-timeout)" in r.stderr
+    assert "did not answer within 1 s (--sampling-timeout)" in r.stderr
     pid = json.loads(log.read_text())["pid"]
     assert not _running(pid)
 

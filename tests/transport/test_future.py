@@ -3,7 +3,10 @@ that mrtr uses, settled once, from any thread. In-process."""
 
 from __future__ import annotations
 
+import signal
+import sys
 import threading
+from types import FrameType
 
 import pytest
 
@@ -89,3 +92,57 @@ def test_every_waiter_is_woken():
         waiter.join(60)
     assert got == [9, 9, 9, 9]
     assert fut.result(timeout=0) == 9 and fut.exception(timeout=0) is None  # and later, at once
+
+
+def test_a_ctrl_c_the_moment_a_wait_ends_leaves_the_other_waiters_woken():
+    """SIGINT delivered to a waiter just as its lock acquire returns (the handler runs at the
+    next instruction, before the wait's next step): that waiter gets KeyboardInterrupt, and
+    another waiter of the same future, still on its way into the wait, is woken all the same."""
+    fut: Future[int] = Future()
+    main_waiting, main_interrupted, other_waiting = threading.Event(), threading.Event(), threading.Event()
+    got: list[object] = []
+
+    def other_hook(frame: FrameType, event: str, arg: object) -> None:
+        if event == "c_call" and getattr(arg, "__name__", "") == "acquire" and not other_waiting.is_set():
+            other_waiting.set()  # into the wait; it goes on once the main thread's wait was interrupted
+            main_interrupted.wait(SAFETY)
+
+    def other() -> None:
+        sys.setprofile(other_hook)
+        try:
+            got.append(fut.result(timeout=SAFETY))
+        except TimeoutError as exc:
+            got.append(exc)
+        finally:
+            sys.setprofile(None)
+
+    def main_hook(frame: FrameType, event: str, arg: object) -> None:
+        if getattr(arg, "__name__", "") != "acquire":
+            return
+        if event == "c_call":
+            main_waiting.set()
+        elif event == "c_return":
+            sys.setprofile(None)
+            signal.raise_signal(signal.SIGINT)
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    other_thread = threading.Thread(target=other)
+    settler = threading.Thread(target=lambda: (main_waiting.wait(SAFETY), fut.set_result(1)))
+    try:
+        other_thread.start()
+        assert other_waiting.wait(SAFETY)
+        settler.start()
+        sys.setprofile(main_hook)
+        with pytest.raises(KeyboardInterrupt):
+            fut.result(timeout=SAFETY)
+    finally:
+        sys.setprofile(None)
+        signal.signal(signal.SIGINT, previous)
+        main_interrupted.set()
+        other_thread.join(SAFETY * 2)
+        settler.join(SAFETY)
+    assert got == [1]
+    assert fut.result(timeout=0) == 1

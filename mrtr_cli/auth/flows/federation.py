@@ -16,6 +16,7 @@ from typing import Any
 
 from mrtr_cli.config.oauth import AssertionSource
 from mrtr_cli.errors import AuthError, TimeoutExpired, UsageError
+from mrtr_cli.limits import describe_seconds
 
 JWT_BEARER_GRANT = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
@@ -100,7 +101,8 @@ def _run(source: AssertionSource, what: str, deadline: Any = None) -> str:
     except CommandTimedOut:
         if limit < COMMAND_TIMEOUT:
             raise TimeoutExpired(f"{source.where}: the command did not finish within --timeout") from None
-        raise AuthError(f"{source.where}: the command did not finish within {COMMAND_TIMEOUT:g}s") from None
+        raise AuthError(f"{source.where}: the command did not finish within "
+                        f"{describe_seconds(COMMAND_TIMEOUT)}") from None
     except OSError as exc:
         raise AuthError(f"{source.where}: cannot run the command ({exc.strerror or exc})") from None
     if done.returncode != 0:

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from mrtr_cli.errors import AuthError
+from mrtr_cli.limits import describe_seconds
 
 _DONE = b"""<!doctype html><meta charset="utf-8"><title>mrtr</title>
 <p>Signed in. You may close this tab and return to the terminal.</p>"""
@@ -130,7 +131,7 @@ class Loopback:
         end = time.monotonic() + timeout
         while not self._event.wait(min(0.25, max(0.0, end - time.monotonic()))):
             if time.monotonic() >= end:
-                raise NoResponse(f"no sign-in response within {timeout:g}s",
+                raise NoResponse(f"no sign-in response within {describe_seconds(timeout)}",
                                 hint="sign in again; MRTR_AUTH_WAIT sets how long mrtr waits")
         if self._error is not None:
             raise self._error

@@ -22,6 +22,7 @@ import time
 from typing import Any
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TimeoutExpired, TransportError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.era.verdict import Verdict, classify_response
 from mrtr_cli.protocol.headers import request_headers
@@ -66,7 +67,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
     # begun reading its stdin is still starting, and its silence says nothing yet.
     read_after = _wait_until_read(fut, transport, deadline)
     if read_after is not None:
-        tracer.note(f"era probe: the server read server/discover {read_after:.2f}s after it was sent "
+        tracer.note(f"era probe: the server read server/discover {describe_seconds(read_after)} after it was sent "
                     "(the probe timeout counts from then)")
     left = deadline.remaining()
     limit = timeout if left is None else max(min(timeout, left), 0.0)
@@ -78,7 +79,8 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
             if transport.cancel_by_close:
                 transport.abort(msg["id"])
             raise _probe_timeout_error(transport, deadline) from None
-        silence = Verdict("legacy", None, None, f"server/discover: no answer within {limit:g}s", silent=True)
+        silence = Verdict("legacy", None, None, f"server/discover: no answer within {describe_seconds(limit)}",
+                          silent=True)
         if transport.cancel_by_close:
             transport.abort(msg["id"])
             return silence, None
@@ -117,7 +119,7 @@ def _probe_timeout_error(transport: Transport, deadline: Deadline) -> TimeoutExp
     allowed = deadline.bound_seconds()
     return timeout_error(transport, deadline, "server/discover",
                          text=f"the server did not answer server/discover (the era probe) within {deadline.bound}"
-                              + ("" if allowed is None else f" ({allowed:.3g}s)"))
+                              + ("" if allowed is None else f" ({describe_seconds(allowed)})"))
 
 
 def _wait_until_read(fut: Future[Message], transport: Transport,

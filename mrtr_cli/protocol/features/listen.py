@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError, TimeoutExpired
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.modern import META
 from mrtr_cli.protocol.session import Session
@@ -228,7 +229,7 @@ def _listen_modern(session: Session, want: Want, listener: Listener, deadline: L
     except TimeoutExpired:
         if deadline.stopped:
             return Ended("count", listener.delivered)
-        raise TimeoutExpired(f"listened for {deadline.timeout:g}s (--timeout); "
+        raise TimeoutExpired(f"listened for {describe_seconds(deadline.timeout)} (--timeout); "
                              f"{listener.delivered} notification(s) received") from None
     return Ended("closed", listener.delivered)
 
@@ -265,7 +266,7 @@ def _listen_legacy(session: Session, want: Want, listener: Listener, deadline: L
         while not deadline.stopped:
             left = deadline.remaining()
             if left is not None and left <= 0:
-                raise TimeoutExpired(f"listened for {deadline.timeout:g}s (--timeout); "
+                raise TimeoutExpired(f"listened for {describe_seconds(deadline.timeout)} (--timeout); "
                                      f"{listener.delivered} notification(s) received")
             deadline.wait(0.2 if left is None else min(0.2, left))
         return Ended("count", listener.delivered)

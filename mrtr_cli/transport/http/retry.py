@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.base import Remaining
 from mrtr_cli.transport.errors import BrokenStream, StatusError
@@ -49,18 +50,13 @@ def wait_to_retry(resp: httpx2.Response, url: str, attempt: int, remaining: Rema
     if attempt >= MAX_429_RETRIES:
         why = f"still refused after {MAX_429_RETRIES} retries"
     elif delay > MAX_RETRY_AFTER:
-        why = f"it asks to wait {_spoken(delay)}, more than the {MAX_RETRY_AFTER:.0f} s mrtr waits"
+        why = f"it asks to wait {describe_seconds(delay)}, more than the {describe_seconds(MAX_RETRY_AFTER)} mrtr waits"
     elif left is not None and delay >= left:
-        why = f"it asks to wait {delay:g} s, more than the {max(left, 0):.1f} s left of --timeout"
+        why = f"it asks to wait {describe_seconds(delay)}, more than the {describe_seconds(left)} left of --timeout"
     if why is not None:
         raise StatusError(f"HTTP 429 (Too Many Requests) from {url}{said}: {why}", 429, text,
                               hint=body_hint(text) or "try again later")
     pause(delay, aborted)
-
-
-def _spoken(seconds: float) -> str:
-    """A wait as a message says it: `3600 s`; beyond twelve digits, `for ever`."""
-    return f"{seconds:.0f} s" if seconds < 1e12 else "for ever"
 
 
 def pause(seconds: float, aborted: Callable[[], bool]) -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, TransportError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.render.sanitize import one_line, quote_value
 from mrtr_cli.transport.base import (
     Message,
@@ -604,7 +605,7 @@ class HttpTransport(EventStreams, Transport):
 
         if post.acknowledge is not None and isinstance(exc, httpx2.TimeoutException):
             return TransportError(f"the server at {self.url} did not acknowledge {_method(post.message)} "
-                                  f"within {post.acknowledge:g}s")
+                                  f"within {describe_seconds(post.acknowledge)}")
         if _ran_out(exc, post.remaining):
             return RequestTimeout()
         return self._connect_error(exc)

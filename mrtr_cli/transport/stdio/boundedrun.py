@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO
 
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.platform import proctree
 from mrtr_cli.transport.stdio.procgroup import kill_process_group
 
@@ -54,7 +55,7 @@ class CommandTimedOut(Exception):
     its process group was ended."""
 
     def __init__(self, timeout: float):
-        super().__init__(f"did not finish within {timeout:g}s")
+        super().__init__(f"did not finish within {describe_seconds(timeout)}")
         self.timeout = timeout
 
 

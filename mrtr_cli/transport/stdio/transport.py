@@ -25,10 +25,12 @@ import json
 import os
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import TransportError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.platform import proctree
 from mrtr_cli.transport.base import (
     InvalidMessage,
@@ -50,9 +52,17 @@ from mrtr_cli.transport.stdio.stderr import ServerStderr
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.transport.future import Future
 
-#: Bytes of messages to the server that may wait for it to read its stdin (a writer
-#: thread writes them): beyond it the server is not reading while it writes (exit 3).
+#: Bytes of messages to the server that may wait for it to read its stdin (a writer thread
+#: writes them). A caller's message that would go beyond waits for room (back-pressure);
+#: the reader thread's (a reply to the server's ping) never waits, up to twice as many bytes:
+#: beyond, the server writes without reading its stdin (exit 3).
 OUTBOX_LIMIT = 16 << 20
+#: Seconds the server's stdin may take no bytes, while messages wait for it, before the
+#: server is taken as not reading it (exit 3); measured from the last bytes it took.
+STDIN_STALL_SECONDS = 30.0
+#: Bytes of one write to the server's stdin by the writer thread: each write that returns is
+#: progress (the server took bytes), so a slow but steady reader is never blamed.
+WRITE_CHUNK = 64 << 10
 
 
 _loads = decode_or_none  # one line's JSON value, or None when it is not JSON
@@ -76,6 +86,8 @@ class StdioTransport(Transport):
         cwd: working directory for the child, or None.
         stderr_sink: called with each sanitised stderr line of the child; None hides it.
         close_timeout: seconds to wait at each step of shutdown.
+        stall_timeout: seconds the server's stdin may take no bytes while messages wait for
+            it before the server is taken as not reading (`STDIN_STALL_SECONDS`).
 
     Raises (from `start`):
         TransportError: the command cannot be started (not found, not executable).
@@ -89,6 +101,7 @@ class StdioTransport(Transport):
         cwd: str | None = None,
         stderr_sink: Callable[[str], None] | None = None,
         close_timeout: float = 2.0,
+        stall_timeout: float = STDIN_STALL_SECONDS,
     ):
         if not argv:
             raise TransportError("the --stdio command is empty")
@@ -98,6 +111,7 @@ class StdioTransport(Transport):
         self._cwd = cwd
         self._stderr = ServerStderr(stderr_sink)
         self._close_timeout = close_timeout
+        self._stall_timeout = stall_timeout
         self._proc: subprocess.Popen[bytes] | None = None
         self._pending: dict[Any, Future[Message]] = {}
         self._lock = threading.Lock()
@@ -112,6 +126,10 @@ class StdioTransport(Transport):
         #: read; a message not even encoded counts as one byte).
         self._undelivered = 0
         self._writer: threading.Thread | None = None
+        self._reader: threading.Thread | None = None
+        #: When the server's stdin last took bytes (or the writer thread took up a message
+        #: after waiting for one): a stall is measured from it (time.monotonic()).
+        self._progress_at = time.monotonic()
         self._started = False  # `start` ran: messages may be sent
         self._on_message: MessageHandler = lambda m: None
         self._closing = False
@@ -159,7 +177,8 @@ class StdioTransport(Transport):
             raise self._spawn_error
         self._stderr_thread = threading.Thread(target=self._pump_stderr, name="mrtr-stdio-stderr", daemon=True)
         self._stderr_thread.start()
-        threading.Thread(target=self._read_loop, name="mrtr-stdio-reader", daemon=True).start()
+        self._reader = threading.Thread(target=self._read_loop, name="mrtr-stdio-reader", daemon=True)
+        self._reader.start()
         self._started = True
 
     def end_at_once(self) -> None:
@@ -272,13 +291,15 @@ class StdioTransport(Transport):
 
     # ------------------------------------------------------------------ internals
     def _write(self, message: OutgoingMessage) -> None:
-        """Queue `message` for the writer thread (never blocks); or write it at once, when
-        nothing is queued and the pipe takes it without blocking (`platform.pipes.takes_at_once`:
-        a call's request, as a rule; it spares a hand-off to the writer thread per request).
+        """Queue `message` for the writer thread; or write it at once, when nothing is queued
+        and the pipe takes it without blocking (`platform.pipes.takes_at_once`: a call's
+        request, as a rule; it spares a hand-off to the writer thread per request). With
+        `OUTBOX_LIMIT` bytes queued, the caller waits for room (`_await_room`).
 
         Raises:
-            TransportError: the server is gone, or it has not read the last
-                `OUTBOX_LIMIT` bytes sent to it (it writes without reading its stdin).
+            TransportError: the server is gone, or it does not read its stdin (it took no
+                bytes for `stall_timeout` seconds while messages waited, or, for the
+                reader thread's replies, twice `OUTBOX_LIMIT` bytes wait).
         """
         proc = self._proc
         if proc is None or proc.stdin is None or not self._started:
@@ -290,14 +311,36 @@ class StdioTransport(Transport):
                 raise self._dead
             if self._write_now(proc.stdin, data):
                 return
-            if self._outbox and self._outbox_bytes + len(data) > OUTBOX_LIMIT:
-                err = TransportError(f"the server does not read its stdin: {self._outbox_bytes} bytes of "
-                                     "messages to it are waiting (it writes without reading)")
-                self._fail_pending(err)
-                raise err
+            self._await_room(len(data))
             self._outbox.append(data)
             self._outbox_bytes += len(data)
             self._wake_writer()
+
+    def _await_room(self, size: int) -> None:
+        """Under the outbox lock: wait until `size` more bytes fit in the outbox (back-pressure:
+        memory stays bounded by `OUTBOX_LIMIT`, however many callers write), as long as the
+        server's stdin takes bytes. The reader thread never waits here (the server may be
+        blocked writing to it): its messages may take the outbox up to twice the limit.
+
+        Raises:
+            TransportError: the connection is gone; or the server took no bytes of its stdin
+                for `stall_timeout` seconds while messages waited, or the reader thread's
+                message does not fit (the requests in flight fail with it).
+        """
+        reader = threading.current_thread() is self._reader
+        limit = 2 * OUTBOX_LIMIT if reader else OUTBOX_LIMIT
+        while self._outbox and self._outbox_bytes + size > limit and not self._closing:
+            if self._dead is not None:
+                self._undelivered += size  # never sent: the server cannot have read it
+                raise self._dead
+            stalled = time.monotonic() - self._progress_at
+            if reader or stalled >= self._stall_timeout:
+                err = TransportError(
+                    f"the server does not read its stdin: {self._outbox_bytes} bytes of messages to it are "
+                    f"waiting and it took none for {describe_seconds(stalled)} (it writes without reading)")
+                self._fail_pending(err)
+                raise err
+            self._outbox_cv.wait(self._stall_timeout - stalled)
 
     def _wake_writer(self) -> None:
         """Under the outbox lock: have the writer thread write what is queued, starting it
@@ -339,33 +382,53 @@ class StdioTransport(Transport):
         fd = proc.stdin.fileno()
         while True:
             with self._outbox_cv:
-                while not self._outbox and not self._closing:
-                    self._outbox_cv.wait()
+                if not self._outbox:
+                    while not self._outbox and not self._closing:
+                        self._outbox_cv.wait()
+                    self._progress_at = time.monotonic()  # waiting for a message is no stall
                 if not self._outbox:
                     break
                 data = self._outbox.popleft()
-            view = memoryview(data)
-            try:
-                while view:
-                    view = view[os.write(fd, view):]
-            except OSError:  # the server is gone (EPIPE): what was not written never reached it
-                with self._outbox_cv:
-                    self._undelivered += len(view)
-                self._fail_pending(self._death(closed="stdin"))
+            if not self._write_out(fd, memoryview(data)):
                 break
-            finally:
-                with self._outbox_cv:
-                    self._outbox_bytes -= len(data)
         close_stdin(proc)
+
+    def _write_out(self, fd: int, view: memoryview) -> bool:
+        """The writer thread: write `view` (one queued message) in `WRITE_CHUNK` pieces, each
+        one that the pipe takes counted as progress and its bytes freed from the outbox (a
+        caller waiting for room is woken). False when the server is gone (every request in
+        flight failed)."""
+        try:
+            while view:
+                written = os.write(fd, view[:WRITE_CHUNK])
+                view = view[written:]
+                with self._outbox_cv:
+                    self._outbox_bytes -= written
+                    self._progress_at = time.monotonic()
+                    self._outbox_cv.notify_all()
+        except OSError:  # the server is gone (EPIPE): what was not written never reached it
+            with self._outbox_cv:
+                self._undelivered += len(view)
+                self._outbox_bytes -= len(view)
+                self._outbox_cv.notify_all()
+            self._fail_pending(self._death(closed="stdin"))
+            return False
+        return True
 
     def _fail_pending(self, err: TransportError) -> None:
         """The connection is unusable: remember `err` and fail every request in flight."""
         with self._lock:
             self._dead = self._dead or err
             pending, self._pending = self._pending, {}
+        self._wake_waiting()
         for fut in pending.values():
             if not fut.done():
                 fut.set_exception(err)
+
+    def _wake_waiting(self) -> None:
+        """The connection is gone: callers waiting for room in the outbox stop waiting."""
+        with self._outbox_cv:
+            self._outbox_cv.notify_all()
 
     def _death(self, closed: str = "stdout") -> TransportError:
         """The error describing why the server is gone (computed once); `closed`: the pipe
@@ -412,6 +475,7 @@ class StdioTransport(Transport):
         with self._lock:
             self._dead = self._dead or (err if isinstance(err, TransportError) else TransportError(str(err)))
             pending, self._pending = self._pending, {}
+        self._wake_waiting()
         for fut in pending.values():
             if not fut.done():
                 fut.set_exception(err)

@@ -240,7 +240,7 @@ def test_a_command_past_its_own_bound_is_named(monkeypatch):
     source = AssertionSource("command", HANG, "--assertion-command")
     with pytest.raises(AuthError) as caught:
         read_assertion(source, WHAT, Deadline(None))
-    assert caught.value.message == "--assertion-command: the command did not finish within 0.5s"
+    assert caught.value.message == "--assertion-command: the command did not finish within 500 ms"
 
 
 def test_the_bounds():

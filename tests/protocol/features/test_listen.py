@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from mrtr_cli.limits import describe_seconds
 from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
 from tests.support import SAFETY, growing_bound, read_line, start_mrtr, wait_for
 
@@ -90,7 +91,7 @@ def test_timeout_is_exit_7_after_closing_the_subscription(mrtr, where, http_serv
         assert run.code == 7, run.stderr
         if "listened for" not in run.stderr and "timed out" in run.stderr:
             return None
-        assert f"listened for {bound:g}s (--timeout); 0 notification(s) received" in run.stderr
+        assert f"listened for {describe_seconds(bound)} (--timeout); 0 notification(s) received" in run.stderr
         return run
 
     run = growing_bound(attempt, 3, what="a run that reached the listening part")

@@ -66,7 +66,7 @@ def test_a_reply_that_never_comes_is_exit_7_without_timeout(mrtr):
     # ping(8)'s -W: each reply has a default bound (10 s), so a hung server never holds ping
     run = mrtr("--protocol", "2025-11-25", "--stdio", stdio_cmd(LEGACY, "--silent-ping"), "ping", timeout=SAFETY)
     assert run.code == 7, run.stderr
-    assert "timed out after 10s waiting for ping" in run.stderr
+    assert "timed out after 10 s waiting for ping" in run.stderr
 
 
 def test_ping_help_says_one_thing_about_timeout(mrtr):
@@ -143,6 +143,6 @@ def test_a_probe_cut_short_names_the_bound_that_cut_it():
 
     ping_open = _probe_timeout_error(Heard(), Deadline(60, bound="the time mrtr ping allows for opening a session"))
     assert ping_open.message == ("the server did not answer server/discover (the era probe) within the time "
-                                 "mrtr ping allows for opening a session (60s)")
+                                 "mrtr ping allows for opening a session (60 s)")
     assert _probe_timeout_error(Heard(), Deadline(2)).message == (
-        "the server did not answer server/discover (the era probe) within --timeout (2s)")
+        "the server did not answer server/discover (the era probe) within --timeout (2 s)")

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import MrtrError, ProtocolError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.render.sanitize import quote_value
 from mrtr_cli.transport.base import InvalidMessage, Message, MessageHandler, Remaining, RequestTimeout, decode_message
 from mrtr_cli.transport.errors import BrokenStream
@@ -115,8 +116,8 @@ class EventStreams:
                                    f"sent back in Last-Event-ID ({why})")
             if cursor.retry_ms is not None and cursor.retry_ms > MAX_RETRY_MS:
                 raise BrokenStream(f"the response stream from {self.url} ended before the final response, and the "
-                                   f"server asks to wait more than the {MAX_RETRY_MS // 1000} s mrtr waits before "
-                                   "resuming it (SSE retry)")
+                                   f"server asks to wait more than the {describe_seconds(MAX_RETRY_MS / 1000)} mrtr "
+                                   "waits before resuming it (SSE retry)")
             delay = (cursor.retry_ms if cursor.retry_ms is not None else 1000) / 1000
             left = remaining() if remaining is not None else None
             if left is not None and left <= delay:
