@@ -120,7 +120,7 @@ class AnswerRecorder:
         return doc
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class EngineOutcome:
     """How a call ended.
 
