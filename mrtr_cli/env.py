@@ -129,7 +129,7 @@ def standard_streams() -> dict[str, Any]:
     return streams
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Environment:
     """Streams and facts for one run.
 

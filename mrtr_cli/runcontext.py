@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 DEFAULT_MAX_ROUNDS = 10
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RunOptions:
     """Everything the command line (or environment) said about this run."""
 

@@ -158,3 +158,49 @@ def test_help_imports_no_command_module(tmp_path):
     assert "Commands:" in proc.stdout
     command_modules = tuple(f"mrtr_cli.cli.commands.{m}" for m in set(COMMAND_MODULES.values()))
     assert loaded(seen["end"], command_modules) == []
+
+
+#: Runs `python -m mrtr_cli ARGS...` and writes, to the file named by argv[1], every dataclass
+#: of mrtr's built meanwhile, with the methods `dataclass` generated for it.
+DATACLASS_WRAPPER = r"""
+import atexit, dataclasses, json, runpy, sys
+out, sys.argv = sys.argv[1], ["mrtr", *sys.argv[2:]]
+built = {}
+process = dataclasses._process_class
+def recording(cls, *args, **kwargs):
+    made = process(cls, *args, **kwargs)
+    if cls.__module__.startswith("mrtr_cli."):
+        params = cls.__dataclass_params__
+        built[f"{cls.__module__}.{cls.__qualname__}"] = {"frozen": params.frozen, "eq": params.eq,
+                                                         "repr": params.repr}
+    return made
+dataclasses._process_class = recording
+def done():
+    with open(out, "w") as fh:
+        json.dump(built, fh)
+atexit.register(done)
+runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
+"""
+
+#: The frozen value objects a plain call builds: they keep the generated `__eq__` and `__repr__`.
+VALUE_OBJECTS = ("mrtr_cli.cli.quickparse._Plan", "mrtr_cli.engine.mrtr.Round",
+                 "mrtr_cli.protocol.capabilities.kinds.InputKind")
+
+
+def test_a_plain_calls_state_holders_have_no_generated_eq_or_repr(tmp_path):
+    """The dataclasses a plain stdio call builds that are not frozen (the run's options,
+    environment, target, session settings, answers, outcomes) are never compared by value
+    nor printed: they are built without the generated `__eq__` and `__repr__` (identity
+    equality, the object's own repr), whose code `dataclass` compiles when the class is made
+    (docs/performance.md). The frozen value objects keep both."""
+    out = tmp_path / "dataclasses.json"
+    proc = subprocess.run([PY, "-c", DATACLASS_WRAPPER, str(out), "--stdio", stdio_cmd(SERVERS / "core_server.py"),
+                           "call", "shed"], capture_output=True, text=True, cwd=ROOT, env=clean_env(tmp_path),
+                          stdin=subprocess.DEVNULL, timeout=SAFETY)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    built = json.loads(out.read_text())
+    # The record covers the call: its options and environment are among the classes built.
+    assert "mrtr_cli.runcontext.RunOptions" in built and "mrtr_cli.env.Environment" in built
+    assert sorted(name for name, made in built.items() if made["frozen"]) == sorted(VALUE_OBJECTS)
+    assert {name: made for name, made in built.items() if not made["frozen"] and (made["eq"] or made["repr"])} == {}
+    assert all(built[name]["eq"] and built[name]["repr"] for name in VALUE_OBJECTS)

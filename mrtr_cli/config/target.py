@@ -27,7 +27,7 @@ ConfigRoots = tuple[list[object], str, "str | None"]
 _PublicKey = tuple["str | None", "str | None", "tuple[str, ...] | None"]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Target:
     """Where the server is.
 

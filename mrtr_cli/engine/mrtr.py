@@ -121,7 +121,7 @@ class AnswerRecorder:
         return doc
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class EngineOutcome:
     """How a call ended.
 

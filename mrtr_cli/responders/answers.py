@@ -27,7 +27,7 @@ from mrtr_cli.userfiles import load_json_document
 KNOWN_MEMBERS = ("inputResponses", "inOrder", "fields", "roots")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AnswerFile:
     """One loaded answer file.
 
@@ -85,7 +85,7 @@ def load_answer_file(path: str, stdin_text: str | None = None) -> AnswerFile:
     return parse_answer_document(doc, path)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FlagAnswer:
     """One `-a` flag: `name` is `FIELD` or `INPUTKEY.FIELD`; `raw` is the text after `=`,
     or the parsed JSON value when `is_json` (`:=`)."""

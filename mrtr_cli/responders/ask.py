@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class InputAsk:
     """One input request being answered.
 

@@ -40,7 +40,7 @@ class PromptInterrupted(KeyboardInterrupt):
         self.prefill = prefill or {}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RoundOutcome:
     """What the chain could answer in one round.
 

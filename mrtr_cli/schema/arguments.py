@@ -40,7 +40,7 @@ def _json_type(value: Any) -> str:
     return json_type(value)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ArgItem:
     """One command-line argument item.
 

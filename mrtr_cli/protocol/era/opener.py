@@ -68,7 +68,7 @@ def parse_protocol(value: str | None) -> tuple[str, str | None]:
     raise UsageError(f"--protocol {value}: expected one of {choices}")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionSettings:
     """How to open a session.
 

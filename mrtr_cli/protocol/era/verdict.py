@@ -34,7 +34,7 @@ MODERN_ERRORS = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, 
 METHOD_NOT_FOUND = -32601
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Verdict:
     """The outcome of an era probe.
 

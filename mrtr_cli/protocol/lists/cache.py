@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
 FORMAT = "mrtr-list-cache/1"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CachedList:
     """One cached list.
 

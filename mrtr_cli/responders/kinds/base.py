@@ -50,7 +50,7 @@ class AnswerSources(Protocol):
         ...
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Prepared:
     """A kind's answer from the run's sources other than a stored one (`Kind.from_sources`).
 
