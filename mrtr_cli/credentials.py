@@ -26,6 +26,7 @@ value of a query or path parameter whose name marks a credential (`api_key`, `to
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -66,9 +67,17 @@ def _words(part: str) -> list[str]:
     return [w.lower() for w in re.findall(_WORD, part)]
 
 
+#: Names whose verdict `_names_a_credential` keeps: the same names come back at every call
+#: of a tool (its arguments, noted and checked for each call of a shell or a batch) and every
+#: form of a server, while splitting a name into words takes two pattern searches.
+_KEPT_VERDICTS = 1024
+
+
+@functools.lru_cache(maxsize=_KEPT_VERDICTS)
 def _names_a_credential(name: str) -> bool:
     """Whether a word of `name` (`_SECRET_WORDS`) or two adjacent words of one of its parts
-    (`_SECRET_COMPOUNDS`, also written as one word) mark a credential."""
+    (`_SECRET_COMPOUNDS`, also written as one word) mark a credential. A verdict depends on
+    the name alone: the last `_KEPT_VERDICTS` are kept."""
     for part in re.split(_PART, name):
         words = _words(part)
         if any(w in _SECRET_WORDS or w in _SECRET_JOINED for w in words):

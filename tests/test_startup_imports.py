@@ -87,11 +87,14 @@ AFTER_THE_LAUNCH = ("typing", "click", "mrtr_cli.cli.main", "mrtr_cli.protocol.e
 #: What `mrtr shell` reading a script does not need: the terminal's line editor, completion
 #: and history (and prompt_toolkit, rich and questionary under them), the grammar the shell
 #: reads from the commands (for completion and a bare `resume`), the help summaries (for
-#: `help`), the `--strict` checks, and all that a plain call does without.
+#: `help`), the `--strict` checks, `mrtr batch`'s input format, records and runner (the
+#: shell shares only the `App` of many lines, batch/manylines.py), and all that a plain
+#: call does without.
 NEVER_IN_A_SCRIPTED_SHELL = (*NEVER_ON_A_PLAIN_CALL, "prompt_toolkit", "rich", "questionary",
                              "mrtr_cli.shell.terminal", "mrtr_cli.shell.completion", "mrtr_cli.shell.history",
                              "mrtr_cli.shell.grammar", "mrtr_cli.cli.help.summaries",
-                             "mrtr_cli.protocol.checks.strict", "mrtr_cli.render.markdown")
+                             "mrtr_cli.protocol.checks.strict", "mrtr_cli.render.markdown",
+                             "mrtr_cli.batch.lines", "mrtr_cli.batch.records", "mrtr_cli.batch.runner")
 
 
 def imported(tmp_path, *args: str, stdin: str | None = None) -> tuple[subprocess.CompletedProcess[str], dict]:

@@ -26,8 +26,8 @@ import sys
 import threading
 from typing import Any
 
-from mrtr_cli.app import App, bounding_patterns
 from mrtr_cli.batch.lines import BatchLine
+from mrtr_cli.batch.manylines import ManyLinesApp
 from mrtr_cli.batch.records import (
     CODE_NAMES,
     BatchRecord,
@@ -50,25 +50,6 @@ from mrtr_cli.transport.base import server_alive
 
 _WAIT = 0.2  # seconds the main thread waits on a worker at a time (Ctrl-C stays responsive)
 _NAMED_LINES = 5  # line numbers a note names before "and N more"
-#: Seconds at least for opening the batch's session: a per-line `--timeout` is no bound for
-#: starting a server (an SDK server over stdio may need seconds on a busy machine).
-SESSION_OPEN_FLOOR = 30.0
-
-
-class ManyLinesApp(App):
-    """The `App` of a run of many lines over one session (`mrtr batch`, `mrtr shell`): every
-    line, and every tool-list fetch, gets its own `--timeout` window."""
-
-    def deadline(self) -> Deadline:
-        """A fresh `--timeout` window (for one line, or one tool-list fetch), which also
-        bounds the matching of a server's patterns (`bounding_patterns`)."""
-        return bounding_patterns(Deadline(self.opts.timeout, self.opts.max_timeout))
-
-    def session_deadline(self) -> Deadline:
-        """Opening the session is no line's time: the larger of `--timeout` and
-        `SESSION_OPEN_FLOOR` seconds (unbounded without `--timeout`, as for one call)."""
-        timeout = self.opts.timeout
-        return Deadline(None if timeout is None else max(timeout, SESSION_OPEN_FLOOR), self.opts.max_timeout)
 
 
 class BatchApp(ManyLinesApp):

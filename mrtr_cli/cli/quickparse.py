@@ -10,6 +10,9 @@ of a command's forty options). Only options whose default cannot differ between 
 parses are taken so: no callback, environment variable, prompt, `required`, deprecation
 or callable default, and a context without a default map or an automatic environment
 variable prefix; the value kept is the "nothing given" value (None, False, 0 or ()).
+The `--help` option, when a line does not give it, is not processed either: its callback
+(`help_callback`) does nothing for a flag that is not set, and it gives the command no value;
+its parameter source is the one click records (`DEFAULT`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 
 import click
 from click.core import ParameterSource
+
+from mrtr_cli.cli.help.format import help_callback
 
 #: `ctx.meta` key of the option values the parser found on the line being parsed.
 _FOUND = "mrtr.quickparse.found"
@@ -51,7 +56,8 @@ class _Plan:
         params: the parameters click processes: those the line gives and those with no
             kept value, in the command's order.
         fill: name -> kept value, of each steady option the line does not give.
-        sources: name -> `ParameterSource.DEFAULT`, for the names of `fill`.
+        sources: name -> `ParameterSource.DEFAULT`, for the names of `fill` and click's help
+            option when the line does not give it (`ReusedParser._quiet_help`).
         learn: the steady options the line does not give that have no kept value yet.
     """
 
@@ -119,6 +125,19 @@ class ReusedParser(click.Command):
             self._mrtr_steady = steady
         return steady
 
+    def _quiet_help(self) -> str | None:
+        """The name of click's own help option (made by click once per command, click 8.1.8
+        and later), which a line that does not give it need not process: an eager flag that
+        gives no value, and whose callback (cli/help/format.py `help_callback`) shows the
+        help only when it is set. None when click has not made it, or it is not such a flag."""
+        option = self.__dict__.get("_help_option")
+        if (isinstance(option, click.Option) and option.name is not None and option.is_flag
+                and option.callback is help_callback
+                and option.is_eager and not option.expose_value and option.envvar is None
+                and option.prompt is None and not option.required):
+            return option.name
+        return None
+
     def get_params(self, ctx: click.Context) -> list[click.Parameter]:
         """The parameters click processes: while a line is parsed, those it gave and those
         with no kept value; else all of them."""
@@ -145,9 +164,11 @@ class ReusedParser(click.Command):
             params = cached[1] if cached is not None else self.params
             steady = self._steady()
             fill = {name: kept[name] for name in steady if name not in given and name in kept}
+            help_name = self._quiet_help()
+            skipped = set(fill) | ({help_name} if help_name is not None and help_name not in given else set())
             plan = plans[given] = _Plan(
-                params=tuple(p for p in params if p.name in given or p.name not in kept),
-                fill=fill, sources=dict.fromkeys(fill, ParameterSource.DEFAULT),
+                params=tuple(p for p in params if p.name in given or p.name not in skipped),
+                fill=fill, sources=dict.fromkeys([*fill, *(skipped - set(fill))], ParameterSource.DEFAULT),
                 learn=tuple(name for name in steady if name not in given and name not in kept))
         return plan
 
@@ -190,6 +211,8 @@ class ReusedParser(click.Command):
                 if name not in params:
                     params[name] = value
                     ctx.set_parameter_source(name, ParameterSource.DEFAULT)
+            for name in plan.sources.keys() - plan.fill.keys():  # click's help option, not given
+                ctx.set_parameter_source(name, ParameterSource.DEFAULT)
         for name in plan.learn:
             if ctx.get_parameter_source(name) is ParameterSource.DEFAULT:
                 value = params.get(name)

@@ -440,7 +440,7 @@ class Session(MessageRouting, ResponseWaiting):
                 response = self._exchange_inline(msg, headers, deadline)
             else:
                 fut = self.transport.request(msg, headers, budget=deadline.remaining)
-                response = self._wait(fut, deadline, msg["method"], label=_label(msg), token=token)
+                response = self._wait(fut, deadline, msg["method"], label=lambda: _label(msg), token=token)
         except TransportError:
             raise
         except KeyboardInterrupt as stop:

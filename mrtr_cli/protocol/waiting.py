@@ -69,13 +69,14 @@ class ResponseWaiting:
     _serving: threading.Lock
 
     def _wait(self, fut: Future[Message], deadline: Deadline, method: str, *,
-              label: str | None = None, token: Any = None) -> Message:
+              label: Callable[[], str] | None = None, token: Any = None) -> Message:
         """Wait for `fut`, answering server-initiated requests on this thread meanwhile.
 
         A stdio server that sends nothing for `wait_notice_seconds()` gets one line on
-        stderr at a terminal, naming the request (`label`) and how to stop; never on a
-        `subscriptions/listen`, which stays open with nothing to say until something changes,
-        nor while a server request is being answered (`_wait_notice`)."""
+        stderr at a terminal, naming the request (`label()`, made only for that line; `method`
+        without it) and how to stop; never on a `subscriptions/listen`, which stays open with
+        nothing to say until something changes, nor while a server request is being
+        answered (`_wait_notice`)."""
         wake = threading.Event()
         fut.add_done_callback(lambda _f: wake.set())
         with self._lock:
@@ -88,7 +89,7 @@ class ResponseWaiting:
         try:
             while True:
                 if notice_at is not None and time.monotonic() >= notice_at:
-                    notice_at = self._wait_notice(label or method, token, notice_at)
+                    notice_at = self._wait_notice(label() if label is not None else method, token, notice_at)
                 self._serve_server_requests()
                 if fut.done():
                     try:

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli.batch.runner import ManyLinesApp
+from mrtr_cli.batch.manylines import ManyLinesApp
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import TransportError, UsageError
 from mrtr_cli.render.sanitize import sanitize

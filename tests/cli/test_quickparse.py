@@ -119,3 +119,30 @@ def test_help_given_on_a_line_lists_every_option(capsys: pytest.CaptureFixture[s
     for option in ("--timeout", "--json", "--answers", "--no-input", "--max-rounds"):
         assert option in shown, shown
 
+
+
+def test_a_line_without_help_leaves_clicks_help_option_unprocessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Click's `--help` flag, not given on a line, is not processed again (its callback does
+    nothing then); its parameter source is the one click's own parse records, and a line
+    that gives it still gets the help (test_help_given_on_a_line_lists_every_option)."""
+    command = _command("call")
+    parent = click.Context(cli, info_name="mrtr")
+    help_option = command.get_help_option(click.Context(command, info_name="call", parent=parent))
+    assert help_option is not None and help_option.name is not None
+    command.make_context("call", ["echo", "text=hi"], parent=parent)  # the values kept
+    processed: list[str | None] = []
+    handle = type(help_option).handle_parse_result
+
+    def spy(self: click.Parameter, ctx: click.Context, opts: Any, args: list[str]) -> Any:
+        processed.append(self.name)
+        return handle(self, ctx, opts, args)
+
+    monkeypatch.setattr(type(help_option), "handle_parse_result", spy)
+    ctx = command.make_context("call", ["echo", "text=hi"], parent=parent)
+    assert help_option.name not in processed
+    by_click = click.Context(command, info_name="call", parent=parent)
+    with by_click.scope(cleanup=False):
+        opts, _, order = click.Command.make_parser(command, by_click).parse_args(args=["echo", "text=hi"])
+        help_option.handle_parse_result(by_click, opts, [])
+    assert ctx.get_parameter_source(help_option.name) == by_click.get_parameter_source(help_option.name)
+    assert ctx.get_parameter_source(help_option.name) is not None

@@ -308,8 +308,9 @@ def show_topic(env: Any, markdown: str) -> None:
     click.echo(plain_text(markdown).rstrip("\n"))
 
 
-def _help_callback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
-    """`--help`: the command's help, paged at a terminal as `mrtr help COMMAND` is."""
+def help_callback(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """`--help`: the command's help, paged at a terminal as `mrtr help COMMAND` is; nothing
+    when the flag is not set (cli/quickparse.py leaves it unprocessed then)."""
     if not value or ctx.resilient_parsing:
         return
     show_help(ctx.find_root().obj, ctx.get_help())
@@ -319,5 +320,5 @@ def _help_callback(ctx: click.Context, param: click.Parameter, value: bool) -> N
 def _paged_help_option(command: click.Command, ctx: click.Context) -> click.Option | None:
     option = click.Command.get_help_option(command, ctx)
     if option is not None:
-        option.callback = _help_callback
+        option.callback = help_callback
     return option
