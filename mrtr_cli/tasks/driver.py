@@ -88,7 +88,8 @@ class TaskContext:
         params: the original `tools/call` params, when known (for pending documents).
         protocol_version: the protocol version of the session.
         prefix: the command line that reaches the same server, e.g.
-            `mrtr --url http://127.0.0.1:8000/mcp` (no secrets).
+            `mrtr --url http://127.0.0.1:8000/mcp` (no secrets); "" inside `mrtr shell`,
+            whose one server needs no naming.
         origin: how to name the task's input requests to a person.
         stdio: the server is a process this run started (`--stdio`, or a named server whose
             config entry is a command); None: decided from `target` alone.
@@ -116,7 +117,14 @@ class TaskContext:
         from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
         words = [*options, *(["--"] if task_id.startswith("-") else []), task_id]
-        return f"{self.prefix} task {verb} {shellwords.shell_line(words)}"
+        return " ".join(part for part in (self.prefix, "task", verb, shellwords.shell_line(words)) if part)
+
+    def server_ends_with_run(self) -> bool:
+        """The task lives in a stdio server process that ends when this run does: true for
+        `mrtr call`, not inside `mrtr shell`, which keeps its server until the shell ends."""
+        from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
+
+        return bool(self.stdio) and not inside_shell()
 
 
 class TaskFailed(JsonRpcError):
@@ -457,7 +465,7 @@ class TaskDriver:
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
                             "the pending document is on stdout", doc)
-        if self._over_stdio():
+        if self.context.server_ends_with_run():
             # The task lives in the server process, which stops when mrtr exits: no later
             # `task update` can reach it (the same truth `--detach` over stdio tells).
             err.hint = ("over stdio the task lives in the server process, which stops when mrtr exits: unless "
@@ -528,7 +536,7 @@ class TaskDriver:
         tone = {INPUT_REQUIRED: "attention", COMPLETED: "done", FAILED: "error", CANCELLED: "error"}.get(
             state.status, "active")
         hint = ("Ctrl-C cancels it" if self.cancel_on_interrupt
-                else "Ctrl-C stops the stdio server" if self._over_stdio()
+                else "Ctrl-C stops the stdio server" if self.context.server_ends_with_run()
                 else "Ctrl-C leaves it running")
         self.status.show(StatusView(label=f"task {short_id(self.task_id) if self.status.live else self.task_id}",
                                     status=state.status, message=message, started=self.started,
@@ -551,7 +559,7 @@ class TaskDriver:
         if keep_session_for(self.wire.session, self.record):  # 2025-11-25 over HTTP
             self._save()
             lines += f"\n({KEPT_SESSION_NOTE})"
-        if self.context.stdio:
+        if self.context.server_ends_with_run():
             lines += ("\n(over stdio the task lives in the server process, which mrtr stops on exit; "
                       "`task wait` finds it only if the server keeps its tasks)")
         return lines

@@ -41,14 +41,18 @@ def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
 
 
 def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
-    """`mrtr` plus the options that reach `target` again, without any secret.
+    """`mrtr` plus the options that reach `target` again, without any secret ("" inside
+    `mrtr shell`, whose commands are typed at its prompt and reach its one server).
 
     A named server keeps the run's `--config FILE` / `--expand-env` (`Environment.config_words`).
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
     values are secrets and are never repeated (`-H` must be given again).
     """
     from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
 
+    if inside_shell():
+        return ""  # the shell's one server: its commands name none
     words, lead = ["mrtr", *target_words(target)], ""
     if words[1] == "-s":  # a named server: found again only through the same config options
         words[1:1] = app.opts.config_words()
@@ -196,7 +200,11 @@ class TaskRunner:
             else:
                 self.env.out(sanitize(state.task_id, single_line=True))
         command = self.context(state.task_id).command("wait", state.task_id)
-        if self.over_stdio:
+        if self.over_stdio and not self.context(state.task_id).server_ends_with_run():
+            self.env.err(sanitize(
+                f"mrtr: task {state.task_id} created ({state.status}) in the stdio server process, which "
+                f"this shell keeps until it ends: `{command}` reaches it until then"))
+        elif self.over_stdio:
             # The task lives in the server process, which stops when mrtr exits: a later
             # command reaches it only if the server keeps its tasks somewhere else.
             self.env.err(sanitize(

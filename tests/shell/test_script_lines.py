@@ -46,3 +46,32 @@ def test_one_tool_is_one_tool(mrtr, tmp_path):
     assert run.code == 2, run.stderr
     assert "the tools command lists the server's one tool" in run.stderr, run.stderr
     assert "1 tools" not in run.stderr
+
+
+def test_a_task_hint_inside_the_shell_is_a_shell_command_that_works(tmp_path):
+    """A task detached over stdio inside the shell lives as long as the shell's server: the
+    note says so and names `task wait ID` as typed at the shell's prompt (no `mrtr --stdio`,
+    which the shell refuses), and that command, typed next, finishes the task."""
+    import subprocess
+
+    from tests.conftest import PY, ROOT, clean_env
+    from tests.support import SAFETY
+
+    builds = ROOT / "examples" / "servers" / "builds.py"
+    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(builds), "shell"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=clean_env(tmp_path), cwd=ROOT)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("call build target=web seconds=0.2 --detach\n")
+        proc.stdin.flush()
+        task_id = proc.stdout.readline().strip()
+        out, err = proc.communicate(f"task wait {task_id}\n", timeout=SAFETY)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert f"`task wait {task_id}`" in err, err
+    assert "mrtr --stdio" not in err and "ends with this run" not in err, err
+    assert "web" in out, out
