@@ -65,3 +65,28 @@ def end_pty_children() -> Iterator[None]:
     """After every test: `end_children` (its teardown runs after a failure or a timeout too)."""
     yield
     end_children()
+
+
+def type_as_shown(controller: int, steps: list[tuple[bytes, bytes]], *, strict: bool = False) -> None:
+    """A person at the pseudo-terminal whose controller side is `controller`: reads what is
+    drawn, answers cursor-position requests (`ESC[6n`), and types each step's keys once its
+    text shows, in order (`steps`, `(text, keys)`, is consumed: what is left was never
+    shown). `strict`: a later step's text showing first means keys answered an earlier
+    question, so Ctrl-C is typed to end it (the test then fails at what is left of
+    `steps`). Returns when the terminal closes; run it in a thread."""
+    drawn = bytearray()
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:
+            return
+        if not chunk:
+            return
+        drawn.extend(chunk)
+        if b"\x1b[6n" in chunk:
+            os.write(controller, b"\x1b[1;1R")
+        while steps and steps[0][0] in drawn:
+            del drawn[:drawn.index(steps[0][0]) + len(steps[0][0])]
+            os.write(controller, steps.pop(0)[1])
+        if strict and any(text in drawn for text, _ in steps[1:]):
+            os.write(controller, b"\x03")

@@ -20,6 +20,7 @@ from mrtr_cli.errors import Declined
 from mrtr_cli.responders.ask import InputAsk
 from mrtr_cli.responders.terminal import TerminalResponder
 from tests.bounds import SAFETY
+from tests.terminals import type_as_shown
 
 pytestmark = pytest.mark.pty
 
@@ -63,26 +64,8 @@ def test_keys_typed_before_a_choice_shows_never_answer_it(case):
     keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
     screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
     steps = [(text.encode(), typed.encode()) for text, typed in script]
-    drawn = bytearray()
-
-    def person_at_the_terminal() -> None:  # reads the screen, answers cursor-position requests, types
-        while True:
-            try:
-                chunk = os.read(controller, 4096)
-            except OSError:
-                return
-            if not chunk:
-                return
-            drawn.extend(chunk)
-            if b"\x1b[6n" in chunk:
-                os.write(controller, b"\x1b[1;1R")
-            while steps and steps[0][0] in drawn:
-                del drawn[:drawn.index(steps[0][0]) + len(steps[0][0])]
-                os.write(controller, steps.pop(0)[1])
-            if any(text in drawn for text, _ in steps[1:]):  # a later question showed: the keys answered one
-                os.write(controller, b"\x03")  # Ctrl-C ends the question (the test fails at `steps`)
-
-    typist = threading.Thread(target=person_at_the_terminal, daemon=True)
+    typist = threading.Thread(target=type_as_shown, args=(controller, steps), kwargs={"strict": True},
+                              daemon=True)
     typist.start()
     person = TerminalResponder(Environment(stdin=keys, stderr=screen))
     answer: object

@@ -15,6 +15,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.responders.ask import InputAsk
 from mrtr_cli.responders.terminal import TerminalResponder
 from tests.bounds import SAFETY
+from tests.terminals import type_as_shown
 
 pytestmark = pytest.mark.pty
 
@@ -29,24 +30,7 @@ def test_keys_typed_at_a_refused_value_reach_the_field_asked_again(monkeypatch):
     # What the person types once each text is on the screen: the refused value's reason is
     # drawn while no prompt reads the keyboard, and the keys typed at it are Backspace, "Ada", Enter.
     script = [(b"Name *", b"A\r"), (b"at least 3", b"\x7fAda\r"), (b"Send these answers?", b"\r")]
-    drawn = bytearray()
-
-    def person_at_the_terminal() -> None:  # reads the screen, answers cursor-position requests, types
-        while True:
-            try:
-                chunk = os.read(controller, 4096)
-            except OSError:
-                return
-            if not chunk:
-                return
-            drawn.extend(chunk)
-            if b"\x1b[6n" in chunk:
-                os.write(controller, b"\x1b[1;1R")
-            if script and script[0][0] in drawn:
-                del drawn[:drawn.index(script[0][0]) + len(script[0][0])]
-                os.write(controller, script.pop(0)[1])
-
-    typist = threading.Thread(target=person_at_the_terminal, daemon=True)
+    typist = threading.Thread(target=type_as_shown, args=(controller, script), daemon=True)
     typist.start()
     line_mode_at_refusal: list[bool] = []
     person = TerminalResponder(Environment(stdin=keys, stderr=screen))
