@@ -119,13 +119,60 @@ def is_secret_field(name: str, schema: object) -> bool:
     return secret_schema(schema) or _names_a_credential(name)
 
 
+#: How deep `secret_within` and `holds_secret_schema` look into nested objects and arrays.
+_NESTED_DEPTH = 32
+
+
+def secret_within(name: str, prop: object, value: object, depth: int = 0) -> Iterator[object]:
+    """The secret values in member `name` = `value` of a tool's arguments under its property
+    schema `prop`: the whole value when it is a secret field (`is_secret_field`), else those
+    of its members, nested at most 32 deep (an object's by their names and their properties
+    in `prop`, an array's items by `prop`'s `items`)."""
+    if is_secret_field(name, prop):
+        yield value
+        return
+    if depth >= _NESTED_DEPTH:
+        return
+    schema = prop if isinstance(prop, dict) else {}
+    if isinstance(value, dict):
+        properties = schema.get("properties")
+        props = properties if isinstance(properties, dict) else {}
+        for key, member in value.items():
+            yield from secret_within(str(key), props.get(key), member, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            yield from secret_within("", schema.get("items"), item, depth + 1)
+
+
+def holds_secret(name: str, prop: object, value: object) -> bool:
+    """Whether member `name` = `value` (under property schema `prop`) is or holds a secret
+    anywhere within it (`secret_within`)."""
+    return next(iter(secret_within(name, prop, value)), _NONE) is not _NONE
+
+
+def holds_secret_schema(name: str, prop: object, depth: int = 0) -> bool:
+    """Whether property `name` (schema `prop`) is a secret field or has one among its nested
+    `properties` or `items`, at most 32 deep: the schema's side of `holds_secret`."""
+    if is_secret_field(name, prop):
+        return True
+    if depth >= _NESTED_DEPTH or not isinstance(prop, dict):
+        return False
+    properties = prop.get("properties")
+    nested = list(properties.items()) if isinstance(properties, dict) else []
+    return (any(holds_secret_schema(str(key), member, depth + 1) for key, member in nested)
+            or holds_secret_schema("", prop.get("items"), depth + 1))
+
+
+_NONE = object()
+
+
 def secret_members(values: Mapping[str, object], schema: object) -> list[str]:
-    """The members of `values` (a tool's `arguments`) that hold a secret under `schema`
-    (its `inputSchema`: `is_secret_field` by each member's property, or by its name alone
-    when the schema has no property for it)."""
+    """The members of `values` (a tool's `arguments`) that are or hold a secret under
+    `schema` (its `inputSchema`: `holds_secret` by each member's property, or by names alone
+    where the schema has no property)."""
     properties = schema.get("properties") if isinstance(schema, dict) else None
     props = properties if isinstance(properties, dict) else {}
-    return [key for key in values if is_secret_field(str(key), props.get(key))]
+    return [key for key in values if holds_secret(str(key), props.get(key), values[key])]
 
 
 def secret_texts(value: object) -> Iterator[str]:
@@ -146,12 +193,13 @@ def secret_texts(value: object) -> Iterator[str]:
 
 
 def secret_properties(schema: object) -> list[str]:
-    """The names of the properties of an object schema (a form's `requestedSchema`) that
-    hold secrets (`is_secret_field`), in the schema's order; [] for anything else."""
+    """The names of the properties of an object schema (a form's `requestedSchema`, a tool's
+    `inputSchema`) that are or hold secrets (`holds_secret_schema`: a nested member counts),
+    in the schema's order; [] for anything else."""
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
         return []
-    return [str(name) for name, prop in properties.items() if is_secret_field(str(name), prop)]
+    return [str(name) for name, prop in properties.items() if holds_secret_schema(str(name), prop)]
 
 
 #: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query

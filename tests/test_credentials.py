@@ -271,3 +271,25 @@ def test_a_field_whose_words_are_no_credential_is_not_a_secret_by_its_name(name)
 def test_short_names_mark_a_header_or_variable_but_not_a_field(name):
     assert is_secret_name(name) and not is_secret_field(name, None)
 
+
+
+def test_a_secret_nested_in_an_argument_is_found_by_its_schema_or_its_name():
+    from mrtr_cli.credentials import holds_secret_schema, secret_members, secret_properties, secret_within
+
+    schema = {"type": "object", "properties": {
+        "obj": {"type": "object", "properties": {"inner": {"type": "string", "writeOnly": True}}},
+        "keys": {"type": "array", "items": {"type": "string", "format": "password"}},
+        "plain": {"type": "object", "properties": {"title": {"type": "string"}}}}}
+    values = {"obj": {"inner": "s1", "other": "o"}, "keys": ["k1", "k2"], "plain": {"title": "t", "apiToken": "s2"},
+              "free": {"deep": [{"password": "s3"}]}, "open": {"x": 1}}
+    assert sorted(secret_members(values, schema)) == ["free", "keys", "obj", "plain"]
+    assert secret_properties(schema) == ["obj", "keys"]
+    assert not holds_secret_schema("plain", schema["properties"]["plain"])
+    # only the secret values themselves, never their plain neighbours
+    assert list(secret_within("obj", schema["properties"]["obj"], values["obj"])) == ["s1"]
+    assert list(secret_within("free", None, values["free"])) == ["s3"]
+    # nesting past the bound is no error
+    deep: object = "v"
+    for _ in range(100):
+        deep = {"a": deep}
+    assert not list(secret_within("d", None, deep))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, TypedDict
 
-from mrtr_cli.credentials import is_secret_field
+from mrtr_cli.credentials import holds_secret
 
 #: input key -> the names of its form's secret fields.
 SecretFields = Mapping[str, Collection[str]]
@@ -93,14 +93,15 @@ class Withheld(TypedDict):
 
 def arguments_without_secrets(params: Mapping[str, Any], known: Collection[str]) -> tuple[dict[str, Any], list[str]]:
     """`params` (a `tools/call`'s) with each secret member of its `arguments` left out, and
-    the names left out, in the arguments' order. A member is a secret when `known` (the
-    tool's secret arguments by its `inputSchema`: `SecretPlaces.tools`) names it, or its name
-    says so (`credentials.is_secret_field`: the rule `secret_members` applies with the tool's
-    schema). A copy of `params` as it is when there is none."""
+    the names left out, in the arguments' order. A member is left out whole when `known`
+    (the tool's secret arguments by its `inputSchema`, nested ones included:
+    `SecretPlaces.tools`) names it, or it is or holds a member whose name says secret
+    (`credentials.holds_secret`, the rule `secret_members` applies with the tool's schema).
+    A copy of `params` as it is when there is none."""
     arguments = params.get("arguments")
     if not isinstance(arguments, dict):
         return dict(params), []
-    names = [str(key) for key in arguments if key in known or is_secret_field(str(key), None)]
+    names = [str(key) for key, value in arguments.items() if key in known or holds_secret(str(key), None, value)]
     if not names:
         return dict(params), []
     kept = {key: value for key, value in arguments.items() if key not in names}

@@ -172,3 +172,49 @@ def test_a_batch_lines_pending_document_withholds_a_secret_argument(mrtr, forms:
     assert record["exitCode"] == 5 and record["pending"]["params"]["arguments"] == {"card": "visa"}, record
     assert record["pending"]["withheld"]["arguments"] == ["cvv"], record
     assert "987654" not in r.stdout + r.stderr, r.stderr
+
+
+NESTED_SERVER = '''
+import json, sys
+SCHEMA = {"type": "object", "properties": {"obj": {"type": "object", "properties": {
+    "inner": {"type": "string", "writeOnly": True}}}, "note": {"type": "object"}}}
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    p = m.get("params") or {}
+    if m["method"] == "server/discover":
+        r = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "ttlMs": 0, "cacheScope": "public"}
+    elif m["method"] == "tools/list":
+        r = {"tools": [{"name": "wo", "inputSchema": SCHEMA}], "ttlMs": 0, "cacheScope": "public"}
+    elif "inputResponses" not in p:
+        r = {"resultType": "input_required", "requestState": "s", "inputRequests": {"q": {
+            "method": "elicitation/create", "params": {"mode": "form", "message": "m", "requestedSchema": {
+                "type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}}}}}
+    else:
+        r = {"content": [{"type": "text", "text": json.dumps(p["arguments"], sort_keys=True)}]}
+    r.setdefault("resultType", "complete")
+    print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+'''
+
+
+def test_an_argument_holding_a_nested_secret_is_withheld_whole(mrtr, tmp_path):
+    """`obj.inner` is `writeOnly` in the schema, `note.password` is secret by its name: each
+    top-level argument holding one is withheld whole, from the document, the trace and the
+    printed commands; resume takes them again."""
+    server = tmp_path / "nested.py"
+    server.write_text(NESTED_SERVER)
+    target = ["--stdio", stdio_cmd(server)]
+    r = mrtr(*target, "-v", "call", "wo", 'obj:={"inner": "S3CRET-99"}', 'note:={"password": "hunter-22"}',
+             "--no-input")
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["params"]["arguments"] == {} and doc["withheld"]["arguments"] == ["obj", "note"], doc
+    for secret in ("S3CRET-99", "hunter-22"):
+        assert secret not in r.stdout and secret not in r.stderr, r.stderr
+    path = tmp_path / "pending.json"
+    path.write_text(r.stdout)
+    again = mrtr("resume", path, "-a", "a=x", "-a", 'obj:={"inner": "S3CRET-99"}',
+                 "-a", 'note:={"password": "hunter-22"}', "--no-input")
+    assert again.code == 0, again.stderr
+    assert json.loads(again.stdout) == {"note": {"password": "hunter-22"}, "obj": {"inner": "S3CRET-99"}}
