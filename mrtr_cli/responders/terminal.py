@@ -28,7 +28,7 @@ from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
 from mrtr_cli.responders.above import Relay
 from mrtr_cli.responders.ask import InputAsk
 from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
-from mrtr_cli.schema.elicit import FormField, form_fields
+from mrtr_cli.schema.elicit import CHOICES_LISTED, FormField, form_fields
 
 if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import CreateMessageResult, ElicitResult
@@ -287,8 +287,10 @@ class TerminalResponder:
 
         if f.description:
             self.console.print(Text("  " + sanitize(f.description).replace("\n", "\n  "), style="dim"))
-        if f.kind == "enum" and f.options:
+        if f.kind == "enum" and f.options and len(f.options) <= CHOICES_LISTED:
             return self._enum(f, current)
+        if f.kind == "enum" and f.options:
+            self.console.print(Text(f"  ({len(f.options)} allowed values: type one, or its title)", style="dim"))
         if f.kind == "multi" and f.options:
             return self._multi(f, current)
         if f.kind == "boolean":

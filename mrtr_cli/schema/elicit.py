@@ -27,6 +27,13 @@ _NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 _DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
                        r"[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})")
 
+#: How many of a choice field's allowed values a message names (`FormField.choices_text`).
+CHOICES_NAMED = 20
+#: A choice field with more allowed values than this is asked as typed text (its value or
+#: title), not as a list to move through: a list of a server's 200,000 values took seconds
+#: to draw at every key and hundreds of megabytes.
+CHOICES_LISTED = 1000
+
 
 def check_format(fmt: str, value: str) -> str | None:
     """Why `value` does not match string `format` `fmt` (email, uri, date, date-time), or None."""
@@ -180,8 +187,12 @@ class FormField:
         return secret_schema(self.schema)
 
     def choices_text(self) -> str:
-        """The allowed values, each with its title when it differs: "S (Small), M (Medium)"."""
-        return ", ".join(c if c == t else f"{c} ({t})" for c, t in self.options)
+        """The allowed values, each with its title when it differs: "S (Small), M (Medium)";
+        past `CHOICES_NAMED` of them, the first ones and how many more (a message names a
+        server's list of any length in one short line)."""
+        named = [c if c == t else f"{c} ({t})" for c, t in self.options[:CHOICES_NAMED]]
+        more = len(self.options) - len(named)
+        return ", ".join(named) + (f", and {more} more" if more else "")
 
     def expected(self) -> str:
         """A short description of what this field accepts, for error messages and templates."""

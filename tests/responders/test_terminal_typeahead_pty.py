@@ -51,3 +51,33 @@ def test_keys_typed_at_a_refused_value_reach_the_field_asked_again(monkeypatch):
         typist.join(timeout=SAFETY)
     assert line_mode_at_refusal == [False]  # the terminal's line discipline would edit, echo and translate keys
     assert answer == {"action": "accept", "content": {"name": "Ada"}}
+
+
+def test_a_choice_of_thousands_of_values_is_typed_not_listed():
+    """A server's enum of 200,000 values is asked as typed text (its value or title), with
+    one line saying how many there are: drawing it as a list took seconds at every key; a
+    wrong value's reason names the first values and how many more, in one short line."""
+    from mrtr_cli.schema.elicit import CHOICES_NAMED
+
+    values = [f"v{n}" for n in range(200_000)]
+    schema = {"type": "object", "properties": {"pick": {"type": "string", "title": "Pick", "enum": values}},
+              "required": ["pick"]}
+    controller, terminal_fd = os.openpty()
+    keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    script = [(b"200000 allowed values", b""), (b"Pick *", b"nope\r"), (b"and 199980 more", b"\x15v123456\r"),
+              (b"Send these answers?", b"\r")]
+    typist = threading.Thread(target=type_as_shown, args=(controller, script), daemon=True)
+    typist.start()
+    person = TerminalResponder(Environment(stdin=keys, stderr=screen))
+    try:
+        answer = person.fill_form(InputAsk("k", "elicitation/create", {"requestedSchema": schema}, "srv", "call"), {})
+    finally:
+        keys.close()
+        screen.close()
+        os.close(terminal_fd)
+        os.close(controller)
+        typist.join(timeout=SAFETY)
+    assert not script, f"never shown: {script[0][0]!r}"
+    assert answer == {"action": "accept", "content": {"pick": "v123456"}}
+    assert CHOICES_NAMED == 20
