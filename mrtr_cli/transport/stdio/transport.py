@@ -312,6 +312,8 @@ class StdioTransport(Transport):
             if self._write_now(proc.stdin, data):
                 return
             self._await_room(len(data))
+            if not self._outbox_bytes:
+                self._progress_at = time.monotonic()  # a stall counts from the first byte waiting
             self._outbox.append(data)
             self._outbox_bytes += len(data)
             self._wake_writer()
@@ -349,7 +351,27 @@ class StdioTransport(Transport):
         if self._writer is None and not self._closing:
             self._writer = threading.Thread(target=self._write_loop, name="mrtr-stdio-writer", daemon=True)
             self._writer.start()
+            threading.Thread(target=self._watch_stall, name="mrtr-stdio-stall", daemon=True).start()
         self._outbox_cv.notify_all()
+
+    def _watch_stall(self) -> None:
+        """The stall watch, started with the writer thread: while bytes wait for the server's
+        stdin and it takes none for `stall_timeout` seconds, every request in flight fails
+        (exit 3), also when the writer thread is blocked in a write that never returns (a
+        server that stopped reading its stdin, with nobody else writing to find it out).
+        Ends with the connection, or at `close` once nothing waits."""
+        with self._outbox_cv:
+            while True:
+                if self._dead is not None or (self._closing and not self._outbox_bytes):
+                    return
+                stalled = time.monotonic() - self._progress_at
+                if self._outbox_bytes and stalled >= self._stall_timeout:
+                    break
+                self._outbox_cv.wait(self._stall_timeout - stalled if self._outbox_bytes else None)
+            err = TransportError(
+                f"the server does not read its stdin: {self._outbox_bytes} bytes of messages to it are "
+                f"waiting and it took none for {describe_seconds(stalled)} (it writes without reading)")
+        self._fail_pending(err)
 
     def _write_now(self, stdin: Any, data: bytes) -> bool:
         """Under the outbox lock: write `data` here when the writer thread has nothing queued

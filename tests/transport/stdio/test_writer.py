@@ -128,3 +128,18 @@ def test_a_server_that_never_reads_is_blamed_once_its_stdin_takes_nothing_for_th
     assert caught.value.message.startswith("the server does not read its stdin: ")
     assert "took none for 1" in caught.value.message
     assert futures and all(f.done() for f in futures)
+
+
+def test_a_server_that_stops_reading_fails_a_request_that_waits_alone():
+    """One large request the pipe cannot take, and nobody writing after it: the writer thread
+    is blocked in its write, so the stall watch fails the request once the server's stdin
+    took no bytes for the stall time (exit 3), instead of waiting for ever."""
+    transport = StdioTransport(DEAF, close_timeout=0.5, stall_timeout=1.0)
+    try:
+        transport.start(lambda message: None)
+        fut = transport.request({"jsonrpc": "2.0", "id": 1, "method": "m", "params": {"p": "x" * 2_000_000}})
+        with pytest.raises(TransportError) as caught:
+            fut.result(timeout=SAFETY)
+    finally:
+        transport.close()
+    assert caught.value.message.startswith("the server does not read its stdin: ")
