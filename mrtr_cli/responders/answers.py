@@ -134,7 +134,10 @@ def parse_flag(text: str) -> FlagAnswer:
         if not name:
             raise UsageError("-a :=...: missing the field name before :=")
         return FlagAnswer(name, value, True, text)
-    if eq <= 0:
+    if eq == 0:  # `-a=NAME=VALUE` reaches here as `=NAME=VALUE`: its value is never shown
+        raise UsageError("-a =...: missing the field name before = (expected -a FIELD=VALUE, with a space "
+                         "or nothing between -a and FIELD)")
+    if eq < 0:  # a name with no value (or a file's name meant for --answers): shown
         raise UsageError(f"-a {text}: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON")
     _check_name(text[:eq], "=")
     return FlagAnswer(text[:eq], text[eq + 1 :], False, text)

@@ -95,6 +95,8 @@ def _value(option: str, value: str, secret_field: Callable[[str, str], bool]) ->
         name, colon, _ = value.partition(":")
         return f"{name}: {REDACTED}" if colon else REDACTED
     if option in _ANSWER:
+        if value.startswith("="):  # `-a=NAME=VALUE`: click reads `=NAME=VALUE` as the value
+            return "=" + _item(value[1:], "answer", secret_field)
         return _item(value, "answer", secret_field)
     if option in _ARGS:  # JSON, or `@FILE` / `-` (a file's name, stdin: kept)
         return value if value.startswith("@") or value == "-" else _json_text(value, "", "argument", secret_field)

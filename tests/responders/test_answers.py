@@ -107,7 +107,10 @@ def test_a_flag_is_field_equals_value_or_field_colon_equals_json(text, name, raw
 
 
 @pytest.mark.parametrize("text, message", [
-    ("=value", "-a =value: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
+    ("=value", "-a =...: missing the field name before = (expected -a FIELD=VALUE, with a space or nothing "
+               "between -a and FIELD)"),
+    ("=pin=2468", "-a =...: missing the field name before = (expected -a FIELD=VALUE, with a space or nothing "
+                  "between -a and FIELD)"),
     ("novalue", "-a novalue: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
     ("", "-a : expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
     (":=5", "-a :=...: missing the field name before :="),

@@ -448,6 +448,7 @@ def test_the_history_keeps_no_secret_within_json_or_an_options_value():
     assert kept("call x data:='{broken s3cret'") == "call x 'data:=***'"
     assert kept("call x auth.user=ada") == "call x 'auth.user=***'"  # a member of a credential
     assert kept("resume -a 'pin:=1234'") == "resume -a 'pin:=***'"
+    assert kept("call x -a=pin=2468") == "call x '-a=pin=***'"  # click reads -a's value as `=pin=2468`
     assert kept("tools --bearer-token-env eyJhbGciOi") == "tools --bearer-token-env '***'"
     assert kept("tools --client-secret-env=cs-123") == "tools '--client-secret-env=***'"
     assert kept("call x data:=@args.json t=1") == "call x data:=@args.json t=1"
