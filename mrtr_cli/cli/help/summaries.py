@@ -29,6 +29,8 @@ SUMMARIES: dict[str, tuple[str | None, str | None]] = {
         "    same method and params, the answers, and the document's exact requestState.\n"
         '    The target is the saved one unless --url/--stdio is given; headers are never\n'
         '    saved, so give -H / --bearer-token-env again when the server needs them.\n'
+        '    Secret arguments the document left out (its "withheld") are taken from\n'
+        "    -a NAME=VALUE, an answer file's fields, or typed at the terminal.\n"
         '    ',
         'Finish a call that stopped for input (exit 5) from its pending document.',
     ),
