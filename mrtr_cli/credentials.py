@@ -166,13 +166,26 @@ def holds_secret_schema(name: str, prop: object, depth: int = 0) -> bool:
 _NONE = object()
 
 
+def _properties(schema: object) -> Mapping[str, object]:
+    """An object schema's `properties` ({} when it has none)."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties if isinstance(properties, dict) else {}
+
+
 def secret_members(values: Mapping[str, object], schema: object) -> list[str]:
     """The members of `values` (a tool's `arguments`) that are or hold a secret under
     `schema` (its `inputSchema`: `holds_secret` by each member's property, or by names alone
     where the schema has no property)."""
-    properties = schema.get("properties") if isinstance(schema, dict) else None
-    props = properties if isinstance(properties, dict) else {}
+    props = _properties(schema)
     return [key for key in values if holds_secret(str(key), props.get(key), values[key])]
+
+
+def secret_values(values: Mapping[str, object], schema: object) -> Iterator[object]:
+    """Every secret value within `values` (a tool's `arguments`) under `schema` (its
+    `inputSchema`): `secret_within` of each member."""
+    props = _properties(schema)
+    for key, value in values.items():
+        yield from secret_within(str(key), props.get(key), value)
 
 
 def secret_texts(value: object) -> Iterator[str]:
@@ -196,10 +209,7 @@ def secret_properties(schema: object) -> list[str]:
     """The names of the properties of an object schema (a form's `requestedSchema`, a tool's
     `inputSchema`) that are or hold secrets (`holds_secret_schema`: a nested member counts),
     in the schema's order; [] for anything else."""
-    properties = schema.get("properties") if isinstance(schema, dict) else None
-    if not isinstance(properties, dict):
-        return []
-    return [str(name) for name, prop in properties.items() if holds_secret_schema(str(name), prop)]
+    return [str(name) for name, prop in _properties(schema).items() if holds_secret_schema(str(name), prop)]
 
 
 #: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query

@@ -44,15 +44,11 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
     def noted(arguments: dict[str, Any], tool: dict[str, Any] | None) -> dict[str, Any]:
         """`arguments`, the texts of its secret values registered with `secret`."""
         if secret is not None:
-            from mrtr_cli.credentials import secret_texts, secret_within  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.credentials import secret_texts, secret_values  # noqa: PLC0415 - lazy for start-up time
 
-            schema = tool.get("inputSchema") if tool else None
-            properties = schema.get("properties") if isinstance(schema, dict) else None
-            props = properties if isinstance(properties, dict) else {}
-            for key, value in arguments.items():
-                for found in secret_within(str(key), props.get(key), value):
-                    for text in secret_texts(found):
-                        secret(text)
+            for found in secret_values(arguments, tool.get("inputSchema") if tool else None):
+                for text in secret_texts(found):
+                    secret(text)
         return arguments
 
     try:
