@@ -144,12 +144,15 @@ def test_a_server_that_cannot_be_started_ends_the_shell_with_exit_3(mrtr):
 def test_over_http_a_refused_connection_is_that_lines_exit_3_and_the_shell_goes_on(tmp_path):
     """The server goes away between two lines, and comes back (a coprocess feeds the lines)."""
     from tests.conftest import free_port, wait_for_port
-    from tests.prefork import launch_argv
+    from tests.prefork import stop_group
 
     port = free_port()
 
     def start() -> subprocess.Popen[bytes]:
-        proc = subprocess.Popen(launch_argv(SHELL_SERVER, "--http", str(port)), stdout=subprocess.DEVNULL,
+        # Started directly, not forked from the zygote: the test needs the server gone when
+        # its kill returns (a zygote's server ends after its launcher, on its own time, and
+        # could still answer line 2).
+        proc = subprocess.Popen([PY, str(SHELL_SERVER), "--http", str(port)], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
         wait_for_port(port, proc)
         return proc
@@ -177,7 +180,7 @@ def test_over_http_a_refused_connection_is_that_lines_exit_3_and_the_shell_goes_
         shell_proc.wait(SAFETY)
     finally:
         shell_proc.kill()
-        os.killpg(server.pid, signal.SIGKILL)
+        stop_group(server)
     err = errors.text()
     assert shell_proc.returncode == 3, err
     assert out.splitlines() == ["three"]
