@@ -217,7 +217,7 @@ def test_commands_that_do_not_run_inside_are_refused_with_why(mrtr, tmp_path):
     assert [line.split(":")[2].strip() for line in run.stderr.splitlines() if line.startswith("mrtr: error:")] == [
         "line 1", "line 2", "line 3", "line 4", "line 5"]
     assert "shell does not run inside the shell: this is the shell already" in run.stderr
-    assert "cannot split the line into words: an unclosed quote" in run.stderr
+    assert "cannot split the line into words: the ' at character 11 is never closed" in run.stderr
 
 
 def test_stdin_is_the_shells_own_input_never_a_lines_data(mrtr, tmp_path):
@@ -344,7 +344,7 @@ def test_a_line_splits_as_a_posix_shell_splits_it():
                                                                         "c=a#b"]
     assert split_line("mrtr call x") == ["call", "x"]  # a command copied from a hint runs as it is
     assert skipped("  # note") and skipped("   ") and not skipped("call x # not a comment here")
-    with pytest.raises(UsageError, match="unclosed quote"):
+    with pytest.raises(UsageError, match="is never closed"):
         split_line("call 'x")
 
 
