@@ -129,8 +129,10 @@ def test_a_line_that_cannot_be_split_says_why(mrtr, tmp_path):
     lines = run.stderr.splitlines()
     first = lines.index("mrtr: error: line 1: cannot split the line into words: it ends in a backslash, "
                         "which escapes nothing (a command does not continue on the next line)")
-    assert lines[first + 1] == "  write the whole command on one line; a backslash itself is written \\\\ or inside '...'"
+    assert lines[first + 1] == ("  write the whole command on one line; "
+                                "a backslash itself is written \\\\ or inside '...'")
     third = lines.index("mrtr: error: line 3: cannot split the line into words: the ' at character 14 is never closed")
-    assert lines[third + 1] == "  close it with another '; a ' inside a value is written \\' outside quotes, or inside \"...\""
+    assert lines[third + 1] == ("  close it with another '; "
+                                "a ' inside a value is written \\' outside quotes, or inside \"...\"")
     assert "mrtr: error: line 4: cannot split the line into words: the \" at character 8 is never closed" in lines
     assert "close the quote" not in run.stderr
