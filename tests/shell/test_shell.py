@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd
-from tests.support import SAFETY, LineWatch, read_line
+from tests.support import SAFETY, LineWatch, end_script, read_line
 
 SHELL_SERVER = SERVERS / "shell_server.py"
 LEGACY_SERVER = SERVERS / "legacy_server.py"
@@ -174,14 +174,10 @@ def test_over_http_a_refused_connection_is_that_lines_exit_3_and_the_shell_goes_
         # connection: either way that line's error, before the server is back.
         errors.wait_until(lambda lines: any(line.startswith("mrtr: error:") for line in lines))
         server = start()
-        shell_proc.stdin.write("call echo text=three\n")
-        shell_proc.stdin.close()
-        out = shell_proc.stdout.read()
-        shell_proc.wait(SAFETY)
+        out, err = end_script(shell_proc, "call echo text=three\n", errors)
     finally:
         shell_proc.kill()
         stop_group(server)
-    err = errors.text()
     assert shell_proc.returncode == 3, err
     assert out.splitlines() == ["three"]
     assert "the first failing line is line 2 (call echo text=two)" in err
