@@ -79,7 +79,8 @@ class ScriptReader:
         if isinstance(line, str):
             return line
         try:
-            return line.decode("utf-8")
+            text: str = line.decode("utf-8")
+            return text
         except UnicodeDecodeError:
             raise UnreadableLine("is not UTF-8 text", "not UTF-8") from None
 
