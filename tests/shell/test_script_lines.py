@@ -108,7 +108,7 @@ def test_a_line_that_is_no_command_line_is_said_for_what_it_is_and_the_next_runs
                       "mrtr: error: line 5: the line holds a NUL character, which no command line can "
                       "(a binary file?); it was not run"], err
     assert err.splitlines()[-1] == (f"mrtr: shell: exit 2: the first failing line is line 2 "
-                                    f"(not read: longer than {MAX_LINE_BYTES} bytes)"), err
+                                    f"(not run: longer than {MAX_LINE_BYTES} bytes)"), err
     assert "unreadable" not in err
 
 
@@ -116,7 +116,7 @@ def test_a_json_first_failure_that_was_not_read_names_no_command(tmp_path):
     code, _, err = run_script(tmp_path, b"call x\ncall \xff\ncall y\n", "--json")
     assert code == 2, err
     last = json.loads(err.splitlines()[-1])
-    assert last == {"shell": {"exitCode": 2, "firstFailure": {"line": 2, "command": None, "notRead": "not UTF-8"}}}
+    assert last == {"shell": {"exitCode": 2, "firstFailure": {"line": 2, "command": None, "notRun": "not UTF-8"}}}
 
 
 def test_a_line_that_cannot_be_split_says_why(mrtr, tmp_path):
