@@ -123,6 +123,17 @@ def is_secret_field(name: str, schema: object) -> bool:
 _NESTED_DEPTH = 32
 
 
+def _properties(schema: object) -> Mapping[str, object]:
+    """An object schema's `properties` ({} when it has none): the schemas of an object's members."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties if isinstance(properties, dict) else {}
+
+
+def _items(schema: object) -> object:
+    """An array schema's `items` (None when it has none): the schema of each item."""
+    return schema.get("items") if isinstance(schema, dict) else None
+
+
 def secret_within(name: str, prop: object, value: object, depth: int = 0) -> Iterator[object]:
     """The secret values in member `name` = `value` of a tool's arguments under its property
     schema `prop`: the whole value when it is a secret field (`is_secret_field`), else those
@@ -133,15 +144,13 @@ def secret_within(name: str, prop: object, value: object, depth: int = 0) -> Ite
         return
     if depth >= _NESTED_DEPTH:
         return
-    schema = prop if isinstance(prop, dict) else {}
     if isinstance(value, dict):
-        properties = schema.get("properties")
-        props = properties if isinstance(properties, dict) else {}
+        props = _properties(prop)
         for key, member in value.items():
             yield from secret_within(str(key), props.get(key), member, depth + 1)
     elif isinstance(value, list):
         for item in value:
-            yield from secret_within("", schema.get("items"), item, depth + 1)
+            yield from secret_within("", _items(prop), item, depth + 1)
 
 
 def holds_secret(name: str, prop: object, value: object) -> bool:
@@ -157,19 +166,11 @@ def holds_secret_schema(name: str, prop: object, depth: int = 0) -> bool:
         return True
     if depth >= _NESTED_DEPTH or not isinstance(prop, dict):
         return False
-    properties = prop.get("properties")
-    nested = list(properties.items()) if isinstance(properties, dict) else []
-    return (any(holds_secret_schema(str(key), member, depth + 1) for key, member in nested)
-            or holds_secret_schema("", prop.get("items"), depth + 1))
+    return (any(holds_secret_schema(str(key), member, depth + 1) for key, member in _properties(prop).items())
+            or holds_secret_schema("", _items(prop), depth + 1))
 
 
 _NONE = object()
-
-
-def _properties(schema: object) -> Mapping[str, object]:
-    """An object schema's `properties` ({} when it has none)."""
-    properties = schema.get("properties") if isinstance(schema, dict) else None
-    return properties if isinstance(properties, dict) else {}
 
 
 def secret_members(values: Mapping[str, object], schema: object) -> list[str]:

@@ -37,7 +37,7 @@ _WIRE_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_n
 
 
 class UnreadableNumber(ValueError):
-    """A JSON text holds a number mrtr does not read: NaN, Infinity, one that overflows a
+    """A JSON text holds a number mrtr does not run: NaN, Infinity, one that overflows a
     float (`NonFiniteNumber`) or an integer of more than `MAX_INT_DIGITS` digits
     (`NumberTooLong`).
 

@@ -140,6 +140,15 @@ def communicate(proc: subprocess.Popen[str], watch: LineWatch, timeout: float = 
     return out, watch.text()
 
 
+def end_script(proc: subprocess.Popen[str], last: str, watch: LineWatch, timeout: float = SAFETY) -> tuple[str, str]:
+    """The end of a script fed to `proc` (`mrtr shell` reading its stdin as it comes): `last`
+    (its last lines) written, stdin closed, and `communicate`: (its stdout, its stderr as
+    `watch` collected it)."""
+    proc.stdin.write(last)
+    proc.stdin.close()
+    return communicate(proc, watch, timeout)
+
+
 # ---------------------------------------------------------------------- processes
 def running(pid: int) -> bool:
     """True when `pid` is alive (a zombie waiting to be reaped counts as gone)."""

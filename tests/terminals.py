@@ -14,11 +14,16 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
+import tty
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import IO, Any
 
 import pytest
+
+from tests.bounds import SAFETY
 
 #: The children `spawn_pty` started that no `end_children` has ended yet.
 _CHILDREN: list[Any] = []
@@ -90,3 +95,44 @@ def type_as_shown(controller: int, steps: list[tuple[bytes, bytes]], *, strict: 
             os.write(controller, steps.pop(0)[1])
         if strict and any(text in drawn for text, _ in steps[1:]):
             os.write(controller, b"\x03")
+
+
+@dataclass
+class TypedTerminal:
+    """A pseudo-terminal that `typed_terminal` opened, seen from the process under test.
+
+    Attributes:
+        fd: the terminal's file descriptor (for `termios`).
+        keys: the terminal read as text (a responder's stdin).
+        screen: the terminal written as text (a responder's stderr).
+    """
+
+    fd: int
+    keys: IO[str]
+    screen: IO[str]
+
+
+@contextlib.contextmanager
+def typed_terminal(steps: list[tuple[bytes, bytes]], *, typed_ahead: bytes = b"", raw: bool = False,
+                   strict: bool = False) -> Iterator[TypedTerminal]:
+    """A real pseudo-terminal in this process with a person at it (`type_as_shown` in a
+    thread, given `steps` and `strict`), for the block; then both ends are closed and the
+    person's thread joined. `typed_ahead`: keys typed before anything is drawn; `raw`: the
+    terminal starts in raw mode (as mrtr's prompts run it), so those keys arrive as typed."""
+    controller, terminal_fd = os.openpty()
+    if raw:
+        tty.setraw(terminal_fd)
+    if typed_ahead:
+        os.write(controller, typed_ahead)
+    keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    typist = threading.Thread(target=type_as_shown, args=(controller, steps), kwargs={"strict": strict}, daemon=True)
+    typist.start()
+    try:
+        yield TypedTerminal(terminal_fd, keys, screen)
+    finally:
+        keys.close()
+        screen.close()
+        os.close(terminal_fd)
+        os.close(controller)
+        typist.join(timeout=SAFETY)

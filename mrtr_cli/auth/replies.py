@@ -27,7 +27,7 @@ class Reply:
 
     Attributes:
         status: the HTTP status.
-        body: its JSON value, or None when it is not JSON (or was not read: a status the
+        body: its JSON value, or None when it is not JSON (or was not run: a status the
             caller did not ask to read).
     """
 

@@ -16,6 +16,7 @@ import click
 
 from mrtr_cli import __version__
 from mrtr_cli.cli.help.format import write_commands
+from mrtr_cli.cli.interrupts import CommandInterrupted
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.cli.placement import PlacementGroup
 from mrtr_cli.env import Environment
@@ -149,7 +150,9 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         return strict_status(env, int(rv or 0) if not isinstance(rv, bool) else 0)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.Abort:  # click turns Ctrl-C into Abort
+    except click.exceptions.Abort:  # click turns Ctrl-C into Abort (outside a command: parsing)
+        return _interrupted(env)
+    except CommandInterrupted:  # a command's Ctrl-C (cli/interrupts.py)
         return _interrupted(env)
     except click.ClickException as exc:
         return _command_line_error(env, exc)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 import click
 
 from mrtr_cli.cli.help.format import HelpCommand, HelpGroup
+from mrtr_cli.cli.interrupts import InterruptGroup
 from mrtr_cli.cli.quickparse import ReusedParser
 from mrtr_cli.errors import UsageError
 
@@ -202,8 +203,9 @@ class PlacementCommand(ReusedParser, HelpCommand):
         return super().parse_args(ctx, args)
 
 
-class PlacementGroup(ReusedParser, HelpGroup):
-    """A command group whose commands' options may also be written before the command."""
+class PlacementGroup(ReusedParser, InterruptGroup, HelpGroup):
+    """A command group whose commands' options may also be written before the command (and
+    whose commands' Ctrl-C leaves click quietly: `InterruptGroup`)."""
 
     command_class = PlacementCommand
 

@@ -67,7 +67,7 @@ class ShellLoop:
         self.commands = commands
         self.summaries = summaries
         self.fail_fast = fail_fast
-        self.first_failure: tuple[int, int, str] | None = None  # (line number, code, text)
+        self.first_failure: tuple[int, int, str | None, str] | None = None  # (line number, code, text, why not run)
         self.stopped: int | None = None  # what ended the shell early (exit code)
 
     def run(self) -> int:
@@ -81,20 +81,24 @@ class ShellLoop:
             return self.stopped
         if self.first_failure is None:
             return int(ExitStatus.SUCCESS)
-        number, code, text = self.first_failure
+        number, code, text, not_run = self.first_failure
         if self.env.quiet:
             pass
         elif self.env.json_mode:  # as the errors are: one JSON line
             import json  # noqa: PLC0415 - lazy for start-up time
 
-            self.env.err(json.dumps({"shell": {"exitCode": code, "firstFailure": {"line": number,
-                                                                                  "command": text.strip()}}},
-                                    ensure_ascii=True))
+            line: dict[str, object] = {"line": number, "command": None if text is None else text.strip()}
+            if text is None:
+                line["notRun"] = not_run
+            self.env.err(json.dumps({"shell": {"exitCode": code, "firstFailure": line}}, ensure_ascii=True))
         else:
             from mrtr_cli.batch.records import first_failure_line  # noqa: PLC0415 - lazy for start-up time
 
-            shown = sanitize(text.strip(), single_line=True)
-            shown = shown if len(shown) <= SHOWN_CHARS else shown[:SHOWN_CHARS - 1] + "…"
+            if text is None:
+                shown = f"not run: {not_run}"
+            else:
+                shown = sanitize(text.strip(), single_line=True)
+                shown = shown if len(shown) <= SHOWN_CHARS else shown[:SHOWN_CHARS - 1] + "…"
             self.env.err(first_failure_line("shell", code, number, shown))
         return code
 
@@ -108,10 +112,10 @@ class ShellLoop:
                     self.host.check_server()
                 try:
                     text = waiting.pop(0) if waiting else self.reader.read(self._prompt)
-                except UsageError as exc:  # a script line that cannot be read (too long, not UTF-8)
+                except UsageError as exc:  # a script line that is no command line (too long, not UTF-8, NUL)
                     number += 1
                     self._error(exc, number)
-                    if self._record(number, int(ExitStatus.USAGE), "(unreadable line)"):
+                    if self._record(number, int(ExitStatus.USAGE), None, getattr(exc, "summary", exc.message)):
                         return
                     continue
                 if text is None:
@@ -145,12 +149,13 @@ class ShellLoop:
             if self._record(number, code, text) or self.stopped is not None:
                 return
 
-    def _record(self, number: int, code: int, text: str) -> bool:
-        """Note a line's exit code; True when the shell stops here (`--fail-fast`)."""
+    def _record(self, number: int, code: int, text: str | None, not_run: str = "") -> bool:
+        """Note a line's exit code (`text`: the line; None for a line that is no command line,
+        `not_run` saying why); True when the shell stops here (`--fail-fast`)."""
         if code == 0 or self.reader.interactive:
             return False
         if self.first_failure is None:
-            self.first_failure = (number, code, text)
+            self.first_failure = (number, code, text, not_run)
         return self.fail_fast
 
     def _prompt(self) -> Any:

@@ -57,10 +57,35 @@ def _shell_split(text: str) -> list[str]:
     """
     try:
         return shlex.split(text, posix=True)
-    except ValueError as exc:
-        problem = "an unclosed quote" if "quotation" in str(exc) else "a backslash at the end"
-        raise UsageError(f"cannot split the line into words: {problem}",
-                         hint="close the quote (or escape a quote character with \\ or quote it)") from None
+    except ValueError:
+        raise _split_error(text) from None
+
+
+def _split_error(text: str) -> UsageError:
+    """Why `shlex` cannot split `text`: read as `shlex` reads it (outside quotes a backslash
+    takes the next character as it is; inside '...' nothing is special; inside "..." a
+    backslash takes the next character), the quote left open (named with its place), or
+    the backslash that ends the line with nothing to escape."""
+    quote, opened, at = "", 0, 0
+    while at < len(text):
+        char = text[at]
+        if char == "\\" and quote != "'":
+            at += 2
+            continue
+        if quote and char == quote:
+            quote = ""
+        elif not quote and char in "'\"":
+            quote, opened = char, at + 1
+        at += 1
+    if quote:
+        written = "\\\" (also inside \"...\")" if quote == '"' else "\\' outside quotes"
+        other = "'" if quote == '"' else '"'
+        return UsageError(f"cannot split the line into words: the {quote} at character {opened} is never closed",
+                          hint=f"close it with another {quote}; a {quote} inside a value is written {written}, "
+                               f"or inside {other}...{other}")
+    return UsageError("cannot split the line into words: it ends in a backslash, which escapes nothing "
+                      "(a command does not continue on the next line)",
+                      hint="write the whole command on one line; a backslash itself is written \\\\ or inside '...'")
 
 
 def refusal(words: list[str]) -> UsageError | None:

@@ -165,6 +165,7 @@ def test_ctrl_c_on_stdio_sends_cancelled_and_exits_130(tmp_path, http_servers, s
     # The hint names what stops it at once; SIGTERM (a CI job cancelled) suggests no key.
     assert f"mrtr: cancelling tools/call hang ({again})" in err
     assert "mrtr: interrupted" in err
+    assert "" not in err.splitlines(), err  # no stray blank line between them
     (cancel,) = cancellations(record)
     assert cancel["params"]["requestId"] == tools_call_id(record)
     assert cancel["params"]["reason"] == "user interrupted (Ctrl-C)"

@@ -8,9 +8,6 @@ responder (responders/terminal.py) at its other end."""
 
 from __future__ import annotations
 
-import os
-import threading
-import tty
 from collections.abc import Callable
 
 import pytest
@@ -19,8 +16,7 @@ from mrtr_cli.env import Environment
 from mrtr_cli.errors import Declined
 from mrtr_cli.responders.ask import InputAsk
 from mrtr_cli.responders.terminal import TerminalResponder
-from tests.bounds import SAFETY
-from tests.terminals import type_as_shown
+from tests.terminals import typed_terminal
 
 pytestmark = pytest.mark.pty
 
@@ -58,29 +54,16 @@ CASES: dict[str, tuple[str, Callable[[TerminalResponder], object], list[tuple[st
 @pytest.mark.parametrize("case", list(CASES))
 def test_keys_typed_before_a_choice_shows_never_answer_it(case):
     typed_ahead, question, script, expected = CASES[case]
-    controller, terminal_fd = os.openpty()
-    tty.setraw(terminal_fd)  # the keys reach the terminal as typed (mrtr's prompts run it raw)
-    os.write(controller, typed_ahead.encode())
-    keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
-    screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
     steps = [(text.encode(), typed.encode()) for text, typed in script]
-    typist = threading.Thread(target=type_as_shown, args=(controller, steps), kwargs={"strict": True},
-                              daemon=True)
-    typist.start()
-    person = TerminalResponder(Environment(stdin=keys, stderr=screen))
     answer: object
-    try:
+    # raw: the keys typed ahead reach the terminal as typed (mrtr's prompts run it raw)
+    with typed_terminal(steps, typed_ahead=typed_ahead.encode(), raw=True, strict=True) as terminal:
+        person = TerminalResponder(Environment(stdin=terminal.keys, stderr=terminal.screen))
         try:
             answer = question(person)
         except Declined:
             answer = Declined
         except KeyboardInterrupt:
             answer = KeyboardInterrupt
-    finally:
-        keys.close()
-        screen.close()
-        os.close(terminal_fd)
-        os.close(controller)
-        typist.join(timeout=SAFETY)
     assert not steps, f"never shown: {steps[0][0]!r}"
     assert answer == expected

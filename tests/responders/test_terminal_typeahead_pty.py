@@ -5,17 +5,14 @@ mode for the whole form, so its line discipline never edits, echoes or translate
 
 from __future__ import annotations
 
-import os
 import termios
-import threading
 
 import pytest
 
 from mrtr_cli.env import Environment
 from mrtr_cli.responders.ask import InputAsk
 from mrtr_cli.responders.terminal import TerminalResponder
-from tests.bounds import SAFETY
-from tests.terminals import type_as_shown
+from tests.terminals import typed_terminal
 
 pytestmark = pytest.mark.pty
 
@@ -24,31 +21,20 @@ SCHEMA = {"type": "object", "properties": {"name": {"type": "string", "title": "
 
 
 def test_keys_typed_at_a_refused_value_reach_the_field_asked_again(monkeypatch):
-    controller, terminal_fd = os.openpty()
-    keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
-    screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
     # What the person types once each text is on the screen: the refused value's reason is
     # drawn while no prompt reads the keyboard, and the keys typed at it are Backspace, "Ada", Enter.
     script = [(b"Name *", b"A\r"), (b"at least 3", b"\x7fAda\r"), (b"Send these answers?", b"\r")]
-    typist = threading.Thread(target=type_as_shown, args=(controller, script), daemon=True)
-    typist.start()
     line_mode_at_refusal: list[bool] = []
-    person = TerminalResponder(Environment(stdin=keys, stderr=screen))
-    refuse = person._refused
+    with typed_terminal(script) as terminal:
+        person = TerminalResponder(Environment(stdin=terminal.keys, stderr=terminal.screen))
+        refuse = person._refused
 
-    def refused(reason: object) -> None:  # between the prompt that ended and the one asked again
-        line_mode_at_refusal.append(bool(termios.tcgetattr(terminal_fd)[3] & termios.ICANON))
-        refuse(reason)
+        def refused(reason: object) -> None:  # between the prompt that ended and the one asked again
+            line_mode_at_refusal.append(bool(termios.tcgetattr(terminal.fd)[3] & termios.ICANON))
+            refuse(reason)
 
-    monkeypatch.setattr(person, "_refused", refused)
-    try:
+        monkeypatch.setattr(person, "_refused", refused)
         answer = person.fill_form(InputAsk("k", "elicitation/create", {"requestedSchema": SCHEMA}, "srv", "call"), {})
-    finally:
-        keys.close()
-        screen.close()
-        os.close(terminal_fd)
-        os.close(controller)
-        typist.join(timeout=SAFETY)
     assert line_mode_at_refusal == [False]  # the terminal's line discipline would edit, echo and translate keys
     assert answer == {"action": "accept", "content": {"name": "Ada"}}
 
@@ -62,22 +48,11 @@ def test_a_choice_of_thousands_of_values_is_typed_not_listed():
     values = [f"v{n}" for n in range(200_000)]
     schema = {"type": "object", "properties": {"pick": {"type": "string", "title": "Pick", "enum": values}},
               "required": ["pick"]}
-    controller, terminal_fd = os.openpty()
-    keys = open(terminal_fd, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
-    screen = open(terminal_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
     script = [(b"200000 allowed values", b""), (b"Pick *", b"nope\r"), (b"and 199980 more", b"\x15v123456\r"),
               (b"Send these answers?", b"\r")]
-    typist = threading.Thread(target=type_as_shown, args=(controller, script), daemon=True)
-    typist.start()
-    person = TerminalResponder(Environment(stdin=keys, stderr=screen))
-    try:
+    with typed_terminal(script) as terminal:
+        person = TerminalResponder(Environment(stdin=terminal.keys, stderr=terminal.screen))
         answer = person.fill_form(InputAsk("k", "elicitation/create", {"requestedSchema": schema}, "srv", "call"), {})
-    finally:
-        keys.close()
-        screen.close()
-        os.close(terminal_fd)
-        os.close(controller)
-        typist.join(timeout=SAFETY)
     assert not script, f"never shown: {script[0][0]!r}"
     assert answer == {"action": "accept", "content": {"pick": "v123456"}}
     assert CHOICES_NAMED == 20

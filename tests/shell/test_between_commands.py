@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
-from tests.support import SAFETY, LineWatch
+from tests.support import SAFETY, LineWatch, end_script
 
 IDLE_ASKER = SERVERS / "idle_asker_server.py"
 NOTICE = "mrtr: refused the server's request"
@@ -55,13 +55,9 @@ def test_a_request_between_commands_is_refused_at_once_and_said_once(tmp_path, e
         assert all(got[f"e{n}"]["error"]["code"] == code for n in range(1, 21))
         if era == "legacy":
             assert got["p1"]["result"] == {}  # a ping is answered as ever
-        proc.stdin.write("call x\n")
-        proc.stdin.close()
-        out = proc.stdout.read()
-        proc.wait(SAFETY)
+        out, err = end_script(proc, "call x\n", errors)
     finally:
         proc.kill()
-    err = errors.text()
     assert proc.returncode == 0, err
     assert out.splitlines() == ["x result"]
     assert err.count(NOTICE) == 1, err

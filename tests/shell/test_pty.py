@@ -212,6 +212,9 @@ def test_ctrl_c_cancels_the_call_and_the_shell_goes_on(tmp_path, kind, http_serv
     s.type(CTRL_C)
     s.expect("mrtr: interrupted")
     s.prompt()
+    rows = [row.rstrip() for row in s.term.display]
+    cancelling = next(n for n, row in enumerate(rows) if "mrtr: cancelling tools/call hang" in row)
+    assert rows[cancelling + 1] == "mrtr: interrupted", s.screen  # no stray blank line between them
     wait_for(lambda: events(path, "cancelled"), what="the server saw the call cancelled")
     s.run("call echo text=still-here")
     assert s.finish() == 0

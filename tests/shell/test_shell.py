@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd
-from tests.support import SAFETY, LineWatch, read_line
+from tests.support import SAFETY, LineWatch, end_script, read_line
 
 SHELL_SERVER = SERVERS / "shell_server.py"
 LEGACY_SERVER = SERVERS / "legacy_server.py"
@@ -174,14 +174,10 @@ def test_over_http_a_refused_connection_is_that_lines_exit_3_and_the_shell_goes_
         # connection: either way that line's error, before the server is back.
         errors.wait_until(lambda lines: any(line.startswith("mrtr: error:") for line in lines))
         server = start()
-        shell_proc.stdin.write("call echo text=three\n")
-        shell_proc.stdin.close()
-        out = shell_proc.stdout.read()
-        shell_proc.wait(SAFETY)
+        out, err = end_script(shell_proc, "call echo text=three\n", errors)
     finally:
         shell_proc.kill()
         stop_group(server)
-    err = errors.text()
     assert shell_proc.returncode == 3, err
     assert out.splitlines() == ["three"]
     assert "the first failing line is line 2 (call echo text=two)" in err
@@ -217,7 +213,7 @@ def test_commands_that_do_not_run_inside_are_refused_with_why(mrtr, tmp_path):
     assert [line.split(":")[2].strip() for line in run.stderr.splitlines() if line.startswith("mrtr: error:")] == [
         "line 1", "line 2", "line 3", "line 4", "line 5"]
     assert "shell does not run inside the shell: this is the shell already" in run.stderr
-    assert "cannot split the line into words: an unclosed quote" in run.stderr
+    assert "cannot split the line into words: the ' at character 11 is never closed" in run.stderr
 
 
 def test_stdin_is_the_shells_own_input_never_a_lines_data(mrtr, tmp_path):
@@ -344,7 +340,7 @@ def test_a_line_splits_as_a_posix_shell_splits_it():
                                                                         "c=a#b"]
     assert split_line("mrtr call x") == ["call", "x"]  # a command copied from a hint runs as it is
     assert skipped("  # note") and skipped("   ") and not skipped("call x # not a comment here")
-    with pytest.raises(UsageError, match="unclosed quote"):
+    with pytest.raises(UsageError, match="is never closed"):
         split_line("call 'x")
 
 

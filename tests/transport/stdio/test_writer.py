@@ -49,7 +49,7 @@ def test_requests_the_pipe_takes_at_once_start_no_writer_thread():
 
 
 def test_messages_that_wait_start_the_writer_thread_and_never_block_the_caller():
-    """A server that does not read: the first messages fill the pipe, the rest wait in the
+    """A server that does not run: the first messages fill the pipe, the rest wait in the
     outbox for the writer thread (started for them), and the caller goes on."""
     transport = StdioTransport(DEAF, close_timeout=0.5)
     try:
