@@ -280,6 +280,16 @@ def task_bad_result(req: dict[str, Any], ctx: Ctx) -> Reply:
                               "result": {"content": "not a list", "resultType": "complete"}})
 
 
+def task_huge_status(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A task whose status messages (working, then failed) are 3 MB each."""
+    task = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+            "ttlMs": 600000}
+    if req["method"] == "tools/call":
+        return Reply.result(req, {"resultType": "task", "status": "working", "statusMessage": "busy " + HUGE, **task})
+    return Reply.result(req, {"resultType": "complete", "status": "failed", "statusMessage": "gave up " + HUGE,
+                              **task})
+
+
 def task_bad_input_request(req: dict[str, Any], ctx: Ctx) -> Reply:
     """A task that asks for input with an elicitation whose `message` is a number."""
     task = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
@@ -689,6 +699,8 @@ _TABLE = [
          methods=("tasks/get",)),
     Case("task_input_request_invalid", task_bad_input_request, 4, 'inputRequests["q"].params.message',
          eras=("modern",), methods=("tasks/get",)),
+    Case("task_status_huge", task_huge_status, 4, "gave up \\x1b[31mwww", eras=("modern",), methods=("tasks/get",),
+         check=stderr_bounded_naming("busy \\x1b[31mwww")),
     # What the user typed is shown escaped.
     Case("unused_flag_escaped", lambda req, ctx: complete(req, "done"), 0, "was not used",
          args=("call", "t", "-a", "k\x1b]0;PWN\x07=1"), out="done", check=flag_escaped),
