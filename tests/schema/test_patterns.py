@@ -284,6 +284,20 @@ def test_a_tool_whose_pattern_is_no_regular_expression_ends_with_exit_4(mrtr):
     assert (sent.code, sent.stdout.strip()) == (0, '{"word": "x"}'), sent.stderr
 
 
+def test_a_pattern_in_pythons_syntax_ends_with_exit_4_in_a_tool_and_in_a_form(mrtr):
+    """`(?i)` is no ECMA-262 syntax: refused as a pattern that is no regular expression,
+    one line naming the pattern (where `regex` read it as Python's case-insensitive flag)."""
+    r = mrtr("--stdio", SERVER, "call", "pythonic", "word=ABC", timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert ('mrtr: error: pythonic (inputSchema): the server\'s pattern "(?i)^[a-z]+$" is no regular expression '
+            "(an inline flag or Python group at 0: '(?i)^[…' is not ECMA-262)") in r.stderr, r.stderr
+    form = mrtr("--stdio", SERVER, "call", "ask_word", r"pattern=\Aword\Z", "-a", "word=word", "--no-input",
+                timeout=RUN_BOUND)
+    assert form.code == 4, (form.code, form.stderr)
+    assert 'field "word": its pattern is no regular expression' in form.stderr, form.stderr
+    assert "Traceback" not in r.stderr + form.stderr
+
+
 def test_a_tools_patterns_are_read_as_ecma_262(mrtr):
     """`^\\d+$` refuses an Arabic-Indic digit and a final newline; `\\k<c>` (which `re`
     refuses, leaving the schema unchecked) is a backreference."""
