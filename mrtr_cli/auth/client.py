@@ -36,7 +36,7 @@ from mrtr_cli.auth.store import SCREENED_SECRET_CHARS, TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, sanitize
 from mrtr_cli.transport.http.authhook import nearly_expired
 
 #: The longest any one authorization request may take (seconds), whatever the deadline.
@@ -183,7 +183,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
             self.step_ups += 1
             if self.step_ups > MAX_STEP_UPS:
                 raise AuthError(f"{self.label} still refuses after {MAX_STEP_UPS} step-up sign-ins: "
-                                f"the scope {sanitize(ch.scope or '(unnamed)', single_line=True)} is not granted")
+                                f"the scope {one_line(ch.scope or '(unnamed)', SERVER_TEXT_CHARS)} is not granted")
         with self.store.locked(timeout=_lock_wait()):
             entry = self.store.entry() or {}
             tokens = entry.get("tokens") or {}
@@ -355,7 +355,7 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
             from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
             hint += "".join(f" --scope {shellwords.quote(x)}" for x in ch.scopes)
-            scope = sanitize(ch.scope, single_line=True)
+            scope = one_line(ch.scope, SERVER_TEXT_CHARS)
             return AuthError(f"{self.label} needs more permission (scope {scope}); to grant it, run: "
                              + sanitize(hint, single_line=True))
         return AuthError(f"{self.label} requires sign-in; run: {hint}")

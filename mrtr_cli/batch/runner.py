@@ -43,7 +43,8 @@ from mrtr_cli.errors import ExitStatus, InputRequired, MrtrError, TransportError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import request_params
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.errors import shown_message
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, sanitize
 from mrtr_cli.responders.answers import AnswerStore
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.transport.base import server_alive
@@ -111,7 +112,7 @@ class SessionSlot:
                                                 hint=process.describe_failure() if process is not None else None)
                 else:
                     self.restarts -= 1
-                    self.app.env.err(f"mrtr: batch: the server died ({sanitize(why, single_line=True)}); "
+                    self.app.env.err(f"mrtr: batch: the server died ({one_line(why, SERVER_TEXT_CHARS)}); "
                                      "starting it again")
                     self._close(None)
             if self._gone is not None:
@@ -376,12 +377,12 @@ class BatchRunner:
 
     def _note_failure(self, line: BatchLine, record: BatchRecord) -> None:
         if line.error is not None:  # the person's own input: always worth a line on stderr
-            self.env.err(f"mrtr: batch: {sanitize(line.error.message, single_line=True)}")
+            self.env.err(f"mrtr: batch: {shown_message(line.error)}")
         elif self.env.verbosity:
             error = record.get("error")
             what = error["message"] if error else CODE_NAMES.get(record["exitCode"], "failed")
             self.env.err(f"mrtr: batch: line {line.number}: exit {record['exitCode']}: "
-                         f"{sanitize(str(what), single_line=True)}")
+                         f"{one_line(what, SERVER_TEXT_CHARS)}")
 
     def report_unused_flags(self) -> None:
         """Note each `-a` flag that no line's input request used (not with `-q`). When some

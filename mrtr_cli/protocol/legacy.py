@@ -38,7 +38,7 @@ from mrtr_cli.protocol.routing import ProgressCallback
 from mrtr_cli.protocol.run import RejoinSession
 from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, Session
 from mrtr_cli.protocol.waiting import timeout_error
-from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_value
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
 
@@ -404,7 +404,7 @@ class LegacySession(Session):
                     self._url_elicitation_required(err, method, params or {})
                     continue
                 if err.code == RESOURCE_NOT_FOUND and method == "resources/read":
-                    err.hint = err.hint or f"the server has no resource {sanitize(str((params or {}).get('uri')))}"
+                    err.hint = err.hint or f"the server has no resource {one_line((params or {}).get('uri'))}"
                 if self.on_error is not None:
                     self.on_error(err)
                 raise
@@ -444,7 +444,7 @@ class LegacySession(Session):
             params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
             self.tracer.message("recv", msg)
             self.env.err(f"mrtr: the server reports that URL elicitation "
-                         f"{sanitize(str(params.get('elicitationId')), single_line=True)} is complete")
+                         f"{one_line(params.get('elicitationId'))} is complete")
             return
         super()._on_message(msg)
 
@@ -485,7 +485,7 @@ class LegacySession(Session):
         refused = [k for k, r in asks.responses.items() if r.get("action") != "accept"]
         if refused:
             raise Declined(f"you did not consent to the URL the server requires ({', '.join(refused)}); "
-                           f"{method} failed: {sanitize(err.message, single_line=True)}", code=err.code, data=err.data)
+                           f"{method} failed: {one_line(err.message, SERVER_TEXT_CHARS)}", code=err.code, data=err.data)
         self.tracer.note("URL elicitation accepted; retrying the request")
 
     def _input_required(self, method: str, params: Mapping[str, object] | None, asks: Any, *,

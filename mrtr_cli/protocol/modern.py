@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from mrtr_cli import __version__
 from mrtr_cli.errors import JsonRpcError, ProtocolError, explained
 from mrtr_cli.protocol.capabilities.declared import capability_hints
+from mrtr_cli.schema.messages import quoted_list
 
 MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 LATEST_MODERN = MODERN_VERSIONS[-1]
@@ -67,7 +68,7 @@ def pick_version(err: JsonRpcError, current: str) -> str:
                         "say which versions it supports")
     common = [v for v in MODERN_VERSIONS if v in supported]
     if not common:
-        shown = ", ".join(str(v) for v in supported) or "(none)"
+        shown = quoted_list(supported) or "(none)"
         raise explained(err, ProtocolError,
                         f"the server does not support protocol version {current}; it supports: {shown}",
                         hint="this server speaks an older protocol era (initialize handshake)")
@@ -80,7 +81,7 @@ def missing_capability(err: JsonRpcError) -> MissingCapability:
     data = err.data if isinstance(err.data, dict) else {}
     names = describe_capabilities(data.get("requiredCapabilities"))
     hints = capability_hints(names)
-    what = ", ".join(names) if names else "a client capability"
+    what = quoted_list(names) if names else "a client capability"
     explanation = f"the server requires the client capability {what}, which this run does not declare"
     return MissingCapability(err.code or MISSING_REQUIRED_CLIENT_CAPABILITY, err.message, err.data,
                              hint="\n".join([explanation, *(["; ".join(hints)] if hints else [])]))

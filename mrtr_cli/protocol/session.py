@@ -184,9 +184,13 @@ class Session(MessageRouting, ResponseWaiting):
 
     @property
     def server_name(self) -> str:
-        """A display name for the server: its self-reported title/name, else the target."""
+        """A display name for the server: its self-reported title/name, else the target, on
+        one line and cut to `SERVER_TEXT_CHARS` (`render.sanitize.one_line`): every message
+        that names the server names it so."""
+        from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line  # noqa: PLC0415 - lazy for start-up time
+
         info = self.server_info or {}
-        return str(info.get("title") or info.get("name") or self.transport.label)
+        return one_line(info.get("title") or info.get("name") or self.transport.label, SERVER_TEXT_CHARS)
 
     def describe(self, deadline: Deadline | None = None) -> dict[str, Any]:
         """What `mrtr discover` shows: `{era, protocolVersion, result}`, where `result` is

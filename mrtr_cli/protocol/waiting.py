@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.errors import TimeoutExpired, TransportError
 from mrtr_cli.limits import describe_seconds
 from mrtr_cli.protocol.deadline import Deadline
-from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_value
 from mrtr_cli.settings import DEFAULT_WAIT_NOTICE, current
 from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
 from mrtr_cli.transport.future import CancelledError, Future
@@ -125,7 +125,7 @@ class ResponseWaiting:
             return time.monotonic() + _POLL  # the server waits for mrtr's answer, not mrtr for the server
         if last is not None and last + after > time.monotonic():
             return last + after  # it spoke (a log, a notification), or was answered, since: count from then
-        self.env.err(f"mrtr: the server has not answered {sanitize(label, single_line=True)} for "
+        self.env.err(f"mrtr: the server has not answered {one_line(label, SERVER_TEXT_CHARS)} for "
                      f"{describe_seconds(after)}; still waiting (Ctrl-C to stop)")
         return None
 

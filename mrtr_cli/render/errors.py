@@ -12,7 +12,7 @@ from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import MrtrError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import LINE_CHARS, SERVER_TEXT_CHARS, cut_text, one_line
 
 
 def error_object(err: MrtrError) -> dict[str, Any]:
@@ -39,7 +39,15 @@ def print_error(env: Environment, err: MrtrError, *, json_mode: bool, line: int 
     prefix = "mrtr: error: "
     if err.from_server:
         prefix = f"mrtr: error: server error {err.code}: "
-    env.err(prefix + (sanitize(err.message, single_line=True) or "(no message)"))
+    env.err(prefix + shown_message(err))
     if err.hint:
         for hint_line in str(err.hint).splitlines():
-            env.err("  " + sanitize(hint_line))
+            env.err("  " + cut_text(hint_line, LINE_CHARS))
+
+
+def shown_message(err: MrtrError) -> str:
+    """`err.message` as one line of text output: sanitised (`render.sanitize.one_line`) and
+    cut, a server's own message (`from_server`: a JSON-RPC error's) to `SERVER_TEXT_CHARS`,
+    mrtr's own to `LINE_CHARS`; "(no message)" for none. `--json` keeps the message whole
+    (`error_object`)."""
+    return one_line(err.message, SERVER_TEXT_CHARS if err.from_server else LINE_CHARS) or "(no message)"

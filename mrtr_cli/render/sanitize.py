@@ -104,6 +104,17 @@ def iter_dumps_safe(value: object, *, indent: int | None = None) -> Iterator[str
 QUOTE_CHARS = 120
 
 
+#: The most characters of a server's own words one line of a message shows, the ellipsis
+#: included: a JSON-RPC error's `message`, a reason, a task's or a progress notification's
+#: status message, a log entry's logger (`one_line(text, SERVER_TEXT_CHARS)`). Longer than
+#: `QUOTE_CHARS`: this is the text a person reads to learn what went wrong.
+SERVER_TEXT_CHARS = 500
+#: The most characters of one line of an error or hint `render.errors` writes (mrtr's own
+#: words, with the server values they quote already cut): a bound on the line, whatever
+#: it was built from.
+LINE_CHARS = 2000
+
+
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -114,6 +125,13 @@ def one_line(text: object, limit: int = QUOTE_CHARS) -> str:
     `limit` characters with an ellipsis. Text is only ever cut so, with the ellipsis: where
     a secret is cut short, redaction (`redaction.find`) sees that the text went on."""
     return _cut(sanitize(str(text)[: limit + 1], single_line=True), limit)
+
+
+def cut_text(text: object, limit: int) -> str:
+    """Server text that may span lines (a log entry) as it goes to stderr: every control,
+    bidi character and lone surrogate made visible (`sanitize`; newlines and tabs kept),
+    cut to `limit` characters with an ellipsis, as `one_line` cuts."""
+    return _cut(sanitize(str(text)[: limit + 1]), limit)
 
 
 def quote_value(value: object, *, limit: int = QUOTE_CHARS) -> str:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.protocol.capabilities.declared import declares
 from mrtr_cli.protocol.capabilities.kinds import INPUT_METHODS, method_member
-from mrtr_cli.render.sanitize import quote_value
+from mrtr_cli.render.sanitize import one_line, quote_value
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.responders.kinds import kind_of, request_kind
 
@@ -200,5 +200,5 @@ def _task_origin(params: Mapping[str, object]) -> str | None:
     meta = params.get("_meta")
     related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
     if isinstance(related, dict) and related.get("taskId") is not None:
-        return f"task {related['taskId']}"
+        return f"task {one_line(related['taskId'])}"
     return None

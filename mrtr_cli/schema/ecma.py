@@ -20,7 +20,8 @@ which `translate` rewrites (inside and outside character classes, escapes respec
   Python warns of a nested set, and makes a range of `[\\w-z]`.
 
 Everything else is kept as written: groups (`(?<name>...)` too), lookarounds, quantifiers,
-backreferences, `\\p{L}`; `regex` reads them as ECMA-262 does.
+backreferences, `\\p{L}`; `regex` reads them as ECMA-262 does. Syntax that only Python has
+(`(?i)`, `(?P<n>x)`, `\\A`, `a*+`) never comes here: `schema/ecma_syntax.py` has refused it.
 """
 
 from __future__ import annotations

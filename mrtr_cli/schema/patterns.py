@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mrtr_cli.errors import ProtocolError, TimeoutExpired
 from mrtr_cli.limits import describe_seconds
 from mrtr_cli.schema.ecma import translate
+from mrtr_cli.schema.ecma_syntax import refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     import regex
@@ -201,11 +202,14 @@ def compiled(pattern: str) -> regex.Pattern[str]:
     """`pattern` compiled (cached: a schema's patterns are compiled once).
 
     Raises:
-        PatternError: it is no regular expression.
+        PatternError: it is no regular expression: not ECMA-262's (`ecma_syntax.refusal`:
+            Python's `(?i)` is refused), or one `regex` cannot compile.
         SlowPattern: it is too large to compile within bounds (`_too_large`).
     """
     if reason := _too_large(pattern):
         raise SlowPattern(pattern, too_large=reason)
+    if reason := refusal(pattern):
+        raise PatternError(pattern, reason)
     written = translate(pattern)
     if len(written) > MAX_WRITTEN_CHARS:
         raise SlowPattern(pattern, too_large=f"over {MAX_WRITTEN_CHARS:,} characters in the syntax of `regex`")

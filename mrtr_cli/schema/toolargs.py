@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.errors import JsonRpcError, UsageError
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line
 
 if TYPE_CHECKING:
     from mrtr_cli.credentials import SecretPlaces
@@ -54,7 +55,7 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
     try:
         tool = catalog.find(name)
     except JsonRpcError as err:
-        say(f"tools/list failed ({err.message}); arguments stay untyped and unchecked")
+        say(f"tools/list failed ({one_line(err.message, SERVER_TEXT_CHARS)}); arguments stay untyped and unchecked")
         return noted(build_arguments(items, base, None), None)
 
     def typed(tool: dict[str, Any] | None) -> dict[str, Any]:

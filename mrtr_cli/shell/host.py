@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.batch.manylines import ManyLinesApp
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import TransportError, UsageError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, sanitize
 from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.shell.lineapp import LineApp
 from mrtr_cli.shell.listings import ShellLists
@@ -206,7 +206,7 @@ class ShellHost:
         process = session.transport.process()
         why = process.gone() if process is not None else None
         self._stopped = why.message if why is not None else "the server process is gone"
-        self._say(f"the server stopped: {sanitize(self._stopped, single_line=True)}; the next command starts it again")
+        self._say(f"the server stopped: {one_line(self._stopped, SERVER_TEXT_CHARS)}; the next command starts it again")
 
     def _watch_server(self, session: Session) -> None:
         """At a terminal: notice a stdio server that stops while nothing runs."""

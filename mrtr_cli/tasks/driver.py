@@ -54,8 +54,10 @@ from mrtr_cli.errors import (
     explained,
 )
 from mrtr_cli.protocol.deadline import Deadline
+from mrtr_cli.render.errors import shown_message
 from mrtr_cli.render.ids import short_id  # a task id for a status line
 from mrtr_cli.render.live.status import StatusLine, StatusView
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line
 from mrtr_cli.responders.chain import ResponderChain
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.state import CANCELLED, COMPLETED, FAILED, INPUT_REQUIRED, WORKING, TaskState
@@ -503,7 +505,7 @@ class TaskDriver:
                 doc["taskId"] = self.task_id
         with contextlib.suppress(MrtrError):  # the server was told `cancel`: record how the task went on
             self._observe(self.wire.get(self.task_id))
-        return InputRequired(f"task {self.task_id}: {err.message}", doc)
+        return InputRequired(f"task {self.task_id}: {one_line(err.message, SERVER_TEXT_CHARS)}", doc)
 
     # ------------------------------------------------------------------ waiting
     def _sleep_until_poll(self, state: TaskState) -> None:
@@ -599,7 +601,7 @@ class TaskDriver:
         try:
             cancelled = self.wire.cancel(self.task_id, deadline=Deadline(CANCEL_TIMEOUT_SECONDS))
         except (MrtrError, KeyboardInterrupt) as exc:
-            reason = exc.message if isinstance(exc, MrtrError) else "interrupted again"
+            reason = shown_message(exc) if isinstance(exc, MrtrError) else "interrupted again"
             self._save(status=self.record.status)
             return Interrupted(f"interrupted; could not cancel task {self.task_id} ({reason})",
                                data=data, hint=f"it may still be running; {self._resume_lines()}")

@@ -15,7 +15,7 @@ from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
 from mrtr_cli.protocol.checks.identifiers import check_identifier
-from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.render.sanitize import one_line, quote_value
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -111,8 +111,8 @@ def parse_task(obj: object, *, what: str, ttl_key: str = "ttlMs", poll_key: str 
         raise ProtocolError(f"the server's {what} has no taskId")
     check_identifier(task_id, what=f"{what}'s taskId")
     if known_id is not None and task_id != known_id:  # an answer about another task is no answer
-        raise ProtocolError(f"the server's {what} is about task {sanitize(task_id, single_line=True)}, "
-                            f"not {sanitize(known_id, single_line=True)}", data={"taskId": task_id})
+        raise ProtocolError(f"the server's {what} is about task {one_line(task_id)}, "
+                            f"not {one_line(known_id)}", data={"taskId": task_id})
     status = obj.get("status")
     if status not in TASK_STATUSES:
         raise ProtocolError(f"the server's {what} has an unknown task status {quote_value(status)}",

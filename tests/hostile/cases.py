@@ -280,6 +280,16 @@ def task_bad_result(req: dict[str, Any], ctx: Ctx) -> Reply:
                               "result": {"content": "not a list", "resultType": "complete"}})
 
 
+def task_huge_status(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A task whose status messages (working, then failed) are 3 MB each."""
+    task = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
+            "ttlMs": 600000}
+    if req["method"] == "tools/call":
+        return Reply.result(req, {"resultType": "task", "status": "working", "statusMessage": "busy " + HUGE, **task})
+    return Reply.result(req, {"resultType": "complete", "status": "failed", "statusMessage": "gave up " + HUGE,
+                              **task})
+
+
 def task_bad_input_request(req: dict[str, Any], ctx: Ctx) -> Reply:
     """A task that asks for input with an elicitation whose `message` is a number."""
     task = {"taskId": "t1", "createdAt": "2026-01-01T00:00:00Z", "lastUpdatedAt": "2026-01-01T00:00:00Z",
@@ -299,6 +309,47 @@ def quoted_bounded(run: Any, trace: Any) -> None:
 
 
 LONG = "\x1b[31m" + "v" * 5000
+#: Three megabytes of a server's own words, beginning with a terminal control.
+HUGE = "\x1b[31m" + "w" * (3 * M)
+
+
+def huge_error(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """A JSON-RPC error whose `message` (and `data`) is 3 MB."""
+    return Reply.message({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32000, "message": "boom " + HUGE,
+                                                                        "data": {"why": HUGE}}})
+
+
+def stderr_bounded_naming(*pieces: str) -> Callable[[Any, Any], None]:
+    """A check: stderr is a few lines, however much the server said, names each of `pieces`,
+    carries no terminal control, and shows where the server's text was cut (`…`)."""
+    def check(run: Any, trace: Any) -> None:
+        assert len(run.stderr) < 5000, (len(run.stderr), run.stderr[:3000])
+        assert all(piece in run.stderr for piece in pieces), run.stderr
+        assert "\x1b" not in run.stderr and "\\x1b[31m" in run.stderr and "…" in run.stderr, run.stderr
+    return check
+
+
+def error_kept_whole(run: Any, trace: Any) -> None:
+    """With `--json` the server's error is printed as it came: every character of it."""
+    error = json.loads(run.stderr.strip().splitlines()[-1])["error"]
+    assert (error["code"], error["message"], error["data"]) == (-32000, "boom " + HUGE, {"why": HUGE})
+
+
+def log_then_answer(params: dict[str, Any]) -> Callable[[dict[str, Any], Ctx], Reply]:
+    """A log notification with `params`, then the answer `done` (an SSE stream over HTTP)."""
+    note = dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+
+    def reply(req: dict[str, Any], ctx: Ctx) -> Reply:
+        answer = complete(req, "done").body
+
+        def act(target: Any, ctx: Ctx, transport: str) -> None:
+            if transport == "stdio":
+                target.write(note + b"\n" + answer + b"\n")
+                target.flush()
+                return
+            target._send(200, {"Content-Type": "text/event-stream"}, sse(note, answer))
+        return Reply(action=act)
+    return reply
 
 
 def flag_escaped(run: Any, trace: Any) -> None:
@@ -648,6 +699,8 @@ _TABLE = [
          methods=("tasks/get",)),
     Case("task_input_request_invalid", task_bad_input_request, 4, 'inputRequests["q"].params.message',
          eras=("modern",), methods=("tasks/get",)),
+    Case("task_status_huge", task_huge_status, 4, "gave up \\x1b[31mwww", eras=("modern",), methods=("tasks/get",),
+         check=stderr_bounded_naming("busy \\x1b[31mwww")),
     # What the user typed is shown escaped.
     Case("unused_flag_escaped", lambda req, ctx: complete(req, "done"), 0, "was not used",
          args=("call", "t", "-a", "k\x1b]0;PWN\x07=1"), out="done", check=flag_escaped),
@@ -661,6 +714,14 @@ _TABLE = [
          check=quoted_bounded),
     Case("result_type_unknown", lambda req, ctx: Reply.result(req, {"resultType": {"k": LONG}}), 4,
          'unrecognised resultType {"k": "', eras=("modern",), check=quoted_bounded),
+    # A server's own words in a message are cut short (--json keeps them whole).
+    Case("error_message_huge", huge_error, 4, "mrtr: error: server error -32000: boom \\x1b[31mwww",
+         check=stderr_bounded_naming("-32000")),
+    Case("error_message_huge_json", huge_error, 4, '"message": "boom \\u001b[31mwww', args=("--json", "call", "t"),
+         check=error_kept_whole),
+    Case("log_huge", log_then_answer({"level": "info", "logger": "L" + HUGE, "data": "d" + HUGE}), 0,
+         "[server info L\\x1b[31mwww", out="done",
+         check=stderr_bounded_naming("[server info L")),
     Case("content_string", raw_result('{"content":"hello"}'), 4, "content"),
     Case("content_item_no_type", raw_result('{"content":[{"text":"x"}]}'), 4, "content[0]"),
     Case("text_not_string", raw_result('{"content":[{"type":"text","text":7}]}'), 4, "content[0].text"),

@@ -9,11 +9,14 @@ reading differs."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.schema.arguments import validate_arguments
+from mrtr_cli.schema.ecma_syntax import refusal
 from mrtr_cli.schema.elicit import validate_content
-from mrtr_cli.schema.patterns import search
+from mrtr_cli.schema.patterns import PatternError, compiled, search
 
 ECMA = [
     (r"^abc$", "abc", True),
@@ -47,8 +50,7 @@ ECMA = [
     (r"^[\S]$", "\x1c", True),
     (r"^[.]$", "x", False),
     (r"^[$]$", "$", True),
-    (r"^[\d-z]+$", "5-z", True),  # a class escape next to - makes no range
-    (r"^[\d-z]+$", "a", False),
+    (r"^[\w-]+$", "a-", True),  # a - last in a class is a member
     (r"^[a\-z]+$", "-", True),
     (r"^[a\-z]+$", "b", False),
     (r"^[\x41-\x43]+$", "ABC", True),
@@ -101,3 +103,56 @@ def test_pattern_properties_and_property_names_read_ecma_262(pattern, text, matc
         else:
             with pytest.raises(UsageError):
                 validate_arguments({text: 1}, schema, "t")
+
+
+# ------------------------------------------ Python's syntax that ECMA-262 has not (schema/ecma_syntax.py)
+
+#: Read by Python's `re` (or `regex`), no ECMA-262 regular expression with the `u` flag.
+PYTHON_ONLY = [r"(?i)abc", r"(?P<n>x)", r"(?P<n>x)(?P=n)", r"a(?#comment)b", r"\Aabc", r"abc\Z", r"abc\z",
+               r"(?>x)", r"a*+", r"a++b", r"a?+", r"a{2}+", r"(a)?(?(1)a|b)", r"(?i:x)", r"(?s-i:x)", r"\Gx",
+               r"\h", r"\N{DASH}", r"\012", r"\e", r"[\e]", r"a{", r"a}", r"a]", r"[\d-z]", r"(?=a)*",
+               r"(?<!a)+", r"\1", r"(a)\2", r"\k<n>", r"(?<n>a)(?<n>b)", r"\-", r"[z-a]", r"(?u)x", r"\p{L"]
+
+#: ECMA-262 regular expressions (with the `u` flag) that stay accepted.
+ECMA_VALID = [r"(?<year>\d{4})-\k<year>", r"(?<=a)b", r"(?<!a)b", r"(?=a)a", r"(?!a)b", r"\p{L}+",
+              r"\P{Lu}", r"\p{Script=Greek}", r"[\p{L}\d_-]+", r"\u{1F600}", r"\uD83D\uDE00", r"\cJ",
+              r"[\b]", r"\0", r"\/", r"\{1\}", r"a{2,}?", r"(a)\1", r"\1(a)", r"[-a]", r"[a-]", r"[--/]",
+              r"[^]", r"a[]", r"[\]]", r"(?:a|b)+?", r"a|", r"", r"^$", r"[\-]", r"\x41", r"[{}()|]"]
+
+
+@pytest.mark.parametrize("pattern", PYTHON_ONLY)
+def test_python_only_syntax_is_no_regular_expression(pattern):
+    with pytest.raises(PatternError, match="is not ECMA-262|not closed"):
+        compiled(pattern)
+
+
+@pytest.mark.parametrize("pattern", ECMA_VALID)
+def test_ecma_262_syntax_is_accepted(pattern):
+    assert refusal(pattern) is None
+    assert compiled(pattern) is not None
+
+
+#: Python-only constructs, each to be put between ECMA-262 text.
+_PYTHONIC = st.sampled_from([
+    "(?i)", "(?m)", "(?s)", "(?x)", "(?a)", "(?u)", "(?L)", "(?#note)", "(?P<g>a)", "(?P=g)", "(?>a)",
+    "(?i:a)", "(?-i:a)", "(?(1)a|b)", "(?|a)", "\\A", "\\Z", "\\z", "\\G", "\\h", "\\K", "\\N{DASH}",
+    "\\U0001F600", "\\012", "\\e", "\\a", "\\Q", "a*+", "a++", "a?+", "a{1,2}+", "\\-", "\\_", "[\\d-z]",
+])
+#: ECMA-262 text before and after it (never a group a construct could close or name).
+_ECMA_AROUND = st.lists(st.sampled_from(["a", "\\d", "[a-z]", "(?:b)", "(c)", ".", "x*", "y{2}", "|", "\\p{L}",
+                                         "(?<=q)", "^", "$", "\\u{41}"]), max_size=4).map("".join)
+
+
+@given(before=_ECMA_AROUND, construct=_PYTHONIC, after=_ECMA_AROUND)
+def test_python_only_syntax_anywhere_is_refused(before, construct, after):
+    """Wherever a Python-only construct stands, the pattern is refused (exit 4 in a tool's
+    schema, one line naming the pattern), and the ECMA-262 text around it alone is not."""
+    assert refusal(before + after) is None
+    pattern = before + construct + after
+    assert refusal(pattern) is not None, pattern
+    schema = {"type": "object", "properties": {"w": {"type": "string", "pattern": pattern}}}
+    with pytest.raises(ProtocolError) as caught:
+        validate_arguments({"w": "a"}, schema, "t")
+    assert caught.value.exit_status == 4
+    assert caught.value.message.startswith("t (inputSchema): the server's pattern ")
+    assert "\n" not in caught.value.message and "is no regular expression" in caught.value.message

@@ -174,7 +174,7 @@ def test_a_pattern_too_large_to_compile_is_refused_before_compiling(pattern):
         validate_arguments({"w": "a"}, form, "t")
 
 
-@pytest.mark.parametrize("pattern", [r"^[a-z]{2,64}$", r"^\d{3}-\d{4}$", r"[{]{5}", r"\{1000000}",
+@pytest.mark.parametrize("pattern", [r"^[a-z]{2,64}$", r"^\d{3}-\d{4}$", r"[{]{5}", r"\{1000000\}",
                                      r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==)?$", "a{99999}"])
 def test_usual_counted_patterns_are_compiled(pattern):
     assert compiled(pattern) is not None
@@ -257,7 +257,7 @@ def test_structured_content_is_not_matched_against_the_output_schema(mrtr):
 # ------------------------------------------ one rule for a pattern that is no regular expression
 
 
-@pytest.mark.parametrize("pattern", ["(", "[a-", "a{2,1}", "*", r"(?<n>a)\k<m>"])
+@pytest.mark.parametrize("pattern", ["(", "[a-", "a{2,1}", "*", r"(?<n>a)\k<m>", "(?i)^a$", r"\Aa\Z", "a*+"])
 def test_a_pattern_that_is_no_regular_expression_is_exit_4_in_a_form_and_in_an_input_schema(pattern):
     """The server's schema cannot be used either way (docs/design.md, "Patterns from a
     server"): a form's ends the run, an `inputSchema`'s too, with `call --no-validate` to
@@ -282,6 +282,20 @@ def test_a_tool_whose_pattern_is_no_regular_expression_ends_with_exit_4(mrtr):
     assert "--no-validate" in r.stderr and "Traceback" not in r.stderr
     sent = mrtr("--stdio", SERVER, "call", "broken", "word=x", "--no-validate", timeout=RUN_BOUND)
     assert (sent.code, sent.stdout.strip()) == (0, '{"word": "x"}'), sent.stderr
+
+
+def test_a_pattern_in_pythons_syntax_ends_with_exit_4_in_a_tool_and_in_a_form(mrtr):
+    """`(?i)` is no ECMA-262 syntax: refused as a pattern that is no regular expression,
+    one line naming the pattern (where `regex` read it as Python's case-insensitive flag)."""
+    r = mrtr("--stdio", SERVER, "call", "pythonic", "word=ABC", timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert ('mrtr: error: pythonic (inputSchema): the server\'s pattern "(?i)^[a-z]+$" is no regular expression '
+            "(an inline flag or Python group at 0: '(?i)^[…' is not ECMA-262)") in r.stderr, r.stderr
+    form = mrtr("--stdio", SERVER, "call", "ask_word", r"pattern=\Aword\Z", "-a", "word=word", "--no-input",
+                timeout=RUN_BOUND)
+    assert form.code == 4, (form.code, form.stderr)
+    assert 'field "word": its pattern is no regular expression' in form.stderr, form.stderr
+    assert "Traceback" not in r.stderr + form.stderr
 
 
 def test_a_tools_patterns_are_read_as_ecma_262(mrtr):

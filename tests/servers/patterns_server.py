@@ -6,6 +6,8 @@ Tools:
   `pattern`; echoes the accepted word ("got WORD") or the action.
 - `broken {word}`: its `inputSchema` gives `word` the pattern `(unclosed`, no regular
   expression; it echoes the word.
+- `pythonic {word}`: its `inputSchema` gives `word` the pattern `(?i)^[a-z]+$`, Python's
+  syntax and no ECMA-262 regular expression; it echoes the word.
 - `ecma {code, pair}`: `code` has the pattern `^\\d+$` and `pair` `^(?<c>[a-z])\\k<c>$`
   (ECMA-262: `\\d` is `[0-9]`; a named backreference); it echoes its arguments.
 - `checked {word}`: its `inputSchema` gives `word` the pattern `^(a|a)*$` (and a
@@ -46,6 +48,8 @@ TOOLS = [
                         "required": ["word"]}),
     Tool(name="broken", input_schema={"type": "object", "properties": {
         "word": {"type": "string", "pattern": "(unclosed"}}}),
+    Tool(name="pythonic", input_schema={"type": "object", "properties": {
+        "word": {"type": "string", "pattern": "(?i)^[a-z]+$"}}}),
     Tool(name="ecma", input_schema={"type": "object", "properties": {
         "code": {"type": "string", "pattern": r"^\d+$"},
         "pair": {"type": "string", "pattern": r"^(?<c>[a-z])\k<c>$"}}}),
@@ -72,7 +76,7 @@ async def call_tool(ctx, params):
         word = args.get("word")
         return CallToolResult(content=[TextContent(text=json.dumps({"word": word}))],
                               structured_content={"word": word})
-    if params.name in ("broken", "ecma"):
+    if params.name in ("broken", "pythonic", "ecma"):
         return CallToolResult(content=[TextContent(text=json.dumps(args, sort_keys=True))])
     return CallToolResult(content=[TextContent(text=f"unknown tool {params.name}")], is_error=True)
 

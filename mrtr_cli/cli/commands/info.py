@@ -143,11 +143,11 @@ def tools_cmd(ctx: click.Context, /, name: str | None, **kw: object) -> int:
     with app.session() as session:
         catalog = app.catalog(session)
         tools = catalog.load(refresh=True)
-    from mrtr_cli.render.sanitize import quote_value, sanitize  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_value  # noqa: PLC0415 - lazy for start-up time
 
     for excluded, reason in catalog.excluded.items():
         app.env.err(f"mrtr: warning: leaving out tool {quote_value(excluded)}: "
-                    f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
+                    f"invalid x-mcp-header ({one_line(reason, SERVER_TEXT_CHARS)})")
     if name is None:
         _print_items(app, "tools", ["NAME", "PARAMETERS", "DESCRIPTION"], tools, session.capabilities)
         return 0

@@ -19,18 +19,18 @@ from mrtr_cli.errors import UsageError
 def describe_event(msg: dict[str, Any]) -> str:
     """One readable, sanitized line for a change notification (without the time)."""
     from mrtr_cli.protocol.features.listen import LISTS, UPDATED  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line  # noqa: PLC0415 - lazy for start-up time
 
     method = msg.get("method")
     raw_params = msg.get("params")
     params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
     if method == UPDATED:
-        line = f"resource updated: {sanitize(str(params.get('uri')), single_line=True)}"
+        line = f"resource updated: {one_line(params.get('uri'), SERVER_TEXT_CHARS)}"
         if isinstance(params.get("title"), str):
-            line += f" ({sanitize(params['title'], single_line=True)})"
+            line += f" ({one_line(params['title'], SERVER_TEXT_CHARS)})"
         return line
     kind = next((k for k, (_, m) in LISTS.items() if m == method), None)
-    return f"{kind} list changed" if kind else sanitize(str(method), single_line=True)
+    return f"{kind} list changed" if kind else one_line(method)
 
 
 @cli.command("listen", short_help="Print change notifications (lists, resources) as they arrive.")

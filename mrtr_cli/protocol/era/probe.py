@@ -29,6 +29,7 @@ from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_request
 from mrtr_cli.protocol.modern import LATEST_MODERN, META, client_info
 from mrtr_cli.protocol.waiting import timeout_error
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import InvalidMessage, Message, Transport
 from mrtr_cli.transport.errors import BrokenStream, StatusError
@@ -93,14 +94,14 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
             raise
         return Verdict("legacy", None, None, f"server/discover: HTTP {exc.status} without a modern error"), None
     except BrokenStream as exc:
-        return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
+        return Verdict("legacy", None, None, f"server/discover: {one_line(exc.message, SERVER_TEXT_CHARS)}"), None
     except InvalidMessage:
         # A message no server of either era may send (over the size or nesting limit, not
         # UTF-8, a number JSON has not): no evidence of an era, and the request it answers
         # fails at once, as with a pinned protocol (docs/limits.md).
         raise
     except ProtocolError as exc:
-        return Verdict("legacy", None, None, f"server/discover: {exc.message}"), None
+        return Verdict("legacy", None, None, f"server/discover: {one_line(exc.message, SERVER_TEXT_CHARS)}"), None
     except TransportError as exc:
         process = transport.process()
         if not exc.hint and process is not None and process.unread_input() == 0:

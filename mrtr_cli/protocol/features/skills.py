@@ -26,7 +26,7 @@ from typing import Any
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.render.sanitize import quote_text, quote_value, sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_text, quote_value, sanitize
 
 EXTENSION = "io.modelcontextprotocol/skills"
 MANIFEST = "SKILL.md"
@@ -97,7 +97,8 @@ def find_skill(entries: list[Any], wanted: str) -> dict[str, Any] | None:
             return hit
     named = [e for e in valid if skill_name(e) == wanted]
     if len(named) > 1:
-        paths = ", ".join(sanitize(skill_path(e["uri"]) or e["uri"], single_line=True) for e in named)
+        paths = ", ".join(one_line(skill_path(e["uri"]) or e["uri"], SERVER_TEXT_CHARS) for e in named[:5])
+        paths += f" and {len(named) - 5} more" if len(named) > 5 else ""
         raise UsageError(f"several skills are named {quote_text(wanted)}: {paths}",
                          hint="name the one you mean by its path or its SKILL.md URI")
     return named[0] if named else None
@@ -197,7 +198,7 @@ class SkillLoader:
 
     @staticmethod
     def _shown(uri: object) -> str:
-        return sanitize(str(uri), single_line=True)
+        return one_line(uri, SERVER_TEXT_CHARS)
 
     def _check_limits(self, resources: list[dict[str, Any]]) -> None:
         if len(resources) > MAX_RESOURCES:
@@ -276,7 +277,7 @@ def content_bytes(result: dict[str, Any], uri: str) -> bytes:
     contents = result.get("contents")
     items = [c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else []
     item = next((c for c in items if c.get("uri") == uri), items[0] if len(items) == 1 else None)
-    shown = sanitize(uri, single_line=True)
+    shown = one_line(uri, SERVER_TEXT_CHARS)
     if item is None:
         raise VerificationFailed(f"the server's resources/read result has no content for {shown}")
     if isinstance(text := item.get("text"), str):
@@ -295,7 +296,7 @@ def verify(uri: str, data: bytes, listed: dict[str, Any]) -> None:
     Raises:
         VerificationFailed: a size or digest mismatch, or an entry without a valid size/digest.
     """
-    shown = sanitize(uri, single_line=True)
+    shown = one_line(uri, SERVER_TEXT_CHARS)
     size, digest = listed.get("size"), listed.get("digest")
     if not isinstance(size, int) or isinstance(size, bool) or not isinstance(digest, str) or not _DIGEST.match(digest):
         raise VerificationFailed(f"the skill entry for {shown} has no valid size and sha256 digest")
@@ -337,5 +338,5 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
 
 def compare_frontmatter(file: dict[str, Any], entry: dict[str, Any]) -> list[str]:
     """The field names whose values differ between a file's frontmatter and its entry's."""
-    return [sanitize(str(k), single_line=True) for k in sorted(set(file) | set(entry), key=str)
+    return [one_line(k) for k in sorted(set(file) | set(entry), key=str)
             if file.get(k) != entry.get(k)]

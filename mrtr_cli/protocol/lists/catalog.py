@@ -29,7 +29,7 @@ from mrtr_cli.protocol.headers import invalid_x_mcp_header, param_headers, x_mcp
 from mrtr_cli.protocol.lists.cache import ListCache
 from mrtr_cli.protocol.lists.listing import LIST_MEMBER, list_all
 from mrtr_cli.protocol.session import Session
-from mrtr_cli.render.sanitize import quote_value, sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_value
 
 
 def fetch_list(session: Session, method: str, cache: ListCache | None, *,
@@ -87,7 +87,8 @@ def check_prompt_request(session: Session, cache: ListCache | None, name: str, a
         try:
             prompts, _, from_cache = cached_list(session, "prompts/list", cache, deadline=deadline, refresh=refresh)
         except JsonRpcError as err:
-            session.tracer.note(f"prompts/list failed ({err.message}); prompt arguments stay unchecked")
+            session.tracer.note(f"prompts/list failed ({one_line(err.message, SERVER_TEXT_CHARS)}); "
+                                "prompt arguments stay unchecked")
             return
         prompt = next((p for p in prompts if isinstance(p, dict) and p.get("name") == name), None)
         try:
@@ -170,7 +171,7 @@ class ToolCatalog:
                 name = str(tool.get("name"))
                 self.excluded[name] = reason
                 self.session.tracer.note(f"leaving out tool {quote_value(name)}: "
-                                         f"invalid x-mcp-header ({sanitize(reason, single_line=True)})")
+                                         f"invalid x-mcp-header ({one_line(reason, SERVER_TEXT_CHARS)})")
                 continue
             tools.append(tool)
         self._tools = tools
@@ -191,7 +192,7 @@ class ToolCatalog:
         names = [str(t.get("name")) for t in self._tools or []]
         if name in self.excluded:
             return UsageError(f"tool {quote_value(name)} is not usable over HTTP: its definition has an invalid "
-                              f"x-mcp-header annotation", hint=sanitize(self.excluded[name], single_line=True))
+                              f"x-mcp-header annotation", hint=one_line(self.excluded[name], SERVER_TEXT_CHARS))
         from mrtr_cli.protocol.capabilities.declared import hidden_note  # noqa: PLC0415 - only for an unlisted tool
         from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415 - lazy for start-up time
 
@@ -211,7 +212,8 @@ class ToolCatalog:
             tools = self.load()
         except JsonRpcError as err:
             self.available = False
-            self.session.tracer.note(f"tools/list failed ({err.message}); no Mcp-Param headers")
+            self.session.tracer.note(f"tools/list failed ({one_line(err.message, SERVER_TEXT_CHARS)}); "
+                                     "no Mcp-Param headers")
             return {}
         if name not in self._maps:
             tool = next((t for t in tools if t.get("name") == name), None)

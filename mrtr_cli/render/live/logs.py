@@ -14,7 +14,7 @@ from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.render.color import styled
-from mrtr_cli.render.sanitize import dumps_safe, sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, cut_text, dumps_safe, one_line, quote_value, sanitize
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 MAX_LOG_CHARS = 4000  # longer data is cut (shown whole at -vv)
@@ -33,20 +33,25 @@ def format_log(params: dict[str, Any], *, colour: bool = False, limit: int | Non
     Args:
         params: the notification's params `{level, logger?, data}`.
         colour: colour the level with an SGR sequence.
-        limit: cut the data text at this many characters (None: never).
+        limit: cut the data text at this many characters (None: never; the logger is cut
+            to `SERVER_TEXT_CHARS` either way, the level to `QUOTE_CHARS`).
     """
-    level = sanitize(str(params.get("level", "info")), single_line=True)
+    level = one_line(params.get("level", "info"))
     logger = params.get("logger")
     data = params.get("data")
-    text = data if isinstance(data, str) else dumps_safe(data)
-    if limit is not None and len(text) > limit:
-        text = text[:limit] + f"… ({len(text)} chars)"
-    where = f" {sanitize(str(logger), single_line=True)}" if logger is not None else ""
+    if limit is None:
+        text = sanitize(data if isinstance(data, str) else dumps_safe(data))
+    elif isinstance(data, str):
+        text = cut_text(data, limit + 1)  # `limit` characters and the ellipsis
+        text += f" ({len(data)} chars)" if len(data) > limit and text.endswith("…") else ""
+    else:  # only as much of it encoded as is shown
+        text = sanitize(quote_value(data, limit=limit))
+    where = f" {one_line(logger, SERVER_TEXT_CHARS)}" if logger is not None else ""
     shown_level = level
     if colour:
         sgr = _COLOURS.get(level, "1;31")
         shown_level = f"\x1b[{sgr}m{level}\x1b[0m"
-    return f"[server {shown_level}{where}] " + sanitize(text).replace("\n", "\n  ")
+    return f"[server {shown_level}{where}] " + text.replace("\n", "\n  ")
 
 
 class LogPrinter:

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.render.color import console as styled_console
-from mrtr_cli.render.sanitize import sanitize, short_number
+from mrtr_cli.render.sanitize import one_line, short_number
 
 MAX_DESCRIPTION = 60  # characters of label + message on the bar line
 
@@ -55,9 +55,9 @@ def progress_amount(params: dict[str, Any]) -> str:
 def progress_text(label: str, params: dict[str, Any]) -> str:
     """The description shown for one request: its label and the server's message (sanitised, one line)."""
     message = params.get("message")
-    text = sanitize(label, single_line=True)
+    text = one_line(label, MAX_DESCRIPTION)
     if isinstance(message, str) and message:
-        text += ": " + sanitize(message, single_line=True)
+        text += ": " + one_line(message, MAX_DESCRIPTION)
     return text if len(text) <= MAX_DESCRIPTION else text[: MAX_DESCRIPTION - 1] + "…"
 
 

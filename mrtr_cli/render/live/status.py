@@ -20,7 +20,7 @@ from typing import Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.render.color import console as styled_console
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line
 
 #: Seconds between redraws of a live line (elapsed time and countdown tick).
 REFRESH_SECONDS = 1.0
@@ -103,9 +103,9 @@ class StatusLine:
         key = (view.label, view.status, view.message)
         if key != self._last_line and not self.env.quiet:
             self._last_line = key
-            message = f": {sanitize(view.message, single_line=True)}" if view.message else ""
-            self.env.err(f"{self.prefix}{sanitize(view.label, single_line=True)}: "
-                         f"{sanitize(view.status, single_line=True)}{message}")
+            message = f": {one_line(view.message, SERVER_TEXT_CHARS)}" if view.message else ""
+            self.env.err(f"{self.prefix}{one_line(view.label, SERVER_TEXT_CHARS)}: "
+                         f"{one_line(view.status, SERVER_TEXT_CHARS)}{message}")
 
     def refresh(self) -> None:
         """Redraw the live line (elapsed time and countdown move on)."""
@@ -178,11 +178,11 @@ class StatusLine:
         now = time.monotonic()
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("⏳ " if view.tone == "active" else "● ", style=_TONES.get(view.tone, "cyan"))
-        text.append(sanitize(view.label, single_line=True), style="bold")
+        text.append(one_line(view.label, SERVER_TEXT_CHARS), style="bold")
         text.append("  ")
-        text.append(sanitize(view.status, single_line=True), style=f"bold {_TONES.get(view.tone, 'cyan')}")
+        text.append(one_line(view.status, SERVER_TEXT_CHARS), style=f"bold {_TONES.get(view.tone, 'cyan')}")
         if view.message:
-            text.append("  " + sanitize(view.message, single_line=True))
+            text.append("  " + one_line(view.message, SERVER_TEXT_CHARS))
         clock = format_seconds(now - view.started)
         if view.next_at is not None:
             clock += f" · {view.next_label} in {format_seconds(view.next_at - now + 0.999)}"
