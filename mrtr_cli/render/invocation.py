@@ -58,3 +58,23 @@ def help_command(path: str) -> str:
     if inside_shell():
         return ("help " + command_path(path)).strip()
     return f"{path} --help"
+
+
+def signin_command(cli: str | None, verb: str = "login") -> str:
+    """The command that signs in (`verb` "logout": out, removing the token file) as a
+    message names it here: `cli` at the command line (config/oauth_target.py `login_hint`,
+    `mrtr --url URL auth login`, built once for a run: in a shell, before any line runs);
+    `auth VERB` inside the shell, which runs it over its one server (docs/shell.md); an
+    empty string for a `cli` of None at the command line."""
+    if inside_shell():
+        return f"auth {verb}"
+    return cli or ""
+
+
+def environment_advice(text: str) -> str:
+    """Advice to set an environment variable (`MRTR_OAUTH_DPOP=0`) as a message gives it
+    here: `text` at the command line; inside the shell, `text` for the shell's own command
+    line (the shell read its environment when it started: a line cannot change it)."""
+    if inside_shell():
+        return f"{text} in the environment of a new `mrtr ... shell`"
+    return text

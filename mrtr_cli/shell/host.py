@@ -286,6 +286,9 @@ class ShellHost:
         """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""
         self._busy = True
         self._kept = None if kept is None else json.dumps(kept, ensure_ascii=False)
+        authorizer = self.app.authorizer(self.target) if self.target.url else None
+        if authorizer is not None:  # every line reads the token store before its request (auth login, logout)
+            authorizer.read_again()
 
     def end_line(self) -> None:
         """The line ended."""

@@ -1,0 +1,58 @@
+"""Hints and messages inside `mrtr shell` name what can be typed at its prompt (docs/shell.md,
+"What runs inside"), and the same messages at the command line keep naming `mrtr ...`:
+`help`, a sign-in (`auth login`), a call kept after Ctrl-C at a form (`resume`), roots on
+a 2025-11-25 server, withheld prompt arguments, URL-mode requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.auth_support import run_mrtr, sign_in
+from tests.conftest import SERVERS, stdio_cmd
+
+SHELL_SERVER = SERVERS / "shell_server.py"
+
+
+def test_help_of_an_unknown_word_names_the_shells_help(mrtr):
+    target = ["--stdio", stdio_cmd(SHELL_SERVER)]
+    run = mrtr(*target, "shell", input="help nope\n")
+    assert run.code == 2, run.stderr
+    assert "commands: help\n" in run.stderr, run.stderr
+    assert "mrtr help" not in run.stderr
+    outside = mrtr("help", "nope")
+    assert outside.code == 2 and "commands: mrtr help\n" in outside.stderr, outside.stderr
+
+
+def test_a_sign_in_hint_inside_the_shell_names_auth_login_and_it_works(tmp_path, oauth_server, browser):
+    """The sign-in commands are built for the run before any line of a shell runs; inside,
+    a message names `auth login` (a command of the shell, over its one server), with the
+    options it needs, and that line does what the message says."""
+    server = oauth_server()
+    sign_in(tmp_path, server, browser)
+    run = run_mrtr(tmp_path, "--url", server.mcp_url, "shell", browser=browser, input=(
+        "call admin_tool\nauth login --scope mcp:admin\ncall admin_tool\nauth logout\ncall echo text=b\n"))
+    assert run.code == 8, run.stderr
+    assert "to grant it, run: auth login --scope mcp:admin\n" in run.stderr, run.stderr
+    assert "requires sign-in; run: auth login\n" in run.stderr, run.stderr
+    assert "mrtr --url" not in run.stderr, run.stderr
+    assert "admin" in run.stdout.splitlines()[0], run.stdout  # the line the hint named signed in for it
+    outside = run_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=c", browser=browser)
+    assert outside.code == 8 and f"run: mrtr --url {server.mcp_url} auth login" in outside.stderr, outside.stderr
+
+
+@pytest.mark.pty
+def test_ctrl_c_at_a_form_in_the_shell_names_a_bare_resume(tmp_path, http_servers):
+    """At a terminal, Ctrl-C while a form asks keeps the call for a bare `resume`: the
+    message says that, not `mrtr resume FILE` (the command line's way, after leaving)."""
+    from tests.shell.test_pty import CTRL_C, started
+
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.submit("call unlock")
+    s.expect("The password, please")
+    s.type(CTRL_C)
+    s.prompt("shell-test (resume)")
+    assert "the call is kept: resume finishes it here" in s.screen, s.screen
+    assert "mrtr resume" not in s.log.getvalue(), s.screen
+    s.run("resume -a password=open-sesame")
+    assert s.finish() == 0
+    assert s.stdout.splitlines()[-1] == "unlocked"
