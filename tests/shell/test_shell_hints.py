@@ -8,9 +8,10 @@ from __future__ import annotations
 import pytest
 
 from tests.auth_support import run_mrtr, sign_in
-from tests.conftest import SERVERS, stdio_cmd
+from tests.conftest import ROOT, SERVERS, stdio_cmd
 
 SHELL_SERVER = SERVERS / "shell_server.py"
+LEGACY_SERVER = SERVERS / "legacy_server.py"
 
 
 def test_help_of_an_unknown_word_names_the_shells_help(mrtr):
@@ -56,3 +57,26 @@ def test_ctrl_c_at_a_form_in_the_shell_names_a_bare_resume(tmp_path, http_server
     s.run("resume -a password=open-sesame")
     assert s.finish() == 0
     assert s.stdout.splitlines()[-1] == "unlocked"
+
+
+def test_roots_on_a_line_of_an_older_servers_shell_are_said_to_go_on_the_shells_line(mrtr):
+    """A 2025-11-25 server is told the client's capabilities once, at `initialize`: a line's
+    `--root` (or `--sampling-command`) that the shell did not declare cannot reach it. The
+    line says so in one warning, and an unknown tool's hint names the shell's own command
+    line, where the option works; given there, a line's own roots are answered."""
+    legacy = ["--stdio", stdio_cmd(LEGACY_SERVER, "--version", "2025-11-25")]
+    run = mrtr(*legacy, "shell", input="call ask_roots --root .\ncall nope\n")
+    assert run.code == 2, run.stderr
+    warning = ("mrtr: warning: --root on this line cannot reach this server: an MCP 2025-11-25 server is told "
+               "what the client answers once, when the shell starts; give it on the shell's own command line: "
+               "mrtr --root PATH ... shell\n")
+    assert run.stderr.count(warning) == 1, run.stderr
+    assert "give them on the shell's own command line, mrtr --sampling-command CMD --root PATH ... shell)" \
+        in run.stderr, run.stderr
+    declared = mrtr(*legacy, "--root", str(ROOT / "docs"), "shell", input="call ask_roots --root .\n")
+    assert declared.code == 0 and "warning" not in declared.stderr, declared.stderr
+    assert declared.stdout.split() == [(ROOT / "docs").as_uri(), ROOT.as_uri()]
+    outside = mrtr(*legacy, "call", "nope")
+    assert "(--sampling-command CMD) or roots (--root PATH); this run declares neither\n" in outside.stderr
+    modern = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell", input="call nope --root .\n")
+    assert "warning" not in modern.stderr and "shell's own command line" not in modern.stderr, modern.stderr
