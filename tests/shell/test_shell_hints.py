@@ -80,3 +80,23 @@ def test_roots_on_a_line_of_an_older_servers_shell_are_said_to_go_on_the_shells_
     assert "(--sampling-command CMD) or roots (--root PATH); this run declares neither\n" in outside.stderr
     modern = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell", input="call nope --root .\n")
     assert "warning" not in modern.stderr and "shell's own command line" not in modern.stderr, modern.stderr
+
+
+def test_the_help_of_withheld_arguments_names_a_prompts_arguments_for_a_prompt():
+    """A pending document's `withheld._help` says whose arguments were left out: a
+    prompt's for `prompts/get` (no "tool arguments", no "call"), a tool's for `tools/call`."""
+    from mrtr_cli.engine.pending import build_pending
+
+    def withheld_help(method: str) -> str:
+        doc = build_pending(target={"url": "http://x.example/mcp"}, protocol_version="2026-07-28", method=method,
+                            params={"name": "p", "arguments": {"topic": "t", "apiToken": "v"}},
+                            input_requests={}, request_state=None, missing=[])
+        assert doc["withheld"]["arguments"] == ["apiToken"]
+        return doc["withheld"]["_help"]
+
+    prompt = withheld_help("prompts/get")
+    assert prompt.startswith("Secret prompt arguments, left out of params.arguments.") and "tool" not in prompt
+    assert prompt.endswith("a prompt command started again takes it as NAME=VALUE."), prompt
+    tool = withheld_help("tools/call")
+    assert tool.startswith("Secret tool arguments, left out of params.arguments.")
+    assert tool.endswith("a call started again takes it as NAME=VALUE."), tool
