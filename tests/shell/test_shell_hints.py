@@ -12,6 +12,7 @@ from tests.conftest import ROOT, SERVERS, stdio_cmd
 
 SHELL_SERVER = SERVERS / "shell_server.py"
 LEGACY_SERVER = SERVERS / "legacy_server.py"
+FORMS_SERVER = SERVERS / "forms_server.py"
 
 
 def test_help_of_an_unknown_word_names_the_shells_help(mrtr):
@@ -100,3 +101,34 @@ def test_the_help_of_withheld_arguments_names_a_prompts_arguments_for_a_prompt()
     tool = withheld_help("tools/call")
     assert tool.startswith("Secret tool arguments, left out of params.arguments.")
     assert tool.endswith("a call started again takes it as NAME=VALUE."), tool
+
+
+def test_a_url_mode_request_is_answered_in_the_shell_by_the_resume_its_hint_names(mrtr):
+    """A URL-mode request has no fields: the exit-5 hint names `resume -a KEY=accept` (its
+    answer once the person has been at the URL), and that line answers it (the flag is
+    used, never said to be "not used (yet)"); another value is one line, exit 2."""
+    forms = ["--stdio", stdio_cmd(FORMS_SERVER)]
+    run = mrtr(*forms, "shell", input="call url_login\nresume -a login=accept\ncall url_login -a login=maybe\n")
+    assert run.code == 5, run.stderr
+    assert ("  answer and go on here: resume -a login=accept (accept once you have been at the URL; or decline, "
+            "cancel), or resume --answers FILE\n") in run.stderr, run.stderr
+    assert "FIELD=VALUE" not in run.stderr and "not used" not in run.stderr, run.stderr
+    assert run.stdout.splitlines()[-1] == "connected", run.stdout
+    assert ('mrtr: error: -a login=...: input "login" is a URL-mode request (it has no fields): its '
+            "answer is accept, decline or cancel\n") in run.stderr, run.stderr
+    outside = mrtr(*forms, "call", "url_login", "-a", "login=decline")
+    assert outside.code == 6 and outside.stdout.strip() == "not connected (decline)", outside.stderr  # declined
+    assert "not used" not in outside.stderr, outside.stderr
+
+
+def test_an_older_servers_url_request_names_a_start_again_that_works(mrtr):
+    """A 2025-11-25 server's call cannot be resumed: the shell names the call started again
+    with `-a elicitation-1=accept` (its keys count from one on every line), which works."""
+    legacy = ["--stdio", stdio_cmd(LEGACY_SERVER, "--version", "2025-11-25")]
+    run = mrtr(*legacy, "shell", input="call visit_url\nresume\n")
+    assert run.code == 5, run.stderr
+    assert "  call visit_url -a elicitation-1=accept\n" in run.stderr, run.stderr
+    assert "start it again with the answers: call visit_url -a elicitation-1=accept (accept once" in run.stderr
+    assert "FIELD=VALUE" not in run.stderr, run.stderr
+    again = mrtr(*legacy, "shell", input="call visit_url -a elicitation-1=accept\n")
+    assert again.code == 0 and again.stdout.strip() == "url elicitation: accept", again.stderr
