@@ -73,8 +73,11 @@ class ShellLoop:
     def run(self) -> int:
         """Read and run every line; returns the shell's exit code. The session is closed
         (the server stopped) before it returns."""
+        from mrtr_cli.render.invocation import shell_running  # noqa: PLC0415 - lazy for start-up time
+
         try:
-            self._lines()
+            with shell_running():
+                self._lines()
         finally:
             self.host.close()
         if self.stopped is not None:

@@ -132,3 +132,22 @@ def test_an_older_servers_url_request_names_a_start_again_that_works(mrtr):
     assert "FIELD=VALUE" not in run.stderr, run.stderr
     again = mrtr(*legacy, "shell", input="call visit_url -a elicitation-1=accept\n")
     assert again.code == 0 and again.stdout.strip() == "url elicitation: accept", again.stderr
+
+
+def test_hints_naming_stdin_or_a_session_option_say_what_works_inside(mrtr):
+    """Inside the shell `-` is not stdin (the shell reads its lines there), and an option
+    that sets up the session is refused on a line: a hint names neither as if it worked on
+    the line. A message built in the stdio reader thread (a message over the limit) is
+    shell-aware too. At the command line both hints stay as they were."""
+    target = ["--stdio", stdio_cmd(SHELL_SERVER)]
+    big = "x" * 3000
+    run = mrtr(*target, "--max-message-size", "2K", "shell",
+               input=f"call echo text=a --answers /dev/null\ncall echo text={big}\n")
+    assert run.code == 2, run.stderr
+    assert "not a regular file\n  give a regular file\n" in run.stderr, run.stderr
+    assert ("e.g. --max-message-size 2M (on the command line of a new shell: mrtr ... shell)\n"
+            in run.stderr), run.stderr
+    outside = mrtr(*target, "call", "echo", "text=a", "--answers", "/dev/null")
+    assert "give a regular file, or - to read stdin\n" in outside.stderr, outside.stderr
+    outside = mrtr(*target, "--max-message-size", "2K", "call", "echo", f"text={big}")
+    assert outside.code == 4 and "e.g. --max-message-size 2M\n" in outside.stderr, outside.stderr
