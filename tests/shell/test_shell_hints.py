@@ -151,3 +151,20 @@ def test_hints_naming_stdin_or_a_session_option_say_what_works_inside(mrtr):
     assert "give a regular file, or - to read stdin\n" in outside.stderr, outside.stderr
     outside = mrtr(*target, "--max-message-size", "2K", "call", "echo", f"text={big}")
     assert outside.code == 4 and "e.g. --max-message-size 2M\n" in outside.stderr, outside.stderr
+
+
+@pytest.mark.pty
+def test_at_a_terminal_a_url_requests_hint_names_the_resume_that_answers_it(tmp_path):
+    """At a real terminal (`--no-input` on the line, so nothing is asked): the exit-5 hint
+    of a URL-mode request names `resume -a login=accept`, and typing it finishes the call."""
+    from tests.shell.test_pty import Shell
+
+    s = Shell(tmp_path, "--stdio", stdio_cmd(FORMS_SERVER))
+    s.prompt("forms-test")
+    s.submit("call url_login --no-input")
+    s.prompt("forms-test (resume)")
+    assert "answer and go on here: resume -a login=accept" in s.screen, s.screen
+    assert "FIELD=VALUE" not in s.screen, s.screen
+    s.run("resume -a login=accept", "forms-test")
+    assert s.finish() == 0
+    assert s.stdout.splitlines()[-1] == "connected"
