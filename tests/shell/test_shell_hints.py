@@ -147,6 +147,10 @@ def test_hints_naming_stdin_or_a_session_option_say_what_works_inside(mrtr):
     assert "not a regular file\n  give a regular file\n" in run.stderr, run.stderr
     assert ("e.g. --max-message-size 2M (on the command line of a new shell: mrtr ... shell)\n"
             in run.stderr), run.stderr
+    tasks = mrtr(*target, "shell", input="task list --remote\n")
+    assert "\n  `task list` (without --remote) shows the tasks recorded on this machine\n" in tasks.stderr, tasks.stderr
+    outside = mrtr(*target, "task", "list", "--remote")
+    assert "`mrtr task list` (without --remote)" in outside.stderr, outside.stderr
     outside = mrtr(*target, "call", "echo", "text=a", "--answers", "/dev/null")
     assert "give a regular file, or - to read stdin\n" in outside.stderr, outside.stderr
     outside = mrtr(*target, "--max-message-size", "2K", "call", "echo", f"text={big}")
