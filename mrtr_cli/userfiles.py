@@ -31,6 +31,7 @@ from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.jsonfile import loads_strict
 from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes, describe_seconds
 from mrtr_cli.platform.fileopen import BINARY, NO_WAIT
+from mrtr_cli.render.invocation import inside_shell
 from mrtr_cli.render.sanitize import sanitize
 
 _CHUNK = 1 << 16
@@ -97,7 +98,13 @@ def _check_kind(mode: int, what: str, path: str) -> None:
     if not stat.S_ISREG(mode):
         kind = next((name for test, name in _KINDS if test(mode)), "")
         why = f"{kind}, not a regular file" if kind else "not a regular file"
-        raise FileRefused(f"cannot read {what} {path}: it is {why}", why, hint=_NOT_REGULAR_HINT)
+        raise FileRefused(f"cannot read {what} {path}: it is {why}", why, hint=_not_regular_hint())
+
+
+def _not_regular_hint() -> str:
+    """What to give instead of a file that is not a regular one: a regular file, or `-`
+    for stdin (not inside `mrtr shell`, whose stdin is its own input: shell/lineapp.py)."""
+    return "give a regular file" if inside_shell() else _NOT_REGULAR_HINT
 
 
 def check_user_file(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> None:

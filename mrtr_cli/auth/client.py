@@ -36,6 +36,7 @@ from mrtr_cli.auth.store import SCREENED_SECRET_CHARS, TokenStore
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import AuthError
+from mrtr_cli.render.invocation import for_new_shell, signin_command
 from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, sanitize
 from mrtr_cli.transport.http.authhook import nearly_expired
 
@@ -212,7 +213,8 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         """
         if ch.answered_dpop and ch.refuses_dpop:
             how = (f"DPoP was asked for ({binding.FORCED_ON}): leave that out" if self.settings.dpop else
-                   f"sign in for bearer tokens: {self.settings.login_hint} --no-dpop (or MRTR_OAUTH_DPOP=0)")
+                   f"sign in for bearer tokens: {signin_command(self.settings.login_hint)} --no-dpop "
+                   f"(or {for_new_shell('MRTR_OAUTH_DPOP=0')})")
             raise AuthError(f"{self.label} refused the DPoP-bound token with a challenge that offers no DPoP: "
                             "it takes bearer tokens only", hint=how)
         if not ch.answered_dpop and ch.requires_dpop and self.settings.dpop is False:
@@ -324,8 +326,8 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
             # refuses with a bare 401, and sending anyone through a sign-in there cannot work.
             raise AuthError(f"{self.label} refused the request (HTTP {ch.status}) without an OAuth challenge "
                             "and publishes no authorization metadata: it does not ask for an MCP sign-in",
-                            hint="if it wants a header of its own, give -H 'NAME: VALUE' (or a token with "
-                                 "--bearer-token-env VAR)")
+                            hint=for_new_shell("if it wants a header of its own, give -H 'NAME: VALUE' (or a "
+                                               "token with --bearer-token-env VAR)"))
         self.server = server
         if s.issuer and not issuers_match(server.issuer, s.issuer):
             raise AuthError(f"{self.label} sends you to sign in at {server.issuer}, but the configured "
@@ -345,12 +347,12 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
         if server is not None and server.guessed:
             return AuthError(f"{self.label} asks for a bearer token (HTTP {ch.status}) and publishes no "
                              "authorization metadata: there is no sign-in mrtr can run for it",
-                             hint=TOKEN_OPTIONS_HINT)
-        federated = unattended_hint(self.settings.login_hint, (entry or {}).get("client"))
+                             hint=for_new_shell(TOKEN_OPTIONS_HINT))
+        federated = unattended_hint(signin_command(self.settings.login_hint), (entry or {}).get("client"))
         if federated is not None:
             return AuthError(f"{self.label} requires sign-in: its stored token came from a grant with a JWT "
                              "(nobody signs in), and this run has none to get a new one", hint=federated)
-        hint = self.settings.login_hint
+        hint = signin_command(self.settings.login_hint)
         if ch.insufficient_scope and ch.scope:
             from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
@@ -402,9 +404,10 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
                 self._discover(challenge or Challenge(401), challenge is not None)  # can a sign-in succeed?
         if token is None:
             entry = self.store.entry() or {}
-            hint = unattended_hint(self.settings.login_hint, entry.get("client"))
+            login = signin_command(self.settings.login_hint)
+            hint = unattended_hint(login, entry.get("client"))
             raise AuthError(f"not signed in to {self.label} (or the sign-in expired)",
-                            hint=hint or f"run: {self.settings.login_hint}")
+                            hint=hint or f"run: {login}")
         return token
 
     def logout(self) -> list[str]:
@@ -425,12 +428,14 @@ def unattended_hint(login_hint: str, client: Any) -> str | None:
     token) again, and the `auth login` that does it once; None for any other sign-in."""
     source = client.get("source") if isinstance(client, dict) else None
     if source == "jwt-bearer":
-        return ("give this run the workload's JWT: MRTR_ASSERTION_FILE=PATH (or MRTR_ASSERTION holding it, "
-                f"MRTR_ASSERTION_COMMAND printing it), or sign in with it once: {login_hint} --assertion-file PATH")
+        return ("give this run the workload's JWT: " + for_new_shell(
+                    "MRTR_ASSERTION_FILE=PATH (or MRTR_ASSERTION holding it, MRTR_ASSERTION_COMMAND printing it)")
+                + f", or sign in with it once: {login_hint} --assertion-file PATH")
     if source == "id-jag":
-        return ("give this run the identity provider's ID token: MRTR_ID_TOKEN_FILE=PATH (or MRTR_ID_TOKEN, "
-                "MRTR_ID_TOKEN_COMMAND) with MRTR_IDP_TOKEN_ENDPOINT=URL, or sign in with it once: "
-                f"{login_hint} --id-token-file PATH --idp-token-endpoint URL")
+        return ("give this run the identity provider's ID token: " + for_new_shell(
+                    "MRTR_ID_TOKEN_FILE=PATH (or MRTR_ID_TOKEN, MRTR_ID_TOKEN_COMMAND) "
+                    "with MRTR_IDP_TOKEN_ENDPOINT=URL")
+                + f", or sign in with it once: {login_hint} --id-token-file PATH --idp-token-endpoint URL")
     return None
 
 

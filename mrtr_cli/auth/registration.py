@@ -18,6 +18,7 @@ from mrtr_cli.auth.urls import checked_url, shown
 from mrtr_cli.auth.values import checked_client_id, epoch
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError, TimeoutExpired
+from mrtr_cli.render.invocation import for_new_shell
 from mrtr_cli.render.sanitize import one_line
 
 CLIENT_NAME = "mrtr"
@@ -138,8 +139,9 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
     if not endpoint:
         raise AuthError(f"the authorization server {server.issuer} offers no way for mrtr to register "
                         "(no Client ID Metadata Document support, no registration_endpoint)",
-                        hint="register a client there yourself and give --client-id ID (with --client-secret-env VAR "
-                             "if it has a secret), or host a Client ID Metadata Document: --client-metadata-url URL")
+                        hint=for_new_shell("register a client there yourself and give --client-id ID (with "
+                                           "--client-secret-env VAR if it has a secret), or host a Client ID "
+                                           "Metadata Document: --client-metadata-url URL"))
     method = choose_auth_method(server)
     body: dict[str, Any] = {
         "client_name": CLIENT_NAME, "software_id": "mrtr",
@@ -168,10 +170,11 @@ def register(http: Any, server: AuthServer, redirect_uri: str, scopes: list[str]
         # answers at them; "register a client yourself" would send the person nowhere.
         raise AuthError(f"{server.issuer} publishes no authorization metadata, and its 2025-03-26 default "
                         f"registration endpoint {shown(endpoint)} answered HTTP {reply.status}: there is no "
-                        "sign-in mrtr can run there", hint=TOKEN_OPTIONS_HINT)
+                        "sign-in mrtr can run there", hint=for_new_shell(TOKEN_OPTIONS_HINT))
     if reply.status not in (200, 201):
         raise AuthError(f"the authorization server refused to register mrtr (HTTP {reply.status}"
-                        f"{reply.error_detail()})", hint="register a client there yourself and give --client-id ID")
+                        f"{reply.error_detail()})",
+                        hint=for_new_shell("register a client there yourself and give --client-id ID"))
     doc = reply.document
     if doc is None:
         raise AuthError(f"the registration endpoint {shown(endpoint)} answered HTTP {reply.status} without a "

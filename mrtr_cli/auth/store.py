@@ -31,6 +31,7 @@ from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.limits import describe_seconds
 from mrtr_cli.platform import filelock
 from mrtr_cli.platform.filemodes import owner_only_file, owner_only_folder
+from mrtr_cli.render.invocation import signin_command
 from mrtr_cli.transport.http.authhook import canonical_resource, read_record, store_dir, token_path
 from mrtr_cli.transport.http.tokenfile import DamagedTokenStore, issuers_named
 
@@ -98,8 +99,8 @@ class TokenStore:
         Raises:
             DamagedTokenStore: the file cannot be used (exit 8).
         """
-        doc = read_record(self.path, self.logout_hint) or {"version": 1, "resource": self.resource_key,
-                                                           "issuers": {}}
+        doc = read_record(self.path, signin_command(self.logout_hint, "logout")) or {
+            "version": 1, "resource": self.resource_key, "issuers": {}}
         if doc.get("keyring"):
             _fill_from_keyring(doc, self.path)
         return doc

@@ -41,6 +41,7 @@ from typing import Any
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.oauth_variables import OAUTH_NAMES, OAuthVariables
+from mrtr_cli.render.invocation import for_new_shell
 
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "private_key_jwt", "none")
 GRANTS = ("authorization_code", "client_credentials", "jwt_bearer", "id_jag")
@@ -457,11 +458,13 @@ def check_settings(s: AuthSettings) -> None:
     if s.client_credentials:
         if not s.client_id:
             raise UsageError("the client credentials grant needs a client id",
-                             hint="give --client-id ID (or MRTR_CLIENT_ID, or oauth.clientId in the server's config)")
+                             hint=for_new_shell("give --client-id ID (or MRTR_CLIENT_ID, or oauth.clientId in "
+                                                "the server's config)"))
         method = s.auth_method or ("private_key_jwt" if s.private_key else "client_secret_basic")
         if method == "private_key_jwt" and not s.private_key:
             raise UsageError("private_key_jwt needs a key",
                              hint="give --private-key-file PEM (or MRTR_PRIVATE_KEY_FILE)")
         if method in ("client_secret_basic", "client_secret_post") and not s.client_secret:
             raise UsageError(f"{method} needs a client secret",
-                             hint="give --client-secret-env VAR or --client-secret-file PATH (or MRTR_CLIENT_SECRET)")
+                             hint=for_new_shell("give --client-secret-env VAR or --client-secret-file PATH (or "
+                                                "MRTR_CLIENT_SECRET)"))

@@ -422,8 +422,14 @@ class MrtrEngine:
                                 getattr(exc, "prefill", {}))
             from mrtr_cli.engine.pending import save_interrupted  # noqa: PLC0415 - only when a round stops
             path = save_interrupted(doc)
-            hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
-                    "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
+            from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a round stops
+
+            if inside_shell():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
+                hint: str | None = ("the call is kept: resume finishes it here (it asks again, the fields typed "
+                                    "so far filled in)")
+            else:
+                hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
+                        "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint, pending=doc) from None
         answered = {**preset, **round_outcome.responses}
         if round_outcome.missing:
@@ -453,10 +459,11 @@ class MrtrEngine:
         if path:
             from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
             from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.render.invocation import command, inside_shell  # noqa: PLC0415 - lazy for start-up time
 
-            url = self.target.get("url")
+            url = self.target.get("url") if not inside_shell() else None  # the shell has its URL
             lead = url_in_command(str(url))[1] if url else ""  # its credentials were not saved: MRTR_URL
-            more = f"your answers are kept: {lead}mrtr resume {quote(str(path))}"
+            more = f"your answers are kept: {lead}{command('resume ' + quote(str(path)))}"
             exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 
     def _pending(

@@ -334,7 +334,7 @@ def build_pending(
         "params": params,
     }
     if withheld:
-        doc["withheld"] = withheld_member(withheld)
+        doc["withheld"] = withheld_member(withheld, method)
     if task_id is not None:
         doc["taskId"] = task_id
     doc["inputRequests"] = input_requests

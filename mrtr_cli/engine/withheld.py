@@ -77,10 +77,11 @@ def withheld_notes(dropped: list[str], where: str, again: str) -> list[str]:
     return [f"mrtr: {field} is a secret: not written to {where}; give it again {again}" for field in dropped]
 
 
-#: What a pending document's `withheld` member says of itself (docs/answers.md, "Secrets").
-WITHHELD_HELP = ("Secret tool arguments, left out of params.arguments. mrtr resume asks for each at a terminal "
+#: What a pending document's `withheld` member says of itself (docs/answers.md, "Secrets"),
+#: with the kind of arguments (`tool`, `prompt`) and the command that starts the call again.
+WITHHELD_HELP = ("Secret {kind} arguments, left out of params.arguments. mrtr resume asks for each at a terminal "
                  "(typed masked), or takes it from -a NAME=VALUE (NAME:=JSON) or an answer file's fields.NAME; "
-                 "a call started again takes it as NAME=VALUE.")
+                 "{again} started again takes it as NAME=VALUE.")
 
 
 class Withheld(TypedDict):
@@ -108,7 +109,11 @@ def arguments_without_secrets(params: Mapping[str, Any], known: Collection[str])
     return {**params, "arguments": kept}, names
 
 
-def withheld_member(names: list[str]) -> Withheld:
-    """The `withheld` member of a pending document that leaves the secret tool arguments
-    `names` out of `params.arguments`."""
-    return {"_help": WITHHELD_HELP, "arguments": list(names)}
+def withheld_member(names: list[str], method: str = "tools/call") -> Withheld:
+    """The `withheld` member of a pending document of `method` (`tools/call`,
+    `prompts/get`) that leaves the secret arguments `names` out of `params.arguments`; its
+    `_help` names the tool's or the prompt's arguments."""
+    prompt = method == "prompts/get"
+    return {"_help": WITHHELD_HELP.format(kind="prompt" if prompt else "tool",
+                                          again="a prompt command" if prompt else "a call"),
+            "arguments": list(names)}

@@ -482,6 +482,12 @@ class Session(MessageRouting, ResponseWaiting):
         """What the session declared once for all its requests (None: each request carries it)."""
         return None
 
+    def declared_once(self) -> dict[str, Any] | None:
+        """The client capabilities the session declared once for all its requests (a
+        2025-11-25 server's `initialize`: what a later run over it declares is not heard),
+        or None when each request carries its own (2026-07-28)."""
+        return self._declared_once()
+
     def _inline(self) -> bool:
         """Run this request in the calling thread: the transport can, the thread is not the
         main one (which must stay free for Ctrl-C), and no server request can arrive for this

@@ -5,7 +5,10 @@ truthful hint is `WORDS` alone, typed at the shell's prompt, whose one server ne
 naming (a target option is refused there), and a command's help is `help COMMAND`.
 
 `cli/commands/shell.py` `run_line` runs each line `in_shell`; hints built while it runs
-read it (a context variable: it holds in the thread that runs the line)."""
+read it (a context variable: it holds in the thread that runs the line, and in the threads
+that run its HTTP requests). While the shell's loop runs its lines (`shell_running`, once
+its session is open), every thread of the process reads it too: a message a stdio reader
+thread builds (a message too large) is printed inside the shell as well."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ from contextvars import ContextVar
 PROGRAM = "mrtr"
 
 _IN_SHELL: ContextVar[bool] = ContextVar("mrtr_in_shell", default=False)
+#: The shell's loop runs its lines (`shell_running`): a process-wide fact, for every thread.
+_SHELL_RUNNING: list[bool] = [False]
 
 
 @contextlib.contextmanager
@@ -29,9 +34,21 @@ def in_shell() -> Iterator[None]:
         _IN_SHELL.reset(token)
 
 
+@contextlib.contextmanager
+def shell_running() -> Iterator[None]:
+    """While the shell's loop reads and runs its lines (shell/loop.py), after its session
+    opened: whatever this process prints is read at the shell's prompt."""
+    _SHELL_RUNNING[0] = True
+    try:
+        yield
+    finally:
+        _SHELL_RUNNING[0] = False
+
+
 def inside_shell() -> bool:
-    """True while a line of `mrtr shell` runs (`in_shell`)."""
-    return _IN_SHELL.get()
+    """True while a line of `mrtr shell` runs (`in_shell`), or the shell's loop runs its
+    lines (`shell_running`)."""
+    return _IN_SHELL.get() or _SHELL_RUNNING[0]
 
 
 def command(words: str, *, same_target: bool = False) -> str:
@@ -58,3 +75,25 @@ def help_command(path: str) -> str:
     if inside_shell():
         return ("help " + command_path(path)).strip()
     return f"{path} --help"
+
+
+def signin_command(cli: str | None, verb: str = "login") -> str:
+    """The command that signs in (`verb` "logout": out, removing the token file) as a
+    message names it here: `cli` at the command line (config/oauth_target.py `login_hint`,
+    `mrtr --url URL auth login`, built once for a run: in a shell, before any line runs);
+    `auth VERB` inside the shell, which runs it over its one server (docs/shell.md); an
+    empty string for a `cli` of None at the command line."""
+    if inside_shell():
+        return f"auth {verb}"
+    return cli or ""
+
+
+def for_new_shell(text: str) -> str:
+    """Advice naming what sets up the session or the process (`--client-id ID`,
+    `-H 'NAME: VALUE'`, `--protocol V`, an environment variable such as `MRTR_OAUTH_DPOP=0`)
+    as a message gives it here: `text` at the command line; inside the shell, where a line
+    refuses such an option and cannot change the environment, `text` for a new shell's
+    command line (docs/shell.md, "What runs inside")."""
+    if inside_shell():
+        return f"{text} (on the command line of a new shell: mrtr ... shell)"
+    return text

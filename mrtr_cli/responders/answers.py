@@ -107,12 +107,13 @@ class FlagAnswer:
     @property
     def awaits(self) -> str:
         """What the flag waits for, for a note: "question 'KEY'" for `KEY.FIELD`, else
-        "form with a field 'FIELD'" (sanitised, quoted)."""
+        "form with a field 'FIELD' or URL request 'FIELD'" (sanitised, quoted): a bare
+        name is a form's field, or the key of a URL-mode request it answers (`-a KEY=accept`)."""
         from mrtr_cli.render.sanitize import quote_text  # noqa: PLC0415 - lazy for start-up time
 
         if "." in self.name:
             return f"question {quote_text(self.name.rsplit('.', 1)[0])}"
-        return f"form with a field {quote_text(self.name)}"
+        return f"form with a field {quote_text(self.name)} or URL request {quote_text(self.name)}"
 
 
 def parse_flag(text: str) -> FlagAnswer:

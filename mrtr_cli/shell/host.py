@@ -53,6 +53,30 @@ NAMES_WAIT = 3.0
 PREFETCHED = ("prompts/list", "resources/list", "resources/templates/list")
 
 
+def answer_flags(doc: Mapping[str, object]) -> tuple[str, str]:
+    """The `-a` flags that answer what pending document `doc` leaves unanswered, as a hint
+    inside the shell writes them, and the words that follow them: `-a FIELD=VALUE ...` with
+    ` (fields: ...)` for a form's fields, `-a KEY=accept` for a URL-mode request (its
+    answer once the person has been at its URL, which has no fields: docs/answers.md, "URL
+    mode"); ("", "") when no flag answers them (roots, a sampling)."""
+    from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy
+    from mrtr_cli.shell.completion import answer_fields  # noqa: PLC0415 - lazy for start-up time
+
+    raw = doc.get("inputRequests")
+    requests: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    missing = doc.get("missing")
+    keys = [str(key) for key in (missing if isinstance(missing, list) else [])]
+    urls = [key for key in keys if input_kind(member(requests, key).get("method"),
+                                              member(member(requests, key), "params")) is ELICITATION_URL]
+    fields = sorted(answer_fields(requests, [key for key in keys if key not in urls]))
+    flags = (["-a FIELD=VALUE ..."] if fields else []) + [f"-a {quote(sanitize(key, single_line=True) + '=accept')}"
+                                                          for key in urls]
+    said = ([f"fields: {', '.join(sanitize(f, single_line=True) for f in fields)}"] if fields else []) + (
+        ["accept once you have been at the URL; or decline, cancel"] if urls else [])
+    return " ".join(flags), f" ({'; '.join(said)})" if said else ""
+
+
 class SessionApp(ManyLinesApp):
     """The shell's own run (the `mrtr ... shell` line's options): it opens the session and
     keeps what every line shares, the lists in memory and the tool catalog while its list
@@ -286,6 +310,9 @@ class ShellHost:
         """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""
         self._busy = True
         self._kept = None if kept is None else json.dumps(kept, ensure_ascii=False)
+        authorizer = self.app.authorizer(self.target) if self.target.url else None
+        if authorizer is not None:  # every line reads the token store before its request (auth login, logout)
+            authorizer.read_again()
 
     def end_line(self) -> None:
         """The line ended."""
@@ -345,16 +372,17 @@ class ShellHost:
             url_notes,
             withheld_arguments_notes,
         )
-        from mrtr_cli.shell.completion import answer_fields  # noqa: PLC0415 - lazy for start-up time
 
         lines = url_notes(doc)
-        fields = sorted(answer_fields(doc.get("inputRequests"), doc.get("missing")))
-        named = f" (fields: {', '.join(sanitize(f, single_line=True) for f in fields)})" if fields else ""
+        flags, named = answer_flags(doc)
         if doc.get("resumable") is False:
             lines.append("  this server cannot resume a call: start it again with the answers" + named + ", e.g.:")
-            lines.append("  " + start_again_command(doc, target_words=False) + " -a FIELD=VALUE")
-        else:
-            lines.append("  answer and go on here: resume -a FIELD=VALUE ..." + named + ", or resume --answers FILE")
+            lines.append("  " + start_again_command(doc, target_words=False) + (" " + flags if flags else ""))
+        elif flags:
+            lines.append(f"  answer and go on here: resume {flags}{named}, or resume --answers FILE")
+        else:  # roots, a sampling: no -a flag answers them
+            lines.append("  answer and go on here: resume --answers FILE (its inputResponses, as the "
+                         "answersTemplate has them)")
         return lines + withheld_arguments_notes(doc)
 
     def secret_field(self, where: str, name: str) -> bool:

@@ -111,12 +111,36 @@ class LineApp(App):
     def spawn_early(self, target: Target) -> None:
         """Nothing: the shell's server is running already."""
 
+    def _not_declared(self, declared: Mapping[str, object], version: str) -> None:
+        """A line's option that declares a capability (`--root`, `--sampling-command`,
+        `--sampling-tools`) on a session that declared its capabilities once, when the shell
+        started, without that one: the server was never told, so the line's option cannot
+        reach it; one warning line says where to give it (docs/shell.md)."""
+        from mrtr_cli.protocol.capabilities.declared import declares  # noqa: PLC0415 - lazy for start-up time
+
+        opts = self.opts
+        given = [(spelling, capability) for spelling, capability, value in (
+            ("--root", "roots", opts.roots), ("--sampling-command", "sampling", opts.sampling_command),
+            ("--sampling-tools", "sampling.tools", opts.sampling_tools)) if value]
+        unheard = [(spelling, capability) for spelling, capability in given if not declares(declared, capability)]
+        if not unheard or self.env.quiet:
+            return
+        options = " and ".join(spelling for spelling, _ in unheard)
+        named = " ".join(spelling + (" PATH" if spelling == "--root" else " CMD" if spelling == "--sampling-command"
+                                     else "") for spelling, _ in unheard)
+        self.env.err(f"mrtr: warning: {options} on this line cannot reach this server: an MCP {version} server "
+                     f"is told what the client answers once, when the shell starts; give "
+                     f"{'it' if len(unheard) == 1 else 'them'} on the shell's own command line: mrtr {named} ... shell")
+
     @contextlib.contextmanager
     def session(self, target: Target | None = None) -> Iterator[Session]:
         """The shell's session (a stdio server that died is started again first), kept open
         after the line. What the line's failure says about the session is told to the shell:
         a server that died, a cached era that was wrong, a pending document to keep."""
         session = self.host.current()
+        declared = session.declared_once()
+        if declared is not None:
+            self._not_declared(declared, session.protocol_version)
         responder = getattr(session, "responder", None)
         if responder is not None:  # an older server's own requests: this line's answers, keys and --save-answers
             responder.begin(self.chain(), self.recorder())

@@ -73,8 +73,11 @@ class ShellLoop:
     def run(self) -> int:
         """Read and run every line; returns the shell's exit code. The session is closed
         (the server stopped) before it returns."""
+        from mrtr_cli.render.invocation import shell_running  # noqa: PLC0415 - lazy for start-up time
+
         try:
-            self._lines()
+            with shell_running():
+                self._lines()
         finally:
             self.host.close()
         if self.stopped is not None:
@@ -215,12 +218,15 @@ class ShellLoop:
                              hint="resume PENDING.json finishes a pending document saved in a file")
         if pending.get("resumable") is False:
             from mrtr_cli.engine.pending import start_again_command  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.shell.host import answer_flags  # noqa: PLC0415 - lazy for start-up time
 
+            flags, named = answer_flags(pending)
             raise UsageError(f"the last pending call cannot be resumed: its server (MCP "
                              f"{pending.get('protocolVersion')}) "
                              "asks its questions during the call and keeps no requestState",
                              hint="start it again with the answers: "
-                                  + start_again_command(pending, target_words=False) + " -a FIELD=VALUE")
+                                  + start_again_command(pending, target_words=False) + (" " + flags if flags else "")
+                                  + named)
         return [*words, "-"] if "--" in words else [words[0], "-", *words[1:]], self.host.pending
 
     def _run_words(self, words: list[str], kept: Mapping[str, object] | None, number: int) -> int:

@@ -32,6 +32,7 @@ from mrtr_cli.errors import JsonRpcError, MrtrError, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.legacy import is_create_task_result
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.invocation import command
 from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.tasks.state import COMPLETED, FAILED, INPUT_REQUIRED, TaskState, error_object, parse_task
 from mrtr_cli.tasks.wire import TaskWire
@@ -153,7 +154,7 @@ class LegacyTasksWire(TaskWire):
     def send_input(self, task_id: str, responses: InputResponses) -> None:
         """There is no `tasks/update` in 2025-11-25: answers go through `tasks/result`."""
         raise UsageError(f"task {task_id} speaks MCP 2025-11-25, which takes answers only while "
-                         "waiting for its result", hint="use: mrtr task wait ID --answers FILE")
+                         "waiting for its result", hint="use: " + command("task wait ID --answers FILE"))
 
     def cancel(self, task_id: str, *, deadline: Deadline | None = None) -> TaskState:
         """`tasks/cancel`; returns the Task the server sends back (status `cancelled`).
@@ -179,12 +180,12 @@ class LegacyTasksWire(TaskWire):
         except JsonRpcError as err:
             if err.code == INVALID_PARAMS:
                 return f"the server does not know task {task_id} (tasks/get says so too)"
-            return f"see it with: mrtr task get {task_id}"
+            return "see it with: " + command(f"task get {task_id}")
         except MrtrError:  # the cancel's own error is the one to report
-            return f"see it with: mrtr task get {task_id}"
+            return "see it with: " + command(f"task get {task_id}")
         if state.terminal:
             return f"task {task_id} is {state.status}: a task that has ended cannot be cancelled"
-        return f"task {task_id} is {state.status}; see it with: mrtr task get {task_id}"
+        return f"task {task_id} is {state.status}; see it with: " + command(f"task get {task_id}")
 
 
 def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> list[Any]:
@@ -201,10 +202,10 @@ def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> lis
     if not session.lists_tasks:
         raise UsageError(f"{server} speaks MCP {session.protocol_version}, which has no tasks/list "
                          "(the tasks extension removed it)",
-                         hint="`mrtr task list` (without --remote) shows the tasks recorded on this machine")
+                         hint=f"`{command('task list')}` (without --remote) shows the tasks recorded on this machine")
     if not session.task_capability("list"):
         raise UsageError(f"{server} does not offer tasks/list (its initialize result has no capabilities.tasks.list)",
-                         hint="`mrtr task list` (without --remote) shows the tasks recorded on this machine")
+                         hint=f"`{command('task list')}` (without --remote) shows the tasks recorded on this machine")
     items, _ = list_all(session, "tasks/list", deadline=deadline)
     return items
 

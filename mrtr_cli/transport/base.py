@@ -31,6 +31,7 @@ from mrtr_cli.jsonfile import (
     parse_strict,
     wire_text,
 )
+from mrtr_cli.render.invocation import for_new_shell
 from mrtr_cli.render.sanitize import sanitize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,8 +123,8 @@ class MessageTooLarge(InvalidMessage):
             text = (f"the server sent a message over the limit of {describe_size(limit)} "
                     f"(mrtr stopped reading it at {size} bytes)")
         super().__init__(text,
-                         hint=f"raise the limit with --max-message-size SIZE (or {ENV_VAR}), e.g. "
-                              f"--max-message-size {max(2, 2 * ((size + (1 << 20) - 1) >> 20))}M")
+                         hint=for_new_shell(f"raise the limit with --max-message-size SIZE (or {ENV_VAR}), e.g. "
+                                            f"--max-message-size {max(2, 2 * ((size + (1 << 20) - 1) >> 20))}M"))
         self.size = size
         self.limit = limit
 

@@ -20,6 +20,7 @@ from mrtr_cli.auth.dpop import ProofKey
 from mrtr_cli.auth.endpoint import binding, grants
 from mrtr_cli.auth.urls import shown
 from mrtr_cli.errors import AuthError
+from mrtr_cli.render.invocation import for_new_shell
 
 
 class TokenRequests(ClientParts):
@@ -65,8 +66,8 @@ class TokenRequests(ClientParts):
             if (err.error == "invalid_client" and not self.settings.auth_method and client.get("client_secret")
                     and client.get("source") != "registered"):
                 how = ("run it again with --auth-method client_secret_basic|client_secret_post" if self.login else
-                       "MRTR_OAUTH_AUTH_METHOD=client_secret_basic|client_secret_post "
-                       "(or oauth.tokenEndpointAuthMethod in the server's config) chooses another")
+                       for_new_shell("MRTR_OAUTH_AUTH_METHOD=client_secret_basic|client_secret_post "
+                                     "(or oauth.tokenEndpointAuthMethod in the server's config) chooses another"))
                 err.hint = f"mrtr authenticated with {method}; {how}"
             raise
         if proof_key is not None and tokens.get("token_type") == "DPoP":

@@ -20,6 +20,7 @@ from mrtr_cli.auth.endpoint import grants
 from mrtr_cli.auth.endpoint.requests import endpoints_of
 from mrtr_cli.auth.urls import shown
 from mrtr_cli.errors import AuthError
+from mrtr_cli.render.invocation import signin_command
 
 #: Errors of an authorization response that mean a reused registration is no good: the
 #: server forgot the client, or registered it for fewer scopes (RFC 6749 section 4.1.2.1).
@@ -168,8 +169,8 @@ class CodeFlow(ClientParts):
                 raise AuthError(str(exc), hint=(
                     f"mrtr reused its registration at {server.issuer}; if the sign-in page showed an error "
                     "(an unknown client), the server has forgotten it. In case it has, that registration "
-                    f"was dropped (a new one costs nothing): run {self.settings.login_hint} to register "
-                    "again")) from None
+                    "was dropped (a new one costs nothing): run "
+                    f"{signin_command(self.settings.login_hint)} to register again")) from None
             raise
 
     def _exchange_code(self, server: AuthServer, client: dict[str, Any], data: dict[str, str], scopes: list[str],

@@ -14,6 +14,7 @@ from mrtr_cli.auth.discovery import AuthServer
 from mrtr_cli.auth.endpoint.requests import endpoints_of
 from mrtr_cli.config.oauth import AuthSettings
 from mrtr_cli.errors import AuthError
+from mrtr_cli.render.invocation import for_new_shell
 
 
 class UnattendedGrants(ClientParts):
@@ -79,7 +80,8 @@ def cc_client(s: AuthSettings) -> dict[str, Any]:
     """
     if not s.client_id:
         raise AuthError("the client credentials grant needs a client id",
-                        hint="give --client-id ID, MRTR_CLIENT_ID, or oauth.clientId in the server's config")
+                        hint=for_new_shell("give --client-id ID, MRTR_CLIENT_ID, or oauth.clientId in the "
+                                           "server's config"))
     method = s.auth_method or ("private_key_jwt" if s.private_key else "client_secret_basic")
     client = {"client_id": s.client_id, "token_endpoint_auth_method": method, "source": "client-credentials"}
     if s.client_secret:

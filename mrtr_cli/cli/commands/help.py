@@ -67,7 +67,7 @@ def help_cmd(ctx: click.Context, /, words: tuple[str, ...], **kw: object) -> int
             close = close_matches(word, names)
             raise UsageError(f"help: no topic or command {word!r}",
                              hint=f"did you mean: {', '.join(close)}?" if close
-                             else f"topics: {', '.join(TOPICS)}; commands: mrtr help")
+                             else f"topics: {', '.join(TOPICS)}; commands: {typed_here('help')}")
         sub_ctx = click.Context(found, info_name=word, parent=sub_ctx)
         command = found
     show_help(env, command.get_help(sub_ctx))

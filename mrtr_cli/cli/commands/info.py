@@ -64,10 +64,12 @@ def _earlier_listings(app: Any, kind: str) -> list[tuple[Any, list[str]]]:
     return out
 
 
-def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: object) -> None:
-    """Print a listing (`capabilities`: what its requests declared). A note on stderr says
-    what may be missing because a capability was not declared, and which option declares
-    it, only where that can apply (`protocol.capabilities.declared.listing_note`)."""
+def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capabilities: object,
+                 once: bool = False) -> None:
+    """Print a listing (`capabilities`: what its requests declared; `once`: the session
+    declared them once, at `initialize`). A note on stderr says what may be missing because
+    a capability was not declared, and which option declares it, only where that can apply
+    (`protocol.capabilities.declared.listing_note`)."""
     from mrtr_cli.protocol.capabilities.declared import DECLARING_OPTIONS, declares, listing_note  # noqa: PLC0415 - lazy
     from mrtr_cli.render.listing import print_table  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.output import print_json  # noqa: PLC0415 - lazy for start-up time
@@ -83,7 +85,7 @@ def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capa
         return
     key = _METHODS[kind][2]
     listed = [str(item.get(key)) for item in items if isinstance(item, dict)]
-    note = listing_note(kind, capabilities, listed, _earlier_listings(app, kind))
+    note = listing_note(kind, capabilities, listed, _earlier_listings(app, kind), once)
     if note:
         app.env.err(f"mrtr: note: {note}")
 
@@ -149,7 +151,8 @@ def tools_cmd(ctx: click.Context, /, name: str | None, **kw: object) -> int:
         app.env.err(f"mrtr: warning: leaving out tool {quote_value(excluded)}: "
                     f"invalid x-mcp-header ({one_line(reason, SERVER_TEXT_CHARS)})")
     if name is None:
-        _print_items(app, "tools", ["NAME", "PARAMETERS", "DESCRIPTION"], tools, session.capabilities)
+        _print_items(app, "tools", ["NAME", "PARAMETERS", "DESCRIPTION"], tools, session.capabilities,
+                     session.declared_once() is not None)
         return 0
     tool = next((t for t in tools if t.get("name") == name), None)
     if tool is None:
@@ -177,8 +180,8 @@ def _list_command(kind: str) -> None:
         app = make_app(ctx, kw)
         with app.session() as session:
             items, _ = fetch_list(session, method, app.list_cache(), deadline=app.deadline())
-            capabilities = session.capabilities
-        _print_items(app, kind, headers, items, capabilities)
+            capabilities, once = session.capabilities, session.declared_once() is not None
+        _print_items(app, kind, headers, items, capabilities, once)
         return 0
 
 

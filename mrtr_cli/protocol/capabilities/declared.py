@@ -69,21 +69,38 @@ CAPABILITY_HINTS = {
 DECLARING_OPTIONS: dict[str, str] = {kind.capability: kind.option for kind in INPUT_KINDS if kind.option}
 
 
-def hidden_note(kind: str, capabilities: object) -> str | None:
+def where_declared(names: list[str], once: bool) -> str:
+    """What a message adds after naming the options that declare capabilities `names`:
+    inside `mrtr shell` over a session that declared its capabilities once (`once`: a
+    2025-11-25 server, told at `initialize`), that the options go on the shell's own
+    command line, the one place they reach such a server (docs/shell.md); else nothing."""
+    from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
+
+    if not (once and names and inside_shell()):
+        return ""
+    options = " ".join(DECLARING_OPTIONS[name] for name in names)
+    return (f" (this server was told once, when the shell started: give {'it' if len(names) == 1 else 'them'} "
+            f"on the shell's own command line, mrtr {options} ... shell)")
+
+
+def hidden_note(kind: str, capabilities: object, once: bool = False) -> str | None:
     """For a name the user gave that the server does not list (an unknown tool): one line
     saying the server may offer it only to clients that declare a capability this run did
-    not declare (`capabilities`: what it declares), and which option declares each; None
-    when every one is declared. A possibility, worded as one: most servers hide nothing."""
-    missing = [f"{name} ({option})" for name, option in DECLARING_OPTIONS.items() if not declares(capabilities, name)]
+    not declare (`capabilities`: what it declares), and which option declares each (and
+    where, `where_declared`, `once` as there); None when every one is declared. A
+    possibility, worded as one: most servers hide nothing."""
+    names = [name for name in DECLARING_OPTIONS if not declares(capabilities, name)]
+    missing = [f"{name} ({DECLARING_OPTIONS[name]})" for name in names]
     if not missing:
         return None
     return (f"a server may list some {kind} only to clients that declare {' or '.join(missing)}; "
             f"this run declares neither" if len(missing) > 1 else
-            f"a server may list some {kind} only to clients that declare {missing[0]}; this run does not")
+            f"a server may list some {kind} only to clients that declare {missing[0]}; this run does not"
+            ) + where_declared(names, once)
 
 
 def listing_note(kind: str, capabilities: object, listed: list[str],
-                 earlier: list[tuple[Any, list[str]]]) -> str | None:
+                 earlier: list[tuple[Any, list[str]]], once: bool = False) -> str | None:
     """The note under a listing, printed only where it can apply: when this server, listed
     earlier by a run that declared a capability this run does not (`earlier`: the
     declaration and item names of each such listing, from the list cache), listed
@@ -108,7 +125,7 @@ def listing_note(kind: str, capabilities: object, listed: list[str],
     named = ", ".join(extra[:3]) + (f" and {len(extra) - 3} more" if len(extra) > 3 else "")
     options = " and ".join(DECLARING_OPTIONS[name] for name in why)
     return (f"this server listed {named} to an earlier run that declared {' and '.join(why)}; it may list "
-            f"some {kind} only to clients that do: add {options} to see them")
+            f"some {kind} only to clients that do: add {options} to see them") + where_declared(why, once)
 
 
 def capability_hints(names: list[str]) -> list[str]:

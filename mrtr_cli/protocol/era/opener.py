@@ -40,6 +40,7 @@ from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySessi
 from mrtr_cli.protocol.modern import LATEST_MODERN, MODERN_VERSIONS
 from mrtr_cli.protocol.run import RejoinSession
 from mrtr_cli.protocol.session import Session
+from mrtr_cli.render.invocation import for_new_shell
 from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
@@ -216,13 +217,13 @@ class _Opener:
         except (ProtocolError, TransportError) as exc:
             if _server_error(exc):
                 add_hint(exc, f"{verdict.reason}, so mrtr sent initialize; if this server speaks 2026-07-28, "
-                               "try --protocol 2026-07-28")
+                               + for_new_shell("try --protocol 2026-07-28"))
             if not _refused(exc):
                 raise
             modern = modern_after_all(exc, late, guess=verdict.version is None)
             if modern is None:
                 exc.hint = exc.hint or (f"{verdict.reason}; initialize failed too. Pin the era with "
-                                        "--protocol 2026-07-28 or --protocol 2025-11-25")
+                                        + for_new_shell("--protocol 2026-07-28 or --protocol 2025-11-25"))
                 raise
             self.tracer.note(f"initialize failed ({exc.message}): the server is modern after all")
             return self._remember(self._adopt_modern(modern.version, modern.discover))

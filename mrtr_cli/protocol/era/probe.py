@@ -29,6 +29,7 @@ from mrtr_cli.protocol.headers import request_headers
 from mrtr_cli.protocol.jsonrpc import make_request
 from mrtr_cli.protocol.modern import LATEST_MODERN, META, client_info
 from mrtr_cli.protocol.waiting import timeout_error
+from mrtr_cli.render.invocation import for_new_shell
 from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import InvalidMessage, Message, Transport
@@ -108,7 +109,7 @@ def probe(transport: Transport, tracer: Tracer, *, timeout: float, deadline: Dea
             # Only a server that read the probe and then failed may have failed on it (an
             # older server that does not know server/discover); one that died before reading
             # it, or a connection that never opened, says nothing about its protocol.
-            exc.hint = "if this server speaks an older protocol, try --protocol 2025-11-25"
+            exc.hint = "if this server speaks an older protocol, " + for_new_shell("try --protocol 2025-11-25")
         raise
     tracer.message("recv", response)
     return classify_response(response), None

@@ -196,7 +196,8 @@ class ToolCatalog:
         from mrtr_cli.protocol.capabilities.declared import hidden_note  # noqa: PLC0415 - only for an unlisted tool
         from mrtr_cli.schema.prompt_arguments import unknown_name  # noqa: PLC0415 - lazy for start-up time
 
-        return unknown_name("tool", name, names, hidden=hidden_note("tools", self.session.capabilities))
+        return unknown_name("tool", name, names, hidden=hidden_note("tools", self.session.capabilities,
+                                                                     self.session.declared_once() is not None))
 
     # ------------------------------------------------------------------ headers (session hook)
     def headers_for(self, method: str, params: Mapping[str, object] | None) -> dict[str, str]:

@@ -4,18 +4,21 @@ Declared when a person can consent (a terminal, or a pending document they will 
 never on a batch line). `mrtr` never opens a URL without consent: at the terminal the
 person sees it (host highlighted, warnings) and chooses; a pending document names it for
 them to open. The answer is `{"action": "accept"}` once they are done there, without content:
-an answer's empty `content` is left out, any other content refused (exit 2).
+an answer's empty `content` is left out, any other content refused (exit 2). It is given in
+an answer file (`inputResponses.KEY`), or as `-a KEY=accept` (`decline`, `cancel`): a URL
+request has no fields, so a flag named by its key is its answer.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL
 from mrtr_cli.render.sanitize import quote_value, sanitize
-from mrtr_cli.responders.kinds.base import AnswerSources, Kind
+from mrtr_cli.responders.kinds.base import AnswerSources, Kind, Prepared
 from mrtr_cli.responders.kinds.elicitation_form import drop_null_fields
-from mrtr_cli.responders.shapes import elicit_action_problems
+from mrtr_cli.responders.shapes import ACTIONS, elicit_action_problems
 
 if TYPE_CHECKING:
     from mrtr_cli.protocol.messages import ElicitResult
@@ -61,6 +64,26 @@ class ElicitationUrl(Kind):
         names = content if isinstance(content, dict) else {}
         given = ", ".join("content." + sanitize(str(name), single_line=True) for name in names) or "content"
         return [f"a URL-mode answer has no content ({given} given): use {{\"action\": \"accept\"}}"]
+
+    def from_sources(self, ask: InputAsk, sources: AnswerSources) -> Prepared:
+        """`-a KEY=accept` (or `decline`, `cancel`; KEY the request's key): the answer, given
+        once the person has been at the URL (the last such flag wins; each is marked used).
+
+        Raises:
+            UsageError: the flag's value is not one of those actions (exit 2).
+        """
+        store = sources.store
+        flags = [(index, flag) for index, flag in enumerate(store.flags) if flag.name == ask.key]
+        if not flags:
+            return Prepared()
+        store.used_flags.update(index for index, _ in flags)
+        flag = flags[-1][1]
+        if flag.raw not in ACTIONS:
+            raise UsageError(f"-a {sanitize(flag.named, single_line=True)}: input {quote_value(ask.key)} is a "
+                             "URL-mode request (it has no fields): its answer is "
+                             f"{', '.join(ACTIONS[:-1])} or {ACTIONS[-1]}",
+                             data={"key": ask.key})
+        return Prepared({"action": flag.raw}, f"-a {sanitize(ask.key, single_line=True)}={flag.raw}", once=True)
 
     def template(self, params: dict[str, Any], prefill: dict[str, Any] | None) -> object:
         """`{"action": "accept"}`: given once the person has been there."""

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.errors import AuthError
+from mrtr_cli.render.invocation import signin_command
 from mrtr_cli.transport.http.tokenfile import DamagedTokenStore, read_token_file
 
 #: A token this close to its expiry (seconds) is refreshed before it is sent; for a
@@ -144,11 +145,16 @@ class Authorizer:
             self._client = self._make_client()
         return self._client
 
+    def _logout(self) -> str | None:
+        """The command that removes this server's token file, as a message names it here
+        (`auth logout` inside the shell: render/invocation.py); None when none was given."""
+        return signin_command(self.logout_hint, "logout") or None
+
     def _set(self, token: str | None, doc: dict[str, Any] | None = None) -> None:
         if token:
             self._add_secret(token)
         self._token = token
-        self._doc = doc if doc is not None or not token else read_record(token_path(self.url), self.logout_hint)
+        self._doc = doc if doc is not None or not token else read_record(token_path(self.url), self._logout())
         self._proof_key = self._bound_key() if token else None
 
     def _bound_key(self) -> Any:
@@ -163,7 +169,7 @@ class Authorizer:
             stored = ((self.client.store.entry() or {}).get("tokens") or {}).get("dpop_key")
         key = self._load_proof_key(stored) if self._load_proof_key is not None else None
         if key is None or not isinstance(stored, str):  # a key is only ever read from a string
-            logout = self.logout_hint or f"mrtr --url {self.url} auth logout"
+            logout = self._logout() or f"mrtr --url {self.url} auth logout"
             login = logout[:-len("logout")] + "login" if logout.endswith(" logout") else "mrtr auth login"
             raise AuthError("the stored DPoP-bound token has no usable key",
                             hint=f"sign in again: {logout}, then {login}")
@@ -201,7 +207,7 @@ class Authorizer:
                 self._checked = True
                 path = token_path(self.url)
                 try:
-                    doc = read_record(path, self.logout_hint)
+                    doc = read_record(path, self._logout())
                 except DamagedTokenStore as exc:  # a damaged file: go on as not signed in (class docstring)
                     if self._note is not None:
                         self._note(f"mrtr: note: {exc.message}; going on without a sign-in")
@@ -229,6 +235,15 @@ class Authorizer:
                 return {"Authorization": f"Bearer {self._token}"}
             proof = self._proof_key.proof(method, url or self.url, access_token=self._token, nonce=self._nonce)
             return {"Authorization": f"DPoP {self._token}", "DPoP": proof}
+
+    def read_again(self) -> None:
+        """The token store may have changed since it was read (a line of `mrtr shell` ran
+        `auth login` or `auth logout`, or another process signed in): forget the token held
+        and what failed, and read the store again at the next request (docs/shell.md)."""
+        with self._lock:
+            self._checked = False
+            self._failed = None
+            self._token, self._doc, self._proof_key, self._nonce = None, None, None, None
 
     def note_nonce(self, nonce: str | None) -> None:
         """A response of the MCP server carried `DPoP-Nonce: nonce`: later proofs carry it

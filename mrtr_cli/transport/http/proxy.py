@@ -20,13 +20,17 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from mrtr_cli.errors import TransportError
-from mrtr_cli.render.invocation import command
+from mrtr_cli.render.invocation import command, for_new_shell
 from mrtr_cli.transport.http.env import PROXY_SCHEMES, named_proxy, proxy_in_effect, shown
 
 #: What a proxy answers itself when the server behind it fails it (RFC 9110 15.6.3-15.6.5).
 GATEWAY_STATUSES = (502, 503, 504)
 
-_DIRECT = "to reach the server directly, add its host to NO_PROXY or unset {variable} (mrtr help environment)"
+
+def _direct(variable: str) -> str:
+    """How to reach the server without the proxy named by environment `variable`, as typed here."""
+    return for_new_shell(f"to reach the server directly, add its host to NO_PROXY or unset {variable}") + \
+        f" ({command('help environment')})"
 
 
 class ProxyRefused(TransportError):
@@ -44,7 +48,7 @@ def proxy_answer(url: str, status: int) -> ProxyRefused | None:
     if status in GATEWAY_STATUSES and proxy is not None and urlsplit(url).scheme == "http":
         return ProxyRefused(f"HTTP {status} from {named_proxy(proxy)}, or from {shown(url)} behind it (a proxy "
                             f"answers {status} itself when it cannot reach the server or gives up waiting)",
-                            hint=_DIRECT.format(variable=proxy[1]))
+                            hint=_direct(proxy[1]))
     return None
 
 
@@ -62,7 +66,7 @@ def tunnel_refused(url: str, exc: Exception) -> ProxyRefused:
                             hint=command("help environment"))
     return ProxyRefused(f"{named_proxy(proxy)} refused to open a connection (CONNECT) to {where} for "
                         f"{shown(url)}: {answer}",
-                        hint="the proxy does not let mrtr reach that host; " + _DIRECT.format(variable=proxy[1]))
+                        hint="the proxy does not let mrtr reach that host; " + _direct(proxy[1]))
 
 
 def credentials_wanted(url: str) -> ProxyRefused:
@@ -81,4 +85,4 @@ def credentials_wanted(url: str) -> ProxyRefused:
     return ProxyRefused(f"{named_proxy(proxy)} {said} (HTTP 407 Proxy Authentication Required; "
                         f"requested: {shown(url)})",
                         hint=f"put the proxy's user and password in {proxy[1]}, before its host "
-                             f"(USER:PASSWORD@HOST:PORT); or, " + _DIRECT.format(variable=proxy[1]))
+                             f"(USER:PASSWORD@HOST:PORT); or, " + _direct(proxy[1]))

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import TransportError
+from mrtr_cli.render.invocation import for_new_shell
 from mrtr_cli.transport.base import Remaining, RequestTimeout
 from mrtr_cli.transport.http.env import shown
 from mrtr_cli.transport.http.guard import server_given
@@ -140,7 +141,7 @@ def _next_request(client: httpx2.Client, request: httpx2.Request, status: int, l
     if (status == 303 and method not in ("GET", "HEAD")) or (status in (301, 302) and method == "POST"):
         raise RedirectRefused(f"{said} {shown(target)}, which would turn the {method} into a GET; MCP messages "
                               "go by POST only, so it is not followed",
-                              hint=f"if {shown(target)} is the MCP endpoint, give it with --url")
+                              hint=f"if {shown(target)} is the MCP endpoint, " + for_new_shell("give it with --url"))
     headers = httpx2.Headers(request.headers)
     for name in _REBUILT:
         headers.pop(name, None)

@@ -26,6 +26,7 @@ Elsewhere: reading a reply within the size limit and the errors it raises
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -321,8 +322,12 @@ class HttpTransport(EventStreams, Transport):
     def request(self, message: OutgoingMessage, headers: Mapping[str, str] | None = None, *,
                 budget: Remaining | None = None) -> Future[Message]:
         fut: Future[Message] = Future()
+        # In the caller's context: what the request's errors say follows where it was made
+        # (a line of `mrtr shell` names commands as typed at its prompt: render/invocation.py).
+        context = contextvars.copy_context()
         thread = threading.Thread(
-            target=self._run_request, args=(message, dict(headers or {}), fut, budget), name="mrtr-http", daemon=True
+            target=context.run, args=(self._run_request, message, dict(headers or {}), fut, budget),
+            name="mrtr-http", daemon=True,
         )
         thread.start()
         return fut
