@@ -15,6 +15,8 @@ from typing import Any
 from mrtr_cli.env import Environment
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.color import console as styled_console
+from mrtr_cli.render.invocation import command as as_typed
+from mrtr_cli.render.invocation import inside_shell
 from mrtr_cli.render.sanitize import sanitize
 
 
@@ -131,7 +133,11 @@ def _as_item_text(value: object) -> str:
 
 
 def example_call(tool: dict[str, Any], command: list[str]) -> str:
-    """A `mrtr ... call NAME key=value...` line with the required parameters."""
+    """A `mrtr ... call NAME key=value...` line with the required parameters, `command`
+    being the words that name the target (`--url URL`); inside `mrtr shell`, `call NAME
+    key=value...` alone, as its prompt takes it (render/invocation.py: the shell has one
+    server, and a target option on its line is refused)."""
+
     schema = tool.get("inputSchema")
     items = []
     required_names: set[str] = set()
@@ -146,8 +152,8 @@ def example_call(tool: dict[str, Any], command: list[str]) -> str:
             items.append(f"{name}:=<json>")
         else:
             items.append(f"{name}={_example_value(prop)}")
-    words = ["mrtr", *command, "call", str(tool.get("name")), *items]
-    return sanitize(shellwords.shell_line(words), single_line=True)
+    words = [*([] if inside_shell() else command), "call", str(tool.get("name")), *items]
+    return sanitize(as_typed(shellwords.shell_line(words)), single_line=True)
 
 
 def describe_tool(tool: dict[str, Any], command: list[str]) -> str:

@@ -172,3 +172,17 @@ def test_at_a_terminal_a_url_requests_hint_names_the_resume_that_answers_it(tmp_
     s.run("resume -a login=accept", "forms-test")
     assert s.finish() == 0
     assert s.stdout.splitlines()[-1] == "connected"
+
+
+def test_a_tools_example_inside_the_shell_is_a_line_the_shell_runs(mrtr):
+    """`tools NAME` ends with an example call; inside the shell it names no target (a target
+    option on a line is refused there), and running it as shown works."""
+    target = ["--stdio", stdio_cmd(SHELL_SERVER)]
+    run = mrtr(*target, "shell", input="tools echo\n")
+    assert run.code == 0, run.stderr
+    example = run.stdout.split("Example:\n", 1)[1].strip()
+    assert example.startswith("call echo "), run.stdout
+    again = mrtr(*target, "shell", input=example + "\n")
+    assert again.code == 0, again.stderr
+    outside = mrtr(*target, "tools", "echo")
+    assert outside.code == 0 and "\n  mrtr --stdio " in outside.stdout, outside.stdout
