@@ -17,7 +17,7 @@ from mrtr_cli.platform import shellwords
 from mrtr_cli.render.color import console as styled_console
 from mrtr_cli.render.invocation import command as as_typed
 from mrtr_cli.render.invocation import inside_shell
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import sanitize, short_number
 
 
 def one_line(value: object, limit: int | None = None) -> str:
@@ -156,6 +156,15 @@ def example_call(tool: dict[str, Any], command: list[str]) -> str:
     return sanitize(as_typed(shellwords.shell_line(words)), single_line=True)
 
 
+def _fact(value: object, *, as_json: bool = True) -> str:
+    """A schema value in a tool's parameter table: its JSON text (`as_json`) or `str()`, a
+    long integer shortened (`short_number`: 15 digits at most, then its length; `--json`
+    shows it whole)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return short_number(value)
+    return json.dumps(value, ensure_ascii=False) if as_json else str(value)
+
+
 def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
     """A person's view of one tool: title, description, parameters, headers, hints, example."""
     lines = []
@@ -179,16 +188,16 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
             parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
             facts = [("required" + (f" in {parent}" if parent else "")) if required else "optional"]
             if "default" in prop:
-                facts.append("default " + json.dumps(prop["default"], ensure_ascii=False))
+                facts.append("default " + _fact(prop["default"]))
             enum = prop.get("enum")
             if enum is None and isinstance(prop.get("items"), dict):
                 enum = prop["items"].get("enum")
             if isinstance(enum, list):
-                facts.append("one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in enum))
+                facts.append("one of " + ", ".join(_fact(v) for v in enum))
             for key, word in (("minimum", ">="), ("maximum", "<="), ("minLength", "min length"),
                               ("maxLength", "max length"), ("pattern", "pattern"), ("format", "format")):
                 if key in prop:
-                    facts.append(f"{word} {prop[key]}")
+                    facts.append(f"{word} {_fact(prop[key], as_json=False)}")
             if "x-mcp-header" in prop:
                 facts.append(f"header Mcp-Param-{prop['x-mcp-header']}")
             rows.append((sanitize(dotted, single_line=True), sanitize(type_label(prop), single_line=True),

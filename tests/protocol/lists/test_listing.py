@@ -146,6 +146,22 @@ def test_server_text_is_sanitised_in_tables(mrtr, tmp_path):
     assert "\x1b" not in r.stdout and "\\x1b[2J" in r.stdout and "[bold]y" in r.stdout
 
 
+def test_a_servers_huge_numbers_in_one_tools_view_are_shortened_and_json_keeps_them(mrtr, tmp_path):
+    """docs/limits.md: a server's integer in text output is its first digits and its length."""
+    huge = int("9" * 4000)
+    schema = {"type": "object", "properties": {"n": {"type": "integer", "minimum": huge, "default": huge,
+                                                     "enum": [huge, 1]}}}
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": schema}]}))
+    target = ("--stdio", stdio_cmd(ROOT / "tests" / "servers" / "raw_server.py", str(script)))
+    r = mrtr(*target, "tools", "t")
+    assert r.code == 0, r.stderr
+    assert len(r.stdout) < 2000, r.stdout[:300]
+    assert r.stdout.count("999999…(4000 digits)") == 3, r.stdout
+    r = mrtr(*target, "tools", "t", "--json")
+    assert r.json()["inputSchema"]["properties"]["n"]["minimum"] == huge
+
+
 @pytest.mark.pty
 def test_table_on_a_terminal(tmp_path):
     import io
