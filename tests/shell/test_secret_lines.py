@@ -3,12 +3,15 @@ and `--json`'s `command`) is masked as the history file masks it, a line that ne
 too (by the names of its arguments, and a tail that cannot be split into words whole), and
 the history masks the dotted parts of a secret argument (`x.y` of a `writeOnly` `x`).
 Against the SDK test server tests/servers/shell_server.py (`login`: `code_word` is
-`writeOnly`) over stdio, from a script.
+`writeOnly`) over stdio, from a script. And a history file found more open than 0600 is
+made 0600 (in this process: the history's file class).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import pytest
 
@@ -85,3 +88,34 @@ def test_the_history_masks_the_dotted_parts_of_a_secret_argument():
         "call t 'x=***' 'x.y=***'")
     assert scrub("call t 'x:={\"b\": 1}' x.c.d=2", secrets=set(), secret_field=secret_field) == (
         "call t 'x:=***' 'x.c.d=***'")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX's")
+@pytest.mark.parametrize("use", ["read", "write"])
+def test_a_history_file_more_open_than_0600_is_made_0600(tmp_path, use):
+    """A history file found 0644 (written by hand or an older mrtr) is 0600 once the shell
+    has opened it, to read it as a shell starts or to append a line; a symbolic link is
+    never followed (its target keeps its mode)."""
+    from mrtr_cli.shell.terminal import _history_class
+
+    path = tmp_path / "shell-history"
+    path.write_text("\n# then\n+call echo text=hi\n")
+    path.chmod(0o644)
+    history = _history_class()(str(path), lambda text: text)
+    if use == "read":
+        assert list(history.load_history_strings()) == ["call echo text=hi"]
+    else:
+        history.store_string("call echo text=two")
+        history.flush()
+        assert "+call echo text=two\n" in path.read_text()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    target = tmp_path / "elsewhere"
+    target.write_text("")
+    target.chmod(0o644)
+    link = tmp_path / "link-history"
+    link.symlink_to(target)
+    linked = _history_class()(str(link), lambda text: text)
+    assert list(linked.load_history_strings()) == []
+    linked.store_string("call echo text=three")
+    linked.flush()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644 and target.read_text() == ""
