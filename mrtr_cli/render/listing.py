@@ -150,8 +150,10 @@ def example_call(tool: dict[str, Any], command: list[str]) -> str:
     return sanitize(shellwords.shell_line(words), single_line=True)
 
 
-def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
-    """A person's view of one tool: title, description, parameters, headers, hints, example."""
+def describe_tool(tool: dict[str, Any], command: list[str], *, lead: str = "") -> str:
+    """A person's view of one tool: title, description, parameters, headers, hints, example.
+    `command`: the words naming the server in the example; `lead`: a line said before the
+    example ("" for none; `credentials.url_in_command`'s, for a URL with credentials)."""
     lines = []
     name = sanitize(str(tool.get("name")), single_line=True)
     annotations = raw_annotations if isinstance(raw_annotations := tool.get("annotations"), dict) else {}
@@ -207,6 +209,8 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
                                   else "optional (--task runs it as a task)"))
     lines.append("")
     lines.append("Example:")
+    if lead:
+        lines.append("  " + sanitize(lead.rstrip(), single_line=True))
     lines.append("  " + example_call(tool, command))
     return "\n".join(lines)
 
