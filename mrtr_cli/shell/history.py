@@ -17,6 +17,7 @@ and the rest, which cannot be read as words, is `***` whole."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
@@ -110,13 +111,14 @@ def shown(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
 def _split_start(text: str) -> tuple[str, str]:
     """`text` cut where `shlex` (as `scrub` splits) fails to read a word: (the start made of
     whole words, the rest); (`text`, "") when all of it splits."""
-    lexer = shlex.shlex(text, posix=True)
+    stream = io.StringIO(text)  # read one character at a time: its position is where a word ended
+    lexer = shlex.shlex(stream, posix=True)
     lexer.whitespace_split = True
     lexer.commenters = ""
     end = 0
     try:
         while lexer.get_token() is not None:
-            end = lexer.instream.tell()
+            end = stream.tell()
     except ValueError:
         return text[:end], text[end:]
     return text, ""
