@@ -380,11 +380,14 @@ SECRET_SHOWN = "the value (not shown: a secret)"
 
 def _problem(error: Any, secret: Collection[str] = ()) -> str:
     """One line for one `jsonschema` error, naming the argument's path; the value of an
-    argument named in `secret` (or within one) is never quoted."""
+    argument named in `secret` (or within one) is never quoted, nor the whole arguments
+    holding one (a rule of the schema's root: `maxProperties`, `oneOf`)."""
     where = _cut(_where(error.absolute_path))
+    kind = error.validator
     if error.absolute_path and str(error.absolute_path[0]) in secret:
         return _secret_problem(error, where)
-    kind = error.validator
+    if not error.absolute_path and secret and kind not in _NAMES_ONLY:
+        return _secret_problem(error, "(all)")
     prefix = where + "." if where else ""
     from mrtr_cli.schema.messages import error_message  # noqa: PLC0415 - only on an error path
 
@@ -410,6 +413,10 @@ def _problem(error: Any, secret: Collection[str] = ()) -> str:
         got = _json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
     return f"argument {where or '(all)'}: {error_message(error)}"
+
+
+#: The rules whose messages (`_problem`) name arguments, never quote a value.
+_NAMES_ONLY = ("required", "additionalProperties", "unevaluatedProperties")
 
 
 def _secret_problem(error: Any, where: str) -> str:

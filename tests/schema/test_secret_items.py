@@ -80,3 +80,20 @@ def test_a_call_says_no_secret_value(mrtr):
     error = json.loads(run.stderr.strip().splitlines()[-1])["error"]
     assert error["message"] == "argument 'code_word=...': 'code_word' is already an object (from 'code_word.y=...')"
     assert "wordword1" not in run.stderr and "deepdeep2" not in run.stderr
+
+
+def test_a_rule_of_the_schemas_root_quotes_no_arguments_holding_a_secret():
+    """A rule on the whole arguments (`maxProperties`, `oneOf` at the root) says which rule
+    failed, not the arguments, when they hold a secret; without one they are quoted as before."""
+    from mrtr_cli.schema.arguments import validate_arguments
+
+    schema = {"type": "object", "properties": {"pin": {"type": "string"}, "a": {"type": "integer"}},
+              "oneOf": [{"required": ["a"]}, {"required": ["b"]}], "maxProperties": 1}
+    with pytest.raises(UsageError) as caught:
+        validate_arguments({"pin": "secretzzz", "a": 1, "b": 2}, schema, "t")
+    assert caught.value.message == ("t: argument (all): object fails the schema's 'maxProperties' rule "
+                                    "(the value (not shown: a secret))")
+    assert "secretzzz" not in caught.value.message + str(caught.value.hint)
+    with pytest.raises(UsageError) as caught:
+        validate_arguments({"a": 1, "b": 2}, schema, "t")
+    assert caught.value.message == "t: argument (all): {'a': 1, 'b': 2} has too many properties"
