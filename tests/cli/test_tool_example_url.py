@@ -39,3 +39,15 @@ def test_the_example_keeps_a_url_without_credentials(mrtr, http_servers):
     run = mrtr("--url", url, "tools", "whoami")
     assert run.code == 0, run.stderr
     assert f"  mrtr --url {url} call whoami" in run.stdout, run.stdout
+
+
+def test_inside_the_shell_the_example_names_no_url_and_nothing_to_set(mrtr, http_servers):
+    plain = http_servers.start(CATALOG_SERVER)
+    url = plain.replace("http://", f"http://alice:{PASSWORD}@", 1) + f"?token={TOKEN}"
+    run = mrtr("--url", url, "shell", input="tools whoami\n")
+    assert run.code == 0, run.stderr
+    assert PASSWORD not in run.stdout and TOKEN not in run.stdout, run.stdout
+    lines = run.stdout.splitlines()
+    example = lines[lines.index("Example:") + 1:]
+    assert len(example) == 1 and example[0].endswith("call whoami"), run.stdout
+    assert "MRTR_URL" not in run.stdout and "--url" not in run.stdout, run.stdout
