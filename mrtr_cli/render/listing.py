@@ -137,7 +137,6 @@ def example_call(tool: dict[str, Any], command: list[str]) -> str:
     being the words that name the target (`--url URL`); inside `mrtr shell`, `call NAME
     key=value...` alone, as its prompt takes it (render/invocation.py: the shell has one
     server, and a target option on its line is refused)."""
-
     schema = tool.get("inputSchema")
     items = []
     required_names: set[str] = set()
@@ -165,8 +164,10 @@ def _fact(value: object, *, as_json: bool = True) -> str:
     return json.dumps(value, ensure_ascii=False) if as_json else str(value)
 
 
-def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
-    """A person's view of one tool: title, description, parameters, headers, hints, example."""
+def describe_tool(tool: dict[str, Any], command: list[str], *, lead: str = "") -> str:
+    """A person's view of one tool: title, description, parameters, headers, hints, example.
+    `command`: the words naming the server in the example; `lead`: a line said before the
+    example ("" for none; `credentials.url_in_command`'s, for a URL with credentials)."""
     lines = []
     name = sanitize(str(tool.get("name")), single_line=True)
     annotations = raw_annotations if isinstance(raw_annotations := tool.get("annotations"), dict) else {}
@@ -222,6 +223,8 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
                                   else "optional (--task runs it as a task)"))
     lines.append("")
     lines.append("Example:")
+    if lead:
+        lines.append("  " + sanitize(lead.rstrip(), single_line=True))
     lines.append("  " + example_call(tool, command))
     return "\n".join(lines)
 

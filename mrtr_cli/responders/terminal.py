@@ -367,16 +367,20 @@ class TerminalResponder:
         """Ctrl-C (or Ctrl-D) at text field `f`, which started as `shown`: the `text` typed into
         it but not Entered goes with the fields typed so far (`partial`), to pre-fill the
         field when the call is resumed, never sent unseen: its value when it is a valid one,
-        else the text as typed. Nothing when the field holds what it started with or nothing,
-        or when its value is a secret (`FormField.secret`)."""
-        if text in ("", shown) or f.secret:
+        else the text as typed. Nothing when the field holds what it started with or nothing.
+        A secret's text (`FormField.secret`) goes as typed, as an Entered secret does, for
+        the files mrtr writes to leave it out and say so (engine/withheld.py), never pre-filled."""
+        if text in ("", shown):
+            return
+        self.cleared.discard(f.name)
+        if f.secret:
+            self.partial[f.name] = text
             return
         try:
             value = f.coerce(text)
         except ValueError:
             value = text
         self.partial[f.name] = value if f.check(value) is None else text
-        self.cleared.discard(f.name)
 
     def _ask_until_valid(self, label: str, default: str, check: Any, *, secret: bool = False) -> str | _Stopped:
         """Ask a text field until `check(text)` is True; a refused value is shown with its

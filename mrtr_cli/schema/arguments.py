@@ -76,9 +76,7 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
         try:
             value = loads_strict(raw)
         except json.JSONDecodeError as exc:
-            # The value is never quoted: it may be a secret (a writeOnly argument's schema is not known yet).
-            raise UsageError(f"argument {_shown(key + ':=...')}: the value after := is not valid JSON "
-                             f"({exc.msg})") from None
+            raise UsageError(f"argument {_masked(text)}: the value after := is not valid JSON ({exc.msg})") from None
         literal = True
     elif eq > 0:
         key, value = text[:eq], text[eq + 1 :]
@@ -89,9 +87,9 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
         raise UsageError(f"argument {_shown(text)}: expected key=value, key:=<json> or key=@file")
     path = key.split(".")
     if not key or any(not part for part in path):
-        raise UsageError(f"argument {_shown(text)}: the key is empty")
+        raise UsageError(f"argument {_masked(text)}: the key is empty")
     if len(path) > MAX_JSON_DEPTH:
-        raise UsageError(f"argument {_shown(text)}: the key has {len(path)} dotted parts; objects nest at most "
+        raise UsageError(f"argument {_masked(text)}: the key has {len(path)} dotted parts; objects nest at most "
                          f"{MAX_JSON_DEPTH} levels deep")
     return ArgItem(path, value, literal, text)
 
@@ -109,6 +107,31 @@ def _cut_raw(text: str) -> str:
 def _shown(text: str) -> str:
     """An item for a message: quoted (repr escapes what is not printable), cut to 80 characters."""
     return repr(_cut_raw(text))
+
+
+def _masked(text: str, secret: bool = True) -> str:
+    """Item `text` (`KEY=VALUE`, `KEY:=JSON`) for a message: `_shown`, its value left out
+    when `secret` (`'KEY=...'`, `'KEY:=...'`). Every message about an item quotes it
+    through here: its value may be a secret (`is_secret_item`; before the tool's schema
+    is known, any may be: `parse_item` never quotes one)."""
+    json_at, eq = text.find(":="), text.find("=")
+    if not secret or eq == -1:
+        return _shown(text)
+    cut = json_at + 2 if json_at != -1 and json_at < eq else eq + 1
+    return _shown(text[:cut] + "...")
+
+
+def is_secret_item(item: ArgItem, input_schema: Any) -> bool:
+    """Whether `item`'s value is or holds a secret argument (`credentials.is_secret_field`:
+    by the schema's `writeOnly` / `format: password`, or by a credential's name): its key or
+    a dotted part above it names one (`x.y` of a `writeOnly` `x`), or, for `KEY:=JSON`, a
+    member within the JSON does (`credentials.holds_secret`)."""
+    from mrtr_cli.credentials import holds_secret, is_secret_field  # noqa: PLC0415 - only on an error path
+
+    path = item.path
+    if any(is_secret_field(path[i - 1], property_schema(input_schema, path[:i])) for i in range(1, len(path) + 1)):
+        return True
+    return item.literal and holds_secret(path[-1], property_schema(input_schema, path), item.value)
 
 
 def _types(schema: Any) -> list[str]:
@@ -148,11 +171,14 @@ def property_schema(schema: Any, path: list[str]) -> Any:
     return node
 
 
-def coerce_value(text: str, schema: Any, where: str) -> Any:
+def coerce_value(text: str, schema: Any, where: str, secret: Callable[[], bool] | None = None) -> Any:
     """Coerce the text of `key=value` to the JSON type its schema asks for.
 
     With no schema, or a schema allowing strings, the text stays a string. Type
     unions are tried in a fixed order: integer, number, boolean, null, then string.
+    `where`: the item as typed (`key=value`); `secret`: tells whether its value is a secret
+    (`is_secret_item`, asked on an error only; None: by `key`'s last part and `schema`),
+    never quoted then.
 
     Raises:
         UsageError: the text cannot be any of the allowed types.
@@ -181,11 +207,14 @@ def coerce_value(text: str, schema: Any, where: str) -> Any:
         except json.JSONDecodeError:
             pass
     wanted = " or ".join(types)
-    from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - only on an error path
-
     name = where.split("=")[0]
-    secret = is_secret_field(name.rsplit(".", 1)[-1], schema)
-    shown_where, shown_value = (name + "=...", SECRET_SHOWN) if secret else (where, _shown(text))
+    if secret is None:
+        from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - only on an error path
+
+        hidden = is_secret_field(name.rsplit(".", 1)[-1], schema)
+    else:
+        hidden = secret()
+    shown_where, shown_value = (name + "=...", SECRET_SHOWN) if hidden else (where, _shown(text))
     raise UsageError(f"argument {_cut(shown_where)}: {shown_value} is not "
                      f"{('an ' if wanted[0] in 'aeiou' else 'a ') + wanted}",
                      hint=f"use {name}:=<json> to pass a literal JSON value")
@@ -215,12 +244,13 @@ def build_arguments(items: list[ArgItem], base: dict[str, Any] | None, input_sch
     for item in items:
         counts[item.key] = counts.get(item.key, 0) + 1
     seen: dict[str, int] = {}
-    paths = _Paths()
+    paths = _Paths(input_schema)
     for item in items:
         value, is_array = _typed_value(item, input_schema, lenient)
         paths.claim(item)
         seen[item.key] = seen.get(item.key, 0) + 1
-        _place(args, item, value, as_list=is_array or counts[item.key] > 1, first=seen[item.key] == 1)
+        _place(args, item, value, as_list=is_array or counts[item.key] > 1, first=seen[item.key] == 1,
+               paths=paths)
     if json_depth(args) > MAX_JSON_DEPTH:
         raise UsageError(f"the arguments nest deeper than {MAX_JSON_DEPTH} levels")
     return args
@@ -238,10 +268,13 @@ def _typed_value(item: ArgItem, input_schema: Any, lenient: bool) -> tuple[Any, 
     try:
         if item.literal:
             return item.value, is_array
+        def secret() -> bool:
+            return is_secret_item(item, input_schema)
+
         if is_array:
             item_schema = schema.get("items") if isinstance(schema, dict) else None
-            return coerce_value(item.value, item_schema, item.text), is_array
-        return coerce_value(item.value, schema, item.text), is_array
+            return coerce_value(item.value, item_schema, item.text, secret), is_array
+        return coerce_value(item.value, schema, item.text, secret), is_array
     except UsageError:
         if not lenient:
             raise
@@ -250,9 +283,11 @@ def _typed_value(item: ArgItem, input_schema: Any, lenient: bool) -> tuple[Any, 
 
 class _Paths:
     """The paths items have given a value (`a=1`) and made an object (`a.b=1`), so that one
-    key is never both, in either order."""
+    key is never both, in either order; `input_schema` tells which items' values are
+    secrets (never quoted in a message)."""
 
-    def __init__(self) -> None:
+    def __init__(self, input_schema: Any) -> None:
+        self.input_schema = input_schema
         self.objects: dict[tuple[str, ...], ArgItem] = {}  # the objects items made (by a dotted key), by path
         self.values: dict[tuple[str, ...], ArgItem] = {}  # the values items gave, by path
 
@@ -264,23 +299,27 @@ class _Paths:
         """
         made = self.objects.get(tuple(item.path))
         if made is not None:
-            raise UsageError(f"argument {_shown(item.text)}: {_shown(item.key)} is already an object "
-                             f"(from {_shown(made.text)})",
+            raise UsageError(f"argument {self.shown(item)}: {_shown(item.key)} is already an object "
+                             f"(from {self.shown(made)})",
                              hint="give the key either a value or dotted parts, not both")
         for i in range(1, len(item.path)):
             given = self.values.get(tuple(item.path[:i]))
             if given is not None:  # a value an item gave, even an object (`a:={...}`): not merged into
-                raise UsageError(f"argument {_shown(item.text)}: {_shown(item.path[i - 1])} is already a value "
-                                 f"(from {_shown(given.text)})",
+                raise UsageError(f"argument {self.shown(item)}: {_shown(item.path[i - 1])} is already a value "
+                                 f"(from {self.shown(given)})",
                                  hint="give the key either a value or dotted parts, not both")
             self.objects.setdefault(tuple(item.path[:i]), item)
         self.values.setdefault(tuple(item.path), item)
 
+    def shown(self, item: ArgItem) -> str:
+        """`item` as a message quotes it (`_masked`: its value left out when it is a secret)."""
+        return _masked(item.text, is_secret_item(item, self.input_schema))
 
-def _place(args: dict[str, Any], item: ArgItem, value: Any, *, as_list: bool, first: bool) -> None:
+
+def _place(args: dict[str, Any], item: ArgItem, value: Any, *, as_list: bool, first: bool, paths: _Paths) -> None:
     """Put `value` at `item`'s path in `args`, making the objects on the way: set, or for
     `as_list` appended to an array (`first`: the key's first item, which starts the array
-    unless `--args` already gave one).
+    unless `--args` already gave one). `paths.shown`: the item as a message quotes it.
 
     Raises:
         UsageError: a key on the way is already a value (from `--args`), not an object.
@@ -291,7 +330,7 @@ def _place(args: dict[str, Any], item: ArgItem, value: Any, *, as_list: bool, fi
         if child is None:
             child = node[part] = {}
         if not isinstance(child, dict):
-            raise UsageError(f"argument {_shown(item.text)}: {_shown(part)} is already a value, not an object")
+            raise UsageError(f"argument {paths.shown(item)}: {_shown(part)} is already a value, not an object")
         node = child
     last = item.path[-1]
     if not as_list:
@@ -341,11 +380,14 @@ SECRET_SHOWN = "the value (not shown: a secret)"
 
 def _problem(error: Any, secret: Collection[str] = ()) -> str:
     """One line for one `jsonschema` error, naming the argument's path; the value of an
-    argument named in `secret` (or within one) is never quoted."""
+    argument named in `secret` (or within one) is never quoted, nor the whole arguments
+    holding one (a rule of the schema's root: `maxProperties`, `oneOf`)."""
     where = _cut(_where(error.absolute_path))
+    kind = error.validator
     if error.absolute_path and str(error.absolute_path[0]) in secret:
         return _secret_problem(error, where)
-    kind = error.validator
+    if not error.absolute_path and secret and kind not in _NAMES_ONLY:
+        return _secret_problem(error, "(all)")
     prefix = where + "." if where else ""
     from mrtr_cli.schema.messages import error_message  # noqa: PLC0415 - only on an error path
 
@@ -371,6 +413,10 @@ def _problem(error: Any, secret: Collection[str] = ()) -> str:
         got = _json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
     return f"argument {where or '(all)'}: {error_message(error)}"
+
+
+#: The rules whose messages (`_problem`) name arguments, never quote a value.
+_NAMES_ONLY = ("required", "additionalProperties", "unevaluatedProperties")
 
 
 def _secret_problem(error: Any, where: str) -> str:

@@ -9,10 +9,15 @@ argument or `-a` answer whose field is a secret (its name says so, or its schema
 `credentials.is_secret_field`, the rule pending documents use too), given as `NAME=VALUE`,
 as `NAME:=JSON`, or as a member of that JSON or of `--args` JSON, and an answer to a
 URL-mode request. A line that cannot be split into words is not written at all. The line
-recalled from the file then carries `***`: type the secret again."""
+recalled from the file then carries `***`: type the secret again.
+
+The same masking shows a line in a message (`shown`: the shell's first failing line), a
+line that cannot be split too: its words up to where splitting fails are masked as above,
+and the rest, which cannot be read as words, is `***` whole."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
@@ -89,6 +94,36 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
     return shlex.join(out)
 
 
+def shown(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool]) -> str:
+    """`text` (a line as typed) as a message may quote it: `scrub`'s line when it can be
+    split into words; else the words before the point where splitting fails (an unclosed
+    quote, a trailing backslash) scrubbed, then `***` for the rest, whatever it holds.
+    Arguments as for `scrub`."""
+    whole, rest = _split_start(text)
+    kept = scrub(whole, secrets=secrets, secret_field=secret_field)
+    if kept is None:  # pragma: no cover - `whole` is made of words that split
+        return REDACTED
+    if not rest.strip():
+        return kept
+    return f"{kept.rstrip()} {REDACTED}".lstrip()
+
+
+def _split_start(text: str) -> tuple[str, str]:
+    """`text` cut where `shlex` (as `scrub` splits) fails to read a word: (the start made of
+    whole words, the rest); (`text`, "") when all of it splits."""
+    stream = io.StringIO(text)  # read one character at a time: its position is where a word ended
+    lexer = shlex.shlex(stream, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    end = 0
+    try:
+        while lexer.get_token() is not None:
+            end = stream.tell()
+    except ValueError:
+        return text[:end], text[end:]
+    return text, ""
+
+
 def _value(option: str, value: str, secret_field: Callable[[str, str], bool]) -> str:
     """The value of `option` as the history keeps it."""
     if option in _HEADER:
@@ -126,8 +161,14 @@ def _item(word: str, where: str, secret_field: Callable[[str, str], bool]) -> st
 def _secret(name: str, where: str, secret_field: Callable[[str, str], bool]) -> bool:
     """Whether the field at dotted `name` holds a secret: a part of the name says so
     (`credentials.is_secret_name`: the value of `auth.user` is the credential's too), or
-    the schema behind `secret_field` does."""
-    return any(is_secret_name(part) for part in name.split(".")) or secret_field(where, name)
+    the schema behind `secret_field` does, for a tool argument of the name or one above it
+    (`x.y` of a `writeOnly` argument `x` is a part of the secret)."""
+    parts = name.split(".")
+    if any(is_secret_name(part) for part in parts):
+        return True
+    if where != "argument":
+        return secret_field(where, name)
+    return any(secret_field(where, ".".join(parts[:i])) for i in range(1, len(parts) + 1))
 
 
 def _json_text(text: str, prefix: str, where: str, secret_field: Callable[[str, str], bool]) -> str:

@@ -385,6 +385,20 @@ class ShellHost:
                          "answersTemplate has them)")
         return lines + withheld_arguments_notes(doc)
 
+    def history_line(self, text: str) -> str | None:
+        """Line `text` as the history file keeps it, None when it is not kept (shell/history.py
+        `scrub`, by the secrets and secret fields the session knows now)."""
+        from mrtr_cli.shell.history import scrub  # noqa: PLC0415 - lazy for start-up time
+
+        return scrub(text, secrets=self.env.secrets, secret_field=self.secret_field)
+
+    def shown_line(self, text: str) -> str:
+        """Line `text` as a message quotes it (the first failing line): masked as the history
+        masks it, a line that cannot be split into words too (shell/history.py `shown`)."""
+        from mrtr_cli.shell.history import shown  # noqa: PLC0415 - lazy for start-up time
+
+        return shown(text, secrets=self.env.secrets, secret_field=self.secret_field)
+
     def secret_field(self, where: str, name: str) -> bool:
         """Whether field `name` of a typed line holds a secret by what the server said of it
         (shell/history.py): a tool argument ("argument") whose property in a listed tool is

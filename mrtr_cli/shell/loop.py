@@ -84,7 +84,8 @@ class ShellLoop:
             return self.stopped
         if self.first_failure is None:
             return int(ExitStatus.SUCCESS)
-        number, code, text, not_run = self.first_failure
+        number, code, typed, not_run = self.first_failure
+        text = None if typed is None else self.host.shown_line(typed)  # never a secret it gave
         if self.env.quiet:
             pass
         elif self.env.json_mode:  # as the errors are: one JSON line

@@ -13,6 +13,7 @@ empty line is the end of the input.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -49,6 +50,7 @@ def _history_class() -> type:
                 info = os.fstat(fh.fileno())
                 if not stat.S_ISREG(info.st_mode):  # never a FIFO or a device
                     return []
+                _owner_only(fh.fileno(), info)
                 start = max(0, info.st_size - HISTORY_READ_LIMIT)
                 fh.seek(start)
                 data = fh.read(HISTORY_READ_LIMIT)
@@ -83,12 +85,24 @@ def _history_class() -> type:
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
                              | fileopen.BINARY | fileopen.NO_WAIT, 0o600)
                 with os.fdopen(fd, "ab") as fh:
-                    if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    info = os.fstat(fh.fileno())
+                    if stat.S_ISREG(info.st_mode):
+                        _owner_only(fh.fileno(), info)
                         fh.write(entries.encode("utf-8", errors="replace"))
             except OSError:
                 pass  # a history that cannot be written is no reason to stop the shell
 
     return ShellHistory
+
+
+def _owner_only(fd: int, info: os.stat_result) -> None:
+    """The history file open as `fd` (`info`: its `fstat`) made 0600 when it is more open (a
+    file written by an older mrtr, or by hand, 0644): the mode the history promises."""
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        from mrtr_cli.platform.filemodes import owner_only_file  # noqa: PLC0415 - lazy for start-up time
+
+        with contextlib.suppress(OSError):  # not its owner: the history is still read and written
+            owner_only_file(fd)
 
 
 class TerminalReader:

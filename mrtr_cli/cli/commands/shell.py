@@ -73,13 +73,13 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     if relay is not None:
         from mrtr_cli.render.color import styled  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.completion import Completer  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.shell.history import history_path, scrub  # noqa: PLC0415 - at a terminal only
+        from mrtr_cli.shell.history import history_path  # noqa: PLC0415 - at a terminal only
         from mrtr_cli.shell.terminal import TerminalReader  # noqa: PLC0415 - lazy for start-up time
 
         completer = Completer(commands, host, help_words=_help_words)
         reader: Any = TerminalReader(
             env.stdin, terminal_stderr, relay, completer, history_path(),
-            lambda text: scrub(text, secrets=env.secrets, secret_field=host.secret_field),
+            host.history_line,
             styled=styled(env, terminal_stderr))
     else:
         from mrtr_cli.shell.script import ScriptReader  # noqa: PLC0415 - lazy for start-up time
