@@ -333,6 +333,20 @@ def test_open_urls_does_not_cover_a_suspicious_url(tmp_path, forms: Target):
     assert not opened.exists()
 
 
+def test_a_url_a_browser_reads_otherwise_is_shown_as_sent_with_the_browsers_host(tmp_path, forms: Target):
+    # urllib reads user `evil.example\` at good.com; a browser reads `\` as `/` and visits
+    # evil.example. The URL is shown as sent (never masked as if it had a password), the
+    # host line names evil.example, and it is not offered for opening.
+    env, opened = browser(tmp_path)
+    s = Session(tmp_path, *forms.args, "call", "url_login", "url=https://evil.example\\@good.com/x", env=env)
+    s.answer("What now?", DOWN + ENTER)  # I have finished / Decline / Cancel
+    assert s.finish() == 6
+    assert "URL:  https://evil.example\\@good.com/x" in s.screen, s.screen
+    assert re.search(r"host: (\x1b\[[0-9;]*m)*evil\.example", s.screen), s.screen
+    assert "***" not in s.screen and "Open it in my browser" not in s.screen
+    assert not opened.exists()
+
+
 def test_without_a_terminal_the_url_is_listed_with_its_warnings(mrtr, forms: Target):
     r = mrtr(*forms.args, "call", "url_login", "url=https://192.168.1.10/login", "--no-input")
     assert r.code == 5
