@@ -51,13 +51,14 @@ class BrowserView:
     same: bool = False
 
 
-def browser_view(url: str) -> BrowserView:
-    """Parse `url` as a browser does (WHATWG URL standard, no base URL). `ada_url` is
-    imported here only: a run that meets no server-given URL never loads it (about 8 ms)."""
+def browser_view(url: str, base: str | None = None) -> BrowserView:
+    """Parse `url` as a browser does (WHATWG URL standard), against `base` when given (a
+    redirect's `Location`). `ada_url` is imported here only: a run that meets no
+    server-given URL never loads it (about 8 ms)."""
     import ada_url  # noqa: PLC0415 - lazy for start-up time
 
     try:
-        parsed = ada_url.URL(url)
+        parsed = ada_url.URL(url, base) if base is not None else ada_url.URL(url)
     except (ValueError, TypeError):
         return BrowserView(url)
     href = parsed.href
@@ -79,13 +80,14 @@ def written_host(url: str) -> str | None:
         return None
 
 
-def misread(url: str) -> str | None:
-    """Why a browser does not read `url` as it is written (one line, to follow "the URL ..."
-    after a comma), or None when it does: it does not parse as an absolute URL; it holds
-    spaces, tabs, line breaks or control characters; a backslash before its query; a user
-    name or password; a host a browser reads otherwise (percent-encoded, non-ASCII, IPv4 in
-    another form than dotted decimal)."""
-    view = browser_view(url)
+def misread(url: str, base: str | None = None) -> str | None:
+    """Why a browser does not read `url` (against `base`, a redirect's `Location`, when
+    given) as it is written (one line, to follow "the URL ..." after a comma), or None
+    when it does: it does not parse; it holds spaces, tabs, line breaks or control
+    characters; a backslash before its query; a user name or password; a host a browser
+    reads otherwise than urllib (percent-encoded, non-ASCII, IPv4 in another form than
+    dotted decimal). The words end with the host a browser goes to."""
+    view = browser_view(url, base)
     if view.href is None:
         return "which a browser cannot parse as an absolute URL"
     if any(ord(c) <= 0x20 or 0x7F <= ord(c) < 0xA0 for c in url):
@@ -95,6 +97,10 @@ def misread(url: str) -> str | None:
         return f"which holds a backslash, a '/' to a browser: {goes}"
     if view.credentials:
         return f"which has a user name or password before its host (a way to disguise where it goes): {goes}"
+    if base is not None:
+        from urllib.parse import urljoin  # noqa: PLC0415 - lazy for start-up time
+
+        url = urljoin(base, url)
     written = written_host(url)
     if written is None or not _same_host(written, view.host):
         return f"whose host reads otherwise than written ({_how(written or '')}): {goes}"
