@@ -219,7 +219,7 @@ _QUERY_PARAM = r"(?<=[?&#])([^=&#]+)=([^&#]*)"
 #: scheme://userinfo@ : the user information, as written, up to the last `@` before the
 #: path (a password may hold `@`, as the HTTP client reads it).
 _USERINFO = r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*)@"
-#: The same as a browser reads http(s) (mrtr_cli/weburl.py), where a backslash ends the
+#: The same as a browser reads http(s) (mrtr_cli/render/weburl.py), where a backslash ends the
 #: authority: `https://evil.example\@good.com/` has no user information (a browser visits
 #: evil.example), so `public_url` hides nothing of it. A user's own URL with a backslash in
 #: its password still has that password hidden: `url_secrets` (the HTTP client's reading)

@@ -454,7 +454,7 @@ class TerminalResponder:
             shown.append(_one_line(parts.host), style="bold reverse")
             shown.append(_one_line(parts.after_host))
         self.console.print(shown)
-        # the host a browser visits (WHATWG URL standard, mrtr_cli/weburl.py), never a guess
+        # the host a browser visits (WHATWG URL standard, mrtr_cli/render/weburl.py), never a guess
         self.console.print(Text("  host: ").append(_one_line(host_line(url)), style="bold"))
         warnings = url_warnings(url)
         for warning in warnings:

@@ -12,7 +12,7 @@ import ipaddress
 from dataclasses import dataclass
 
 from mrtr_cli.render.sanitize import quote_value
-from mrtr_cli.weburl import browser_view
+from mrtr_cli.render.weburl import browser_view
 
 OPENABLE_SCHEMES = ("http", "https")
 

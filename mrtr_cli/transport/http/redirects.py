@@ -31,12 +31,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import TransportError
+from mrtr_cli.render.weburl import misread
 from mrtr_cli.transport.base import Remaining, RequestTimeout
 from mrtr_cli.transport.http.env import shown
 from mrtr_cli.transport.http.guard import server_given
 from mrtr_cli.transport.http.reply import REDIRECT_STATUSES, read_capped
 from mrtr_cli.transport.http.urlrule import FORBIDDEN, INVALID, origin, refusal, resolved_refusal, url_problem
-from mrtr_cli.weburl import misread
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2

@@ -5,7 +5,7 @@ pass it before a byte is sent there.
 
 The rule (docs/limits.md "Redirects", docs/oauth.md "The rules mrtr applies"):
 - an absolute `http(s)` URL that parses, with a host, and no control characters or spaces;
-- read by a browser (the WHATWG URL standard, mrtr_cli/weburl.py) as it is written, so that
+- read by a browser (the WHATWG URL standard, mrtr_cli/render/weburl.py) as it is written, so that
   the host judged, shown and connected to is the one a browser visits: no backslash
   before its query, no user name or password, a host that is neither percent-encoded nor
   non-ASCII (its punycode is), IPv4 only in dotted decimal (`http://0x7f.1/`,
@@ -28,7 +28,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-from mrtr_cli.weburl import browser_view, misread, written_host
+from mrtr_cli.render.weburl import browser_view, misread, written_host
 
 #: Names of this machine: plain HTTP is allowed to these.
 LOOPBACK_NAMES = ("localhost",)
