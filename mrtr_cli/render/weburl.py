@@ -17,10 +17,13 @@ how a link disguises where it goes:
   `http://127.1/` are all 127.0.0.1, which matters to any loopback or private-address rule;
 - `//host/path` (scheme-relative) is no URL on its own.
 
-`misread` names the first of these a URL has, as one line; the callers refuse such a URL
-(transport/http/urlrule.py) or show it whole with the host a browser visits and never open
-it (responders/urls.py). Spec: 2026-07-28 client/elicitation "Safe URL Handling" (show the
-host, warn on suspicious URLs), basic/authorization/security-considerations.
+`misread` names the first of these a URL has, as one line: the rule on where a request
+may go refuses such a URL naming the host a browser visits (transport/http/urlrule.py).
+A URL-mode link is shown as sent, with the host from `browser_view`, and never opened
+when a browser reads it otherwise (responders/urls.py).
+
+Spec: 2026-07-28 client/elicitation "Safe URL Handling" (show the host, warn on suspicious
+URLs), basic/authorization/security-considerations.
 """
 
 from __future__ import annotations
