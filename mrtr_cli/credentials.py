@@ -220,6 +220,12 @@ _QUERY_PARAM = r"(?<=[?&#])([^=&#]+)=([^&#]*)"
 #: scheme://userinfo@ : the user information, as written, up to the last `@` before the
 #: path (a password may hold `@`, as the HTTP client reads it).
 _USERINFO = r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#]*)@"
+#: The same as a browser reads http(s) (mrtr_cli/render/weburl.py), where a backslash ends the
+#: authority: `https://evil.example\@good.com/` has no user information (a browser visits
+#: evil.example), so `public_url` hides nothing of it. A user's own URL with a backslash in
+#: its password still has that password hidden: `url_secrets` (the HTTP client's reading)
+#: finds it, and the run's redaction replaces it wherever it shows.
+_SHOWN_USERINFO = r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#\\]*)@"
 
 
 def url_secrets(url: str) -> list[str]:
@@ -368,7 +374,8 @@ def public_url(url: str) -> str:
         return f"{name}={REDACTED}" if value and is_secret_name(unquote_plus(name)) else m.group(0)
 
     path, query = _split_query(url)
-    return re.sub(_PATH_PARAM, param, re.sub(_USERINFO, userinfo, path, count=1)) + re.sub(_QUERY_PARAM, param, query)
+    return (re.sub(_PATH_PARAM, param, re.sub(_SHOWN_USERINFO, userinfo, path, count=1))
+            + re.sub(_QUERY_PARAM, param, query))
 
 
 #: A URL in free text: a scheme, `://`, then up to white space, a quote or an angle bracket,
@@ -378,12 +385,12 @@ _URL_IN_TEXT = r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s\"'<>]*[^\s\"'<>.,:;!?)\]}]"
 
 def url_in_command(url: str) -> tuple[list[str], str]:
     """How a printed command names the server at `url` (the real URL, or one already made
-    public): (`["--url", url]`, "") when nothing in it is hidden; when `public_url` hides a
-    credential (`u:***@host`, `?api_key=***`), the URL as shown cannot work, so no `--url`
+    public): (`["--url", url]`, "") when nothing in it is hidden; when it holds a credential
+    (`url_secrets`; `public_url` shows `u:***@host`, `?api_key=***`), the URL as shown cannot work, so no `--url`
     words (mrtr reads `MRTR_URL` when no target is given) and a lead-in saying how to supply
     it: "set MRTR_URL to the server's URL with its credentials (shown here as ...), then: "."""
     shown = public_url(url)
-    if REDACTED not in shown:
+    if REDACTED not in shown and not url_secrets(url):
         return ["--url", url], ""
     return [], f"set MRTR_URL to the server's URL with its credentials (shown here as {shown}), then: "
 

@@ -15,6 +15,7 @@ from mrtr_cli.credentials import (
     public_url,
     redact_urls,
     secret_properties,
+    url_in_command,
     url_secrets,
 )
 
@@ -49,6 +50,18 @@ def test_a_user_alone_is_a_secret_git_style():
 def test_a_password_holding_an_at_sign_is_cut_at_the_last_one():
     assert url_secrets("https://u:a@b@h.example/x") == ["a@b"]
     assert public_url("https://u:a@b@h.example/x") == "https://u:***@h.example/x"
+
+
+
+def test_a_backslash_ends_the_authority_as_a_browser_reads_it():
+    # `https://evil.example\@good.com/` is evil.example to a browser (`\` is `/`): no user
+    # information to hide, so it is shown as sent. The HTTP client reads `evil.example\` as a
+    # user name, so it is still a secret of a URL given to mrtr (registered, hidden where it
+    # shows), and a command naming that URL is not printed with it.
+    assert public_url("https://evil.example\\@good.com/x") == "https://evil.example\\@good.com/x"
+    assert url_secrets("https://u:p\\w@h.example/") == ["p\\w"]
+    assert url_in_command("https://u:p\\w@h.example/")[0] == []
+    assert url_in_command("https://h.example/a\\b")[0] == ["--url", "https://h.example/a\\b"]
 
 
 def test_an_at_sign_in_the_path_or_query_is_no_user_information():

@@ -130,18 +130,40 @@ def test_a_url_request_without_a_string_url_is_an_invalid_request(mrtr, picky, u
     assert "params.url" in r.stderr and r.stdout == ""
 
 
-@pytest.mark.parametrize(("url", "host"), [
-    ("https://evil.example\\@good.com/", "evil.example"),
-    ("https://good.com\t.evil.example/", "good.com.evil.example"),
-    ("https://good.com%2eevil.example/", "good.com.evil.example"),
-    ("https://user:pw@good.com/", "good.com"),
-    ("javascript:alert(1)", "(none)"),
+@pytest.mark.parametrize(("url", "shown", "host"), [
+    ("https://evil.example\\@good.com/x", "https://evil.example\\@good.com/x", "evil.example"),
+    ("https://good.com\t.evil.example/", "https://good.com\\t.evil.example/", "good.com.evil.example"),
+    ("https://good.com\n.evil.example/", "https://good.com\\n.evil.example/", "good.com.evil.example"),
+    (" https://good.com/\x01", " https://good.com/\\x01", "good.com"),
+    ("https://good.com%2eevil.example/", "https://good.com%2eevil.example/", "good.com.evil.example"),
+    ("https://xn--gd-fka.com/", "https://xn--gd-fka.com/", "xn--gd-fka.com (punycode)"),
+    ("https://g\u00f6d.com/", "https://g\u00f6d.com/", "xn--gd-fka.com (punycode)"),
+    ("http://0x7f.1/", "http://0x7f.1/", "127.0.0.1"),
+    ("http://2130706433/", "http://2130706433/", "127.0.0.1"),
+    ("http://127.1/", "http://127.1/", "127.0.0.1"),
+    ("//evil.example/x", "//evil.example/x", "(none)"),
+    ("javascript:alert(1)", "javascript:alert(1)", "(none)"),
 ])
-def test_without_a_terminal_the_url_is_listed_with_the_browsers_host(mrtr, picky, url, host):
+def test_without_a_terminal_the_url_is_listed_as_sent_with_the_browsers_host(mrtr, picky, url, shown, host):
+    # The URL as the server sent it (escaped, never masked: what is shown is what can be
+    # opened), and the host a browser goes to (WHATWG URL standard), not urllib's.
     r = mrtr(*picky, "call", "visit", "--args", json.dumps({"url": url}))
     assert_sane(r, code=5, secret=None)
-    assert f"a browser would go to host: {host}" in r.stderr
-    assert "will not open it" in r.stderr
+    assert f"open this URL yourself: {shown}\n" in r.stderr, r.stderr
+    assert f"a browser would go to host: {host}\n" in r.stderr, r.stderr
+    assert "***" not in r.stderr
+
+
+@pytest.mark.parametrize("url", ["https://user:pw@good.com/", "https://evil.example%5C@good.com/",
+                                 "https://good.com\t@evil.example/", "https://user@good.com/"])
+def test_a_url_with_a_user_name_or_password_is_refused_naming_the_browsers_host(mrtr, picky, url):
+    # `user:pw@host` is there to be read as the host (phishing); shown masked it cannot be
+    # opened as shown either. Refused outright, with the host a browser would visit.
+    r = mrtr(*picky, "call", "visit", "--args", json.dumps({"url": url}))
+    assert_sane(r, code=4, secret=None)
+    host = "evil.example" if "@evil" in url else "good.com"
+    assert "has a user name or password before its host" in r.stderr and f"goes to host {host}" in r.stderr, r.stderr
+    assert "***" not in r.stderr and "pw" not in r.stderr and r.stdout == ""
 
 
 # ---------------------------------------------------------------------- files, streams and arguments

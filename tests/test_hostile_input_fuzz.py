@@ -6,6 +6,7 @@ or a hang through the CLI."""
 from __future__ import annotations
 
 import io
+import ipaddress
 import json
 
 import pytest
@@ -127,6 +128,39 @@ url_parts = st.builds(lambda scheme, sep, user, host, rest: f"{scheme}{sep}{user
                       st.sampled_from(["", "user@", "u:p@", "evil.example\\@", "a%40b@"]),
                       hosts, st.text(max_size=20))
 urls = url_parts | st.text(max_size=60)
+
+
+rule_hosts = st.sampled_from(["good.com", "GOOD.com.", "127.0.0.1", "[::1]", "[::ffff:127.0.0.1]", "0x7f.1",
+                              "2130706433", "127.1", "0251.0376.0251.0376", "%65vil.example", "fa\u00df.de",
+                              "xn--fa-hia.de", "evil.example\\@good.com", "good.com\\", "a%40b@good.com",
+                              "u:p@good.com", "evil.example%5C@good.com"])
+rule_urls = st.builds(lambda scheme, sep, host, port, rest: f"{scheme}{sep}{host}{port}{rest}",
+                      st.sampled_from(["https", "http", "HTTP"]), st.sampled_from(["://", ":/\\", ":\\\\", ":////"]),
+                      rule_hosts, st.sampled_from(["", ":8443", ":443", ":0x1"]),
+                      st.sampled_from(["", "/", "/a\\b", "/x?q=\\y", "/@good.com", "#\\"]) | st.text(max_size=12))
+
+
+@FAST
+@given(rule_urls)
+def test_a_url_the_rule_passes_goes_where_a_browser_goes(url):
+    # The one rule on server-given URLs (transport/http/urlrule.py): whatever it passes, the
+    # HTTP client connects to the host a browser visits, and that is the host it judged.
+    import httpx2
+
+    from mrtr_cli.render.weburl import browser_view
+    from mrtr_cli.transport.http.urlrule import INVALID, is_valid_url, url_problem
+
+    problem = url_problem(url)
+    assert isinstance(problem, str) or problem is None
+    if not is_valid_url(url):
+        assert problem == INVALID or "a browser goes to host" in problem
+        return
+    view = browser_view(url)
+    assert view.scheme in ("http", "https") and view.host and not view.credentials
+    client = httpx2.URL(url)
+    assert client.raw_host.decode("ascii").lower() == view.host.strip("[]") or (
+        view.host.startswith("[") and ipaddress.ip_address(client.host) == ipaddress.ip_address(view.host[1:-1]))
+    assert not client.userinfo
 
 
 @FAST

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from mrtr_cli.errors import AuthError
 from mrtr_cli.render.sanitize import one_line
-from mrtr_cli.transport.http.urlrule import FORBIDDEN, is_valid_url, refusal, resolved_refusal
+from mrtr_cli.transport.http.urlrule import FORBIDDEN, INVALID, refusal, resolved_refusal, url_problem
 
 
 def shown(value: object) -> str:
@@ -24,15 +24,19 @@ def shown(value: object) -> str:
 
 def checked_url(value: object, member: str) -> str:
     """`value` if it is an absolute http(s) URL that parses (host, port, no control
-    characters or spaces); `member` names where it came from (e.g. "the protected
-    resource metadata's authorization_servers").
+    characters or spaces) and that a browser reads as it is written (`urlrule.url_problem`:
+    the host judged is the one a browser visits); `member` names where it came from (e.g.
+    "the protected resource metadata's authorization_servers").
 
     Raises:
         AuthError: (exit 8) one line naming `member` and the (sanitized) value.
     """
-    if is_valid_url(value):
+    problem = url_problem(value)
+    if problem is None:
         return str(value)
-    raise AuthError(f"{member} is not a valid http(s) URL: {shown(value)!r}; nothing was sent there")
+    if problem == INVALID:
+        raise AuthError(f"{member} {INVALID}: {shown(value)!r}; nothing was sent there")
+    raise AuthError(f"{member} {shown(value)!r}, {problem}; nothing was sent there")
 
 
 def allowed_url(value: object, member: str, *, same_origin_as: str | None = None) -> str:

@@ -27,7 +27,7 @@ from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
 from mrtr_cli.responders.above import Relay
 from mrtr_cli.responders.ask import InputAsk
-from mrtr_cli.responders.urls import browser_host, open_in_browser, openable, split_for_display, url_warnings
+from mrtr_cli.responders.urls import host_line, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import CHOICES_LISTED, FormField, form_fields
 
 if TYPE_CHECKING:
@@ -458,8 +458,8 @@ class TerminalResponder:
             shown.append(_one_line(parts.host), style="bold reverse")
             shown.append(_one_line(parts.after_host))
         self.console.print(shown)
-        host = browser_host(url)  # the host a browser visits (WHATWG URL standard), never a guess
-        self.console.print(Text("  host: ").append(_one_line(host) if host else "(none)", style="bold"))
+        # the host a browser visits (WHATWG URL standard, mrtr_cli/render/weburl.py), never a guess
+        self.console.print(Text("  host: ").append(_one_line(host_line(url)), style="bold"))
         warnings = url_warnings(url)
         for warning in warnings:
             self.console.print(Text(f"  warning: {_one_line(warning)}", style="bold yellow"))

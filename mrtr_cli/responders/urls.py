@@ -12,6 +12,7 @@ import ipaddress
 from dataclasses import dataclass
 
 from mrtr_cli.render.sanitize import quote_value
+from mrtr_cli.render.weburl import browser_view
 
 OPENABLE_SCHEMES = ("http", "https")
 
@@ -31,49 +32,6 @@ class UrlParts:
     userinfo: str
     host: str
     after_host: str
-
-
-@dataclass
-class BrowserView:
-    """How a browser reads a URL (the WHATWG URL standard, through `ada-url`, the parser
-    Node.js uses), beside how it reads to a person.
-
-    Attributes:
-        written: the URL as the server sent it.
-        href: the browser's serialisation of it, or None when a browser cannot parse it.
-        scheme: the scheme without `:` ("" when it does not parse).
-        host: the host a browser visits (ASCII: IDNA labels as punycode; "" for none).
-        credentials: the URL carries a user name or password.
-        same: `href` is `written`, up to the case of scheme and host and a `/` after a bare origin.
-    """
-
-    written: str
-    href: str | None = None
-    scheme: str = ""
-    host: str = ""
-    credentials: bool = False
-    same: bool = False
-
-
-def browser_view(url: str) -> BrowserView:
-    """Parse `url` as a browser does (WHATWG URL standard). `ada_url` is imported here only:
-    nothing else in a run needs it (about 8 ms)."""
-    import ada_url  # noqa: PLC0415 - lazy: only URL elicitation shows URLs
-
-    view = BrowserView(url)
-    try:
-        parsed = ada_url.URL(url)
-    except (ValueError, TypeError):
-        return view
-    view.href = parsed.href
-    view.scheme = parsed.protocol.rstrip(":").lower()
-    view.host = parsed.hostname or ""
-    view.credentials = bool(parsed.username or parsed.password)
-    origin = len(parsed.protocol) + 2 + len(parsed.host) if parsed.host else 0
-    href = view.href
-    view.same = any(written[:origin].lower() == href[:origin] and written[origin:] == href[origin:]
-                    for written in (url, url + "/") if len(written) == len(href))
-    return view
 
 
 def refusal(url: str) -> str | None:
@@ -100,6 +58,27 @@ def refusal(url: str) -> str | None:
 def browser_host(url: str) -> str:
     """The host a browser visits for `url` ("" when none): the one to show a person."""
     return browser_view(url).host
+
+
+def host_line(url: str) -> str:
+    """The host a browser visits for `url` as a person is shown it: "(none)", or the host,
+    followed by " (punycode)" when it is one (the name as sent may be non-ASCII, or a
+    look-alike; a browser may show its Unicode form: `url_warnings` says which)."""
+    host = browser_host(url)
+    if not host:
+        return "(none)"
+    return host + (" (punycode)" if any(label.startswith("xn--") for label in host.split(".")) else "")
+
+
+def credentials_refusal(url: str) -> str | None:
+    """Why a URL-mode request's `url` is refused outright (None when it is not): it has a
+    user name or password before its host, which is there to be read as the host (a
+    browser visits what follows the `@`), and which a message would show masked."""
+    view = browser_view(url)
+    if not view.credentials:
+        return None
+    return (f"the URL has a user name or password before its host (a way to disguise where a link goes): "
+            f"a browser goes to host {view.host}; mrtr refuses such a URL")
 
 
 def split_for_display(url: str) -> UrlParts | None:

@@ -125,6 +125,37 @@ def test_a_malformed_url_from_a_server_is_refused_naming_its_member(scripted, ht
     assert "\x1b" not in info.value.message
 
 
+@pytest.mark.parametrize(("where", "member"), [
+    ("challenge", "resource_metadata"),
+    ("authorization_servers", "authorization_servers"),
+    ("resource", "resource"),
+    ("token_endpoint", "token_endpoint"),
+    ("authorization_endpoint", "authorization_endpoint"),
+])
+@pytest.mark.parametrize(("bad", "host"), [
+    ("http://evil.example\\@{here}/x", "evil.example"),   # urllib: user `evil.example\` at 127.0.0.1
+    ("http://user:pw@{here}/x", "127.0.0.1"),
+    ("http://0x7f.1:{port}/x", "127.0.0.1"),
+    ("http://%31%32%37.0.0.1:{port}/x", "127.0.0.1"),
+])
+def test_a_url_a_browser_reads_otherwise_is_refused_naming_its_member(scripted, http, where, member, bad, host):
+    mcp, auth = scripted(), scripted()
+    here = auth.url().split("://", 1)[1]
+    bad = bad.format(here=here, port=here.rsplit(":", 1)[1])
+    prm = {"resource": mcp.url() + "/mcp", "authorization_servers": [auth.url()]}
+    if where in ("resource", "authorization_servers"):
+        prm[where] = bad if where == "resource" else [bad]
+    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (200, prm)
+    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.url(), **(
+        {where: bad} if where.endswith("_endpoint") else {})))
+    with pytest.raises(AuthError) as info:
+        discover(http, mcp.url() + "/mcp", bad if where == "challenge" else None)
+    assert member in info.value.message
+    assert info.value.message.endswith(f"a browser goes to host {host}; nothing was sent there"), info.value.message
+    if where in ("challenge", "authorization_servers"):
+        assert auth.fetched == []  # the URL was never fetched
+
+
 @pytest.mark.parametrize(("server", "resource", "ok"), [
     ("https://a.example/mcp", "https://a.example/mcp", True),
     ("https://a.example/mcp", "https://a.example", True),        # a parent path

@@ -44,6 +44,8 @@ def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(
     # which server asks, which issuer signs in, which scopes: before anything opens
     child.expect(re.escape(urlsplit(server.mcp_url).netloc))
     child.expect(re.escape(server.issuer))
+    # the host a browser visits for the authorization URL, as a browser reads it
+    child.expect(re.escape(f"sign-in page on host: {urlsplit(server.issuer).hostname}"))
     child.expect("mcp:read")
     child.expect(CONSENT)
     assert browser.opened() == []

@@ -143,6 +143,37 @@ def test_allowed_url_refuses_metadata_addresses():
                                     "requests there on a server's word")
 
 
+@pytest.mark.parametrize(("url", "why", "host"), [
+    ("https://evil.example\\@as.example/x", "backslash", "evil.example"),
+    ("https://as.example\\token", "backslash", "as.example"),
+    ("https://user:pw@as.example/", "user name or password", "as.example"),
+    ("https://evil.example%5C@as.example/", "user name or password", "as.example"),
+    ("https://%65vil.example/", "percent-encoded", "evil.example"),
+    ("https://fa\u00df.example/", "not ASCII", "xn--fa-hia.example"),
+    ("http://0x7f.1/", "IPv4", "127.0.0.1"),
+    ("http://2130706433/", "IPv4", "127.0.0.1"),
+    ("http://127.1:8080/", "IPv4", "127.0.0.1"),
+    ("https://0xa9.0xfe.0xa9.0xfe/", "IPv4", "169.254.169.254"),
+    ("https://0251.0376.0251.0376/", "IPv4", "169.254.169.254"),
+])
+def test_a_url_a_browser_reads_otherwise_is_refused_naming_the_browsers_host(url, why, host):
+    # A browser reads by the WHATWG URL standard; urllib and the HTTP client do not. Where the
+    # two disagree on the host, no request goes there and nothing is shown as its host.
+    assert not is_valid_url(url)
+    for check in (checked_url, allowed_url):
+        with pytest.raises(AuthError) as caught:
+            check(url, MEMBER)
+        message = caught.value.message
+        assert message.startswith(f"{MEMBER} {shown(url)!r}, "), message
+        assert why in message and message.endswith(f"a browser goes to host {host}; nothing was sent there"), message
+
+
+def test_a_url_a_browser_reads_as_written_passes():
+    for url in ("https://as.example/a?q=\\x", "https://xn--fa-hia.example/", "http://[::1]:9/",
+                "http://[::ffff:127.0.0.1]:9/", "https://AS.example./t"):
+        assert is_valid_url(url), url
+
+
 def test_allowed_url_refuses_invalid_urls_first():
     with pytest.raises(AuthError, match="is not a valid http"):
         allowed_url("gopher://x/", MEMBER)

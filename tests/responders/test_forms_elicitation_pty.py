@@ -269,7 +269,6 @@ def test_open_urls_consents_up_front(tmp_path, forms: Target):
 @pytest.mark.parametrize(("url", "warnings"), [
     ("http://xn--80ak6aa92e.com/login", ["not https", "the host is punycode", "'аррӏе.com'"]),
     ("https://192.168.1.10/login", ["the host is an IP address"]),
-    ("https://accounts.example.com@evil.example/login", ["user name or password before the host"]),
 ])
 def test_suspicious_urls_are_warned_about_and_can_be_declined(tmp_path, forms: Target, url, warnings):
     env, opened = browser(tmp_path)
@@ -278,12 +277,22 @@ def test_suspicious_urls_are_warned_about_and_can_be_declined(tmp_path, forms: T
     s.expect("URL:")
     for warning in warnings:
         s.expect(warning)
-    # Open it (not offered for a URL with a user name) / I have finished there / Decline / Cancel
-    s.answer("Decline (refuse to answer)", (DOWN if "@" in url else DOWN + DOWN) + ENTER)
+    # Open it / I have finished there / Decline / Cancel
+    s.answer("Decline (refuse to answer)", DOWN + DOWN + ENTER)
     assert s.finish() == 6
     assert s.stdout.strip() == "not connected (decline)"
     assert not opened.exists()
     assert retries(forms)[0]["inputResponses"] == {"login": {"action": "decline"}}
+
+
+def test_a_url_with_a_user_name_is_refused_before_anything_is_asked(tmp_path, forms: Target):
+    # `accounts.example.com@` is there to be read as the host; a browser visits evil.example.
+    env, opened = browser(tmp_path)
+    s = Session(tmp_path, *forms.args, "call", "url_login", "url=https://accounts.example.com@evil.example/login",
+                env=env)
+    assert s.finish() == 4
+    assert "has a user name or password before its host" in s.screen and "goes to host evil.example" in s.screen
+    assert "What now" not in s.screen and not opened.exists()
 
 
 def test_non_web_url_is_never_offered_for_opening(tmp_path):
@@ -330,6 +339,20 @@ def test_open_urls_does_not_cover_a_suspicious_url(tmp_path, forms: Target):
     s.expect("not opened although --open-urls was given")
     s.answer("What now?", DOWN + DOWN + DOWN + ENTER)  # Open it / I have finished / Decline / Cancel
     assert s.finish() == 6
+    assert not opened.exists()
+
+
+def test_a_url_a_browser_reads_otherwise_is_shown_as_sent_with_the_browsers_host(tmp_path, forms: Target):
+    # urllib reads user `evil.example\` at good.com; a browser reads `\` as `/` and visits
+    # evil.example. The URL is shown as sent (never masked as if it had a password), the
+    # host line names evil.example, and it is not offered for opening.
+    env, opened = browser(tmp_path)
+    s = Session(tmp_path, *forms.args, "call", "url_login", "url=https://evil.example\\@good.com/x", env=env)
+    s.answer("What now?", DOWN + ENTER)  # I have finished / Decline / Cancel
+    assert s.finish() == 6
+    assert "URL:  https://evil.example\\@good.com/x" in s.screen, s.screen
+    assert re.search(r"host: (\x1b\[[0-9;]*m)*evil\.example", s.screen), s.screen
+    assert "***" not in s.screen and "Open it in my browser" not in s.screen
     assert not opened.exists()
 
 

@@ -153,7 +153,7 @@ class CodeFlow(ClientParts):
         try:
             with paused:
                 if ask or not self.env.quiet:
-                    consent.describe(self.env, self.label, server.issuer, scopes)
+                    consent.describe(self.env, self.label, server.issuer, scopes, req.url)
                 return flow.run_browser_flow(self.env, req, listener, ask=ask, no_browser=self.settings.no_browser)
         except flow.AuthorizationRefused as refused:
             if reused and refused.error in _GONE and (

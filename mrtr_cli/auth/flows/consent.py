@@ -14,10 +14,17 @@ from mrtr_cli.errors import Declined
 from mrtr_cli.render.sanitize import sanitize
 
 
-def describe(env: Environment, server: str, issuer: str, scopes: list[str]) -> None:
-    """Say on stderr which server asks, which issuer signs in, and for which scopes."""
+def describe(env: Environment, server: str, issuer: str, scopes: list[str], url: str | None = None) -> None:
+    """Say on stderr which server asks, which issuer signs in, the host a browser visits for
+    the authorization URL `url` (as a browser reads it, render/weburl.py: the rule every
+    server-given URL passes made it the host the URL reads as), and for which scopes."""
     env.err(f"mrtr: {sanitize(server, single_line=True)} asks you to sign in")
     env.err(f"  authorization server: {sanitize(issuer, single_line=True)}")
+    if url is not None:
+        from mrtr_cli.render.weburl import browser_view  # noqa: PLC0415 - lazy for start-up time
+
+        host = browser_view(url).host
+        env.err(f"  sign-in page on host: {sanitize(host, single_line=True) if host else '(none)'}")
     env.err(f"  scopes: {sanitize(' '.join(scopes), single_line=True) if scopes else '(none asked)'}")
 
 

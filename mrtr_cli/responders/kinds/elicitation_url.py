@@ -35,12 +35,16 @@ class ElicitationUrl(Kind):
         return {} if (sources.url_consent if sources.url_consent is not None else True) else None
 
     def check_request(self, ask: InputAsk) -> str | None:
-        """`params.url` must be a string."""
+        """`params.url` must be a string, without a user name or password before its host
+        (`responders.urls.credentials_refusal`: a phishing device, and shown masked it could
+        not be opened as shown)."""
         from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - start-up time
 
         url = ask.params.get("url")
         if isinstance(url, str):
-            return None
+            from mrtr_cli.responders.urls import credentials_refusal  # noqa: PLC0415 - lazy for start-up time
+
+            return credentials_refusal(url)
         got = json_type(url) if "url" in ask.params else "none"
         return f"a URL-mode elicitation needs params.url as a string, got {got}"
 
@@ -96,12 +100,11 @@ class ElicitationUrl(Kind):
 
     def pending_notes(self, key: str, params: dict[str, Any]) -> list[str]:
         """The URL to open (sanitised), the host a browser would visit and the URL's warnings."""
-        from mrtr_cli.responders.urls import browser_host, url_warnings  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.responders.urls import host_line, url_warnings  # noqa: PLC0415 - lazy for start-up time
 
         url = str(params.get("url"))
-        host = browser_host(url)
         return [f"  input {quote_value(key)} asks you to open this URL yourself: {sanitize(url, single_line=True)}",
-                f"    a browser would go to host: {sanitize(host, single_line=True) if host else '(none)'}",
+                f"    a browser would go to host: {sanitize(host_line(url), single_line=True)}",
                 *(f"    warning: {sanitize(w, single_line=True)}" for w in url_warnings(url))]
 
     def question(self, person: Person, ask: InputAsk, prefill: dict[str, Any]) -> ElicitResult:

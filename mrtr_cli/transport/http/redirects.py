@@ -32,11 +32,12 @@ from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.render.invocation import for_new_shell
+from mrtr_cli.render.weburl import misread
 from mrtr_cli.transport.base import Remaining, RequestTimeout
 from mrtr_cli.transport.http.env import shown
 from mrtr_cli.transport.http.guard import server_given
 from mrtr_cli.transport.http.reply import REDIRECT_STATUSES, read_capped
-from mrtr_cli.transport.http.urlrule import FORBIDDEN, is_valid_url, origin, refusal, resolved_refusal
+from mrtr_cli.transport.http.urlrule import FORBIDDEN, INVALID, origin, refusal, resolved_refusal, url_problem
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
@@ -120,12 +121,7 @@ def _next_request(client: httpx2.Client, request: httpx2.Request, status: int, l
     `send_following`)."""
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
-    try:
-        target = str(request.url.join(location).copy_with(fragment=None))
-    except (httpx2.InvalidURL, ValueError, TypeError):
-        target = ""
-    if not is_valid_url(target):
-        raise RedirectRefused(f"{said} {shown(location)!r}, which is not a valid http(s) URL; nothing was sent there")
+    target = _target(request, location, said)
     why = refusal(target, same_origin_as=user_url)
     if why == FORBIDDEN:
         raise RedirectRefused(f"{said} {shown(target)}, which is {why}; mrtr never sends requests there on a "
@@ -163,6 +159,31 @@ def _next_request(client: httpx2.Client, request: httpx2.Request, status: int, l
     hop = httpx2.Request(method, target, headers=headers, content=body, extensions=extensions)
     client.cookies.set_cookie_header(hop)
     return hop
+
+
+def _target(request: httpx2.Request, location: str, said: str) -> str:
+    """The absolute URL a redirect from `request` to `location` goes to, read the same by
+    the HTTP client and a browser (`urlrule.url_problem`; `location` as a browser reads it
+    from there: `\\host` is `//host` to it).
+
+    Raises:
+        RedirectRefused: naming the location (as sent, when a browser reads it otherwise).
+    """
+    import httpx2  # noqa: PLC0415 - lazy for start-up time
+
+    try:
+        target = str(request.url.join(location).copy_with(fragment=None))
+    except (httpx2.InvalidURL, ValueError, TypeError):
+        target = ""
+    problem = url_problem(target)
+    if problem == INVALID:
+        raise RedirectRefused(f"{said} {shown(location)!r}, which {INVALID}; nothing was sent there")
+    misreading = misread(location, base=str(request.url))
+    if misreading is not None:
+        raise RedirectRefused(f"{said} {shown(location)}, {misreading}; nothing was sent there")
+    if problem is not None:  # the target as the HTTP client joined it
+        raise RedirectRefused(f"{said} {shown(target)}, {problem}; nothing was sent there")
+    return target
 
 
 def _resolves_refusal(said: str) -> Callable[[str], RedirectRefused]:

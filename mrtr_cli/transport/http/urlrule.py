@@ -5,6 +5,11 @@ pass it before a byte is sent there.
 
 The rule (docs/limits.md "Redirects", docs/oauth.md "The rules mrtr applies"):
 - an absolute `http(s)` URL that parses, with a host, and no control characters or spaces;
+- read by a browser (the WHATWG URL standard, mrtr_cli/render/weburl.py) as it is written, so that
+  the host judged, shown and connected to is the one a browser visits: no backslash
+  before its query, no user name or password, a host that is neither percent-encoded nor
+  non-ASCII (its punycode is), IPv4 only in dotted decimal (`http://0x7f.1/`,
+  `http://2130706433/` and `http://127.1/` are 127.0.0.1 to a browser);
 - never a link-local address (169.254.0.0/16, fe80::/10: where cloud instance metadata
   lives), a known instance-metadata address or name, or the unspecified address, also by a
   name that resolves to one (`resolved_refusal` before the request; transport/http/guard.py
@@ -23,6 +28,8 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
+from mrtr_cli.render.weburl import browser_view, misread, written_host
+
 #: Names of this machine: plain HTTP is allowed to these.
 LOOPBACK_NAMES = ("localhost",)
 
@@ -40,11 +47,22 @@ FORBIDDEN = "a link-local or cloud-metadata address"
 PLAIN_HTTP = "plain HTTP to another machine"
 
 
-def is_valid_url(value: object) -> bool:
-    """`value` is an absolute http(s) URL that parses (host, port), without control
-    characters or spaces."""
+#: What the rule says of a value that is no absolute http(s) URL (`url_problem`).
+INVALID = "is not a valid http(s) URL"
+
+
+def url_problem(value: object) -> str | None:
+    """What keeps `value` from being a URL a request may be judged for, or None: `INVALID`
+    (not an absolute http(s) URL with a host that parses, or control characters or spaces
+    in it), or, for a URL a browser reads otherwise than it is written, the words of
+    `weburl.misread` ("which holds a backslash, ...: a browser goes to host H")."""
     if not isinstance(value, str) or any(ord(c) < 0x21 or ord(c) == 0x7F for c in value) or not value.isprintable():
-        return False
+        return INVALID
+    view = browser_view(value)
+    if view.scheme in ("http", "https") and view.host and written_host(value):  # a URL to both readings
+        why = misread(value)
+        if why is not None:
+            return why
     import httpx2  # noqa: PLC0415 - lazy for start-up time
 
     try:
@@ -52,8 +70,14 @@ def is_valid_url(value: object) -> bool:
         p.port  # noqa: B018 - raises ValueError on a bad port
         httpx2.URL(value)
     except (ValueError, TypeError, httpx2.InvalidURL):
-        return False
-    return p.scheme in ("http", "https") and bool(p.hostname)
+        return INVALID
+    return None if p.scheme.lower() in ("http", "https") and p.hostname else INVALID
+
+
+def is_valid_url(value: object) -> bool:
+    """`value` is an absolute http(s) URL that parses (host, port), without control
+    characters or spaces, that a browser reads as it is written (`url_problem`)."""
+    return url_problem(value) is None
 
 
 def is_loopback(host: str) -> bool:
@@ -86,11 +110,11 @@ def refusal(url: str, *, same_origin_as: str | None = None) -> str | None:
     HTTPS, or plain HTTP to this machine or to the origin of `same_origin_as` (the URL the
     user gave, reached over plain HTTP by the user's choice); never a link-local or
     cloud-metadata host. Names are not resolved here (`resolved_refusal`)."""
-    p = urlsplit(url)
-    host = p.hostname or ""
+    view = browser_view(url)  # the host a browser visits: the URL passed `is_valid_url`, so urllib's too
+    host = view.host
     if forbidden_address(host):
         return FORBIDDEN
-    if p.scheme == "https" or is_loopback(host):
+    if view.scheme == "https" or is_loopback(host):
         return None
     if same_origin_as is not None and origin(url) == origin(same_origin_as):
         return None

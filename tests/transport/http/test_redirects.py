@@ -127,6 +127,27 @@ def test_a_location_that_is_no_http_url_is_refused(mrtr, servers, location):
     assert len(first.seen) == 1
 
 
+@pytest.mark.parametrize(("location", "why", "host"), [
+    ("http://evil.example\\@{here}/mcp", "holds a backslash", "evil.example"),
+    ("http://user:pw@{here}/mcp", "has a user name or password", "127.0.0.1"),
+    ("http://0x7f.1:{port}/mcp", "IPv4 address in another form", "127.0.0.1"),
+    ("http://2130706433:{port}/mcp", "IPv4 address in another form", "127.0.0.1"),
+    ("/\\evil.example/mcp", "holds a backslash", "evil.example"),
+], ids=["backslash", "userinfo", "hex-ipv4", "integer-ipv4", "relative-backslash"])
+def test_a_location_a_browser_reads_otherwise_is_refused_naming_the_browsers_host(mrtr, servers, location, why,
+                                                                                  host):
+    # The target the HTTP client would go to is not the one a browser reads: refused, with
+    # one line naming what a browser would visit, and no second request anywhere.
+    second = servers(lambda seen: (200, {}, b""))
+    here = second.url().split("://", 1)[1].split("/", 1)[0]
+    first = servers(redirecting(307, location.format(here=here, port=here.rsplit(":", 1)[1])))
+    r = mrtr("--url", first.url(), "tools", env=QUIET)
+    assert r.code == 3, r.stderr
+    line = _error_line(r.stderr)
+    assert why in line and f"a browser goes to host {host}; nothing was sent there" in line, line
+    assert len(first.seen) == 1 and second.seen == []
+
+
 # ---------------------------------------------------------------------- in a loopback-only namespace
 def _netns_available() -> bool:
     if not shutil.which("unshare") or not shutil.which("ip"):
