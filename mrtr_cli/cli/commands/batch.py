@@ -101,10 +101,16 @@ def batch_cmd(ctx: click.Context, /, file: str, jobs: int, output: str | None, u
 
 
 def _output_stream(output: str | None, resume_path: str | None) -> IO[str] | None:
-    """The records file: `-o FILE` (appended to when it is the --resume file), else the
-    --resume file (appended to), else None for stdout."""
+    """The records file: `-o FILE` (appended to when it is the --resume file; a FIFO, a
+    device or a directory checked and opened by `userfiles.claim_output`, never locked),
+    else the --resume file (appended to), else None for stdout."""
     from mrtr_cli.batch.records import open_output  # noqa: PLC0415 - lazy for start-up time
 
+    if output and output != "-" and os.path.exists(output) and not os.path.isfile(output):
+        from mrtr_cli.userfiles import claim_output, open_user_output  # noqa: PLC0415 - lazy for start-up time
+
+        claim_output(output, "-o")  # a FIFO (-o >(jq .)) or a device: written as it is, never locked
+        return open_user_output(output, "a")
     if output and output != "-":
         same = resume_path is not None and os.path.abspath(output) == os.path.abspath(resume_path)
         return open_output(output, append=same)
