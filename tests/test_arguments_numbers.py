@@ -88,3 +88,17 @@ def test_a_tiny_task_ttl_is_not_sent_as_zero(mrtr, tmp_path):
     assert r.code == 0, r.stderr
     call = [m for m in read_records(record) if m.get("method") == "tools/call"][0]
     assert call["params"]["task"] == {"ttl": 1}
+
+
+def test_a_forms_4000_digit_bound_is_shown_short_in_the_error(mrtr, tmp_path):
+    # The server's integers in the one error line: first digits and length, never 4000 digits
+    # three times (docs/limits.md).
+    big = 10**4000
+    form = {"type": "object", "properties": {"c": {"type": "integer", "minimum": big, "maximum": big * 10}}}
+    command, _ = raw(tmp_path, {"calls": {"t": [{"result": {
+        "resultType": "input_required", "requestState": "s", "inputRequests": {"k": {
+            "method": "elicitation/create", "params": {"mode": "form", "message": "m", "requestedSchema": form}}}}}]}})
+    r = mrtr(*command, "call", "t", "-a", "c=1")
+    assert r.code == 2, r.stderr
+    assert "must be >= 100000…(4001 digits)" in r.stderr and "<= 100000…(4002 digits)" in r.stderr
+    assert len(r.stderr) < 400, len(r.stderr)

@@ -15,7 +15,7 @@ from typing import Any
 from mrtr_cli.env import Environment
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.color import console as styled_console
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import sanitize, short_number
 
 
 def one_line(value: object, limit: int | None = None) -> str:
@@ -124,6 +124,15 @@ def _example_value(schema: dict[str, Any]) -> str:
     return f"<{label}>"
 
 
+def _schema_value(value: object) -> str:
+    """A value of a tool's schema (a `default`, an `enum` value, a `minimum`) as a tool's
+    description shows it: its JSON, a number by `short_number` (a long integer as its first
+    digits and its length)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return short_number(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _as_item_text(value: object) -> str:
     if isinstance(value, str):
         return value
@@ -173,16 +182,17 @@ def describe_tool(tool: dict[str, Any], command: list[str]) -> str:
             parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
             facts = [("required" + (f" in {parent}" if parent else "")) if required else "optional"]
             if "default" in prop:
-                facts.append("default " + json.dumps(prop["default"], ensure_ascii=False))
+                facts.append("default " + _schema_value(prop["default"]))
             enum = prop.get("enum")
             if enum is None and isinstance(prop.get("items"), dict):
                 enum = prop["items"].get("enum")
             if isinstance(enum, list):
-                facts.append("one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in enum))
+                facts.append("one of " + ", ".join(_schema_value(v) for v in enum))
             for key, word in (("minimum", ">="), ("maximum", "<="), ("minLength", "min length"),
                               ("maxLength", "max length"), ("pattern", "pattern"), ("format", "format")):
                 if key in prop:
-                    facts.append(f"{word} {prop[key]}")
+                    value = prop[key]
+                    facts.append(f"{word} {_schema_value(value) if key not in ('pattern', 'format') else value}")
             if "x-mcp-header" in prop:
                 facts.append(f"header Mcp-Param-{prop['x-mcp-header']}")
             rows.append((sanitize(dotted, single_line=True), sanitize(type_label(prop), single_line=True),

@@ -231,7 +231,7 @@ def test_an_integral_float_is_sent_as_an_int_for_an_integer_field_only():
     ({"type": "string", "oneOf": [{"const": "s", "title": "s"}]}, "S",
      "'S' is a title: send its value 's' (one of: s)"),
     ({"oneOf": [{"const": "s", "title": "Small"}]}, 5, "5 is not one of: s (Small)"),
-    ({"type": "string", "const": "k"}, "j", "'j' is not one of: "),
+    ({"type": "string", "const": "k"}, "j", "'j' is not the one value allowed: 'k'"),
     ({"type": "string", "format": "email"}, "nope", "is not an email address"),
     ({"type": "string", "pattern": "^a"}, "b", "'b' does not match '^a'"),
     ({"type": "string"}, "fine", None),
