@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonfile import loads_strict
+from mrtr_cli.jsonfile import a_json_type, loads_strict
 from mrtr_cli.userfiles import load_json_document
 
 KNOWN_MEMBERS = ("inputResponses", "inOrder", "fields", "roots")
@@ -52,7 +52,7 @@ def parse_answer_document(doc: Any, path: str) -> AnswerFile:
         UsageError: the document is not an object or a member has the wrong type.
     """
     if not isinstance(doc, dict):
-        raise UsageError(f"{path}: an answer file must be a JSON object, not {type(doc).__name__}")
+        raise UsageError(f"{path}: an answer file must be a JSON object, not {a_json_type(doc)}")
     if not any(member in doc for member in KNOWN_MEMBERS):
         doc = {"inputResponses": {k: v for k, v in doc.items() if not k.startswith(("_", "$"))}}
     answers = AnswerFile(path)

@@ -125,20 +125,10 @@ def property_validator(prop_schema: dict[str, Any]) -> Any:
 
 
 def json_type(value: Any) -> str:
-    """The JSON type name of a Python value (for messages)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    """The JSON type name of a value, for messages (`jsonfile.json_type`)."""
+    from mrtr_cli.jsonfile import json_type as named  # noqa: PLC0415 - only for messages
+
+    return named(value)
 
 
 #: What a field's answer must be when it breaks one of its bounds ({} is the bound).
@@ -406,7 +396,7 @@ class FormField:
                 raise ValueError(f"expected a number, got {self._quoted(text)}")
             value = float(text)
             if value in (float("inf"), float("-inf")):
-                raise ValueError(f"expected a finite number, got {self._quoted(text)}")
+                raise ValueError(f"the number {self._quoted(text)} is out of range (beyond what a 64-bit float holds)")
             return value
         if self.kind == "enum":
             return self._choice(text)
