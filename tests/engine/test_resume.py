@@ -369,6 +369,33 @@ def test_a_document_member_of_the_wrong_type_is_refused_not_read_as_absent(mrtr,
     assert _retries(record) == [] and len([m for m in read_records(record) if m.get("method") == "tools/call"]) == 1
 
 
+@pytest.mark.parametrize(("members", "message"), [
+    ({"era": "legacy", "resumable": False},
+     'the pending document is inconsistent: "era": "legacy" (a server that asks during the call) but '
+     '"protocolVersion": "2026-07-28" (a server that returns its questions in its result)'),
+    ({"resumable": False},
+     'the pending document is inconsistent: "resumable": false (a server that asks during the call) but '
+     '"protocolVersion": "2026-07-28"'),
+    ({"era": "legacy", "resumable": True},
+     'the pending document is inconsistent: "era": "legacy" (a server that asks during the call) but '
+     '"resumable": true'),
+    ({"era": "modern"}, '"era": "modern" is no era a pending document names (only "legacy")'),
+    ({"resumable": "no"}, '"resumable": "no" must be true or false'),
+], ids=["era-legacy", "resumable-false", "era-and-resumable", "era-unknown", "resumable-not-boolean"])
+def test_a_document_whose_members_disagree_is_refused_as_inconsistent(mrtr, tmp_path, members, message):
+    # A 2026-07-28 document edited to say it came from an older server: it was told that the
+    # 2026-07-28 server asks during the call, and given --protocol 2026-07-28 to start again.
+    server, record = _recording(tmp_path, "forms_server")
+    first = mrtr("--stdio", server, "call", "three_forms", "-a", "word=hi", "-a", "sure=yes", "--no-input")
+    assert first.code == 5 and first.json()["protocolVersion"] == "2026-07-28", first.stderr
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps({**first.json(), **members}))
+    r = mrtr("resume", pending, "-a", "pick=x", "--no-input")
+    assert r.code == 2 and f"mrtr: error: {pending}: {message}" in r.stderr, r.stderr
+    assert "asks its questions during the call" not in r.stderr and "--protocol" not in r.stderr
+    assert _retries(record) == []
+
+
 def test_an_answered_form_is_taken_as_an_answer_file_is(mrtr, tmp_path):
     # `null` fields are left out (as in a filled-in template) and a -a flag given on resume
     # is laid over the document's answer, field by field.
