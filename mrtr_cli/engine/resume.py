@@ -40,6 +40,8 @@ class Seed:
             of a later pending document; never sent unless the person sends them.
         source: where `answered` comes from, in messages ("FILE, answered"): a document may
             come from elsewhere, so its answers are checked as an answer file's are.
+        document: the pending document, in messages ("FILE", "the pending document"): its
+            requests came from it, not from the server of this run.
     """
 
     input_requests: dict[str, Any]
@@ -48,6 +50,7 @@ class Seed:
     sent: dict[str, Any] = field(default_factory=dict)
     typed: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str = "the pending document, answered"
+    document: str = "the pending document"
 
     @classmethod
     def of_pending(cls, doc: Mapping[str, Any], path: str = "the pending document") -> Seed:
@@ -59,7 +62,7 @@ class Seed:
         return cls(input_requests=doc["inputRequests"], request_state=state if isinstance(state, str) else None,
                    answered=answered if isinstance(answered, dict) else {},
                    sent=sent if isinstance(sent, dict) else {}, typed=_typed_in_template(doc),
-                   source=f"{path}, answered")
+                   source=f"{path}, answered", document=path)
 
     def result(self) -> dict[str, Any]:
         """The round as the server's `input_required` result: what the engine's loop starts from

@@ -464,6 +464,32 @@ def test_resume_checks_the_documents_sampling_and_roots_answers(mrtr, tmp_path, 
     assert _retries(record) == []
 
 
+def test_a_documents_roots_request_with_no_roots_declared_names_the_document_and_how_to_give_roots(mrtr, tmp_path):
+    # The round's roots request still to answer came from the document, not from this run's
+    # server: exit 2 naming the document and --root, before anything is sent (it was exit 4,
+    # "the server sent input request").
+    server, record = _recording(tmp_path, "sampling_server")
+    llm = stdio_cmd(SERVERS / "fake_llm.py", "echo")
+    first = mrtr("--stdio", server, "call", "brief", "topic=MCP", "--root", tmp_path, "--sampling-command", llm,
+                 "--no-input")
+    assert first.code == 5 and "__main__:workspace" in first.json()["answered"], first.stderr
+    doc = first.json()
+    doc["answered"].pop("__main__:workspace")
+    doc["missing"] = [*doc["missing"], "__main__:workspace"]
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    record.write_text("")
+    r = mrtr("resume", pending, "-a", "tone=dry", "--no-input")
+    assert r.code == 2, r.stderr
+    assert r.stderr.splitlines() == [
+        f'mrtr: error: {pending}: the pending document\'s input request "__main__:workspace" (roots/list) needs the '
+        "roots capability, which this run does not declare",
+        "  give roots with --root PATH (repeatable), or a roots list in --answers"], r.stderr
+    assert _retries(record) == []
+    ok = mrtr("resume", pending, "-a", "tone=dry", "--root", tmp_path, "--no-input")
+    assert ok.code == 0, ok.stderr
+
+
 @pytest.mark.parametrize("flags", [["-a", "age=36"], []], ids=["with-a-flag", "without"])
 def test_a_resume_that_stops_again_keeps_the_fields_typed_before(mrtr, tmp_path, flags):
     """A Ctrl-C document's typed fields (filled in its answersTemplate) stay in the template of the
