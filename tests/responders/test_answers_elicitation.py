@@ -407,7 +407,7 @@ def test_typed_text_becomes_the_value_the_field_schema_asks_for(schema, text, va
     ({"type": "integer"}, "١٢", "expected an integer"),  # Arabic-Indic digits
     ({"type": "integer"}, "3.0", "expected an integer"),
     ({"type": "number"}, "nan", "expected a number"),
-    ({"type": "number"}, "1e999", "finite"),
+    ({"type": "number"}, "1e999", "out of range"),
     ({"type": "boolean"}, "maybe", "expected a boolean"),
     ({"type": "string", "enum": ["a"]}, "b", "'b' is not one of: a"),
 ])
