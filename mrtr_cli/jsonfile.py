@@ -36,6 +36,30 @@ _UNICODE_TEXT = json.JSONEncoder(ensure_ascii=False)
 _WIRE_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def json_type(value: object) -> str:
+    """The JSON type name of a parsed JSON value, for messages: "null", "boolean",
+    "integer", "number", "string", "array" or "object" (never a Python type name)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "array"
+    return "object"
+
+
+def a_json_type(value: object) -> str:
+    """`json_type` with its article, for a sentence: "null", "an array", "a string"."""
+    kind = json_type(value)
+    return kind if kind == "null" else ("an " if kind[0] in "aeio" else "a ") + kind
+
+
 class UnreadableNumber(ValueError):
     """A JSON text holds a number mrtr does not run: NaN, Infinity, one that overflows a
     float (`NonFiniteNumber`) or an integer of more than `MAX_INT_DIGITS` digits
@@ -55,7 +79,8 @@ class NonFiniteNumber(UnreadableNumber):
 
     def __init__(self, token: str):
         if overflows(token):
-            super().__init__(f"{token[:40]} is too large a number: beyond a float, it is not a finite number", token)
+            shown = token if len(token) <= 40 else token[:39] + "…"
+            super().__init__(f"the number {shown} is out of range (beyond what a 64-bit float holds)", token)
         else:
             super().__init__(f"{token} is not a finite number (JSON has no NaN or Infinity)", token)
 

@@ -13,9 +13,11 @@ Rules (docs/limits.md):
   cannot hang the run);
 - at most `MAX_USER_FILE_BYTES` bytes (stdin too), else refused with the size;
 - reading stdin is bounded by `--timeout` (a pipe whose writer never writes or closes).
-Output files (`--trace`, `--save-answers`) are opened by `open_user_output`: a FIFO with
-no reader is refused at once (exit 2) instead of blocking the open; one with a reader
-(`--trace >(jq .)`), a device (`/dev/stderr`, `/dev/null`) or a regular file is written.
+Output files (`--trace`, `--save-answers`, batch `-o`) are checked before anything is
+sent by `claim_output`, and opened by `open_user_output`: a FIFO with no reader is refused
+at once (exit 2) instead of blocking the open; one with a reader (`--trace >(jq .)`) or a
+device (`/dev/stderr`, `/dev/null`) is opened by the check and kept open for the write (so
+its reader sees no end of file before it), and a regular file is written.
 Every refusal is a `UsageError` (exit 2) naming the option and the path.
 """
 
@@ -313,16 +315,52 @@ def read_named_text(path: str, *, source: str, limit: int = MAX_USER_FILE_BYTES)
         raise UsageError(exc.message, hint="give a regular file") from None  # `-` is stdin for options only
 
 
+#: Output files that are no regular file (a FIFO, a device), opened by `claim_output`
+#: before the run sent anything and handed to the first `open_user_output` of the same path.
+_claimed: dict[str, IO[str]] = {}
+
+
+def claim_output(path: str, option: str) -> None:
+    """Check the output file `path` named by `option` ("--save-answers", "-o") before the
+    run sends anything, so that nothing sent or typed is lost at its end: a directory, a
+    missing or read-only folder, and a FIFO no process reads are refused now. A FIFO with
+    a reader, or a device, is opened now and kept for `open_user_output` (closing it
+    would end the reader's input); a regular file is only checked (written at the end).
+
+    Raises:
+        UsageError: it could not be written (exit 2), naming `option`, the path and why.
+    """
+    full = os.path.abspath(os.path.expanduser(path))
+    if full in _claimed:
+        return
+    try:
+        kind = os.stat(full).st_mode
+    except OSError:
+        kind = 0
+    if kind and not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
+        try:
+            _claimed[full] = open_user_output(path, "a")
+        except OSError as exc:
+            raise UsageError(f"{option} {sanitize(path, single_line=True)}: {exc.strerror or exc}") from None
+        return
+    check_writable(path, option)
+
+
 def open_user_output(path: str, mode: str = "w") -> IO[str]:
-    """Open the output file `path` (`--trace`, `--save-answers`) for text in `mode` ("w" or
-    "a"), never blocking: a FIFO is opened without waiting for a reader (none is an
-    error), then written as any file.
+    """Open the output file `path` (`--trace`, `--save-answers`, batch `-o`) for text in
+    `mode` ("w" or "a"), never blocking: a FIFO is opened without waiting for a reader
+    (none is an error), then written as any file. A file `claim_output` opened is handed
+    over as it is (once).
 
     Raises:
         OSError: it cannot be opened; for a FIFO no process reads, `ENXIO` with the
             strerror "no process is reading the FIFO".
     """
     import errno  # noqa: PLC0415 - lazy for start-up time
+
+    claimed = _claimed.pop(os.path.abspath(os.path.expanduser(path)), None)
+    if claimed is not None:
+        return claimed
 
     from mrtr_cli.platform.fileopen import open_output  # noqa: PLC0415 - lazy for start-up time
 

@@ -33,7 +33,9 @@ def test_non_finite_user_json_is_a_usage_error(mrtr_here, tmp_path, args, named)
     command, rec = raw(tmp_path, {"calls": {"t": [OK]}})
     r = mrtr_here(*command, "call", "t", *args)
     assert r.code == 2, r.stderr
-    assert named in r.stderr and "not a finite number" in r.stderr
+    overflow = "1e400" in " ".join(args)
+    assert named in r.stderr
+    assert ("the number 1e400 is out of range" if overflow else "not a finite number") in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not [m for m in read_records(rec) if m.get("method") == "tools/call"]
 
@@ -45,6 +47,32 @@ def test_non_finite_number_in_an_answer_file_names_the_file(mrtr, tmp_path):
     r = mrtr(*command, "call", "t", "--answers", str(answers))
     assert r.code == 2, r.stderr
     assert "answers.json is not valid JSON: line 1 column 18: NaN is not a finite number" in r.stderr
+
+
+@pytest.mark.parametrize(("written", "shown"), [
+    ("1e400", "1e400"), ("-1E999", "-1E999"), ("1" * 60 + "e400", "1" * 39 + "…"),
+])
+def test_an_overflowing_number_in_an_answer_file_is_out_of_range_as_written(mrtr_here, tmp_path, written, shown):
+    # The user wrote 1e400, never Infinity: the message quotes what they wrote, cut.
+    command, rec = raw(tmp_path, {"calls": {"t": [OK]}})
+    answers = tmp_path / "answers.json"
+    answers.write_text('{"fields": {"count": %s}}' % written)
+    r = mrtr_here(*command, "call", "t", "--answers", str(answers))
+    assert r.code == 2, r.stderr
+    assert (f"answers.json is not valid JSON: line 1 column 22: the number {shown} is out of range "
+            "(beyond what a 64-bit float holds)") in r.stderr, r.stderr
+    assert "Infinity" not in r.stderr and "finite" not in r.stderr
+
+
+@pytest.mark.parametrize(("text", "named"), [("null", "null"), ("[1]", "an array"), ('"a"', "a string"),
+                                             ("7", "an integer"), ("true", "a boolean")])
+def test_an_answer_file_that_is_no_object_names_its_json_type(mrtr_here, tmp_path, text, named):
+    command, _ = raw(tmp_path, {"calls": {"t": [OK]}})
+    answers = tmp_path / "answers.json"
+    answers.write_text(text)
+    r = mrtr_here(*command, "call", "t", "--answers", str(answers))
+    assert r.code == 2, r.stderr
+    assert r.stderr.strip().endswith(f"answers.json: an answer file must be a JSON object, not {named}"), r.stderr
 
 
 def test_a_server_result_with_nan_is_a_protocol_error(mrtr, tmp_path):
@@ -88,3 +116,31 @@ def test_a_tiny_task_ttl_is_not_sent_as_zero(mrtr, tmp_path):
     assert r.code == 0, r.stderr
     call = [m for m in read_records(record) if m.get("method") == "tools/call"][0]
     assert call["params"]["task"] == {"ttl": 1}
+
+
+def test_a_forms_4000_digit_bound_is_shown_short_in_the_error(mrtr, tmp_path):
+    # The server's integers in the one error line: first digits and length, never 4000 digits
+    # three times (docs/limits.md).
+    big = 10**4000
+    form = {"type": "object", "properties": {"c": {"type": "integer", "minimum": big, "maximum": big * 10}}}
+    command, _ = raw(tmp_path, {"calls": {"t": [{"result": {
+        "resultType": "input_required", "requestState": "s", "inputRequests": {"k": {
+            "method": "elicitation/create", "params": {"mode": "form", "message": "m", "requestedSchema": form}}}}}]}})
+    r = mrtr(*command, "call", "t", "-a", "c=1")
+    assert r.code == 2, r.stderr
+    assert "must be >= 100000…(4001 digits)" in r.stderr and "<= 100000…(4002 digits)" in r.stderr
+    assert len(r.stderr) < 400, len(r.stderr)
+
+
+@pytest.mark.parametrize(("result", "named"), [(None, "null"), ([1], "an array"), ("x", "a string")])
+def test_a_server_result_that_is_no_object_names_its_json_type(mrtr, tmp_path, result, named):
+    command, _ = raw(tmp_path, {"calls": {"t": [{"result": result}]}})
+    r = mrtr(*command, "call", "t")
+    assert r.code == 4, r.stderr
+    assert f"the server's result is {named}, not an object" in r.stderr, r.stderr
+
+
+def test_a_content_block_that_is_no_object_is_summarised_by_its_json_type():
+    from mrtr_cli.render.output import summarise_block
+
+    assert [summarise_block(b) for b in ([1], None, "s")] == ["[array]", "[null]", "[string]"]

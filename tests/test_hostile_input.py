@@ -307,13 +307,28 @@ def test_an_output_fifo_with_no_reader_is_refused_at_once(mrtr, picky, fifo, opt
     r = mrtr(*picky, "call", "pick", "-a", "code=right", option, fifo, "--timeout", "30", timeout=SAFETY)
     assert_sane(r, code=2, secret=None)
     assert "no process is reading the FIFO" in r.stderr and str(fifo) in r.stderr
+    assert r.stdout == ""  # refused before the call: no answer sent, no result printed
 
 
-def test_an_output_fifo_with_a_reader_is_written(tmp_path, fifo):
-    r = sh(tmp_path, f'cat "{fifo}" > "{tmp_path}/got" & $M --stdio "$S" --trace "{fifo}" call echo a=1; '
-                     f'rc=$?; wait; echo "rc=$rc"')
+def test_a_batch_output_fifo_with_no_reader_is_refused_before_any_line_runs(mrtr, fifo):
+    r = mrtr("--stdio", stdio_cmd(PICKY), "batch", "-", "-o", str(fifo), "--timeout", "30",
+             input=json.dumps({"call": "echo", "arguments": {"a": 1}}) + "\n", timeout=SAFETY)
+    assert_sane(r, code=2, secret=None)
+    assert f"-o {fifo}: no process is reading the FIFO" in r.stderr
+    assert "batch: 1 line" not in r.stderr
+
+
+@pytest.mark.parametrize("option", ["--trace", "--save-answers", "batch-o"])
+def test_an_output_fifo_with_a_reader_is_written(tmp_path, fifo, option):
+    command = {"--trace": f'--trace "{fifo}" call echo a=1',
+               "--save-answers": f'call pick -a code=right --save-answers "{fifo}"',
+               "batch-o": f'batch - -o "{fifo}"'}[option]
+    line = json.dumps({"call": "echo", "arguments": {"a": 1}}) + "\n"
+    r = sh(tmp_path, f'cat "{fifo}" > "{tmp_path}/got" & $M --stdio "$S" {command}; rc=$?; wait; echo "rc=$rc"',
+           stdin=line)
     assert "rc=0" in r.stdout, r.stderr
-    assert '"dir": "send"' in (tmp_path / "got").read_text()
+    expected = {"--trace": '"dir": "send"', "--save-answers": '"inputResponses"', "batch-o": '"exitCode": 0'}[option]
+    assert expected in (tmp_path / "got").read_text()
 
 
 def test_save_answers_that_cannot_be_written_is_exit_2(tmp_path):

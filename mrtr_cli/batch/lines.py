@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonfile import loads_strict
+from mrtr_cli.jsonfile import a_json_type, loads_strict
 from mrtr_cli.render.suggest import close_matches
 from mrtr_cli.responders.answers import AnswerFile, load_answer_file, parse_answer_document
 
@@ -147,10 +147,10 @@ def parse_line(raw: str, number: int, base_dir: str, cache: dict[str, AnswerFile
     except RecursionError:
         return _malformed(number, number, "not valid JSON here: nested too deeply")
     if not isinstance(doc, dict):
-        return _malformed(number, number, f"expected a JSON object, not {_kind(doc)}")
+        return _malformed(number, number, f"expected a JSON object, not {a_json_type(doc)}")
     line_id = doc.get("id", number)
     if "id" in doc and (isinstance(line_id, bool) or not isinstance(line_id, str | int)):
-        return _malformed(number, number, f"the id must be a string or an integer, not {_kind(line_id)}")
+        return _malformed(number, number, f"the id must be a string or an integer, not {a_json_type(line_id)}")
     try:
         return _parse_members(doc, number, line_id, base_dir, cache)
     except UsageError as exc:
@@ -180,7 +180,7 @@ def _parse_members(doc: dict[str, Any], number: int, line_id: object, base_dir: 
         if command == "read":
             raise UsageError("\"read\" takes no \"arguments\" (a resource is named by its URI)")
         if not isinstance(arguments, dict):
-            raise UsageError(f"\"arguments\" must be an object, not {_kind(arguments)}")
+            raise UsageError(f"\"arguments\" must be an object, not {a_json_type(arguments)}")
     answers = _answer_files(doc.get("answersFile"), base_dir, cache)
     if "answers" in doc:
         answers.append(parse_answer_document(doc["answers"], f"line {number} answers"))
@@ -209,8 +209,3 @@ def _malformed(number: int, line_id: object, message: str, *, hint: str | None =
     return BatchLine(number, line_id, error=UsageError(text, data={"line": number}, hint=hint))
 
 
-def _kind(value: object) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array",
-            dict: "an object"}.get(type(value), type(value).__name__)

@@ -198,6 +198,7 @@ class BatchRunner:
         self.slot = SessionSlot(app, restarts)
         self._base = app.answer_store()
         self._used_flags: set[int] = set()
+        self._shadowed_flags: dict[int, str] = {}
         self._stopped: list[int] = []  # numbers of the lines that ran and stopped before a result
         self._next = itertools.count()
         self._lock = threading.Lock()
@@ -332,9 +333,10 @@ class BatchRunner:
             err.exit_status = ExitStatus.INTERNAL
             return error_record(line, err, self.env)
         finally:
-            if store.used_flags:
+            if store.used_flags or store.shadowed:
                 with self._lock:
                     self._used_flags |= store.used_flags
+                    self._shadowed_flags.update(store.shadowed)
 
     # ------------------------------------------------------------------ workers
     def _work(self) -> None:
@@ -394,6 +396,7 @@ class BatchRunner:
         why = stopped_lines(self._stopped)
         # the lines' stores, and the batch chain's (older servers)
         for note in self._base.unused_flag_notes("in this batch", also_used=self._used_flags,
+                                                 also_shadowed=self._shadowed_flags,
                                                  stopped=None if why is None else lambda _flag: why):
             self.env.err(note)
 

@@ -60,10 +60,11 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> App:
     env.quiet = opts.quiet
     env.no_input = opts.no_input
     env.config_words = opts.config_words()  # for the hints printed after exit 5 (cli/main.py)
-    if opts.save_answers:
-        from mrtr_cli.userfiles import check_writable  # noqa: PLC0415 - lazy for start-up time
+    for option, path in (("--trace", opts.trace), ("--save-answers", opts.save_answers)):
+        if path:
+            from mrtr_cli.userfiles import claim_output  # noqa: PLC0415 - lazy for start-up time
 
-        check_writable(opts.save_answers, "--save-answers")  # before anyone types an answer
+            claim_output(path, option)  # before anything is sent or typed
     return App(opts, env) if host is None else host.line_app(opts, env)
 
 

@@ -267,9 +267,9 @@ class MrtrEngine:
             JsonRpcError, TransportError, AuthError, TimeoutExpired, UsageError, Declined.
             Interrupted: Ctrl-C at a prompt (the pending document is saved to the state dir).
         """
-        preset = self._seed(seed) if seed is not None else {}
-        _refuse_lone_surrogate(params)
         caps = self.capabilities(method)
+        preset = self._seed(seed, caps) if seed is not None else {}
+        _refuse_lone_surrogate(params)
         outcome = EngineOutcome(result={})
         result = seed.result() if seed is not None else self._send(method, params, caps, None, None)
         backoff = _BACKOFF_START
@@ -290,7 +290,7 @@ class MrtrEngine:
             result = self._retry(method, params, caps, rnd, responses)
 
     # ------------------------------------------------------------------ one round, as policy around the loop
-    def _seed(self, seed: Seed) -> dict[str, Any]:
+    def _seed(self, seed: Seed, caps: dict[str, Any]) -> dict[str, Any]:
         """Start a resumed call where `seed` left it: the answers already given for its round
         are taken as any prepared answer is (`null` fields left out, `-a` flags laid over,
         checked: exit 2 before anything is sent), and the answers its earlier rounds sent are
@@ -302,9 +302,11 @@ class MrtrEngine:
             key -> the answer to send in the round (the preset of its first round).
 
         Raises:
-            UsageError: an answer given for the round does not fit its request.
+            UsageError: an answer given for the round does not fit its request, or a request
+                of the round needs a capability this run (`caps`) does not declare.
         """
-        preset = self.chain.check_given(seed.input_requests, seed.answered, seed.source)
+        preset = self.chain.check_given(seed.input_requests, seed.answered, seed.source,
+                                        declared=(caps, seed.document))
         self.sent.seed(seed.sent)
         if self.recorder is not None:
             self.recorder.seed(seed.sent)

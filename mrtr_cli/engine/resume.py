@@ -40,6 +40,8 @@ class Seed:
             of a later pending document; never sent unless the person sends them.
         source: where `answered` comes from, in messages ("FILE, answered"): a document may
             come from elsewhere, so its answers are checked as an answer file's are.
+        document: the pending document, in messages ("FILE", "the pending document"): its
+            requests came from it, not from the server of this run.
     """
 
     input_requests: dict[str, Any]
@@ -48,6 +50,7 @@ class Seed:
     sent: dict[str, Any] = field(default_factory=dict)
     typed: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: str = "the pending document, answered"
+    document: str = "the pending document"
 
     @classmethod
     def of_pending(cls, doc: Mapping[str, Any], path: str = "the pending document") -> Seed:
@@ -59,7 +62,7 @@ class Seed:
         return cls(input_requests=doc["inputRequests"], request_state=state if isinstance(state, str) else None,
                    answered=answered if isinstance(answered, dict) else {},
                    sent=sent if isinstance(sent, dict) else {}, typed=_typed_in_template(doc),
-                   source=f"{path}, answered")
+                   source=f"{path}, answered", document=path)
 
     def result(self) -> dict[str, Any]:
         """The round as the server's `input_required` result: what the engine's loop starts from
@@ -117,6 +120,7 @@ def load_pending(path: str, stdin_text: str | None = None, config_words: Sequenc
                                 ("answered", dict, "an object"), ("sentResponses", dict, "an object")):
         if member in doc and not isinstance(doc[member], kind):  # never read as absent: a task runs once
             raise UsageError(f"{path}: {member} must be {shape}")
+    _check_era(path, doc)
     if doc.get("resumable") is False:
         version = doc.get("protocolVersion") or "an older protocol"
         raise UsageError(
@@ -126,6 +130,39 @@ def load_pending(path: str, stdin_text: str | None = None, config_words: Sequenc
         )
     _check_input_requests(path, doc["inputRequests"])
     return doc
+
+
+def _check_era(path: str, doc: Mapping[str, Any]) -> None:
+    """A pending document's `era`, `resumable` and `protocolVersion` tell one story: a
+    document from a handshake-era server says `"era": "legacy", "resumable": false` and
+    that server's version; one from a 2026-07-28 server says neither (docs/design.md,
+    "Pending documents").
+    A hand-edited document whose members disagree is refused, never read by one of them.
+
+    Raises:
+        UsageError: `era` is not "legacy", `resumable` is not a boolean, or two of them
+            disagree (exit 2, naming both members and their values).
+    """
+    from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415 - start-up time: only `mrtr resume`
+    from mrtr_cli.render.sanitize import quote_value  # noqa: PLC0415 - start-up time: only `mrtr resume`
+
+    def member(name: str) -> str:
+        return f'"{name}": {quote_value(doc[name])}'
+
+    if "era" in doc and doc["era"] != "legacy":
+        raise UsageError(f'{path}: {member("era")} is no era a pending document names (only "legacy")')
+    if "resumable" in doc and not isinstance(doc["resumable"], bool):
+        raise UsageError(f"{path}: {member('resumable')} must be true or false")
+    inconsistent = f"{path}: the pending document is inconsistent: "
+    if doc.get("era") == "legacy" and doc.get("resumable") is True:
+        raise UsageError(inconsistent + f"{member('era')} (a server that asks during the call) but "
+                         f"{member('resumable')}", hint="a document mrtr wrote has both or neither")
+    legacy = doc.get("era") == "legacy" or doc.get("resumable") is False
+    if legacy and doc.get("protocolVersion") in MODERN_VERSIONS:
+        said = member("era") if "era" in doc else member("resumable")
+        raise UsageError(inconsistent + f"{said} (a server that asks during the call) but "
+                         f"{member('protocolVersion')} (a server that returns its questions in its result)",
+                         hint="a document mrtr wrote from a 2026-07-28 server has no era and no \"resumable\": false")
 
 
 def _check_input_requests(path: str, input_requests: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
+from mrtr_cli.jsonfile import a_json_type
 from mrtr_cli.render.sanitize import quote_value
 
 _SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$")
@@ -121,7 +122,7 @@ def invalid_x_mcp_header(input_schema: object) -> str | None:
         where = ".".join(path)
         token = schema[X_MCP_HEADER]
         if not isinstance(token, str) or not re.match(_TOKEN, token):
-            shown = quote_value(token) if isinstance(token, str) else f"a {type(token).__name__}"
+            shown = quote_value(token) if isinstance(token, str) else a_json_type(token)
             return f"property {quote_value(where)}: {X_MCP_HEADER} {shown} is not an HTTP header-name token"
         kind = schema.get("type")
         if kind not in _HEADER_TYPES:

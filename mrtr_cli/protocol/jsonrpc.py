@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
+from mrtr_cli.jsonfile import a_json_type
 from mrtr_cli.render.sanitize import quote_value
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def unwrap_response(response: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolError("the server sent a response with neither result nor error")
     result = response["result"]
     if not isinstance(result, dict):
-        raise ProtocolError(f"the server's result is a {type(result).__name__}, not an object")
+        raise ProtocolError(f"the server's result is {a_json_type(result)}, not an object")
     return result
 
 

@@ -126,6 +126,15 @@ def _example_value(schema: dict[str, Any]) -> str:
     return f"<{label}>"
 
 
+def _schema_value(value: object) -> str:
+    """A value of a tool's schema (a `default`, an `enum` value, a `minimum`) as a tool's
+    description shows it: its JSON, a number by `short_number` (a long integer as its first
+    digits and its length)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return short_number(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _as_item_text(value: object) -> str:
     if isinstance(value, str):
         return value
@@ -155,15 +164,6 @@ def example_call(tool: dict[str, Any], command: list[str]) -> str:
     return sanitize(as_typed(shellwords.shell_line(words)), single_line=True)
 
 
-def _fact(value: object, *, as_json: bool = True) -> str:
-    """A schema value in a tool's parameter table: its JSON text (`as_json`) or `str()`, a
-    long integer shortened (`short_number`: 15 digits at most, then its length; `--json`
-    shows it whole)."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return short_number(value)
-    return json.dumps(value, ensure_ascii=False) if as_json else str(value)
-
-
 def describe_tool(tool: dict[str, Any], command: list[str], *, lead: str = "") -> str:
     """A person's view of one tool: title, description, parameters, headers, hints, example.
     `command`: the words naming the server in the example; `lead`: a line said before the
@@ -189,16 +189,17 @@ def describe_tool(tool: dict[str, Any], command: list[str], *, lead: str = "") -
             parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
             facts = [("required" + (f" in {parent}" if parent else "")) if required else "optional"]
             if "default" in prop:
-                facts.append("default " + _fact(prop["default"]))
+                facts.append("default " + _schema_value(prop["default"]))
             enum = prop.get("enum")
             if enum is None and isinstance(prop.get("items"), dict):
                 enum = prop["items"].get("enum")
             if isinstance(enum, list):
-                facts.append("one of " + ", ".join(_fact(v) for v in enum))
+                facts.append("one of " + ", ".join(_schema_value(v) for v in enum))
             for key, word in (("minimum", ">="), ("maximum", "<="), ("minLength", "min length"),
                               ("maxLength", "max length"), ("pattern", "pattern"), ("format", "format")):
                 if key in prop:
-                    facts.append(f"{word} {_fact(prop[key], as_json=False)}")
+                    value = prop[key]
+                    facts.append(f"{word} {_schema_value(value) if key not in ('pattern', 'format') else value}")
             if "x-mcp-header" in prop:
                 facts.append(f"header Mcp-Param-{prop['x-mcp-header']}")
             rows.append((sanitize(dotted, single_line=True), sanitize(type_label(prop), single_line=True),

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from mrtr_cli.env import Environment
+from mrtr_cli.jsonfile import json_type
 from mrtr_cli.render.sanitize import dumps_safe, iter_dumps_safe, sanitize
 
 #: Largest JSON text (characters) that is syntax-coloured; a larger one is printed plain.
@@ -61,7 +62,7 @@ def _b64_len(data: object) -> int:
 def summarise_block(block: object) -> str:
     """One line for a non-text content block (image, audio, resource link, blob)."""
     if not isinstance(block, dict):
-        return f"[{type(block).__name__}]"
+        return f"[{json_type(block)}]"
     kind = block.get("type")
     if kind in ("image", "audio"):
         mime = sanitize(str(block.get('mimeType', '?')), single_line=True)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonfile import loads_strict
+from mrtr_cli.jsonfile import a_json_type, loads_strict
 from mrtr_cli.userfiles import load_json_document
 
 KNOWN_MEMBERS = ("inputResponses", "inOrder", "fields", "roots")
@@ -52,7 +52,7 @@ def parse_answer_document(doc: Any, path: str) -> AnswerFile:
         UsageError: the document is not an object or a member has the wrong type.
     """
     if not isinstance(doc, dict):
-        raise UsageError(f"{path}: an answer file must be a JSON object, not {type(doc).__name__}")
+        raise UsageError(f"{path}: an answer file must be a JSON object, not {a_json_type(doc)}")
     if not any(member in doc for member in KNOWN_MEMBERS):
         doc = {"inputResponses": {k: v for k, v in doc.items() if not k.startswith(("_", "$"))}}
     answers = AnswerFile(path)
@@ -168,27 +168,41 @@ class AnswerStore:
         self._consumed: dict[str, int] = {}
         self._in_order_used = 0
         self.used_flags: set[int] = set()
+        #: a bare `FIELD` flag (by index) -> the `KEY.FIELD` flag that answered that field
+        #: of question KEY instead (`flags_for`), for the end-of-run note.
+        self.shadowed: dict[int, str] = {}
 
     @property
     def empty(self) -> bool:
         return not self.files and not self.flags
 
     def unused_flag_notes(self, where: str = "on this run", also_used: set[int] | None = None, *,
-                          stopped: Callable[[FlagAnswer], str] | None = None) -> list[str]:
-        """A note for each `-a` flag no input request used, by index in `flags`; `also_used`:
-        indexes other stores used (batch lines).
+                          stopped: Callable[[FlagAnswer], str] | None = None,
+                          also_shadowed: dict[int, str] | None = None) -> list[str]:
+        """A note for each `-a` flag no input request used, by index in `flags`; `also_used`
+        and `also_shadowed`: what other stores used and shadowed (batch lines).
 
-        A run that reached its end (`stopped` None) asked for no such field: the flag is a typo,
-        or for a question the server did not ask (`no form {where} has a field 'NAME'`). A run
-        that stopped before its end may not have reached the question the flag is for: the
-        note says the flag was not used (yet) and why, `stopped(flag)` ("the run stopped for
-        input before any question 'KEY' came"; docs/answers.md, "Answer files")."""
+        A bare `FIELD` flag whose field a `KEY.FIELD` flag answered says so (`shadowed`). A
+        run that reached its end (`stopped` None) asked for no other such field: the flag
+        is a typo, or for a question the server did not ask (`no form {where} has a field
+        'NAME'`). A run that stopped before its end may not have reached the question the
+        flag is for: the note says the flag was not used (yet) and why, `stopped(flag)`
+        ("the run stopped for input before any question 'KEY' came"; docs/answers.md,
+        "Answer files")."""
         used = self.used_flags | (also_used or set())
+        shadowed = {**(also_shadowed or {}), **self.shadowed}
         from mrtr_cli.render.sanitize import quote_text, sanitize  # noqa: PLC0415 - lazy for start-up time
 
-        return [f"mrtr: note: -a {sanitize(flag.named, single_line=True)} was not used"
-                + (f": no form {where} has a field {quote_text(flag.name)}" if stopped is None
-                   else f" (yet): {stopped(flag)}")
+        def why(index: int, flag: FlagAnswer) -> str:
+            if index in shadowed:
+                key = shadowed[index][: -len(flag.name) - 1]
+                return (f": the field {quote_text(flag.name)} of question {quote_text(key)} was answered by "
+                        f"-a {sanitize(shadowed[index], single_line=True)}=... (KEY.FIELD wins over FIELD)")
+            if stopped is None:
+                return f": no form {where} has a field {quote_text(flag.name)}"
+            return f" (yet): {stopped(flag)}"
+
+        return [f"mrtr: note: -a {sanitize(flag.named, single_line=True)} was not used{why(index, flag)}"
                 for index, flag in enumerate(self.flags) if index not in used]
 
     def exact(self, key: str) -> tuple[Any, str] | None:
@@ -236,6 +250,7 @@ class AnswerStore:
         (a `KEY.FIELD` flag beats a bare `FIELD` flag)."""
         specific = [(i, f) for i, f in enumerate(self.flags) if f.name == f"{key}.{field_name}"]
         if specific:
+            self.shadowed.update((i, f"{key}.{field_name}") for i, f in enumerate(self.flags) if f.name == field_name)
             return specific
         return [(i, f) for i, f in enumerate(self.flags) if f.name == field_name]
 

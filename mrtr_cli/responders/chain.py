@@ -290,7 +290,8 @@ class ResponderChain:
                 kept[ask.key] = fields
         return kept
 
-    def check_given(self, input_requests: object, given: dict[str, Any], source: str) -> dict[str, Any]:
+    def check_given(self, input_requests: object, given: dict[str, Any], source: str, *,
+                    declared: tuple[dict[str, Any], str] | None = None) -> dict[str, Any]:
         """Answers given on an earlier run (a pending document's `answered`: key ->
         InputResponse) for the requests of `input_requests`, as a prepared answer is taken
         (docs/design.md, "Answer files"): shaped by its kind (`null` fields left out, a
@@ -302,12 +303,20 @@ class ResponderChain:
         Returns:
             key -> the InputResponse to send.
 
+        `declared`: (the run's client capabilities, the document's name): each request not
+        answered in `given` must need only a capability the run declares, else it is the
+        document's request this run cannot answer (exit 2 naming the document and how to
+        declare it), not the server's.
+
         Raises:
-            UsageError: an answer does not fit its request ("SOURCE.KEY, PROBLEM"), or no
-                request has its key.
+            UsageError: an answer does not fit its request ("SOURCE.KEY, PROBLEM"), no
+                request has its key, or a request needs a capability not declared.
             ProtocolError: a malformed input request.
         """
         asks = {ask.key: (kind, ask) for kind, ask in self._parse(input_requests, "", "", None)}
+        if declared is not None:  # the requests still to answer (an answered one is sent as it is)
+            for _, ask in (found for key, found in asks.items() if key not in map(str, given)):
+                self._check_declared(ask, declared[0], document=declared[1])
         checked: dict[str, Any] = {}
         for key, value in given.items():
             found = asks.get(str(key))
@@ -409,10 +418,19 @@ class ResponderChain:
             self.env.add_secret(str(value))
 
     @staticmethod
-    def _check_declared(ask: InputAsk, caps: dict[str, Any]) -> None:
+    def _check_declared(ask: InputAsk, caps: dict[str, Any], *, document: str | None = None) -> None:
+        """Refuse `ask` when it needs a client capability `caps` does not declare: the
+        server's fault (ProtocolError, exit 4), or with `document` (a pending document's
+        request, `mrtr resume`) the document's, which this run cannot answer (UsageError,
+        exit 2, with the options that declare it)."""
         from mrtr_cli.protocol.capabilities.declared import capability_hints, declares, needed_capability  # noqa: PLC0415 - lazy for start-up time
 
         need = needed_capability(ask.method, ask.params)  # client/sampling: tools only with sampling.tools
+        if need is not None and not declares(caps, need) and document is not None:
+            raise UsageError(
+                f"{document}: the pending document's input request {quote_value(ask.key)} ({ask.method}) needs the "
+                f"{need} capability, which this run does not declare",
+                hint="; ".join(capability_hints([need])) or None, data={"key": ask.key, "capability": need})
         if need is not None and not declares(caps, need):
             raise ProtocolError(
                 f"the server sent input request {quote_value(ask.key)} ({ask.method}, {need}) although this run "

@@ -64,10 +64,25 @@ FORMAT_HINTS = {"email": "email address", "uri": "URI, e.g. https://...", "date"
 
 
 def _num(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A number of the schema (`minimum`, `minLength`, ...) as a message or hint shows it
+    (`schema.messages.number`: a long integer as its first digits and its length)."""
+    from mrtr_cli.schema.messages import number  # noqa: PLC0415 - only for messages and hints
+
+    return number(value)
+
+
+def _choice(text: str) -> str:
+    """A choice (an `enum` or `const` value, as text) as a message names it: an integer's
+    digits by `_num` (a long one as its first digits and its length)."""
+    return _num(int(text)) if _LONG_INTEGER.fullmatch(text) else text
+
+
+_LONG_INTEGER = re.compile(r"-?[0-9]{16,4300}")
 
 
 def _short(value: Any, limit: int = 40) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _num(value)
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -110,20 +125,10 @@ def property_validator(prop_schema: dict[str, Any]) -> Any:
 
 
 def json_type(value: Any) -> str:
-    """The JSON type name of a Python value (for messages)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    """The JSON type name of a value, for messages (`jsonfile.json_type`)."""
+    from mrtr_cli.jsonfile import json_type as named  # noqa: PLC0415 - only for messages
+
+    return named(value)
 
 
 #: What a field's answer must be when it breaks one of its bounds ({} is the bound).
@@ -190,7 +195,7 @@ class FormField:
         """The allowed values, each with its title when it differs: "S (Small), M (Medium)";
         past `CHOICES_NAMED` of them, the first ones and how many more (a message names a
         server's list of any length in one short line)."""
-        named = [c if c == t else f"{c} ({t})" for c, t in self.options[:CHOICES_NAMED]]
+        named = [_choice(c) if c == t else f"{_choice(c)} ({_choice(t)})" for c, t in self.options[:CHOICES_NAMED]]
         more = len(self.options) - len(named)
         return ", ".join(named) + (f", and {more} more" if more else "")
 
@@ -203,9 +208,9 @@ class FormField:
             extra = []
             if self.kind == "multi":
                 if "minItems" in s:
-                    extra.append(f"at least {s['minItems']}")
+                    extra.append(f"at least {_num(s['minItems'])}")
                 if "maxItems" in s:
-                    extra.append(f"at most {s['maxItems']}")
+                    extra.append(f"at most {_num(s['maxItems'])}")
             return base + (f" ({', '.join(extra)})" if extra else "")
         if self.kind in ("number", "integer"):
             bounds = []
@@ -222,9 +227,9 @@ class FormField:
         if s.get("format"):
             parts.append(f"in {s['format']} format")
         if "minLength" in s:
-            parts.append(f"of at least {s['minLength']} characters")
+            parts.append(f"of at least {_num(s['minLength'])} characters")
         if "maxLength" in s:
-            parts.append(f"of at most {s['maxLength']} characters")
+            parts.append(f"of at most {_num(s['maxLength'])} characters")
         return " ".join(parts)
 
     def hint(self) -> str:
@@ -244,11 +249,11 @@ class FormField:
         if self.kind == "multi":
             low, high = s.get("minItems"), s.get("maxItems")
             if low is not None and high is not None:
-                return f"choose {low} to {high}" if low != high else f"choose {low}"
+                return f"choose {_num(low)} to {_num(high)}" if low != high else f"choose {_num(low)}"
             if low is not None:
-                return f"choose at least {low}"
+                return f"choose at least {_num(low)}"
             if high is not None:
-                return f"choose at most {high}"
+                return f"choose at most {_num(high)}"
             return ""
         if self.kind == "string":
             parts = []
@@ -257,11 +262,11 @@ class FormField:
                 parts.append(FORMAT_HINTS.get(str(fmt), str(fmt)))
             low, high = s.get("minLength"), s.get("maxLength")
             if low is not None and high is not None:
-                parts.append(f"{low}-{high} characters")
+                parts.append(f"{_num(low)}-{_num(high)} characters")
             elif low is not None:
-                parts.append(f"at least {low} characters")
+                parts.append(f"at least {_num(low)} characters")
             elif high is not None:
-                parts.append(f"at most {high} characters")
+                parts.append(f"at most {_num(high)} characters")
             return ", ".join(parts)
         return ""
 
@@ -328,6 +333,8 @@ class FormField:
             return f"expected {_article(str(want))}, got {json_type(error.instance)}{shown}"
         if self.secret:
             return self._secret_reason(error)
+        if kind == "const" and not self.options:  # a const alone names no choices
+            return f"{quoted(error.instance)} is not the one value allowed: {quoted(error.validator_value)}"
         if kind in ("enum", "oneOf", "anyOf", "const"):
             wrong = error.instance
             by_title = [c for c, t in self.options if isinstance(wrong, str) and t.casefold() == wrong.casefold()
@@ -337,7 +344,7 @@ class FormField:
                         f"(one of: {self.choices_text()})")
             return f"{quoted(wrong)} is not one of: {self.choices_text()}"
         if kind in _BOUND_MESSAGES:
-            return _BOUND_MESSAGES[kind].format(error.validator_value)
+            return _BOUND_MESSAGES[kind].format(_num(error.validator_value))
         if kind == "format":
             return (check_format(str(error.validator_value), str(error.instance))
                     or f"is not a valid {error.validator_value}")
@@ -353,7 +360,7 @@ class FormField:
         if kind in ("enum", "oneOf", "anyOf", "const"):
             return f"is not one of: {self.choices_text()}" if self.options else "is not an allowed value"
         if kind in _BOUND_MESSAGES:
-            return _BOUND_MESSAGES[kind].format(error.validator_value)
+            return _BOUND_MESSAGES[kind].format(_num(error.validator_value))
         if kind == "format":
             return f"is not a valid {error.validator_value}"
         if kind == "pattern":
@@ -389,7 +396,7 @@ class FormField:
                 raise ValueError(f"expected a number, got {self._quoted(text)}")
             value = float(text)
             if value in (float("inf"), float("-inf")):
-                raise ValueError(f"expected a finite number, got {self._quoted(text)}")
+                raise ValueError(f"the number {self._quoted(text)} is out of range (beyond what a 64-bit float holds)")
             return value
         if self.kind == "enum":
             return self._choice(text)

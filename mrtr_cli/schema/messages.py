@@ -6,14 +6,17 @@ Spec: none (presentation of JSON Schema 2020-12 validation errors). docs/design.
 jsonschema writes the instance and the schema's value whole into a message (`%r`): a
 100 KB answer, or a server's 10,000-character pattern, would make a 100 KB line on
 stderr. Every message of `schema/` that quotes such a value quotes it through `quoted`,
-and one of jsonschema's own messages goes through `error_message`.
+and one of jsonschema's own messages goes through `error_message`. A number of a schema
+(`minimum`, `maxLength`, an `enum` or `const` value, a `default`), or of an answer, is shown
+by `number` (`render.sanitize.short_number`: an integer of more than 15 digits as its first
+digits and its length, docs/limits.md), never its 4000 digits.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.render.sanitize import QUOTE_CHARS, one_line, quote_text, quote_value
+from mrtr_cli.render.sanitize import NUMBER_DIGITS, QUOTE_CHARS, one_line, quote_text, quote_value, short_number
 
 #: Characters of a server's pattern a message shows (quotes included).
 PATTERN_CHARS = 64
@@ -21,20 +24,41 @@ PATTERN_CHARS = 64
 MESSAGE_CHARS = 3 * QUOTE_CHARS
 
 
+def number(value: object) -> str:
+    """A schema's number (or one of its numeric keywords: `minimum`, `minLength`, ...) as a
+    message shows it: an integer of more than `NUMBER_DIGITS` digits as its first digits
+    and its length (`100000…(4000 digits)`), a float as `:g`; anything else (a server may
+    send `"minimum": "x"`) as `quoted` shows it."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return short_number(value)
+    return quoted(value)
+
+
 def quoted(value: object, limit: int = QUOTE_CHARS) -> str:
     """`value` as a message quotes it: a string in single quotes, as jsonschema's messages
-    do (`'abc'`), anything else as its JSON; controls made visible, cut to `limit` characters."""
+    do (`'abc'`), a number by `number`, anything else as its JSON; controls made visible,
+    cut to `limit` characters."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return short_number(value)
+    if isinstance(value, list) and any(_long_integer(v) for v in value):  # an enum: each item as it is shown
+        return one_line("[" + ", ".join(quoted(v, limit) for v in value[:limit // 8]) + "]", limit)
     return quote_text(value, limit=limit) if isinstance(value, str) else quote_value(value, limit=limit)
+
+
+def _long_integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and len(str(abs(value))) > NUMBER_DIGITS
 
 
 def error_message(error: Any) -> str:
     """A `jsonschema` `ValidationError`'s message on one line: the instance and the
-    schema's value it quotes (`repr`) cut by `quoted`, then the whole cut to `MESSAGE_CHARS`."""
+    schema's value it quotes (`repr`) cut by `quoted` (a long integer shown by `number`),
+    then the whole cut to `MESSAGE_CHARS`."""
     message = str(error.message)
     for value in (error.instance, error.validator_value):
-        if isinstance(value, str | list | dict):
+        if isinstance(value, str | list | dict) or (isinstance(value, int) and not isinstance(value, bool)):
             text = repr(value)
-            if len(text) > QUOTE_CHARS and text in message:
+            long = len(text) > (NUMBER_DIGITS if isinstance(value, int) else QUOTE_CHARS)
+            if long and text in message:
                 message = message.replace(text, quoted(value))
     return one_line(message, MESSAGE_CHARS)
 

@@ -369,6 +369,33 @@ def test_a_document_member_of_the_wrong_type_is_refused_not_read_as_absent(mrtr,
     assert _retries(record) == [] and len([m for m in read_records(record) if m.get("method") == "tools/call"]) == 1
 
 
+@pytest.mark.parametrize(("members", "message"), [
+    ({"era": "legacy", "resumable": False},
+     'the pending document is inconsistent: "era": "legacy" (a server that asks during the call) but '
+     '"protocolVersion": "2026-07-28" (a server that returns its questions in its result)'),
+    ({"resumable": False},
+     'the pending document is inconsistent: "resumable": false (a server that asks during the call) but '
+     '"protocolVersion": "2026-07-28"'),
+    ({"era": "legacy", "resumable": True},
+     'the pending document is inconsistent: "era": "legacy" (a server that asks during the call) but '
+     '"resumable": true'),
+    ({"era": "modern"}, '"era": "modern" is no era a pending document names (only "legacy")'),
+    ({"resumable": "no"}, '"resumable": "no" must be true or false'),
+], ids=["era-legacy", "resumable-false", "era-and-resumable", "era-unknown", "resumable-not-boolean"])
+def test_a_document_whose_members_disagree_is_refused_as_inconsistent(mrtr, tmp_path, members, message):
+    # A 2026-07-28 document edited to say it came from an older server: it was told that the
+    # 2026-07-28 server asks during the call, and given --protocol 2026-07-28 to start again.
+    server, record = _recording(tmp_path, "forms_server")
+    first = mrtr("--stdio", server, "call", "three_forms", "-a", "word=hi", "-a", "sure=yes", "--no-input")
+    assert first.code == 5 and first.json()["protocolVersion"] == "2026-07-28", first.stderr
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps({**first.json(), **members}))
+    r = mrtr("resume", pending, "-a", "pick=x", "--no-input")
+    assert r.code == 2 and f"mrtr: error: {pending}: {message}" in r.stderr, r.stderr
+    assert "asks its questions during the call" not in r.stderr and "--protocol" not in r.stderr
+    assert _retries(record) == []
+
+
 def test_an_answered_form_is_taken_as_an_answer_file_is(mrtr, tmp_path):
     # `null` fields are left out (as in a filled-in template) and a -a flag given on resume
     # is laid over the document's answer, field by field.
@@ -435,6 +462,32 @@ def test_resume_checks_the_documents_sampling_and_roots_answers(mrtr, tmp_path, 
     r = mrtr("resume", pending, "-a", "tone=dry", "--no-input")
     assert r.code == 2 and message in r.stderr, r.stderr
     assert _retries(record) == []
+
+
+def test_a_documents_roots_request_with_no_roots_declared_names_the_document_and_how_to_give_roots(mrtr, tmp_path):
+    # The round's roots request still to answer came from the document, not from this run's
+    # server: exit 2 naming the document and --root, before anything is sent (it was exit 4,
+    # "the server sent input request").
+    server, record = _recording(tmp_path, "sampling_server")
+    llm = stdio_cmd(SERVERS / "fake_llm.py", "echo")
+    first = mrtr("--stdio", server, "call", "brief", "topic=MCP", "--root", tmp_path, "--sampling-command", llm,
+                 "--no-input")
+    assert first.code == 5 and "__main__:workspace" in first.json()["answered"], first.stderr
+    doc = first.json()
+    doc["answered"].pop("__main__:workspace")
+    doc["missing"] = [*doc["missing"], "__main__:workspace"]
+    pending = tmp_path / "p.json"
+    pending.write_text(json.dumps(doc))
+    record.write_text("")
+    r = mrtr("resume", pending, "-a", "tone=dry", "--no-input")
+    assert r.code == 2, r.stderr
+    assert r.stderr.splitlines() == [
+        f'mrtr: error: {pending}: the pending document\'s input request "__main__:workspace" (roots/list) needs the '
+        "roots capability, which this run does not declare",
+        "  give roots with --root PATH (repeatable), or a roots list in --answers"], r.stderr
+    assert _retries(record) == []
+    ok = mrtr("resume", pending, "-a", "tone=dry", "--root", tmp_path, "--no-input")
+    assert ok.code == 0, ok.stderr
 
 
 @pytest.mark.parametrize("flags", [["-a", "age=36"], []], ids=["with-a-flag", "without"])

@@ -64,8 +64,8 @@ def test_an_empty_document_answers_nothing():
 
 
 @pytest.mark.parametrize("doc, message", [
-    ([1], "a.json: an answer file must be a JSON object, not list"),
-    ("x", "a.json: an answer file must be a JSON object, not str"),
+    ([1], "a.json: an answer file must be a JSON object, not an array"),
+    ("x", "a.json: an answer file must be a JSON object, not a string"),
     ({"inputResponses": []}, "a.json: inputResponses must be an object keyed by input request key"),
     ({"inOrder": {}}, "a.json: inOrder must be a list of input responses, in the order asked"),
     ({"fields": []}, "a.json: fields must be an object of property name -> value"),

@@ -273,6 +273,16 @@ def test_a_key_field_flag_whose_field_the_asked_form_lacks_stops_before_sending(
     assert "-a third.x=... was not used" in r.stderr
 
 
+def test_a_bare_flag_whose_field_a_key_field_flag_answered_is_noted_with_that_reason(mrtr, forms: Target):
+    # "kinds" has a field "name": -a kinds.name wins over -a name, and the note says so
+    # (it said no form had a field 'name').
+    r = mrtr(*forms.args, "call", "every_kind", *flags(*FLAGS[1:], "kinds.name=Ada", "name=Bob"))
+    assert r.code == 0, r.stderr
+    notes = [line for line in r.stderr.splitlines() if "was not used" in line]
+    assert notes == ["mrtr: note: -a name=... was not used: the field 'name' of question 'kinds' was answered "
+                     "by -a kinds.name=... (KEY.FIELD wins over FIELD)"], r.stderr
+
+
 def test_unused_flag_is_noted_and_partial_answers_pend(mrtr, forms: Target):
     r = mrtr(*forms.args, "call", "every_kind", *flags("name=Ada", "nmae=typo"), "--no-input")
     assert r.code == 5
@@ -397,7 +407,7 @@ def test_typed_text_becomes_the_value_the_field_schema_asks_for(schema, text, va
     ({"type": "integer"}, "١٢", "expected an integer"),  # Arabic-Indic digits
     ({"type": "integer"}, "3.0", "expected an integer"),
     ({"type": "number"}, "nan", "expected a number"),
-    ({"type": "number"}, "1e999", "finite"),
+    ({"type": "number"}, "1e999", "out of range"),
     ({"type": "boolean"}, "maybe", "expected a boolean"),
     ({"type": "string", "enum": ["a"]}, "b", "'b' is not one of: a"),
 ])

@@ -85,3 +85,72 @@ def test_a_batch_lines_unknown_member_is_quoted_cut_short():
     (line,) = read_batch(json.dumps({"call": "t", HUGE: 1}) + "\n", ".")
     assert line.error is not None and "unknown member 'xxx" in line.error.message
     assert len(line.error.message) + len(line.error.hint or "") < SHORT, line.error.message[:300]
+
+
+# ---------------------------------------------------------------------- a schema's numbers
+#: A server's integer of 4001 digits: a message shows its first digits and its length
+#: (docs/limits.md, "an integer a server sent, in text output"), never the 4001 digits.
+BIG = 10**4000
+BIG_SHOWN = "100000…(4001 digits)"
+
+
+def _form_text(prop: dict, value: object) -> Callable[[], str]:
+    def text() -> str:
+        problems = validate_content({"type": "object", "properties": {"w": prop}}, {"w": value})
+        assert problems
+        return problems[0].describe()
+    return text
+
+
+def _tool_text(prop: dict, value: object) -> Callable[[], str]:
+    def text() -> str:
+        with pytest.raises(MrtrError) as caught:
+            validate_arguments({"w": value}, {"type": "object", "properties": {"w": prop}}, "t")
+        return caught.value.message + "\n" + (caught.value.hint or "")
+    return text
+
+
+def _field(prop: dict, how: str) -> Callable[[], str]:
+    def text() -> str:
+        field = form_fields({"type": "object", "properties": {"w": prop}})[0]
+        return field.expected() if how == "expected" else field.hint()
+    return text
+
+
+def _described(prop: dict) -> Callable[[], str]:
+    from mrtr_cli.render.listing import describe_tool
+
+    return lambda: describe_tool({"name": "t", "inputSchema": {"type": "object", "properties": {"w": prop}}}, [])
+
+
+NUMBER_CASES = {
+    "form: minimum": _form_text({"type": "integer", "minimum": BIG}, 1),
+    "form: maximum": _form_text({"type": "integer", "maximum": -BIG}, 1),
+    "form: minLength": _form_text({"type": "string", "minLength": BIG}, "a"),
+    "form: maxItems": _form_text({"type": "array", "items": {"enum": ["a", "b"]}, "maxItems": BIG, "minItems": BIG},
+                                 ["a"]),
+    "form: enum": _form_text({"type": "integer", "enum": [BIG, 1]}, 5),
+    "form: const": _form_text({"type": "integer", "const": BIG}, 5),
+    "form: multipleOf": _form_text({"type": "integer", "multipleOf": BIG}, 5),
+    "form: expected, integer": _field({"type": "integer", "minimum": BIG, "maximum": BIG + 1}, "expected"),
+    "form: expected, string": _field({"type": "string", "minLength": BIG, "maxLength": BIG}, "expected"),
+    "form: expected, enum": _field({"type": "integer", "enum": [BIG, 1]}, "expected"),
+    "form: hint, integer": _field({"type": "integer", "minimum": BIG, "maximum": BIG + 1}, "hint"),
+    "form: hint, string": _field({"type": "string", "minLength": BIG}, "hint"),
+    "form: hint, multi": _field({"type": "array", "items": {"enum": ["a"]}, "minItems": BIG}, "hint"),
+    "tool: minimum": _tool_text({"type": "integer", "minimum": BIG}, 1),
+    "tool: exclusiveMaximum": _tool_text({"type": "integer", "exclusiveMaximum": -BIG}, 1),
+    "tool: multipleOf": _tool_text({"type": "integer", "multipleOf": BIG}, 5),
+    "tool: const": _tool_text({"const": BIG}, 5),
+    "tool: a value too large": _tool_text({"type": "integer", "maximum": 1}, BIG),
+    "tool: enum": _tool_text({"type": "integer", "enum": [BIG, 1]}, 5),
+    "tools NAME: default, minimum, maximum, enum": _described({"type": "integer", "default": BIG, "minimum": BIG,
+                                                               "maximum": BIG, "enum": [BIG]}),
+}
+
+
+@pytest.mark.parametrize("case", list(NUMBER_CASES))
+def test_a_schemas_long_integer_is_shown_as_its_first_digits_and_length(case):
+    text = NUMBER_CASES[case]()
+    assert BIG_SHOWN in text, (case, text[:300])
+    assert "0" * 100 not in text and len(text) < SHORT, (case, len(text), text[:300])

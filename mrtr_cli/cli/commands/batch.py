@@ -14,7 +14,7 @@ import click
 
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import answer_options, global_options, make_app, task_options
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import ExitStatus, UsageError
 
 
 @cli.command("batch", short_help="Run many calls from a JSON Lines file, one record each.")
@@ -95,22 +95,39 @@ def batch_cmd(ctx: click.Context, /, file: str, jobs: int, output: str | None, u
         return summary.exit_code()
     finally:
         if stream is not None:
-            stream.close()
+            _close(stream, summary, env)
     _report(app, summary)
     return summary.exit_code()
 
 
 def _output_stream(output: str | None, resume_path: str | None) -> IO[str] | None:
-    """The records file: `-o FILE` (appended to when it is the --resume file), else the
-    --resume file (appended to), else None for stdout."""
+    """The records file: `-o FILE` (appended to when it is the --resume file; a FIFO, a
+    device or a directory checked and opened by `userfiles.claim_output`, never locked),
+    else the --resume file (appended to), else None for stdout."""
     from mrtr_cli.batch.records import open_output  # noqa: PLC0415 - lazy for start-up time
 
+    if output and output != "-" and os.path.exists(output) and not os.path.isfile(output):
+        from mrtr_cli.userfiles import claim_output, open_user_output  # noqa: PLC0415 - lazy for start-up time
+
+        claim_output(output, "-o")  # a FIFO (-o >(jq .)) or a device: written as it is, never locked
+        return open_user_output(output, "a")
     if output and output != "-":
         same = resume_path is not None and os.path.abspath(output) == os.path.abspath(resume_path)
         return open_output(output, append=same)
     if resume_path and not output:
         return open_output(resume_path, append=True)
     return None
+
+
+def _close(stream: IO[str], summary: Any, env: Any) -> None:
+    """Close the records file; what it could not write (a full disk, `-o /dev/full`) stops the
+    batch with exit 2, said once (a worker that failed first has said it)."""
+    try:
+        stream.close()
+    except OSError as exc:
+        if not summary.stopped:
+            summary.stopped = int(ExitStatus.USAGE)
+            env.err(f"mrtr: batch: cannot write the records: {exc.strerror or exc}; stopped")
 
 
 def _report(app: Any, summary: Any) -> None:

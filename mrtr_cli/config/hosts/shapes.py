@@ -14,6 +14,7 @@ from mrtr_cli.config.encodable import PROCESS, REQUEST, check_text
 from mrtr_cli.config.hosts.model import BadFile, HostEntry, Value, unusable
 from mrtr_cli.config.values import MRTR, Syntax
 from mrtr_cli.errors import UsageError
+from mrtr_cli.jsonfile import a_json_type
 
 #: The `type` values that mean an HTTP server (Streamable HTTP; `sse` is tried as it).
 HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "streamable_http", "sse")
@@ -39,7 +40,7 @@ def named_servers(doc: Any, member: str, *, parent: str = "") -> dict[str, Any]:
     """
     if not isinstance(doc, dict):
         raise BadFile(f"{parent.rstrip('.') or 'the file'} must be an object (names and values), not "
-                      f"{type(doc).__name__}")
+                      f"{a_json_type(doc)}")
     block = doc.get(member)
     if block is None:
         return {}

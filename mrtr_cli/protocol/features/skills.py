@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.jsonfile import a_json_type
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_text, quote_value, sanitize
@@ -332,7 +333,7 @@ def parse_frontmatter(text: str) -> dict[str, Any] | None:
     except ValueError as exc:
         raise ValueError(f"its frontmatter {exc}") from None
     if not isinstance(value, dict):
-        raise ValueError(f"its frontmatter is YAML but not a mapping of fields ({type(value).__name__})")
+        raise ValueError(f"its frontmatter is YAML but not a mapping of fields ({a_json_type(value)})")
     return value
 
 

@@ -517,7 +517,7 @@ def test_broken_files_are_one_line_each_and_the_other_files_still_work(run, home
         f"skipping {paths['claude']} (Claude Code): \"projects\" must be an object of project folders",
         f"skipping {paths['codex']} (Codex): not valid TOML: Expected ']' at the end of a table declaration "
         "(at line 1, column 15)",
-        f"skipping {paths['gemini']} (Gemini CLI): the file must be an object (names and values), not list",
+        f"skipping {paths['gemini']} (Gemini CLI): the file must be an object (names and values), not an array",
         f"skipping {paths['vscode']} (VS Code): \"servers\" must be an object of named servers",
         f"skipping {paths['cursor']} (Cursor): it is a directory, not a regular file",
         f"skipping {paths['windsurf']} (Windsurf): not valid UTF-8 (byte 0xe9 at offset 20)",
