@@ -22,9 +22,9 @@ from mrtr_cli.render.live.progress import ProgressDisplay, progress_amount, prog
 from mrtr_cli.responders.roots import check_root_uri, parse_root_flag, resolve_root_entries
 from mrtr_cli.responders.sampling import describe_request
 from mrtr_cli.responders.shapes import roots_result_problems, sampling_result_problems
-from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
-from tests.support import running as _running
+from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd, url_args
 from tests.support import growing_bound, wait_for
+from tests.support import running as _running
 
 STYLE, DRAFT, WORKSPACE = "__main__:style", "__main__:draft", "__main__:workspace"
 QUESTION, FORECAST, LISTED = "__main__:question", "__main__:forecast", "__main__:listed"
@@ -39,7 +39,7 @@ def server(request: pytest.FixtureRequest, http_servers: HttpServers,
     script = SERVERS / "sampling_server.py"
     if request.param == "stdio":
         return Target("stdio", ["--stdio", stdio_cmd(script, "--record", str(record))], record)
-    return Target("http", ["--url", http_servers.start(script, "--record", str(record))], record)
+    return Target("http", url_args(http_servers.start(script, "--record", str(record))), record)
 
 
 def fake_llm(mode: str, log: Path | None = None, *, direct: bool = False) -> str:
