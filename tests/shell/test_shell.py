@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, LineWatch, read_line
 
 SHELL_SERVER = SERVERS / "shell_server.py"
@@ -36,7 +36,7 @@ class Server:
         self.record = tmp_path / f"record-{kind}.jsonl"
         extra = ["--events", str(self.events), "--record", str(self.record)]
         self.args = (["--stdio", stdio_cmd(SHELL_SERVER, *extra)] if kind == "stdio"
-                     else ["--url", http_servers.start(SHELL_SERVER, *extra)])
+                     else url_args(http_servers.start(SHELL_SERVER, *extra)))
 
     def events_of(self, name: str) -> list[dict]:
         lines = self.events.read_text().splitlines() if self.events.exists() else []
