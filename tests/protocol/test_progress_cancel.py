@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mrtr_cli.limits import describe_seconds
-from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, growing_bound, start_mrtr, wait_for
 from tests.support import running as _running
 
@@ -28,7 +28,7 @@ def slow_target(kind: str, tmp_path: Path, http_servers: HttpServers, *,
     extra = ("--record", str(record), "--marker", str(marker))
     if kind == "stdio":
         return ["--stdio", stdio_cmd(SLOW, *extra, direct=direct)], record, marker
-    return ["--url", http_servers.start(SLOW, *extra)], record, marker
+    return url_args(http_servers.start(SLOW, *extra)), record, marker
 
 
 def events(marker: Path) -> list[dict]:
