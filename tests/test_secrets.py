@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CATALOG_SERVER, EXAMPLE_SERVER, stdio_cmd
+from tests.conftest import CATALOG_SERVER, EXAMPLE_SERVER, stdio_cmd, url_args
 
 SECRET = "s3cret"
 
@@ -35,14 +35,14 @@ def test_a_traced_run_never_shows_the_token(mrtr, guarded, tmp_path, how):
     auth = {"header": ["-H", f"Authorization: Bearer {SECRET}"],
             "bearer-env": ["--bearer-token-env", "TOKEN"],
             "header-env": ["-H", "Authorization: Bearer env:TOKEN"]}[how]
-    r = mrtr("--url", guarded, *auth, "-vv", "--trace", trace, "call", "whoami", env={"TOKEN": SECRET})
+    r = mrtr(*url_args(guarded), *auth, "-vv", "--trace", trace, "call", "whoami", env={"TOKEN": SECRET})
     assert r.code == 0, r.stderr
     assert r.stdout.strip() == f"you sent: Bearer {SECRET}"  # the server's own result is printed as sent
     assert "-> HTTP POST" in r.stderr and "Authorization: ***" in r.stderr  # -vv header traces
     assert '"dir": "http-request"' in trace.read_text()
     assert_clean(r, trace)
     for command in (["tools"], ["discover"], ["tools", "whoami", "--json"]):
-        r = mrtr("--url", guarded, *auth, "-vv", "--trace", trace, *command, env={"TOKEN": SECRET})
+        r = mrtr(*url_args(guarded), *auth, "-vv", "--trace", trace, *command, env={"TOKEN": SECRET})
         assert r.code == 0, r.stderr
         assert_clean(r, trace)
 
@@ -50,12 +50,12 @@ def test_a_traced_run_never_shows_the_token(mrtr, guarded, tmp_path, how):
 def test_a_401_that_echoes_the_token_is_redacted(mrtr, http_servers, tmp_path):
     url = http_servers.start(CATALOG_SERVER, "--require-token", "something-else")
     trace = tmp_path / "t.jsonl"
-    r = mrtr("--url", url, "-H", f"Authorization: Bearer {SECRET}", "-vv", "--trace", trace, "call", "whoami")
+    r = mrtr(*url_args(url), "-H", f"Authorization: Bearer {SECRET}", "-vv", "--trace", trace, "call", "whoami")
     assert r.code == 8
     assert "HTTP 401: authentication required" in r.stderr
     assert "WWW-Authenticate" in r.stderr and "***" in r.stderr  # the challenge is shown, the token is not
     assert_clean(r, trace)
-    r = mrtr("--url", url, "-H", f"Authorization: Bearer {SECRET}", "--json", "tools")
+    r = mrtr(*url_args(url), "-H", f"Authorization: Bearer {SECRET}", "--json", "tools")
     assert r.code == 8
     assert json.loads(r.stderr.strip().splitlines()[-1])["error"]["exitCode"] == 8
     assert_clean(r)
@@ -64,7 +64,7 @@ def test_a_401_that_echoes_the_token_is_redacted(mrtr, http_servers, tmp_path):
 def test_pending_documents_hold_no_secrets(mrtr, http_servers, tmp_path):
     url = http_servers.start(EXAMPLE_SERVER)
     trace = tmp_path / "t.jsonl"
-    r = mrtr("--url", url, "-H", f"Authorization: Bearer {SECRET}", "-H", f"X-Api-Key: key-{SECRET}", "-vv",
+    r = mrtr(*url_args(url), "-H", f"Authorization: Bearer {SECRET}", "-H", f"X-Api-Key: key-{SECRET}", "-vv",
              "--trace", trace, "--no-input", "call", "update_work_item", "workItemId=4522", "state=Resolved")
     assert r.code == 5, r.stderr
     assert r.json()["target"] == {"url": url}
@@ -83,7 +83,7 @@ def test_credentials_in_the_url_are_never_shown_or_saved(mrtr, http_servers, tmp
     url = http_servers.start(EXAMPLE_SERVER)
     secret_url = url.replace("http://", f"http://alice:{SECRET}@") + f"?api_key=q-{SECRET}&region=eu"
     trace = tmp_path / "t.jsonl"
-    r = mrtr("--url", secret_url, "-vv", "--trace", trace, "--no-input",
+    r = mrtr(*url_args(secret_url), "-vv", "--trace", trace, "--no-input",
              "call", "update_work_item", "workItemId=4522", "state=Resolved")
     assert r.code == 5, r.stderr
     # The printed next step cannot carry the hidden URL: it says how to give it (MRTR_URL).
@@ -110,7 +110,7 @@ def test_credentials_in_the_url_are_never_shown_or_saved(mrtr, http_servers, tmp
 
 def test_public_header_values_stay_readable_and_the_trace_stays_json(mrtr, guarded, tmp_path):
     trace = tmp_path / "t.jsonl"
-    r = mrtr("--url", guarded, "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Flag: true",
+    r = mrtr(*url_args(guarded), "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Flag: true",
              "-H", "Accept-Language: application", "--public-header", "accept-language",
              "-H", "X-Api-Key: jsonrpc", "--trace", trace, "call", "whoami")
     assert r.code == 0, r.stderr
@@ -126,7 +126,7 @@ def test_every_header_value_is_a_secret_unless_named_public(mrtr, guarded, tmp_p
     """A header whose name says nothing of credentials (`X-Custom`)
     may still carry one: its value is kept out of -vv and --trace, unless --public-header."""
     trace = tmp_path / "t.jsonl"
-    args = ["--url", guarded, "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Custom: hunter22",
+    args = [*url_args(guarded), "-H", f"Authorization: Bearer {SECRET}", "-H", "X-Custom: hunter22",
             "-H", "X-Region: eu-west-7", "-vv", "--trace", trace]
     r = mrtr(*args, "call", "whoami")
     assert r.code == 0, r.stderr
@@ -148,7 +148,7 @@ def test_a_header_value_that_is_not_ascii_is_a_usage_error(mrtr, how):
 
 @pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:99999/mcp", "http:///mcp"])
 def test_a_malformed_url_is_a_usage_error(mrtr, url):
-    r = mrtr("--url", url, "tools")
+    r = mrtr(*url_args(url), "tools")
     assert r.code == 2 and "--url" in r.stderr, r.stderr
 
 
@@ -213,7 +213,7 @@ def test_credentials_go_only_to_a_url_reached_before(mrtr, http_servers, tmp_pat
     pending = _pending_for(mrtr, tmp_path, {"url": url})  # ... and that resume did not make the URL known
     again = mrtr("resume", pending, "-a", "resolution=Fixed", "-H", f"Authorization: Bearer {SECRET}")
     assert again.code == 2 and "credentials were given" in again.stderr
-    assert mrtr("--url", url, "tools").code == 0  # reached by the user: known from now on
+    assert mrtr(*url_args(url), "tools").code == 0  # reached by the user: known from now on
     pending = _pending_for(mrtr, tmp_path, {"url": url})
     ok = mrtr("resume", pending, "-a", "resolution=Fixed", "-H", f"Authorization: Bearer {SECRET}")
     assert ok.code == 0, ok.stderr
@@ -234,7 +234,7 @@ def test_a_document_whose_target_is_not_text_is_a_usage_error(mrtr, tmp_path, ta
 ])
 def test_url_credentials_in_any_spelling_stay_hidden(mrtr, tmp_path, url):
     trace = tmp_path / "t.jsonl"
-    r = mrtr("--url", url, "-vv", "--trace", trace, "tools")
+    r = mrtr(*url_args(url), "-vv", "--trace", trace, "tools")
     assert r.code == 3
     text = r.stderr + (trace.read_text() if trace.exists() else "")
     assert "CDkey9" not in text and "***" in r.stderr
@@ -278,7 +278,7 @@ def test_a_redirect_to_another_host_gets_none_of_the_users_headers(mrtr):
     for server in (other, first):
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
-        r = mrtr("--url", f"http://127.0.0.1:{first.server_address[1]}/mcp", "-H", f"X-Api-Key: k{SECRET}",
+        r = mrtr(*url_args(f"http://127.0.0.1:{first.server_address[1]}/mcp"), "-H", f"X-Api-Key: k{SECRET}",
                  "-H", "X-Team: blue", "tools")
         assert r.code == 3, r.stderr  # the other origin answers 404: not an MCP endpoint
         assert seen, "the redirect was not followed"
@@ -296,7 +296,7 @@ def test_a_redirect_to_another_host_gets_none_of_the_users_headers(mrtr):
 ])
 def test_a_short_url_credential_is_shown_as_stars_wherever_the_url_is_named(mrtr_here, tmp_path, url, shown, secret):
     trace = tmp_path / "t.jsonl"
-    r = mrtr_here("--url", url, "-vv", "--trace", trace, "tools")
+    r = mrtr_here(*url_args(url), "-vv", "--trace", trace, "tools")
     assert r.code == 3
     assert f"-> HTTP POST {shown}\n" in r.stderr
     assert f"mrtr: error: cannot connect to {shown}: " in r.stderr  # the URL ends before the colon
@@ -304,7 +304,7 @@ def test_a_short_url_credential_is_shown_as_stars_wherever_the_url_is_named(mrtr
     urls = [json.loads(line)["http"]["url"] for line in trace.read_text().splitlines() if '"http-request"' in line]
     assert urls and set(urls) == {shown}
     assert secret not in trace.read_text()
-    r = mrtr_here("--url", url, "--json", "tools")
+    r = mrtr_here(*url_args(url), "--json", "tools")
     assert r.code == 3
     assert json.loads(r.stderr)["error"]["message"].startswith(f"cannot connect to {shown}: ")
 

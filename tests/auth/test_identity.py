@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.auth_support import ROOT, expire_stored_tokens, run_mrtr, sign_in, store_files
+from tests.conftest import url_args
 from tests.support import SAFETY, growing_bound, wait_for
 
 jwt = pytest.importorskip("jwt")
@@ -32,7 +33,7 @@ def stored_entry(tmp_path) -> dict:
 
 
 def call(tmp_path, server, *args, env=None):
-    return run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", *args, env=env)
+    return run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", *args, env=env)
 
 
 def test_dpop_sign_in_binds_every_request_with_nonces(tmp_path, oauth_server, browser):
@@ -61,17 +62,17 @@ def test_dpop_sign_in_binds_every_request_with_nonces(tmp_path, oauth_server, br
     jtis = [p["jti"] for p in server.stats()["dpop"]]
     assert len(jtis) == len(set(jtis))
 
-    traced = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "-vv", "call", "echo", "text=3")
+    traced = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "-vv", "call", "echo", "text=3")
     assert traced.code == 0, traced.stderr
     assert "eyJ" not in traced.stderr  # neither the token nor a proof (JWTs) is shown
     runs.append(traced)
-    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    status = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "status")
     assert status.code == 0, status.stderr
     assert "authorization code, DPoP" in status.stdout
     for run in [login, *runs, status]:
         assert key["d"] not in run.stdout + run.stderr
     assert key["d"] not in status.stdout
-    logout = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    logout = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "logout")
     assert logout.code == 0, logout.stderr
     assert store_files(tmp_path) == []
 
@@ -96,7 +97,7 @@ def test_a_stored_dpop_call_imports_only_the_proof_module(tmp_path, oauth_server
 
     server = oauth_server("--dpop")
     assert sign_in(tmp_path, server, browser).code == 0
-    code, modules, stderr = imported_auth_modules(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo",
+    code, modules, stderr = imported_auth_modules(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo",
                                                   "text=x")
     assert code == 0, stderr[-2000:]
     assert set(modules) == {"mrtr_cli.auth", "mrtr_cli.auth.dpop"}
@@ -117,7 +118,7 @@ def test_an_expired_dpop_bound_token_is_replaced_not_taken_for_a_bearer_only_ser
     run = call(tmp_path, server, "echo", "text=again")
     assert run.code == 0 and run.stdout.strip() == "echo: again", run.stderr
     assert "bearer tokens only" not in run.stderr
-    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    status = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "status")
     assert "DPoP" in status.stdout, status.stdout
 
 
@@ -159,7 +160,7 @@ def test_jwt_bearer_grant_reads_the_assertion_file_again(tmp_path, oauth_server,
     assert server.stats()["authorizations"] == 0 and server.stats()["registrations"] == 0
     for run in (first, second):
         assert rotated not in run.stdout + run.stderr
-    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    status = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "status")
     assert "JWT bearer, bearer" in status.stdout and rotated not in status.stdout
 
 
@@ -177,7 +178,7 @@ def test_an_expired_jwt_bearer_token_without_the_jwt_names_the_assertion_setting
     expire_stored_tokens(tmp_path)
     server.expire_tokens()
     for run in (call(tmp_path, server, "echo", "text=x"),
-                run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token")):
+                run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "token")):
         assert run.code == 8, run.stderr
         assert "MRTR_ASSERTION_FILE=PATH" in run.stderr, run.stderr
         assert f"mrtr --url {server.mcp_url} auth login --assertion-file PATH" in run.stderr, run.stderr
@@ -186,7 +187,7 @@ def test_an_expired_jwt_bearer_token_without_the_jwt_names_the_assertion_setting
     again = call(tmp_path, server, "echo", "text=again", env={"MRTR_ASSERTION_FILE": str(path)})
     assert again.code == 0 and again.stdout.strip() == "echo: again", again.stderr
     expire_stored_tokens(tmp_path)
-    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-file", str(path))
+    login = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--assertion-file", str(path))
     assert login.code == 0, login.stderr
     assert server.stats()["authorizations"] == 0  # never a browser
 
@@ -218,7 +219,7 @@ def test_id_jag_exchange_then_jwt_bearer(tmp_path, oauth_server, browser, worklo
                           "--client-secret", "agent-secret-" + "7" * 16)
     id_token = tmp_path / "id.jwt"
     id_token.write_text(workload_jwt(key, "mrtr-at-idp", "alice@example.com"))
-    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--id-token-file", str(id_token),
+    login = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--id-token-file", str(id_token),
                      "--idp-token-endpoint", server.issuer + "/idp/token", "--client-id", "agent",
                      "--client-secret-env", "AGENT_SECRET", browser=browser,
                      env={"AGENT_SECRET": "agent-secret-" + "7" * 16})
@@ -231,7 +232,7 @@ def test_id_jag_exchange_then_jwt_bearer(tmp_path, oauth_server, browser, worklo
     assert grant["id_jag"] and grant["sub"] == "alice@example.com" and grant["client_id"] == "agent"
     run = call(tmp_path, server, "echo", "text=enterprise")
     assert run.code == 0 and run.stdout.strip() == "echo: enterprise", run.stderr
-    status = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    status = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "status")
     assert "ID-JAG + JWT bearer, bearer" in status.stdout
 
 
@@ -240,22 +241,22 @@ def test_assertion_command_and_its_failure(tmp_path, oauth_server, workload_key)
     server = oauth_server("--trust-key", public, "--required-scope", "")
     path = tmp_path / "token.jwt"
     path.write_text(workload_jwt(key, server.issuer, "from-command"))
-    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", f"cat {path}")
+    login = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--assertion-command", f"cat {path}")
     assert login.code == 0, login.stderr
     assert [a["sub"] for a in server.stats()["assertions"]] == ["from-command"]
-    failed = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", "false")
+    failed = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--assertion-command", "false")
     assert failed.code == 8, failed.stderr
     assert "--assertion-command: the command exited with 1" in failed.stderr
-    not_jwt = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-env", "NOT_A_JWT",
+    not_jwt = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--assertion-env", "NOT_A_JWT",
                        env={"NOT_A_JWT": "hello secret"})
     # A variable (or a file) the user named that holds no JWT is bad input; a command's output
     # is its identity provider's answer.
     assert not_jwt.code == 2 and "is not a JWT" in not_jwt.stderr and "hello secret" not in not_jwt.stderr
-    says_no = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-command", "echo hello secret")
+    says_no = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--assertion-command", "echo hello secret")
     assert says_no.code == 8 and "is not a JWT" in says_no.stderr and "hello secret" not in says_no.stderr
     # A byte order mark at the start of a file (some editors write one) is not part of the JWT.
     path.write_bytes(b"\xef\xbb\xbf" + workload_jwt(key, server.issuer, "with-bom").encode() + b"\r\n")
-    bom = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-file", str(path))
+    bom = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--assertion-file", str(path))
     assert bom.code == 0, bom.stderr
     assert [a["sub"] for a in server.stats()["assertions"]][-1] == "with-bom"
 
@@ -292,14 +293,14 @@ def test_dpop_key_in_the_keychain(tmp_path, oauth_server, browser):
     env = {"MRTR_TOKEN_STORE": "keyring", "PYTHON_KEYRING_BACKEND": "tests.file_keyring.FileKeyring",
            "MRTR_TEST_KEYRING_FILE": str(keychain), "PYTHONPATH": str(ROOT)}
     server = oauth_server("--dpop")
-    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=env)
+    login = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", browser=browser, env=env)
     assert login.code == 0, login.stderr
     tokens = stored_entry(tmp_path)["tokens"]
     assert tokens["token_type"] == "DPoP" and tokens["dpop_key"] == {"keyring": True}
     assert any(name.endswith("tokens.dpop_key") for name in json.loads(keychain.read_text()))
     run = call(tmp_path, server, "echo", "text=kept", env=env)
     assert run.code == 0 and run.stdout.strip() == "echo: kept", run.stderr
-    assert run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout", env=env).code == 0
+    assert run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "logout", env=env).code == 0
     assert not any("dpop_key" in name for name in json.loads(keychain.read_text()))
 
 
@@ -340,7 +341,7 @@ def test_a_command_printing_without_end_is_read_only_to_the_limit_and_its_group_
         args += ["--idp-token-endpoint", server.issuer + "/idp/token", "--client-id", "agent",
                  "--client-secret-env", "AGENT_SECRET"]
         env["AGENT_SECRET"] = secret
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *args, env=env)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", *args, env=env)
     assert run.code == 8, run.stderr
     assert run.stderr.startswith(f"mrtr: error: {setting}: the command printed more than 64 KiB"), run.stderr
     assert "mrtr stopped reading and ended it" in run.stderr
@@ -358,7 +359,7 @@ def test_an_assertion_file_or_command_follows_the_rules_of_every_user_file_and_t
     os.mkfifo(fifo)  # no writer: reading it would block for ever
     for args, env in ((["--assertion-file", str(fifo)], {}), ([], {"MRTR_ASSERTION_FILE": str(fifo)}),
                       (["--assertion-file", "/dev/zero"], {})):
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", *args, env=env, timeout=SAFETY)
+        run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", *args, env=env, timeout=SAFETY)
         assert run.code == 2, (args, env, run.stderr)
         assert "not a regular file" in run.stderr and (args[:1] or list(env))[0] in run.stderr
     pidfile = tmp_path / "child.pid"
@@ -366,7 +367,7 @@ def test_an_assertion_file_or_command_follows_the_rules_of_every_user_file_and_t
     # The command never ends by itself; start-up and discovery count against --timeout, so
     # the bound grows until a run had started the command (it wrote its child's pid).
     def attempt(bound: float) -> Any:
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, "--timeout", f"{bound:g}", "auth", "login",
+        run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--timeout", f"{bound:g}", "auth", "login",
                        "--assertion-command", f"sh -c 'sleep 3600 & echo $! > {pidfile}; sleep 3600'", timeout=SAFETY)
         assert run.code == 7, run.stderr
         return run if pidfile.exists() else None
@@ -383,5 +384,5 @@ def test_an_assertion_file_or_command_follows_the_rules_of_every_user_file_and_t
         return open(f"/proc/{child}/stat").read().split()[2] == "Z"  # a zombie waiting for its reaper
 
     wait_for(gone, 60, "the assertion command's child to end")
-    fifo_hint = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--assertion-file", str(fifo))
+    fifo_hint = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--assertion-file", str(fifo))
     assert "give a regular file" in fifo_hint.stderr and "stdin" not in fifo_hint.stderr

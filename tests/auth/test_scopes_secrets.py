@@ -20,6 +20,7 @@ from tests.auth_support import (
     spawn_mrtr,
     state_dir,
 )
+from tests.conftest import url_args
 from tests.support import SAFETY
 
 CONSENT = r"(?i)open the browser"
@@ -31,7 +32,7 @@ def test_step_up_asks_for_the_union_of_scopes_and_retries(tmp_path, oauth_server
     server = oauth_server()
     sign_in(tmp_path, server, browser)
     assert authorize_params(browser)["scope"].split() == ["mcp:read"]
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "admin_tool", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "admin_tool", browser=browser)
     child.expect("mcp:admin")
     child.expect(CONSENT)
     child.send("y\r")
@@ -41,7 +42,7 @@ def test_step_up_asks_for_the_union_of_scopes_and_retries(tmp_path, oauth_server
     assert set(authorize_params(browser, -1)["scope"].split()) == {"mcp:read", "mcp:admin"}
     # the wider token serves both kinds of call afterwards, with no prompt
     for tool, expected in (("echo", "echo: x"), ("admin_tool", "admin ok")):
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", tool, *(
+        run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", tool, *(
             ["text=x"] if tool == "echo" else []))
         assert run.code == 0 and run.stdout.strip() == expected, run.stderr
 
@@ -49,7 +50,7 @@ def test_step_up_asks_for_the_union_of_scopes_and_retries(tmp_path, oauth_server
 def test_step_up_without_a_terminal_exits_8_naming_the_scope(tmp_path, oauth_server, browser):
     server = oauth_server()
     sign_in(tmp_path, server, browser)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "admin_tool", browser=browser)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "admin_tool", browser=browser)
     assert run.code == 8, run.stderr
     assert "mcp:admin" in run.stderr
     assert "auth login" in run.stderr
@@ -60,7 +61,7 @@ def test_step_up_without_a_terminal_exits_8_naming_the_scope(tmp_path, oauth_ser
 def test_a_step_up_that_never_succeeds_stops_after_a_few_tries(tmp_path, oauth_server, browser):
     server = oauth_server("--withhold-scope", "mcp:admin")
     sign_in(tmp_path, server, browser)
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "admin_tool", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "admin_tool", browser=browser)
     import pexpect
 
     asked = 0
@@ -100,8 +101,8 @@ def test_the_token_goes_to_no_other_origin(tmp_path, oauth_server, browser):
     try:
         server = oauth_server("--hop-to", f"http://localhost:{other.server_address[1]}/mcp")
         sign_in(tmp_path, server, browser)
-        assert run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=a").code == 0
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "hop")
+        assert run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=a").code == 0
+        run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "hop")
         assert run.code == 3, run.stderr  # the other origin answers 404: not an MCP endpoint
         assert Other.seen, "the redirect was not followed"
     finally:
@@ -136,7 +137,7 @@ def test_no_token_or_client_secret_in_any_output_of_a_signed_in_run(tmp_path, oa
     outputs: dict[str, str] = {}
     trace = tmp_path / "trace.jsonl"
     # the signing-in run itself, at a terminal, traced
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "-vv", "--trace", str(trace),
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "-vv", "--trace", str(trace),
                             "call", "echo", "text=one", browser=browser, env=env)
     child.expect(CONSENT)
     child.send("y\r")
@@ -148,7 +149,7 @@ def test_no_token_or_client_secret_in_any_output_of_a_signed_in_run(tmp_path, oa
 
     def record(name: str, *args: str, input: str = "", with_browser: bool = False) -> None:
         t = tmp_path / f"trace-{len(outputs)}.jsonl"
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, "-vv", "--trace", str(t), *args, env=env, input=input,
+        run = run_mrtr(tmp_path, *url_args(server.mcp_url), "-vv", "--trace", str(t), *args, env=env, input=input,
                        browser=browser if with_browser else None)
         outputs[name + " stdout"], outputs[name + " stderr"] = run.stdout, run.stderr
         outputs[name + " trace"] = t.read_text() if t.exists() else ""

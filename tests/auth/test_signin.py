@@ -21,6 +21,7 @@ from tests.auth_support import (
     spawn_mrtr,
     store_files,
 )
+from tests.conftest import url_args
 from tests.support import SAFETY
 
 pexpect = pytest.importorskip("pexpect")
@@ -40,7 +41,7 @@ def origin(url: str) -> str:
 @pytest.mark.pty
 def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(tmp_path, oauth_server, browser):
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=hi", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=hi", browser=browser)
     # which server asks, which issuer signs in, which scopes: before anything opens
     child.expect(re.escape(urlsplit(server.mcp_url).netloc))
     child.expect(re.escape(server.issuer))
@@ -74,7 +75,7 @@ def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(
     assert [r["authorization"] != "" for r in stats["mcp_requests"] if r["tool"] == "echo"] == [True]
 
     # the second call: the stored token, no prompt, no browser, no token request
-    again = run_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=again", browser=browser)
+    again = run_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=again", browser=browser)
     assert again.code == 0, again.stderr
     assert again.stdout.strip() == "echo: again"
     assert "sign in" not in again.stderr.lower()
@@ -85,7 +86,7 @@ def test_first_call_at_a_terminal_signs_in_and_the_second_uses_the_stored_token(
 @pytest.mark.pty
 def test_an_mrtr_call_goes_on_with_its_rounds_after_signing_in(tmp_path, oauth_server, browser):
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "ask", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "ask", browser=browser)
     child.expect(CONSENT)
     child.send("y" + ENTER)
     child.expect("Favourite colour")
@@ -101,7 +102,7 @@ def test_an_mrtr_call_goes_on_with_its_rounds_after_signing_in(tmp_path, oauth_s
 @pytest.mark.parametrize("how", ["--no-input", "no-terminal"])
 def test_without_a_person_no_token_exits_8_naming_the_login_command(tmp_path, oauth_server, browser, how):
     server = oauth_server()
-    args = ["--url", server.mcp_url, "call", "echo", "text=hi"] + (["--no-input"] if how == "--no-input" else [])
+    args = [*url_args(server.mcp_url), "call", "echo", "text=hi"] + (["--no-input"] if how == "--no-input" else [])
     run = run_mrtr(tmp_path, *args, browser=browser)
     assert run.code == 8, run.stderr
     assert run.stdout == ""
@@ -117,7 +118,7 @@ def test_without_a_person_no_token_exits_8_naming_the_login_command(tmp_path, oa
 @pytest.mark.pty
 def test_no_input_at_a_terminal_still_exits_8_without_asking(tmp_path, oauth_server, browser):
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=hi",
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=hi",
                             browser=browser)
     child.expect(re.escape(login_hint(server.mcp_url)))
     assert finish(child) == 8
@@ -165,7 +166,7 @@ def test_a_pre_registered_client_prefers_client_secret_basic_when_the_server_lis
     listed = httpx2.get(server.issuer + "/.well-known/oauth-authorization-server",
                        timeout=SAFETY).json()["token_endpoint_auth_methods_supported"]
     assert "client_secret_basic" in listed and "client_secret_post" in listed, listed
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--client-id", "bot", "--client-secret-env", "BOTS",
                    "auth", "login", browser=browser, env={"BOTS": secret})
     assert run.code == 0, run.stderr
 
@@ -173,10 +174,10 @@ def test_a_pre_registered_client_prefers_client_secret_basic_when_the_server_lis
 def test_invalid_client_says_auth_method_can_choose(tmp_path, oauth_server, browser):
     secret = "post-secret-" + "9" * 16
     server = oauth_server("--client-id", "bot", "--client-secret", secret, "--client-auth-method", "client_secret_post")
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--client-id", "bot", "--client-secret-env", "BOTS",
                    "auth", "login", browser=browser, env={"BOTS": secret})
     assert run.code == 8 and "invalid_client" in run.stderr and "--auth-method" in run.stderr, run.stderr
-    again = run_mrtr(tmp_path, "--url", server.mcp_url, "--client-id", "bot", "--client-secret-env", "BOTS",
+    again = run_mrtr(tmp_path, *url_args(server.mcp_url), "--client-id", "bot", "--client-secret-env", "BOTS",
                      "auth", "login", "--auth-method", "client_secret_post", browser=browser, env={"BOTS": secret})
     assert again.code == 0, again.stderr
 
@@ -184,7 +185,7 @@ def test_invalid_client_says_auth_method_can_choose(tmp_path, oauth_server, brow
 @pytest.mark.pty
 def test_show_the_url_instead_of_opening_a_browser(tmp_path, oauth_server, browser):
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=shown", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=shown", browser=browser)
     child.expect(CONSENT)
     child.send("s" + ENTER)
     child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
@@ -201,7 +202,7 @@ def test_show_the_url_instead_of_opening_a_browser(tmp_path, oauth_server, brows
 @pytest.mark.pty
 def test_cancel_at_the_consent_prompt_opens_nothing_and_exits_8(tmp_path, oauth_server, browser):
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=no", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=no", browser=browser)
     child.expect(CONSENT)
     child.send("n" + ENTER)
     assert finish(child) == 8
@@ -214,7 +215,7 @@ def test_cancel_at_the_consent_prompt_opens_nothing_and_exits_8(tmp_path, oauth_
 def start_paste_login(tmp_path, server, browser):
     """`auth login --no-browser` in a pty, up to its paste prompt: (child, the authorization
     URL it printed, that URL's redirect_uri)."""
-    child, _ = spawn_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--no-browser", browser=browser)
+    child, _ = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--no-browser", browser=browser)
     child.expect(re.escape(server.issuer) + r"/authorize\?\S+\s")
     url = child.after.strip()
     child.expect(r"(?i)paste")
@@ -232,7 +233,7 @@ def test_login_no_browser_paste_flow(tmp_path, oauth_server, browser):
     assert finish(child) == 0
     assert browser.opened() == []
     assert server.stats()["grants"] == {"authorization_code": 1}
-    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=pasted")
+    call = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=pasted")
     assert call.code == 0, call.stderr
     assert call.stdout.strip() == "echo: pasted"
 
@@ -254,7 +255,7 @@ def test_auth_login_without_a_terminal_opens_the_browser_and_stores_the_sign_in(
     run = sign_in(tmp_path, server, browser)
     assert run.stdout == ""
     assert server.stats()["grants"] == {"authorization_code": 1}
-    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=ok")
+    call = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=ok")
     assert call.code == 0 and call.stdout.strip() == "echo: ok", call.stderr
 
 
@@ -262,7 +263,7 @@ def test_auth_login_scope_option_is_asked_for(tmp_path, oauth_server, browser):
     server = oauth_server()
     sign_in(tmp_path, server, browser, "--scope", "mcp:read", "--scope", "mcp:admin")
     assert set(authorize_params(browser)["scope"].split()) == {"mcp:read", "mcp:admin"}
-    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "admin_tool")
+    call = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "admin_tool")
     assert call.code == 0 and call.stdout.strip() == "admin ok", call.stderr
 
 
@@ -279,7 +280,7 @@ def test_dynamic_registration_asks_for_a_native_client(tmp_path, oauth_server, b
 def test_a_pre_registered_client_is_used_without_registering(tmp_path, oauth_server, browser):
     server = oauth_server("--client-id", "pre-1", "--client-secret", "pre-secret-value", "--no-dcr",
                           "--client-auth-method", "client_secret_post")
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", "pre-1",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--client-id", "pre-1",
                    "--client-secret-env", "PRE_SECRET", "--auth-method", "client_secret_post", browser=browser,
                    env={"PRE_SECRET": "pre-secret-value"})
     assert run.code == 0, run.stderr
@@ -291,7 +292,7 @@ def test_a_pre_registered_client_is_used_without_registering(tmp_path, oauth_ser
 
 def test_no_client_identity_is_a_clear_error(tmp_path, oauth_server, browser):
     server = oauth_server("--no-dcr")
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", browser=browser)
     assert run.code == 8, run.stderr
     assert "--client-id" in run.stderr
     assert "Traceback" not in run.stderr
@@ -309,7 +310,7 @@ def test_the_redirect_port_option_is_used(tmp_path, oauth_server, browser):
 
 def test_a_callback_with_the_wrong_state_is_ignored_and_the_right_one_still_taken(tmp_path, oauth_server, browser):
     server = oauth_server()
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser,
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", browser=browser,
                    env={"OAUTH_BROWSER_FORGE_FIRST": "1"})
     assert run.code == 0, run.stderr
     forged = [e for e in browser.events() if e["event"] == "forged"]
@@ -320,7 +321,7 @@ def test_a_callback_with_the_wrong_state_is_ignored_and_the_right_one_still_take
 
 def test_a_sign_in_that_never_comes_back_gives_up_with_exit_8(tmp_path, oauth_server, browser):
     server = oauth_server()
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser,
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", browser=browser,
                    env={"OAUTH_BROWSER_STOP_AT": "http://127.0.0.1", "MRTR_AUTH_WAIT": "2"})
     assert run.code == 8, run.stderr
     assert "Traceback" not in run.stderr
@@ -331,7 +332,7 @@ def test_a_sign_in_that_never_comes_back_gives_up_with_exit_8(tmp_path, oauth_se
 @pytest.mark.pty
 def test_ctrl_c_while_waiting_for_the_browser_exits_130(tmp_path, oauth_server, browser):
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=x", browser=browser,
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=x", browser=browser,
                             env={"OAUTH_BROWSER_STOP_AT": "http://127.0.0.1"})
     child.expect(CONSENT)
     child.send("y" + ENTER)
@@ -351,7 +352,7 @@ def test_without_a_challenge_scope_the_metadata_scopes_are_asked_for(tmp_path, o
 def test_a_batch_without_a_token_exits_8_and_opens_nothing(tmp_path, oauth_server, browser):
     server = oauth_server()
     lines = "".join('{"id": %d, "call": "echo", "arguments": {"text": "x"}}\n' % i for i in range(3))
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "batch", "-", input=lines, browser=browser)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "batch", "-", input=lines, browser=browser)
     assert run.code == 8, run.stderr
     assert login_hint(server.mcp_url) in run.stderr
     assert browser.opened() == [] and server.stats()["authorizations"] == 0
@@ -366,7 +367,7 @@ def test_login_and_calls_by_server_name(tmp_path, oauth_server, browser):
     call = run_mrtr(tmp_path, "--config", str(config), "-s", "guarded", "--no-input", "call", "echo", "text=n")
     assert call.code == 0 and call.stdout.strip() == "echo: n", call.stderr
     # the same sign-in serves the URL itself
-    by_url = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=u")
+    by_url = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=u")
     assert by_url.code == 0, by_url.stderr
     assert server.stats()["token_requests"] == 1
 
@@ -379,7 +380,7 @@ def test_a_batch_at_a_terminal_signs_in_once_and_continues_its_lines(tmp_path, o
     lines = tmp_path / "lines.jsonl"
     lines.write_text("".join(json.dumps({"id": i, "call": "echo", "arguments": {"text": f"b{i}"}}) + "\n"
                              for i in range(3)))
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "batch", str(lines), "-j", "3", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "batch", str(lines), "-j", "3", browser=browser)
     child.expect(CONSENT)
     child.send("y" + ENTER)
     assert finish(child) == 0
@@ -394,7 +395,7 @@ def test_server_text_in_the_consent_prompt_is_sanitized(tmp_path, oauth_server, 
     from pathlib import Path
 
     server = oauth_server("--no-challenge-scope", "--scopes", "mcp:read \x1b]0;pwned\x07 \x1b[2Jwiped")
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=x", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=x", browser=browser)
     child.expect(CONSENT)
     child.send("n" + ENTER)
     assert finish(child) == 8
@@ -407,7 +408,7 @@ def test_server_text_in_the_consent_prompt_is_sanitized(tmp_path, oauth_server, 
 def test_the_loopback_path_is_unguessable_and_the_page_says_the_tab_may_close(tmp_path, oauth_server, browser):
     server = oauth_server()
     sign_in(tmp_path, server, browser)
-    run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "logout")
     sign_in(tmp_path, server, browser)
     paths = [urlsplit(authorize_params(browser, n)["redirect_uri"]).path for n in (0, 1)]
     assert paths[0] != paths[1]
@@ -420,7 +421,7 @@ def test_a_pre_registered_secret_from_a_file(tmp_path, oauth_server, browser):
                           "--client-auth-method", "client_secret_basic")
     secret_file = tmp_path / "secret.txt"
     secret_file.write_text("file-secret-value-123\n")
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", "pre-2",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--client-id", "pre-2",
                    "--client-secret-file", str(secret_file), "--auth-method", "client_secret_basic", browser=browser)
     assert run.code == 0, run.stderr
     stats = server.stats()
@@ -463,7 +464,7 @@ def test_a_client_metadata_document_is_the_client_id_where_the_server_supports_i
     stats = server.stats()
     assert stats["registrations"] == 0 and stats["cimd_fetches"] == [url]
     assert stats["token_log"][0]["client_id"] == url
-    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=cimd")
+    call = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=cimd")
     assert call.code == 0 and call.stdout.strip() == "echo: cimd", call.stderr
 
 
@@ -489,14 +490,14 @@ def test_a_pre_registered_client_comes_before_a_client_metadata_document(tmp_pat
 def test_signing_in_on_the_2025_11_25_handshake(tmp_path, oauth_server, browser):
     """The same sign-in when the first request is `initialize` (an older-era session)."""
     server = oauth_server()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "--protocol", "2025-11-25", "call", "echo",
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "--protocol", "2025-11-25", "call", "echo",
                             "text=old", browser=browser)
     child.expect(CONSENT)
     child.send("y" + ENTER)
     assert finish(child) == 0
     assert out.read_text().strip() == "echo: old"
     assert "initialize" in [r["method"] for r in server.stats()["mcp_requests"]]
-    again = run_mrtr(tmp_path, "--url", server.mcp_url, "--protocol", "2025-11-25", "--no-input", "call", "echo",
+    again = run_mrtr(tmp_path, *url_args(server.mcp_url), "--protocol", "2025-11-25", "--no-input", "call", "echo",
                      "text=again")
     assert again.code == 0 and again.stdout.strip() == "echo: again", again.stderr
 
@@ -505,7 +506,7 @@ def test_signing_in_on_the_2025_11_25_handshake(tmp_path, oauth_server, browser)
 def test_when_no_browser_can_start_the_url_is_shown_and_the_redirect_can_be_pasted(tmp_path, oauth_server):
     server = oauth_server()
     # No `browser` fixture: BROWSER is /bin/false and PATH holds no browser, so nothing opens.
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=pasted",
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=pasted",
                             env={"PATH": str(Path(sys.executable).parent)})
     child.expect(CONSENT)
     child.send(ENTER)
@@ -526,7 +527,7 @@ def test_a_url_with_hidden_credentials_is_never_printed_as_a_command(tmp_path, o
     (MRTR_URL) and the command that then works, never `--url` with the masked URL."""
     server = oauth_server()
     url = server.mcp_url + "?api_key=key-" + "7" * 16
-    run = run_mrtr(tmp_path, "--url", url, "--no-input", "call", "echo", "text=hi", browser=browser)
+    run = run_mrtr(tmp_path, *url_args(url), "--no-input", "call", "echo", "text=hi", browser=browser)
     assert run.code == 8, run.stderr
     assert "7" * 16 not in run.stderr
     assert "--url" not in run.stderr.replace("give --url", ""), run.stderr

@@ -42,7 +42,7 @@ from tests.auth_support import (
 )
 from tests.conftest import free_port
 from tests.prefork import launch_argv
-from tests.support import SAFETY
+from tests.support import SAFETY, running, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -100,6 +100,8 @@ class SdkServer:
         self.ports = ["0", "0"]
         self.proc, info = self._start()
         self.mcp_url, self.issuer = info["mcp"], info["issuer"]
+        #: the server process itself (a fork of the zygote; `proc` is its launcher)
+        self.pid: int = info["pid"]
         self.ports = [str(urlsplit(self.mcp_url).port), str(urlsplit(self.issuer).port)]
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
@@ -112,7 +114,11 @@ class SdkServer:
         """End the process and start it again on the same ports: it has forgotten everything."""
         self.secrets()
         stop_group(self.proc)
-        self.proc, _ = self._start()
+        # The launcher's end is not the server's: one killed after the grace period is ended
+        # by the zygote's keeper on its own time, and while it listens the new one cannot.
+        wait_for(lambda: not running(self.pid), what=f"the SDK servers' process {self.pid} to end")
+        self.proc, info = self._start()
+        self.pid = info["pid"]
 
     def expire(self) -> None:
         httpx2.post(self.issuer + "/_test/expire", timeout=SAFETY).raise_for_status()

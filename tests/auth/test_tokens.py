@@ -29,11 +29,12 @@ from tests.auth_support import (
     spawn_mrtr,
     store_files,
 )
+from tests.conftest import url_args
 from tests.support import SAFETY, growing_bound
 
 
 def call(tmp_path, server, *args, **kw):
-    return run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", *args, **kw)
+    return run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", *args, **kw)
 
 
 def stored_access_tokens(tmp_path) -> list[str]:
@@ -94,7 +95,7 @@ def test_a_refresh_that_fails_at_a_terminal_signs_in_again(tmp_path, oauth_serve
     sign_in(tmp_path, server, browser)
     expire_stored_tokens(tmp_path)
     server.drop_refresh_tokens()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=back", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=back", browser=browser)
     child.expect(r"(?i)open the browser")
     child.send("y\r")
     assert finish(child) == 0
@@ -108,7 +109,7 @@ def test_concurrent_processes_refresh_once(tmp_path, oauth_server, browser):
     sign_in(tmp_path, server, browser)
     expire_stored_tokens(tmp_path)
     env = mrtr_env(tmp_path, browser)
-    procs = [subprocess.Popen([PY, "-m", "mrtr_cli", "--url", server.mcp_url, "--no-input", "call", "echo",
+    procs = [subprocess.Popen([PY, "-m", "mrtr_cli", *url_args(server.mcp_url), "--no-input", "call", "echo",
                                f"text=p{i}"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT) for i in range(4)]
     results = [p.communicate(timeout=SAFETY) + (p.returncode,) for p in procs]
@@ -125,7 +126,7 @@ def test_a_batch_with_16_lines_in_flight_refreshes_once(tmp_path, oauth_server, 
     sign_in(tmp_path, server, browser)
     expire_stored_tokens(tmp_path)
     lines = "".join(json.dumps({"id": i, "call": "echo", "arguments": {"text": f"b{i}"}}) + "\n" for i in range(16))
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "batch", "-", "-j", "16", input=lines, browser=browser)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "batch", "-", "-j", "16", input=lines, browser=browser)
     assert run.code == 0, run.stderr
     records = [json.loads(line) for line in run.stdout.splitlines()]
     assert [r["exitCode"] for r in records] == [0] * 16
@@ -169,7 +170,7 @@ def test_auth_status_shows_the_sign_in_but_no_token(tmp_path, oauth_server, brow
     server = oauth_server()
     sign_in(tmp_path, server, browser)
     client_id = server.stats()["registered"][0]["client_id"]
-    text = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    text = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "status")
     assert text.code == 0, text.stderr
     for expected in (server.mcp_url, server.issuer, client_id, "mcp:read"):
         assert expected in text.stdout
@@ -182,7 +183,7 @@ def test_auth_status_shows_the_sign_in_but_no_token(tmp_path, oauth_server, brow
     assert fields["issuer"] == server.issuer and fields["client"].split()[0] == client_id
     assert re.fullmatch(r"valid until \S+", fields["token"]) and fields["refresh"] == "yes"
     assert all(line.startswith("  ") for line in lines[1:])
-    as_json = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status", "--json")
+    as_json = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "status", "--json")
     assert as_json.code == 0, as_json.stderr
     doc = json.loads(as_json.stdout)
     flat = json.dumps(doc)
@@ -198,7 +199,7 @@ def test_auth_status_shows_the_sign_in_but_no_token(tmp_path, oauth_server, brow
 
 def test_auth_status_without_a_sign_in_says_so(tmp_path, oauth_server):
     server = oauth_server()
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "status")
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "status")
     assert run.code == 8, run.stderr  # for a server named: not signed in there
     assert run.stderr == "mrtr: no stored sign-ins for this server\n"
     assert run.stdout == ""
@@ -211,7 +212,7 @@ def test_auth_logout_revokes_at_the_server_and_forgets(tmp_path, oauth_server, b
     server = oauth_server()
     sign_in(tmp_path, server, browser)
     held = server.stats()
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "logout")
     assert run.code == 0, run.stderr
     no_secret_in(run.stdout + run.stderr, server)
     stats = server.stats()
@@ -238,7 +239,7 @@ def test_auth_logout_all(tmp_path, oauth_server, browser):
 def test_auth_logout_without_revocation_endpoint_still_forgets(tmp_path, oauth_server, browser):
     server = oauth_server("--no-revocation")
     sign_in(tmp_path, server, browser)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout")
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "logout")
     assert run.code == 0, run.stderr
     assert stored_access_tokens(tmp_path) == []
 
@@ -246,7 +247,7 @@ def test_auth_logout_without_revocation_endpoint_still_forgets(tmp_path, oauth_s
 def test_auth_token_prints_a_valid_access_token(tmp_path, oauth_server, browser):
     server = oauth_server()
     sign_in(tmp_path, server, browser)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token")
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "token")
     assert run.code == 0, run.stderr
     token = run.stdout.strip()
     assert run.stdout == token + "\n"
@@ -255,7 +256,7 @@ def test_auth_token_prints_a_valid_access_token(tmp_path, oauth_server, browser)
     no_secret_in(run.stderr, server)
     # an expired one is refreshed first
     expire_stored_tokens(tmp_path)
-    again = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token")
+    again = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "token")
     assert again.code == 0, again.stderr
     fresh = again.stdout.strip()
     assert fresh != token and server.mcp_status(fresh) == 200
@@ -264,7 +265,7 @@ def test_auth_token_prints_a_valid_access_token(tmp_path, oauth_server, browser)
 
 def test_auth_token_without_a_sign_in_exits_8(tmp_path, oauth_server, browser):
     server = oauth_server()
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token", browser=browser)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "token", browser=browser)
     assert run.code == 8, run.stderr
     assert run.stdout == ""
     assert browser.opened() == []
@@ -277,10 +278,10 @@ def test_the_private_list_cache_is_kept_per_sign_in(tmp_path, oauth_server, brow
 
     server = oauth_server("--public-client", "first-client", "--public-client", "second-client")
     for client in ("first-client", "second-client"):
-        login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-id", client, browser=browser)
+        login = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--client-id", client, browser=browser)
         assert login.code == 0, login.stderr
         assert call(tmp_path, server, "echo", "text=c").code == 0
-        assert run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "logout").code == 0
+        assert run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "logout").code == 0
     private = sorted(p.name for p in (state_dir(tmp_path) / "cache").rglob("tools_list.private-*.json"))
     assert len(private) == 2, private
 
@@ -290,12 +291,12 @@ def test_the_keyring_store_falls_back_to_the_file_store_with_a_note_where_there_
     server = oauth_server()
     env = {"MRTR_TOKEN_STORE": "keyring", "DBUS_SESSION_BUS_ADDRESS": "", "PYTHON_KEYRING_BACKEND":
            "keyring.backends.fail.Keyring"}
-    login = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", browser=browser, env=env)
+    login = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", browser=browser, env=env)
     assert login.code == 0, login.stderr
     assert "mrtr: note: no OS keychain is available (MRTR_TOKEN_STORE=keyring); tokens are kept in the file store" \
            in login.stderr.splitlines(), login.stderr
     assert store_files(tmp_path)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=k", env=env)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=k", env=env)
     assert run.code == 0 and run.stdout.strip() == "echo: k", run.stderr
 
 
@@ -338,7 +339,7 @@ def test_at_a_terminal_a_moved_resource_signs_in_at_the_new_authorization_server
     server = oauth_server("--second-as")
     sign_in(tmp_path, server, browser)
     server.switch_as()
-    child, out = spawn_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=new", browser=browser)
+    child, out = spawn_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=new", browser=browser)
     child.expect(re.escape(server.issuer2))
     child.expect(r"(?i)open the browser")
     child.send("y\r")
@@ -352,7 +353,7 @@ def test_auth_logout_of_one_target_keeps_the_others(tmp_path, oauth_server, brow
     one, two = oauth_server(), oauth_server()
     sign_in(tmp_path, one, browser)
     sign_in(tmp_path, two, browser)
-    assert run_mrtr(tmp_path, "--url", one.mcp_url, "auth", "logout").code == 0
+    assert run_mrtr(tmp_path, *url_args(one.mcp_url), "auth", "logout").code == 0
     assert one.stats()["revoke_log"] and not two.stats()["revoke_log"]
     assert call(tmp_path, one, "echo", "text=x").code == 8
     kept = call(tmp_path, two, "echo", "text=kept")
@@ -364,7 +365,7 @@ def test_a_short_lived_token_is_used_while_fresh(tmp_path, oauth_server, browser
     # outside the proportional one (2 s), however slow this machine starts mrtr.
     server = oauth_server("--token-lifetime", "20", "--no-refresh")
     sign_in(tmp_path, server, browser)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=short", browser=browser)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=short", browser=browser)
     assert run.code == 0 and run.stdout.strip() == "echo: short", run.stderr
     assert server.stats()["authorizations"] == 1
 
@@ -427,7 +428,7 @@ def test_a_silent_refresh_is_bound_by_timeout_and_names_the_token_endpoint(tmp_p
         # before it count against --timeout: the bound grows until a run's refresh reached
         # the endpoint (a connection waits in its backlog).
         def attempt(bound: float) -> Any:
-            run = run_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=x", "--timeout", f"{bound:g}",
+            run = run_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=x", "--timeout", f"{bound:g}",
                            browser=browser, timeout=SAFETY)
             assert run.code == 7, run.stderr
             return run if select.select([silent], [], [], 0)[0] else None

@@ -14,7 +14,7 @@ import pytest
 from mrtr_cli.batch.records import open_output
 from mrtr_cli.errors import UsageError
 from tests.batch.test_batch import BATCH_SERVER, records, write_lines
-from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd
+from tests.conftest import PY, ROOT, SERVERS, clean_env, stdio_cmd, url_args
 from tests.support import SAFETY, LineWatch, children_of, command_line, communicate, wait_for
 
 BATCH = stdio_cmd(BATCH_SERVER)
@@ -185,7 +185,7 @@ def test_ctrl_c_names_the_tasks_lines_were_waiting_for(http_servers, tmp_path):
     url = http_servers.start(SERVERS / "task_server.py")
     batch = write_lines(tmp_path / "b.jsonl", [{"id": "s1", "call": "slow", "arguments": {"seconds": 30}},
                                                {"id": "s2", "call": "slow", "arguments": {"seconds": 30}}])
-    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "batch", str(batch), "-j", "2"], cwd=ROOT,
+    proc = subprocess.Popen([PY, "-m", "mrtr_cli", *url_args(url), "batch", str(batch), "-j", "2"], cwd=ROOT,
                             env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watch = LineWatch(proc.stderr)
     # Both lines wait on their task: each task was polled once (a status line per poll on stderr).
@@ -199,7 +199,7 @@ def test_ctrl_c_names_the_tasks_lines_were_waiting_for(http_servers, tmp_path):
 
 def test_sigterm_while_waiting_on_a_task_is_handled_like_ctrl_c(http_servers, tmp_path):
     url = http_servers.start(SERVERS / "task_server.py")
-    proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", url, "call", "slow", "seconds:=3600"], cwd=ROOT,
+    proc = subprocess.Popen([PY, "-m", "mrtr_cli", *url_args(url), "call", "slow", "seconds:=3600"], cwd=ROOT,
                             env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watch = LineWatch(proc.stderr)
     watch.wait_until(lambda lines: any(": working: working:" in line for line in lines))  # polled once: waiting

@@ -12,20 +12,23 @@ from pathlib import Path
 import pytest
 
 from mrtr_cli.limits import describe_seconds
-from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, growing_bound, start_mrtr, wait_for
 from tests.support import running as _running
 
 SLOW = SERVERS / "slow_server.py"
 
 
-def slow_target(kind: str, tmp_path: Path, http_servers: HttpServers) -> tuple[list[str], Path, Path]:
-    """A fresh slow_server (args, record file, marker file)."""
+def slow_target(kind: str, tmp_path: Path, http_servers: HttpServers, *,
+                direct: bool = False) -> tuple[list[str], Path, Path]:
+    """A fresh slow_server (args, record file, marker file); over stdio with `direct`, run
+    as itself, not forked from the zygote (a test that checks the server is gone when mrtr
+    has ended: a zygote's fork is ended by its keeper after mrtr's kill, on its own time)."""
     record, marker = tmp_path / "record.jsonl", tmp_path / "marker.jsonl"
     extra = ("--record", str(record), "--marker", str(marker))
     if kind == "stdio":
-        return ["--stdio", stdio_cmd(SLOW, *extra)], record, marker
-    return ["--url", http_servers.start(SLOW, *extra)], record, marker
+        return ["--stdio", stdio_cmd(SLOW, *extra, direct=direct)], record, marker
+    return url_args(http_servers.start(SLOW, *extra)), record, marker
 
 
 def events(marker: Path) -> list[dict]:
@@ -154,7 +157,7 @@ def cancellations(record: Path) -> list[dict]:
                                         (signal.SIGHUP, "a second SIGHUP or Ctrl-C stops at once")],
                          ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_ctrl_c_on_stdio_sends_cancelled_and_exits_130(tmp_path, http_servers, sig, again):
-    args, record, marker = slow_target("stdio", tmp_path, http_servers)
+    args, record, marker = slow_target("stdio", tmp_path, http_servers, direct=True)  # its end is checked
     proc = start_mrtr(tmp_path, *args, "call", "hang")
     wait_for(lambda: any(e["event"] == "started" for e in events(marker)))
     proc.send_signal(sig)
@@ -256,7 +259,10 @@ def test_second_ctrl_c_exits_at_once_and_kills_a_stubborn_server(tmp_path):
 
 def test_first_ctrl_c_alone_still_stops_a_stubborn_server(tmp_path):
     record, pidfile = tmp_path / "record.jsonl", tmp_path / "pid"
-    server = stdio_cmd(SERVERS / "stubborn_server.py", "--record", str(record), "--pidfile", str(pidfile))
+    # Run as itself: mrtr's kill of its group is what ends it (a zygote's fork would be
+    # ended by its keeper after mrtr's kill, on its own time, and could outlive mrtr).
+    server = stdio_cmd(SERVERS / "stubborn_server.py", "--record", str(record), "--pidfile", str(pidfile),
+                       direct=True)
     proc = start_mrtr(tmp_path, "--stdio", server, "call", "never", "--json")
     wait_for(lambda: any(m.get("method") == "tools/call" for m in read_records(record)))
     proc.send_signal(signal.SIGINT)

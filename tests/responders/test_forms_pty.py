@@ -9,7 +9,7 @@ import shlex
 
 import pytest
 
-from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, clean_env, stdio_cmd, url_args
 from tests.support import DOWN, ENTER, SAFETY, spawn
 from tests.terminals import spawn_pty
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.pty
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_two_forms_in_turn_on_the_terminal(tmp_path, transport, http_servers):
     target = (["--stdio", stdio_cmd(EXAMPLE_SERVER)] if transport == "stdio"
-              else ["--url", http_servers.start(EXAMPLE_SERVER)])
+              else url_args(http_servers.start(EXAMPLE_SERVER)))
     child, out = spawn(tmp_path, *target, "call", "update_work_item", "workItemId=4522", "state=Resolved", "--json")
     child.expect("asks \\(tools/call update_work_item, input resolution\\)")
     child.expect("How was work item 4522")

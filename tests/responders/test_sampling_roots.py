@@ -15,15 +15,16 @@ import pytest
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import UsageError
+from mrtr_cli.limits import describe_seconds
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.render.live.logs import LogPrinter, format_log
 from mrtr_cli.render.live.progress import ProgressDisplay, progress_amount, progress_text
 from mrtr_cli.responders.roots import check_root_uri, parse_root_flag, resolve_root_entries
 from mrtr_cli.responders.sampling import describe_request
 from mrtr_cli.responders.shapes import roots_result_problems, sampling_result_problems
-from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, stdio_cmd, url_args
+from tests.support import growing_bound, wait_for
 from tests.support import running as _running
-from tests.support import wait_for
 
 STYLE, DRAFT, WORKSPACE = "__main__:style", "__main__:draft", "__main__:workspace"
 QUESTION, FORECAST, LISTED = "__main__:question", "__main__:forecast", "__main__:listed"
@@ -38,11 +39,13 @@ def server(request: pytest.FixtureRequest, http_servers: HttpServers,
     script = SERVERS / "sampling_server.py"
     if request.param == "stdio":
         return Target("stdio", ["--stdio", stdio_cmd(script, "--record", str(record))], record)
-    return Target("http", ["--url", http_servers.start(script, "--record", str(record))], record)
+    return Target("http", url_args(http_servers.start(script, "--record", str(record))), record)
 
 
-def fake_llm(mode: str, log: Path | None = None) -> str:
-    return stdio_cmd(SERVERS / "fake_llm.py", mode, *([str(log)] if log else []))
+def fake_llm(mode: str, log: Path | None = None, *, direct: bool = False) -> str:
+    """tests/servers/fake_llm.py MODE [LOG] as a command line (`direct`: run as itself, not
+    forked from the test worker's zygote: for a test about the command's process)."""
+    return stdio_cmd(SERVERS / "fake_llm.py", mode, *([str(log)] if log else []), direct=direct)
 
 
 def calls(target: Target) -> list[dict]:
@@ -243,14 +246,20 @@ def test_sampling_command_not_found_and_tool_use_without_tools(mrtr, server: Tar
 
 
 def test_sampling_command_timeout_exits_7_and_kills_it(mrtr, server: Target, tmp_path):
-    log = tmp_path / "sleep.jsonl"
     # The command sleeps an hour: only --sampling-timeout ends the run (were it waited for,
-    # the run would outlast the test's safety bound), and the command is killed.
-    r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command", fake_llm("sleep", log),
-             "--sampling-timeout", "1")
-    assert r.code == 7, r.stderr
-    assert "did not answer within 1 s (--sampling-timeout)" in r.stderr
-    pid = json.loads(log.read_text())["pid"]
+    # the run would outlast the test's safety bound), and the command is killed: gone when
+    # mrtr has ended. It runs as itself (a zygote's fork would be ended by its keeper after
+    # mrtr's kill, on its own time). A run whose bound ran out before the command had
+    # started (a loaded machine) shows nothing: the bound grows.
+    def attempt(bound: float) -> int | None:
+        log = tmp_path / f"sleep-{bound:g}.jsonl"
+        r = mrtr(*server.args, "call", "ask_model", "question=hi", "--sampling-command",
+                 fake_llm("sleep", log, direct=True), "--sampling-timeout", f"{bound:g}")
+        assert r.code == 7, r.stderr
+        assert f"did not answer within {describe_seconds(bound)} (--sampling-timeout)" in r.stderr
+        return json.loads(log.read_text())["pid"] if log.exists() else None
+
+    pid = growing_bound(attempt, 1, what="a run whose sampling command started", limit=40)
     assert not _running(pid)
 
 

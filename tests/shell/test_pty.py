@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, stdio_cmd
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, stdio_cmd, url_args
 from tests.support import SAFETY, running, wait_for
 from tests.terminals import spawn_pty
 
@@ -130,7 +130,7 @@ class Shell:
 def shell_server(kind: str, tmp_path: Path, http_servers: HttpServers) -> tuple[list[str], Path]:
     events = tmp_path / f"events-{kind}.jsonl"
     args = (["--stdio", stdio_cmd(SHELL_SERVER, "--events", str(events))] if kind == "stdio"
-            else ["--url", http_servers.start(SHELL_SERVER, "--events", str(events))])
+            else url_args(http_servers.start(SHELL_SERVER, "--events", str(events))))
     return args, events
 
 
@@ -150,7 +150,7 @@ def events(path: Path, name: str) -> list[dict]:
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_tab_completes_a_tool_and_an_argument_and_a_form_is_answered_in_place(tmp_path, kind, http_servers):
     target = (["--stdio", stdio_cmd(EXAMPLE_SERVER)] if kind == "stdio"
-              else ["--url", http_servers.start(EXAMPLE_SERVER)])
+              else url_args(http_servers.start(EXAMPLE_SERVER)))
     s = Shell(tmp_path, *target)
     s.prompt("work-items")
     s.type("call upd" + TAB)

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd
+from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, LineWatch, end_script, read_line
 
 SHELL_SERVER = SERVERS / "shell_server.py"
@@ -36,7 +36,7 @@ class Server:
         self.record = tmp_path / f"record-{kind}.jsonl"
         extra = ["--events", str(self.events), "--record", str(self.record)]
         self.args = (["--stdio", stdio_cmd(SHELL_SERVER, *extra)] if kind == "stdio"
-                     else ["--url", http_servers.start(SHELL_SERVER, *extra)])
+                     else url_args(http_servers.start(SHELL_SERVER, *extra)))
 
     def events_of(self, name: str) -> list[dict]:
         lines = self.events.read_text().splitlines() if self.events.exists() else []
@@ -158,7 +158,7 @@ def test_over_http_a_refused_connection_is_that_lines_exit_3_and_the_shell_goes_
         return proc
 
     server = start()
-    shell_proc = subprocess.Popen([PY, "-m", "mrtr_cli", "--url", f"http://127.0.0.1:{port}/mcp", "shell"],
+    shell_proc = subprocess.Popen([PY, "-m", "mrtr_cli", *url_args(f"http://127.0.0.1:{port}/mcp"), "shell"],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True, env=clean_env(tmp_path), cwd=ROOT)
     errors = LineWatch(shell_proc.stderr)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from mrtr_cli.tasks.records import TaskRecord, TaskRecords
-from tests.conftest import SERVERS, stdio_cmd
+from tests.conftest import SERVERS, stdio_cmd, url_args
 
 LEGACY_TASKS = SERVERS / "legacy_task_server.py"
 
@@ -17,7 +17,7 @@ def records(tmp_path) -> TaskRecords:
 
 def test_a_task_id_recorded_for_two_servers_is_ambiguous(mrtr, http_servers, tmp_path):
     url = http_servers.start(LEGACY_TASKS)
-    r = mrtr("--url", url, "call", "countdown", "polls:=1", "--detach")
+    r = mrtr(*url_args(url), "call", "countdown", "polls:=1", "--detach")
     assert r.code == 0, r.stderr
     task_id = r.stdout.strip()
     other = "http://127.0.0.1:9/mcp"
@@ -31,7 +31,7 @@ def test_a_task_id_recorded_for_two_servers_is_ambiguous(mrtr, http_servers, tmp
     r = mrtr("task", "get", "--", task_id[:12])
     assert r.code == 2 and "recorded for 2 servers" in r.stderr
     # Naming the server picks one.
-    r = mrtr("--url", url, "task", "get", "--", task_id)
+    r = mrtr(*url_args(url), "task", "get", "--", task_id)
     assert r.code == 0, r.stderr
 
 
@@ -58,7 +58,7 @@ def test_detach_over_stdio_warns_instead_of_suggesting_task_wait(mrtr, tmp_path)
 
 def test_detach_over_http_still_prints_the_command(mrtr, http_servers):
     url = http_servers.start(LEGACY_TASKS)
-    r = mrtr("--url", url, "call", "countdown", "polls:=1", "--detach")
+    r = mrtr(*url_args(url), "call", "countdown", "polls:=1", "--detach")
     assert r.code == 0, r.stderr
     assert f"follow it with: mrtr --url {url} task wait {r.stdout.strip()}" in r.stderr
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from mcp_types.methods import validate_client_request, validate_client_result
 
-from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd, url_args
 from tests.support import growing_bound, timed_out_polling
 
 SERVER = SERVERS / "legacy_task_server.py"
@@ -31,7 +31,7 @@ def legacy(request: pytest.FixtureRequest, http_servers: HttpServers,
     record = tmp_path_factory.mktemp("legacy-tasks") / "record.jsonl"
     if request.param == "stdio":
         return Target("stdio", ["--stdio", stdio_cmd(SERVER, "--record", str(record))], record)
-    return Target("http", ["--url", http_servers.start(SERVER, "--record", str(record))], record)
+    return Target("http", url_args(http_servers.start(SERVER, "--record", str(record))), record)
 
 
 def methods(target: Target) -> list[str]:

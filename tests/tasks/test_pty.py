@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd, url_args
 from tests.support import ENTER, SAFETY, spawn
 
 pexpect = pytest.importorskip("pexpect")
@@ -32,7 +32,7 @@ def task_server(transport: str, http_servers: HttpServers, tmp_path) -> tuple[li
     if transport == "stdio":
         command = stdio_cmd(TASK_SERVER, "--store", str(tmp_path / "store.json"), "--record", str(record))
         return ["--stdio", command], record
-    return ["--url", http_servers.start(TASK_SERVER, "--record", str(record))], record
+    return url_args(http_servers.start(TASK_SERVER, "--record", str(record))), record
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -30,7 +30,7 @@ from mrtr_cli.tasks.records import TaskRecord, TaskRecords
 from mrtr_cli.tasks.sep2322 import Sep2322Wire
 from mrtr_cli.tasks.sep2322 import parse_sep2322_task as parse_sep
 from mrtr_cli.tasks.state import parse_task
-from tests.conftest import SERVERS, HttpServers, Target, needs_posix, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, needs_posix, stdio_cmd, url_args
 from tests.support import growing_bound, timed_out_polling
 
 TASK_SERVER = SERVERS / "task_server.py"
@@ -46,7 +46,7 @@ def task_target(request: pytest.FixtureRequest, http_servers: HttpServers, tmp_p
     if request.param == "stdio":
         command = stdio_cmd(TASK_SERVER, "--record", str(record), "--store", str(directory / "store.json"), *extra)
         return Target("stdio", ["--stdio", command], record)
-    return Target("http", ["--url", http_servers.start(TASK_SERVER, "--record", str(record), *extra)], record)
+    return Target("http", url_args(http_servers.start(TASK_SERVER, "--record", str(record), *extra)), record)
 
 
 @pytest.fixture(scope="module", params=["stdio", "http"])
@@ -75,7 +75,7 @@ def fastmcp(request: pytest.FixtureRequest, http_servers: HttpServers) -> Target
     pytest.importorskip("fastmcp_tasks")
     if request.param == "stdio":
         return Target("stdio", ["--stdio", stdio_cmd(FASTMCP_SERVER)], None)
-    return Target("http", ["--url", http_servers.start(FASTMCP_SERVER, env={"FASTMCP_DOCKET_URL": "memory://"})], None)
+    return Target("http", url_args(http_servers.start(FASTMCP_SERVER, env={"FASTMCP_DOCKET_URL": "memory://"})), None)
 
 
 def methods(target: Target) -> list[str]:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mrtr_cli.limits import describe_seconds
-from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, growing_bound, read_line, start_mrtr, wait_for
 
 LISTEN_SERVER = SERVERS / "listen_server.py"
@@ -42,7 +42,7 @@ def target(kind: str, era: str, http_servers: HttpServers, tmp_path: Path, *extr
     events, record = tmp_path / f"events-{kind}-{era}.txt", tmp_path / f"record-{kind}-{era}.jsonl"
     server = ["--events", str(events), "--record", str(record), *extra]
     where = (["--stdio", stdio_cmd(LISTEN_SERVER, *server)] if kind == "stdio"
-             else ["--url", http_servers.start(LISTEN_SERVER, *server)])
+             else url_args(http_servers.start(LISTEN_SERVER, *server)))
     return ListenTarget(["--protocol", ERAS[era], *where], events, record, era)
 
 

@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from tests.conftest import SERVERS, free_port, read_records, stdio_cmd
+from tests.conftest import SERVERS, free_port, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, growing_bound, read_line, start_mrtr
 
 LEGACY = SERVERS / "legacy_server.py"
@@ -19,7 +19,7 @@ SKILLS = SERVERS / "skills_server.py"
 def test_modern_ping_times_server_discover(mrtr, kind, http_servers, tmp_path):
     record = tmp_path / "record.jsonl"
     where = (["--stdio", stdio_cmd(SKILLS, "--record", str(record))] if kind == "stdio"
-             else ["--url", http_servers.start(SKILLS, "--record", str(record))])
+             else url_args(http_servers.start(SKILLS, "--record", str(record))))
     run = mrtr("--protocol", "2026-07-28", *where, "ping", "-c", "3", "-i", "0")
     assert run.code == 0, run.stderr
     lines = run.stdout.splitlines()
@@ -35,7 +35,7 @@ def test_modern_ping_times_server_discover(mrtr, kind, http_servers, tmp_path):
 def test_legacy_ping_sends_ping_and_json_is_one_line_each(mrtr, kind, http_servers, tmp_path):
     record = tmp_path / "record.jsonl"
     where = (["--stdio", stdio_cmd(LEGACY, "--record", str(record))] if kind == "stdio"  # hand-written
-             else ["--url", http_servers.start(SERVERS / "listen_server.py", "--record", str(record))])  # SDK
+             else url_args(http_servers.start(SERVERS / "listen_server.py", "--record", str(record))))  # SDK
     run = mrtr("--protocol", "2025-11-25", *where, "ping", "-c", "2", "-i", "0", "--json")
     assert run.code == 0, run.stderr
     docs = [json.loads(line) for line in run.stdout.splitlines()]

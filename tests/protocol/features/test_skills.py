@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, Target, read_records, stdio_cmd, url_args
 
 SKILLS_SERVER = SERVERS / "skills_server.py"
 PDF_SKILL = (SERVERS / "skills_server.py").read_text().split('PDF_SKILL = """', 1)[1].split('"""', 1)[0]
@@ -24,7 +24,7 @@ def skills_target(kind: str, http_servers: HttpServers, tmp_path: Path, *extra: 
     record = tmp_path / f"record-{kind}.jsonl"
     if kind == "stdio":
         return Target("stdio", ["--stdio", stdio_cmd(SKILLS_SERVER, "--record", str(record), *extra)], record)
-    return Target("http", ["--url", http_servers.start(SKILLS_SERVER, "--record", str(record), *extra)], record)
+    return Target("http", url_args(http_servers.start(SKILLS_SERVER, "--record", str(record), *extra)), record)
 
 
 def reads(target: Target) -> list[str]:

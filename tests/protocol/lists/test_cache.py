@@ -9,7 +9,7 @@ import os
 import stat
 from pathlib import Path
 
-from tests.conftest import CATALOG_SERVER, read_records, stdio_cmd
+from tests.conftest import CATALOG_SERVER, read_records, stdio_cmd, url_args
 
 
 def list_walks(record: Path) -> int:
@@ -96,7 +96,7 @@ def test_private_lists_are_per_token_and_the_token_is_never_stored(mrtr, http_se
     url = http_servers.start(CATALOG_SERVER, "--record", str(record), "--ttl", "600000", "--scope", "private")
 
     def call(token: str) -> None:
-        r = mrtr("--url", url, "-H", f"Authorization: Bearer {token}", "call", "t01")
+        r = mrtr(*url_args(url), "-H", f"Authorization: Bearer {token}", "call", "t01")
         assert r.code == 0, r.stderr
 
     call("tokenAAAA")
@@ -119,7 +119,7 @@ def test_public_lists_are_shared_across_tokens(mrtr, http_servers, tmp_path):
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(CATALOG_SERVER, "--record", str(record), "--ttl", "600000", "--scope", "public")
     for token in ("tokenAAAA", "tokenBBBB"):
-        assert mrtr("--url", url, "-H", f"Authorization: Bearer {token}", "call", "t01").code == 0
+        assert mrtr(*url_args(url), "-H", f"Authorization: Bearer {token}", "call", "t01").code == 0
     assert list_walks(record) == 1
 
 

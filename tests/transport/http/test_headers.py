@@ -86,16 +86,22 @@ def test_null_and_absent_values_send_no_header():
 
 
 # ---------------------------------------------------------------------- over HTTP
+#: These tests are about 2026-07-28 headers, not about finding the era: the era is pinned.
+#: With `--protocol auto` an HTTP server's `server/discover` answer has `--probe-timeout`
+#: (2 s) from the send, and a loaded machine can take longer: mrtr then speaks 2025-11-25,
+#: which mirrors no argument into a header (`{}` where the headers were expected).
+MODERN = ("--protocol", "2026-07-28")
+
 def test_param_headers_are_sent_and_accepted(mrtr, http_servers, tmp_path):
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(CATALOG_SERVER, "--record", str(record))
-    r = mrtr("--url", url, "call", "region_query", "region=us-west1", "priority=5", "dry=true",
+    r = mrtr("--url", url, *MODERN, "call", "region_query", "region=us-west1", "priority=5", "dry=true",
              "target.zone=Zürich", "query=select 1")
     assert r.code == 0, r.stderr
     got = json.loads(r.stdout)
     assert got == {"mcp-param-region": "us-west1", "mcp-param-priority": "5", "mcp-param-dry-run": "true",
                    "mcp-param-zone": "=?base64?WsO8cmljaA==?="}
-    r = mrtr("--url", url, "call", "region_query", "--args", '{"region": " eu ", "query": "q", "target": {}}')
+    r = mrtr("--url", url, *MODERN, "call", "region_query", "--args", '{"region": " eu ", "query": "q", "target": {}}')
     assert r.code == 0, r.stderr
     assert json.loads(r.stdout) == {"mcp-param-region": "=?base64?IGV1IA==?="}
     calls = [m for m in read_records(record) if m.get("method") == "tools/call"]
@@ -108,12 +114,12 @@ def test_a_null_optional_argument_is_sent_without_its_header(mrtr, http_servers,
     # argument is still refused before anything is sent.
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(CATALOG_SERVER, "--record", str(record))
-    r = mrtr("--url", url, "call", "region_query", "--args", '{"region": "eu", "query": "q", "dry": null}')
+    r = mrtr("--url", url, *MODERN, "call", "region_query", "--args", '{"region": "eu", "query": "q", "dry": null}')
     assert r.code == 0, r.stderr
     assert json.loads(r.stdout) == {"mcp-param-region": "eu"}
     calls = [m for m in read_records(record) if m.get("method") == "tools/call"]
     assert calls[-1]["params"]["arguments"] == {"region": "eu", "query": "q", "dry": None}
-    r = mrtr("--url", url, "call", "region_query", "--args", '{"region": null, "query": "q"}')
+    r = mrtr("--url", url, *MODERN, "call", "region_query", "--args", '{"region": null, "query": "q"}')
     assert r.code == 2 and "argument region: expected string, got null" in r.stderr
     assert len([m for m in read_records(record) if m.get("method") == "tools/call"]) == 1
 
@@ -123,11 +129,11 @@ def test_header_mismatch_refreshes_the_tool_list_and_retries_once(mrtr, http_ser
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(CATALOG_SERVER, "--record", str(record), "--header-flag", str(flag),
                              "--ttl", "600000", "--scope", "public")
-    r = mrtr("--url", url, "tools", "region_query")  # cached, fresh for 10 minutes, no annotations yet
+    r = mrtr("--url", url, *MODERN, "tools", "region_query")  # cached, fresh for 10 minutes, no annotations yet
     assert r.code == 0 and "Mcp-Param" not in r.stdout
     flag.write_text("")  # the server now annotates region, and checks the header
     record.write_text("")
-    r = mrtr("--url", url, "call", "region_query", "region=eu", "query=q", "-v")
+    r = mrtr("--url", url, *MODERN, "call", "region_query", "region=eu", "query=q", "-v")
     assert r.code == 0, r.stderr
     assert json.loads(r.stdout) == {"mcp-param-region": "eu"}
     assert "-32020" in r.stderr and "retrying" in r.stderr
@@ -144,7 +150,7 @@ def test_a_persistent_mismatch_is_reported_not_looped(mrtr, http_servers, tmp_pa
     record = tmp_path / "rec.jsonl"
     url = http_servers.start(CATALOG_SERVER, "--record", str(record), "--header-flag", str(flag),
                              "--strict-headers")
-    r = mrtr("--url", url, "call", "region_query", "region=eu", "query=q")
+    r = mrtr("--url", url, *MODERN, "call", "region_query", "region=eu", "query=q")
     assert r.code == 4
     assert "server error -32020" in r.stderr and "Mcp-Param-Region" in r.stderr
     methods = [m["method"] for m in read_records(record)]

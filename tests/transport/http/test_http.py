@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from mrtr_cli.transport.http.sse.events import parse_sse
-from tests.conftest import SERVERS, read_records
+from tests.conftest import SERVERS, read_records, url_args
 
 
 def test_unreachable_url_exits_3(mrtr):
@@ -19,9 +19,9 @@ def test_unreachable_url_exits_3(mrtr):
 def test_http_headers_and_base64_name(mrtr, http_servers, tmp_path):
     record = tmp_path / "http.jsonl"
     url = http_servers.start(SERVERS / "core_server.py", "--record", str(record))
-    r = mrtr("--url", url, "-H", "X-Trace: abc", "call", "no_state", "-a", "name=Ada")
+    r = mrtr(*url_args(url), "-H", "X-Trace: abc", "call", "no_state", "-a", "name=Ada")
     assert r.code == 0, r.stderr
-    r = mrtr("--url", url, "call", "ünïcode tool")
+    r = mrtr(*url_args(url), "call", "ünïcode tool")
     records = read_records(record)
     first = [m for m in records if m.get("method") == "tools/call"][0]["_http"]
     assert first["method"] == "POST"
@@ -38,7 +38,7 @@ def test_http_headers_and_base64_name(mrtr, http_servers, tmp_path):
 
 def test_sse_response_with_notifications_then_result(mrtr, http_servers):
     url = http_servers.start(SERVERS / "core_server.py")
-    r = mrtr("--url", url, "call", "slow_progress", "steps:=4", "-v")
+    r = mrtr(*url_args(url), "call", "slow_progress", "steps:=4", "-v")
     assert r.code == 0, r.stderr
     assert r.stdout.strip() == "slow done"
     assert r.stderr.count("notifications/progress") == 4
@@ -47,7 +47,7 @@ def test_sse_response_with_notifications_then_result(mrtr, http_servers):
 def test_json_rpc_error_in_a_4xx_body_is_read(mrtr, http_servers):
     # The SDK answers -32021 with HTTP 400 and a JSON-RPC error body.
     url = http_servers.start(SERVERS / "core_server.py")
-    r = mrtr("--url", url, "call", "needs_sampling", "--json", "-vv")
+    r = mrtr(*url_args(url), "call", "needs_sampling", "--json", "-vv")
     assert r.code == 4
     assert "<- HTTP 400" in r.stderr
     err = json.loads(r.stderr.strip().splitlines()[-1])["error"]

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.conftest import EXAMPLE_SERVER
+from tests.conftest import EXAMPLE_SERVER, url_args
 
 PASSWORD = "pr0xy-pa55-" + "7" * 12
 TOKEN = "bearer-t0ken-" + "5" * 12
@@ -146,7 +146,7 @@ def _checked(run: Any, code: int = 3) -> tuple[str, str]:
 def test_a_proxy_with_the_right_password_passes_requests_on(mrtr, url, proxies):
     """The control: this proxy does pass requests on, so the 407s below are its refusals."""
     proxy = proxies()
-    r = mrtr("--url", url, "-vv", "tools", env=proxied("HTTP_PROXY", proxy.url(), TOK=TOKEN),
+    r = mrtr(*url_args(url), "-vv", "tools", env=proxied("HTTP_PROXY", proxy.url(), TOK=TOKEN),
              timeout=300)
     assert r.code == 0, r.stderr
     assert "update_work_item" in r.stdout
@@ -157,7 +157,7 @@ def test_a_proxy_with_the_right_password_passes_requests_on(mrtr, url, proxies):
 @pytest.mark.parametrize("password", [PASSWORD[::-1], None], ids=["wrong-password", "no-password"])
 def test_a_407_names_the_proxy_and_its_variable_not_the_server(mrtr, url, proxies, password):
     proxy = proxies()
-    r = mrtr("--url", url, "-vv", "--bearer-token-env", "TOK", "tools",
+    r = mrtr(*url_args(url), "-vv", "--bearer-token-env", "TOK", "tools",
              env=proxied("http_proxy", proxy.url(password=password), TOK=TOKEN))
     line, hint = _checked(r)
     named = proxy.shown() if password else proxy.url(password=None)
@@ -174,7 +174,7 @@ def test_a_407_without_a_proxy_set_says_a_proxy_on_the_way_wants_credentials(mrt
     """A 407 from where no proxy is set (an intercepting proxy answers for the server)."""
     in_the_way = proxies(status=407)
     target = f"http://127.0.0.1:{in_the_way.server.server_address[1]}/mcp"
-    r = mrtr("--url", target, "tools", env=QUIET)
+    r = mrtr(*url_args(target), "tools", env=QUIET)
     line, hint = _checked(r)
     assert line.startswith(f"mrtr: error: HTTP 407 (Proxy Authentication Required) for {target}: a proxy between "
                            "mrtr and the server wants credentials, and no proxy is set for this URL"), line
@@ -184,7 +184,7 @@ def test_a_407_without_a_proxy_set_says_a_proxy_on_the_way_wants_credentials(mrt
 @pytest.mark.parametrize("status", [502, 503, 504])
 def test_a_gateway_status_through_a_forwarding_proxy_names_both_and_no_protocol_hint(mrtr, url, proxies, status):
     proxy = proxies(status=status)
-    r = mrtr("--url", url, "-vv", "tools", env=proxied("HTTP_PROXY", proxy.url()))
+    r = mrtr(*url_args(url), "-vv", "tools", env=proxied("HTTP_PROXY", proxy.url()))
     line, hint = _checked(r)
     assert line.startswith(f"mrtr: error: HTTP {status} from the proxy {proxy.shown()} (HTTP_PROXY), or from {url} "
                            "behind it"), line
@@ -196,7 +196,7 @@ def test_a_gateway_status_through_a_forwarding_proxy_names_both_and_no_protocol_
 def test_a_refused_connect_names_the_proxy(mrtr, proxies, connect):
     proxy = proxies(connect=connect)
     target = "https://127.0.0.1:9/mcp"  # never reached: the proxy refuses the tunnel
-    r = mrtr("--url", target, "-vv", "--bearer-token-env", "TOK", "tools",
+    r = mrtr(*url_args(target), "-vv", "--bearer-token-env", "TOK", "tools",
              env=proxied("HTTPS_PROXY", proxy.url(), TOK=TOKEN))
     line, hint = _checked(r)
     if connect == 403:
@@ -239,7 +239,7 @@ def test_a_sign_in_request_the_proxy_refuses_names_the_proxy(mrtr, proxies, scri
     mcp.docs["/mcp"] = (401, {"error": "unauthorized"}, {"WWW-Authenticate": "Bearer"})
     proxy = proxies(status=status, only="/.well-known/")
     metadata = mcp.url("/.well-known/oauth-protected-resource/mcp")
-    r = mrtr("--url", mcp.url("/mcp"), "-vv", "auth", "login", "--client-credentials", "--client-id", "ci",
+    r = mrtr(*url_args(mcp.url("/mcp")), "-vv", "auth", "login", "--client-credentials", "--client-id", "ci",
              "--client-secret-env", "CI_SECRET", env=proxied("HTTP_PROXY", proxy.url(), CI_SECRET=CLIENT_SECRET))
     line, hint = _checked(r)
     if status == 407:

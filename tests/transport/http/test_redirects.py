@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.auth_support import self_signed_certificate
-from tests.conftest import EXAMPLE_SERVER, ROOT, SAFETY, clean_env
+from tests.conftest import EXAMPLE_SERVER, ROOT, SAFETY, clean_env, url_args
 from tests.http_doubles import TOKEN, Answering, Case, Seen, redirecting
 
 #: No proxy setting of the machine running the tests leaks into a case.
@@ -52,7 +52,7 @@ def _error_line(stderr: str) -> str:
 def test_a_post_that_a_redirect_would_turn_into_a_get_is_an_error_naming_the_location(mrtr, servers, status):
     target = servers(lambda seen: (200, {}, b""))
     first = servers(redirecting(status, target.url("/mcp/v2")))
-    r = mrtr("--url", first.url(), "--bearer-token-env", "TOK", "tools", env={**QUIET, "TOK": TOKEN})
+    r = mrtr(*url_args(first.url()), "--bearer-token-env", "TOK", "tools", env={**QUIET, "TOK": TOKEN})
     _no_secret(r)
     assert r.code == 3, r.stderr
     assert _error_line(r.stderr) == (
@@ -76,7 +76,7 @@ def test_a_challenge_after_a_redirect_is_the_other_origins_and_gets_no_credentia
     moved = other.url(host="localhost")  # another origin than 127.0.0.1
     first = servers(redirecting(307, moved))
     args = ["--bearer-token-env", "TOK"] if token else []
-    r = mrtr("--url", first.url(), *args, "tools", env={**QUIET, "TOK": TOKEN, "MRTR_NO_INPUT": "1"})
+    r = mrtr(*url_args(first.url()), *args, "tools", env={**QUIET, "TOK": TOKEN, "MRTR_NO_INPUT": "1"})
     _no_secret(r)
     assert r.code == 8, r.stderr
     assert _error_line(r.stderr) == (f"mrtr: error: HTTP 401: authentication required by {moved} (where {first.url()} "
@@ -94,7 +94,7 @@ def test_a_redirect_to_another_origin_on_this_machine_is_followed(mrtr, servers,
     """A 307/308 keeps the POST and its body; the headers the user set stay home."""
     moved = example_url.replace("127.0.0.1", "localhost")
     first = servers(redirecting(308, moved))
-    r = mrtr("--url", first.url(), "-H", f"X-Api-Key: {TOKEN}", "-vv", "tools", env=QUIET)
+    r = mrtr(*url_args(first.url()), "-H", f"X-Api-Key: {TOKEN}", "-vv", "tools", env=QUIET)
     _no_secret(r)
     assert r.code == 0, r.stderr
     assert "update_work_item" in r.stdout
@@ -104,14 +104,14 @@ def test_a_redirect_to_another_origin_on_this_machine_is_followed(mrtr, servers,
 
 def test_a_redirect_within_the_origin_is_followed(mrtr, example_url):
     """The SDK's server redirects `/mcp/` to `/mcp` (HTTP 307)."""
-    r = mrtr("--url", example_url + "/", "tools", env=QUIET)
+    r = mrtr(*url_args(example_url + "/"), "tools", env=QUIET)
     assert r.code == 0, r.stderr
     assert "update_work_item" in r.stdout
 
 
 def test_a_redirect_loop_ends_after_five_hops(mrtr, servers):
     loop = servers(redirecting(307, "/again"))
-    r = mrtr("--url", loop.url(), "tools", env=QUIET)
+    r = mrtr(*url_args(loop.url()), "tools", env=QUIET)
     assert r.code == 3, r.stderr
     assert _error_line(r.stderr).startswith(f"mrtr: error: {loop.url()} redirects more than 5 times"), r.stderr
     assert len(loop.seen) == 6
@@ -121,7 +121,7 @@ def test_a_redirect_loop_ends_after_five_hops(mrtr, servers):
                          ids=["bad-port", "not-http", "data"])
 def test_a_location_that_is_no_http_url_is_refused(mrtr, servers, location):
     first = servers(redirecting(307, location))
-    r = mrtr("--url", first.url(), "tools", env=QUIET)
+    r = mrtr(*url_args(first.url()), "tools", env=QUIET)
     assert r.code == 3, r.stderr
     assert "which is not a valid http(s) URL; nothing was sent there" in _error_line(r.stderr), r.stderr
     assert len(first.seen) == 1
