@@ -116,6 +116,11 @@ def test_a_slow_server_never_holds_the_line_editor_and_is_asked_one_question_at_
     s.type("h")
     s.expect_line(f"{PROMPT}> prompt review language=pyth")
     assert "still waiting" not in s.screen  # no person waits for it: no "Ctrl-C to stop"
+    s.type(CTRL_C)  # the line goes at once, the question still unanswered
+    s.prompt(PROMPT)
+    s.type("prompt review language=r" + TAB)  # a new line's Tab: the last question is still unanswered
+    s.expect("the server has not answered the last Tab yet")
+    s.expect_line(f"{PROMPT}> prompt review language=r")
     s.type(CTRL_C)
     s.prompt(PROMPT)
     s.run("prompt greet name=ada", PROMPT)  # the line's own request is answered
