@@ -304,12 +304,12 @@ class ShellHost:
             if self._busy or session is not self.session:
                 return []
             values = self._ask(session, kind, ref, argument, value, context)
+            if values is not None and session is self.session:  # kept by the thread holding `_asking` only
+                if len(self._suggested) >= SUGGESTIONS_KEPT:
+                    self._suggested.pop(next(iter(self._suggested)))
+                self._suggested[key] = values
         finally:
             self._asking.release()
-        if values is not None:
-            if len(self._suggested) >= SUGGESTIONS_KEPT:
-                self._suggested.pop(next(iter(self._suggested)))
-            self._suggested[key] = values
         return values or []
 
     def _ask(self, session: Session, kind: str, ref: str, argument: str, value: str,
