@@ -27,12 +27,16 @@ class Deadline:
         clock: the monotonic clock, in seconds (a test's own clock makes it deterministic).
         bound: what set `timeout`, as a timeout message names it ("--timeout", or the
             bound `mrtr ping` gives opening a session).
+        unattended: no person waits for the request (the shell's Tab asks the server while
+            the line is edited): a silent server gets no "still waiting" line
+            (protocol/waiting.py), whose "Ctrl-C to stop" would not be true there.
     """
 
     def __init__(self, timeout: float | None = None, max_timeout: float | None = None, *,
-                 clock: Callable[[], float] = time.monotonic, bound: str = "--timeout"):
+                 clock: Callable[[], float] = time.monotonic, bound: str = "--timeout", unattended: bool = False):
         self._clock = clock
         self.bound = bound
+        self.unattended = unattended
         now = clock()
         self.timeout = timeout
         self.max_timeout = max_timeout

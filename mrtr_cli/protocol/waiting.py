@@ -8,7 +8,8 @@ thread, so the answer may prompt a person; those requests are answered one at a 
 across threads. A run stopped while answering one (Ctrl-C at a prompt) still sends the
 server an error reply first. A stdio server silent on a request for
 `MRTR_WAIT_NOTICE_SECONDS` (default 5) gets one "still waiting" line on stderr at a
-terminal, naming the request and how to stop (docs/configuration.md). Time spent
+terminal, naming the request and how to stop (docs/configuration.md), unless no person
+waits for it (the shell's completion: `Deadline.unattended`). Time spent
 answering the server's own requests (a person at a form) is not the server's silence:
 no notice while one is being answered, and the silence counts from the answer sent.
 """
@@ -75,15 +76,15 @@ class ResponseWaiting:
         A stdio server that sends nothing for `wait_notice_seconds()` gets one line on
         stderr at a terminal, naming the request (`label()`, made only for that line; `method`
         without it) and how to stop; never on a `subscriptions/listen`, which stays open with
-        nothing to say until something changes, nor while a server request is being
-        answered (`_wait_notice`)."""
+        nothing to say until something changes, nor on a request no person waits for
+        (`Deadline.unattended`), nor while a server request is being answered (`_wait_notice`)."""
         wake = threading.Event()
         fut.add_done_callback(lambda _f: wake.set())
         with self._lock:
             self._waiters.add(wake)
         notice_at = None
         if (self.transport.process() is not None and self.env.stderr_isatty and not self.env.quiet
-                and method not in SILENT_BY_NATURE):
+                and method not in SILENT_BY_NATURE and not deadline.unattended):
             after = wait_notice_seconds()
             notice_at = None if after is None else time.monotonic() + after
         try:

@@ -7,7 +7,9 @@ forms the server left unanswered (a pending document kept by the shell).
 
 Pure logic: terminal.py hands the text before the cursor to `Completer.complete` and shows
 what comes back. Names a server sends are untrusted: one with a control character is never
-offered, and descriptions are sanitised.
+offered, and descriptions are sanitised; of the values a server suggests, at most
+`MAX_SUGGESTIONS` are offered, none with a control character or longer than
+`MAX_SUGGESTION_CHARS`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from mrtr_cli.shell.words import EXIT_WORDS
 META_CHARS = 60
 #: Most candidates a file completion lists.
 MAX_FILES = 200
+#: Most values a server's suggestion offers (the spec: a completion carries at most 100).
+MAX_SUGGESTIONS = 100
+#: Longest value a server's suggestion may offer (characters); a longer one is not offered.
+MAX_SUGGESTION_CHARS = 1000
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,12 @@ class LiveNames(Protocol):
 
     def names(self, method: str) -> list[dict[str, Any]]:
         """The items of list `method` (`tools/list`, ...), or []."""
+
+    def suggest(self, kind: str, ref: str, argument: str, value: str, context: dict[str, str]) -> list[str]:
+        """The values the server suggests for `argument` of prompt `ref` (`kind` "prompt")
+        or variable `argument` of URI template `ref` (`kind` "resource"), `value` typed so
+        far, `context` the other arguments typed on the line; [] when it suggests none, does
+        not offer completions, or cannot answer now (server/utilities/completion)."""
 
 
 def _plain(text: str) -> bool:
@@ -236,7 +248,7 @@ class Completer:
             params: list[tuple[str, dict[str, Any], str]] = [
                 (str(a.get("name")), {}, _meta(a.get("description"))) for a in arguments or []
                 if isinstance(a, dict) and isinstance(a.get("name"), str)]
-            return self._arguments(params, given[1:], word, typed)
+            return self._arguments(params, given[1:], word, typed, ask=("prompt", given[0]))
         if command == "read":
             if not given:
                 resources = [(r.get("uri"), _meta(r.get("description") or r.get("name")))
@@ -244,9 +256,11 @@ class Completer:
                 templates = [(t.get("uriTemplate"), _meta(t.get("description") or t.get("name")))
                              for t in self.live.names("resources/templates/list")]
                 return self._offer([*resources, *templates], word, typed)
-            from mrtr_cli.protocol.lists.templates import template_variables  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.protocol.lists.templates import is_template, template_variables  # noqa: PLC0415 - lazy for start-up time
 
-            return self._arguments([(v, {}, "") for v in template_variables(given[0])], given[1:], word, typed)
+            ask = ("resource", given[0]) if is_template(given[0]) else None
+            return self._arguments([(v, {}, "") for v in template_variables(given[0])], given[1:], word, typed,
+                                   ask=ask)
         return []
 
     @staticmethod
@@ -258,12 +272,17 @@ class Completer:
                 for name, prop, _ in flatten_parameters(schema)]
 
     def _arguments(self, params: list[tuple[str, dict[str, Any], str]], given: list[str], word: str,
-                   typed: int) -> list[Candidate]:
-        """`NAME=` for the parameters not given yet, or the values of NAME after `NAME=`."""
+                   typed: int, *, ask: tuple[str, str] | None = None) -> list[Candidate]:
+        """`NAME=` for the parameters not given yet, or the values of NAME after `NAME=`:
+        those its schema fixes, else (`ask`: the reference, (kind, prompt name or URI
+        template), of a parameter the server may complete) the server's suggestions."""
         if "=" in word:
-            name, _, _ = word.partition("=")
+            name, _, value = word.partition("=")
             schema = next((p for n, p, _ in params if n == name.rstrip(":")), None)
-            return self._offer(((f"{name}={v}", "") for v in _values(schema)), word, typed)
+            fixed = _values(schema)
+            if fixed or ask is None or name.endswith(":") or not any(n == name for n, _, _ in params):
+                return self._offer(((f"{name}={v}", "") for v in fixed), word, typed)
+            return self._suggested(ask, name, value, given, typed)
         done = {g.split("=", 1)[0].rstrip(":") for g in given if "=" in g}
         return self._offer(((f"{n}=", meta) for n, _, meta in params if n not in done), word, typed, closed=False)
 
@@ -279,6 +298,21 @@ class Completer:
         params = [(name, schema, _meta(schema.get("description") or schema.get("title")))
                   for name, schema in (requests or {}).items()]
         return self._arguments(params, [], word, typed)
+
+    def _suggested(self, ask: tuple[str, str], name: str, value: str, given: list[str],
+                   typed: int) -> list[Candidate]:
+        """The server's values for parameter `name` (`value` typed so far), the other
+        `NAME=VALUE` words of the line as the context: at most `MAX_SUGGESTIONS`, none
+        with a control or escape character, none longer than `MAX_SUGGESTION_CHARS`."""
+        context = {n: v for n, _, v in (g.partition("=") for g in given if "=" in g)
+                   if n and n != name and not n.endswith(":")}
+        out: list[Candidate] = []
+        for item in dict.fromkeys(self.live.suggest(ask[0], ask[1], name, value, context)):
+            if len(out) >= MAX_SUGGESTIONS:
+                break
+            if isinstance(item, str) and len(item) <= MAX_SUGGESTION_CHARS and _plain(item):
+                out.append(Candidate(_quoted(f"{name}={item}"), -typed, display=item))
+        return out
 
     # ------------------------------------------------------------------ helpers
     @staticmethod

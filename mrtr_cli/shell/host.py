@@ -49,6 +49,8 @@ _LIST_OPTIONS = tuple(name for name, value in vars(RunOptions()).items() if isin
 WATCH_SERVER_EVERY = 0.25
 #: Seconds completion waits for a list it does not have yet (Tab never hangs).
 NAMES_WAIT = 3.0
+#: Most answers to `completion/complete` a shell keeps (the oldest goes first).
+SUGGESTIONS_KEPT = 512
 #: The list methods fetched in the background at a terminal, so that Tab answers at once.
 PREFETCHED = ("prompts/list", "resources/list", "resources/templates/list")
 
@@ -144,6 +146,9 @@ class ShellHost:
         self._lock = threading.RLock()
         self._kept: str | None = None  # what `-` stands for on the line running (a bare resume)
         self._busy = False  # a line is running
+        # completion/complete answers of this session: (kind, ref, argument, value, context) -> values
+        self._suggested: dict[tuple[str, str, str, str, tuple[tuple[str, str], ...]], list[str]] = {}
+        self._asking = threading.Lock()  # held while completion waits for the server
 
     # ------------------------------------------------------------------ the session
     def start(self) -> Session:
@@ -171,6 +176,7 @@ class ShellHost:
         context = self.app.session(self.target)
         session = context.__enter__()
         self._context, self.session = context, session
+        self._suggested.clear()  # another session, maybe another server: asked again
         self._watch(session)
         self._stopped = None
         if self.interactive:
@@ -293,6 +299,67 @@ class ShellHost:
 
             items = [t for t in items if invalid_x_mcp_header(t.get("inputSchema")) is None]  # as calls see them
         return items
+
+    def suggest(self, kind: str, ref: str, argument: str, value: str, context: dict[str, str]) -> list[str]:
+        """The server's values for a prompt argument (`kind` "prompt", `ref` its name) or a
+        resource template variable (`kind` "resource", `ref` the URI template), `value`
+        typed so far and `context` the other arguments typed on the line
+        (`completion/complete`, 2026-07-28 server/utilities/completion), as sent (the
+        completer bounds and filters them).
+
+        Asked only of a server that declares `completions`, never while a line runs or
+        while an earlier question is unanswered (one request of the line being typed at a
+        time), and waited for `MRTR_COMPLETE_TIMEOUT` seconds at most (the request is
+        cancelled then). An answer is kept for the session, per (ref, argument, value typed,
+        context). Anything that goes wrong gives [] (and a note at `-v`)."""
+        from mrtr_cli.protocol.features.completions import offers_completions  # noqa: PLC0415 - lazy for start-up time
+
+        session = self.session
+        if session is None or self._busy or offers_completions(session) is not True:
+            return []
+        key = (kind, ref, argument, value, tuple(sorted(context.items())))
+        kept = self._suggested.get(key)
+        if kept is not None:
+            return kept
+        if not self._asking.acquire(blocking=False):
+            self.app.tracer.note("completion: the server has not answered the last Tab yet; nothing asked")
+            return []
+        try:
+            if self._busy or session is not self.session:
+                return []
+            values = self._ask(session, kind, ref, argument, value, context)
+            if values is not None and session is self.session:  # kept by the thread holding `_asking` only
+                if len(self._suggested) >= SUGGESTIONS_KEPT:
+                    self._suggested.pop(next(iter(self._suggested)))
+                self._suggested[key] = values
+        finally:
+            self._asking.release()
+        return values or []
+
+    def _ask(self, session: Session, kind: str, ref: str, argument: str, value: str,
+             context: dict[str, str]) -> list[str] | None:
+        """One `completion/complete` for `suggest`: the values, or None when it failed (said at `-v`)."""
+        from mrtr_cli.errors import MrtrError, TimeoutExpired  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.protocol.features.completions import (  # noqa: PLC0415 - lazy for start-up time
+            complete_params,
+            completion_values,
+            request_completion,
+        )
+
+        wait = self.env.settings.complete_timeout()
+        try:
+            result = request_completion(session, complete_params(kind, ref, argument, value, context),
+                                        deadline=Deadline(wait, bound="MRTR_COMPLETE_TIMEOUT", unattended=True))
+            return completion_values(result)
+        except TimeoutExpired:
+            self.app.tracer.note(f"completion: the server did not answer within {wait:g} s (MRTR_COMPLETE_TIMEOUT);"
+                                 " nothing offered")
+        except MrtrError as exc:
+            self.app.tracer.note(f"completion: {sanitize(exc.message, single_line=True)}")
+        except Exception as exc:  # noqa: BLE001 - completion never fails loudly
+            self.app.tracer.note(f"completion failed: {sanitize(str(exc), single_line=True)}")
+        return None
 
     # ------------------------------------------------------------------ lines
     def line_env(self, number: int | None = None) -> Environment:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
 from typing import IO, Any, TextIO, cast
 
 from mrtr_cli.platform import fileopen
@@ -125,7 +125,6 @@ class TerminalReader:
                  scrub: Callable[[str], str | None], *, styled: bool = True):
         from prompt_toolkit import PromptSession  # noqa: PLC0415 - lazy for start-up time
         from prompt_toolkit.auto_suggest import AutoSuggestFromHistory  # noqa: PLC0415 - lazy
-        from prompt_toolkit.completion import ThreadedCompleter  # noqa: PLC0415 - lazy
         from prompt_toolkit.input import create_input  # noqa: PLC0415 - lazy
         from prompt_toolkit.key_binding import KeyBindings  # noqa: PLC0415 - lazy
         from prompt_toolkit.keys import Keys  # noqa: PLC0415 - lazy
@@ -140,7 +139,7 @@ class TerminalReader:
         keys.add(Keys.BracketedPaste)(lambda event: self._pasted(event.current_buffer, event.data))
         self._history = _history_class()(history_path, scrub)
         self.session: Any = PromptSession(
-            history=self._history, completer=ThreadedCompleter(_adapter(completer)),
+            history=self._history, completer=_adapter(completer),
             complete_while_typing=False, auto_suggest=AutoSuggestFromHistory(), input=self._input,
             output=self._output, reserve_space_for_menu=6, key_bindings=keys)
 
@@ -186,18 +185,47 @@ class TerminalReader:
 
 
 def _adapter(logic: Completer) -> Any:
-    """`logic` as a prompt_toolkit completer."""
+    """`logic` as a prompt_toolkit completer that never holds the line editor: the
+    candidates are worked out on a thread of their own (the server may be asked: a
+    `completion/complete` waits up to `MRTR_COMPLETE_TIMEOUT`), and the editor only awaits
+    them. Enter, Ctrl-C or more typing while they are worked out goes on at once: the
+    editor stops awaiting (prompt_toolkit's own `ThreadedCompleter` would wait for the
+    thread before the line is taken), and what the thread finds later is dropped."""
     from prompt_toolkit.completion import Completer as Base  # noqa: PLC0415 - lazy
     from prompt_toolkit.completion import Completion  # noqa: PLC0415 - lazy
 
+    def candidates(text: str) -> list[Any]:
+        try:
+            found = logic.complete(text)
+        except Exception:  # noqa: BLE001 - completion never fails loudly
+            return []
+        return [Completion(c.text, start_position=c.start, display=c.display or None, display_meta=c.meta or None)
+                for c in found]
+
     class Adapter(Base):
         def get_completions(self, document: Any, complete_event: object) -> Iterator[Any]:
-            try:
-                candidates = logic.complete(document.text_before_cursor)
-            except Exception:  # noqa: BLE001 - completion never fails loudly
-                return
-            for candidate in candidates:
-                yield Completion(candidate.text, start_position=candidate.start, display=candidate.display or None,
-                                 display_meta=candidate.meta or None)
+            yield from candidates(document.text_before_cursor)
+
+        async def get_completions_async(self, document: Any, complete_event: object) -> AsyncGenerator[Any, None]:
+            import asyncio  # noqa: PLC0415 - lazy for start-up time
+            import threading  # noqa: PLC0415 - lazy for start-up time
+
+            loop = asyncio.get_running_loop()
+            found: asyncio.Future[list[Any]] = loop.create_future()
+            text = document.text_before_cursor
+
+            def work() -> None:
+                result = candidates(text)
+
+                def deliver() -> None:
+                    if not found.done():  # else the editor stopped awaiting (Enter, Ctrl-C, typing)
+                        found.set_result(result)
+
+                with contextlib.suppress(RuntimeError):  # the prompt ended meanwhile: its loop is closed
+                    loop.call_soon_threadsafe(deliver)
+
+            threading.Thread(target=work, name="mrtr-shell-complete", daemon=True).start()
+            for completion in await found:
+                yield completion
 
     return Adapter()

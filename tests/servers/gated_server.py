@@ -11,8 +11,10 @@ Prompts: `review {language*, framework}` and `greet {name*}`; resource template
 Completions (`completion/complete`): `review` `language` from a fixed list by prefix;
 `framework` from the list for `context.arguments.language`; the template's `owner` by
 prefix and `name` from the list for `context.arguments.owner`. `--slow-complete` makes
-every completion wait an hour (a server that never answers in time); `--no-complete`
-offers no completions at all. `--ttl MS --scope public|private` set the lists' cache hints.
+every completion wait an hour (a server that never answers in time); `--hostile-complete`
+answers `review` `language` with hostile values: escape sequences and control characters
+(`HOSTILE`) before the plain values, a value of 5,000 characters and 80 more after them;
+`--no-complete` offers no completions at all. `--ttl MS --scope public|private` set the lists' cache hints.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from common import parse_args, serve
 extra = argparse.ArgumentParser()
 extra.add_argument("--slow-complete", action="store_true")
 extra.add_argument("--no-complete", action="store_true")
+extra.add_argument("--hostile-complete", action="store_true")
 extra.add_argument("--ttl", type=int, default=0)
 extra.add_argument("--scope", default="private")
 extra.add_argument("--linger", metavar="FILE", help="outlive stdin's end; on SIGTERM note it in FILE and live on")
@@ -58,6 +61,9 @@ FRAMEWORKS = {"python": ["flask", "fastapi", "django"], "rust": ["actix", "axum"
 OWNERS = ["alice", "albert", "bob"]
 REPOS = {"alice": ["wonderland", "looking-glass"], "albert": ["relativity"], "bob": ["builder"]}
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}}
+#: `--hostile-complete`: what `review` `language` suggests before the plain values, and after them.
+HOSTILE = ["py\x1b[2J\x1b[Hcleared", "py\x1b]0;owned\x07title", "py\rback", "py\nnext", "py\x9b31mred"]
+BULK = ["py" + "x" * 5000, *(f"py-many-{i:04d}" for i in range(80))]  # the SDK sends at most 100 values
 
 
 def _caps(ctx: Any) -> Any:
@@ -123,6 +129,8 @@ async def complete(ctx: Any, params: Any) -> CompleteResult:
     else:
         raise MCPError(code=-32602, message="nothing to complete there")
     values = [v for v in pool if v.startswith(arg.value)]
+    if OPTS.hostile_complete and arg.name == "language":
+        values = [*HOSTILE, *values, *BULK]
     return CompleteResult(completion=Completion(values=values, total=len(values), has_more=False))
 
 
