@@ -54,5 +54,6 @@ def stop_signals_to(handler: Callable[[int, FrameType | None], None]) -> Iterato
         yield
     finally:
         for signum, previous in before.items():
-            if previous is not None:  # None: a handler not installed from Python, left as it is
-                signal.signal(signum, previous)
+            if previous is None:  # a handler not installed from Python: Python's default instead
+                previous = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, previous)

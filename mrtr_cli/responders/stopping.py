@@ -36,7 +36,9 @@ def signals_end(app: Any) -> Iterator[None]:
     the time of the run. Main thread only (elsewhere, signals are handled as outside a prompt).
 
     Raises:
-        KeyboardInterrupt: a stop signal came while the block ran (the first one's).
+        KeyboardInterrupt: a stop signal came while the block ran (the first one's), also
+            when the block ended with an error of its own then (the terminal closed with
+            SIGHUP: end of input, or an error writing to it).
     """
     came: list[int] = []
 
@@ -52,8 +54,8 @@ def signals_end(app: Any) -> Iterator[None]:
     with stop_signals_to(stop):
         try:
             yield
-        except KeyboardInterrupt:
-            if came:
+        except (KeyboardInterrupt, Exception):  # raised again unless a signal came
+            if came:  # the signal wins over what ended the question with it (the terminal closed: EOF, EIO)
                 raise stop_signal(came[0]) from None
             raise
     if came:  # the application ended as the signal came: its answer is not taken
