@@ -198,11 +198,21 @@ def terminated(signum: int, frame: object) -> None:
     pending call is saved, the server is shut down), with `KeyboardInterrupt(NAME)`
     ("SIGTERM", "SIGHUP", ...) so that messages can name the signal that came instead of
     suggesting a key nobody pressed."""
+    raise stop_signal(signum)
+
+
+def stop_signal(signum: int) -> KeyboardInterrupt:
+    """The `KeyboardInterrupt` that stop signal `signum` ends the run with: a bare one for
+    SIGINT (Ctrl-C), `KeyboardInterrupt(NAME)` for the others, which `termination_received`
+    then names (`terminated`; a prompt that a signal ends raises it once the prompt is gone,
+    responders/stopping.py)."""
     import signal  # noqa: PLC0415 - loaded already: the handler was installed with it
 
+    if signum == signal.SIGINT:
+        return KeyboardInterrupt()
     name = signal.Signals(signum).name
     _received.append(name)
-    raise KeyboardInterrupt(name)
+    return KeyboardInterrupt(name)
 
 
 _received: list[str] = []

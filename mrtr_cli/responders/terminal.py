@@ -27,6 +27,7 @@ from mrtr_cli.render.ids import short_id
 from mrtr_cli.render.sanitize import dumps_safe, quote_value, sanitize
 from mrtr_cli.responders.above import Relay
 from mrtr_cli.responders.ask import InputAsk
+from mrtr_cli.responders.stopping import signals_end
 from mrtr_cli.responders.urls import host_line, open_in_browser, openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import CHOICES_LISTED, FormField, form_fields
 
@@ -177,7 +178,8 @@ class TerminalResponder:
         return self._ask(question)
 
     def _ask(self, question: Any) -> Any:
-        """The answer to a questionary `question` (`unsafe_ask`: Ctrl-C raises KeyboardInterrupt).
+        """The answer to a questionary `question` (Ctrl-C, SIGINT, SIGTERM, SIGHUP raise
+        KeyboardInterrupt once the question is gone: responders/stopping.py).
         While it is asked, what the run writes to stderr (a log the server sends during the
         call, a list change the shell announces) goes above the question's line, which is
         drawn again below it with what was typed (responders/above.py): the shell's relay, or
@@ -187,8 +189,10 @@ class TerminalResponder:
         relay = before if isinstance(before, Relay) else Relay(before)
         env.stderr = cast(IO[str], relay)
         try:
-            with relay.over(question.application):
-                return question.unsafe_ask()
+            # The question's own run (questionary's `unsafe_ask` without a SIGINT of prompt_toolkit's):
+            # a stop signal ends it through its application (responders/stopping.py).
+            with relay.over(question.application), signals_end(question.application):
+                return question.application.run(handle_sigint=False)
         finally:
             env.stderr = before
 

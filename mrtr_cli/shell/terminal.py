@@ -21,6 +21,7 @@ from typing import IO, Any, TextIO, cast
 
 from mrtr_cli.platform import fileopen
 from mrtr_cli.responders.above import Relay
+from mrtr_cli.responders.stopping import signals_end
 from mrtr_cli.shell.completion import Completer
 from mrtr_cli.shell.history import HISTORY_READ_LIMIT
 
@@ -177,7 +178,8 @@ class TerminalReader:
         self.relay.app = self.session.app
         start, self._rest = self._rest, ""
         try:
-            return str(self.session.prompt(message, default=start))
+            with signals_end(self.session.app):  # a stop signal ends the line editor through its API
+                return str(self.session.prompt(message, default=start, handle_sigint=False))
         except EOFError:
             return None
         finally:
