@@ -18,6 +18,9 @@ sent by `claim_output`, and opened by `open_user_output`: a FIFO with no reader 
 at once (exit 2) instead of blocking the open; one with a reader (`--trace >(jq .)`) or a
 device (`/dev/stderr`, `/dev/null`) is opened by the check and kept open for the write (so
 its reader sees no end of file before it), and a regular file is written.
+No output is another of the run's files (`check_run_files`: the same path, a symlink or a
+hard link to it), and a name no file can be created at (a dangling symlink, a name ending
+in `/`) is refused by `check_writable`, both before anything is sent.
 Every refusal is a `UsageError` (exit 2) naming the option and the path.
 """
 
@@ -27,7 +30,8 @@ import contextlib
 import json
 import os
 import stat
-from typing import IO, Any
+from collections.abc import Iterable
+from typing import IO, Any, Literal
 
 from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.jsonfile import loads_strict
@@ -411,16 +415,79 @@ class UserInput:
 
 
 def check_writable(path: str, option: str) -> None:
-    """Raise UsageError now if `path` could not be written later (a directory, a missing or
-    read-only folder), so that nothing typed is lost at the end of a run (`--save-answers`)."""
-    full = os.path.abspath(os.path.expanduser(path))
+    """Raise UsageError now if `path` could not be written later (a directory, a name ending
+    in a path separator, a missing or read-only folder, a symlink to any of these: one
+    whose target's folder is missing), so that nothing typed is lost at the end of a run
+    (`--save-answers`)."""
+    shown = shown_path(path)
+    expanded = os.path.expanduser(path)
+    if expanded.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        raise UsageError(f"{option} {shown}: names a directory (it ends with a separator)",
+                         hint="give a file name")
+    full = os.path.realpath(expanded)  # a symlink is written where it points, dangling or not
     folder = os.path.dirname(full)
+    where = "" if full == os.path.abspath(expanded) else f" (a symlink to {shown_path(full)})"
     if os.path.isdir(full):
-        raise UsageError(f"{option} {path}: is a directory")
+        raise UsageError(f"{option} {shown}{where}: is a directory")
     if not os.path.isdir(folder):
-        raise UsageError(f"{option} {path}: the folder {folder} does not exist")
+        raise UsageError(f"{option} {shown}{where}: the folder {shown_path(folder)} does not exist")
     if not os.access(full if os.path.exists(full) else folder, os.W_OK):
-        raise UsageError(f"{option} {path}: not writable")
+        raise UsageError(f"{option} {shown}{where}: not writable")
+
+
+#: What a file named by a run is to it: "input" (read), "output" (written over or appended
+#: to), "records" (batch `-o` and `--resume`: read and appended to, and may be one file).
+FileRole = Literal["input", "output", "records"]
+
+
+def _identity(path: str) -> tuple[object, ...] | None:
+    """What makes `path` one file: (st_dev, st_ino) of an existing regular file (any
+    spelling, symlink or hard link), else its resolved path; None for a file that is no
+    regular one (a device or a FIFO: `/dev/null` may be named twice) or no usable name."""
+    full = os.path.expanduser(path)
+    try:
+        info = os.stat(full)
+    except (OSError, ValueError):
+        try:
+            return ("path", os.path.normcase(os.path.realpath(full)))
+        except (OSError, ValueError):
+            return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return ("file", info.st_dev, info.st_ino)
+
+
+def same_file(one: str, other: str) -> bool:
+    """Whether the paths `one` and `other` name one regular file (or, missing, one place):
+    `_identity`. Never raises."""
+    key = _identity(one)
+    return key is not None and key == _identity(other)
+
+
+def check_run_files(files: Iterable[tuple[str, str | None, FileRole]]) -> None:
+    """Check, before the run sends anything, that no file it writes is another file it
+    reads or writes: `files` are (option, path, role) (`FileRole`; a None, empty or `-`
+    path is none). Two inputs may be one file, and so may the two names of batch records.
+
+    Raises:
+        UsageError: two are the same file (the same path once resolved, a symlink or a
+            hard link), naming both options and paths (exit 2).
+    """
+    seen: list[tuple[str, str, FileRole, tuple[object, ...]]] = []
+    for option, path, role in files:
+        if not path or path == "-":
+            continue
+        key = _identity(path)
+        if key is None:
+            continue
+        for other_option, other_path, other_role, other_key in seen:
+            if other_key != key or (role == other_role and role != "output"):
+                continue
+            what = ("its records would be written over it" if "records" in (role, other_role)
+                    else "mrtr would write over it")
+            raise UsageError(f"{other_option} {shown_path(other_path)} and {option} {shown_path(path)} are the "
+                             f"same file: {what}", hint="give each output a file of its own")
+        seen.append((option, path, role, key))
 
 
 def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -> Any:

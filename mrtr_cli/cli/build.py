@@ -6,6 +6,7 @@ Below every command module and cli/options.py, so that the option sets, name com
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -14,6 +15,7 @@ from mrtr_cli.env import Environment
 
 if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.app import App
+    from mrtr_cli.userfiles import FileRole
 
 
 def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
@@ -32,8 +34,11 @@ def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def make_app(ctx: click.Context, kw: dict[str, Any]) -> App:
-    """Build the App for a command from its options and the group's.
+def make_app(ctx: click.Context, kw: dict[str, Any], files: Sequence[tuple[str, str | None, FileRole]] = ()) -> App:
+    """Build the App for a command from its options and the group's. `files`: the
+    command's own files, (option, path, role), checked with the run's `--answers`,
+    `--trace` and `--save-answers` by `userfiles.check_run_files` (none is written over
+    another) before anything is sent.
 
     A line of `mrtr shell` (`env.line_host` set) gets the shell's: its options checked and
     completed with the shell line's (`line_options`: a target option is refused there, exit
@@ -60,11 +65,17 @@ def make_app(ctx: click.Context, kw: dict[str, Any]) -> App:
     env.quiet = opts.quiet
     env.no_input = opts.no_input
     env.config_words = opts.config_words()  # for the hints printed after exit 5 (cli/main.py)
-    for option, path in (("--trace", opts.trace), ("--save-answers", opts.save_answers)):
-        if path:
-            from mrtr_cli.userfiles import claim_output  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.userfiles import check_run_files, claim_output  # noqa: PLC0415 - lazy for start-up time
 
-            claim_output(path, option)  # before anything is sent or typed
+    outputs: list[tuple[str, str | None, FileRole]] = [("--trace", opts.trace, "output"),
+                                                       ("--save-answers", opts.save_answers, "output")]
+    if host is not None:  # a line's outputs are not the shell's --trace either
+        outputs.append(("the shell's --trace", host.app.opts.trace, "output"))
+    # Before anything is sent or typed: no output is another of the run's files...
+    check_run_files([*(("--answers", path, "input") for path in opts.answers), *files, *outputs])
+    for option, path, _ in outputs[:2]:
+        if path:
+            claim_output(path, option)  # ...and each can be written
     return App(opts, env) if host is None else host.line_app(opts, env)
 
 

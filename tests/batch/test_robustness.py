@@ -130,7 +130,7 @@ def test_resume_refuses_a_file_that_is_not_batch_output_and_the_input_file(mrtr,
         assert run.code == 2 and "not a batch record" in run.stderr and other.read_text() == text
     for option in ("--resume", "-o"):
         run = mrtr("--stdio", BATCH, "batch", str(batch), option, str(batch))
-        assert run.code == 2 and "is the input file" in run.stderr
+        assert run.code == 2 and "same file" in run.stderr and option in run.stderr
     assert len(batch.read_text().splitlines()) == 2
 
 

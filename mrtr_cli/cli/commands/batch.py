@@ -51,7 +51,8 @@ def batch_cmd(ctx: click.Context, /, file: str, jobs: int, output: str | None, u
     from mrtr_cli.batch.lines import read_batch, read_batch_text  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.batch.records import RecordSink, Summary, load_records  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.batch.runner import BatchApp, run_batch  # noqa: PLC0415 - lazy for start-up time
-    plain = make_app(ctx, kw)
+    plain = make_app(ctx, kw, [("FILE.jsonl", file, "input"), ("-o", output, "records"),
+                               ("--resume", resume_path, "records")])
     app = BatchApp(plain.opts, plain.env)
     env = app.env
     if app.opts.save_answers:
@@ -65,9 +66,10 @@ def batch_cmd(ctx: click.Context, /, file: str, jobs: int, output: str | None, u
     app.sign_in_allowed = env.can_prompt()
     app.opts.no_input = env.no_input = True
 
-    for option, path in (("--resume", resume_path), ("-o", output)):
-        if path and path != "-" and file != "-" and os.path.exists(path) and os.path.samefile(path, file):
-            raise UsageError(f"{option} {path} is the input file: the records would be written into it")
+    if output and output != "-":
+        from mrtr_cli.userfiles import claim_output  # noqa: PLC0415 - lazy for start-up time
+
+        claim_output(output, "-o")  # as --trace and --save-answers: before anything is sent
     base_dir = os.getcwd() if file == "-" else os.path.dirname(os.path.abspath(file))
     from mrtr_cli.protocol.deadline import Deadline  # noqa: PLC0415 - lazy for start-up time
 
@@ -112,7 +114,9 @@ def _output_stream(output: str | None, resume_path: str | None) -> IO[str] | Non
         claim_output(output, "-o")  # a FIFO (-o >(jq .)) or a device: written as it is, never locked
         return open_user_output(output, "a")
     if output and output != "-":
-        same = resume_path is not None and os.path.abspath(output) == os.path.abspath(resume_path)
+        from mrtr_cli.userfiles import same_file  # noqa: PLC0415 - lazy for start-up time
+
+        same = resume_path is not None and same_file(output, resume_path)  # a symlink or a hard link too
         return open_output(output, append=same)
     if resume_path and not output:
         return open_output(resume_path, append=True)

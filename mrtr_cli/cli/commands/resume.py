@@ -34,7 +34,7 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     from mrtr_cli.engine.secret_arguments import given_again, withheld_arguments  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.protocol.modern import MODERN_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
-    app = make_app(ctx, kw)
+    app = make_app(ctx, kw, [("pending document", pending, "input")])
     doc = load_pending(pending, app.read_stdin() if pending == "-" else None, app.env.config_words)
     if isinstance(doc.get("taskId"), str):  # a task waiting for input: answer it and wait
         from mrtr_cli.cli.commands.tasks import resume_task  # noqa: PLC0415 - lazy for start-up time
