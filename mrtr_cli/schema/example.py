@@ -2,8 +2,10 @@
 
 Each required parameter is given as a `KEY=VALUE` (or `KEY:=JSON`) item only when
 mrtr's own item parser (`schema.arguments.parse_item`) reads that item back to the same
-key path and value; any other (a name holding `.`, `=`, `:=`, an empty name, a value
-starting with `@`) goes into one `--args '<json>'` object, which the items then extend.
+key path and value (a value starting with `@` is given as `KEY:=JSON`, not read as a
+file) and prints as typed; any other (a name holding `.`, `=`, `:=`, a control character,
+an empty name) goes into one `--args '<json>'` object (with `\\uXXXX` escapes when it holds
+a control character), which the items then extend.
 A `--` comes before the tool's name when it or an item starts with `-` (else click
 would read it as an option). Placeholder values (`<string>`) stand where the schema
 gives no default, const, enum or example: the line parses, the user fills them in.
@@ -43,7 +45,7 @@ def _round_trips(text: str, path: tuple[str, ...], value: object, literal: bool)
 def _leaf_value(prop: dict[str, Any]) -> tuple[object, str | None]:
     """A required leaf's example: its JSON value, and its text for `KEY=VALUE` (None: only
     `KEY:=JSON` gives it, as for an object or array property without a shape)."""
-    if prop.get("type") == "object" and "properties" not in prop:
+    if prop.get("type") == "object":  # shapeless, or no member required (`_members_given`)
         return {}, None
     if prop.get("type") == "array" and "items" not in prop:
         return [], None
@@ -52,14 +54,24 @@ def _leaf_value(prop: dict[str, Any]) -> tuple[object, str | None]:
 
 
 def _item(path: tuple[str, ...], value: object, text: str | None) -> str | None:
-    """`KEY=VALUE` or `KEY:=JSON` for the leaf at `path`, if one reads back the same; else None."""
+    """`KEY=VALUE` or `KEY:=JSON` for the leaf at `path`, if one reads back the same and
+    prints as typed (no control character, which the terminal would show escaped); else None."""
     key = ".".join(path)
-    if text is not None and _round_trips(f"{key}={text}", path, text, False):
-        return f"{key}={text}"
-    literal = json.dumps(value, ensure_ascii=False)
-    if _round_trips(f"{key}:={literal}", path, value, True):
-        return f"{key}:={literal}"
+    candidates: list[tuple[str, object, bool]] = [] if text is None else [(f"{key}={text}", text, False)]
+    candidates.append((f"{key}:={json.dumps(value, ensure_ascii=False)}", value, True))
+    for item, parsed, literal in candidates:
+        if item.isprintable() and _round_trips(item, path, parsed, literal):
+            return item
     return None
+
+
+def _members_given(path: tuple[str, ...], prop: dict[str, Any]) -> bool:
+    """Whether the required object at `path` is given by items for its own required members
+    (`listing.parameter_paths` lists them: it expands three levels below the top); else
+    the example gives it whole, as `{}`."""
+    props, required = prop.get("properties"), prop.get("required")
+    return (prop.get("type") == "object" and isinstance(props, dict) and len(path) <= 3
+            and isinstance(required, list) and any(name in props for name in required))
 
 
 def _put(tree: dict[str, Any], path: tuple[str, ...], value: object) -> None:
@@ -79,8 +91,8 @@ def example_words(tool: dict[str, Any]) -> list[str]:
         if not is_required or (len(path) > 1 and path[:-1] not in required):
             continue
         required.add(path)
-        if prop.get("type") == "object" and isinstance(prop.get("properties"), dict):
-            continue  # its required members are items of their own (an empty object if none)
+        if _members_given(path, prop):
+            continue  # its required members are items of their own
         value, text = _leaf_value(prop)
         item = _item(path, value, text)
         if item is None:
@@ -90,7 +102,8 @@ def example_words(tool: dict[str, Any]) -> list[str]:
     name = str(tool.get("name"))
     words = ["call"]
     if rest:
-        words += ["--args", json.dumps(rest, ensure_ascii=False)]
+        whole = json.dumps(rest, ensure_ascii=False)
+        words += ["--args", whole if whole.isprintable() else json.dumps(rest)]  # \uXXXX escapes: printed as typed
     if name.startswith("-") or any(item.startswith("-") for item in items):
         words.append("--")
     return [*words, name, *items]
