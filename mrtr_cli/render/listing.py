@@ -13,10 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.platform import shellwords
 from mrtr_cli.render.color import console as styled_console
-from mrtr_cli.render.invocation import command as as_typed
-from mrtr_cli.render.invocation import inside_shell
 from mrtr_cli.render.sanitize import sanitize, short_number
 
 
@@ -79,10 +76,12 @@ def type_label(schema: object) -> str:
     return "any"
 
 
-def flatten_parameters(schema: object, prefix: str = "", depth: int = 0) -> list[tuple[str, dict[str, Any], bool]]:
-    """`(dotted name, property schema, required)` for each property, nested objects
-    expanded; `required` means required by its own parent object."""
-    out: list[tuple[str, dict[str, Any], bool]] = []
+def parameter_paths(schema: object, prefix: tuple[str, ...] = (), depth: int = 0
+                    ) -> list[tuple[tuple[str, ...], dict[str, Any], bool]]:
+    """`(key path, property schema, required)` for each property, nested objects expanded
+    (three levels below the top at most); `required` means required by its own parent
+    object. A path keeps each name whole: a property named `x.y` is `("x.y",)`."""
+    out: list[tuple[tuple[str, ...], dict[str, Any], bool]] = []
     if not isinstance(schema, dict):
         return out
     props = schema.get("properties")
@@ -91,12 +90,17 @@ def flatten_parameters(schema: object, prefix: str = "", depth: int = 0) -> list
         return out
     for name, prop in props.items():
         prop = prop if isinstance(prop, dict) else {}
-        dotted = f"{prefix}{name}"
-        is_required = name in required
-        out.append((dotted, prop, is_required))
+        path = (*prefix, str(name))
+        out.append((path, prop, name in required))
         if prop.get("type") == "object" and isinstance(prop.get("properties"), dict) and depth < 3:
-            out.extend(flatten_parameters(prop, dotted + ".", depth + 1))
+            out.extend(parameter_paths(prop, path, depth + 1))
     return out
+
+
+def flatten_parameters(schema: object) -> list[tuple[str, dict[str, Any], bool]]:
+    """`(dotted name, property schema, required)` for each property (`parameter_paths`, each
+    path joined with dots, as `KEY=VALUE` items name them)."""
+    return [(".".join(path), prop, required) for path, prop, required in parameter_paths(schema)]
 
 
 def _property_text(name: str, prop: dict[str, Any]) -> str:
@@ -111,19 +115,22 @@ def _property_text(name: str, prop: dict[str, Any]) -> str:
     return one_line(title)
 
 
-def _example_value(schema: dict[str, Any]) -> str:
+def example_value(schema: dict[str, Any]) -> tuple[object, str]:
+    """A value for a property in an example call: its `default`, `const`, first `enum` value
+    or first example (a scalar), as JSON and as the text of `KEY=VALUE`; else a placeholder
+    naming its type (`<string>`, for an array its items' type), as both."""
     for key in ("default", "const"):
         if key in schema and not isinstance(schema[key], dict | list):
-            return _as_item_text(schema[key])
+            return schema[key], _as_item_text(schema[key])
     if isinstance(schema.get("enum"), list) and schema["enum"]:
-        return _as_item_text(schema["enum"][0])
+        return schema["enum"][0], _as_item_text(schema["enum"][0])
     examples = schema.get("examples")
     if isinstance(examples, list) and examples and not isinstance(examples[0], dict | list):
-        return _as_item_text(examples[0])
+        return examples[0], _as_item_text(examples[0])
     label = type_label(schema)
     if label.startswith("array of "):
         label = label[len("array of "):]
-    return f"<{label}>"
+    return f"<{label}>", f"<{label}>"
 
 
 def _schema_value(value: object) -> str:
@@ -141,33 +148,10 @@ def _as_item_text(value: object) -> str:
     return json.dumps(value)
 
 
-def example_call(tool: dict[str, Any], command: list[str]) -> str:
-    """A `mrtr ... call NAME key=value...` line with the required parameters, `command`
-    being the words that name the target (`--url URL`); inside `mrtr shell`, `call NAME
-    key=value...` alone, as its prompt takes it (render/invocation.py: the shell has one
-    server, and a target option on its line is refused)."""
-    schema = tool.get("inputSchema")
-    items = []
-    required_names: set[str] = set()
-    for name, prop, required in flatten_parameters(schema):
-        parent = name.rsplit(".", 1)[0] if "." in name else None
-        if not required or (parent is not None and parent not in required_names):
-            continue
-        required_names.add(name)
-        if prop.get("type") == "object" and isinstance(prop.get("properties"), dict):
-            continue
-        if prop.get("type") in ("object", "array") and "items" not in prop and "properties" not in prop:
-            items.append(f"{name}:=<json>")
-        else:
-            items.append(f"{name}={_example_value(prop)}")
-    words = [*([] if inside_shell() else command), "call", str(tool.get("name")), *items]
-    return sanitize(as_typed(shellwords.shell_line(words)), single_line=True)
-
-
-def describe_tool(tool: dict[str, Any], command: list[str], *, lead: str = "") -> str:
+def describe_tool(tool: dict[str, Any], example: str, *, lead: str = "") -> str:
     """A person's view of one tool: title, description, parameters, headers, hints, example.
-    `command`: the words naming the server in the example; `lead`: a line said before the
-    example ("" for none; `credentials.url_in_command`'s, for a URL with credentials)."""
+    `example`: the example call (`schema.example.example_call`); `lead`: a line said before
+    the example ("" for none; `credentials.url_in_command`'s, for a URL with credentials)."""
     lines = []
     name = sanitize(str(tool.get("name")), single_line=True)
     annotations = raw_annotations if isinstance(raw_annotations := tool.get("annotations"), dict) else {}
@@ -178,15 +162,15 @@ def describe_tool(tool: dict[str, Any], command: list[str], *, lead: str = "") -
         lines.append("")
         lines.extend("  " + sanitize(line) for line in description.strip().splitlines())
     schema = tool.get("inputSchema")
-    params = flatten_parameters(schema)
+    params = parameter_paths(schema)
     lines.append("")
     if not params:
         lines.append("Parameters: none")
     else:
         lines.append("Parameters:")
         rows = []
-        for dotted, prop, required in params:
-            parent = dotted.rsplit(".", 1)[0] if "." in dotted else None
+        for path, prop, required in params:
+            dotted, parent = ".".join(path), ".".join(path[:-1])  # `x.y` of `x`, or a name holding a dot
             facts = [("required" + (f" in {parent}" if parent else "")) if required else "optional"]
             if "default" in prop:
                 facts.append("default " + _schema_value(prop["default"]))
@@ -226,7 +210,7 @@ def describe_tool(tool: dict[str, Any], command: list[str], *, lead: str = "") -
     lines.append("Example:")
     if lead:
         lines.append("  " + sanitize(lead.rstrip(), single_line=True))
-    lines.append("  " + example_call(tool, command))
+    lines.append("  " + example)
     return "\n".join(lines)
 
 

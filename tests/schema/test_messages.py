@@ -120,7 +120,7 @@ def _field(prop: dict, how: str) -> Callable[[], str]:
 def _described(prop: dict) -> Callable[[], str]:
     from mrtr_cli.render.listing import describe_tool
 
-    return lambda: describe_tool({"name": "t", "inputSchema": {"type": "object", "properties": {"w": prop}}}, [])
+    return lambda: describe_tool({"name": "t", "inputSchema": {"type": "object", "properties": {"w": prop}}}, "")
 
 
 NUMBER_CASES = {

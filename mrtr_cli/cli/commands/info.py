@@ -163,13 +163,14 @@ def tools_cmd(ctx: click.Context, /, name: str | None, **kw: object) -> int:
         from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.listing import describe_tool  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.schema.example import example_call  # noqa: PLC0415 - lazy for start-up time
 
         words, lead = _target_words(app), ""
         if words[:1] == ["--url"]:  # a URL with credentials: never printed, and as shown it cannot work
             url_words, lead = url_in_command(words[1])
             words = [*url_words, *words[2:]]
             lead = "" if inside_shell() else lead  # a shell's lines reach its server: nothing to set
-        app.env.out(describe_tool(tool, words, lead=lead))
+        app.env.out(describe_tool(tool, example_call(tool, words), lead=lead))
     return 0
 
 

@@ -1,0 +1,118 @@
+"""The example call `mrtr tools NAME` ends with: a command that parses as printed.
+
+Each required parameter is given as a `KEY=VALUE` (or `KEY:=JSON`) item only when
+mrtr's own item parser (`schema.arguments.parse_item`) reads that item back to the same
+key path and value (a value starting with `@` is given as `KEY:=JSON`, not read as a
+file) and prints as typed; any other (a name holding `.`, `=`, `:=`, a control character,
+an empty name) goes into one `--args '<json>'` object (with `\\uXXXX` escapes when it holds
+a control character), which the items then extend.
+A `--` comes before the tool's name when it or an item starts with `-` (else click
+would read it as an option). Placeholder values (`<string>`) stand where the schema
+gives no default, const, enum or example: the line parses, the user fills them in.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.platform import shellwords
+from mrtr_cli.render.invocation import command as as_typed
+from mrtr_cli.render.invocation import inside_shell
+from mrtr_cli.render.listing import example_value, parameter_paths
+from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.schema.arguments import parse_item
+
+
+class _NoFile(Exception):
+    """An item's value would be read from a file (`key=@path`): not what the example means."""
+
+
+def _no_file(path: str) -> str:
+    raise _NoFile(path)
+
+
+def _round_trips(text: str, path: tuple[str, ...], value: object, literal: bool) -> bool:
+    """Whether `parse_item` reads `text` as the item at `path` with `value` (`literal`: `:=`)."""
+    try:
+        item = parse_item(text, _no_file)
+    except (UsageError, _NoFile):
+        return False
+    return tuple(item.path) == path and item.literal == literal and item.value == value
+
+
+def _leaf_value(prop: dict[str, Any]) -> tuple[object, str | None]:
+    """A required leaf's example: its JSON value, and its text for `KEY=VALUE` (None: only
+    `KEY:=JSON` gives it, as for an object or array property without a shape)."""
+    if prop.get("type") == "object":  # shapeless, or no member required (`_members_given`)
+        return {}, None
+    if prop.get("type") == "array" and "items" not in prop:
+        return [], None
+    value, text = example_value(prop)
+    return value, text
+
+
+def _item(path: tuple[str, ...], value: object, text: str | None) -> str | None:
+    """`KEY=VALUE` or `KEY:=JSON` for the leaf at `path`, if one reads back the same and
+    prints as typed (no control character, which the terminal would show escaped); else None."""
+    key = ".".join(path)
+    candidates: list[tuple[str, object, bool]] = [] if text is None else [(f"{key}={text}", text, False)]
+    candidates.append((f"{key}:={json.dumps(value, ensure_ascii=False)}", value, True))
+    for item, parsed, literal in candidates:
+        if item.isprintable() and _round_trips(item, path, parsed, literal):
+            return item
+    return None
+
+
+def _members_given(path: tuple[str, ...], prop: dict[str, Any]) -> bool:
+    """Whether the required object at `path` is given by items for its own required members
+    (`listing.parameter_paths` lists them: it expands three levels below the top); else
+    the example gives it whole, as `{}`."""
+    props, required = prop.get("properties"), prop.get("required")
+    return (prop.get("type") == "object" and isinstance(props, dict) and len(path) <= 3
+            and isinstance(required, list) and any(name in props for name in required))
+
+
+def _put(tree: dict[str, Any], path: tuple[str, ...], value: object) -> None:
+    node = tree
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+
+
+def example_words(tool: dict[str, Any]) -> list[str]:
+    """The words after the target of an example call of `tool` with its required
+    parameters: `call [--args JSON] [--] NAME ITEM...` (module docstring)."""
+    required: set[tuple[str, ...]] = set()
+    items: list[str] = []
+    rest: dict[str, Any] = {}
+    for path, prop, is_required in parameter_paths(tool.get("inputSchema")):
+        if not is_required or (len(path) > 1 and path[:-1] not in required):
+            continue
+        required.add(path)
+        if _members_given(path, prop):
+            continue  # its required members are items of their own
+        value, text = _leaf_value(prop)
+        item = _item(path, value, text)
+        if item is None:
+            _put(rest, path, value)
+        else:
+            items.append(item)
+    name = str(tool.get("name"))
+    words = ["call"]
+    if rest:
+        whole = json.dumps(rest, ensure_ascii=False)
+        words += ["--args", whole if whole.isprintable() else json.dumps(rest)]  # \uXXXX escapes: printed as typed
+    if name.startswith("-") or any(item.startswith("-") for item in items):
+        words.append("--")
+    return [*words, name, *items]
+
+
+def example_call(tool: dict[str, Any], command: list[str]) -> str:
+    """A `mrtr ... call NAME key=value...` line with the required parameters, `command`
+    being the words that name the target (`--url URL`); inside `mrtr shell`, `call NAME
+    key=value...` alone, as its prompt takes it (render/invocation.py: the shell has one
+    server, and a target option on its line is refused). The words: `example_words`."""
+    words = [*([] if inside_shell() else command), *example_words(tool)]
+    return sanitize(as_typed(shellwords.shell_line(words)), single_line=True)
