@@ -11,7 +11,6 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from mrtr_cli.limits import describe_bytes
 from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_value
 from mrtr_cli.render.weburl import browser_view
 
@@ -73,7 +72,8 @@ def host_line(url: str) -> str:
     host = browser_host(url)
     if not host:
         return "(none)"
-    return one_line(host, SERVER_TEXT_CHARS) + (" (punycode)" if any(label.startswith("xn--") for label in host.split(".")) else "")
+    punycode = any(label.startswith("xn--") for label in host.split("."))
+    return one_line(host, SERVER_TEXT_CHARS) + (" (punycode)" if punycode else "")
 
 
 def length_refusal(url: str) -> str | None:
@@ -82,9 +82,8 @@ def length_refusal(url: str) -> str | None:
     hidden), and a message is bounded: a longer one cannot be both."""
     if len(url) <= MAX_URL_CHARS:
         return None
-    return (f"the URL is {len(url):,} characters long, more than the {MAX_URL_CHARS:,} "
-            f"({describe_bytes(MAX_URL_CHARS)}) a link to open may have (it is shown whole before you consent); "
-            "mrtr refuses it")
+    return (f"the URL is {len(url):,} characters long, more than the {MAX_URL_CHARS:,} a link to open may "
+            "have (it is shown whole before you consent); mrtr refuses it")
 
 
 def credentials_refusal(url: str) -> str | None:
