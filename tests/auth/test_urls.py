@@ -41,7 +41,8 @@ def test_valid_urls(url):
     None, 5, "", "as.example/token", "ftp://as.example/", "https://", "https:///path", "https://as.example:99999/",
     "https://as.example:x/", "https://as .example/", "https://as.example/a b", "https://as.example/\x00",
     "https://as.example/\x7f", "https://as.example/\x1b[31m", "https://as.example/\u200b", "https://as.example/\u2028",
-    " https://as.example/", "https://as.example/\t", "https://[::1/", "javascript:alert(1)", "https://as.example\x85/"])
+    " https://as.example/", "https://as.example/\t", "https://[::1/", "javascript:alert(1)", "https://as.example\x85/",
+    "https://as.example.0/"])  # a last label that is a number: an IPv4 address a browser cannot parse
 def test_invalid_urls(url):
     assert not is_valid_url(url)
     with pytest.raises(AuthError) as caught:
