@@ -166,6 +166,40 @@ def test_a_url_with_a_user_name_or_password_is_refused_naming_the_browsers_host(
     assert "***" not in r.stderr and "pw" not in r.stderr and r.stdout == ""
 
 
+def test_a_url_longer_than_the_limit_is_refused_in_one_bounded_line(mrtr, picky, tmp_path):
+    # A URL-mode link is shown whole before consent (never a part hidden), so one too long to
+    # show is refused (docs/limits.md): exit 4, one line, the URL not in it.
+    from mrtr_cli.responders.urls import MAX_URL_CHARS
+
+    prefix = "https://good.com/\\"  # a backslash: the browser's href would be quoted too
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"url": prefix + "a" * (MAX_URL_CHARS + 1 - len(prefix))}))
+    r = mrtr(*picky, "call", "visit", "--args", f"@{args}")
+    assert_sane(r, code=4, secret=None)
+    assert f"the URL is {MAX_URL_CHARS + 1:,} characters long" in r.stderr, r.stderr[:500]
+    assert len(r.stderr) < 2000 and "a" * 600 not in r.stderr, r.stderr[:3000]
+
+
+def test_a_url_at_the_limit_is_shown_whole_once_and_its_other_copies_cut(mrtr, picky, tmp_path):
+    # At the limit the URL is listed whole (one copy); the warning's copy of where a browser
+    # goes, and a host line, are cut as all server text in a message is (SERVER_TEXT_CHARS).
+    from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS
+    from mrtr_cli.responders.urls import MAX_URL_CHARS
+
+    host = ".".join(["h" * 60] * 40)[:3000]
+    prefix = f"https://{host}/\\"
+    url = prefix + "b" * (MAX_URL_CHARS - len(prefix))
+    args = tmp_path / "args.json"
+    args.write_text(json.dumps({"url": url}))
+    r = mrtr(*picky, "call", "visit", "--args", f"@{args}")
+    assert_sane(r, code=5, secret=None)
+    assert r.stderr.count(url) == 1, r.stderr[:3000]
+    assert f"open this URL yourself: {url}\n" in r.stderr
+    notes = [line for line in r.stderr.splitlines() if line.startswith(("    warning:", "    a browser would go"))]
+    assert len(notes) >= 2 and "it goes to https://hhh" in r.stderr, r.stderr[:3000]
+    assert all(len(line) < SERVER_TEXT_CHARS + 200 for line in notes), notes
+
+
 # ---------------------------------------------------------------------- files, streams and arguments
 import subprocess  # noqa: E402
 

@@ -355,7 +355,7 @@ def _as_metadata(http: Any, issuer: str, *, server_given: str | None) -> dict[st
         if not isinstance(found, str) or not issuers_match(found, issuer):
             raise AuthError(
                 f"the authorization server metadata at {url} names the issuer "
-                f"{shown(found)!r}, not {issuer!r}: refused (RFC 8414 section 3.3)")
+                f"'{shown(found)}', not '{shown(issuer)}': refused (RFC 8414 section 3.3)")
         metadata: dict[str, Any] = got.body
         return metadata
     if unusable is not None:

@@ -18,7 +18,9 @@ from mrtr_cli.transport.http.urlrule import FORBIDDEN, INVALID, refusal, resolve
 
 
 def shown(value: object) -> str:
-    """`value` as a message may quote it: one line, escaped, at most 200 characters."""
+    """`value` as a message may quote it: one line, escaped once (`one_line`: a backslash
+    stays one, ESC is `\\x1b`; never `repr`, which would double the escapes), at most 200
+    characters; in quotes where the value may be empty or not a URL."""
     return one_line(value, 200)
 
 
@@ -35,8 +37,8 @@ def checked_url(value: object, member: str) -> str:
     if problem is None:
         return str(value)
     if problem == INVALID:
-        raise AuthError(f"{member} {INVALID}: {shown(value)!r}; nothing was sent there")
-    raise AuthError(f"{member} {shown(value)!r}, {problem}; nothing was sent there")
+        raise AuthError(f"{member} {INVALID}: '{shown(value)}'; nothing was sent there")
+    raise AuthError(f"{member} '{shown(value)}', {problem}; nothing was sent there")
 
 
 def allowed_url(value: object, member: str, *, same_origin_as: str | None = None) -> str:

@@ -426,12 +426,13 @@ class MrtrEngine:
             path = save_interrupted(doc)
             from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a round stops
 
+            # Only a form has fields: a URL-mode question (or a form left untouched) just asks again.
+            filled = ", the fields typed so far filled in" if any(getattr(exc, "prefill", {}).values()) else ""
             if inside_shell():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
-                hint: str | None = ("the call is kept: resume finishes it here (it asks again, the fields typed "
-                                    "so far filled in)")
+                hint: str | None = f"the call is kept: resume finishes it here (it asks again{filled})"
             else:
                 hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
-                        "terminal, fields typed so far filled in; in a script add --answers FILE)") if path else None
+                        f"terminal{filled}; in a script add --answers FILE)") if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint, pending=doc) from None
         answered = {**preset, **round_outcome.responses}
         if round_outcome.missing:

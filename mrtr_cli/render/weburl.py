@@ -31,6 +31,9 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
+#: `misread`'s words for a URL a browser cannot parse at all.
+UNPARSED = "which a browser cannot parse as an absolute URL"
+
 
 @dataclass(frozen=True)
 class BrowserView:
@@ -92,7 +95,7 @@ def misread(url: str, base: str | None = None) -> str | None:
     dotted decimal). The words end with the host a browser goes to."""
     view = browser_view(url, base)
     if view.href is None:
-        return "which a browser cannot parse as an absolute URL"
+        return UNPARSED
     if any(ord(c) <= 0x20 or 0x7F <= ord(c) < 0xA0 for c in url):
         return "which holds spaces, tabs, line breaks or control characters (a browser drops or encodes them)"
     goes = f"a browser goes to host {view.host or '(none)'}"

@@ -11,10 +11,14 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass
 
-from mrtr_cli.render.sanitize import quote_value
+from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_value
 from mrtr_cli.render.weburl import browser_view
 
 OPENABLE_SCHEMES = ("http", "https")
+#: The most characters of a URL-mode request's `url` (docs/limits.md "URL-mode
+#: elicitation"): such a URL is shown whole, never cut, so a longer one is refused. A
+#: consent page's link a person must read is far shorter; browsers cap near 2 MB.
+MAX_URL_CHARS = 8 * 1024
 
 
 @dataclass
@@ -50,7 +54,8 @@ def refusal(url: str) -> str | None:
         return ("the URL has a user name or password before the host: the real host is after the '@'; "
                 "mrtr will not open it")
     if not view.same:
-        return (f"a browser reads this URL differently than it reads here (it goes to {view.href}); "
+        return (f"a browser reads this URL differently than it reads here (it goes to "
+                f"{one_line(view.href, SERVER_TEXT_CHARS)}); "
                 "mrtr will not open it")
     return None
 
@@ -67,7 +72,18 @@ def host_line(url: str) -> str:
     host = browser_host(url)
     if not host:
         return "(none)"
-    return host + (" (punycode)" if any(label.startswith("xn--") for label in host.split(".")) else "")
+    punycode = any(label.startswith("xn--") for label in host.split("."))
+    return one_line(host, SERVER_TEXT_CHARS) + (" (punycode)" if punycode else "")
+
+
+def length_refusal(url: str) -> str | None:
+    """Why a URL-mode request's `url` is refused for its length (None when it is not): more
+    than `MAX_URL_CHARS` characters. A URL is shown whole before consent (never with a part
+    hidden), and a message is bounded: a longer one cannot be both."""
+    if len(url) <= MAX_URL_CHARS:
+        return None
+    return (f"the URL is {len(url):,} characters long, more than the {MAX_URL_CHARS:,} a link to open may "
+            "have (it is shown whole before you consent); mrtr refuses it")
 
 
 def credentials_refusal(url: str) -> str | None:

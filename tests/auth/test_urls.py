@@ -41,7 +41,8 @@ def test_valid_urls(url):
     None, 5, "", "as.example/token", "ftp://as.example/", "https://", "https:///path", "https://as.example:99999/",
     "https://as.example:x/", "https://as .example/", "https://as.example/a b", "https://as.example/\x00",
     "https://as.example/\x7f", "https://as.example/\x1b[31m", "https://as.example/\u200b", "https://as.example/\u2028",
-    " https://as.example/", "https://as.example/\t", "https://[::1/", "javascript:alert(1)", "https://as.example\x85/"])
+    " https://as.example/", "https://as.example/\t", "https://[::1/", "javascript:alert(1)", "https://as.example\x85/",
+    "https://as.example.0/"])  # a last label that is a number: an IPv4 address a browser cannot parse
 def test_invalid_urls(url):
     assert not is_valid_url(url)
     with pytest.raises(AuthError) as caught:
@@ -57,6 +58,18 @@ def test_an_invalid_url_is_quoted_on_one_line():
     with pytest.raises(AuthError) as caught:
         checked_url("ftp://as.example/x", MEMBER)
     assert caught.value.message == f"{MEMBER} is not a valid http(s) URL: 'ftp://as.example/x'; nothing was sent there"
+
+
+def test_a_refused_url_is_shown_escaped_once_as_every_message_shows_server_text():
+    # Never `repr`: a backslash the server sent is one backslash, ESC is shown as `\x1b` once.
+    with pytest.raises(AuthError) as caught:
+        allowed_url("http://127.0.0.1:8751\\@evil.example/authorize", MEMBER)
+    assert caught.value.message.startswith(
+        f"{MEMBER} 'http://127.0.0.1:8751\\@evil.example/authorize', which holds a backslash"), caught.value.message
+    with pytest.raises(AuthError) as caught:
+        checked_url("https://as.example/\x1b[2J", MEMBER)
+    assert caught.value.message == (f"{MEMBER} is not a valid http(s) URL: 'https://as.example/\\x1b[2J'; "
+                                    "nothing was sent there")
 
 
 def test_a_value_is_shown_up_to_200_characters():
@@ -164,7 +177,7 @@ def test_a_url_a_browser_reads_otherwise_is_refused_naming_the_browsers_host(url
         with pytest.raises(AuthError) as caught:
             check(url, MEMBER)
         message = caught.value.message
-        assert message.startswith(f"{MEMBER} {shown(url)!r}, "), message
+        assert message.startswith(f"{MEMBER} '{shown(url)}', "), message
         assert why in message and message.endswith(f"a browser goes to host {host}; nothing was sent there"), message
 
 

@@ -383,13 +383,33 @@ def test_ctrl_c_at_a_prompt_saves_what_was_typed_and_says_how_to_resume(tmp_path
     assert exc.message == "interrupted while answering the server's questions"
     (saved,) = list((tmp_path / "pending").iterdir())
     assert exc.hint == (f"the call can be finished later: mrtr resume {saved} (it asks again at a terminal, "
-                        "fields typed so far filled in; in a script add --answers FILE)")
+                        "the fields typed so far filled in; in a script add --answers FILE)")
     doc = json.loads(saved.read_text())
     assert doc["requestState"] == "st"
     assert doc["missing"] == ["c"]
     assert doc["answered"] == {"a": accept(x="X"), "b": accept(y="Y")}
     assert doc["answersTemplate"]["inputResponses"]["c"]["content"] == {"z": "half"}
     assert exc.__cause__ is None and exc.__suppress_context__ is True
+
+
+@pytest.mark.parametrize("shell", [False, True], ids=["command-line", "shell"])
+def test_ctrl_c_at_a_url_question_promises_no_fields(tmp_path, monkeypatch, shell):
+    # A URL-mode request has no fields: the hint says it asks again, not that fields typed
+    # so far are filled in.
+    from mrtr_cli.render.invocation import in_shell
+
+    monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path))
+    url = {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://example.com/x",
+                                                       "elicitationId": "e"}}
+    seed = Seed({"u": url}, "st")
+    with pytest.raises(Interrupted) as caught:
+        if shell:
+            with in_shell():
+                engine(ScriptedSession(), InterruptingChain(PromptInterrupted({}))).run("tools/call", PARAMS, seed=seed)
+        else:
+            engine(ScriptedSession(), InterruptingChain(PromptInterrupted({}))).run("tools/call", PARAMS, seed=seed)
+    hint = caught.value.hint or ""
+    assert "it asks again" in hint and "fields" not in hint, hint
 
 
 def test_ctrl_c_without_a_state_dir_has_no_resume_hint(tmp_path, monkeypatch):

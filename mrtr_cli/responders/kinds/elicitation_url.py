@@ -35,16 +35,17 @@ class ElicitationUrl(Kind):
         return {} if (sources.url_consent if sources.url_consent is not None else True) else None
 
     def check_request(self, ask: InputAsk) -> str | None:
-        """`params.url` must be a string, without a user name or password before its host
-        (`responders.urls.credentials_refusal`: a phishing device, and shown masked it could
-        not be opened as shown)."""
+        """`params.url` must be a string of at most `responders.urls.MAX_URL_CHARS` characters
+        (`length_refusal`: it is shown whole), without a user name or password before its host
+        (`credentials_refusal`: a phishing device, and shown masked it could not be opened as
+        shown)."""
         from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - start-up time
 
         url = ask.params.get("url")
         if isinstance(url, str):
-            from mrtr_cli.responders.urls import credentials_refusal  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.responders.urls import credentials_refusal, length_refusal  # noqa: PLC0415 - lazy for start-up time
 
-            return credentials_refusal(url)
+            return length_refusal(url) or credentials_refusal(url)
         got = json_type(url) if "url" in ask.params else "none"
         return f"a URL-mode elicitation needs params.url as a string, got {got}"
 

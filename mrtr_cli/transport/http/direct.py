@@ -309,9 +309,11 @@ class DirectResponse:
         self._closed = False
         self._lock = threading.Lock()
 
-    def raw_headers(self) -> list[tuple[str, str]]:
-        """The headers as (name, value) pairs, repeats kept (for an httpx2 response)."""
-        return self.headers.raw()
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """The headers as (name, value) pairs of the bytes the server sent, repeats kept (for
+        an httpx2 response, which decodes them as its own connections' are: a value that is
+        not ASCII, such as a `Location` with `é` in UTF-8, as text there too)."""
+        return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in self.headers.raw()]
 
     def iter_bytes(self) -> Iterator[bytes]:
         """The body in blocks as they arrive, its framing decoded.

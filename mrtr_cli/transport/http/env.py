@@ -20,7 +20,7 @@ from typing import Any
 
 from mrtr_cli.credentials import public_url
 from mrtr_cli.errors import UsageError
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.transport.http.tls import tls_variable, verifying_context
 
 #: The proxy schemes httpx2 reads (`<scheme>_proxy`, lower case first).
@@ -28,9 +28,9 @@ PROXY_SCHEMES = ("http", "https", "all")
 
 
 def shown(value: str) -> str:
-    """`value` fit for a message: one line, at most 200 characters, a URL's credentials as
-    `***` (`credentials.public_url`)."""
-    return sanitize(public_url(value), single_line=True)[:200]
+    """`value` fit for a message: one line, escaped once, at most 200 characters with an
+    ellipsis where it is cut (`one_line`), a URL's credentials as `***` (`credentials.public_url`)."""
+    return one_line(public_url(value), 200)
 
 
 def proxy_variable(scheme: str) -> str | None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import TransportError
 from mrtr_cli.render.invocation import for_new_shell
-from mrtr_cli.render.weburl import misread
+from mrtr_cli.render.weburl import UNPARSED, misread
 from mrtr_cli.transport.base import Remaining, RequestTimeout
 from mrtr_cli.transport.http.env import shown
 from mrtr_cli.transport.http.guard import server_given
@@ -176,10 +176,10 @@ def _target(request: httpx2.Request, location: str, said: str) -> str:
     except (httpx2.InvalidURL, ValueError, TypeError):
         target = ""
     problem = url_problem(target)
-    if problem == INVALID:
-        raise RedirectRefused(f"{said} {shown(location)!r}, which {INVALID}; nothing was sent there")
     misreading = misread(location, base=str(request.url))
-    if misreading is not None:
+    if problem == INVALID and misreading in (None, UNPARSED):
+        raise RedirectRefused(f"{said} {shown(location)}, which {INVALID}; nothing was sent there")
+    if misreading is not None:  # also where the HTTP client cannot take it (a non-ASCII host, controls)
         raise RedirectRefused(f"{said} {shown(location)}, {misreading}; nothing was sent there")
     if problem is not None:  # the target as the HTTP client joined it
         raise RedirectRefused(f"{said} {shown(target)}, {problem}; nothing was sent there")

@@ -53,12 +53,14 @@ INVALID = "is not a valid http(s) URL"
 
 def url_problem(value: object) -> str | None:
     """What keeps `value` from being a URL a request may be judged for, or None: `INVALID`
-    (not an absolute http(s) URL with a host that parses, or control characters or spaces
-    in it), or, for a URL a browser reads otherwise than it is written, the words of
+    (not an absolute http(s) URL with a host that parses, by a browser too, or control
+    characters or spaces in it), or, for a URL a browser reads otherwise than it is written, the words of
     `weburl.misread` ("which holds a backslash, ...: a browser goes to host H")."""
     if not isinstance(value, str) or any(ord(c) < 0x21 or ord(c) == 0x7F for c in value) or not value.isprintable():
         return INVALID
     view = browser_view(value)
+    if view.href is None:  # a browser cannot go there at all (`https://as.example.0`: a bad IPv4 address)
+        return INVALID
     if view.scheme in ("http", "https") and view.host and written_host(value):  # a URL to both readings
         why = misread(value)
         if why is not None:

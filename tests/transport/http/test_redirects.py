@@ -148,6 +148,38 @@ def test_a_location_a_browser_reads_otherwise_is_refused_naming_the_browsers_hos
     assert len(first.seen) == 1 and second.seen == []
 
 
+@pytest.mark.parametrize(("path", "sent"), [("/caf\u00e9", "/caf%C3%A9"), ("/\u202ex", "/%E2%80%AEx")],
+                         ids=["latin", "bidi"])
+def test_a_location_with_a_non_ascii_path_is_followed_percent_encoded(mrtr, servers, path, sent):
+    # The server sends the Location in UTF-8; a browser follows it with its path
+    # percent-encoded, and so does mrtr (it was an error about the 'ascii' codec).
+    second = servers(lambda seen: (404, {}, b""))
+    first = servers(redirecting(307, second.url(path).encode().decode("latin-1")))
+    r = mrtr("--url", first.url(), "tools", env=QUIET)
+    assert "codec" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert [seen.path for seen in second.seen][:1] == [sent], (second.seen, r.stderr)
+
+
+@pytest.mark.parametrize(("location", "shown", "why"), [
+    ("{base}/\u0085x", "{base}/\\x85x", "holds spaces, tabs, line breaks or control characters"),
+    ("{base}/\x1b[2Jx", "{base}/\\x1b[2Jx", "holds spaces, tabs, line breaks or control characters"),
+    ("https://\u0435xample.com/", "https://\u0435xample.com/",
+     "not ASCII; a browser visits its punycode): a browser goes to host xn--xample-2of.com"),
+], ids=["c1", "esc", "cyrillic-host"])
+def test_a_refused_location_is_named_once_escaped_with_the_reason(mrtr, servers, location, shown, why):
+    # The error says it was a redirect, where to (escaped once: one backslash, as every
+    # message shows server text) and why it is not followed; nothing reaches the target.
+    second = servers(lambda seen: (200, {}, b""))
+    first = servers(redirecting(307, location.format(base=second.url("")).encode().decode("latin-1")))
+    r = mrtr("--url", first.url(), "tools", env=QUIET)
+    assert r.code == 3, r.stderr
+    line = _error_line(r.stderr)
+    assert line.startswith(f"mrtr: error: {first.url()} redirects (HTTP 307) to "
+                           f"{shown.format(base=second.url(''))}, wh"), line
+    assert why in line and line.endswith("; nothing was sent there"), line
+    assert "\\\\" not in line and "'" not in line and second.seen == [], line
+
+
 # ---------------------------------------------------------------------- in a loopback-only namespace
 def _netns_available() -> bool:
     if not shutil.which("unshare") or not shutil.which("ip"):
