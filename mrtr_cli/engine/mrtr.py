@@ -429,7 +429,9 @@ class MrtrEngine:
             # Only a form has fields: a URL-mode question (or a form left untouched) just asks again.
             filled = ", the fields typed so far filled in" if any(getattr(exc, "prefill", {}).values()) else ""
             if inside_shell():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
-                hint: str | None = f"the call is kept: resume finishes it here (it asks again{filled})"
+                # Saved too: leaving the shell loses nothing (`mrtr resume PATH` finishes it later).
+                later = f"; after this shell: mrtr resume {shellwords.quote(path)}" if path else ""
+                hint: str | None = f"the call is kept: resume finishes it here (it asks again{filled}){later}"
             else:
                 hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
                         f"terminal{filled}; in a script add --answers FILE)") if path else None

@@ -5,6 +5,8 @@ a 2025-11-25 server, withheld prompt arguments, URL-mode requests."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.auth_support import run_mrtr, sign_in
@@ -45,7 +47,8 @@ def test_a_sign_in_hint_inside_the_shell_names_auth_login_and_it_works(tmp_path,
 @pytest.mark.pty
 def test_ctrl_c_at_a_form_in_the_shell_names_a_bare_resume(tmp_path, http_servers):
     """At a terminal, Ctrl-C while a form asks keeps the call for a bare `resume`: the
-    message says that, not `mrtr resume FILE` (the command line's way, after leaving)."""
+    message says that first, and names `mrtr resume FILE` only for after the shell (the
+    call is saved too: leaving the shell loses nothing)."""
     from tests.shell.test_pty import CTRL_C, started
 
     s, _ = started("stdio", tmp_path, http_servers)
@@ -54,7 +57,12 @@ def test_ctrl_c_at_a_form_in_the_shell_names_a_bare_resume(tmp_path, http_server
     s.type(CTRL_C)
     s.prompt("shell-test (resume)")
     assert "the call is kept: resume finishes it here" in s.screen, s.screen
-    assert "mrtr resume" not in s.log.getvalue(), s.screen
+    import json
+    import re
+
+    saved = re.search(r"after this shell: mrtr resume (\S+)", s.log.getvalue())
+    assert saved is not None, s.screen
+    assert json.loads(Path(saved.group(1)).read_text(encoding="utf-8"))["params"]["name"] == "unlock"
     s.run("resume -a password=open-sesame")
     assert s.finish() == 0
     assert s.stdout.splitlines()[-1] == "unlocked"
