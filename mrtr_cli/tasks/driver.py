@@ -137,6 +137,20 @@ class TaskGone(ProtocolError):
     """The server answers `-32602` for the task: unknown, expired or removed (exit 4)."""
 
 
+def typed_fields(stop: KeyboardInterrupt) -> dict[str, dict[str, Any]]:
+    """The form fields typed before Ctrl-C at a prompt (`chain.PromptInterrupted`), by input key:
+    those of the form being filled, and the content of each form of the round already
+    answered (not sent: the round was not finished), so a form asked again starts with them."""
+    typed: dict[str, dict[str, Any]] = {}
+    for key, response in getattr(stop, "responses", {}).items():
+        content = response.get("content") if isinstance(response, dict) else None
+        if isinstance(content, dict):
+            typed[str(key)] = dict(content)
+    for key, fields in getattr(stop, "prefill", {}).items():
+        typed[str(key)] = {**typed.get(str(key), {}), **fields}
+    return typed
+
+
 class TaskCancelled(Declined):
     """The task ended `cancelled` (exit 6)."""
 
@@ -179,6 +193,8 @@ class TaskDriver:
         self.sent: dict[str, Any] = {}
         self.rounds = 0
         self.declined = False
+        #: The pending document of a form interrupted by Ctrl-C (the fields typed so far), or None.
+        self.typed_at_stop: dict[str, Any] | None = None
         self.started = time.monotonic()
         self.state: TaskState | None = None
         self._wake = threading.Event()
@@ -409,8 +425,13 @@ class TaskDriver:
         self._check_requests(new)
         self._count_round()
         self.status.pause()
-        outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name, origin=self.context.origin,
-                                          capabilities=self.wire.capabilities, task_id=self.task_id)
+        try:
+            outcome = self.chain.answer_round(new, server_name=self.wire.session.server_name,
+                                              origin=self.context.origin, capabilities=self.wire.capabilities,
+                                              task_id=self.task_id)
+        except KeyboardInterrupt as exc:  # Ctrl-C at the form: what was typed is kept (`_interrupted`)
+            self.typed_at_stop = self._pending(new, list(new), typed_fields(exc), replay=False)
+            raise
         if outcome.responses:
             self._deliver(outcome.responses)
         if outcome.missing:
@@ -448,21 +469,7 @@ class TaskDriver:
 
     def _input_required(self, requests: dict[str, Any], missing: list[str],
                         prefill: dict[str, dict[str, Any]]) -> InputRequired:
-        params = self.context.params if self.context.params is not None else (
-            {"name": self.context.tool} if self.context.tool else {})
-        # Every answer the call sent, before the task existed and to the task: the document
-        # carries them on (`resume --save-answers` then replays the whole call).
-        recorded = AnswerRecorder()
-        recorded.seed(self.context.earlier)
-        recorded.record(self.sent)
-        sent = recorded.document()["inputResponses"]  # a key answered in several rounds: a list
-        doc = build_pending(target=self.context.target, protocol_version=self.context.protocol_version,
-                            method="tools/call", params=params,
-                            input_requests={k: requests[k] for k in missing}, request_state=None,
-                            missing=missing, prefill=prefill, task_id=self.task_id,
-                            sent_responses=sent or None, replay=sent if self._over_stdio() else None,
-                            secret_fields=self.chain.secret_fields, secret_arguments=self.env.places.tools,
-                            note=self.env.err)
+        doc = self._pending(requests, missing, prefill, replay=self._over_stdio())
         why = ("--no-input was given" if self.env.no_input
                else "no terminal to ask" if not self.chain.interactive else "no answer was given")
         err = InputRequired(f"task {self.task_id} needs input for {', '.join(missing)} ({why}); "
@@ -481,6 +488,28 @@ class TaskDriver:
             err.hint = (f"the task waits on the server; answer it with: "
                         f"{self.context.command('update', self.task_id, '--answers', 'ANSWERS.json')}")
         return err
+
+    def _pending(self, requests: dict[str, Any], missing: list[str], prefill: dict[str, dict[str, Any]], *,
+                 replay: bool) -> dict[str, Any]:
+        """The pending document of the task waiting for `missing` (keys of `requests`), its
+        template filled with `prefill` (key -> form fields; never a secret one: `build_pending`);
+        `replay`: the template answers the call started again (a task that ends with the run)."""
+        params = self.context.params if self.context.params is not None else (
+            {"name": self.context.tool} if self.context.tool else {})
+        # Every answer the call sent, before the task existed and to the task: the document
+        # carries them on (`resume --save-answers` then replays the whole call).
+        recorded = AnswerRecorder()
+        recorded.seed(self.context.earlier)
+        recorded.record(self.sent)
+        sent = recorded.document()["inputResponses"]  # a key answered in several rounds: a list
+        doc = build_pending(target=self.context.target, protocol_version=self.context.protocol_version,
+                            method="tools/call", params=params,
+                            input_requests={k: requests[k] for k in missing}, request_state=None,
+                            missing=missing, prefill=prefill, task_id=self.task_id,
+                            sent_responses=sent or None, replay=sent if replay else None,
+                            secret_fields=self.chain.secret_fields, secret_arguments=self.env.places.tools,
+                            note=self.env.err)
+        return dict(doc)
 
     def _over_stdio(self) -> bool:
         """True when the task lives in a stdio server process that this run started (and stops)."""
@@ -592,8 +621,32 @@ class TaskDriver:
                 data=data, hint=f"see where it stands: {self.context.command('get', self.task_id)}\n"
                                 f"{self._resume_lines()}")
         self._save()
+        if self.typed_at_stop is not None:
+            return self._interrupted_at_form(data, self.typed_at_stop)
         return Interrupted(f"interrupted; {self._where()} is still running on the server",
                            data=data, hint=self._resume_lines())
+
+    def _interrupted_at_form(self, data: dict[str, Any], doc: dict[str, Any]) -> Interrupted:
+        """Ctrl-C at the task's form: the task goes on, and the pending document naming it keeps
+        the fields typed so far (no secret one). Inside `mrtr shell` it is the one a bare `resume`
+        finishes (shell/lineapp.py keeps it); elsewhere `mrtr resume FILE` of the copy saved in
+        the state directory does. Either asks the form again with those fields filled in."""
+        from mrtr_cli.engine.pending import save_interrupted  # noqa: PLC0415 - only when a form stops
+        from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a form stops
+
+        path = save_interrupted(doc)  # as a call's is (engine/mrtr.py), in the shell too
+        if inside_shell():
+            keep: str | None = "resume finishes it here"
+        else:
+            from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a form stops
+
+            keep = f"mrtr resume {quote(path)} finishes it" if path else None
+        fresh = (self._resume_lines().replace("wait for it: ", "or wait for it, the form asked afresh: ", 1)
+                 .replace("`task wait` finds it", "`resume` and `task wait` find it", 1))
+        hint = (f"the fields typed so far are kept: {keep} (it asks again, those fields filled in; a secret one "
+                f"is asked again)\n{fresh}") if keep else self._resume_lines()
+        return Interrupted(f"interrupted at a question from {self._where()}; the task is still running on the server",
+                           data=data, hint=hint, pending=doc)
 
     def _cancel_at_interrupt(self, data: dict[str, Any]) -> Interrupted:
         """`--cancel-on-interrupt`: ask the server to cancel the task (`tasks/cancel`, bounded by

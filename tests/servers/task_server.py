@@ -34,6 +34,7 @@ Tools (each becomes a task; `deploy` goes through an MRTR round first):
 - `error_result`: completed with a tool result that has `isError: true`.
 - `deploy`: MRTR round `env` (with requestState), then a task that asks `approve-1`.
 - `slow_get {polls}`: like `countdown` (default 2 polls), but each `tasks/get` takes 3 s.
+- `sign_in`: input `login-1` (a form: `user`, and `password`, a secret), then "signed in USER".
 - `vanish`: asks like `ask_once`, but the task is gone (`-32602`) when the answer arrives.
 - `sloppy`: like `countdown` with 2 polls, but its `tasks/get` results say `resultType: "task"`
   (as ext-tasks' own examples do), which a client must tolerate.
@@ -152,6 +153,12 @@ def evaluate(task: dict[str, Any], now: float) -> dict[str, Any]:
                                                      ["name"])}}
         content = accepted(answers["name-1"])
         return {"status": "completed", "result": text_result(f"hello {content['name']}" if content else "no name")}
+    if tool == "sign_in":
+        if "login-1" not in answers:
+            return {"status": "input_required", "inputRequests": {"login-1": form(
+                "Sign in", {"user": {"type": "string"}, "password": {"type": "string"}}, ["user", "password"])}}
+        content = accepted(answers["login-1"]) or {}
+        return {"status": "completed", "result": text_result(f"signed in {content.get('user')}")}
     if tool == "ask_twice":
         if "name-1" not in answers:
             return {"status": "input_required",
@@ -406,6 +413,8 @@ def build_server(store: Store, variant: str) -> MCPServer:
     def sloppy() -> str: ...
     @mcp.tool()
     def vanish() -> str: ...
+    @mcp.tool()
+    def sign_in() -> str: ...
     @mcp.tool()
     def slow_get(polls: int = 2) -> str: ...
 

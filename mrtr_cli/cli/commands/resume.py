@@ -39,7 +39,9 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
     if isinstance(doc.get("taskId"), str):  # a task waiting for input: answer it and wait
         from mrtr_cli.cli.commands.tasks import resume_task  # noqa: PLC0415 - lazy for start-up time
 
-        return resume_task(app, doc)
+        code = resume_task(app, doc)
+        forget_interrupted(pending)  # finished: a document mrtr saved after Ctrl-C is spent
+        return code
     store = app.answer_store()
     o = app.opts
     # The saved target (never with headers: -H on resume still applies).

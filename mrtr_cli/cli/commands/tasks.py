@@ -93,6 +93,7 @@ def _wait(app: App, task_id: str, record: TaskRecord | None, target: Target,
 def resume_task(app: App, doc: dict[str, Any]) -> int:
     """`mrtr resume PENDING.json` for a task that stopped for input: answer it and wait."""
     from mrtr_cli.config.trust import apply_saved_target  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.engine.resume import Seed  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.tasks.records import TaskRecord, TaskRecords  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.tasks.runner import use_saved_target  # noqa: PLC0415 - lazy for start-up time
 
@@ -103,6 +104,7 @@ def resume_task(app: App, doc: dict[str, Any]) -> int:
                             protocol_version=doc.get("protocolVersion"))
         apply_saved_target(app.opts, saved, source="the pending document")
     use_saved_target(app, record)
+    app.prefill_forms(Seed.of_pending(doc).typed)  # the fields typed before Ctrl-C, before the chain is built
     sent = doc.get("sentResponses")
     return _wait(app, record.task_id, record, app.target(), params=doc["params"] or None,
                  earlier=sent if isinstance(sent, dict) else None)
