@@ -104,13 +104,17 @@ def test_a_resource_that_is_another_server_is_refused_before_any_authorization_s
     assert auth.fetched == []
 
 
-@pytest.mark.parametrize(("where", "member"), [
+#: Where a server names a URL in discovery, and the member a message names for it.
+URL_MEMBERS = [
     ("challenge", "resource_metadata"),
     ("authorization_servers", "authorization_servers"),
     ("resource", "resource"),
     ("token_endpoint", "token_endpoint"),
     ("authorization_endpoint", "authorization_endpoint"),
-])
+]
+
+
+@pytest.mark.parametrize(("where", "member"), URL_MEMBERS)
 @pytest.mark.parametrize("bad", ["http://[::1", "http://127.0.0.1\u001b[2J/x", "http://127.0.0.1:99999/x"])
 def test_a_malformed_url_from_a_server_is_refused_naming_its_member(scripted, http, where, member, bad):
     mcp, auth = scripted(), scripted()
@@ -125,13 +129,7 @@ def test_a_malformed_url_from_a_server_is_refused_naming_its_member(scripted, ht
     assert "\x1b" not in info.value.message
 
 
-@pytest.mark.parametrize(("where", "member"), [
-    ("challenge", "resource_metadata"),
-    ("authorization_servers", "authorization_servers"),
-    ("resource", "resource"),
-    ("token_endpoint", "token_endpoint"),
-    ("authorization_endpoint", "authorization_endpoint"),
-])
+@pytest.mark.parametrize(("where", "member"), URL_MEMBERS)
 @pytest.mark.parametrize(("bad", "host"), [
     ("http://evil.example\\@{here}/x", "evil.example"),   # urllib: user `evil.example\` at 127.0.0.1
     ("http://user:pw@{here}/x", "127.0.0.1"),
