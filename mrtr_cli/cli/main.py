@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from typing import Any
 
@@ -239,12 +240,18 @@ def _print_error(env: Environment, exc: MrtrError, *, json_mode: bool) -> None:
     _write(env, exc, json_mode=json_mode)
 
 
+#: A `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word in click's message: its value is masked.
+_ASSIGNMENT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)(:=|=|:)(?=[^\s)])[^\s)]+")
+
+
 def _usage_error(exc: click.ClickException) -> UsageError:
-    """click's usage error as mrtr's: one line (click's message, its line breaks folded)
-    and a hint naming the command's help, instead of click's usage block."""
+    """click's usage error as mrtr's: one line (click's message, its line breaks folded,
+    the value of each `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word it repeats `***`: an
+    unexpected extra argument may be a secret) and a hint naming the command's help,
+    instead of click's usage block."""
     from mrtr_cli.render.invocation import command_path, help_command  # noqa: PLC0415 - only on an error path
 
-    message = " ".join(exc.format_message().split())
+    message = _ASSIGNMENT.sub(r"\1\2***", " ".join(exc.format_message().split()))
     ctx = getattr(exc, "ctx", None)
     hint = f"see: {help_command(ctx.command_path)}" if ctx is not None and ctx.command_path else None
     if (isinstance(exc, click.NoSuchOption) and ctx is not None and hint is not None

@@ -167,7 +167,8 @@ def check_prefix_values(command: click.Command, ctx: click.Context, args: list[s
             except (click.BadParameter, UsageError) as exc:
                 # a type's message starts with the value (a UsageError's after the option it names)
                 text = exc.message if isinstance(exc, click.BadParameter) else exc.message.split(" ", 1)[-1]
-                raise UsageError(f"{spelling} {text}", hint=f"did you mean {' or '.join(longer)} {value}?") from None
+                shown = "" if any(c in value for c in ":=") else f" {value}"  # a `NAME:VALUE` may hold a secret
+                raise UsageError(f"{spelling} {text}", hint=f"did you mean {' or '.join(longer)}{shown}?") from None
         i += span
 
 

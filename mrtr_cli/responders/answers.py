@@ -138,8 +138,9 @@ def parse_flag(text: str) -> FlagAnswer:
     if eq == 0:  # `-a=NAME=VALUE` reaches here as `=NAME=VALUE`: its value is never shown
         raise UsageError("-a =...: missing the field name before = (expected -a FIELD=VALUE, with a space "
                          "or nothing between -a and FIELD)")
-    if eq < 0:  # a name with no value (or a file's name meant for --answers): shown
-        raise UsageError(f"-a {text}: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON")
+    if eq < 0:  # no `=`: what it holds may be a value (`NAME:VALUE`, a token): never shown
+        raise UsageError("-a ...: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON",
+                         hint="a file of answers goes to --answers FILE")
     _check_name(text[:eq], "=")
     return FlagAnswer(text[:eq], text[eq + 1 :], False, text)
 

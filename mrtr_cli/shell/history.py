@@ -40,6 +40,13 @@ _ARGS = ("--args",)
 _SECRET_VALUE = ("--bearer-token-env", "--client-secret-env", "--assertion-env", "--assertion-command",
                  "--id-token-env", "--id-token-command")
 _VALUED = (*_HEADER, *_ANSWER, *_ARGS, *_SECRET_VALUE)
+#: The answers to a URL-mode request (`-a KEY=accept`): actions, never a secret.
+URL_ACTIONS = ("accept", "decline", "cancel")
+
+
+def _NO_ACTION(name: str) -> bool:  # noqa: N802 - a constant's spelling: the default of `action_field`
+    """No answer is a URL-mode action (the default of `scrub`'s `action_field`)."""
+    return False
 
 
 def history_path() -> str:
@@ -49,7 +56,8 @@ def history_path() -> str:
     return os.path.join(state_dir(), HISTORY_FILE)
 
 
-def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool]) -> str | None:
+def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool],
+          action_field: Callable[[str], bool] = _NO_ACTION) -> str | None:
     """`text` (a line as typed) fit for the history file, or None when it cannot be split
     into words (then it is not kept). Each secret is replaced by `***` where it stands on
     the line: an `-H` header's value, the value of an option that names a credential
@@ -61,7 +69,11 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
         secret_field: `(where, name)` -> whether that field is a secret, where is "argument"
             (a tool argument by its dotted name, `NAME=VALUE` or a member of `--args`) or
             "answer" (an `-a` field, `KEY.FIELD` or `FIELD`); names that say secret are
-            secret anyway.
+            secret anyway. The root of `--args` JSON that is no object is asked for as
+            argument "".
+        action_field: `NAME` -> whether `-a NAME=VALUE` answers a URL-mode request: then a
+            VALUE that is exactly `accept`, `decline` or `cancel` is shown (an action, no
+            secret); any other value of it is masked as `secret_field` says.
     """
     try:
         words = shlex.split(text, posix=True)
@@ -70,18 +82,27 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
     out: list[str] = []
     changed = False
     expect: str | None = None  # the option whose value comes next
+    actions: tuple[str, ...] = ()  # the answer names of the word read whose value is a URL-mode action
+
+    def answer_field(where: str, name: str) -> bool:
+        return secret_field(where, name) and not (where == "answer" and name in actions)
+
     for word in words:
         new = word
+        actions = ()  # `answer_field` reads it
         if expect is not None:
-            new = _value(expect, word, secret_field)
+            actions = _actions(expect, word, action_field)
+            new = _value(expect, word, answer_field)
             expect = None
         elif word in _VALUED:
             expect = word
         elif word.startswith("--") and word.partition("=")[0] in _VALUED:
             option, _, value = word.partition("=")
-            new = f"{option}={_value(option, value, secret_field)}"
+            actions = _actions(option, value, action_field)
+            new = f"{option}={_value(option, value, answer_field)}"
         elif word[:2] in ("-H", "-a") and len(word) > 2:
-            new = word[:2] + _value(word[:2], word[2:], secret_field)
+            actions = _actions(word[:2], word[2:], action_field)
+            new = word[:2] + _value(word[:2], word[2:], answer_field)
         elif "=" in word and not word.startswith("-"):
             new = _item(word, "argument", secret_field)
         for secret in secrets:
@@ -94,18 +115,35 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
     return shlex.join(out)
 
 
-def shown(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool]) -> str:
+def shown(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool],
+          action_field: Callable[[str], bool] = _NO_ACTION) -> str:
     """`text` (a line as typed) as a message may quote it: `scrub`'s line when it can be
     split into words; else the words before the point where splitting fails (an unclosed
     quote, a trailing backslash) scrubbed, then `***` for the rest, whatever it holds.
     Arguments as for `scrub`."""
     whole, rest = _split_start(text)
-    kept = scrub(whole, secrets=secrets, secret_field=secret_field)
+    kept = scrub(whole, secrets=secrets, secret_field=secret_field, action_field=action_field)
     if kept is None:  # pragma: no cover - `whole` is made of words that split
         return REDACTED
     if not rest.strip():
         return kept
     return f"{kept.rstrip()} {REDACTED}".lstrip()
+
+
+def line_words(text: str) -> list[str]:
+    """The words of `text` as `scrub` splits them, up to where splitting fails (an unclosed
+    quote, a trailing backslash)."""
+    return shlex.split(_split_start(text)[0], posix=True)
+
+
+def _actions(option: str, value: str, action_field: Callable[[str], bool]) -> tuple[str, ...]:
+    """The answer name of `-a NAME=VALUE` (`option` and its `value`) when VALUE is a URL-mode
+    action word (`accept`, `decline`, `cancel`) and NAME a URL-mode request's key (`action_field`):
+    its value is shown. Else ()."""
+    if option not in _ANSWER:
+        return ()
+    name, eq, action = value.partition("=")
+    return (name,) if eq and ":" not in name and action in URL_ACTIONS and action_field(name) else ()
 
 
 def _split_start(text: str) -> tuple[str, str]:
@@ -179,6 +217,8 @@ def _json_text(text: str, prefix: str, where: str, secret_field: Callable[[str, 
         value = json.loads(text)
     except ValueError:
         return REDACTED
+    if not prefix and not isinstance(value, dict) and secret_field(where, ""):
+        return REDACTED  # `--args` that is no object, of a tool whose schema is not known
     hidden = _redact_json(value, prefix, where, secret_field)
     return text if hidden == value else json.dumps(hidden, ensure_ascii=False)
 

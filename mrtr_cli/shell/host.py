@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.config.target import Target
     from mrtr_cli.protocol.lists.catalog import ToolCatalog
     from mrtr_cli.protocol.session import Session
+    from mrtr_cli.shell.grammar import CommandSpec
 
 #: Options naming the server: the shell has one (RunOptions fields).
 TARGET_OPTIONS = ("url", "stdio", "server", "config", "expand_env")
@@ -113,6 +114,11 @@ class SessionApp(ManyLinesApp):
         return super().catalog(session)
 
 
+#: Commands whose `NAME=VALUE` words are not a tool's arguments (a prompt's, a template's,
+#: a completion's): `ShellHost._line_secret_field`.
+_NOT_TOOL_ARGUMENTS = ("prompt", "read", "complete")
+
+
 class ShellHost:
     """The shell: its session, and the run of each line over it.
 
@@ -145,6 +151,9 @@ class ShellHost:
         self._stopped: str | None = None  # why the server stopped, until it is started again
         self._lock = threading.RLock()
         self._kept: str | None = None  # what `-` stands for on the line running (a bare resume)
+        #: The command line's grammar (cli/commands/shell.py sets it): which word of a line
+        #: names its tool. Without it no line's tool is known, and every argument is masked.
+        self.grammar: Callable[[], dict[str, CommandSpec]] = dict
         self._busy = False  # a line is running
         # completion/complete answers of this session: (kind, ref, argument, value, context) -> values
         self._suggested: dict[tuple[str, str, str, str, tuple[tuple[str, str], ...]], list[str]] = {}
@@ -457,21 +466,56 @@ class ShellHost:
         `scrub`, by the secrets and secret fields the session knows now)."""
         from mrtr_cli.shell.history import scrub  # noqa: PLC0415 - lazy for start-up time
 
-        return scrub(text, secrets=self.env.secrets, secret_field=self.secret_field)
+        return scrub(text, secrets=self.env.secrets, secret_field=self._line_secret_field(text),
+                     action_field=self.action_field)
 
     def shown_line(self, text: str) -> str:
         """Line `text` as a message quotes it (the first failing line): masked as the history
         masks it, a line that cannot be split into words too (shell/history.py `shown`)."""
         from mrtr_cli.shell.history import shown  # noqa: PLC0415 - lazy for start-up time
 
-        return shown(text, secrets=self.env.secrets, secret_field=self.secret_field)
+        return shown(text, secrets=self.env.secrets, secret_field=self._line_secret_field(text),
+                     action_field=self.action_field)
+
+    def _line_secret_field(self, text: str) -> Callable[[str, str], bool]:
+        """`secret_field` for the tool arguments of line `text`: by the schema of the tool the
+        line names (`call TOOL`, `tools TOOL`: the first word after the command that is not
+        an option or its value). A value the schema cannot prove no secret is one: every
+        argument of a line whose tool is not in the tool list the shell has read (not read
+        yet, an unknown tool, a line whose command is not known), or whose schema marks it
+        (or a field above it) `format: password` or `writeOnly`. `prompt`, `read` and
+        `complete` lines give no tool arguments: their fields are secret by name only, or by
+        any listed tool's schema (`secret_field`)."""
+        from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.shell.grammar import walk  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.shell.history import line_words  # noqa: PLC0415 - lazy for start-up time
+
+        found = walk(self.grammar(), line_words(text))
+        if found is not None and found.path[0].name in _NOT_TOOL_ARGUMENTS:
+            return self.secret_field
+        name = found.positionals[0] if found is not None and found.positionals else None
+        kept = self.app.list_cache().kept("tools/list")
+        tool = next((t for page in (kept.pages if kept is not None else []) for t in page.get("tools") or []
+                     if isinstance(t, dict) and t.get("name") == name), None)
+        if tool is None:
+            return lambda where, field: where == "argument" or self.secret_field(where, field)
+        properties = {dotted: prop for dotted, prop, _ in flatten_parameters(tool.get("inputSchema"))}
+
+        def secret(where: str, field: str) -> bool:
+            if where != "argument":
+                return self.secret_field(where, field)
+            return bool(field) and secret_schema(properties.get(field))
+
+        return secret
 
     def secret_field(self, where: str, name: str) -> bool:
         """Whether field `name` of a typed line holds a secret by what the server said of it
         (shell/history.py): a tool argument ("argument") whose property in a listed tool is
         `format: password` or `writeOnly`, or an answer ("answer", `FIELD` or `KEY.FIELD`)
         to such a form field (any form of the session: `Environment.places.forms`, or one
-        of a call that stopped for input), or to a URL-mode request."""
+        of a call that stopped for input), or to a URL-mode request (its action word is shown:
+        `action_field`)."""
         from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
@@ -498,6 +542,18 @@ class ShellHost:
                 if secret_schema(member(member(params, "requestedSchema"), "properties").get(field)):
                     return True
         return False
+
+    def action_field(self, name: str) -> bool:
+        """Whether `-a NAME=VALUE` answers a URL-mode request this session knows (NAME is its
+        input key): its value is an action (`accept`, `decline`, `cancel`), which the history
+        and messages show as typed (shell/history.py)."""
+        from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy for start-up time
+
+        seen = [self.pending.get("inputRequests") if self.pending is not None else None, *self.asked.values()]
+        return any(request_key == name and input_kind(request.get("method"), member(request, "params"))
+                   is ELICITATION_URL
+                   for requests in seen if isinstance(requests, dict)
+                   for request_key, request in requests.items() if isinstance(request, dict))
 
     def server_label(self) -> str:
         """The server's name for the prompt: its `serverInfo` name (sanitised, at most 32

@@ -108,7 +108,8 @@ def test_a_value_meant_for_a_longer_option_names_the_option_typed(mrtr_here, wor
         r = mrtr_here(*argv)
         assert r.code == 2, r.stderr
         assert r.stderr.splitlines() == [
-            "mrtr: error: --answer answers.json: expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON",
+            "mrtr: error: --answer ...: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON",
             "  did you mean --answers answers.json?"]
     r = mrtr_here("--stdio", "unused", "call", "t", "-a", "answers.json")  # typed as -a: no other option is near
-    assert r.code == 2 and "did you mean" not in r.stderr and "answers.json: expected FIELD=VALUE" in r.stderr
+    assert r.code == 2 and "did you mean" not in r.stderr, r.stderr
+    assert "-a ...: a flag without '=': expected FIELD=VALUE" in r.stderr, r.stderr

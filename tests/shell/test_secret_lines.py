@@ -119,3 +119,63 @@ def test_a_history_file_more_open_than_0600_is_made_0600(tmp_path, use):
     linked.store_string("call echo text=three")
     linked.flush()
     assert stat.S_IMODE(target.stat().st_mode) == 0o644 and target.read_text() == ""
+
+
+#: Lines naming a tool whose schema the shell has not read when the line fails (the line is
+#: refused before the tool list is fetched): every argument value is masked, in every way
+#: a value can be given.
+UNREAD_SCHEMA = [
+    "call login code_word=wordword1 --bogus",
+    "call login --args '{\"code_word\": \"wordword1\"}' --bogus",
+    "call login '--args={\"code_word\": \"wordword1\"}' --bogus",
+    "call login code_word:='\"wordword1\"' --bogus",
+    "call login --args '{\"code_word\": {\"k\": \"wordword1\"}}' --bogus",
+    "call login user=ada code_word=wordword1 --no-such",
+]
+
+
+@pytest.mark.parametrize("line", UNREAD_SCHEMA)
+def test_a_line_of_a_tool_not_yet_listed_shows_no_argument_value(mrtr, line):
+    target = ["--stdio", stdio_cmd(SHELL_SERVER)]
+    run = mrtr(*target, "shell", input=line + "\n")
+    assert run.code == 2, run.stderr
+    summary = run.stderr.strip().splitlines()[-1]
+    assert "the first failing line is line 1 (call login " in summary, run.stderr
+    assert "wordword1" not in summary and "ada" not in summary, summary
+    run = mrtr(*target, "--json", "shell", input=line + "\n")
+    first = json.loads(run.stderr.strip().splitlines()[-1])["shell"]["firstFailure"]
+    assert "wordword1" not in first["command"] and "***" in first["command"], first
+
+
+def test_a_listed_tool_shows_its_plain_arguments_and_masks_its_secret_ones(mrtr):
+    """Once a line listed the tools, the schema proves `user` is no secret: it is shown."""
+    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell",
+               input="tools\ncall login user=ada code_word=wordword1 --bogus\n")
+    assert run.code == 2, run.stderr
+    assert "line 2 (call login user=ada 'code_word=***' --bogus)" in run.stderr, run.stderr
+
+
+def test_an_unknown_tool_shows_no_argument_value_after_a_listing(mrtr):
+    run = mrtr("--stdio", stdio_cmd(SHELL_SERVER), "shell", input="tools\ncall nosuchtool text=plain1234\n")
+    assert run.code != 0, run.stderr
+    summary = run.stderr.strip().splitlines()[-1]
+    assert "line 2 (call nosuchtool 'text=***')" in summary, summary
+
+
+def test_a_url_mode_action_is_kept_and_any_other_value_of_its_key_masked():
+    """`-a KEY=accept` (decline, cancel) answering a URL-mode request is an action, kept as
+    typed so that the line recalled works; another value of that key stays masked."""
+    from mrtr_cli.shell.history import scrub
+
+    def secret_field(where: str, name: str) -> bool:
+        return (where, name) == ("answer", "login")
+
+    def kept(line: str) -> str | None:
+        return scrub(line, secrets=set(), secret_field=secret_field, action_field=lambda name: name == "login")
+
+    for action in ("accept", "decline", "cancel"):
+        assert kept(f"resume -a login={action}") == f"resume -a login={action}"
+        assert kept(f"resume -alogin={action}") == f"resume -alogin={action}"
+        assert kept(f"resume --answer=login={action}") == f"resume --answer=login={action}"
+    assert kept("resume -a login=sk-abc") == "resume -a 'login=***'"
+    assert kept("resume -a login:='\"accept\"'") == "resume -a 'login:=***'"

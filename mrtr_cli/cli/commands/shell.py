@@ -62,6 +62,7 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
     app = SessionApp(plain.opts, plain.env)
     app.spawn_early(app.target())  # a stdio server boots (or the prelaunched one is adopted) while the shell loads
     host = ShellHost(app, spellings=_spellings(), interactive=interactive)
+    host.grammar = commands  # which word of a line names its tool (masking its arguments)
     session = host.start()
     if interactive and not app.opts.quiet:
         info = session.server_info or {}
