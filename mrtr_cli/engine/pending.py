@@ -445,6 +445,17 @@ def forget_interrupted(path: str) -> None:
             os.unlink(full)
 
 
+def resume_here() -> bool:
+    """True while a line of `mrtr shell` runs and the shell goes on after it: a call kept
+    after Ctrl-C at a question is finished by a bare `resume` typed at its prompt. False at
+    the command line, and when a stop signal (SIGTERM, SIGHUP) ends the shell with this
+    line: then only `mrtr resume FILE` of the saved document can finish it."""
+    from mrtr_cli.errors import termination_received  # noqa: PLC0415 - only when a round stops
+    from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a round stops
+
+    return inside_shell() and termination_received() is None
+
+
 def save_interrupted(doc: Mapping[str, object]) -> str | None:
     """Write a pending document to the state dir (after Ctrl-C at a prompt, or when the retry
     carrying typed answers failed); returns its path, or None when it cannot be written.

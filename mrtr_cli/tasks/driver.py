@@ -631,15 +631,14 @@ class TaskDriver:
         the fields typed so far (no secret one). Inside `mrtr shell` it is the one a bare `resume`
         finishes (shell/lineapp.py keeps it); elsewhere `mrtr resume FILE` of the copy saved in
         the state directory does. Either asks the form again with those fields filled in."""
-        from mrtr_cli.engine.pending import save_interrupted  # noqa: PLC0415 - only when a form stops
-        from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a form stops
+        from mrtr_cli.engine.pending import resume_here, save_interrupted  # noqa: PLC0415 - only when a form stops
+        from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a form stops
 
         path = save_interrupted(doc)  # as a call's is (engine/mrtr.py), in the shell too
-        if inside_shell():
-            keep: str | None = "resume finishes it here"
-        else:
-            from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a form stops
-
+        if resume_here():  # and after the shell, the saved copy (as engine/mrtr.py says of a call)
+            keep: str | None = "resume finishes it here" + (
+                f"; after this shell: mrtr resume {quote(path)}" if path else "")
+        else:  # the command line, or a shell a stop signal ends
             keep = f"mrtr resume {quote(path)} finishes it" if path else None
         fresh = (self._resume_lines().replace("wait for it: ", "or wait for it, the form asked afresh: ", 1)
                  .replace("`task wait` finds it", "`resume` and `task wait` find it", 1))

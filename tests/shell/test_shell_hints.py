@@ -68,6 +68,35 @@ def test_ctrl_c_at_a_form_in_the_shell_names_a_bare_resume(tmp_path, http_server
     assert s.stdout.splitlines()[-1] == "unlocked"
 
 
+
+@pytest.mark.pty
+def test_a_stop_signal_at_a_form_in_the_shell_names_only_what_works_after_it(tmp_path, http_servers):
+    """SIGTERM while a form asks ends the shell with that line: the message names the
+    `mrtr resume FILE` that finishes the saved call, never a bare `resume` (no line follows)."""
+    import json
+    import re
+    import signal
+
+    import pexpect
+
+    from tests.shell.test_pty import started
+    from tests.support import SAFETY
+
+    s, _ = started("stdio", tmp_path, http_servers)
+    s.submit("call unlock")
+    s.expect("The password, please")
+    s.child.kill(signal.SIGTERM)
+    s.child.expect(pexpect.EOF, timeout=SAFETY)
+    s.child.close()
+    shown = s.log.getvalue() + (s.child.before or "")
+    assert s.child.exitstatus == 130, shown
+    assert "mrtr: shell: ended by SIGTERM" in shown, shown
+    assert "resume finishes it here" not in shown, shown
+    saved = re.search(r"mrtr resume (\S+)", shown)
+    assert saved is not None, shown
+    assert json.loads(Path(saved.group(1)).read_text(encoding="utf-8"))["params"]["name"] == "unlock"
+
+
 def test_roots_on_a_line_of_an_older_servers_shell_are_said_to_go_on_the_shells_line(mrtr):
     """A 2025-11-25 server is told the client's capabilities once, at `initialize`: a line's
     `--root` (or `--sampling-command`) that the shell did not declare cannot reach it. The

@@ -48,6 +48,9 @@ def test_ctrl_c_at_a_task_form_in_the_shell_keeps_the_fields_for_a_bare_resume(t
     screen = re.sub(r"\s+", " ", s.screen)
     assert "is still running on the server" in screen, screen
     assert "resume finishes it here" in screen, screen
+    after = re.search(r"after this shell: mrtr resume (\S+)", s.log.getvalue())  # saved too
+    assert after is not None, screen
+    assert json.loads(Path(after.group(1)).read_text(encoding="utf-8"))["answersTemplate"], screen
     s.submit("resume")
     s.expect_line("name * An")  # the form starts with what was typed
     s.type("n" + ENTER)
