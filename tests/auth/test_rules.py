@@ -114,18 +114,26 @@ URL_MEMBERS = [
 ]
 
 
-@pytest.mark.parametrize(("where", "member"), URL_MEMBERS)
-@pytest.mark.parametrize("bad", ["http://[::1", "http://127.0.0.1\u001b[2J/x", "http://127.0.0.1:99999/x"])
-def test_a_malformed_url_from_a_server_is_refused_naming_its_member(scripted, http, where, member, bad):
-    mcp, auth = scripted(), scripted()
+def plant_url(mcp, auth, where: str, bad: str) -> str | None:
+    """Serve the discovery documents of `mcp` and `auth` (scripted servers) with `bad` as the
+    URL at `where` (a `URL_MEMBERS` place); the challenge's `resource_metadata` URL to give
+    `discover` (`bad` when `where` is "challenge", else None)."""
     prm = {"resource": mcp.url() + "/mcp", "authorization_servers": [auth.url()]}
     if where in ("resource", "authorization_servers"):
         prm[where] = bad if where == "resource" else [bad]
     mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (200, prm)
     auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.url(), **(
         {where: bad} if where.endswith("_endpoint") else {})))
+    return bad if where == "challenge" else None
+
+
+@pytest.mark.parametrize(("where", "member"), URL_MEMBERS)
+@pytest.mark.parametrize("bad", ["http://[::1", "http://127.0.0.1\u001b[2J/x", "http://127.0.0.1:99999/x"])
+def test_a_malformed_url_from_a_server_is_refused_naming_its_member(scripted, http, where, member, bad):
+    mcp, auth = scripted(), scripted()
+    challenge = plant_url(mcp, auth, where, bad)
     with pytest.raises(AuthError, match=f"{member} is not a valid http\\(s\\) URL") as info:
-        discover(http, mcp.url() + "/mcp", bad if where == "challenge" else None)
+        discover(http, mcp.url() + "/mcp", challenge)
     assert "\x1b" not in info.value.message
 
 
@@ -140,14 +148,9 @@ def test_a_url_a_browser_reads_otherwise_is_refused_naming_its_member(scripted, 
     mcp, auth = scripted(), scripted()
     here = auth.url().split("://", 1)[1]
     bad = bad.format(here=here, port=here.rsplit(":", 1)[1])
-    prm = {"resource": mcp.url() + "/mcp", "authorization_servers": [auth.url()]}
-    if where in ("resource", "authorization_servers"):
-        prm[where] = bad if where == "resource" else [bad]
-    mcp.docs["/.well-known/oauth-protected-resource/mcp"] = (200, prm)
-    auth.docs["/.well-known/oauth-authorization-server"] = (200, as_doc(auth.url(), **(
-        {where: bad} if where.endswith("_endpoint") else {})))
+    challenge = plant_url(mcp, auth, where, bad)
     with pytest.raises(AuthError) as info:
-        discover(http, mcp.url() + "/mcp", bad if where == "challenge" else None)
+        discover(http, mcp.url() + "/mcp", challenge)
     assert member in info.value.message
     assert info.value.message.endswith(f"a browser goes to host {host}; nothing was sent there"), info.value.message
     if where in ("challenge", "authorization_servers"):
