@@ -17,7 +17,7 @@ ACTIONS = ("accept", "decline", "cancel")
 def elicit_action_problems(value: object) -> list[str] | None:
     """Problems with `value`'s `action` as an ElicitResult: a list (empty when a refusal is
     fine), or None for an `accept`, whose content its kind checks."""
-    from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - start-up time
+    from mrtr_cli.jsonfile import json_type  # noqa: PLC0415 - start-up time
 
     if not isinstance(value, dict):
         return [f"expected an ElicitResult object {{action, content}}, got {json_type(value)}"]
@@ -43,7 +43,7 @@ def sampling_result_problems(value: object, params: Mapping[str, object] | None 
     when `params` is given, tool use: `tool_use` blocks only when the request offered
     `tools`, naming one of them, and `stopReason: "toolUse"` only with a `tool_use` block.
     """
-    from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - start-up time
+    from mrtr_cli.jsonfile import json_type  # noqa: PLC0415 - start-up time
 
     if not isinstance(value, dict):
         return [f"expected a CreateMessageResult object, got {json_type(value)}"]

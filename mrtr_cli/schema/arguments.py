@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonfile import json_depth, loads_strict
+from mrtr_cli.jsonfile import json_depth, json_type, loads_strict
 from mrtr_cli.limits import MAX_JSON_DEPTH
 from mrtr_cli.render.sanitize import sanitize
 
@@ -30,14 +30,6 @@ from mrtr_cli.render.sanitize import sanitize
 #: does not use them does not compile them, docs/performance.md.)
 _INT = r"^[+-]?\d+$"
 _NUMBER = r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$"
-
-
-def _json_type(value: Any) -> str:
-    """`schema.elicit.json_type`, imported when a message needs it (start-up time: parsing
-    ARG items happens before a stdio server is launched)."""
-    from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - lazy for start-up time
-
-    return json_type(value)
 
 
 @dataclass(eq=False, repr=False)
@@ -147,9 +139,9 @@ def _types(schema: Any) -> list[str]:
         for branch in schema.get(combo) or []:
             out.extend(x for x in _types(branch) if x not in out)
     if not out and "enum" in schema:
-        out = sorted({_json_type(v) for v in schema["enum"]})
+        out = sorted({json_type(v) for v in schema["enum"]})
     if not out and "const" in schema:
-        out = [_json_type(schema["const"])]
+        out = [json_type(schema["const"])]
     return out
 
 
@@ -355,7 +347,7 @@ def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, A
     except json.JSONDecodeError as exc:
         raise UsageError(f"--args: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     if not isinstance(doc, dict):
-        raise UsageError(f"--args: expected a JSON object, got {_json_type(doc)}")
+        raise UsageError(f"--args: expected a JSON object, got {json_type(doc)}")
     return doc
 
 
@@ -410,7 +402,7 @@ def _problem(error: Any, secret: Collection[str] = ()) -> str:
     if kind == "type":
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else str(want)
-        got = _json_type(error.instance)
+        got = json_type(error.instance)
         return f"argument {where or '(all)'}: expected {want}, got {got}" + (f" {shown}" if shown != got else "")
     return f"argument {where or '(all)'}: {error_message(error)}"
 
@@ -424,8 +416,8 @@ def _secret_problem(error: Any, where: str) -> str:
     if error.validator == "type":
         want = error.validator_value
         want = " or ".join(want) if isinstance(want, list) else str(want)
-        return f"argument {where}: expected {want}, got {_json_type(error.instance)}"
-    return (f"argument {where}: {_json_type(error.instance)} fails the schema's {error.validator!r} rule "
+        return f"argument {where}: expected {want}, got {json_type(error.instance)}"
+    return (f"argument {where}: {json_type(error.instance)} fails the schema's {error.validator!r} rule "
             f"({SECRET_SHOWN})")
 
 

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from mrtr_cli.jsonfile import json_type
+
 TRUE_WORDS = {"true", "yes", "y", "1", "on"}
 FALSE_WORDS = {"false", "no", "n", "0", "off"}
 
@@ -122,13 +124,6 @@ def property_validator(prop_schema: dict[str, Any]) -> Any:
     from mrtr_cli.schema.patterns import bounded_validator  # noqa: PLC0415 - lazy: startup time
 
     return bounded_validator(Draft202012Validator, prop_schema, format_checker=_FORMAT_CHECKER)
-
-
-def json_type(value: Any) -> str:
-    """The JSON type name of a value, for messages (`jsonfile.json_type`)."""
-    from mrtr_cli.jsonfile import json_type as named  # noqa: PLC0415 - only for messages
-
-    return named(value)
 
 
 #: What a field's answer must be when it breaks one of its bounds ({} is the bound).

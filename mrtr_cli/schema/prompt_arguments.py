@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.errors import UsageError
+from mrtr_cli.jsonfile import json_type
 from mrtr_cli.render.sanitize import QUOTE_CHARS, one_line, sanitize
 from mrtr_cli.render.suggest import close_matches
 
@@ -97,8 +98,6 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
 
     for name, value in (arguments or {}).items():
         if not isinstance(value, str):
-            from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - lazy for start-up time
-
             text = value if value is None else json.dumps(value, ensure_ascii=False)
             item = shellwords.quote(f"{name}={text}")
             raise UsageError(f"{what} {_clean(name)}: {what}s are strings, not {json_type(value)}",

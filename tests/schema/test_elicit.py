@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from mrtr_cli.jsonfile import json_type
 from mrtr_cli.schema import elicit
 from mrtr_cli.schema.elicit import (
     FormField,
@@ -13,7 +14,6 @@ from mrtr_cli.schema.elicit import (
     check_format,
     explain,
     form_fields,
-    json_type,
     property_validator,
     validate_content,
 )

@@ -39,7 +39,7 @@ class ElicitationUrl(Kind):
         (`length_refusal`: it is shown whole), without a user name or password before its host
         (`credentials_refusal`: a phishing device, and shown masked it could not be opened as
         shown)."""
-        from mrtr_cli.schema.elicit import json_type  # noqa: PLC0415 - start-up time
+        from mrtr_cli.jsonfile import json_type  # noqa: PLC0415 - start-up time
 
         url = ask.params.get("url")
         if isinstance(url, str):
