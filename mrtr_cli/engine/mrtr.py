@@ -422,15 +422,18 @@ class MrtrEngine:
             # Fields typed into the interrupted form go into the answersTemplate.
             doc = self._pending(method, params, input_requests, request_state, left, typed,
                                 getattr(exc, "prefill", {}))
-            from mrtr_cli.engine.pending import resume_here, save_interrupted  # noqa: PLC0415 - only when a round stops
+            from mrtr_cli.engine.pending import (  # noqa: PLC0415 - only when a round stops
+                after_shell,
+                resume_here,
+                save_interrupted,
+            )
             path = save_interrupted(doc)
 
             # Only a form has fields: a URL-mode question (or a form left untouched) just asks again.
             filled = ", the fields typed so far filled in" if any(getattr(exc, "prefill", {}).values()) else ""
             if resume_here():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
-                # Saved too: leaving the shell loses nothing (`mrtr resume PATH` finishes it later).
-                later = f"; after this shell: mrtr resume {shellwords.quote(path)}" if path else ""
-                hint: str | None = f"the call is kept: resume finishes it here (it asks again{filled}){later}"
+                hint: str | None = (f"the call is kept: resume finishes it here (it asks again{filled})"
+                                    + after_shell(path))
             else:
                 hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
                         f"terminal{filled}; in a script add --answers FILE)") if path else None

@@ -456,6 +456,17 @@ def resume_here() -> bool:
     return inside_shell() and termination_received() is None
 
 
+def after_shell(path: str | None) -> str:
+    """`; after this shell: mrtr resume PATH`, the tail of a hint inside `mrtr shell`
+    (`resume_here`) for a call kept after Ctrl-C and saved at `path` by `save_interrupted`
+    ("" when it could not be saved): leaving the shell loses nothing."""
+    if not path:
+        return ""
+    from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a round stops
+
+    return f"; after this shell: mrtr resume {quote(path)}"
+
+
 def save_interrupted(doc: Mapping[str, object]) -> str | None:
     """Write a pending document to the state dir (after Ctrl-C at a prompt, or when the retry
     carrying typed answers failed); returns its path, or None when it cannot be written.

@@ -631,13 +631,16 @@ class TaskDriver:
         the fields typed so far (no secret one). Inside `mrtr shell` it is the one a bare `resume`
         finishes (shell/lineapp.py keeps it); elsewhere `mrtr resume FILE` of the copy saved in
         the state directory does. Either asks the form again with those fields filled in."""
-        from mrtr_cli.engine.pending import resume_here, save_interrupted  # noqa: PLC0415 - only when a form stops
+        from mrtr_cli.engine.pending import (  # noqa: PLC0415 - only when a form stops
+            after_shell,
+            resume_here,
+            save_interrupted,
+        )
         from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a form stops
 
         path = save_interrupted(doc)  # as a call's is (engine/mrtr.py), in the shell too
         if resume_here():  # and after the shell, the saved copy (as engine/mrtr.py says of a call)
-            keep: str | None = "resume finishes it here" + (
-                f"; after this shell: mrtr resume {quote(path)}" if path else "")
+            keep: str | None = "resume finishes it here" + after_shell(path)
         else:  # the command line, or a shell a stop signal ends
             keep = f"mrtr resume {quote(path)} finishes it" if path else None
         fresh = (self._resume_lines().replace("wait for it: ", "or wait for it, the form asked afresh: ", 1)
