@@ -8,17 +8,19 @@ CPython's own SHA-256 module (`_sha2` from 3.12, `_sha256` before) gives the sam
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
 def _sha256() -> Any:
+    # The module of this version first: a failed import searches every entry of sys.path.
     try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # noqa: PLC0415 - CPython 3.12+
-    except ImportError:
-        try:
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256  # type: ignore[import-not-found]  # noqa: PLC0415 - CPython 3.12+
+        else:
             from _sha256 import sha256  # type: ignore[import-not-found]  # noqa: PLC0415 - CPython 3.10, 3.11
-        except ImportError:
-            from hashlib import sha256  # noqa: PLC0415 - other interpreters
+    except ImportError:
+        from hashlib import sha256  # noqa: PLC0415 - other interpreters
     return sha256
 
 

@@ -46,19 +46,21 @@ runpy.run_module("mrtr_cli", run_name="__main__", alter_sys=True)
 #: (only for -H), the protocol's message types (imported for type checking only), the OAuth
 #: variables' record (only a run that signs in) and pending documents (only when a round
 #: stops for input), nor `regex` and the module that matches a server's patterns with it (only for a
-#: schema with a pattern). (`tempfile` is not listed: the first call to a server writes its era to
-#: the cache with it.)
+#: schema with a pattern), nor the legacy (handshake) session, which a modern server never gets
+#: (the era verdict and `--protocol` read its versions from protocol/legacy_versions.py).
+#: (`tempfile` is not listed: the first call to a server writes its era to the cache with it.)
 NEVER_ON_A_PLAIN_CALL = ("logging", "concurrent.futures", "hashlib", "base64", "traceback", "httpx2",
                          "mrtr_cli.transport.http.transport", "mrtr_cli.transport.http.sse.events",
                          "jsonschema", "mrtr_cli.auth", "mrtr_cli.schema.elicit", "mrtr_cli.config.values",
                          "mrtr_cli.protocol.messages", "mrtr_cli.oauth_variables", "mrtr_cli.engine.pending", "regex",
-                         "mrtr_cli.schema.patterns")
+                         "mrtr_cli.schema.patterns", "mrtr_cli.protocol.legacy")
 
 #: Patterns of mrtr's that a plain call does not compile (its output is printable, it names no
-#: header, URL, size or number): each is compiled at its first use. (jsonfile's lone-surrogate
+#: header, URL, size or number, it has no usage error): each is compiled at its first use. (jsonfile's lone-surrogate
 #: pattern is left out: the test server's tool list holds non-ASCII names, which are searched.)
 def _lazy_patterns() -> dict[str, str]:
     from mrtr_cli import credentials
+    from mrtr_cli.cli import main
     from mrtr_cli.config import target
     from mrtr_cli.protocol import headers
     from mrtr_cli.render import sanitize
@@ -67,7 +69,7 @@ def _lazy_patterns() -> dict[str, str]:
 
     named = {"sanitize._UNSAFE": sanitize._UNSAFE, "sanitize._SINGLE_LINE_EXTRA": sanitize._SINGLE_LINE_EXTRA,
              "sanitize._SGR": sanitize._SGR, "sanitize._JSON_UNSAFE": sanitize._JSON_UNSAFE,
-             "target._TOKEN": target._TOKEN,
+             "target._TOKEN": target._TOKEN, "main._ASSIGNMENT": main._ASSIGNMENT,
              "target._FIELD_VALUE": target._FIELD_VALUE, "headers._TOKEN": headers._TOKEN,
              "arguments._INT": arguments._INT, "arguments._NUMBER": arguments._NUMBER, "limits._SIZE": limits._SIZE,
              **{f"credentials.{n}": getattr(credentials, n)

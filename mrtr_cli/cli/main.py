@@ -240,8 +240,9 @@ def _print_error(env: Environment, exc: MrtrError, *, json_mode: bool) -> None:
     _write(env, exc, json_mode=json_mode)
 
 
-#: A `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word in click's message: its value is masked.
-_ASSIGNMENT = re.compile(r"(?<![\w.-])([A-Za-z_][\w.-]*)(:=|=|:)(?=[^\s)])[^\s)]+")
+#: A `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word in click's message: its value is masked
+#: (compiled at its first use, by `re`'s cache: only a usage error needs it).
+_ASSIGNMENT = r"(?<![\w.-])([A-Za-z_][\w.-]*)(:=|=|:)(?=[^\s)])[^\s)]+"
 
 
 def _usage_error(exc: click.ClickException) -> UsageError:
@@ -251,7 +252,7 @@ def _usage_error(exc: click.ClickException) -> UsageError:
     instead of click's usage block."""
     from mrtr_cli.render.invocation import command_path, help_command  # noqa: PLC0415 - only on an error path
 
-    message = _ASSIGNMENT.sub(r"\1\2***", " ".join(exc.format_message().split()))
+    message = re.sub(_ASSIGNMENT, r"\1\2***", " ".join(exc.format_message().split()))
     ctx = getattr(exc, "ctx", None)
     hint = f"see: {help_command(ctx.command_path)}" if ctx is not None and ctx.command_path else None
     if (isinstance(exc, click.NoSuchOption) and ctx is not None and hint is not None

@@ -32,6 +32,7 @@ from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, INPUT_KINDS
 from mrtr_cli.protocol.checks.validate import check_server_request
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
+from mrtr_cli.protocol.legacy_versions import LATEST_LEGACY, LEGACY_VERSIONS
 from mrtr_cli.protocol.modern import client_info
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.routing import ProgressCallback
@@ -41,10 +42,6 @@ from mrtr_cli.protocol.waiting import timeout_error
 from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, quote_value
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, OutgoingMessage, Transport
-
-#: Handshake versions this client speaks, newest first.
-LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-LATEST_LEGACY = LEGACY_VERSIONS[0]
 
 URL_ELICITATION_REQUIRED = -32042
 RESOURCE_NOT_FOUND = -32002

@@ -69,7 +69,7 @@ def use_record_protocol(opts: RunOptions, record: TaskRecord) -> RejoinSession |
     same protocol version (2025-11-25 tasks live in that era), unless `--protocol` was given
     (set in `opts`); returns the HTTP session kept open that a task left running there is
     reached in, or None."""
-    from mrtr_cli.protocol.legacy import LEGACY_VERSIONS  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.protocol.legacy_versions import LEGACY_VERSIONS  # noqa: PLC0415 - lazy for start-up time
 
     if opts.protocol in (None, "", "auto") and record.protocol_version in LEGACY_VERSIONS:
         opts.protocol = record.protocol_version

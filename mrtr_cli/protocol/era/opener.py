@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import EraChanged, JsonRpcError, ProtocolError, TransportError, UsageError
@@ -36,7 +36,7 @@ from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.era.cache import EraCache
 from mrtr_cli.protocol.era.probe import add_hint, probe
 from mrtr_cli.protocol.era.verdict import MODERN_ERRORS, Verdict, late_modern, modern_after_all
-from mrtr_cli.protocol.legacy import LATEST_LEGACY, LEGACY_VERSIONS, LegacySession, ServerRequestHandler
+from mrtr_cli.protocol.legacy_versions import LATEST_LEGACY, LEGACY_VERSIONS
 from mrtr_cli.protocol.modern import LATEST_MODERN, MODERN_VERSIONS
 from mrtr_cli.protocol.run import RejoinSession
 from mrtr_cli.protocol.session import Session
@@ -45,6 +45,9 @@ from mrtr_cli.render.sanitize import one_line
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, Transport
 from mrtr_cli.transport.future import Future
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.protocol.legacy import LegacySession, ServerRequestHandler
 
 DEFAULT_PROBE_TIMEOUT = 2.0
 #: Seconds the probe waits for a server the era cache knows to be modern (within
@@ -127,6 +130,8 @@ class _Opener:
                        on_log=self.settings.on_log, observer=self.settings.observer, discover_result=discover)
 
     def legacy(self, version: str | None) -> LegacySession:
+        from mrtr_cli.protocol.legacy import LegacySession  # noqa: PLC0415 - start-up time: only a legacy session needs it
+
         responder = self.settings.responder() if self.settings.responder is not None else None
         return LegacySession(self.transport, self.env, self.tracer, protocol_version=version or LATEST_LEGACY,
                              log_level=self.settings.log_level, capabilities=self.settings.capabilities,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.errors import JsonRpcError, ProtocolError
-from mrtr_cli.protocol.legacy import LEGACY_VERSIONS
+from mrtr_cli.protocol.legacy_versions import LEGACY_VERSIONS
 from mrtr_cli.protocol.modern import (
     HEADER_MISMATCH,
     LATEST_MODERN,
