@@ -422,16 +422,13 @@ class MrtrEngine:
             # Fields typed into the interrupted form go into the answersTemplate.
             doc = self._pending(method, params, input_requests, request_state, left, typed,
                                 getattr(exc, "prefill", {}))
-            from mrtr_cli.engine.pending import (  # noqa: PLC0415 - only when a round stops
-                after_shell,
-                resume_here,
-                save_interrupted,
-            )
+            from mrtr_cli.engine.pending import after_shell, save_interrupted  # noqa: PLC0415 - only when a round stops
+            from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a round stops
             path = save_interrupted(doc)
 
             # Only a form has fields: a URL-mode question (or a form left untouched) just asks again.
             filled = ", the fields typed so far filled in" if any(getattr(exc, "prefill", {}).values()) else ""
-            if resume_here():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
+            if inside_shell():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
                 hint: str | None = (f"the call is kept: resume finishes it here (it asks again{filled})"
                                     + after_shell(path))
             else:

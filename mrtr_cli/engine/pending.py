@@ -445,20 +445,9 @@ def forget_interrupted(path: str) -> None:
             os.unlink(full)
 
 
-def resume_here() -> bool:
-    """True while a line of `mrtr shell` runs and the shell goes on after it: a call kept
-    after Ctrl-C at a question is finished by a bare `resume` typed at its prompt. False at
-    the command line, and when a stop signal (SIGTERM, SIGHUP) ends the shell with this
-    line: then only `mrtr resume FILE` of the saved document can finish it."""
-    from mrtr_cli.errors import termination_received  # noqa: PLC0415 - only when a round stops
-    from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a round stops
-
-    return inside_shell() and termination_received() is None
-
-
 def after_shell(path: str | None) -> str:
-    """`; after this shell: mrtr resume PATH`, the tail of a hint inside `mrtr shell`
-    (`resume_here`) for a call kept after Ctrl-C and saved at `path` by `save_interrupted`
+    """`; after this shell: mrtr resume PATH`, the tail of a hint read inside `mrtr shell`
+    (render/invocation.py `inside_shell`) for a call kept after Ctrl-C and saved at `path` by `save_interrupted`
     ("" when it could not be saved): leaving the shell loses nothing."""
     if not path:
         return ""
