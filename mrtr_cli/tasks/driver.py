@@ -635,15 +635,18 @@ class TaskDriver:
         the fields typed so far (no secret one). Inside `mrtr shell` it is the one a bare `resume`
         finishes (shell/lineapp.py keeps it); elsewhere `mrtr resume FILE` of the copy saved in
         the state directory does. Either asks the form again with those fields filled in."""
-        from mrtr_cli.engine.pending import after_shell, save_interrupted  # noqa: PLC0415 - only when a form stops
-        from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a form stops
+        from mrtr_cli.engine.pending import (  # noqa: PLC0415 - only when a form stops
+            after_shell,
+            resume_command,
+            save_interrupted,
+        )
         from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a form stops
 
         path = save_interrupted(doc)  # as a call's is (engine/mrtr.py), in the shell too
         if inside_shell():  # and after the shell, the saved copy (as engine/mrtr.py says of a call)
-            keep: str | None = "resume finishes it here" + after_shell(path)
+            keep: str | None = "resume finishes it here" + after_shell(doc, path, self.env.config_words)
         else:  # the command line, or a shell a stop signal ends
-            keep = f"mrtr resume {quote(path)} finishes it" if path else None
+            keep = f"{resume_command(doc, path, self.env.config_words)} finishes it" if path else None
         fresh = (self._resume_lines().replace("wait for it: ", "or wait for it, the form asked afresh: ", 1)
                  .replace("`task wait` finds it", "`resume` and `task wait` find it", 1))
         hint = (f"the fields typed so far are kept: {keep} (it asks again, those fields filled in; a secret one "
