@@ -38,7 +38,6 @@ from mrtr_cli.errors import (
     UsageError,
 )
 from mrtr_cli.jsonfile import unsendable_text
-from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.capabilities.declared import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
@@ -424,19 +423,21 @@ class MrtrEngine:
                                 getattr(exc, "prefill", {}))
             from mrtr_cli.engine.pending import (  # noqa: PLC0415 - only when a round stops
                 after_shell,
-                resume_here,
+                resume_command,
                 save_interrupted,
             )
+            from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a round stops
             path = save_interrupted(doc)
+            config_words = self.chain.env.config_words
 
             # Only a form has fields: a URL-mode question (or a form left untouched) just asks again.
             filled = ", the fields typed so far filled in" if any(getattr(exc, "prefill", {}).values()) else ""
-            if resume_here():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
+            if inside_shell():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
                 hint: str | None = (f"the call is kept: resume finishes it here (it asks again{filled})"
-                                    + after_shell(path))
+                                    + after_shell(doc, path, config_words))
             else:
-                hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
-                        f"terminal{filled}; in a script add --answers FILE)") if path else None
+                hint = (f"the call can be finished later: {resume_command(doc, path, config_words)} (it asks again "
+                        f"at a terminal{filled}; in a script add --answers FILE)") if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint, pending=doc) from None
         answered = {**preset, **round_outcome.responses}
         if round_outcome.missing:
@@ -459,18 +460,17 @@ class MrtrEngine:
                             request_state: str | None, responses: dict[str, Any]) -> None:
         """The retry carrying a person's answers failed (the server died, a timeout): keep the
         answers in a pending document in the state dir, and say how to send them again."""
-        from mrtr_cli.engine.pending import save_interrupted  # noqa: PLC0415 - only when a round stops
+        from mrtr_cli.engine.pending import resume_command, save_interrupted  # noqa: PLC0415 - when a round stops
 
         doc = self._pending(method, params, input_requests, request_state, [], responses, {})
         path = save_interrupted(doc)
         if path:
-            from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
             from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.render.invocation import command, inside_shell  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
 
-            url = self.target.get("url") if not inside_shell() else None  # the shell has its URL
-            lead = url_in_command(str(url))[1] if url else ""  # its credentials were not saved: MRTR_URL
-            more = f"your answers are kept: {lead}{command('resume ' + quote(str(path)))}"
+            # At the shell's prompt, its one server needs no naming; else as the user's own shell runs it.
+            here = f"resume {quote(path)}" if inside_shell() else resume_command(doc, path, self.chain.env.config_words)
+            more = f"your answers are kept: {here}"
             exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 
     def _pending(

@@ -445,26 +445,25 @@ def forget_interrupted(path: str) -> None:
             os.unlink(full)
 
 
-def resume_here() -> bool:
-    """True while a line of `mrtr shell` runs and the shell goes on after it: a call kept
-    after Ctrl-C at a question is finished by a bare `resume` typed at its prompt. False at
-    the command line, and when a stop signal (SIGTERM, SIGHUP) ends the shell with this
-    line: then only `mrtr resume FILE` of the saved document can finish it."""
-    from mrtr_cli.errors import termination_received  # noqa: PLC0415 - only when a round stops
-    from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a round stops
+def resume_command(doc: Mapping[str, object], path: str, config_words: Sequence[str] = ()) -> str:
+    """`mrtr resume PATH`, the command that finishes `doc` saved at `path`
+    (`save_interrupted`) as typed at the user's own shell: with `config_words` (the run's
+    `--config FILE` / `--expand-env`) when the document names a server of a config file,
+    which it names and does not locate, and first what gives again the URL of one saved
+    without its credentials (`MRTR_URL=...`)."""
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - only when a round stops
 
-    return inside_shell() and termination_received() is None
+    return _resume_lead(doc) + shellwords.shell_line([*_mrtr_words(doc, config_words), "resume", path])
 
 
-def after_shell(path: str | None) -> str:
-    """`; after this shell: mrtr resume PATH`, the tail of a hint inside `mrtr shell`
-    (`resume_here`) for a call kept after Ctrl-C and saved at `path` by `save_interrupted`
-    ("" when it could not be saved): leaving the shell loses nothing."""
+def after_shell(doc: Mapping[str, object], path: str | None, config_words: Sequence[str] = ()) -> str:
+    """`; after this shell: mrtr resume PATH` (`resume_command`), the tail of a hint read
+    inside `mrtr shell` (render/invocation.py `inside_shell`) for a call kept after Ctrl-C
+    and saved at `path` by `save_interrupted` ("" when it could not be saved): leaving the
+    shell loses nothing."""
     if not path:
         return ""
-    from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a round stops
-
-    return f"; after this shell: mrtr resume {quote(path)}"
+    return "; after this shell: " + resume_command(doc, path, config_words)
 
 
 def save_interrupted(doc: Mapping[str, object]) -> str | None:

@@ -8,13 +8,17 @@ naming (a target option is refused there), and a command's help is `help COMMAND
 read it (a context variable: it holds in the thread that runs the line, and in the threads
 that run its HTTP requests). While the shell's loop runs its lines (`shell_running`, once
 its session is open), every thread of the process reads it too: a message a stdio reader
-thread builds (a message too large) is printed inside the shell as well."""
+thread builds (a message too large) is printed inside the shell as well. A stop signal
+(SIGTERM, SIGHUP) ends the shell with the line it stops: from then on every message names
+commands as at the command line (`inside_shell`), where it will be read."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
+
+from mrtr_cli.errors import termination_received
 
 #: `mrtr`, as a command line starts.
 PROGRAM = "mrtr"
@@ -46,9 +50,13 @@ def shell_running() -> Iterator[None]:
 
 
 def inside_shell() -> bool:
-    """True while a line of `mrtr shell` runs (`in_shell`), or the shell's loop runs its
-    lines (`shell_running`)."""
-    return _IN_SHELL.get() or _SHELL_RUNNING[0]
+    """Where a message built now will be read, the one decision every hint takes: True
+    while a line of `mrtr shell` runs (`in_shell`), or the shell's loop runs its lines
+    (`shell_running`), and the shell goes on after it; False at the command line, and once
+    a stop signal (SIGTERM, SIGHUP: `errors.termination_received`) came, which ends the
+    shell with the line it stopped: what is printed then is read at the user's own shell,
+    where only `mrtr ...` command lines work."""
+    return (_IN_SHELL.get() or _SHELL_RUNNING[0]) and termination_received() is None
 
 
 def command(words: str, *, same_target: bool = False) -> str:

@@ -90,8 +90,8 @@ class TaskContext:
         params: the original `tools/call` params, when known (for pending documents).
         protocol_version: the protocol version of the session.
         prefix: the command line that reaches the same server, e.g.
-            `mrtr --url http://127.0.0.1:8000/mcp` (no secrets); "" inside `mrtr shell`,
-            whose one server needs no naming.
+            `mrtr --url http://127.0.0.1:8000/mcp` (no secrets); left out of a hint read
+            inside `mrtr shell`, whose one server needs no naming (`command`).
         origin: how to name the task's input requests to a person.
         stdio: the server is a process this run started (`--stdio`, or a named server whose
             config entry is a command); None: decided from `target` alone.
@@ -114,12 +114,16 @@ class TaskContext:
             self.stdio = "stdio" in self.target
 
     def command(self, verb: str, task_id: str, *options: str) -> str:
-        """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target (an id that
-        starts with `-` comes after `--`, so it is not read as an option)."""
+        """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target, as a hint
+        built now names it where it will be read (render/invocation.py `inside_shell`):
+        `task VERB ... ID` at the prompt of a shell that goes on, with `prefix` everywhere
+        else (an id that starts with `-` comes after `--`, so it is not read as an option)."""
         from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
 
         words = [*options, *(["--"] if task_id.startswith("-") else []), task_id]
-        return " ".join(part for part in (self.prefix, "task", verb, shellwords.shell_line(words)) if part)
+        prefix = "" if inside_shell() else self.prefix
+        return " ".join(part for part in (prefix, "task", verb, shellwords.shell_line(words)) if part)
 
     def server_ends_with_run(self) -> bool:
         """The task lives in a stdio server process that ends when this run does: true for
@@ -633,16 +637,16 @@ class TaskDriver:
         the state directory does. Either asks the form again with those fields filled in."""
         from mrtr_cli.engine.pending import (  # noqa: PLC0415 - only when a form stops
             after_shell,
-            resume_here,
+            resume_command,
             save_interrupted,
         )
-        from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - only when a form stops
+        from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - only when a form stops
 
         path = save_interrupted(doc)  # as a call's is (engine/mrtr.py), in the shell too
-        if resume_here():  # and after the shell, the saved copy (as engine/mrtr.py says of a call)
-            keep: str | None = "resume finishes it here" + after_shell(path)
+        if inside_shell():  # and after the shell, the saved copy (as engine/mrtr.py says of a call)
+            keep: str | None = "resume finishes it here" + after_shell(doc, path, self.env.config_words)
         else:  # the command line, or a shell a stop signal ends
-            keep = f"mrtr resume {quote(path)} finishes it" if path else None
+            keep = f"{resume_command(doc, path, self.env.config_words)} finishes it" if path else None
         fresh = (self._resume_lines().replace("wait for it: ", "or wait for it, the form asked afresh: ", 1)
                  .replace("`task wait` finds it", "`resume` and `task wait` find it", 1))
         hint = (f"the fields typed so far are kept: {keep} (it asks again, those fields filled in; a secret one "

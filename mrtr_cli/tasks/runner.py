@@ -41,18 +41,16 @@ def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
 
 
 def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
-    """`mrtr` plus the options that reach `target` again, without any secret ("" inside
-    `mrtr shell`, whose commands are typed at its prompt and reach its one server).
+    """`mrtr` plus the options that reach `target` again, without any secret: the command
+    line's spelling, also for a run inside `mrtr shell` (whose hints leave it out while the
+    shell goes on: `TaskContext.command`).
 
     A named server keeps the run's `--config FILE` / `--expand-env` (`Environment.config_words`).
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
     values are secrets and are never repeated (`-H` must be given again).
     """
     from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
 
-    if inside_shell():
-        return ""  # the shell's one server: its commands name none
     words, lead = ["mrtr", *target_words(target)], ""
     if words[1] == "-s":  # a named server: found again only through the same config options
         words[1:1] = app.opts.config_words()

@@ -112,3 +112,41 @@ def test_ctrl_c_at_a_task_form_from_the_command_line_names_the_resume_that_keeps
     assert child.exitstatus == 0
     assert out.read_text() == "hello Ann\n"
     assert saved(tmp_path) == []  # finished: the saved document is spent
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("kind", ["stdio", "http"])
+def test_a_stop_signal_at_a_task_form_in_the_shell_names_only_commands_for_after_it(tmp_path, kind, signame,
+                                                                                    http_servers):
+    """A stop signal while a task's form is drawn ends the shell with that line: every
+    command its message names is one typed at the user's own shell (`mrtr resume FILE`,
+    `mrtr --url URL task wait ID`), none a line of the shell that has ended."""
+    import signal
+
+    from tests.support import SAFETY
+
+    args = target(kind, tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt("task-test")
+    s.submit("call ask_once")
+    s.expect("Who should be greeted")
+    s.type("An")
+    s.expect_line("name * An")
+    s.child.kill(getattr(signal, signame))
+    s.child.expect(pexpect.EOF, timeout=SAFETY)
+    s.child.close()
+    shown = s.log.getvalue() + (s.child.before or "")
+    text = re.sub(r"\s*\n\s*", " ", shown)
+    assert s.child.exitstatus == 130, shown
+    assert f"mrtr: shell: ended by {signame}" in text, shown
+    assert "resume finishes it here" not in text, shown
+    path = re.search(r"mrtr resume (\S+) finishes it", text)
+    assert path is not None, shown
+    assert json.loads(Path(path.group(1)).read_text(encoding="utf-8"))["taskId"].startswith("ask_once-"), shown
+    import shlex
+
+    lead = "mrtr " + shlex.join(args)  # the target as given, to the shell and to the user's own shell
+    commands = re.findall(r"(\S+ )task (?:wait|get|cancel|update) ask_once-", text)
+    assert commands, shown
+    assert len(re.findall(re.escape(lead) + r" task (?:wait|get|cancel|update) ask_once-", text)) == len(commands), \
+        shown  # never the shell's bare `task wait ID`, which cannot work once the shell has ended
