@@ -204,6 +204,24 @@ def test_tab_completes_an_enum_value(tmp_path, http_servers):
     assert s.stdout == "item 2 is Resolved\n"
 
 
+def test_tab_offers_no_name_an_item_would_read_as_another(tmp_path):
+    """Tab's menu of a tool's names lists no `k=v=` (which sets `k`), `x.y=` (which sets `y`
+    of `x`) or `-dash=` (an option); an enum value with a space is completed quoted, and
+    the call gets it (tests/servers/odd_names_server.py)."""
+    s = Shell(tmp_path, "--stdio", stdio_cmd(SERVERS / "odd_names_server.py"))
+    s.prompt("odd-names")
+    s.type("call odd " + TAB)
+    s.expect("nested.inner=")  # the menu, drawn whole
+    assert not {"k=v=", "x.y=", "-dash=", "a:="} & set(s.screen.split()), s.screen
+    s.type(CTRL_C)
+    s.prompt("odd-names")
+    s.type("call odd mode=In" + TAB)
+    s.expect_line("odd-names> call odd 'mode=In Progress'")
+    s.run("", "odd-names")
+    assert s.finish() == 0
+    assert s.stdout == '{"mode": "In Progress"}\n'
+
+
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_ctrl_c_cancels_the_call_and_the_shell_goes_on(tmp_path, kind, http_servers):
     s, path = started(kind, tmp_path, http_servers)
