@@ -287,6 +287,24 @@ def test_history_is_kept_across_shells_without_secrets(tmp_path, http_servers):
     assert second.stdout == "plain-line\n"
 
 
+def test_history_keeps_no_word_the_line_cannot_take(tmp_path, http_servers):
+    """A token pasted on its own onto a call line (no `=`, among its `KEY=VALUE` items) or past
+    what a command takes is kept as `***` in the history, and its error does not print it."""
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    s.run("call echo text=plain-line ghp_pasted123456")
+    s.run("tools echo ghp_extra123456")
+    s.run("cal echo")
+    assert "(16 characters, not shown)" in s.screen and "(15 characters, not shown)" in s.screen, s.screen
+    s.finish()
+    data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    errors = [row for row in s.screen.splitlines() if "error" in row]
+    assert len(errors) == 3 and not any("123456" in row for row in errors), s.screen
+    assert "123456" not in data, data
+    assert "call echo text=plain-line '***'" in data and "tools echo '***'" in data and "cal echo" in data, data
+
+
 def test_history_keeps_no_secret_inside_json_or_an_options_value(tmp_path, http_servers):
     """A secret inside `--args` JSON (`code_word` is `writeOnly` in login's inputSchema), inside
     `NAME:=JSON`, and a token typed as `--bearer-token-env`'s value are `***` in the history file
