@@ -63,6 +63,7 @@ class Walk:
         pending_option: the option whose value the line ends waiting for, or None.
         options: the option words given (as typed, without values).
         places: where each positional word is in the words walked (their indices).
+        unknown: where each option word the command does not have is (their indices).
     """
 
     path: list[CommandSpec]
@@ -70,6 +71,7 @@ class Walk:
     pending_option: OptionSpec | None
     options: list[str]
     places: list[int] = field(default_factory=list)
+    unknown: list[int] = field(default_factory=list)
 
 
 def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
@@ -82,6 +84,7 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
     path = [commands[words[0]]]
     positionals: list[str] = []
     places: list[int] = []
+    unknown: list[int] = []
     given: list[str] = []
     pending: OptionSpec | None = None
     options_end = False
@@ -97,6 +100,8 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
             name, eq, _ = word.partition("=")
             option = spec.options.get(name if word.startswith("--") else word[:2])
             given.append(name if word.startswith("--") else word[:2])
+            if option is None:
+                unknown.append(at)
             if option is not None and option.takes_value and not eq and (word.startswith("--") or len(word) == 2):
                 pending = option
             continue
@@ -105,21 +110,22 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
             continue
         positionals.append(word)
         places.append(at)
-    return Walk(path, positionals, pending, given, places)
+    return Walk(path, positionals, pending, given, places, unknown)
 
 
 def unread_words(commands: dict[str, CommandSpec], words: list[str]) -> set[int]:
     """The indices of the words of a line (`words`) that its command cannot take as they
     stand, which an error would not print (errors.UnreadWords) and the history keeps as
     `***`: a positional word past the most the command takes, a word with no `=` where
-    its `KEY=VALUE` items go, and a first word that names no command and is not spelled as
-    one (`errors.name_like`: a typo such as `cal` is kept)."""
+    its `KEY=VALUE` items go, and a first word that names no command or an option word the
+    command does not have, either not spelled as a name (`errors.name_like`: a typo such as
+    `cal` or `--bogus` is kept)."""
     found = walk(commands, words)
     if found is None:
         first = words[0] if words else ""
         return set() if not first or first.startswith("-") or name_like(first) else {0}
     spec = found.path[-1]
-    out: set[int] = set()
+    out = {at for at in found.unknown if not name_like(words[at].partition("=")[0])}
     for count, (word, at) in enumerate(zip(found.positionals, found.places, strict=True)):
         if spec.subcommands:
             continue  # a group's unknown subcommand: click names it
