@@ -74,13 +74,13 @@ def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
     whatever the listing declared; the server is never contacted): the top-level property
     names not given yet that a `NAME=VALUE` item can name (`shell.completion.typeable`), as
     `NAME=`, and a property's fixed values (enum, const choices, booleans) once `NAME=` is
-    typed. Names and values with control characters are never offered; values with spaces
-    are quoted."""
+    typed, those sent as typed (`shell.completion.typed_values`). Names and values with
+    control characters are never offered; values with spaces are quoted."""
     from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.shell.completion import property_values, typeable  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.shell.completion import typeable, typed_values  # noqa: PLC0415 - lazy for start-up time
 
     tool = ctx.params.get("tool")
     cache = app.list_cache()
@@ -104,8 +104,8 @@ def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
     if typed is not None:
         argument, value, split, _ = typed
         out = []
-        for choice in property_values(props.get(argument)):
-            if isinstance(choice, str) and choice.startswith(value) and sanitize(choice, single_line=True) == choice:
+        for choice in typed_values(argument, props.get(argument)):
+            if choice.startswith(value) and sanitize(choice, single_line=True) == choice:
                 word = choice if split else f"{argument}={choice}"
                 out.append(CompletionItem(shlex.quote(word) if shlex.quote(word) != word else word))
         return out

@@ -98,29 +98,12 @@ def _fixed(schema: object) -> list[object]:
     return []
 
 
-def _values(schema: object) -> list[str]:
-    """The values a property schema allows when they are a fixed set (`_fixed`), as typed on
-    a command line."""
-    return [v if isinstance(v, str) else _json(v) for v in _fixed(schema)]
-
-
 def _typed_by(schema: object) -> object:
     """The schema a `KEY=VALUE` item's text is typed by: an array's `items`, else `schema`
     (schema/arguments.py: each item of an array property is one element)."""
     if isinstance(schema, dict) and schema.get("type") == "array" and isinstance(schema.get("items"), dict):
         return schema["items"]
     return schema
-
-
-#: The fixed values a property schema allows, as typed (`_values`), for the command line's
-#: own completion (cli/names.py) as for the shell's.
-property_values = _values
-
-
-def _json(value: object) -> str:
-    import json  # noqa: PLC0415 - lazy for start-up time
-
-    return json.dumps(value)
 
 
 def answer_fields(input_requests: object, missing: Any = None) -> dict[str, dict[str, Any]]:
@@ -386,6 +369,13 @@ def _fixed_items(key: str, schema: object, values: list[object], *, literal: boo
     path = tuple(key.split("."))
     items = (value_item(path, v, _typed_by(schema), literal=literal) for v in values)
     return [item for item in items if item is not None]
+
+
+def typed_values(key: str, schema: object) -> list[str]:
+    """The fixed values of the parameter at dotted `key` (its `schema`) that `KEY=VALUE`
+    sends as typed (`_fixed_items`), as the text after `KEY=`: for the command line's own
+    completion (cli/names.py) as for the shell's."""
+    return [item[len(key) + 1:] for item in _fixed_items(key, schema, _fixed(schema), literal=False)]
 
 
 def _quoted(text: str, *, closed: bool = True) -> str:
