@@ -13,7 +13,7 @@ from enum import IntEnum
 # (cli/entry.py imports this module first; docs/performance.md).
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import TypeVar
 
 
@@ -64,6 +64,59 @@ class UsageError(MrtrError):
     """Bad command line, argument, answer file or answer (exit 2)."""
 
     exit_status = ExitStatus.USAGE
+
+
+class UnreadWords(UsageError):
+    """A usage error about words of the command line mrtr could not read: an extra argument,
+    an argument with no `=`, an unknown command or option with no name close to it, a
+    value an option refuses. Such a word is never printed (a word pasted by mistake may be a
+    token): the message names it by its place on the line and its length, `word 5 (16
+    characters, not shown)` (`place`: cli/main.py does, for every usage error, at the
+    command line and in `mrtr shell`).
+
+    Args:
+        template: the message, with `{0}`, `{1}`, ... where each word is named (other
+            braces doubled, as for `str.format`).
+        words: the words, as typed.
+    """
+
+    def __init__(self, template: str, words: Sequence[str], *, hint: str | None = None):
+        self.template = template
+        self.words = tuple(words)
+        super().__init__(template.format(*(unshown(w) for w in self.words)), hint=hint)
+
+    def place(self, line: Sequence[str]) -> None:
+        """Name each word by its place in `line` (the words after `mrtr`, or a shell
+        line's words: 1 is the first), the last such word not named yet (or the last that
+        starts `WORD=`, an option given its value, `--opt=VALUE`); by its length alone when
+        the line does not hold it."""
+        taken: set[int] = set()
+        names = []
+        for word in reversed(self.words):
+            at = next((i for i in reversed(range(len(line))) if i not in taken and line[i] == word), None)
+            if at is None:
+                at = next((i for i in reversed(range(len(line)))
+                           if i not in taken and line[i].startswith(word + "=")), None)
+            if at is not None:
+                taken.add(at)
+            names.append(unshown(word, None if at is None else at + 1))
+        self.message = self.template.format(*reversed(names))
+        self.args = (self.message,)
+
+
+def name_like(word: str) -> bool:
+    """Whether `word` is spelled as a name, which no token is: letters and single dashes
+    between them (`cal`, `list-tools`; an option's leading dashes aside, `--bogus`). A word
+    mrtr cannot read is repeated in a message only when it is one (`UnreadWords`)."""
+    bare = word[2:] if word.startswith("--") else word[1:] if word.startswith("-") else word
+    return all(part.isalpha() and part.isascii() for part in bare.split("-"))
+
+
+def unshown(word: str, place: int | None = None) -> str:
+    """How a message names a word it does not print (`UnreadWords`): `word 5 (16 characters,
+    not shown)`, or without its `place` (1-based) `a word of 16 characters (not shown)`."""
+    size = f"{len(word)} character{'' if len(word) == 1 else 's'}"
+    return f"word {place} ({size}, not shown)" if place is not None else f"a word of {size} (not shown)"
 
 
 class TransportError(MrtrError):

@@ -69,7 +69,7 @@ def _lazy_patterns() -> dict[str, str]:
 
     named = {"sanitize._UNSAFE": sanitize._UNSAFE, "sanitize._SINGLE_LINE_EXTRA": sanitize._SINGLE_LINE_EXTRA,
              "sanitize._SGR": sanitize._SGR, "sanitize._JSON_UNSAFE": sanitize._JSON_UNSAFE,
-             "target._TOKEN": target._TOKEN, "main._ASSIGNMENT": main._ASSIGNMENT,
+             "target._TOKEN": target._TOKEN, "main._ASSIGNMENT": main._ASSIGNMENT, "main._EXTRA": main._EXTRA,
              "target._FIELD_VALUE": target._FIELD_VALUE, "headers._TOKEN": headers._TOKEN,
              "arguments._INT": arguments._INT, "arguments._NUMBER": arguments._NUMBER, "limits._SIZE": limits._SIZE,
              **{f"credentials.{n}": getattr(credentials, n)

@@ -27,8 +27,10 @@ from mrtr_cli.errors import (
     InputRequired,
     Interrupted,
     MrtrError,
+    UnreadWords,
     UsageError,
     WriteFailed,
+    name_like,
     terminated,
 )
 
@@ -156,7 +158,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
     except CommandInterrupted:  # a command's Ctrl-C (cli/interrupts.py)
         return _interrupted(env)
     except click.ClickException as exc:
-        return _command_line_error(env, exc)
+        return _command_line_error(env, exc, words)
     except InputRequired as exc:
         return _input_required(env, exc)
     except EraChanged as exc:
@@ -166,8 +168,7 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         env.err(f"mrtr: note: {exc.message}; the era cache entry is dropped, trying again")
         return run(argv, env, again=True, group=group)
     except MrtrError as exc:
-        _print_error(env, exc, json_mode=env.json_mode)
-        return strict_status(env, int(exc.exit_status))
+        return _error(env, exc, words)
     except KeyboardInterrupt:
         return _interrupted(env)
     except BrokenPipeError:
@@ -178,9 +179,19 @@ def _run(argv: list[str] | None, env: Environment, *, again: bool, group: click.
         return _internal_error(env, exc)
 
 
-def _command_line_error(env: Environment, exc: click.ClickException) -> int:
-    """A usage error click found (exit 2): one line, or for a group given no command
-    (`mrtr`, `mrtr task`, `mrtr auth`) its help on stderr (it is not a result), as git does."""
+def _error(env: Environment, exc: MrtrError, words: list[str]) -> int:
+    """An error of the run of command line `words` said (a word it could not read named by
+    its place: errors.UnreadWords); the exit code."""
+    if isinstance(exc, UnreadWords):
+        exc.place(words)
+    _print_error(env, exc, json_mode=env.json_mode)
+    return strict_status(env, int(exc.exit_status))
+
+
+def _command_line_error(env: Environment, exc: click.ClickException, words: list[str]) -> int:
+    """A usage error click found in `words` (the command line after `mrtr`, or a shell
+    line's; exit 2): one line, or for a group given no command (`mrtr`, `mrtr task`, `mrtr
+    auth`) its help on stderr (it is not a result), as git does."""
     from mrtr_cli.render.invocation import command_path, help_command  # noqa: PLC0415 - only on an error path
 
     no_args = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -191,7 +202,10 @@ def _command_line_error(env: Environment, exc: click.ClickException) -> int:
         _print_error(env, UsageError(f"{command_path(ctx.command_path)}: missing command",
                                     hint=f"see: {help_command(ctx.command_path)}"), json_mode=True)
     else:
-        _print_error(env, _usage_error(exc), json_mode=env.json_mode)
+        error = _usage_error(exc, words)
+        if isinstance(error, UnreadWords):
+            error.place(words)
+        _print_error(env, error, json_mode=env.json_mode)
     return int(ExitStatus.USAGE)
 
 
@@ -240,19 +254,24 @@ def _print_error(env: Environment, exc: MrtrError, *, json_mode: bool) -> None:
     _write(env, exc, json_mode=json_mode)
 
 
-#: A `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word in click's message: its value is masked
-#: (compiled at its first use, by `re`'s cache: only a usage error needs it).
+#: A `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word in click's message: its value is masked.
+#: Both patterns are compiled at their first use, by `re`'s cache: only a usage error needs them.
 _ASSIGNMENT = r"(?<![\w.-])([A-Za-z_][\w.-]*)(:=|=|:)(?=[^\s)])[^\s)]+"
+_EXTRA = r"Got unexpected extra arguments? \((.*)\)"
 
 
-def _usage_error(exc: click.ClickException) -> UsageError:
-    """click's usage error as mrtr's: one line (click's message, its line breaks folded,
-    the value of each `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word it repeats `***`: an
-    unexpected extra argument may be a secret) and a hint naming the command's help,
-    instead of click's usage block."""
+def _usage_error(exc: click.ClickException, words: list[str]) -> UsageError:
+    """click's usage error about command line `words` as mrtr's: one line (click's message,
+    its line breaks folded, the value of each `NAME=VALUE`, `NAME:=JSON` or `NAME:VALUE` word
+    it repeats `***`) and a hint naming the command's help, instead of click's usage block.
+
+    A word click could not read is never repeated (errors.UnreadWords names it by place and
+    length: a word pasted by mistake may be a token): an unexpected extra argument always;
+    an unknown command or option, or a value an option refuses, unless it is spelled as a
+    name (`errors.name_like`: `cal`, `--bogus`), so a typo still gets its "did you mean"."""
     from mrtr_cli.render.invocation import command_path, help_command  # noqa: PLC0415 - only on an error path
 
-    message = re.sub(_ASSIGNMENT, r"\1\2***", " ".join(exc.format_message().split()))
+    message = " ".join(exc.format_message().split())
     ctx = getattr(exc, "ctx", None)
     hint = f"see: {help_command(ctx.command_path)}" if ctx is not None and ctx.command_path else None
     if (isinstance(exc, click.NoSuchOption) and ctx is not None and hint is not None
@@ -260,7 +279,56 @@ def _usage_error(exc: click.ClickException) -> UsageError:
         # Server-chosen names (task ids, tool names) may start with `-`.
         hint += (f"; a value that starts with '-' (a task id, a name) goes after '--': "
                  f"{command_path(ctx.command_path)} [OPTIONS] -- VALUE")
-    return UsageError(message, hint=hint)
+    extra = re.fullmatch(_EXTRA, message, re.DOTALL)
+    if extra is not None:
+        given = _extra_words(extra.group(1), words)
+        takes = ""
+        if ctx is not None:
+            usage = " ".join(ctx.command.collect_usage_pieces(ctx))
+            takes = f"{command_path(ctx.command_path)} takes {usage}; "
+        bare = [w for w in given if not re.fullmatch(_ASSIGNMENT, w)]  # `NAME=VALUE`: shown as `NAME=***`
+        named = [f"{{{bare.index(w)}}}" if w in bare else
+                 re.sub(_ASSIGNMENT, r"\1\2***", w).replace("{", "{{").replace("}", "}}") for w in given]
+        return UnreadWords(f"unexpected extra argument{'s' if len(given) > 1 else ''}: " + ", ".join(named),
+                           bare, hint=takes + (hint or "see: mrtr --help"))
+    unread = [w for w in _quoted_words(message, words) if not name_like(w)]
+    if unread:
+        template = message.replace("{", "{{").replace("}", "}}")
+        for i, word in enumerate(unread):
+            for quoted in (repr(word), f"'{word}'", f'"{word}"'):
+                template = template.replace(quoted.replace("{", "{{").replace("}", "}}"), f"{{{i}}}")
+        return UnreadWords(re.sub(_ASSIGNMENT, r"\1\2***", template), unread, hint=hint)
+    return UsageError(re.sub(_ASSIGNMENT, r"\1\2***", message), hint=hint)
+
+
+def _extra_words(joined: str, words: list[str]) -> list[str]:
+    """The words of the line click reports, space-joined, as unexpected extra arguments: the
+    last run of the line's words that joins to it (options may stand between them), else
+    `joined` as one word."""
+    plain = [w for w in words if not w.startswith("-") or w == "-"]
+    for start in reversed(range(len(plain))):
+        for end in range(start + 1, len(plain) + 1):
+            if " ".join(plain[start:end]) == joined:
+                return plain[start:end]
+    return [joined]
+
+
+def _quoted_words(message: str, words: list[str]) -> list[str]:
+    """The words of the line (no `-` option spelling, no `NAME=VALUE`) that click's
+    `message` quotes (`'word'`, `"word"`), or, for an unknown option, the option as typed
+    (up to its `=`); each once."""
+    out: list[str] = []
+    for word in words:
+        name = word.partition("=")[0] if word.startswith("-") else word
+        if not name or name in out:
+            continue
+        if name.startswith("-") or "=" in name:
+            if word.startswith("-") and (f"'{name}'" in message or f'"{name}"' in message) and "such option" in message:
+                out.append(name)
+            continue
+        if repr(name) in message or f"'{name}'" in message or f'"{name}"' in message:
+            out.append(name)
+    return out
 
 
 def strict_status(env: Environment, code: int) -> int:

@@ -72,14 +72,15 @@ def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
 def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
     """`call TOOL NAME=VALUE` words from the cached `inputSchema` of TOOL (the list cache,
     whatever the listing declared; the server is never contacted): the top-level property
-    names not given yet, as `NAME=`, and a property's fixed values (enum, const choices,
-    booleans) once `NAME=` is typed. Names and values with control characters are never
-    offered; values with spaces are quoted."""
+    names not given yet that a `NAME=VALUE` item can name (`shell.completion.typeable`), as
+    `NAME=`, and a property's fixed values (enum, const choices, booleans) once `NAME=` is
+    typed, those sent as typed (`shell.completion.typed_values`). Names and values with
+    control characters are never offered; values with spaces are quoted."""
     from click.shell_completion import CompletionItem  # noqa: PLC0415 - lazy for start-up time
 
     from mrtr_cli.render.listing import one_line  # noqa: PLC0415 - lazy for start-up time
     from mrtr_cli.render.sanitize import sanitize  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.shell.completion import property_values  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.shell.completion import typeable, typed_values  # noqa: PLC0415 - lazy for start-up time
 
     tool = ctx.params.get("tool")
     cache = app.list_cache()
@@ -103,8 +104,8 @@ def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
     if typed is not None:
         argument, value, split, _ = typed
         out = []
-        for choice in property_values(props.get(argument)):
-            if isinstance(choice, str) and choice.startswith(value) and sanitize(choice, single_line=True) == choice:
+        for choice in typed_values(argument, props.get(argument)):
+            if choice.startswith(value) and sanitize(choice, single_line=True) == choice:
                 word = choice if split else f"{argument}={choice}"
                 out.append(CompletionItem(shlex.quote(word) if shlex.quote(word) != word else word))
         return out
@@ -112,7 +113,8 @@ def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
     return [CompletionItem(f"{name}=", help=one_line(prop.get("description"), 60) or None
                            if isinstance(prop, dict) else None)
             for name, prop in props.items()
-            if isinstance(name, str) and plain(name) and name.startswith(incomplete) and name not in given]
+            if isinstance(name, str) and plain(name) and name.startswith(incomplete) and name not in given
+            and typeable((name,))]
 
 
 #: Completion kinds whose values the server suggests: kind -> (command parameter holding the

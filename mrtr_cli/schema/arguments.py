@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UnreadWords, UsageError
 from mrtr_cli.jsonfile import json_depth, json_type, loads_strict
 from mrtr_cli.limits import MAX_JSON_DEPTH
 from mrtr_cli.render.sanitize import sanitize
@@ -57,7 +57,8 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
     """Parse one `key=value` / `key:=json` / `key=@file` item.
 
     Raises:
-        UsageError: no `=`, an empty key, invalid JSON after `:=`, an unreadable file.
+        UnreadWords: no `=` (the word is not printed).
+        UsageError: an empty key, invalid JSON after `:=`, an unreadable file.
     """
     json_at = text.find(":=")
     eq = text.find("=")
@@ -76,7 +77,8 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
             value = read_file(value[1:])
         literal = False
     else:
-        raise UsageError(f"argument {_shown(text)}: expected key=value, key:=<json> or key=@file")
+        # a word with no `=` may be a token pasted by mistake: never printed (errors.UnreadWords)
+        raise UnreadWords("{0} is no argument: expected key=value, key:=<json> or key=@file", [text])
     path = key.split(".")
     if not key or any(not part for part in path):
         raise UsageError(f"argument {_masked(text)}: the key is empty")

@@ -22,7 +22,7 @@ from mrtr_cli.render.invocation import command as as_typed
 from mrtr_cli.render.invocation import inside_shell
 from mrtr_cli.render.listing import example_value, parameter_paths
 from mrtr_cli.render.sanitize import sanitize
-from mrtr_cli.schema.arguments import parse_item
+from mrtr_cli.schema.arguments import coerce_value, parse_item
 
 
 class _NoFile(Exception):
@@ -33,13 +33,48 @@ def _no_file(path: str) -> str:
     raise _NoFile(path)
 
 
-def _round_trips(text: str, path: tuple[str, ...], value: object, literal: bool) -> bool:
-    """Whether `parse_item` reads `text` as the item at `path` with `value` (`literal`: `:=`)."""
+def reads_back(text: str, path: tuple[str, ...], value: object, literal: bool) -> bool:
+    """Whether `parse_item` reads `text` as the item at `path` with `value` (`literal`: `:=`);
+    a value read from a file (`KEY=@PATH`) never reads back."""
     try:
         item = parse_item(text, _no_file)
     except (UsageError, _NoFile):
         return False
     return tuple(item.path) == path and item.literal == literal and item.value == value
+
+
+def key_reads_back(path: tuple[str, ...]) -> bool:
+    """Whether the dotted key of `path` names that path in a `KEY=VALUE` item and prints as
+    typed: not a name holding `=` or `:=`, ending with `:`, holding `.` (read as nesting), empty, or
+    with a control character. The one test of a property's name for `KEY=VALUE`: the example
+    call gives any other in `--args`, Tab in `mrtr shell` (shell/completion.py) and the
+    command line's completion (cli/names.py) never offer it."""
+    key = ".".join(path)
+    return key.isprintable() and reads_back(f"{key}=v", path, "v", False)
+
+
+def value_item(path: tuple[str, ...], value: object, schema: object, *, literal: bool = False) -> str | None:
+    """`KEY=TEXT` (`literal`: `KEY:=JSON`) that gives `value` at `path` as typed: its key
+    reads back (`key_reads_back`), the item reads back (`reads_back`: `KEY=@x` reads a
+    file, so it never does) and, for `KEY=TEXT`, the text is typed by `schema` (the
+    property's, or an array's `items`: `arguments.coerce_value`) back to `value` (a string
+    `"1"` of a property that may be an integer does not); else None. What Tab offers after
+    `KEY=` (shell/completion.py)."""
+    if not key_reads_back(path):
+        return None
+    key = ".".join(path)
+    if literal:
+        item = f"{key}:={json.dumps(value, ensure_ascii=False)}"
+        return item if item.isprintable() and reads_back(item, path, value, True) else None
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    item = f"{key}={text}"
+    if not item.isprintable() or not reads_back(item, path, text, False):
+        return None
+    try:
+        typed = coerce_value(text, schema, item)
+    except UsageError:
+        return None
+    return item if json.dumps(typed, sort_keys=True) == json.dumps(value, sort_keys=True) else None
 
 
 def _leaf_value(prop: dict[str, Any]) -> tuple[object, str | None]:
@@ -56,11 +91,13 @@ def _leaf_value(prop: dict[str, Any]) -> tuple[object, str | None]:
 def _item(path: tuple[str, ...], value: object, text: str | None) -> str | None:
     """`KEY=VALUE` or `KEY:=JSON` for the leaf at `path`, if one reads back the same and
     prints as typed (no control character, which the terminal would show escaped); else None."""
+    if not key_reads_back(path):
+        return None
     key = ".".join(path)
     candidates: list[tuple[str, object, bool]] = [] if text is None else [(f"{key}={text}", text, False)]
     candidates.append((f"{key}:={json.dumps(value, ensure_ascii=False)}", value, True))
     for item, parsed, literal in candidates:
-        if item.isprintable() and _round_trips(item, path, parsed, literal):
+        if item.isprintable() and reads_back(item, path, parsed, literal):
             return item
     return None
 

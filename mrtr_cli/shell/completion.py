@@ -79,34 +79,31 @@ def _meta(value: object) -> str:
     return one_line(value, META_CHARS) if isinstance(value, str) else ""
 
 
-def _values(schema: object) -> list[str]:
+def _fixed(schema: object) -> list[object]:
     """The values a property schema allows when they are a fixed set (enum, const branches,
-    booleans), as typed on a command line."""
+    booleans; an array's items'), as JSON values."""
     if not isinstance(schema, dict):
         return []
     if isinstance(schema.get("enum"), list):
-        return [v if isinstance(v, str) else _json(v) for v in schema["enum"]]
+        return list(schema["enum"])
     for combo in ("oneOf", "anyOf"):
         branches = schema.get(combo)
         if isinstance(branches, list) and all(isinstance(b, dict) and "const" in b for b in branches):
-            return [b["const"] if isinstance(b["const"], str) else _json(b["const"]) for b in branches]
+            return [b["const"] for b in branches]
     if schema.get("type") == "boolean":
-        return ["true", "false"]
+        return [True, False]
     items = schema.get("items")
     if schema.get("type") == "array" and isinstance(items, dict):
-        return _values(items)
+        return _fixed(items)
     return []
 
 
-#: The fixed values a property schema allows, as typed (`_values`), for the command line's
-#: own completion (cli/names.py) as for the shell's.
-property_values = _values
-
-
-def _json(value: object) -> str:
-    import json  # noqa: PLC0415 - lazy for start-up time
-
-    return json.dumps(value)
+def _typed_by(schema: object) -> object:
+    """The schema a `KEY=VALUE` item's text is typed by: an array's `items`, else `schema`
+    (schema/arguments.py: each item of an array property is one element)."""
+    if isinstance(schema, dict) and schema.get("type") == "array" and isinstance(schema.get("items"), dict):
+        return schema["items"]
+    return schema
 
 
 def answer_fields(input_requests: object, missing: Any = None) -> dict[str, dict[str, Any]]:
@@ -247,7 +244,7 @@ class Completer:
             arguments = prompt.get("arguments") if isinstance(prompt, dict) else None
             params: list[tuple[str, dict[str, Any], str]] = [
                 (str(a.get("name")), {}, _meta(a.get("description"))) for a in arguments or []
-                if isinstance(a, dict) and isinstance(a.get("name"), str)]
+                if isinstance(a, dict) and isinstance(a.get("name"), str) and typeable((a["name"],))]
             return self._arguments(params, given[1:], word, typed, ask=("prompt", given[0]))
         if command == "read":
             if not given:
@@ -259,17 +256,19 @@ class Completer:
             from mrtr_cli.protocol.lists.templates import is_template, template_variables  # noqa: PLC0415 - lazy for start-up time
 
             ask = ("resource", given[0]) if is_template(given[0]) else None
-            return self._arguments([(v, {}, "") for v in template_variables(given[0])], given[1:], word, typed,
-                                   ask=ask)
+            return self._arguments([(v, {}, "") for v in template_variables(given[0]) if typeable((v,))],
+                                   given[1:], word, typed, ask=ask)
         return []
 
     @staticmethod
     def _tool_params(tool: object) -> list[tuple[str, dict[str, Any], str]]:
-        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
+        """The tool's parameters as (dotted name, schema, description), each one a
+        `NAME=VALUE` item can name (`typeable`)."""
+        from mrtr_cli.render.listing import parameter_paths  # noqa: PLC0415 - lazy for start-up time
 
         schema = tool.get("inputSchema") if isinstance(tool, dict) else None
-        return [(name, prop, _meta(prop.get("description")))  # a title mostly repeats the name
-                for name, prop, _ in flatten_parameters(schema)]
+        return [(".".join(path), prop, _meta(prop.get("description")))  # a title mostly repeats the name
+                for path, prop, _ in parameter_paths(schema) if typeable(path)]
 
     def _arguments(self, params: list[tuple[str, dict[str, Any], str]], given: list[str], word: str,
                    typed: int, *, ask: tuple[str, str] | None = None) -> list[Candidate]:
@@ -278,13 +277,16 @@ class Completer:
         template), of a parameter the server may complete) the server's suggestions."""
         if "=" in word:
             name, _, value = word.partition("=")
-            schema = next((p for n, p, _ in params if n == name.rstrip(":")), None)
-            fixed = _values(schema)
-            if fixed or ask is None or name.endswith(":") or not any(n == name for n, _, _ in params):
-                return self._offer(((f"{name}={v}", "") for v in fixed), word, typed)
+            key, literal = name.removesuffix(":"), name.endswith(":")
+            schema = next((p for n, p, _ in params if n == key), None)
+            fixed = _fixed(schema)
+            if fixed or ask is None or literal or not any(n == name for n, _, _ in params):
+                return self._offer(((item, "") for item in _fixed_items(key, schema, fixed, literal=literal)),
+                                   word, typed)
             return self._suggested(ask, name, value, given, typed)
         done = {g.split("=", 1)[0].rstrip(":") for g in given if "=" in g}
-        return self._offer(((f"{n}=", meta) for n, _, meta in params if n not in done), word, typed, closed=False)
+        return self._offer(((f"{n}=", meta) for n, _, meta in params if n not in done),
+                           word, typed, closed=False)
 
     def _answers(self, command: str, given: list[str], word: str, typed: int) -> list[Candidate]:
         """After `-a`: the fields of the forms the server left unanswered for this call (or
@@ -310,7 +312,8 @@ class Completer:
         for item in dict.fromkeys(self.live.suggest(ask[0], ask[1], name, value, context)):
             if len(out) >= MAX_SUGGESTIONS:
                 break
-            if isinstance(item, str) and len(item) <= MAX_SUGGESTION_CHARS and _plain(item):
+            if (isinstance(item, str) and len(item) <= MAX_SUGGESTION_CHARS and _plain(item)
+                    and _fixed_items(name, None, [item], literal=False)):  # typed as it stands: no `@x`
                 out.append(Candidate(_quoted(f"{name}={item}"), -typed, display=item))
         return out
 
@@ -341,6 +344,38 @@ class Completer:
                 out.append(Candidate(_quoted(text, closed=closed and not text.endswith("=")), -typed,
                                      display=text, meta=meta))
         return out
+
+
+def typeable(path: tuple[str, ...]) -> bool:
+    """Whether Tab offers `NAME=` for the parameter at `path` (a prompt's argument, a
+    template's variable: one name): its key names it in a `KEY=VALUE` item
+    (`schema.example.key_reads_back`, the test the example call of `tools NAME` makes) and
+    does not start with `-` (read as an option). A name that is not (`k=v`, a top-level
+    `x.y`, `a:`) is never offered: `--args JSON` gives it."""
+    from mrtr_cli.schema.example import key_reads_back  # noqa: PLC0415 - lazy for start-up time
+
+    return not path[0].startswith("-") and key_reads_back(path)
+
+
+def _fixed_items(key: str, schema: object, values: list[object], *, literal: bool) -> list[str]:
+    """`KEY=VALUE` (`literal`: `KEY:=JSON`) for each of `values` that gives that value as
+    typed (`schema.example.value_item`: a value read as a file, `@x`, or typed as another
+    type, `"1"` of an integer-or-string property, is not offered after `KEY=`), for the
+    parameter at dotted `key` (a name that cannot be typed: none)."""
+    from mrtr_cli.schema.example import value_item  # noqa: PLC0415 - lazy for start-up time
+
+    if key.startswith("-"):
+        return []
+    path = tuple(key.split("."))
+    items = (value_item(path, v, _typed_by(schema), literal=literal) for v in values)
+    return [item for item in items if item is not None]
+
+
+def typed_values(key: str, schema: object) -> list[str]:
+    """The fixed values of the parameter at dotted `key` (its `schema`) that `KEY=VALUE`
+    sends as typed (`_fixed_items`), as the text after `KEY=`: for the command line's own
+    completion (cli/names.py) as for the shell's."""
+    return [item[len(key) + 1:] for item in _fixed_items(key, schema, _fixed(schema), literal=False)]
 
 
 def _quoted(text: str, *, closed: bool = True) -> str:

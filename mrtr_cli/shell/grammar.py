@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mrtr_cli.errors import name_like
+
 
 @dataclass(frozen=True)
 class OptionSpec:
@@ -38,12 +40,17 @@ class CommandSpec:
         summary: its one-line help.
         options: spelling -> the option (each spelling of an option maps to the same spec).
         subcommands: a group's commands by name (`task get`), else empty.
+        takes: the most positional words it takes (None: any number).
+        items_from: how many positional words come before its `KEY=VALUE` items (`call
+            TOOL ITEM...`: 1), None when it takes no items.
     """
 
     name: str
     summary: str = ""
     options: dict[str, OptionSpec] = field(default_factory=dict)
     subcommands: dict[str, CommandSpec] = field(default_factory=dict)
+    takes: int | None = None
+    items_from: int | None = None
 
 
 @dataclass
@@ -55,12 +62,16 @@ class Walk:
         positionals: the words that are not options or option values, after the commands.
         pending_option: the option whose value the line ends waiting for, or None.
         options: the option words given (as typed, without values).
+        places: where each positional word is in the words walked (their indices).
+        unknown: where each option word the command does not have is (their indices).
     """
 
     path: list[CommandSpec]
     positionals: list[str]
     pending_option: OptionSpec | None
     options: list[str]
+    places: list[int] = field(default_factory=list)
+    unknown: list[int] = field(default_factory=list)
 
 
 def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
@@ -72,11 +83,12 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
         return None
     path = [commands[words[0]]]
     positionals: list[str] = []
+    places: list[int] = []
+    unknown: list[int] = []
     given: list[str] = []
     pending: OptionSpec | None = None
-    rest = iter(words[1:])
     options_end = False
-    for word in rest:
+    for at, word in enumerate(words[1:], start=1):
         spec = path[-1]
         if pending is not None:
             pending = None
@@ -88,6 +100,8 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
             name, eq, _ = word.partition("=")
             option = spec.options.get(name if word.startswith("--") else word[:2])
             given.append(name if word.startswith("--") else word[:2])
+            if option is None:
+                unknown.append(at)
             if option is not None and option.takes_value and not eq and (word.startswith("--") or len(word) == 2):
                 pending = option
             continue
@@ -95,4 +109,28 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
             path.append(spec.subcommands[word])
             continue
         positionals.append(word)
-    return Walk(path, positionals, pending, given)
+        places.append(at)
+    return Walk(path, positionals, pending, given, places, unknown)
+
+
+def unread_words(commands: dict[str, CommandSpec], words: list[str]) -> set[int]:
+    """The indices of the words of a line (`words`) that its command cannot take as they
+    stand, which an error would not print (errors.UnreadWords) and the history keeps as
+    `***`: a positional word past the most the command takes, a word with no `=` where
+    its `KEY=VALUE` items go, and a first word that names no command or an option word the
+    command does not have, either not spelled as a name (`errors.name_like`: a typo such as
+    `cal` or `--bogus` is kept)."""
+    found = walk(commands, words)
+    if found is None:
+        first = words[0] if words else ""
+        return set() if not first or first.startswith("-") or name_like(first) else {0}
+    spec = found.path[-1]
+    out = {at for at in found.unknown if not name_like(words[at].partition("=")[0])}
+    for count, (word, at) in enumerate(zip(found.positionals, found.places, strict=True)):
+        if spec.subcommands:
+            continue  # a group's unknown subcommand: click names it
+        past_end = spec.takes is not None and count >= spec.takes
+        no_item = spec.items_from is not None and count >= spec.items_from and "=" not in word
+        if past_end or no_item:
+            out.add(at)
+    return out

@@ -8,7 +8,9 @@ each `-H` header and of each option that names a credential (`--bearer-token-env
 argument or `-a` answer whose field is a secret (its name says so, or its schema says so:
 `credentials.is_secret_field`, the rule pending documents use too), given as `NAME=VALUE`,
 as `NAME:=JSON`, or as a member of that JSON or of `--args` JSON, and an answer to a
-URL-mode request. A line that cannot be split into words is not written at all. The line
+URL-mode request, and a word the line's command cannot take (an extra word, a word with no
+`=` among `KEY=VALUE` items: a token pasted by mistake, which an error never prints either,
+errors.UnreadWords). A line that cannot be split into words is not written at all. The line
 recalled from the file then carries `***`: type the secret again.
 
 The same masking shows a line in a message (`shown`: the shell's first failing line), a
@@ -56,8 +58,14 @@ def history_path() -> str:
     return os.path.join(state_dir(), HISTORY_FILE)
 
 
+def _NO_UNREAD(words: list[str]) -> set[int]:  # noqa: N802 - a constant's spelling: the default of `unread`
+    """No word of a line is one its command cannot take (the default of `scrub`'s `unread`)."""
+    return set()
+
+
 def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool],
-          action_field: Callable[[str], bool] = _NO_ACTION) -> str | None:
+          action_field: Callable[[str], bool] = _NO_ACTION,
+          unread: Callable[[list[str]], set[int]] = _NO_UNREAD) -> str | None:
     """`text` (a line as typed) fit for the history file, or None when it cannot be split
     into words (then it is not kept). Each secret is replaced by `***` where it stands on
     the line: an `-H` header's value, the value of an option that names a credential
@@ -83,14 +91,17 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
     changed = False
     expect: str | None = None  # the option whose value comes next
     actions: tuple[str, ...] = ()  # the answer names of the word read whose value is a URL-mode action
+    stray = unread(words)
 
     def answer_field(where: str, name: str) -> bool:
         return secret_field(where, name) and not (where == "answer" and name in actions)
 
-    for word in words:
+    for at, word in enumerate(words):
         new = word
         actions = ()  # `answer_field` reads it
-        if expect is not None:
+        if at in stray:
+            new = REDACTED
+        elif expect is not None:
             actions = _actions(expect, word, action_field)
             new = _value(expect, word, answer_field)
             expect = None
@@ -116,13 +127,14 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
 
 
 def shown(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bool],
-          action_field: Callable[[str], bool] = _NO_ACTION) -> str:
+          action_field: Callable[[str], bool] = _NO_ACTION,
+          unread: Callable[[list[str]], set[int]] = _NO_UNREAD) -> str:
     """`text` (a line as typed) as a message may quote it: `scrub`'s line when it can be
     split into words; else the words before the point where splitting fails (an unclosed
     quote, a trailing backslash) scrubbed, then `***` for the rest, whatever it holds.
     Arguments as for `scrub`."""
     whole, rest = _split_start(text)
-    kept = scrub(whole, secrets=secrets, secret_field=secret_field, action_field=action_field)
+    kept = scrub(whole, secrets=secrets, secret_field=secret_field, action_field=action_field, unread=unread)
     if kept is None:  # pragma: no cover - `whole` is made of words that split
         return REDACTED
     if not rest.strip():

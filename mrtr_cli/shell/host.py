@@ -467,7 +467,7 @@ class ShellHost:
         from mrtr_cli.shell.history import scrub  # noqa: PLC0415 - lazy for start-up time
 
         return scrub(text, secrets=self.env.secrets, secret_field=self._line_secret_field(text),
-                     action_field=self.action_field)
+                     action_field=self.action_field, unread=self.unread_words)
 
     def shown_line(self, text: str) -> str:
         """Line `text` as a message quotes it (the first failing line): masked as the history
@@ -475,7 +475,14 @@ class ShellHost:
         from mrtr_cli.shell.history import shown  # noqa: PLC0415 - lazy for start-up time
 
         return shown(text, secrets=self.env.secrets, secret_field=self._line_secret_field(text),
-                     action_field=self.action_field)
+                     action_field=self.action_field, unread=self.unread_words)
+
+    def unread_words(self, words: list[str]) -> set[int]:
+        """The indices of the words of a line its command cannot take (shell/grammar.py
+        `unread_words`): the history and the first failing line show each as `***`."""
+        from mrtr_cli.shell.grammar import unread_words  # noqa: PLC0415 - lazy for start-up time
+
+        return unread_words(self.grammar(), words)
 
     def _line_secret_field(self, text: str) -> Callable[[str, str], bool]:
         """`secret_field` for the tool arguments of line `text`: by the schema of the tool the

@@ -204,6 +204,24 @@ def test_tab_completes_an_enum_value(tmp_path, http_servers):
     assert s.stdout == "item 2 is Resolved\n"
 
 
+def test_tab_offers_no_name_an_item_would_read_as_another(tmp_path):
+    """Tab's menu of a tool's names lists no `k=v=` (which sets `k`), `x.y=` (which sets `y`
+    of `x`) or `-dash=` (an option); an enum value with a space is completed quoted, and
+    the call gets it (tests/servers/odd_names_server.py)."""
+    s = Shell(tmp_path, "--stdio", stdio_cmd(SERVERS / "odd_names_server.py"))
+    s.prompt("odd-names")
+    s.type("call odd " + TAB)
+    s.expect("nested.inner=")  # the menu, drawn whole
+    assert not {"k=v=", "x.y=", "-dash=", "a:="} & set(s.screen.split()), s.screen
+    s.type(CTRL_C)
+    s.prompt("odd-names")
+    s.type("call odd mode=In" + TAB)
+    s.expect_line("odd-names> call odd 'mode=In Progress'")
+    s.run("", "odd-names")
+    assert s.finish() == 0
+    assert s.stdout == '{"mode": "In Progress"}\n'
+
+
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_ctrl_c_cancels_the_call_and_the_shell_goes_on(tmp_path, kind, http_servers):
     s, path = started(kind, tmp_path, http_servers)
@@ -267,6 +285,24 @@ def test_history_is_kept_across_shells_without_secrets(tmp_path, http_servers):
     second.prompt()
     assert second.finish() == 0
     assert second.stdout == "plain-line\n"
+
+
+def test_history_keeps_no_word_the_line_cannot_take(tmp_path, http_servers):
+    """A token pasted on its own onto a call line (no `=`, among its `KEY=VALUE` items) or past
+    what a command takes is kept as `***` in the history, and its error does not print it."""
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    s.run("call echo text=plain-line ghp_pasted123456")
+    s.run("tools echo ghp_extra123456")
+    s.run("cal echo")
+    assert "(16 characters, not shown)" in s.screen and "(15 characters, not shown)" in s.screen, s.screen
+    s.finish()
+    data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    errors = [row for row in s.screen.splitlines() if "error" in row]
+    assert len(errors) == 3 and not any("123456" in row for row in errors), s.screen
+    assert "123456" not in data, data
+    assert "call echo text=plain-line '***'" in data and "tools echo '***'" in data and "cal echo" in data, data
 
 
 def test_history_keeps_no_secret_inside_json_or_an_options_value(tmp_path, http_servers):

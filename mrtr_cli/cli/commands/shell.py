@@ -176,7 +176,10 @@ def _spec(ctx: click.Context, name: str, command: click.Command | None) -> Any:
             spec = _spec(sub_ctx, sub, command.get_command(sub_ctx, sub))
             if spec is not None:
                 subcommands[sub] = spec
-    return CommandSpec(name, command.get_short_help_str(limit=70), options, subcommands)
+    arguments = [p for p in command.params if isinstance(p, click.Argument)]
+    takes = None if any(p.nargs < 0 for p in arguments) else sum(p.nargs for p in arguments)
+    items_from = next((i for i, p in enumerate(arguments) if p.nargs < 0 and p.name == "items"), None)
+    return CommandSpec(name, command.get_short_help_str(limit=70), options, subcommands, takes, items_from)
 
 
 def _spellings() -> dict[str, str]:

@@ -145,3 +145,16 @@ def test_tool_argument_names_and_enum_values_complete_from_the_cached_schema(mrt
         assert _click_complete(tmp_path, shell, words, "st") == ["state="], shell
         assert _click_complete(tmp_path, shell, words, "state=Re") == ["state=Resolved"], shell
     assert len(read_records(record)) == before  # completion never contacts the server
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+def test_only_names_and_values_an_item_gives_as_typed_complete(mrtr, complete):
+    """tests/servers/odd_names_server.py: no `k=v=`, `x.y=`, `-dash=`, `a:=` (an item would
+    name another property, or an option); no enum value `@file` (read as a file) nor `1` of
+    an integer-or-string property (sent as the string "1")."""
+    cmd = stdio_cmd(SERVERS / "odd_names_server.py")
+    assert mrtr("--stdio", cmd, "tools").code == 0
+    base = ["mrtr", "--stdio", cmd, "call", "odd"]
+    assert sorted(complete([*base, ""])) == sorted(["plain=", "@at=", "col:on=", "nested=", "mode=", "level="])
+    assert complete([*base, "mode", "=", ""]) == ["fast", "'In Progress'", "a=b"]
+    assert complete([*base, "level", "=", ""]) == ["2"]
