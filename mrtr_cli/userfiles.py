@@ -538,7 +538,7 @@ class RunFiles:
         if not path or path == "-":
             return
         key = _identity(path)
-        if key is None:
+        if key is None or (option, path, role, key) in self._files:  # (read again: checked when first added)
             return
         for other_option, other_path, other_role, known in self._files:
             # (a file missing when it was added, its resolved path, may exist now: --trace)
