@@ -190,7 +190,7 @@ def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES,
                     role: FileRole | None = "input") -> bytes:
     """The bytes of the regular file `path` (`~` expanded), a file of the run: added to its
     registry as `role` (`RunFiles.add`) before it is read; None for a file that is no
-    user's (mrtr's state: `read_state_bytes`).
+    user's (mrtr's state: `read_state_bytes`, the token store).
 
     Args:
         what: what the file is, for messages ("answer file", "--args @": `_label`).
