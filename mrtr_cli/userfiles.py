@@ -61,7 +61,8 @@ class FileRefused(UsageError):
 
 
 def _label(what: str, path: str) -> str:
-    """`what` and `path` for a message: "--config PATH", or "--args @PATH" for a `@FILE` form."""
+    """`what` and `path` for a message: "--config PATH", or for a `@FILE` form (`what` ends
+    in `@`: "--args @", "city=@") "--args @PATH"."""
     return f"{what}{path}" if what.endswith("@") else f"{what} {path}"
 
 
@@ -489,12 +490,6 @@ def same_file(one: str, other: str) -> bool:
     return key is not None and key == _identity(other)
 
 
-def named(what: str, path: str) -> str:
-    """A file as a message names it: "--trace PATH", or for a `@FILE` form (`what` ends in
-    `@`: "--args @", "city=@") "--args @PATH" (the path shown by `shown_path`)."""
-    return f"{what}{shown_path(path)}" if what.endswith("@") else f"{what} {shown_path(path)}"
-
-
 class RunFiles:
     """The one registry of a run's files (a command, a batch, one line of `mrtr shell`):
     every file it reads and every file it writes, so that none it writes is another of
@@ -547,7 +542,8 @@ class RunFiles:
                 continue
             what = ("its records would be written over it" if "records" in (role, other_role)
                     else "mrtr would write over it")
-            raise SameFile(f"{named(other_option, other_path)} and {named(option, path)} are the same file: {what}",
+            raise SameFile(f"{_label(other_option, shown_path(other_path))} and {_label(option, shown_path(path))} "
+                           f"are the same file: {what}",
                            hint="give each output a file of its own")
         self._files.append((option, path, role, key))
 
