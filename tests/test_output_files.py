@@ -285,3 +285,22 @@ def test_a_shell_line_never_writes_over_a_file_it_reads_nor_reads_the_shells_tra
     assert f"the shell's --trace {trace} and text=@{trace} are the same file" in run.stderr, run.stderr
     assert run.stdout.strip() == "hi" and source.read_text() == '{"text": "hi"}'
     assert calls(record).count("tools/call") == 1
+
+
+@pytest.mark.parametrize("spelling", ["same", "symlink", "hard link"])
+@pytest.mark.parametrize("named_by", ["-H", "config"])
+def test_a_call_never_writes_over_a_file_a_header_value_is_read_from(mrtr, tmp_path, spelling, named_by):
+    token = tmp_path / "home" / "token.txt"
+    token.parent.mkdir(exist_ok=True)
+    token.write_text("s3cr3t\n")
+    out = _spelled(tmp_path, token, spelling)
+    if named_by == "-H":
+        given = ["--url", "http://127.0.0.1:9/mcp", "-H", f"Authorization: Bearer file:{token}"]
+    else:  # the user's own config (~/.claude.json), whose file: references are read
+        (tmp_path / "home" / ".claude.json").write_text(json.dumps({"mcpServers": {"remote": {
+            "type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer file:~/token.txt"}}}}))
+        given = ["-s", "remote"]
+    run = mrtr(*given, "call", "echo", "--trace", out)
+    assert run.code == 2, run.stderr
+    assert f"--trace {out}" in run.stderr and "same file" in run.stderr and "Traceback" not in run.stderr
+    assert "s3cr3t" not in run.stderr and token.read_text() == "s3cr3t\n"
