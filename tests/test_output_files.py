@@ -297,8 +297,9 @@ def test_a_call_never_writes_over_a_file_a_header_value_is_read_from(mrtr, tmp_p
     if named_by == "-H":
         given = ["--url", "http://127.0.0.1:9/mcp", "-H", f"Authorization: Bearer file:{token}"]
     else:  # the user's own config (~/.claude.json), whose file: references are read
-        (tmp_path / "home" / ".claude.json").write_text(json.dumps({"mcpServers": {"remote": {
-            "type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"Authorization": "Bearer file:~/token.txt"}}}}))
+        remote = {"type": "http", "url": "http://127.0.0.1:9/mcp",
+                  "headers": {"Authorization": "Bearer file:~/token.txt"}}
+        (tmp_path / "home" / ".claude.json").write_text(json.dumps({"mcpServers": {"remote": remote}}))
         given = ["-s", "remote"]
     run = mrtr(*given, "call", "echo", "--trace", out)
     assert run.code == 2, run.stderr
