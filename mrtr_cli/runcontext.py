@@ -74,6 +74,12 @@ class RunOptions:
     # --strict: check every server message against the schema and the protocol rules.
     strict: bool = False
 
+    def input_files(self) -> list[tuple[str, str | None]]:
+        """The files these options name for the run to read, (option, path): `--config`,
+        `--client-secret-file`, each `--answers` (userfiles.RunFiles: none may be an output)."""
+        return [("--config", self.config), ("--client-secret-file", self.client_secret_file),
+                *(("--answers", path) for path in self.answers)]
+
     def config_words(self) -> list[str]:
         """The options that find a named server's config again (`--config FILE`,
         `--expand-env`), for printed commands that must reach the same server."""
@@ -106,8 +112,9 @@ class RunContext(Protocol):
     end_server_at_once: bool
     sign_in_allowed: bool | None
 
-    def read_file(self, path: str) -> str:
-        """The text of a file the user named (`-` is stdin); raises UsageError."""
+    def read_file(self, path: str, what: str = "file") -> str:
+        """The text of a file the user named (`-` is stdin; `what` names it in messages);
+        raises UsageError."""
 
     def note(self, text: str) -> None:
         """A note on stderr (not with `-q`)."""

@@ -35,6 +35,11 @@ DEFAULT_COMPLETE_TIMEOUT = 3.0
 DEFAULT_WAIT_NOTICE = 5.0
 
 
+#: The OAuth variables (`OAUTH_NAMES`) that name a file (those of its `*_file` fields, which
+#: tests/test_settings_reads.py checks): without loading oauth_variables, for a run that does not sign in.
+OAUTH_FILE_VARIABLES = ("MRTR_CLIENT_SECRET_FILE", "MRTR_PRIVATE_KEY_FILE", "MRTR_ASSERTION_FILE", "MRTR_ID_TOKEN_FILE")
+
+
 class Settings:
     """The `MRTR_*` variables of one environment, each read when asked for.
 
@@ -168,6 +173,12 @@ class Settings:
         """The value of the variable a JWT source names (`MRTR_ASSERTION`, `MRTR_ID_TOKEN`:
         auth/flows/federation.py), read now: it is read again for each token; "" when unset."""
         return self._environ.get(name, "")
+
+    def oauth_files(self) -> list[tuple[str, str]]:
+        """The files the OAuth variables name, (variable, path), those set: read when the run
+        signs in, after it sent its first request, so they are named to the run's registry
+        of files before (userfiles.RunFiles: no output may be one of them)."""
+        return [(name, value) for name in OAUTH_FILE_VARIABLES if (value := self._environ.get(name))]
 
     def oauth(self) -> OAuthVariables:
         """The OAuth variables as set (config/oauth.py checks them)."""

@@ -18,9 +18,12 @@ sent by `claim_output`, and opened by `open_user_output`: a FIFO with no reader 
 at once (exit 2) instead of blocking the open; one with a reader (`--trace >(jq .)`) or a
 device (`/dev/stderr`, `/dev/null`) is opened by the check and kept open for the write (so
 its reader sees no end of file before it), and a regular file is written.
-No output is another of the run's files (`check_run_files`: the same path, a symlink or a
-hard link to it), and a name no file can be created at (a dangling symlink, a name ending
-in `/`) is refused by `check_writable`, both before anything is sent.
+No output is another of the run's files, read or written: the same path, a symlink or a
+hard link to it (`RunFiles`, the run's one registry of them: outputs and the files options
+name are added before anything is sent, and every user file read here is added before it
+is read, so `--args @FILE`, `KEY=@FILE`, a config file, a batch line's `answersFile` are
+checked too); and a name no file can be created at (a dangling symlink, a name ending in
+`/`) is refused by `check_writable`, both before anything is sent.
 Every refusal is a `UsageError` (exit 2) naming the option and the path.
 """
 
@@ -30,7 +33,7 @@ import contextlib
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import IO, Any, Literal
 
 from mrtr_cli.errors import TimeoutExpired, UsageError
@@ -57,15 +60,21 @@ class FileRefused(UsageError):
         self.why = why
 
 
+def _label(what: str, path: str) -> str:
+    """`what` and `path` for a message: "--config PATH", or for a `@FILE` form (`what` ends
+    in `@`: "--args @", "city=@") "--args @PATH"."""
+    return f"{what}{path}" if what.endswith("@") else f"{what} {path}"
+
+
 def _too_big(what: str, path: str, limit: int) -> FileRefused:
-    return FileRefused(f"{what} {path} is larger than the limit of {describe_bytes(limit)}",
+    return FileRefused(f"{_label(what, path)} is larger than the limit of {describe_bytes(limit)}",
                        f"larger than the limit of {describe_bytes(limit)}",
                        hint="mrtr reads at most this much from one file or from stdin (docs/limits.md)")
 
 
 def _unreadable(what: str, path: str, exc: OSError) -> FileRefused:
     why = str(exc.strerror or exc)
-    return FileRefused(f"cannot read {what} {path}: {why}", why)
+    return FileRefused(f"cannot read {_label(what, path)}: {why}", why)
 
 
 def _open_regular(path: str, *, what: str, limit: int) -> int:
@@ -87,7 +96,7 @@ def _open_regular(path: str, *, what: str, limit: int) -> int:
             _check_kind(os.stat(full).st_mode, what, path)
         raise _unreadable(what, path, exc) from None
     except ValueError:  # a NUL character, or text that is no file name (a batch line's answersFile)
-        raise UsageError(f"cannot read {what} {path!r}: not a usable file name") from None
+        raise UsageError(f"cannot read {_label(what, repr(path))}: not a usable file name") from None
     try:
         info = os.fstat(fd)
         _check_kind(info.st_mode, what, path)
@@ -104,7 +113,7 @@ def _check_kind(mode: int, what: str, path: str) -> None:
     if not stat.S_ISREG(mode):
         kind = next((name for test, name in _KINDS if test(mode)), "")
         why = f"{kind}, not a regular file" if kind else "not a regular file"
-        raise FileRefused(f"cannot read {what} {path}: it is {why}", why, hint=_not_regular_hint())
+        raise FileRefused(f"cannot read {_label(what, path)}: it is {why}", why, hint=_not_regular_hint())
 
 
 def _not_regular_hint() -> str:
@@ -178,19 +187,30 @@ def shown_path(path: str) -> str:
     return sanitize(path, single_line=True)[:200]
 
 
-def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES) -> bytes:
-    """The bytes of the regular file `path` (`~` expanded).
+def read_user_bytes(path: str, *, what: str, limit: int = MAX_USER_FILE_BYTES,
+                    role: FileRole | None = "input") -> bytes:
+    """The bytes of the regular file `path` (`~` expanded), a file of the run: added to its
+    registry as `role` (`RunFiles.add`) before it is read; None for a file that is no
+    user's (mrtr's state: `read_state_bytes`, the token store).
 
     Args:
-        what: what the file is, for messages ("answer file", "--args").
+        what: what the file is, for messages ("answer file", "--args @": `_label`).
         limit: the most bytes accepted.
+        role: what the file is to the run (`FileRole`): "records" for batch `--resume`.
 
     Raises:
         FileNotFoundError: no such file (callers word that their own way).
         FileRefused: not a regular file, larger than `limit`, or another read error.
+        SameFile: it is a file the run writes (exit 2).
         UsageError: not a usable file name.
     """
     fd = _open_regular(path, what=what, limit=limit)
+    if role is not None:
+        try:
+            current_run_files().add(what, path, role)
+        except BaseException:
+            os.close(fd)
+            raise
     try:
         chunks, total = [], 0
         while True:
@@ -215,7 +235,7 @@ def read_state_bytes(path: str, *, limit: int = MAX_USER_FILE_BYTES) -> bytes | 
     `limit` bytes): such a file is as good as absent (a cache, a record), never a hang.
     Never raises."""
     try:
-        return read_user_bytes(path, what="state file", limit=limit)
+        return read_user_bytes(path, what="state file", limit=limit, role=None)
     except (OSError, UsageError):
         return None
 
@@ -312,7 +332,7 @@ def read_named_text(path: str, *, source: str, limit: int = MAX_USER_FILE_BYTES)
     try:
         return read_user_text(path, what=source, limit=limit)
     except FileNotFoundError:
-        raise UsageError(f"cannot read {source} {sanitize(path, single_line=True)}: no such file") from None
+        raise UsageError(f"cannot read {_label(source, sanitize(path, single_line=True))}: no such file") from None
     except UsageError as exc:
         if source.startswith("-") or exc.hint != _NOT_REGULAR_HINT:
             raise
@@ -440,6 +460,12 @@ def check_writable(path: str, option: str) -> None:
 FileRole = Literal["input", "output", "records"]
 
 
+class SameFile(UsageError):
+    """Two of a run's files are one file and the run would write over one of them (exit 2):
+    raised by `RunFiles.add` before the file is read or anything is sent. A reader that
+    words its own errors (a config file found by default, a batch line) passes it on."""
+
+
 def _identity(path: str) -> tuple[object, ...] | None:
     """What makes `path` one file: (st_dev, st_ino) of an existing regular file (any
     spelling, symlink or hard link), else its resolved path; None for a file that is no
@@ -464,30 +490,106 @@ def same_file(one: str, other: str) -> bool:
     return key is not None and key == _identity(other)
 
 
-def check_run_files(files: Iterable[tuple[str, str | None, FileRole]]) -> None:
-    """Check, before the run sends anything, that no file it writes is another file it
-    reads or writes: `files` are (option, path, role) (`FileRole`; a None, empty or `-`
-    path is none). Two inputs may be one file, and so may the two names of batch records.
+class RunFiles:
+    """The one registry of a run's files (a command, a batch, one line of `mrtr shell`):
+    every file it reads and every file it writes, so that none it writes is another of
+    them. Outputs and the files options name are added before anything is sent
+    (cli/build.py `make_app`); every user file is added as it is read (`read_user_bytes`:
+    `--args @FILE`, `KEY=@FILE`, config files, answer files, a batch line's `answersFile`,
+    a pending document, secret files), so a file found only while the run reads (the config
+    file found by default, a path a config or a batch line names) is checked too, before it
+    is read.
 
-    Raises:
-        UsageError: two are the same file (the same path once resolved, a symlink or a
-            hard link), naming both options and paths (exit 2).
+    Args:
+        inherited: the registry of the run this one is part of (a shell line's: the
+            shell's), whose files are this run's too, named with `prefix` ("the shell's ").
     """
-    seen: list[tuple[str, str, FileRole, tuple[object, ...]]] = []
-    for option, path, role in files:
+
+    def __init__(self, inherited: RunFiles | None = None, *, prefix: str = ""):
+        self._files: list[tuple[str, str, FileRole, tuple[object, ...]]] = [
+            (prefix + option, path, role, key) for option, path, role, key in (inherited.entries if inherited else ())]
+        self._inherited = len(self._files)
+
+    @property
+    def entries(self) -> tuple[tuple[str, str, FileRole, tuple[object, ...]], ...]:
+        """The files added, in order: (option, path, role, identity: `_identity` when added)."""
+        return tuple(self._files)
+
+    def restart(self) -> None:
+        """Forget the files added since it was made (keeping those it inherited): the run
+        starts again (cli/main.py, after `EraChanged`) and adds its files again."""
+        del self._files[self._inherited:]
+
+    def add(self, option: str, path: str | None, role: FileRole) -> None:
+        """Add the file `path` named by `option` ("--trace", "--args @", "config file"), as
+        `role` (`FileRole`; a None, empty or `-` path is none, and so is a device or FIFO).
+        Two inputs may be one file, and so may the two names of batch records; no output
+        may be any other file of the run.
+
+        Raises:
+            SameFile: it is the same file as one already added (the same path once resolved,
+                a symlink or a hard link) and one of them is written, naming both (exit 2).
+        """
         if not path or path == "-":
-            continue
+            return
         key = _identity(path)
-        if key is None:
-            continue
-        for other_option, other_path, other_role, other_key in seen:
+        if key is None or (option, path, role, key) in self._files:  # (read again: checked when first added)
+            return
+        for other_option, other_path, other_role, known in self._files:
+            # (a file missing when it was added, its resolved path, may exist now: --trace)
+            other_key = (_identity(other_path) or known) if known[0] == "path" else known
             if other_key != key or (role == other_role and role != "output"):
                 continue
             what = ("its records would be written over it" if "records" in (role, other_role)
                     else "mrtr would write over it")
-            raise UsageError(f"{other_option} {shown_path(other_path)} and {option} {shown_path(path)} are the "
-                             f"same file: {what}", hint="give each output a file of its own")
-        seen.append((option, path, role, key))
+            raise SameFile(f"{_label(other_option, shown_path(other_path))} and {_label(option, shown_path(path))} "
+                           f"are the same file: {what}",
+                           hint="give each output a file of its own")
+        self._files.append((option, path, role, key))
+
+
+#: The registry of the run going on (`run_files`), None outside one. Process-wide, not per
+#: thread: the lines of a batch (worker threads) read under the batch's.
+_current: RunFiles | None = None
+
+
+@contextlib.contextmanager
+def run_files(inherit_as: str | None = None, *, again: bool = False) -> Iterator[RunFiles]:
+    """A fresh `RunFiles` for the run in the `with` block (cli/main.py `run`: a command, or
+    one line of `mrtr shell`), the one readers add to (`current_run_files`); the one before
+    comes back after. `inherit_as`: the new one starts with the files of the one before,
+    named with this prefix ("the shell's "), for a shell line inside the shell's run.
+    `again`: the run in the block is the one before, run again: its registry restarts
+    (`RunFiles.restart`) instead."""
+    global _current  # noqa: PLW0603 - the run's one registry, for every reader of a user file
+    before = _current
+    if again and before is not None:
+        before.restart()
+        yield before
+        return
+    _current = RunFiles(before, prefix=inherit_as) if before is not None and inherit_as is not None else RunFiles()
+    try:
+        yield _current
+    finally:
+        _current = before
+
+
+def current_run_files() -> RunFiles:
+    """The registry of the run going on (`run_files`); outside one (a test calling a reader
+    or `make_app` directly), a fresh one that no other reader sees."""
+    return _current if _current is not None else RunFiles()
+
+
+def check_run_files(files: Iterable[tuple[str, str | None, FileRole]]) -> None:
+    """Add `files`, (option, path, role), to the run's registry (`current_run_files`):
+    before the run sends anything, no file it writes may be another file it reads or writes.
+
+    Raises:
+        SameFile: two are the same file (`RunFiles.add`), naming both options and paths (exit 2).
+    """
+    registry = current_run_files()
+    for option, path, role in files:
+        registry.add(option, path, role)
 
 
 def load_json_document(path: str, *, what: str, stdin_text: str | None = None) -> Any:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, read_records, stdio_cmd
+from tests.conftest import PY, SERVERS, read_records, stdio_cmd
 
 FORMS = SERVERS / "forms_server.py"
 BATCH = SERVERS / "batch_server.py"
@@ -163,3 +163,145 @@ def test_batch_records_named_by_a_symlink_to_the_resume_file_are_appended_to_it(
     run = mrtr("--stdio", stdio_cmd(BATCH), "batch", batch, "--resume", out, "-o", link)
     assert run.code == 0, run.stderr
     assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["e1", "e2"]
+
+
+# Every file the run reads is one of its files, however it is named: `--args @FILE`, an
+# argument `KEY=@FILE` / `KEY:=@FILE`, `--config FILE` and the config file found by default,
+# a batch line's `answersFile`, a secret file, each of several `--answers`; named by the
+# same path, a symlink or a hard link. None is written over (userfiles.RunFiles).
+
+def _spelled(tmp_path: Path, target: Path, spelling: str) -> Path:
+    """`target` as an output names it: itself, a symlink to it or a hard link to it."""
+    if spelling == "same":
+        return target
+    other = tmp_path / f"{spelling.replace(' ', '-')}-{target.name}"
+    if spelling == "symlink":
+        other.symlink_to(target)
+    else:
+        os.link(target, other)
+    return other
+
+
+@pytest.mark.parametrize("output", ["--trace", "--save-answers"])
+@pytest.mark.parametrize("spelling", ["same", "symlink", "hard link"])
+@pytest.mark.parametrize(("form", "named"), [
+    (["--args", "@{file}"], "--args @"),
+    (["text=@{file}"], "text=@"),
+    (["text:=@{file}"], "text:=@"),
+])
+def test_a_call_never_writes_over_a_file_its_arguments_are_read_from(mrtr, tmp_path, output, spelling, form, named):
+    record = tmp_path / "record.jsonl"
+    source = tmp_path / "in.json"
+    source.write_text('{"text": "hi"}' if form[0] == "--args" else '"hi"')
+    before = source.read_text()
+    out = _spelled(tmp_path, source, spelling)
+    given = [word.format(file=source) for word in form]
+    run = mrtr("--stdio", stdio_cmd(BATCH, "--record", str(record)), "call", "echo", *given, output, out)
+    assert run.code == 2, run.stderr
+    assert f"{output} {out}" in run.stderr and f"{named}{source}" in run.stderr and "same file" in run.stderr
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    assert calls(record) == [] and source.read_text() == before
+
+
+def test_a_call_reading_its_arguments_from_another_file_runs(mrtr, tmp_path):
+    source = tmp_path / "in.json"
+    source.write_text('{"text": "hi"}')
+    run = mrtr("--stdio", stdio_cmd(BATCH), "call", "echo", "--args", f"@{source}", "--trace", tmp_path / "t.jsonl")
+    assert run.code == 0 and run.stdout.strip() == "hi", run.stderr
+
+
+def test_the_last_of_several_answer_files_is_never_written_over(mrtr, tmp_path, files):
+    record = tmp_path / "record.jsonl"
+    before = files["hard"].read_text()
+    run = mrtr(*forms(record), "call", "sign_in", "--answers", files["answers"], "--answers", files["batch"],
+               "--save-answers", files["hard"])
+    assert run.code == 2 and "--answers" in run.stderr and "same file" in run.stderr, run.stderr
+    assert calls(record) == [] and files["hard"].read_text() == before
+
+
+def _config(where: Path, record: Path) -> Path:
+    where.write_text(json.dumps({"mcpServers": {"work": {"command": PY, "args": [
+        str(BATCH), "--record", str(record)]}}}))
+    return where
+
+
+@pytest.mark.parametrize("output", ["--trace", "--save-answers"])
+@pytest.mark.parametrize("spelling", ["same", "symlink", "hard link"])
+@pytest.mark.parametrize("found", ["--config", "by default"])
+def test_a_call_never_writes_over_its_config_file(mrtr, tmp_path, output, spelling, found):
+    record = tmp_path / "record.jsonl"
+    home = tmp_path / "home"  # the test's home folder (conftest.clean_env), where ~/.claude.json is found
+    home.mkdir(exist_ok=True)
+    config = _config(home / ".claude.json" if found == "by default" else tmp_path / "servers.json", record)
+    before = config.read_text()
+    out = _spelled(tmp_path, config, spelling)
+    given = ["--config", config] if found == "--config" else []
+    run = mrtr(*given, "-s", "work", "call", "echo", "text=hi", output, out)
+    assert run.code == 2, run.stderr
+    assert f"{output} {out}" in run.stderr and "same file" in run.stderr and "Traceback" not in run.stderr
+    assert calls(record) == [] and config.read_text() == before
+
+
+@pytest.mark.parametrize("spelling", ["same", "symlink", "hard link"])
+def test_a_call_never_writes_over_its_client_secret_file(mrtr, tmp_path, spelling):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("s3cr3t\n")
+    out = _spelled(tmp_path, secret, spelling)
+    for given, env in ((["--client-id", "c", "--client-secret-file", secret], {}),
+                       ([], {"MRTR_CLIENT_ID": "c", "MRTR_CLIENT_SECRET_FILE": str(secret)})):
+        run = mrtr("--url", "http://127.0.0.1:9/mcp", *given, "call", "echo", "--trace", out, env=env)
+        assert run.code == 2, run.stderr
+        assert f"--trace {out}" in run.stderr and "same file" in run.stderr and "Traceback" not in run.stderr
+        assert secret.read_text() == "s3cr3t\n"
+
+
+@pytest.mark.parametrize("spelling", ["same", "symlink", "hard link"])
+@pytest.mark.parametrize("output", ["--trace", "-o"])
+def test_a_batch_never_writes_over_a_lines_answer_file(mrtr, tmp_path, files, spelling, output):
+    record = tmp_path / "record.jsonl"
+    answers = files["answers"]
+    before = answers.read_text()
+    batch = files["batch"]
+    batch.write_text(batch.read_text() + json.dumps({"id": "e2", "call": "echo", "arguments": {"text": "t2"},
+                                                     "answersFile": answers.name}) + "\n")
+    out = _spelled(tmp_path, answers, spelling) if spelling != "same" else answers
+    run = mrtr("--stdio", stdio_cmd(BATCH, "--record", str(record)), "batch", batch, output, out)
+    assert run.code == 2, run.stderr
+    assert f"{output} {out}" in run.stderr and "line 2" in run.stderr and "same file" in run.stderr, run.stderr
+    assert calls(record) == [] and answers.read_text() == before and run.stdout == ""
+
+
+def test_a_shell_line_never_writes_over_a_file_it_reads_nor_reads_the_shells_trace(mrtr, tmp_path):
+    record = tmp_path / "record.jsonl"
+    trace = tmp_path / "shell-trace.jsonl"
+    source = tmp_path / "in.json"
+    source.write_text('{"text": "hi"}')
+    hard = _spelled(tmp_path, source, "hard link")
+    script = (f"call echo --args @{source} --save-answers {hard}\n"
+              f"call echo text=@{trace}\n"
+              f"call echo --args @{source}\n")
+    run = mrtr("--stdio", stdio_cmd(BATCH, "--record", str(record)), "--trace", trace, "shell", input=script)
+    assert f"--save-answers {hard} and --args @{source} are the same file" in run.stderr, run.stderr
+    assert f"the shell's --trace {trace} and text=@{trace} are the same file" in run.stderr, run.stderr
+    assert run.stdout.strip() == "hi" and source.read_text() == '{"text": "hi"}'
+    assert calls(record).count("tools/call") == 1
+
+
+@pytest.mark.parametrize("spelling", ["same", "symlink", "hard link"])
+@pytest.mark.parametrize("named_by", ["-H", "config"])
+def test_a_call_never_writes_over_a_file_a_header_value_is_read_from(mrtr, tmp_path, spelling, named_by):
+    token = tmp_path / "home" / "token.txt"
+    token.parent.mkdir(exist_ok=True)
+    token.write_text("s3cr3t\n")
+    out = _spelled(tmp_path, token, spelling)
+    if named_by == "-H":
+        given = ["--url", "http://127.0.0.1:9/mcp", "-H", f"Authorization: Bearer file:{token}"]
+    else:  # the user's own config (~/.claude.json), whose file: references are read
+        remote = {"type": "http", "url": "http://127.0.0.1:9/mcp",
+                  "headers": {"Authorization": "Bearer file:~/token.txt"}}
+        (tmp_path / "home" / ".claude.json").write_text(json.dumps({"mcpServers": {"remote": remote}}))
+        given = ["-s", "remote"]
+    run = mrtr(*given, "call", "echo", "--trace", out)
+    assert run.code == 2, run.stderr
+    assert f"--trace {out}" in run.stderr and "same file" in run.stderr and "Traceback" not in run.stderr
+    assert "s3cr3t" not in run.stderr and token.read_text() == "s3cr3t\n"

@@ -107,3 +107,10 @@ def test_a_bad_value_is_shown_with_its_controls_made_visible(value: str, shown: 
     with pytest.raises(UsageError) as caught:
         Settings({"MRTR_AUTH_WAIT": value}).auth_wait()
     assert caught.value.message.startswith(f"MRTR_AUTH_WAIT={shown}:"), caught.value.message
+
+
+def test_the_oauth_variables_naming_a_file_are_those_of_its_file_fields():
+    from mrtr_cli.oauth_variables import OAUTH_NAMES
+    from mrtr_cli.settings import OAUTH_FILE_VARIABLES
+
+    assert set(OAUTH_FILE_VARIABLES) == {name for field, name in OAUTH_NAMES.items() if field.endswith("_file")}

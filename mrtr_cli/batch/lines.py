@@ -29,6 +29,7 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.jsonfile import a_json_type, loads_strict
 from mrtr_cli.render.suggest import close_matches
 from mrtr_cli.responders.answers import AnswerFile, load_answer_file, parse_answer_document
+from mrtr_cli.userfiles import SameFile
 
 COMMANDS = ("call", "prompt", "read")
 MEMBERS = ("id", *COMMANDS, "arguments", "answers", "answersFile")
@@ -153,6 +154,8 @@ def parse_line(raw: str, number: int, base_dir: str, cache: dict[str, AnswerFile
         return _malformed(number, number, f"the id must be a string or an integer, not {a_json_type(line_id)}")
     try:
         return _parse_members(doc, number, line_id, base_dir, cache)
+    except SameFile as exc:  # a file the batch writes: the whole batch stops, before anything is written
+        raise SameFile(f"line {number}: {exc.message}", hint=exc.hint) from None
     except UsageError as exc:
         return _malformed(number, line_id, exc.message, hint=exc.hint)
 

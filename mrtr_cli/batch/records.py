@@ -186,7 +186,7 @@ def load_records(path: str) -> dict[str, dict[str, Any]]:
     from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
     try:
-        data = read_user_bytes(path, what="--resume")
+        data = read_user_bytes(path, what="--resume", role="records")
     except FileNotFoundError:
         return {}
     records: dict[str, dict[str, Any]] = {}

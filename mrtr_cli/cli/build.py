@@ -36,9 +36,9 @@ def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
 
 def make_app(ctx: click.Context, kw: dict[str, Any], files: Sequence[tuple[str, str | None, FileRole]] = ()) -> App:
     """Build the App for a command from its options and the group's. `files`: the
-    command's own files, (option, path, role), checked with the run's `--answers`,
-    `--trace` and `--save-answers` by `userfiles.check_run_files` (none is written over
-    another) before anything is sent.
+    command's own files, (option, path, role), added with the files the run's options name
+    (`RunOptions.input_files`), `--trace` and `--save-answers` to the run's registry
+    (`userfiles.check_run_files`: none is written over another) before anything is sent.
 
     A line of `mrtr shell` (`env.line_host` set) gets the shell's: its options checked and
     completed with the shell line's (`line_options`: a target option is refused there, exit
@@ -69,11 +69,12 @@ def make_app(ctx: click.Context, kw: dict[str, Any], files: Sequence[tuple[str, 
 
     outputs: list[tuple[str, str | None, FileRole]] = [("--trace", opts.trace, "output"),
                                                        ("--save-answers", opts.save_answers, "output")]
-    if host is not None:  # a line's outputs are not the shell's --trace either
-        outputs.append(("the shell's --trace", host.app.opts.trace, "output"))
-    # Before anything is sent or typed: no output is another of the run's files...
-    check_run_files([*(("--answers", path, "input") for path in opts.answers), *files, *outputs])
-    for option, path, _ in outputs[:2]:
+    # Before anything is sent or typed: no output is another of the run's files (the run's
+    # registry: a shell line's holds the shell's --trace and files too; every file read
+    # later is checked against it as it is read)...
+    inputs = [*opts.input_files(), *env.settings.oauth_files()]
+    check_run_files([*((option, path, "input") for option, path in inputs), *files, *outputs])
+    for option, path, _ in outputs:
         if path:
             claim_output(path, option)  # ...and each can be written
     return App(opts, env) if host is None else host.line_app(opts, env)

@@ -150,12 +150,14 @@ def _read_text(path: str, *, where: str, read_file: Callable[[str], str] | None)
 
     Raises:
         UsageError: missing, not a regular file, too large, not UTF-8."""
-    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.userfiles import SameFile, read_user_text  # noqa: PLC0415 - lazy for start-up time
 
     try:
         return read_file(path) if read_file is not None else read_user_text(path, what="file")
     except FileNotFoundError:
         raise UsageError(f"{where}: cannot read {path}: no such file") from None
+    except SameFile as exc:  # a file the run writes: still refused as one
+        raise SameFile(f"{where}: {exc.message}", hint=exc.hint) from None
     except UsageError as exc:
         raise UsageError(f"{where}: {exc.message}", hint=exc.hint) from None
 

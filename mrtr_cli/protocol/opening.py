@@ -150,6 +150,11 @@ def open_run_session(run: OpeningRun, target: Target, early: Transport | None = 
         kill_server(early)
         raise
     transport = early
+    try:  # before --trace is opened: the secret files it reads are checked against it first (userfiles.RunFiles)
+        authorizer = run.authorizer(target) if target.url else None
+    except BaseException:
+        kill_server(early)
+        raise
     trace = run.trace_file()
     if opts.trace:
         trace.open(run, transport)
@@ -163,7 +168,7 @@ def open_run_session(run: OpeningRun, target: Target, early: Transport | None = 
         rejoin=run.rejoin_session,
         observer=run.strict_checker() if opts.strict else None,  # protocol/checks/strict.py, only with --strict
     )
-    transport = transport or target.make_transport(env, run.tracer, run.authorizer(target) if target.url else None)
+    transport = transport or target.make_transport(env, run.tracer, authorizer)
     process = transport.process()
     if run.end_server_at_once and process is not None:
         process.end_at_once()

@@ -53,8 +53,9 @@ class ArgItem:
         return ".".join(self.path)
 
 
-def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
-    """Parse one `key=value` / `key:=json` / `key=@file` item.
+def parse_item(text: str, read_file: Callable[[str, str], str]) -> ArgItem:
+    """Parse one `key=value` / `key:=json` / `key=@file` item; `read_file(path, what)` reads
+    a `@file` (`what`, "KEY=@" or "KEY:=@", names it in messages).
 
     Raises:
         UnreadWords: no `=` (the word is not printed).
@@ -65,7 +66,7 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
     if json_at != -1 and (eq == -1 or json_at < eq):
         key, raw = text[:json_at], text[json_at + 2 :]
         if raw.startswith("@"):
-            raw = read_file(raw[1:])
+            raw = read_file(raw[1:], f"{key}:=@")
         try:
             value = loads_strict(raw)
         except json.JSONDecodeError as exc:
@@ -74,7 +75,7 @@ def parse_item(text: str, read_file: Callable[[str], str]) -> ArgItem:
     elif eq > 0:
         key, value = text[:eq], text[eq + 1 :]
         if value.startswith("@") and len(value) > 1:
-            value = read_file(value[1:])
+            value = read_file(value[1:], f"{key}=@")
         literal = False
     else:
         # a word with no `=` may be a token pasted by mistake: never printed (errors.UnreadWords)
@@ -337,13 +338,14 @@ def _place(args: dict[str, Any], item: ArgItem, value: Any, *, as_list: bool, fi
     node[last].append(value)
 
 
-def load_args_option(value: str, read_file: Callable[[str], str]) -> dict[str, Any]:
-    """Read `--args JSON|@file|-` as a JSON object.
+def load_args_option(value: str, read_file: Callable[[str, str], str]) -> dict[str, Any]:
+    """Read `--args JSON|@file|-` as a JSON object (`read_file(path, what)` reads the file).
 
     Raises:
         UsageError: not JSON, or not an object.
     """
-    raw = read_file(value[1:]) if value.startswith("@") else read_file("-") if value == "-" else value
+    raw = read_file(value[1:], "--args @") if value.startswith("@") else read_file("-", "--args") if value == "-" \
+        else value
     try:
         doc = loads_strict(raw)
     except json.JSONDecodeError as exc:

@@ -29,7 +29,7 @@ class _NoFile(Exception):
     """An item's value would be read from a file (`key=@path`): not what the example means."""
 
 
-def _no_file(path: str) -> str:
+def _no_file(path: str, what: str) -> str:
     raise _NoFile(path)
 
 

@@ -31,10 +31,12 @@ def load(path: str, fmt: str) -> Any:
         BadFile: not a regular file (a FIFO, a device, a directory), over the size limit,
             not UTF-8, not valid in its format, or nested too deeply.
     """
-    from mrtr_cli.userfiles import read_user_text  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.userfiles import SameFile, read_user_text  # noqa: PLC0415 - lazy for start-up time
 
     try:
         text = read_user_text(path, what="config file")
+    except SameFile:
+        raise  # a file the run writes: refused, never a config file skipped with a warning
     except UsageError as exc:
         raise BadFile(_unprefixed(exc.message, path)) from None
     if fmt == "jsonc":

@@ -188,7 +188,8 @@ def read_token_file(path: str, fix: str | None = None) -> dict[str, Any] | None:
     from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
     try:
-        data = read_user_bytes(path, what="token store file", limit=MAX_TOKEN_FILE_BYTES)
+        # (mrtr's own state, as userfiles.read_state_bytes: no file of the run's registry)
+        data = read_user_bytes(path, what="token store file", limit=MAX_TOKEN_FILE_BYTES, role=None)
     except FileNotFoundError:
         return None
     except UsageError as exc:  # not a regular file, too large, unreadable
@@ -213,7 +214,7 @@ def issuers_named(path: str) -> list[str]:
     try:
         from mrtr_cli.userfiles import read_user_bytes  # noqa: PLC0415 - lazy for start-up time
 
-        doc = parse_token_file(read_user_bytes(path, what="token store file", limit=MAX_TOKEN_FILE_BYTES))
+        doc = parse_token_file(read_user_bytes(path, what="token store file", limit=MAX_TOKEN_FILE_BYTES, role=None))
     except Exception:  # noqa: BLE001 - whatever is unreadable names nothing
         return []
     issuers = doc.get("issuers") if isinstance(doc, dict) else None
