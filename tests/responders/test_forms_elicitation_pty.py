@@ -556,3 +556,10 @@ def test_a_link_with_a_token_is_listed_whole_to_open_and_masked_in_v_lines(mrtr,
     traced = [line for line in r.stderr.splitlines() if line.startswith("<- ") and "inputRequests" in line]
     assert traced and all("tok-5150" not in line and "token=***" in line for line in traced), r.stderr
     assert r.stderr.count("tok-5150") == 1  # the one line that asks to open it
+
+
+def test_a_link_with_a_token_is_listed_whole_to_open_in_the_shell(mrtr, forms: Target):
+    r = mrtr(*forms.args, "shell", input=f"call url_login url={TOKEN_URL}\n")
+    assert r.code == 5
+    assert f"open this URL yourself: {TOKEN_URL}" in r.stderr
+    assert r.stderr.count("tok-5150") == 1, r.stderr  # the failing line's echo masks it: it is no link to open
