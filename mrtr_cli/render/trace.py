@@ -53,7 +53,7 @@ class Tracer:
         self.verbosity = verbosity
         self.trace_file = trace_file
         self._lock = threading.Lock()
-        self._strays = RepeatedNotes("responses for no request in flight", first=1)
+        self._strays = RepeatedNotes("responses no request waited for", first=1)
 
     @property
     def active(self) -> bool:
@@ -93,15 +93,16 @@ class Tracer:
             self._write({"ts": time.time(), "dir": "http-" + kind, "http": info})
 
     def stray(self, msg: Mapping[str, object]) -> None:
-        """A response whose id names no request in flight (legitimate after a cancellation,
-        or a server's mistake): mrtr ignores it. The trace file keeps it (lossless); `-v`
-        notes the first of a stretch on one line (its id cut and sanitised: `quote_value`),
-        and counts the rest for `summarise` (a flood of them is never a flood of lines)."""
+        """A response no request waits for where it came (its id names no request in flight,
+        legitimate after a cancellation, or the server's mistake): mrtr ignores it. The
+        trace file keeps it (lossless); `-v` notes the first of a stretch on one line (its id
+        cut and sanitised: `quote_value`), and counts the rest for `summarise` (a flood of
+        them is never a flood of lines)."""
         if not self.active:
             return
         if self.verbosity > 0 and self._strays.take():
-            self.env.err(f"-- ignored a response for id {quote_value(msg.get('id'))}, which answers no request "
-                         "in flight (one cancelled, or a server's mistake)")
+            self.env.err(f"-- ignored a response for id {quote_value(msg.get('id'))}, which no request waits for "
+                         "here (one cancelled, or the server's mistake)")
         self._write({"ts": time.time(), "dir": "recv", "message": msg})
 
     def summarise(self) -> None:

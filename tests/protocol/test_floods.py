@@ -39,10 +39,10 @@ def test_responses_for_no_request_are_noted_once_at_v_and_kept_in_the_trace(mrtr
     r = mrtr(*target, "-v", "--trace", trace, "call", "t")
     assert r.code == 0, r.stderr[-3000:]
     assert r.stdout == "ok\n"
-    notes = [line for line in r.stderr.splitlines() if "answers no request in flight" in line]
+    notes = [line for line in r.stderr.splitlines() if "which no request waits for here" in line]
     assert len(notes) == 1, r.stderr[-3000:]
     assert "\x1b" not in notes[0] and "x" * 200 not in notes[0] and "…" in notes[0]
-    assert f"-- ... and {STRAYS - 1:,} more responses for no request in flight (not shown; --trace FILE keeps them)" \
+    assert f"-- ... and {STRAYS - 1:,} more responses no request waited for (not shown; --trace FILE keeps them)" \
         in r.stderr.splitlines()
     assert len(r.stderr.splitlines()) < 50  # never one line per message
     kept = [rec for rec in trace_records(trace) if rec.get("message", {}).get("id") == LONG_ID]

@@ -183,7 +183,7 @@ class EventStreams:
                         msg = decode_message(event.data) if event.data.strip() else None
                     except (ValueError, InvalidMessage):  # a broken notification is dropped, the stream goes on
                         continue
-                    if isinstance(msg, dict):  # a response here answers no request in flight: -v notes it
+                    if isinstance(msg, dict):  # a response here: no request waits for it on this stream (-v notes it)
                         self._on_message(msg)
             except Exception:  # noqa: BLE001 - a broken or closed stream just ends (or reopens)
                 pass
