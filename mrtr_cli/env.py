@@ -86,6 +86,22 @@ class GuardedStdout:
         return getattr(self._stream, name)
 
 
+class LinkLine(str):
+    """A line of text that shows a person a link to open (`link`: the link as it stands in
+    the line, sanitised): `Environment.err` masks the credentials of other URLs in it, never
+    the link's, which is the person's own and must open as shown (docs/design.md, "Secrets
+    are never printed"). Only where a link is shown to be opened: a diagnostic or trace
+    that names it otherwise masks it as any URL."""
+
+    link: str
+
+    def __new__(cls, text: str, link: str) -> LinkLine:
+        """`text`, which shows `link`."""
+        line = super().__new__(cls, text)
+        line.link = link
+        return line
+
+
 class RedactedStream:
     """A stream whose writes are redacted (`Environment.redact`) before they reach the
     wrapped one: for rich's consoles on stderr (status line, progress bar, forms), whose
@@ -239,16 +255,20 @@ class Environment:
         return self._tty or None
 
     # ------------------------------------------------------------------ writing
-    def redact(self, text: str) -> str:
+    def redact(self, text: str, *, link: str = "") -> str:
         """Replace every known secret in `text` with `***`, and the credentials of every URL
         in it (`credentials.redact_urls`: a URL's password, secret-named parameters), whatever
         their length. A secret is found as a person would read it (`redaction.find`): also
         cut in two by an escape sequence, a control or zero-width character (raw, or as
-        `render.sanitize` and JSON show them: `\\x1b[0m`, `\\u200b`) or a line break."""
+        `render.sanitize` and JSON show them: `\\x1b[0m`, `\\u200b`) or a line break.
+
+        `link`: a link the person is asked to open, as it stands in `text` (a `LinkLine`'s):
+        its URL credentials are left whole where it stands, so that it opens as shown (the
+        run's own secrets are masked in it too); elsewhere in `text` they are masked."""
         if "://" in text:
             from mrtr_cli.credentials import redact_urls  # noqa: PLC0415 - lazy for start-up time
 
-            text = redact_urls(text)
+            text = link.join(map(redact_urls, text.split(link))) if link else redact_urls(text)
         if self.secrets:
             from mrtr_cli.redaction import redact  # noqa: PLC0415 - lazy for start-up time
 
@@ -276,11 +296,12 @@ class Environment:
             self.secrets.add(value)
 
     def err(self, text: str = "") -> None:
-        """Write one diagnostic line to stderr, redacted. Text from a server is sanitised by
-        the caller first (`render.sanitize.sanitize`: this module sits below render)."""
+        """Write one diagnostic line to stderr, redacted (a `LinkLine`'s link left openable:
+        `redact`). Text from a server is sanitised by the caller first
+        (`render.sanitize.sanitize`: this module sits below render)."""
         with self._lock:
             try:
-                self.stderr.write(self.redact(text) + "\n")
+                self.stderr.write(self.redact(text, link=text.link if isinstance(text, LinkLine) else "") + "\n")
                 self.stderr.flush()
             except (OSError, ValueError):  # stderr closed, full or gone: a diagnostic has nowhere to go
                 pass

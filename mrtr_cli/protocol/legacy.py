@@ -35,7 +35,7 @@ from mrtr_cli.protocol.jsonrpc import make_request, unwrap_response
 from mrtr_cli.protocol.legacy_versions import LATEST_LEGACY, LEGACY_VERSIONS
 from mrtr_cli.protocol.modern import client_info
 from mrtr_cli.protocol.requests import origin_of
-from mrtr_cli.protocol.routing import ProgressCallback
+from mrtr_cli.protocol.routing import LogSink, ProgressCallback
 from mrtr_cli.protocol.run import RejoinSession
 from mrtr_cli.protocol.session import CANCEL_SEND_TIMEOUT, Session
 from mrtr_cli.protocol.waiting import timeout_error
@@ -155,7 +155,7 @@ class LegacySession(Session):
         responder: ServerRequestHandler | None = None,
         target: dict[str, Any] | None = None,
         rejoin: RejoinSession | None = None,
-        on_log: Callable[[dict[str, Any]], None] | None = None,
+        on_log: LogSink | None = None,
         observer: Any = None,
     ):
         super().__init__(transport, env, tracer, protocol_version=protocol_version, log_level=log_level,

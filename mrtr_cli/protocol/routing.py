@@ -56,6 +56,16 @@ class ProgressSink(Protocol):
     def end(self, token: object) -> None: ...
 
 
+class LogSink(Protocol):
+    """Where the server's `notifications/message` go (render/live/logs.LogPrinter):
+    called with each one's params (from a reader thread); `summarise()` once a request of
+    mrtr's is over, or the session closes (what a flood of them left unshown)."""
+
+    def __call__(self, params: dict[str, Any]) -> None: ...
+
+    def summarise(self) -> None: ...
+
+
 class MessageRouting:
     """The routing of `protocol.session.Session` (a base class of it): it uses the
     session's lock, tracer, `observer`, `progress`, `on_log`, `on_notification`, and
@@ -70,7 +80,7 @@ class MessageRouting:
     asks_in_results: bool
     observer: Any
     progress: ProgressSink | None
-    on_log: Callable[[dict[str, Any]], None] | None
+    on_log: LogSink | None
     on_notification: Callable[[Message], None] | None
     _lock: threading.Lock
     _heard_at: float | None
@@ -135,7 +145,19 @@ class MessageRouting:
         for msg in left:
             self._refuse_outside_request(msg)
 
+    def summarise_floods(self) -> None:
+        """Say what a flood left unshown since the last summary: the server's logs beyond
+        the bound per request (`LogSink.summarise`), the responses to no request in flight
+        `-v` only counted (`Tracer.summarise`). Called as each request of mrtr's ends and
+        when the session closes."""
+        self.tracer.summarise()
+        if self.on_log is not None:
+            self.on_log.summarise()
+
     def _on_message(self, msg: Message) -> None:
+        if "method" not in msg:  # a response to no request in flight (one cancelled): ignored, -v notes it
+            self.tracer.stray(msg)
+            return
         self.tracer.message("recv", msg)
         with self._lock:
             self._heard_at = time.monotonic()
@@ -161,23 +183,26 @@ class MessageRouting:
         raw_params = msg.get("params")
         params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         if method == "notifications/progress":
-            token = params.get("progressToken")
-            with self._lock:
-                entry = self._progress.get(token)
-                if entry is not None:
-                    self._shown.add(token)
-            if entry is None:
-                return  # not an in-flight request of ours (spec: ignore)
-            callback, deadline, label = entry
-            deadline.on_progress()
-            if callback is not None:
-                callback(params)
-            if self.progress is not None:
-                self.progress.update(token, params, label)
+            self._on_progress(params)
         elif method == "notifications/message":
             if self.on_log is not None:
                 self.on_log(params)
         elif method and self.on_notification is not None:
             self.on_notification(msg)
 
-
+    def _on_progress(self, params: dict[str, Any]) -> None:
+        """A `notifications/progress` (its `params`): to its request's callback, deadline and
+        the progress display; ignored when its token names no request in flight."""
+        token = params.get("progressToken")
+        with self._lock:
+            entry = self._progress.get(token)
+            if entry is not None:
+                self._shown.add(token)
+        if entry is None:
+            return  # not an in-flight request of ours (spec: ignore)
+        callback, deadline, label = entry
+        deadline.on_progress()
+        if callback is not None:
+            callback(params)
+        if self.progress is not None:
+            self.progress.update(token, params, label)

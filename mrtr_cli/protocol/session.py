@@ -40,7 +40,7 @@ from mrtr_cli.protocol.modern import (
     missing_capability,
     pick_version,
 )
-from mrtr_cli.protocol.routing import MessageRouting, ProgressCallback, ProgressSink
+from mrtr_cli.protocol.routing import LogSink, MessageRouting, ProgressCallback, ProgressSink
 from mrtr_cli.protocol.waiting import ResponseWaiting, timeout_error
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import Message, OutgoingMessage, Transport, kill_server
@@ -125,7 +125,7 @@ class Session(MessageRouting, ResponseWaiting):
         protocol_version: str = LATEST_MODERN,
         log_level: str | None = None,
         capabilities: Mapping[str, Any] | None = None,
-        on_log: Callable[[dict[str, Any]], None] | None = None,
+        on_log: LogSink | None = None,
         observer: Any = None,
         discover_result: dict[str, Any] | None = None,
     ):
@@ -179,8 +179,10 @@ class Session(MessageRouting, ResponseWaiting):
             self._on_message(early.pop(0))
 
     def close(self) -> None:
-        """Close the transport; safe to call more than once."""
+        """Close the transport, then say what a flood left unshown (`summarise_floods`);
+        safe to call more than once."""
         self.transport.close()
+        self.summarise_floods()
 
     @property
     def server_name(self) -> str:
@@ -472,6 +474,7 @@ class Session(MessageRouting, ResponseWaiting):
             with self._lock:
                 self._in_flight -= 1
             self.drain_server_requests()
+            self.summarise_floods()
         self.tracer.message("recv", response)
         if self.observer is not None:  # --strict (protocol/checks/strict.py)
             self.observer.version = self.protocol_version

@@ -47,12 +47,14 @@ def styled(env: Environment, stream: IO[str] | None = None) -> bool:
     return _isatty(env.stderr if stream is None else stream)
 
 
-def console(env: Environment, stream: IO[str] | None = None, **kw: Any) -> Any:
+def console(env: Environment, stream: IO[str] | None = None, *, link: bool = False, **kw: Any) -> Any:
     """A `rich.console.Console` writing to `stream` (default: stderr) that styles exactly
     when `styled` says so: with styles off it emits no escape sequence for any style (bold
     included; `color_system=None`), with styles forced it styles a pipe too. Anything but
     stdout (results) is redacted as written (`env.RedactedStream`): the run's secrets never
-    reach it, also where rich wraps or styles them.
+    reach it, also where rich wraps or styles them. With `link`, what it prints is a link a
+    person is asked to open: a URL's credentials in it are left whole, so that it opens as
+    shown (`Environment.redact`'s `link`; the run's own secrets are still masked).
 
     Keywords go to `Console` (`highlight` defaults to False).
     """
@@ -66,7 +68,8 @@ def console(env: Environment, stream: IO[str] | None = None, **kw: Any) -> Any:
         from mrtr_cli.env import RedactedStream  # noqa: PLC0415 - lazy for start-up time
 
         # A text stream by delegation (its `__getattr__`), not an IO[str] subclass.
-        stream = RedactedStream(stream, env.redact)  # type: ignore[assignment]  # a text stream by delegation (above)
+        redact = (lambda text: env.redact(text, link=text)) if link else env.redact
+        stream = RedactedStream(stream, redact)  # type: ignore[assignment]  # a text stream by delegation (above)
     if style:
         return Console(file=stream, force_terminal=True, no_color=False,
                        color_system="auto" if tty else "standard", **kw)

@@ -18,7 +18,8 @@ from typing import IO, Any
 from mrtr_cli.env import Environment
 from mrtr_cli.errors import WriteFailed
 from mrtr_cli.jsonfile import dumps_utf8
-from mrtr_cli.render.sanitize import sanitize
+from mrtr_cli.render.live.repeats import RepeatedNotes
+from mrtr_cli.render.sanitize import quote_value, sanitize
 
 #: Header names whose values are credentials, never traced: whoever holds an `Mcp-Session-Id`
 #: can act in that session, so it is one too (also in the reply that first hands it over,
@@ -52,6 +53,7 @@ class Tracer:
         self.verbosity = verbosity
         self.trace_file = trace_file
         self._lock = threading.Lock()
+        self._strays = RepeatedNotes("responses no request waited for", first=1)
 
     @property
     def active(self) -> bool:
@@ -89,6 +91,26 @@ class Tracer:
                 self.env.err(f"   {name}: {sanitize(str(value), single_line=True)}")
         if self.trace_file is not None:
             self._write({"ts": time.time(), "dir": "http-" + kind, "http": info})
+
+    def stray(self, msg: Mapping[str, object]) -> None:
+        """A response no request waits for where it came (its id names no request in flight,
+        legitimate after a cancellation, or the server's mistake): mrtr ignores it. The
+        trace file keeps it (lossless); `-v` notes the first of a stretch on one line (its id
+        cut and sanitised: `quote_value`), and counts the rest for `summarise` (a flood of
+        them is never a flood of lines)."""
+        if not self.active:
+            return
+        if self.verbosity > 0 and self._strays.take():
+            self.env.err(f"-- ignored a response for id {quote_value(msg.get('id'))}, which no request waits for "
+                         "here (one cancelled, or the server's mistake)")
+        self._write({"ts": time.time(), "dir": "recv", "message": msg})
+
+    def summarise(self) -> None:
+        """At `-v`, one line counting the `stray` responses not noted since the last
+        summary (none when there were none); the next stretch is noted afresh."""
+        line = self._strays.summary(lead="-- ", where="; --trace FILE keeps them", restart=True)
+        if line is not None and self.verbosity > 0:
+            self.env.err(line)
 
     def note(self, text: str) -> None:
         """A free-form diagnostic line shown at `-v`."""

@@ -461,7 +461,8 @@ class TerminalResponder:
             shown.append(_one_line(parts.before_host))
             shown.append(_one_line(parts.host), style="bold reverse")
             shown.append(_one_line(parts.after_host))
-        self.console.print(shown)
+        # the person's own link, to open: shown whole, `?token=` and all (docs/design.md)
+        styled_console(self.env, self.env.stderr, link=True, soft_wrap=True).print(shown)
         # the host a browser visits (WHATWG URL standard, mrtr_cli/render/weburl.py), never a guess
         self.console.print(Text("  host: ").append(_one_line(host_line(url)), style="bold"))
         warnings = url_warnings(url)

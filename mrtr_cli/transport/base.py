@@ -370,7 +370,8 @@ class Transport(ABC):
     @abstractmethod
     def start(self, on_message: MessageHandler) -> None:
         """Open the connection. `on_message` receives every message that is not a
-        response to one of our requests; it may be called from a reader thread.
+        response to one of our requests in flight (a response to none, e.g. one cancelled,
+        too: the session ignores it); it may be called from a reader thread.
 
         Raises:
             TransportError: the server cannot be started or reached.

@@ -175,6 +175,37 @@ def ping_flood(req: dict[str, Any], ctx: Ctx) -> Reply:
     return Reply(action=act)
 
 
+#: The id of every `stray_flood` response: longer than a note may quote, with controls in it.
+STRAY_ID = "gone\x1b]0;PWN\x07" + "x" * 300
+
+
+def stray_flood(req: dict[str, Any], ctx: Ctx) -> Reply:
+    """5,000 responses (200 over HTTP, on the call's SSE stream) whose id answers no request
+    of mrtr's (as after a cancellation), then the result: ignored; `-v` notes one, counts
+    the rest, and the trace keeps each."""
+    strays = [dumps({"jsonrpc": "2.0", "id": STRAY_ID, "result": {}})] * 5000
+    answer = complete(req, "after strays").body
+
+    def act(target: Any, ctx: Ctx, transport: str) -> None:
+        if transport == "stdio":
+            target.write(b"\n".join([*strays, answer]) + b"\n")
+            target.flush()
+            return
+        target._send(200, {"Content-Type": "text/event-stream"}, sse(*strays[:200], answer))
+
+    return Reply(action=act)
+
+
+def strays_noted_once(run: Any, trace: Any) -> None:
+    lines = run.stderr.splitlines()
+    notes = [line for line in lines if "which no request waits for here" in line]
+    assert len(notes) == 1 and "x" * 200 not in notes[0], run.stderr[-2000:]
+    assert any(line.startswith("-- ... and ") and "more responses no request waited for" in line
+               for line in lines), run.stderr[-2000:]
+    kept = [line for line in trace.read_text(encoding="utf-8").splitlines() if "PWN" in line]
+    assert len(kept) in (200, 5000)
+
+
 def bad_status_line(req: dict[str, Any], ctx: Ctx) -> Reply:
     """An HTTP answer whose status line is 3,000 bytes of nonsense: the error quotes a part."""
     def act(target: Any, ctx: Ctx, transport: str) -> None:
@@ -684,6 +715,9 @@ _TABLE = [
     # A server that floods requests without reading its stdin: writes never block the run.
     Case("ping_flood_no_read", ping_flood, 0, args=("--timeout", "60", "call", "t"), eras=("legacy",),
          out="after pings"),
+    # Responses to no request in flight, a flood of them: ignored, noted once at -v, all traced.
+    Case("stray_flood", stray_flood, 0, args=("-v", "call", "t"), eras=("modern",), out="after strays",
+         check=strays_noted_once),
     # --strict names paths through server-chosen keys: sanitized as every other line.
     Case("strict_escaped_key", strict_escaped_key, 4, "strict", args=("--strict", "--no-input", "call", "t"),
          eras=("modern",), check=inert_strict_lines),

@@ -530,3 +530,36 @@ def _signed_in(s: Session) -> tuple[str, dict]:
     text = Path(match.group(1)).read_text()
     assert "2468" not in text, text
     return match.group(1), json.loads(text)["answersTemplate"]["inputResponses"]["login"]["content"]
+
+
+#: A URL-mode link whose query has secret-looking parameters: the person's own link to open.
+TOKEN_URL = "https://auth.example.com/connect?flow=42&token=tok-5150&access_token=at-6160&code=c-7170"
+
+
+def test_a_link_with_a_token_is_shown_whole_at_the_consent_prompt(tmp_path, forms: Target):
+    env, opened = browser(tmp_path)
+    forms.reset()
+    s = Session(tmp_path, *forms.args, "call", "url_login", f"url={TOKEN_URL}", env=env)
+    s.answer("Open it in my browser", ENTER)
+    s.expect("opened in your browser")
+    s.answer("Open it again", ENTER)  # the pointer is on "I have finished there (continue)"
+    assert s.finish() == 0
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", s.screen)
+    assert f"URL:  {TOKEN_URL}" in plain, s.screen
+    assert opened.read_text().strip() == TOKEN_URL
+
+
+def test_a_link_with_a_token_is_listed_whole_to_open_and_masked_in_v_lines(mrtr, forms: Target):
+    r = mrtr(*forms.args, "-v", "call", "url_login", f"url={TOKEN_URL}", "--no-input")
+    assert r.code == 5
+    assert f"open this URL yourself: {TOKEN_URL}" in r.stderr
+    traced = [line for line in r.stderr.splitlines() if line.startswith("<- ") and "inputRequests" in line]
+    assert traced and all("tok-5150" not in line and "token=***" in line for line in traced), r.stderr
+    assert r.stderr.count("tok-5150") == 1  # the one line that asks to open it
+
+
+def test_a_link_with_a_token_is_listed_whole_to_open_in_the_shell(mrtr, forms: Target):
+    r = mrtr(*forms.args, "shell", input=f"call url_login url={TOKEN_URL}\n")
+    assert r.code == 5
+    assert f"open this URL yourself: {TOKEN_URL}" in r.stderr
+    assert r.stderr.count("tok-5150") == 1, r.stderr  # the failing line's echo masks it: it is no link to open

@@ -5,7 +5,9 @@ Usage: python raw_server.py SCRIPT.json [--record FILE]
 The script is a JSON object:
 - "calls": {"TOOL": [response, ...]}: the n-th `tools/call` of TOOL gets the n-th entry
   (the last one repeats). An entry is {"result": {...}} or {"error": {...}} and is sent
-  as-is, so a result may lack `resultType` or carry an unknown one.
+  as-is, so a result may lack `resultType` or carry an unknown one. An entry's "before":
+  [{"message": {...}, "times": N}, ...] is written first, each message N times (a flood of
+  notifications, or of responses to no request, inside the call).
 - "rejectVersions": [versions]: answer -32022 (with "supported") to requests in these versions.
 - "supported": the versions listed in -32022 errors.
 - "discover": the server/discover result (a default is used when absent).
@@ -77,6 +79,9 @@ def main() -> None:
             reply = entries[min(n, len(entries) - 1)]
         else:
             reply = {"error": {"code": -32601, "message": f"Method not found: {method}"}}
+        for flood in reply.get("before", []):
+            sys.stdout.write((json.dumps(flood["message"]) + "\n") * flood.get("times", 1))
+        reply = {k: v for k, v in reply.items() if k != "before"}
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, **reply}) + "\n")
         sys.stdout.flush()
 

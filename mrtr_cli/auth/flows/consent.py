@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from mrtr_cli.env import Environment
+from mrtr_cli.env import Environment, LinkLine
 from mrtr_cli.errors import Declined
 from mrtr_cli.render.sanitize import sanitize
 
@@ -66,7 +66,8 @@ def show_url(env: Environment, url: str, *, opened: bool = False) -> None:
     """
     env.err("If the browser shows nothing, open this URL in a browser to sign in:" if opened
             else "Open this URL in a browser to sign in:")
-    env.err("  " + sanitize(url, single_line=True))
+    shown = sanitize(url, single_line=True)
+    env.err(LinkLine("  " + shown, shown))  # the link to open: whole, whatever its parameters are named
 
 
 def open_browser(env: Environment, url: str) -> bool:

@@ -38,6 +38,7 @@ from mrtr_cli.protocol.era.probe import add_hint, probe
 from mrtr_cli.protocol.era.verdict import MODERN_ERRORS, Verdict, late_modern, modern_after_all
 from mrtr_cli.protocol.legacy_versions import LATEST_LEGACY, LEGACY_VERSIONS
 from mrtr_cli.protocol.modern import LATEST_MODERN, MODERN_VERSIONS
+from mrtr_cli.protocol.routing import LogSink
 from mrtr_cli.protocol.run import RejoinSession
 from mrtr_cli.protocol.session import Session
 from mrtr_cli.render.invocation import for_new_shell
@@ -103,7 +104,7 @@ class SessionSettings:
     target: dict[str, Any] = field(default_factory=dict)
     cache_key: str | None = None
     responder: Callable[[], ServerRequestHandler] | None = None
-    on_log: Callable[[dict[str, Any]], None] | None = None
+    on_log: LogSink | None = None
     rejoin: RejoinSession | None = None
     observer: Any = None
 
@@ -161,9 +162,11 @@ class _Opener:
     def _before_session(self, msg: Message) -> None:
         """A message the server sent on its own while no session has the transport: a
         request is kept for the session to answer (it is never left unanswered), anything
-        else is only traced."""
+        else is only traced (a response to no request in flight as `Tracer.stray`)."""
         if "id" in msg and msg.get("method"):
             self._early.append(msg)
+        elif "method" not in msg:  # a response to no request in flight
+            self.tracer.stray(msg)
         else:
             self.tracer.message("recv", msg)
 

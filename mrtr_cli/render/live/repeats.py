@@ -37,11 +37,18 @@ class RepeatedNotes:
             self.count += 1
             return self.count <= self.first
 
-    def summary(self) -> str | None:
-        """One line for those not shown since the last summary (None: none were left out)."""
+    def summary(self, *, lead: str = "mrtr: warning: ", where: str = "", restart: bool = False) -> str | None:
+        """One line for those not shown since the last summary (None: none were left out):
+        `lead`, "... and 49,990 more WHAT (not shown`where`)".
+
+        `restart`: begin counting again (the next `first` are shown again): a bound that
+        holds per request, not per run."""
         with self._lock:
             left = self.count - max(self.first, self._summarised)
-            if left <= 0:
-                return None
-            self._summarised = self.count
-        return f"mrtr: warning: ... and {left:,} more {self.what} (not shown)"
+            if restart:
+                self.count = self._summarised = 0
+            elif left > 0:
+                self._summarised = self.count
+        if left <= 0:
+            return None
+        return f"{lead}... and {left:,} more {self.what} (not shown{where})"

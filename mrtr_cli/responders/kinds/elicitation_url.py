@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mrtr_cli.env import LinkLine
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL
 from mrtr_cli.render.sanitize import quote_value, sanitize
@@ -100,11 +101,13 @@ class ElicitationUrl(Kind):
                                                         "resume with {\"action\": \"accept\"}"}
 
     def pending_notes(self, key: str, params: dict[str, Any]) -> list[str]:
-        """The URL to open (sanitised), the host a browser would visit and the URL's warnings."""
+        """The URL to open (sanitised; a `LinkLine`: shown whole, its `?token=` too), the host a
+        browser would visit and the URL's warnings."""
         from mrtr_cli.responders.urls import host_line, url_warnings  # noqa: PLC0415 - lazy for start-up time
 
         url = str(params.get("url"))
-        return [f"  input {quote_value(key)} asks you to open this URL yourself: {sanitize(url, single_line=True)}",
+        shown = sanitize(url, single_line=True)  # the person's own link, to open: whole (`LinkLine`)
+        return [LinkLine(f"  input {quote_value(key)} asks you to open this URL yourself: {shown}", shown),
                 f"    a browser would go to host: {sanitize(host_line(url), single_line=True)}",
                 *(f"    warning: {sanitize(w, single_line=True)}" for w in url_warnings(url))]
 

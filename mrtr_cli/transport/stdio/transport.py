@@ -569,8 +569,8 @@ class StdioTransport(Transport):
                 if not fut.done():
                     fut.set_result(msg)
                 return
-            # A response to nothing we are waiting for (e.g. after cancellation): ignore.
-            return
+            # A response to nothing we are waiting for (e.g. after cancellation): the
+            # session ignores it (`-v` notes it, the trace keeps it).
         try:  # noqa: SIM105 - a catch of Exception stays marked for BLE001; suppress() would hide it
             self._on_message(msg)
         except Exception:  # noqa: BLE001 - a bad handler must not kill the reader

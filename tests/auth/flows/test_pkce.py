@@ -673,3 +673,16 @@ def test_the_paste_prompt_is_not_repeated_once_a_redirect_came(listener, browser
         "mrtr: opening the browser to sign in (waiting for it to come back)\n"
         "If the browser shows nothing, open this URL in a browser to sign in:\n  u\n"
         "Paste the address your browser was sent to after signing in (or wait for it to come back): ")
+
+
+def test_the_sign_in_url_to_open_is_shown_whole_whatever_its_parameters_are_named():
+    # The authorization endpoint's own query may carry a `token=` or `code=`: the line that
+    # asks the person to open it shows it whole (masked, it could not be opened as shown).
+    from mrtr_cli.auth.flows.consent import show_url
+
+    env = env_of(None)
+    url = "https://as.example/authorize?tenant_token=t-5150&code=c-7170&state=st"
+    show_url(env, url)
+    assert env.stderr.getvalue() == f"Open this URL in a browser to sign in:\n  {url}\n"
+    env.err(f"mrtr: error: cannot reach {url}")  # anywhere else it is any URL: masked
+    assert "t-5150" not in env.stderr.getvalue().splitlines()[-1]

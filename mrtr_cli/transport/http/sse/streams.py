@@ -89,7 +89,8 @@ class EventStreams:
             if "result" in msg or "error" in msg:
                 if msg.get("id") == rid or msg.get("id") is None:
                     return msg
-                continue  # a response to another request on this stream: not ours
+                self._on_message(msg)  # a response to another request on this stream: not ours (-v notes it)
+                continue
         return None
 
     def _resume(self, rid: object, cursor: SseCursor, headers: dict[str, str],
@@ -182,7 +183,7 @@ class EventStreams:
                         msg = decode_message(event.data) if event.data.strip() else None
                     except (ValueError, InvalidMessage):  # a broken notification is dropped, the stream goes on
                         continue
-                    if isinstance(msg, dict) and "method" in msg:
+                    if isinstance(msg, dict):  # a response here: no request waits for it on this stream (-v notes it)
                         self._on_message(msg)
             except Exception:  # noqa: BLE001 - a broken or closed stream just ends (or reopens)
                 pass
