@@ -16,7 +16,7 @@ from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.schema.arguments import validate_arguments
 from mrtr_cli.schema.ecma_syntax import refusal
 from mrtr_cli.schema.elicit import validate_content
-from mrtr_cli.schema.patterns import PatternError, compiled, search
+from mrtr_cli.schema.patterns import PatternError, _too_large, compiled, search
 
 ECMA = [
     (r"^abc$", "abc", True),
@@ -222,10 +222,13 @@ _PYTHONIC = st.sampled_from([
     "(?i)", "(?m)", "(?s)", "(?x)", "(?a)", "(?u)", "(?L)", "(?#note)", "(?P<g>a)", "(?P=g)", "(?>a)",
     "(?i:a)", "(?-i:a)", "(?(1)a|b)", "(?|a)", "\\A", "\\Z", "\\z", "\\G", "\\h", "\\K", "\\N{DASH}",
     "\\U0001F600", "\\012", "\\e", "\\a", "\\Q", "a*+", "a++", "a?+", "a{1,2}+", "\\-", "\\_", "[\\d-z]",
+    "\\p{Greek}", "\\p{l}", "\\p{IsAlpha}", "\\p{InBasicLatin}", "\\p{Word}", "[\\p{Digit}]", "\\P{sc=greek}",
 ])
 #: ECMA-262 text before and after it (never a group a construct could close or name).
 _ECMA_AROUND = st.lists(st.sampled_from(["a", "\\d", "[a-z]", "(?:b)", "(c)", ".", "x*", "y{2}", "|", "\\p{L}",
-                                         "(?<=q)", "^", "$", "\\u{41}"]), max_size=4).map("".join)
+                                         "(?<=q)", "^", "$", "\\u{41}", "[^]", "[]", "[^\\p{L}\\P{L}]", "\\u{100000}",
+                                         "\\p{sc=Grek}", "[\\]]", "\\p{Lower}{3}", "(?:[^]|[])"]),
+                        max_size=4).map("".join)
 
 
 @given(before=_ECMA_AROUND, construct=_PYTHONIC, after=_ECMA_AROUND)
@@ -241,3 +244,11 @@ def test_python_only_syntax_anywhere_is_refused(before, construct, after):
     assert caught.value.exit_status == 4
     assert caught.value.message.startswith("t (inputSchema): the server's pattern ")
     assert "\n" not in caught.value.message and "is no regular expression" in caught.value.message
+
+
+@given(before=_ECMA_AROUND, after=_ECMA_AROUND)
+def test_no_ecma_262_text_hides_a_counted_repeat_from_the_size_bound(before, after):
+    """Whatever ECMA-262 text stands before it (a class `[^]` or `[]`, an escape with braces),
+    a bomb of counted repeats is too large; the text around it alone is not."""
+    assert _too_large(before + after) is None
+    assert _too_large(before + "((?:a{1000}){1000})" + after) is not None
