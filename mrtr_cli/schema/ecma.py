@@ -13,7 +13,8 @@ which `translate` rewrites (inside and outside character classes, escapes respec
   and line terminators (Python's: any Unicode digit, letter, space);
 - `\\b`, `\\B`: a boundary of ECMA's (ASCII) `\\w` (Python's: of Unicode letters);
 - `\\k<name>`, `\\1`: what the group matched, or nothing when it has not matched (Python
-  refuses `\\k<name>`, and fails a backreference to a group that has not matched);
+  refuses `\\k<name>` and a backreference inside its own group, and fails one to a group
+  that has not matched);
 - `\\cX`, `\\u{1F600}`, `\\uD83D\\uDE00`: a control character, a code point, one code point
   (Python refuses the first two, and reads two lone surrogates);
 - `[]`, `[^]`: no character, any character (Python reads a `]` first in a class as a member);
@@ -95,37 +96,71 @@ def translate(pattern: str) -> str:
     A pattern that is no ECMA-262 regular expression is rewritten no further than its error,
     which `regex` then reports (an unclosed class is kept as written)."""
     out: list[str] = []
+    groups = _Groups()
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
         if c == "\\" and i + 1 < n:
-            text, i = _escape_outside(pattern, i)
+            text, i = _escape_outside(pattern, i, groups.open)
             out.append(text)
         elif c == "[":
             text, i = _class(pattern, i)
             out.append(text)
-        elif pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i) \
-                and (named := _name(pattern, i + 2)):
-            out.append(f"(?P<{named[0]}>")
-            i = named[1]
+        elif c == "(":
+            text, i = groups.opening(pattern, i)
+            out.append(text)
         else:
+            if c == ")":
+                groups.close()
             out.append({"$": r"\Z", ".": _DOT}.get(c, c))
             i += 1
     return "".join(out)
 
 
-def _escape_outside(pattern: str, i: int) -> tuple[str, int]:
-    """The escape at `pattern[i]` (a backslash) outside a class, rewritten, and the index after it."""
+class _Groups:
+    """The groups open at a point of the pattern, as backreferences name them (`1`, and
+    `regex`'s name of a named group): ECMA-262 reads a backreference inside its own group
+    as the empty text (the group has not matched yet), which `regex` refuses."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.stack: list[tuple[str, ...]] = []
+        self.open: set[str] = set()
+
+    def opening(self, pattern: str, i: int) -> tuple[str, int]:
+        """The group that opens at `pattern[i]`, rewritten (a name as one of `regex`'s), and
+        the index after its opening."""
+        named = None
+        if pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            named = _name(pattern, i + 2)
+        refs: tuple[str, ...] = ()
+        if named or not pattern.startswith("(?", i):
+            self.count += 1
+            refs = (str(self.count), named[0]) if named else (str(self.count),)
+        self.stack.append(refs)
+        self.open.update(refs)
+        return (f"(?P<{named[0]}>", named[1]) if named else ("(", i + 1)
+
+    def close(self) -> None:
+        if self.stack:
+            self.open.difference_update(self.stack.pop())
+
+
+def _escape_outside(pattern: str, i: int, open_groups: set[str]) -> tuple[str, int]:
+    """The escape at `pattern[i]` (a backslash) outside a class, rewritten, and the index
+    after it; a backreference to one of `open_groups` (its own group) is the empty text."""
     letter = pattern[i + 1]
     if letter in _OUTSIDE:
         return _OUTSIDE[letter], i + 2
     if letter == "k" and (named := _name(pattern, i + 2)):
-        return f"(?({named[0]})(?P={named[0]}))", named[1]
+        ref = named[0]
+        return ("(?:)" if ref in open_groups else f"(?({ref})(?P={ref}))"), named[1]
     if letter in "123456789":
         end = i + 2
         while end < len(pattern) and pattern[end] in "0123456789":
             end += 1
-        return f"(?({pattern[i + 1:end]})\\{pattern[i + 1:end]})", end
+        ref = pattern[i + 1:end]
+        return ("(?:)" if ref in open_groups else f"(?({ref})\\{ref})"), end
     if letter in "pP" and (written := _property(pattern, i)):
         return written
     code, after = _code_point(pattern, i)

@@ -101,6 +101,9 @@ ECMA = [
     (r"^(?:(a)|b)\1$", "b", True),
     (r"^(?:(?<x>a)|b)\k<x>$", "b", True),
     (r"^(a)\1$", "ab", False),
+    (r"^(a\1)+$", "aa", True),  # inside its own group: the empty text (`regex` refuses it)
+    (r"^(?<n>a\k<n>b)\k<n>$", "abab", True),
+    (r"^((a)\2)\1$", "aaaa", True),
     (r"^\u{100000}\u{100000}$", "\U00100000\U00100000", True),
 ]
 
