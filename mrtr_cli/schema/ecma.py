@@ -12,21 +12,33 @@ which `translate` rewrites (inside and outside character classes, escapes respec
 - `\\d`, `\\w`, `\\s` and `\\D`, `\\W`, `\\S`: `[0-9]`, `[A-Za-z0-9_]`, ECMA's white space
   and line terminators (Python's: any Unicode digit, letter, space);
 - `\\b`, `\\B`: a boundary of ECMA's (ASCII) `\\w` (Python's: of Unicode letters);
-- `\\k<name>`: what group `name` matched (Python refuses it);
+- `\\k<name>`, `\\1`: what the group matched, or nothing when it has not matched (Python
+  refuses `\\k<name>` and a backreference inside its own group, and fails one to a group
+  that has not matched);
 - `\\cX`, `\\u{1F600}`, `\\uD83D\\uDE00`: a control character, a code point, one code point
   (Python refuses the first two, and reads two lone surrogates);
 - `[]`, `[^]`: no character, any character (Python reads a `]` first in a class as a member);
 - `[` and `-` in a class: a member, unless `-` stands between two characters (a range);
-  Python warns of a nested set, and makes a range of `[\\w-z]`.
+  Python warns of a nested set, and makes a range of `[\\w-z]`;
+- `\\p{...}`: the property of ECMA-262's tables, its long names spelt out
+  (`\\p{Lower}` is `\\p{Lowercase}`, `\\p{sc=Grek}` `\\p{Script=Greek}`): `regex` reads a
+  name loosely, `\\p{Lower}` and `\\p{space}` as POSIX classes of its own;
+- a negated class with a property in it (`[^\\p{L}\\P{L}]`): any character its members do
+  not match, `(?:(?![\\p{L}\\P{L}])(?s:.))` (`regex` reads that class as any character);
+- a group name: `(?<a\\u0041>x)` and `\\k<aA>` name group `aA` (Python has no escapes in a
+  name, nor `$`): each name is written as one of `regex`'s own, `g` and its code points in hex.
 
-Everything else is kept as written: groups (`(?<name>...)` too), lookarounds, quantifiers,
-backreferences, `\\p{L}`; `regex` reads them as ECMA-262 does. Syntax that only Python has
-(`(?i)`, `(?P<n>x)`, `\\A`, `a*+`) never comes here: `schema/ecma_syntax.py` has refused it.
+Everything else is kept as written: groups, lookarounds, quantifiers; `regex` reads them
+as ECMA-262 does. Syntax that only Python has (`(?i)`, `(?P<n>x)`, `\\A`, `a*+`) never
+comes here: `schema/ecma_syntax.py` has refused it.
 """
 
 from __future__ import annotations
 
 import functools
+
+from mrtr_cli.schema.ecma_properties import in_regex
+from mrtr_cli.schema.ecma_syntax import group_name
 
 #: Inclusive code-point ranges of ECMA-262's classes (22.2.2.9 CharacterClassEscape).
 _DIGIT = ((0x30, 0x39),)
@@ -84,32 +96,97 @@ def translate(pattern: str) -> str:
     A pattern that is no ECMA-262 regular expression is rewritten no further than its error,
     which `regex` then reports (an unclosed class is kept as written)."""
     out: list[str] = []
+    groups = _Groups()
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
         if c == "\\" and i + 1 < n:
-            text, i = _escape_outside(pattern, i)
+            text, i = _escape_outside(pattern, i, groups.open)
             out.append(text)
         elif c == "[":
             text, i = _class(pattern, i)
             out.append(text)
+        elif c == "(":
+            text, i = groups.opening(pattern, i)
+            out.append(text)
         else:
+            if c == ")":
+                groups.close()
             out.append({"$": r"\Z", ".": _DOT}.get(c, c))
             i += 1
     return "".join(out)
 
 
-def _escape_outside(pattern: str, i: int) -> tuple[str, int]:
-    """The escape at `pattern[i]` (a backslash) outside a class, rewritten, and the index after it."""
+class _Groups:
+    """The groups open at a point of the pattern, as backreferences name them (`1`, and
+    `regex`'s name of a named group): ECMA-262 reads a backreference inside its own group
+    as the empty text (the group has not matched yet), which `regex` refuses."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.stack: list[tuple[str, ...]] = []
+        self.open: set[str] = set()
+
+    def opening(self, pattern: str, i: int) -> tuple[str, int]:
+        """The group that opens at `pattern[i]`, rewritten (a name as one of `regex`'s), and
+        the index after its opening."""
+        named = None
+        if pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            named = _name(pattern, i + 2)
+        refs: tuple[str, ...] = ()
+        if named or not pattern.startswith("(?", i):
+            self.count += 1
+            refs = (str(self.count), named[0]) if named else (str(self.count),)
+        self.stack.append(refs)
+        self.open.update(refs)
+        return (f"(?P<{named[0]}>", named[1]) if named else ("(", i + 1)
+
+    def close(self) -> None:
+        if self.stack:
+            self.open.difference_update(self.stack.pop())
+
+
+def _escape_outside(pattern: str, i: int, open_groups: set[str]) -> tuple[str, int]:
+    """The escape at `pattern[i]` (a backslash) outside a class, rewritten, and the index
+    after it; a backreference to one of `open_groups` (its own group) is the empty text."""
     letter = pattern[i + 1]
     if letter in _OUTSIDE:
         return _OUTSIDE[letter], i + 2
-    if letter == "k" and pattern.startswith("<", i + 2) and (end := pattern.find(">", i + 3)) != -1:
-        return f"(?P={pattern[i + 3:end]})", end + 1
+    if letter == "k" and (named := _name(pattern, i + 2)):
+        ref = named[0]
+        return ("(?:)" if ref in open_groups else f"(?({ref})(?P={ref}))"), named[1]
+    if letter in "123456789":
+        end = i + 2
+        while end < len(pattern) and pattern[end] in "0123456789":
+            end += 1
+        ref = pattern[i + 1:end]
+        return ("(?:)" if ref in open_groups else f"(?({ref})\\{ref})"), end
+    if letter in "pP" and (written := _property(pattern, i)):
+        return written
     code, after = _code_point(pattern, i)
     if code is not None:
         return f"[{_char(code)}]", after
     return pattern[i:i + 2], i + 2
+
+
+def _name(pattern: str, i: int) -> tuple[str, int] | None:
+    """The group name `<name>` at `pattern[i]` as a name of `regex`'s (`g` and the hex code
+    points of the name ECMA-262 reads, `_` between: `<a\\u0041>` is `g61_41`), and the index
+    after it; None when there is no name (kept as written, for `regex` to report)."""
+    try:
+        name, after = group_name(pattern, i)
+    except ValueError:
+        return None
+    return "g" + "_".join(f"{ord(c):x}" for c in name), after
+
+
+def _property(pattern: str, i: int) -> tuple[str, int] | None:
+    """The property escape `\\p{...}` (or `\\P{...}`) at `pattern[i]` in `regex`'s syntax, its
+    long names spelt out (`\\p{Lower}` is `\\p{Lowercase}`), and the index after it; None
+    when it names no property of ECMA-262's."""
+    end = pattern.find("}", i + 3) if pattern.startswith("{", i + 2) else -1
+    written = in_regex(pattern[i + 3:end]) if end != -1 else None
+    return (f"\\{pattern[i + 1]}{{{written}}}", end + 1) if written else None
 
 
 def _code_point(pattern: str, i: int) -> tuple[int | None, int]:
@@ -143,7 +220,8 @@ def _hex(pattern: str, i: int, width: int = 4) -> int | None:
 def _class(pattern: str, start: int) -> tuple[str, int]:
     """The class that opens at `pattern[start]`, rewritten, and the index after it: its
     first `]` closes it (`[]` matches nothing, `[^]` anything); a `-` between two single
-    characters makes a range, else it is a member."""
+    characters makes a range, else it is a member. A negated class with a property escape
+    among its members is any character the class of its members does not match."""
     i = start + 1
     negated = pattern.startswith("^", i)
     i += negated
@@ -158,6 +236,8 @@ def _class(pattern: str, start: int) -> tuple[str, int]:
         return pattern[start:], len(pattern)  # unclosed: kept, for `regex` to report
     if not members:
         return ("(?s:.)" if negated else "(?!)"), i + 1
+    if negated and any(isinstance(member, str) and member[1:2] in ("p", "P") for member in members):
+        return f"(?:(?![{_members(members)}])(?s:.))", i + 1
     return "[" + "^" * negated + _members(members) + "]", i + 1
 
 
@@ -179,8 +259,8 @@ def _escape_inside(pattern: str, i: int) -> tuple[_Member, int]:
         return code, i + 4
     if letter == "0" and not pattern[i + 2:i + 3].isdigit():
         return 0, i + 2
-    if letter in "pP" and pattern.startswith("{", i + 2) and (end := pattern.find("}", i + 3)) != -1:
-        return pattern[i:end + 1], end + 1
+    if letter in "pP" and (written := _property(pattern, i)):
+        return written
     if not (letter.isascii() and letter.isalnum()):
         return ord(letter), i + 2  # an identity escape: `\-`, `\]`, `\/`
     return pattern[i:i + 2], i + 2  # kept for `regex` to read (or refuse)

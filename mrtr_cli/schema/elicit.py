@@ -470,7 +470,7 @@ def form_fields(requested_schema: Any) -> list[FormField]:
             except SlowPattern as exc:
                 raise exc.at(f"field {json.dumps(str(name))}") from None
             except PatternError as exc:
-                problem = f"its pattern is no regular expression ({exc})"
+                problem = f"its pattern is {exc.what} ({exc})"
                 raise ValueError(f"field {json.dumps(str(name))}: {problem}") from None
         enum = _options(prop)
         if enum is not None:

@@ -24,7 +24,6 @@ unbounded): the server judges it.
 from __future__ import annotations
 
 import functools
-import re
 import warnings
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
@@ -33,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mrtr_cli.errors import ProtocolError, TimeoutExpired
 from mrtr_cli.limits import describe_seconds
 from mrtr_cli.schema.ecma import translate
-from mrtr_cli.schema.ecma_syntax import refusal
+from mrtr_cli.schema.ecma_syntax import Flaw, read
 
 if TYPE_CHECKING:  # pragma: no cover
     import regex
@@ -78,17 +77,26 @@ def bound_by(run: RunBound) -> None:
 
 
 class PatternError(ValueError):
-    """A pattern that is no regular expression (the message is the compiler's reason).
+    """A pattern that is no regular expression, or one mrtr cannot match (the message is
+    the reason).
 
     Attributes:
         pattern: the pattern as the server sent it.
         reason: the compiler's reason (`missing )`).
+        unsupported: it is an ECMA-262 regular expression, with a property `regex` has not.
     """
 
-    def __init__(self, pattern: str, reason: str):
+    def __init__(self, pattern: str, reason: str, unsupported: bool = False):
         super().__init__(reason)
         self.pattern = pattern
         self.reason = reason
+        self.unsupported = unsupported
+
+    @property
+    def what(self) -> str:
+        """What the pattern is, as a message says it: "no regular expression", or "an
+        ECMA-262 regular expression mrtr cannot match"."""
+        return "an ECMA-262 regular expression mrtr cannot match" if self.unsupported else "no regular expression"
 
 
 class SlowPattern(ProtocolError):
@@ -124,7 +132,7 @@ class BadPattern(ProtocolError):
     """
 
     def __init__(self, error: PatternError, where: str, hint: str):
-        super().__init__(f"{where}: the server's pattern {_quoted(error.pattern)} is no regular expression "
+        super().__init__(f"{where}: the server's pattern {_quoted(error.pattern)} is {error.what} "
                          f"({error.reason}); its schema cannot be used", hint=hint)
         self.pattern = error.pattern
 
@@ -140,61 +148,22 @@ MAX_EXPANDED = 100_000
 #: (schema/ecma.py `translate`: `\\s` is a class of 75 characters), as `regex` compiles it
 #: in about 3 microseconds a character.
 MAX_WRITTEN_CHARS = 100_000
-_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+
+
+def _flaw(pattern: str) -> Flaw | None:
+    """The first reason `pattern` cannot be compiled, or None: over `MAX_PATTERN_CHARS`
+    characters; else, in one reading by ECMA-262's grammar (`ecma_syntax.read`), syntax it
+    has not, a property `regex` has not, or over `MAX_EXPANDED` characters once its counted
+    repeats are multiplied out (so no class or escape hides a repeat from the count)."""
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return Flaw("size", f"over {MAX_PATTERN_CHARS:,} characters")
+    return read(pattern, MAX_EXPANDED)
 
 
 def _too_large(pattern: str) -> str | None:
-    """Why `pattern` is too large to compile within bounds, or None: over `MAX_PATTERN_CHARS`
-    characters, or over `MAX_EXPANDED` once its counted repeats are multiplied out (every
-    atom counts one; alternatives are added, an overestimate)."""
-    if len(pattern) > MAX_PATTERN_CHARS:
-        return f"over {MAX_PATTERN_CHARS:,} characters"
-    # Per open group: the size of its atoms so far, and of its last atom (which a count multiplies).
-    totals: list[int] = [0]
-    lasts: list[int | None] = [None]
-    i, n = 0, len(pattern)
-    while i < n:
-        c, size, step = pattern[i], None, 1  # size: of the atom that ends here, if one does
-        if c == "\\":
-            size, step = 1, 2
-        elif c == "[":
-            size, step = 1, _class_end(pattern, i) - i
-        elif c == "(":
-            totals.append(0)
-            lasts.append(None)
-        elif c == ")" and len(totals) > 1:
-            lasts.pop()
-            size = totals.pop()
-        elif c == "{" and (count := _COUNT.match(pattern, i)) and (count.group(1) or count.group(2)) \
-                and lasts[-1] is not None:
-            times = max(int(count.group(1) or 0), int(count.group(2) or 0))
-            grown = min(lasts[-1] * times, MAX_EXPANDED + 1)
-            totals[-1] += grown - lasts[-1]
-            lasts[-1], step = grown, count.end() - i
-        elif c not in "|*+?^$":
-            size = 1
-        if size is not None:
-            totals[-1] += size
-            lasts[-1] = size
-        if totals[-1] > MAX_EXPANDED:
-            return f"its counted repeats stand for over {MAX_EXPANDED:,} characters"
-        i += step
-    if sum(totals) > MAX_EXPANDED:
-        return f"its counted repeats stand for over {MAX_EXPANDED:,} characters"
-    return None
-
-
-def _class_end(pattern: str, start: int) -> int:
-    """The index after the character class that opens at `start` (`[...]`, a leading `]` or
-    `^]` taken as a member, escapes skipped); the pattern's end when it never closes."""
-    i = start + 1
-    if i < len(pattern) and pattern[i] == "^":
-        i += 1
-    if i < len(pattern) and pattern[i] == "]":
-        i += 1
-    while i < len(pattern) and pattern[i] != "]":
-        i += 2 if pattern[i] == "\\" else 1
-    return i + 1
+    """Why `pattern` is too large to compile within bounds (`_flaw`), or None."""
+    flaw = _flaw(pattern)
+    return flaw.reason if flaw and flaw.kind == "size" else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -202,14 +171,17 @@ def compiled(pattern: str) -> regex.Pattern[str]:
     """`pattern` compiled (cached: a schema's patterns are compiled once).
 
     Raises:
-        PatternError: it is no regular expression: not ECMA-262's (`ecma_syntax.refusal`:
-            Python's `(?i)` is refused), or one `regex` cannot compile.
-        SlowPattern: it is too large to compile within bounds (`_too_large`).
+        PatternError: it is no regular expression: not ECMA-262's (`ecma_syntax.read`:
+            Python's `(?i)` is refused), or one `regex` cannot compile or has not the
+            property of (`unsupported`).
+        SlowPattern: it is too large to compile within bounds (`_too_large`), or compiling
+            it ran out of memory.
     """
-    if reason := _too_large(pattern):
-        raise SlowPattern(pattern, too_large=reason)
-    if reason := refusal(pattern):
-        raise PatternError(pattern, reason)
+    flaw = _flaw(pattern)
+    if flaw and flaw.kind == "size":
+        raise SlowPattern(pattern, too_large=flaw.reason)
+    if flaw:
+        raise PatternError(pattern, flaw.reason, unsupported=flaw.kind == "unsupported")
     written = translate(pattern)
     if len(written) > MAX_WRITTEN_CHARS:
         raise SlowPattern(pattern, too_large=f"over {MAX_WRITTEN_CHARS:,} characters in the syntax of `regex`")
@@ -219,6 +191,8 @@ def compiled(pattern: str) -> regex.Pattern[str]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # `regex`'s FutureWarning on `[[` (a set in a later version)
             return regex.compile(written)
+    except MemoryError:  # what the size bound missed: the documented exit 4, never exit 70
+        raise SlowPattern(pattern, too_large="compiling it ran out of memory") from None
     except (regex.error, RecursionError, OverflowError, ValueError) as exc:
         raise PatternError(pattern, getattr(exc, "msg", None) or str(exc)) from None
 

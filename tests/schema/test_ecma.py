@@ -3,8 +3,8 @@ mrtr matches one: `search`, a form field, a tool's `inputSchema` (`pattern`,
 `patternProperties`, `propertyNames`) and jsonschema's own check of the schema.
 
 Each row is (pattern, text, whether ECMA-262 finds a match), as JavaScript's
-`new RegExp(pattern).test(text)` answers (no flags); the comment says where Python's
-reading differs."""
+`new RegExp(pattern, "u").test(text)` answers (the `u` flag JSON Schema asks for; node 20);
+the comment says where Python's (or `regex`'s) reading differs."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.schema.arguments import validate_arguments
 from mrtr_cli.schema.ecma_syntax import refusal
 from mrtr_cli.schema.elicit import validate_content
-from mrtr_cli.schema.patterns import PatternError, compiled, search
+from mrtr_cli.schema.patterns import PatternError, _too_large, compiled, search
 
 ECMA = [
     (r"^abc$", "abc", True),
@@ -67,6 +67,44 @@ ECMA = [
     (r"^\\$", "\\", True),
     (r"^[\]]$", "]", True),
     (r"colou?r", "the colour", True),
+    (r"^[^\p{L}\P{L}]$", "a", False),  # `regex` reads this negated class as any character
+    (r"^[^\P{L}\p{L}]$", "1", False),
+    (r"^[^\p{L}\P{L}]?$", "", True),
+    (r"^[^\P{L}]$", "é", True),
+    (r"^[^\P{Lu}\P{Ll}]$", "a", False),
+    (r"^[^\p{Lu}\P{L}]$", "a", True),
+    (r"^[^\p{Lu}\P{L}]$", "A", False),
+    (r"^[^\P{Any}]$", "\U0010ffff", True),
+    (r"^[^\p{Any}]$", "a", False),
+    (r"^\p{sc=Greek}$", "α", True),
+    (r"^\p{Script=Grek}$", "a", False),
+    (r"^\p{scx=Deva}$", "\u0964", True),  # Script_Extensions, not Script
+    (r"^\p{sc=Deva}$", "\u0964", False),
+    (r"^\p{Lower}$", "ª", True),  # the binary Lowercase (`regex`'s loose `Lower` is another)
+    (r"^\p{Ll}$", "ª", False),
+    (r"^\p{space}$", "\u0085", True),  # White_Space (not `\s`)
+    (r"^\p{digit}$", "٣", True),  # General_Category=Decimal_Number
+    (r"^\p{Letter}+$", "été", True),
+    (r"^\p{LC}$", "ǅ", True),
+    (r"^\p{Assigned}$", "\u0378", False),
+    (r"^\p{ASCII}$", "\x7f", True),
+    (r"^\p{Alpha}$", "\u0345", True),
+    (r"^\P{Alpha}$", "1", True),
+    (r"^\p{Hex}$", "ｆ", True),
+    (r"^\p{AHex}$", "ｆ", False),
+    (r"^(?<a\u0041>x)\k<aA>$", "xx", True),  # a group name written with escapes
+    (r"^(?<\u{1d400}>x)\k<\u{1d400}>$", "xx", True),
+    (r"^(?<a\uD835\uDC00>x)\k<a𝐀>$", "xx", True),
+    (r"^(?<$>x)\k<$>$", "xx", True),  # `regex` refuses a `$` in a name
+    (r"^(?<$>x)\k<$>$", "xy", False),
+    (r"\k<a>(?<a>x)", "x", True),  # a group not (yet) matched: the empty text (Python's: no match)
+    (r"^(?:(a)|b)\1$", "b", True),
+    (r"^(?:(?<x>a)|b)\k<x>$", "b", True),
+    (r"^(a)\1$", "ab", False),
+    (r"^(a\1)+$", "aa", True),  # inside its own group: the empty text (`regex` refuses it)
+    (r"^(?<n>a\k<n>b)\k<n>$", "abab", True),
+    (r"^((a)\2)\1$", "aaaa", True),
+    (r"^\u{100000}\u{100000}$", "\U00100000\U00100000", True),
 ]
 
 
@@ -112,18 +150,68 @@ PYTHON_ONLY = [r"(?i)abc", r"(?P<n>x)", r"(?P<n>x)(?P=n)", r"a(?#comment)b", r"\
                r"(?>x)", r"a*+", r"a++b", r"a?+", r"a{2}+", r"(a)?(?(1)a|b)", r"(?i:x)", r"(?s-i:x)", r"\Gx",
                r"\h", r"\N{DASH}", r"\012", r"\e", r"[\e]", r"a{", r"a}", r"a]", r"[\d-z]", r"(?=a)*",
                r"(?<!a)+", r"\1", r"(a)\2", r"\k<n>", r"(?<n>a)(?<n>b)", r"\-", r"[z-a]", r"(?u)x", r"\p{L"]
+#: Property names `regex` reads loosely (any case, blocks, POSIX classes, bare scripts) and
+#: ECMA-262 refuses: only the names and values of its tables, as written.
+LOOSE_PROPERTIES = [r"\p{l}", r"\p{lu}", r"\p{Greek}", r"\p{Latin}", r"\p{Han}", r"\p{Common}", r"\p{IsAlpha}",
+                    r"\p{InBasicLatin}", r"\p{Block=BasicLatin}", r"\p{Word}", r"\p{Alnum}", r"\p{Digit}",
+                    r"\p{Punct}", r"\p{Space}", r"\p{XDigit}", r"\p{Blank}", r"\p{Print}", r"\p{Graph}",
+                    r"\p{Cntrl}", r"\p{sc=greek}", r"\p{Bidi_Class=L}", r"\p{bc=L}", r"\p{L&}", r"\p{gc=Any}",
+                    r"\p{General_Category}", r"\p{sc}", r"\p{Script=Latin }", r"\p{Basic_Emoji}", r"\p{Age=3.0}",
+                    r"\p{Alphabetic=Yes}", r"\p{ascii}", r"\P{alpha}", r"[\p{Greek}]", r"[^\P{Word}a]",
+                    r"\p{Lowercase_letter}", r"\p{scx=Latin_ext}", r"\p{sc=L}", r"\p{gc=Greek}", r"\p{Letter=L}"]
 
 #: ECMA-262 regular expressions (with the `u` flag) that stay accepted.
 ECMA_VALID = [r"(?<year>\d{4})-\k<year>", r"(?<=a)b", r"(?<!a)b", r"(?=a)a", r"(?!a)b", r"\p{L}+",
               r"\P{Lu}", r"\p{Script=Greek}", r"[\p{L}\d_-]+", r"\u{1F600}", r"\uD83D\uDE00", r"\cJ",
               r"[\b]", r"\0", r"\/", r"\{1\}", r"a{2,}?", r"(a)\1", r"\1(a)", r"[-a]", r"[a-]", r"[--/]",
-              r"[^]", r"a[]", r"[\]]", r"(?:a|b)+?", r"a|", r"", r"^$", r"[\-]", r"\x41", r"[{}()|]"]
+              r"[^]", r"a[]", r"[\]]", r"(?:a|b)+?", r"a|", r"", r"^$", r"[\-]", r"\x41", r"[{}()|]",
+              r"\p{sc=Grek}", r"\p{scx=Latn}", r"\p{Script_Extensions=Latin}", r"\p{General_Category=Lu}",
+              r"\p{gc=digit}", r"\p{Letter}", r"\p{Combining_Mark}", r"\p{cntrl}", r"\p{punct}", r"\p{ASCII}",
+              r"\p{Any}", r"\p{Assigned}", r"\p{WSpace}", r"\p{ExtPict}", r"\p{RI}", r"\p{sc=Zyyy}",
+              r"\p{sc=Qaai}", r"[^\p{L}\P{L}]", r"(?<a\u0041>x)\k<aA>", r"(?<$x>a)\k<$x>", r"(?<\u{1d400}>x)",
+              r"\u{100000}\u{100000}", r"[^]((?:a))"]
 
 
 @pytest.mark.parametrize("pattern", PYTHON_ONLY)
 def test_python_only_syntax_is_no_regular_expression(pattern):
     with pytest.raises(PatternError, match="is not ECMA-262|not closed"):
         compiled(pattern)
+
+
+@pytest.mark.parametrize("pattern", LOOSE_PROPERTIES)
+def test_a_property_name_ecma_262_has_not_is_refused(pattern):
+    """Node answers SyntaxError "Invalid property name" for each; `regex` gave it a meaning."""
+    assert "property" in (refusal(pattern) or ""), pattern
+    with pytest.raises(PatternError, match="is not ECMA-262"):
+        compiled(pattern)
+
+
+#: Group names that are no ECMA-262 RegExpIdentifierName (or repeat one, once unescaped).
+BAD_NAMES = [r"(?<1a>x)", r"(?<a-b>x)", r"(?<>x)", r"(?<a\x41>x)", r"(?<a\u00>x)", r"(?<\uD835>x)",
+             r"(?<a\u0041>x)(?<aA>y)", r"(?<a>x)\k<a\u0041>", r"(?<a\u{110000}>x)", r"(?<a"]
+
+
+@pytest.mark.parametrize("pattern", BAD_NAMES)
+def test_a_group_name_that_is_no_identifier_is_refused(pattern):
+    assert refusal(pattern) is not None, pattern
+
+
+def test_every_property_of_ecma_262s_tables_compiles():
+    """Each name and value of the tables compiles in `regex` by its long name (see the rows
+    of `ECMA` for their meaning), except the one `regex` has not, refused with a true reason."""
+    from mrtr_cli.schema import ecma_properties
+
+    for name in [*ecma_properties.GENERAL_CATEGORY, *ecma_properties.BINARY]:
+        if ecma_properties.in_regex(name) in ecma_properties.LACKING:
+            assert "which the `regex` package has not" in (refusal(rf"\p{{{name}}}") or ""), name
+            with pytest.raises(PatternError, match="is ECMA-262's Changes_When_NFKC_Casefolded") as caught:
+                compiled(rf"[\P{{{name}}}]")
+            assert caught.value.what == "an ECMA-262 regular expression mrtr cannot match"
+        else:
+            assert compiled(rf"\p{{{name}}}[^\P{{{name}}}]") is not None, name
+    for prefix, (_, values) in ecma_properties.VALUES.items():
+        for value in values:
+            assert compiled(rf"\P{{{prefix}={value}}}[^\p{{{prefix}={value}}}]") is not None, (prefix, value)
 
 
 @pytest.mark.parametrize("pattern", ECMA_VALID)
@@ -137,10 +225,13 @@ _PYTHONIC = st.sampled_from([
     "(?i)", "(?m)", "(?s)", "(?x)", "(?a)", "(?u)", "(?L)", "(?#note)", "(?P<g>a)", "(?P=g)", "(?>a)",
     "(?i:a)", "(?-i:a)", "(?(1)a|b)", "(?|a)", "\\A", "\\Z", "\\z", "\\G", "\\h", "\\K", "\\N{DASH}",
     "\\U0001F600", "\\012", "\\e", "\\a", "\\Q", "a*+", "a++", "a?+", "a{1,2}+", "\\-", "\\_", "[\\d-z]",
+    "\\p{Greek}", "\\p{l}", "\\p{IsAlpha}", "\\p{InBasicLatin}", "\\p{Word}", "[\\p{Digit}]", "\\P{sc=greek}",
 ])
 #: ECMA-262 text before and after it (never a group a construct could close or name).
 _ECMA_AROUND = st.lists(st.sampled_from(["a", "\\d", "[a-z]", "(?:b)", "(c)", ".", "x*", "y{2}", "|", "\\p{L}",
-                                         "(?<=q)", "^", "$", "\\u{41}"]), max_size=4).map("".join)
+                                         "(?<=q)", "^", "$", "\\u{41}", "[^]", "[]", "[^\\p{L}\\P{L}]", "\\u{100000}",
+                                         "\\p{sc=Grek}", "[\\]]", "\\p{Lower}{3}", "(?:[^]|[])"]),
+                        max_size=4).map("".join)
 
 
 @given(before=_ECMA_AROUND, construct=_PYTHONIC, after=_ECMA_AROUND)
@@ -156,3 +247,11 @@ def test_python_only_syntax_anywhere_is_refused(before, construct, after):
     assert caught.value.exit_status == 4
     assert caught.value.message.startswith("t (inputSchema): the server's pattern ")
     assert "\n" not in caught.value.message and "is no regular expression" in caught.value.message
+
+
+@given(before=_ECMA_AROUND, after=_ECMA_AROUND)
+def test_no_ecma_262_text_hides_a_counted_repeat_from_the_size_bound(before, after):
+    """Whatever ECMA-262 text stands before it (a class `[^]` or `[]`, an escape with braces),
+    a bomb of counted repeats is too large; the text around it alone is not."""
+    assert _too_large(before + after) is None
+    assert _too_large(before + "((?:a{1000}){1000})" + after) is not None

@@ -18,7 +18,15 @@ from mrtr_cli.errors import ProtocolError, TimeoutExpired, UsageError
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.schema.arguments import validate_arguments
 from mrtr_cli.schema.elicit import form_fields, validate_content
-from mrtr_cli.schema.patterns import PatternError, SlowPattern, bound_by, bounded_validator, compiled, search
+from mrtr_cli.schema.patterns import (
+    PatternError,
+    SlowPattern,
+    _too_large,
+    bound_by,
+    bounded_validator,
+    compiled,
+    search,
+)
 from tests.conftest import SERVERS, stdio_cmd
 
 #: Exponential for every backtracking engine (`regex` too) on `CATASTROPHIC`.
@@ -159,9 +167,42 @@ def test_a_form_field_and_tool_arguments_in_process():
 
 #: Short, but `regex` expands counted repeats when compiling: gigabytes and minutes unbounded.
 BOMB = "(((a{1000}){1000}){1000})"
+#: The same behind ECMA-262's empty and any-character classes, which Python's reading of a
+#: class (a `]` first in it is a member) took to run to the pattern's end: 2.2 GB, exit 70.
+CLASS_BOMBS = ["[^]((?:a{1000}){1000}){10}", "[]((?:a{1000}){1000}){10}", "[^](?:a{1000}){1000}",
+               "[]|((a{1000}){1000})", r"[\]]((a{1000}){1000})"]
 
 
-@pytest.mark.parametrize("pattern", [BOMB, "(a{3000}){3000}", "x{,200000}", "a{1000}b{1000}" * 60, "a" * 20_000,
+@pytest.mark.parametrize("pattern", [*CLASS_BOMBS, BOMB, r"\u{41}((a{1000}){1000})", r"(?<a\u0041>((a{1000}){1000}))"])
+def test_the_size_bound_reads_the_pattern_as_ecma_262(pattern):
+    """The size count reads the pattern by ECMA-262's grammar (the syntax check's reading),
+    so no class, escape or group name hides a counted repeat from it (no compiling here)."""
+    assert _too_large(pattern) is not None, pattern
+
+
+@pytest.mark.parametrize("pattern", [r"\u{100000}\u{100000}", r"^\u{20000}" * 6, r"\p{L}{3}", r"[{]{5}x{2}",
+                                     r"(?<n>a){3}\k<n>{2}"])
+def test_escapes_with_braces_are_no_counted_repeats(pattern):
+    """`\\u{100000}` is one code point and `\\p{L}` one class: never a count of 100,000."""
+    assert _too_large(pattern) is None
+    assert compiled(pattern) is not None
+
+
+def test_running_out_of_memory_compiling_is_too_large_not_a_bug(monkeypatch):
+    """Whatever the count misses, a compile that runs out of memory is the documented
+    "too large to compile" (exit 4), never exit 70."""
+    import regex
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(regex, "compile", out_of_memory)
+    with pytest.raises(SlowPattern, match="is too large to compile") as caught:
+        compiled("^never-compiled-before-[a-z]+$")
+    assert caught.value.exit_status == 4
+
+
+@pytest.mark.parametrize("pattern", [BOMB, "(a{3000}){3000}", "x{0,200000}", "a{1000}b{1000}" * 60, "a" * 20_000,
                                      r"\s" * 2_000])
 def test_a_pattern_too_large_to_compile_is_refused_before_compiling(pattern):
     with pytest.raises(SlowPattern, match="is too large to compile") as caught:
@@ -197,8 +238,9 @@ def test_a_nested_set_in_a_schema_pattern_warns_of_nothing():
             validate_arguments({"n": "x"}, schema, "t")
 
 
-def test_a_form_whose_pattern_is_too_large_ends_with_exit_4(mrtr):
-    r = mrtr("--stdio", SERVER, "call", "ask_word", f"pattern={BOMB}", "-a", "word=a", "--no-input", timeout=RUN_BOUND)
+@pytest.mark.parametrize("bomb", [BOMB, CLASS_BOMBS[0]])
+def test_a_form_whose_pattern_is_too_large_ends_with_exit_4(mrtr, bomb):
+    r = mrtr("--stdio", SERVER, "call", "ask_word", f"pattern={bomb}", "-a", "word=a", "--no-input", timeout=RUN_BOUND)
     assert r.code == 4, (r.code, r.stderr)
     assert "is too large to compile" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
@@ -311,3 +353,18 @@ def test_a_tools_patterns_are_read_as_ecma_262(mrtr):
 def test_a_form_reads_its_pattern_as_ecma_262(mrtr):
     r = mrtr("--stdio", SERVER, "call", "ask_word", r"pattern=^\d+$", "-a", "word=٣", "--no-input", timeout=RUN_BOUND)
     assert r.code == 2 and "does not match" in r.stderr, (r.code, r.stderr)
+
+
+def test_a_form_reads_property_names_and_classes_as_ecma_262(mrtr):
+    """`\\p{Greek}` (a bare script: ECMA-262 wants `sc=Greek`) is no regular expression (exit 4),
+    where `regex` read it loosely; `[^\\p{L}\\P{L}]` matches no character (`regex`: any)."""
+    r = mrtr("--stdio", SERVER, "call", "ask_word", r"pattern=^\p{Greek}+$", "-a", "word=αβ", "--no-input",
+             timeout=RUN_BOUND)
+    assert r.code == 4, (r.code, r.stderr)
+    assert "its pattern is no regular expression (a property ECMA-262 does not name at 1" in r.stderr, r.stderr
+    none = mrtr("--stdio", SERVER, "call", "ask_word", r"pattern=^[^\p{L}\P{L}]$", "-a", "word=a", "--no-input",
+                timeout=RUN_BOUND)
+    assert none.code == 2 and "does not match" in none.stderr, (none.code, none.stderr)
+    ok = mrtr("--stdio", SERVER, "call", "ask_word", r"pattern=^\p{sc=Greek}+$", "-a", "word=αβ", "--no-input",
+              timeout=RUN_BOUND)
+    assert (ok.code, ok.stdout.strip()) == (0, "got αβ"), ok.stderr
