@@ -22,6 +22,7 @@ import pytest
 
 from mrtr_cli.platform import shellwords
 from tests.bounds import SAFETY
+from tests.listening import start_listening
 from tests.prefork import launch_argv, stop_group
 
 # A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
@@ -285,16 +286,11 @@ class HttpServers:
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(self, script: Path | str, *extra: str, env: dict[str, str] | None = None) -> str:
-        port = free_port()
-        proc = subprocess.Popen(
-            launch_argv(script, "--http", str(port), *extra, owned=True),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **(env or {})},
-            start_new_session=True,
-        )
+        """Start `script --http 0 EXTRA...` (`env` added to this environment) and return its
+        URL, `http://127.0.0.1:PORT/mcp`, with the port the server bound and reported
+        (tests/listening.py)."""
+        proc, port = start_listening(launch_argv(script, "--http", "0", *extra, owned=True), env=env)
         self.procs.append(proc)
-        wait_for_port(port, proc)
         return f"http://127.0.0.1:{port}/mcp"
 
     def stop(self) -> None:

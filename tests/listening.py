@@ -1,0 +1,91 @@
+"""Start a test HTTP server and learn its port from the server itself.
+
+A server is started on port 0 (`--http 0`): it binds a free port itself and says which, the
+line `listening on http://127.0.0.1:PORT` on stdout (tests/servers/common.py `announce`), or
+uvicorn's own `Uvicorn running on http://127.0.0.1:PORT` (the example servers, which log
+it on stderr). The test waits for that line, an event, bounded by `SAFETY`.
+
+Never pick a free port in the test and hand it to a server to bind later: another process
+(another xdist worker's server, anything on the machine) can take it in between, and the
+test then talks to that process, or waits for a server that could not bind. A port nothing
+may listen on (a refused connection) is held bound and not listening for as long as it is
+used (`closed_port`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO
+
+from tests.bounds import SAFETY
+from tests.prefork import stop_group
+
+#: The line a server prints once it listens (ours on stdout, uvicorn's on stderr).
+REPORT = re.compile(rb"(?:^listening|Uvicorn running) on http://127\.0\.0\.1:(\d+)\b")
+
+
+class Listening:
+    """Reads a server's merged stdout and stderr in a thread until it ends: the first port
+    reported (`port()`), and the last lines, to say why a server that never listened did
+    not. Reading on keeps the pipe from filling, which would block the server."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None
+        self.proc = proc
+        self.tail: list[bytes] = []
+        self._port: int | None = None
+        self._event = threading.Event()
+        self._thread = threading.Thread(target=self._pump, args=(proc.stdout,), daemon=True)
+        self._thread.start()
+
+    def _pump(self, stream: IO[bytes]) -> None:
+        for line in stream:
+            if self._port is None and (match := REPORT.search(line)):
+                self._port = int(match.group(1))
+                self._event.set()
+            self.tail = [*self.tail[-39:], line]
+        self._event.set()
+
+    def port(self, timeout: float = SAFETY) -> int:
+        """The port the server reported; RuntimeError if it ended first or said nothing
+        within `timeout` seconds."""
+        self._event.wait(timeout)
+        if self._port is None:
+            said = b"".join(self.tail).decode("utf-8", "replace")[-2000:]
+            state = "did not report a port within %gs" % timeout if self.proc.poll() is None \
+                else f"exited with code {self.proc.returncode} before it listened"
+            raise RuntimeError(f"test server {state}; its output:\n{said}")
+        return self._port
+
+
+def start_listening(argv: Sequence[str | Path], *, env: dict[str, str] | None = None, cwd: Path | None = None,
+                    timeout: float = SAFETY) -> tuple[subprocess.Popen[bytes], int]:
+    """Start `argv` (a server told to listen on port 0) in a session of its own (end it with
+    `prefork.stop_group`) and wait for the port it reports: (process, port). `env` is
+    added to this process's environment. RuntimeError (with the server's last output) if it
+    ends or stays silent first."""
+    proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}, cwd=cwd,
+                            start_new_session=True)
+    try:
+        return proc, Listening(proc).port(timeout)
+    except BaseException:
+        stop_group(proc, grace=5)
+        raise
+
+
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A port on 127.0.0.1 where a connection is refused for as long as the `with` lasts: a
+    socket bound there and not listening holds it, so no other process can take it and
+    answer (a port picked and let go could be)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield sock.getsockname()[1]
