@@ -289,7 +289,8 @@ class HttpServers:
         """Start `script --http 0 EXTRA...` (`env` added to this environment) and return its
         URL, `http://127.0.0.1:PORT/mcp`, with the port the server bound and reported
         (tests/listening.py)."""
-        proc, port = start_listening(launch_argv(script, "--http", "0", *extra, owned=True), env=env)
+        proc, port = start_listening(launch_argv(script, "--http", "0", *extra, owned=True),
+                                     env={**os.environ, **(env or {})})
         self.procs.append(proc)
         return f"http://127.0.0.1:{port}/mcp"
 

@@ -15,7 +15,6 @@ used (`closed_port`).
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import socket
 import subprocess
@@ -28,7 +27,15 @@ from tests.bounds import SAFETY
 from tests.prefork import stop_group
 
 #: The line a server prints once it listens (ours on stdout, uvicorn's on stderr).
-REPORT = re.compile(rb"(?:^listening|Uvicorn running) on http://127\.0\.0\.1:(\d+)\b")
+REPORT = re.compile(r"(?:^listening|Uvicorn running) on http://127\.0\.0\.1:(\d+)\b")
+
+
+def reported_port(lines: list[str]) -> int | None:
+    """The port the first report among a server's output `lines` names, None before it."""
+    for line in lines:
+        if match := REPORT.search(line):
+            return int(match.group(1))
+    return None
 
 
 class Listening:
@@ -39,16 +46,17 @@ class Listening:
     def __init__(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stdout is not None
         self.proc = proc
-        self.tail: list[bytes] = []
+        self.tail: list[str] = []
         self._port: int | None = None
         self._event = threading.Event()
         self._thread = threading.Thread(target=self._pump, args=(proc.stdout,), daemon=True)
         self._thread.start()
 
     def _pump(self, stream: IO[bytes]) -> None:
-        for line in stream:
-            if self._port is None and (match := REPORT.search(line)):
-                self._port = int(match.group(1))
+        for raw in stream:
+            line = raw.decode("utf-8", "replace")
+            if self._port is None and (port := reported_port([line])) is not None:
+                self._port = port
                 self._event.set()
             self.tail = [*self.tail[-39:], line]
         self._event.set()
@@ -58,7 +66,7 @@ class Listening:
         within `timeout` seconds."""
         self._event.wait(timeout)
         if self._port is None:
-            said = b"".join(self.tail).decode("utf-8", "replace")[-2000:]
+            said = "".join(self.tail)[-2000:]
             state = "did not report a port within %gs" % timeout if self.proc.poll() is None \
                 else f"exited with code {self.proc.returncode} before it listened"
             raise RuntimeError(f"test server {state}; its output:\n{said}")
@@ -68,11 +76,11 @@ class Listening:
 def start_listening(argv: Sequence[str | Path], *, env: dict[str, str] | None = None, cwd: Path | None = None,
                     timeout: float = SAFETY) -> tuple[subprocess.Popen[bytes], int]:
     """Start `argv` (a server told to listen on port 0) in a session of its own (end it with
-    `prefork.stop_group`) and wait for the port it reports: (process, port). `env` is
-    added to this process's environment. RuntimeError (with the server's last output) if it
+    `prefork.stop_group`) and wait for the port it reports: (process, port). `env`: its
+    whole environment (default: this process's). RuntimeError (with the server's last output) if it
     ends or stays silent first."""
     proc = subprocess.Popen([str(a) for a in argv], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}, cwd=cwd,
+                            stderr=subprocess.STDOUT, env=env, cwd=cwd,
                             start_new_session=True)
     try:
         return proc, Listening(proc).port(timeout)
