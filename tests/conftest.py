@@ -22,7 +22,7 @@ import pytest
 
 from mrtr_cli.platform import shellwords
 from tests.bounds import SAFETY
-from tests.listening import start_listening
+from tests.listening import closed_port, start_listening
 from tests.prefork import launch_argv, stop_group
 
 # A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
@@ -275,6 +275,15 @@ def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = SAF
         except OSError:
             time.sleep(0.1)
     raise RuntimeError(f"test server did not listen on port {port} within {timeout}s")
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 where connections are refused for the whole test: held bound and
+    not listening (tests/listening.py `closed_port`), so no other process can take it and
+    answer, as one picked free and let go could be."""
+    with closed_port() as port:
+        yield port
 
 
 class HttpServers:
