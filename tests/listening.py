@@ -9,12 +9,15 @@ Never pick a free port in the test and hand it to a server to bind later: anothe
 (another xdist worker's server, anything on the machine) can take it in between, and the
 test then talks to that process, or waits for a server that could not bind. A port nothing
 may listen on (a refused connection) is held bound and not listening for as long as it is
-used (`closed_port`).
+used (`closed_port`). A port a command must be told before it binds it (a documented
+command line, a server started again where it was) is taken outside the range the system
+hands out for port 0 (`fixed_port`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import random
 import re
 import socket
 import subprocess
@@ -87,6 +90,34 @@ def start_listening(argv: Sequence[str | Path], *, env: dict[str, str] | None = 
     except BaseException:
         stop_group(proc, grace=5)
         raise
+
+
+#: Below every system's range of ports handed out for port 0 and outgoing connections
+#: (Linux 32768-60999 by default, macOS and Windows 49152-65535).
+FIXED_PORTS = range(20000, 32768)
+
+
+def fixed_port() -> int:
+    """A port for a command that must be told its port before it binds it: a documented
+    command line (the README's `--http 8000`), mrtr's `--redirect-port`, a server started
+    again on the port it had. Free now, and outside the range the system hands out for
+    port 0 and for outgoing connections, so no test server (they all bind port 0) and no
+    connection takes it meanwhile; random, so two test runs seldom pick the same one. One
+    that is taken all the same fails loudly where it is bound ("address in use"), never a
+    test talking to another process."""
+    low = FIXED_PORTS.stop
+    with contextlib.suppress(OSError, ValueError):  # Linux: the range actually set
+        low = min(low, int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0]))
+    low = max(low, FIXED_PORTS.start + 1000)
+    for _ in range(1000):
+        port = random.randrange(FIXED_PORTS.start, low)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {FIXED_PORTS.start}-{low - 1} after 1000 tries")
 
 
 @contextlib.contextmanager

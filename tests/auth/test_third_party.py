@@ -42,6 +42,7 @@ from tests.auth_support import (
     store_files,
 )
 from tests.conftest import PY
+from tests.listening import fixed_port
 from tests.prefork import launch_argv
 from tests.support import SAFETY, running, wait_for
 
@@ -99,12 +100,12 @@ class SdkServer:
         self.tmp = tmp
         self.record = tmp / "sdk-record.jsonl"
         self.seen: Secrets = {}
-        self.ports = ["0", "0"]
+        # Ports a restart can bind again: outside the range port 0 and connections draw from.
+        self.ports = [str(fixed_port()), str(fixed_port())]
         self.proc, info = self._start()
         self.mcp_url, self.issuer = info["mcp"], info["issuer"]
         #: the server process itself (a fork of the zygote; `proc` is its launcher)
         self.pid: int = info["pid"]
-        self.ports = [str(urlsplit(self.mcp_url).port), str(urlsplit(self.issuer).port)]
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
         return start(launch_argv(SERVERS / "sdk_auth_server.py", "--ready-file", str(self.tmp / "sdk-ready.json"),
@@ -171,10 +172,9 @@ class OidcProviderServer:
             self.mcp_url = urls[0]
             #: with `dpop_resource`, a second MCP server (same issuer) taking DPoP-bound tokens only
             self.dpop_url = urls[1] if dpop_resource else None
-            self.port = "0"
+            self.port = str(fixed_port())  # one a restart can bind again (listening.fixed_port)
             self.proc, info = self._start()
             self.issuer = info["issuer"]
-            self.port = str(urlsplit(self.issuer).port)
             self.rs = [self._resource(sockets[0], "bearer")]
             if dpop_resource:
                 self.rs.append(self._resource(sockets[1], "required"))
