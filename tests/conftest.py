@@ -9,10 +9,8 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +20,7 @@ import pytest
 
 from mrtr_cli.platform import shellwords
 from tests.bounds import SAFETY
+from tests.listening import closed_port, start_listening
 from tests.prefork import launch_argv, stop_group
 
 # A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
@@ -257,23 +256,13 @@ def stdio_cmd(script: Path | str, *extra: str, direct: bool = False) -> str:
     return shellwords.join(launch_argv(script, *extra))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = SAFETY) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"test server exited early with code {proc.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"test server did not listen on port {port} within {timeout}s")
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port on 127.0.0.1 where connections are refused for the whole test: held bound and
+    not listening (tests/listening.py `closed_port`), so no other process can take it and
+    answer, as one picked free and let go could be."""
+    with closed_port() as port:
+        yield port
 
 
 class HttpServers:
@@ -285,16 +274,12 @@ class HttpServers:
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(self, script: Path | str, *extra: str, env: dict[str, str] | None = None) -> str:
-        port = free_port()
-        proc = subprocess.Popen(
-            launch_argv(script, "--http", str(port), *extra, owned=True),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **(env or {})},
-            start_new_session=True,
-        )
+        """Start `script --http 0 EXTRA...` (`env` added to this environment) and return its
+        URL, `http://127.0.0.1:PORT/mcp`, with the port the server bound and reported
+        (tests/listening.py)."""
+        proc, port = start_listening(launch_argv(script, "--http", "0", *extra, owned=True),
+                                     env={**os.environ, **(env or {})})
         self.procs.append(proc)
-        wait_for_port(port, proc)
         return f"http://127.0.0.1:{port}/mcp"
 
     def stop(self) -> None:

@@ -32,7 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PY, ROOT, clean_env, free_port
+from tests.conftest import PY, ROOT, clean_env
+from tests.listening import fixed_port
 from tests.support import SAFETY
 
 BLOCK = re.compile(r"^<!-- example(?::\s*(?P<kind>[a-z]+))?(?P<attrs>(?:\s+[a-z]+(?:=\"[^\"]*\")?)*)\s*-->\n"
@@ -113,7 +114,7 @@ def test_every_marked_example_runs(tmp_path, path):
                 continue
 
             def port(match: re.Match[str]) -> str:
-                return ports.setdefault(match.group(1), str(free_port()))
+                return ports.setdefault(match.group(1), str(fixed_port()))
 
             body = PORT.sub(port, block["body"])
             shell = ["bash", "-c", body] if block["script"] else ["bash", "-e", "-o", "pipefail", "-c", body]

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 
 import pytest
 
-from tests.conftest import PY, ROOT, clean_env, free_port, wait_for_port
+from tests.conftest import PY, ROOT, clean_env
+from tests.listening import start_listening
 from tests.prefork import stop_group
 from tests.support import SAFETY
 from tests.terminals import spawn_pty
@@ -30,12 +30,10 @@ def kube(request, tmp_path_factory):
     if request.param == "stdio":
         yield ["-q", "--stdio", shlex.join([*SERVER, "--transport", "stdio"])]
         return
-    port = free_port()
-    proc = subprocess.Popen([*SERVER, "--transport", "http", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                            env=clean_env(tmp_path_factory.mktemp("kube"), KUBE_ENV))
+    # Port 0: the server binds a free port and names it in uvicorn's "Uvicorn running on" line.
+    env = clean_env(tmp_path_factory.mktemp("kube"), KUBE_ENV)
+    proc, port = start_listening([*SERVER, "--transport", "http", "--port", "0"], env=env)
     try:
-        wait_for_port(port, proc, timeout=SAFETY)
         yield ["--url", f"http://127.0.0.1:{port}/mcp"]
     finally:
         stop_group(proc)

@@ -415,12 +415,8 @@ def test_a_2025_03_26_server_without_any_metadata_gets_the_default_endpoints(doc
     assert server.endpoint("token_endpoint") == docs.url("/token")
 
 
-def test_an_unreachable_server_is_named(http):
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def test_an_unreachable_server_is_named(http, refused_port):
+    port = refused_port  # a port nobody listens on, held for the test
     with pytest.raises(AuthError) as caught:
         discover(http, f"http://127.0.0.1:{port}/mcp", None)
     assert caught.value.message == (f"the protected resource metadata at http://127.0.0.1:{port}{PRM}/mcp cannot be "
@@ -632,14 +628,10 @@ def test_discovery_uses_a_challenge_url_on_the_servers_own_plain_http_origin(doc
     assert server.issuer == issuer and docs.fetched[0] == "/meta"
 
 
-def test_an_unreachable_proxy_is_named(monkeypatch):
-    import socket
-
+def test_an_unreachable_proxy_is_named(monkeypatch, refused_port):
     import httpx2
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = refused_port  # a port nobody listens on, held for the test
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")

@@ -300,10 +300,10 @@ def test_no_client_identity_is_a_clear_error(tmp_path, oauth_server, browser):
 
 
 def test_the_redirect_port_option_is_used(tmp_path, oauth_server, browser):
-    from tests.conftest import free_port
+    from tests.listening import fixed_port
 
     server = oauth_server()
-    port = free_port()
+    port = fixed_port()
     sign_in(tmp_path, server, browser, "--redirect-port", str(port))
     assert urlsplit(authorize_params(browser)["redirect_uri"]).port == port
 
@@ -430,10 +430,10 @@ def test_a_pre_registered_secret_from_a_file(tmp_path, oauth_server, browser):
 
 
 def test_oauth_settings_from_a_config_entry(tmp_path, oauth_server, browser):
-    from tests.conftest import free_port
+    from tests.listening import fixed_port
 
     server = oauth_server("--client-id", "cfg-client", "--no-dcr")
-    port = free_port()
+    port = fixed_port()
     config = tmp_path / "mcp.json"
     config.write_text('{"mcpServers": {"cfg": {"type": "http", "url": "%s", "oauth": {"clientId": "cfg-client", '
                       '"scopes": ["mcp:read", "mcp:admin"], "redirectPort": %d}}}}' % (server.mcp_url, port))

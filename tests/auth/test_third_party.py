@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import shlex
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,7 +41,8 @@ from tests.auth_support import (
     stop_group,
     store_files,
 )
-from tests.conftest import free_port
+from tests.conftest import PY
+from tests.listening import fixed_port
 from tests.prefork import launch_argv
 from tests.support import SAFETY, running, wait_for
 
@@ -54,13 +56,14 @@ SECRET_MEMBERS = {"access_token", "refresh_token", "id_token", "code", "code_ver
                   "registration_access_token", "token"}
 
 
-def start(command: list[str], ready: Path, stderr: Path, env: dict[str, str] | None = None
-          ) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-    """Start a server in a process group of its own; wait for its ready file; (process, ready)."""
+def start(command: list[str], ready: Path, stderr: Path, env: dict[str, str] | None = None,
+          pass_fds: tuple[int, ...] = ()) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
+    """Start a server in a process group of its own (handing it `pass_fds`); wait for its
+    ready file; (process, ready)."""
     ready.unlink(missing_ok=True)
     with open(stderr, "ab") as err:
         proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
-                                start_new_session=True, env={**os.environ, **(env or {})})
+                                start_new_session=True, env={**os.environ, **(env or {})}, pass_fds=pass_fds)
 
     def is_ready() -> dict[str, Any] | None:
         if proc.poll() is not None:
@@ -97,12 +100,12 @@ class SdkServer:
         self.tmp = tmp
         self.record = tmp / "sdk-record.jsonl"
         self.seen: Secrets = {}
-        self.ports = ["0", "0"]
+        # Ports a restart can bind again: outside the range port 0 and connections draw from.
+        self.ports = [str(fixed_port()), str(fixed_port())]
         self.proc, info = self._start()
         self.mcp_url, self.issuer = info["mcp"], info["issuer"]
         #: the server process itself (a fork of the zygote; `proc` is its launcher)
         self.pid: int = info["pid"]
-        self.ports = [str(urlsplit(self.mcp_url).port), str(urlsplit(self.issuer).port)]
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
         return start(launch_argv(SERVERS / "sdk_auth_server.py", "--ready-file", str(self.tmp / "sdk-ready.json"),
@@ -161,24 +164,33 @@ class OidcProviderServer:
         self.tmp = tmp
         self.node, self.modules, self.extra, self.env = node, modules, extra, env
         self.record = tmp / "oidc-record.jsonl"
-        self.mcp_url = f"http://127.0.0.1:{free_port()}/mcp"
-        #: with `dpop_resource`, a second MCP server (same issuer) taking DPoP-bound tokens only
-        self.dpop_url = f"http://127.0.0.1:{free_port()}/mcp" if dpop_resource else None
-        self.port = "0"
-        self.proc, info = self._start()
-        self.issuer = info["issuer"]
-        self.port = str(urlsplit(self.issuer).port)
-        self.rs = [self._resource(self.mcp_url, "bearer")]
-        if self.dpop_url:
-            self.rs.append(self._resource(self.dpop_url, "required"))
+        # oidc-provider is told its resources' URLs, and they its URL: their listening
+        # sockets are made here first, and each MCP server is handed its own.
+        sockets = [socket.create_server(("127.0.0.1", 0)) for _ in range(2 if dpop_resource else 1)]
+        try:
+            urls = [f"http://127.0.0.1:{s.getsockname()[1]}/mcp" for s in sockets]
+            self.mcp_url = urls[0]
+            #: with `dpop_resource`, a second MCP server (same issuer) taking DPoP-bound tokens only
+            self.dpop_url = urls[1] if dpop_resource else None
+            self.port = str(fixed_port())  # one a restart can bind again (listening.fixed_port)
+            self.proc, info = self._start()
+            self.issuer = info["issuer"]
+            self.rs = [self._resource(sockets[0], "bearer")]
+            if dpop_resource:
+                self.rs.append(self._resource(sockets[1], "required"))
+        finally:
+            for s in sockets:
+                s.close()  # each server holds its own copy
 
-    def _resource(self, url: str, dpop: str) -> subprocess.Popen[bytes]:
-        """tests/servers/jwt_resource_server.py at `url`, taking DPoP as `dpop` says."""
-        port = str(urlsplit(url).port)
+    def _resource(self, sock: socket.socket, dpop: str) -> subprocess.Popen[bytes]:
+        """tests/servers/jwt_resource_server.py serving on the listening socket `sock`, taking
+        DPoP as `dpop` says. Started directly, not forked from the zygote (which takes no
+        socket but the standard streams); it ends when this process does (common.serve_apps)."""
+        port = sock.getsockname()[1]
         ready = self.tmp / f"rs-ready-{port}.json"
-        proc, _ = start(launch_argv(SERVERS / "jwt_resource_server.py", "--issuer", self.issuer, "--port", port,
-                                    "--ready-file", str(ready), "--dpop", dpop, owned=True),
-                        ready, self.tmp / f"rs-stderr-{port}.txt")
+        proc, _ = start([PY, str(SERVERS / "jwt_resource_server.py"), "--issuer", self.issuer,
+                         "--fd", str(sock.fileno()), "--ready-file", str(ready), "--dpop", dpop],
+                        ready, self.tmp / f"rs-stderr-{port}.txt", pass_fds=(sock.fileno(),))
         return proc
 
     def _start(self) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from mrtr_cli.limits import describe_seconds
-from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, free_port, recording_target, stdio_cmd
+from tests.conftest import PY, ROOT, SERVERS, Target, clean_env, recording_target, stdio_cmd
 from tests.support import SAFETY, growing_bound, wait_for
 
 BATCH_SERVER = SERVERS / "batch_server.py"
@@ -341,9 +341,9 @@ def test_stdio_server_that_dies_is_restarted_once_then_the_rest_fail_fast(mrtr, 
     assert run.code == 3
 
 
-def test_http_server_that_is_gone(mrtr, tmp_path):
+def test_http_server_that_is_gone(mrtr, tmp_path, refused_port):
     batch = write_lines(tmp_path / "b.jsonl", [{"call": "echo", "arguments": {"text": str(i)}} for i in range(5)])
-    url = f"http://127.0.0.1:{free_port()}/mcp"
+    url = f"http://127.0.0.1:{refused_port}/mcp"
     # The era probe finds nobody there: nothing runs, one error, no records (--resume runs them all later).
     run = mrtr("--url", url, "batch", str(batch), "-j", "2", timeout=SAFETY)
     assert run.code == 3 and "cannot connect" in run.stderr and run.stdout == ""

@@ -3,7 +3,8 @@
 Usage:
     python -m tests.hostile.server CASE ERA        (stdio; ERA: modern or legacy)
     python -m tests.hostile.server --http PORT     (HTTP: POST /CASE/ERA/NONCE/mcp; NONCE
-                                                   keeps the state of one test apart)
+                                                   keeps the state of one test apart; PORT 0:
+                                                   any free one, said on stdout)
 
 The server speaks just enough MCP: `server/discover` (modern), `initialize` (legacy;
 HTTP sessions get an `Mcp-Session-Id`), `tools/list` (one tool `t` taking anything), and
@@ -121,8 +122,12 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def serve_http(port: int) -> None:
+    """Serve HTTP on 127.0.0.1:`port` (0: any free one), `announce`d on stdout."""
+    from tests.servers.common import announce
+
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
+    announce(server.server_address[1])
     server.serve_forever()
 
 

@@ -13,7 +13,8 @@ import subprocess
 import pytest
 
 from mrtr_cli.limits import describe_seconds
-from tests.conftest import PY, ROOT, SERVERS, clean_env, free_port, wait_for_port
+from tests.conftest import PY, ROOT, SERVERS, clean_env
+from tests.listening import reported_port
 from tests.prefork import stop_group
 from tests.support import SAFETY, LineWatch, growing_bound
 
@@ -27,12 +28,12 @@ def hang_server():
     procs = []
 
     def start(mode: str = "all") -> tuple[str, LineWatch]:
-        port = free_port()
-        proc = subprocess.Popen([PY, str(HANG), "--http", str(port), "--hang", mode], start_new_session=True,
+        proc = subprocess.Popen([PY, str(HANG), "--http", "0", "--hang", mode], start_new_session=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         procs.append(proc)
-        wait_for_port(port, proc)  # type: ignore[arg-type]
-        return f"http://127.0.0.1:{port}/mcp", LineWatch(proc.stdout)
+        watch = LineWatch(proc.stdout)
+        watch.wait_until(lambda lines: reported_port(lines) is not None)
+        return f"http://127.0.0.1:{reported_port(watch.lines)}/mcp", watch
 
     yield start
     for proc in procs:
@@ -40,8 +41,8 @@ def hang_server():
 
 
 def received(watch: LineWatch) -> list[str]:
-    """The methods the server has received so far."""
-    return [line.strip() for line in list(watch.lines)]
+    """The methods the server has received so far (its first line said where it listens)."""
+    return [line.strip() for line in list(watch.lines)[1:]]
 
 
 def run(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 def parse_args(description: str = "test server") -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve HTTP on 127.0.0.1:PORT (0: any free one)")
     parser.add_argument("--record", metavar="FILE")
     parser.add_argument("--json-response", action="store_true", help="HTTP: answer with application/json")
     args, _ = parser.parse_known_args()
@@ -133,17 +133,14 @@ def list_tools_handler(specs: dict[str, dict[str, Any]]) -> Any:
 
 
 def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool, wrap: Any = None) -> None:
-    """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP
-    (`wrap`: optional ASGI middleware factory for the HTTP app)."""
-    if args.http:
-        import uvicorn
-
+    """Run an SDK server (MCPServer or lowlevel Server) over stdio or HTTP (`--http PORT`,
+    0: a free port the server binds itself and `announce`s; `wrap`: optional ASGI
+    middleware factory for the HTTP app)."""
+    if args.http is not None:
         app = server.streamable_http_app(json_response=args.json_response)
         if wrap is not None:
             app = wrap(app)
-        if args.record:
-            app = RecordingApp(app, args.record)
-        uvicorn.run(app, host="127.0.0.1", port=args.http, log_level="warning")
+        serve_apps([(app, listen(args.http)[0])], ready_file=None, ready={}, record=args.record)
         return
     if args.record:
         record_stdin(args.record)
@@ -158,6 +155,16 @@ def serve(server: Any, args: argparse.Namespace, *, lowlevel: bool, wrap: Any = 
         anyio.run(main)
     else:
         server.run()
+
+
+def announce(port: int) -> None:
+    """Tell the test that started this server where it listens: the line
+    `listening on http://127.0.0.1:PORT` on stdout (tests/listening.py waits for it).
+
+    A test starts an HTTP server with port 0 and reads the port back, never the other way
+    round: a port the test picked and the server bound later could be taken by another
+    process in between, and the test would then talk to that process."""
+    print(f"listening on http://127.0.0.1:{port}", flush=True)
 
 
 def listen(port: int = 0) -> tuple[Any, int]:
@@ -176,8 +183,9 @@ def serve_apps(apps: list[tuple[Any, Any]], *, ready_file: str | None, ready: di
                record: str | None = None) -> None:
     """Serve each (ASGI app, listening socket) pair with uvicorn in this process until it is
     ended or its parent process goes away (a killed test run leaves no server behind).
-    Once all listen, `ready` plus `"pid"` is written to `ready_file` (atomically: a reader
-    never sees half of it). With `record`, every HTTP request is appended to that file."""
+    Once all listen, each socket's port is `announce`d, and `ready` plus `"pid"` is written
+    to `ready_file` (atomically: a reader never sees half of it). With `record`, every HTTP
+    request is appended to that file."""
     import asyncio
 
     import uvicorn
@@ -197,6 +205,9 @@ def serve_apps(apps: list[tuple[Any, Any]], *, ready_file: str | None, ready: di
                 server.should_exit = True
 
         watchdog = asyncio.create_task(orphaned())
+        if all(s.started for s in servers):
+            for _, sock in apps:
+                announce(sock.getsockname()[1])
         if ready_file and all(s.started for s in servers):
             with open(ready_file + ".tmp", "w", encoding="utf-8") as f:
                 json.dump({**ready, "pid": os.getpid()}, f)

@@ -151,7 +151,9 @@ async def oops() -> str:
 
 if __name__ == "__main__":
     if "--http" in sys.argv:
+        from common import listen, serve_apps
+
         port = int(sys.argv[sys.argv.index("--http") + 1])
-        mcp.run(transport="http", host="127.0.0.1", port=port, show_banner=False, log_level="warning")
+        serve_apps([(mcp.http_app(), listen(port)[0])], ready_file=None, ready={})
     else:
         mcp.run(show_banner=False, log_level="warning")

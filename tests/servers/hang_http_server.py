@@ -1,6 +1,7 @@
 """An HTTP server that takes connections and never answers some of them.
 
-`--http PORT` listens on 127.0.0.1. `--hang all`: no POST is ever answered (the
+`--http PORT` listens on 127.0.0.1 (PORT 0: any free one; the first line on stdout,
+`listening on http://127.0.0.1:PORT`, says which). `--hang all`: no POST is ever answered (the
 connection stays open). `--hang notifications`: requests get a 2025-11-25 answer
 (`initialize`, `ping`, `tools/list`), notifications are never acknowledged.
 Each POST's method is printed on stdout (one line, flushed) as it arrives, so a test
@@ -17,7 +18,7 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import send_json
+from common import announce, send_json
 
 _forever = threading.Event()
 
@@ -55,7 +56,7 @@ def main() -> None:
     Handler.hang = args.hang
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.http), Handler)
     server.daemon_threads = True
-    sys.stdout.write("")
+    announce(server.server_address[1])
     server.serve_forever()
 
 

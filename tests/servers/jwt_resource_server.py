@@ -21,8 +21,10 @@ Test hooks (on this server's origin): `POST /_test/expire`: every access token s
 is refused from now on; `POST /_test/resource-dpop?mode=M`: DPoP taken as mode M says from
 now on.
 
-Command line: --issuer URL (required), --port N (0: any free one), --ready-file PATH
-({"mcp": URL, "pid": N}), --record FILE, --required-scope S (default mcp:read), --dpop MODE.
+Command line: --issuer URL (required), --port N (0: any free one) or --fd N (serve on the
+listening socket inherited as file descriptor N: its URL can be known, and given to the
+issuer, before this server starts), --ready-file PATH ({"mcp": URL, "pid": N}), --record
+FILE, --required-scope S (default mcp:read), --dpop MODE.
 """
 
 from __future__ import annotations
@@ -83,12 +85,19 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--issuer", required=True)
     p.add_argument("--port", type=int, default=0)
+    p.add_argument("--fd", type=int)
     p.add_argument("--ready-file")
     p.add_argument("--record")
     p.add_argument("--required-scope", default="mcp:read")
     p.add_argument("--dpop", choices=DpopPolicy.MODES, default="bearer")
     args = p.parse_args()
-    sock, port = listen(args.port)
+    if args.fd is not None:
+        import socket
+
+        sock = socket.socket(fileno=args.fd)
+        port = sock.getsockname()[1]
+    else:
+        sock, port = listen(args.port)
     resource = f"http://127.0.0.1:{port}/mcp"
     metadata_url = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
     verifier = JwtVerifier(args.issuer, resource)

@@ -411,15 +411,10 @@ def main() -> None:
         return
     import os
 
-    import uvicorn
-
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from common import RecordingApp
+    from common import listen, serve_apps
 
-    app: Any = HttpApp(core)
-    if RECORD:
-        app = RecordingApp(app, RECORD)
-    uvicorn.run(app, host="127.0.0.1", port=HTTP_PORT, log_level="warning")
+    serve_apps([(HttpApp(core), listen(HTTP_PORT)[0])], ready_file=None, ready={}, record=RECORD)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import send_json
+from common import announce, send_json
 
 META = "io.modelcontextprotocol/"
 TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("pick", "optional_flag", "visit")] + [
@@ -111,7 +111,9 @@ def main() -> None:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        announce(server.server_address[1])
+        server.serve_forever()
         return
     for line in sys.stdin:
         record(path, line.rstrip("\n"))

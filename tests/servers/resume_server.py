@@ -3,7 +3,7 @@ two stream behaviours the official conformance suite checks: server requests sen
 standalone GET stream, and a response stream the server closes before the final response
 ("Resumability and Redelivery", SEP-1699).
 
-Usage: python resume_server.py --http PORT [--record FILE]
+Usage: python resume_server.py --http PORT [--record FILE]   (PORT 0: any free one, printed on stdout)
 
 Every request is appended to `--record FILE` as {"method", "headers", "body", "t"} (t: Unix
 time in seconds), and each early close of a response stream as {"closed": EVENT_ID, "t"}.
@@ -29,7 +29,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import send_json
+from common import announce, send_json
 
 ARGS = sys.argv[1:]
 PORT = int(ARGS[ARGS.index("--http") + 1])
@@ -156,4 +156,5 @@ class Handler(BaseHTTPRequestHandler):
 
 server = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
 server.daemon_threads = True
+announce(server.server_address[1])
 server.serve_forever()

@@ -143,18 +143,19 @@ def test_a_server_that_cannot_be_started_ends_the_shell_with_exit_3(mrtr):
 
 def test_over_http_a_refused_connection_is_that_lines_exit_3_and_the_shell_goes_on(tmp_path):
     """The server goes away between two lines, and comes back (a coprocess feeds the lines)."""
-    from tests.conftest import free_port, wait_for_port
+    from tests.listening import fixed_port, start_listening
     from tests.prefork import stop_group
 
-    port = free_port()
+    # Both servers bind this port (the URL the shell has): one outside the range port 0 and
+    # outgoing connections draw from, so nothing else takes it between the two.
+    port = fixed_port()
 
     def start() -> subprocess.Popen[bytes]:
         # Started directly, not forked from the zygote: the test needs the server gone when
         # its kill returns (a zygote's server ends after its launcher, on its own time, and
-        # could still answer line 2).
-        proc = subprocess.Popen([PY, str(SHELL_SERVER), "--http", str(port)], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        wait_for_port(port, proc)
+        # could still answer line 2). It says it listens there, or fails to start.
+        proc, bound = start_listening([PY, SHELL_SERVER, "--http", str(port)])
+        assert bound == port
         return proc
 
     server = start()

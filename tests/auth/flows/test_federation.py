@@ -409,12 +409,8 @@ def test_a_reply_that_is_not_json_is_a_refusal(idp, id_token, http):
     assert caught.value.message == "the identity provider refused the token exchange (HTTP 200)"
 
 
-def test_an_unreachable_provider_is_named(id_token, http):
-    import socket
-
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def test_an_unreachable_provider_is_named(id_token, http, refused_port):
+    port = refused_port  # a port nobody listens on, held for the test
     endpoint = f"http://127.0.0.1:{port}/token"
     with pytest.raises(TokenError) as caught:
         exchange(http, settings(id_token, endpoint))
@@ -455,14 +451,10 @@ def test_the_providers_endpoint_follows_the_rule_on_server_urls(monkeypatch, htt
     assert secrets == []
 
 
-def test_an_unreachable_proxy_is_named(id_token, monkeypatch):
-    import socket
-
+def test_an_unreachable_proxy_is_named(id_token, monkeypatch, refused_port):
     import httpx2
 
-    with socket.socket() as s:  # a port nobody listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = refused_port  # a port nobody listens on, held for the test
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "http_proxy"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")

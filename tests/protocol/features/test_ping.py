@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from tests.conftest import SERVERS, free_port, read_records, stdio_cmd, url_args
+from tests.conftest import SERVERS, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, growing_bound, read_line, start_mrtr
 
 LEGACY = SERVERS / "legacy_server.py"
@@ -50,8 +50,8 @@ def test_one_ping_by_default_and_no_summary(mrtr):
     assert len(run.stdout.splitlines()) == 1 and "replies" not in run.stderr
 
 
-def test_unreachable_is_exit_3(mrtr):
-    run = mrtr("--url", f"http://127.0.0.1:{free_port()}/mcp", "ping")
+def test_unreachable_is_exit_3(mrtr, refused_port):
+    run = mrtr("--url", f"http://127.0.0.1:{refused_port}/mcp", "ping")
     assert run.code == 3
     assert run.stdout == "" and "cannot connect" in run.stderr
 

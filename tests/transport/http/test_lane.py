@@ -520,9 +520,8 @@ def test_repeated_headers_whose_names_differ_in_case_are_all_sent(raw):
     assert sent == [[b"X-A: 2", b"x-a: 3"]] * 2
 
 
-def test_a_lane_error_names_the_url_as_typed_and_no_redirect():
-    with socket.create_server(("127.0.0.1", 0)) as listener:
-        port = listener.getsockname()[1]  # closed below: nothing listens there
+def test_a_lane_error_names_the_url_as_typed_and_no_redirect(refused_port):
+    port = refused_port  # nothing listens there
     for url in (f"http://LOCALHOST:{port}/mcp", f"http://127.0.0.1:{port}/./mcp"):
         lane, through_httpx2 = failure(url, lane=True), failure(url, lane=False)
         assert "redirected" not in lane.message
