@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, HttpServers, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, stdio_cmd, url_args
 from tests.shell.test_pty import CTRL_C, ENTER, Shell
 from tests.support import spawn
 
@@ -26,7 +26,7 @@ def target(kind: str, tmp_path: Path, http_servers: HttpServers) -> list[str]:
     """The task server over `kind` (over stdio its tasks are kept in a file)."""
     if kind == "stdio":
         return ["--stdio", stdio_cmd(TASK_SERVER, "--store", str(tmp_path / "store.json"))]
-    return ["--url", http_servers.start(TASK_SERVER)]
+    return url_args(http_servers.start(TASK_SERVER))
 
 
 def saved(tmp_path: Path) -> list[str]:
