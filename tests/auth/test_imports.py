@@ -8,12 +8,14 @@ import subprocess
 
 from tests.auth_support import PY, ROOT, mrtr_env, young_objects_around
 from tests.conftest import SERVERS, url_args
+from tests.probe_bound import check_probe_bound
 from tests.support import SAFETY
 
 AUTH_MODULE = re.compile(r"\|\s*(mrtr_cli\.auth(?:\.\w+)*)\s*$", re.M)
 
 
 def imported_auth_modules(tmp_path, *args: str, browser=None) -> tuple[int, list[str], str]:
+    check_probe_bound(args)
     proc = subprocess.run([PY, "-X", "importtime", "-m", "mrtr_cli", *args], capture_output=True, text=True,
                           env=mrtr_env(tmp_path, browser), cwd=ROOT, timeout=SAFETY, stdin=subprocess.DEVNULL)
     return proc.returncode, AUTH_MODULE.findall(proc.stderr), proc.stderr
