@@ -28,9 +28,12 @@ def test_a_run_at_a_test_server_with_the_default_probe_bound_fails_the_test(args
     ["--url", URL, "--protocol=2025-11-25", "tools"],
     ["--url", URL, "--probe-timeout=60", "tools"],
     ["--url", URL, "auth", "login"],  # opens no MCP session: no era probe
+    ["resume", "p.json", "--url", URL],  # the document's version is spoken
+    ["--url", "http://[::1", "tools"],  # a malformed URL (a usage error)
     ["--url", "http://127.0.0.1:2/mcp", "call", "echo"],  # no test server noted there
     ["--stdio", "server", "call", "echo"],
-], ids=["url_args", "--protocol", "--protocol=", "--probe-timeout=", "auth", "not-served", "stdio"])
+], ids=["url_args", "--protocol", "--protocol=", "--probe-timeout=", "auth", "resume", "malformed", "not-served",
+        "stdio"])
 def test_a_run_with_a_bound_or_without_a_test_server_passes(args):
     check_probe_bound(args)
 
