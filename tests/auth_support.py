@@ -27,6 +27,7 @@ import pytest
 
 from tests.bounds import SAFETY
 from tests.prefork import launch_argv, stop_group
+from tests.probe_bound import check_probe_bound, served
 from tests.servers.common import send_json
 from tests.terminals import spawn_pty
 
@@ -139,7 +140,7 @@ class OAuthServers:
             return json.loads(ready.read_text()) if ready.exists() else None
 
         info = poll(is_ready, READY_TIMEOUT, "oauth_server.py to listen")
-        server = OAuthServer(info["mcp"], info["issuer"], proc, record, stderr, info.get("issuer2"))
+        server = OAuthServer(served(info["mcp"]), info["issuer"], proc, record, stderr, info.get("issuer2"))
         self.servers.append(server)
         return server
 
@@ -234,6 +235,7 @@ def mrtr_env(tmp_path: Path, browser: Browser | None = None, **extra: str) -> di
 def run_mrtr(tmp_path: Path, *args: str, browser: Browser | None = None, env: dict[str, str] | None = None,
              input: str = "", timeout: float = SAFETY) -> Run:
     """Run `python -m mrtr_cli ARGS` without a terminal (stdin a pipe)."""
+    check_probe_bound(args, env)
     proc = subprocess.run([PY, "-m", "mrtr_cli", *args], input=input, capture_output=True, text=True,
                           env={**mrtr_env(tmp_path, browser), **(env or {})}, cwd=ROOT, timeout=timeout,
                           start_new_session=True)

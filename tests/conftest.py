@@ -22,6 +22,7 @@ from mrtr_cli.platform import shellwords
 from tests.bounds import SAFETY
 from tests.listening import closed_port, start_listening
 from tests.prefork import launch_argv, stop_group
+from tests.probe_bound import check_probe_bound, served
 
 # A test run started in the background of a script (`pytest &`) inherits SIGINT ignored,
 # and so would every mrtr it starts (Python keeps an ignored SIGINT ignored, as a shell's
@@ -204,6 +205,7 @@ def mrtr(tmp_path: Path) -> Callable[..., Run]:
 
     def run(*args: str, input: str | None = None, env: dict[str, str] | None = None, timeout: float = SAFETY,
             cwd: Path | None = None) -> Run:
+        check_probe_bound(args, env)
         proc = subprocess.run(
             [PY, "-m", "mrtr_cli", *map(str, args)],
             input=input if input is not None else "",
@@ -280,7 +282,7 @@ class HttpServers:
         proc, port = start_listening(launch_argv(script, "--http", "0", *extra, owned=True),
                                      env={**os.environ, **(env or {})})
         self.procs.append(proc)
-        return f"http://127.0.0.1:{port}/mcp"
+        return served(f"http://127.0.0.1:{port}/mcp")
 
     def stop(self) -> None:
         for proc in self.procs:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tests.conftest import PY, ROOT, SAFETY, clean_env
+from tests.probe_bound import check_probe_bound
 from tests.terminals import spawn_pty
 
 T = TypeVar("T")
@@ -167,6 +168,7 @@ def running(pid: int) -> bool:
 
 def start_mrtr(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
     """`mrtr ARGS` as a background process with the default Ctrl-C behaviour."""
+    check_probe_bound(args)
     return subprocess.Popen(
         [PY, "-m", "mrtr_cli", *map(str, args)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, env=clean_env(tmp_path), cwd=ROOT,

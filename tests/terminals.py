@@ -24,6 +24,7 @@ from typing import IO, Any
 import pytest
 
 from tests.bounds import SAFETY
+from tests.probe_bound import check_process
 
 #: The children `spawn_pty` started that no `end_children` has ended yet.
 _CHILDREN: list[Any] = []
@@ -33,8 +34,12 @@ GRACE = 5.0
 
 
 def spawn_pty(command: str, args: list[str], **options: Any) -> Any:
-    """`pexpect.spawn(command, args, **options)`, ended after the test (`end_children`)."""
+    """`pexpect.spawn(command, args, **options)`, ended after the test (`end_children`). A
+    `mrtr` it runs against an HTTP test server carries the era probe's bound
+    (tests/probe_bound.py `check_process`)."""
     import pexpect  # only the pty tests need it
+
+    check_process(command, args, options.get("env"))
 
     child = pexpect.spawn(command, args, **options)
     _CHILDREN.append(child)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CATALOG_SERVER, stdio_cmd
+from tests.conftest import CATALOG_SERVER, stdio_cmd, url_args
 from tests.support import SAFETY
 
 SECRET = "s3cretT0ken"
@@ -54,7 +54,7 @@ def test_a_header_value_that_cannot_be_sent_is_refused_by_its_source_never_shown
     # file: drops trailing line breaks only: put one inside.
     token_file.write_bytes(value.encode() + (b"x" if value.endswith(("\n", "\r")) else b""))
     (tmp_path / "c.json").write_text(json.dumps({"mcpServers": {"g": {"url": guarded, "headers": {"X-Plain": value}}}}))
-    target = ["-s", "g", "--config", str(tmp_path / "c.json")] if how == "config" else ["--url", guarded]
+    target = ["-s", "g", "--config", str(tmp_path / "c.json")] if how == "config" else url_args(guarded)
     args = {"bearer-env": ["--bearer-token-env", "TOK"],
             "header-env": ["-H", "Authorization: Bearer env:TOK"],
             "header-file": ["-H", f"Authorization: Bearer file:{token_file}"],
@@ -89,7 +89,7 @@ def picky(request, http_servers) -> list[str]:
     """The picky server (tests/servers/picky_server.py) over stdio or HTTP."""
     if request.param == "stdio":
         return ["--stdio", stdio_cmd(PICKY)]
-    return ["--url", http_servers.start(PICKY)]
+    return url_args(http_servers.start(PICKY))
 
 
 @pytest.mark.parametrize("how", ["flag", "fields", "inputResponses"])

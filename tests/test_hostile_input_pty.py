@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.conftest import SERVERS, stdio_cmd
+from tests.conftest import SERVERS, stdio_cmd, url_args
 from tests.responders.test_forms_elicitation_pty import ENTER, Session, browser
 
 pytest.importorskip("pexpect")
@@ -24,7 +24,7 @@ PICKY = SERVERS / "picky_server.py"
 def picky(request, http_servers) -> list[str]:
     if request.param == "stdio":
         return ["--stdio", stdio_cmd(PICKY)]
-    return ["--url", http_servers.start(PICKY)]
+    return url_args(http_servers.start(PICKY))
 
 
 def test_enter_on_an_optional_boolean_with_no_default_leaves_it_empty(tmp_path, picky):

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from tests.auth_support import expire_stored_tokens, run_mrtr
+from tests.conftest import url_args
 
 SECRET = "ci-secret-" + "5" * 20
 
@@ -29,14 +30,14 @@ def assert_cc(server, method: str, count: int = 1) -> None:
 @pytest.mark.parametrize("method", ["client_secret_basic", "client_secret_post"])
 def test_login_with_client_credentials_from_options(tmp_path, oauth_server, browser, method):
     server = ci_server(oauth_server, method)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-credentials",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--client-credentials",
                    "--client-id", "ci-bot", "--client-secret-env", "CI_SECRET", "--auth-method", method,
                    browser=browser, env={"CI_SECRET": SECRET})
     assert run.code == 0, run.stderr
     assert SECRET not in run.stdout + run.stderr
     assert browser.opened() == []
     assert_cc(server, method)
-    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=ci")
+    call = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=ci")
     assert call.code == 0 and call.stdout.strip() == "echo: ci", call.stderr
 
 
@@ -44,17 +45,17 @@ def test_client_credentials_from_the_environment_need_no_login(tmp_path, oauth_s
     server = ci_server(oauth_server, "client_secret_post")
     env = {"MRTR_OAUTH_GRANT": "client_credentials", "MRTR_CLIENT_ID": "ci-bot", "MRTR_CLIENT_SECRET": SECRET,
            "MRTR_OAUTH_AUTH_METHOD": "client_secret_post"}
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=env", browser=browser,
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=env", browser=browser,
                    env=env)
     assert run.code == 0, run.stderr
     assert run.stdout.strip() == "echo: env"
     assert browser.opened() == []
     assert_cc(server, "client_secret_post")
     # the next run uses the stored token; an expired one is fetched again, silently
-    assert run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=2", env=env).code == 0
+    assert run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=2", env=env).code == 0
     assert_cc(server, "client_secret_post", 1)
     expire_stored_tokens(tmp_path)
-    again = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=3", env=env)
+    again = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=3", env=env)
     assert again.code == 0 and again.stderr == "", again.stderr
     assert_cc(server, "client_secret_post", 2)
 
@@ -106,21 +107,21 @@ def test_private_key_jwt(tmp_path, oauth_server, browser):
                                                      serialization.PublicFormat.SubjectPublicKeyInfo))
     server = oauth_server("--client-id", "jwt-bot", "--client-credentials", "--client-auth-method",
                           "private_key_jwt", "--client-public-key", str(public))
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-credentials", "--client-id",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--client-credentials", "--client-id",
                    "jwt-bot", "--auth-method", "private_key_jwt", "--private-key-file", str(private),
                    browser=browser)
     assert run.code == 0, run.stderr
     assert browser.opened() == []
     assert_cc(server, "private_key_jwt")
     assert "PRIVATE KEY" not in run.stderr
-    call = run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=jwt")
+    call = run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=jwt")
     assert call.code == 0 and call.stdout.strip() == "echo: jwt", call.stderr
 
 
 def test_a_wrong_client_secret_exits_8_without_showing_it(tmp_path, oauth_server, browser):
     server = ci_server(oauth_server, "client_secret_basic")
     wrong = "wrong-" + "9" * 20
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-credentials", "--client-id",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--client-credentials", "--client-id",
                    "ci-bot", "--client-secret-env", "CI_SECRET", browser=browser, env={"CI_SECRET": wrong})
     assert run.code == 8, run.stderr
     assert wrong not in run.stdout + run.stderr and "Traceback" not in run.stderr
@@ -130,9 +131,9 @@ def test_a_wrong_client_secret_exits_8_without_showing_it(tmp_path, oauth_server
 def test_auth_token_with_client_credentials_renews_an_expired_token(tmp_path, oauth_server):
     server = ci_server(oauth_server, "client_secret_basic")
     env = {"MRTR_OAUTH_GRANT": "client_credentials", "MRTR_CLIENT_ID": "ci-bot", "MRTR_CLIENT_SECRET": SECRET}
-    assert run_mrtr(tmp_path, "--url", server.mcp_url, "--no-input", "call", "echo", "text=1", env=env).code == 0
+    assert run_mrtr(tmp_path, *url_args(server.mcp_url), "--no-input", "call", "echo", "text=1", env=env).code == 0
     expire_stored_tokens(tmp_path)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token", env=env)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "token", env=env)
     assert run.code == 0, run.stderr
     assert server.mcp_status(run.stdout.strip()) == 200
     assert_cc(server, "client_secret_basic", 2)
@@ -144,7 +145,7 @@ def test_auth_token_with_client_credentials_needs_no_login(tmp_path, oauth_serve
     as a call does."""
     server = ci_server(oauth_server, "client_secret_basic")
     env = {"MRTR_OAUTH_GRANT": "client_credentials", "MRTR_CLIENT_ID": "ci-bot", "MRTR_CLIENT_SECRET": SECRET}
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "token", env=env)
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "token", env=env)
     assert run.code == 0, run.stderr
     assert server.mcp_status(run.stdout.strip()) == 200
     assert_cc(server, "client_secret_basic")
@@ -159,7 +160,7 @@ def test_no_encoded_form_of_the_secret_appears_when_the_server_echoes_the_reques
     secret = "Sec/ret+Val=ue42"
     server = oauth_server("--client-id", "ci-bot", "--client-secret", secret, "--client-credentials",
                           "--client-auth-method", method, "--echo-request")
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "auth", "login", "--client-credentials",
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "auth", "login", "--client-credentials",
                    "--client-id", "ci-bot", "--client-secret-env", "CI_SECRET", "--auth-method", method,
                    browser=browser, env={"CI_SECRET": secret})
     assert run.code == 8 and "got " in run.stderr, run.stderr

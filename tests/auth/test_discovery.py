@@ -172,10 +172,16 @@ def test_every_endpoint_follows_the_rule(name):
 
 # ---------------------------------------------------------------- discovery against a server
 @pytest.fixture
-def docs():
-    server = JsonDocuments()
-    yield server
-    server.stop()
+def docs(started):
+    return started(JsonDocuments)
+
+
+def refused(http, docs: JsonDocuments, challenge_url: str | None = None) -> AuthError:
+    """The error `discover` raises for the MCP server at `docs.url("/mcp")` (with the
+    challenge's resource_metadata `challenge_url`); the test fails if it raises none."""
+    with pytest.raises(AuthError) as caught:
+        discover(http, docs.url("/mcp"), challenge_url)
+    return caught.value
 
 
 @pytest.fixture
@@ -220,11 +226,10 @@ def test_without_a_resource_the_servers_own_uri_is_used(docs, http):
 
 def test_a_resource_of_another_server_is_refused(docs, http):
     serve(docs, resource=docs.url("/other"))
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} names another "
-                                    f"resource ({docs.url('/other')}), not {docs.url('/mcp')}; nothing was sent to "
-                                    "an authorization server")
+    error = refused(http, docs)
+    assert error.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} names another "
+                             f"resource ({docs.url('/other')}), not {docs.url('/mcp')}; nothing was sent to "
+                             "an authorization server")
 
 
 def test_a_resource_that_is_no_url_is_refused(docs, http):
@@ -247,10 +252,9 @@ def test_the_preferred_issuer_is_chosen_when_listed(docs, http):
 def test_an_issuer_with_a_path_and_a_trailing_slash_is_refused(docs, http):
     issuer = serve(docs, "/tenant")
     docs.docs[ASM + "/tenant"] = as_doc(issuer + "/")
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == (f"the authorization server metadata at {docs.url(ASM + '/tenant')} names the "
-                                    f"issuer '{issuer}/', not '{issuer}': refused (RFC 8414 section 3.3)")
+    error = refused(http, docs)
+    assert error.message == (f"the authorization server metadata at {docs.url(ASM + '/tenant')} names the "
+                             f"issuer '{issuer}/', not '{issuer}': refused (RFC 8414 section 3.3)")
 
 
 def test_a_root_issuer_may_carry_its_trailing_slash(docs, http):
@@ -279,10 +283,9 @@ def test_the_metadata_urls_are_tried_in_order(docs, http):
 def test_no_metadata_for_the_issuer_is_named_with_the_urls_tried(docs, http):
     issuer = docs.url("/as")
     docs.docs[PRM + "/mcp"] = {"authorization_servers": [issuer]}
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == f"no authorization server metadata found for {issuer}"
-    assert caught.value.hint == "tried: " + ", ".join(as_metadata_urls(issuer))
+    error = refused(http, docs)
+    assert error.message == f"no authorization server metadata found for {issuer}"
+    assert error.hint == "tried: " + ", ".join(as_metadata_urls(issuer))
 
 
 @pytest.mark.parametrize(("answer", "problem"), [
@@ -291,9 +294,8 @@ def test_no_metadata_for_the_issuer_is_named_with_the_urls_tried(docs, http):
 def test_unusable_authorization_server_metadata_is_an_error_never_absent(docs, http, answer, problem):
     issuer = serve(docs)
     docs.docs[ASM + "/as"] = answer
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == f"the authorization server metadata at {docs.url(ASM + '/as')} {problem}"
+    error = refused(http, docs)
+    assert error.message == f"the authorization server metadata at {docs.url(ASM + '/as')} {problem}"
     del issuer
 
 
@@ -308,19 +310,17 @@ def test_the_first_unusable_metadata_is_named(docs, http):
     issuer = serve(docs)
     docs.docs[ASM + "/as"] = (500, {})
     docs.docs[OIDC + "/as"] = (502, {})
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == f"the authorization server metadata at {docs.url(ASM + '/as')} answered HTTP 500"
+    error = refused(http, docs)
+    assert error.message == f"the authorization server metadata at {docs.url(ASM + '/as')} answered HTTP 500"
     del issuer
 
 
 def test_429_from_the_resource_metadata_is_an_error_not_a_legacy_server(docs, http):
     docs.docs[PRM + "/mcp"] = (429, {})
     docs.docs[ASM] = as_doc(docs.url(""))
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} answered HTTP 429; "
-                                    "nothing was sent to an authorization server")
+    error = refused(http, docs)
+    assert error.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} answered HTTP 429; "
+                             "nothing was sent to an authorization server")
 
 
 def test_a_path_url_that_is_absent_falls_back_to_the_root_one(docs, http):
@@ -339,10 +339,9 @@ def test_a_path_url_that_is_absent_falls_back_to_the_root_one(docs, http):
     ((200, b"nope"), "is not JSON (an HTML page?)")])
 def test_unusable_resource_metadata_is_named(docs, http, doc, problem):
     docs.docs[PRM + "/mcp"] = doc
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} {problem}; nothing "
-                                    "was sent to an authorization server")
+    error = refused(http, docs)
+    assert error.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} {problem}; nothing "
+                             "was sent to an authorization server")
 
 
 def test_the_challenges_metadata_url_comes_first(docs, http):
@@ -361,35 +360,31 @@ def test_an_absent_challenge_url_falls_back_to_the_well_known_ones(docs, http):
 
 def test_a_challenge_url_that_serves_nothing_anywhere_is_an_error_not_a_legacy_server(docs, http):
     docs.docs[ASM] = as_doc(docs.url(""))
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), docs.url("/meta"))
-    assert caught.value.message == (f"the protected resource metadata at {docs.url('/meta')} answered HTTP 404; "
-                                    "nothing was sent to an authorization server")
+    error = refused(http, docs, docs.url("/meta"))
+    assert error.message == (f"the protected resource metadata at {docs.url('/meta')} answered HTTP 404; "
+                             "nothing was sent to an authorization server")
 
 
 @pytest.mark.parametrize("answer", [(429, {}), (500, {}), (302, {})])
 def test_an_unusable_challenge_url_is_an_error_at_once(docs, http, answer):
     serve(docs)
     docs.docs["/meta"] = answer
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), docs.url("/meta"))
-    assert caught.value.message.startswith(f"the protected resource metadata at {docs.url('/meta')} (named by the "
-                                           "server's challenge) ")
+    error = refused(http, docs, docs.url("/meta"))
+    assert error.message.startswith(f"the protected resource metadata at {docs.url('/meta')} (named by the "
+                                    "server's challenge) ")
     assert docs.fetched == ["/meta"]
 
 
 def test_a_challenge_url_follows_the_rule(docs, http):
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), "http://evil.example/meta")
-    assert "plain HTTP to another machine" in caught.value.message
+    error = refused(http, docs, "http://evil.example/meta")
+    assert "plain HTTP to another machine" in error.message
     assert docs.fetched == []
 
 
 def test_an_authorization_server_over_plain_http_elsewhere_is_refused(docs, http):
     docs.docs[PRM + "/mcp"] = {"authorization_servers": ["http://as.example/"]}
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message.startswith("the protected resource metadata's authorization_servers http://as.example/")
+    error = refused(http, docs)
+    assert error.message.startswith("the protected resource metadata's authorization_servers http://as.example/")
     assert docs.fetched == [PRM + "/mcp"]
 
 
@@ -511,11 +506,10 @@ def names(monkeypatch):
 def test_an_issuer_whose_name_resolves_to_a_metadata_address_is_never_asked(docs, http, names):
     names["as.test"] = "169.254.169.254"
     docs.docs[PRM + "/mcp"] = {"authorization_servers": ["https://as.test/"]}
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == (f"the authorization server metadata URL https://as.test{ASM} resolves to "
-                                    "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
-                                    "requests there on a server's word")
+    error = refused(http, docs)
+    assert error.message == (f"the authorization server metadata URL https://as.test{ASM} resolves to "
+                             "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
+                             "requests there on a server's word")
 
 
 def test_a_challenge_url_on_the_servers_own_plain_http_origin_is_used(docs, http, names):
@@ -551,19 +545,17 @@ def test_the_body_of_an_absent_document_is_not_read(docs, http):
 
 def test_a_document_nested_too_deep_is_named(docs, http):
     docs.docs[PRM + "/mcp"] = (200, b"[" * 200 + b"]" * 200)
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message.startswith(f"the protected resource metadata at {docs.url(PRM + '/mcp')} sent JSON "
-                                           "nested more than")
+    error = refused(http, docs)
+    assert error.message.startswith(f"the protected resource metadata at {docs.url(PRM + '/mcp')} sent JSON "
+                                    "nested more than")
 
 
 def test_a_redirect_is_named_with_where_it_goes(docs, http):
     docs.docs[PRM + "/mcp"] = (302, {}, {"Location": "https://else.example/m"})
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), None)
-    assert caught.value.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} redirects (HTTP 302 "
-                                    "to https://else.example/m); mrtr follows no redirect for metadata; nothing was "
-                                    "sent to an authorization server")
+    error = refused(http, docs)
+    assert error.message == (f"the protected resource metadata at {docs.url(PRM + '/mcp')} redirects (HTTP 302 "
+                             "to https://else.example/m); mrtr follows no redirect for metadata; nothing was "
+                             "sent to an authorization server")
 
 
 def test_the_resource_the_metadata_names_is_the_one_sent(docs, http):
@@ -592,21 +584,19 @@ def test_a_challenge_url_that_does_not_answer_is_a_timeout(docs):
 
 
 def test_a_challenge_url_on_plain_http_elsewhere_is_named(docs, http):
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), "http://evil.example/meta")
-    assert caught.value.message.startswith("the WWW-Authenticate challenge's resource_metadata "
-                                           "http://evil.example/meta "
-                                           "is plain HTTP to another machine")
+    error = refused(http, docs, "http://evil.example/meta")
+    assert error.message.startswith("the WWW-Authenticate challenge's resource_metadata "
+                                    "http://evil.example/meta "
+                                    "is plain HTTP to another machine")
 
 
 def test_a_challenge_url_whose_name_resolves_to_a_metadata_address_is_never_asked(docs, http, names):
     names["meta.test"] = "169.254.169.254"
-    with pytest.raises(AuthError) as caught:
-        discover(http, docs.url("/mcp"), "https://meta.test/m")
-    assert caught.value.message == ("the WWW-Authenticate challenge's resource_metadata https://meta.test/m resolves "
-                                    "to "
-                                    "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
-                                    "requests there on a server's word")
+    error = refused(http, docs, "https://meta.test/m")
+    assert error.message == ("the WWW-Authenticate challenge's resource_metadata https://meta.test/m resolves "
+                             "to "
+                             "169.254.169.254, a link-local or cloud-metadata address; mrtr never sends "
+                             "requests there on a server's word")
     assert docs.fetched == []
 
 

@@ -27,6 +27,8 @@ from typing import Any
 import pytest
 
 from tests.auth_support import Browser, OAuthServer, Run, run_mrtr, store_files
+from tests.bounds import SAFETY
+from tests.conftest import url_args
 
 jwt = pytest.importorskip("jwt")
 
@@ -48,7 +50,7 @@ class Runs:
         self.extra: set[str] = {SECRET, AGENT_SECRET}
 
     def __call__(self, *args: str, code: int, env: dict[str, str] | None = None) -> Run:
-        run = run_mrtr(self.tmp, "--url", self.server.mcp_url, *args, browser=self.browser,
+        run = run_mrtr(self.tmp, *url_args(self.server.mcp_url), *args, browser=self.browser,
                        env={**self.env, **(env or {})})
         self.all.append(run)
         assert run.code == code, f"exit {run.code}, wanted {code}: {run.stderr}"
@@ -314,8 +316,8 @@ def test_the_config_entry_dpop_setting(tmp_path, oauth_server, workload_key, dpo
         "type": "http", "url": runs.server.mcp_url,
         "oauth": {"clientId": "dpop-bot", "clientSecret": "env:DPOP_SECRET", "grantType": "client_credentials",
                   "dpop": dpop}}}}))
-    run = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "dpop", "--no-input", "call", "echo",
-                   "text=x", env={"DPOP_SECRET": SECRET})
+    run = run_mrtr(tmp_path, "--config", str(config), "--expand-env", "-s", "dpop", "--probe-timeout", f"{SAFETY:g}",
+                   "--no-input", "call", "echo", "text=x", env={"DPOP_SECRET": SECRET})
     runs.all.append(run)
     if want in ("DPoP", "Bearer"):
         assert run.code == 0 and run.stdout.strip() == "echo: x", run.stderr

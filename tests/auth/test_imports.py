@@ -7,13 +7,15 @@ import re
 import subprocess
 
 from tests.auth_support import PY, ROOT, mrtr_env, young_objects_around
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, url_args
+from tests.probe_bound import check_probe_bound
 from tests.support import SAFETY
 
 AUTH_MODULE = re.compile(r"\|\s*(mrtr_cli\.auth(?:\.\w+)*)\s*$", re.M)
 
 
 def imported_auth_modules(tmp_path, *args: str, browser=None) -> tuple[int, list[str], str]:
+    check_probe_bound(args)
     proc = subprocess.run([PY, "-X", "importtime", "-m", "mrtr_cli", *args], capture_output=True, text=True,
                           env=mrtr_env(tmp_path, browser), cwd=ROOT, timeout=SAFETY, stdin=subprocess.DEVNULL)
     return proc.returncode, AUTH_MODULE.findall(proc.stderr), proc.stderr
@@ -21,7 +23,7 @@ def imported_auth_modules(tmp_path, *args: str, browser=None) -> tuple[int, list
 
 def test_a_call_to_an_open_server_imports_nothing_of_auth(tmp_path, http_servers):
     url = http_servers.start(SERVERS / "core_server.py")
-    code, modules, stderr = imported_auth_modules(tmp_path, "--url", url, "call", "no_state", "--no-input")
+    code, modules, stderr = imported_auth_modules(tmp_path, *url_args(url), "call", "no_state", "--no-input")
     assert code == 5, stderr[-2000:]  # the tool asks a question: nobody to answer
     assert "mrtr_cli.cli" in stderr  # the import trace is there
     assert modules == []

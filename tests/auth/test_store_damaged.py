@@ -14,7 +14,7 @@ import re
 import pytest
 
 from tests.auth_support import auth_dir, run_mrtr, sign_in, store_files
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, url_args
 from tests.support import SAFETY
 
 URL = "http://127.0.0.1:9/mcp"  # nothing listens: the commands below never need the server
@@ -102,7 +102,7 @@ def test_a_call_goes_on_without_a_token_where_none_is_needed(tmp_path, http_serv
     url = http_servers.start(SERVERS / "core_server.py")
     path = token_file(tmp_path, url)
     write(path, DAMAGED["issuers-a-list"])
-    run = run_mrtr(tmp_path, "--url", url, "--no-input", "tools")
+    run = run_mrtr(tmp_path, *url_args(url), "--no-input", "tools")
     assert run.code == 0, run.stderr
     assert "typed" in run.stdout
     one_line_naming(run.stderr, path, f"mrtr --url {url} auth logout")
@@ -118,7 +118,7 @@ def test_a_call_the_server_refuses_without_a_sign_in_stops_with_exit_8(tmp_path,
     write(str(path), json.dumps(doc))
     token = doc["issuers"][doc["issuer"]]["tokens"]["access_token"]
     for args in (["--no-input"], []):  # nobody to sign in / `call` that could sign in: neither overwrites it
-        run = run_mrtr(tmp_path, "--url", server.mcp_url, *args, "call", "echo", "text=x", browser=browser)
+        run = run_mrtr(tmp_path, *url_args(server.mcp_url), *args, "call", "echo", "text=x", browser=browser)
         assert run.code == 8, run.stderr
         assert run.stdout == ""
         assert str(path) in run.stderr and f"mrtr --url {server.mcp_url} auth logout" in run.stderr

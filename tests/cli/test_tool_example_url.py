@@ -10,7 +10,7 @@ import shlex
 
 import pytest
 
-from tests.conftest import CATALOG_SERVER
+from tests.conftest import CATALOG_SERVER, SAFETY, url_args
 
 PASSWORD, TOKEN = "s3cr3tpw", "tok999xyz"
 
@@ -19,7 +19,9 @@ PASSWORD, TOKEN = "s3cr3tpw", "tok999xyz"
 def test_the_example_of_a_tool_hides_the_urls_credentials(mrtr, http_servers, given):
     plain = http_servers.start(CATALOG_SERVER)
     url = plain.replace("http://", f"http://alice:{PASSWORD}@", 1) + f"?token={TOKEN}"
-    args, env = (["--url", url], None) if given == "--url" else ([], {"MRTR_URL": url})
+    # (with the era probe's bound at SAFETY, which this is not about: tests/probe_bound.py)
+    bound = ["--probe-timeout", f"{SAFETY:g}"]
+    args, env = (url_args(url), None) if given == "--url" else (bound, {"MRTR_URL": url})
     run = mrtr(*args, "tools", "whoami", env=env)
     assert run.code == 0, run.stderr
     assert PASSWORD not in run.stdout and TOKEN not in run.stdout, run.stdout
@@ -30,13 +32,13 @@ def test_the_example_of_a_tool_hides_the_urls_credentials(mrtr, http_servers, gi
                                       f"{public}), then:")
     example = shlex.split(lines[at + 2])
     assert example[:3] == ["mrtr", "call", "whoami"], example
-    again = mrtr(*example[1:], env={"MRTR_URL": url})  # as it says: with MRTR_URL set, the command works
+    again = mrtr(*bound, *example[1:], env={"MRTR_URL": url})  # as it says: with MRTR_URL set, the command works
     assert again.code == 0, again.stderr
 
 
 def test_the_example_keeps_a_url_without_credentials(mrtr, http_servers):
     url = http_servers.start(CATALOG_SERVER)
-    run = mrtr("--url", url, "tools", "whoami")
+    run = mrtr(*url_args(url), "tools", "whoami")
     assert run.code == 0, run.stderr
     assert f"  mrtr --url {url} call whoami" in run.stdout, run.stdout
 
@@ -44,7 +46,7 @@ def test_the_example_keeps_a_url_without_credentials(mrtr, http_servers):
 def test_inside_the_shell_the_example_names_no_url_and_nothing_to_set(mrtr, http_servers):
     plain = http_servers.start(CATALOG_SERVER)
     url = plain.replace("http://", f"http://alice:{PASSWORD}@", 1) + f"?token={TOKEN}"
-    run = mrtr("--url", url, "shell", input="tools whoami\n")
+    run = mrtr(*url_args(url), "shell", input="tools whoami\n")
     assert run.code == 0, run.stderr
     assert PASSWORD not in run.stdout and TOKEN not in run.stdout, run.stdout
     lines = run.stdout.splitlines()

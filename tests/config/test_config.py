@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ANSWERS, CATALOG_SERVER, EXAMPLE_SERVER, PY, ROOT
+from tests.conftest import ANSWERS, CATALOG_SERVER, EXAMPLE_SERVER, PY, ROOT, url_args
 
 SECRET = "envs3cret-value"
 
@@ -98,11 +98,11 @@ def test_header_values_from_env_and_file(run, home, project, http_servers):
     assert "tok-from-file" not in r.stderr
     r = run("-s", "proj", "call", "whoami")  # a project file cannot read your files
     assert r.stdout.strip() == "you sent: Bearer file:~/token.txt"
-    r = run("--url", url, "-H", "Authorization: Bearer env:API_KEY", "call", "whoami")
+    r = run(*url_args(url), "-H", "Authorization: Bearer env:API_KEY", "call", "whoami")
     assert r.stdout.strip() == "you sent: Bearer key-from-env"
-    r = run("--url", url, "-H", f"Authorization: file:{home / 'token.txt'}", "call", "whoami")
+    r = run(*url_args(url), "-H", f"Authorization: file:{home / 'token.txt'}", "call", "whoami")
     assert r.stdout.strip() == "you sent: tok-from-file"
-    r = run("--url", url, "-H", "X-Key: env:NOT_SET_ANYWHERE", "call", "whoami")
+    r = run(*url_args(url), "-H", "X-Key: env:NOT_SET_ANYWHERE", "call", "whoami")
     assert r.code == 2 and "NOT_SET_ANYWHERE is empty or unset" in r.stderr
 
 

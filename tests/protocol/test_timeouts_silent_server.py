@@ -57,8 +57,9 @@ def run(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
 ], ids=["auto-call", "legacy-ping", "legacy-tools"])
 def test_timeout_ends_a_run_against_a_server_that_never_answers(hang_server, tmp_path, args, says):
     # The first request never gets an answer, whenever --timeout strikes: no time to size.
+    # The probe's own bound (--probe-timeout) is far longer, so --timeout is what ends it.
     url, _ = hang_server("all")
-    proc = run(tmp_path, "--url", url, *args, "--timeout", "2")
+    proc = run(tmp_path, "--url", url, *args, "--timeout", "2", "--probe-timeout", f"{SAFETY:g}")
     assert proc.returncode == 7, proc.stderr
     assert proc.stderr == f"mrtr: error: {says.format(bound=describe_seconds(2))}\n"
 
@@ -119,14 +120,14 @@ def test_one_signal_stops_a_run_waiting_for_initialize(hang_server, tmp_path, si
 
 @pytest.mark.parametrize("kind", ["stdio", "http"])
 def test_a_probe_cut_short_by_timeout_names_server_discover_not_initialize(hang_server, tmp_path, kind):
-    # --timeout (1 s) is shorter than the probe timeout (2 s): the silence is no evidence of
+    # --timeout (1 s) is shorter than the probe timeout (SAFETY): the silence is no evidence of
     # the legacy era, so mrtr must not fall back to initialize (which this stdio server
     # would answer at once) but say server/discover did not answer within --timeout.
     if kind == "stdio":
         target = ["--stdio", f"{PY} {SERVERS / 'legacy_server.py'} --silent-discover"]
     else:
         target = ["--url", hang_server("all")[0]]
-    proc = run(tmp_path, *target, "tools", "--timeout", "1")
+    proc = run(tmp_path, *target, "tools", "--timeout", "1", "--probe-timeout", f"{SAFETY:g}")
     assert proc.returncode == 7, proc.stderr
     assert "did not answer server/discover (the era probe) within --timeout (1 s)" in proc.stderr
     assert "initialize" not in proc.stderr

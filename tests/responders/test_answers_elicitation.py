@@ -17,7 +17,7 @@ from mrtr_cli.errors import JsonRpcError, UsageError
 from mrtr_cli.responders.answers import parse_answer_document, parse_flag
 from mrtr_cli.responders.urls import openable, split_for_display, url_warnings
 from mrtr_cli.schema.elicit import check_format, explain, form_fields, validate_content
-from tests.conftest import SERVERS, Target, stdio_cmd
+from tests.conftest import SERVERS, Target, stdio_cmd, url_args
 
 # The content a correct client sends for the every_kind form (types, consts, arrays).
 EXPECTED = {
@@ -350,7 +350,7 @@ def test_no_secret_in_pending_documents_or_saved_answers(mrtr, http_servers, tmp
     url = http_servers.start(SERVERS / "forms_server.py", "--record", str(record))
     saved = tmp_path / "saved.json"
     secret, token = "header-secret-4242", "token-secret-9797"
-    r = mrtr("--url", url, "-H", f"X-Api-Key: {secret}", "--bearer-token-env", "MY_TOKEN", "call", "two_rounds",
+    r = mrtr(*url_args(url), "-H", f"X-Api-Key: {secret}", "--bearer-token-env", "MY_TOKEN", "call", "two_rounds",
              "-a", "city=Oslo", "--no-input", "--save-answers", saved, env={"MY_TOKEN": token})
     assert r.code == 5
     assert r.json()["target"] == {"url": url}

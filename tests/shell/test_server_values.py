@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd, url_args
 from tests.shell import test_pty as pty
 from tests.support import wait_for
 
@@ -37,7 +37,7 @@ def gated_shell(tmp_path: Path, kind: str, http_servers: HttpServers, *server_ar
     prompt, and the file the server records the requests it reads in."""
     record = tmp_path / f"record-{kind}.jsonl"
     target = (["--stdio", stdio_cmd(GATED, "--record", str(record), *server_args)] if kind == "stdio"
-              else ["--url", http_servers.start(GATED, "--record", str(record), *server_args)])
+              else url_args(http_servers.start(GATED, "--record", str(record), *server_args)))
     s = pty.Shell(tmp_path, *shell_args, *target, env=env)
     s.prompt(PROMPT)
     return s, record

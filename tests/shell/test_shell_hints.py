@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.auth_support import run_mrtr, sign_in
-from tests.conftest import ROOT, SERVERS, stdio_cmd
+from tests.conftest import ROOT, SERVERS, stdio_cmd, url_args
 
 SHELL_SERVER = SERVERS / "shell_server.py"
 LEGACY_SERVER = SERVERS / "legacy_server.py"
@@ -33,14 +33,14 @@ def test_a_sign_in_hint_inside_the_shell_names_auth_login_and_it_works(tmp_path,
     options it needs, and that line does what the message says."""
     server = oauth_server()
     sign_in(tmp_path, server, browser)
-    run = run_mrtr(tmp_path, "--url", server.mcp_url, "shell", browser=browser, input=(
+    run = run_mrtr(tmp_path, *url_args(server.mcp_url), "shell", browser=browser, input=(
         "call admin_tool\nauth login --scope mcp:admin\ncall admin_tool\nauth logout\ncall echo text=b\n"))
     assert run.code == 8, run.stderr
     assert "to grant it, run: auth login --scope mcp:admin\n" in run.stderr, run.stderr
     assert "requires sign-in; run: auth login\n" in run.stderr, run.stderr
     assert "mrtr --url" not in run.stderr, run.stderr
     assert "admin" in run.stdout.splitlines()[0], run.stdout  # the line the hint named signed in for it
-    outside = run_mrtr(tmp_path, "--url", server.mcp_url, "call", "echo", "text=c", browser=browser)
+    outside = run_mrtr(tmp_path, *url_args(server.mcp_url), "call", "echo", "text=c", browser=browser)
     assert outside.code == 8 and f"run: mrtr --url {server.mcp_url} auth login" in outside.stderr, outside.stderr
 
 

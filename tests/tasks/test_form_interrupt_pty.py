@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, HttpServers, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, stdio_cmd, url_args
 from tests.shell.test_pty import CTRL_C, ENTER, Shell
 from tests.support import spawn
 
@@ -26,7 +26,17 @@ def target(kind: str, tmp_path: Path, http_servers: HttpServers) -> list[str]:
     """The task server over `kind` (over stdio its tasks are kept in a file)."""
     if kind == "stdio":
         return ["--stdio", stdio_cmd(TASK_SERVER, "--store", str(tmp_path / "store.json"))]
-    return ["--url", http_servers.start(TASK_SERVER)]
+    return url_args(http_servers.start(TASK_SERVER))
+
+
+def confirmed(s: Shell) -> str:
+    """Send the answers of the form on screen (Enter at its confirmation), then leave the shell
+    (exit 0): the last line the task's result printed."""
+    s.expect("Send these answers?")
+    s.type(ENTER)
+    s.prompt("task-test")
+    assert s.finish() == 0
+    return s.stdout.splitlines()[-1]
 
 
 def saved(tmp_path: Path) -> list[str]:
@@ -54,11 +64,7 @@ def test_ctrl_c_at_a_task_form_in_the_shell_keeps_the_fields_for_a_bare_resume(t
     s.submit("resume")
     s.expect_line("name * An")  # the form starts with what was typed
     s.type("n" + ENTER)
-    s.expect("Send these answers?")
-    s.type(ENTER)
-    s.prompt("task-test")
-    assert s.finish() == 0
-    assert s.stdout.splitlines()[-1] == "hello Ann"
+    assert confirmed(s) == "hello Ann"
 
 
 def test_a_secret_field_of_a_task_form_is_asked_again_after_ctrl_c(tmp_path, http_servers):
@@ -78,11 +84,7 @@ def test_a_secret_field_of_a_task_form_is_asked_again_after_ctrl_c(tmp_path, htt
     s.type(ENTER)
     s.expect_line("password *")  # empty: asked again
     s.type("swordfish" + ENTER)
-    s.expect("Send these answers?")
-    s.type(ENTER)
-    s.prompt("task-test")
-    assert s.finish() == 0
-    assert s.stdout.splitlines()[-1] == "signed in Bo"
+    assert confirmed(s) == "signed in Bo"
 
 
 def test_ctrl_c_at_a_task_form_from_the_command_line_names_the_resume_that_keeps_the_fields(tmp_path, http_servers):

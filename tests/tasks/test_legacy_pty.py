@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd
+from tests.conftest import SERVERS, HttpServers, read_records, stdio_cmd, url_args
 from tests.support import ENTER, spawn
 
 pexpect = pytest.importorskip("pexpect")
@@ -23,7 +23,7 @@ def server(transport: str, http_servers: HttpServers, tmp_path) -> tuple[list[st
     record = tmp_path / "record.jsonl"
     if transport == "stdio":
         return ["--stdio", stdio_cmd(SERVER, "--record", str(record))], record
-    return ["--url", http_servers.start(SERVER, "--record", str(record))], record
+    return url_args(http_servers.start(SERVER, "--record", str(record))), record
 
 
 def finish(child: pexpect.spawn) -> int:
@@ -109,7 +109,7 @@ def test_ctrl_c_keeps_a_per_session_task_reachable(tmp_path, http_servers, mrtr)
     url = http_servers.start(SERVER, "--per-session")
     # The task ends after 20 polls, not at a time: it is still running when Ctrl-C comes,
     # however slowly a loaded machine drew the line.
-    child, out = spawn(tmp_path, "--url", url, "call", "countdown", "polls:=20")
+    child, out = spawn(tmp_path, *url_args(url), "call", "countdown", "polls:=20")
     child.expect(r"step \d+ of 20")
     child.sendintr()
     assert finish(child) == 130

@@ -401,7 +401,7 @@ def test_records_and_commands_hold_no_secrets(mrtr, http_servers, tmp_path):
     records_dir = tmp_path / "state" / "mrtr" / "tasks"
 
     def attempt(bound: float) -> str | None:  # the bound grows until the task was created in it
-        r = mrtr("--url", url, "-H", "Authorization: Bearer sekrit-token-123", "call", "slow", "seconds:=3600",
+        r = mrtr(*url_args(url), "-H", "Authorization: Bearer sekrit-token-123", "call", "slow", "seconds:=3600",
                  "--timeout", f"{bound:g}")
         assert r.code == 7, r.stderr
         assert "sekrit" not in r.stderr
@@ -423,7 +423,7 @@ def test_waiting_uses_no_cpu_between_polls(mrtr, http_servers):
     url = http_servers.start(TASK_SERVER)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    r = mrtr("--url", url, "call", "slow", "seconds:=4")
+    r = mrtr(*url_args(url), "call", "slow", "seconds:=4")
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert r.code == 0, r.stderr

@@ -259,10 +259,8 @@ def test_the_jwt_bearer_form():
 
 # ---------------------------------------------------------------- the token exchange
 @pytest.fixture
-def idp():
-    server = JsonDocuments()
-    yield server
-    server.stop()
+def idp(started):
+    return started(JsonDocuments)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import time
 
 from mrtr_cli.config.target import parse_stdio
 from mrtr_cli.protocol.era.cache import EraCache, server_key
-from tests.conftest import SERVERS, stdio_cmd
+from tests.conftest import SERVERS, stdio_cmd, url_args
 
 DUAL = SERVERS / "dual_server.py"
 LEGACY = SERVERS / "legacy_server.py"
@@ -105,7 +105,7 @@ def test_mrtr_no_cache_keeps_no_era(mrtr, tmp_path):
 
 def test_http_500_on_the_probe_hints_at_the_older_protocol(mrtr, http_servers):
     url = http_servers.start(DUAL, "--fail", "server/discover")
-    r = mrtr("--url", url, "call", "echo", "text=hi")
+    r = mrtr(*url_args(url), "call", "echo", "text=hi")
     assert r.code == 3, r.stderr
     assert "HTTP 500" in r.stderr and "try --protocol 2025-11-25" in r.stderr
     r = mrtr("--url", url, "--protocol", "2025-11-25", "call", "echo", "text=hi")

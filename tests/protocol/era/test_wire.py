@@ -20,7 +20,7 @@ from mrtr_cli.protocol.era.opener import parse_protocol
 from mrtr_cli.protocol.era.verdict import classify_response
 from mrtr_cli.protocol.legacy import declared_capabilities
 from mrtr_cli.render.listing import describe_discover
-from tests.conftest import PY, SERVERS, read_records, stdio_cmd
+from tests.conftest import PY, SERVERS, read_records, stdio_cmd, url_args
 from tests.support import SAFETY
 
 DUAL = SERVERS / "dual_server.py"
@@ -220,14 +220,14 @@ def test_http_session_id_on_every_request_and_deleted_at_exit(mrtr, http_servers
 def test_http_auto_falls_back_on_a_non_modern_400_and_caches_it(mrtr, http_servers, tmp_path):
     record = tmp_path / "http.jsonl"
     url = http_servers.start(DUAL, "--legacy-only", "--record", str(record))
-    r = mrtr("--url", url, "call", "echo", "text=hi", "-v")
+    r = mrtr(*url_args(url), "call", "echo", "text=hi", "-v")
     assert r.code == 0, r.stderr
     assert r.stdout.startswith("hi\n")
     assert "server/discover answered -32600 Bad Request: Missing session ID -> legacy" in r.stderr
     methods = [json.loads(rec["body"]).get("method") for rec in raw_records(record) if rec["body"]]
     assert methods[:2] == ["server/discover", "initialize"]
     record.write_text("")
-    r = mrtr("--url", url, "call", "echo", "text=hi")
+    r = mrtr(*url_args(url), "call", "echo", "text=hi")
     assert r.code == 0, r.stderr
     methods = [json.loads(rec["body"]).get("method") for rec in raw_records(record) if rec["body"]]
     assert methods[0] == "initialize"
@@ -236,7 +236,7 @@ def test_http_auto_falls_back_on_a_non_modern_400_and_caches_it(mrtr, http_serve
 def test_http_auto_stays_modern_with_a_dual_era_server(mrtr, http_servers, tmp_path):
     record = tmp_path / "http.jsonl"
     url = http_servers.start(DUAL, "--record", str(record))
-    r = mrtr("--url", url, "call", "echo", "text=hi")
+    r = mrtr(*url_args(url), "call", "echo", "text=hi")
     assert r.code == 0, r.stderr
     records = raw_records(record)
     assert [json.loads(rec["body"])["method"] for rec in records] == ["server/discover", "tools/list", "tools/call"]

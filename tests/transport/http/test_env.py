@@ -18,7 +18,7 @@ import time
 import pytest
 
 from tests.auth_support import self_signed_certificate
-from tests.conftest import EXAMPLE_SERVER, SAFETY
+from tests.conftest import EXAMPLE_SERVER, SAFETY, url_args
 
 #: No CA or proxy setting of the machine running the tests leaks into a case (an empty
 #: variable is not set, for httpx2; an empty lower-case one would also unset its upper-case twin).
@@ -50,7 +50,7 @@ def garbage_pem(tmp_path_factory):
 ])
 def test_a_variable_httpx2_cannot_use_is_exit_2_naming_it(mrtr, url, garbage_pem, name, value, says):
     value = value.replace("GARBAGE", garbage_pem)
-    r = mrtr("--url", url, "tools", env={**QUIET, name: value})
+    r = mrtr(*url_args(url), "tools", env={**QUIET, name: value})
     assert r.code == 2, r.stderr
     assert r.stderr.startswith("mrtr: error: " + says.replace("GARBAGE", garbage_pem)), r.stderr
     assert "Traceback" not in r.stderr and "secret" not in r.stderr
@@ -58,13 +58,13 @@ def test_a_variable_httpx2_cannot_use_is_exit_2_naming_it(mrtr, url, garbage_pem
 
 
 def test_ssl_cert_dir_is_not_read_when_ssl_cert_file_is_set(mrtr, url):
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"})
+    r = mrtr(*url_args(url), "tools", env={**QUIET, "SSL_CERT_FILE": "/nonexistent", "SSL_CERT_DIR": "/nonexistent"})
     assert r.code == 2, r.stderr
     assert "SSL_CERT_FILE=/nonexistent" in r.stderr and "SSL_CERT_DIR" not in r.stderr
 
 
 def test_a_dead_proxy_is_named_not_the_server(mrtr, url):
-    r = mrtr("--url", url, "tools", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"})
+    r = mrtr(*url_args(url), "tools", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"})
     assert r.code == 3, r.stderr
     assert f"cannot connect to {url} through the proxy http://127.0.0.1:1 (HTTP_PROXY)" in r.stderr
     assert "NO_PROXY" in r.stderr and "is the server running" not in r.stderr
@@ -72,11 +72,11 @@ def test_a_dead_proxy_is_named_not_the_server(mrtr, url):
 
 def test_no_proxy_localhost_does_not_cover_127_0_0_1_but_a_block_or_star_does(mrtr, url):
     dead = {**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"}
-    r = mrtr("--url", url, "tools", env={**dead, "NO_PROXY": "localhost"})
+    r = mrtr(*url_args(url), "tools", env={**dead, "NO_PROXY": "localhost"})
     assert r.code == 3, r.stderr
     assert "through the proxy http://127.0.0.1:1 (HTTP_PROXY)" in r.stderr
     for no_proxy in ("localhost,127.0.0.0/8", "*"):
-        r = mrtr("--url", url, "tools", env={**dead, "NO_PROXY": no_proxy})
+        r = mrtr(*url_args(url), "tools", env={**dead, "NO_PROXY": no_proxy})
         assert r.code == 0, (no_proxy, r.stderr)
 
 
@@ -88,7 +88,7 @@ def test_auth_with_a_bad_ca_file_is_exit_2(mrtr, url, command):
 
 
 def test_oauth_discovery_through_a_dead_proxy_names_it(mrtr, url):
-    r = mrtr("--url", url, "auth", "login", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"})
+    r = mrtr(*url_args(url), "auth", "login", env={**QUIET, "HTTP_PROXY": "http://127.0.0.1:1"})
     assert r.code == 8, r.stderr
     assert "cannot be reached (ConnectError through the proxy http://127.0.0.1:1 (HTTP_PROXY))" in r.stderr
 
@@ -121,11 +121,11 @@ def tls_url(tmp_path_factory):
 
 def test_an_unverified_certificate_names_the_ca_setting_not_the_server(mrtr, tls_url):
     url, other = tls_url
-    r = mrtr("--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other})
+    r = mrtr(*url_args(url), "tools", env={**QUIET, "SSL_CERT_FILE": other})
     assert r.code == 3, r.stderr
     assert "CERTIFICATE_VERIFY_FAILED" in r.stderr and "is the server running" not in r.stderr
     assert f"the server's certificate is not signed by a CA in SSL_CERT_FILE={other}" in r.stderr
-    r = mrtr("--url", url, "tools", env=QUIET)
+    r = mrtr(*url_args(url), "tools", env=QUIET)
     assert r.code == 3, r.stderr
     assert "set SSL_CERT_FILE to a CA bundle" in r.stderr and "is the server running" not in r.stderr
 
@@ -161,7 +161,7 @@ _not_a_file.sockets = []  # type: ignore[attr-defined]
                                             ("socket", "a socket, not a regular file")])
 def test_ssl_cert_file_naming_what_is_no_file_is_exit_2_at_once_even_for_http(mrtr, url, tmp_path, kind, says):
     path = _not_a_file(tmp_path, kind)
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": path}, timeout=SAFETY)
+    r = mrtr(*WITH_SECRET, *url_args(url), "tools", env={**QUIET, "SSL_CERT_FILE": path}, timeout=SAFETY)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSL_CERT_FILE={path}: {says} (a CA bundle for HTTPS)"), r.stderr
     no_secret(r)
@@ -172,11 +172,11 @@ def test_ssl_cert_dir_holding_a_fifo_under_a_hashed_name_is_exit_2_at_once(mrtr,
     folder.mkdir()
     (folder / "README").write_text("not read by OpenSSL\n")
     os.mkfifo(folder / "unrelated.fifo")  # a name OpenSSL never looks up: no harm
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
+    r = mrtr(*WITH_SECRET, *url_args(url), "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
     assert r.code == 0, r.stderr
     no_secret(r)
     os.mkfifo(folder / "0a1b2c3d.0")
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
+    r = mrtr(*WITH_SECRET, *url_args(url), "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSL_CERT_DIR={folder}: 0a1b2c3d.0 in it: a FIFO (named pipe), "
                                "not a regular file"), r.stderr
@@ -193,7 +193,7 @@ def test_ssl_cert_dir_with_a_fifo_where_the_handshake_looks_is_refused_not_a_han
     folder = tmp_path / "certs"
     folder.mkdir()
     os.mkfifo(folder / f"{subject_hash}.0")
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
+    r = mrtr(*WITH_SECRET, *url_args(url), "tools", env={**QUIET, "SSL_CERT_DIR": str(folder)}, timeout=SAFETY)
     assert r.code == 2, r.stderr
     assert f"SSL_CERT_DIR={folder}: {subject_hash}.0 in it: a FIFO (named pipe)" in r.stderr
     no_secret(r)
@@ -205,13 +205,13 @@ def test_sslkeylogfile_a_fifo_nobody_reads_is_exit_2_naming_it(mrtr, url, tls_ur
     _url, other = tls_url
     fifo = tmp_path / "keys.fifo"
     os.mkfifo(fifo)
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(fifo)},
+    r = mrtr(*WITH_SECRET, *url_args(url), "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(fifo)},
              timeout=60)
     assert r.code == 2, r.stderr
     assert r.stderr.startswith(f"mrtr: error: SSLKEYLOGFILE={fifo}: a FIFO no process reads"), r.stderr
     no_secret(r)
     keys = tmp_path / "keys.log"  # a file is written as Python would write it
-    r = mrtr(*WITH_SECRET, "--url", url, "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(keys)},
+    r = mrtr(*WITH_SECRET, *url_args(url), "tools", env={**QUIET, "SSL_CERT_FILE": other, "SSLKEYLOGFILE": str(keys)},
              timeout=60)
     assert r.code == 0, r.stderr
     no_secret(r)
