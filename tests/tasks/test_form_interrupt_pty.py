@@ -147,7 +147,9 @@ def test_a_stop_signal_at_a_task_form_in_the_shell_names_only_commands_for_after
     assert json.loads(Path(path.group(1)).read_text(encoding="utf-8"))["taskId"].startswith("ask_once-"), shown
     import shlex
 
-    lead = "mrtr " + shlex.join(args)  # the target as given, to the shell and to the user's own shell
+    # the target as given (`--url URL` or `--stdio CMD`, not the test's --probe-timeout,
+    # which is no part of the target), to the shell and to the user's own shell
+    lead = "mrtr " + shlex.join(args[:2])
     commands = re.findall(r"(\S+ )task (?:wait|get|cancel|update) ask_once-", text)
     assert commands, shown
     assert len(re.findall(re.escape(lead) + r" task (?:wait|get|cancel|update) ask_once-", text)) == len(commands), \
