@@ -38,7 +38,7 @@ def test_a_word_the_line_cannot_take_is_never_printed(mrtr, line, said, summary)
 
 def test_a_typo_of_a_command_or_an_option_is_still_shown(mrtr):
     run = mrtr(*TARGET, "shell", input="cal echo\n")
-    assert run.code == 2 and "No such command 'cal'" in run.stderr, run.stderr
+    assert run.code == 2 and "No such command 'cal'. Did you mean 'call'?" in run.stderr, run.stderr
     assert "the first failing line is line 1 (cal echo)" in run.stderr, run.stderr
     run = mrtr(*TARGET, "shell", input="call echo text=fine\ncall echo --bogus\n")
     assert run.code == 2 and "No such option '--bogus'" in run.stderr, run.stderr
