@@ -319,19 +319,29 @@ def _extra_words(joined: str, words: list[str]) -> list[str]:
 def _quoted_words(message: str, words: list[str]) -> list[str]:
     """The words of the line (no `-` option spelling, no `NAME=VALUE`) that click's
     `message` quotes (`'word'`, `"word"`), or, for an unknown option, the option as typed
-    (up to its `=`); each once."""
+    (up to its `=`), or the value given with an option in its word (`--timeout=VALUE`,
+    `-tVALUE`) that the message quotes; each once."""
     out: list[str] = []
     for word in words:
         name = word.partition("=")[0] if word.startswith("-") else word
         if not name or name in out:
             continue
+        if word.startswith("-") and word != "-":
+            value = word.partition("=")[2] if word.startswith("--") else word[2:]
+            if value and value not in out and _quotes(message, value):
+                out.append(value)
         if name.startswith("-") or "=" in name:
             if word.startswith("-") and (f"'{name}'" in message or f'"{name}"' in message) and "such option" in message:
                 out.append(name)
             continue
-        if repr(name) in message or f"'{name}'" in message or f'"{name}"' in message:
+        if _quotes(message, name):
             out.append(name)
     return out
+
+
+def _quotes(message: str, word: str) -> bool:
+    """Whether `message` quotes `word` (`repr`, `'word'`, `"word"`)."""
+    return repr(word) in message or f"'{word}'" in message or f'"{word}"' in message
 
 
 def strict_status(env: Environment, code: int) -> int:
