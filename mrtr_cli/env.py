@@ -275,6 +275,11 @@ class Environment:
             text = redact(text, tuple(self.secrets))
         return text
 
+    def hides(self, text: str) -> bool:
+        """Whether `redact` masks part of `text`: a command printed on stderr that holds
+        such a value could not work as printed (engine/pending.py `start_again_command`)."""
+        return self.redact(text) != text
+
     def masked(self, msg: Mapping[str, Any]) -> Mapping[str, Any]:
         """`msg` (a JSON-RPC message this run sends) with the value at each secret place
         replaced by `***` (`credentials.SecretPlaces.masked`), for any writer of it."""

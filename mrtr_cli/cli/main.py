@@ -229,7 +229,7 @@ def _input_required(env: Environment, exc: InputRequired) -> int:
 
         # what works in `mrtr shell`
         notes = pending_notes if env.line_host is None else env.line_host.pending_notes
-        for line in notes(exc.pending, env.config_words):
+        for line in notes(exc.pending, env.config_words, hides=env.hides):
             env.err(line)
     return int(exc.exit_status)
 

@@ -441,8 +441,10 @@ class ShellHost:
         if isinstance(subject, str) and isinstance(requests, dict):
             self.asked[subject] = requests
 
-    def pending_notes(self, doc: dict[str, Any], config_words: object = ()) -> list[str]:
-        """What to do after exit 5 inside the shell (`cli.main.run` prints them)."""
+    def pending_notes(self, doc: dict[str, Any], config_words: object = (), *,
+                      hides: Callable[[str], bool] | None = None) -> list[str]:
+        """What to do after exit 5 inside the shell (`cli.main.run` prints them; `hides` as
+        for engine/pending.py `start_again_command`, by default the shell's `Environment.hides`)."""
         from mrtr_cli.engine.pending import (  # noqa: PLC0415 - lazy for start-up time
             start_again_command,
             url_notes,
@@ -453,7 +455,8 @@ class ShellHost:
         flags, named = answer_flags(doc)
         if doc.get("resumable") is False:
             lines.append("  this server cannot resume a call: start it again with the answers" + named + ", e.g.:")
-            lines.append("  " + start_again_command(doc, target_words=False) + (" " + flags if flags else ""))
+            lines.append("  " + start_again_command(doc, target_words=False, then=" " + flags if flags else "",
+                                                    hides=hides or self.env.hides))
         elif flags:
             lines.append(f"  answer and go on here: resume {flags}{named}, or resume --answers FILE")
         else:  # roots, a sampling: no -a flag answers them
