@@ -289,7 +289,8 @@ def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] =
         if params.get("arguments"):
             given = json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))
             words += ["--args", shown(given, "@ARGS.json", "a file holding the call's arguments, the pending "
-                                      "document's params.arguments, e.g. jq .params.arguments PENDING.json > ARGS.json")]
+                                      "document's params.arguments, e.g. jq .params.arguments PENDING.json "
+                                      "> ARGS.json")]
         if method == "tools/call" and isinstance(params.get("task"), dict):
             words.append("--task")  # it ran as a (2025-11-25) task
     said = f"  ({'; '.join(notes)}; not printed here: it holds a credential)" if notes else ""
