@@ -28,7 +28,7 @@ from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.shell.lineapp import LineApp
 from mrtr_cli.shell.listings import ShellLists
 from mrtr_cli.shell.objects import member
-from mrtr_cli.shell.watch import ListWatcher
+from mrtr_cli.shell.watch import END_WAIT, ListWatcher
 from mrtr_cli.transport.base import server_alive
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -214,12 +214,16 @@ class ShellHost:
             self._close()
 
     def _close(self) -> None:
-        context, self._context, self.session = self._context, None, None
+        context, self._context, session, self.session = self._context, None, self.session, None
+        if session is not None:
+            session.closing = True  # its listen stream, broken by the close, is not sent again
         if self.watcher is not None:
             self.watcher.stop()
         self.app.covered = lambda kind: False
         if context is not None:
             context.__exit__(None, None, None)
+        if self.watcher is not None:
+            self.watcher.join(END_WAIT)  # whatever its thread has to say is said before the shell ends
 
     # ------------------------------------------------------------------ a server that stops
     def failed(self, session: Session, exc: TransportError) -> None:
