@@ -11,7 +11,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -275,6 +275,11 @@ class Environment:
             text = redact(text, tuple(self.secrets))
         return text
 
+    def hides(self, text: str) -> bool:
+        """Whether `redact` masks part of `text`: a command printed on stderr that holds
+        such a value could not work as printed (engine/pending.py `start_again_command`)."""
+        return self.redact(text) != text
+
     def masked(self, msg: Mapping[str, Any]) -> Mapping[str, Any]:
         """`msg` (a JSON-RPC message this run sends) with the value at each secret place
         replaced by `***` (`credentials.SecretPlaces.masked`), for any writer of it."""
@@ -343,3 +348,54 @@ def _new_places() -> SecretPlaces:
     from mrtr_cli.credentials import SecretPlaces  # noqa: PLC0415 - lazy for start-up time
 
     return SecretPlaces()
+
+
+class RunScope:
+    """The scope of one run (a command, a batch, one line of `mrtr shell`) for the registry
+    of the files it reads and writes (userfiles.RunFiles), opened by cli/main.py `run` for
+    every run. The registry itself is made by userfiles.current_run_files at its first use,
+    so a run that names no file (`mrtr --help`, `--version`) never imports userfiles.
+
+    Attributes:
+        parent: the scope of the run this one is part of (a shell line's: the shell's).
+        inherit_as: the prefix ("the shell's ") under which this run's registry starts with
+            the files of `parent`'s; None: it starts empty.
+        registry: the registry, once made (a `userfiles.RunFiles`), else None.
+    """
+
+    def __init__(self, parent: RunScope | None, inherit_as: str | None):
+        self.parent = parent
+        self.inherit_as = inherit_as
+        self.registry: object | None = None
+
+
+#: The scope of the run going on (`run_scope`), None outside one. Process-wide, not per
+#: thread: the lines of a batch (worker threads) read under the batch's.
+_scope: RunScope | None = None
+
+
+@contextlib.contextmanager
+def run_scope(inherit_as: str | None = None, *, again: bool = False) -> Iterator[RunScope]:
+    """A fresh `RunScope` for the run in the `with` block; the one before comes back after.
+    `inherit_as`: its registry starts with the files of the one before, named with this
+    prefix (a shell line inside the shell's run). `again`: the run in the block is the one
+    before, run again (cli/main.py, after `EraChanged`): its scope is kept and its
+    registry, if made, restarts (`userfiles.RunFiles.restart`)."""
+    global _scope  # noqa: PLW0603 - the run's one scope, for every reader of a user file
+    before = _scope
+    if again and before is not None:
+        restart = getattr(before.registry, "restart", None)
+        if restart is not None:
+            restart()
+        yield before
+        return
+    _scope = RunScope(before, inherit_as)
+    try:
+        yield _scope
+    finally:
+        _scope = before
+
+
+def current_run_scope() -> RunScope | None:
+    """The scope of the run going on (`run_scope`), None outside one."""
+    return _scope

@@ -88,7 +88,8 @@ class UnreadWords(UsageError):
     def place(self, line: Sequence[str]) -> None:
         """Name each word by its place in `line` (the words after `mrtr`, or a shell
         line's words: 1 is the first), the last such word not named yet (or the last that
-        starts `WORD=`, an option given its value, `--opt=VALUE`); by its length alone when
+        starts `WORD=`, an option given its value, `--opt=VALUE`, or gives an option the
+        value WORD in its own word, `--opt=WORD`, `-oWORD`); by its length alone when
         the line does not hold it."""
         taken: set[int] = set()
         names = []
@@ -97,6 +98,9 @@ class UnreadWords(UsageError):
             if at is None:
                 at = next((i for i in reversed(range(len(line)))
                            if i not in taken and line[i].startswith(word + "=")), None)
+            if at is None:  # a value given in its option's word: `--opt=VALUE`, `-oVALUE`
+                at = next((i for i in reversed(range(len(line))) if i not in taken and line[i].startswith("-")
+                           and (line[i].endswith("=" + word) or line[i][2:] == word)), None)
             if at is not None:
                 taken.add(at)
             names.append(unshown(word, None if at is None else at + 1))

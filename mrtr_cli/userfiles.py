@@ -33,9 +33,10 @@ import contextlib
 import json
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import IO, Any, Literal
 
+from mrtr_cli.env import RunScope, current_run_scope
 from mrtr_cli.errors import TimeoutExpired, UsageError
 from mrtr_cli.jsonfile import loads_strict
 from mrtr_cli.limits import MAX_USER_FILE_BYTES, describe_bytes, describe_seconds
@@ -548,36 +549,22 @@ class RunFiles:
         self._files.append((option, path, role, key))
 
 
-#: The registry of the run going on (`run_files`), None outside one. Process-wide, not per
-#: thread: the lines of a batch (worker threads) read under the batch's.
-_current: RunFiles | None = None
-
-
-@contextlib.contextmanager
-def run_files(inherit_as: str | None = None, *, again: bool = False) -> Iterator[RunFiles]:
-    """A fresh `RunFiles` for the run in the `with` block (cli/main.py `run`: a command, or
-    one line of `mrtr shell`), the one readers add to (`current_run_files`); the one before
-    comes back after. `inherit_as`: the new one starts with the files of the one before,
-    named with this prefix ("the shell's "), for a shell line inside the shell's run.
-    `again`: the run in the block is the one before, run again: its registry restarts
-    (`RunFiles.restart`) instead."""
-    global _current  # noqa: PLW0603 - the run's one registry, for every reader of a user file
-    before = _current
-    if again and before is not None:
-        before.restart()
-        yield before
-        return
-    _current = RunFiles(before, prefix=inherit_as) if before is not None and inherit_as is not None else RunFiles()
-    try:
-        yield _current
-    finally:
-        _current = before
-
-
 def current_run_files() -> RunFiles:
-    """The registry of the run going on (`run_files`); outside one (a test calling a reader
-    or `make_app` directly), a fresh one that no other reader sees."""
-    return _current if _current is not None else RunFiles()
+    """The registry of the run going on (env.run_scope, opened by cli/main.py `run`), made
+    here at its first use (a shell line's starts with the shell's files, named "the shell's
+    ..."); outside a run (a test calling a reader or `make_app` directly), a fresh one that
+    no other reader sees."""
+    scope = current_run_scope()
+    return _registry_of(scope) if scope is not None else RunFiles()
+
+
+def _registry_of(scope: RunScope) -> RunFiles:
+    """The registry of `scope`, made now if it has none yet (`RunScope`)."""
+    if not isinstance(scope.registry, RunFiles):
+        inherited = (_registry_of(scope.parent)
+                     if scope.parent is not None and scope.inherit_as is not None else None)
+        scope.registry = RunFiles(inherited, prefix=scope.inherit_as or "")
+    return scope.registry
 
 
 def check_run_files(files: Iterable[tuple[str, str | None, FileRole]]) -> None:

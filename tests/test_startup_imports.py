@@ -165,6 +165,20 @@ def test_help_imports_no_command_module(tmp_path):
     assert loaded(seen["end"], command_modules) == []
 
 
+#: What `mrtr --help` and `mrtr --version` never load: no command module (above), nor the
+#: reader of user files, whose registry every run opens (env.run_scope) but makes only when
+#: a file is first added (userfiles.current_run_files).
+NEVER_ON_HELP = ("mrtr_cli.userfiles",)
+
+
+def test_help_and_version_do_not_load_the_user_file_reader(tmp_path):
+    for option in ("--help", "--version"):
+        proc, seen = imported(tmp_path, option)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert proc.stdout.strip(), option
+        assert loaded(seen["end"], NEVER_ON_HELP) == [], option
+
+
 #: Runs `python -m mrtr_cli ARGS...` and writes, to the file named by argv[1], every dataclass
 #: of mrtr's built meanwhile, with the methods `dataclass` generated for it.
 DATACLASS_WRAPPER = r"""

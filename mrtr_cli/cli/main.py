@@ -20,7 +20,7 @@ from mrtr_cli.cli.help.format import write_commands
 from mrtr_cli.cli.interrupts import CommandInterrupted
 from mrtr_cli.cli.options import global_options
 from mrtr_cli.cli.placement import PlacementGroup
-from mrtr_cli.env import Environment
+from mrtr_cli.env import Environment, run_scope
 from mrtr_cli.errors import (
     EraChanged,
     ExitStatus,
@@ -124,12 +124,10 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False, group:
     Output that cannot be written (stdout, `--trace`) ends the run with exit 2 whatever its
     outcome would have been (what was asked for is not delivered), except an interrupt (130).
     """
-    from mrtr_cli.userfiles import run_files  # noqa: PLC0415 - lazy for start-up time
-
     try:
-        # The run's one registry of the files it reads and writes (userfiles.RunFiles): a
-        # shell line's starts with the shell's (its --trace, its config and answer files).
-        with run_files(inherit_as="the shell's " if env.line_host is not None else None, again=again):
+        # The run's one registry of the files it reads and writes (userfiles.RunFiles, made at
+        # its first use): a shell line's starts with the shell's (its --trace, config and answer files).
+        with run_scope(inherit_as="the shell's " if env.line_host is not None else None, again=again):
             code = _run(argv, env, again=again, group=group or cli)
     except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
         _print_error(env, exc, json_mode=env.json_mode)
@@ -231,7 +229,7 @@ def _input_required(env: Environment, exc: InputRequired) -> int:
 
         # what works in `mrtr shell`
         notes = pending_notes if env.line_host is None else env.line_host.pending_notes
-        for line in notes(exc.pending, env.config_words):
+        for line in notes(exc.pending, env.config_words, hides=env.hides):
             env.err(line)
     return int(exc.exit_status)
 
@@ -321,19 +319,29 @@ def _extra_words(joined: str, words: list[str]) -> list[str]:
 def _quoted_words(message: str, words: list[str]) -> list[str]:
     """The words of the line (no `-` option spelling, no `NAME=VALUE`) that click's
     `message` quotes (`'word'`, `"word"`), or, for an unknown option, the option as typed
-    (up to its `=`); each once."""
+    (up to its `=`), or the value given with an option in its word (`--timeout=VALUE`,
+    `-tVALUE`) that the message quotes; each once."""
     out: list[str] = []
     for word in words:
         name = word.partition("=")[0] if word.startswith("-") else word
         if not name or name in out:
             continue
+        if word.startswith("-") and word != "-":
+            value = word.partition("=")[2] if word.startswith("--") else word[2:]
+            if value and value not in out and _quotes(message, value):
+                out.append(value)
         if name.startswith("-") or "=" in name:
             if word.startswith("-") and (f"'{name}'" in message or f'"{name}"' in message) and "such option" in message:
                 out.append(name)
             continue
-        if repr(name) in message or f"'{name}'" in message or f'"{name}"' in message:
+        if _quotes(message, name):
             out.append(name)
     return out
+
+
+def _quotes(message: str, word: str) -> bool:
+    """Whether `message` quotes `word` (`repr`, `'word'`, `"word"`)."""
+    return repr(word) in message or f"'{word}'" in message or f'"{word}"' in message
 
 
 def strict_status(env: Environment, code: int) -> int:

@@ -219,5 +219,27 @@ class PlacementGroup(ReusedParser, InterruptGroup, HelpGroup):
             ctx.fail("Missing command.")  # as for the group's own options alone (`mrtr --json`)
         return super().parse_args(ctx, place_options(self, ctx, list(args)))
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                           list[str]]:
+        """click's, but an unknown command name gets "Did you mean 'call'?" from the names
+        of all the group's commands (`command_names`), loaded or not: click suggests only
+        among the commands a group holds (a shell line's group holds none of its own:
+        cli/commands/shell.py `LineGroup`), and only from click 8.4 on.
+
+        Raises:
+            click.UsageError: "No such command 'NAME'." with a close name if there is one.
+        """
+        name = args[0] if args else ""
+        if (name and not ctx.resilient_parsing and not is_option(name)
+                and self.get_command(ctx, name) is None):
+            from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - only on an error path
+
+            close = close_matches(name, self.command_names(ctx))
+            spelled = ", ".join(repr(c) for c in close)
+            said = (f" Did you mean {spelled}?" if len(close) == 1
+                    else f" Did you mean one of: {spelled}?" if close else "")
+            raise click.UsageError(f"No such command {name!r}.{said}", ctx=ctx)
+        return super().resolve_command(ctx, args)
+
 
 PlacementGroup.group_class = PlacementGroup  # `task`, `auth` and any later subgroup

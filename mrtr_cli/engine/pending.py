@@ -147,11 +147,13 @@ def url_notes(doc: Mapping[str, object]) -> list[str]:
     return lines
 
 
-def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = ()) -> list[str]:
+def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = (), *,
+                  hides: Callable[[str], bool] | None = None) -> list[str]:
     """Lines for stderr after a pending document was printed: what to do next.
 
     `config_words`: the run's `--config FILE` / `--expand-env` (`Environment.config_words`),
-    carried by the printed commands when the target is a named server.
+    carried by the printed commands when the target is a named server. `hides`: as for
+    `start_again_command` (`Environment.hides`, the redaction the lines pass through).
 
     URLs of URL-mode requests are listed (sanitised) so a person can open them
     themselves; `mrtr` never opens anything without a person's consent.
@@ -159,7 +161,7 @@ def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = ()) -
     lines = url_notes(doc)
     if doc.get("resumable") is False:  # an older server asked during the call: start it again
         lines.append("  this server cannot resume a call: fill in the answersTemplate, then start it again:")
-        lines.append("  " + start_again_legacy(doc, config_words))
+        lines.append("  " + start_again_legacy(doc, config_words, hides=hides))
     elif _target(doc).get("stdio") and doc.get("taskId"):
         # The task lived in the server process, which ended with this run: the call starts
         # again, answered by the template (a replay: inOrder for task-keyed questions).
@@ -167,7 +169,7 @@ def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = ()) -
 
         lines.append("  the stdio server ended with this run, and its task with it: fill in the answersTemplate "
                      "(it answers the call from the beginning), then start the call again with it:")
-        lines.append("  " + start_again_legacy(doc, config_words))
+        lines.append("  " + start_again_legacy(doc, config_words, hides=hides))
         template = raw_template if isinstance(raw_template := doc.get("answersTemplate"), dict) else {}
         if "inOrder" not in template:  # keyed as asked: a server that keeps its tasks takes them
             lines.append("  or, if the server keeps its tasks (a file, a database): "
@@ -180,7 +182,7 @@ def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = ()) -
 
         lines.append("  the stdio server ended with this run: fill in the answersTemplate, then start the call "
                      "again with it (add the answers given before):")
-        lines.append("  " + start_again_legacy(doc, config_words))
+        lines.append("  " + start_again_legacy(doc, config_words, hides=hides))
         lines.append("  or: " + shellwords.shell_line(_mrtr_words(doc, config_words))
                      + " resume PENDING.json --answers ANSWERS.json  (starts a new server process: it goes on only "
                      "if the server accepts a requestState made by the one that ended, else exit 4)")
@@ -228,12 +230,41 @@ def _resume_lead(doc: Mapping[str, object]) -> str:
     return url_in_command(str(url))[1]
 
 
+def hidden_by_url_rule(text: str) -> bool:
+    """Whether the redaction of every diagnostic line masks part of `text` by the URL rule
+    alone (`credentials.redact_urls`: a URL's password, its secret-named parameters): the
+    default of `start_again_command`'s `hides`."""
+    from mrtr_cli.credentials import redact_urls  # noqa: PLC0415 - lazy for start-up time
+
+    return redact_urls(text) != text
+
+
 def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] = (), *,
-                        target_words: bool = True) -> str:
-    """The `mrtr` command line that starts the pending call over (target, command, arguments);
-    `config_words` as for `pending_notes`. Without `target_words`, the command alone (as
-    typed inside `mrtr shell`, whose target is fixed)."""
+                        target_words: bool = True, then: str = "",
+                        hides: Callable[[str], bool] | None = None) -> str:
+    """The `mrtr` command line that starts the pending call over (target, command, arguments),
+    then `then` (more words, already quoted: ` --answers ANSWERS.json`); `config_words` as
+    for `pending_notes`. Without `target_words`, the command alone (as typed inside `mrtr
+    shell`, whose target is fixed).
+
+    A command printed on stderr passes through its redaction (`Environment.redact`), which
+    would mask a value of the user's own (a URL-shaped tool argument with `token=...`), so
+    that the command could not work as printed. `hides(text)` says whether it masks part of
+    `text` (`Environment.hides`; default `hidden_by_url_rule`): such a value is never put in
+    the command; a stand-in is (`--args @ARGS.json`, `read URI`, `--stdio COMMAND`), and a
+    note after the command says where in the pending document the value is. A target URL
+    with credentials is named by `MRTR_URL` instead (`credentials.url_in_command`).
+    """
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+
+    hidden = hides or hidden_by_url_rule
+    notes: list[str] = []
+
+    def shown(value: str, stand_in: str, where: str) -> str:
+        if not hidden(value):
+            return value
+        notes.append(f"{stand_in.lstrip('@')}: {where}")
+        return stand_in
 
     target = found if isinstance(found := doc.get("target"), dict) and target_words else {}
     words = _mrtr_words(doc, config_words) if target_words else []
@@ -244,30 +275,38 @@ def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] =
         url_words, lead = url_in_command(str(target["url"]))  # a URL saved without its credentials: MRTR_URL
         words += url_words
     elif target.get("stdio"):
-        words += ["--stdio", str(target["stdio"])]
+        words += ["--stdio", shown(str(target["stdio"]), "COMMAND", "the server's command, the pending "
+                                   "document's target.stdio")]
     elif target.get("server"):
         words += ["-s", str(target["server"])]
     params = raw_params if isinstance(raw_params := doc.get("params"), dict) else {}
     method = doc.get("method")
     if method == "resources/read":
-        words += ["read", str(params.get("uri"))]
+        words += ["read", shown(str(params.get("uri")), "URI", "the resource's URI, the pending document's "
+                                "params.uri")]
     else:
         words += ["prompt" if method == "prompts/get" else "call", str(params.get("name"))]
         if params.get("arguments"):
-            words += ["--args", json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))]
+            given = json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))
+            words += ["--args", shown(given, "@ARGS.json", "a file holding the call's arguments, the pending "
+                                      "document's params.arguments, e.g. jq .params.arguments PENDING.json "
+                                      "> ARGS.json")]
         if method == "tools/call" and isinstance(params.get("task"), dict):
             words.append("--task")  # it ran as a (2025-11-25) task
-    return lead + shellwords.shell_line(words)
+    said = f"  ({'; '.join(notes)}; not printed here: it holds a credential)" if notes else ""
+    return lead + shellwords.shell_line(words) + then + said
 
 
-def start_again_legacy(doc: Mapping[str, object], config_words: Sequence[str] = ()) -> str:
+def start_again_legacy(doc: Mapping[str, object], config_words: Sequence[str] = (), *,
+                       hides: Callable[[str], bool] | None = None) -> str:
     """For a document from an older server (`resumable: false`): the command that starts
-    the call again in the same protocol version, with the filled-in answers."""
+    the call again in the same protocol version, with the filled-in answers (`hides` as
+    for `start_again_command`)."""
     from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
 
     version = doc.get("protocolVersion")
     pin = f" --protocol {shellwords.quote(str(version))}" if version else ""
-    return start_again_command(doc, config_words) + pin + " --answers ANSWERS.json"
+    return start_again_command(doc, config_words, then=pin + " --answers ANSWERS.json", hides=hides)
 
 
 def build_pending(

@@ -152,6 +152,9 @@ class Session(MessageRouting, ResponseWaiting):
         self._shown: set[Any] = set()  # tokens whose progress reached the display (it is told when they end)
         self._lock = threading.Lock()
         self._started = False
+        #: The session is closing (`close`, or its owner about to close it: the shell's host):
+        #: a request whose response stream breaks now ends with the break, never sent again.
+        self.closing = False
         # Server-initiated requests wait here for a thread blocked in `request` to answer them.
         self._server_requests: collections.deque[Message] = collections.deque()
         self._waiters: set[threading.Event] = set()
@@ -180,7 +183,9 @@ class Session(MessageRouting, ResponseWaiting):
 
     def close(self) -> None:
         """Close the transport, then say what a flood left unshown (`summarise_floods`);
-        safe to call more than once."""
+        safe to call more than once. A request still waiting (a `subscriptions/listen` on
+        another thread) ends with its broken stream, never sent again (`closing`)."""
+        self.closing = True
         self.transport.close()
         self.summarise_floods()
 
@@ -314,8 +319,10 @@ class Session(MessageRouting, ResponseWaiting):
 
                 # 2026-07-28: a broken response stream loses the request; re-issue it
                 # once as a new request with a new id. Said on stderr: the server may run
-                # it twice, and what each run sends (its logs, its progress) is shown.
-                if isinstance(exc, BrokenStream) and not stream_retried and not deadline.expired():
+                # it twice, and what each run sends (its logs, its progress) is shown. Not
+                # once the session is closing: closing is what broke it.
+                if (isinstance(exc, BrokenStream) and not stream_retried and not deadline.expired()
+                        and not self.closing):
                     stream_retried = True
                     self._say_reissued(exc.message, msg)
                     continue

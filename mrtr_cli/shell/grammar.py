@@ -7,6 +7,7 @@ command's own words (`walk`); the line itself is parsed by the command definitio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mrtr_cli.errors import name_like
@@ -22,6 +23,9 @@ class OptionSpec:
         choices: the values it accepts when they are a fixed set (`--color`), else empty.
         path: its value names a file or directory (`--answers FILE`, `--root PATH`).
         help: its one-line help.
+        accepts: value -> whether the option takes it (its type's conversion, which has no
+            side effect: a number, a number of seconds, a choice), None when the line's
+            parse alone can tell (text, a path, an answer).
     """
 
     spellings: tuple[str, ...]
@@ -29,6 +33,7 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     path: bool = False
     help: str = ""
+    accepts: Callable[[str], bool] | None = None
 
 
 @dataclass
@@ -64,6 +69,9 @@ class Walk:
         options: the option words given (as typed, without values).
         places: where each positional word is in the words walked (their indices).
         unknown: where each option word the command does not have is (their indices).
+        values: each value given to an option: (the index of the word holding it, the
+            option, the value): the word after the option, or the option word itself
+            (`--opt=value`, `-aVALUE`).
     """
 
     path: list[CommandSpec]
@@ -72,6 +80,7 @@ class Walk:
     options: list[str]
     places: list[int] = field(default_factory=list)
     unknown: list[int] = field(default_factory=list)
+    values: list[tuple[int, OptionSpec, str]] = field(default_factory=list)
 
 
 def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
@@ -86,11 +95,13 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
     places: list[int] = []
     unknown: list[int] = []
     given: list[str] = []
+    values: list[tuple[int, OptionSpec, str]] = []
     pending: OptionSpec | None = None
     options_end = False
     for at, word in enumerate(words[1:], start=1):
         spec = path[-1]
         if pending is not None:
+            values.append((at, pending, word))
             pending = None
             continue
         if not options_end and word == "--":
@@ -104,28 +115,33 @@ def walk(commands: dict[str, CommandSpec], words: list[str]) -> Walk | None:
                 unknown.append(at)
             if option is not None and option.takes_value and not eq and (word.startswith("--") or len(word) == 2):
                 pending = option
+            elif option is not None and option.takes_value:  # `--opt=value`, `-aVALUE`
+                values.append((at, option, word.partition("=")[2] if word.startswith("--") else word[2:]))
             continue
         if not positionals and spec.subcommands and word in spec.subcommands:
             path.append(spec.subcommands[word])
             continue
         positionals.append(word)
         places.append(at)
-    return Walk(path, positionals, pending, given, places, unknown)
+    return Walk(path, positionals, pending, given, places, unknown, values)
 
 
 def unread_words(commands: dict[str, CommandSpec], words: list[str]) -> set[int]:
     """The indices of the words of a line (`words`) that its command cannot take as they
     stand, which an error would not print (errors.UnreadWords) and the history keeps as
     `***`: a positional word past the most the command takes, a word with no `=` where
-    its `KEY=VALUE` items go, and a first word that names no command or an option word the
-    command does not have, either not spelled as a name (`errors.name_like`: a typo such as
-    `cal` or `--bogus` is kept)."""
+    its `KEY=VALUE` items go, and a first word that names no command, an option word the
+    command does not have, or a value an option refuses (`OptionSpec.accepts`: `--timeout
+    TOKEN`, `--timeout=TOKEN`), each not spelled as a name (`errors.name_like`, as the
+    error's message does: a typo such as `cal`, `--bogus` or `--timeout soon` is kept)."""
     found = walk(commands, words)
     if found is None:
         first = words[0] if words else ""
         return set() if not first or first.startswith("-") or name_like(first) else {0}
     spec = found.path[-1]
     out = {at for at in found.unknown if not name_like(words[at].partition("=")[0])}
+    out.update(at for at, option, value in found.values
+               if option.accepts is not None and not name_like(value) and not option.accepts(value))
     for count, (word, at) in enumerate(zip(found.positionals, found.places, strict=True)):
         if spec.subcommands:
             continue  # a group's unknown subcommand: click names it

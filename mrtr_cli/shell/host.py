@@ -28,7 +28,7 @@ from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.shell.lineapp import LineApp
 from mrtr_cli.shell.listings import ShellLists
 from mrtr_cli.shell.objects import member
-from mrtr_cli.shell.watch import ListWatcher
+from mrtr_cli.shell.watch import END_WAIT, ListWatcher
 from mrtr_cli.transport.base import server_alive
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -214,12 +214,16 @@ class ShellHost:
             self._close()
 
     def _close(self) -> None:
-        context, self._context, self.session = self._context, None, None
+        context, self._context, session, self.session = self._context, None, self.session, None
+        if session is not None:
+            session.closing = True  # its listen stream, broken by the close, is not sent again
         if self.watcher is not None:
             self.watcher.stop()
         self.app.covered = lambda kind: False
         if context is not None:
             context.__exit__(None, None, None)
+        if self.watcher is not None:
+            self.watcher.join(END_WAIT)  # whatever its thread has to say is said before the shell ends
 
     # ------------------------------------------------------------------ a server that stops
     def failed(self, session: Session, exc: TransportError) -> None:
@@ -441,8 +445,10 @@ class ShellHost:
         if isinstance(subject, str) and isinstance(requests, dict):
             self.asked[subject] = requests
 
-    def pending_notes(self, doc: dict[str, Any], config_words: object = ()) -> list[str]:
-        """What to do after exit 5 inside the shell (`cli.main.run` prints them)."""
+    def pending_notes(self, doc: dict[str, Any], config_words: object = (), *,
+                      hides: Callable[[str], bool] | None = None) -> list[str]:
+        """What to do after exit 5 inside the shell (`cli.main.run` prints them; `hides` as
+        for engine/pending.py `start_again_command`, by default the shell's `Environment.hides`)."""
         from mrtr_cli.engine.pending import (  # noqa: PLC0415 - lazy for start-up time
             start_again_command,
             url_notes,
@@ -453,7 +459,8 @@ class ShellHost:
         flags, named = answer_flags(doc)
         if doc.get("resumable") is False:
             lines.append("  this server cannot resume a call: start it again with the answers" + named + ", e.g.:")
-            lines.append("  " + start_again_command(doc, target_words=False) + (" " + flags if flags else ""))
+            lines.append("  " + start_again_command(doc, target_words=False, then=" " + flags if flags else "",
+                                                    hides=hides or self.env.hides))
         elif flags:
             lines.append(f"  answer and go on here: resume {flags}{named}, or resume --answers FILE")
         else:  # roots, a sampling: no -a flag answers them

@@ -35,6 +35,9 @@ KIND_OF_NOTIFICATION = {method: kind for kind, (_, method) in LISTS.items()}
 
 #: Seconds `ListWatcher.start` waits for a 2026-07-28 subscription's acknowledgement.
 ACK_WAIT = 10.0
+#: Seconds the shell waits, once its session is closed, for the subscription's thread to end
+#: (its stream broken by the close ends it at once; a bound, never a wait on the server).
+END_WAIT = 5.0
 
 
 def declared_kinds(capabilities: object) -> list[str]:
@@ -95,6 +98,12 @@ class ListWatcher:
         self.stopping = True
         with self._lock:
             self._covered.clear()
+
+    def join(self, timeout: float) -> None:
+        """Wait at most `timeout` seconds for the subscription's thread to end (after the
+        session closed: its broken stream ends it quietly, `stop`)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
 
     # ------------------------------------------------------------------ internals
     def _notified(self, msg: Message) -> None:

@@ -42,6 +42,7 @@ TOKEN = "ghp_abcdef123456"
     (("call", "echo", f"--{TOKEN}"), "No such option word 5 (18 characters, not shown)"),
     (("call", "echo", f"--{TOKEN}=1"), "No such option word 5 (18 characters, not shown)"),
     (("call", "echo", "--timeout", TOKEN), "Invalid value for '--timeout': word 6 (16 characters, not shown)"),
+    (("call", "echo", f"--timeout={TOKEN}"), "Invalid value for '--timeout': word 5 (16 characters, not shown)"),
 ])
 @pytest.mark.parametrize("json_mode", [False, True])
 def test_a_word_mrtr_cannot_read_is_named_by_place_and_length_never_printed(mrtr_here, args, said, json_mode):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,38 @@ def test_an_argument_holding_a_nested_secret_is_withheld_whole(mrtr, tmp_path):
                  "-a", 'note:={"password": "hunter-22"}', "--no-input")
     assert again.code == 0, again.stderr
     assert json.loads(again.stdout) == {"note": {"password": "hunter-22"}, "obj": {"inner": "S3CRET-99"}}
+
+
+def test_a_command_to_start_again_never_holds_a_value_stderr_would_mask(mrtr, tmp_path):
+    """A tool argument of the user's own that is URL-shaped with a secret-named parameter
+    (`token=...`) is masked by stderr's redaction wherever it stands: the command printed to
+    start the call again names a file of the arguments instead (`--args @ARGS.json`) and says
+    where they are, and it works as printed once that file and the answers are written."""
+    link = "https://x.example/cb?token=tok-8f3k2mZq"
+    server = stdio_cmd(SERVERS / "legacy_server.py")
+    r = mrtr("--stdio", server, "-v", "call", "book_table", "date=2026-01-01", f"note={link}", "--no-input")
+    assert r.code == 5, r.stderr
+    doc = r.json()
+    assert doc["params"]["arguments"] == {"date": "2026-01-01", "note": link}, doc
+    command = next(line.strip() for line in r.stderr.splitlines() if line.strip().startswith("mrtr --stdio"))
+    assert "***" not in command and "tok-8f3k2mZq" not in command, r.stderr
+    assert "--args @ARGS.json" in command and "params.arguments" in command, r.stderr
+    words = shlex.split(command.split("  (", 1)[0])
+    (tmp_path / "ARGS.json").write_text(json.dumps(doc["params"]["arguments"]))
+    answers = doc["answersTemplate"]
+    answers["inputResponses"]["elicitation-1"]["content"] = {"partySize": 2, "seating": "indoor"}
+    (tmp_path / "ANSWERS.json").write_text(json.dumps(answers))
+    again = mrtr(*words[1:], cwd=tmp_path)
+    assert again.code == 0 and "Booked a table for 2 (indoor)" in again.stdout, again.stderr
+
+
+def test_the_shells_command_to_start_again_never_holds_a_value_stderr_would_mask(mrtr):
+    """The same inside `mrtr shell`: its hint after exit 5 and a bare `resume`'s."""
+    link = "https://x.example/cb?token=tok-8f3k2mZq"
+    r = mrtr("--stdio", stdio_cmd(SERVERS / "legacy_server.py"), "shell",
+             input=f"call book_table date=2026-01-01 note={link}\nresume\n")
+    assert r.code == 5, r.stderr
+    commands = [line for line in r.stderr.splitlines() if "call book_table --args" in line]
+    assert len(commands) == 2, r.stderr
+    assert all("--args @ARGS.json" in line and "***" not in line and "params.arguments" in line
+               for line in commands), r.stderr

@@ -296,13 +296,18 @@ def test_history_keeps_no_word_the_line_cannot_take(tmp_path, http_servers):
     s.run("call echo text=plain-line ghp_pasted123456")
     s.run("tools echo ghp_extra123456")
     s.run("cal echo")
+    s.run("call echo text=plain-line --timeout ghp_timeout123456")  # a value the option refuses
+    s.run("call echo text=plain-line --timeout 30")  # one it takes is kept as typed
     assert "(16 characters, not shown)" in s.screen and "(15 characters, not shown)" in s.screen, s.screen
+    assert "(17 characters, not shown)" in s.screen, s.screen
     s.finish()
     data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
     errors = [row for row in s.screen.splitlines() if "error" in row]
-    assert len(errors) == 3 and not any("123456" in row for row in errors), s.screen
+    assert len(errors) == 4 and not any("123456" in row for row in errors), s.screen
     assert "123456" not in data, data
     assert "call echo text=plain-line '***'" in data and "tools echo '***'" in data and "cal echo" in data, data
+    assert "call echo text=plain-line --timeout '***'" in data, data
+    assert "call echo text=plain-line --timeout 30" in data, data
 
 
 def test_history_keeps_no_secret_inside_json_or_an_options_value(tmp_path, http_servers):

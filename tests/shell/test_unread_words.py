@@ -23,6 +23,12 @@ TOKEN = "ghp_abcdef123456"
     (f"tools echo {TOKEN}", "unexpected extra argument: word 3 (16 characters, not shown)", "tools echo '***'"),
     (f"{TOKEN} echo", "No such command word 1 (16 characters, not shown)", "'***' echo"),
     (f"call echo text=hi --{TOKEN}", "No such option word 4 (18 characters, not shown)", "call echo text=hi '***'"),
+    (f"call echo text=hi --timeout {TOKEN}", "Invalid value for '--timeout': word 5 (16 characters, not shown)",
+     "call echo text=hi --timeout '***'"),
+    (f"call echo text=hi --timeout={TOKEN}", "Invalid value for '--timeout': word 4 (16 characters, not shown)",
+     "call echo text=hi '--timeout=***'"),
+    (f"call echo text=hi --max-rounds {TOKEN}", "word 5 (16 characters, not shown)",
+     "call echo text=hi --max-rounds '***'"),
 ])
 def test_a_word_the_line_cannot_take_is_never_printed(mrtr, line, said, summary):
     run = mrtr(*TARGET, "shell", input=f"call echo text=fine\n{line}\n")
@@ -38,8 +44,11 @@ def test_a_word_the_line_cannot_take_is_never_printed(mrtr, line, said, summary)
 
 def test_a_typo_of_a_command_or_an_option_is_still_shown(mrtr):
     run = mrtr(*TARGET, "shell", input="cal echo\n")
-    assert run.code == 2 and "No such command 'cal'" in run.stderr, run.stderr
+    assert run.code == 2 and "No such command 'cal'. Did you mean 'call'?" in run.stderr, run.stderr
     assert "the first failing line is line 1 (cal echo)" in run.stderr, run.stderr
     run = mrtr(*TARGET, "shell", input="call echo text=fine\ncall echo --bogus\n")
     assert run.code == 2 and "No such option '--bogus'" in run.stderr, run.stderr
     assert "the first failing line is line 2 (call echo --bogus)" in run.stderr, run.stderr
+    run = mrtr(*TARGET, "shell", input="call echo text=fine\ncall echo --timeout soon\n")  # a value spelled as a name
+    assert run.code == 2 and "'soon' is not a number of seconds" in run.stderr, run.stderr
+    assert "the first failing line is line 2 (call echo --timeout soon)" in run.stderr, run.stderr

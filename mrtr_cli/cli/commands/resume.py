@@ -95,5 +95,5 @@ def resume_cmd(ctx: click.Context, /, pending: str, **kw: object) -> int:
                 err, ProtocolError,
                 "the server refused this pending call's requestState: it has expired, or the server was "
                 "restarted without a shared key, so the call cannot be resumed and must be started again",
-                hint="start it again: " + start_again_command(doc, app.env.config_words),
+                hint="start it again: " + start_again_command(doc, app.env.config_words, hides=app.env.hides),
             ) from None

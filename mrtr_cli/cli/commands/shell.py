@@ -11,12 +11,14 @@ shell's session (cli/build.py `make_app`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import IO, Any, cast
 
 import click
 
 from mrtr_cli.cli.main import COMMAND_MODULES, CONTEXT_SETTINGS, cli
 from mrtr_cli.cli.options import declare_options, global_options, make_app
+from mrtr_cli.cli.params import Seconds
 from mrtr_cli.cli.placement import PlacementGroup, is_option
 from mrtr_cli.env import Environment
 
@@ -166,7 +168,7 @@ def _spec(ctx: click.Context, name: str, command: click.Command | None) -> Any:
         spec = OptionSpec(tuple(param.opts + param.secondary_opts), not (param.is_flag or param.count),
                           tuple(param.type.choices) if isinstance(param.type, click.Choice) else (),
                           any(w in metavar for w in _PATH_METAVARS) and "@" not in metavar,
-                          (param.help or "").split(" (")[0].rstrip("."))
+                          (param.help or "").split(" (")[0].rstrip("."), _accepts(param, ctx))
         for spelling in spec.spellings:
             options[spelling] = spec
     subcommands: dict[str, Any] = {}
@@ -180,6 +182,27 @@ def _spec(ctx: click.Context, name: str, command: click.Command | None) -> Any:
     takes = None if any(p.nargs < 0 for p in arguments) else sum(p.nargs for p in arguments)
     items_from = next((i for i, p in enumerate(arguments) if p.nargs < 0 and p.name == "items"), None)
     return CommandSpec(name, command.get_short_help_str(limit=70), options, subcommands, takes, items_from)
+
+
+#: The parameter types whose conversion has no side effect (no file opened or looked at):
+#: the shell may try a value on them (`_accepts`).
+_PURE_TYPES = (click.Choice, click.types.IntParamType, click.types.FloatParamType, Seconds)
+
+
+def _accepts(param: click.Option, ctx: click.Context) -> Callable[[str], bool] | None:
+    """value -> whether `param` takes it, by its type's own conversion (the one click runs
+    on the line: `Invalid value for ...`), for a type in `_PURE_TYPES`; None for any other."""
+    if not isinstance(param.type, _PURE_TYPES) or param.is_flag or param.count:
+        return None
+
+    def accepts(value: str) -> bool:
+        try:
+            param.type.convert(value, param, ctx)
+        except click.BadParameter:
+            return False
+        return True
+
+    return accepts
 
 
 def _spellings() -> dict[str, str]:
