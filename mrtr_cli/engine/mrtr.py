@@ -38,7 +38,6 @@ from mrtr_cli.errors import (
     UsageError,
 )
 from mrtr_cli.jsonfile import unsendable_text
-from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.capabilities.declared import TASKS_EXTENSION, declared_for
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
@@ -434,9 +433,12 @@ class MrtrEngine:
             if resume_here():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
                 hint: str | None = (f"the call is kept: resume finishes it here (it asks again{filled})"
                                     + after_shell(path))
-            else:
-                hint = (f"the call can be finished later: mrtr resume {shellwords.quote(path)} (it asks again at a "
-                        f"terminal{filled}; in a script add --answers FILE)") if path else None
+            else:  # the command line, or a shell a stop signal ends: read at the command line
+                from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - only when a round stops
+
+                resume = command_line(["resume"], [path], at_command_line=True) if path else None
+                hint = (f"the call can be finished later: {resume} (it asks again at a "
+                        f"terminal{filled}; in a script add --answers FILE)") if resume else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint, pending=doc) from None
         answered = {**preset, **round_outcome.responses}
         if round_outcome.missing:
@@ -465,12 +467,14 @@ class MrtrEngine:
         path = save_interrupted(doc)
         if path:
             from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.render.invocation import command, inside_shell  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.render.invocation import command_line, inside_shell  # noqa: PLC0415 - lazy for start-up time
 
             url = self.target.get("url") if not inside_shell() else None  # the shell has its URL
             lead = url_in_command(str(url))[1] if url else ""  # its credentials were not saved: MRTR_URL
-            more = f"your answers are kept: {lead}{command('resume ' + quote(str(path)))}"
+            resume = command_line(["resume"], [str(path)])
+            more = (f"your answers are kept: {lead}{resume}" if resume
+                    else "your answers are kept in a pending document in the state directory (its path "
+                         "cannot be shown as typed)")
             exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 
     def _pending(

@@ -13,7 +13,7 @@ thread builds (a message too large) is printed inside the shell as well."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 
 #: `mrtr`, as a command line starts.
@@ -51,13 +51,77 @@ def inside_shell() -> bool:
     return _IN_SHELL.get() or _SHELL_RUNNING[0]
 
 
+#: Said after a command that must reach the same server when its target is not printed.
+SAME_TARGET = " (with the same --url, --stdio or -s)"
+#: The longest command a hint prints (render/sanitize.py `LINE_CHARS`): a longer one is not printed.
+MAX_COMMAND_CHARS = 2000
+
+
+def quote_word(word: str, *, at_command_line: bool = False) -> str:
+    """`word` as one word where a hint is read: at the command line, the user's shell
+    (platform/shellwords.py: a POSIX shell, or PowerShell on Windows); inside `mrtr shell`
+    (unless `at_command_line`), whose line reader splits as a POSIX shell does on every
+    platform (shell/words.py), the POSIX spelling."""
+    if inside_shell() and not at_command_line:
+        import shlex  # noqa: PLC0415 - lazy for start-up time
+
+        return shlex.quote(word)
+    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+
+    return shellwords.quote(word)
+
+
+def command_line(words: Sequence[str], operands: Sequence[str] = (), options: Sequence[str] = (), *,
+                 target: Sequence[str] | None = None, same_target: bool = False,
+                 at_command_line: bool = False) -> str | None:
+    """The one builder of every command a message prints, as a person types it here.
+
+    Args:
+        words: the command and its options (`["task", "get"]`, `["call", "--args", JSON]`).
+        operands: its positional words (a tool's or prompt's name, a task id, `KEY=VALUE`
+            items), after a `--` when one starts with `-` (else it would be read as an option).
+        options: options written after the operands (`call NAME --args JSON`); before the
+            `--` when there is one.
+        target: the words that name the server in their public form (`--url URL`,
+            `--stdio CMD`, `-s NAME`; never a secret), printed after `mrtr` at the command
+            line; inside `mrtr shell` none (its one server needs no naming, and a target
+            option on its line is refused).
+        same_target: with no `target`, say the command takes the same `--url`, `--stdio`
+            or `-s` (at the command line).
+        at_command_line: the command is for the command line whatever runs now (inside the
+            shell: one to run after it ends, engine/pending.py `after_shell`).
+
+    Every word is quoted for where the hint is read (`quote_word`).
+
+    Returns:
+        `mrtr [TARGET] WORDS OPERANDS OPTIONS` at the command line (`WORDS OPTIONS --
+        OPERANDS` for an operand that starts with `-`), the same without `mrtr [TARGET]`
+        inside the shell; None when a word cannot be shown as typed (a control or other
+        non-printable character: a terminal would show it escaped, so the line would not
+        run as printed) or the line would be longer than `MAX_COMMAND_CHARS`: the caller
+        says so instead of printing a command.
+    """
+    if any(w.startswith("-") for w in operands):
+        all_words = [*words, *options, "--", *operands]
+    else:
+        all_words = [*words, *operands, *options]
+    if not all(w.isprintable() for w in all_words):
+        return None
+    shell = inside_shell() and not at_command_line
+    if not shell:
+        all_words = [PROGRAM, *(target or ()), *all_words]
+    text = " ".join(quote_word(str(w), at_command_line=at_command_line) for w in all_words)
+    if not text.isprintable() or len(text) > MAX_COMMAND_CHARS:
+        return None
+    return text + (SAME_TARGET if same_target and target is None and not shell else "")
+
+
 def command(words: str, *, same_target: bool = False) -> str:
-    """`words` (a command and its arguments, `tools echo`) as a person runs it here:
-    `mrtr tools echo` at the command line, with ` (with the same --url, --stdio or -s)`
-    when `same_target`; `tools echo` inside the shell."""
-    if inside_shell():
-        return words
-    return f"{PROGRAM} {words}" + (" (with the same --url, --stdio or -s)" if same_target else "")
+    """`words`, mrtr's own (a command and its options, `task list`, `task wait ID --answers
+    FILE`: never server text), as a person runs it here (`command_line`): `mrtr task list`
+    at the command line, with ` (with the same --url, --stdio or -s)` when `same_target`;
+    `task list` inside the shell."""
+    return command_line(words.split(), same_target=same_target) or words
 
 
 def command_path(path: str) -> str:
