@@ -118,13 +118,16 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
     """
     import json  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.invocation import quote_word  # noqa: PLC0415 - only on an error path
+    from mrtr_cli.schema.example import item  # noqa: PLC0415 - only on an error path
 
     for name, value in (arguments or {}).items():
         if not isinstance(value, str):
-            text = value if value is None else json.dumps(value, ensure_ascii=False)
-            item = shellwords.quote(f"{name}={text}")
+            text = json.dumps(value, ensure_ascii=False)
+            given = item((name,), text, text)  # KEY=TEXT or KEY:="TEXT"; None: neither reads back as this one
+            shown = quote_word(given) if given is not None else None
             raise UsageError(f"{what} {_clean(name)}: {what}s are strings, not {json_type(value)}",
                              hint="leave it out" if value is None else
-                             f"give it as text: {item}" if len(item) <= QUOTE_CHARS else "give it as text: NAME=TEXT")
+                             f"give it as text: {shown}" if shown and len(shown) <= QUOTE_CHARS else
+                             "give it as text (NAME=TEXT, or a JSON string in --args)")
     return dict(arguments or {})

@@ -218,3 +218,22 @@ def test_start_again_puts_the_options_before_a_guarded_name(name):
     assert ctx.params["tool"] == name, command
     assert json.loads(ctx.params["args_json"]) == {"a b": "x"}, command
     assert ctx.find_root().params["protocol"] == "2025-11-25" or ctx.params.get("protocol") == "2025-11-25", command
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=_NAMES, value=st.one_of(st.integers(), st.booleans(), st.lists(st.integers(), max_size=2)))
+def test_give_it_as_text_names_the_argument(name, value):
+    """A prompt argument given as JSON that is not a string: the hint's `NAME=TEXT` item reads
+    back, through mrtr's item parser, as that one argument with the value as text; an item
+    that would not (`c=d`) is not printed."""
+    from mrtr_cli.schema.prompt_arguments import require_strings
+
+    with pytest.raises(UsageError) as caught:
+        require_strings({name: value}, "prompt argument")
+    hint = caught.value.hint or ""
+    if hint.startswith("give it as text: "):
+        (text,) = shellwords.split(hint[len("give it as text: "):])
+        parsed = parse_item(text, _no_file)
+        assert (parsed.path, build_arguments([parsed], None, None)) == ([name], {name: json.dumps(value)}), hint
+    else:
+        assert hint == "give it as text (NAME=TEXT, or a JSON string in --args)", hint
