@@ -122,8 +122,11 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False, group:
     Output that cannot be written (stdout, `--trace`) ends the run with exit 2 whatever its
     outcome would have been (what was asked for is not delivered), except an interrupt (130).
     """
+    from mrtr_cli.render.invocation import run_scope  # noqa: PLC0415 - lazy for start-up time
+
     try:
-        code = _run(argv, env, again=again, group=group or cli)
+        with run_scope():
+            code = _run(argv, env, again=again, group=group or cli)
     except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
         _print_error(env, exc, json_mode=env.json_mode)
         code = int(exc.exit_status)

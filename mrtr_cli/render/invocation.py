@@ -20,6 +20,8 @@ from contextvars import ContextVar
 PROGRAM = "mrtr"
 
 _IN_SHELL: ContextVar[bool] = ContextVar("mrtr_in_shell", default=False)
+#: This run's target as printed commands name it (`run_target`); None: not known here.
+_RUN_TARGET: ContextVar[tuple[str, ...] | None] = ContextVar("mrtr_run_target", default=None)
 #: The shell's loop runs its lines (`shell_running`): a process-wide fact, for every thread.
 _SHELL_RUNNING: list[bool] = [False]
 
@@ -43,6 +45,27 @@ def shell_running() -> Iterator[None]:
         yield
     finally:
         _SHELL_RUNNING[0] = False
+
+
+@contextlib.contextmanager
+def run_scope() -> Iterator[None]:
+    """One run of a command line (cli/main.py `run`): the target `set_run_target` records
+    holds until it ends, and no longer."""
+    token = _RUN_TARGET.set(None)
+    try:
+        yield
+    finally:
+        _RUN_TARGET.reset(token)
+
+
+def set_run_target(words: Sequence[str] | None) -> None:
+    """Record the words after `mrtr` that reach this run's server again, in their public
+    form (`--url URL`, `--stdio CMD`, `[--config FILE] -s NAME`; none when the environment
+    names it), for the commands a hint prints with `same_target` (cli/build.py sets them
+    as it builds the run, in the thread that runs the command); None: they cannot be
+    printed (a URL whose credentials are hidden, `-H` headers), and such a command says
+    "(with the same --url, --stdio or -s)" instead."""
+    _RUN_TARGET.set(None if words is None else tuple(words))
 
 
 def inside_shell() -> bool:
@@ -86,8 +109,8 @@ def command_line(words: Sequence[str], operands: Sequence[str] = (), options: Se
             `--stdio CMD`, `-s NAME`; never a secret), printed after `mrtr` at the command
             line; inside `mrtr shell` none (its one server needs no naming, and a target
             option on its line is refused).
-        same_target: with no `target`, say the command takes the same `--url`, `--stdio`
-            or `-s` (at the command line).
+        same_target: with no `target`, the run's (`set_run_target`); when it is not known,
+            say the command takes the same `--url`, `--stdio` or `-s` (at the command line).
         at_command_line: the command is for the command line whatever runs now (inside the
             shell: one to run after it ends, engine/pending.py `after_shell`).
 
@@ -107,6 +130,8 @@ def command_line(words: Sequence[str], operands: Sequence[str] = (), options: Se
         all_words = [*words, *operands, *options]
     if not all(w.isprintable() for w in all_words):
         return None
+    if same_target and target is None and (known := _RUN_TARGET.get()) is not None:
+        target = known
     shell = inside_shell() and not at_command_line
     if not shell:
         all_words = [PROGRAM, *(target or ()), *all_words]

@@ -237,3 +237,26 @@ def test_give_it_as_text_names_the_argument(name, value):
         assert (parsed.path, build_arguments([parsed], None, None)) == ([name], {name: json.dumps(value)}), hint
     else:
         assert hint == "give it as text (NAME=TEXT, or a JSON string in --args)", hint
+
+
+def test_the_missing_prompt_arguments_hint_runs_as_printed(mrtr, tmp_path):
+    """The tester's prompt (argument names `a b`, `c=d`, `-x`, `e:f`, `$(id)`) at the
+    command line: the hint is a whole command with this run's target, and run as printed
+    it gets the prompt with exactly those arguments."""
+    names = ["a b", "c=d", "-x", "e:f", "$(id)"]
+    prompt = {"name": "p", "arguments": [{"name": n, "required": True} for n in names]}
+    target = _raw_server(tmp_path, {"discover": {
+        "resultType": "complete", "supportedVersions": ["2026-07-28"], "capabilities": {"prompts": {}},
+        "ttlMs": 0, "cacheScope": "public"}, "methods": {
+        "prompts/list": [{"result": {"resultType": "complete", "prompts": [prompt], "ttlMs": 0,
+                                     "cacheScope": "public"}}],
+        "prompts/get": [{"result": {"resultType": "complete",
+                                    "messages": [{"role": "user", "content": {"type": "text", "text": "ok"}}]}}]}})
+    run = mrtr(*target, "prompt", "p")
+    assert run.code == 2, run.stderr
+    command = _command(run.stderr, "give every required one: ")
+    words = _words(command)
+    assert words[:2] == target, command
+    assert _prompt_call(words) == ("p", dict.fromkeys(names, "VALUE")), command
+    again = mrtr(*words)
+    assert again.code == 0, again.stderr
