@@ -205,3 +205,15 @@ def test_usage_errors_found_by_the_parser_are_one_json_line_with_json(argv):
     lines = env.stderr.getvalue().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["error"]["exitCode"] == 2
     assert env.stdout.getvalue() == ""
+
+
+def test_the_see_the_parameters_command_never_prints_a_urls_credentials(mrtr, catalog: Target):
+    """A URL holding a credential (`?api_key=`) is never printed: the hint's command names no
+    target and says the same one is needed (render/invocation.py `set_run_target`)."""
+    if catalog.kind != "http":
+        pytest.skip("a URL's credentials")
+    url = catalog.args[1] + "?api_key=SEKRIT-VALUE"
+    r = mrtr("--url", url, *catalog.args[2:], "call", "echo_args", "count:=-1")
+    assert r.code == 2, r.stderr
+    assert "SEKRIT-VALUE" not in r.stderr, r.stderr
+    assert "see the parameters: mrtr tools echo_args (with the same --url, --stdio or -s)\n" in r.stderr, r.stderr
