@@ -6,6 +6,7 @@ pending document, not in a usage error about a mistyped header."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -418,3 +419,19 @@ def test_a_session_id_is_never_traced_even_before_the_session_knows_it(name):
     assert "s1d" not in err.getvalue() and "s1d" not in trace.getvalue()
     assert f"   {name}: ***" in err.getvalue().splitlines()
     assert "application/json" in trace.getvalue()  # other headers stay readable
+
+
+@pytest.mark.parametrize("command", ["touch '$(id)' 'a b'", "touch 'y\x1b]0;title\x07'"])
+def test_the_refused_commands_stdio_words_are_the_documents_command(mrtr, tmp_path, command):
+    """The hint for a document's unknown stdio command gives `--stdio CMD` that splits back
+    to that very command; one holding a control character (shown escaped, it would be
+    another command) is not given as words."""
+    pending = _pending_for(mrtr, tmp_path, {"stdio": command})
+    r = mrtr("resume", pending, "-a", "resolution=Fixed")
+    assert r.code == 2, r.stderr
+    hint = next(line for line in r.stderr.splitlines() if "giving it yourself: " in line)
+    given = hint.split("giving it yourself: ", 1)[1]
+    if command.isprintable():
+        assert shlex.split(given) == ["--stdio", command], hint
+    else:
+        assert given == "--stdio with that command (it cannot be shown as typed)", hint

@@ -354,9 +354,10 @@ class OAuthClient(CodeFlow, UnattendedGrants, Refresh, TokenRequests):
                              "(nobody signs in), and this run has none to get a new one", hint=federated)
         hint = signin_command(self.settings.login_hint)
         if ch.insufficient_scope and ch.scope:
-            from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.render.invocation import quote_word  # noqa: PLC0415 - lazy for start-up time
 
-            hint += "".join(f" --scope {shellwords.quote(x)}" for x in ch.scopes)
+            hint += ("".join(f" --scope {quote_word(x)}" for x in ch.scopes) if all(x.isprintable() for x in ch.scopes)
+                     else " with --scope for each scope it asks for (one cannot be shown as typed)")
             scope = one_line(ch.scope, SERVER_TEXT_CHARS)
             return AuthError(f"{self.label} needs more permission (scope {scope}); to grant it, run: "
                              + sanitize(hint, single_line=True))

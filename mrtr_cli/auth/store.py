@@ -73,10 +73,11 @@ class TokenStore:
         self.path = path or token_path(url)
         if logout_hint is None:
             from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - lazy for start-up time
 
             words, lead = url_in_command(url)
-            logout_hint = lead + shellwords.shell_line(["mrtr", *words, "auth", "logout"])
+            logout_hint = lead + (command_line(["auth", "logout"], target=words, at_command_line=True)
+                                  or "mrtr auth logout (with the same --url)")
         self.logout_hint = logout_hint
         if not backend:
             from mrtr_cli.settings import current  # noqa: PLC0415 - lazy for start-up time

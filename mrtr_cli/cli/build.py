@@ -18,6 +18,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from mrtr_cli.userfiles import FileRole
 
 
+def public_target_words(opts: Any) -> tuple[list[str], str]:
+    """The words after `mrtr` that name the run's server as its options gave it, in their
+    public form: `[--config FILE] [--expand-env] -s NAME`, `--url URL` or `--stdio CMD` (none
+    when the environment names it), and what to say before a printed command: for a URL
+    whose credentials are hidden, no `--url` and how to give it (`credentials.url_in_command`)."""
+    if opts.server:  # with the --config that names it: a printed command must work as it is
+        return [*opts.config_words(), "-s", opts.server], ""
+    if opts.url:
+        from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+
+        return url_in_command(opts.url)
+    return (["--stdio", opts.stdio] if opts.stdio else []), ""
+
+
 def _merge(group: dict[str, Any], sub: dict[str, Any]) -> dict[str, Any]:
     """Combine group-level and command-level values of the same options."""
     out = dict(group)
@@ -65,6 +79,12 @@ def make_app(ctx: click.Context, kw: dict[str, Any], files: Sequence[tuple[str, 
     env.quiet = opts.quiet
     env.no_input = opts.no_input
     env.config_words = opts.config_words()  # for the hints printed after exit 5 (cli/main.py)
+    if host is None:  # a shell's lines name no target
+        from mrtr_cli.render.invocation import set_run_target  # noqa: PLC0415 - lazy for start-up time
+
+        words, lead = public_target_words(opts)
+        set_run_target(None if lead or opts.headers else
+                       [*words, *(["--bearer-token-env", opts.bearer_token_env] if opts.bearer_token_env else [])])
     from mrtr_cli.userfiles import check_run_files, claim_output  # noqa: PLC0415 - lazy for start-up time
 
     outputs: list[tuple[str, str | None, FileRole]] = [("--trace", opts.trace, "output"),

@@ -124,10 +124,14 @@ def run(argv: list[str] | None, env: Environment, *, again: bool = False, group:
     Output that cannot be written (stdout, `--trace`) ends the run with exit 2 whatever its
     outcome would have been (what was asked for is not delivered), except an interrupt (130).
     """
+    from mrtr_cli.render.invocation import target_scope  # noqa: PLC0415 - lazy for start-up time
+
     try:
         # The run's one registry of the files it reads and writes (userfiles.RunFiles, made at
-        # its first use): a shell line's starts with the shell's (its --trace, config and answer files).
-        with run_scope(inherit_as="the shell's " if env.line_host is not None else None, again=again):
+        # its first use): a shell line's starts with the shell's (its --trace, config and answer
+        # files); and the run's target, as hints print it (render/invocation.py).
+        with run_scope(inherit_as="the shell's " if env.line_host is not None else None, again=again), \
+                target_scope():
             code = _run(argv, env, again=again, group=group or cli)
     except WriteFailed as exc:  # the pending document of an exit 5 could not be printed
         _print_error(env, exc, json_mode=env.json_mode)

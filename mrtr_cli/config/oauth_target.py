@@ -16,7 +16,6 @@ from typing import Any
 from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
 from mrtr_cli.credentials import public_url, url_in_command
 from mrtr_cli.errors import UsageError
-from mrtr_cli.platform import shellwords
 
 
 def target_options(app: Any, target: Any) -> list[str]:
@@ -24,7 +23,8 @@ def target_options(app: Any, target: Any) -> list[str]:
     for a printed command that must reach the same server with the same settings:
     `--config FILE`, `--expand-env`, `-s NAME` or `--url URL`, `--protocol`, and the global
     OAuth options given (`--client-id`, `--client-secret-env VAR`, `--client-secret-file
-    PATH`; never a secret's value). Shell-quoted words."""
+    PATH`; never a secret's value). Words as they are (render/invocation.py `command_line`
+    quotes them)."""
     o = app.opts
     words: list[str] = []
     if target.server:
@@ -35,15 +35,18 @@ def target_options(app: Any, target: Any) -> list[str]:
                         ("--client-secret-env", o.client_secret_env), ("--client-secret-file", o.client_secret_file)]:
         if value and not (flag == "--protocol" and value == "auto"):
             words += [flag, str(value)]
-    return [shellwords.quote(w) for w in words]
+    return words
 
 
 def login_hint(app: Any, target: Any, verb: str = "login") -> str:
     """The command that signs in to `target` (for messages), built from `target_options`:
     `mrtr [--config FILE] [--expand-env] -s NAME auth login` or `mrtr --url URL auth login`;
     `verb` "logout": the command that signs out (and removes a damaged token file)."""
+    from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - lazy for start-up time
+
     lead = "" if target.server else url_in_command(target.url)[1]
-    return lead + " ".join(["mrtr", *target_options(app, target), "auth", verb])
+    line = command_line(["auth", verb], target=target_options(app, target), at_command_line=True)
+    return lead + (line or f"mrtr auth {verb} (with the same --url, -s or --config: one cannot be shown as typed)")
 
 
 def option_settings(app: Any) -> dict[str, Any]:

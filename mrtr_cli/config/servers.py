@@ -197,12 +197,13 @@ def lookup(name: str, explicit: str | None, *, warn: Callable[[str], None] | Non
             return match
     unusable = next((e for e in seen if e.name == name or (bare and host in HOSTS and e.name == bare
                                                            and e.source.host == host)), None)
-    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - lazy for start-up time
 
-    config = f"--config {shellwords.quote(explicit)} " if explicit else ""
+    listing = (command_line(["servers"], target=["--config", explicit] if explicit else [])
+               or "the servers command (with the same --config)")
     if unusable is not None:
         raise UsageError(f"{unusable.where} is not usable: {unusable.entry.unusable}",
-                         hint=f"see every configured server with: mrtr {config}servers")
+                         hint=f"see every configured server with: {listing}")
     from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
 
     names = sorted({e.name for e in seen if e.entry.unusable is None})
@@ -210,7 +211,7 @@ def lookup(name: str, explicit: str | None, *, warn: Callable[[str], None] | Non
     if close:
         hint = f"did you mean: {', '.join(close)}?"
     elif names:
-        hint = f"no configured server has a name like it; see them with: mrtr {config}servers"
+        hint = f"no configured server has a name like it; see them with: {listing}"
     else:
         hint = "searched: " + ", ".join(dict.fromkeys(c.path for c, _ in config_files(explicit, places)))
     raise UsageError(f"-s {name}: no server by that name in the config files", hint=hint)

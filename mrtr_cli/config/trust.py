@@ -138,11 +138,16 @@ def check_saved_target(command: list[str] | None, cwd: str | None, url: str | No
     """
     if command:
         if not knows("stdio", command_identity(command, cwd)):
-            shown = sanitize(shellwords.join(command), single_line=True)
+            from mrtr_cli.render.invocation import quote_word  # noqa: PLC0415 - only for a command not known here
+
+            line = shellwords.join(command)
+            shown = sanitize(line, single_line=True)
+            given = (f"--stdio {quote_word(line)}" if line.isprintable()
+                     else "--stdio with that command (it cannot be shown as typed)")
             where = sanitize(os.path.realpath(cwd or os.getcwd()), single_line=True)
             _consent(env, confirm, f"{source} starts a server with a command mrtr has not run in {where}", shown,
                      refusal=f"{source} names a server command mrtr has not run in {where}: {shown}",
-                     hint=f"run it only if you trust it, by giving it yourself: --stdio {shellwords.quote(shown)}")
+                     hint=f"run it only if you trust it, by giving it yourself: {given}")
         return True
     if not (url and credentials):
         return False

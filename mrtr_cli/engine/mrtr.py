@@ -435,7 +435,7 @@ class MrtrEngine:
             if inside_shell():  # the shell keeps the call (shell/lineapp.py): a bare `resume` finishes it
                 hint: str | None = (f"the call is kept: resume finishes it here (it asks again{filled})"
                                     + after_shell(doc, path, config_words))
-            else:
+            else:  # the command line, or a shell a stop signal ends: read at the command line
                 hint = (f"the call can be finished later: {resume_command(doc, path, config_words)} (it asks again "
                         f"at a terminal{filled}; in a script add --answers FILE)") if path else None
             raise Interrupted("interrupted while answering the server's questions", hint=hint, pending=doc) from None
@@ -465,12 +465,14 @@ class MrtrEngine:
         doc = self._pending(method, params, input_requests, request_state, [], responses, {})
         path = save_interrupted(doc)
         if path:
-            from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - lazy for start-up time
-            from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
+            from mrtr_cli.render.invocation import command_line, inside_shell  # noqa: PLC0415 - lazy for start-up time
 
             # At the shell's prompt, its one server needs no naming; else as the user's own shell runs it.
-            here = f"resume {quote(path)}" if inside_shell() else resume_command(doc, path, self.chain.env.config_words)
-            more = f"your answers are kept: {here}"
+            here = (command_line(["resume"], [str(path)]) if inside_shell()
+                    else resume_command(doc, path, self.chain.env.config_words))
+            more = (f"your answers are kept: {here}" if here
+                    else "your answers are kept in a pending document in the state directory (its path "
+                         "cannot be shown as typed)")
             exc.hint = f"{exc.hint}\n{more}" if exc.hint else more
 
     def _pending(

@@ -123,11 +123,19 @@ def answers_template(input_requests: dict[str, Any], missing: list[str],
     return template
 
 
-def _mrtr_words(doc: Mapping[str, object], config_words: Sequence[str]) -> list[str]:
-    """`mrtr`, then `config_words` (`--config FILE`, `--expand-env`) when the document's
-    target is a named server: what a printed command needs to find that server again."""
+def _config_words(doc: Mapping[str, object], config_words: Sequence[str]) -> list[str]:
+    """`config_words` (`--config FILE`, `--expand-env`) when the document's target is a
+    named server: what a printed command needs after `mrtr` to find that server again."""
     target = raw_target if isinstance(raw_target := doc.get("target"), dict) else {}
-    return ["mrtr", *(config_words if target.get("server") and not (target.get("url") or target.get("stdio")) else [])]
+    return [*(config_words if target.get("server") and not (target.get("url") or target.get("stdio")) else [])]
+
+
+def _resume_command(doc: Mapping[str, object], config_words: Sequence[str]) -> str:
+    """`mrtr [--config FILE] resume PENDING.json --answers ANSWERS.json` (render/invocation.py)."""
+    from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - lazy for start-up time
+
+    return command_line(["resume"], ["PENDING.json"], ["--answers", "ANSWERS.json"],
+                        target=_config_words(doc, config_words)) or "mrtr resume PENDING.json --answers ANSWERS.json"
 
 
 def url_notes(doc: Mapping[str, object]) -> list[str]:
@@ -165,33 +173,25 @@ def pending_notes(doc: Mapping[str, object], config_words: Sequence[str] = (), *
     elif _target(doc).get("stdio") and doc.get("taskId"):
         # The task lived in the server process, which ended with this run: the call starts
         # again, answered by the template (a replay: inOrder for task-keyed questions).
-        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-
         lines.append("  the stdio server ended with this run, and its task with it: fill in the answersTemplate "
                      "(it answers the call from the beginning), then start the call again with it:")
         lines.append("  " + start_again_legacy(doc, config_words, hides=hides))
         template = raw_template if isinstance(raw_template := doc.get("answersTemplate"), dict) else {}
         if "inOrder" not in template:  # keyed as asked: a server that keeps its tasks takes them
             lines.append("  or, if the server keeps its tasks (a file, a database): "
-                         + shellwords.shell_line(_mrtr_words(doc, config_words))
-                         + " resume PENDING.json --answers ANSWERS.json")
+                         + _resume_command(doc, config_words))
     elif _target(doc).get("stdio"):
         # The server process (and any state it kept) ended with this run: a resume starts a
         # new one, which goes on only if it accepts the requestState the old one made.
-        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-
         lines.append("  the stdio server ended with this run: fill in the answersTemplate, then start the call "
                      "again with it (add the answers given before):")
         lines.append("  " + start_again_legacy(doc, config_words, hides=hides))
-        lines.append("  or: " + shellwords.shell_line(_mrtr_words(doc, config_words))
-                     + " resume PENDING.json --answers ANSWERS.json  (starts a new server process: it goes on only "
+        lines.append("  or: " + _resume_command(doc, config_words)
+                     + "  (starts a new server process: it goes on only "
                      "if the server accepts a requestState made by the one that ended, else exit 4)")
     else:
-        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-
         lines.append("  save the document, fill in its answersTemplate, then: " + _resume_lead(doc)
-                     + shellwords.shell_line(_mrtr_words(doc, config_words))
-                     + " resume PENDING.json --answers ANSWERS.json")
+                     + _resume_command(doc, config_words))
     lines.append("  e.g.: jq .answersTemplate PENDING.json > ANSWERS.json  (edit the nulls)")
     lines.extend(withheld_arguments_notes(doc))
     return lines
@@ -240,12 +240,14 @@ def hidden_by_url_rule(text: str) -> bool:
 
 
 def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] = (), *,
-                        target_words: bool = True, then: str = "",
+                        target_words: bool = True, options: Sequence[str] = (),
                         hides: Callable[[str], bool] | None = None) -> str:
-    """The `mrtr` command line that starts the pending call over (target, command, arguments),
-    then `then` (more words, already quoted: ` --answers ANSWERS.json`); `config_words` as
-    for `pending_notes`. Without `target_words`, the command alone (as typed inside `mrtr
-    shell`, whose target is fixed).
+    """The `mrtr` command line that starts the pending call over (target, command, its
+    `options`, arguments), built by render/invocation.py `command_line` (quoted, a `--`
+    before a name that starts with `-`; inside `mrtr shell` as typed at its prompt);
+    `config_words` as for `pending_notes`. Without `target_words`, no target (inside
+    `mrtr shell`, whose target is fixed). A call whose name or arguments cannot be shown
+    as typed is named in words instead.
 
     A command printed on stderr passes through its redaction (`Environment.redact`), which
     would mask a value of the user's own (a URL-shaped tool argument with `token=...`), so
@@ -255,7 +257,7 @@ def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] =
     note after the command says where in the pending document the value is. A target URL
     with credentials is named by `MRTR_URL` instead (`credentials.url_in_command`).
     """
-    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.invocation import command_line, inside_shell  # noqa: PLC0415 - lazy for start-up time
 
     hidden = hides or hidden_by_url_rule
     notes: list[str] = []
@@ -267,7 +269,7 @@ def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] =
         return stand_in
 
     target = found if isinstance(found := doc.get("target"), dict) and target_words else {}
-    words = _mrtr_words(doc, config_words) if target_words else []
+    words = _config_words(doc, config_words) if target_words else []
     lead = ""
     if target.get("url"):
         from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
@@ -282,19 +284,25 @@ def start_again_command(doc: Mapping[str, object], config_words: Sequence[str] =
     params = raw_params if isinstance(raw_params := doc.get("params"), dict) else {}
     method = doc.get("method")
     if method == "resources/read":
-        words += ["read", shown(str(params.get("uri")), "URI", "the resource's URI, the pending document's "
-                                "params.uri")]
+        command, operand = ["read"], shown(str(params.get("uri")), "URI", "the resource's URI, the pending "
+                                           "document's params.uri")
     else:
-        words += ["prompt" if method == "prompts/get" else "call", str(params.get("name"))]
+        command, operand = ["prompt" if method == "prompts/get" else "call"], str(params.get("name"))
         if params.get("arguments"):
-            given = json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))
-            words += ["--args", shown(given, "@ARGS.json", "a file holding the call's arguments, the pending "
-                                      "document's params.arguments, e.g. jq .params.arguments PENDING.json "
-                                      "> ARGS.json")]
+            whole = json.dumps(params["arguments"], ensure_ascii=False, separators=(",", ":"))
+            if not whole.isprintable():  # \uXXXX escapes: printed as typed
+                whole = json.dumps(params["arguments"], separators=(",", ":"))
+            command += ["--args", shown(whole, "@ARGS.json", "a file holding the call's arguments, the pending "
+                                        "document's params.arguments, e.g. jq .params.arguments PENDING.json "
+                                        "> ARGS.json")]
         if method == "tools/call" and isinstance(params.get("task"), dict):
-            words.append("--task")  # it ran as a (2025-11-25) task
+            command.append("--task")  # it ran as a (2025-11-25) task
     said = f"  ({'; '.join(notes)}; not printed here: it holds a credential)" if notes else ""
-    return lead + shellwords.shell_line(words) + then + said
+    line = command_line(command[:1], [operand], [*command[1:], *options], target=words)
+    if line is None:
+        return (f"{command[0]} with the {'uri' if command[0] == 'read' else 'name and arguments'} of the pending "
+                "document's params (they cannot be shown as typed)")
+    return ("" if inside_shell() else lead) + line + said
 
 
 def start_again_legacy(doc: Mapping[str, object], config_words: Sequence[str] = (), *,
@@ -302,11 +310,9 @@ def start_again_legacy(doc: Mapping[str, object], config_words: Sequence[str] = 
     """For a document from an older server (`resumable: false`): the command that starts
     the call again in the same protocol version, with the filled-in answers (`hides` as
     for `start_again_command`)."""
-    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-
     version = doc.get("protocolVersion")
-    pin = f" --protocol {shellwords.quote(str(version))}" if version else ""
-    return start_again_command(doc, config_words, then=pin + " --answers ANSWERS.json", hides=hides)
+    pin = ["--protocol", str(version)] if version else []
+    return start_again_command(doc, config_words, options=[*pin, "--answers", "ANSWERS.json"], hides=hides)
 
 
 def build_pending(
@@ -490,9 +496,10 @@ def resume_command(doc: Mapping[str, object], path: str, config_words: Sequence[
     `--config FILE` / `--expand-env`) when the document names a server of a config file,
     which it names and does not locate, and first what gives again the URL of one saved
     without its credentials (`MRTR_URL=...`)."""
-    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - only when a round stops
+    from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - only when a round stops
 
-    return _resume_lead(doc) + shellwords.shell_line([*_mrtr_words(doc, config_words), "resume", path])
+    line = command_line(["resume"], [path], target=_config_words(doc, config_words), at_command_line=True)
+    return _resume_lead(doc) + (line or "mrtr resume with the path of the saved document (it cannot be shown as typed)")
 
 
 def after_shell(doc: Mapping[str, object], path: str | None, config_words: Sequence[str] = ()) -> str:

@@ -530,8 +530,8 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     # one "missing" line for all
     others = list(dict.fromkeys(p for p in (_problem(e, secret) for e in errors) if p != first))
     hint_lines = others[:5] + ([f"... and {len(others) - 5} more"] if len(others) > 5 else [])
-    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-    from mrtr_cli.render.invocation import command  # noqa: PLC0415 - only on an error path
+    from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - only on an error path
 
-    hint_lines.append("see the parameters: " + command(f"tools {shellwords.quote(tool)}", same_target=True))
+    see = command_line(["tools"], [tool], same_target=True)
+    hint_lines.append("see the parameters: " + (see or "the tools command (its name cannot be shown as typed)"))
     raise UsageError(f"{tool}: {first}", hint="\n".join(hint_lines))

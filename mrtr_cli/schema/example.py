@@ -8,7 +8,12 @@ an empty name) goes into one `--args '<json>'` object (with `\\uXXXX` escapes wh
 a control character), which the items then extend.
 A `--` comes before the tool's name when it or an item starts with `-` (else click
 would read it as an option). Placeholder values (`<string>`) stand where the schema
-gives no default, const, enum or example: the line parses, the user fills them in.
+gives no default, const, enum or example (a property that is a local `$ref`, `#/...`,
+is read through it: `ref_target`): the line parses, the user fills them in.
+
+`item` is the one check of whether a `KEY=VALUE` item round-trips through mrtr's own
+parser; every hint that names arguments (schema/prompt_arguments.py) uses it, and
+render/invocation.py `command_line` builds the printed line.
 """
 
 from __future__ import annotations
@@ -17,12 +22,12 @@ import json
 from typing import Any
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.platform import shellwords
-from mrtr_cli.render.invocation import command as as_typed
-from mrtr_cli.render.invocation import inside_shell
+from mrtr_cli.render.invocation import command_line
 from mrtr_cli.render.listing import example_value, parameter_paths
-from mrtr_cli.render.sanitize import sanitize
 from mrtr_cli.schema.arguments import coerce_value, parse_item
+
+#: How many local `$ref`s a property's example follows, one after another (a cycle ends there too).
+MAX_REF_HOPS = 8
 
 
 class _NoFile(Exception):
@@ -88,9 +93,11 @@ def _leaf_value(prop: dict[str, Any]) -> tuple[object, str | None]:
     return value, text
 
 
-def _item(path: tuple[str, ...], value: object, text: str | None) -> str | None:
-    """`KEY=VALUE` or `KEY:=JSON` for the leaf at `path`, if one reads back the same and
-    prints as typed (no control character, which the terminal would show escaped); else None."""
+def item(path: tuple[str, ...], value: object, text: str | None) -> str | None:
+    """`KEY=VALUE` (with `text`; None: none) or `KEY:=JSON` for the leaf at `path`, the first
+    that mrtr's own item parser (`parse_item`) reads back to the same key path and value and
+    that prints as typed (no control character, which the terminal would show escaped),
+    its key one that reads back (`key_reads_back`); else None: the key goes into `--args JSON`."""
     if not key_reads_back(path):
         return None
     key = ".".join(path)
@@ -111,6 +118,40 @@ def _members_given(path: tuple[str, ...], prop: dict[str, Any]) -> bool:
             and isinstance(required, list) and any(name in props for name in required))
 
 
+def _pointer(root: dict[str, Any], ref: str) -> object:
+    """What the local JSON pointer `ref` (`#`, `#/$defs/x`, `~0` `~1` and `%XX` unescaped)
+    names in `root`; None when it names nothing or is not local."""
+    from urllib.parse import unquote  # noqa: PLC0415 - only for a property that is a $ref
+
+    if not ref.startswith("#") or (len(ref) > 1 and not ref.startswith("#/")):
+        return None
+    node: object = root
+    for part in [] if ref == "#" else ref[2:].split("/"):
+        key = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            node = node.get(key)
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
+
+
+def ref_target(prop: dict[str, Any], root: object) -> dict[str, Any]:
+    """`prop` read through its local `$ref` (`{"$ref": "#/$defs/x"}` -> `$defs.x` of `root`,
+    the tool's inputSchema), its own keywords kept beside the target's, at most
+    `MAX_REF_HOPS` references deep; `prop` itself when it has no `$ref` that resolves
+    here (a remote one is never fetched)."""
+    seen: set[str] = set()
+    while isinstance(ref := prop.get("$ref"), str) and isinstance(root, dict) and len(seen) < MAX_REF_HOPS:
+        target = _pointer(root, ref)
+        if ref in seen or not isinstance(target, dict):
+            break
+        seen.add(ref)
+        prop = {**target, **{k: v for k, v in prop.items() if k != "$ref"}}
+    return prop
+
+
 def _put(tree: dict[str, Any], path: tuple[str, ...], value: object) -> None:
     node = tree
     for part in path[:-1]:
@@ -118,9 +159,10 @@ def _put(tree: dict[str, Any], path: tuple[str, ...], value: object) -> None:
     node[path[-1]] = value
 
 
-def example_words(tool: dict[str, Any]) -> list[str]:
+def example_words(tool: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The words after the target of an example call of `tool` with its required
-    parameters: `call [--args JSON] [--] NAME ITEM...` (module docstring)."""
+    parameters (module docstring), as `command_line` takes them: `call [--args JSON]`, and
+    the operands `NAME ITEM...`."""
     required: set[tuple[str, ...]] = set()
     items: list[str] = []
     rest: dict[str, Any] = {}
@@ -130,26 +172,29 @@ def example_words(tool: dict[str, Any]) -> list[str]:
         required.add(path)
         if _members_given(path, prop):
             continue  # its required members are items of their own
-        value, text = _leaf_value(prop)
-        item = _item(path, value, text)
-        if item is None:
+        value, text = _leaf_value(ref_target(prop, tool.get("inputSchema")))
+        given = item(path, value, text)
+        if given is None:
             _put(rest, path, value)
         else:
-            items.append(item)
-    name = str(tool.get("name"))
-    words = ["call"]
-    if rest:
-        whole = json.dumps(rest, ensure_ascii=False)
-        words += ["--args", whole if whole.isprintable() else json.dumps(rest)]  # \uXXXX escapes: printed as typed
-    if name.startswith("-") or any(item.startswith("-") for item in items):
-        words.append("--")
-    return [*words, name, *items]
+            items.append(given)
+    return ["call", *args_words(rest)], [str(tool.get("name")), *items]
+
+
+def args_words(rest: dict[str, Any]) -> list[str]:
+    """`--args JSON` for the arguments `rest` (none when it is empty): the JSON as typed,
+    or with `\\uXXXX` escapes when it holds a character that does not print as typed."""
+    if not rest:
+        return []
+    whole = json.dumps(rest, ensure_ascii=False)
+    return ["--args", whole if whole.isprintable() else json.dumps(rest)]
 
 
 def example_call(tool: dict[str, Any], command: list[str]) -> str:
     """A `mrtr ... call NAME key=value...` line with the required parameters, `command`
     being the words that name the target (`--url URL`); inside `mrtr shell`, `call NAME
-    key=value...` alone, as its prompt takes it (render/invocation.py: the shell has one
-    server, and a target option on its line is refused). The words: `example_words`."""
-    words = [*([] if inside_shell() else command), *example_words(tool)]
-    return sanitize(as_typed(shellwords.shell_line(words)), single_line=True)
+    key=value...` alone, as its prompt takes it (render/invocation.py `command_line`: the
+    shell has one server, and a target option on its line is refused). The words:
+    `example_words`. A tool whose name cannot be shown as typed gets a sentence instead."""
+    words, operands = example_words(tool)
+    return command_line(words, operands, target=command) or "(none: the tool's name cannot be shown as typed)"

@@ -55,9 +55,33 @@ def check_prompt_arguments(name: str, prompt: dict[str, Any], arguments: dict[st
                          hint=_clean_hint(hint))
     missing = [] if partial else [a["name"] for a in listed if a.get("required") is True and a["name"] not in arguments]
     if missing:
+        required = [a["name"] for a in listed if a.get("required") is True]
+        example = prompt_example(name, required)
         raise UsageError(f"prompt {_clean(name)!r} needs the argument{'s' if len(missing) > 1 else ''} "
                          f"{', '.join(map(_clean, missing))}",
-                         hint=_clean_hint("give " + " ".join(f"{m}=VALUE" for m in missing)))
+                         hint=f"give every required one: {example}" if example else
+                         "give every required one (a name cannot be shown as typed: prompts --json lists them)")
+
+
+def prompt_example(name: str, required: list[str]) -> str | None:
+    """`mrtr prompt NAME KEY=VALUE...` with every argument in `required`, `VALUE` standing
+    for each value, as render/invocation.py `command_line` prints it (quoted, `--` before
+    an operand that starts with `-`, the same target); an argument whose `KEY=VALUE` item
+    would not read back as that one argument (`schema.example.item`: a `.`, `=`, `:=` in
+    its name, a control character) goes into `--args JSON`. None when the prompt's name
+    cannot be shown as typed, or the line would be too long."""
+    from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - only on an error path
+    from mrtr_cli.schema.example import args_words, item  # noqa: PLC0415 - only on an error path
+
+    items: list[str] = []
+    rest: dict[str, Any] = {}
+    for key in required:
+        given = item((key,), "VALUE", "VALUE")
+        if given is None:
+            rest[key] = "VALUE"
+        else:
+            items.append(given)
+    return command_line(["prompt", *args_words(rest)], [name, *items], same_target=True)
 
 
 def unknown_name(kind: str, name: str, names: list[str], *, hidden: str | None = None) -> UsageError:
@@ -94,13 +118,16 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
     """
     import json  # noqa: PLC0415 - lazy for start-up time
 
-    from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
+    from mrtr_cli.render.invocation import quote_word  # noqa: PLC0415 - only on an error path
+    from mrtr_cli.schema.example import item  # noqa: PLC0415 - only on an error path
 
     for name, value in (arguments or {}).items():
         if not isinstance(value, str):
-            text = value if value is None else json.dumps(value, ensure_ascii=False)
-            item = shellwords.quote(f"{name}={text}")
+            text = json.dumps(value, ensure_ascii=False)
+            given = item((name,), text, text)  # KEY=TEXT or KEY:="TEXT"; None: neither reads back as this one
+            shown = quote_word(given) if given is not None else None
             raise UsageError(f"{what} {_clean(name)}: {what}s are strings, not {json_type(value)}",
                              hint="leave it out" if value is None else
-                             f"give it as text: {item}" if len(item) <= QUOTE_CHARS else "give it as text: NAME=TEXT")
+                             f"give it as text: {shown}" if shown and len(shown) <= QUOTE_CHARS else
+                             "give it as text (NAME=TEXT, or a JSON string in --args)")
     return dict(arguments or {})

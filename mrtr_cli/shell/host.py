@@ -56,13 +56,13 @@ SUGGESTIONS_KEPT = 512
 PREFETCHED = ("prompts/list", "resources/list", "resources/templates/list")
 
 
-def answer_flags(doc: Mapping[str, object]) -> tuple[str, str]:
+def answer_flags(doc: Mapping[str, object]) -> tuple[list[str], str]:
     """The `-a` flags that answer what pending document `doc` leaves unanswered, as a hint
     inside the shell writes them, and the words that follow them: `-a FIELD=VALUE ...` with
     ` (fields: ...)` for a form's fields, `-a KEY=accept` for a URL-mode request (its
     answer once the person has been at its URL, which has no fields: docs/answers.md, "URL
-    mode"); ("", "") when no flag answers them (roots, a sampling)."""
-    from mrtr_cli.platform.shellwords import quote  # noqa: PLC0415 - lazy for start-up time
+    mode"), as words for render/invocation.py `command_line`; ([], "") when no flag answers
+    them (roots, a sampling)."""
     from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy
     from mrtr_cli.shell.completion import answer_fields  # noqa: PLC0415 - lazy for start-up time
 
@@ -73,11 +73,11 @@ def answer_flags(doc: Mapping[str, object]) -> tuple[str, str]:
     urls = [key for key in keys if input_kind(member(requests, key).get("method"),
                                               member(member(requests, key), "params")) is ELICITATION_URL]
     fields = sorted(answer_fields(requests, [key for key in keys if key not in urls]))
-    flags = (["-a FIELD=VALUE ..."] if fields else []) + [f"-a {quote(sanitize(key, single_line=True) + '=accept')}"
-                                                          for key in urls]
+    flags = (["-a", "FIELD=VALUE", "..."] if fields else []) + [word for key in urls
+                                                                 for word in ("-a", f"{key}=accept")]
     said = ([f"fields: {', '.join(sanitize(f, single_line=True) for f in fields)}"] if fields else []) + (
         ["accept once you have been at the URL; or decline, cancel"] if urls else [])
-    return " ".join(flags), f" ({'; '.join(said)})" if said else ""
+    return flags, f" ({'; '.join(said)})" if said else ""
 
 
 class SessionApp(ManyLinesApp):
@@ -454,15 +454,16 @@ class ShellHost:
             url_notes,
             withheld_arguments_notes,
         )
+        from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - lazy for start-up time
 
         lines = url_notes(doc)
         flags, named = answer_flags(doc)
         if doc.get("resumable") is False:
             lines.append("  this server cannot resume a call: start it again with the answers" + named + ", e.g.:")
-            lines.append("  " + start_again_command(doc, target_words=False, then=" " + flags if flags else "",
+            lines.append("  " + start_again_command(doc, target_words=False, options=flags,
                                                     hides=hides or self.env.hides))
-        elif flags:
-            lines.append(f"  answer and go on here: resume {flags}{named}, or resume --answers FILE")
+        elif flags and (resume := command_line(["resume", *flags])):
+            lines.append(f"  answer and go on here: {resume}{named}, or resume --answers FILE")
         else:  # roots, a sampling: no -a flag answers them
             lines.append("  answer and go on here: resume --answers FILE (its inputResponses, as the "
                          "answersTemplate has them)")

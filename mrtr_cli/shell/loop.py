@@ -226,7 +226,7 @@ class ShellLoop:
                              f"{pending.get('protocolVersion')}) "
                              "asks its questions during the call and keeps no requestState",
                              hint="start it again with the answers: "
-                                  + start_again_command(pending, target_words=False, then=" " + flags if flags else "",
+                                  + start_again_command(pending, target_words=False, options=flags,
                                                         hides=self.host.env.hides)
                                   + named)
         return [*words, "-"] if "--" in words else [words[0], "-", *words[1:]], self.host.pending

@@ -89,9 +89,10 @@ class TaskContext:
         tool: the tool the task runs, when known.
         params: the original `tools/call` params, when known (for pending documents).
         protocol_version: the protocol version of the session.
-        prefix: the command line that reaches the same server, e.g.
-            `mrtr --url http://127.0.0.1:8000/mcp` (no secrets); left out of a hint read
-            inside `mrtr shell`, whose one server needs no naming (`command`).
+        target_words: the words after `mrtr` that reach the same server, e.g. `--url
+            http://127.0.0.1:8000/mcp` (no secrets; render/invocation.py `command_line`
+            leaves them out of a hint read inside `mrtr shell`, whose one server needs no
+            naming, and keeps them once a stop signal ends the shell).
         origin: how to name the task's input requests to a person.
         stdio: the server is a process this run started (`--stdio`, or a named server whose
             config entry is a command); None: decided from `target` alone.
@@ -104,26 +105,31 @@ class TaskContext:
     tool: str | None
     params: dict[str, Any] | None
     protocol_version: str
-    prefix: str
+    target_words: list[str]
     origin: str
     stdio: bool | None = None
     earlier: dict[str, Any] = field(default_factory=dict)
+    #: Said before a printed command at the command line: how to give a URL whose
+    #: credentials are not printed (`credentials.url_in_command`); "" when none is needed.
+    lead: str = ""
 
     def __post_init__(self) -> None:
         if self.stdio is None:
             self.stdio = "stdio" in self.target
 
     def command(self, verb: str, task_id: str, *options: str) -> str:
-        """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target, as a hint
-        built now names it where it will be read (render/invocation.py `inside_shell`):
-        `task VERB ... ID` at the prompt of a shell that goes on, with `prefix` everywhere
-        else (an id that starts with `-` comes after `--`, so it is not read as an option)."""
-        from mrtr_cli.platform import shellwords  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
+        """The exact `mrtr ... task VERB [OPTIONS] ID` command for this target, built by
+        render/invocation.py `command_line` as a hint built now names it where it will be
+        read (`inside_shell`): `task VERB ... ID` at the prompt of a shell that goes on, with
+        the target everywhere else (quoted; an id that starts with `-` comes after `--`, so
+        it is not read as an option); for an id that cannot be shown as typed, the command
+        named in words."""
+        from mrtr_cli.render.invocation import command_line, inside_shell  # noqa: PLC0415 - lazy for start-up time
 
-        words = [*options, *(["--"] if task_id.startswith("-") else []), task_id]
-        prefix = "" if inside_shell() else self.prefix
-        return " ".join(part for part in (prefix, "task", verb, shellwords.shell_line(words)) if part)
+        line = command_line(["task", verb, *options], [task_id], target=self.target_words)
+        if line is None:
+            return f"task {verb} with the task's id (it cannot be shown as typed; task list --json shows it)"
+        return ("" if inside_shell() else self.lead) + line
 
     def server_ends_with_run(self) -> bool:
         """The task lives in a stdio server process that ends when this run does: true for

@@ -180,12 +180,12 @@ class LegacyTasksWire(TaskWire):
         except JsonRpcError as err:
             if err.code == INVALID_PARAMS:
                 return f"the server does not know task {task_id} (tasks/get says so too)"
-            return "see it with: " + command(f"task get {task_id}")
+            return "see it with: " + self.see_task(task_id)
         except MrtrError:  # the cancel's own error is the one to report
-            return "see it with: " + command(f"task get {task_id}")
+            return "see it with: " + self.see_task(task_id)
         if state.terminal:
             return f"task {task_id} is {state.status}: a task that has ended cannot be cancelled"
-        return f"task {task_id} is {state.status}; see it with: " + command(f"task get {task_id}")
+        return f"task {task_id} is {state.status}; see it with: " + self.see_task(task_id)
 
 
 def list_remote_tasks(session: Session, deadline: Deadline | None = None) -> list[Any]:

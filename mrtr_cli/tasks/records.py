@@ -166,10 +166,13 @@ class TaskRecords:
                 shown = ", ".join(dict.fromkeys(r.task_id for r in exact[:5]))
                 raise UsageError(f"task id {task_id!r} is ambiguous: it starts {len(exact)} recorded tasks ({shown})")
         if len(exact) > 1:
+            from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - only on an error path
+
             servers = [shellwords.shell_line(target_words(r.target)) for r in exact]
+            example = command_line(["task", "..."], target=target_words(exact[0].target), at_command_line=True)
             raise UsageError(f"task id {exact[0].task_id!r} is ambiguous: it is recorded for {len(exact)} servers "
                              f"({'; '.join(servers)})",
-                             hint=f"name the server before `task`, e.g. mrtr {servers[0]} task ...")
+                             hint="name the server before `task`" + (f", e.g. {example}" if example else ""))
         return exact[0] if exact else None
 
 

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.config.target import Target
 from mrtr_cli.engine.mrtr import AnswerRecorder, EngineOutcome
 from mrtr_cli.errors import JsonRpcError, UsageError
-from mrtr_cli.platform import shellwords
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.requests import origin_of
 from mrtr_cli.protocol.run import ProtocolRun
@@ -40,10 +39,11 @@ def task_capabilities(chain: ResponderChain) -> dict[str, Any]:
     return declared_for(chain.capabilities(), "tasks/get")
 
 
-def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
-    """`mrtr` plus the options that reach `target` again, without any secret: the command
-    line's spelling, also for a run inside `mrtr shell` (whose hints leave it out while the
-    shell goes on: `TaskContext.command`).
+def command_prefix(app: RunContext, target: dict[str, Any]) -> tuple[list[str], str]:
+    """The options after `mrtr` that reach `target` again, without any secret, and what to
+    say before the command (`credentials.url_in_command`'s lead, for a URL with credentials):
+    the command line's spelling, also for a run inside `mrtr shell` (whose hints leave them
+    out while the shell goes on: `TaskContext.command`, render/invocation.py `command_line`).
 
     A named server keeps the run's `--config FILE` / `--expand-env` (`Environment.config_words`).
     `--bearer-token-env VAR` names a variable, not its value, so it is kept; header
@@ -51,15 +51,15 @@ def command_prefix(app: RunContext, target: dict[str, Any]) -> str:
     """
     from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
 
-    words, lead = ["mrtr", *target_words(target)], ""
-    if words[1] == "-s":  # a named server: found again only through the same config options
-        words[1:1] = app.opts.config_words()
-    if words[1] == "--url":  # a URL whose credentials are hidden cannot be pasted as shown
-        url_words, lead = url_in_command(words[2])
-        words[1:3] = url_words
+    words, lead = target_words(target), ""
+    if words[:1] == ["-s"]:  # a named server: found again only through the same config options
+        words[0:0] = app.opts.config_words()
+    if words[:1] == ["--url"]:  # a URL whose credentials are hidden cannot be pasted as shown
+        url_words, lead = url_in_command(words[1])
+        words[0:2] = url_words
     if app.opts.bearer_token_env:
         words += ["--bearer-token-env", app.opts.bearer_token_env]
-    return lead + shellwords.shell_line(words)
+    return words, lead
 
 
 def use_record_protocol(opts: RunOptions, record: TaskRecord) -> RejoinSession | None:
@@ -133,15 +133,18 @@ class TaskRunner:
 
     # ------------------------------------------------------------------ building blocks
     def wire(self, variant: str | None = None, capabilities: dict[str, Any] | None = None) -> TaskWire:
-        return wire_for(variant, self.session, capabilities or task_capabilities(self.chain), self.deadline)
+        wire = wire_for(variant, self.session, capabilities or task_capabilities(self.chain), self.deadline)
+        wire.see_command = lambda task_id: self.context(task_id).command("get", task_id)
+        return wire
 
     def context(self, task_id: str) -> TaskContext:
         call = origin_of("tools/call", self.params or {"name": self.tool}) if (self.params or self.tool) else None
         origin = f"task {short_id(task_id)}" + (f" of {call}" if call else "")
+        words, lead = command_prefix(self.app, self.target)
         return TaskContext(target=self.target, tool=self.tool, params=self.params,
                            protocol_version=self.session.protocol_version,
-                           prefix=command_prefix(self.app, self.target), origin=origin, stdio=self.over_stdio,
-                           earlier=self.earlier)
+                           target_words=words, origin=origin, stdio=self.over_stdio,
+                           earlier=self.earlier, lead=lead)
 
     def driver(self, wire: TaskWire, record: TaskRecord, *, cancel_on_interrupt: bool = False) -> TaskDriver:
         status = StatusLine(self.env)

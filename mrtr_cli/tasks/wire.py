@@ -12,7 +12,7 @@ a legacy (handshake) session only the 2025-11-25 one (digest 6d, "dispatch on er
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.protocol.deadline import Deadline
@@ -44,6 +44,20 @@ class TaskWire:
     variant = "base"
     augmented = False
     takes_input_by_update = True
+    #: The command a hint gives to see a task, given its id (`mrtr --url URL task get ID`):
+    #: tasks/runner.py sets its target's (`TaskContext.command`); None: `see_task` names
+    #: the target in words.
+    see_command: Callable[[str], str] | None = None
+
+    def see_task(self, task_id: str) -> str:
+        """The command that shows task `task_id` (`see_command`; else `mrtr task get ID` with
+        "(with the same --url, --stdio or -s)"), built by render/invocation.py `command_line`."""
+        if self.see_command is not None:
+            return self.see_command(task_id)
+        from mrtr_cli.render.invocation import command_line  # noqa: PLC0415 - only on an error path
+
+        return (command_line(["task", "get"], [task_id], same_target=True)
+                or "task get with the task's id (it cannot be shown as typed; task list --json shows it)")
 
     @classmethod
     def recognises(cls, result: dict[str, Any]) -> bool:

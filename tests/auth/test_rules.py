@@ -342,6 +342,30 @@ def test_step_up_asks_for_the_union_of_held_and_challenged_scopes(tmp_path, monk
     assert c._select_scopes(ch, _server(["files:read"]), ["files:read"], None) == ["files:read", "files:write"]
 
 
+@pytest.mark.parametrize("shell", [False, True])
+def test_the_step_up_hint_quotes_the_servers_scopes_where_it_is_read(tmp_path, monkeypatch, shell):
+    """The `--scope` words a 403 `insufficient_scope` hint adds to the sign-in command are
+    server text: each is quoted for where the hint is read (split back, they are the
+    challenge's scopes), and one that cannot be shown as typed gets a sentence instead."""
+    import shlex
+
+    from mrtr_cli.render.invocation import in_shell
+
+    c = _client(tmp_path, monkeypatch)
+    scopes = ["files:write", "$(id)", "a'b", "-x"]
+    ch = Challenge(403, scope=" ".join(scopes), error="insufficient_scope")
+    if shell:
+        with in_shell():
+            err = c._needs_sign_in(ch)
+    else:
+        err = c._needs_sign_in(ch)
+    words = shlex.split(err.message.split("to grant it, run: ", 1)[1])
+    assert [w for i, w in enumerate(words) if i and words[i - 1] == "--scope"] == scopes, err.message
+    err = c._needs_sign_in(Challenge(403, scope="files:write \x9bx", error="insufficient_scope"))
+    command = err.message.split("to grant it, run: ", 1)[1]
+    assert "\\x9b" not in command and "cannot be shown as typed" in command, err.message
+
+
 def test_step_up_stops_after_three(tmp_path, monkeypatch, scripted):
     mcp, _auth = _hostile_servers(scripted)
     monkeypatch.setenv("MRTR_STATE_DIR", str(tmp_path / "state"))

@@ -94,7 +94,8 @@ def test_schema_violation_exits_2_with_the_path_and_sends_nothing(mrtr, catalog:
     assert r.code == 2, r.stderr
     assert f"mrtr: error: echo_args: {expected}" in r.stderr
     assert r.stderr.count(expected) == 1  # not said again in the hint
-    assert "mrtr tools echo_args" in r.stderr
+    # the command that shows the parameters, with this run's target
+    assert f"see the parameters: {shlex.join(['mrtr', *catalog.args[:2], 'tools', 'echo_args'])}\n" in r.stderr
     assert r.stdout == ""
     assert not catalog.calls()  # validated before tools/call
 
@@ -204,3 +205,15 @@ def test_usage_errors_found_by_the_parser_are_one_json_line_with_json(argv):
     lines = env.stderr.getvalue().splitlines()
     assert len(lines) == 1 and json.loads(lines[0])["error"]["exitCode"] == 2
     assert env.stdout.getvalue() == ""
+
+
+def test_the_see_the_parameters_command_never_prints_a_urls_credentials(mrtr, catalog: Target):
+    """A URL holding a credential (`?api_key=`) is never printed: the hint's command names no
+    target and says the same one is needed (render/invocation.py `set_run_target`)."""
+    if catalog.kind != "http":
+        pytest.skip("a URL's credentials")
+    url = catalog.args[1] + "?api_key=SEKRIT-VALUE"
+    r = mrtr("--url", url, *catalog.args[2:], "call", "echo_args", "count:=-1")
+    assert r.code == 2, r.stderr
+    assert "SEKRIT-VALUE" not in r.stderr, r.stderr
+    assert "see the parameters: mrtr tools echo_args (with the same --url, --stdio or -s)\n" in r.stderr, r.stderr

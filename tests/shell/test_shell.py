@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mrtr_cli.platform import shellwords
 from tests.conftest import EXAMPLE_SERVER, PY, ROOT, SERVERS, HttpServers, clean_env, read_records, stdio_cmd, url_args
 from tests.support import SAFETY, LineWatch, end_script, read_line
 
@@ -257,7 +258,7 @@ def test_a_hint_inside_the_shell_names_what_works_there(mrtr):
     outside = mrtr(*target, "call", "echo", "--bogus")
     assert outside.code == 2 and "see: mrtr call --help" in outside.stderr, outside.stderr
     outside = mrtr(*target, "call", "set_state", "item=2", "state=Nope")
-    assert "see the parameters: mrtr tools set_state (with the same --url, --stdio or -s)" in outside.stderr
+    assert f"see the parameters: {shellwords.shell_line(['mrtr', *target, 'tools', 'set_state'])}\n" in outside.stderr
 
 
 def test_options_on_the_shell_line_apply_to_every_line(mrtr):

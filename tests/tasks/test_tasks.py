@@ -681,7 +681,7 @@ def test_record_write_failure_warns_once(tmp_path):
 
 def test_resume_command_quotes_and_guards_a_leading_dash():
     context = TaskContext(target={"stdio": "python s.py"}, tool=None, params=None, protocol_version="2026-07-28",
-                         prefix="mrtr --stdio 'python s.py'", origin="task")
+                          target_words=["--stdio", "python s.py"], origin="task")
     assert context.command("wait", "abc") == "mrtr --stdio 'python s.py' task wait abc"
     assert context.command("wait", "-xY") == "mrtr --stdio 'python s.py' task wait -- -xY"
     assert (context.command("update", "-xY", "--answers", "a b.json")

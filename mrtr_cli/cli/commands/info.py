@@ -90,15 +90,6 @@ def _print_items(app: Any, kind: str, headers: list[str], items: list[Any], capa
         app.env.err(f"mrtr: note: {note}")
 
 
-def _target_words(app: Any) -> list[str]:
-    o = app.opts
-    if o.server:  # with the --config that names it: the printed example must work as it is
-        return [*(["--config", o.config] if o.config else []), "-s", o.server]
-    if o.url:
-        return ["--url", o.url]
-    return ["--stdio", o.stdio] if o.stdio else []
-
-
 @cli.command("discover", short_help="Show the protocol era and version, server info and capabilities.")
 @global_options
 @declare_options
@@ -160,16 +151,14 @@ def tools_cmd(ctx: click.Context, /, name: str | None, **kw: object) -> int:
     if app.opts.json_mode:
         print_json(app.env, tool)
     else:
-        from mrtr_cli.credentials import url_in_command  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.cli.build import public_target_words  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.invocation import inside_shell  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.render.listing import describe_tool  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.schema.example import example_call  # noqa: PLC0415 - lazy for start-up time
 
-        words, lead = _target_words(app), ""
-        if words[:1] == ["--url"]:  # a URL with credentials: never printed, and as shown it cannot work
-            url_words, lead = url_in_command(words[1])
-            words = [*url_words, *words[2:]]
-            lead = "" if inside_shell() else lead  # a shell's lines reach its server: nothing to set
+        # a URL with credentials: never printed, and as shown it cannot work (the lead says so)
+        words, lead = public_target_words(app.opts)
+        lead = "" if inside_shell() else lead  # a shell's lines reach its server: nothing to set
         app.env.out(describe_tool(tool, example_call(tool, words), lead=lead))
     return 0
 
