@@ -222,3 +222,10 @@ def test_joiners_and_presentation_selectors_are_kept_only_where_text_uses_them()
     assert sanitize("a \ufe0fb") == "a \\ufe0fb"
     assert sanitize("a\u200b\u200c\u200db") == "a\\u200b\\u200c\\u200db"
     assert sanitize("\U0001f600\ufe0f\ufe0f\ufe0f") == "\U0001f600\\ufe0f\\ufe0f\\ufe0f"
+
+
+def test_the_printable_ignorables_are_those_of_the_unicode_data():
+    from mrtr_cli.render import sanitize as module
+
+    computed = {chr(c) for lo, hi in module._OTHER_IGNORABLE for c in range(lo, hi + 1) if chr(c).isprintable()}
+    assert computed == module._PRINTABLE_IGNORABLE
