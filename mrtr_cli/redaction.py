@@ -66,6 +66,13 @@ _IGNORABLE = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u2
 _IGNORABLE_ESCAPED = (r"\\u(?:00[01]" + _HEX + r"|007[fF]|00[89]" + _HEX + r"|00[aA][dD]|034[fF]|061[cC]"
                       r"|115[fF]|1160|17[bB][45]|180[b-fB-F]|20[0-6]" + _HEX + r"|3164|[fF][eE]0" + _HEX +
                       r"|[fF][eE][fF][fF]|[fF][fF][aA]0|[fF][fF][fF][0-8])")
+# Those beyond the BMP as surrogate-pair escapes (`sanitize` writes the tag character U+E0041 as
+# `\udb40\udc41`, as JSON does): U+1BCA0-1BCA3, U+1D173-1D17A, U+E0000-E0FFF.
+_ASTRAL_IGNORABLE_ESCAPED = (r"\\u[dD]82[fF]\\u[dD][cC][aA][0-3]|\\u[dD]834\\u[dD][dD]7[3-9aA]"
+                             r"|\\u[dD][bB]4[0-3]\\u[dD][c-fC-F]" + _HEX * 2)
+# An escape cut short by the ellipsis that ends a cut (`\udb40\udc4…`, `\x1…`): the break it began.
+_CUT_ESCAPE = (r"\\(?:u[dD][89abAB]" + _HEX * 2 + r"(?:\\(?:u" + _HEX + r"{0,3})?)?|u" + _HEX + r"{0,3}|x" + _HEX
+               + r"?)?(?=\u2026)")
 _CONTROL_ESCAPED = r"\\x(?:[01]" + _HEX + r"|7[fF]|[89]" + _HEX + r")|\\[rntbf]"
 
 # An escape sequence read as a terminal reads it: CSI (cursor, colour, erase) with its final
@@ -80,8 +87,8 @@ _SEQUENCES = (rf"{_OSC1}|{_ESC}\](?:(?!{_ST})[^\u2026]){{0,512}}{_ST}?"
 _LITERAL = rf"(?:{_ESC}[\[\]]?|{_CSI1}|{_OSC1})[0-?]*"
 _OTHER_NOISE = (
     r"|(?:\r\n|\r|\n|\\r\\n|\\n|\\r)[ \t]*"  # a line break, with the indentation after it
-    r"|[\x00-\x1f\x7f-\x9f" + _IGNORABLE + "]"
-    rf"|{_IGNORABLE_ESCAPED}|{_CONTROL_ESCAPED}"
+    r"|[\x00-\x1f\x7f-\x9f" + _IGNORABLE + "\ud800-\udfff]"  # a lone surrogate: an escape cut in two, decoded
+    rf"|{_ASTRAL_IGNORABLE_ESCAPED}|{_IGNORABLE_ESCAPED}|{_CONTROL_ESCAPED}|{_CUT_ESCAPE}"
 )
 # What a reader decodes: a surrogate pair, a `\uXXXX` escape (JSON), `\"`, `\\`, `\/`.
 _DECODED = (r"\\u[dD][89abAB]" + _HEX * 2 + r"\\u[dD][c-fC-F]" + _HEX * 2 + r"|\\u" + _HEX * 4 +
@@ -94,7 +101,7 @@ def _token(sequences: str) -> re.Pattern[str]:
 
 #: Where a token can start: every one starts with a backslash, a control or an ignorable
 #: character (found at C speed; the tokens are tried only there).
-_START = re.compile("[" + r"\\" + "\x00-\x1f\x7f-\x9f" + _IGNORABLE + "]")
+_START = re.compile("[" + r"\\" + "\x00-\x1f\x7f-\x9f" + _IGNORABLE + "\ud800-\udfff]")
 
 
 _TOKEN = _token(_SEQUENCES)

@@ -321,7 +321,8 @@ BREAKS = {"colour": "\x1b[0m", "hyperlink": "\x1b]8;;https://x.example/\x07", "c
           "bell": "\x07", "nul": "\x00", "backspace": "\x08", "carriage-return": "\r", "c1-csi": "\x9b31m",
           "zero-width-space": "\u200b", "zero-width-joiner": "\u200d", "word-joiner": "\u2060",
           "bom": "\ufeff", "bidi-override": "\u202e", "bidi-isolate": "\u2066", "soft-hyphen": "\u00ad",
-          "wrapped": "\n    ", "line-separator": "\u2028", "several": "\x1b[1m\u200b\x1b[0m\u2060"}
+          "wrapped": "\n    ", "line-separator": "\u2028", "several": "\x1b[1m\u200b\x1b[0m\u2060",
+          "tag": "\U000e0041", "variation-selector": "\ufe00", "hangul-filler": "\u3164"}
 
 
 def shown_forms(text: str) -> dict[str, str]:

@@ -67,8 +67,7 @@ def _lazy_patterns() -> dict[str, str]:
     from mrtr_cli.schema import arguments
     from mrtr_cli.transport import limits
 
-    named = {"sanitize._UNSAFE": sanitize._UNSAFE, "sanitize._SINGLE_LINE_EXTRA": sanitize._SINGLE_LINE_EXTRA,
-             "sanitize._SGR": sanitize._SGR, "sanitize._JSON_UNSAFE": sanitize._JSON_UNSAFE,
+    named = {"sanitize._JOINERS": sanitize._JOINERS, "sanitize._SGR": sanitize._SGR,
              "target._TOKEN": target._TOKEN, "main._ASSIGNMENT": main._ASSIGNMENT, "main._EXTRA": main._EXTRA,
              "target._FIELD_VALUE": target._FIELD_VALUE, "headers._TOKEN": headers._TOKEN,
              "arguments._INT": arguments._INT, "arguments._NUMBER": arguments._NUMBER, "limits._SIZE": limits._SIZE,
@@ -147,13 +146,13 @@ def test_the_check_sees_a_module_a_call_does_import(tmp_path):
 
 
 def test_the_check_sees_a_pattern_a_call_does_compile(tmp_path):
-    """The pattern check can fail: a result whose text holds an escape character (shown as
-    `\\x1b`) compiles the sanitizer's pattern, and it shows up."""
+    """The pattern check can fail: a result whose text holds a run of zero-width joiners (shown
+    as `\\u200d`) compiles the sanitizer's pattern for them, and it shows up."""
     proc, seen = imported(tmp_path, "--stdio", stdio_cmd(SERVERS / "batch_server.py"), "call", "echo",
-                          "text=a\x1bb")
+                          "text=a\u200d\u200d\u200db")
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "\\x1bb" in proc.stdout
-    assert _lazy_patterns()["sanitize._UNSAFE"] in seen["patterns"]
+    assert "\\u200d\\u200d\\u200db" in proc.stdout
+    assert _lazy_patterns()["sanitize._JOINERS"] in seen["patterns"]
 
 
 def test_help_imports_no_command_module(tmp_path):

@@ -142,6 +142,8 @@ class Session(MessageRouting, ResponseWaiting):
         self.on_server_request: Callable[[Message], OutgoingMessage | None] | None = None
         self.discover_result = discover_result
         self.capabilities: dict[str, Any] = dict(capabilities or {})
+        #: What the client could answer when `discover_result` was asked for (`describe`).
+        self._discovered_under: dict[str, Any] = self.capabilities
         self.observer = observer
         self.progress: ProgressSink | None = None
         self.param_headers: Any = None
@@ -201,14 +203,16 @@ class Session(MessageRouting, ResponseWaiting):
 
     def describe(self, deadline: Deadline | None = None) -> dict[str, Any]:
         """What `mrtr discover` shows: `{era, protocolVersion, result}`, where `result` is
-        the `server/discover` result as sent (fetched now unless the era probe has it).
+        the `server/discover` result as sent (fetched now unless the era probe, or an earlier
+        `describe`, has it for what the session declares now: a shell line may declare more).
 
         Raises: as `request`.
         """
-        if self.discover_result is None:
+        if self.discover_result is None or self._discovered_under != self.capabilities:  # a shell line's own
             self.discover_result = self.request("server/discover", {},
                                                 capabilities=self.capabilities_for("server/discover"),
                                                 deadline=deadline)
+            self._discovered_under = self.capabilities
         return {"era": self.era, "protocolVersion": self.protocol_version, "result": self.discover_result}
 
     def capabilities_for(self, method: str) -> dict[str, Any]:

@@ -1,84 +1,149 @@
 """Make untrusted server text inert before it reaches a terminal.
 
 Text from a server (messages, titles, descriptions, URLs, tool output) may carry
-ANSI/OSC escape sequences, carriage-return overwrite tricks, C1 controls or
-bidirectional overrides. `sanitize` keeps newlines and tabs and turns every
-other control character into a visible escape such as `\\x1b` or `\\r`, so the
-person sees exactly what was sent and the terminal interprets none of it.
+ANSI/OSC escape sequences, carriage-return overwrite tricks, C1 controls,
+bidirectional overrides or characters that render as nothing (the soft hyphen, tag
+characters, variation selectors: text hidden in plain sight). `sanitize` keeps newlines
+and tabs and turns every other control, format and default-ignorable character into a
+visible escape such as `\\x1b`, `\\r` or `\\u00ad`, so the person sees exactly what was
+sent and the terminal interprets none of it.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-# C0 controls except TAB and LF, DEL, C1 controls, and Unicode format characters
-# that reorder or hide text (bidi embeddings/overrides/isolates; zero-width joiners
-# are left alone as they are needed for emoji, and the zero-width space as some scripts
-# use it between words, except in single-line text such as commands, URLs and names;
-# the line/paragraph separators are made visible because terminals and editors treat
-# them as line breaks). Every character these patterns match is one `str.isprintable` refuses,
-# so printable text is returned as it is, and the patterns are compiled only for text that
-# needs them (`re`'s own cache keeps them): compiling them costs about a millisecond, which a
-# run whose text is all printable does not pay (docs/performance.md).
-_UNSAFE = ("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-           "\ud800-\udfff]")  # lone surrogates: valid JSON escapes, but no UTF-8 exists for them
-_SINGLE_LINE_EXTRA = "[\n\t\u200b\u2060\ufeff]"
+# What is made visible: every character of Unicode's general categories Cc (C0 and C1
+# controls, DEL), Cf (format characters: bidi embeddings, overrides, isolates and marks, the
+# soft hyphen, the word joiner, the tag characters U+E0000-E007F that "smuggle" invisible
+# ASCII, ...), Cs (lone surrogates: valid JSON escapes, but no UTF-8 exists for them), Zl and
+# Zp (terminals and editors treat the line/paragraph separators as line breaks), and the
+# other default-ignorable code points (`_OTHER_IGNORABLE`), which render as nothing. The
+# categories are read from the running Python's Unicode data (`unicodedata`), so a format
+# character a later Unicode adds is covered too.
+_HIDDEN_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+#: Default-ignorable code points (Unicode DerivedCoreProperties.txt) outside those categories:
+#: `Other_Default_Ignorable_Code_Point` (the combining grapheme joiner, the Hangul fillers, the
+#: Khmer inherent vowels, the Mongolian free variation selectors, the reserved U+2065,
+#: U+FFF0-FFF8 and U+E0000-E0FFF) and the variation selectors (U+FE00-FE0F, U+E0100-E01EF).
+#: `unicodedata` has no such property: these are Unicode's own list, which is stable.
+_OTHER_IGNORABLE = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+                    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0),
+                    (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF))
+
+#: Of those, the printable ones (`str.isprintable` accepts them): text with none of these,
+#: and printable, has nothing to make visible. Written out, not computed at import (a
+#: fraction of a millisecond every run pays); tests/render/test_terminal_output.py checks
+#: it against the running Python's Unicode data.
+_PRINTABLE_IGNORABLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0"
+                                 + "".join(map(chr, (*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)))))
+
+#: Invisible characters that real text needs: the zero-width joiner and non-joiner (emoji
+#: sequences, Persian and Indic scripts), the zero-width space (a word break in Thai, Khmer,
+#: ...) and the text/emoji presentation selectors (U+FE0E, U+FE0F: `❤️`). They are kept where
+#: text uses them: at most two in a row, right after a visible character (`❤️‍🔥` is U+2764
+#: U+FE0F U+200D U+1F525). Anywhere else (at the start, after a space or another invisible
+#: character, three or more in a row: a way to hide bits in text) they are made visible too;
+#: the zero-width space always is in single-line text (commands, URLs, names).
+_JOINERS = "[\u200b-\u200d\ufe0e\ufe0f]+"
+_JOINER_SET = frozenset("\u200b\u200c\u200d\ufe0e\ufe0f")
 
 
-def _visible(match: re.Match[str]) -> str:
-    ch = match.group(0)
+def _is_hidden(ch: str) -> bool:
+    """Whether `ch` is a control, format or default-ignorable character (see above)."""
+    import unicodedata  # noqa: PLC0415 - only text with an unprintable character needs the Unicode data
+
+    if unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+        return True
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _OTHER_IGNORABLE)
+
+
+def _escape(ch: str) -> str:
+    """`ch` as an escape that shows its code: `\\r`, `\\x1b`, `\\u00ad`, `\\u202e`, and a character beyond
+    the BMP as its UTF-16 surrogate pair, as JSON writes it (`\\udb40\\udc41` for U+E0041)."""
     code = ord(ch)
     if ch == "\r":
         return "\\r"
-    if code <= 0xFF:
+    if code <= 0x9F:
         return f"\\x{code:02x}"
-    return f"\\u{code:04x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def _json_escape(ch: str) -> str:
+    """`ch` as a JSON string escape (`\\u00ad`; beyond the BMP a surrogate pair)."""
+    return _escape(ch) if ord(ch) > 0x9F else f"\\u{ord(ch):04x}"
+
+
+def _make_visible(text: str, escape: Callable[[str], str], *, single_line: bool) -> str:
+    """`text` with each hidden character (`_is_hidden`, and a joiner out of place) written
+    as `escape` writes it. Each distinct character is judged once, the text rewritten by
+    `str.translate` (at C speed)."""
+    table: dict[int, str] = {}
+    joiners = False
+    for ch in set(text):
+        if ch in _JOINER_SET and not (single_line and ch == "\u200b"):
+            joiners = True
+        elif ch in "\n\t":
+            if single_line:
+                table[ord(ch)] = "\\n" if ch == "\n" else "\\t"
+        elif _is_hidden(ch):
+            table[ord(ch)] = escape(ch)
+    if joiners:
+        def joiner_run(match: re.Match[str]) -> str:
+            run, start = match.group(0), match.start()
+            before = text[start - 1] if start else " "  # a quote opens a string: nothing to join
+            if len(run) <= 2 and not before.isspace() and before != '"' and ord(before) not in table \
+                    and before not in _JOINER_SET:
+                return run
+            return "".join(escape(ch) for ch in run)
+
+        text = re.sub(_JOINERS, joiner_run, text)
+    return text.translate(table) if table else text
 
 
 _SGR = "\x1b\\[[0-9;:]*m"
 
 
 def sanitize(text: str, *, single_line: bool = False, drop_colours: bool = False) -> str:
-    """Return `text` with every terminal control made visible and inert.
+    """Return `text` with every terminal control and invisible character made visible and inert.
 
     Args:
         text: untrusted text from a server.
-        single_line: also make `\\n` and `\\t` visible (for titles, URLs, names).
+        single_line: also make `\\n`, `\\t` and the zero-width space visible (for titles,
+            URLs, names).
         drop_colours: remove plain SGR colour sequences (`ESC [ ... m`) instead of
             showing them (used for a server's own stderr log lines).
 
     Returns:
-        A string safe to write to a terminal; printable characters are unchanged.
+        A string safe to write to a terminal; visible characters are unchanged, each
+        control, format and default-ignorable character is shown as its escape (`\\x1b`,
+        `\\u00ad`, `\\udb40\\udc41` for the tag character U+E0041).
     """
     if not isinstance(text, str):
         text = str(text)
-    if text.isprintable():  # nothing below would match
-        return text
+    if text.isprintable() and (text.isascii() or _PRINTABLE_IGNORABLE.isdisjoint(text)):
+        return text  # nothing below would change it
     if drop_colours:
         text = re.sub(_SGR, "", text)
-    out = re.sub(_UNSAFE, _visible, text)
-    if single_line:
-        out = re.sub(_SINGLE_LINE_EXTRA, lambda m: {"\n": "\\n", "\t": "\\t"}.get(m.group(0)) or _visible(m), out)
-    return out
+    return _make_visible(text, _escape, single_line=single_line)
 
 
-# JSON output keeps every value exactly, but escapes the characters a terminal
-# would interpret (json.dumps already escapes C0 controls) as \\uXXXX.
-# Lone surrogates (a server may send "\\ud800") are escaped too: UTF-8 has no bytes for them.
-# Every character it matches is DEL or beyond ASCII: ASCII text without DEL is kept as it is.
-_JSON_UNSAFE = "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-
-
+# JSON output keeps every value exactly, but escapes the characters `sanitize` makes visible
+# (json.dumps already escapes C0 controls) as \uXXXX: all of them are in strings, where an
+# escape stands for the same character. ASCII text without DEL is kept as it is.
 def _json_safe(text: str) -> str:
     if text.isascii() and "\x7f" not in text:
         return text
-    return re.sub(_JSON_UNSAFE, _json_escape, text)
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group(0)):04x}"
+    if text.isprintable() and _PRINTABLE_IGNORABLE.isdisjoint(text):
+        return text
+    return _make_visible(text, _json_escape, single_line=False)
 
 
 def dumps_safe(value: object, *, indent: int | None = None) -> str:

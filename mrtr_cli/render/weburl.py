@@ -15,7 +15,9 @@ how a link disguises where it goes:
   codec says `fass.de`);
 - IPv4 in other forms is an address: `http://0x7f.1/`, `http://2130706433/` and
   `http://127.1/` are all 127.0.0.1, which matters to any loopback or private-address rule;
-- `//host/path` (scheme-relative) is no URL on its own.
+- `//host/path` (scheme-relative) is no URL on its own;
+- a label `xn--...` that is no valid punycode of a valid label (`xn--a`, `xn--`, `xn--zz`)
+  fails the browser's IDNA step: no URL at all (`_bad_punycode`).
 
 `misread` names the first of these a URL has, as one line: the rule on where a request
 may go refuses such a URL naming the host a browser visits (transport/http/urlrule.py).
@@ -67,12 +69,43 @@ def browser_view(url: str, base: str | None = None) -> BrowserView:
         parsed = ada_url.URL(url, base) if base is not None else ada_url.URL(url)
     except (ValueError, TypeError):
         return BrowserView(url)
+    if "xn--" in parsed.hostname and _bad_punycode(parsed.hostname):  # ada-url passes it, a browser does not
+        return BrowserView(url)
     href = parsed.href
     origin = len(parsed.protocol) + 2 + len(parsed.host) if parsed.host else 0
     same = any(written[:origin].lower() == href[:origin] and written[origin:] == href[origin:]
                for written in (url, url + "/") if len(written) == len(href))
     return BrowserView(url, href, parsed.protocol.rstrip(":").lower(), parsed.hostname or "",
                        bool(parsed.username or parsed.password), same)
+
+
+#: Unicode categories no valid IDNA label holds (UTS 46 "disallowed"): controls, format
+#: characters (but the joiners), surrogates, private use, unassigned, spaces and separators.
+_NOT_IN_A_LABEL = frozenset(("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"))
+
+
+def _bad_punycode(host: str) -> bool:
+    """Whether a label of `host` (lower case, as the parser gives it) starts `xn--` but is not
+    the punycode of a valid label (UTS 46 section 4.1, which the WHATWG host parser applies:
+    a browser refuses the URL). Its payload must decode (`encodings.punycode`), to text that
+    is not empty, not all ASCII, in NFC and lower case (UTS 46's mapped form), with no
+    disallowed character, and that encodes back to the same payload."""
+    import unicodedata  # noqa: PLC0415 - only for a host with a punycode label
+
+    for label in host.split("."):
+        if not label.startswith("xn--"):
+            continue
+        payload = label[4:]
+        try:
+            decoded = payload.encode("ascii").decode("punycode")
+            again = decoded.encode("punycode").decode("ascii")
+        except (UnicodeError, ValueError):
+            return True
+        if (not decoded or decoded.isascii() or again != payload or decoded != decoded.lower()
+                or unicodedata.normalize("NFC", decoded) != decoded
+                or any(unicodedata.category(c) in _NOT_IN_A_LABEL and c not in "\u200c\u200d" for c in decoded)):
+            return True
+    return False
 
 
 def written_host(url: str) -> str | None:

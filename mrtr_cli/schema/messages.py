@@ -50,17 +50,51 @@ def _long_integer(value: object) -> bool:
 
 
 def error_message(error: Any) -> str:
-    """A `jsonschema` `ValidationError`'s message on one line: the instance and the
-    schema's value it quotes (`repr`) cut by `quoted` (a long integer shown by `number`),
-    then the whole cut to `MESSAGE_CHARS`."""
+    """A `jsonschema` `ValidationError`'s message on one line, its values as JSON.
+
+    jsonschema writes the instance and the schema's values it quotes as Python `repr`s
+    (`{'a': True, 'b': None} is not valid under any of the given schemas`, `1 is not one of
+    ['a', 'b']`): each is written back as `quoted` shows it (JSON, `{"a": true, "b": null}`;
+    a string in single quotes; a long integer by `number`), cut and with controls made
+    visible; then the whole is cut to `MESSAGE_CHARS`. Every jsonschema message mrtr shows
+    goes through here (`schema/arguments.py`, `schema/elicit.py`)."""
     message = str(error.message)
-    for value in (error.instance, error.validator_value):
-        if isinstance(value, str | list | dict) or (isinstance(value, int) and not isinstance(value, bool)):
+    kept = ""
+    if error.validator is None and message.startswith("False schema"):  # the schema `false`
+        kept, message = "False schema", message[len("False schema"):]
+    shown: dict[str, str] = {}
+    for value in _quoted_values(error):
+        if isinstance(value, bool) or value is None or isinstance(value, str | list | dict | tuple) \
+                or (isinstance(value, int) and len(str(abs(value))) > NUMBER_DIGITS):
             text = repr(value)
-            long = len(text) > (NUMBER_DIGITS if isinstance(value, int) else QUOTE_CHARS)
-            if long and text in message:
-                message = message.replace(text, quoted(value))
-    return one_line(message, MESSAGE_CHARS)
+            if text in message and text not in shown:
+                shown[text] = quoted(list(value) if isinstance(value, tuple) else value)
+    if shown:
+        import re  # noqa: PLC0415 - only on an error path
+
+        # One pass, the longest first: a value is never rewritten inside another's JSON; a
+        # word (True, None) only where it stands alone.
+        alternatives = sorted(shown, key=len, reverse=True)
+        pattern = "|".join(rf"(?<![\w'\"]){re.escape(t)}(?![\w'\"])" if t.isidentifier() else re.escape(t)
+                           for t in alternatives)
+        message = re.sub(pattern, lambda m: shown[m.group(0)], message)
+    return one_line(kept + message, MESSAGE_CHARS)
+
+
+def _quoted_values(error: Any) -> list[object]:
+    """The values jsonschema may have quoted in `error`'s message: the instance, the schema's
+    value for the rule (and each of its items: `oneOf`'s subschemas, `required`'s names),
+    and an array's items past those the schema lists (`items: false`'s "extra: [...]")."""
+    values: list[object] = [error.instance, error.validator_value]
+    if isinstance(error.validator_value, list):
+        values += error.validator_value[:100]
+    if isinstance(error.instance, list) and isinstance(error.schema, dict):
+        listed = error.schema.get("prefixItems", error.schema.get("items"))
+        if isinstance(listed, list):
+            values.append(error.instance[len(listed):])
+    if isinstance(error.instance, dict):
+        values += list(error.instance)[:100]  # a property's name (`dependentRequired`)
+    return values
 
 
 def quoted_list(values: list[Any], shown: int = 5) -> str:

@@ -90,11 +90,27 @@ class SessionApp(ManyLinesApp):
         super().__init__(opts, env)
         self.covered: Callable[[str], bool] = lambda kind: False
         self._lists: ShellLists | None = None
+        #: What the running line declares (its responder chain's capabilities), on a session
+        #: whose every request declares (2026-07-28); None between lines (the shell's own).
+        self.line_capabilities: dict[str, Any] | None = None
+        self._catalog_declared: dict[str, Any] | None = None
+
+    def declared(self, method: str) -> dict[str, Any]:
+        """The `clientCapabilities` a request `method` declares now: the running line's (a
+        line's `--sampling-command`, `--root` go with each of its requests, its lists too),
+        else the shell's. The list caches are keyed by it: a server may list differently
+        to a client declaring differently."""
+        if self.line_capabilities is None:
+            return super().declared(method)
+        from mrtr_cli.protocol.capabilities.declared import declared_for  # noqa: PLC0415 - lazy for start-up time
+
+        return declared_for(self.line_capabilities, method)
 
     def list_cache(self) -> ShellLists:
-        """The shell's list cache: memory over the state directory's (shell/listings.py)."""
+        """The shell's list cache: memory over the state directory's (shell/listings.py),
+        both keyed by what the lists' requests declared."""
         if self._lists is None:
-            self._lists = ShellLists(super().list_cache(), lambda kind: self.covered(kind))
+            self._lists = ShellLists(super().list_cache(), lambda kind: self.covered(kind), self.declared)
         return self._lists
 
     def catalog(self, session: Session) -> ToolCatalog:
@@ -104,13 +120,15 @@ class SessionApp(ManyLinesApp):
         before the tool is called unknown (a change notification may come after the reply
         of the call that made the change: over HTTP they travel on different streams)."""
         catalog = self._catalog
+        declared = self.declared("tools/list")
         kept = self.list_cache().kept("tools/list")
-        if catalog is not None and catalog.session is session and (not catalog.pages or (kept is not None
-                                                                                           and kept.fresh())):
+        if catalog is not None and catalog.session is session and self._catalog_declared == declared and (
+                not catalog.pages or (kept is not None and kept.fresh())):
             if catalog.pages:
                 catalog.from_cache = True
             return catalog
         self._catalog = None
+        self._catalog_declared = declared  # the list a line declaring otherwise sees is another
         return super().catalog(session)
 
 
@@ -158,6 +176,11 @@ class ShellHost:
         # completion/complete answers of this session: (kind, ref, argument, value, context) -> values
         self._suggested: dict[tuple[str, str, str, str, tuple[tuple[str, str], ...]], list[str]] = {}
         self._asking = threading.Lock()  # held while completion waits for the server
+
+    def declaring(self, capabilities: dict[str, Any] | None) -> None:
+        """The running line's requests declare `capabilities` (None: the line ended): the
+        shell's lists are kept apart by it (`SessionApp.declared`)."""
+        self.app.line_capabilities = capabilities
 
     # ------------------------------------------------------------------ the session
     def start(self) -> Session:

@@ -51,6 +51,10 @@ class LineHost(Protocol):
     def drop_session(self) -> None:
         """Close the session; the next line opens a new one."""
 
+    def declaring(self, capabilities: dict[str, Any] | None) -> None:
+        """The running line's requests declare `capabilities` (its lists are kept apart by
+        it); None: the line ended, the shell's own declaration holds again."""
+
 
 class LineInput(UserInput):
     """The user's files for one line: stdin is the shell's own input (the terminal, or the
@@ -136,11 +140,29 @@ class LineApp(App):
     def session(self, target: Target | None = None) -> Iterator[Session]:
         """The shell's session (a stdio server that died is started again first), kept open
         after the line. What the line's failure says about the session is told to the shell:
-        a server that died, a cached era that was wrong, a pending document to keep."""
+        a server that died, a cached era that was wrong, a pending document to keep. On a
+        session whose every request declares the client's capabilities (2026-07-28), the
+        line's own (`--sampling-command`, `--root`, ...) go with each of its requests, the
+        lists it asks for too (docs/shell.md)."""
         session = self.host.current()
         declared = session.declared_once()
         if declared is not None:
             self._not_declared(declared, session.protocol_version)
+        shell_declares = session.capabilities
+        if declared is None:  # each request declares (2026-07-28): this line's options, its lists' too
+            session.capabilities = self.chain().capabilities()
+            self.host.declaring(session.capabilities)
+        try:
+            with self._line_session(session) as line_session:
+                yield line_session
+        finally:
+            session.capabilities = shell_declares
+            self.host.declaring(None)
+
+    @contextlib.contextmanager
+    def _line_session(self, session: Session) -> Iterator[Session]:
+        """`session` for the line: its answers given to an older server's requests, and
+        what the line's failure says about the session told to the shell (`session`)."""
         responder = getattr(session, "responder", None)
         if responder is not None:  # an older server's own requests: this line's answers, keys and --save-answers
             responder.begin(self.chain(), self.recorder())

@@ -14,6 +14,7 @@ shell fetched also serves the shell completion of the login shell afterwards.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -52,12 +53,22 @@ class ShellLists(ListCache):
     Args:
         disk: the server's cache in the state directory, or None (`MRTR_NO_CACHE`).
         covered: whether change notifications for a kind ("tools", ...) reach the shell now.
+        declared: the `clientCapabilities` a list method's requests declare now (a line's own
+            `--sampling-command` or `--root` among them): a list is kept per declaration, as
+            a server may list differently to each (protocol/capabilities/declared.py).
     """
 
-    def __init__(self, disk: ListCache | None, covered: Callable[[str], bool]):  # no files of its own: `disk` stores
+    def _kept_key(self, method: str) -> tuple[str, str]:
+        """Where `method`'s list under the declaration made now is kept in memory."""
+        declared = self._declared(method) if self._declared is not None else None
+        return method, json.dumps(declared, sort_keys=True)
+
+    def __init__(self, disk: ListCache | None, covered: Callable[[str], bool],
+                 declared: Callable[[str], Any] | None = None):  # no files of its own: `disk` stores
         self.disk = disk
         self._covered = covered
-        self._memory: dict[str, HeldList] = {}
+        self._declared = declared
+        self._memory: dict[tuple[str, str], HeldList] = {}
         self._lock = threading.Lock()
         self._changed: set[str] = set()  # kinds said to have changed, not fetched since
         self._changed_at: dict[str, float] = {}  # kind -> when its last change was heard (epoch seconds)
@@ -65,18 +76,19 @@ class ShellLists(ListCache):
     def get(self, method: str) -> CachedList | None:
         """The list kept in memory, else the state directory's entry (fresh or not), kept in
         memory from then on while it is fresh (it is not read again for every line)."""
-        entry = self._memory.get(method)
+        key = self._kept_key(method)
+        entry = self._memory.get(key)
         if entry is not None:
             return entry
         stored = self.disk.get(method) if self.disk is not None else None
         if stored is not None and stored.fresh():
             with self._lock:
-                self._memory.setdefault(method, HeldList(method, stored.pages, stored.received, stored.scope))
+                self._memory.setdefault(key, HeldList(method, stored.pages, stored.received, stored.scope))
         return stored
 
     def kept(self, method: str) -> HeldList | None:
-        """The list kept in memory (fresh or not), or None."""
-        return self._memory.get(method)
+        """The list kept in memory (fresh or not) under the declaration made now, or None."""
+        return self._memory.get(self._kept_key(method))
 
     def put(self, method: str, pages: list[dict[str, Any]], received: list[float]) -> CachedList:
         """Keep a list just fetched, and store it in the state directory unless it is the list
@@ -90,21 +102,23 @@ class ShellLists(ListCache):
             changed_at = self._changed_at.get(kind) if kind is not None else None
         if changed_at is not None and (not received or min(received) <= changed_at):
             return entry  # fetched before a change was heard: used once, never kept
-        before = self._memory.get(method)
+        key = self._kept_key(method)
+        before = self._memory.get(key)
         if self.disk is not None and (before is None or before.pages != pages):
             self.disk.put(method, pages, received)
         if kind is not None:
-            entry.held = lambda: self._covered(kind) and self._memory.get(method) is entry
+            entry.held = lambda: self._covered(kind) and self._memory.get(key) is entry
         with self._lock:
-            self._memory[method] = entry
+            self._memory[key] = entry
             if kind is not None:
                 self._changed.discard(kind)
         return entry
 
     def invalidate(self, method: str) -> None:
-        """Forget `method`'s list, in memory and in the state directory."""
+        """Forget `method`'s lists (under every declaration), in memory and in the state directory."""
         with self._lock:
-            self._memory.pop(method, None)
+            for key in [key for key in self._memory if key[0] == method]:
+                del self._memory[key]
         if self.disk is not None:
             self.disk.invalidate(method)
 

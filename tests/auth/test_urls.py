@@ -30,7 +30,8 @@ MEMBER = "the authorization server's token_endpoint"
 
 @pytest.mark.parametrize("url", [
     "https://as.example/token", "http://127.0.0.1:8080/x", "https://[::1]:443/", "HTTPS://AS.EXAMPLE/",
-    "https://as.example:8443/a?b=c#d", "http://localhost/"])
+    "https://as.example:8443/a?b=c#d", "http://localhost/", "https://xn--fa-hia.de/", "https://XN--MNCHEN-3YA.de/",
+    "https://xn--ls8h.la/"])
 def test_valid_urls(url):
     assert is_valid_url("https://as.example/a!b") and is_valid_url("https://as.example/~x")
     assert is_valid_url(url)
@@ -42,7 +43,10 @@ def test_valid_urls(url):
     "https://as.example:x/", "https://as .example/", "https://as.example/a b", "https://as.example/\x00",
     "https://as.example/\x7f", "https://as.example/\x1b[31m", "https://as.example/\u200b", "https://as.example/\u2028",
     " https://as.example/", "https://as.example/\t", "https://[::1/", "javascript:alert(1)", "https://as.example\x85/",
-    "https://as.example.0/"])  # a last label that is a number: an IPv4 address a browser cannot parse
+    "https://as.example.0/",  # a last label that is a number: an IPv4 address a browser cannot parse
+    # labels `xn--` that are no valid punycode (a browser's IDNA step refuses them; Node: Invalid URL)
+    "https://xn--a.com/", "https://xn--.com/", "https://a.xn--zz/", "https://xn--abc-.com/", "https://XN--A.com/",
+    "https://xn--mnchen-3ya.de@xn--a.com/"])
 def test_invalid_urls(url):
     assert not is_valid_url(url)
     with pytest.raises(AuthError) as caught:

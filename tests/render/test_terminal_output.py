@@ -181,3 +181,51 @@ def test_dumps_safe_is_lossless_and_inert():
 def test_single_line_text_shows_invisible_spaces():
     assert sanitize("touch\u200b x\ufeff", single_line=True) == "touch\\u200b x\\ufeff"
     assert sanitize("ไทย\u200bคำ") == "ไทย\u200bคำ"  # between words in some scripts: kept in running text
+
+
+#: Characters that render as nothing, from Unicode's data: format characters (Cf) and the other
+#: default-ignorable code points (variation selectors, Hangul fillers, the tag characters).
+INVISIBLE = ["\u00ad", "\U000e0041", "\U000e0001", "\U000e007f", "\u2060", "\ufeff", "\u2064", "\u061c", "\u180e",
+             "\u034f", "\u3164", "\uffa0", "\u115f", "\ufe00", "\U000e0100", "\u17b4", "\U0001d173", "\ufff0"]
+
+
+@pytest.mark.parametrize("char", INVISIBLE)
+def test_every_invisible_character_is_shown_as_its_escape(char):
+    code = ord(char)
+    escape = json.dumps(char)[1:-1]  # \uXXXX, a surrogate pair beyond the BMP
+    assert code > 0xFFFF or escape == f"\\u{code:04x}"
+    for single_line in (False, True):
+        assert sanitize(f"pay{char}me{char}", single_line=single_line) == f"pay{escape}me{escape}"
+    text = dumps_safe({"k": f"a{char}"})
+    assert char not in text and json.loads(text) == {"k": f"a{char}"}  # --json: escaped, lossless
+
+
+def test_every_format_character_of_the_unicode_data_is_made_visible():
+    """The rule is the Unicode data's, not a list: each Cf character is escaped."""
+    import sys
+    import unicodedata
+
+    formats = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    kept = {"\u200b", "\u200c", "\u200d"}  # zero-width space and joiners: kept inside words
+    for char in formats:
+        shown = sanitize(f"x{char}x")
+        assert (char in shown) == (char in kept), f"U+{ord(char):04X}"
+        assert char not in sanitize(f"x{char}x", single_line=True) or char in kept - {"\u200b"}
+
+
+def test_joiners_and_presentation_selectors_are_kept_only_where_text_uses_them():
+    for text in ("\u2764\ufe0f", "\u2764\ufe0f\u200d\U0001f525", "\U0001f468\u200d\U0001f469", "نص\u200cفا",
+                 "ไทย\u200bคำ", "1\ufe0f\u20e3"):
+        assert sanitize(text) == text
+    # at the start, after a space, or three in a row (bits hidden in text): shown
+    assert sanitize("\u200dab") == "\\u200dab"
+    assert sanitize("a \ufe0fb") == "a \\ufe0fb"
+    assert sanitize("a\u200b\u200c\u200db") == "a\\u200b\\u200c\\u200db"
+    assert sanitize("\U0001f600\ufe0f\ufe0f\ufe0f") == "\U0001f600\\ufe0f\\ufe0f\\ufe0f"
+
+
+def test_the_printable_ignorables_are_those_of_the_unicode_data():
+    from mrtr_cli.render import sanitize as module
+
+    computed = {chr(c) for lo, hi in module._OTHER_IGNORABLE for c in range(lo, hi + 1) if chr(c).isprintable()}
+    assert computed == module._PRINTABLE_IGNORABLE

@@ -80,7 +80,7 @@ def test_args_from_a_heredoc_or_a_redirected_file(catalog: Target, tmp_path, red
 
 @pytest.mark.parametrize(("items", "expected"), [
     (["zip=1", "count=-1"], "argument count: -1 is less than the minimum of 0"),
-    (["zip=1", "color=purple"], "argument color: 'purple' is not one of ['red', 'green', 'blue']"),
+    (["zip=1", "color=purple"], 'argument color: \'purple\' is not one of ["red", "green", "blue"]'),
     (["zip=1", 'address:={"zip": "1"}'], "missing required argument address.city"),
     (["count=1"], "missing required argument zip"),
     (["zip=1", "surprise=1"], "unexpected argument surprise (the schema allows no other properties)"),

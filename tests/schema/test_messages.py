@@ -154,3 +154,27 @@ def test_a_schemas_long_integer_is_shown_as_its_first_digits_and_length(case):
     text = NUMBER_CASES[case]()
     assert BIG_SHOWN in text, (case, text[:300])
     assert "0" * 100 not in text and len(text) < SHORT, (case, len(text), text[:300])
+
+
+@pytest.mark.parametrize(("schema", "arguments", "expected"), [
+    ({"anyOf": [{"required": ["x"]}, {"required": ["y"]}]}, {"a": "<string>", "b": True, "c": None},
+     'argument (all): {"a": "<string>", "b": true, "c": null} is not valid under any of the given schemas'),
+    ({"properties": {"k": {"enum": ["a", True, None]}}}, {"k": False},
+     'argument k: false is not one of ["a", true, null]'),
+    ({"properties": {"k": {"not": {"type": "object"}}}}, {"k": {"n": [1, 2.5, False]}},
+     'argument k: {"n": [1, 2.5, false]} should not be valid under {"type": "object"}'),
+    ({"properties": {"k": {"oneOf": [{"type": "object"}, {"required": []}]}}}, {"k": {"z": 1}},
+     'argument k: {"z": 1} is valid under each of {"required": []}, {"type": "object"}'),
+    ({"properties": {"k": {"prefixItems": [{}], "items": False}}}, {"k": [1, "two", None]},
+     'argument k: Expected at most 1 item but found 2 extra: ["two", null]'),
+    ({"properties": {"k": {"const": {"a": None}}}}, {"k": 3}, 'argument k: {"a": null} was expected'),
+    ({"properties": {"k": {"maxItems": 1}}}, {"k": [True, None]}, "argument k: [true, null] is too long"),
+    ({"properties": {"k": {"maxLength": 2}}}, {"k": "it's"}, "argument k: 'it's' is too long"),
+    ({"properties": {"k": {"pattern": "^x$"}}}, {"k": "a\x1bb"}, "argument k: 'a\\x1bb' does not match '^x$'"),
+])
+def test_a_jsonschema_message_shows_its_values_as_json(schema, arguments, expected):
+    """jsonschema quotes values as Python reprs (`{'a': True, 'b': None}`): mrtr shows them
+    as JSON (a string in single quotes, as every message of mrtr's quotes one)."""
+    with pytest.raises(MrtrError) as caught:
+        _tool(schema, arguments)()
+    assert caught.value.message == f"t: {expected}"

@@ -96,4 +96,4 @@ def test_a_rule_of_the_schemas_root_quotes_no_arguments_holding_a_secret():
     assert "secretzzz" not in caught.value.message + str(caught.value.hint)
     with pytest.raises(UsageError) as caught:
         validate_arguments({"a": 1, "b": 2}, schema, "t")
-    assert caught.value.message == "t: argument (all): {'a': 1, 'b': 2} has too many properties"
+    assert caught.value.message == 't: argument (all): {"a": 1, "b": 2} has too many properties'

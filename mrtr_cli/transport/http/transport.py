@@ -341,9 +341,9 @@ class HttpTransport(EventStreams, Transport):
              timeout: float | None = None) -> None:
         self._require_client()  # raises when closed
         post = _Post(message, headers, acknowledge=SEND_TIMEOUT if timeout is None else timeout)
-        resp, _ = self._send_handling_auth(post)
+        resp, sent = self._send_handling_auth(post)
         if resp.status_code in (401, 403):  # no sign-in to retry it with: refused
-            raise self._auth_error(resp)
+            raise self._auth_error(resp, sent)
 
     def abort(self, request_id: object) -> None:
         with self._lock:
@@ -440,10 +440,13 @@ class HttpTransport(EventStreams, Transport):
             resp.close()
             raise credentials_wanted(str(resp.request.url))
 
-    def _auth_error(self, resp: httpx2.Response) -> AuthError:
+    def _auth_error(self, resp: httpx2.Response, sent: Mapping[str, str]) -> AuthError:
         """The error of a 401/403 that is not (or no longer) retried, naming the origin that
         sent it: after a redirect to another origin, that origin's, which is sent no
-        credentials and whose challenge starts no sign-in."""
+        credentials and whose challenge starts no sign-in. Its hint goes by the request that
+        was refused: one that carried no Authorization header is told how to pass
+        credentials, one that did that they are refused (the sign-in's, or the user's). `sent`:
+        the headers of the attempt besides the user's own (`_headers`)."""
         challenge = resp.headers.get("www-authenticate")
         url = str(resp.request.url)
         if self._foreign(resp):
@@ -451,9 +454,12 @@ class HttpTransport(EventStreams, Transport):
 
             hint = (f"mrtr sends no credentials after a redirect to another origin; if {shown(url)} is the MCP "
                     "endpoint, give it with --url")
+        elif not any(n.lower() == "authorization" for n in (*sent, *self._user_headers)):  # what went
+            hint = "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR"
+        elif self.authorizer is not None and any(n.lower() == "authorization" for n in sent):  # the sign-in's token
+            hint = "the server refuses this signed-in request"
         else:
-            hint = ("the server refuses this signed-in request" if self.authorizer is not None else
-                    "pass credentials with -H 'Authorization: Bearer ...' or --bearer-token-env VAR")
+            hint = "the server refuses the credentials this request carried (its Authorization header)"
         if challenge:
             hint = f"server says: WWW-Authenticate: {one_line(challenge, 300)}\n{hint}"
         verb = "refused" if resp.status_code == 403 else "required"
@@ -546,7 +552,7 @@ class HttpTransport(EventStreams, Transport):
                     resp.close()
             post.sign_ins += 1
             if post.sign_ins > MAX_AUTH_RETRIES or not self._may_retry(resp, sent):
-                raise self._auth_error(resp)
+                raise self._auth_error(resp, sent)
 
     def _send_handling_429(self, post: _Post) -> tuple[httpx2.Response, dict[str, str]]:
         """HTTP 429: the POST goes again after the wait the server asks for (transport/http/retry.py),
@@ -630,7 +636,7 @@ class HttpTransport(EventStreams, Transport):
         ctype = resp.headers.get("content-type", "").split(";")[0].strip().lower()
         if status in (401, 403):
             read_capped(resp, 2048)
-            raise self._auth_error(resp)
+            raise self._auth_error(resp, headers)
         if status >= 500:
             return _server_error(resp, rid, where)
         if status == 202:

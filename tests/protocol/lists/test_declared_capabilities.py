@@ -160,3 +160,37 @@ def test_an_unknown_tool_that_may_be_hidden_names_the_declaring_option(mrtr, gat
         assert f"unknown tool '{name}'" in r.stderr
         assert "a server may list some tools only to clients that declare sampling (--sampling-command CMD) " \
             "or roots (--root PATH); this run declares neither" in r.stderr
+
+
+def test_a_shell_lines_own_declaring_options_go_with_its_list_requests(mrtr, gated, sampler, tmp_path):
+    """Inside `mrtr shell` over a 2026-07-28 server, a line's `--sampling-command` or `--root`
+    goes with each of its requests, its tools/list too (docs/shell.md): the line finds the
+    tool the server lists only to a client that declares it, and the shell's listing is
+    kept apart for each declaration (the next line without it does not see it)."""
+    gated.reset()
+    lines = (f"call summarize text=hi --sampling-command {json.dumps(sampler)}\n"
+             f"tools --sampling-command {json.dumps(sampler)}\n"
+             f"tools --root {json.dumps(str(tmp_path))}\n"
+             "tools\n"
+             "call summarize text=hi\n"
+             f"discover --json --sampling-command {json.dumps(sampler)}\n")
+    r = mrtr(*gated.args, "shell", input=lines)
+    assert r.code == 2, r.stderr  # the last call: not listed to a line that declares no sampling
+    assert "summarize: hi" in r.stdout
+    assert "declares neither" not in r.stderr.split("unknown tool")[0], r.stderr
+    assert r.stderr.count("unknown tool 'summarize'") == 1, r.stderr
+    assert "first failing line is line 5" in r.stderr, r.stderr
+    rows = [line.split()[0] for line in r.stdout.split("summarize: hi", 1)[1].splitlines()
+            if line and not line.startswith("{")]
+    tables: list[list[str]] = []
+    for row in rows:  # each listing starts with echo
+        tables += [[row]] if row == "echo" else []
+        tables[-1] += [row] if row != "echo" else []
+    assert tables == [["echo", "summarize"], ["echo", "scan_roots"], ["echo"]], r.stdout  # sampling; roots; neither
+    sent = [m for m in read_records(gated.record, probe=True) if "id" in m]
+    lists = [m for m in sent if m["method"] in ("tools/list", "server/discover")]
+    assert any("sampling" in m["params"]["_meta"][CAPS] for m in lists if m["method"] == "tools/list"), lists
+    assert any("roots" in m["params"]["_meta"][CAPS] for m in lists if m["method"] == "tools/list"), lists
+    assert any("sampling" in m["params"]["_meta"][CAPS] for m in lists if m["method"] == "server/discover"), lists
+    assert any(not {"sampling", "roots"} & set(m["params"]["_meta"][CAPS])
+               for m in lists if m["method"] == "tools/list"), lists
