@@ -22,6 +22,10 @@ The password of `user:password@` (or the user alone, git-style `TOKEN@host`) and
 value of a query or path parameter whose name marks a credential (`api_key`, `token`:
 `is_secret_name`) are shown as `***` whatever their length
 (docs/configuration.md, "Named servers"). This module sits below `env` (Environment.redact).
+
+Whether a schema marks a value secret (`Place`, `secret_schema`) follows the mark wherever
+it stands on a subschema that could apply to the value: `$ref`, combinators, members and
+items (the comment above `MAX_DEPTH` says which keywords, and the bounds).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import functools
 import json
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 #: (Pattern texts, compiled at their first use and kept by `re`'s own cache: a run that
@@ -97,16 +101,260 @@ def is_secret_name(name: str) -> bool:
     return name.lower() in _SECRET_WHOLE_NAMES or _names_a_credential(name)
 
 
-def secret_schema(schema: object) -> bool:
+# ----- Whether a JSON Schema marks a value as a secret (docs/answers.md, "Secrets") -----
+#
+# docs/design.md, "Secrets by name"; docs/answers.md, "Secrets". A value is a secret by its
+# schema when a subschema that could apply to it says `writeOnly: true` or
+# `format: "password"` (JSON Schema 2020-12 validation 9.4 and 7.3: a value written, never
+# shown). A server may put that mark on `properties.X` itself, or reach it through the
+# keywords that apply more schemas to the same value or to its members, and each is followed:
+#
+# - in place (the value's own schema, JSON Schema core 10.2): a local `$ref` / `$dynamicRef`
+#   (a JSON pointer `#/...`, an `#anchor`, or the `$id` of a subschema of the same document),
+#   `allOf`, `anyOf`, `oneOf`, `if` / `then` / `else`, `dependentSchemas` (and draft 7's
+#   schema-valued `dependencies`);
+# - an object's member NAME (core 10.3.2): `properties.NAME`, each `patternProperties`
+#   pattern that matches NAME (`Place.matches`: a pattern that cannot be matched counts as
+#   matching), `additionalProperties` and `unevaluatedProperties` when NAME is not in
+#   `properties`;
+# - an array's item (core 10.3.1): `prefixItems`, `items` (also draft 4's list of schemas),
+#   `additionalItems`, `unevaluatedItems`, `contains`.
+#
+# A value is a secret when ANY of them marks it, whichever branch of an `anyOf` the value
+# would take: the rule errs on the side of masking. A `$ref` that cannot be resolved here (a
+# remote document, a pointer to nothing) and a chain of schemas deeper than `MAX_DEPTH` mark
+# the value secret too, since nothing proves it is not; a `$ref` cycle adds nothing and ends.
+# `not` is not followed (a schema the value must not match says nothing of the value).
+# The rule by a field's name is `is_secret_field`'s, which builds on this one.
+
+#: How many schemas one chain of `$ref`s, combinators, members and items may cross.
+MAX_DEPTH = 64
+#: How many subschemas one place collects at most (a schema that fans out wider is a secret).
+MAX_SCHEMAS = 4096
+
+#: `(pattern, name) -> whether the pattern may match the name`: for `patternProperties`.
+Matcher = Callable[[str, str], bool]
+
+#: Keywords whose value is one schema applied in place.
+_IN_PLACE_ONE = ("if", "then", "else")
+#: Keywords whose value is a list of schemas applied in place.
+_IN_PLACE_LIST = ("allOf", "anyOf", "oneOf")
+#: Keywords whose value is a map of schemas applied in place (on an object holding the key).
+_IN_PLACE_MAP = ("dependentSchemas", "dependencies")
+
+
+def any_pattern(pattern: str, name: str) -> bool:
+    """The `Matcher` that takes every pattern to match every name (where no bounded regular
+    expression engine is at hand: the rule errs on the side of masking)."""
+    return True
+
+
+def marked(schema: object) -> bool:
+    """Whether `schema` itself (no subschema) carries the secret mark: `writeOnly: true` or
+    `format: "password"`."""
+    return isinstance(schema, dict) and (schema.get("writeOnly") is True or schema.get("format") == "password")
+
+
+class Place:
+    """The subschemas that could apply to one value of an instance, within one schema document.
+
+    Args:
+        schemas: the schemas given for the value (before `$ref`s and combinators are followed).
+        root: the whole schema document (a tool's `inputSchema`, a form's
+            `requestedSchema`), against which local `$ref`s resolve.
+        matches: how a `patternProperties` pattern is matched against a member's name.
+        depth: schemas crossed to get here (bounded by `MAX_DEPTH`).
+    """
+
+    def __init__(self, schemas: Iterable[object], root: object, matches: Matcher = any_pattern,
+                 depth: int = 0) -> None:
+        self.root = root
+        self.matches = matches
+        self.depth = depth
+        #: Something could not be followed (an unresolved `$ref`, too deep, too wide).
+        self.unknown = depth > MAX_DEPTH
+        self.schemas: list[dict[str, Any]] = [] if self.unknown else self._in_place(schemas)
+
+    @classmethod
+    def of(cls, schema: object, matches: Matcher = any_pattern) -> Place:
+        """The place of a whole document `schema` (its root value)."""
+        return cls([schema], schema, matches)
+
+    def _in_place(self, given: Iterable[object]) -> list[dict[str, Any]]:
+        """`given` and every schema they apply in place, each once (by identity)."""
+        out: list[dict[str, Any]] = []
+        seen: set[int] = set()
+        stack = [(schema, 0) for schema in given]
+        while stack:
+            schema, hops = stack.pop()
+            if not isinstance(schema, dict) or id(schema) in seen:
+                continue
+            if hops + self.depth > MAX_DEPTH or len(out) >= MAX_SCHEMAS:
+                self.unknown = True
+                break
+            seen.add(id(schema))
+            out.append(schema)
+            stack.extend((sub, hops + 1) for sub in self._applied(schema))
+        return out
+
+    def _applied(self, schema: dict[str, Any]) -> Iterator[object]:
+        for key in ("$ref", "$dynamicRef"):
+            ref = schema.get(key)
+            if isinstance(ref, str):
+                target = resolve(self.root, ref)
+                if target is None:
+                    self.unknown = True
+                else:
+                    yield target
+        for key in _IN_PLACE_ONE:
+            yield schema.get(key)
+        for key in _IN_PLACE_LIST:
+            yield from _listed(schema.get(key))
+        for key in _IN_PLACE_MAP:
+            found = schema.get(key)
+            if isinstance(found, dict):
+                yield from found.values()
+
+    def secret(self) -> bool:
+        """Whether the value is a secret by its schema: a subschema that could apply marks it
+        (`marked`), or one could not be followed."""
+        return self.unknown or any(marked(schema) for schema in self.schemas)
+
+    def member(self, name: str) -> Place:
+        """The place of member `name` of this value as an object (also of each item's member,
+        for a dotted name that steps over an array, and of item `name` when it is an index)."""
+        found: list[object] = []
+        for schema in self.schemas:
+            found.extend(self._members(schema, name))
+        items = self.item(int(name) if name.isdigit() else None)
+        for schema in items.schemas:
+            found.extend(self._members(schema, name))
+        if name.isdigit():
+            found.extend(items.schemas)
+        place = Place(found, self.root, self.matches, self.depth + 1)
+        place.unknown = place.unknown or items.unknown
+        return place
+
+    def _members(self, schema: dict[str, Any], name: str) -> list[object]:
+        props = schema.get("properties")
+        named = isinstance(props, dict) and name in props
+        found: list[object] = [props[name]] if named and isinstance(props, dict) else []
+        patterns = schema.get("patternProperties")
+        if isinstance(patterns, dict):
+            found.extend(sub for pattern, sub in patterns.items() if self.matches(str(pattern), name))
+        if not named:
+            found.extend(schema.get(key) for key in ("additionalProperties", "unevaluatedProperties"))
+        return found
+
+    def item(self, index: int | None) -> Place:
+        """The place of item `index` of this value as an array (None: any item)."""
+        found: list[object] = []
+        for schema in self.schemas:
+            prefix = schema.get("prefixItems")
+            items = schema.get("items")
+            tuple_items = prefix if isinstance(prefix, list) else items if isinstance(items, list) else None
+            if tuple_items is not None and index is not None and index < len(tuple_items):
+                found.append(tuple_items[index])
+            else:
+                found.extend(tuple_items or ())
+                found.extend(schema.get(key) for key in ("additionalItems", "unevaluatedItems"))
+                if not isinstance(items, list):
+                    found.append(items)
+            found.append(schema.get("contains"))
+        return Place(found, self.root, self.matches, self.depth + 1)
+
+    def holds_secret(self, secret_name: Callable[[str], bool] = lambda name: False) -> bool:
+        """Whether this value is a secret or could hold one among its members or items, at any
+        depth (`MAX_DEPTH`): the schema's side of a value not yet known. `secret_name`: a
+        member named in `properties` that it is true of is a secret too (credentials.py's
+        rule by name)."""
+        seen: set[int] = set()
+        stack: list[Place] = [self]
+        while stack:
+            place = stack.pop()
+            if place.secret():
+                return True
+            fresh = [s for s in place.schemas if id(s) not in seen]
+            if not fresh:
+                continue
+            seen.update(id(s) for s in fresh)
+            below: list[object] = []
+            for schema in fresh:
+                props = schema.get("properties")
+                if isinstance(props, dict) and any(secret_name(str(key)) for key in props):
+                    return True
+                below.extend(props.values() if isinstance(props, dict) else ())
+                patterns = schema.get("patternProperties")
+                below.extend(patterns.values() if isinstance(patterns, dict) else ())
+                below.extend(schema.get(key) for key in ("additionalProperties", "unevaluatedProperties"))
+            stack.append(Place(below, self.root, self.matches, place.depth + 1))
+            stack.append(Place(fresh, self.root, self.matches, place.depth).item(None))
+        return False
+
+
+def _listed(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def resolve(root: object, ref: str) -> object:
+    """The subschema of document `root` that local `ref` names (`#`, `#/json/pointer`,
+    `#anchor`, or a subschema's `$id`), None when it names nothing here."""
+    if ref in ("", "#"):
+        return root
+    if ref.startswith("#/"):
+        from urllib.parse import unquote  # noqa: PLC0415 - lazy for start-up time
+
+        node = root
+        for raw in ref[2:].split("/"):
+            part = unquote(raw).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                return None
+        return node
+    anchor = ref[1:] if ref.startswith("#") else None
+    for schema in _subschemas(root):
+        if anchor is not None and anchor in (schema.get("$anchor"), schema.get("$dynamicAnchor")):
+            return schema
+        if anchor is None and schema.get("$id") == ref:
+            return schema
+    return None
+
+
+def _subschemas(root: object) -> Iterator[dict[str, Any]]:
+    """Every object within document `root`, at most `MAX_SCHEMAS` of them."""
+    stack = [root]
+    count = 0
+    while stack and count < MAX_SCHEMAS:
+        node = stack.pop()
+        if isinstance(node, dict):
+            count += 1
+            yield node
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
+def secret_schema(schema: object, matches: Matcher = any_pattern) -> bool:
     """Whether a property schema marks its value as a secret: `format: "password"` or
-    `writeOnly: true` (JSON Schema's annotations for a value that is written, never shown)."""
-    return isinstance(schema, dict) and (schema.get("format") == "password" or schema.get("writeOnly") is True)
+    `writeOnly: true` (JSON Schema's annotations for a value that is written, never shown) on
+    it or on a subschema that could apply to the value (`credentials.Place.secret`: `$ref`,
+    `allOf`/`anyOf`/`oneOf`, `if`/`then`/`else`, ...). `schema` may be a `Place` already."""
+    return _place(schema, matches).secret()
+
+
+def _place(schema: object, matches: Matcher = any_pattern) -> Place:
+    """`schema` (a whole schema document, or a `Place` within one) as a `Place`."""
+    return schema if isinstance(schema, Place) else Place.of(schema, matches)
 
 
 def is_secret_field(name: str, schema: object) -> bool:
     """The one rule for a field of a form (a `requestedSchema` property, 2026-07-28
     client/elicitation) or a tool argument (an `inputSchema` property): its value is a secret
-    when its property schema says so (`secret_schema`) or its name does, by its words: the
+    when its schema says so (`secret_schema`: `schema` is the property's schema, or its
+    `Place` within the whole schema) or its name does, by its words: the
     name is split into words (camelCase, snake_case, kebab-case, dots, digits:
     `newPassword` is new, password) and a word is a credential's (`_SECRET_WORDS`:
     `password`, `pin`, `otp`, `cvv`, `token`, `auth`, ...) or two adjacent words are
@@ -119,74 +367,60 @@ def is_secret_field(name: str, schema: object) -> bool:
     return secret_schema(schema) or _names_a_credential(name)
 
 
-#: How deep `secret_within` and `holds_secret_schema` look into nested objects and arrays.
+#: How deep `secret_within` looks into nested objects and arrays.
 _NESTED_DEPTH = 32
 
 
-def _properties(schema: object) -> Mapping[str, object]:
-    """An object schema's `properties` ({} when it has none): the schemas of an object's members."""
-    properties = schema.get("properties") if isinstance(schema, dict) else None
-    return properties if isinstance(properties, dict) else {}
-
-
-def _items(schema: object) -> object:
-    """An array schema's `items` (None when it has none): the schema of each item."""
-    return schema.get("items") if isinstance(schema, dict) else None
-
-
-def secret_within(name: str, prop: object, value: object, depth: int = 0) -> Iterator[object]:
-    """The secret values in member `name` = `value` of a tool's arguments under its property
-    schema `prop`: the whole value when it is a secret field (`is_secret_field`), else those
-    of its members, nested at most 32 deep (an object's by their names and their properties
-    in `prop`, an array's items by `prop`'s `items`)."""
-    if is_secret_field(name, prop):
+def secret_within(name: str, place: object, value: object, depth: int = 0) -> Iterator[object]:
+    """The secret values in member `name` = `value` of a tool's arguments at `place` (its
+    `credentials.Place` within the tool's `inputSchema`, or its property schema alone): the
+    whole value when it is a secret field (`is_secret_field`), else those of its members,
+    nested at most 32 deep (an object's by their names and the schemas that apply to each
+    member, an array's items by the schemas that apply to each item)."""
+    where = _place(place)
+    if is_secret_field(name, where):
         yield value
         return
     if depth >= _NESTED_DEPTH:
         return
     if isinstance(value, dict):
-        props = _properties(prop)
         for key, member in value.items():
-            yield from secret_within(str(key), props.get(key), member, depth + 1)
+            yield from secret_within(str(key), where.member(str(key)), member, depth + 1)
     elif isinstance(value, list):
-        for item in value:
-            yield from secret_within("", _items(prop), item, depth + 1)
+        for index, item in enumerate(value):
+            yield from secret_within("", where.item(index), item, depth + 1)
 
 
-def holds_secret(name: str, prop: object, value: object) -> bool:
-    """Whether member `name` = `value` (under property schema `prop`) is or holds a secret
-    anywhere within it (`secret_within`)."""
-    return next(iter(secret_within(name, prop, value)), _NONE) is not _NONE
+def holds_secret(name: str, place: object, value: object) -> bool:
+    """Whether member `name` = `value` (at `place`, as `secret_within` takes it) is or holds
+    a secret anywhere within it (`secret_within`)."""
+    return next(iter(secret_within(name, place, value)), _NONE) is not _NONE
 
 
-def holds_secret_schema(name: str, prop: object, depth: int = 0) -> bool:
-    """Whether property `name` (schema `prop`) is a secret field or has one among its nested
-    `properties` or `items`, at most 32 deep: the schema's side of `holds_secret`."""
-    if is_secret_field(name, prop):
-        return True
-    if depth >= _NESTED_DEPTH or not isinstance(prop, dict):
-        return False
-    return (any(holds_secret_schema(str(key), member, depth + 1) for key, member in _properties(prop).items())
-            or holds_secret_schema("", _items(prop), depth + 1))
+def holds_secret_schema(name: str, place: object) -> bool:
+    """Whether property `name` (at `place`, as `secret_within` takes it) is a secret field or
+    could hold one among its members or items, by their schemas or the names its nested
+    `properties` give (`credentials.Place.holds_secret`): the schema's side of `holds_secret`."""
+    return _names_a_credential(name) or _place(place).holds_secret(_names_a_credential)
 
 
 _NONE = object()
 
 
-def secret_members(values: Mapping[str, object], schema: object) -> list[str]:
+def secret_members(values: Mapping[str, object], schema: object, matches: Matcher = any_pattern) -> list[str]:
     """The members of `values` (a tool's `arguments`) that are or hold a secret under
-    `schema` (its `inputSchema`: `holds_secret` by each member's property, or by names alone
-    where the schema has no property)."""
-    props = _properties(schema)
-    return [key for key in values if holds_secret(str(key), props.get(key), values[key])]
+    `schema` (its `inputSchema`: `holds_secret` at each member's place, `patternProperties`
+    matched by `matches`; by names alone where no schema applies)."""
+    root = Place.of(schema, matches)
+    return [key for key in values if holds_secret(str(key), root.member(str(key)), values[key])]
 
 
-def secret_values(values: Mapping[str, object], schema: object) -> Iterator[object]:
+def secret_values(values: Mapping[str, object], schema: object, matches: Matcher = any_pattern) -> Iterator[object]:
     """Every secret value within `values` (a tool's `arguments`) under `schema` (its
     `inputSchema`): `secret_within` of each member."""
-    props = _properties(schema)
+    root = Place.of(schema, matches)
     for key, value in values.items():
-        yield from secret_within(str(key), props.get(key), value)
+        yield from secret_within(str(key), root.member(str(key)), value)
 
 
 def secret_texts(value: object) -> Iterator[str]:
@@ -206,11 +440,17 @@ def secret_texts(value: object) -> Iterator[str]:
             stack.extend(item)
 
 
-def secret_properties(schema: object) -> list[str]:
+def secret_properties(schema: object, matches: Matcher = any_pattern) -> list[str]:
     """The names of the properties of an object schema (a form's `requestedSchema`, a tool's
-    `inputSchema`) that are or hold secrets (`holds_secret_schema`: a nested member counts),
-    in the schema's order; [] for anything else."""
-    return [str(name) for name, prop in _properties(schema).items() if holds_secret_schema(str(name), prop)]
+    `inputSchema`) that are or could hold secrets (by name, or by the schemas that apply to
+    the member: `credentials.Place.holds_secret`, a nested member counts), in the schema's
+    order; [] for anything else. (A form's fields are its `properties`, by the spec.)"""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return []
+    root = Place.of(schema, matches)
+    return [str(name) for name in properties
+            if holds_secret_schema(str(name), root.member(str(name)))]
 
 
 #: `name=value` in the path (`;name=value`, ending at `;`, `/`, `?` or `#`) and in the query
@@ -282,11 +522,14 @@ class SecretPlaces:
                 self.forms.setdefault(key, set()).update(names)
         return names
 
-    def note_tool(self, name: str, input_schema: object) -> None:
-        """Note the secret arguments of tool `name` (the properties of its `inputSchema`)."""
-        names = secret_properties(input_schema)
+    def note_tool(self, name: str, names: Iterable[str]) -> None:
+        """Note the secret arguments of tool `name`: the members of a call's `arguments` that
+        are or hold a secret by its `inputSchema` (`secret_members`) and the properties that
+        could (`secret_properties`), which the caller finds with the bounded matcher of
+        `patternProperties` (schema/secrecy.py). They add up over the run's calls of the
+        tool (calls of a batch may run at once): a name once secret stays masked."""
         with self._lock:
-            self.tools[name] = set(names)
+            self.tools.setdefault(name, set()).update(names)
 
     def learn(self, msg: Mapping[str, object]) -> None:
         """Note what a received message tells: a server's `elicitation/create` request (its

@@ -118,15 +118,19 @@ def _masked(text: str, secret: bool = True) -> str:
 
 def is_secret_item(item: ArgItem, input_schema: Any) -> bool:
     """Whether `item`'s value is or holds a secret argument (`credentials.is_secret_field`:
-    by the schema's `writeOnly` / `format: password`, or by a credential's name): its key or
+    by the schema's `writeOnly` / `format: password`, wherever a subschema that could apply
+    carries it (schema/secrecy.py), or by a credential's name): its key or
     a dotted part above it names one (`x.y` of a `writeOnly` `x`), or, for `KEY:=JSON`, a
     member within the JSON does (`credentials.holds_secret`)."""
     from mrtr_cli.credentials import holds_secret, is_secret_field  # noqa: PLC0415 - only on an error path
+    from mrtr_cli.schema.secrecy import place_of  # noqa: PLC0415 - only on an error path
 
-    path = item.path
-    if any(is_secret_field(path[i - 1], property_schema(input_schema, path[:i])) for i in range(1, len(path) + 1)):
-        return True
-    return item.literal and holds_secret(path[-1], property_schema(input_schema, path), item.value)
+    place = place_of(input_schema)
+    for part in item.path:
+        place = place.member(part)
+        if is_secret_field(part, place):
+            return True
+    return item.literal and holds_secret(item.path[-1], place, item.value)
 
 
 def _types(schema: Any) -> list[str]:
@@ -524,8 +528,9 @@ def validate_arguments(arguments: dict[str, Any], input_schema: Any, tool: str) 
     errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.validator))
     best = exceptions.best_match(errors)
     from mrtr_cli.credentials import secret_members  # noqa: PLC0415 - only on an error path
+    from mrtr_cli.schema.secrecy import name_matches  # noqa: PLC0415 - only on an error path
 
-    secret = set(secret_members(arguments, input_schema))
+    secret = set(secret_members(arguments, input_schema, name_matches))
     first = _problem(best, secret)
     # one "missing" line for all
     others = list(dict.fromkeys(p for p in (_problem(e, secret) for e in errors) if p != first))

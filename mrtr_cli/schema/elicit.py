@@ -14,9 +14,12 @@ import datetime as _dt
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.jsonfile import json_type
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mrtr_cli.credentials import Place
 
 TRUE_WORDS = {"true", "yes", "y", "1", "on"}
 FALSE_WORDS = {"false", "no", "n", "0", "off"}
@@ -143,6 +146,8 @@ class FormField:
         kind: "string", "number", "integer", "boolean", "enum" (single select) or
             "multi" (multi select).
         options: for enum/multi, `(const, title)` pairs in the server's order.
+        form: the whole `requestedSchema` the field is a property of (None: the field's
+            schema alone), against which its secret mark is found (`secret`, `masked`).
     """
 
     name: str
@@ -150,6 +155,7 @@ class FormField:
     required: bool
     kind: str
     options: list[tuple[str, str]] = field(default_factory=list)
+    form: Any = None
 
     @property
     def title(self) -> str:
@@ -168,23 +174,32 @@ class FormField:
     def has_default(self) -> bool:
         return "default" in self.schema
 
+    def _place(self) -> Place:
+        """The field's `credentials.Place` within its form, as `credentials.secret_properties`
+        finds it for the files mrtr writes (the same rule, the same schemas)."""
+        from mrtr_cli.credentials import Place  # noqa: PLC0415 - lazy for start-up time
+
+        return Place.of(self.form).member(self.name) if isinstance(self.form, dict) else Place.of(self.schema)
+
     @property
     def secret(self) -> bool:
         """Whether the value is a secret (`credentials.is_secret_field`: `format: password`,
-        `writeOnly: true`, or a name such as `password`, `token`, `api_key`)."""
+        `writeOnly: true` on a subschema that could apply to it, or a name such as
+        `password`, `token`, `api_key`)."""
         from mrtr_cli.credentials import is_secret_field  # noqa: PLC0415 - lazy for start-up time
 
-        return is_secret_field(self.name, self.schema)
+        return is_secret_field(self.name, self._place())
 
     @property
     def masked(self) -> bool:
         """Whether the value is typed masked and shown as `***` at the terminal: the server's
         schema says it is a secret (`credentials.secret_schema`: `format: password`,
-        `writeOnly: true`). A name alone (`secret`) does not mask: a field named `pin` or
-        `api_key` is typed in the open; it is still left out of the files mrtr writes."""
+        `writeOnly: true`, on a subschema that could apply to it). A name alone (`secret`)
+        does not mask: a field named `pin` or `api_key` is typed in the open; it is still
+        left out of the files mrtr writes."""
         from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
 
-        return secret_schema(self.schema)
+        return secret_schema(self._place())
 
     def choices_text(self) -> str:
         """The allowed values, each with its title when it differs: "S (Small), M (Medium)";
@@ -478,7 +493,7 @@ def form_fields(requested_schema: Any) -> list[FormField]:
         else:
             kind = {"boolean": "boolean", "integer": "integer", "number": "number"}.get(str(prop.get("type")), "string")
             options = []
-        fields.append(FormField(str(name), prop, name in required, kind, options))
+        fields.append(FormField(str(name), prop, name in required, kind, options, requested_schema))
     return fields
 
 

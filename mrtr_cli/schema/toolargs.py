@@ -43,11 +43,16 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
     say = note or (lambda text: None)
 
     def noted(arguments: dict[str, Any], tool: dict[str, Any] | None) -> dict[str, Any]:
-        """`arguments`, the texts of its secret values registered with `secret`."""
-        if secret is not None:
-            from mrtr_cli.credentials import secret_texts, secret_values  # noqa: PLC0415 - lazy for start-up time
+        """`arguments`, its secret members noted in `places` and the texts of its secret
+        values registered with `secret` (schema/secrecy.py)."""
+        from mrtr_cli.credentials import secret_texts, secret_values  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.schema.secrecy import name_matches, secret_arguments  # noqa: PLC0415 - lazy for start-up time
 
-            for found in secret_values(arguments, tool.get("inputSchema") if tool else None):
+        schema = tool.get("inputSchema") if tool else None
+        if places is not None and tool is not None:
+            places.note_tool(name, secret_arguments(arguments, schema))
+        if secret is not None:
+            for found in secret_values(arguments, schema, name_matches):
                 for text in secret_texts(found):
                     secret(text)
         return arguments
@@ -59,8 +64,6 @@ def tool_arguments(catalog: Any, name: str, items: list[Any], base: dict[str, An
         return noted(build_arguments(items, base, None), None)
 
     def typed(tool: dict[str, Any] | None) -> dict[str, Any]:
-        if places is not None and tool is not None:
-            places.note_tool(name, tool.get("inputSchema"))
         if no_validate:
             return noted(build_arguments(items, base, tool.get("inputSchema") if tool else None, lenient=True), tool)
         if tool is None:

@@ -521,11 +521,12 @@ class ShellHost:
         an option or its value). A value the schema cannot prove no secret is one: every
         argument of a line whose tool is not in the tool list the shell has read (not read
         yet, an unknown tool, a line whose command is not known), or whose schema marks it
-        (or a field above it) `format: password` or `writeOnly`. `prompt`, `read` and
+        (or a field above it) `format: password` or `writeOnly`, wherever a subschema that
+        could apply to it carries the mark (schema/secrecy.py: `$ref`, `anyOf`,
+        `patternProperties`, `additionalProperties`, ...). `prompt`, `read` and
         `complete` lines give no tool arguments: their fields are secret by name only, or by
         any listed tool's schema (`secret_field`)."""
-        from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.schema.secrecy import place_at  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.grammar import walk  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.shell.history import line_words  # noqa: PLC0415 - lazy for start-up time
 
@@ -538,32 +539,30 @@ class ShellHost:
                      if isinstance(t, dict) and t.get("name") == name), None)
         if tool is None:
             return lambda where, field: where == "argument" or self.secret_field(where, field)
-        properties = {dotted: prop for dotted, prop, _ in flatten_parameters(tool.get("inputSchema"))}
+        schema = tool.get("inputSchema")
 
         def secret(where: str, field: str) -> bool:
             if where != "argument":
                 return self.secret_field(where, field)
-            return bool(field) and secret_schema(properties.get(field))
+            return bool(field) and place_at(schema, field.split(".")).secret()
 
         return secret
 
     def secret_field(self, where: str, name: str) -> bool:
         """Whether field `name` of a typed line holds a secret by what the server said of it
-        (shell/history.py): a tool argument ("argument") whose property in a listed tool is
-        `format: password` or `writeOnly`, or an answer ("answer", `FIELD` or `KEY.FIELD`)
+        (shell/history.py): a tool argument ("argument") that a listed tool's schema marks
+        `format: password` or `writeOnly` (schema/secrecy.py), or an answer ("answer", `FIELD` or `KEY.FIELD`)
         to such a form field (any form of the session: `Environment.places.forms`, or one
         of a call that stopped for input), or to a URL-mode request (its action word is shown:
         `action_field`)."""
-        from mrtr_cli.credentials import secret_schema  # noqa: PLC0415 - lazy for start-up time
         from mrtr_cli.protocol.capabilities.kinds import ELICITATION_URL, input_kind  # noqa: PLC0415 - lazy for start-up time
-        from mrtr_cli.render.listing import flatten_parameters  # noqa: PLC0415 - lazy for start-up time
+        from mrtr_cli.schema.secrecy import place_at  # noqa: PLC0415 - lazy for start-up time
 
         if where == "argument":
             kept = self.app.list_cache().kept("tools/list")
             tools = [t for page in (kept.pages if kept is not None else []) for t in page.get("tools") or []
                      if isinstance(t, dict)]
-            return any(dotted == name and secret_schema(prop) for tool in tools
-                       for dotted, prop, _ in flatten_parameters(tool.get("inputSchema")))
+            return bool(name) and any(place_at(tool.get("inputSchema"), name.split(".")).secret() for tool in tools)
         key, _, field = name.rpartition(".")
         if any(field in names and key in ("", form_key) for form_key, names in list(self.env.places.forms.items())):
             return True  # a field a form of this session marked secret (answered or not, on any line)
@@ -577,7 +576,7 @@ class ShellHost:
                 url_mode = input_kind(method, params) is ELICITATION_URL
                 if url_mode and name in (request_key, f"{request_key}.{field}"):
                     return True
-                if secret_schema(member(member(params, "requestedSchema"), "properties").get(field)):
+                if place_at(member(params, "requestedSchema"), [field]).secret():
                     return True
         return False
 
