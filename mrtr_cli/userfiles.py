@@ -22,8 +22,11 @@ No output is another of the run's files, read or written: the same path, a symli
 hard link to it (`RunFiles`, the run's one registry of them: outputs and the files options
 name are added before anything is sent, and every user file read here is added before it
 is read, so `--args @FILE`, `KEY=@FILE`, a config file, a batch line's `answersFile` are
-checked too); and a name no file can be created at (a dangling symlink, a name ending in
-`/`) is refused by `check_writable`, both before anything is sent.
+checked too; stdin redirected from a regular file is one of them when the run reads it:
+`STDIN_NAME`); and a name no file can be created at (a dangling symlink, a name ending in
+`/`, a missing folder the path walks through, a symlink loop) is refused by
+`check_writable`, which asks the system as the open will, both before anything is sent. An
+output claimed and not written is closed when the run ends (`run_files`).
 Every refusal is a `UsageError` (exit 2) naming the option and the path.
 """
 
@@ -469,17 +472,35 @@ def check_writable(path: str, option: str) -> None:
         return
     folder = os.path.dirname(target) or os.curdir
     try:
-        is_folder = stat.S_ISDIR(os.stat(folder).st_mode)
-    except FileNotFoundError:
-        raise UsageError(f"{option} {shown}{where}: the folder {shown_path(folder)} does not exist") from None
-    except NotADirectoryError:
-        raise UsageError(f"{option} {shown}{where}: a part of {shown_path(folder)} is not a folder") from None
+        os.stat(folder)
     except (OSError, ValueError) as exc:
-        raise UsageError(f"{option} {shown}{where}: {_why(exc)}") from None
-    if not is_folder:
+        raise UsageError(f"{option} {shown}{where}: {_bad_folder(folder, exc)}") from None
+    if not stat.S_ISDIR(os.stat(folder).st_mode):
         raise UsageError(f"{option} {shown}{where}: {shown_path(folder)} is not a folder")
     if not os.access(folder, os.W_OK):
         raise UsageError(f"{option} {shown}{where}: not writable")
+
+
+def _bad_folder(folder: str, exc: OSError | ValueError) -> str:
+    """Why the folder `folder`, which `os.stat` refused with `exc`, cannot hold a file,
+    naming the first part of it that is missing or no folder, as the system walks it
+    (`nosuch/..`: "the folder nosuch does not exist")."""
+    if not isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return _why(exc)
+    head, parts = os.path.splitdrive(folder)
+    for part in parts.replace(os.altsep or os.sep, os.sep).split(os.sep):
+        head = os.path.join(head, part) if head else (part or os.sep)
+        if not part:
+            continue
+        try:
+            mode = os.stat(head).st_mode
+        except FileNotFoundError:
+            return f"the folder {shown_path(head)} does not exist"
+        except OSError as other:
+            return _why(other)
+        if not stat.S_ISDIR(mode):
+            return f"{shown_path(head)} is not a folder"
+    return _why(exc)
 
 
 def _why(exc: Exception) -> str:

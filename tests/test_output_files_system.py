@@ -127,8 +127,10 @@ def test_an_output_the_system_cannot_open_is_refused_before_the_call(tmp_path, o
     assert run.code == 2, run.stderr
     assert f"{option} {given}" in run.stderr and "Traceback" not in run.stderr and run.stdout == "", run.stderr
     assert "tools/call" not in calls(record)
-    if where == "through a regular file":
+    if where == "through a regular file":  # (it exists: it is no folder)
         assert "plain.json is not a folder" in run.stderr, run.stderr
+    if where == "missing folder then ..":  # the part the system cannot walk through
+        assert "the folder nosuch does not exist" in run.stderr, run.stderr
     assert (tmp_path / "plain.json").read_text() == "{}"
 
 
@@ -161,3 +163,19 @@ def test_a_fifo_a_failed_shell_line_claimed_is_closed_when_the_line_ends(tmp_pat
         if proc.poll() is None:
             proc.kill()
         proc.wait(SAFETY)
+
+
+@pytest.mark.parametrize("option", ["--save-answers", "--trace"])
+def test_resume_never_writes_over_the_pending_document_it_reads_from_stdin(tmp_path, option):
+    record = tmp_path / "record.jsonl"
+    stopped = subprocess.run([PY, "-m", "mrtr_cli", "--stdio", stdio_cmd(FORMS, "--record", str(record)), "call",
+                              "two_rounds", "--no-input"], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                             env=clean_env(tmp_path), cwd=ROOT, timeout=SAFETY)
+    assert stopped.returncode == 5, stopped.stderr
+    pending = tmp_path / "pending.json"
+    pending.write_text(stopped.stdout)
+    record.write_text("")
+    run = run_from(tmp_path, pending, "resume", "-", "-a", "city=Oslo", "-a", "nights=2", option, pending)
+    assert run.code == 2, run.stderr
+    assert f"standard input and {option} {pending} are the same file" in run.stderr, run.stderr
+    assert pending.read_text() == stopped.stdout and calls(record) == []
