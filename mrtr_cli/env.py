@@ -11,7 +11,7 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
@@ -361,12 +361,15 @@ class RunScope:
         inherit_as: the prefix ("the shell's ") under which this run's registry starts with
             the files of `parent`'s; None: it starts empty.
         registry: the registry, once made (a `userfiles.RunFiles`), else None.
+        ends: what runs as the run ends, whatever its outcome, last added first (an output
+            it claimed and did not write is closed: userfiles.claim_output).
     """
 
     def __init__(self, parent: RunScope | None, inherit_as: str | None):
         self.parent = parent
         self.inherit_as = inherit_as
         self.registry: object | None = None
+        self.ends: list[Callable[[], None]] = []
 
 
 #: The scope of the run going on (`run_scope`), None outside one. Process-wide, not per
@@ -389,11 +392,13 @@ def run_scope(inherit_as: str | None = None, *, again: bool = False) -> Iterator
             restart()
         yield before
         return
-    _scope = RunScope(before, inherit_as)
+    scope = _scope = RunScope(before, inherit_as)
     try:
-        yield _scope
+        yield scope
     finally:
         _scope = before
+        for end in reversed(scope.ends):
+            end()
 
 
 def current_run_scope() -> RunScope | None:

@@ -22,8 +22,11 @@ No output is another of the run's files, read or written: the same path, a symli
 hard link to it (`RunFiles`, the run's one registry of them: outputs and the files options
 name are added before anything is sent, and every user file read here is added before it
 is read, so `--args @FILE`, `KEY=@FILE`, a config file, a batch line's `answersFile` are
-checked too); and a name no file can be created at (a dangling symlink, a name ending in
-`/`) is refused by `check_writable`, both before anything is sent.
+checked too; stdin redirected from a regular file is one of them when the run reads it:
+`STDIN_NAME`); and a name no file can be created at (a dangling symlink, a name ending in
+`/`, a missing folder the path walks through, a symlink loop) is refused by
+`check_writable`, which asks the system as the open will, both before anything is sent. An
+output claimed and not written is closed when the run ends (env.run_scope).
 Every refusal is a `UsageError` (exit 2) naming the option and the path.
 """
 
@@ -367,6 +370,11 @@ def claim_output(path: str, option: str) -> None:
             _claimed[full] = open_user_output(path, "a")
         except OSError as exc:
             raise UsageError(f"{option} {sanitize(path, single_line=True)}: {exc.strerror or exc}") from None
+        # Closed as the run that claimed it ends if nothing wrote it, whatever its outcome: a
+        # shell line that failed after claiming `--save-answers FIFO` leaves its reader an end
+        # of file, not a FIFO held open until the shell ends.
+        if (scope := current_run_scope()) is not None:
+            scope.ends.append(lambda: _release_claimed(full))
         return
     check_writable(path, option)
 
@@ -417,8 +425,10 @@ class UserInput:
         self._stdin_text: str | None = None
 
     def stdin(self) -> str:
-        """All of stdin as text (read once). Raises UsageError (too big, not UTF-8), TimeoutExpired."""
+        """All of stdin as text (read once). Raises UsageError (too big, not UTF-8), SameFile
+        (stdin is redirected from a file the run writes), TimeoutExpired."""
         if self._stdin_text is None:
+            current_run_files().add(STDIN_NAME, "-", "input")  # redirected from a file: never written over
             self.env.stdin_consumed = True
             data = read_stdin_bytes(self.env.stdin, what="input", deadline=self._deadline())
             self._stdin_text = decode_text(data, what="stdin", path="(-)")
@@ -436,24 +446,90 @@ class UserInput:
 
 
 def check_writable(path: str, option: str) -> None:
-    """Raise UsageError now if `path` could not be written later (a directory, a name ending
-    in a path separator, a missing or read-only folder, a symlink to any of these: one
-    whose target's folder is missing), so that nothing typed is lost at the end of a run
-    (`--save-answers`)."""
+    """Raise UsageError now if `path` could not be written later, asking the system as the
+    open will (the path as given, never resolved first: the kernel follows `nosuch/..`
+    through `nosuch`, which must exist): a directory, a name ending in a path separator, a
+    symlink loop, a missing or read-only folder, a folder on the way that is a file, a
+    symlink to any of these (one whose target's folder is missing). Nothing is created or
+    truncated, so that nothing typed is lost at the end of a run (`--save-answers`).
+
+    Raises:
+        UsageError: naming `option`, the path and why (exit 2).
+    """
     shown = shown_path(path)
     expanded = os.path.expanduser(path)
     if expanded.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
         raise UsageError(f"{option} {shown}: names a directory (it ends with a separator)",
                          hint="give a file name")
-    full = os.path.realpath(expanded)  # a symlink is written where it points, dangling or not
-    folder = os.path.dirname(full)
-    where = "" if full == os.path.abspath(expanded) else f" (a symlink to {shown_path(full)})"
-    if os.path.isdir(full):
-        raise UsageError(f"{option} {shown}{where}: is a directory")
-    if not os.path.isdir(folder):
-        raise UsageError(f"{option} {shown}{where}: the folder {shown_path(folder)} does not exist")
-    if not os.access(full if os.path.exists(full) else folder, os.W_OK):
+    target, where = _link_target(expanded)
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except NotADirectoryError:
+        info = None  # a folder on the way is a file: which one is said below
+    except (OSError, ValueError) as exc:  # a symlink loop, a name too long, a NUL
+        raise UsageError(f"{option} {shown}{where}: {_why(exc)}") from None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            raise UsageError(f"{option} {shown}{where}: is a directory")
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{option} {shown}{where}: not writable")
+        return
+    folder = os.path.dirname(target) or os.curdir
+    try:
+        os.stat(folder)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{option} {shown}{where}: {_bad_folder(folder, exc)}") from None
+    if not stat.S_ISDIR(os.stat(folder).st_mode):
+        raise UsageError(f"{option} {shown}{where}: {shown_path(folder)} is not a folder")
+    if not os.access(folder, os.W_OK):
         raise UsageError(f"{option} {shown}{where}: not writable")
+
+
+def _bad_folder(folder: str, exc: OSError | ValueError) -> str:
+    """Why the folder `folder`, which `os.stat` refused with `exc`, cannot hold a file,
+    naming the first part of it that is missing or no folder, as the system walks it
+    (`nosuch/..`: "the folder nosuch does not exist")."""
+    if not isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return _why(exc)
+    head, parts = os.path.splitdrive(folder)
+    for part in parts.replace(os.altsep or os.sep, os.sep).split(os.sep):
+        head = os.path.join(head, part) if head else (part or os.sep)
+        if not part:
+            continue
+        try:
+            mode = os.stat(head).st_mode
+        except FileNotFoundError:
+            return f"the folder {shown_path(head)} does not exist"
+        except OSError as other:
+            return _why(other)
+        if not stat.S_ISDIR(mode):
+            return f"{shown_path(head)} is not a folder"
+    return _why(exc)
+
+
+def _why(exc: Exception) -> str:
+    """What an OSError or ValueError says, for a message."""
+    return str(exc.strerror or exc) if isinstance(exc, OSError) else "not a usable file name"
+
+
+def _link_target(path: str) -> tuple[str, str]:
+    """Where writing `path` creates or writes the file: `path`, or for a symlink (dangling
+    or not) the path it points to, joined to the link's folder as the kernel does (not
+    resolved); and " (a symlink to TARGET)" for a message ("" for no symlink). A loop is
+    left to `os.stat` to report (ELOOP)."""
+    target = path
+    for _ in range(40):  # the kernel's own bound on links followed
+        try:
+            if not os.path.islink(target):
+                break
+            target = os.path.join(os.path.dirname(target), os.readlink(target))
+        except (OSError, ValueError):
+            break
+    else:
+        return path, ""
+    return target, "" if target == path else f" (a symlink to {shown_path(target)})"
 
 
 #: What a file named by a run is to it: "input" (read), "output" (written over or appended
@@ -464,7 +540,47 @@ FileRole = Literal["input", "output", "records"]
 class SameFile(UsageError):
     """Two of a run's files are one file and the run would write over one of them (exit 2):
     raised by `RunFiles.add` before the file is read or anything is sent. A reader that
-    words its own errors (a config file found by default, a batch line) passes it on."""
+    words its own errors (a config file found by default, a batch line) passes it on,
+    naming the file it read its own way (`read_by`).
+
+    Args:
+        first: the file added before, as a message names it ("--trace out.json").
+        what, path: the file being added: what it is ("--save-answers", "file") and its
+            path as shown (`shown_path`; "" for standard input, named by `what` alone).
+        reason: why that is refused ("mrtr would write over it").
+    """
+
+    def __init__(self, first: str, what: str, path: str, reason: str):
+        self.first, self.what, self.path, self.reason = first, what, path, reason
+        second = what if not path else _label(what, path)
+        super().__init__(f"{first} and {second} are the same file: {reason}", hint="give each output a file of its own")
+
+    def read_by(self, where: str) -> SameFile:
+        """The same refusal with the file being added named as the one `where` reads ("-H
+        Authorization", "line 3"): "the file of -H Authorization (tokf)"."""
+        if not self.path:  # stdin: named as it is
+            return self
+        return SameFile(self.first, f"the {self.what} of {where} ({self.path})", "", self.reason)
+
+
+def _entry_label(option: str, path: str) -> str:
+    """A registered file as a message names it: "--trace PATH", "--args @PATH", or for
+    stdin (`-`) `option` alone ("standard input")."""
+    return option if path == "-" else _label(option, shown_path(path))
+
+
+#: How `RunFiles` names stdin redirected from a file the run reads.
+STDIN_NAME = "standard input"
+
+
+def _stdin_identity() -> tuple[object, ...] | None:
+    """The identity (`_identity`) of the file stdin (descriptor 0) is redirected from, or
+    None when it is no regular file (a terminal, a pipe) or closed."""
+    try:
+        info = os.fstat(0)
+    except OSError:
+        return None
+    return ("file", info.st_dev, info.st_ino) if stat.S_ISREG(info.st_mode) else None
 
 
 def _identity(path: str) -> tuple[object, ...] | None:
@@ -523,7 +639,8 @@ class RunFiles:
 
     def add(self, option: str, path: str | None, role: FileRole) -> None:
         """Add the file `path` named by `option` ("--trace", "--args @", "config file"), as
-        `role` (`FileRole`; a None, empty or `-` path is none, and so is a device or FIFO).
+        `role` (`FileRole`; a None or empty path is none, and so is a device or FIFO; `-`
+        is stdin, for an input: `STDIN_NAME`, the regular file it is redirected from).
         Two inputs may be one file, and so may the two names of batch records; no output
         may be any other file of the run.
 
@@ -531,9 +648,12 @@ class RunFiles:
             SameFile: it is the same file as one already added (the same path once resolved,
                 a symlink or a hard link) and one of them is written, naming both (exit 2).
         """
-        if not path or path == "-":
+        if not path or (path == "-" and role != "input"):
             return
-        key = _identity(path)
+        if path == "-":  # stdin the run reads: a file it was redirected from is an input
+            option, key = STDIN_NAME, _stdin_identity()
+        else:
+            key = _identity(path)
         if key is None or (option, path, role, key) in self._files:  # (read again: checked when first added)
             return
         for other_option, other_path, other_role, known in self._files:
@@ -541,12 +661,19 @@ class RunFiles:
             other_key = (_identity(other_path) or known) if known[0] == "path" else known
             if other_key != key or (role == other_role and role != "output"):
                 continue
-            what = ("its records would be written over it" if "records" in (role, other_role)
-                    else "mrtr would write over it")
-            raise SameFile(f"{_label(other_option, shown_path(other_path))} and {_label(option, shown_path(path))} "
-                           f"are the same file: {what}",
-                           hint="give each output a file of its own")
+            reason = ("its records would be written over it" if "records" in (role, other_role)
+                      else "mrtr would write over it")
+            raise SameFile(_entry_label(other_option, other_path), option,
+                           "" if path == "-" else shown_path(path), reason)
         self._files.append((option, path, role, key))
+
+
+def _release_claimed(full: str) -> None:
+    """Close the output at `full` that `claim_output` opened, if no writer took it
+    (`open_user_output`). Never raises."""
+    if (held := _claimed.pop(full, None)) is not None:
+        with contextlib.suppress(OSError):
+            held.close()
 
 
 def current_run_files() -> RunFiles:

@@ -267,7 +267,9 @@ def test_a_batch_never_writes_over_a_lines_answer_file(mrtr, tmp_path, files, sp
     out = _spelled(tmp_path, answers, spelling) if spelling != "same" else answers
     run = mrtr("--stdio", stdio_cmd(BATCH, "--record", str(record)), "batch", batch, output, out)
     assert run.code == 2, run.stderr
-    assert f"{output} {out}" in run.stderr and "line 2" in run.stderr and "same file" in run.stderr, run.stderr
+    # the file the line reads is named as that line's: the line number never in front of the output's name
+    assert f"mrtr: error: {output} {out} and the answer file of line 2 ({answers}) are the same file" in run.stderr, \
+        run.stderr
     assert calls(record) == [] and answers.read_text() == before and run.stdout == ""
 
 
@@ -304,4 +306,10 @@ def test_a_call_never_writes_over_a_file_a_header_value_is_read_from(mrtr, tmp_p
     run = mrtr(*given, "call", "echo", "--trace", out)
     assert run.code == 2, run.stderr
     assert f"--trace {out}" in run.stderr and "same file" in run.stderr and "Traceback" not in run.stderr
+    # the header's file named as the header's, after the output (never the header in front of it all)
+    home_config = tmp_path / "home" / ".claude.json"
+    header = "-H Authorization" if named_by == "-H" else f"{home_config}: server 'remote': header Authorization"
+    named = token if named_by == "-H" else "~/token.txt"  # as the config writes it
+    assert f"mrtr: error: --trace {out} and the file of {header} ({named}) are the same file" in run.stderr, \
+        run.stderr
     assert "s3cr3t" not in run.stderr and token.read_text() == "s3cr3t\n"

@@ -155,7 +155,7 @@ def parse_line(raw: str, number: int, base_dir: str, cache: dict[str, AnswerFile
     try:
         return _parse_members(doc, number, line_id, base_dir, cache)
     except SameFile as exc:  # a file the batch writes: the whole batch stops, before anything is written
-        raise SameFile(f"line {number}: {exc.message}", hint=exc.hint) from None
+        raise exc.read_by(f"line {number}") from None
     except UsageError as exc:
         return _malformed(number, line_id, exc.message, hint=exc.hint)
 

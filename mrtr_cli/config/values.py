@@ -156,8 +156,8 @@ def _read_text(path: str, *, where: str, read_file: Callable[[str], str] | None)
         return read_file(path) if read_file is not None else read_user_text(path, what="file")
     except FileNotFoundError:
         raise UsageError(f"{where}: cannot read {path}: no such file") from None
-    except SameFile as exc:  # a file the run writes: still refused as one
-        raise SameFile(f"{where}: {exc.message}", hint=exc.hint) from None
+    except SameFile as exc:  # a file the run writes: still refused as one, named as `where` reads it
+        raise exc.read_by(where) from None
     except UsageError as exc:
         raise UsageError(f"{where}: {exc.message}", hint=exc.hint) from None
 

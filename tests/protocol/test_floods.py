@@ -76,3 +76,23 @@ def test_the_log_bound_holds_per_request_in_the_shell(mrtr, tmp_path):
     summary = (f"mrtr: ... and {LOGS - LOG_LINES_SHOWN:,} more log messages from the server "
                "(not shown; --trace FILE keeps them all)")
     assert lines.count(summary) == 2, r.stderr[-3000:]
+
+
+def test_the_log_bound_counts_lines_and_characters_not_messages(mrtr, tmp_path):
+    from mrtr_cli.render.live.logs import LOG_CHARS_SHOWN, LOG_MESSAGE_LINES
+
+    tall = {"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "error", "data": "\n".join(f"line{k}" for k in range(3000))}}
+    wide = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "error", "data": "w" * 3900}}
+    for flood, times in ((tall, 500), (wide, 500)):
+        r = mrtr(*server(tmp_path, {"message": flood, "times": times}), "call", "t")
+        assert r.code == 0 and r.stdout == "ok\n", r.stderr[-3000:]
+        lines = r.stderr.splitlines()
+        assert len(lines) <= LOG_LINES_SHOWN + 1, len(lines)  # the bound, then the count line
+        assert len(r.stderr) <= LOG_CHARS_SHOWN + 200, len(r.stderr)
+        assert lines[-1].startswith("mrtr: ... and ") and lines[-1].endswith(
+            " more log messages from the server (not shown; --trace FILE keeps them all)"), lines[-1]
+    tall_run = mrtr(*server(tmp_path, {"message": tall, "times": 1}), "call", "t")
+    shown = tall_run.stderr.splitlines()
+    assert shown[0] == "[server error] line0" and len(shown) == LOG_MESSAGE_LINES, tall_run.stderr
+    assert shown[-1] == f"  line{LOG_MESSAGE_LINES - 1} … ({3000 - LOG_MESSAGE_LINES:,} more lines)", shown[-1]

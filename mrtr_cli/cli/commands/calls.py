@@ -36,7 +36,7 @@ def run_named(ctx: click.Context, kw: dict[str, Any], command: str, name: str, i
     (`errors.MrtrError` and its kinds)."""
     from mrtr_cli.schema.arguments import load_args_option, parse_item  # noqa: PLC0415 - lazy for start-up time
 
-    app = make_app(ctx, kw)
+    app = make_app(ctx, kw, [("--args", "-", "input")] if args_json == "-" else [])  # stdin: one of its inputs
     parsed = [parse_item(text, app.read_file) for text in items]
     base = load_args_option(args_json, app.read_file) if args_json else None
     store = app.answer_store()

@@ -60,7 +60,8 @@ def shell_cmd(ctx: click.Context, /, fail_fast: bool, **kw: object) -> int:
 
         relay = Relay(terminal_stderr)
         env.stderr = cast(IO[str], relay)  # above the prompt while a person types
-    plain = make_app(ctx, kw)
+    # a script redirected from a file (`mrtr shell < script.txt`) is one of the run's inputs
+    plain = make_app(ctx, kw, [] if interactive else [("standard input", "-", "input")])
     app = SessionApp(plain.opts, plain.env)
     app.spawn_early(app.target())  # a stdio server boots (or the prelaunched one is adopted) while the shell loads
     host = ShellHost(app, spellings=_spellings(), interactive=interactive)
