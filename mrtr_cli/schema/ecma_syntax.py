@@ -23,9 +23,17 @@ A `\\p{...}` names a property of ECMA-262's tables as written (schema/ecma_prope
 is ECMA-262's RegExpIdentifierName (`$` and `\\u` escapes allowed: `(?<a\\u0041>x)` is group
 `aA`); schema/ecma.py gives `regex` a name of its own for it.
 
-The same reading counts the characters the pattern stands for once its counted repeats
-(`{n}`, `{n,m}`) are multiplied out (`read`'s `max_expanded`), so that no class or escape
-Python would read otherwise (`[^]`, `\\u{100000}`) hides a repeat from the count.
+The same reading weighs what `regex` will build of the pattern once its counted repeats
+(`{n}`, `{n,m}`) are multiplied out (`read`'s `Bounds`): each atom weighs what `regex`
+builds of its translation by schema/ecma.py (a class one node and one per member, as
+`regex` copies the whole class for each repeat), so that no class or escape Python would
+read otherwise (`[^]`, `\\u{100000}`) hides a repeat from the count, and no class hides its
+size; it also bounds how deep groups nest (`regex` compiles them recursively).
+
+A backreference to a repeated group that may match the empty text, or to a group inside a
+repeated group, is refused as "unsupported": ECMA-262 clears the captures inside a
+quantified atom at each repeat and refuses an empty repeat past the minimum (22.2.2.3.1
+RepeatMatcher), `regex` keeps the last repeat's text, so mrtr would misjudge values.
 """
 
 from __future__ import annotations
@@ -62,8 +70,8 @@ _NEGATED_PROPERTY_WEIGHT = 4
 @dataclass(frozen=True)
 class Flaw:
     """Why a pattern cannot be compiled: `kind` "syntax" (no ECMA-262 regular expression),
-    "unsupported" (ECMA-262's, but `regex` cannot match it) or "size" (over `max_expanded`
-    characters once its counted repeats are multiplied out); `reason` says where and what."""
+    "unsupported" (ECMA-262's, but `regex` cannot match it as ECMA-262 does) or "size" (over
+    a bound of `Bounds`); `reason` says where and what."""
 
     kind: Literal["syntax", "unsupported", "size"]
     reason: str
