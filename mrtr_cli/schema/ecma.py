@@ -14,7 +14,9 @@ which `translate` rewrites (inside and outside character classes, escapes respec
 - `\\b`, `\\B`: a boundary of ECMA's (ASCII) `\\w` (Python's: of Unicode letters);
 - `\\k<name>`, `\\1`: what the group matched, or nothing when it has not matched (Python
   refuses `\\k<name>` and a backreference inside its own group, and fails one to a group
-  that has not matched);
+  that has not matched; one to a repeated group that may be empty or to a group inside a
+  repeated group never comes here: `regex` keeps a repeat's text where ECMA-262 clears it,
+  and schema/ecma_syntax.py refuses it);
 - `\\cX`, `\\u{1F600}`, `\\uD83D\\uDE00`: a control character, a code point, one code point
   (Python refuses the first two, and reads two lone surrogates);
 - `[]`, `[^]`: no character, any character (Python reads a `]` first in a class as a member);

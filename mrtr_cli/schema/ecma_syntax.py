@@ -23,9 +23,17 @@ A `\\p{...}` names a property of ECMA-262's tables as written (schema/ecma_prope
 is ECMA-262's RegExpIdentifierName (`$` and `\\u` escapes allowed: `(?<a\\u0041>x)` is group
 `aA`); schema/ecma.py gives `regex` a name of its own for it.
 
-The same reading counts the characters the pattern stands for once its counted repeats
-(`{n}`, `{n,m}`) are multiplied out (`read`'s `max_expanded`), so that no class or escape
-Python would read otherwise (`[^]`, `\\u{100000}`) hides a repeat from the count.
+The same reading weighs what `regex` will build of the pattern once its counted repeats
+(`{n}`, `{n,m}`) are multiplied out (`read`'s `Bounds`): each atom weighs what `regex`
+builds of its translation by schema/ecma.py (a class one node and one per member, as
+`regex` copies the whole class for each repeat), so that no class or escape Python would
+read otherwise (`[^]`, `\\u{100000}`) hides a repeat from the count, and no class hides its
+size; it also bounds how deep groups nest (`regex` compiles them recursively).
+
+A backreference to a repeated group that may match the empty text, or to a group inside a
+repeated group, is refused as "unsupported": ECMA-262 clears the captures inside a
+quantified atom at each repeat and refuses an empty repeat past the minimum (22.2.2.3.1
+RepeatMatcher), `regex` keeps the last repeat's text, so mrtr would misjudge values.
 """
 
 from __future__ import annotations
@@ -46,16 +54,38 @@ _PROPERTY = re.compile(r"\{([A-Za-z_]+(?:=[A-Za-z0-9_]+)?)\}")
 _HEX = frozenset("0123456789abcdefABCDEF")
 #: A `ClassAtom` that is a set of characters (`\\d`, `\\p{L}`), not one code point.
 _SET = -1
+#: What `regex` builds of `\\d`, `\\w`, `\\s` and their complements as schema/ecma.py
+#: translates them: a class node and one node per range (`\\s` is ten ranges).
+_SET_WEIGHTS = {"d": 2, "D": 3, "w": 5, "W": 6, "s": 11, "S": 12}
+#: A backreference `\\1` as translated, `(?(1)\\1)`: a conditional and the reference.
+_REFERENCE_WEIGHT = 3
+#: `.` as translated: a class of `\\n`, `\\r` and U+2028-U+2029.
+_DOT_WEIGHT = 4
+#: The empty class `[]` as translated: the lookahead `(?!)`, which costs `regex` as much.
+_EMPTY_CLASS_WEIGHT = 3
+#: A negated class with a property in it, as translated: `(?:(?![...])(?s:.))` around the class.
+_NEGATED_PROPERTY_WEIGHT = 4
 
 
 @dataclass(frozen=True)
 class Flaw:
     """Why a pattern cannot be compiled: `kind` "syntax" (no ECMA-262 regular expression),
-    "unsupported" (ECMA-262's, but `regex` cannot match it) or "size" (over `max_expanded`
-    characters once its counted repeats are multiplied out); `reason` says where and what."""
+    "unsupported" (ECMA-262's, but `regex` cannot match it as ECMA-262 does) or "size" (over
+    a bound of `Bounds`); `reason` says where and what."""
 
     kind: Literal["syntax", "unsupported", "size"]
     reason: str
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """How large a pattern `read` lets `regex` compile: `weight`, the nodes `regex` builds
+    once counted repeats are multiplied out (each atom weighs what its translation by
+    schema/ecma.py builds: a class one node and one per member, `\\s` eleven, `a` one);
+    `depth`, how deep groups may nest (`regex` compiles them recursively)."""
+
+    weight: int
+    depth: int
 
 
 class _Refused(ValueError):
@@ -77,18 +107,21 @@ def refusal(pattern: str) -> str | None:
     return flaw.reason if flaw else None
 
 
-def read(pattern: str, max_expanded: int | None = None) -> Flaw | None:
+def read(pattern: str, bounds: Bounds | None = None) -> Flaw | None:
     """The first flaw of `pattern` in reading order, or None: syntax ECMA-262 (with the `u`
-    flag) refuses, a property `regex` has not, or (with `max_expanded`) over `max_expanded`
-    characters once its counted repeats are multiplied out (every atom counts one, a group
-    the sum of its atoms; alternatives are added, an overestimate).
+    flag) refuses, a property `regex` has not, a backreference to a group inside a repeated
+    group ("unsupported": ECMA-262 forgets such a group's text at each repeat, `regex`
+    keeps it, so mrtr would misjudge), or (with `bounds`) over `bounds.weight` nodes once
+    its counted repeats are multiplied out (each atom weighs what `regex` builds of its
+    translation, `Bounds`; a group the sum of its atoms and one; alternatives are added, an
+    overestimate), or groups nested over `bounds.depth` deep ("size" both).
 
     Linear in the length of `pattern` and free of recursion (a pattern of thousands of
     nested groups is read as any other). The reason names the position (0-based) and a
     few characters there: `an inline flag or Python group at 0: '(?i)ab' is not ECMA-262`.
     """
     try:
-        _Reader(pattern, max_expanded).read()
+        _Reader(pattern, bounds).read()
     except _Refused as exc:
         return Flaw(exc.kind, exc.reason)
     return None
@@ -97,7 +130,7 @@ def read(pattern: str, max_expanded: int | None = None) -> Flaw | None:
 class _Reader:
     """One pass over a pattern, ECMA-262's grammar (22.2.1) and its early errors checked."""
 
-    def __init__(self, pattern: str, max_expanded: int | None = None):
+    def __init__(self, pattern: str, bounds: Bounds | None = None):
         self.pattern = pattern
         self.groups = 0
         self.names: set[str] = set()
@@ -105,41 +138,54 @@ class _Reader:
         self.numbered_refs: list[tuple[int, int]] = []
         self.lookaround: list[bool] = []  # one entry per open group: is it a lookaround?
         self.quantifiable = False
-        self.max_expanded = max_expanded
-        # Per open group: the characters its atoms stand for so far, and its last atom's.
+        self.bounds = bounds
+        self.numbers: dict[str, int] = {}  # a group name's number
+        # Per open group: the nodes its atoms stand for so far, and its last atom's.
         self.totals: list[int] = [0]
         self.lasts: list[int] = [0]
+        # Per open group: its number (None: no capturing group) and the capturing groups
+        # inside it; those inside the atom just read (a group), and those inside a repeat.
+        self.own: list[int | None] = []
+        self.inside: list[list[int]] = [[]]
+        self.last_inside: list[int] = []
+        self.last_group: int | None = None  # the number of the capturing group just read
+        # Per open group: whether each alternative so far, and the one being read, surely
+        # matches some text (`solid`: a character, a class, such a group, not repeated from
+        # 0), and whether the alternative being read was before its last atom.
+        self.solid: list[list[bool]] = [[True, False]]
+        self.solid_before = False
+        self.repeated: set[int] = set()
+        self.own_refs: set[int] = set()  # where a backreference inside its own group stands
 
     def read(self) -> None:
         pattern, i, n = self.pattern, 0, len(self.pattern)
         while i < n:
             c = pattern[i]
             if c == "\\":
-                kind, i = _atom_escape(pattern, i, self.named_refs, self.numbered_refs)
-                self.quantifiable = kind != "assertion"
-                self._atom(1 if self.quantifiable else 0)
+                i = self._escape(i)
             elif c == "[":
-                i = _class(pattern, i)
+                i, weight = _class(pattern, i)
                 self.quantifiable = True
-                self._atom(1)
+                self._atom(weight, solid=True)
             elif c == "(":
                 i = self._open(i)
                 self.totals.append(0)
                 self.lasts.append(0)
+                self.inside.append([])
+                self.solid.append([True, False])
+                if self.bounds is not None and len(self.lookaround) > self.bounds.depth:
+                    raise _Refused(f"its groups nest over {self.bounds.depth} deep", "size")
             elif c == ")":
-                if not self.lookaround:
-                    raise _at(pattern, i, "an unmatched )")
-                self.quantifiable = not self.lookaround.pop()  # with `u` a lookaround takes no quantifier
-                self.lasts.pop()
-                self._atom(self.totals.pop())
-                i += 1
+                i = self._close(i)
             elif c in "*+?{":
                 i = self._quantifier(i)
             elif c in "}]":
                 raise _at(pattern, i, f"an unescaped {c}")
             else:
                 self.quantifiable = c not in "|^$"
-                self._atom(1 if self.quantifiable else 0)
+                if c == "|":
+                    self.solid[-1] = [self.solid[-1][0] and self.solid[-1][1], False]
+                self._atom(_DOT_WEIGHT if c == "." else 1, solid=self.quantifiable)
                 i += 1
         if self.lookaround:
             raise _Refused(f"missing ) at {n}: {len(self.lookaround)} group(s) not closed")
@@ -149,6 +195,52 @@ class _Reader:
         for name, at in self.named_refs:
             if name not in self.names:
                 raise _at(pattern, at, "a backreference to a group name the pattern has not")
+        self._check_repeated_references()
+
+    def _escape(self, i: int) -> int:
+        """Read the escape at `i` outside a class; the index after it."""
+        named, numbered = len(self.named_refs), len(self.numbered_refs)
+        kind, weight, after = _atom_escape(self.pattern, i, self.named_refs, self.numbered_refs)
+        if len(self.numbered_refs) > numbered:
+            self._note_reference(*self.numbered_refs[-1])
+        elif len(self.named_refs) > named:
+            self._note_reference(self.numbers.get(self.named_refs[-1][0], 0), self.named_refs[-1][1])
+        self.quantifiable = kind != "assertion"
+        self._atom(weight, solid=kind == "character")
+        return after
+
+    def _close(self, i: int) -> int:
+        """Read the `)` at `i`: the group it closes is an atom; the index after it."""
+        if not self.lookaround:
+            raise _at(self.pattern, i, "an unmatched )")
+        self.quantifiable = not self.lookaround.pop()  # with `u` a lookaround takes no quantifier
+        self.lasts.pop()
+        solid = self.solid.pop()
+        self._atom(self.totals.pop() + 1, solid=self.quantifiable and solid[0] and solid[1])
+        inner, own = self.inside.pop(), self.own.pop()
+        self.inside[-1].extend(inner if own is None else [*inner, own])
+        self.last_inside = inner
+        self.last_group = own
+        return i + 1
+
+    def _note_reference(self, number: int, at: int) -> None:
+        """Note the backreference to group `number` at `at` if it stands inside that group
+        (the empty text in ECMA-262, as schema/ecma.py writes it: no repeat's text is read)."""
+        if number in self.own:
+            self.own_refs.add(at)
+
+    def _check_repeated_references(self) -> None:
+        """Refuse a backreference to a repeated group or a group inside one (`(?:(a)|b)*\\1`,
+        `(a|)+\\1`), but inside its own group: ECMA-262 clears the captures inside a
+        quantified atom at each repeat and refuses an empty repeat past the minimum
+        (22.2.2.3.1 RepeatMatcher), `regex` keeps the last repeat's text, even an empty
+        repeat's, so mrtr would misjudge some."""
+        refs = [*self.numbered_refs, *((self.numbers[name], at) for name, at in self.named_refs)]
+        for number, at in sorted(refs, key=lambda ref: ref[1]):
+            if number in self.repeated and at not in self.own_refs:
+                raise _Refused(f"a backreference at {at} to group {number}, a repeated group or inside one: "
+                               "ECMA-262 forgets the group's text at each repeat and the `regex` package keeps "
+                               "it, so mrtr does not match such backreferences", "unsupported")
 
     def _open(self, i: int) -> int:
         """The index after the opening of the group at `i`: `(`, `(?:`, a lookaround, `(?<name>`."""
@@ -157,7 +249,9 @@ class _Reader:
         if not pattern.startswith("(?", i):
             self.groups += 1
             self.lookaround.append(False)
+            self.own.append(self.groups)
             return i + 1
+        self.own.append(None)
         if pattern.startswith(("(?:", "(?=", "(?!"), i):
             self.lookaround.append(pattern[i + 2] != ":")
             return i + 3
@@ -170,7 +264,9 @@ class _Reader:
                 raise _at(pattern, i, "a second group of the same name")
             self.names.add(name)
             self.groups += 1
+            self.numbers[name] = self.groups
             self.lookaround.append(False)
+            self.own[-1] = self.groups
             return after
         raise _at(pattern, i, "an inline flag or Python group")
 
@@ -178,6 +274,7 @@ class _Reader:
         """The index after the quantifier at `i` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each
         perhaps lazy: `*?`); a second one (Python's possessive `*+`) has nothing to repeat."""
         pattern, end, times = self.pattern, i + 1, 1
+        many, optional = pattern[i] in "*+", pattern[i] in "*?"
         if pattern[i] == "{":
             match = _QUANTIFIER.match(pattern, i)
             if match is None:
@@ -186,32 +283,48 @@ class _Reader:
             if match.group(3) and low > high:
                 raise _at(pattern, i, "a quantifier whose minimum is over its maximum")
             end, times = match.end(), max(low, high)[1]
+            many = times > 1 or (match.group(2) is not None and not match.group(3))
+            optional = low[1] == 0
         if not self.quantifiable:
             raise _at(pattern, i, "a quantifier with nothing to repeat")
         self.quantifiable = False
+        if many:
+            # A repeated capturing group that may match the empty text: ECMA-262 refuses an
+            # empty repeat past the minimum, `regex` keeps its empty text as the group's.
+            self.repeated.update(self.last_inside)
+            if self.last_group is not None and not self.solid[-1][1]:
+                self.repeated.add(self.last_group)
+        if optional:
+            self.solid[-1][1] = self.solid_before
         if times > 1:
             self._repeat(times)
         return end + pattern.startswith("?", end)
 
-    def _atom(self, size: int) -> None:
-        """Count an atom that stands for `size` characters (a group: the sum of its own)."""
+    def _atom(self, size: int, solid: bool) -> None:
+        """Count an atom that stands for `size` nodes (a group: the sum of its own, and one),
+        `solid` if it surely matches some text."""
         self.totals[-1] += size
         self.lasts[-1] = size
+        self.last_inside = []
+        self.last_group = None
+        self.solid_before = self.solid[-1][1]
+        self.solid[-1][1] = self.solid_before or solid
         self._bound()
 
     def _repeat(self, times: int) -> None:
         """Count the last atom `times` times over (a counted repeat `{n}` or `{n,m}`)."""
-        if self.max_expanded is None:
+        if self.bounds is None:
             return
         last = self.lasts[-1]
-        grown = min(last * times, self.max_expanded + 1)
+        grown = min(last * times, self.bounds.weight + 1)
         self.totals[-1] += grown - last
         self.lasts[-1] = grown
         self._bound()
 
     def _bound(self) -> None:
-        if self.max_expanded is not None and self.totals[-1] > self.max_expanded:
-            raise _Refused(f"its counted repeats stand for over {self.max_expanded:,} characters", "size")
+        if self.bounds is not None and self.totals[-1] > self.bounds.weight:
+            raise _Refused(f"its counted repeats stand for over {self.bounds.weight:,} characters and class "
+                           "members", "size")
 
 
 def _count(digits: str) -> tuple[tuple[int, str], int]:
@@ -256,24 +369,26 @@ def _identifier(name: str) -> bool:
 
 
 def _atom_escape(pattern: str, i: int, named_refs: list[tuple[str, int]],
-                 numbered_refs: list[tuple[int, int]]) -> tuple[str, int]:
-    """The escape at `pattern[i]` outside a class: ("assertion" for `\\b`, `\\B`, else
-    "atom") and the index after it; backreferences are noted for the end's check."""
+                 numbered_refs: list[tuple[int, int]]) -> tuple[str, int, int]:
+    """The escape at `pattern[i]` outside a class: its kind ("assertion" for `\\b`, `\\B`,
+    "reference" for a backreference, else "character": a character or a set), the nodes
+    `regex` builds of its translation (`_SET_WEIGHTS`) and the index after it;
+    backreferences are noted for the end's checks."""
     letter = pattern[i + 1] if i + 1 < len(pattern) else ""
     if letter in ("b", "B"):
-        return "assertion", i + 2
+        return "assertion", 1, i + 2
     if letter == "k":
         name, after = group_name(pattern, i + 2)
         named_refs.append((name, i))
-        return "atom", after
+        return "reference", _REFERENCE_WEIGHT, after
     if letter and letter in "123456789":
         end = i + 2
         while end < len(pattern) and pattern[end].isdecimal() and pattern[end].isascii():
             end += 1
         numbered_refs.append((int(pattern[i + 1:end]), i))
-        return "atom", end
+        return "reference", _REFERENCE_WEIGHT, end
     _character_escape(pattern, i)
-    return "atom", _escape_end(pattern, i)
+    return "character", _SET_WEIGHTS.get(letter, 1), _escape_end(pattern, i)
 
 
 def _character_escape(pattern: str, i: int) -> int:
@@ -381,12 +496,19 @@ def _class_atom(pattern: str, i: int) -> tuple[int, int]:
     return _character_escape(pattern, i), _escape_end(pattern, i)
 
 
-def _class(pattern: str, start: int) -> int:
+def _class(pattern: str, start: int) -> tuple[int, int]:
     """The index after the class that opens at `pattern[start]` (its first unescaped `]`
-    closes it); a range's ends are single characters in order."""
-    i = start + 1 + pattern.startswith("^", start + 1)
+    closes it), and the nodes `regex` builds of its translation (one, and one per member:
+    `\\s` ten, a range one; more for a negated class with a property, `_NEGATED_PROPERTY_WEIGHT`);
+    a range's ends are single characters in order."""
+    negated = pattern.startswith("^", start + 1)
+    i = start + 1 + negated
     n = len(pattern)
+    weight, properties = 1, False
     while i < n and pattern[i] != "]":
+        letter = pattern[i + 1:i + 2] if pattern[i] == "\\" else ""
+        weight += _SET_WEIGHTS.get(letter, 2) - 1
+        properties = properties or letter in ("p", "P")
         low, i = _class_atom(pattern, i)
         if pattern.startswith("-", i) and i + 1 < n and pattern[i + 1] != "]":
             at = i
@@ -397,4 +519,6 @@ def _class(pattern: str, start: int) -> int:
                 raise _at(pattern, at, "a range out of order")
     if i >= n:
         raise _Refused(f"missing ] at {n}: the class opened at {start} is not closed")
-    return i + 1
+    if weight == 1 and not negated:
+        return i + 1, _EMPTY_CLASS_WEIGHT
+    return i + 1, weight + (_NEGATED_PROPERTY_WEIGHT if negated and properties else 0)

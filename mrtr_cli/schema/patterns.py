@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mrtr_cli.errors import ProtocolError, TimeoutExpired
 from mrtr_cli.limits import describe_seconds
 from mrtr_cli.schema.ecma import translate
-from mrtr_cli.schema.ecma_syntax import Flaw, read
+from mrtr_cli.schema.ecma_syntax import Bounds, Flaw, read
 
 if TYPE_CHECKING:  # pragma: no cover
     import regex
@@ -140,10 +140,18 @@ class BadPattern(ProtocolError):
 #: The most characters a server's pattern may have (compiling is linear in it, but not free:
 #: two million characters take seconds).
 MAX_PATTERN_CHARS = 10_000
-#: The most characters a pattern may stand for once its counted repeats (`{n}`, `{n,m}`) are
-#: multiplied out, as `regex` expands them when compiling: `((a{1000}){1000}){1000}` would
-#: take gigabytes and minutes, before any match and its timeout begins.
+#: The most nodes `regex` may build of a pattern once its counted repeats (`{n}`, `{n,m}`)
+#: are multiplied out, as `regex` expands them when compiling, copying the repeated atom's
+#: whole translation each time: `((a{1000}){1000}){1000}` or a class of 1,000 property
+#: escapes `{12000}` would take gigabytes and seconds, before any match and its timeout
+#: begins. Each atom weighs what `regex` builds of its translation (`ecma_syntax.Bounds`: a
+#: class one node and one per member); measured, the worst pattern at this bound compiles
+#: in under 0.1 s CPU and about 80 MB (docs/limits.md).
 MAX_EXPANDED = 100_000
+#: How deep a pattern's groups may nest: `regex` compiles them recursively (about 2.5 frames
+#: a level, so 400 levels exhaust Python's default recursion limit); a level more for a
+#: group schema/ecma.py writes around an atom (`(?(1)\1)`) is within the margin.
+MAX_DEPTH = 100
 #: The most characters a pattern may have once written in the syntax of `regex`
 #: (schema/ecma.py `translate`: `\\s` is a class of 75 characters), as `regex` compiles it
 #: in about 3 microseconds a character.
@@ -153,11 +161,12 @@ MAX_WRITTEN_CHARS = 100_000
 def _flaw(pattern: str) -> Flaw | None:
     """The first reason `pattern` cannot be compiled, or None: over `MAX_PATTERN_CHARS`
     characters; else, in one reading by ECMA-262's grammar (`ecma_syntax.read`), syntax it
-    has not, a property `regex` has not, or over `MAX_EXPANDED` characters once its counted
-    repeats are multiplied out (so no class or escape hides a repeat from the count)."""
+    has not, a property `regex` has not, a backreference mrtr cannot match as ECMA-262 does,
+    or over `MAX_EXPANDED` nodes once its counted repeats are multiplied out (so no class or
+    escape hides a repeat from the count), or groups nested over `MAX_DEPTH` deep."""
     if len(pattern) > MAX_PATTERN_CHARS:
         return Flaw("size", f"over {MAX_PATTERN_CHARS:,} characters")
-    return read(pattern, MAX_EXPANDED)
+    return read(pattern, Bounds(MAX_EXPANDED, MAX_DEPTH))
 
 
 def _too_large(pattern: str) -> str | None:
@@ -193,7 +202,9 @@ def compiled(pattern: str) -> regex.Pattern[str]:
             return regex.compile(written)
     except MemoryError:  # what the size bound missed: the documented exit 4, never exit 70
         raise SlowPattern(pattern, too_large="compiling it ran out of memory") from None
-    except (regex.error, RecursionError, OverflowError, ValueError) as exc:
+    except RecursionError:  # what the depth bound missed: never Python's words as the reason
+        raise SlowPattern(pattern, too_large="its groups nest too deep for the `regex` package") from None
+    except (regex.error, OverflowError, ValueError) as exc:
         raise PatternError(pattern, getattr(exc, "msg", None) or str(exc)) from None
 
 
