@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.credentials import REDACTED, is_secret_name
+from mrtr_cli.errors import name_like
 
 #: The history file's name in the state directory.
 HISTORY_FILE = "shell-history"
@@ -99,8 +100,10 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
     for at, word in enumerate(words):
         new = word
         actions = ()  # `answer_field` reads it
-        if at in stray:
-            new = REDACTED
+        if at in stray:  # (a long option given a value it refuses keeps its name: `--timeout=***`)
+            option, eq, _ = word.partition("=")
+            new = f"{option}={REDACTED}" if eq and word.startswith("--") and name_like(option) else REDACTED
+            expect = None  # the option's value, hidden: the next word is no value of it
         elif expect is not None:
             actions = _actions(expect, word, action_field)
             new = _value(expect, word, answer_field)
