@@ -220,11 +220,10 @@ class ShellLoop:
         history and the first failing line hide them too), from the indices in the words
         that ran (`ran`: `typed`, the line's words without a leading `mrtr`, with the `-`
         a bare `resume` adds)."""
-        from mrtr_cli.shell.history import line_words  # noqa: PLC0415 - lazy for start-up time
-
         words, places = self.host.ran_hidden
         if not places or list(words) != ran:
             return
+        from mrtr_cli.shell.history import line_words  # noqa: PLC0415 - only after such an error
         lead = len(line_words(text)) - len(typed)  # a leading `mrtr`, which split_line leaves out
         added = None if ran == typed else len(typed) if "--" in typed else 1  # where `resume` put its `-`
         self.host.hidden[text] = frozenset(
