@@ -169,8 +169,9 @@ def check_prefix_values(command: click.Command, ctx: click.Context, args: list[s
                 text = exc.message if isinstance(exc, click.BadParameter) else exc.message.split(" ", 1)[-1]
                 shown = "" if any(c in value for c in ":=") else f" {value}"  # a `NAME:VALUE` may hold a secret
                 hint = f"did you mean {' or '.join(longer)}{shown}?"
-                if isinstance(exc, UnreadWords):  # the value is named by its place (errors.refused)
-                    raise UnreadWords(f"{spelling} {exc.template.split(' ', 1)[-1]}", exc.words, hint=hint) from None
+                if isinstance(exc, UnreadWords):  # the value is named by its place (errors.refused), never repeated
+                    raise UnreadWords(f"{spelling} {exc.template.split(' ', 1)[-1]}", exc.words,
+                                      hint=f"did you mean {' or '.join(longer)}?") from None
                 raise UsageError(f"{spelling} {text}", hint=hint) from None
         i += span
 

@@ -80,6 +80,7 @@ def test_a_typo_of_a_name_is_still_said_with_its_did_you_mean(mrtr_here):
     (("help", "call", TOKEN), "takes no topic or subcommand (word 3 (16 characters, not shown))"),
     (("help", "exit-codes", TOKEN), "takes no further word (word 3 (16 characters, not shown))"),
     (("--stdio", "unused", "call", "echo", "-a", TOKEN), "-a word 6 (16 characters, not shown): a flag without '='"),
+    (("--stdio", "unused", "call", "echo", "--answer", TOKEN), "--answer word 6 (16 characters, not shown): a flag"),
     (("--stdio", "unused", "call", "echo", f"--json={TOKEN}"),
      "Option '--json' does not take a value (given word 5 (16 characters, not shown))"),
 ])
