@@ -83,14 +83,17 @@ class UnreadWords(UsageError):
     def __init__(self, template: str, words: Sequence[str], *, hint: str | None = None):
         self.template = template
         self.words = tuple(words)
+        #: the indices in the line of the words named by place (`place`): the words the
+        #: message hid, which `mrtr shell`'s history and first failing line hide too
+        self.places: frozenset[int] = frozenset()
         super().__init__(template.format(*(unshown(w) for w in self.words)), hint=hint)
 
     def place(self, line: Sequence[str]) -> None:
         """Name each word by its place in `line` (the words after `mrtr`, or a shell
         line's words: 1 is the first), the last such word not named yet (or the last that
         starts `WORD=`, an option given its value, `--opt=VALUE`, or gives an option the
-        value WORD in its own word, `--opt=WORD`, `-oWORD`); by its length alone when
-        the line does not hold it."""
+        value WORD in its own word, `--opt=WORD`, `-oWORD`); by its length alone when the
+        line does not hold it. `places` then holds the indices (0-based) of the words named."""
         taken: set[int] = set()
         names = []
         for word in reversed(self.words):
@@ -106,6 +109,7 @@ class UnreadWords(UsageError):
             names.append(unshown(word, None if at is None else at + 1))
         self.message = self.template.format(*reversed(names))
         self.args = (self.message,)
+        self.places = frozenset(taken)
 
 
 def name_like(word: str) -> bool:
@@ -114,6 +118,18 @@ def name_like(word: str) -> bool:
     mrtr cannot read is repeated in a message only when it is one (`UnreadWords`)."""
     bare = word[2:] if word.startswith("--") else word[1:] if word.startswith("-") else word
     return all(part.isalpha() and part.isascii() for part in bare.split("-"))
+
+
+def refused(template: str, word: str, *, hint: str | None = None, quote: bool = False) -> UsageError:
+    """The usage error for `word`, a value given on the command line that mrtr refuses (an
+    option's value, a help topic), said by `template` (`{0}` where the word goes, other
+    braces doubled, as for `str.format`): the word is repeated (as `repr` with `quote`)
+    only when spelled as a name (`name_like`: `--log-level debg`, `help tols`), else named
+    by its place and length (`UnreadWords`: a token pasted there by mistake is never printed,
+    and `mrtr shell` keeps it out of its history)."""
+    if name_like(word):
+        return UsageError(template.format(repr(word) if quote else word), hint=hint)
+    return UnreadWords(template, [word], hint=hint)
 
 
 def unshown(word: str, place: int | None = None) -> str:

@@ -190,7 +190,7 @@ def _error(env: Environment, exc: MrtrError, words: list[str]) -> int:
     """An error of the run of command line `words` said (a word it could not read named by
     its place: errors.UnreadWords); the exit code."""
     if isinstance(exc, UnreadWords):
-        exc.place(words)
+        _place(env, exc, words)
     _print_error(env, exc, json_mode=env.json_mode)
     return strict_status(env, int(exc.exit_status))
 
@@ -211,9 +211,18 @@ def _command_line_error(env: Environment, exc: click.ClickException, words: list
     else:
         error = _usage_error(exc, words)
         if isinstance(error, UnreadWords):
-            error.place(words)
+            _place(env, error, words)
         _print_error(env, error, json_mode=env.json_mode)
     return int(ExitStatus.USAGE)
+
+
+def _place(env: Environment, error: UnreadWords, words: list[str]) -> None:
+    """Name each word `error` does not print by its place in `words`; in `mrtr shell`, the
+    line's host is told which words those are (`ShellHost.hide`): its history and first
+    failing line hide the very words the message hid."""
+    error.place(words)
+    if env.line_host is not None:
+        env.line_host.hide(words, error.places)
 
 
 def _input_required(env: Environment, exc: InputRequired) -> int:
@@ -265,6 +274,7 @@ def _print_error(env: Environment, exc: MrtrError, *, json_mode: bool) -> None:
 #: Both patterns are compiled at their first use, by `re`'s cache: only a usage error needs them.
 _ASSIGNMENT = r"(?<![\w.-])([A-Za-z_][\w.-]*)(:=|=|:)(?=[^\s)])[^\s)]+"
 _EXTRA = r"Got unexpected extra arguments? \((.*)\)"
+_FLAG_VALUE = r"Option '(--[^']+)' does not take a value\."
 
 
 def _usage_error(exc: click.ClickException, words: list[str]) -> UsageError:
@@ -286,6 +296,11 @@ def _usage_error(exc: click.ClickException, words: list[str]) -> UsageError:
         # Server-chosen names (task ids, tool names) may start with `-`.
         hint += (f"; a value that starts with '-' (a task id, a name) goes after '--': "
                  f"{command_path(ctx.command_path)} [OPTIONS] -- VALUE")
+    flag = re.fullmatch(_FLAG_VALUE, message)
+    value = next((w.partition("=")[2] for w in words if flag is not None and w.startswith(flag.group(1) + "=")), "")
+    if value and not name_like(value):  # `--json=TOKEN`: a value a flag does not take is not repeated
+        return UnreadWords(message.replace("{", "{{").replace("}", "}}").rstrip(".") + " (given {0})", [value],
+                           hint=hint)
     extra = re.fullmatch(_EXTRA, message, re.DOTALL)
     if extra is not None:
         given = _extra_words(extra.group(1), words)

@@ -9,6 +9,7 @@ Completion never prints diagnostics and never fails loudly: any error gives no i
 from __future__ import annotations
 
 import io
+import os
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -62,8 +63,13 @@ def complete_names(kind: str, ctx: click.Context, incomplete: str) -> list[Any]:
                     value = item.get(key) if isinstance(item, dict) else None
                     if check_headers and invalid_x_mcp_header(item.get("inputSchema")) is not None:
                         continue  # left out over HTTP (streamable-http "x-mcp-header")
-                    if isinstance(value, str) and value.startswith(incomplete) and value not in items:
-                        items[value] = CompletionItem(value, help=one_line(item.get("description"), 60) or None)
+                    if value in items or not isinstance(value, str) or not value.startswith(incomplete):
+                        continue
+                    if value.startswith("-"):  # read as an option: typed as `-- NAME`, never offered
+                        continue
+                    word = shell_word(value)
+                    if word is not None:
+                        items[value] = CompletionItem(word, help=one_line(item.get("description"), 60) or None)
         return list(items.values())
     except Exception:  # noqa: BLE001
         return []
@@ -107,14 +113,40 @@ def tool_arguments(app: App, ctx: click.Context, incomplete: str) -> list[Any]:
         for choice in typed_values(argument, props.get(argument)):
             if choice.startswith(value) and sanitize(choice, single_line=True) == choice:
                 word = choice if split else f"{argument}={choice}"
-                out.append(CompletionItem(shlex.quote(word) if shlex.quote(word) != word else word))
+                quoted = _quoted(word)
+                if quoted is not None:
+                    out.append(CompletionItem(quoted))
         return out
     given = {word.split("=", 1)[0].split(".", 1)[0].rstrip(":") for word in items if "=" in word}
-    return [CompletionItem(f"{name}=", help=one_line(prop.get("description"), 60) or None
-                           if isinstance(prop, dict) else None)
-            for name, prop in props.items()
-            if isinstance(name, str) and plain(name) and name.startswith(incomplete) and name not in given
-            and typeable((name,))]
+    named = [(shell_word(f"{name}="), prop) for name, prop in props.items()
+             if isinstance(name, str) and plain(name) and name.startswith(incomplete) and name not in given
+             and typeable((name,))]
+    return [CompletionItem(word, help=one_line(prop.get("description"), 60) or None if isinstance(prop, dict) else None)
+            for word, prop in named if word is not None]
+
+
+def _quoted(word: str) -> str | None:
+    """`word` quoted when it has to be (`shlex.quote`), for every shell (as values always
+    were); None when bash cannot be given it (`shell_word`)."""
+    if _bash() and "\\" in word:
+        return None
+    return shlex.quote(word) if shlex.quote(word) != word else word
+
+
+def _bash() -> bool:
+    """Whether the completion runs for bash (click's `_MRTR_COMPLETE=bash_complete`)."""
+    return os.environ.get("_MRTR_COMPLETE", "").startswith("bash")
+
+
+def shell_word(text: str) -> str | None:
+    """`text` (a name, or `NAME=`) as the login shell running the completion takes it: bash
+    inserts a completion as it stands, so it is quoted when it has to be (`it's=`, `#hash=`,
+    `o d'd`); zsh and fish quote what they insert themselves. None when bash cannot be given
+    it: click's bash script reads each completion with `read` (no `-r`), which drops a
+    backslash."""
+    if not _bash():
+        return text
+    return _quoted(text)
 
 
 #: Completion kinds whose values the server suggests: kind -> (command parameter holding the

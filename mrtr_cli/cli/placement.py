@@ -18,7 +18,7 @@ import click
 from mrtr_cli.cli.help.format import HelpCommand, HelpGroup
 from mrtr_cli.cli.interrupts import InterruptGroup
 from mrtr_cli.cli.quickparse import ReusedParser
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UnreadWords, UsageError
 
 #: An option table: each spelling (`--root`, `-c`) -> whether it takes a value.
 Table = dict[str, bool]
@@ -168,7 +168,11 @@ def check_prefix_values(command: click.Command, ctx: click.Context, args: list[s
                 # a type's message starts with the value (a UsageError's after the option it names)
                 text = exc.message if isinstance(exc, click.BadParameter) else exc.message.split(" ", 1)[-1]
                 shown = "" if any(c in value for c in ":=") else f" {value}"  # a `NAME:VALUE` may hold a secret
-                raise UsageError(f"{spelling} {text}", hint=f"did you mean {' or '.join(longer)}{shown}?") from None
+                hint = f"did you mean {' or '.join(longer)}{shown}?"
+                if isinstance(exc, UnreadWords):  # the value is named by its place (errors.refused), never repeated
+                    raise UnreadWords(f"{spelling} {exc.template.split(' ', 1)[-1]}", exc.words,
+                                      hint=f"did you mean {' or '.join(longer)}?") from None
+                raise UsageError(f"{spelling} {text}", hint=hint) from None
         i += span
 
 

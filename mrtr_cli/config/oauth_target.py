@@ -15,7 +15,7 @@ from typing import Any
 
 from mrtr_cli.config.oauth import AuthSettings, apply_environment, check_settings
 from mrtr_cli.credentials import public_url, url_in_command
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UsageError, refused
 
 
 def target_options(app: Any, target: Any) -> list[str]:
@@ -69,7 +69,9 @@ def option_settings(app: Any) -> dict[str, Any]:
     if o.client_secret_env:
         secret = os.environ.get(o.client_secret_env)
         if not secret:
-            raise UsageError(f"--client-secret-env {o.client_secret_env}: that environment variable is empty or unset")
+            raise refused("--client-secret-env {0}: that environment variable is empty or unset",
+                          o.client_secret_env, hint="it takes the name of a variable that holds the secret, "
+                                                    "e.g. --client-secret-env CLIENT_SECRET")
         check_setting(secret, f"--client-secret-env {o.client_secret_env}")
     elif o.client_secret_file:
         secret = app.read_file(o.client_secret_file, "--client-secret-file").strip()

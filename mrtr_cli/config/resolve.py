@@ -11,7 +11,7 @@ from collections.abc import Callable
 from mrtr_cli.config.target import Target, check_header, check_header_values, check_url, parse_header, parse_stdio
 from mrtr_cli.credentials import url_secrets
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UsageError, refused
 from mrtr_cli.runcontext import RunOptions
 
 
@@ -115,7 +115,9 @@ def command_line_headers(opts: RunOptions, env: Environment, read_file: Callable
     if opts.bearer_token_env:
         token = os.environ.get(opts.bearer_token_env)
         if not token:
-            raise UsageError(f"--bearer-token-env {opts.bearer_token_env}: that environment variable is empty or unset")
+            raise refused("--bearer-token-env {0}: that environment variable is empty or unset",
+                          opts.bearer_token_env, hint="it takes the name of a variable that holds the token, "
+                                                      "e.g. --bearer-token-env MCP_TOKEN")
         env.add_secret(token)
         check_header("Authorization", f"Bearer {token}", f"--bearer-token-env {opts.bearer_token_env}")
         headers["Authorization"] = f"Bearer {token}"

@@ -13,7 +13,7 @@ from typing import Any
 
 from mrtr_cli.credentials import public_url
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UsageError, name_like, refused
 from mrtr_cli.platform import shellwords
 from mrtr_cli.render.trace import Tracer
 from mrtr_cli.transport.base import FRAMING_HEADERS, SignIn, Transport
@@ -220,9 +220,14 @@ def parse_header(text: str) -> tuple[str, str]:
     name, sep, value = text.partition(":")
     name = name.strip()
     if not sep or not name or any(c in name for c in " \t\r\n"):
-        # Never echo the text: it may be a credential with a typo in it.
-        first = (text.strip().split(None, 1) or [""])[0].split(":")[0][:40]
-        raise UsageError(f"-H {first!r}...: expected \"Name: value\" (a header name, a colon, then the value)")
+        # Never echo the value: it may be a credential with a typo in it (`Authorization=Bearer
+        # ...`). The name it starts with is said when spelled as a name (errors.name_like), else
+        # the word is named by its place (errors.refused).
+        start = re.split(r"[\s:=;,]", text.strip(), maxsplit=1)[0]
+        why = "expected \"Name: value\" (a header name, a colon, then the value)"
+        if start and name_like(start) and not start.startswith("-"):
+            raise UsageError(f"-H {start}...: {why}")
+        raise refused(f"-H {{0}}: {why}", text)
     if "\r" in value or "\n" in value:
         raise UsageError(f"-H {name}: header values cannot contain line breaks")
     return name, value.strip()

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Protocol
 
-from mrtr_cli.errors import ExitStatus, Interrupted, UsageError, WriteFailed
+from mrtr_cli.errors import ExitStatus, Interrupted, UsageError, WriteFailed, refused
 from mrtr_cli.protocol.run import ProtocolRun
 from mrtr_cli.runcontext import RunContext, RunOptions
 from mrtr_cli.transport.base import kill_server
@@ -93,9 +93,9 @@ def check_session_options(opts: RunOptions) -> float:
 
     parse_protocol(opts.protocol)
     if opts.log_level:
-        opts.log_level = opts.log_level.lower()
+        typed, opts.log_level = opts.log_level, opts.log_level.lower()
         if opts.log_level not in LOG_LEVELS:
-            raise UsageError(f"--log-level {opts.log_level}: expected one of {', '.join(LOG_LEVELS)}")
+            raise refused(f"--log-level {{0}}: expected one of {', '.join(LOG_LEVELS)}", typed)
     from mrtr_cli.transport.limits import check_message_size_option  # noqa: PLC0415 - lazy for start-up time
 
     check_message_size_option(opts.max_message_size)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UsageError, refused
 from mrtr_cli.jsonfile import a_json_type, loads_strict
 from mrtr_cli.userfiles import load_json_document
 
@@ -138,9 +138,9 @@ def parse_flag(text: str) -> FlagAnswer:
     if eq == 0:  # `-a=NAME=VALUE` reaches here as `=NAME=VALUE`: its value is never shown
         raise UsageError("-a =...: missing the field name before = (expected -a FIELD=VALUE, with a space "
                          "or nothing between -a and FIELD)")
-    if eq < 0:  # no `=`: what it holds may be a value (`NAME:VALUE`, a token): never shown
-        raise UsageError("-a ...: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON",
-                         hint="a file of answers goes to --answers FILE")
+    if eq < 0:  # no `=`: what it holds may be a value (`NAME:VALUE`, a token): shown only if a name (errors.refused)
+        raise refused("-a {0}: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON", text,
+                      hint="a file of answers goes to --answers FILE")
     _check_name(text[:eq], "=")
     return FlagAnswer(text[:eq], text[eq + 1 :], False, text)
 

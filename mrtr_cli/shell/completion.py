@@ -214,10 +214,11 @@ class Completer:
         if spec.subcommands and not found.positionals:
             return self._offer(((n, s.summary) for n, s in spec.subcommands.items()), word, typed)
         name = " ".join(s.name for s in found.path)
-        return self._positional(name, found.positionals, word, typed)
+        return self._positional(name, found.positionals, word, typed, after_dashes="--" in words)
 
     # ------------------------------------------------------------------ positional words
-    def _positional(self, command: str, given: list[str], word: str, typed: int) -> list[Candidate]:
+    def _positional(self, command: str, given: list[str], word: str, typed: int, *,
+                    after_dashes: bool = False) -> list[Candidate]:
         if command == "help":
             return self._offer(((w, "") for w in self._help_words()), word, typed) if not given else []
         if command == "resume":
@@ -228,18 +229,18 @@ class Completer:
             command, given = ("prompt" if given[0] == "prompt" else "read"), given[1:]
         if command in ("call", "tools"):
             if not given:
-                return self._offer(((t.get("name"), _meta(t.get("description")))
+                return self._names(((t.get("name"), _meta(t.get("description")))
                                     for t in self.live.names("tools/list")),
-                                   word, typed)
+                                   word, typed, after_dashes=after_dashes)
             if command == "tools":
                 return []
             tool = next((t for t in self.live.names("tools/list") if t.get("name") == given[0]), None)
             return self._arguments(self._tool_params(tool), given[1:], word, typed)
         if command == "prompt":
             if not given:
-                return self._offer(((p.get("name"), _meta(p.get("description")))
+                return self._names(((p.get("name"), _meta(p.get("description")))
                                     for p in self.live.names("prompts/list")),
-                                   word, typed)
+                                   word, typed, after_dashes=after_dashes)
             prompt = next((p for p in self.live.names("prompts/list") if p.get("name") == given[0]), None)
             arguments = prompt.get("arguments") if isinstance(prompt, dict) else None
             params: list[tuple[str, dict[str, Any], str]] = [
@@ -334,6 +335,18 @@ class Completer:
                 path += "/"
             out.append(Candidate(_quoted(path, closed=not path.endswith("/")), -typed, display=n))
         return out
+
+    def _names(self, items: Iterable[tuple[Any, str]], word: str, typed: int, *,
+               after_dashes: bool) -> list[Candidate]:
+        """Candidates for a tool's or prompt's name (`items`: name, description): a name that
+        starts with `-` is read as an option unless it follows `--`, so it is offered as
+        `-- NAME` (shown as NAME) until `--` is on the line."""
+        listed = list(items)
+        out = self._offer(((n, m) for n, m in listed if after_dashes or not str(n).startswith("-")), word, typed)
+        if after_dashes or word:  # a word that starts with `-` completes an option
+            return out
+        return out + [Candidate("-- " + _quoted(n), -typed, display=n, meta=m) for n, m in listed
+                      if isinstance(n, str) and n.startswith("-") and _plain(n)]
 
     @staticmethod
     def _offer(items: Iterable[tuple[Any, str]], word: str, typed: int, *, closed: bool = True) -> list[Candidate]:

@@ -103,6 +103,7 @@ def scrub(text: str, *, secrets: set[str], secret_field: Callable[[str, str], bo
         if at in stray:  # (a long option given a value it refuses keeps its name: `--timeout=***`)
             option, eq, _ = word.partition("=")
             new = f"{option}={REDACTED}" if eq and word.startswith("--") and name_like(option) else REDACTED
+            expect = None  # the option's value, hidden: the next word is no value of it
         elif expect is not None:
             actions = _actions(expect, word, action_field)
             new = _value(expect, word, answer_field)

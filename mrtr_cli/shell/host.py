@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.batch.manylines import ManyLinesApp
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import TransportError, UsageError
+from mrtr_cli.errors import TransportError, UnreadWords, name_like
 from mrtr_cli.render.sanitize import SERVER_TEXT_CHARS, one_line, sanitize
 from mrtr_cli.runcontext import RunOptions
 from mrtr_cli.shell.lineapp import LineApp
@@ -137,6 +137,11 @@ class SessionApp(ManyLinesApp):
 _NOT_TOOL_ARGUMENTS = ("prompt", "read", "complete")
 
 
+def _braced(text: str) -> str:
+    """`text` as an `errors.UnreadWords` template that names no word (its braces doubled)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 class ShellHost:
     """The shell: its session, and the run of each line over it.
 
@@ -152,6 +157,11 @@ class ShellHost:
         pending: the pending document of the last line that stopped for input (exit 5), or None.
         asked: tool, prompt or resource name -> the input requests it last left unanswered
             (their fields complete after `-a`).
+        ran_hidden: the words of the line that ran last and the indices of those its error
+            did not print (`hide`; empty when it printed them all).
+        hidden: a failing line's text -> the indices of its words (as `history.line_words`
+            splits it) its error did not print: the history and the first failing line hide
+            them (the shell loop fills it after each line and empties it at each prompt).
     """
 
     def __init__(self, app: SessionApp, *, spellings: dict[str, str], interactive: bool):
@@ -176,6 +186,8 @@ class ShellHost:
         # completion/complete answers of this session: (kind, ref, argument, value, context) -> values
         self._suggested: dict[tuple[str, str, str, str, tuple[tuple[str, str], ...]], list[str]] = {}
         self._asking = threading.Lock()  # held while completion waits for the server
+        self.ran_hidden: tuple[tuple[str, ...], frozenset[int]] = ((), frozenset())
+        self.hidden: dict[str, frozenset[int]] = {}
 
     def declaring(self, capabilities: dict[str, Any] | None) -> None:
         """The running line's requests declare `capabilities` (None: the line ended): the
@@ -413,6 +425,7 @@ class ShellHost:
         """A line starts; `kept`: the pending document `-` stands for on it (a bare `resume`)."""
         self._busy = True
         self._kept = None if kept is None else json.dumps(kept, ensure_ascii=False)
+        self.ran_hidden = ((), frozenset())
         authorizer = self.app.authorizer(self.target) if self.target.url else None
         if authorizer is not None:  # every line reads the token store before its request (auth login, logout)
             authorizer.read_again()
@@ -435,13 +448,19 @@ class ShellHost:
         """
         given = [key for key, value in values.items() if value not in (None, (), 0, False)]
         for key in given:
+            # The option's values are never read here, nor said: one not spelled as a name is
+            # carried as an unread word (errors.UnreadWords), which the history and first
+            # failing line hide (the message names no value: `place` only finds its word).
+            value = values[key]
+            unread = [v for v in (value if isinstance(value, tuple) else (value,))
+                      if isinstance(v, str) and not name_like(v)]
+            spelling = self.spellings.get(key, key)
             if key in TARGET_OPTIONS:
-                raise UsageError(f"{self.spellings.get(key, key)}: this shell has one server ({self.target.label})",
-                                 hint="to reach another, leave the shell (exit) and start one for it")
+                raise UnreadWords(_braced(f"{spelling}: this shell has one server ({self.target.label})"), unread,
+                                  hint="to reach another, leave the shell (exit) and start one for it")
             if key in SESSION_OPTIONS:
-                spelling = self.spellings.get(key, key)
-                raise UsageError(f"{spelling} sets up the session: give it on the shell's own command line",
-                                 hint=f"mrtr {spelling.split('/')[-1]} ... shell")
+                raise UnreadWords(_braced(f"{spelling} sets up the session: give it on the shell's own command line"),
+                                  unread, hint=f"mrtr {spelling.split('/')[-1]} ... shell")
         shell = self.app.opts
         merged = RunOptions.__new__(RunOptions)  # a shallow copy, as copy.copy makes it
         merged.__dict__.update(vars(shell))
@@ -494,19 +513,27 @@ class ShellHost:
 
     def history_line(self, text: str) -> str | None:
         """Line `text` as the history file keeps it, None when it is not kept (shell/history.py
-        `scrub`, by the secrets and secret fields the session knows now)."""
+        `scrub`, by the secrets and secret fields the session knows now, and the words its
+        error did not print: `hidden`)."""
         from mrtr_cli.shell.history import scrub  # noqa: PLC0415 - lazy for start-up time
 
+        hidden = self.hidden.get(text, frozenset())
         return scrub(text, secrets=self.env.secrets, secret_field=self._line_secret_field(text),
-                     action_field=self.action_field, unread=self.unread_words)
+                     action_field=self.action_field, unread=lambda words: self.unread_words(words) | hidden)
 
-    def shown_line(self, text: str) -> str:
+    def shown_line(self, text: str, hidden: frozenset[int] = frozenset()) -> str:
         """Line `text` as a message quotes it (the first failing line): masked as the history
-        masks it, a line that cannot be split into words too (shell/history.py `shown`)."""
+        masks it, a line that cannot be split into words too (shell/history.py `shown`);
+        `hidden`: the indices of its words its error did not print (`hidden`)."""
         from mrtr_cli.shell.history import shown  # noqa: PLC0415 - lazy for start-up time
 
         return shown(text, secrets=self.env.secrets, secret_field=self._line_secret_field(text),
-                     action_field=self.action_field, unread=self.unread_words)
+                     action_field=self.action_field, unread=lambda words: self.unread_words(words) | hidden)
+
+    def hide(self, words: list[str], places: frozenset[int]) -> None:
+        """The line running (`words`, as run) failed with an error that did not print the
+        words at `places` (their indices: errors.UnreadWords `place`, cli/main.py)."""
+        self.ran_hidden = (tuple(words), places)
 
     def unread_words(self, words: list[str]) -> set[int]:
         """The indices of the words of a line its command cannot take (shell/grammar.py

@@ -68,6 +68,7 @@ class ShellLoop:
         self.summaries = summaries
         self.fail_fast = fail_fast
         self.first_failure: tuple[int, int, str | None, str] | None = None  # (line number, code, text, why not run)
+        self.first_hidden: frozenset[int] = frozenset()  # the words of the first failing line its error hid
         self.stopped: int | None = None  # what ended the shell early (exit code)
 
     def run(self) -> int:
@@ -85,7 +86,7 @@ class ShellLoop:
         if self.first_failure is None:
             return int(ExitStatus.SUCCESS)
         number, code, typed, not_run = self.first_failure
-        text = None if typed is None else self.host.shown_line(typed)  # never a secret it gave
+        text = None if typed is None else self.host.shown_line(typed, self.first_hidden)  # never a secret it gave
         if self.env.quiet:
             pass
         elif self.env.json_mode:  # as the errors are: one JSON line
@@ -115,7 +116,7 @@ class ShellLoop:
                 if interactive:
                     self.host.check_server()
                 try:
-                    text = waiting.pop(0) if waiting else self.reader.read(self._prompt)
+                    text = waiting.pop(0) if waiting else self._read()
                 except UsageError as exc:  # a script line that is no command line (too long, not UTF-8, NUL)
                     number += 1
                     self._error(exc, number)
@@ -153,6 +154,13 @@ class ShellLoop:
             if self._record(number, code, text) or self.stopped is not None:
                 return
 
+    def _read(self) -> str | None:
+        """The next line from the reader (None at the end); the lines before it are in the
+        history now, so the words their errors hid are forgotten (`ShellHost.hidden`)."""
+        text = self.reader.read(self._prompt)
+        self.host.hidden.clear()
+        return text
+
     def _record(self, number: int, code: int, text: str | None, not_run: str = "") -> bool:
         """Note a line's exit code (`text`: the line; None for a line that is no command line,
         `not_run` saying why); True when the shell stops here (`--fail-fast`)."""
@@ -160,6 +168,7 @@ class ShellLoop:
             return False
         if self.first_failure is None:
             self.first_failure = (number, code, text, not_run)
+            self.first_hidden = self.host.hidden.get(text, frozenset()) if text is not None else frozenset()
         return self.fail_fast
 
     def _prompt(self) -> Any:
@@ -196,12 +205,29 @@ class ShellLoop:
             if refused is not None:
                 raise refused
             kept = None
+            typed = words
             if words[0] == "resume":
                 words, kept = self._resume(words)
         except UsageError as exc:
             self._error(exc, number)
             return int(ExitStatus.USAGE)
-        return self._run_words(words, kept, number)
+        code = self._run_words(words, kept, number)
+        self._note_hidden(text, typed, words)
+        return code
+
+    def _note_hidden(self, text: str, typed: list[str], ran: list[str]) -> None:
+        """Keep which words of line `text` its error did not print (`ShellHost.hidden`: the
+        history and the first failing line hide them too), from the indices in the words
+        that ran (`ran`: `typed`, the line's words without a leading `mrtr`, with the `-`
+        a bare `resume` adds)."""
+        words, places = self.host.ran_hidden
+        if not places or list(words) != ran:
+            return
+        from mrtr_cli.shell.history import line_words  # noqa: PLC0415 - only after such an error
+        lead = len(line_words(text)) - len(typed)  # a leading `mrtr`, which split_line leaves out
+        added = None if ran == typed else len(typed) if "--" in typed else 1  # where `resume` put its `-`
+        self.host.hidden[text] = frozenset(
+            (at - 1 if added is not None and at > added else at) + lead for at in places if at != added)
 
     def _resume(self, words: list[str]) -> tuple[list[str], Mapping[str, object] | None]:
         """A bare `resume` (no PENDING file) finishes the pending document the shell kept:

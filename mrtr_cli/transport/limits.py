@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UsageError, refused
 
 #: Bytes one message from a server may take by default (64 MiB).
 DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
@@ -40,12 +40,17 @@ def parse_size(text: str) -> int:
     """
     match = re.fullmatch(_SIZE, text)
     unit = match.group(2).lower() if match else ""
-    if match is None or unit not in _UNITS:
-        raise ValueError(f"{text!r} is not a size (a number of bytes, or with K, M or G, e.g. 64M)")
-    size = int(match.group(1)) * _UNITS[unit]
-    if size <= 0:
-        raise ValueError(f"{text!r}: expected a size greater than 0")
-    return size
+    if match is None or unit not in _UNITS or int(match.group(1)) <= 0:
+        raise ValueError(f"{text!r}{_why_not_size(text)}")
+    return int(match.group(1)) * _UNITS[unit]
+
+
+def _why_not_size(text: str) -> str:
+    """Why `text` is no size `parse_size` takes: the end of a message, after the value."""
+    match = re.fullmatch(_SIZE, text)
+    if match is not None and match.group(2).lower() in _UNITS:
+        return ": expected a size greater than 0"
+    return " is not a size (a number of bytes, or with K, M or G, e.g. 64M)"
 
 
 def set_max_message_size(size: int | None) -> None:
@@ -62,10 +67,13 @@ def check_message_size_option(value: str | None) -> None:
     Raises:
         UsageError: a value that is no size (exit 2), naming the option or variable.
     """
-    try:
-        set_max_message_size(parse_size(value) if value is not None else None)
-    except ValueError as exc:
-        raise UsageError(f"--max-message-size: {exc}") from None
+    size = None
+    if value is not None:
+        try:
+            size = parse_size(value)
+        except ValueError:  # the value is repeated only when spelled as a name (errors.refused)
+            raise refused(f"--max-message-size {{0}}{_why_not_size(value)}", value) from None
+    set_max_message_size(size)
     try:
         max_message_size()
     except ValueError as exc:

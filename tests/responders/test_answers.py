@@ -111,9 +111,11 @@ def test_a_flag_is_field_equals_value_or_field_colon_equals_json(text, name, raw
                "between -a and FIELD)"),
     ("=pin=2468", "-a =...: missing the field name before = (expected -a FIELD=VALUE, with a space or nothing "
                   "between -a and FIELD)"),
-    ("novalue", "-a ...: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
-    ("", "-a ...: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
-    ("apiToken:s3cr3t", "-a ...: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
+    ("novalue", "-a novalue: a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
+    ("", "-a a word of 0 characters (not shown): a flag without '=': expected FIELD=VALUE, INPUTKEY.FIELD=VALUE "
+         "or FIELD:=JSON"),
+    ("apiToken:s3cr3t", "-a a word of 15 characters (not shown): a flag without '=': expected FIELD=VALUE, "
+                        "INPUTKEY.FIELD=VALUE or FIELD:=JSON"),
     (":=5", "-a :=...: missing the field name before :="),
     ("n:=nope", "-a n:=...: the value after := is not valid JSON (Expecting value)"),
     ("n:=", "-a n:=...: the value after := is not valid JSON (Expecting value)"),

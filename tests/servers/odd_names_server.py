@@ -2,11 +2,13 @@
 has property names and enum values that `KEY=VALUE` items read in their own way: `k=v`
 (an `=`), a top-level `x.y` (a dot, read as nesting), `-dash` (an option), `a:` (read as
 `a:=`), `a:=b`, and names an item can give as typed: `plain`, `with space`, `@at`, `col:on`,
-`nested.inner`; enum values that are typed as they stand (`fast`, `In Progress`, `a=b`) and
+`nested.inner`, and names a login shell reads in its own way unless quoted (`it's`,
+`#hash`, `back\\slash`); enum values that are typed as they stand (`fast`, `In Progress`, `a=b`) and
 one that is not (`@file`, read as a file); `level` (integer or string) whose enum `1` cannot
 be typed as `level=1` (that is the string "1") but `"2"` can.
 
-`odd` answers with its arguments as JSON (text); `pid` with this server's process id.
+`odd` answers with its arguments as JSON (text); `pid` with this server's process id; `-x`
+and `--json` (names read as options unless after `--`) like `odd`.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ PROPERTIES = {
     "nested": {"type": "object", "properties": {"inner": STRING}},
     "mode": {"type": "string", "enum": ["fast", "In Progress", "a=b", "@file"]},
     "level": {"type": ["integer", "string"], "enum": [1, "2"]},
+    "it's": STRING, "#hash": STRING, "back\\slash": STRING,
 }
-TOOLS = {"odd": PROPERTIES, "pid": {}}
+TOOLS = {"odd": PROPERTIES, "pid": {}, "-x": {}, "--json": {}}
 
 
 async def call_tool(ctx, params):

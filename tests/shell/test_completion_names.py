@@ -60,10 +60,11 @@ def _sent(mrtr, words: list[str]) -> list[dict]:
 def test_only_names_an_item_gives_as_typed_are_offered_and_each_reaches_the_server(mrtr, completer):
     offered = completer.complete("call odd ")
     assert sorted(c.display for c in offered) == sorted(
-        ["plain=", "with space=", "@at=", "col:on=", "nested=", "nested.inner=", "mode=", "level="])
+        ["plain=", "with space=", "@at=", "col:on=", "nested=", "nested.inner=", "mode=", "level=",
+         "it's=", "#hash=", "back\\slash="])
     words = [_typed(c.text, "v") for c in offered if c.display not in ("nested=", "mode=", "level=")]
     assert _sent(mrtr, words) == [{"plain": "v"}, {"with space": "v"}, {"@at": "v"}, {"col:on": "v"},
-                                  {"nested": {"inner": "v"}}]
+                                  {"nested": {"inner": "v"}}, {"it's": "v"}, {"#hash": "v"}, {"back\\slash": "v"}]
     for start in ("k", "x", "a"):
         assert completer.complete(f"call odd {start}") == [], start
     assert "-dash=" not in [c.display for c in completer.complete("call odd -")]
@@ -80,3 +81,13 @@ def test_only_enum_values_typed_as_they_stand_are_offered(mrtr, completer):
     literal = [c.text for c in completer.complete("call odd mode:=")]
     assert literal == ['\'mode:="fast"\' ', '\'mode:="In Progress"\' ', '\'mode:="a=b"\' ', '\'mode:="@file"\' ']
     assert _sent(mrtr, [t.strip() for t in literal])[-1] == {"mode": "@file"}
+
+
+def test_a_tool_name_that_starts_with_a_dash_is_offered_after_dashes(mrtr, completer):
+    """`-x` and `--json` are read as options unless after `--`: Tab inserts `-- NAME` (the
+    menu shows NAME), or NAME itself once `--` is on the line; the line runs that tool."""
+    offered = {c.display: c.text for c in completer.complete("call ")}
+    assert offered["-x"] == "-- -x " and offered["--json"] == "-- --json " and offered["odd"] == "odd ", offered
+    assert {c.display: c.text for c in completer.complete("call -- ")}["--json"] == "--json "
+    run = mrtr(*ODD, "shell", input=f"call {offered['--json']}\ncall {offered['-x']}\n")
+    assert run.code == 0 and run.stdout == "{}\n{}\n", run.stderr

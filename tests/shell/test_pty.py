@@ -310,6 +310,29 @@ def test_history_keeps_no_word_the_line_cannot_take(tmp_path, http_servers):
     assert "call echo text=plain-line --timeout 30" in data, data
 
 
+def test_history_keeps_no_word_an_error_hid(tmp_path, http_servers):
+    """A value an option refuses (click's check or mrtr's own), a flag given a value, an
+    `-a` with no `=` and a session option's value given on a line: each error names the
+    word by place without printing it, and the history keeps it as `***` (the same
+    decision: the words the error hid)."""
+    args, _ = shell_server("stdio", tmp_path, http_servers)
+    s = Shell(tmp_path, *args)
+    s.prompt()
+    lines = ["call echo --timeout ghp_one123456", "call echo -a ghp_two123456 text=x",
+             "call echo --json=ghp_three12345",
+             "tools --max-message-size ghp_four1234567", "help ghp_five1234567"]
+    for line in lines:
+        s.run(line)
+    s.finish()
+    data = (tmp_path / "state" / "mrtr" / "shell-history").read_text()
+    errors = [row for row in s.screen.splitlines() if "error" in row]
+    assert len(errors) == len(lines) and not any("ghp_" in row for row in errors), s.screen
+    assert "ghp_" not in data, data
+    kept = ["call echo --timeout '***'", "call echo -a '***' text=x", "call echo '--json=***'",
+            "tools --max-message-size '***'", "help '***'"]
+    assert all(f"+{line}\n" in data for line in kept), data
+
+
 def test_history_keeps_no_secret_inside_json_or_an_options_value(tmp_path, http_servers):
     """A secret inside `--args` JSON (`code_word` is `writeOnly` in login's inputSchema), inside
     `NAME:=JSON`, and a token typed as `--bearer-token-env`'s value are `***` in the history file

@@ -29,6 +29,15 @@ TOKEN = "ghp_abcdef123456"
      "call echo text=hi '--timeout=***'"),
     (f"call echo text=hi --max-rounds {TOKEN}", "word 5 (16 characters, not shown)",
      "call echo text=hi --max-rounds '***'"),
+    # a value an option refuses, by click's check or mrtr's own: the words its error hid
+    (f"call echo --timeout {TOKEN}", "word 4 (16 characters, not shown) is not a number", "call echo --timeout '***'"),
+    (f"call echo --color {TOKEN}", "word 4 (16 characters, not shown) is not one of", "call echo --color '***'"),
+    (f"call echo -a {TOKEN}", "-a word 4 (16 characters, not shown): a flag without '='", "call echo -a '***'"),
+    (f"call echo --json={TOKEN}", "does not take a value (given word 3 (16 characters", "call echo '--json=***'"),
+    (f"mrtr call echo -a {TOKEN}", "-a word 4 (16 characters, not shown)", "mrtr call echo -a '***'"),
+    (f"tools --max-message-size {TOKEN}", "--max-message-size sets up the session: give it on the shell's own",
+     "tools --max-message-size '***'"),
+    (f"help {TOKEN}", "help: no topic or command word 2 (16 characters, not shown)", "help '***'"),
 ])
 def test_a_word_the_line_cannot_take_is_never_printed(mrtr, line, said, summary):
     run = mrtr(*TARGET, "shell", input=f"call echo text=fine\n{line}\n")

@@ -13,7 +13,7 @@ from mrtr_cli.cli.help.format import show_help, show_topic
 from mrtr_cli.cli.help.topics import TOPICS, topic_text
 from mrtr_cli.cli.main import cli
 from mrtr_cli.cli.options import global_options
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UnreadWords, name_like, refused
 from mrtr_cli.render.invocation import command as typed_here
 
 __all__ = ["TOPICS", "help_cmd", "topic_text"]
@@ -47,27 +47,30 @@ def help_cmd(ctx: click.Context, /, words: tuple[str, ...], **kw: object) -> int
         show_topic(env, topic_text(words[0]))
         return 0
     if words[0] in TOPICS and not (isinstance(root.command, click.Group) and root.command.get_command(root, words[0])):
-        raise UsageError(f"help: the topic {words[0]} takes no further word ({' '.join(map(repr, words[1:]))})",
-                         hint="see: " + typed_here(f"help {words[0]}"))
+        unread = [w for w in words[1:] if not name_like(w)]  # never repeated (errors.refused)
+        shown = " ".join(f"{{{unread.index(w)}}}" if w in unread else repr(w).replace("{", "{{").replace("}", "}}")
+                         for w in words[1:])
+        raise UnreadWords(f"help: the topic {words[0]} takes no further word ({shown})", unread,
+                          hint="see: " + typed_here(f"help {words[0]}"))
     command: click.Command = root.command
     sub_ctx = root
     for word in words:
         path = sub_ctx.command_path[len(root.command_path) + 1:]
         if not isinstance(command, click.Group):  # `mrtr help call extra`: a command has no topics
-            raise UsageError(f"help: {path} is a command and takes no topic or subcommand ({word!r})",
-                             hint="see: " + typed_here(f"help {path}"))
+            raise refused(f"help: {path} is a command and takes no topic or subcommand ({{0}})", word, quote=True,
+                          hint="see: " + typed_here(f"help {path}"))
         found = command.get_command(sub_ctx, word)
         if found is None and sub_ctx is not root:
-            raise UsageError(f"help: {path} has no subcommand {word!r}",
-                             hint=f"its subcommands: {', '.join(command.list_commands(sub_ctx))}")
+            raise refused(f"help: {path} has no subcommand {{0}}", word, quote=True,
+                          hint=f"its subcommands: {', '.join(command.list_commands(sub_ctx))}")
         if found is None:
             from mrtr_cli.render.suggest import close_matches  # noqa: PLC0415 - lazy for start-up time
 
             names = [*TOPICS, *(root.command.list_commands(root) if isinstance(root.command, click.Group) else [])]
             close = close_matches(word, names)
-            raise UsageError(f"help: no topic or command {word!r}",
-                             hint=f"did you mean: {', '.join(close)}?" if close
-                             else f"topics: {', '.join(TOPICS)}; commands: {typed_here('help')}")
+            raise refused("help: no topic or command {0}", word, quote=True,
+                          hint=f"did you mean: {', '.join(close)}?" if close
+                          else f"topics: {', '.join(TOPICS)}; commands: {typed_here('help')}")
         sub_ctx = click.Context(found, info_name=word, parent=sub_ctx)
         command = found
     show_help(env, command.get_help(sub_ctx))

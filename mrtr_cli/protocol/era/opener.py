@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.env import Environment
-from mrtr_cli.errors import EraChanged, JsonRpcError, ProtocolError, TransportError, UsageError
+from mrtr_cli.errors import EraChanged, JsonRpcError, ProtocolError, TransportError, refused
 from mrtr_cli.protocol.deadline import Deadline
 from mrtr_cli.protocol.era.cache import EraCache
 from mrtr_cli.protocol.era.probe import add_hint, probe
@@ -70,7 +70,7 @@ def parse_protocol(value: str | None) -> tuple[str, str | None]:
     if value in LEGACY_VERSIONS:
         return "legacy", value
     choices = ", ".join(("auto", *reversed(MODERN_VERSIONS), *LEGACY_VERSIONS))
-    raise UsageError(f"--protocol {value}: expected one of {choices}")
+    raise refused(f"--protocol {{0}}: expected one of {choices}", value)
 
 
 @dataclass(eq=False, repr=False)

@@ -155,6 +155,10 @@ def test_only_names_and_values_an_item_gives_as_typed_complete(mrtr, complete):
     cmd = stdio_cmd(SERVERS / "odd_names_server.py")
     assert mrtr("--stdio", cmd, "tools").code == 0
     base = ["mrtr", "--stdio", cmd, "call", "odd"]
-    assert sorted(complete([*base, ""])) == sorted(["plain=", "@at=", "col:on=", "nested=", "mode=", "level="])
+    offered = complete([*base, ""])
+    assert sorted(offered) == sorted(["plain=", "@at=", "col:on=", "nested=", "mode=", "level=",
+                                      "'it'\"'\"'s='", "'#hash='"])  # no back\\slash=: bash's `read` drops `\\`
+    assert [shlex.split(word + "v") for word in offered if word.startswith("'")] == [["it's=v"], ["#hash=v"]]
+    assert complete(["mrtr", "--stdio", cmd, "call", ""]) == ["odd", "pid"]  # no `-x`, `--json`: options
     assert complete([*base, "mode", "=", ""]) == ["fast", "'In Progress'", "a=b"]
     assert complete([*base, "level", "=", ""]) == ["2"]
