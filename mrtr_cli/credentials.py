@@ -174,11 +174,25 @@ class Place:
         #: Something could not be followed (an unresolved `$ref`, too deep, too wide).
         self.unknown = depth > MAX_DEPTH
         self.schemas: list[dict[str, Any]] = [] if self.unknown else self._in_place(schemas)
+        # What `member` and `holds_secret` found, kept: a place is read again for every call
+        # of the same tool (a shell's lines, a batch's), and what it finds does not change.
+        self._member_places: dict[str, Place] = {}
+        self._holding: dict[Callable[[str], bool], bool] = {}
 
     @classmethod
     def of(cls, schema: object, matches: Matcher = any_pattern) -> Place:
-        """The place of a whole document `schema` (its root value)."""
-        return cls([schema], schema, matches)
+        """The place of a whole document `schema` (its root value); the same `Place` for the
+        same document object and matcher while it is kept (`_PLACES`: a tool's inputSchema,
+        read again for each call of that tool)."""
+        key = (id(schema), id(matches))
+        kept = _PLACES.get(key)
+        if kept is not None and kept[0] is schema and kept[1] is matches:
+            return kept[2]
+        place = cls([schema], schema, matches)
+        if len(_PLACES) >= _PLACES_KEPT:
+            _PLACES.clear()
+        _PLACES[key] = (schema, matches, place)
+        return place
 
     def _in_place(self, given: Iterable[object]) -> list[dict[str, Any]]:
         """`given` and every schema they apply in place, each once (by identity)."""
@@ -223,6 +237,14 @@ class Place:
     def member(self, name: str) -> Place:
         """The place of member `name` of this value as an object (also of each item's member,
         for a dotted name that steps over an array, and of item `name` when it is an index)."""
+        known = self._member_places.get(name)
+        if known is None:
+            known = self._member(name)
+            if len(self._member_places) < _PLACES_KEPT * 4:  # (names come from the user: bounded)
+                self._member_places[name] = known
+        return known
+
+    def _member(self, name: str) -> Place:
         found: list[object] = []
         for schema in self.schemas:
             found.extend(self._members(schema, name))
@@ -268,6 +290,12 @@ class Place:
         depth (`MAX_DEPTH`): the schema's side of a value not yet known. `secret_name`: a
         member named in `properties` that it is true of is a secret too (credentials.py's
         rule by name)."""
+        known = self._holding.get(secret_name)
+        if known is None:
+            known = self._holding[secret_name] = self._holds_secret(secret_name)
+        return known
+
+    def _holds_secret(self, secret_name: Callable[[str], bool]) -> bool:
         seen: set[int] = set()
         stack: list[Place] = [self]
         while stack:
@@ -290,6 +318,12 @@ class Place:
             stack.append(Place(below, self.root, self.matches, place.depth + 1))
             stack.append(Place(fresh, self.root, self.matches, place.depth).item(None))
         return False
+
+
+#: The places of the documents read last (`Place.of`), by the identity of the document and the
+#: matcher: (document, matcher, place). Cleared when `_PLACES_KEPT` are kept.
+_PLACES: dict[tuple[int, int], tuple[object, Matcher, Place]] = {}
+_PLACES_KEPT = 64
 
 
 def _listed(value: object) -> list[object]:

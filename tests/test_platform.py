@@ -444,8 +444,9 @@ PLATFORM_ONLY = {
     r"\bO_NONBLOCK\b|\bO_NOCTTY\b|\bO_BINARY\b|\bfchmod\b": set(),
     r"\bselect\.(select|poll)\b": set(),
     # completions for bash, zsh and fish; the line grammar of `mrtr shell`, its own and the
-    # same on every system (docs/shell.md)
-    r"\bimport shlex\b|\bshlex\.": {"cli/names.py", "shell/words.py", "shell/history.py", "shell/completion.py"},
+    # same on every system (docs/shell.md), and hints quoted for that grammar (render/invocation.py)
+    r"\bimport shlex\b|\bshlex\.": {"cli/names.py", "shell/words.py", "shell/history.py", "shell/completion.py",
+                                    "render/invocation.py"},
     r"XDG_STATE_HOME|\.local.state": {"state.py", "userfiles.py", "protocol/lists/cache.py"},
 }
 

@@ -153,10 +153,12 @@ class SessionSlot:
 
 #: What the first line imports (each loaded lazily for one call's start-up): every line drives
 #: the engine and may be asked a question (the form schema's module); a `call` line types and
-#: checks its arguments by the tool's schema, a `prompt` line its arguments as strings.
+#: checks its arguments by the tool's schema (and notes its secret ones), a `prompt` line its
+#: arguments as strings.
 LINE_MODULES = ("mrtr_cli.engine.mrtr", "mrtr_cli.tasks.field", "mrtr_cli.schema.elicit")
 COMMAND_MODULES = {
-    "call": ("mrtr_cli.schema.toolargs", "mrtr_cli.schema.arguments", "mrtr_cli.schema.quickcheck"),
+    "call": ("mrtr_cli.schema.toolargs", "mrtr_cli.schema.arguments", "mrtr_cli.schema.quickcheck",
+             "mrtr_cli.schema.secrecy"),
     "prompt": ("mrtr_cli.schema.arguments", "mrtr_cli.schema.prompt_arguments"),
 }
 

@@ -116,13 +116,13 @@ def require_strings(arguments: dict[str, Any] | None, what: str) -> dict[str, An
         UsageError: a value of another JSON type (typed with `key:=`, `--args`), with the
             text form to give instead.
     """
-    import json  # noqa: PLC0415 - lazy for start-up time
-
-    from mrtr_cli.render.invocation import quote_word  # noqa: PLC0415 - only on an error path
-    from mrtr_cli.schema.example import item  # noqa: PLC0415 - only on an error path
-
     for name, value in (arguments or {}).items():
         if not isinstance(value, str):
+            import json  # noqa: PLC0415 - lazy for start-up time
+
+            from mrtr_cli.render.invocation import quote_word  # noqa: PLC0415 - only on an error path
+            from mrtr_cli.schema.example import item  # noqa: PLC0415 - only on an error path
+
             text = json.dumps(value, ensure_ascii=False)
             given = item((name,), text, text)  # KEY=TEXT or KEY:="TEXT"; None: neither reads back as this one
             shown = quote_word(given) if given is not None else None
