@@ -132,6 +132,15 @@ REFUSED = [
     (r"(?<=*)", _not_ecma("a quantifier with nothing to repeat", 4, "*)")),
     (r"(?<!*)", _not_ecma("a quantifier with nothing to repeat", 4, "*)")),
     (r"(?<n>a)\2", _not_ecma("a backreference to group 2 of 1", 7, "\\2")),
+    (r"\X", _not_ecma("an escape", 0, "\\X")),
+    (r"(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10]", _not_ecma("an unescaped ]", 33, "]")),
+    (r"\uD83Dx}DC00", _not_ecma("an unescaped }", 7, "}DC00")),
+    # A pair is read as one code point, and read to its end, as a range's first end.
+    (r"[\uD800\uDC00-\uFFFF]", _not_ecma("a range out of order", 13, "-\\uFFF…")),
+    (r"[\uDBFF\uDC00-\uFFFF]", _not_ecma("a range out of order", 13, "-\\uFFF…")),
+    (r"[\uDBFF\uDFFF-\uFFFF]", _not_ecma("a range out of order", 13, "-\\uFFF…")),
+    (r"[\uDC00\uDC02-\uDC01]", _not_ecma("a range out of order", 13, "-\\uDC0…")),
+    (r"[\uD83D\uE001-\uE000]", _not_ecma("a range out of order", 13, "-\\uE00…")),
 ]
 
 
@@ -152,7 +161,7 @@ ACCEPTED = [
     r"[^]", r"[-]", r"\uD83D\u0041", r"\u{10FFFF}", r"\u{0}", r"\x4F", r"\xaf", r"\cz", r"\0", r"\0a", r"\b\B",
     r"a|b", r"^a$", r"(?=a)", r"(?!a)b", r"(?<=a)b", r"(?<!a)b", r"(?<a>x)\k<a>", r"(?<$>x)", r"(?<_a1>x)",
     r"(?<a\u200c>x)", r"\p{L}", r"\P{L}", r"\p{sc=Grek}", r"[\p{L}-]", r"[\d-]", r"\/\^\$\\\.\*\+\?\(\)\[\]\{\}\|",
-    r"\f\n\r\t\v", r"[\f\n\r\t\v]", "", r"a{009,10}", r"^[]", r"[^-\x00]", r"[a-a]", r"(?<a>x)(?<b>y)\2",
+    r"\f\n\r\t\v", r"[\f\n\r\t\v]", "", r"a{009,10}", r"^[]", r"[^-\x00]", r"[a-a]", r"[\n-\x0a]", r"[\r-\x0d]", r"[\cA-\x01]", r"[\ca-\x01]", r"(?<a>x)(?<b>y)\2",
     # A surrogate pair is one code point only from \uD800 to \uDBFF followed by \uDC00 to \uDFFF,
     # and only when the second is a `\u` escape of its own.
     r"[\uD800\uDC00-\uD800\uDC01]", r"[\uDBFF\uDFFE-\uDBFF\uDFFF]", r"[\uDC00\uDC00-\uDC01]",
