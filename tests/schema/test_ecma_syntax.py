@@ -141,6 +141,8 @@ REFUSED = [
     (r"[\uDBFF\uDFFF-\uFFFF]", _not_ecma("a range out of order", 13, "-\\uFFF…")),
     (r"[\uDC00\uDC02-\uDC01]", _not_ecma("a range out of order", 13, "-\\uDC0…")),
     (r"[\uD83D\uE000-\uD83E]", _not_ecma("a range out of order", 13, "-\\uD83…")),
+    (r"[\uFFFF-\uD83D\uE000]", _not_ecma("a range out of order", 7, "-\\uD83…")),
+    (r"[\uFFFF-\uDC00\uDC00]", _not_ecma("a range out of order", 7, "-\\uDC0…")),
     (r"ab\01", _not_ecma("an octal escape", 2, "\\01")),
     (r"\01a", _not_ecma("an octal escape", 0, "\\01a")),
 ]
