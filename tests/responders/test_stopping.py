@@ -158,3 +158,34 @@ def test_without_a_signal_the_blocks_own_error_is_raised(error):
         raise error
     assert raised.value is error
     assert errors.termination_received() is None
+
+
+def test_a_question_a_signal_ends_is_drawn_as_ctrl_c_leaves_it():
+    """Greyed out (prompt_toolkit's `aborting` style), as Ctrl-C at a question leaves it."""
+    import io
+
+    from prompt_toolkit.data_structures import Size
+    from prompt_toolkit.layout.controls import FormattedTextControl
+    from prompt_toolkit.output.color_depth import ColorDepth
+    from prompt_toolkit.output.vt100 import Vt100_Output
+
+    screen = io.StringIO()
+    output = Vt100_Output(screen, lambda: Size(rows=5, columns=40), term="xterm",
+                          default_color_depth=ColorDepth.TRUE_COLOR)
+    with create_pipe_input() as pipe:
+        app: Application[str] = Application(layout=Layout(Window(FormattedTextControl("Go on?"))), input=pipe,
+                                            output=output)
+        with pytest.raises(KeyboardInterrupt), signals_end(app):
+            _send(signal.SIGTERM)
+            app.run(handle_sigint=False)
+    assert "38;2;136;136;136" in screen.getvalue()  # #888888, the last frame's colour
+
+
+def test_ending_a_question_that_has_ended_does_nothing():
+    from mrtr_cli.responders import stopping
+
+    with asking() as (app, taken, _), signals_end(app):
+        assert app.run(handle_sigint=False) == "answered"
+        stopping._end(app)  # a signal's end of it came as it ended: nothing to end
+        stopping._end_soon(app)
+    assert taken == ["enter"]
