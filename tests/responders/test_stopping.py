@@ -110,8 +110,10 @@ def test_a_signal_while_it_asks_ends_the_question_through_its_loop(name):
     signum, text = _named(name)
 
     async def signal_then_type() -> None:
-        _send(signum)
-        enter()  # a question the signal did not end takes it as its answer
+        try:
+            _send(signum)
+        finally:
+            enter()  # a question the signal did not end takes it as its answer, also after a handler's error
 
     with asking(typed=False) as (app, taken, enter), pytest.raises(KeyboardInterrupt) as stopped, signals_end(app):
         app.pre_run_callables.append(lambda: app.create_background_task(signal_then_type()))

@@ -165,7 +165,8 @@ ACCEPTED = [
     r"[^]", r"[-]", r"\uD83D\u0041", r"\u{10FFFF}", r"\u{0}", r"\x4F", r"\xaf", r"\cz", r"\0", r"\0a", r"\b\B",
     r"a|b", r"^a$", r"(?=a)", r"(?!a)b", r"(?<=a)b", r"(?<!a)b", r"(?<a>x)\k<a>", r"(?<$>x)", r"(?<_a1>x)",
     r"(?<a\u200c>x)", r"\p{L}", r"\P{L}", r"\p{sc=Grek}", r"[\p{L}-]", r"[\d-]", r"\/\^\$\\\.\*\+\?\(\)\[\]\{\}\|",
-    r"\f\n\r\t\v", r"[\f\n\r\t\v]", "", r"a{009,10}", r"^[]", r"[^-\x00]", r"[a-a]", r"[\n-\x0a]", r"[\r-\x0d]", r"[\cA-\x01]", r"[\ca-\x01]", r"X", r"Xa", r"X*", r"[\x10-\u{10}]", r"(?<a>x)(?<b>y)\2",
+    r"\f\n\r\t\v", r"[\f\n\r\t\v]", "", r"a{009,10}", r"^[]", r"[^-\x00]", r"[a-a]",
+    r"[\n-\x0a]", r"[\r-\x0d]", r"[\cA-\x01]", r"[\ca-\x01]", r"X", r"Xa", r"X*", r"[\x10-\u{10}]", r"(?<a>x)(?<b>y)\2",
     # A surrogate pair is one code point only from \uD800 to \uDBFF followed by \uDC00 to \uDFFF,
     # and only when the second is a `\u` escape of its own.
     r"[\uD800\uDC00-\uD800\uDC01]", r"[\uDBFF\uDFFE-\uDBFF\uDFFF]", r"[\uDC00\uDC00-\uDC01]",
