@@ -72,7 +72,7 @@ def browser_view(url: str, base: str | None = None) -> BrowserView:
     if "xn--" in parsed.hostname and _bad_punycode(parsed.hostname):  # ada-url passes it, a browser does not
         return BrowserView(url)
     href = parsed.href
-    origin = len(parsed.protocol) + 2 + len(parsed.host) if parsed.host else 0
+    origin = len(parsed.protocol) + (2 + len(parsed.host) if parsed.host else 0)  # `scheme:` and `//host`
     same = any(written[:origin].lower() == href[:origin] and written[origin:] == href[origin:]
                for written in (url, url + "/") if len(written) == len(href))
     return BrowserView(url, href, parsed.protocol.rstrip(":").lower(), parsed.hostname or "",
